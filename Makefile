@@ -1,0 +1,40 @@
+# The two commands (README): `make run` and `make test`. Both install what they need first.
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+BUILD_TYPE ?= RelWithDebInfo
+ARGS ?=
+
+.PHONY: all bootstrap configure build run test bench torture format clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+configure: bootstrap
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job: the array (ISE 860 G3 preset, SQLite state in ./var/afasim) serving ReST and NBD.
+run: build
+	$(BUILD_DIR)/app/afasim serve $(ARGS)
+
+# Unit, simulation and integration tests; must stay under 10 minutes on 2 cores.
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE 'torture|bench'
+
+# Long seed sweeps, beyond what `make test` runs.
+torture: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L torture
+
+# Benchmarks print ratios measured side by side; they are not pass/fail tests.
+bench: build
+	@for b in $(BUILD_DIR)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+
+format:
+	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,28 @@
+# Helpers shared by every folder.
+
+# afasim_library(NAME SOURCES... DEPS ...): one static library per folder, headers included
+# as "folder/file.h" from the repository root.
+function(afasim_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# afasim_test(NAME SOURCES... DEPS ... [LABELS ...] [TIMEOUT s]): one doctest executable,
+# registered with CTest. Labels `torture` and `bench` keep a test out of `make test`.
+function(afasim_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} doctest::doctest)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "AFASIM_SOURCE_DIR=${PROJECT_SOURCE_DIR};AFASIM_BINARY=${PROJECT_BINARY_DIR}/app/afasim")
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+endfunction()

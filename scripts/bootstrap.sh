@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages afasim needs to build, test and run.
+# Idempotent: when every package is already installed it only runs dpkg-query (well under
+# a second) and installs nothing.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake ninja-build pkg-config
+  # libraries (DESIGN.md: Boost.Asio, SQLite, cpp-httplib, nlohmann_json, doctest, CLI11, spdlog)
+  libboost-dev libboost-system-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev
+  doctest-dev libcli11-dev libspdlog-dev libfmt-dev
+  # real clients the integration tests drive
+  curl sqlite3 fio libnbd-bin qemu-utils nbdkit
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}" >&2
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "bootstrap: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
