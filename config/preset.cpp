@@ -1,0 +1,454 @@
+#include "config/preset.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace afasim::config {
+namespace {
+
+using nlohmann::json;
+
+// Thrown inside this file only; Catalog's factories turn it into a Status.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const std::string& file, const std::string& key, const std::string& what) {
+  throw ConfigError(file + ": " + (key.empty() ? "(top level)" : key) + ": " + what);
+}
+
+std::string join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string type_name(const json& j) {
+  if (j.is_number_integer()) return "an integer";
+  if (j.is_number()) return "a number";
+  return std::string("a ") + j.type_name();
+}
+
+// Reads one JSON file with the rules of preset.h: every figure carries its provenance,
+// unknown keys are errors.
+class Reader {
+ public:
+  // Maps a key path to the file that defined it (for presets merged through `extends`).
+  using Origin = std::function<std::string(const std::string& key)>;
+
+  Reader(std::string file, const std::set<std::string>& sources, Origin origin = nullptr)
+      : file_(std::move(file)), sources_(sources), origin_(std::move(origin)) {}
+
+  const std::string& file() const { return file_; }
+  // The file to blame for `key`.
+  std::string file_for(const std::string& key) const { return origin_ ? origin_(key) : file_; }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    ::afasim::config::fail(file_for(key), key, what);
+  }
+
+  // REQUIRES the object at `path` to hold only `allowed` keys.
+  void only_keys(const json& obj, const std::string& path, std::set<std::string> allowed) const {
+    if (!obj.is_object()) fail(path, "must be an object, got " + type_name(obj));
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (!allowed.count(it.key())) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(join(path, it.key()), "unknown key (expected one of: " + list + ")");
+      }
+    }
+  }
+
+  const json& member(const json& obj, const std::string& path, const std::string& key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "missing");
+    return *it;
+  }
+
+  std::string text(const json& obj, const std::string& path, const std::string& key,
+                   std::set<std::string> one_of = {}) const {
+    const json& v = member(obj, path, key);
+    if (!v.is_string()) fail(join(path, key), "must be a string, got " + type_name(v));
+    std::string s = v.get<std::string>();
+    if (s.empty()) fail(join(path, key), "must not be empty");
+    if (!one_of.empty() && !one_of.count(s)) {
+      std::string list;
+      for (const auto& a : one_of) list += (list.empty() ? "" : ", ") + a;
+      fail(join(path, key), "must be one of " + list + ", got \"" + s + "\"");
+    }
+    return s;
+  }
+
+  std::string optional_text(const json& obj, const std::string& path, const std::string& key) const {
+    return obj.contains(key) ? text(obj, path, key) : std::string();
+  }
+
+  // A figure: {"value": N, "source": KEY | "assumption": TEXT [, "note": TEXT]}.
+  double figure(const json& obj, const std::string& path, const std::string& key, double lo,
+                double hi) const {
+    const std::string p = join(path, key);
+    const json& f = member(obj, path, key);
+    if (f.is_number())
+      fail(p, "a bare number; write {\"value\": N, \"source\": KEY} or "
+                     "{\"value\": N, \"assumption\": \"why\"}");
+    only_keys(f, p, {"value", "source", "assumption", "note"});
+    const bool has_source = f.contains("source");
+    const bool has_assumption = f.contains("assumption");
+    if (has_source == has_assumption)
+      fail(p, "needs exactly one of \"source\" or \"assumption\"");
+    if (has_source) {
+      const std::string src = text(f, p, "source");
+      if (!sources_.count(src))
+        fail(join(p, "source"), "\"" + src + "\" is not a key of sources.json");
+    } else {
+      text(f, p, "assumption");
+    }
+    if (f.contains("note")) text(f, p, "note");
+    const json& v = member(f, p, "value");
+    if (!v.is_number()) fail(join(p, "value"), "must be a number, got " + type_name(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < lo || d > hi) {
+      std::ostringstream os;
+      os << "must be in [" << lo << ", " << hi << "], got " << v.dump();
+      fail(join(p, "value"), os.str());
+    }
+    return d;
+  }
+
+  std::int64_t integer_figure(const json& obj, const std::string& path, const std::string& key,
+                              double lo, double hi) const {
+    const double d = figure(obj, path, key, lo, hi);
+    if (d != std::floor(d)) fail(join(join(path, key), "value"), "must be an integer");
+    return static_cast<std::int64_t>(d);
+  }
+
+ private:
+  std::string file_;
+  const std::set<std::string>& sources_;
+  Origin origin_;
+};
+
+constexpr double kMaxBytes = 1e18;
+constexpr double kMaxRate = 1e15;
+
+json parse_json(const std::string& file, const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(file, "", std::string("not valid JSON: ") + e.what());
+  }
+}
+
+void check_schema(const Reader& r, const json& j, const std::string& expected) {
+  const std::string schema = r.text(j, "", "schema");
+  if (schema != expected)
+    r.fail("schema", "expected \"" + expected + "\", got \"" + schema + "\"");
+}
+
+SsdModel read_ssd(const Reader& r, const json& j) {
+  r.only_keys(j, "", {"schema", "name", "description", "interface", "capacity_bytes",
+                      "read_latency_us", "write_latency_us", "random_read_iops",
+                      "random_write_iops", "seq_read_bytes_per_second",
+                      "seq_write_bytes_per_second", "dwpd", "warranty_years"});
+  check_schema(r, j, "afasim.ssd/1");
+  SsdModel m;
+  m.name = r.text(j, "", "name");
+  m.description = r.optional_text(j, "", "description");
+  m.interface = r.text(j, "", "interface", {"sas", "nvme"});
+  m.capacity_bytes = r.integer_figure(j, "", "capacity_bytes", 1e6, kMaxBytes);
+  m.read_latency_us = r.integer_figure(j, "", "read_latency_us", 1, 1e6);
+  m.write_latency_us = r.integer_figure(j, "", "write_latency_us", 1, 1e6);
+  m.random_read_iops = r.integer_figure(j, "", "random_read_iops", 1, 1e9);
+  m.random_write_iops = r.integer_figure(j, "", "random_write_iops", 1, 1e9);
+  m.seq_read_bytes_per_second = r.integer_figure(j, "", "seq_read_bytes_per_second", 1, kMaxRate);
+  m.seq_write_bytes_per_second =
+      r.integer_figure(j, "", "seq_write_bytes_per_second", 1, kMaxRate);
+  m.dwpd = r.figure(j, "", "dwpd", 0.01, 1000);
+  m.warranty_years = r.integer_figure(j, "", "warranty_years", 1, 30);
+  return m;
+}
+
+CapacityParams read_capacity(const Reader& r, const json& j) {
+  r.only_keys(j, "", {"schema", "description", "over_provisioning_fraction",
+                      "rebuild_spare_fraction", "metadata_reserve_bytes_per_drive", "chunk_bytes",
+                      "raid10_copies", "raid5_data_drives", "raid5_parity_drives"});
+  check_schema(r, j, "afasim.capacity/1");
+  CapacityParams c;
+  c.over_provisioning_fraction = r.figure(j, "", "over_provisioning_fraction", 0, 0.9);
+  c.rebuild_spare_fraction = r.figure(j, "", "rebuild_spare_fraction", 0, 0.9);
+  c.metadata_reserve_bytes_per_drive =
+      r.integer_figure(j, "", "metadata_reserve_bytes_per_drive", 0, 1e15);
+  c.chunk_bytes = r.integer_figure(j, "", "chunk_bytes", 1 << 20, 1LL << 34);
+  if ((c.chunk_bytes & (c.chunk_bytes - 1)) != 0)
+    r.fail("chunk_bytes.value", "must be a power of two");
+  c.raid10_copies = static_cast<int>(r.integer_figure(j, "", "raid10_copies", 2, 2));
+  c.raid5_data_drives = static_cast<int>(r.integer_figure(j, "", "raid5_data_drives", 2, 16));
+  c.raid5_parity_drives = static_cast<int>(r.integer_figure(j, "", "raid5_parity_drives", 1, 1));
+  return c;
+}
+
+// Merges `overlay` into `base` key by key (objects recursively, everything else replaced).
+void merge_into(json& base, const json& overlay) {
+  for (auto it = overlay.begin(); it != overlay.end(); ++it) {
+    if (base.contains(it.key()) && base[it.key()].is_object() && it->is_object() &&
+        !it->contains("value"))
+      merge_into(base[it.key()], *it);
+    else
+      base[it.key()] = *it;
+  }
+}
+
+SystemPreset read_system(const Reader& r, const json& j,
+                         const std::map<std::string, SsdModel>& ssds) {
+  r.only_keys(j, "", {"schema", "name", "abstract", "description", "vendor", "model",
+                      "list_price_usd", "chassis", "controllers", "datapacs", "supercaps",
+                      "published_capacity_tb"});
+  SystemPreset s;
+  s.file = r.file();
+  s.name = r.text(j, "", "name");
+  s.model = r.text(j, "", "model");
+  s.vendor = r.optional_text(j, "", "vendor");
+  s.description = r.optional_text(j, "", "description");
+  s.list_price_usd = r.integer_figure(j, "", "list_price_usd", 0, 1e12);
+
+  const json& ch = r.member(j, "", "chassis");
+  r.only_keys(ch, "chassis",
+              {"power_typical_w", "power_max_w", "max_iops", "max_bandwidth_bytes_per_second"});
+  s.chassis.power_typical_w = r.integer_figure(ch, "chassis", "power_typical_w", 1, 1e6);
+  s.chassis.power_max_w = r.integer_figure(ch, "chassis", "power_max_w", 1, 1e6);
+  if (s.chassis.power_max_w < s.chassis.power_typical_w)
+    r.fail("chassis.power_max_w", "must be at least power_typical_w");
+  s.chassis.max_iops = r.integer_figure(ch, "chassis", "max_iops", 1, 1e10);
+  s.chassis.max_bandwidth_bytes_per_second =
+      r.integer_figure(ch, "chassis", "max_bandwidth_bytes_per_second", 1, kMaxRate);
+
+  const json& c = r.member(j, "", "controllers");
+  r.only_keys(c, "controllers", {"count", "cpu_cores", "cpu_clock_mhz", "dram_bytes",
+                                 "host_ports", "management_port_speed_gbps"});
+  s.controllers.count = static_cast<int>(r.integer_figure(c, "controllers", "count", 2, 2));
+  s.controllers.cpu_cores = static_cast<int>(r.integer_figure(c, "controllers", "cpu_cores", 1, 256));
+  s.controllers.cpu_clock_mhz =
+      static_cast<int>(r.integer_figure(c, "controllers", "cpu_clock_mhz", 100, 10000));
+  s.controllers.dram_bytes = r.integer_figure(c, "controllers", "dram_bytes", 1 << 20, 1e14);
+  s.controllers.management_port_speed_gbps =
+      static_cast<int>(r.integer_figure(c, "controllers", "management_port_speed_gbps", 1, 400));
+  const json& hp = r.member(c, "controllers", "host_ports");
+  const std::string hpp = "controllers.host_ports";
+  r.only_keys(hp, hpp, {"protocol", "count_per_controller", "speed_gbps", "payload_bytes_per_second"});
+  s.controllers.host_ports.protocol = r.text(hp, hpp, "protocol", {"fc", "iscsi", "nvme-of"});
+  s.controllers.host_ports.count_per_controller =
+      static_cast<int>(r.integer_figure(hp, hpp, "count_per_controller", 1, 64));
+  s.controllers.host_ports.speed_gbps = static_cast<int>(r.integer_figure(hp, hpp, "speed_gbps", 1, 800));
+  s.controllers.host_ports.payload_bytes_per_second =
+      r.integer_figure(hp, hpp, "payload_bytes_per_second", 1, kMaxRate);
+
+  const json& d = r.member(j, "", "datapacs");
+  r.only_keys(d, "datapacs", {"count", "backplane", "ssd_model", "ssds_per_datapac"});
+  s.datapacs.count = static_cast<int>(r.integer_figure(d, "datapacs", "count", 2, 2));
+  s.datapacs.ssds_per_datapac =
+      static_cast<int>(r.integer_figure(d, "datapacs", "ssds_per_datapac", 1, 64));
+  s.datapacs.ssd_model = r.text(d, "datapacs", "ssd_model");
+  auto ssd = ssds.find(s.datapacs.ssd_model);
+  if (ssd == ssds.end())
+    r.fail("datapacs.ssd_model", "no SSD model \"" + s.datapacs.ssd_model + "\" in ssds/");
+  s.ssd = ssd->second;
+  const json& bp = r.member(d, "datapacs", "backplane");
+  r.only_keys(bp, "datapacs.backplane", {"type", "lanes_per_controller", "lane_bytes_per_second"});
+  s.datapacs.backplane.type = r.text(bp, "datapacs.backplane", "type", {"sas", "pcie"});
+  s.datapacs.backplane.lanes_per_controller =
+      static_cast<int>(r.integer_figure(bp, "datapacs.backplane", "lanes_per_controller", 1, 64));
+  s.datapacs.backplane.lane_bytes_per_second =
+      r.integer_figure(bp, "datapacs.backplane", "lane_bytes_per_second", 1, kMaxRate);
+
+  const json& sc = r.member(j, "", "supercaps");
+  r.only_keys(sc, "supercaps", {"packs", "capacitance_farads_per_pack", "voltage_max",
+                                "voltage_min", "charge_power_w"});
+  s.supercaps.packs = static_cast<int>(r.integer_figure(sc, "supercaps", "packs", 1, 16));
+  s.supercaps.capacitance_farads_per_pack =
+      r.figure(sc, "supercaps", "capacitance_farads_per_pack", 0.001, 1e5);
+  s.supercaps.voltage_max = r.figure(sc, "supercaps", "voltage_max", 0.1, 1000);
+  s.supercaps.voltage_min = r.figure(sc, "supercaps", "voltage_min", 0, 1000);
+  if (s.supercaps.voltage_min >= s.supercaps.voltage_max)
+    r.fail("supercaps.voltage_min", "must be below voltage_max");
+  s.supercaps.charge_power_w = r.figure(sc, "supercaps", "charge_power_w", 0.1, 1e5);
+
+  if (j.contains("published_capacity_tb")) {
+    const json& pc = j["published_capacity_tb"];
+    r.only_keys(pc, "published_capacity_tb", {"pre_raid", "RAID10", "RAID5"});
+    s.published_capacity.present = true;
+    s.published_capacity.pre_raid_tb = r.figure(pc, "published_capacity_tb", "pre_raid", 0, 1e6);
+    s.published_capacity.raid10_tb = r.figure(pc, "published_capacity_tb", "RAID10", 0, 1e6);
+    s.published_capacity.raid5_tb = r.figure(pc, "published_capacity_tb", "RAID5", 0, 1e6);
+  }
+  return s;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
+double SsdModel::rated_endurance_bytes() const {
+  return dwpd * static_cast<double>(capacity_bytes) * 365.0 * static_cast<double>(warranty_years);
+}
+
+double SupercapSpec::usable_energy_joules() const {
+  return packs * 0.5 * capacitance_farads_per_pack *
+         (voltage_max * voltage_max - voltage_min * voltage_min);
+}
+
+sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string>& files) {
+  try {
+    Catalog cat;
+    // sources.json: its keys are the names every figure may cite.
+    std::set<std::string> sources;
+    {
+      const std::string file = "sources.json";
+      auto it = files.find(file);
+      if (it == files.end()) fail(file, "", "missing: every figure must name a source in it");
+      const std::set<std::string> none;
+      Reader r(file, none);
+      const json j = parse_json(file, it->second);
+      r.only_keys(j, "", {"schema", "comment", "sources"});
+      check_schema(r, j, "afasim.sources/1");
+      const json& src = r.member(j, "", "sources");
+      if (!src.is_object()) fail(file, "sources", "must be an object");
+      for (auto s = src.begin(); s != src.end(); ++s) {
+        if (!s->is_string() || s->get<std::string>().empty())
+          fail(file, "sources." + s.key(), "must be a non-empty description");
+        sources.insert(s.key());
+      }
+    }
+
+    bool have_capacity = false;
+    for (const auto& [path, text] : files) {
+      if (starts_with(path, "ssds/")) {
+        Reader r(path, sources);
+        SsdModel m = read_ssd(r, parse_json(path, text));
+        const std::string expected = "ssds/" + m.name + ".json";
+        if (path != expected) fail(path, "name", "must match the file name (" + expected + ")");
+        cat.ssds_[m.name] = m;
+      } else if (path == "models/capacity.json") {
+        Reader r(path, sources);
+        cat.capacity_ = read_capacity(r, parse_json(path, text));
+        have_capacity = true;
+      }
+    }
+    if (!have_capacity) fail("models/capacity.json", "", "missing");
+
+    // Systems: resolve `extends` chains, then read each concrete one.
+    std::map<std::string, std::pair<std::string, json>> raw;  // name -> (file, json)
+    for (const auto& [path, text] : files) {
+      if (!starts_with(path, "systems/")) continue;
+      json j = parse_json(path, text);
+      Reader r(path, sources);
+      r.only_keys(j, "", {"schema", "name", "abstract", "extends", "description", "vendor",
+                          "model", "list_price_usd", "chassis", "controllers", "datapacs",
+                          "supercaps", "published_capacity_tb"});
+      check_schema(r, j, "afasim.system/1");
+      const std::string name = r.text(j, "", "name");
+      const std::string expected = "systems/" + name + ".json";
+      if (path != expected) fail(path, "name", "must match the file name (" + expected + ")");
+      if (j.contains("abstract") && !j["abstract"].is_boolean())
+        fail(path, "abstract", "must be true or false");
+      raw[name] = {path, std::move(j)};
+    }
+    for (const auto& [name, entry] : raw) {
+      const auto& [path, j] = entry;
+      if (j.value("abstract", false)) continue;
+      json merged = json::object();
+      std::vector<const json*> chain{&j};
+      std::set<std::string> seen{name};
+      const json* cur = &j;
+      while (cur->contains("extends")) {
+        Reader r(path, sources);
+        const std::string parent = r.text(*cur, "", "extends");
+        if (!seen.insert(parent).second) fail(path, "extends", "cycle through \"" + parent + "\"");
+        auto p = raw.find(parent);
+        if (p == raw.end()) fail(path, "extends", "no system \"" + parent + "\" in systems/");
+        cur = &p->second.second;
+        chain.push_back(cur);
+      }
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) merge_into(merged, **it);
+      merged.erase("extends");
+      merged.erase("abstract");
+      merged.erase("schema");
+      // Blame the file nearest the child that defines the key (or its closest parent key).
+      auto origin = [&chain, &raw, &path](const std::string& key) -> std::string {
+        std::string k = key;
+        for (;;) {
+          for (const json* file_json : chain) {
+            const json* node = file_json;
+            std::size_t pos = 0;
+            bool found = true;
+            while (found && pos <= k.size()) {
+              const std::size_t dot = k.find('.', pos);
+              const std::string part = k.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+              if (!node->is_object() || !node->contains(part)) found = false;
+              else node = &(*node)[part];
+              if (dot == std::string::npos) break;
+              pos = dot + 1;
+            }
+            if (found) {
+              for (const auto& [n, e] : raw)
+                if (&e.second == file_json) return e.first;
+            }
+          }
+          const std::size_t dot = k.rfind('.');
+          if (dot == std::string::npos) return path;
+          k.resize(dot);
+        }
+      };
+      Reader r(path, sources, origin);
+      cat.systems_[name] = read_system(r, merged, cat.ssds_);
+    }
+    if (cat.systems_.empty()) fail("systems/", "", "no concrete system preset");
+    return cat;
+  } catch (const ConfigError& e) {
+    return sim::invalid_argument(e.what());
+  }
+}
+
+sim::Result<Catalog> Catalog::embedded() { return from_files(embedded_files()); }
+
+sim::Result<Catalog> Catalog::from_directory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return sim::invalid_argument(dir + ": not a directory");
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    const std::string rel = fs::relative(entry.path(), dir).generic_string();
+    if (!(rel == "sources.json" || starts_with(rel, "systems/") || starts_with(rel, "ssds/") ||
+          starts_with(rel, "models/")))
+      continue;  // workloads/, scenarios/ belong to other readers
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (!in.good() && !in.eof()) return sim::invalid_argument(entry.path().string() + ": unreadable");
+    files[rel] = ss.str();
+  }
+  if (ec) return sim::invalid_argument(dir + ": " + ec.message());
+  return from_files(files);
+}
+
+sim::Result<SystemPreset> Catalog::system(const std::string& name) const {
+  auto it = systems_.find(name);
+  if (it != systems_.end()) return it->second;
+  std::string known;
+  for (const auto& n : system_names()) known += (known.empty() ? "" : ", ") + n;
+  return sim::not_found("no system preset \"" + name + "\" (known: " + known + ")");
+}
+
+std::vector<std::string> Catalog::system_names() const {
+  std::vector<std::string> names;
+  for (const auto& [n, s] : systems_) names.push_back(n);
+  return names;
+}
+
+}  // namespace afasim::config

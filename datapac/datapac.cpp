@@ -1,0 +1,1 @@
+// The SSD model and DataPac enclosure arrive with the I/O engine (issue 3).

@@ -1,0 +1,1 @@
+#include "raid/raid_type.h"

@@ -1,0 +1,138 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+
+#include "config/preset.h"
+
+using namespace afasim;
+using nlohmann::json;
+
+namespace {
+
+// The embedded files with one of them edited by `edit`; returns the load error ("" if ok).
+std::string load_error(const std::string& path, const std::function<void(json&)>& edit) {
+  auto files = config::embedded_files();
+  json j = json::parse(files.at(path));
+  edit(j);
+  files[path] = j.dump();
+  auto cat = config::Catalog::from_files(files);
+  return cat.is_ok() ? "" : cat.status().message();
+}
+
+std::string load_error_raw(const std::string& path, const std::string& text) {
+  auto files = config::embedded_files();
+  files[path] = text;
+  auto cat = config::Catalog::from_files(files);
+  return cat.is_ok() ? "" : cat.status().message();
+}
+
+}  // namespace
+
+TEST_CASE("the embedded presets load, with the ISE 860 G3 as the default") {
+  auto cat = config::Catalog::embedded();
+  REQUIRE(cat.is_ok());
+  CHECK(cat->system_names() == std::vector<std::string>{"ise-820-g3", "ise-850-g3", "ise-860-g3"});
+  auto s = cat->system(config::Catalog::kDefaultSystem).value();
+  CHECK(s.model == "ISE 860 G3");
+  // Shared figures come from the family file through `extends` (spec sheet: 2 controllers,
+  // 2.2 GHz 6-core, 16 GB DRAM, 8 FC ports, 2 supercap packs, 20 × 1.6 TB per DataPac).
+  CHECK(s.controllers.count == 2);
+  CHECK(s.controllers.cpu_cores == 6);
+  CHECK(s.controllers.cpu_clock_mhz == 2200);
+  CHECK(s.controllers.dram_bytes == 16LL << 30);
+  CHECK(s.controllers.host_ports.count_per_controller * s.controllers.count == 8);
+  CHECK(s.supercaps.packs == 2);
+  CHECK(s.drive_count() == 40);
+  CHECK(s.ssd.capacity_bytes == 1'600'000'000'000);
+  CHECK(cat->system("ise-850-g3")->drive_count() == 20);
+  CHECK(cat->system("ise-820-g3")->ssd.capacity_bytes == 200'000'000'000);
+}
+
+TEST_CASE("an unknown system names the known ones; the abstract family file is not a system") {
+  auto cat = config::Catalog::embedded().value();
+  auto s = cat.system("ise-999");
+  REQUIRE_FALSE(s.is_ok());
+  CHECK(s.status().code() == sim::Code::kNotFound);
+  CHECK(s.status().message().find("ise-860-g3") != std::string::npos);
+  CHECK_FALSE(cat.system("ise-800-g3").is_ok());
+}
+
+TEST_CASE("malformed and inconsistent presets fail with file: key: what is wrong") {
+  const std::string sys = "systems/ise-860-g3.json";
+  const std::string fam = "systems/ise-800-g3.json";
+  const std::string ssd = "ssds/xio-g3-sas-1600gb.json";
+  struct Case {
+    std::string expect;  // the message must start with this
+    std::string path;
+    std::function<void(json&)> edit;
+  };
+  const Case cases[] = {
+      {sys + ": datapacs.ssds_per_datapac: a bare number", sys,
+       [](json& j) { j["datapacs"]["ssds_per_datapac"] = 20; }},
+      {sys + ": datapacs.ssds_per_datapac.value: must be a number, got a string", sys,
+       [](json& j) { j["datapacs"]["ssds_per_datapac"]["value"] = "20"; }},
+      {sys + ": datapacs.ssds_per_datapac.value: must be in [1, 64], got 0", sys,
+       [](json& j) { j["datapacs"]["ssds_per_datapac"]["value"] = 0; }},
+      {sys + ": datapacs.ssds_per_datapac.value: must be an integer", sys,
+       [](json& j) { j["datapacs"]["ssds_per_datapac"]["value"] = 19.5; }},
+      {sys + ": datapacs.ssds_per_datapac.source: \"nowhere\" is not a key of sources.json", sys,
+       [](json& j) { j["datapacs"]["ssds_per_datapac"]["source"] = "nowhere"; }},
+      {sys + ": datapacs.ssds_per_datapac: needs exactly one of", sys,
+       [](json& j) { j["datapacs"]["ssds_per_datapac"]["assumption"] = "both"; }},
+      {sys + ": datapacs.ssd_model: no SSD model \"sata-ssd\"", sys,
+       [](json& j) { j["datapacs"]["ssd_model"] = "sata-ssd"; }},
+      {sys + ": datapacs.colour: unknown key", sys, [](json& j) { j["datapacs"]["colour"] = "red"; }},
+      {sys + ": extends: no system \"ise-700\"", sys, [](json& j) { j["extends"] = "ise-700"; }},
+      {sys + ": name: must match the file name", sys, [](json& j) { j["name"] = "ise-861-g3"; }},
+      {sys + ": model: missing", sys, [](json& j) { j.erase("model"); }},
+      {fam + ": supercaps.voltage_min: must be below voltage_max", fam,
+       [](json& j) { j["supercaps"]["voltage_min"]["value"] = 20.0; }},
+      {fam + ": chassis.power_max_w: must be at least power_typical_w", fam,
+       [](json& j) { j["chassis"]["power_max_w"]["value"] = 100; }},
+      {fam + ": controllers.count.value: must be in [2, 2], got 3", fam,
+       [](json& j) { j["controllers"]["count"]["value"] = 3; }},
+      {fam + ": controllers.host_ports.protocol: must be one of", fam,
+       [](json& j) { j["controllers"]["host_ports"]["protocol"] = "scsi-over-pigeon"; }},
+      {ssd + ": interface: must be one of nvme, sas, got \"sata\"", ssd,
+       [](json& j) { j["interface"] = "sata"; }},
+      {ssd + ": dwpd: missing", ssd, [](json& j) { j.erase("dwpd"); }},
+      {ssd + ": schema: expected \"afasim.ssd/1\"", ssd, [](json& j) { j["schema"] = "afasim.ssd/9"; }},
+      {"models/capacity.json: chunk_bytes.value: must be a power of two", "models/capacity.json",
+       [](json& j) { j["chunk_bytes"]["value"] = 3 << 20; }},
+  };
+  for (const Case& c : cases) {
+    const std::string err = load_error(c.path, c.edit);
+    INFO("expected: " << c.expect << "\n     got: " << err);
+    CHECK(err.rfind(c.expect, 0) == 0);
+  }
+}
+
+TEST_CASE("a file that is not JSON, and an extends cycle, are reported by file") {
+  const std::string sys = "systems/ise-860-g3.json";
+  CHECK(load_error_raw(sys, "{\"name\": ").rfind(sys + ": (top level): not valid JSON", 0) == 0);
+  const std::string fam = "systems/ise-800-g3.json";
+  const std::string err = load_error(fam, [](json& j) { j["extends"] = "ise-860-g3"; });
+  CHECK(err.find("cycle") != std::string::npos);
+}
+
+TEST_CASE("from_directory reads the source tree's config/ like the embedded copy") {
+  const char* src = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(src != nullptr);
+  auto cat = config::Catalog::from_directory(std::string(src) + "/config");
+  REQUIRE(cat.is_ok());
+  CHECK(cat->system_names().size() == 3);
+  auto missing = config::Catalog::from_directory("/nonexistent/afasim");
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().message() == "/nonexistent/afasim: not a directory");
+}
+
+TEST_CASE("derived figures: rated endurance and supercap energy") {
+  auto s = config::Catalog::embedded()->system("ise-860-g3").value();
+  // 10 DWPD × 1.6 TB × 365 × 5 years = 29.2 PB.
+  CHECK(s.ssd.rated_endurance_bytes() == doctest::Approx(2.92e16));
+  // 2 packs × ½ × 30 F × (16.2² − 8²) V² = 5,953.2 J.
+  CHECK(s.supercaps.usable_energy_joules() == doctest::Approx(5953.2));
+}

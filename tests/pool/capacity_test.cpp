@@ -1,0 +1,63 @@
+#include <doctest/doctest.h>
+
+#include "config/preset.h"
+#include "pool/capacity.h"
+
+using namespace afasim;
+
+namespace {
+const config::Catalog& catalog() {
+  static const config::Catalog c = config::Catalog::embedded().value();
+  return c;
+}
+}  // namespace
+
+// The nine figures of the X-IO ISE 800 G3 series spec sheet's capacity table (decimal TB,
+// one decimal): ISE 820 G3 6.4 / 2.7 / 4.3, ISE 850 G3 25.6 / 11.4 / 18.3,
+// ISE 860 G3 51.2 / 22.9 / 36.6 (pre-RAID / RAID 10 / RAID 5).
+TEST_CASE("one capacity model gives all nine figures of the ISE 800 G3 spec sheet") {
+  struct Row {
+    const char* system;
+    double pre_raid_tb, raid10_tb, raid5_tb;
+  };
+  const Row rows[] = {{"ise-820-g3", 6.4, 2.7, 4.3},
+                      {"ise-850-g3", 25.6, 11.4, 18.3},
+                      {"ise-860-g3", 51.2, 22.9, 36.6}};
+  const pool::CapacityModel model(catalog().capacity());
+  for (const Row& row : rows) {
+    INFO(row.system);
+    const auto preset = catalog().system(row.system).value();
+    const auto cap = model.system(preset);
+    CHECK(pool::to_tb_rounded(cap.pre_raid_bytes) == doctest::Approx(row.pre_raid_tb));
+    CHECK(pool::to_tb_rounded(cap.usable_raid10_bytes) == doctest::Approx(row.raid10_tb));
+    CHECK(pool::to_tb_rounded(cap.usable_raid5_bytes) == doctest::Approx(row.raid5_tb));
+    // The preset files carry the same table, with its source; they must agree with it.
+    REQUIRE(preset.published_capacity.present);
+    CHECK(preset.published_capacity.pre_raid_tb == doctest::Approx(row.pre_raid_tb));
+    CHECK(preset.published_capacity.raid10_tb == doctest::Approx(row.raid10_tb));
+    CHECK(preset.published_capacity.raid5_tb == doctest::Approx(row.raid5_tb));
+  }
+}
+
+TEST_CASE("a 1.6 TB SSD's bytes are spent as docs/capacity.md says") {
+  const pool::CapacityModel model(catalog().capacity());
+  const auto d = model.drive(1'600'000'000'000);
+  CHECK(d.pre_raid_bytes == 1'280'000'000'000);  // 80 % of nominal (spec sheet)
+  CHECK(d.spare_bytes == 128'000'000'000);       // 10 % of pre-RAID
+  CHECK(d.metadata_bytes == 8LL << 30);
+  CHECK(d.raw_usable_bytes % (16LL << 20) == 0);
+  CHECK(d.raw_usable_bytes <= d.pre_raid_bytes - d.spare_bytes - d.metadata_bytes);
+  CHECK(d.pre_raid_bytes - d.spare_bytes - d.metadata_bytes - d.raw_usable_bytes < (16LL << 20));
+}
+
+TEST_CASE("raw and usable conversions round the safe way") {
+  const pool::CapacityModel model(catalog().capacity());
+  using raid::RaidType;
+  CHECK(model.raw_from_usable(RaidType::kRaid10, 1000) == 2000);
+  CHECK(model.raw_from_usable(RaidType::kRaid5, 4000) == 5000);
+  CHECK(model.raw_from_usable(RaidType::kRaid5, 4001) == 5002);  // rounded up
+  CHECK(model.usable_from_raw(RaidType::kRaid5, 5001) == 4000);  // rounded down
+  CHECK(model.usable_from_raw(RaidType::kRaid0, 777) == 777);
+  // A tiny SSD whose reserves exceed it has nothing usable, never a negative size.
+  CHECK(model.drive(1'000'000'000).raw_usable_bytes == 0);
+}
