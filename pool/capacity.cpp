@@ -62,6 +62,20 @@ std::int64_t CapacityModel::raw_from_usable(raid::RaidType type, std::int64_t lo
   return 0;
 }
 
+std::int64_t CapacityModel::extent_bytes() const {
+  return params_.chunk_bytes * params_.raid5_data_drives;
+}
+
+std::int64_t CapacityModel::raw_bytes_per_extent(raid::RaidType type) const {
+  switch (type) {
+    case raid::RaidType::kRaid0: return extent_bytes();
+    case raid::RaidType::kRaid10: return extent_bytes() * params_.raid10_copies;
+    case raid::RaidType::kRaid5:
+      return params_.chunk_bytes * (params_.raid5_data_drives + params_.raid5_parity_drives);
+  }
+  return 0;
+}
+
 double to_tb_rounded(std::int64_t bytes) {
   return std::round(static_cast<double>(bytes) / 1e11) / 10.0;
 }

@@ -40,6 +40,13 @@ class CapacityModel {
   // Both DataPacs of `preset` in one pool, as shipped.
   SystemCapacity system(const config::SystemPreset& preset) const;
 
+  // Host bytes per extent, the unit of thin allocation: one RAID 5 stripe of chunks
+  // (chunk_bytes × raid5_data_drives; 64 MiB with the shipped parameters).
+  std::int64_t extent_bytes() const;
+  // SSD bytes one extent of `type` occupies: RAID10 copies × extent, RAID5 (k+1) chunks,
+  // RAID0 the extent itself.
+  std::int64_t raw_bytes_per_extent(raid::RaidType type) const;
+
   // Host-visible bytes that `raw_bytes` of SSD space hold under `type`, rounded down.
   std::int64_t usable_from_raw(raid::RaidType type, std::int64_t raw_bytes) const;
   // SSD space consumed by `logical_bytes` of host data under `type`, rounded up.

@@ -6,7 +6,7 @@
 
 namespace afasim::sim {
 
-Simulator::Simulator(std::uint64_t seed) : seed_(seed) {
+Simulator::Simulator(std::uint64_t seed, Time start) : seed_(seed), now_(start) {
   set_current_seed(seed);
   heap_.reserve(1024);
   slots_.reserve(1024);

@@ -28,8 +28,9 @@ struct EventId {
 
 class Simulator {
  public:
-  // `seed` is the run's root seed; every Rng of the run derives from it.
-  explicit Simulator(std::uint64_t seed);
+  // `seed` is the run's root seed; every Rng of the run derives from it. `start` is the
+  // virtual time the run begins at (serve mode resumes the clock where it stopped).
+  explicit Simulator(std::uint64_t seed, Time start = 0);
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 

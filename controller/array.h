@@ -1,0 +1,238 @@
+// controller::Array — the simulated ISE: its hardware as the preset builds it, and the
+// management plane over it (pools, volumes, hosts, mappings, QoS policies, events).
+//
+// Every mutating call validates first, then hands one ChangeSet to the Journal, then
+// applies it: a failed call changes nothing, in memory or on disk. Errors (sim::Status):
+//   kNotFound            the id (or a referenced id) does not exist
+//   kPreconditionFailed  `expected_revision` given and stale (ETag / If-Match)
+//   kConflict            a name is taken, a DataPac is in a pool, a LUN is taken, a volume
+//                        is mapped, a policy is in use, a pool is not empty
+//   kUnprocessable       a value is out of range or inconsistent (min > max, shrink, RAID
+//                        type the pool cannot hold, bad WWPN...)
+//   kNoSpace             a fixed volume (or its growth) does not fit in the pool
+//   kUnavailable/kInternal  the journal could not commit
+// Single-threaded: the Array belongs to the model thread (DESIGN.md); other threads reach it
+// through the serve runtime's inbox.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/preset.h"
+#include "controller/journal.h"
+#include "controller/objects.h"
+#include "pool/capacity.h"
+#include "sim/simulator.h"
+#include "sim/status.h"
+
+namespace afasim::controller {
+
+// Capacity of one pool (Swordfish words, DESIGN.md). Bytes.
+struct PoolCapacity {
+  std::int64_t pre_raid_bytes = 0;       // Σ SSDs' pre-RAID bytes
+  std::int64_t raw_usable_bytes = 0;     // Σ SSDs' raw usable bytes (docs/capacity.md)
+  std::int64_t raw_allocated_bytes = 0;  // SSD space held by allocated extents, RAID included
+  std::int64_t raw_free_bytes = 0;       // raw_usable − raw_allocated
+  std::int64_t provisioned_bytes = 0;    // Σ volumes' capacity_bytes (thin and fixed)
+  std::int64_t allocated_bytes = 0;      // Σ volumes' allocated extents × extent_bytes
+  // What raw_usable / raw_free hold for each RAID type this pool offers.
+  std::map<raid::RaidType, std::int64_t> usable_bytes;
+  std::map<raid::RaidType, std::int64_t> free_bytes;
+};
+
+struct PoolSpec {
+  std::string name;
+  std::vector<Id> datapac_ids;
+  std::optional<std::vector<int>> space_thresholds_percent;  // default 80, 90, 95
+};
+struct PoolPatch {
+  std::optional<std::string> name;
+  std::optional<std::vector<int>> space_thresholds_percent;
+};
+
+struct VolumeSpec {
+  std::string name;
+  std::optional<Id> pool_id;               // default: the only pool, if there is one
+  std::int64_t capacity_bytes = 0;
+  raid::RaidType raid_type = raid::RaidType::kRaid10;
+  Provisioning provisioning = Provisioning::kThin;
+  std::optional<Id> preferred_controller;  // default: the controller preferred by fewer volumes
+  QosSettings qos;
+  std::optional<Id> qos_policy_id;
+};
+// A field left nullopt is unchanged. For the QoS fields the inner optional is the new value
+// (nullopt inside = clear it).
+struct VolumePatch {
+  std::optional<std::string> name;
+  std::optional<std::int64_t> capacity_bytes;  // grow only
+  std::optional<Id> preferred_controller;
+  std::optional<std::optional<std::int64_t>> min_iops;
+  std::optional<std::optional<std::int64_t>> max_iops;
+  std::optional<std::optional<std::int64_t>> burst_iops;
+  std::optional<std::optional<Id>> qos_policy_id;
+};
+
+struct HostSpec {
+  std::string name;
+  std::string description;
+  std::vector<Initiator> initiators;
+};
+struct HostPatch {
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  std::optional<std::vector<Initiator>> initiators;
+};
+
+struct MappingSpec {
+  Id volume_id = 0;
+  Id host_id = 0;
+  std::optional<std::int64_t> lun;  // default: the host's lowest free LUN
+  MappingAccess access = MappingAccess::kReadWrite;
+};
+
+struct QosPolicySpec {
+  std::string name;
+  QosSettings qos;
+};
+struct QosPolicyPatch {
+  std::optional<std::string> name;
+  std::optional<std::optional<std::int64_t>> min_iops;
+  std::optional<std::optional<std::int64_t>> max_iops;
+  std::optional<std::optional<std::int64_t>> burst_iops;
+};
+
+template <typename T>
+struct Page {
+  std::vector<T> items;
+  std::int64_t total = 0;
+};
+
+class Array {
+ public:
+  // Builds the array for `preset` and restores `snapshot`. On first boot (an empty
+  // snapshot) it creates one pool spanning both DataPacs, as shipped, and commits that.
+  // Fails with kPreconditionFailed when the snapshot belongs to another system preset.
+  // REQUIRES: sim and journal outlive the Array.
+  static sim::Result<std::unique_ptr<Array>> open(sim::Simulator& sim,
+                                                  const config::Catalog& catalog,
+                                                  const config::SystemPreset& preset,
+                                                  Journal& journal, const Snapshot& snapshot);
+
+  sim::Simulator& simulator() { return sim_; }
+  const config::SystemPreset& preset() const { return preset_; }
+  const pool::CapacityModel& capacity_model() const { return capacity_model_; }
+  // Host bytes per extent, the unit of thin allocation (docs/capacity.md).
+  std::int64_t extent_bytes() const;
+
+  // Hardware.
+  const std::vector<ControllerInfo>& controllers() const { return controllers_; }
+  const ControllerInfo* controller(Id id) const;
+  const std::vector<DataPacInfo>& datapacs() const { return datapacs_; }
+  const DataPacInfo* datapac(Id id) const;
+  const std::vector<DriveInfo>& drives() const { return drives_; }
+  const DriveInfo* drive(Id id) const;
+  // The pool a DataPac belongs to, if any.
+  std::optional<Id> pool_of_datapac(Id datapac_id) const;
+
+  // Managed objects, by id (ascending).
+  const std::map<Id, Pool>& pools() const { return pools_; }
+  const std::map<Id, Volume>& volumes() const { return volumes_; }
+  const std::map<Id, Host>& hosts() const { return hosts_; }
+  const std::map<Id, Mapping>& mappings() const { return mappings_; }
+  const std::map<Id, QosPolicy>& qos_policies() const { return qos_policies_; }
+  const Pool* pool(Id id) const;
+  const Volume* volume(Id id) const;
+  const Volume* volume_by_name(const std::string& name) const;
+  const Host* host(Id id) const;
+  const Mapping* mapping(Id id) const;
+  const QosPolicy* qos_policy(Id id) const;
+
+  PoolCapacity pool_capacity(Id pool_id) const;
+  // The QoS that applies to `v`: its own values, else its policy's.
+  QosSettings effective_qos(const Volume& v) const;
+  // RAID types `pool` can hold (RAID10 needs both DataPacs: its mirrors pair across them).
+  std::vector<raid::RaidType> raid_types_offered(const Pool& pool) const;
+  // Raw SSD bytes `extents` extents of `type` hold.
+  std::int64_t raw_bytes_for_extents(raid::RaidType type, std::int64_t extents) const;
+
+  // Newest first.
+  Page<Event> events(std::int64_t offset, std::int64_t limit) const;
+  std::int64_t event_count() const { return static_cast<std::int64_t>(events_.size()); }
+
+  sim::Result<Pool> create_pool(const PoolSpec& spec);
+  sim::Result<Pool> update_pool(Id id, const PoolPatch& patch,
+                                std::optional<std::uint64_t> expected_revision = {});
+  sim::Status delete_pool(Id id, std::optional<std::uint64_t> expected_revision = {});
+
+  sim::Result<Volume> create_volume(const VolumeSpec& spec);
+  sim::Result<Volume> update_volume(Id id, const VolumePatch& patch,
+                                    std::optional<std::uint64_t> expected_revision = {});
+  sim::Status delete_volume(Id id, std::optional<std::uint64_t> expected_revision = {});
+
+  sim::Result<Host> create_host(const HostSpec& spec);
+  sim::Result<Host> update_host(Id id, const HostPatch& patch,
+                                std::optional<std::uint64_t> expected_revision = {});
+  sim::Status delete_host(Id id, std::optional<std::uint64_t> expected_revision = {});
+
+  sim::Result<Mapping> create_mapping(const MappingSpec& spec);
+  sim::Status delete_mapping(Id id, std::optional<std::uint64_t> expected_revision = {});
+
+  sim::Result<QosPolicy> create_qos_policy(const QosPolicySpec& spec);
+  sim::Result<QosPolicy> update_qos_policy(Id id, const QosPolicyPatch& patch,
+                                           std::optional<std::uint64_t> expected_revision = {});
+  sim::Status delete_qos_policy(Id id, std::optional<std::uint64_t> expected_revision = {});
+
+  // Appends an event to the log (and the journal). For state changes the model makes.
+  sim::Status log_event(Severity severity, std::string category, std::string object,
+                        std::string message);
+
+  // Events kept in memory (and returned by events()); older ones stay in the journal.
+  static constexpr std::size_t kEventsInMemory = 100'000;
+
+ private:
+  Array(sim::Simulator& sim, const config::Catalog& catalog, const config::SystemPreset& preset,
+        Journal& journal);
+  sim::Status restore(const Snapshot& snapshot);
+  void build_hardware();
+
+  // Commits `changes` (plus the next-id counters) and applies them to memory.
+  sim::Status commit(ChangeSet& changes);
+  void apply(const ChangeSet& changes);
+  Event make_event(Severity severity, std::string category, std::string object,
+                   std::string message);
+  Id next_id(const char* kind, ChangeSet& changes);
+
+  sim::Status check_name(const std::string& what, const std::string& name) const;
+  sim::Status check_qos(const QosSettings& qos, const std::string& context) const;
+  sim::Status check_initiators(const std::vector<Initiator>& initiators, Id host_id) const;
+  sim::Status check_revision(std::uint64_t actual, std::optional<std::uint64_t> expected,
+                             const std::string& object) const;
+  // Events for thresholds of `pool_id` crossed upward if `raw_allocated_after` came to pass.
+  void threshold_events(Id pool_id, std::int64_t raw_allocated_after, ChangeSet& changes);
+
+  sim::Simulator& sim_;
+  const config::Catalog& catalog_;
+  config::SystemPreset preset_;
+  Journal& journal_;
+  pool::CapacityModel capacity_model_;
+
+  std::vector<ControllerInfo> controllers_;
+  std::vector<DataPacInfo> datapacs_;
+  std::vector<DriveInfo> drives_;
+
+  std::map<Id, Pool> pools_;
+  std::map<Id, Volume> volumes_;
+  std::map<Id, Host> hosts_;
+  std::map<Id, Mapping> mappings_;
+  std::map<Id, QosPolicy> qos_policies_;
+  std::vector<Event> events_;  // oldest first, bounded by kEventsInMemory
+  std::int64_t events_dropped_ = 0;  // older events not kept in memory
+  std::map<std::string, std::int64_t> next_ids_;
+  std::int64_t next_event_id_ = 1;
+};
+
+}  // namespace afasim::controller

@@ -1,0 +1,142 @@
+// The array's managed objects (no data path): what the ReST API shows and SQLite keeps.
+//
+// Plain values. Ids are positive integers, unique per kind, never reused (even across
+// restarts). `revision` starts at 1 and grows by one with every change; the API's ETag is
+// derived from it. Sizes in bytes, rates per second, times in simulated nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "raid/raid_type.h"
+#include "sim/time.h"
+
+namespace afasim::controller {
+
+using Id = std::int64_t;
+
+enum class ControllerState { kOff, kBooting, kSyncing, kActive, kFailed };
+enum class DriveState { kHealthy, kFailed, kRemoved };
+enum class Provisioning { kThin, kFixed };
+enum class InitiatorType { kFc, kIscsi, kNbd };
+enum class MappingAccess { kReadWrite, kReadOnly };
+enum class VolumeState { kOnline, kDegraded, kFailed };
+enum class Severity { kInfo, kWarning, kError, kCritical };
+
+std::string_view to_string(ControllerState s);
+std::string_view to_string(DriveState s);
+std::string_view to_string(Provisioning p);
+std::string_view to_string(InitiatorType t);
+std::string_view to_string(MappingAccess a);
+std::string_view to_string(VolumeState s);
+std::string_view to_string(Severity s);
+std::optional<Provisioning> parse_provisioning(std::string_view s);
+std::optional<InitiatorType> parse_initiator_type(std::string_view s);
+std::optional<MappingAccess> parse_mapping_access(std::string_view s);
+
+// QoS values in IOPS (DESIGN.md "QoS semantics"). Unset means: no reservation (min), no
+// limit (max), burst equal to max (burst). Enforced by the QoS scheduler (issue 5).
+struct QosSettings {
+  std::optional<std::int64_t> min_iops;
+  std::optional<std::int64_t> max_iops;
+  std::optional<std::int64_t> burst_iops;
+  bool empty() const { return !min_iops && !max_iops && !burst_iops; }
+  bool operator==(const QosSettings&) const = default;
+};
+
+struct ControllerInfo {
+  Id id = 0;               // 1 or 2
+  std::string name;        // "A", "B"
+  ControllerState state = ControllerState::kActive;
+};
+
+struct DriveInfo {
+  Id id = 0;               // 1..drive_count, DataPac 1's first
+  Id datapac_id = 0;
+  int slot = 0;            // 1-based slot in its DataPac
+  std::string model;       // SSD model name from the preset
+  std::int64_t capacity_bytes = 0;  // nominal
+  DriveState state = DriveState::kHealthy;
+};
+
+struct DataPacInfo {
+  Id id = 0;               // 1 or 2
+  std::string name;        // "DataPac 1"
+  std::vector<Id> drive_ids;
+};
+
+struct Pool {
+  Id id = 0;
+  std::string name;
+  std::vector<Id> datapac_ids;  // sorted, non-empty; a DataPac is in at most one pool
+  // Low-space thresholds in percent of raw usable capacity; each crossing raises an event.
+  std::vector<int> space_thresholds_percent{80, 90, 95};
+  std::uint64_t revision = 1;
+};
+
+struct Volume {
+  Id id = 0;
+  std::string name;
+  Id pool_id = 0;
+  std::int64_t capacity_bytes = 0;        // host-visible size, a multiple of 512
+  raid::RaidType raid_type = raid::RaidType::kRaid10;
+  Provisioning provisioning = Provisioning::kThin;
+  Id preferred_controller = 1;
+  QosSettings qos;                        // per-volume values; override the policy's
+  std::optional<Id> qos_policy_id;
+  std::int64_t allocated_extents = 0;     // extents handed out (fixed: all, at creation)
+  VolumeState state = VolumeState::kOnline;
+  sim::Time created_time_ns = 0;
+  std::uint64_t revision = 1;
+};
+
+struct Initiator {
+  InitiatorType type = InitiatorType::kFc;
+  std::string address;  // fc: WWPN; iscsi: IQN/EUI; nbd: client name (see docs/api.md)
+  bool operator==(const Initiator&) const = default;
+};
+
+struct Host {
+  Id id = 0;
+  std::string name;
+  std::string description;
+  std::vector<Initiator> initiators;
+  std::uint64_t revision = 1;
+};
+
+struct Mapping {
+  Id id = 0;
+  Id volume_id = 0;
+  Id host_id = 0;
+  std::int64_t lun = 0;  // 0..kMaxLun, unique per host
+  MappingAccess access = MappingAccess::kReadWrite;
+  std::uint64_t revision = 1;
+};
+
+struct QosPolicy {
+  Id id = 0;
+  std::string name;
+  QosSettings qos;
+  std::uint64_t revision = 1;
+};
+
+struct Event {
+  std::int64_t id = 0;     // sequence number, 1-based, increasing
+  sim::Time time_ns = 0;   // simulated time
+  Severity severity = Severity::kInfo;
+  std::string category;    // "volume", "pool", "drive", "controller", "power", ...
+  std::string object;      // "volume/7", "" for the array
+  std::string message;
+};
+
+inline constexpr std::int64_t kMaxLun = 16383;  // SAM-5 flat space addressing
+inline constexpr std::int64_t kSectorBytes = 512;
+// Largest volume the array accepts: 1 PiB (the ISE's largest pool is under 37 TB; thin
+// volumes may over-subscribe, but not absurdly).
+inline constexpr std::int64_t kMaxVolumeBytes = 1LL << 50;
+inline constexpr std::int64_t kMaxIops = 100'000'000;
+
+}  // namespace afasim::controller

@@ -1,0 +1,1 @@
+// The QoS scheduler arrives with issue 5.

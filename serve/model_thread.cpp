@@ -1,0 +1,92 @@
+#include "serve/model_thread.h"
+
+#include <algorithm>
+
+namespace afasim::serve {
+
+namespace {
+// Events due within this much wall time are run rather than slept for: a sleep is far
+// coarser than that on a general-purpose kernel.
+constexpr std::int64_t kSpinThresholdNs = 50'000;
+// In `--pace none`, look at the inbox at least this often (in events run).
+constexpr int kEventsBetweenInboxChecks = 256;
+}  // namespace
+
+ModelThread::ModelThread(sim::Simulator& sim, sim::Pacer pacer) : sim_(sim), pacer_(pacer) {}
+
+ModelThread::~ModelThread() { stop(); }
+
+std::int64_t ModelThread::wall_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void ModelThread::start() {
+  pacer_.start(sim_.now(), wall_now_ns());
+  thread_ = std::thread([this] { run(); });
+}
+
+void ModelThread::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  space_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+}
+
+bool ModelThread::post(std::function<void()> fn) {
+  std::unique_lock<std::mutex> lock(mu_);
+  space_.wait(lock, [this] { return stopping_ || inbox_.size() < kInboxCapacity; });
+  if (stopping_) return false;
+  inbox_.push_back(std::move(fn));
+  lock.unlock();
+  wake_.notify_one();
+  return true;
+}
+
+void ModelThread::run() {
+  std::deque<std::function<void()>> batch;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      batch.swap(inbox_);
+    }
+    space_.notify_all();
+    // Closures run at the model's current time; what they schedule runs in event order.
+    for (auto& fn : batch) fn();
+    batch.clear();
+
+    bool has_more_inbox;
+    if (pacer_.paced()) {
+      // Runs every event due by now and moves virtual time up to the wall clock.
+      const sim::Time due = pacer_.virtual_at(wall_now_ns());
+      if (due > sim_.now()) sim_.run_until(due);
+    } else {
+      for (int i = 0; i < kEventsBetweenInboxChecks && sim_.step(); ++i) {
+      }
+    }
+
+    std::unique_lock<std::mutex> lock(mu_);
+    has_more_inbox = !inbox_.empty();
+    if (stopping_ && !has_more_inbox) return;
+    if (has_more_inbox) continue;
+    const sim::Time next = sim_.next_event_time();
+    if (next == sim::kTimeMax) {
+      wake_.wait(lock, [this] { return stopping_ || !inbox_.empty(); });
+    } else if (pacer_.paced()) {
+      const std::int64_t wait_ns = pacer_.wall_at(next) - wall_now_ns();
+      if (wait_ns > kSpinThresholdNs)
+        wake_.wait_for(lock, std::chrono::nanoseconds(wait_ns - kSpinThresholdNs / 2),
+                       [this] { return stopping_ || !inbox_.empty(); });
+    }
+    // pace none with events pending: loop straight back.
+  }
+}
+
+}  // namespace afasim::serve

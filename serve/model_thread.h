@@ -1,0 +1,81 @@
+// The serve runtime: one thread owns the model; other threads reach it through an inbox.
+//
+// DESIGN.md "Time, threads, determinism": ReST handlers and the NBD server run on their own
+// threads and hand the model closures through one thread-safe inbox; the answer comes back
+// through a future. The model thread runs the Simulator's events paced to the wall clock by
+// a sim::Pacer (`--pace realtime`), or as fast as it can (`--pace none`).
+//
+// The inbox is bounded (kInboxCapacity closures); at the bound, post() and call() block the
+// calling thread until the model catches up (backpressure, never a dropped request). After
+// stop(), post() returns false and call() throws ModelStopped. Thread-safe, except start()
+// and stop(), which the owning thread calls.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+
+#include "sim/pacer.h"
+#include "sim/simulator.h"
+
+namespace afasim::serve {
+
+struct ModelStopped : std::runtime_error {
+  ModelStopped() : std::runtime_error("the array model is stopped") {}
+};
+
+class ModelThread {
+ public:
+  static constexpr std::size_t kInboxCapacity = 65536;
+
+  // REQUIRES: sim outlives this object, and nothing else touches it once start() is called.
+  ModelThread(sim::Simulator& sim, sim::Pacer pacer);
+  ~ModelThread();
+  ModelThread(const ModelThread&) = delete;
+  ModelThread& operator=(const ModelThread&) = delete;
+
+  void start();
+  // Runs the closures already in the inbox, then stops the thread. Events still pending
+  // stay in the Simulator. Idempotent.
+  void stop();
+
+  // Queues `fn` to run on the model thread. False once stopped.
+  bool post(std::function<void()> fn);
+
+  // Runs `fn` on the model thread and returns its result to the caller (blocking).
+  // Throws ModelStopped if the thread is stopped; rethrows what fn throws.
+  template <typename F>
+  auto call(F&& fn) -> std::invoke_result_t<F> {
+    using R = std::invoke_result_t<F>;
+    auto task = std::make_shared<std::packaged_task<R()>>(std::forward<F>(fn));
+    std::future<R> result = task->get_future();
+    if (!post([task] { (*task)(); })) throw ModelStopped();
+    return result.get();
+  }
+
+  // Wall-clock nanoseconds from the steady clock (the runtime's only clock).
+  static std::int64_t wall_now_ns();
+  const sim::Pacer& pacer() const { return pacer_; }
+
+ private:
+  void run();
+
+  sim::Simulator& sim_;
+  sim::Pacer pacer_;
+  std::mutex mu_;
+  std::condition_variable wake_;        // model thread waits here
+  std::condition_variable space_;       // producers wait here when the inbox is full
+  std::deque<std::function<void()>> inbox_;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+}  // namespace afasim::serve
