@@ -15,6 +15,7 @@ using sim::Status;
 constexpr const char* kMetaSystem = "system";
 constexpr const char* kMetaInitialized = "initialized";
 constexpr const char* kMetaNextEventId = "next_id.event";
+constexpr const char* kMetaClock = "clock_ns";
 
 std::string object_name(const char* kind, Id id) { return std::string(kind) + "/" + std::to_string(id); }
 
@@ -195,7 +196,10 @@ void Array::apply(const ChangeSet& c) {
   apply_puts(hosts_, c.put_hosts, c.delete_hosts);
   apply_puts(mappings_, c.put_mappings, c.delete_mappings);
   apply_puts(qos_policies_, c.put_qos_policies, c.delete_qos_policies);
-  for (const auto& e : c.events) events_.push_back(e);
+  for (const auto& e : c.events) {
+    events_.push_back(e);
+    if (event_listener_) event_listener_(e);
+  }
   if (events_.size() > kEventsInMemory) {
     const std::size_t drop = events_.size() - kEventsInMemory;
     events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(drop));
@@ -212,6 +216,24 @@ Status Array::log_event(Severity severity, std::string category, std::string obj
   ChangeSet c;
   c.events.push_back(make_event(severity, std::move(category), std::move(object), std::move(message)));
   return commit(c);
+}
+
+Status Array::save_clock() {
+  ChangeSet c;
+  c.meta[kMetaClock] = std::to_string(sim_.now());
+  return commit(c);
+}
+
+sim::Time Array::saved_clock(const Snapshot& snapshot) {
+  // A killed process never saved its clock: its last event bounds it from below.
+  sim::Time t = snapshot.events.empty() ? 0 : snapshot.events.back().time_ns;
+  if (auto it = snapshot.meta.find(kMetaClock); it != snapshot.meta.end()) {
+    try {
+      t = std::max<sim::Time>(t, std::stoll(it->second));
+    } catch (...) {
+    }
+  }
+  return t;
 }
 
 // ---------------------------------------------------------------------------------------

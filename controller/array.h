@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -190,6 +191,16 @@ class Array {
   sim::Status log_event(Severity severity, std::string category, std::string object,
                         std::string message);
 
+  // Called after every committed event (for the serve log). Model thread.
+  void set_event_listener(std::function<void(const Event&)> listener) {
+    event_listener_ = std::move(listener);
+  }
+
+  // Persists the simulated clock so that a restarted serve resumes time where it stopped.
+  sim::Status save_clock();
+  // The clock a snapshot saved (0 when none).
+  static sim::Time saved_clock(const Snapshot& snapshot);
+
   // Events kept in memory (and returned by events()); older ones stay in the journal.
   static constexpr std::size_t kEventsInMemory = 100'000;
 
@@ -233,6 +244,7 @@ class Array {
   std::int64_t events_dropped_ = 0;  // older events not kept in memory
   std::map<std::string, std::int64_t> next_ids_;
   std::int64_t next_event_id_ = 1;
+  std::function<void(const Event&)> event_listener_;
 };
 
 }  // namespace afasim::controller

@@ -1,0 +1,17 @@
+// The `afasim` subcommands. Each registers its options on the CLI11 app and returns the
+// exit code of its run: 0 success, 1 runtime failure, 2 bad usage or bad input files.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace afasim::app {
+
+using Runner = std::function<int()>;
+
+// Registers the subcommand; the returned runner is valid once CLI11 has parsed.
+Runner add_capacity_command(CLI::App& app);
+Runner add_serve_command(CLI::App& app);
+
+}  // namespace afasim::app

@@ -1,0 +1,254 @@
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include "controller/array.h"
+
+using namespace afasim;
+using namespace afasim::controller;
+
+namespace {
+
+struct Fixture {
+  config::Catalog catalog = config::Catalog::embedded().value();
+  config::SystemPreset preset = catalog.system("ise-860-g3").value();
+  sim::Simulator sim{1};
+  MemoryJournal journal;
+  std::unique_ptr<Array> array;
+
+  Fixture() { array = Array::open(sim, catalog, preset, journal, journal.snapshot()).value(); }
+  // Simulates a restart: a new Array over what the journal holds.
+  void restart() {
+    array.reset();
+    array = Array::open(sim, catalog, preset, journal, journal.snapshot()).value();
+  }
+  VolumeSpec spec(const std::string& name, std::int64_t bytes, Provisioning p = Provisioning::kThin,
+                  raid::RaidType t = raid::RaidType::kRaid10) {
+    VolumeSpec s;
+    s.name = name;
+    s.capacity_bytes = bytes;
+    s.provisioning = p;
+    s.raid_type = t;
+    return s;
+  }
+};
+
+constexpr std::int64_t GiB = 1LL << 30;
+constexpr std::int64_t TB = 1'000'000'000'000LL;
+
+}  // namespace
+
+TEST_CASE("first boot: 2 controllers, 2 DataPacs of 20 SSDs, one pool spanning both") {
+  Fixture f;
+  CHECK(f.array->controllers().size() == 2);
+  CHECK(f.array->datapacs().size() == 2);
+  CHECK(f.array->drives().size() == 40);  // spec sheet: 20 × 1.6 TB per DataPac
+  REQUIRE(f.array->pools().size() == 1);
+  const Pool& p = f.array->pools().begin()->second;
+  CHECK(p.datapac_ids == std::vector<Id>{1, 2});
+  const auto cap = f.array->pool_capacity(p.id);
+  CHECK(pool::to_tb_rounded(cap.pre_raid_bytes) == doctest::Approx(51.2));
+  CHECK(pool::to_tb_rounded(cap.usable_bytes.at(raid::RaidType::kRaid10)) == doctest::Approx(22.9));
+  CHECK(pool::to_tb_rounded(cap.usable_bytes.at(raid::RaidType::kRaid5)) == doctest::Approx(36.6));
+  CHECK(cap.allocated_bytes == 0);
+  CHECK(f.array->event_count() == 1);
+}
+
+TEST_CASE("fixed volumes are allocated at creation, thin ones only provisioned") {
+  Fixture f;
+  const std::int64_t extent = f.array->extent_bytes();
+  auto thin = f.array->create_volume(f.spec("thin1", 100 * GiB));
+  auto fixed = f.array->create_volume(f.spec("fixed1", 100 * GiB, Provisioning::kFixed));
+  auto fixed5 = f.array->create_volume(f.spec("fixed5", 10 * GiB + 512, Provisioning::kFixed, raid::RaidType::kRaid5));
+  REQUIRE(thin.is_ok());
+  REQUIRE(fixed.is_ok());
+  REQUIRE(fixed5.is_ok());
+  CHECK(thin->allocated_extents == 0);
+  CHECK(fixed->allocated_extents == 100 * GiB / extent);
+  CHECK(fixed5->allocated_extents == 10 * GiB / extent + 1);  // a partial extent is a whole one
+  const auto cap = f.array->pool_capacity(1);
+  CHECK(cap.provisioned_bytes == 100 * GiB + 100 * GiB + 10 * GiB + 512);
+  CHECK(cap.allocated_bytes == (fixed->allocated_extents + fixed5->allocated_extents) * extent);
+  // RAID10 keeps two copies; RAID5 4+1 keeps 5/4 of the data.
+  CHECK(cap.raw_allocated_bytes ==
+        fixed->allocated_extents * extent * 2 + fixed5->allocated_extents * extent * 5 / 4);
+  CHECK(cap.raw_free_bytes == cap.raw_usable_bytes - cap.raw_allocated_bytes);
+}
+
+TEST_CASE("a fixed volume that does not fit fails with no space and changes nothing") {
+  Fixture f;
+  const auto before = f.array->pool_capacity(1);
+  auto big = f.array->create_volume(f.spec("big", 23 * TB, Provisioning::kFixed));  // > 22.9 TB RAID10
+  REQUIRE_FALSE(big.is_ok());
+  CHECK(big.status().code() == sim::Code::kNoSpace);
+  CHECK(f.array->volumes().empty());
+  CHECK(f.array->pool_capacity(1).raw_allocated_bytes == before.raw_allocated_bytes);
+  // The same size thin is fine: thin volumes reserve nothing.
+  CHECK(f.array->create_volume(f.spec("big", 23 * TB)).is_ok());
+  // And a RAID5 fixed volume of 23 TB fits (36.6 TB usable).
+  CHECK(f.array->create_volume(f.spec("big5", 23 * TB, Provisioning::kFixed, raid::RaidType::kRaid5)).is_ok());
+}
+
+TEST_CASE("crossing a space threshold raises an event") {
+  Fixture f;
+  const auto cap = f.array->pool_capacity(1);
+  // 85 % of the RAID5 space: crosses the 80 % threshold, not 90 %.
+  const std::int64_t bytes = cap.usable_bytes.at(raid::RaidType::kRaid5) / 100 * 85 / 512 * 512;
+  REQUIRE(f.array->create_volume(f.spec("fill", bytes, Provisioning::kFixed, raid::RaidType::kRaid5)).is_ok());
+  const auto page = f.array->events(0, 10);
+  int warnings = 0;
+  for (const auto& e : page.items)
+    if (e.category == "pool" && e.severity == Severity::kWarning) ++warnings;
+  CHECK(warnings == 1);
+}
+
+TEST_CASE("names are unique, volumes grow and never shrink, immutable rules hold") {
+  Fixture f;
+  auto v = f.array->create_volume(f.spec("db", 10 * GiB)).value();
+  CHECK(f.array->create_volume(f.spec("db", 1 * GiB)).status().code() == sim::Code::kConflict);
+  VolumePatch shrink;
+  shrink.capacity_bytes = 5 * GiB;
+  CHECK(f.array->update_volume(v.id, shrink).status().code() == sim::Code::kUnprocessable);
+  VolumePatch grow;
+  grow.capacity_bytes = 20 * GiB;
+  auto grown = f.array->update_volume(v.id, grow);
+  REQUIRE(grown.is_ok());
+  CHECK(grown->capacity_bytes == 20 * GiB);
+  CHECK(grown->revision == 2);
+  // A stale revision is refused.
+  CHECK(f.array->update_volume(v.id, grow, 1).status().code() == sim::Code::kPreconditionFailed);
+}
+
+TEST_CASE("QoS is validated: min <= max <= burst, non-negative, burst needs max") {
+  Fixture f;
+  auto bad = f.spec("q", GiB);
+  bad.qos.min_iops = 5000;
+  bad.qos.max_iops = 1000;
+  CHECK(f.array->create_volume(bad).status().code() == sim::Code::kUnprocessable);
+  bad.qos = {};
+  bad.qos.min_iops = -1;
+  CHECK(f.array->create_volume(bad).status().code() == sim::Code::kUnprocessable);
+  bad.qos = {};
+  bad.qos.burst_iops = 10;
+  CHECK(f.array->create_volume(bad).status().code() == sim::Code::kUnprocessable);
+  bad.qos = {};
+  bad.qos.max_iops = 100;
+  bad.qos.burst_iops = 50;
+  CHECK(f.array->create_volume(bad).status().code() == sim::Code::kUnprocessable);
+  // A policy plus a per-volume override: the effective QoS is checked as a whole.
+  auto pol = f.array->create_qos_policy({"gold", {1000, 5000, 10000}}).value();
+  auto ok = f.spec("gold-vol", GiB);
+  ok.qos_policy_id = pol.id;
+  ok.qos.max_iops = 8000;
+  auto v = f.array->create_volume(ok);
+  REQUIRE(v.is_ok());
+  const auto eff = f.array->effective_qos(*v);
+  CHECK(eff.min_iops == 1000);
+  CHECK(eff.max_iops == 8000);
+  CHECK(eff.burst_iops == 10000);
+  // Changing the policy so that the volume's override breaks min <= max is refused.
+  QosPolicyPatch p;
+  p.min_iops = std::optional<std::int64_t>(9000);
+  CHECK(f.array->update_qos_policy(pol.id, p).status().code() == sim::Code::kUnprocessable);
+  CHECK(f.array->delete_qos_policy(pol.id).code() == sim::Code::kConflict);
+}
+
+TEST_CASE("mappings: LUN unique per host, mapped volumes cannot be deleted") {
+  Fixture f;
+  auto v1 = f.array->create_volume(f.spec("a", GiB)).value();
+  auto v2 = f.array->create_volume(f.spec("b", GiB)).value();
+  auto h = f.array->create_host({"esx1", "", {{InitiatorType::kFc, "21000024FF4B8A10"}}}).value();
+  CHECK(h.initiators[0].address == "21:00:00:24:ff:4b:8a:10");  // canonical WWPN
+  auto m1 = f.array->create_mapping({v1.id, h.id, 0, MappingAccess::kReadWrite});
+  REQUIRE(m1.is_ok());
+  CHECK(f.array->create_mapping({v2.id, h.id, 0, MappingAccess::kReadWrite}).status().code() ==
+        sim::Code::kConflict);
+  auto m2 = f.array->create_mapping({v2.id, h.id, std::nullopt, MappingAccess::kReadOnly});
+  REQUIRE(m2.is_ok());
+  CHECK(m2->lun == 1);  // the lowest free LUN
+  CHECK(f.array->delete_volume(v1.id).code() == sim::Code::kConflict);
+  CHECK(f.array->delete_host(h.id).code() == sim::Code::kConflict);
+  REQUIRE(f.array->delete_mapping(m1->id).is_ok());
+  CHECK(f.array->delete_volume(v1.id).is_ok());
+  // The same WWPN cannot belong to two hosts.
+  CHECK(f.array->create_host({"esx2", "", {{InitiatorType::kFc, "21:00:00:24:ff:4b:8a:10"}}}).status().code() ==
+        sim::Code::kConflict);
+  CHECK(f.array->create_host({"bad", "", {{InitiatorType::kFc, "not-a-wwpn"}}}).status().code() ==
+        sim::Code::kUnprocessable);
+  CHECK(f.array->create_host({"iscsi", "", {{InitiatorType::kIscsi, "iqn.1998-01.com.vmware:esx3"}}}).is_ok());
+}
+
+TEST_CASE("pools: delete only when empty, a DataPac in at most one pool, RAID10 needs both") {
+  Fixture f;
+  CHECK(f.array->create_pool({"p2", {1}}).status().code() == sim::Code::kConflict);
+  auto v = f.array->create_volume(f.spec("x", GiB)).value();
+  CHECK(f.array->delete_pool(1).code() == sim::Code::kConflict);
+  REQUIRE(f.array->delete_volume(v.id).is_ok());
+  REQUIRE(f.array->delete_pool(1).is_ok());
+  auto p1 = f.array->create_pool({"dp1", {1}}).value();
+  auto p2 = f.array->create_pool({"dp2", {2}}).value();
+  auto s = f.spec("r10", GiB);
+  s.pool_id = p1.id;
+  CHECK(f.array->create_volume(s).status().code() == sim::Code::kUnprocessable);
+  s.raid_type = raid::RaidType::kRaid5;
+  CHECK(f.array->create_volume(s).is_ok());
+  // Half the SSDs, half the capacity.
+  CHECK(f.array->pool_capacity(p2.id).raw_usable_bytes * 2 ==
+        f.array->capacity_model().drive(f.preset.ssd.capacity_bytes).raw_usable_bytes * 40);
+}
+
+TEST_CASE("a failed journal commit changes nothing") {
+  Fixture f;
+  const auto events_before = f.array->event_count();
+  f.journal.fail_next_commits(1);
+  auto r = f.array->create_volume(f.spec("lost", GiB, Provisioning::kFixed));
+  CHECK(r.status().code() == sim::Code::kUnavailable);
+  CHECK(f.array->volumes().empty());
+  CHECK(f.array->event_count() == events_before);
+  CHECK(f.array->pool_capacity(1).allocated_bytes == 0);
+  // The next attempt works and takes the first volume id.
+  CHECK(f.array->create_volume(f.spec("lost", GiB)).value().id == 1);
+}
+
+TEST_CASE("a restart restores every object with its id, and ids are never reused") {
+  Fixture f;
+  auto a = f.array->create_volume(f.spec("a", GiB)).value();
+  auto b = f.array->create_volume(f.spec("b", 2 * GiB, Provisioning::kFixed)).value();
+  auto h = f.array->create_host({"h", "test host", {{InitiatorType::kNbd, "client1"}}}).value();
+  auto m = f.array->create_mapping({a.id, h.id, 7, MappingAccess::kReadOnly}).value();
+  auto q = f.array->create_qos_policy({"silver", {100, 200, 400}}).value();
+  REQUIRE(f.array->delete_volume(b.id).is_ok());
+  const auto events = f.array->event_count();
+  f.restart();
+  CHECK(f.array->volume(a.id)->name == "a");
+  CHECK(f.array->volume(b.id) == nullptr);
+  CHECK(f.array->host(h.id)->initiators[0].address == "client1");
+  CHECK(f.array->mapping(m.id)->lun == 7);
+  CHECK(f.array->mapping(m.id)->access == MappingAccess::kReadOnly);
+  CHECK(f.array->qos_policy(q.id)->qos.burst_iops == 400);
+  CHECK(f.array->event_count() == events);
+  CHECK(f.array->pools().size() == 1);  // no second "first boot"
+  CHECK(f.array->create_volume(f.spec("c", GiB)).value().id == b.id + 1);
+}
+
+TEST_CASE("state from another system preset is refused") {
+  Fixture f;
+  auto other = f.catalog.system("ise-850-g3").value();
+  auto r = Array::open(f.sim, f.catalog, other, f.journal, f.journal.snapshot());
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.status().code() == sim::Code::kPreconditionFailed);
+  CHECK(r.status().message() == "this state belongs to an ise-860-g3 array, not an ise-850-g3 one");
+}
+
+TEST_CASE("events page newest first") {
+  Fixture f;
+  for (int i = 0; i < 5; ++i) REQUIRE(f.array->create_volume(f.spec("v" + std::to_string(i), GiB)).is_ok());
+  auto page = f.array->events(0, 2);
+  CHECK(page.total == 6);
+  REQUIRE(page.items.size() == 2);
+  CHECK(page.items[0].id == 6);
+  CHECK(page.items[1].id == 5);
+  CHECK(page.items[0].message.find("\"v4\"") != std::string::npos);
+  CHECK(f.array->events(5, 10).items.size() == 1);
+  CHECK(f.array->events(50, 10).items.empty());
+}
