@@ -153,7 +153,8 @@ SsdModel read_ssd(const Reader& r, const json& j) {
   r.only_keys(j, "", {"schema", "name", "description", "interface", "capacity_bytes",
                       "read_latency_us", "write_latency_us", "random_read_iops",
                       "random_write_iops", "seq_read_bytes_per_second",
-                      "seq_write_bytes_per_second", "dwpd", "warranty_years"});
+                      "seq_write_bytes_per_second", "dwpd", "warranty_years", "raw_nand_bytes",
+                      "write_buffer_bytes"});
   check_schema(r, j, "afasim.ssd/1");
   SsdModel m;
   m.name = r.text(j, "", "name");
@@ -169,6 +170,12 @@ SsdModel read_ssd(const Reader& r, const json& j) {
       r.integer_figure(j, "", "seq_write_bytes_per_second", 1, kMaxRate);
   m.dwpd = r.figure(j, "", "dwpd", 0.01, 1000);
   m.warranty_years = r.integer_figure(j, "", "warranty_years", 1, 30);
+  m.raw_nand_bytes = r.integer_figure(j, "", "raw_nand_bytes", 1e6, kMaxBytes);
+  if (m.raw_nand_bytes <= m.capacity_bytes)
+    r.fail("raw_nand_bytes.value", "must exceed capacity_bytes (a drive needs spare NAND)");
+  m.write_buffer_bytes = r.integer_figure(j, "", "write_buffer_bytes", 4096, kMaxBytes);
+  if (m.write_buffer_bytes >= m.capacity_bytes)
+    r.fail("write_buffer_bytes.value", "must be below capacity_bytes");
   return m;
 }
 

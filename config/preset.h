@@ -35,6 +35,12 @@ struct SsdModel {
   std::int64_t seq_write_bytes_per_second = 0;  // > 0
   double dwpd = 0;                       // rated drive writes per day, > 0
   std::int64_t warranty_years = 0;       // the DWPD rating's period, > 0
+  // NAND on the drive, user capacity plus the drive's own spare area; > capacity_bytes.
+  // The spare factor it gives sets write amplification (docs/ssd-model.md).
+  std::int64_t raw_nand_bytes = 0;
+  // Power-protected DRAM write buffer: writes are acknowledged from it while it has room.
+  // >= 4096, < capacity_bytes.
+  std::int64_t write_buffer_bytes = 0;
   // Rated endurance: dwpd × capacity × 365 × warranty_years, in bytes.
   double rated_endurance_bytes() const;
 };

@@ -49,6 +49,9 @@ TEST_CASE("the embedded presets load, with the ISE 860 G3 as the default") {
   CHECK(s.ssd.capacity_bytes == 1'600'000'000'000);
   CHECK(cat->system("ise-850-g3")->drive_count() == 20);
   CHECK(cat->system("ise-820-g3")->ssd.capacity_bytes == 200'000'000'000);
+  // The SSD model's NAND and buffer sizes (assumptions in config/ssds/*.json).
+  CHECK(s.ssd.raw_nand_bytes == 2LL << 40);
+  CHECK(s.ssd.write_buffer_bytes == 64LL << 20);
 }
 
 TEST_CASE("an unknown system names the known ones; the abstract family file is not a system") {
@@ -100,6 +103,11 @@ TEST_CASE("malformed and inconsistent presets fail with file: key: what is wrong
        [](json& j) { j["interface"] = "sata"; }},
       {ssd + ": dwpd: missing", ssd, [](json& j) { j.erase("dwpd"); }},
       {ssd + ": schema: expected \"afasim.ssd/1\"", ssd, [](json& j) { j["schema"] = "afasim.ssd/9"; }},
+      {ssd + ": raw_nand_bytes.value: must exceed capacity_bytes", ssd,
+       [](json& j) { j["raw_nand_bytes"]["value"] = 1'600'000'000'000; }},
+      {ssd + ": write_buffer_bytes.value: must be in [4096, ", ssd,
+       [](json& j) { j["write_buffer_bytes"]["value"] = 512; }},
+      {ssd + ": write_buffer_bytes: missing", ssd, [](json& j) { j.erase("write_buffer_bytes"); }},
       {"models/capacity.json: chunk_bytes.value: must be a power of two", "models/capacity.json",
        [](json& j) { j["chunk_bytes"]["value"] = 3 << 20; }},
   };
