@@ -46,8 +46,9 @@ TEST_CASE("greedy-GC write amplification matches the published analytic and simu
 TEST_CASE("random 4K writes wear NAND at the model's WA, sequential streams at 1") {
   const auto model = preset_ssd();
   const double wa_native = greedy_random_write_amplification(native_alpha(model));
-  // The 1.6 TB drive: 2 TiB of NAND for 1.6 TB, α = 1.374, WA ≈ 2.06.
-  CHECK(wa_native == doctest::Approx(2.06).epsilon(0.01));
+  // The 1.6 TB drive: 2 TiB of NAND for 1.6 TB, α = 1.374; between the published α = 1.3
+  // (2.36) and a hand solution of u = exp(−α(1 − u)) at α = 1.374: u = 0.510, WA = 2.04.
+  CHECK(wa_native == doctest::Approx(2.04).epsilon(0.005));
 
   auto random = make_ssd(model);
   sim::Rng rng(3);
