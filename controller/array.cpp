@@ -72,13 +72,15 @@ Array::Array(sim::Simulator& sim, const config::Catalog& catalog, const config::
 
 sim::Result<std::unique_ptr<Array>> Array::open(sim::Simulator& sim, const config::Catalog& catalog,
                                                 const config::SystemPreset& preset,
-                                                Journal& journal, const Snapshot& snapshot) {
+                                                Journal& journal, const Snapshot& snapshot,
+                                                ArrayOptions options) {
   auto it = snapshot.meta.find(kMetaSystem);
   if (it != snapshot.meta.end() && it->second != preset.name)
     return sim::precondition_failed("this state belongs to an " + it->second +
                                     " array, not an " + preset.name + " one");
   std::unique_ptr<Array> array(new Array(sim, catalog, preset, journal));
   AFASIM_RETURN_IF_ERROR(array->restore(snapshot));
+  AFASIM_RETURN_IF_ERROR(array->start_data_path(snapshot, std::move(options)));
   if (!snapshot.meta.count(kMetaInitialized)) {
     // First boot: one pool over both DataPacs, as the array ships.
     ChangeSet c;
@@ -153,6 +155,44 @@ Status Array::restore(const Snapshot& s) {
                          "state: mapping " + std::to_string(id) + " refers to a missing volume or host");
   }
   return Status::ok();
+}
+
+Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
+  auto data = DataPath::create(
+      sim_, preset_, capacity_model_, std::move(options.data_path),
+      [this](Severity s, std::string category, std::string object, std::string message) {
+        (void)log_event(s, std::move(category), std::move(object), std::move(message));
+      });
+  if (!data.is_ok()) return data.status();
+  data_ = std::move(data).value();
+  for (auto& [id, v] : volumes_) {
+    AFASIM_RETURN_IF_ERROR(data_->attach_volume(v, pool_drives(pools_.at(v.pool_id)), false));
+  }
+  for (const auto& r : snapshot.extents) {
+    Status st = data_->restore_extent(r);
+    if (!st.is_ok()) return Status(sim::Code::kInternal, "state: " + st.message());
+  }
+  data_->set_extent_listener(
+      [this](DataPath::ExtentChange change, const ExtentRecord& record) { return on_extent_changed(change, record); });
+  return Status::ok();
+}
+
+Status Array::on_extent_changed(DataPath::ExtentChange change, const ExtentRecord& r) {
+  auto vit = volumes_.find(r.volume_id);
+  if (vit == volumes_.end()) return sim::not_found("no volume " + std::to_string(r.volume_id));
+  ChangeSet c;
+  if (change == DataPath::ExtentChange::kReleased) {
+    c.delete_extents.emplace_back(r.volume_id, r.extent_index);
+  } else {
+    c.put_extents.push_back(r);
+    if (change == DataPath::ExtentChange::kAllocated) {
+      // A thin allocation may cross a low-space threshold; the data path holds its chunks.
+      const Pool& p = pools_.at(vit->second.pool_id);
+      const std::int64_t now_raw = data_->raw_allocated_bytes(pool_drives(p));
+      threshold_events(p.id, now_raw - data_->raw_bytes_per_extent(r.raid_type), now_raw, c);
+    }
+  }
+  return commit(c);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -271,10 +311,55 @@ std::optional<Id> Array::pool_of_datapac(Id datapac_id) const {
   return std::nullopt;
 }
 
-std::int64_t Array::extent_bytes() const { return capacity_model_.extent_bytes(); }
+std::int64_t Array::extent_bytes(raid::RaidType type) const { return data_->extent_bytes(type); }
 
 std::int64_t Array::raw_bytes_for_extents(raid::RaidType type, std::int64_t extents) const {
-  return extents * capacity_model_.raw_bytes_per_extent(type);
+  return extents * data_->raw_bytes_per_extent(type);
+}
+
+std::vector<int> Array::pool_drives(const Pool& pool) const {
+  std::vector<int> drives;
+  for (Id dp : pool.datapac_ids)
+    if (const DataPacInfo* d = datapac(dp))
+      for (Id drive : d->drive_ids) drives.push_back(static_cast<int>(drive - 1));
+  return drives;
+}
+
+void Array::submit(const HostIo& io, IoCallback done) {
+  // The QoS scheduler (issue 5) will gate here.
+  data_->submit(io, std::move(done));
+}
+
+sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
+  FaultRecord r;
+  r.time_ns = sim_.now();
+  r.type = spec.type;
+  r.drive = spec.drive;
+  r.latency_multiplier = spec.latency_multiplier;
+  const bool drive_fault = spec.type.rfind("drive_", 0) == 0;
+  if (!drive_fault) return sim::invalid_argument("unknown fault type \"" + spec.type + "\"");
+  if (spec.drive < 1 || spec.drive > static_cast<Id>(drives_.size()))
+    return sim::not_found("no drive " + std::to_string(spec.drive) + " (drives are 1 to " +
+                          std::to_string(drives_.size()) + ")");
+  const int index = static_cast<int>(spec.drive - 1);
+  Status st;
+  if (spec.type == "drive_fail") st = data_->fail_drive(index);
+  else if (spec.type == "drive_pull") st = data_->pull_drive(index);
+  else if (spec.type == "drive_replace") st = data_->replace_drive(index);
+  else if (spec.type == "drive_slow") st = data_->set_drive_latency_multiplier(index, spec.latency_multiplier);
+  else if (spec.type == "drive_restore_speed") st = data_->set_drive_latency_multiplier(index, 1.0);
+  else return sim::invalid_argument("unknown fault type \"" + spec.type + "\"");
+  if (!st.is_ok()) return st;
+  DriveInfo& d = drives_[static_cast<std::size_t>(index)];
+  switch (data_->ssd(index).state()) {
+    case datapac::SsdState::kHealthy: d.state = DriveState::kHealthy; break;
+    case datapac::SsdState::kFailed: d.state = DriveState::kFailed; break;
+    case datapac::SsdState::kRemoved: d.state = DriveState::kRemoved; break;
+  }
+  r.id = static_cast<std::int64_t>(faults_.size()) + 1;
+  r.result = "applied";
+  faults_.push_back(r);
+  return r;
 }
 
 std::vector<raid::RaidType> Array::raid_types_offered(const Pool& pool) const {
@@ -289,22 +374,21 @@ PoolCapacity Array::pool_capacity(Id pool_id) const {
   const Pool* p = pool(pool_id);
   if (p == nullptr) return c;
   const pool::DriveCapacity per_drive = capacity_model_.drive(preset_.ssd.capacity_bytes);
-  for (Id dp : p->datapac_ids) {
-    const auto n = static_cast<std::int64_t>(datapac(dp)->drive_ids.size());
-    c.pre_raid_bytes += per_drive.pre_raid_bytes * n;
-    c.raw_usable_bytes += per_drive.raw_usable_bytes * n;
-  }
+  const std::vector<int> drives = pool_drives(*p);
+  c.pre_raid_bytes = per_drive.pre_raid_bytes * static_cast<std::int64_t>(drives.size());
+  // From the allocator: SSDs that failed leave the usable space with their chunks.
+  c.raw_usable_bytes = data_->raw_usable_bytes(drives);
+  c.raw_allocated_bytes = data_->raw_allocated_bytes(drives);
   for (const auto& [id, v] : volumes_) {
     if (v.pool_id != pool_id) continue;
     c.provisioned_bytes += v.capacity_bytes;
-    c.allocated_bytes += v.allocated_extents * extent_bytes();
-    c.raw_allocated_bytes += raw_bytes_for_extents(v.raid_type, v.allocated_extents);
+    c.allocated_bytes += data_->allocated_extents(id) * extent_bytes(v.raid_type);
   }
   c.raw_free_bytes = std::max<std::int64_t>(0, c.raw_usable_bytes - c.raw_allocated_bytes);
   for (raid::RaidType t : raid_types_offered(*p)) {
     c.usable_bytes[t] = capacity_model_.usable_from_raw(t, c.raw_usable_bytes);
     // Free space counts whole extents only: a partial extent cannot be allocated.
-    c.free_bytes[t] = c.raw_free_bytes / capacity_model_.raw_bytes_per_extent(t) * extent_bytes();
+    c.free_bytes[t] = c.raw_free_bytes / data_->raw_bytes_per_extent(t) * extent_bytes(t);
   }
   return c;
 }
@@ -417,12 +501,13 @@ Status Array::check_revision(std::uint64_t actual, std::optional<std::uint64_t> 
   return Status::ok();
 }
 
-void Array::threshold_events(Id pool_id, std::int64_t raw_allocated_after, ChangeSet& changes) {
+void Array::threshold_events(Id pool_id, std::int64_t raw_before, std::int64_t raw_after, ChangeSet& changes) {
   const Pool* p = pool(pool_id);
-  const PoolCapacity cap = pool_capacity(pool_id);
-  if (p == nullptr || cap.raw_usable_bytes == 0) return;
-  const double before = 100.0 * static_cast<double>(cap.raw_allocated_bytes) / static_cast<double>(cap.raw_usable_bytes);
-  const double after = 100.0 * static_cast<double>(raw_allocated_after) / static_cast<double>(cap.raw_usable_bytes);
+  if (p == nullptr) return;
+  const std::int64_t usable = data_->raw_usable_bytes(pool_drives(*p));
+  if (usable == 0) return;
+  const double before = 100.0 * static_cast<double>(raw_before) / static_cast<double>(usable);
+  const double after = 100.0 * static_cast<double>(raw_after) / static_cast<double>(usable);
   for (std::size_t i = 0; i < p->space_thresholds_percent.size(); ++i) {
     const int t = p->space_thresholds_percent[i];
     if (before < t && after >= t) {
@@ -581,19 +666,23 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
   AFASIM_RETURN_IF_ERROR(check_qos(effective_qos(v), "volume QoS with its policy"));
   v.created_time_ns = sim_.now();
   ChangeSet c;
+  const PoolCapacity cap = pool_capacity(pool_id);
   if (v.provisioning == Provisioning::kFixed) {
-    const std::int64_t extents = (v.capacity_bytes + extent_bytes() - 1) / extent_bytes();
+    const std::int64_t ext = extent_bytes(v.raid_type);
+    const std::int64_t extents = (v.capacity_bytes + ext - 1) / ext;
     const std::int64_t raw = raw_bytes_for_extents(v.raid_type, extents);
-    const PoolCapacity cap = pool_capacity(pool_id);
     if (raw > cap.raw_free_bytes)
-      return sim::no_space("fixed volume \"" + v.name + "\" needs " + human_bytes(extents * extent_bytes()) +
-                           " of " + std::string(raid::raid_type_name(v.raid_type)) + " space; pool " +
-                           std::to_string(pool_id) + " has " + human_bytes(cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0) +
+      return sim::no_space("fixed volume \"" + v.name + "\" needs " + human_bytes(extents * ext) + " of " +
+                           std::string(raid::raid_type_name(v.raid_type)) + " space; pool " +
+                           std::to_string(pool_id) + " has " +
+                           human_bytes(cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0) +
                            " free for " + std::string(raid::raid_type_name(v.raid_type)));
-    v.allocated_extents = extents;
-    threshold_events(pool_id, cap.raw_allocated_bytes + raw, c);
+    threshold_events(pool_id, cap.raw_allocated_bytes, cap.raw_allocated_bytes + raw, c);
   }
   v.id = next_id("volume", c);
+  // The data path places a fixed volume's extents now; all or nothing.
+  AFASIM_RETURN_IF_ERROR(data_->attach_volume(v, pool_drives(p), true));
+  c.put_extents = data_->extent_records(v.id);
   c.put_volumes.push_back(v);
   c.events.insert(c.events.begin(),
                   make_event(Severity::kInfo, "volume", object_name("volume", v.id),
@@ -602,7 +691,10 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
                                  std::string(to_string(v.provisioning)) + " in pool " +
                                  std::to_string(pool_id) + ", preferred controller " +
                                  controllers_[static_cast<std::size_t>(preferred - 1)].name));
-  AFASIM_RETURN_IF_ERROR(commit(c));
+  if (Status st = commit(c); !st.is_ok()) {
+    data_->detach_volume(v.id);
+    return st;
+  }
   return v;
 }
 
@@ -614,6 +706,7 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
   Volume v = *cur;
   ChangeSet c;
   std::vector<std::string> changed;
+  std::optional<std::int64_t> grow_to;
   if (patch.name && *patch.name != v.name) {
     AFASIM_RETURN_IF_ERROR(check_name("volume", *patch.name));
     if (const Volume* other = volume_by_name(*patch.name))
@@ -631,17 +724,20 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
     if (n % kSectorBytes != 0)
       return sim::unprocessable("capacity_bytes must be a multiple of 512, got " + std::to_string(n));
     if (v.provisioning == Provisioning::kFixed) {
-      const std::int64_t extents = (n + extent_bytes() - 1) / extent_bytes();
-      const std::int64_t more = raw_bytes_for_extents(v.raid_type, extents - v.allocated_extents);
+      const std::int64_t ext = extent_bytes(v.raid_type);
+      const std::int64_t extents = (n + ext - 1) / ext;
+      const std::int64_t have = data_->allocated_extents(id);
+      const std::int64_t more = raw_bytes_for_extents(v.raid_type, extents - have);
       const PoolCapacity cap = pool_capacity(v.pool_id);
       if (more > cap.raw_free_bytes)
         return sim::no_space("growing fixed volume \"" + v.name + "\" to " + human_bytes(n) + " needs " +
-                             human_bytes((extents - v.allocated_extents) * extent_bytes()) + " more; pool " +
-                             std::to_string(v.pool_id) + " has " + human_bytes(cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0) +
+                             human_bytes((extents - have) * ext) + " more; pool " +
+                             std::to_string(v.pool_id) + " has " +
+                             human_bytes(cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0) +
                              " free for " + std::string(raid::raid_type_name(v.raid_type)));
-      threshold_events(v.pool_id, cap.raw_allocated_bytes + more, c);
-      v.allocated_extents = extents;
+      threshold_events(v.pool_id, cap.raw_allocated_bytes, cap.raw_allocated_bytes + more, c);
     }
+    grow_to = n;
     changed.push_back("grown from " + human_bytes(v.capacity_bytes) + " to " + human_bytes(n));
     v.capacity_bytes = n;
   }
@@ -665,13 +761,22 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
   if (!(qos_after == qos_before) || v.qos_policy_id != cur->qos_policy_id)
     changed.push_back("QoS " + qos_text(qos_after));
   if (changed.empty()) return *cur;  // nothing to change: no new revision, no event
+  const std::int64_t old_capacity = cur->capacity_bytes;
+  if (grow_to) {
+    AFASIM_RETURN_IF_ERROR(data_->grow_volume(id, *grow_to));
+    if (v.provisioning == Provisioning::kFixed) c.put_extents = data_->extent_records(id);
+  }
   ++v.revision;
   c.put_volumes.push_back(v);
   std::string what;
   for (const auto& s : changed) what += (what.empty() ? "" : "; ") + s;
   c.events.insert(c.events.begin(), make_event(Severity::kInfo, "volume", object_name("volume", id),
                                                "volume \"" + v.name + "\" " + what));
-  AFASIM_RETURN_IF_ERROR(commit(c));
+  if (Status st = commit(c); !st.is_ok()) {
+    if (grow_to) data_->shrink_volume(id, old_capacity);
+    return st;
+  }
+  data_->set_preferred_controller(id, v.preferred_controller);
   return v;
 }
 
@@ -688,9 +793,11 @@ Status Array::delete_volume(Id id, std::optional<std::uint64_t> expected_revisio
   c.delete_volumes.push_back(id);
   c.events.push_back(make_event(Severity::kInfo, "volume", object_name("volume", id),
                                 "volume \"" + v->name + "\" deleted; " +
-                                    human_bytes(v->allocated_extents * extent_bytes()) + " returned to pool " +
-                                    std::to_string(v->pool_id)));
-  return commit(c);
+                                    human_bytes(data_->allocated_extents(id) * extent_bytes(v->raid_type)) +
+                                    " returned to pool " + std::to_string(v->pool_id)));
+  AFASIM_RETURN_IF_ERROR(commit(c));
+  data_->detach_volume(id);
+  return Status::ok();
 }
 
 // ---------------------------------------------------------------------------------------

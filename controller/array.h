@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "config/preset.h"
+#include "controller/data_path.h"
+#include "controller/io.h"
 #include "controller/journal.h"
 #include "controller/objects.h"
 #include "pool/capacity.h"
@@ -106,6 +108,17 @@ struct QosPolicyPatch {
   std::optional<std::optional<std::int64_t>> burst_iops;
 };
 
+struct ArrayOptions {
+  DataPathOptions data_path;
+};
+
+// A fault to inject now (DESIGN.md "Faults"). Drive faults name the drive by id (1-based).
+struct FaultSpec {
+  std::string type;  // drive_fail, drive_pull, drive_replace, drive_slow, drive_restore_speed
+  Id drive = 0;
+  double latency_multiplier = 1.0;  // drive_slow
+};
+
 template <typename T>
 struct Page {
   std::vector<T> items;
@@ -121,13 +134,27 @@ class Array {
   static sim::Result<std::unique_ptr<Array>> open(sim::Simulator& sim,
                                                   const config::Catalog& catalog,
                                                   const config::SystemPreset& preset,
-                                                  Journal& journal, const Snapshot& snapshot);
+                                                  Journal& journal, const Snapshot& snapshot,
+                                                  ArrayOptions options = {});
 
   sim::Simulator& simulator() { return sim_; }
   const config::SystemPreset& preset() const { return preset_; }
   const pool::CapacityModel& capacity_model() const { return capacity_model_; }
-  // Host bytes per extent, the unit of thin allocation (docs/capacity.md).
-  std::int64_t extent_bytes() const;
+  // Host bytes per extent of `type`, the unit of thin allocation (docs/capacity.md).
+  std::int64_t extent_bytes(raid::RaidType type = raid::RaidType::kRaid10) const;
+  DataPath& data_path() { return *data_; }
+  const DataPath& data_path() const { return *data_; }
+
+  // Host I/O into the model (DESIGN.md "One host write"): `done` runs at the simulated
+  // completion time with the outcome. Never blocks.
+  void submit(const HostIo& io, IoCallback done);
+  // online, degraded (a member lost, redundancy reduced) or failed (data lost).
+  VolumeState volume_state(Id volume_id) const { return data_->volume_state(volume_id); }
+
+  // Faults (DESIGN.md "Faults"), now. kNotFound for an unknown drive, kConflict when the
+  // drive is not in a state the fault applies to, kInvalidArgument for an unknown type.
+  sim::Result<FaultRecord> inject_fault(const FaultSpec& spec);
+  const std::vector<FaultRecord>& faults() const { return faults_; }
 
   // Hardware.
   const std::vector<ControllerInfo>& controllers() const { return controllers_; }
@@ -155,6 +182,8 @@ class Array {
   PoolCapacity pool_capacity(Id pool_id) const;
   // The QoS that applies to `v`: its own values, else its policy's.
   QosSettings effective_qos(const Volume& v) const;
+  // Drive indexes (drive id − 1) of the pool's DataPacs.
+  std::vector<int> pool_drives(const Pool& pool) const;
   // RAID types `pool` can hold (RAID10 needs both DataPacs: its mirrors pair across them).
   std::vector<raid::RaidType> raid_types_offered(const Pool& pool) const;
   // Raw SSD bytes `extents` extents of `type` hold.
@@ -208,6 +237,9 @@ class Array {
   Array(sim::Simulator& sim, const config::Catalog& catalog, const config::SystemPreset& preset,
         Journal& journal);
   sim::Status restore(const Snapshot& snapshot);
+  sim::Status start_data_path(const Snapshot& snapshot, ArrayOptions options);
+  // The data path changed an extent (thin allocation, unmap, rebuild): persist it.
+  sim::Status on_extent_changed(DataPath::ExtentChange change, const ExtentRecord& record);
   void build_hardware();
 
   // Commits `changes` (plus the next-id counters) and applies them to memory.
@@ -222,8 +254,9 @@ class Array {
   sim::Status check_initiators(const std::vector<Initiator>& initiators, Id host_id) const;
   sim::Status check_revision(std::uint64_t actual, std::optional<std::uint64_t> expected,
                              const std::string& object) const;
-  // Events for thresholds of `pool_id` crossed upward if `raw_allocated_after` came to pass.
-  void threshold_events(Id pool_id, std::int64_t raw_allocated_after, ChangeSet& changes);
+  // Events for thresholds of `pool_id` crossed upward as its raw allocation goes from
+  // `raw_before` to `raw_after`.
+  void threshold_events(Id pool_id, std::int64_t raw_before, std::int64_t raw_after, ChangeSet& changes);
 
   sim::Simulator& sim_;
   const config::Catalog& catalog_;
@@ -245,6 +278,8 @@ class Array {
   std::map<std::string, std::int64_t> next_ids_;
   std::int64_t next_event_id_ = 1;
   std::function<void(const Event&)> event_listener_;
+  std::unique_ptr<DataPath> data_;
+  std::vector<FaultRecord> faults_;
 };
 
 }  // namespace afasim::controller

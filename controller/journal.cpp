@@ -6,7 +6,8 @@ bool ChangeSet::empty() const {
   return put_pools.empty() && delete_pools.empty() && put_volumes.empty() &&
          delete_volumes.empty() && put_hosts.empty() && delete_hosts.empty() &&
          put_mappings.empty() && delete_mappings.empty() && put_qos_policies.empty() &&
-         delete_qos_policies.empty() && events.empty() && meta.empty();
+         delete_qos_policies.empty() && put_extents.empty() && delete_extents.empty() && events.empty() &&
+         meta.empty();
 }
 
 namespace {
@@ -34,6 +35,11 @@ sim::Status MemoryJournal::commit(const ChangeSet& c) {
   put_all(hosts_, c.put_hosts, c.delete_hosts);
   put_all(mappings_, c.put_mappings, c.delete_mappings);
   put_all(qos_policies_, c.put_qos_policies, c.delete_qos_policies);
+  for (const auto& e : c.put_extents) extents_[{e.volume_id, e.extent_index}] = e;
+  for (const auto& key : c.delete_extents) extents_.erase(key);
+  for (Id v : c.delete_volumes)
+    for (auto it = extents_.lower_bound({v, 0}); it != extents_.end() && it->first.first == v;)
+      it = extents_.erase(it);
   events_.insert(events_.end(), c.events.begin(), c.events.end());
   for (const auto& [k, v] : c.meta) meta_[k] = v;
   ++commits_;
@@ -47,6 +53,7 @@ Snapshot MemoryJournal::snapshot() const {
   s.hosts = values(hosts_);
   s.mappings = values(mappings_);
   s.qos_policies = values(qos_policies_);
+  for (const auto& [k, e] : extents_) s.extents.push_back(e);
   s.events = events_;
   s.meta = meta_;
   return s;

@@ -27,6 +27,9 @@ struct ChangeSet {
   std::vector<Id> delete_mappings;
   std::vector<QosPolicy> put_qos_policies;
   std::vector<Id> delete_qos_policies;
+  // Extents: upserted by (volume_id, extent_index); a deleted volume's extents go with it.
+  std::vector<ExtentRecord> put_extents;
+  std::vector<std::pair<Id, std::int64_t>> delete_extents;  // (volume_id, extent_index)
   std::vector<Event> events;                 // appended
   std::map<std::string, std::string> meta;   // upserted key/value pairs
 
@@ -40,6 +43,7 @@ struct Snapshot {
   std::vector<Host> hosts;
   std::vector<Mapping> mappings;
   std::vector<QosPolicy> qos_policies;
+  std::vector<ExtentRecord> extents;
   std::vector<Event> events;                 // the newest ones, oldest first
   std::map<std::string, std::string> meta;
 };
@@ -68,6 +72,7 @@ class MemoryJournal : public Journal {
   std::map<Id, Host> hosts_;
   std::map<Id, Mapping> mappings_;
   std::map<Id, QosPolicy> qos_policies_;
+  std::map<std::pair<Id, std::int64_t>, ExtentRecord> extents_;
   std::vector<Event> events_;
   std::map<std::string, std::string> meta_;
   int fail_next_ = 0;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pool/extent_allocator.h"
 #include "raid/raid_type.h"
 #include "sim/time.h"
 
@@ -87,7 +88,6 @@ struct Volume {
   Id preferred_controller = 1;
   QosSettings qos;                        // per-volume values; override the policy's
   std::optional<Id> qos_policy_id;
-  std::int64_t allocated_extents = 0;     // extents handed out (fixed: all, at creation)
   VolumeState state = VolumeState::kOnline;
   sim::Time created_time_ns = 0;
   std::uint64_t revision = 1;
@@ -121,6 +121,27 @@ struct QosPolicy {
   std::string name;
   QosSettings qos;
   std::uint64_t revision = 1;
+};
+
+// Where one extent of a volume lives: its RAID members (chunks on SSDs). Persisted so that
+// a restarted array finds its data (thin map and placement).
+struct ExtentRecord {
+  Id volume_id = 0;
+  std::int64_t extent_index = 0;  // which extent of the volume (offset / extent size)
+  raid::RaidType raid_type = raid::RaidType::kRaid10;
+  std::vector<pool::ChunkAddr> members;
+  std::uint16_t missing = 0;      // bit i: member i lost with its SSD, awaiting rebuild
+  bool operator==(const ExtentRecord&) const = default;
+};
+
+// A fault injected through the API or a scenario timeline (DESIGN.md "Faults").
+struct FaultRecord {
+  std::int64_t id = 0;
+  sim::Time time_ns = 0;   // simulated time it took effect
+  std::string type;        // "drive_fail", "drive_pull", "drive_replace", "drive_slow", ...
+  Id drive = 0;            // for drive faults: drive id (1-based)
+  double latency_multiplier = 1.0;  // drive_slow
+  std::string result;      // what it did, or why it was refused
 };
 
 struct Event {

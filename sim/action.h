@@ -1,8 +1,9 @@
-// sim::Action: a move-only `void()` callable with inline storage.
+// sim::InlineFunction<R(Args...)>: a move-only callable with inline storage, and
+// sim::Action = InlineFunction<void()>, what events carry.
 //
-// Events carry one of these. Callables up to kInlineBytes (and nothrow-movable) live
-// inside the Action without a heap allocation, which matters at tens of millions of events
-// per second; larger ones go to the heap. Not copyable.
+// Callables up to kInlineBytes (and nothrow-movable) live inside the object without a heap
+// allocation, which matters at tens of millions of events per second; larger ones go to
+// the heap. Not copyable.
 #pragma once
 
 #include <cstddef>
@@ -14,16 +15,21 @@
 
 namespace afasim::sim {
 
-class Action {
+template <typename Signature>
+class InlineFunction;
+
+template <typename R, typename... Args>
+class InlineFunction<R(Args...)> {
  public:
   static constexpr std::size_t kInlineBytes = 48;
 
-  Action() = default;
-  Action(std::nullptr_t) {}  // NOLINT
+  InlineFunction() = default;
+  InlineFunction(std::nullptr_t) {}  // NOLINT
 
   template <typename F, typename D = std::decay_t<F>,
-            typename = std::enable_if_t<!std::is_same_v<D, Action> && std::is_invocable_v<D&>>>
-  Action(F&& f) {  // NOLINT: implicit, like std::function
+            typename = std::enable_if_t<!std::is_same_v<D, InlineFunction> &&
+                                        std::is_invocable_r_v<R, D&, Args...>>>
+  InlineFunction(F&& f) {  // NOLINT: implicit, like std::function
     if constexpr (sizeof(D) <= kInlineBytes && alignof(D) <= alignof(std::max_align_t) &&
                   std::is_nothrow_move_constructible_v<D>) {
       ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
@@ -34,24 +40,24 @@ class Action {
     }
   }
 
-  Action(Action&& other) noexcept { move_from(other); }
-  Action& operator=(Action&& other) noexcept {
+  InlineFunction(InlineFunction&& other) noexcept { move_from(other); }
+  InlineFunction& operator=(InlineFunction&& other) noexcept {
     if (this != &other) {
       reset();
       move_from(other);
     }
     return *this;
   }
-  Action(const Action&) = delete;
-  Action& operator=(const Action&) = delete;
-  ~Action() { reset(); }
+  InlineFunction(const InlineFunction&) = delete;
+  InlineFunction& operator=(const InlineFunction&) = delete;
+  ~InlineFunction() { reset(); }
 
   explicit operator bool() const { return ops_ != nullptr; }
 
   // REQUIRES: not empty.
-  void operator()() {
-    AFASIM_ASSERT(ops_ != nullptr, "calling an empty sim::Action");
-    ops_->invoke(storage_);
+  R operator()(Args... args) {
+    AFASIM_ASSERT(ops_ != nullptr, "calling an empty sim::InlineFunction");
+    return ops_->invoke(storage_, std::forward<Args>(args)...);
   }
 
   void reset() {
@@ -63,14 +69,14 @@ class Action {
 
  private:
   struct Ops {
-    void (*invoke)(void*);
+    R (*invoke)(void*, Args&&...);
     void (*move)(void* dst, void* src);  // move-constructs dst from src, destroys src
     void (*destroy)(void*);
   };
 
   template <typename D>
   static constexpr Ops inline_ops = {
-      [](void* p) { (*static_cast<D*>(p))(); },
+      [](void* p, Args&&... args) -> R { return (*static_cast<D*>(p))(std::forward<Args>(args)...); },
       [](void* dst, void* src) {
         ::new (dst) D(std::move(*static_cast<D*>(src)));
         static_cast<D*>(src)->~D();
@@ -79,12 +85,12 @@ class Action {
   };
   template <typename D>
   static constexpr Ops heap_ops = {
-      [](void* p) { (**static_cast<D**>(p))(); },
+      [](void* p, Args&&... args) -> R { return (**static_cast<D**>(p))(std::forward<Args>(args)...); },
       [](void* dst, void* src) { *static_cast<D**>(dst) = *static_cast<D**>(src); },
       [](void* p) { delete *static_cast<D**>(p); },
   };
 
-  void move_from(Action& other) noexcept {
+  void move_from(InlineFunction& other) noexcept {
     if (other.ops_ != nullptr) {
       other.ops_->move(storage_, other.storage_);
       ops_ = other.ops_;
@@ -95,5 +101,7 @@ class Action {
   alignas(std::max_align_t) unsigned char storage_[kInlineBytes];
   const Ops* ops_ = nullptr;
 };
+
+using Action = InlineFunction<void()>;
 
 }  // namespace afasim::sim

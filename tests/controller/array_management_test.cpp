@@ -63,15 +63,18 @@ TEST_CASE("fixed volumes are allocated at creation, thin ones only provisioned")
   REQUIRE(thin.is_ok());
   REQUIRE(fixed.is_ok());
   REQUIRE(fixed5.is_ok());
-  CHECK(thin->allocated_extents == 0);
-  CHECK(fixed->allocated_extents == 100 * GiB / extent);
-  CHECK(fixed5->allocated_extents == 10 * GiB / extent + 1);  // a partial extent is a whole one
+  const auto& dp = f.array->data_path();
+  const std::int64_t fixed_extents = dp.allocated_extents(fixed->id);
+  const std::int64_t fixed5_extents = dp.allocated_extents(fixed5->id);
+  CHECK(dp.allocated_extents(thin->id) == 0);
+  CHECK(fixed_extents == 100 * GiB / extent);
+  CHECK(fixed5_extents == 10 * GiB / extent + 1);  // a partial extent is a whole one
   const auto cap = f.array->pool_capacity(1);
   CHECK(cap.provisioned_bytes == 100 * GiB + 100 * GiB + 10 * GiB + 512);
-  CHECK(cap.allocated_bytes == (fixed->allocated_extents + fixed5->allocated_extents) * extent);
+  CHECK(cap.allocated_bytes == (fixed_extents + fixed5_extents) * extent);
   // RAID10 keeps two copies; RAID5 4+1 keeps 5/4 of the data.
   CHECK(cap.raw_allocated_bytes ==
-        fixed->allocated_extents * extent * 2 + fixed5->allocated_extents * extent * 5 / 4);
+        fixed_extents * extent * 2 + fixed5_extents * extent * 5 / 4);
   CHECK(cap.raw_free_bytes == cap.raw_usable_bytes - cap.raw_allocated_bytes);
 }
 

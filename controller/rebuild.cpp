@@ -1,0 +1,224 @@
+// Drive faults and the rebuild into distributed spare space (docs/faults.md).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "controller/data_path.h"
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using pool::ChunkAddr;
+using raid::RaidType;
+using sim::Status;
+using sim::Time;
+
+namespace {
+std::string drive_object(int drive) { return "drive/" + std::to_string(drive + 1); }
+bool is_missing(std::uint16_t mask, int m) { return (mask >> m) & 1u; }
+
+// Whether `missing` members exceed what the layout tolerates.
+bool beyond_redundancy(RaidType type, std::uint16_t missing, int members) {
+  if (missing == 0) return false;
+  switch (type) {
+    case RaidType::kRaid0: return true;
+    case RaidType::kRaid5: return (missing & (missing - 1)) != 0;  // two or more
+    case RaidType::kRaid10:
+      for (int m = 0; m < members; m += 2)
+        if (is_missing(missing, m) && is_missing(missing, m + 1)) return true;
+      return false;
+  }
+  return true;
+}
+}  // namespace
+
+void DataPath::update_extent_health(Extent& e, bool was_degraded, bool was_lost) {
+  VolumeRuntime* v = find_volume(e.volume_id);
+  const bool lost = e.lost;
+  const bool degraded = !lost && e.missing != 0;
+  if (v == nullptr) return;
+  v->lost_extents += static_cast<int>(lost) - static_cast<int>(was_lost);
+  v->degraded_extents += static_cast<int>(degraded) - static_cast<int>(was_degraded);
+}
+
+Status DataPath::lose_drive(int drive, const char* how) {
+  if (drive < 0 || drive >= drive_count()) return sim::not_found("no drive " + std::to_string(drive + 1));
+  datapac::Ssd& ssd = *ssds_[static_cast<std::size_t>(drive)];
+  if (ssd.state() != datapac::SsdState::kHealthy)
+    return sim::conflict("drive " + std::to_string(drive + 1) + " is already " +
+                         (ssd.state() == datapac::SsdState::kFailed ? "failed" : "removed"));
+  if (std::strcmp(how, "pulled") == 0) ssd.remove();
+  else ssd.fail();
+  allocator_.set_usable(drive, false);
+  emit(Severity::kError, "drive", drive_object(drive),
+       "drive " + std::to_string(drive + 1) + " (DataPac " + std::to_string(datapac_of(drive)) + ") " + how);
+
+  std::map<Id, int> newly_failed;
+  std::vector<std::uint32_t> affected;
+  for (std::uint32_t id = 0; id < extents_.size(); ++id) {
+    Extent& e = extents_[id];
+    for (int m = 0; m < e.member_count; ++m) {
+      if (e.members[static_cast<std::size_t>(m)].drive != drive || is_missing(e.missing, m)) continue;
+      const bool was_degraded = !e.lost && e.missing != 0;
+      const bool was_lost = e.lost;
+      e.missing = static_cast<std::uint16_t>(e.missing | (1u << m));
+      e.lost = beyond_redundancy(e.type, e.missing, e.member_count);
+      update_extent_health(e, was_degraded, was_lost);
+      if (e.lost && !was_lost) newly_failed[e.volume_id]++;
+      if (!e.lost) affected.push_back(id);
+      (void)notify_extent(ExtentChange::kUpdated, e);
+    }
+  }
+  for (const auto& [vid, n] : newly_failed)
+    if (VolumeRuntime* v = find_volume(vid); v && v->lost_extents == n)
+      emit(Severity::kCritical, "volume", "volume/" + std::to_string(vid),
+           "volume " + std::to_string(vid) + " failed: " + std::to_string(n) +
+               " extent(s) lost more members than " + std::string(raid::raid_type_name(v->raid_type)) +
+               " tolerates; its I/O now returns errors");
+  if (!affected.empty()) {
+    rebuild_queue_.push_back(drive);
+    if (!rebuild_.active) start_rebuild();
+  }
+  return Status::ok();
+}
+
+Status DataPath::fail_drive(int drive) { return lose_drive(drive, "failed"); }
+Status DataPath::pull_drive(int drive) { return lose_drive(drive, "pulled"); }
+
+Status DataPath::replace_drive(int drive) {
+  if (drive < 0 || drive >= drive_count()) return sim::not_found("no drive " + std::to_string(drive + 1));
+  datapac::Ssd& ssd = *ssds_[static_cast<std::size_t>(drive)];
+  if (ssd.state() == datapac::SsdState::kHealthy)
+    return sim::conflict("drive " + std::to_string(drive + 1) + " is healthy; fail or pull it before replacing it");
+  AFASIM_RETURN_IF_ERROR(ssd.insert_replacement());
+  allocator_.reset_drive(drive);
+  emit(Severity::kInfo, "drive", drive_object(drive),
+       "drive " + std::to_string(drive + 1) + " replaced by a new SSD (empty, 0 % wear); new extents may use it");
+  return Status::ok();
+}
+
+Status DataPath::set_drive_latency_multiplier(int drive, double multiplier) {
+  if (drive < 0 || drive >= drive_count()) return sim::not_found("no drive " + std::to_string(drive + 1));
+  if (!(multiplier >= 1.0 && multiplier <= 1000.0))
+    return sim::unprocessable("latency multiplier must be between 1 and 1000");
+  ssds_[static_cast<std::size_t>(drive)]->set_latency_multiplier(multiplier);
+  emit(multiplier > 1 ? Severity::kWarning : Severity::kInfo, "drive", drive_object(drive),
+       multiplier > 1 ? "drive " + std::to_string(drive + 1) + " slowed: latency x" + std::to_string(multiplier)
+                      : "drive " + std::to_string(drive + 1) + " back to normal latency");
+  return Status::ok();
+}
+
+void DataPath::start_rebuild() {
+  while (!rebuild_queue_.empty()) {
+    const int drive = rebuild_queue_.front();
+    rebuild_queue_.erase(rebuild_queue_.begin());
+    rebuild_extents_.clear();
+    for (std::uint32_t id = 0; id < extents_.size(); ++id) {
+      const Extent& e = extents_[id];
+      if (e.member_count == 0 || e.lost) continue;
+      for (int m = 0; m < e.member_count; ++m)
+        if (e.members[static_cast<std::size_t>(m)].drive == drive && is_missing(e.missing, m)) {
+          rebuild_extents_.push_back(id);
+          break;
+        }
+    }
+    if (rebuild_extents_.empty()) continue;
+    rebuild_ = RebuildStatus{};
+    rebuild_.active = true;
+    rebuild_.drive = drive;
+    rebuild_.total_bytes = static_cast<std::int64_t>(rebuild_extents_.size()) * allocator_.chunk_bytes();
+    rebuild_.started_ns = sim_.now();
+    rebuild_progress_reported_ = 0;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "rebuild of drive %d started: %zu chunk(s), %.2f GB into spare space at %.0f MB/s",
+                  drive + 1, rebuild_extents_.size(), rebuild_.total_bytes / 1e9,
+                  options_.rebuild_bytes_per_second / 1e6);
+    emit(Severity::kWarning, "rebuild", drive_object(drive), buf);
+    sim_.after(0, [this] { rebuild_next(); });
+    return;
+  }
+  rebuild_.active = false;
+}
+
+Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement, Time& done) {
+  // Reconstructs member m's whole chunk strip by strip into `replacement`, then times the
+  // reads of the survivors and the write of the new chunk as large sequential transfers.
+  const raid::Layout& l = layout(e.type);
+  const std::int64_t S = l.strip_bytes();
+  const std::int64_t chunk = allocator_.chunk_bytes();
+  Work w;
+  std::vector<std::uint8_t> buf(has_payload() ? static_cast<std::size_t>(S) : 0);
+  for (std::int64_t row = 0; row < l.rows(); ++row) {
+    w.ops.clear();
+    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, has_payload() ? buf.data() : nullptr, w));
+    if (has_payload()) {
+      AFASIM_RETURN_IF_ERROR(ssds_[static_cast<std::size_t>(replacement.drive)]->write_payload(
+          replacement.offset_bytes(chunk) + row * S, {buf.data(), buf.size()}));
+    }
+  }
+  // Timing: one chunk-sized read per surviving source, one chunk-sized write.
+  const VolumeRuntime* owner = find_volume(e.volume_id);
+  const Id c = owner ? owner->preferred_controller : 1;
+  Time t = sim_.now();
+  Time reads_done = t;
+  for (const auto& op : w.ops)
+    reads_done = std::max(reads_done, backend(t, c, op.addr, 0, chunk, datapac::SsdOp::kRead));
+  done = backend(reads_done, c, replacement, 0, chunk, datapac::SsdOp::kWrite);
+  return Status::ok();
+}
+
+void DataPath::rebuild_next() {
+  const int drive = rebuild_.drive;
+  const std::int64_t chunk = allocator_.chunk_bytes();
+  while (!rebuild_extents_.empty()) {
+    const std::uint32_t id = rebuild_extents_.back();
+    rebuild_extents_.pop_back();
+    Extent& e = extents_[id];
+    int m = -1;
+    for (int i = 0; i < e.member_count; ++i)
+      if (e.members[static_cast<std::size_t>(i)].drive == drive && is_missing(e.missing, i)) m = i;
+    rebuild_.done_bytes += chunk;
+    if (e.member_count == 0 || e.lost || m < 0) continue;  // freed, lost or already rebuilt meanwhile
+    VolumeRuntime* v = find_volume(e.volume_id);
+    std::optional<int> datapac;
+    if (e.type == RaidType::kRaid10) datapac = datapac_of(drive);  // keep the pair across DataPacs
+    auto replacement = allocator_.allocate_replacement(e.member_list(), v ? v->pool_drives : std::vector<int>{}, datapac);
+    if (!replacement.is_ok()) {
+      emit(Severity::kCritical, "rebuild", drive_object(drive),
+           "rebuild of drive " + std::to_string(drive + 1) + " stalled: " + replacement.status().message() +
+               "; volume " + std::to_string(e.volume_id) + " stays degraded");
+      continue;
+    }
+    Time done = sim_.now();
+    Status st = rebuild_member(e, m, *replacement, done);
+    if (!st.is_ok()) {
+      allocator_.release({*replacement});
+      emit(Severity::kCritical, "rebuild", drive_object(drive), "rebuild of a chunk failed: " + st.message());
+      continue;
+    }
+    const bool was_degraded = !e.lost && e.missing != 0;
+    e.members[static_cast<std::size_t>(m)] = *replacement;
+    e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << m));
+    update_extent_health(e, was_degraded, false);
+    if (Status p = notify_extent(ExtentChange::kUpdated, e); !p.is_ok())
+      emit(Severity::kError, "rebuild", drive_object(drive), "could not persist a rebuilt extent: " + p.message());
+    const int percent = static_cast<int>(rebuild_.percent());
+    if (percent / 10 > rebuild_progress_reported_ / 10 && percent < 100) {
+      rebuild_progress_reported_ = percent;
+      emit(Severity::kInfo, "rebuild", drive_object(drive),
+           "rebuild of drive " + std::to_string(drive + 1) + " " + std::to_string(percent) + " % done");
+    }
+    // Paced: the next chunk starts when this one is written and the rate allows.
+    const Time paced = sim_.now() + sim::transfer_time(chunk, options_.rebuild_bytes_per_second);
+    sim_.at(std::max(done, paced), [this] { rebuild_next(); });
+    return;
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s", drive + 1,
+                rebuild_.done_bytes / 1e9, sim::to_seconds(sim_.now() - rebuild_.started_ns));
+  emit(Severity::kInfo, "rebuild", drive_object(drive), buf);
+  rebuild_.active = false;
+  start_rebuild();
+}
+
+}  // namespace afasim::controller

@@ -1,0 +1,103 @@
+// The extent allocator: hands out chunks of SSD space for RAID extents (docs/capacity.md).
+//
+// Each SSD's usable space is cut into chunks (16 MiB with the shipped parameters). The first
+// `normal_chunks` of an SSD hold data; the next `spare_chunks` are its share of the
+// distributed rebuild spare, used only to rebuild a failed SSD's chunks. An extent takes one
+// chunk on each of its members' SSDs, all different; a RAID10 extent's pairs straddle the
+// two DataPacs. Placement picks the SSDs with the lowest placement score (by default the
+// fraction of their chunks in use, so that SSDs fill evenly; the wear leveler installs a
+// wear-based score). Ties go to the lower drive id, so placement is deterministic.
+//
+// Not thread-safe (model thread). All counts are chunks unless the name says bytes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "pool/capacity.h"
+#include "raid/raid_type.h"
+#include "sim/status.h"
+
+namespace afasim::pool {
+
+inline constexpr int kMaxMembers = 9;  // RAID5 up to 8+1; RAID10 4 pairs
+
+struct ChunkAddr {
+  std::int32_t drive = -1;  // array-wide drive index (drive id − 1)
+  std::int32_t chunk = -1;  // chunk index on that SSD
+  bool valid() const { return drive >= 0; }
+  bool operator==(const ChunkAddr&) const = default;
+  std::int64_t offset_bytes(std::int64_t chunk_bytes) const { return std::int64_t{chunk} * chunk_bytes; }
+};
+
+struct DriveSlot {
+  int datapac = 0;         // DataPac id (1-based)
+  bool usable = true;      // false once failed or removed: nothing new goes there
+  std::int64_t normal_chunks = 0;
+  std::int64_t spare_chunks = 0;
+  std::int64_t free_normal_count = 0;
+  std::int64_t free_spare_count = 0;
+  // Stacks of chunk indices, lowest on top. They may hold chunks taken by claim(); take()
+  // skips those by looking at in_use, which is the truth.
+  std::vector<std::int32_t> free_normal;
+  std::vector<std::int32_t> free_spare;
+  std::vector<std::uint8_t> in_use;  // one per chunk
+  std::int64_t used() const { return normal_chunks + spare_chunks - free_normal_count - free_spare_count; }
+};
+
+class ExtentAllocator {
+ public:
+  // drive_datapacs[i] is the DataPac of drive index i; every SSD has `nominal_bytes`.
+  ExtentAllocator(const CapacityModel& model, std::int64_t nominal_bytes,
+                  const std::vector<int>& drive_datapacs);
+
+  std::int64_t chunk_bytes() const { return chunk_bytes_; }
+  int drive_count() const { return static_cast<int>(drives_.size()); }
+  const DriveSlot& drive(int index) const { return drives_[static_cast<std::size_t>(index)]; }
+
+  // Chooses members for one extent of `type` among `candidates` (drive indexes of one pool)
+  // and takes a normal chunk on each. `data_members` is P pairs for RAID10, k for RAID5/0.
+  // kNoSpace when not enough usable SSDs have a free chunk (message says which constraint).
+  sim::Result<std::vector<ChunkAddr>> allocate(raid::RaidType type, int data_members,
+                                               const std::vector<int>& candidates);
+  // Takes exactly these chunks (restoring extents at boot). kConflict if one is taken.
+  sim::Status claim(const std::vector<ChunkAddr>& chunks);
+  // Returns chunks to the free lists.
+  void release(const std::vector<ChunkAddr>& chunks);
+
+  // A chunk to replace a member lost with its SSD: on a usable SSD among `candidates` that
+  // holds no other member of the extent (`members`) and, when `datapac` is set, in that
+  // DataPac. Spare chunks first, then free normal ones. kNoSpace when none.
+  sim::Result<ChunkAddr> allocate_replacement(const std::vector<ChunkAddr>& members,
+                                              const std::vector<int>& candidates,
+                                              std::optional<int> datapac);
+
+  // Marks an SSD failed/removed (nothing new placed there) or back in service with all of
+  // its chunks free (a replacement SSD). REQUIRES: no extent still uses a chunk on it when
+  // reset_drive is called.
+  void set_usable(int drive, bool usable) { drives_[static_cast<std::size_t>(drive)].usable = usable; }
+  void reset_drive(int drive);
+
+  // Normal chunks free / total on usable SSDs among `candidates`.
+  std::int64_t free_normal_chunks(const std::vector<int>& candidates) const;
+  std::int64_t total_normal_chunks(const std::vector<int>& candidates) const;
+
+  // Lower is preferred. Default: fraction of the SSD's chunks in use.
+  using Score = std::function<double(int drive)>;
+  void set_placement_score(Score score) { score_ = std::move(score); }
+
+ private:
+  double score(int drive) const;
+  std::int32_t take(int drive, bool spare_first);
+  // The `count` best usable drives among `from` that have a free normal chunk.
+  std::vector<int> best(const std::vector<int>& from, std::size_t count) const;
+
+  std::int64_t chunk_bytes_;
+  std::vector<DriveSlot> drives_;
+  Score score_;
+};
+
+}  // namespace afasim::pool
