@@ -61,7 +61,17 @@ std::string errno_text(int err) {
 // ---------------------------------------------------------------------------------------
 // Opening: the directory, the lock, the database
 
-Status prepare_state_dir(const std::string& state_dir) {
+// fsync(2) on a directory, so that the entries created in it survive a host crash.
+Status sync_directory(const std::string& dir) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 || ::fsync(fd.get()) != 0)
+    return sim::unavailable("cannot sync directory " + dir + ": " + errno_text(errno));
+  return Status::ok();
+}
+
+// Creates `state_dir` if it is missing (`created` tells whether it did).
+Status prepare_state_dir(const std::string& state_dir, bool& created) {
+  created = false;
   if (state_dir.empty()) return sim::invalid_argument("the state directory path is empty");
   std::error_code ec;
   const fs::file_status st = fs::status(state_dir, ec);
@@ -77,6 +87,7 @@ Status prepare_state_dir(const std::string& state_dir) {
   fs::create_directories(state_dir, ec);
   if (ec)
     return sim::unavailable("cannot create state directory " + state_dir + ": " + ec.message());
+  created = true;
   return Status::ok();
 }
 
@@ -300,7 +311,7 @@ class SqliteStore::Impl {
       const int rc = s.step();
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) {
-        Status st = sqlite_error(db.get(), rc, "reading " + sql.substr(0, sql.find(' ', 7)));
+        Status st = sqlite_error(db.get(), rc, "reading (" + sql.substr(0, 60) + "...)");
         s.reset();
         return st;
       }
@@ -818,7 +829,8 @@ sim::Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& s
   if (options.max_db_bytes < 0)
     return sim::invalid_argument("max_db_bytes must be >= 0, got " +
                                  std::to_string(options.max_db_bytes));
-  AFASIM_RETURN_IF_ERROR(prepare_state_dir(state_dir));
+  bool created = false;
+  AFASIM_RETURN_IF_ERROR(prepare_state_dir(state_dir, created));
   // The lock comes before the database is touched: a second afasim must not even read a
   // file another one is writing.
   auto lock = acquire_lock(state_dir);
@@ -826,6 +838,15 @@ sim::Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& s
   const std::string path = (fs::path(state_dir) / kDbFileName).string();
   auto db = open_database(path, options);
   if (!db) return db.status();
+  // SQLite syncs the directory when it creates the WAL, not when it creates the database
+  // file: without this, a host crash soon after the first boot could lose afasim.db's name
+  // (and a new state directory's own) while the WAL that depends on it survives.
+  AFASIM_RETURN_IF_ERROR(sync_directory(state_dir));
+  if (created) {
+    fs::path dir = fs::absolute(fs::path(state_dir)).lexically_normal();
+    if (!dir.has_filename()) dir = dir.parent_path();  // "state/" names "state"
+    AFASIM_RETURN_IF_ERROR(sync_directory(dir.parent_path().string()));
+  }
   return std::unique_ptr<SqliteStore>(new SqliteStore(
       std::make_unique<Impl>(state_dir, std::move(lock).value(), std::move(db).value())));
 }

@@ -31,11 +31,13 @@ namespace afasim::store {
 struct SqliteStoreOptions {
   // How long a statement waits for a lock held by another connection (an operator's
   // `sqlite3` shell reading the file, say) before failing with kUnavailable. Milliseconds,
-  // 0..600000. Assumption: 5 s rides out any checkpoint of this small database.
+  // 0..600000. Assumption: 5 s is longer than any read of this small database takes, and
+  // short enough that a stuck reader shows up as an error rather than a hung API call.
   int busy_timeout_ms = 5000;
-  // Upper bound on the database's size in bytes, rounded down to whole pages; 0 = SQLite's
-  // own limit. A commit that would grow the file past it fails with kUnavailable like a
-  // full disk. Lets tests reach the full-disk path; also a guard for small state volumes.
+  // Upper bound on the database's size in bytes, rounded down to whole pages and never
+  // below the file's current size; 0 = SQLite's own limit. A commit that would grow the
+  // database past it fails with kUnavailable like a full disk. Lets tests reach the
+  // full-disk path; also a guard for a small state volume. >= 0.
   std::int64_t max_db_bytes = 0;
 };
 
@@ -56,8 +58,9 @@ class SqliteStore : public controller::Journal {
   //   kUnavailable         the directory is in use by another afasim process; it cannot be
   //                        created or opened (permission denied, read-only, disk full)
   //   kInternal            SQLite failed otherwise (a corrupt database)
-  // Nothing in an existing database is changed unless open() succeeds (WAL mode and the
-  // migrations are set only after every check passed).
+  // A file that fails the checks above is never written to: WAL mode and the migrations
+  // come after them, and a failed migration is rolled back. On success the directory is
+  // fsynced (and its parent, when open() created it), so the new file's name is durable.
   static sim::Result<std::unique_ptr<SqliteStore>> open(const std::string& state_dir,
                                                         const SqliteStoreOptions& options = {});
 
@@ -81,7 +84,8 @@ class SqliteStore : public controller::Journal {
   //   kUnavailable  the disk is full, read-only or failing (SQLITE_FULL/IOERR/READONLY...)
   //   kInternal     a constraint failed (a duplicate name, LUN, initiator or event id, a
   //                 reference to a missing object): the model sent an inconsistent change
-  // The message says what failed; it never throws.
+  // The message says what failed; it never throws. An empty ChangeSet writes nothing and
+  // returns ok.
   sim::Status commit(const controller::ChangeSet& changes) override;
 
   // A page of the event log, newest first: `limit` events after skipping the `offset`

@@ -117,7 +117,13 @@ ChangeSet everything() {
   v3.raid_type = raid::RaidType::kRaid0;
   v3.state = VolumeState::kFailed;
   v3.qos.max_iops = 7;
-  c.put_volumes = {v1, v2, v3};
+  Volume v4;  // under policy 3, which the second ChangeSet deletes as it detaches v4
+  v4.id = 13;
+  v4.name = "policed";
+  v4.pool_id = 1;
+  v4.capacity_bytes = 512;
+  v4.qos_policy_id = 3;
+  c.put_volumes = {v1, v2, v3, v4};
 
   Host h1;
   h1.id = 20;
@@ -204,7 +210,15 @@ ChangeSet second() {
   v2.qos = {1, 2, 3};
   v2.qos_policy_id = 5;
   v2.revision = 2;
-  c.put_volumes = {v1, v2};
+  // Volume 13 leaves policy 3 in the ChangeSet that deletes the policy. Deletes run first,
+  // so this passes only because references are checked at COMMIT.
+  Volume v4;
+  v4.id = 13;
+  v4.name = "policed";
+  v4.pool_id = 1;
+  v4.capacity_bytes = 512;
+  v4.revision = 2;
+  c.put_volumes = {v1, v2, v4};
 
   Host h1;  // every field of host 20 changes; it gives "...1c:00" to host 21
   h1.id = 20;
@@ -255,7 +269,8 @@ TEST_CASE("every field of every kind survives commit, close, reopen and load") {
   CHECK(loaded.pools[0].space_thresholds_percent == std::vector<int>{90});
   CHECK(loaded.pools[1].datapac_ids == std::vector<Id>{3});
   CHECK(loaded.pools[1].space_thresholds_percent == std::vector<int>{60, 70});
-  REQUIRE(loaded.volumes.size() == 2);
+  REQUIRE(loaded.volumes.size() == 3);
+  CHECK_FALSE(loaded.volumes[2].qos_policy_id.has_value());
   const Volume& v1 = loaded.volumes[0];
   CHECK(v1.name == "db-data-2");
   CHECK(v1.pool_id == 6);
@@ -298,7 +313,8 @@ TEST_CASE("the first ChangeSet's values load as written, before any update") {
   MemoryJournal reference;
   commit_ok(reference, everything());
   CHECK(dump(loaded) == dump(reference.snapshot()));
-  REQUIRE(loaded.volumes.size() == 3);
+  REQUIRE(loaded.volumes.size() == 4);
+  CHECK(loaded.volumes[3].qos_policy_id == std::optional<Id>(3));
   const Volume& v1 = loaded.volumes[0];
   CHECK(v1.capacity_bytes == (1LL << 50));
   CHECK(v1.raid_type == raid::RaidType::kRaid5);
@@ -332,7 +348,7 @@ TEST_CASE("the first ChangeSet's values load as written, before any update") {
 
 TEST_CASE("an empty store loads an empty snapshot") {
   TempDir dir;
-  auto store = open_ok(dir.sub("fresh/nested"));  // parents are created too
+  auto store = open_ok(dir.sub("fresh/nested/"));  // parents are created too
   const Snapshot s = load_ok(*store);
   CHECK(dump(s).empty());
   CHECK(store->commit(ChangeSet{}).is_ok());
