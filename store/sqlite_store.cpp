@@ -333,6 +333,15 @@ class SqliteStore::Impl {
   }
   Status load(Snapshot& s, std::size_t max_events);
 
+  // Every method starts outside a transaction. One is open only if an earlier ROLLBACK
+  // failed (an I/O error); try once more rather than commit into it.
+  Status no_open_transaction() {
+    rollback();
+    if (sqlite3_get_autocommit(db.get()) != 0) return Status::ok();
+    return sim::unavailable("store: a failed transaction could not be rolled back: " +
+                            std::string(sqlite3_errmsg(db.get())));
+  }
+
   std::string state_dir;
   // Declared in this order so that they are destroyed statements first, then the
   // connection (which checkpoints the WAL), then the lock.
@@ -854,7 +863,7 @@ sim::Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& s
 sim::Status SqliteStore::commit(const ChangeSet& changes) {
   if (changes.empty()) return Status::ok();
   sqlite3* db = impl_->db.get();
-  AFASIM_ASSERT(sqlite3_get_autocommit(db) != 0, "SqliteStore::commit inside a transaction");
+  AFASIM_RETURN_IF_ERROR(impl_->no_open_transaction());
   // IMMEDIATE takes the write lock now, so that no statement of the change can meet a busy
   // database half-way through.
   Status st = exec(db, "BEGIN IMMEDIATE", "starting a transaction");
@@ -867,7 +876,7 @@ sim::Status SqliteStore::commit(const ChangeSet& changes) {
 
 sim::Result<Snapshot> SqliteStore::load(std::size_t max_events) {
   sqlite3* db = impl_->db.get();
-  AFASIM_ASSERT(sqlite3_get_autocommit(db) != 0, "SqliteStore::load inside a transaction");
+  AFASIM_RETURN_IF_ERROR(impl_->no_open_transaction());
   // One read transaction: every table as of the same commit.
   AFASIM_RETURN_IF_ERROR(exec(db, "BEGIN", "starting a read transaction"));
   Snapshot s;
@@ -883,6 +892,7 @@ sim::Result<controller::Page<controller::Event>> SqliteStore::events(std::int64_
     return sim::invalid_argument("event offset and limit must be >= 0, got " +
                                  std::to_string(offset) + " and " + std::to_string(limit));
   sqlite3* db = impl_->db.get();
+  AFASIM_RETURN_IF_ERROR(impl_->no_open_transaction());
   AFASIM_RETURN_IF_ERROR(exec(db, "BEGIN", "starting a read transaction"));
   controller::Page<controller::Event> page;
   Status st = impl_->for_each_row("SELECT count(*) FROM events", no_bind, [&](const Statement& r) {

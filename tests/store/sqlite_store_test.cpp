@@ -640,3 +640,24 @@ TEST_CASE("options out of range are refused") {
   o.max_db_bytes = -5;
   CHECK(SqliteStore::open(dir.path(), o).status().code() == sim::Code::kInvalidArgument);
 }
+
+TEST_CASE("a row the model cannot read back fails load with a message naming it") {
+  TempDir dir;
+  commit_ok(*open_ok(dir.path()), everything());
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(dir.sub("afasim.db").c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "UPDATE volumes SET state = 'exploded' WHERE id = 11", nullptr,
+                       nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto store = open_ok(dir.path());
+  auto s = store->load(100);
+  REQUIRE_FALSE(s.is_ok());
+  CHECK(s.status().code() == sim::Code::kInternal);
+  CHECK(s.status().message().find("volume 11 has an unknown state \"exploded\"") !=
+        std::string::npos);
+  // The store stays usable: a later commit and events() still work.
+  ChangeSet c;
+  c.meta = {{"k", "v"}};
+  commit_ok(*store, c);
+  CHECK(store->events(0, 10).is_ok());
+}
