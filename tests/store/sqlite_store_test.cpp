@@ -646,8 +646,8 @@ TEST_CASE("a row the model cannot read back fails load with a message naming it"
   commit_ok(*open_ok(dir.path()), everything());
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(dir.sub("afasim.db").c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "UPDATE volumes SET state = 'exploded' WHERE id = 11", nullptr,
-                       nullptr, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "UPDATE volumes SET state = 'exploded' WHERE id = 11", nullptr, nullptr,
+                       nullptr) == SQLITE_OK);
   sqlite3_close(db);
   auto store = open_ok(dir.path());
   auto s = store->load(100);
