@@ -165,10 +165,9 @@ sim::Status migrate(sqlite3* db, std::span<const Migration> list) {
         ", newer than this afasim knows (" + std::to_string(latest) +
         "); it was written by a newer afasim: run that one, or use another state directory"));
   if (*current < 0)
-    return rollback_with(sim::Status(sim::Code::kInternal,
-                                     "the state database has a negative "
-                                     "schema version " +
-                                         std::to_string(*current)));
+    return rollback_with(sim::Status(
+        sim::Code::kInternal, "the state database has schema version " + std::to_string(*current) +
+                                  ", which no afasim writes"));
   if (*current == latest) return rollback_with(exec(db, "COMMIT", "ending the schema check"));
 
   if (*current == 0) {
