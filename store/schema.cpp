@@ -62,7 +62,6 @@ CREATE TABLE volumes (
   burst_iops            INTEGER CHECK (burst_iops >= 0),
   qos_policy_id         INTEGER
                         REFERENCES qos_policies (id) DEFERRABLE INITIALLY DEFERRED,
-  allocated_extents     INTEGER NOT NULL CHECK (allocated_extents >= 0),
   state                 TEXT    NOT NULL,  -- online | degraded | failed
   created_time_ns       INTEGER NOT NULL,  -- simulated time
   revision              INTEGER NOT NULL CHECK (revision >= 1)
@@ -116,9 +115,26 @@ CREATE TABLE meta (
 ) STRICT, WITHOUT ROWID;
 )sql";
 
+// Version 2: the thin maps. One row per allocated extent of a volume: its RAID type and
+// its members (chunks on SSDs) as "drive:chunk" pairs separated by spaces, drive being the
+// array-wide drive index, plus the bit mask of members lost with a failed SSD (rebuild
+// pending). A volume's extents go with it.
+constexpr std::string_view kVersion2 = R"sql(
+CREATE TABLE extents (
+  volume_id     INTEGER NOT NULL
+                REFERENCES volumes (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+  extent_index  INTEGER NOT NULL CHECK (extent_index >= 0),
+  raid_type     TEXT    NOT NULL,  -- RAID0 | RAID10 | RAID5
+  members       TEXT    NOT NULL CHECK (members <> ''),
+  missing       INTEGER NOT NULL CHECK (missing >= 0),
+  PRIMARY KEY (volume_id, extent_index)
+) STRICT, WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "pools, volumes, hosts, mappings, QoS policies, events, meta", kVersion1},
-    // Later issues append here: thin maps (extent tables), per-volume counters.
+    {2, "thin maps: the extents of each volume and where they live", kVersion2},
+    // Later issues append here (per-volume counters, ...).
 };
 
 }  // namespace

@@ -356,6 +356,7 @@ class SqliteStore::Impl {
   Status put_volumes(const ChangeSet& c, const std::set<Id>& deleted);
   Status put_hosts(const ChangeSet& c, const std::set<Id>& deleted);
   Status put_mappings(const ChangeSet& c, const std::set<Id>& deleted);
+  Status put_extents(const ChangeSet& c, const std::set<Id>& deleted_volumes);
   Status append_events(const ChangeSet& c);
   Status upsert_meta(const ChangeSet& c);
   Status describe_broken_references();
@@ -365,6 +366,7 @@ class SqliteStore::Impl {
   Status load_volumes(Snapshot& s);
   Status load_hosts(Snapshot& s);
   Status load_mappings(Snapshot& s);
+  Status load_extents(Snapshot& s);
   Status load_events(Snapshot& s, std::size_t max_events);
   Status load_meta(Snapshot& s);
 };
@@ -392,6 +394,7 @@ Status SqliteStore::Impl::write(const ChangeSet& c) {
   AFASIM_RETURN_IF_ERROR(put_volumes(c, as_set(c.delete_volumes)));
   AFASIM_RETURN_IF_ERROR(put_hosts(c, as_set(c.delete_hosts)));
   AFASIM_RETURN_IF_ERROR(put_mappings(c, as_set(c.delete_mappings)));
+  AFASIM_RETURN_IF_ERROR(put_extents(c, as_set(c.delete_volumes)));
   AFASIM_RETURN_IF_ERROR(append_events(c));
   return upsert_meta(c);
 }
@@ -475,15 +478,15 @@ Status SqliteStore::Impl::put_volumes(const ChangeSet& c, const std::set<Id>& de
     if (deleted.count(v.id)) continue;
     AFASIM_RETURN_IF_ERROR(run(
         "INSERT INTO volumes (id, name, pool_id, capacity_bytes, raid_type, provisioning, "
-        "preferred_controller, min_iops, max_iops, burst_iops, qos_policy_id, allocated_extents, "
+        "preferred_controller, min_iops, max_iops, burst_iops, qos_policy_id, "
         "state, created_time_ns, revision) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
         "ON CONFLICT (id) DO UPDATE SET name = excluded.name, pool_id = excluded.pool_id, "
         "capacity_bytes = excluded.capacity_bytes, raid_type = excluded.raid_type, "
         "provisioning = excluded.provisioning, "
         "preferred_controller = excluded.preferred_controller, min_iops = excluded.min_iops, "
         "max_iops = excluded.max_iops, burst_iops = excluded.burst_iops, "
-        "qos_policy_id = excluded.qos_policy_id, allocated_extents = excluded.allocated_extents, "
+        "qos_policy_id = excluded.qos_policy_id, "
         "state = excluded.state, created_time_ns = excluded.created_time_ns, "
         "revision = excluded.revision",
         [&](Statement& s) {
@@ -498,10 +501,9 @@ Status SqliteStore::Impl::put_volumes(const ChangeSet& c, const std::set<Id>& de
               .bind(9, v.qos.max_iops)
               .bind(10, v.qos.burst_iops)
               .bind(11, v.qos_policy_id)
-              .bind(12, v.allocated_extents)
-              .bind(13, controller::to_string(v.state))
-              .bind(14, v.created_time_ns)
-              .bind(15, static_cast<std::int64_t>(v.revision));
+              .bind(12, controller::to_string(v.state))
+              .bind(13, v.created_time_ns)
+              .bind(14, static_cast<std::int64_t>(v.revision));
         },
         "putting volume " + std::to_string(v.id) + " \"" + v.name + "\""));
   }
@@ -571,6 +573,93 @@ Status SqliteStore::Impl::put_mappings(const ChangeSet& c, const std::set<Id>& d
   return Status::ok();
 }
 
+namespace {
+// "3:120 23:4071 ..." — drive index and chunk index of each member.
+std::string members_text(const std::vector<pool::ChunkAddr>& members) {
+  std::string out;
+  for (const auto& m : members) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(m.drive) + ':' + std::to_string(m.chunk);
+  }
+  return out;
+}
+
+std::optional<std::vector<pool::ChunkAddr>> parse_members(const std::string& text) {
+  std::vector<pool::ChunkAddr> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find(' ', pos), text.size());
+    const std::string item = text.substr(pos, end - pos);
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos) return std::nullopt;
+    try {
+      std::size_t used_drive = 0, used_chunk = 0;
+      const long drive = std::stol(item.substr(0, colon), &used_drive);
+      const long chunk = std::stol(item.substr(colon + 1), &used_chunk);
+      if (used_drive != colon || used_chunk != item.size() - colon - 1 || drive < 0 || chunk < 0 ||
+          drive > INT32_MAX || chunk > INT32_MAX)
+        return std::nullopt;
+      out.push_back({static_cast<std::int32_t>(drive), static_cast<std::int32_t>(chunk)});
+    } catch (...) {
+      return std::nullopt;
+    }
+    pos = end + 1;
+  }
+  if (out.empty() || out.size() > static_cast<std::size_t>(pool::kMaxMembers)) return std::nullopt;
+  return out;
+}
+}  // namespace
+
+Status SqliteStore::Impl::put_extents(const ChangeSet& c, const std::set<Id>& deleted_volumes) {
+  for (const auto& [volume_id, index] : c.delete_extents)
+    AFASIM_RETURN_IF_ERROR(run(
+        "DELETE FROM extents WHERE volume_id = ?1 AND extent_index = ?2",
+        [&](Statement& s) { s.bind(1, volume_id).bind(2, index); },
+        "deleting extent " + std::to_string(index) + " of volume " + std::to_string(volume_id)));
+  for (const auto& e : c.put_extents) {
+    if (deleted_volumes.count(e.volume_id)) continue;
+    AFASIM_RETURN_IF_ERROR(run(
+        "INSERT INTO extents (volume_id, extent_index, raid_type, members, missing) "
+        "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (volume_id, extent_index) DO UPDATE SET "
+        "raid_type = excluded.raid_type, members = excluded.members, missing = excluded.missing",
+        [&](Statement& s) {
+          s.bind(1, e.volume_id)
+              .bind(2, e.extent_index)
+              .bind(3, raid::raid_type_name(e.raid_type))
+              .bind(4, members_text(e.members))
+              .bind(5, static_cast<std::int64_t>(e.missing));
+        },
+        "putting extent " + std::to_string(e.extent_index) + " of volume " + std::to_string(e.volume_id)));
+  }
+  return Status::ok();
+}
+
+Status SqliteStore::Impl::load_extents(Snapshot& s) {
+  return for_each_row(
+      "SELECT volume_id, extent_index, raid_type, members, missing FROM extents "
+      "ORDER BY volume_id, extent_index",
+      [](Statement&) {}, [&](const Statement& r) -> Status {
+        controller::ExtentRecord e;
+        e.volume_id = r.column_int64(0);
+        e.extent_index = r.column_int64(1);
+        const std::string what = "extent " + std::to_string(e.extent_index) + " of " + obj("volume", e.volume_id);
+        const std::string raid = r.column_text(2);
+        const auto raid_type = raid::parse_raid_type(raid);
+        if (!raid_type) return unknown_name(what, "raid_type", raid);
+        e.raid_type = *raid_type;
+        const std::string text = r.column_text(3);
+        auto members = parse_members(text);
+        if (!members) return Status(sim::Code::kInternal, "store: " + what + ": members \"" + text + "\" are not drive:chunk pairs");
+        e.members = std::move(*members);
+        const std::int64_t missing = r.column_int64(4);
+        if (missing < 0 || missing >= (1 << e.members.size()))
+          return Status(sim::Code::kInternal, "store: " + what + ": missing mask " + std::to_string(missing) + " is out of range");
+        e.missing = static_cast<std::uint16_t>(missing);
+        s.extents.push_back(std::move(e));
+        return Status::ok();
+      });
+}
+
 Status SqliteStore::Impl::append_events(const ChangeSet& c) {
   for (const auto& e : c.events) {
     AFASIM_RETURN_IF_ERROR(run(
@@ -635,6 +724,7 @@ Status SqliteStore::Impl::load(Snapshot& s, std::size_t max_events) {
   AFASIM_RETURN_IF_ERROR(load_volumes(s));
   AFASIM_RETURN_IF_ERROR(load_hosts(s));
   AFASIM_RETURN_IF_ERROR(load_mappings(s));
+  AFASIM_RETURN_IF_ERROR(load_extents(s));
   AFASIM_RETURN_IF_ERROR(load_events(s, max_events));
   return load_meta(s);
 }
@@ -700,7 +790,7 @@ Status SqliteStore::Impl::load_qos_policies(Snapshot& s) {
 Status SqliteStore::Impl::load_volumes(Snapshot& s) {
   return for_each_row(
       "SELECT id, name, pool_id, capacity_bytes, raid_type, provisioning, preferred_controller, "
-      "min_iops, max_iops, burst_iops, qos_policy_id, allocated_extents, state, created_time_ns, "
+      "min_iops, max_iops, burst_iops, qos_policy_id, state, created_time_ns, "
       "revision FROM volumes ORDER BY id",
       no_bind, [&](const Statement& r) -> Status {
         controller::Volume v;
@@ -721,14 +811,13 @@ Status SqliteStore::Impl::load_volumes(Snapshot& s) {
         v.qos.max_iops = r.column_optional_int64(8);
         v.qos.burst_iops = r.column_optional_int64(9);
         v.qos_policy_id = r.column_optional_int64(10);
-        v.allocated_extents = r.column_int64(11);
-        const std::string state = r.column_text(12);
+        const std::string state = r.column_text(11);
         const auto vs = parse_enum<controller::VolumeState>(
             state, [](controller::VolumeState x) { return controller::to_string(x); });
         if (!vs) return unknown_name(obj("volume", v.id), "state", state);
         v.state = *vs;
-        v.created_time_ns = r.column_int64(13);
-        v.revision = static_cast<std::uint64_t>(r.column_int64(14));
+        v.created_time_ns = r.column_int64(12);
+        v.revision = static_cast<std::uint64_t>(r.column_int64(13));
         s.volumes.push_back(std::move(v));
         return Status::ok();
       });

@@ -111,7 +111,7 @@ TEST_CASE("an Array over a SqliteStore restarts with the same objects, ids and e
         volume_spec("oracle", 19'000'000'000'000, raid::RaidType::kRaid10, Provisioning::kFixed);
     fixed.preferred_controller = 2;
     const Volume oracle = ok(a.create_volume(fixed));
-    CHECK(oracle.allocated_extents > 0);
+    CHECK(a.data_path().allocated_extents(oracle.id) > 0);
     const Volume backup = ok(a.create_volume(
         volume_spec("backup", 10 * kTiB, raid::RaidType::kRaid5, Provisioning::kThin)));
     const Volume temp = ok(

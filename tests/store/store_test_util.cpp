@@ -52,7 +52,7 @@ std::string dump(const controller::Snapshot& s) {
       << " capacity_bytes=" << v.capacity_bytes << " raid=" << raid::raid_type_name(v.raid_type)
       << " prov=" << controller::to_string(v.provisioning) << " pref=" << v.preferred_controller
       << " " << qos(v.qos) << " policy=" << opt(v.qos_policy_id)
-      << " extents=" << v.allocated_extents << " state=" << controller::to_string(v.state)
+      << " state=" << controller::to_string(v.state)
       << " created=" << v.created_time_ns << " rev=" << v.revision << "\n";
   for (const auto& h : s.hosts) {
     o << "host " << h.id << " name=" << h.name << " desc=" << h.description << " initiators=";
@@ -64,6 +64,12 @@ std::string dump(const controller::Snapshot& s) {
     o << "mapping " << m.id << " volume=" << m.volume_id << " host=" << m.host_id
       << " lun=" << m.lun << " access=" << controller::to_string(m.access) << " rev=" << m.revision
       << "\n";
+  for (const auto& x : s.extents) {
+    o << "extent " << x.volume_id << "/" << x.extent_index << " raid=" << raid::raid_type_name(x.raid_type)
+      << " missing=" << x.missing << " members=";
+    for (const auto& m : x.members) o << m.drive << ":" << m.chunk << ",";
+    o << "\n";
+  }
   for (const auto& e : s.events)
     o << "event " << e.id << " t=" << e.time_ns << " sev=" << controller::to_string(e.severity)
       << " cat=" << e.category << " obj=" << e.object << " msg=" << e.message << "\n";
@@ -75,7 +81,10 @@ std::string dump(const controller::Array& a) {
   controller::Snapshot s;
   for (const auto& [id, p] : a.pools()) s.pools.push_back(p);
   for (const auto& [id, q] : a.qos_policies()) s.qos_policies.push_back(q);
-  for (const auto& [id, v] : a.volumes()) s.volumes.push_back(v);
+  for (const auto& [id, v] : a.volumes()) {
+    s.volumes.push_back(v);
+    for (auto& x : a.data_path().extent_records(id)) s.extents.push_back(std::move(x));
+  }
   for (const auto& [id, h] : a.hosts()) s.hosts.push_back(h);
   for (const auto& [id, m] : a.mappings()) s.mappings.push_back(m);
   auto page = a.events(0, a.event_count());
