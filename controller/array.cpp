@@ -461,6 +461,11 @@ Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host
   std::set<std::pair<InitiatorType, std::string>> seen;
   for (const auto& i : initiators) {
     const std::string& a = i.address;
+    // Bound the length before any regex: std::regex recurses per character and overflows
+    // the stack on megabyte-long inputs.
+    if (a.empty() || a.size() > 255)
+      return sim::unprocessable(std::string(to_string(i.type)) + " initiator address must be 1 to 255 characters, got " +
+                                std::to_string(a.size()));
     switch (i.type) {
       case InitiatorType::kFc:
         if (!std::regex_match(a, wwpn))

@@ -1,0 +1,160 @@
+// `afasim serve`: the array on a model thread, its ReST API, its state in SQLite.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "api/rest_server.h"
+#include "app/commands.h"
+#include "config/preset.h"
+#include "controller/array.h"
+#include "serve/model_thread.h"
+#include "store/sqlite_store.h"
+
+namespace afasim::app {
+namespace {
+
+struct ServeOptions {
+  std::string system = config::Catalog::kDefaultSystem;
+  std::string listen = "127.0.0.1:8080";
+  std::string state = "./var/afasim";
+  std::string pace = "realtime";
+  double speed = 1.0;
+  std::uint64_t seed = 1;
+  std::string config_dir;
+  std::string payload = "file";
+  std::string log_level = "info";
+};
+
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+
+std::optional<HostPort> parse_host_port(const std::string& s) {
+  const auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return std::nullopt;
+  HostPort hp;
+  hp.host = s.substr(0, colon);
+  if (hp.host.size() > 2 && hp.host.front() == '[' && hp.host.back() == ']')
+    hp.host = hp.host.substr(1, hp.host.size() - 2);
+  const std::string port = s.substr(colon + 1);
+  if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  hp.port = std::stoi(port);
+  if (hp.port > 65535) return std::nullopt;
+  return hp;
+}
+
+int fail(const std::string& message, int code = 1) {
+  spdlog::error("afasim serve: {}", message);
+  return code;
+}
+
+int run_serve(const ServeOptions& o) {
+  spdlog::set_level(spdlog::level::from_str(o.log_level));
+  const auto listen = parse_host_port(o.listen);
+  if (!listen) return fail("--listen must be HOST:PORT with a port of 0 to 65535, got \"" + o.listen + "\"", 2);
+  auto payload = datapac::parse_payload_kind(o.payload);
+  if (!payload.is_ok()) return fail("--payload: " + payload.status().message(), 2);
+
+  auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
+  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  auto preset = catalog->system(o.system);
+  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+
+  // Signals are waited for by this thread only: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto store = store::SqliteStore::open(o.state);
+  if (!store.is_ok()) return fail(store.status().message());
+  auto snapshot = (*store)->load(controller::Array::kEventsInMemory);
+  if (!snapshot.is_ok()) return fail(snapshot.status().message());
+
+  sim::Simulator sim(o.seed, controller::Array::saved_clock(*snapshot));
+  controller::ArrayOptions array_options;
+  array_options.data_path.payload = *payload;
+  if (*payload == datapac::PayloadKind::kFile) {
+    array_options.data_path.payload_dir = o.state + "/payload";
+    std::error_code ec;
+    std::filesystem::create_directories(array_options.data_path.payload_dir, ec);
+    if (ec) return fail("cannot create " + array_options.data_path.payload_dir + ": " + ec.message());
+  }
+  auto array = controller::Array::open(sim, *catalog, *preset, **store, *snapshot, array_options);
+  if (!array.is_ok()) {
+    if (array.status().code() == sim::Code::kPreconditionFailed)
+      return fail("state directory " + o.state + ": " + array.status().message() +
+                  "; start with the --system it was made for, or use another --state directory");
+    return fail("state directory " + o.state + ": " + array.status().message());
+  }
+  (*array)->set_event_listener([](const controller::Event& e) {
+    const auto level = e.severity == controller::Severity::kInfo      ? spdlog::level::info
+                       : e.severity == controller::Severity::kWarning ? spdlog::level::warn
+                                                                      : spdlog::level::err;
+    spdlog::log(level, "event {} t={:.3f}s {} {}: {}", e.id, sim::to_seconds(e.time_ns), e.category,
+                e.object.empty() ? "array" : e.object, e.message);
+  });
+
+  sim::Pacer pacer(o.pace == "none" ? sim::Pacer::Mode::kNone : sim::Pacer::Mode::kRealtime, o.speed);
+  serve::ModelThread model(sim, pacer);
+  model.start();
+
+  api::RestServerOptions api_options;
+  api_options.host = listen->host;
+  api_options.port = listen->port;
+  api_options.system_name = preset->name;
+  api::RestServer rest(**array, model, api_options);
+  if (sim::Status st = rest.start(); !st.is_ok()) {
+    model.stop();
+    return fail("--listen " + o.listen + ": " + st.message());
+  }
+  spdlog::info("afasim serve: {} ({}) on {}, state in {}, payload {}, pace {}", preset->model, preset->name,
+               rest.base_url(), o.state, o.payload, o.pace);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("afasim serve: {} received, shutting down", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  rest.stop();
+  try {
+    const sim::Status saved = model.call([&] { return (*array)->save_clock(); });
+    if (!saved.is_ok()) spdlog::warn("afasim serve: could not save the clock: {}", saved.message());
+  } catch (const serve::ModelStopped&) {
+  }
+  model.stop();
+  array->reset();
+  spdlog::info("afasim serve: stopped cleanly");
+  return 0;
+}
+
+}  // namespace
+
+Runner add_serve_command(CLI::App& app) {
+  auto o = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app.add_subcommand("serve", "Run the array: ReST API (and NBD), state kept in SQLite");
+  cmd->add_option("--system", o->system, "System preset")->capture_default_str();
+  cmd->add_option("--listen", o->listen, "ReST API address HOST:PORT")->capture_default_str();
+  cmd->add_option("--state", o->state, "State directory (created if missing)")->capture_default_str();
+  cmd->add_option("--pace", o->pace, "realtime: virtual time follows the wall clock; none: as fast as possible")
+      ->check(CLI::IsMember({"realtime", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--speed", o->speed, "Virtual seconds per wall second with --pace realtime")
+      ->check(CLI::Range(0.001, 1000.0))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Root seed of the model's random streams")->capture_default_str();
+  cmd->add_option("--payload", o->payload, "Where volume data lives: file (in the state directory), memory, none")
+      ->check(CLI::IsMember({"file", "memory", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
+  cmd->add_option("--log-level", o->log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+      ->capture_default_str();
+  return [o] { return run_serve(*o); };
+}
+
+}  // namespace afasim::app
