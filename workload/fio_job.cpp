@@ -759,28 +759,186 @@ Result<SizeOrPercent> size_or_percent_value(const ApplyContext& ctx, const Entry
   return SizeOrPercent{*v, 0, false};
 }
 
-// Applies one option to the job being built. The error, if any, has no location yet.
-Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
+// Block sizes: bs, blocksize_range, bssplit, blocksize_unaligned.
+Status apply_block_size_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
+  const Opt id = e.def->id;
+  const int kb = s.job.kb_base;
+  if (id == Opt::kBsUnaligned) {
+    auto b = parse_bool(e);
+    if (!b.is_ok()) return b.status();
+    s.job.bs[0].unaligned = s.job.bs[1].unaligned = *b;
+    return Status::ok();
+  }
+  auto parts = per_direction(e.option.value);
+  if (!parts.is_ok()) return parts.status();
+  for (int d = 0; d < kDirections + 1; ++d) {  // read, write, and trim (checked, dropped)
+    if (!(*parts)[d]) continue;
+    const std::string_view text = *(*parts)[d];
+    const bool keep = d < kDirections;
+    if (id == Opt::kBs) {
+      if (text.find_first_of("-:") != std::string_view::npos && text.front() != '-') {
+        return sim::invalid_argument(quoted(text) + " is a range: use blocksize_range=");
+      }
+      auto size = size_value(ctx, e, text, kb);
+      if (!size.is_ok()) return size.status();
+      if (*size == 0) return sim::invalid_argument(quoted(text) + ": must be > 0");
+      if (keep) s.job.bs[d].min_bytes = s.job.bs[d].max_bytes = *size;
+    } else if (id == Opt::kBsRange) {
+      auto range = parse_size_range(text, kb);
+      if (!range.is_ok()) return range.status();
+      if (keep) {
+        s.job.bs[d].min_bytes = range->first;
+        s.job.bs[d].max_bytes = range->second;
+      }
+    } else {
+      auto shares = parse_bssplit_direction(text, kb);
+      if (!shares.is_ok()) return shares.status();
+      if (keep) s.split[d] = std::move(*shares);
+    }
+  }
+  return Status::ok();
+}
+
+// Where a job works: size, offset, offset_increment, io_size, filename.
+Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
   const Opt id = e.def->id;
   const std::string_view v = e.option.value;
-  const int kb = s.job.kb_base;
-  if (id == Opt::kUnsupported) {
-    return sim::invalid_argument("not supported by afasim: " + std::string(e.def->reason));
+  if (id == Opt::kFilename) {
+    if (v.find(':') != std::string_view::npos) {
+      return sim::invalid_argument(
+          quoted(v) + ": one volume per job (several ':'-separated files are not supported)");
+    }
+    for (unsigned char c : v) {
+      if (c < 0x21 || c > 0x7e) {
+        return sim::invalid_argument(quoted(v) + ": a volume name is printable ASCII");
+      }
+    }
+    s.job.filename = std::string(v);
+    return Status::ok();
   }
-  if (id == Opt::kIgnored) return Status::ok();
-  const bool bare_ok = id == Opt::kTimeBased || id == Opt::kNoRandomMap ||
-                       id == Opt::kGroupReporting || id == Opt::kNewGroup ||
-                       id == Opt::kStonewall || id == Opt::kBsUnaligned;
-  if (!e.option.has_value && !bare_ok)
-    return sim::invalid_argument("needs a value (" + e.option.name + "=...)");
-  if (e.option.has_value && v.empty()) return sim::invalid_argument("empty value");
-  if (e.leading_blank && is_numeric(id)) {
-    return sim::invalid_argument("blank after '=' (fio would read " + quoted(v) +
-                                 " without its unit); remove it");
+  if (id == Opt::kIoSize) {
+    auto b = size_value(ctx, e, v, s.job.kb_base);
+    if (!b.is_ok()) return b.status();
+    if (*b == 0) return sim::invalid_argument("must be > 0");
+    s.io_size = *b;
+    return Status::ok();
   }
-  s.line_of[id] = e.option.line;
-  s.name_of[id] = e.option.name;
+  auto sp = size_or_percent_value(ctx, e, v, s.job.kb_base);
+  if (!sp.is_ok()) return sp.status();
+  if (id == Opt::kSize) {
+    if (!sp->is_percent && sp->bytes == 0) return sim::invalid_argument("must be > 0");
+    s.size = *sp;
+  } else {
+    (id == Opt::kOffset ? s.offset : s.offset_increment) = *sp;
+  }
+  return Status::ok();
+}
+
+// Whole numbers with a range: iodepth, numjobs, loops, rwmixread, rwmixwrite.
+Status apply_count_option(JobState& s, const Entry& e) {
+  const Opt id = e.def->id;
+  const bool rwmix = id == Opt::kRwmixRead || id == Opt::kRwmixWrite;
+  const std::int64_t lo = rwmix ? 0 : 1;
+  const std::int64_t hi = rwmix                 ? 100
+                          : id == Opt::kIodepth ? kMaxIodepth
+                          : id == Opt::kNumjobs ? kMaxClones
+                                                : kMaxLoops;
+  auto n = parse_count(e.option.value, lo, hi, s.job.kb_base);
+  if (!n.is_ok()) return n.status();
+  const int value = static_cast<int>(*n);
   switch (id) {
+    case Opt::kIodepth:
+      s.job.iodepth = value;
+      break;
+    case Opt::kNumjobs:
+      s.job.numjobs = value;
+      break;
+    case Opt::kLoops:
+      s.job.loops = value;
+      break;
+    // options.c str_rwmix_{read,write}_cb: each sets both shares; the later one wins.
+    case Opt::kRwmixRead:
+      s.job.rwmix_read_percent = value;
+      break;
+    default:
+      s.job.rwmix_read_percent = 100 - value;
+      break;
+  }
+  return Status::ok();
+}
+
+// Durations: runtime, ramp_time, startdelay (seconds without a unit).
+Status apply_time_option(JobState& s, const Entry& e) {
+  const Opt id = e.def->id;
+  const std::string_view v = e.option.value;
+  if (id == Opt::kStartDelay && v.find_first_of("-:") != std::string_view::npos) {
+    return sim::invalid_argument(quoted(v) + ": a startdelay range is not supported");
+  }
+  auto t = parse_fio_time(v, sim::kSecond);
+  if (!t.is_ok()) return t.status();
+  (id == Opt::kRuntime    ? s.job.runtime_ns
+   : id == Opt::kRampTime ? s.job.ramp_time_ns
+                          : s.job.startdelay_ns) = *t;
+  return Status::ok();
+}
+
+// Rate caps: rate_iops, rate (per direction), rate_process.
+Status apply_rate_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
+  const Opt id = e.def->id;
+  const std::string_view v = e.option.value;
+  if (id == Opt::kRateProcess) {
+    if (v == "linear")
+      s.job.rate_process = RateProcess::kLinear;
+    else if (v == "poisson")
+      s.job.rate_process = RateProcess::kPoisson;
+    else
+      return sim::invalid_argument(quoted(v) + " is not linear or poisson");
+    return Status::ok();
+  }
+  auto parts = per_direction(v);
+  if (!parts.is_ok()) return parts.status();
+  for (int d = 0; d < kDirections + 1; ++d) {
+    if (!(*parts)[d]) continue;
+    auto n = id == Opt::kRateIops ? parse_count(*(*parts)[d], 0, kMaxBytes, s.job.kb_base)
+                                  : size_value(ctx, e, *(*parts)[d], s.job.kb_base);
+    if (!n.is_ok()) return n.status();
+    if (d < kDirections) {
+      (id == Opt::kRateIops ? s.job.rate_iops : s.job.rate_bytes_per_second)[d] = *n;
+    }
+  }
+  return Status::ok();
+}
+
+// 0/1 options that may stand alone: time_based, norandommap, group_reporting, new_group,
+// stonewall.
+Status apply_flag_option(JobState& s, const Entry& e) {
+  auto b = parse_bool(e);
+  if (!b.is_ok()) return b.status();
+  switch (e.def->id) {
+    case Opt::kTimeBased:
+      s.job.time_based = *b;
+      break;
+    case Opt::kNoRandomMap:
+      s.job.random_map = !*b;
+      break;
+    case Opt::kGroupReporting:
+      s.job.group_reporting = *b;
+      break;
+    case Opt::kNewGroup:
+      s.job.new_group = *b;
+      break;
+    default:
+      s.job.stonewall = *b;
+      break;
+  }
+  return Status::ok();
+}
+
+// Options with a value of their own kind: name, description, rw, random_distribution,
+// randseed, wait_for, percentile_list, kb_base, verify.
+Status apply_other_option(JobState& s, const Entry& e) {
+  const std::string_view v = e.option.value;
+  switch (e.def->id) {
     case Opt::kName:
       s.job.name = std::string(v);
       return Status::ok();
@@ -789,191 +947,19 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
       return Status::ok();
     case Opt::kRw:
       return apply_rw(s, v);
-    case Opt::kRwmixRead:
-    case Opt::kRwmixWrite: {
-      auto p = parse_count(v, 0, 100, kb);
-      if (!p.is_ok()) return p.status();
-      // options.c str_rwmix_{read,write}_cb: the later of the two wins.
-      s.job.rwmix_read_percent = static_cast<int>(id == Opt::kRwmixRead ? *p : 100 - *p);
-      return Status::ok();
-    }
-    case Opt::kBs: {
-      auto parts = per_direction(v);
-      if (!parts.is_ok()) return parts.status();
-      for (int d = 0; d < kDirections + 1; ++d) {
-        if (!(*parts)[d]) continue;
-        if ((*parts)[d]->find_first_of("-:") != std::string_view::npos &&
-            (*parts)[d]->substr(0, 1) != "-") {
-          return sim::invalid_argument(quoted(*(*parts)[d]) + " is a range: use blocksize_range=");
-        }
-        auto size = size_value(ctx, e, *(*parts)[d], kb);
-        if (!size.is_ok()) return size.status();
-        if (*size == 0) return sim::invalid_argument(quoted(*(*parts)[d]) + ": must be > 0");
-        if (d < kDirections) s.job.bs[d].min_bytes = s.job.bs[d].max_bytes = *size;
-      }
-      return Status::ok();
-    }
-    case Opt::kBsRange: {
-      auto parts = per_direction(v);
-      if (!parts.is_ok()) return parts.status();
-      for (int d = 0; d < kDirections + 1; ++d) {
-        if (!(*parts)[d]) continue;
-        auto range = parse_size_range(*(*parts)[d], kb);
-        if (!range.is_ok()) return range.status();
-        if (d < kDirections) {
-          s.job.bs[d].min_bytes = range->first;
-          s.job.bs[d].max_bytes = range->second;
-        }
-      }
-      return Status::ok();
-    }
-    case Opt::kBssplit: {
-      auto parts = per_direction(v);
-      if (!parts.is_ok()) return parts.status();
-      for (int d = 0; d < kDirections + 1; ++d) {
-        if (!(*parts)[d]) continue;
-        auto shares = parse_bssplit_direction(*(*parts)[d], kb);
-        if (!shares.is_ok()) return shares.status();
-        if (d < kDirections) s.split[d] = std::move(*shares);
-      }
-      return Status::ok();
-    }
-    case Opt::kBsUnaligned: {
-      auto b = parse_bool(e);
-      if (!b.is_ok()) return b.status();
-      s.job.bs[0].unaligned = s.job.bs[1].unaligned = *b;
-      return Status::ok();
-    }
-    case Opt::kIodepth: {
-      auto n = parse_count(v, 1, kMaxIodepth, kb);
-      if (!n.is_ok()) return n.status();
-      s.job.iodepth = static_cast<int>(*n);
-      return Status::ok();
-    }
-    case Opt::kNumjobs: {
-      auto n = parse_count(v, 1, kMaxClones, kb);
-      if (!n.is_ok()) return n.status();
-      s.job.numjobs = static_cast<int>(*n);
-      return Status::ok();
-    }
-    case Opt::kLoops: {
-      auto n = parse_count(v, 1, kMaxLoops, kb);
-      if (!n.is_ok()) return n.status();
-      s.job.loops = static_cast<int>(*n);
-      return Status::ok();
-    }
-    case Opt::kSize: {
-      auto sp = size_or_percent_value(ctx, e, v, kb);
-      if (!sp.is_ok()) return sp.status();
-      if (!sp->is_percent && sp->bytes == 0) return sim::invalid_argument("must be > 0");
-      s.size = *sp;
-      return Status::ok();
-    }
-    case Opt::kOffset:
-    case Opt::kOffsetIncrement: {
-      auto sp = size_or_percent_value(ctx, e, v, kb);
-      if (!sp.is_ok()) return sp.status();
-      (id == Opt::kOffset ? s.offset : s.offset_increment) = *sp;
-      return Status::ok();
-    }
-    case Opt::kIoSize: {
-      auto b = size_value(ctx, e, v, kb);
-      if (!b.is_ok()) return b.status();
-      if (*b == 0) return sim::invalid_argument("must be > 0");
-      s.io_size = *b;
-      return Status::ok();
-    }
-    case Opt::kFilename: {
-      if (v.find(':') != std::string_view::npos) {
-        return sim::invalid_argument(quoted(v) +
-                                     ": one volume per job (several ':'-separated files are "
-                                     "not supported)");
-      }
-      for (unsigned char c : v) {
-        if (c < 0x21 || c > 0x7e) {
-          return sim::invalid_argument(quoted(v) + ": a volume name is printable ASCII");
-        }
-      }
-      s.job.filename = std::string(v);
-      return Status::ok();
-    }
-    case Opt::kRuntime:
-    case Opt::kRampTime:
-    case Opt::kStartDelay: {
-      if (id == Opt::kStartDelay && v.find_first_of("-:") != std::string_view::npos) {
-        return sim::invalid_argument(quoted(v) + ": a startdelay range is not supported");
-      }
-      auto t = parse_fio_time(v, sim::kSecond);
-      if (!t.is_ok()) return t.status();
-      (id == Opt::kRuntime    ? s.job.runtime_ns
-       : id == Opt::kRampTime ? s.job.ramp_time_ns
-                              : s.job.startdelay_ns) = *t;
-      return Status::ok();
-    }
-    case Opt::kTimeBased: {
-      auto b = parse_bool(e);
-      if (!b.is_ok()) return b.status();
-      s.job.time_based = *b;
-      return Status::ok();
-    }
-    case Opt::kRateIops:
-    case Opt::kRate: {
-      auto parts = per_direction(v);
-      if (!parts.is_ok()) return parts.status();
-      for (int d = 0; d < kDirections + 1; ++d) {
-        if (!(*parts)[d]) continue;
-        std::int64_t n = 0;
-        if (id == Opt::kRateIops) {
-          auto c = parse_count(*(*parts)[d], 0, kMaxBytes, kb);
-          if (!c.is_ok()) return c.status();
-          n = *c;
-        } else {
-          auto b = size_value(ctx, e, *(*parts)[d], kb);
-          if (!b.is_ok()) return b.status();
-          n = *b;
-        }
-        if (d < kDirections)
-          (id == Opt::kRateIops ? s.job.rate_iops : s.job.rate_bytes_per_second)[d] = n;
-      }
-      return Status::ok();
-    }
-    case Opt::kRateProcess:
-      if (v == "linear")
-        s.job.rate_process = RateProcess::kLinear;
-      else if (v == "poisson")
-        s.job.rate_process = RateProcess::kPoisson;
-      else
-        return sim::invalid_argument(quoted(v) + " is not linear or poisson");
-      return Status::ok();
     case Opt::kRandomDistribution:
       return apply_random_distribution(s, v);
-    case Opt::kNoRandomMap: {
-      auto b = parse_bool(e);
-      if (!b.is_ok()) return b.status();
-      s.job.random_map = !*b;
+    case Opt::kWaitFor:
+      s.job.wait_for = std::string(v);
       return Status::ok();
-    }
+    case Opt::kPercentileList:
+      return apply_percentile_list(s, v);
     case Opt::kRandSeed: {
       const auto n = parse_u64(v);
       if (!n) return sim::invalid_argument(quoted(v) + " is not a whole number");
       s.job.randseed = *n;
       return Status::ok();
     }
-    case Opt::kGroupReporting:
-    case Opt::kNewGroup:
-    case Opt::kStonewall: {
-      auto b = parse_bool(e);
-      if (!b.is_ok()) return b.status();
-      (id == Opt::kGroupReporting ? s.job.group_reporting
-       : id == Opt::kNewGroup     ? s.job.new_group
-                                  : s.job.stonewall) = *b;
-      return Status::ok();
-    }
-    case Opt::kWaitFor:
-      s.job.wait_for = std::string(v);
-      return Status::ok();
-    case Opt::kPercentileList:
-      return apply_percentile_list(s, v);
     case Opt::kKbBase:
       if (v == "1024")
         s.job.kb_base = 1024;
@@ -985,25 +971,85 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
     case Opt::kVerify:
       if (v == "0" || v == "none") return Status::ok();
       return sim::invalid_argument(quoted(v) +
-                                   ": data verification is not simulated (verify=0 "
-                                   "or none is accepted)");
-    case Opt::kIgnored:
-    case Opt::kUnsupported:
-      break;
+                                   ": data verification is not simulated (verify=0 or none "
+                                   "is accepted)");
+    default:
+      AFASIM_ASSERT(false, "every option has a handler");
+      return Status::ok();
   }
-  return Status::ok();
+}
+
+// Applies one option to the job being built. The error, if any, has no location yet.
+Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
+  const Opt id = e.def->id;
+  if (id == Opt::kUnsupported) {
+    return sim::invalid_argument("not supported by afasim: " + std::string(e.def->reason));
+  }
+  if (id == Opt::kIgnored) return Status::ok();
+  const bool is_flag = id == Opt::kTimeBased || id == Opt::kNoRandomMap ||
+                       id == Opt::kGroupReporting || id == Opt::kNewGroup ||
+                       id == Opt::kStonewall || id == Opt::kBsUnaligned;
+  if (!e.option.has_value && !is_flag) {
+    return sim::invalid_argument("needs a value (" + e.option.name + "=...)");
+  }
+  if (e.option.has_value && e.option.value.empty()) return sim::invalid_argument("empty value");
+  if (e.leading_blank && is_numeric(id)) {
+    return sim::invalid_argument("blank after '=' (fio would read " + quoted(e.option.value) +
+                                 " without its unit); remove it");
+  }
+  s.line_of[id] = e.option.line;
+  s.name_of[id] = e.option.name;
+  switch (id) {
+    case Opt::kBs:
+    case Opt::kBsRange:
+    case Opt::kBssplit:
+    case Opt::kBsUnaligned:
+      return apply_block_size_option(s, e, ctx);
+    case Opt::kSize:
+    case Opt::kOffset:
+    case Opt::kOffsetIncrement:
+    case Opt::kIoSize:
+    case Opt::kFilename:
+      return apply_region_option(s, e, ctx);
+    case Opt::kIodepth:
+    case Opt::kNumjobs:
+    case Opt::kLoops:
+    case Opt::kRwmixRead:
+    case Opt::kRwmixWrite:
+      return apply_count_option(s, e);
+    case Opt::kRuntime:
+    case Opt::kRampTime:
+    case Opt::kStartDelay:
+      return apply_time_option(s, e);
+    case Opt::kRate:
+    case Opt::kRateIops:
+    case Opt::kRateProcess:
+      return apply_rate_option(s, e, ctx);
+    case Opt::kTimeBased:
+    case Opt::kNoRandomMap:
+    case Opt::kGroupReporting:
+    case Opt::kNewGroup:
+    case Opt::kStonewall:
+      return apply_flag_option(s, e);
+    default:
+      return apply_other_option(s, e);
+  }
+}
+
+// Where option `id` of a job was written (its winning occurrence), for messages; the job's
+// section line when the option was never given.
+Location option_at(std::string_view file, const JobState& s, Opt id, std::string_view fallback) {
+  const auto line = s.line_of.find(id);
+  const auto name = s.name_of.find(id);
+  return Location{file, line == s.line_of.end() ? s.job.line : line->second,
+                  name == s.name_of.end() ? fallback : std::string_view(name->second)};
 }
 
 // Cross-option checks of one job, after every option is applied. Sizes that depend on the
 // volume (percentages) are resolved later, by the file pass.
 Status finalize(JobState& s, std::string_view file) {
   FioJob& job = s.job;
-  auto at = [&](Opt id, std::string_view fallback) {
-    const auto it = s.line_of.find(id);
-    const auto name = s.name_of.find(id);
-    return Location{file, it == s.line_of.end() ? job.line : it->second,
-                    name == s.name_of.end() ? fallback : std::string_view(name->second)};
-  };
+  auto at = [&](Opt id, std::string_view fallback) { return option_at(file, s, id, fallback); };
   if (!s.rw_suffix.empty()) {
     const std::string_view suffix = trim(s.rw_suffix);
     if (is_random(job.rw)) {
@@ -1111,106 +1157,106 @@ Result<std::vector<Section>> read_sections(std::string_view text, std::string_vi
   return sections;
 }
 
-// The volume sizes and percentage sizes (see FioVolume::size_bytes): volumes are sized from
-// jobs with an absolute size and offset; percentages are of that size.
-Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states) {
-  std::map<std::string, std::size_t> index;
-  auto volume_of = [&](const std::string& name, int line) -> FioVolume& {
-    const auto it = index.find(name);
-    if (it != index.end()) return out.volumes[it->second];
-    index[name] = out.volumes.size();
-    out.volumes.push_back(FioVolume{name, 0, line});
-    return out.volumes.back();
-  };
-  auto at = [&](const JobState& s, Opt id, std::string_view fallback) {
-    const auto it = s.line_of.find(id);
-    const auto name = s.name_of.find(id);
-    return Location{out.file_name, it == s.line_of.end() ? s.job.line : it->second,
-                    name == s.name_of.end() ? fallback : std::string_view(name->second)};
-  };
-  // Pass 1: register volumes in first-use order and size them from absolute regions.
-  for (auto& s : states) {
-    FioJob& job = s.job;
+// Registers every volume in first-use order and sizes it from the jobs whose size, offset
+// and offset_increment are all absolute: the largest offset + clone × increment + size.
+Status size_volumes(FioJobFile& out, const std::vector<JobState>& states,
+                    std::map<std::string, std::size_t>& index) {
+  for (const auto& s : states) {
+    const FioJob& job = s.job;
     const bool absolute = s.size && !s.size->is_percent && (!s.offset || !s.offset->is_percent) &&
                           (!s.offset_increment || !s.offset_increment->is_percent);
     for (int c = 0; c < job.numjobs; ++c) {
-      FioVolume& vol = volume_of(job.volume_name(c), job.line);
+      const std::string name = job.volume_name(c);
+      if (!index.contains(name)) {
+        index[name] = out.volumes.size();
+        out.volumes.push_back(FioVolume{name, 0, job.line});
+      }
       if (!absolute) continue;
       const __int128 end =
           static_cast<__int128>(s.offset ? s.offset->bytes : 0) +
           static_cast<__int128>(s.offset_increment ? s.offset_increment->bytes : 0) * c +
           s.size->bytes;
       if (end > kMaxBytes) {
-        return located(at(s, Opt::kSize, "size"), "offset + size is larger than 1 EiB");
+        return located(option_at(out.file_name, s, Opt::kSize, "size"),
+                       "offset + size is larger than 1 EiB");
       }
+      FioVolume& vol = out.volumes[index.at(name)];
       vol.size_bytes = std::max(vol.size_bytes, static_cast<std::int64_t>(end));
     }
   }
-  // Pass 2: resolve every job's region against its volume.
-  for (auto& s : states) {
-    FioJob& job = s.job;
-    const std::int64_t unit = job.min_block_bytes();
-    for (int c = 0; c < job.numjobs; ++c) {
-      const FioVolume& vol = out.volumes[index.at(job.volume_name(c))];
+  return Status::ok();
+}
+
+// Resolves one job's region on its volumes: percentages of the volume size (a percentage
+// offset aligned up to the job's smallest block, as fio does), the clones' regions inside
+// their volume, and every block size inside the region.
+Status resolve_region(JobState& s, const FioJobFile& out,
+                      const std::map<std::string, std::size_t>& index) {
+  FioJob& job = s.job;
+  const std::string_view file = out.file_name;
+  const std::int64_t unit = job.min_block_bytes();
+  for (int c = 0; c < job.numjobs; ++c) {
+    const FioVolume& vol = out.volumes[index.at(job.volume_name(c))];
+    if (vol.size_bytes == 0) {
       if (!s.size) {
-        if (vol.size_bytes == 0) {
-          return located(Location{out.file_name, job.line, "size"},
-                         "missing: job " + quoted(job.name) + " on volume " + quoted(vol.name) +
-                             " needs size= (afasim sizes each volume from its jobs' size=)");
-        }
-      } else if (vol.size_bytes == 0) {
-        const bool pct_size = s.size->is_percent;
-        return located(at(s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
-                       "a percentage needs the size of volume " + quoted(vol.name) +
-                           ": give one job on it an absolute size= and offset=");
+        return located(Location{file, job.line, "size"},
+                       "missing: job " + quoted(job.name) + " on volume " + quoted(vol.name) +
+                           " needs size= (afasim sizes each volume from its jobs' size=)");
       }
-      auto resolve = [&](const SizeOrPercent& v, bool align) {
-        if (!v.is_percent) return v.bytes;
-        std::int64_t bytes = static_cast<std::int64_t>(static_cast<long double>(vol.size_bytes) *
-                                                       v.percent / 100.0L);
-        // fio aligns a percentage offset to the minimum block size (HOWTO "offset").
-        if (align && unit > 0) bytes = (bytes + unit - 1) / unit * unit;
-        return bytes;
-      };
-      const std::int64_t offset = s.offset ? resolve(*s.offset, true) : 0;
-      const std::int64_t increment = s.offset_increment ? resolve(*s.offset_increment, true) : 0;
-      const __int128 start = static_cast<__int128>(offset) + static_cast<__int128>(increment) * c;
-      if (start >= vol.size_bytes) {
-        return located(at(s, Opt::kOffset, "offset"), "clone " + std::to_string(c) +
-                                                          " starts at or past the end of volume " +
-                                                          quoted(vol.name));
-      }
-      std::int64_t size = s.size ? resolve(*s.size, false) : vol.size_bytes - offset;
-      const __int128 room = static_cast<__int128>(vol.size_bytes) - start;
-      if (s.size && !s.size->is_percent && size > room) {
-        return located(at(s, Opt::kSize, "size"), "clone " + std::to_string(c) +
-                                                      ": offset + size runs past the end of "
-                                                      "volume " +
-                                                      quoted(vol.name) + " (" +
-                                                      std::to_string(vol.size_bytes) + " bytes)");
-      }
-      size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // a percentage is cut
-      if (c == 0) {
-        job.offset_bytes = offset;
-        job.offset_increment_bytes = increment;
-        job.size_bytes = size;
-      } else {
-        job.size_bytes = std::min(job.size_bytes, size);
-      }
+      const bool pct_size = s.size->is_percent;
+      return located(
+          option_at(file, s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
+          "a percentage needs the size of volume " + quoted(vol.name) +
+              ": give one job on it an absolute size= and offset=");
     }
-    for (int d = 0; d < kDirections; ++d) {
-      const bool used = d == index_of(Direction::kRead) ? does_reads(job.rw) : does_writes(job.rw);
-      if (used && job.bs[d].max_bytes > job.size_bytes) {
-        return located(at(s, Opt::kSize, "size"),
-                       "the region (" + std::to_string(job.size_bytes) +
-                           " bytes) is smaller than "
-                           "the largest " +
-                           std::string(to_string(static_cast<Direction>(d))) + " block size (" +
-                           std::to_string(job.bs[d].max_bytes) + " bytes)");
-      }
+    auto resolve = [&](const SizeOrPercent& v, bool align) {
+      if (!v.is_percent) return v.bytes;
+      auto bytes =
+          static_cast<std::int64_t>(static_cast<long double>(vol.size_bytes) * v.percent / 100.0L);
+      if (align) bytes = (bytes + unit - 1) / unit * unit;  // HOWTO "offset"
+      return bytes;
+    };
+    const std::int64_t offset = s.offset ? resolve(*s.offset, true) : 0;
+    const std::int64_t increment = s.offset_increment ? resolve(*s.offset_increment, true) : 0;
+    const __int128 start = static_cast<__int128>(offset) + static_cast<__int128>(increment) * c;
+    if (start >= vol.size_bytes) {
+      return located(option_at(file, s, Opt::kOffset, "offset"),
+                     "clone " + std::to_string(c) + " starts at or past the end of volume " +
+                         quoted(vol.name));
     }
-    job.io_size_bytes = s.io_size ? *s.io_size : job.size_bytes;
+    const __int128 room = static_cast<__int128>(vol.size_bytes) - start;
+    std::int64_t size = s.size ? resolve(*s.size, false) : vol.size_bytes;
+    if (s.size && !s.size->is_percent && size > room) {
+      return located(option_at(file, s, Opt::kSize, "size"),
+                     "clone " + std::to_string(c) + ": offset + size runs past the end of volume " +
+                         quoted(vol.name) + " (" + std::to_string(vol.size_bytes) + " bytes)");
+    }
+    size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // a percentage is cut
+    job.size_bytes = c == 0 ? size : std::min(job.size_bytes, size);
+    if (c == 0) {
+      job.offset_bytes = offset;
+      job.offset_increment_bytes = increment;
+    }
   }
+  for (int d = 0; d < kDirections; ++d) {
+    const bool used = d == index_of(Direction::kRead) ? does_reads(job.rw) : does_writes(job.rw);
+    if (used && job.bs[d].max_bytes > job.size_bytes) {
+      return located(option_at(file, s, Opt::kSize, "size"),
+                     "the region (" + std::to_string(job.size_bytes) +
+                         " bytes) is smaller than the largest " +
+                         std::string(to_string(static_cast<Direction>(d))) + " block size (" +
+                         std::to_string(job.bs[d].max_bytes) + " bytes)");
+    }
+  }
+  job.io_size_bytes = s.io_size ? *s.io_size : job.size_bytes;
+  return Status::ok();
+}
+
+// Volumes first (from absolute regions), then every job's region against its volume.
+Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states) {
+  std::map<std::string, std::size_t> index;
+  AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index));
+  for (auto& s : states) AFASIM_RETURN_IF_ERROR(resolve_region(s, out, index));
   return Status::ok();
 }
 
@@ -1243,6 +1289,72 @@ Status resolve_groups(FioJobFile& out, const std::vector<JobState>& states) {
     if (!earlier) return located(loc, "job " + quoted(job.wait_for) + " comes later in the file");
   }
   return Status::ok();
+}
+
+// Checks a [global] section's options at their own lines (even if no job follows), records
+// them, and warns about them once (jobs apply inherited options silently).
+Status read_global_section(const Section& section, std::vector<const Entry*>& globals,
+                           FioJobFile& out) {
+  const ApplyContext ctx{&out.warnings, out.file_name};
+  JobState scratch;
+  std::vector<const Entry*> so_far(globals);
+  for (const Entry& e : section.entries) so_far.push_back(&e);
+  for (const Entry* e : so_far) {
+    if (e->def->id != Opt::kKbBase) continue;
+    if (Status st = apply(scratch, *e, ApplyContext{}); !st.is_ok()) {
+      return located(Location{out.file_name, e->option.line, e->option.name}, st);
+    }
+  }
+  for (const Entry& e : section.entries) {
+    Status st = apply(scratch, e, ctx);
+    if (!st.is_ok()) return located(Location{out.file_name, e.option.line, e.option.name}, st);
+    if (const auto why = ignored_reason(e)) out.ignored.push_back({"global", e.option, *why});
+    out.global_options.push_back(e.option);
+    globals.push_back(&e);
+  }
+  return Status::ok();
+}
+
+// One job section: fio's defaults, then the [global] entries above it, then its own, in
+// file order (kb_base first, as fio gives it priority); then the cross-option checks.
+Result<JobState> resolve_job(const Section& section, const std::vector<const Entry*>& globals,
+                             int job_index, FioJobFile& out) {
+  const ApplyContext ctx{&out.warnings, out.file_name};
+  JobState s;
+  s.job.name = section.name;
+  s.job.line = section.line;
+  s.job.job_index = job_index;
+  std::vector<const Entry*> all(globals);
+  for (const Entry& e : section.entries) all.push_back(&e);
+  for (const Entry* e : all) {
+    if (e->def->id != Opt::kKbBase) continue;
+    if (Status st = apply(s, *e, ApplyContext{}); !st.is_ok()) {
+      return located(Location{out.file_name, e->option.line, e->option.name}, st);
+    }
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Entry& e = *all[i];
+    const bool own = i >= globals.size();
+    Status st = apply(s, e, own ? ctx : ApplyContext{});
+    if (!st.is_ok()) return located(Location{out.file_name, e.option.line, e.option.name}, st);
+    if (!own) continue;
+    s.job.options.push_back(e.option);
+    if (const auto why = ignored_reason(e)) out.ignored.push_back({section.name, e.option, *why});
+  }
+  AFASIM_RETURN_IF_ERROR(finalize(s, out.file_name));
+  return s;
+}
+
+// fio ignores random_distribution on sequential jobs; say so, since it is likely a slip.
+void warn_ineffective_distributions(const std::vector<JobState>& states, FioJobFile& out) {
+  for (const auto& s : states) {
+    if (s.job.distribution == RandomDistribution::kUniform || is_random(s.job.rw)) continue;
+    const auto it = s.line_of.find(Opt::kRandomDistribution);
+    const int line = it == s.line_of.end() ? s.job.line : it->second;
+    out.warnings.push_back(out.file_name + ":" + std::to_string(line) +
+                           ": random_distribution: no effect on sequential rw=" +
+                           std::string(to_string(s.job.rw)) + " (job " + quoted(s.job.name) + ")");
+  }
 }
 
 }  // namespace
@@ -1407,76 +1519,27 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
 
   FioJobFile out;
   out.file_name = std::string(file_name);
-  ApplyContext ctx{&out.warnings, out.file_name};
-  std::vector<const Entry*> globals;
+  std::vector<const Entry*> globals;  // every [global] entry so far, file order
   std::vector<JobState> states;
   int total_clones = 0;
-  for (Section& section : *sections) {
+  for (const Section& section : *sections) {
     if (section.global) {
-      // Check each global option at its own line, even if no job follows; warn here once.
-      JobState scratch;
-      std::vector<const Entry*> so_far(globals);
-      for (const Entry& e : section.entries) so_far.push_back(&e);
-      for (const Entry* e : so_far) {
-        if (e->def->id != Opt::kKbBase) continue;
-        if (Status st = apply(scratch, *e, ApplyContext{}); !st.is_ok()) {
-          return located(Location{file_name, e->option.line, e->option.name}, st);
-        }
-      }
-      for (const Entry& e : section.entries) {
-        Status st = apply(scratch, e, ctx);
-        if (!st.is_ok()) return located(Location{file_name, e.option.line, e.option.name}, st);
-        if (const auto why = ignored_reason(e)) out.ignored.push_back({"global", e.option, *why});
-        out.global_options.push_back(e.option);
-        globals.push_back(&e);
-      }
+      AFASIM_RETURN_IF_ERROR(read_global_section(section, globals, out));
       continue;
     }
-    JobState s;
-    s.job.name = section.name;
-    s.job.line = section.line;
-    s.job.job_index = static_cast<int>(states.size());
-    std::vector<const Entry*> all(globals);
-    for (const Entry& e : section.entries) all.push_back(&e);
-    // kb_base first (fio gives it priority), so that sizes before it use it too.
-    for (const Entry* e : all) {
-      if (e->def->id != Opt::kKbBase) continue;
-      if (Status st = apply(s, *e, ApplyContext{}); !st.is_ok()) {
-        return located(Location{file_name, e->option.line, e->option.name}, st);
-      }
-    }
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      const Entry& e = *all[i];
-      const bool own = i >= globals.size();
-      Status st = apply(s, e, own ? ctx : ApplyContext{});
-      if (!st.is_ok()) return located(Location{file_name, e.option.line, e.option.name}, st);
-      if (own) {
-        s.job.options.push_back(e.option);
-        if (const auto why = ignored_reason(e))
-          out.ignored.push_back({section.name, e.option, *why});
-      }
-    }
-    AFASIM_RETURN_IF_ERROR(finalize(s, file_name));
-    total_clones += s.job.numjobs;
+    auto state = resolve_job(section, globals, static_cast<int>(states.size()), out);
+    if (!state.is_ok()) return state.status();
+    total_clones += state->job.numjobs;
     if (total_clones > kMaxClones) {
       return located(Location{file_name, section.line, "numjobs"},
                      "more than " + std::to_string(kMaxClones) + " jobs in the file");
     }
-    states.push_back(std::move(s));
+    states.push_back(std::move(state).value());
   }
   if (states.empty()) {
     return sim::invalid_argument(std::string(file_name) + ": no job sections (only [global])");
   }
-  for (auto& s : states) {
-    if (s.job.distribution != RandomDistribution::kUniform && !is_random(s.job.rw)) {
-      const auto it = s.line_of.find(Opt::kRandomDistribution);
-      out.warnings.push_back(
-          std::string(file_name) + ":" +
-          std::to_string(it == s.line_of.end() ? s.job.line : it->second) +
-          ": random_distribution: no effect on sequential rw=" + std::string(to_string(s.job.rw)) +
-          " (job " + quoted(s.job.name) + ")");
-    }
-  }
+  warn_ineffective_distributions(states, out);
   AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states));
   for (auto& s : states) out.jobs.push_back(s.job);
   AFASIM_RETURN_IF_ERROR(resolve_groups(out, states));
