@@ -12,9 +12,9 @@
 // Both are byte-deterministic: no wall clock (fio's timestamps become the Unix epoch, the
 // start of virtual time), no pids, no pointers, fixed ordering.
 // Differences from fio: percentiles come from sim::Histogram buckets (within 0.4 % of the
-// exact sample; fio's own log-linear buckets have a similar error); CPU, disk_util contents and
-// submit/complete depth histograms are not reported. See docs/workloads.md. Not thread-safe: values
-// owned by the model thread; formatting is a pure function.
+// exact sample; fio's own buckets have a similar error); CPU, disk_util contents and the
+// submit/complete depth histograms are not reported. See docs/workloads.md.
+// Not thread-safe: values owned by the model thread; formatting is a pure function.
 #pragma once
 
 #include <array>

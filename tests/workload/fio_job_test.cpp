@@ -706,7 +706,10 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
       }
       text += rng.bernoulli(0.05) ? "\r\n" : "\n";
     }
-    if (rng.bernoulli(0.5)) text = "[j]\nsize=64m\nfilename=v0\n" + text;
+    if (structured)
+      text = "[global]\nruntime=5s\nfilename=v1\nsize=64m\n[j]\n" + text;
+    else if (rng.bernoulli(0.5))
+      text = "[j]\nsize=64m\nfilename=v0\n" + text;
     auto r = parse_fio_job_file(text, "fuzz.fio");
     if (r.is_ok()) {
       ++accepted;
@@ -717,5 +720,5 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
     }
   }
   // The fuzzer reaches the resolver, not only the first syntax check.
-  CHECK(accepted > 100);
+  CHECK(accepted > 500);
 }
