@@ -191,7 +191,7 @@ inline constexpr int kMaxIodepth = 65536;    // assumption: far above any device
 inline constexpr int kMaxLoops = 1'000'000;  // assumption
 inline constexpr std::int64_t kMaxBytes = std::int64_t{1} << 60;  // 1 EiB, any size value
 inline constexpr sim::Time kMaxDuration = 10 * sim::kYear;        // any time value
-inline constexpr std::size_t kMaxLineBytes = 4096;     // fio's OPT_LEN_MAX is 8192 per option
+inline constexpr std::size_t kMaxLineBytes = 4096;                // fio's OPT_LEN_MAX: 4096 or 8192
 inline constexpr std::size_t kMaxFileBytes = 1 << 20;  // a job file over 1 MiB is refused
 
 // fio's default percentile list (stat.c): 1 5 10 20 30 40 50 60 70 80 90 95 99 99.5 99.9
