@@ -1,0 +1,724 @@
+// The fio job-file parser: shipped files, inheritance, fio's number and time syntax, the
+// per-direction forms, volumes and groups, and bad input (errors, never crashes).
+#include "workload/fio_job.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/preset.h"
+#include "sim/rng.h"
+#include "workload/distribution.h"
+
+using namespace afasim;
+using namespace afasim::workload;
+
+namespace {
+
+constexpr std::int64_t kKiB = 1024;
+constexpr std::int64_t kMiB = 1024 * kKiB;
+constexpr std::int64_t kGiB = 1024 * kMiB;
+
+FioJobFile parse_ok(std::string_view text, std::string_view name = "test.fio") {
+  auto r = parse_fio_job_file(text, name);
+  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  return std::move(r).value();
+}
+
+std::string parse_error(std::string_view text) {
+  auto r = parse_fio_job_file(text, "bad.fio");
+  if (r.is_ok()) return "(parsed without error)";
+  CHECK(r.status().code() == sim::Code::kInvalidArgument);
+  return r.status().message();
+}
+
+std::int64_t size_of(std::string_view text, int kb_base = 1024) {
+  auto r = parse_fio_size(text, kb_base);
+  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("every shipped workload file parses, with the layout its comments describe") {
+  const auto& files = config::embedded_files();
+  int parsed = 0;
+  for (const auto& [path, text] : files) {
+    if (path.rfind("workloads/", 0) != 0 || path.size() < 4 ||
+        path.substr(path.size() - 4) != ".fio") {
+      continue;
+    }
+    CAPTURE(path);
+    const FioJobFile f = parse_ok(text, path);
+    CHECK(f.warnings.empty());
+    // Every ISE 860 file uses the same four 512 GiB LUNs (ise860-precondition.fio).
+    REQUIRE(f.volumes.size() == 4);
+    for (int i = 0; i < 4; ++i) {
+      CHECK(f.volumes[i].name == "lun" + std::to_string(i));
+      CHECK(f.volumes[i].size_bytes == 512 * kGiB);
+    }
+    ++parsed;
+  }
+  CHECK(parsed == 5);
+
+  // The review's load: 16 jobs x 16 outstanding 4 KiB random reads, one reporting group.
+  const FioJobFile read = parse_ok(files.at("workloads/ise860-4k-randread.fio"));
+  CHECK(read.clone_count() == 16);
+  CHECK(read.group_count() == 1);
+  for (const FioJob& j : read.jobs) {
+    CHECK(j.rw == RwPattern::kRandRead);
+    CHECK(j.iodepth == 16);
+    CHECK(j.numjobs == 4);
+    CHECK(j.bs[0].is_fixed());
+    CHECK(j.bs[0].min_bytes == 4096);
+    CHECK(j.group_reporting);
+    CHECK(j.time_based);
+    CHECK(j.runtime_ns == 60 * sim::kSecond);
+    CHECK(j.ramp_time_ns == 5 * sim::kSecond);
+    CHECK_FALSE(j.random_map);  // norandommap
+  }
+  CHECK(parse_ok(files.at("workloads/ise860-4k-randwrite.fio")).jobs[0].rw ==
+        RwPattern::kRandWrite);
+
+  const FioJobFile pre = parse_ok(files.at("workloads/ise860-precondition.fio"));
+  REQUIRE(pre.jobs.size() == 8);
+  CHECK(pre.group_count() == 2);
+  CHECK(pre.jobs[0].rw == RwPattern::kWrite);
+  CHECK(pre.jobs[0].bs[1].min_bytes == 128 * kKiB);
+  CHECK(pre.jobs[0].total_io_bytes() == 512 * kGiB);  // one full pass over the LUN
+  CHECK_FALSE(pre.jobs[0].time_based);
+  CHECK(pre.jobs[4].stonewall);
+  CHECK(pre.jobs[4].group_id == 1);
+  CHECK(pre.jobs[4].runtime_ns == 30 * sim::kMinute);
+  int steady_clones = 0;
+  for (const FioJob& j : pre.jobs) steady_clones += j.group_id == 1 ? j.numjobs : 0;
+  CHECK(steady_clones == 16);
+
+  const FioJobFile mix = parse_ok(files.at("workloads/ise860-8k-7030.fio"));
+  CHECK(mix.jobs[0].rw == RwPattern::kRandReadWrite);
+  CHECK(mix.jobs[0].rwmix_read_percent == 70);
+  CHECK(mix.jobs[0].bs[0].min_bytes == 8192);
+
+  const FioJobFile seq = parse_ok(files.at("workloads/ise860-128k-seq.fio"));
+  CHECK(seq.group_count() == 2);
+  CHECK(seq.jobs[0].size_bytes == 128 * kGiB);
+  CHECK(seq.jobs[0].region_offset_bytes(3) == 384 * kGiB);  // the last quarter of the LUN
+}
+
+TEST_CASE(
+    "[global] is inherited, a job overrides it, and a later [global] only affects later jobs") {
+  const FioJobFile f = parse_ok(R"(; comment
+# another comment
+[global]
+rw=randread
+bs=8k
+size=1g
+iodepth=4   ; an inline comment, as fio's strip_blank_end cuts it
+
+[first]
+iodepth=32
+
+[global]
+bs=64k
+
+[second]
+rw=write
+)");
+  REQUIRE(f.jobs.size() == 2);
+  const FioJob& a = f.jobs[0];
+  const FioJob& b = f.jobs[1];
+  CHECK(a.name == "first");
+  CHECK(a.rw == RwPattern::kRandRead);
+  CHECK(a.bs[0].min_bytes == 8 * kKiB);
+  CHECK(a.iodepth == 32);
+  CHECK(a.size_bytes == kGiB);
+  CHECK(b.rw == RwPattern::kWrite);
+  CHECK(b.bs[1].min_bytes == 64 * kKiB);
+  CHECK(b.iodepth == 4);
+  // The JSON's "job options" are a job's own lines; "global options" are every [global] line.
+  REQUIRE(a.options.size() == 1);
+  CHECK(a.options[0].name == "iodepth");
+  CHECK(a.options[0].value == "32");
+  CHECK(a.options[0].line == 10);
+  CHECK(f.global_options.size() == 5);
+  CHECK(a.line == 9);
+  CHECK(a.job_index == 0);
+  CHECK(b.job_index == 1);
+}
+
+TEST_CASE("fio's defaults apply when nothing is said") {
+  const FioJob j = parse_ok("[only]\nsize=1m\n").jobs[0];
+  CHECK(j.rw == RwPattern::kRead);   // HOWTO rw: "Fio defaults to read"
+  CHECK(j.bs[0].min_bytes == 4096);  // HOWTO bs: "Default: 4096"
+  CHECK(j.iodepth == 1);             // HOWTO iodepth: "Default: 1"
+  CHECK(j.numjobs == 1);
+  CHECK(j.rwmix_read_percent == 50);  // HOWTO rwmixread: "Default: 50"
+  CHECK(j.loops == 1);
+  CHECK(j.runtime_ns == 0);
+  CHECK(j.random_map);
+  CHECK(j.distribution == RandomDistribution::kUniform);
+  CHECK(j.percentile_list == default_percentile_list());
+  CHECK(j.volume_name(0) == "only.0.0");  // fio's filename_format $jobname.$jobnum.$filenum
+  CHECK(j.io_size_bytes == kMiB);
+}
+
+TEST_CASE("sizes follow fio's kb_base rules, as fio 3.33 prints them") {
+  // Each value was checked against fio 3.33 (`fio --ioengine=null --bs=VALUE`, the bs=(R)
+  // field of its job line): 4k 4kb 4KB 4Ki 0x1000 4096b -> 4096B; 4kib 4KiB -> 4000B;
+  // 1m 1mi 1mb -> 1024KiB; 1MiB -> 977KiB (1,000,000 B). HOWTO "int": with the default
+  // kb_base=1024, "4k means 4096" and the IEC forms are powers of 1000.
+  CHECK(size_of("4k") == 4096);
+  CHECK(size_of("4kb") == 4096);
+  CHECK(size_of("4KB") == 4096);
+  CHECK(size_of("4K") == 4096);
+  CHECK(size_of("4Ki") == 4096);
+  CHECK(size_of("0x1000") == 4096);
+  CHECK(size_of("4096b") == 4096);
+  CHECK(size_of("4096B") == 4096);
+  CHECK(size_of("4096") == 4096);
+  CHECK(size_of("4kib") == 4000);
+  CHECK(size_of("4KiB") == 4000);
+  CHECK(size_of("1m") == kMiB);
+  CHECK(size_of("1mi") == kMiB);
+  CHECK(size_of("1mb") == kMiB);
+  CHECK(size_of("1MiB") == 1'000'000);
+  CHECK(size_of("1g") == kGiB);
+  CHECK(size_of("1t") == 1024 * kGiB);
+  CHECK(size_of("1p") == 1024 * 1024 * kGiB);
+  CHECK(size_of("1tib") == 1'000'000'000'000);
+  // HOWTO "int", kb_base=1000: 4k is 4000, 4KiB is 4096, 1 MB is 1m.
+  CHECK(size_of("4k", 1000) == 4000);
+  CHECK(size_of("4kib", 1000) == 4096);
+  CHECK(size_of("1m", 1000) == 1'000'000);
+  CHECK(size_of("1gib", 1000) == kGiB);
+
+  // What fio would silently misread is refused: fio 3.33 reads 1.5k as 1, 4q as 4, 4kx and
+  // 4k5 as 4096, -4k as 16 EiB.
+  for (const char* bad :
+       {"1.5k", "4q", "4kx", "4k5", "-4k", "+4k", "", "k", "0x10k", "4 k", "(1+2)", "${SIZE}",
+        "$mb_memory", "2e3", "99999999999999999999", "2000p"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_fio_size(bad, 1024).is_ok());
+  }
+  CHECK(parse_fio_size("4q", 1024).status().message() ==
+        "\"4q\" is not a size (units: k m g t p, ki mi gi ti pi, optional B)");
+  CHECK(parse_fio_size("2000p", 1024).status().message() == "\"2000p\" is larger than 1 EiB");
+
+  auto pct = parse_fio_size_or_percent("25%", 1024);
+  REQUIRE(pct.is_ok());
+  CHECK(pct->is_percent);
+  CHECK(pct->percent == 25);
+  CHECK_FALSE(parse_fio_size_or_percent("0%", 1024).is_ok());  // HOWTO: "between 1 and 100"
+  CHECK_FALSE(parse_fio_size_or_percent("101%", 1024).is_ok());
+}
+
+TEST_CASE("times follow fio's units: seconds by default, m is minutes") {
+  // HOWTO "time" and parse.c get_mult_time: d h m s ms/msec us/usec, no unit = seconds for
+  // runtime. Checked with fio 3.33: runtime=1500ms ran 1500 ms, 900000us 900 ms.
+  auto t = [](std::string_view text) {
+    auto r = parse_fio_time(text, sim::kSecond);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    return *r;
+  };
+  CHECK(t("1") == sim::kSecond);
+  CHECK(t("1s") == sim::kSecond);
+  CHECK(t("1500ms") == 1500 * sim::kMillisecond);
+  CHECK(t("1500msec") == 1500 * sim::kMillisecond);
+  CHECK(t("900000us") == 900 * sim::kMillisecond);
+  CHECK(t("1000000usec") == sim::kSecond);
+  CHECK(t("2m") == 2 * sim::kMinute);
+  CHECK(t("2M") == 2 * sim::kMinute);
+  CHECK(t("1h") == sim::kHour);
+  CHECK(t("1d") == sim::kDay);
+  // fio 3.33 ran runtime=2sec for 2 microseconds (its unit table has no "sec"): refused.
+  CHECK(parse_fio_time("2sec", sim::kSecond).status().message() ==
+        "\"2sec\": fio 3.33 reads the unit \"sec\" as microseconds; write s");
+  for (const char* bad : {"1.5s", "10x", "-1", "", "s", "1 s", "(10)", "3651d"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_fio_time(bad, sim::kSecond).is_ok());
+  }
+}
+
+TEST_CASE("bs, rate and rate_iops take fio's read,write form") {
+  // HOWTO blocksize: "bs=8k,32k means 8k for reads, 32k for writes"; "bs=,8k" leaves reads
+  // at their default; rate: "rate=,500k" caps writes only.
+  const FioJobFile f = parse_ok(R"([a]
+size=1g
+bs=8k,32k
+rate_iops=100,50
+[b]
+size=1g
+bs=,8k
+rate=,500k
+[c]
+size=1g
+bs=16k,
+rate=1m,
+)");
+  CHECK(f.jobs[0].bs[0].min_bytes == 8 * kKiB);
+  CHECK(f.jobs[0].bs[1].min_bytes == 32 * kKiB);
+  CHECK(f.jobs[0].rate_iops == std::array<std::int64_t, 2>{100, 50});
+  CHECK(f.jobs[1].bs[0].min_bytes == 4096);
+  CHECK(f.jobs[1].bs[1].min_bytes == 8 * kKiB);
+  CHECK(f.jobs[1].rate_bytes_per_second == std::array<std::int64_t, 2>{0, 500 * kKiB});
+  CHECK(f.jobs[2].bs[0].min_bytes == 16 * kKiB);
+  CHECK(f.jobs[2].bs[1].min_bytes == 4096);
+  CHECK(f.jobs[2].rate_bytes_per_second == std::array<std::int64_t, 2>{kMiB, 0});
+}
+
+TEST_CASE("bssplit and blocksize_range follow fio's syntax") {
+  auto split_of = [](std::string_view value, int d = 0) {
+    const FioJobFile f = parse_ok("[j]\nsize=1g\nrw=randrw\nbssplit=" + std::string(value) + "\n");
+    return f.jobs[0].bs[d];
+  };
+  // HOWTO bssplit: "4k/50:1k/:32k/ would have 50% 4k ios, and 25% 1k and 32k ios".
+  BlockSizeSpec s = split_of("4k/50:1k/:32k/");
+  CHECK(s.min_bytes == 1024);
+  CHECK(s.max_bytes == 32 * kKiB);
+  int pct_4k = 0, pct_1k = 0, pct_32k = 0;
+  for (const auto& share : s.split) {
+    if (share.size_bytes == 4096) pct_4k = share.percent;
+    if (share.size_bytes == 1024) pct_1k = share.percent;
+    if (share.size_bytes == 32 * kKiB) pct_32k = share.percent;
+  }
+  CHECK(pct_4k == 50);
+  CHECK(pct_1k == 25);
+  CHECK(pct_32k == 25);
+  // Three blanks share 100 as 34/33/33 (fio: 33 each and the last entry takes the rest).
+  int total = 0;
+  for (const auto& share : split_of("4k/:8k/:16k/").split) total += share.percent;
+  CHECK(total == 100);
+  // HOWTO: "bssplit=2k/50:4k/50,4k/90:8k/10": reads 2k/4k, writes 4k/8k.
+  CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 0).max_bytes == 4096);
+  CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 1).max_bytes == 8192);
+  CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 1).split.size() == 2);
+
+  const FioJobFile r = parse_ok("[j]\nsize=1g\nbsrange=16k-4k\nbs_unaligned\n");
+  CHECK(r.jobs[0].bs[0].min_bytes == 4096);  // HOWTO irange: "the two values are swapped"
+  CHECK(r.jobs[0].bs[0].max_bytes == 16 * kKiB);
+  CHECK(r.jobs[0].bs[0].unaligned);
+  CHECK(r.jobs[0].min_block_bytes() == 4096);
+}
+
+TEST_CASE("rw takes fio's :N modifier, rwmixread/rwmixwrite the later of the two") {
+  const FioJobFile f = parse_ok(R"([a]
+size=1g
+rw=randread:8
+[b]
+size=1g
+readwrite=write:4k
+[c]
+size=1g
+rw=randrw
+rwmixread=80
+rwmixwrite=40
+[d]
+size=1g
+rw=rw
+rwmixwrite=40
+rwmixread=80
+)");
+  CHECK(f.jobs[0].rw_sequential_ios == 8);  // HOWTO rw: a new random offset every 8 I/Os
+  CHECK(f.jobs[1].rw_skip_bytes == 4096);   // HOWTO rw: "rw=write:4k will skip 4k"
+  CHECK(f.jobs[1].rw == RwPattern::kWrite);
+  CHECK(f.jobs[2].rwmix_read_percent == 60);  // HOWTO rwmixwrite: "the latter ... will be used"
+  CHECK(f.jobs[3].rwmix_read_percent == 80);
+}
+
+TEST_CASE("random_distribution: zipf, pareto, defaults and center") {
+  const FioJobFile f = parse_ok(R"([global]
+size=1g
+rw=randread
+[a]
+random_distribution=zipf:1.2
+[b]
+random_distribution=zipf
+[c]
+random_distribution=pareto:0.3:0.25
+[d]
+random_distribution=pareto
+[e]
+random_distribution=random
+)");
+  CHECK(f.jobs[0].distribution == RandomDistribution::kZipf);
+  CHECK(f.jobs[0].zipf_theta == 1.2);
+  CHECK_FALSE(f.jobs[0].distribution_center.has_value());
+  CHECK(f.jobs[1].zipf_theta == 1.1);  // fio.h FIO_DEF_ZIPF
+  CHECK(f.jobs[2].distribution == RandomDistribution::kPareto);
+  CHECK(f.jobs[2].pareto_h == 0.3);
+  CHECK(f.jobs[2].distribution_center == 0.25);
+  CHECK(f.jobs[3].pareto_h == 0.2);  // fio.h FIO_DEF_PARETO
+  CHECK(f.jobs[4].distribution == RandomDistribution::kUniform);
+  // A skew on a sequential job does nothing in fio either: a warning, not an error.
+  const FioJobFile w = parse_ok("[s]\nsize=1g\nrw=read\nrandom_distribution=zipf:1.2\n", "w.fio");
+  REQUIRE(w.warnings.size() == 1);
+  CHECK(w.warnings[0] ==
+        "w.fio:4: random_distribution: no effect on sequential rw=read (job \"s\")");
+}
+
+TEST_CASE("stonewall and new_group start reporting groups as fio's add_job does") {
+  const FioJobFile f = parse_ok(R"([global]
+size=1g
+[a]
+stonewall
+[b]
+[c]
+stonewall
+[d]
+new_group
+[e]
+wait_for=a
+)");
+  // A stonewall on the first job starts nothing (no jobs before it).
+  CHECK(f.jobs[0].group_id == 0);
+  CHECK(f.jobs[1].group_id == 0);
+  CHECK(f.jobs[2].group_id == 1);
+  CHECK(f.jobs[3].group_id == 2);
+  CHECK(f.jobs[4].group_id == 2);
+  CHECK(f.jobs[4].wait_for == "a");
+  CHECK(f.group_count() == 3);
+  // stonewall in [global] applies to every job: one group each.
+  CHECK(parse_ok("[global]\nsize=1g\nstonewall\n[a]\n[b]\n[c]\n").group_count() == 3);
+}
+
+TEST_CASE("volumes are sized from the jobs' size and offset; percentages are of that size") {
+  const FioJobFile f = parse_ok(R"([big]
+filename=vol
+size=100g
+offset=28g
+[half]
+filename=vol
+size=50%
+[tail]
+filename=vol
+offset=75%
+[parts]
+size=10g
+offset_increment=10g
+numjobs=3
+filename=other
+[private]
+size=1g
+numjobs=2
+)");
+  REQUIRE(f.volumes.size() == 4);
+  CHECK(f.volumes[0].name == "vol");
+  CHECK(f.volumes[0].size_bytes == 128 * kGiB);  // 28g + 100g
+  CHECK(f.volumes[1].name == "other");
+  CHECK(f.volumes[1].size_bytes == 30 * kGiB);  // 2 × 10g + 10g
+  CHECK(f.volumes[2].name == "private.0.0");    // no filename: one volume per clone, as fio
+  CHECK(f.volumes[3].name == "private.1.0");
+  CHECK(f.jobs[1].size_bytes == 64 * kGiB);    // 50 % of 128 GiB
+  CHECK(f.jobs[2].offset_bytes == 96 * kGiB);  // 75 %; no size: to the end of the volume
+  CHECK(f.jobs[2].size_bytes == 32 * kGiB);
+  CHECK(f.jobs[3].region_offset_bytes(2) == 20 * kGiB);
+  CHECK(f.jobs[4].volume_name(1) == "private.1.0");
+}
+
+TEST_CASE("host-side options are accepted and listed as ignored, with their reason") {
+  const FioJobFile f = parse_ok(R"([global]
+ioengine=libaio
+direct=1
+thread
+[j]
+size=1g
+norandommap
+invalidate=1
+verify=0
+bs=4KiB
+)",
+                                "ig.fio");
+  REQUIRE(f.ignored.size() == 5);
+  CHECK(f.ignored[0].section == "global");
+  CHECK(f.ignored[0].option.name == "ioengine");
+  CHECK(f.ignored[0].option.value == "libaio");
+  CHECK(f.ignored[0].option.line == 2);
+  CHECK(f.ignored[0].reason == "afasim is the I/O engine");
+  CHECK(f.ignored[2].option.name == "thread");
+  CHECK_FALSE(f.ignored[2].option.has_value);
+  CHECK(f.ignored[3].section == "j");
+  CHECK(f.ignored[3].option.name == "invalidate");
+  CHECK(f.ignored[4].option.name == "verify");
+  CHECK_FALSE(f.jobs[0].random_map);  // norandommap is simulated, not ignored
+  // Legal but surprising: fio reads 4KiB as 4000 bytes under kb_base=1024.
+  CHECK(f.jobs[0].bs[0].min_bytes == 4000);
+  REQUIRE(f.warnings.size() == 1);
+  CHECK(f.warnings[0].rfind("ig.fio:10: bs: \"4KiB\" is 4000 bytes", 0) == 0);
+}
+
+TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong") {
+  struct Case {
+    const char* text;
+    const char* message;  // the start of the expected message
+  };
+  const Case cases[] = {
+      {"[j]\nsize=1g\nbs=4q\n", "bad.fio:3: bs: \"4q\" is not a size"},
+      {"[j]\nsize=1g\nrw=randomread\n", "bad.fio:3: rw: \"randomread\" is not one of read,"},
+      {"[j]\nsize=1g\nbogus=1\n", "bad.fio:3: bogus: unknown option"},
+      {"size=1g\n[j]\n", "bad.fio:1: size: option outside of a [section]"},
+      {"[j]\nrw=read\n", "bad.fio:1: size: missing: job \"j\" on volume \"j.0.0\" needs size="},
+      {"[j]\nsize=1g\niodepth=0\n", "bad.fio:3: iodepth: \"0\" is out of range 1..65536"},
+      {"[j]\nsize=1g\nrwmixread=101\n", "bad.fio:3: rwmixread: \"101\" is out of range 0..100"},
+      {"[j]\nsize=1g\nthinktime=10\n",
+       "bad.fio:3: thinktime: not supported by afasim: think time is not simulated"},
+      {"[j]\nsize=1g\nruntime=2sec\n", "bad.fio:3: runtime: \"2sec\": fio 3.33 reads"},
+      {"[j]\nsize=1g\ntime_based\n", "bad.fio:3: time_based: needs runtime="},
+      {"[j]\nsize=1g\nbssplit=4k/60:8k/60\n",
+       "bad.fio:3: bssplit: \"4k/60:8k/60\": percentages add up to 120, more than 100"},
+      {"[j]\nsize=1g\nbssplit=4k/30:8k/30\n",
+       "bad.fio:3: bssplit: \"4k/30:8k/30\": percentages add up to 60, not 100"},
+      {"[j]\nsize=1g\nrw=randread\nrandom_distribution=zipf:1\n",
+       "bad.fio:4: random_distribution: \"zipf:1\": zipf theta must be > 0 and not 1"},
+      {"[j]\nsize=1g\nrandom_distribution=pareto:1.5\n",
+       "bad.fio:3: random_distribution: \"pareto:1.5\": pareto h must be in (0, 1)"},
+      {"[j]\nsize=1g\nrandom_distribution=normal:10\n",
+       "bad.fio:3: random_distribution: \"normal:10\": only random, zipf and pareto"},
+      {"[j]\nsize=1g\nwait_for=nobody\n", "bad.fio:3: wait_for: no job named \"nobody\""},
+      {"[a]\nsize=1g\nwait_for=b\n[b]\nsize=1g\n",
+       "bad.fio:3: wait_for: job \"b\" comes later in the file"},
+      {"[j\nsize=1g\n", "bad.fio:1: section header without ']'"},
+      {"[]\n", "bad.fio:1: empty section name"},
+      {"[j]\nsize=1g\nfilename=a:b\n", "bad.fio:3: filename: \"a:b\": one volume per job"},
+      {"[j]\nsize=1g\nrw=trim\n", "bad.fio:3: rw: \"trim\": trim is not simulated"},
+      {"[j]\nsize=1g\nbs = 8k\n", "bad.fio:3: bs: blank after '='"},
+      {"[global]\nsize=1g\n", "bad.fio: no job sections"},
+      {"[j]\nsize=4k\nbs=8k\n",
+       "bad.fio:2: size: the region (4096 bytes) is smaller than the largest read block size"},
+      {"[j]\nsize=50%\n", "bad.fio:2: size: a percentage needs the size of volume \"j.0.0\""},
+      {"[j]\nsize=1g\ninclude more.fio\n", "bad.fio:3: include: include files are not supported"},
+      {"[j]\nsize=1g\nverify=crc32c\n",
+       "bad.fio:3: verify: \"crc32c\": data verification is not simulated"},
+      {"[j]\nsize=1g\nnumjobs=5000\n", "bad.fio:3: numjobs: \"5000\" is out of range 1..4096"},
+      {"[j]\nsize=1.5g\n", "bad.fio:2: size: \"1.5g\" is not a whole number"},
+      {"[j]\nsize=${SIZE}\n", "bad.fio:2: size: \"${SIZE}\": environment variables"},
+      {"[j]\nsize=(1+2)\n", "bad.fio:2: size: \"(1+2)\": arithmetic expressions"},
+      {"[j]\nsize=1g\nkb_base=1023\n", "bad.fio:3: kb_base: \"1023\" is not 1000 or 1024"},
+      {"[j]\nsize=1g\nrate_process=bursty\n",
+       "bad.fio:3: rate_process: \"bursty\" is not linear or poisson"},
+      {"[j]\nsize=1g\nbs=4k-8k\n", "bad.fio:3: bs: \"4k-8k\" is a range: use blocksize_range="},
+      {"[j]\nsize=1g\nrw\n", "bad.fio:3: rw: needs a value (rw=...)"},
+      {"[j]\nsize=1g\ntime_based=yes\nruntime=1\n", "bad.fio:3: time_based: \"yes\" is not 0 or 1"},
+      {"[j]\nsize=1g\nnumjobs=4000\n[k]\nsize=1g\nnumjobs=100\n",
+       "bad.fio:4: numjobs: more than 4096 jobs in the file"},
+      {"[j]\nfilename=v\nsize=1g\n[k]\nfilename=v\nsize=2g\noffset=60%\n",
+       "bad.fio:6: size: clone 0: offset + size runs past the end of volume \"v\""},
+      {"[j]\nsize=1g\nbs=,\n", "bad.fio:3: bs: empty value"},
+      {"[j]\nsize=1g\nrw=randread:0\n", "bad.fio:3: rw: \"0\" is not a count of I/Os"},
+      {"[j]\nsize=1g\n=4k\n", "bad.fio:3: '=' without an option name"},
+      {"[j]\nsize=1g\nwait_for=j\n", "bad.fio:3: wait_for: a job cannot wait for itself"},
+      {"[j]\nsize=1g\npercentile_list=50:101\n",
+       "bad.fio:3: percentile_list: \"101\" is not a percentile in (0, 100]"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const std::string message = parse_error(c.text);
+    CHECK_MESSAGE(message.rfind(c.message, 0) == 0, message);
+  }
+  CHECK(std::size(cases) >= 15);
+  // A NUL byte and an over-long line are refused, not read past.
+  CHECK(parse_error(std::string("[j]\nsize=1g\0\n", 13)).rfind("bad.fio:2: NUL byte", 0) == 0);
+  CHECK(parse_error("[j]\nsize=1g\nname=" + std::string(5000, 'x') + "\n")
+            .rfind("bad.fio:3: line longer than 4096 bytes", 0) == 0);
+}
+
+TEST_CASE("load_fio_job_file reads a file and names a missing one") {
+  const char* source = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  auto f = load_fio_job_file(std::string(source) + "/config/workloads/ise860-4k-randread.fio");
+  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+  CHECK(f->jobs.size() == 4);
+  auto missing = load_fio_job_file("/nonexistent/job.fio");
+  CHECK(missing.status().code() == sim::Code::kNotFound);
+  CHECK(missing.status().message() == "/nonexistent/job.fio: cannot open the job file");
+}
+
+namespace {
+
+// Checks what a successful parse promises; used by the fuzzer on whatever it got through.
+void check_resolved(const FioJobFile& f, std::uint64_t seed) {
+  REQUIRE_FALSE(f.jobs.empty());
+  for (const FioJob& j : f.jobs) {
+    REQUIRE(j.size_bytes > 0);
+    REQUIRE(j.numjobs >= 1);
+    REQUIRE(j.min_block_bytes() > 0);
+    REQUIRE(j.min_block_bytes() <= j.size_bytes);
+    for (int c = 0; c < j.numjobs && c < 4; ++c) {
+      std::int64_t volume_size = -1;
+      for (const FioVolume& v : f.volumes) {
+        if (v.name == j.volume_name(c)) volume_size = v.size_bytes;
+      }
+      REQUIRE(volume_size >= j.region_offset_bytes(c) + j.size_bytes);
+      AccessPattern pattern(j, c, access_pattern_rng(seed, j, c));
+      for (int i = 0; i < 50; ++i) {
+        const IoUnit io = pattern.next();
+        REQUIRE(io.size_bytes > 0);
+        REQUIRE(io.offset_bytes >= j.region_offset_bytes(c));
+        REQUIRE(io.offset_bytes + io.size_bytes <= j.region_offset_bytes(c) + j.size_bytes);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
+  // Vocabulary of real option names and tricky values; lines are drawn from it, from the
+  // shipped files, and from raw bytes. Any outcome but a crash, a hang or a malformed error
+  // is a bug. A failure prints the seed that replays it.
+  const std::vector<std::string> names = {"rw",          "readwrite",
+                                          "bs",          "bssplit",
+                                          "bsrange",     "size",
+                                          "offset",      "offset_increment",
+                                          "iodepth",     "numjobs",
+                                          "runtime",     "time_based",
+                                          "ramp_time",   "rate_iops",
+                                          "rate",        "random_distribution",
+                                          "rwmixread",   "rwmixwrite",
+                                          "filename",    "stonewall",
+                                          "new_group",   "group_reporting",
+                                          "wait_for",    "loops",
+                                          "io_size",     "kb_base",
+                                          "ioengine",    "direct",
+                                          "norandommap", "percentile_list",
+                                          "name",        "startdelay",
+                                          "thinktime",   "bogus",
+                                          "verify"};
+  const std::vector<std::string> values = {"",
+                                           "0",
+                                           "1",
+                                           "4k",
+                                           "8k,16k",
+                                           ",4k",
+                                           "4k/50:8k/50",
+                                           "4k/:8k/",
+                                           "1g",
+                                           "100%",
+                                           "50%",
+                                           "randread",
+                                           "randrw",
+                                           "read:4k",
+                                           "randread:3",
+                                           "zipf:1.2",
+                                           "pareto:0.3:0.5",
+                                           "zipf:1",
+                                           "10s",
+                                           "1m",
+                                           "2sec",
+                                           "1500ms",
+                                           "0x200",
+                                           "-1",
+                                           "1.5",
+                                           "99999999999999999999",
+                                           "a",
+                                           "j1",
+                                           "4k-16k",
+                                           "16k:4k",
+                                           "linear",
+                                           "1000",
+                                           "1024",
+                                           "50:99:99.9",
+                                           "${X}",
+                                           "(1+1)",
+                                           "v0",
+                                           "v1"};
+  const auto& files = config::embedded_files();
+  const std::string shipped = files.at("workloads/ise860-precondition.fio");
+  std::vector<std::string> shipped_lines;
+  for (std::size_t pos = 0; pos < shipped.size();) {
+    std::size_t end = shipped.find('\n', pos);
+    if (end == std::string::npos) end = shipped.size();
+    shipped_lines.push_back(shipped.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  // Lines that are valid on their own, so that half the files reach volumes and groups.
+  const std::vector<std::string> valid = {"rw=randrw",
+                                          "rw=write",
+                                          "rw=read:8k",
+                                          "rw=randread:4",
+                                          "bs=8k,16k",
+                                          "bs=512",
+                                          "bssplit=4k/50:64k/",
+                                          "bsrange=4k-32k",
+                                          "size=32m",
+                                          "size=50%",
+                                          "offset=10%",
+                                          "offset_increment=1m",
+                                          "numjobs=3",
+                                          "iodepth=32",
+                                          "runtime=10s",
+                                          "time_based",
+                                          "ramp_time=1s",
+                                          "rate_iops=100,",
+                                          "random_distribution=zipf:0.9",
+                                          "random_distribution=pareto:0.3:0.5",
+                                          "rwmixwrite=20",
+                                          "filename=v1",
+                                          "stonewall",
+                                          "new_group",
+                                          "group_reporting",
+                                          "norandommap",
+                                          "loops=2",
+                                          "kb_base=1000",
+                                          "io_size=8m",
+                                          "ioengine=libaio",
+                                          "direct=1",
+                                          "name=renamed",
+                                          "percentile_list=50:99.9"};
+  int accepted = 0;
+  for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
+    CAPTURE(seed);
+    sim::Rng rng(seed, "fio-fuzz");
+    std::string text;
+    const bool structured = seed % 2 == 0;
+    const int lines = 1 + static_cast<int>(rng.uniform(30));
+    for (int i = 0; i < lines; ++i) {
+      if (structured) {
+        if (rng.bernoulli(0.15)) {
+          text += rng.bernoulli(0.3) ? "[global]" : "[j" + std::to_string(rng.uniform(3)) + "]";
+        } else {
+          std::string line = valid[rng.uniform(valid.size())];
+          if (rng.bernoulli(0.05))
+            line[rng.uniform(line.size())] = static_cast<char>(rng.uniform(256));
+          text += line;
+        }
+        text += "\n";
+        continue;
+      }
+      switch (rng.uniform(6)) {
+        case 0: {
+          const int n = static_cast<int>(rng.uniform(40));
+          for (int k = 0; k < n; ++k) text += static_cast<char>(rng.uniform(256));
+          break;
+        }
+        case 1:
+          text += rng.bernoulli(0.3) ? "[global]" : "[j" + std::to_string(rng.uniform(3)) + "]";
+          break;
+        case 2:
+          text += shipped_lines[rng.uniform(shipped_lines.size())];
+          break;
+        default: {
+          text += names[rng.uniform(names.size())];
+          if (rng.bernoulli(0.9)) text += "=" + values[rng.uniform(values.size())];
+          break;
+        }
+      }
+      text += rng.bernoulli(0.05) ? "\r\n" : "\n";
+    }
+    if (structured)
+      text = "[global]\nruntime=5s\nfilename=v1\nsize=64m\n[j]\n" + text;
+    else if (rng.bernoulli(0.5))
+      text = "[j]\nsize=64m\nfilename=v0\n" + text;
+    auto r = parse_fio_job_file(text, "fuzz.fio");
+    if (r.is_ok()) {
+      ++accepted;
+      check_resolved(*r, seed);
+    } else {
+      REQUIRE(r.status().code() == sim::Code::kInvalidArgument);
+      REQUIRE(r.status().message().rfind("fuzz.fio", 0) == 0);
+    }
+  }
+  // The fuzzer reaches the resolver, not only the first syntax check.
+  CHECK(accepted > 500);
+}

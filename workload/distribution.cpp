@@ -1,0 +1,241 @@
+#include "workload/distribution.h"
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "sim/assert.h"
+
+namespace afasim::workload {
+namespace {
+
+// fio hash.h GOLDEN_RATIO_64, the multiplier of __hash_u64.
+constexpr std::uint64_t kGoldenRatio64 = 0x61C8864680B583EBULL;
+
+// A double in [0, max] to an integer without undefined behaviour (NaN and negatives give 0).
+std::uint64_t to_u64_clamped(double x, std::uint64_t max) {
+  if (!(x >= 0)) return 0;
+  if (x >= static_cast<double>(max)) return max;
+  return static_cast<std::uint64_t>(x);
+}
+
+std::uint64_t scatter_offset(std::uint64_t n, std::optional<double> center, sim::Rng& rng) {
+  if (center) return to_u64_clamped(static_cast<double>(n) * *center, n);
+  return rng.next_u64() >> 32;  // fio: the first 32-bit draw of the generator's stream
+}
+
+}  // namespace
+
+// --- ZipfGenerator -----------------------------------------------------------------------
+
+double ZipfGenerator::capped_zeta(std::uint64_t n, double theta) {
+  AFASIM_ASSERT(n >= 1, "zeta needs n >= 1");
+  const std::uint64_t m = std::min(n, kMaxZetaTerms);
+  constexpr std::uint64_t kDirect = 20'000;
+  double sum = 0;
+  const std::uint64_t direct = std::min(m, kDirect);
+  for (std::uint64_t i = 1; i <= direct; ++i) sum += std::pow(static_cast<double>(i), -theta);
+  if (m == direct) return sum;
+  // Euler–Maclaurin for Σ_{i=a..m} f(i), f(x) = x^-θ, a = kDirect + 1:
+  // ∫_a^m f + (f(a) + f(m))/2 + (f'(m) − f'(a))/12 − (f'''(m) − f'''(a))/720.
+  const double a = static_cast<double>(direct + 1);
+  const double b = static_cast<double>(m);
+  auto f = [&](double x) { return std::pow(x, -theta); };
+  auto f1 = [&](double x) { return -theta * std::pow(x, -theta - 1); };
+  auto f3 = [&](double x) { return -theta * (theta + 1) * (theta + 2) * std::pow(x, -theta - 3); };
+  const double integral = (std::pow(b, 1 - theta) - std::pow(a, 1 - theta)) / (1 - theta);
+  sum += integral + (f(a) + f(b)) / 2 + (f1(b) - f1(a)) / 12 - (f3(b) - f3(a)) / 720;
+  return sum;
+}
+
+ZipfGenerator::ZipfGenerator(std::uint64_t block_count, double theta, std::optional<double> center,
+                             sim::Rng& rng)
+    : n_(block_count), theta_(theta) {
+  AFASIM_ASSERT(block_count >= 1, "zipf needs at least one block");
+  AFASIM_ASSERT(theta > 0 && theta != 1.0, "zipf theta must be > 0 and != 1");
+  AFASIM_ASSERT(!center || (*center >= 0 && *center <= 1), "zipf center must be in [0, 1]");
+  zeta_n_ = capped_zeta(n_, theta_);
+  zeta_2_ = 1.0 + std::pow(0.5, theta_);  // fio: pow(1.0, θ) + pow(0.5, θ)
+  alpha_ = 1.0 / (1.0 - theta_);
+  const double n = static_cast<double>(n_);
+  eta_ = (1.0 - std::pow(2.0 / n, 1.0 - theta_)) / (1.0 - zeta_2_ / zeta_n_);
+  offset_ = scatter_offset(n_, center, rng);
+}
+
+std::uint64_t ZipfGenerator::next_rank(sim::Rng& rng) {
+  if (n_ == 1) {
+    (void)rng.uniform01();  // keep one draw per I/O whatever N is
+    return 0;
+  }
+  const double u = rng.uniform01();
+  const double z = u * zeta_n_;
+  if (z < 1.0) return 0;
+  if (z < 1.0 + std::pow(0.5, theta_)) return 1;
+  const double x = static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1.0, alpha_);
+  // fio: val = 1 + (u64)x, then val − 1; ranks past N − 1 (θ > 1, u → 1) are kept at N − 1.
+  return to_u64_clamped(x, n_ - 1);
+}
+
+std::uint64_t ZipfGenerator::scatter(std::uint64_t rank) const {
+  return (rank * kGoldenRatio64 + offset_) % n_;
+}
+
+// --- ParetoGenerator ---------------------------------------------------------------------
+
+ParetoGenerator::ParetoGenerator(std::uint64_t block_count, double h, std::optional<double> center,
+                                 sim::Rng& rng)
+    : n_(block_count) {
+  AFASIM_ASSERT(block_count >= 1, "pareto needs at least one block");
+  AFASIM_ASSERT(h > 0 && h < 1, "pareto h must be in (0, 1)");
+  AFASIM_ASSERT(!center || (*center >= 0 && *center <= 1), "pareto center must be in [0, 1]");
+  power_ = std::log(h) / std::log(1.0 - h);  // fio pareto_init
+  offset_ = scatter_offset(n_, center, rng);
+}
+
+std::uint64_t ParetoGenerator::next_rank(sim::Rng& rng) {
+  const double u = rng.uniform01();
+  return to_u64_clamped(static_cast<double>(n_ - 1) * std::pow(u, power_), n_ - 1);
+}
+
+std::uint64_t ParetoGenerator::scatter(std::uint64_t rank) const {
+  return (rank * kGoldenRatio64 + offset_) % n_;
+}
+
+// --- BlockPermutation --------------------------------------------------------------------
+
+BlockPermutation::BlockPermutation(std::uint64_t block_count, sim::Rng& rng) : n_(block_count) {
+  AFASIM_ASSERT(block_count >= 1, "a permutation needs at least one block");
+  const int bits = block_count <= 1 ? 2 : 64 - std::countl_zero(block_count - 1);
+  half_bits_ = std::max(1, (bits + 1) / 2);
+  half_mask_ = (std::uint64_t{1} << half_bits_) - 1;
+  rekey(rng);
+}
+
+void BlockPermutation::rekey(sim::Rng& rng) {
+  for (auto& k : keys_) k = rng.next_u64();
+}
+
+std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
+  std::uint64_t left = x >> half_bits_;
+  std::uint64_t right = x & half_mask_;
+  for (const std::uint64_t key : keys_) {
+    const std::uint64_t f = sim::mix64(right ^ key) & half_mask_;
+    const std::uint64_t next_right = left ^ f;
+    left = right;
+    right = next_right;
+  }
+  return (left << half_bits_) | right;
+}
+
+std::uint64_t BlockPermutation::next(sim::Rng& rng) {
+  if (index_ == n_) {
+    index_ = 0;
+    ++pass_;
+    rekey(rng);
+  }
+  // Cycle walking: the domain is at most 4N, so about 4 steps at worst on average.
+  std::uint64_t x = encrypt(index_++);
+  while (x >= n_) x = encrypt(x);
+  return x;
+}
+
+// --- choosers ----------------------------------------------------------------------------
+
+std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng) {
+  if (!spec.split.empty()) {
+    const auto draw = static_cast<int>(rng.uniform(100));
+    int cumulative = 0;
+    for (const auto& share : spec.split) {
+      cumulative += share.percent;
+      if (draw < cumulative) return share.size_bytes;
+    }
+    AFASIM_ASSERT(false, "bssplit shares add up to 100");
+  }
+  if (spec.min_bytes == spec.max_bytes) return spec.min_bytes;
+  if (spec.unaligned) {
+    return spec.min_bytes + static_cast<std::int64_t>(rng.uniform(
+                                static_cast<std::uint64_t>(spec.max_bytes - spec.min_bytes + 1)));
+  }
+  const std::int64_t multiples = spec.max_bytes / spec.min_bytes;
+  return spec.min_bytes * (1 + static_cast<std::int64_t>(rng.uniform(multiples)));
+}
+
+Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng) {
+  AFASIM_ASSERT(rwmix_read_percent >= 0 && rwmix_read_percent <= 100, "rwmix is a percentage");
+  const bool reads = does_reads(rw);
+  const bool writes = does_writes(rw);
+  if (!writes) return Direction::kRead;
+  if (!reads) return Direction::kWrite;
+  // fio: v = rand_between(1, 100); read when v <= rwmix[READ].
+  return static_cast<int>(rng.uniform(100)) < rwmix_read_percent ? Direction::kRead
+                                                                 : Direction::kWrite;
+}
+
+// --- AccessPattern -----------------------------------------------------------------------
+
+AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(job), rng_(rng) {
+  AFASIM_ASSERT(clone >= 0 && clone < job.numjobs, "clone index out of range");
+  start_ = job.region_offset_bytes(clone);
+  size_ = job.size_bytes;
+  unit_ = job.min_block_bytes();
+  AFASIM_ASSERT(unit_ > 0 && unit_ <= size_, "a resolved job has a block that fits its region");
+  blocks_ = static_cast<std::uint64_t>(size_ / unit_);
+  if (is_random(job.rw)) {
+    switch (job.distribution) {
+      case RandomDistribution::kZipf:
+        zipf_.emplace(blocks_, job.zipf_theta, job.distribution_center, rng_);
+        break;
+      case RandomDistribution::kPareto:
+        pareto_.emplace(blocks_, job.pareto_h, job.distribution_center, rng_);
+        break;
+      case RandomDistribution::kUniform:
+        if (job.random_map) permutation_.emplace(blocks_, rng_);
+        break;
+    }
+  }
+}
+
+std::int64_t AccessPattern::random_offset(std::int64_t size_bytes) {
+  std::uint64_t block;
+  if (zipf_)
+    block = zipf_->next(rng_);
+  else if (pareto_)
+    block = pareto_->next(rng_);
+  else if (permutation_)
+    block = permutation_->next(rng_);
+  else
+    block = rng_.uniform(blocks_);
+  std::int64_t offset = static_cast<std::int64_t>(block) * unit_;
+  if (offset + size_bytes > size_) offset = (size_ - size_bytes) / unit_ * unit_;
+  return offset;
+}
+
+IoUnit AccessPattern::next() {
+  IoUnit io;
+  io.direction = choose_direction(job_.rw, job_.rwmix_read_percent, rng_);
+  const int d = index_of(io.direction);
+  io.size_bytes = choose_block_size(job_.bs[d], rng_);
+  AFASIM_ASSERT(io.size_bytes > 0 && io.size_bytes <= size_, "a block fits the region");
+  std::int64_t offset;
+  if (is_random(job_.rw) && sequential_left_ == 0) {
+    offset = random_offset(io.size_bytes);
+    sequential_left_ = job_.rw_sequential_ios - 1;
+  } else {
+    if (is_random(job_.rw)) --sequential_left_;
+    offset = next_position_[d];
+    if (offset + io.size_bytes > size_) offset = 0;  // wrap at the end of the region
+  }
+  const __int128 after = static_cast<__int128>(offset) + io.size_bytes + job_.rw_skip_bytes;
+  next_position_[d] = after >= size_ ? 0 : static_cast<std::int64_t>(after);
+  io.offset_bytes = start_ + offset;
+  return io;
+}
+
+sim::Rng access_pattern_rng(std::uint64_t root_seed, const FioJob& job, int clone) {
+  const std::uint64_t seed =
+      job.randseed ? sim::mix64(root_seed ^ sim::mix64(*job.randseed)) : root_seed;
+  return sim::Rng(seed,
+                  "workload/fio/" + std::to_string(job.job_index) + "/" + std::to_string(clone));
+}
+
+}  // namespace afasim::workload

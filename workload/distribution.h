@@ -1,0 +1,164 @@
+// Access patterns of fio jobs: which block, which size, which direction, I/O after I/O.
+//
+// The generators reproduce fio's own definitions (fio lib/zipf.c, io_u.c, options.c) so a
+// job file means the same workload here as on a real host:
+//  - ZipfGenerator / ParetoGenerator: fio's zipf(θ) and pareto(h) over N blocks, the
+//    popularity rank scattered over the region by fio's multiplicative hash plus a random
+//    (or `:center`) offset, so hot blocks are spread, not packed at the start;
+//  - BlockPermutation: uniform random I/O that touches every block once per pass, as fio's
+//    random map does (norandommap gives plain independent draws instead);
+//  - choose_block_size / choose_direction: bs, bssplit, blocksize_range and rwmixread;
+//  - AccessPattern: all of the above for one clone of one job, plus sequential offsets and
+//    rw=...:N modifiers.
+// Where we differ from fio, the docstring says so (and docs/workloads.md lists it). Every
+// draw comes from the sim::Rng given, so a pattern is a pure function of job, clone and seed.
+// Not thread-safe: a pattern belongs to the model thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "sim/rng.h"
+#include "workload/fio_job.h"
+
+namespace afasim::workload {
+
+// fio's zipf_next(): the Gray et al. ("Quickly generating billion-record synthetic
+// databases", SIGMOD 1994) inversion over ranks 1..N with θ ≠ 1. fio caps the zeta(N, θ)
+// normalisation sum at its first 10,000,000 terms (ZIPF_MAX_GEN); so do we, evaluating that
+// capped sum by Euler–Maclaurin instead of ten million pow() calls (same value to ~1e-12).
+class ZipfGenerator {
+ public:
+  static constexpr std::uint64_t kMaxZetaTerms = 10'000'000;  // fio lib/zipf.c ZIPF_MAX_GEN
+
+  // REQUIRES: block_count >= 1, theta > 0, theta != 1, center (if given) in [0, 1].
+  // Draws the scatter offset from `rng` when no center is given (fio's rand_off).
+  ZipfGenerator(std::uint64_t block_count, double theta, std::optional<double> center,
+                sim::Rng& rng);
+
+  // The 0-based popularity rank of the next access, 0 the hottest; in [0, block_count).
+  std::uint64_t next_rank(sim::Rng& rng);
+  // The block of a rank: (rank × 0x61C8864680B583EB + offset) mod N, fio's __hash_u64 and
+  // rand_off. Not a bijection (fio's is not either): a few blocks get two ranks.
+  std::uint64_t scatter(std::uint64_t rank) const;
+  // The next block, in [0, block_count).
+  std::uint64_t next(sim::Rng& rng) { return scatter(next_rank(rng)); }
+
+  double zeta_n() const { return zeta_n_; }
+  std::uint64_t block_count() const { return n_; }
+
+  // Σ_{i=1..min(n, kMaxZetaTerms)} i^-θ, the normalisation fio uses. REQUIRES: n >= 1.
+  static double capped_zeta(std::uint64_t n, double theta);
+
+ private:
+  std::uint64_t n_;
+  double theta_;
+  double zeta_n_;
+  double zeta_2_;
+  double alpha_;
+  double eta_;
+  std::uint64_t offset_;
+};
+
+// fio's pareto_next(): rank = (N − 1) × u^(log h / log(1 − h)), scattered as for zipf.
+class ParetoGenerator {
+ public:
+  // REQUIRES: block_count >= 1, 0 < h < 1, center (if given) in [0, 1].
+  ParetoGenerator(std::uint64_t block_count, double h, std::optional<double> center, sim::Rng& rng);
+  std::uint64_t next_rank(sim::Rng& rng);  // in [0, block_count)
+  std::uint64_t scatter(std::uint64_t rank) const;
+  std::uint64_t next(sim::Rng& rng) { return scatter(next_rank(rng)); }
+
+ private:
+  std::uint64_t n_;
+  double power_;
+  std::uint64_t offset_;
+};
+
+// A pseudo-random permutation of [0, N): next() returns every block exactly once per pass,
+// then starts a new pass with a new permutation. Stands in for fio's random map (an axmap
+// bitmap that skips blocks already done) with O(1) memory: a 4-round Feistel network on the
+// next power of four with cycle walking. Differs from fio in the order of blocks only.
+class BlockPermutation {
+ public:
+  // REQUIRES: block_count >= 1. Draws the first pass's keys from `rng`.
+  BlockPermutation(std::uint64_t block_count, sim::Rng& rng);
+  std::uint64_t next(sim::Rng& rng);
+  std::uint64_t pass() const { return pass_; }  // completed passes
+
+ private:
+  std::uint64_t encrypt(std::uint64_t x) const;
+  void rekey(sim::Rng& rng);
+
+  std::uint64_t n_;
+  int half_bits_;
+  std::uint64_t half_mask_;
+  std::array<std::uint64_t, 4> keys_{};
+  std::uint64_t index_ = 0;
+  std::uint64_t pass_ = 0;
+};
+
+// A block size for one I/O of one direction (fio io_u.c get_next_buflen): fixed; bssplit
+// (each size with its integer percentage, exactly); or blocksize_range (uniform over the
+// multiples of min in [min, max], or over every byte count with `unaligned`).
+std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng);
+
+// The direction of the next I/O: the pattern's only direction, or for rw/randrw reads with
+// probability rwmix_read_percent / 100 (fio io_u.c get_rand_ddir, an integer draw 1..100;
+// fio's rwmix_issues bookkeeping redraws on every I/O, so this is the same law).
+// REQUIRES: 0 <= rwmix_read_percent <= 100.
+Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng);
+
+// One I/O of a job clone: where and how much.
+struct IoUnit {
+  Direction direction = Direction::kRead;
+  std::int64_t offset_bytes = 0;  // in the clone's volume, aligned to the job's min block size
+  std::int64_t size_bytes = 0;    // > 0; offset + size stays inside the clone's region
+  bool operator==(const IoUnit&) const = default;
+};
+
+// The I/O sequence of one clone of a resolved job. The engine asks next() for each I/O it
+// issues; timing, rates, depth and termination are the engine's.
+//
+// Offsets: the region is [region_offset_bytes(clone), + size_bytes), cut into
+// min_block_bytes() blocks (fio's min_bs). Sequential patterns walk it per direction (fio's
+// last_pos[ddir]) and wrap at its end, adding rw=read:SIZE holes. Random patterns draw a
+// block (uniform with or without the random map, zipf or pareto) and, with rw=randread:N,
+// continue sequentially for N − 1 I/Os before the next draw. An I/O larger than what is left
+// after its block is moved back so that it ends at the region's end (fio instead retries
+// with a smaller size).
+class AccessPattern {
+ public:
+  // REQUIRES: job comes from parse_fio_job_file; 0 <= clone < job.numjobs.
+  AccessPattern(const FioJob& job, int clone, sim::Rng rng);
+
+  IoUnit next();
+
+  std::int64_t block_bytes() const { return unit_; }
+  std::uint64_t block_count() const { return blocks_; }
+  std::int64_t region_offset_bytes() const { return start_; }
+  std::int64_t region_size_bytes() const { return size_; }
+
+ private:
+  std::int64_t random_offset(std::int64_t size_bytes);
+
+  FioJob job_;
+  sim::Rng rng_;
+  std::int64_t start_ = 0;
+  std::int64_t size_ = 0;
+  std::int64_t unit_ = 0;
+  std::uint64_t blocks_ = 0;
+  std::array<std::int64_t, kDirections> next_position_ = {0, 0};  // relative to start_
+  std::int64_t sequential_left_ = 0;  // I/Os before the next random draw (rw=randread:N)
+  std::optional<ZipfGenerator> zipf_;
+  std::optional<ParetoGenerator> pareto_;
+  std::optional<BlockPermutation> permutation_;
+};
+
+// The seeded stream a clone's AccessPattern should draw from: (root_seed,
+// "workload/fio/JOB_INDEX/CLONE"), with the job's randseed, if any, folded into the seed.
+// Distinct per clone, so adding a job never shifts another job's offsets.
+sim::Rng access_pattern_rng(std::uint64_t root_seed, const FioJob& job, int clone);
+
+}  // namespace afasim::workload

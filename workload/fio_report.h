@@ -1,0 +1,166 @@
+// Results of an fio run in virtual time, and the two ways fio prints them.
+//
+// The engine fills one JobResult per clone (fio's per-thread stats) as I/Os complete. The
+// formatters then aggregate exactly as fio's stat.c does (one report per clone, or one per
+// reporting group with group_reporting; the "Run status group" summaries) and print:
+//  - format_normal(): fio's human output (`read: IOPS=…, BW=…MiB/s (…MB/s)(…/…msec)`,
+//    slat/clat/lat lines, the clat percentile block, latency bins, the group summaries),
+//    number formatting ported from fio's num2str so the same counts print the same text;
+//  - format_json(): `--output-format=json` with fio 3.33's field names and layout for what
+//    afasim reports (jobs[].read.iops, .bw, .clat_ns.percentile["99.000000"], ...), plus an
+//    "afasim" object for what fio has no field for.
+// Both are byte-deterministic: no wall clock (fio's timestamps become the Unix epoch, the
+// start of virtual time), no pids, no pointers, fixed ordering.
+// Differences from fio: percentiles come from sim::Histogram buckets (within 0.4 % of the
+// exact sample; fio's own buckets have a similar error); CPU, disk_util contents and the
+// submit/complete depth histograms are not reported. See docs/workloads.md.
+// Not thread-safe: values owned by the model thread; formatting is a pure function.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/histogram.h"
+#include "sim/time.h"
+#include "workload/fio_job.h"
+
+namespace afasim::workload {
+
+// fio's completion-latency distribution bins (stat.c io_u_lat_n/u/m): for each unit, the
+// count of latencies below each edge and at or above the previous one. The edges are
+// 2 4 10 20 50 100 250 500 750 1000 for ns and for µs, and the same plus 2000 and ">=2000"
+// for ms.
+struct LatencyBins {
+  std::array<std::uint64_t, 10> nsec{};
+  std::array<std::uint64_t, 10> usec{};
+  std::array<std::uint64_t, 12> msec{};
+
+  // REQUIRES: latency_ns >= 0.
+  void record(sim::Time latency_ns);
+  void merge(const LatencyBins& other);
+  std::uint64_t total() const;
+};
+
+// fio's I/O depth distribution (io_u_map): the number of I/Os in flight when each I/O was
+// submitted, counted in bins 1, 2-3, 4-7, 8-15, 16-31, 32-63, >=64.
+struct DepthBins {
+  std::array<std::uint64_t, 7> counts{};
+  void record(int in_flight);  // REQUIRES: in_flight >= 1
+  void merge(const DepthBins& other);
+  std::uint64_t total() const;
+};
+
+// Statistics of periodic samples (fio's bw and iops samples): min, max, mean, sample stddev.
+struct SampleStats {
+  std::uint64_t samples = 0;
+  std::uint64_t min = 0;
+  std::uint64_t max = 0;
+  double mean = 0;
+  double sum_squared_deviations = 0;  // Welford's S
+
+  void add(std::uint64_t value);
+  // fio's group_reporting sum (stat.c sum_stat with pure_sum): min, max, mean and S add up,
+  // so the group's figures describe the summed bandwidth of its members.
+  void add_as_sum(const SampleStats& other);
+  double stddev() const;  // sqrt(S / (n − 1)); 0 with fewer than two samples
+};
+
+// One data direction of one clone (fio thread_stat, one ddir). Latencies in ns.
+struct DirectionStats {
+  std::uint64_t io_count = 0;     // completed I/Os (fio total_ios)
+  std::uint64_t io_bytes = 0;     // completed bytes
+  sim::Time runtime_ns = 0;       // how long this direction ran, ramp_time excluded
+  sim::Histogram slat_ns;         // submission: created → accepted by the array (may be ~0)
+  sim::Histogram clat_ns;         // completion: accepted → completed
+  sim::Histogram lat_ns;          // total: slat + clat
+  SampleStats bw_kib_per_second;  // one sample per interval (fio default interval: 500 ms)
+  SampleStats iops;
+  std::uint64_t short_ios = 0;
+  std::uint64_t dropped_ios = 0;
+
+  // Counts one completed I/O. REQUIRES: bytes > 0, slat_ns >= 0, clat_ns >= 0.
+  void record_io(std::int64_t bytes, sim::Time slat_ns, sim::Time clat_ns);
+  // Adds one bandwidth and one IOPS sample for an interval in which `bytes` and `ios`
+  // completed. REQUIRES: interval_ns > 0, bytes >= 0, ios >= 0.
+  void record_interval(std::int64_t bytes, std::int64_t ios, sim::Time interval_ns);
+  // fio's runtime in ms (integer, at least 1 when anything completed).
+  std::int64_t runtime_ms() const;
+};
+
+// What the engine records for one clone of one job.
+struct JobResult {
+  int job_index = 0;                                  // FioJob::job_index
+  int clone = 0;                                      // 0..numjobs-1
+  std::array<DirectionStats, kDirections> direction;  // index_of(Direction)
+  LatencyBins clat_bins;                              // completion latencies of both directions
+  DepthBins depth_bins;       // optional: left empty, the report omits I/O depths
+  sim::Time start_ns = 0;     // virtual time the clone started (after startdelay)
+  sim::Time end_ns = 0;       // virtual time it finished
+  int error = 0;              // 0, or an errno value (EIO, ENOSPC, ...) that stopped the clone
+  std::string error_message;  // fio's verror, when error != 0
+
+  // Counts one completed I/O in its direction and in clat_bins.
+  void record_io(Direction d, std::int64_t bytes, sim::Time slat_ns, sim::Time clat_ns);
+};
+
+// Everything a report needs.
+struct RunReport {
+  FioJobFile job_file;
+  std::vector<JobResult> results;  // one per clone: job order, then clone order
+  std::string system;              // the preset the array was built from, "ise-860-g3"
+  std::uint64_t seed = 0;
+  std::string afasim_version = "0.1.0";
+  // Extra afasim facts for the JSON "afasim" object (volumes, faults, ...); an object.
+  nlohmann::ordered_json afasim_extra = nlohmann::ordered_json::object();
+};
+
+// One printed block: a clone, or a whole reporting group with group_reporting (stat.c
+// __show_run_stats: consecutive clones of one group with group_reporting are summed).
+struct ReportEntry {
+  std::string name;  // the first member's job name
+  std::string description;
+  int group_id = 0;
+  int members = 0;  // fio's "jobs="
+  int iodepth = 1;  // the last member's, fio's latency_depth
+  RwPattern rw = RwPattern::kRead;
+  std::array<DirectionStats, kDirections> direction;
+  LatencyBins clat_bins;
+  DepthBins depth_bins;
+  sim::Time run_ns = 0;  // sum of the members' end − start (fio total_run_time)
+  sim::Time end_ns = 0;  // latest member end
+  int error = 0;
+  std::string error_message;
+  std::vector<double> percentile_list;
+  std::vector<WrittenOption> options;  // the last member's own options (fio's opt_lists)
+};
+
+// A reporting group's summary line inputs (stat.c group_run_stats), per direction.
+struct GroupSummary {
+  int group_id = 0;
+  std::array<std::uint64_t, kDirections> io_bytes{};
+  std::array<std::uint64_t, kDirections> agg_bytes_per_second{};  // io_bytes ÷ max_run
+  std::array<std::uint64_t, kDirections> min_bytes_per_second{};
+  std::array<std::uint64_t, kDirections> max_bytes_per_second{};
+  std::array<std::int64_t, kDirections> min_run_ms{};
+  std::array<std::int64_t, kDirections> max_run_ms{};  // 0: the direction did not run
+};
+
+// fio's aggregation. REQUIRES: every result names a job and clone of report.job_file.
+std::vector<ReportEntry> aggregate_entries(const RunReport& report);
+std::vector<GroupSummary> summarize_groups(const std::vector<ReportEntry>& entries,
+                                           int group_count);
+
+std::string format_normal(const RunReport& report);
+nlohmann::ordered_json to_fio_json(const RunReport& report);
+std::string format_json(const RunReport& report);  // to_fio_json, 2-space indent, newline
+
+// fio lib/num2str.c: `num` × base in at most `maxlen` digits (counting the '.'), with an SI
+// (pow2 = false: k M G ...) or IEC (Ki Mi Gi ...) prefix and a unit suffix; fio's rounding
+// ("carry") included. Exposed for tests.
+enum class NumUnit { kNone, kPerSecond, kByte, kBit, kBytePerSecond, kBitPerSecond };
+std::string fio_num2str(std::uint64_t num, int maxlen, int base, bool pow2, NumUnit unit);
+
+}  // namespace afasim::workload
