@@ -13,5 +13,6 @@ using Runner = std::function<int()>;
 // Registers the subcommand; the returned runner is valid once CLI11 has parsed.
 Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
+Runner add_fio_command(CLI::App& app);
 
 }  // namespace afasim::app
