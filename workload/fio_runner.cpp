@@ -22,20 +22,22 @@ constexpr Time kProgressInterval = 100 * sim::kMillisecond;
 
 int errno_of(sim::Code code) {
   switch (code) {
-    case sim::Code::kNoSpace: return ENOSPC;
+    case sim::Code::kNoSpace:
+      return ENOSPC;
     case sim::Code::kOutOfRange:
-    case sim::Code::kInvalidArgument: return EINVAL;
-    case sim::Code::kReadOnly: return EPERM;
-    case sim::Code::kUnavailable: return ESHUTDOWN;
-    default: return EIO;
+    case sim::Code::kInvalidArgument:
+      return EINVAL;
+    case sim::Code::kReadOnly:
+      return EPERM;
+    case sim::Code::kUnavailable:
+      return ESHUTDOWN;
+    default:
+      return EIO;
   }
 }
 
-class Run;
-
 // One clone of one job: its own access pattern, queue and counters.
 struct Clone {
-  Run* run = nullptr;
   const FioJob* job = nullptr;
   JobResult* result = nullptr;
   controller::Id volume_id = 0;
@@ -55,43 +57,53 @@ struct Clone {
   Time interval_start = 0;
   std::array<Time, kDirections> first_io{sim::kTimeMax, sim::kTimeMax};
   std::array<Time, kDirections> last_io{0, 0};
-  bool wakeup_pending = false;
 };
 
-class Run {
- public:
-  Run(controller::Array& array, sim::Simulator& sim, const FioJobFile& file, const FioRunOptions& options)
-      : array_(array), sim_(sim), file_(file), options_(options) {}
+}  // namespace
 
-  sim::Result<RunReport> execute();
+struct FioSession::Impl {
+  Impl(controller::Array& array, sim::Simulator& sim, FioJobFile file, FioRunOptions options)
+      : array_(array), sim_(sim), file_(std::move(file)), options_(std::move(options)) {}
+
+  sim::Status start();
+  void stop();
   void on_complete(Clone& c, Direction d, std::int64_t bytes, const IoCompletion& done);
   void pump(Clone& c);
-
- private:
   void start_ready_jobs();
   void start_clone(Clone& c);
   void finish_clone(Clone& c);
   void flush_interval(Clone& c, Time now);
-  void progress_tick();
+  int clones_running() const;
 
   controller::Array& array_;
   sim::Simulator& sim_;
-  const FioJobFile& file_;
-  const FioRunOptions& options_;
+  const FioJobFile file_;  // clones point into its jobs
+  const FioRunOptions options_;
+  Observer observer_;
   RunReport report_;
   std::vector<Clone> clones_;
-  std::vector<int> job_clones_left_;   // per job: clones not finished
+  std::vector<int> job_clones_left_;  // per job: clones not finished
   std::vector<bool> job_started_;
   int clones_left_ = 0;
   std::int64_t ios_done_ = 0;
+  bool started_ = false;
+  bool stopped_ = false;
 };
 
-sim::Result<RunReport> Run::execute() {
+sim::Status FioSession::Impl::start() {
+  AFASIM_ASSERT(!started_, "FioSession started twice");
   report_.job_file = file_;
   report_.system = array_.preset().name;
   report_.seed = options_.seed;
   std::map<std::string, controller::Id> volumes;
-  for (const auto& v : file_.volumes) volumes[v.name] = array_.volume_by_name(v.name)->id;
+  for (const auto& v : file_.volumes) {
+    const controller::Volume* found = array_.volume_by_name(v.name);
+    if (found == nullptr)
+      return sim::not_found(file_.file_name + ":" + std::to_string(v.line) +
+                            ": filename: no volume \"" + v.name + "\" in the array");
+    volumes[v.name] = found->id;
+  }
+  started_ = true;
   // One result and one clone per (job, clone), in job then clone order.
   int total = 0;
   for (const auto& j : file_.jobs) total += j.numjobs;
@@ -103,7 +115,6 @@ sim::Result<RunReport> Run::execute() {
   for (const auto& j : file_.jobs) {
     for (int c = 0; c < j.numjobs; ++c, ++k) {
       Clone& cl = clones_[k];
-      cl.run = this;
       cl.job = &j;
       cl.result = &report_.results[k];
       cl.result->job_index = j.job_index;
@@ -115,32 +126,20 @@ sim::Result<RunReport> Run::execute() {
     job_clones_left_[static_cast<std::size_t>(j.job_index)] = j.numjobs;
   }
   clones_left_ = total;
-  const Time run_start = sim_.now();
-  (void)run_start;
   start_ready_jobs();
-  sim_.after(kProgressInterval, [this] { progress_tick(); });
-  while (clones_left_ > 0 && sim_.step()) {
-  }
-  AFASIM_ASSERT(clones_left_ == 0, "fio run ended with clones still running");
-  return std::move(report_);
+  return sim::Status::ok();
 }
 
-void Run::progress_tick() {
-  if (clones_left_ == 0) return;
-  if (options_.progress) {
-    int running = 0;
-    for (const auto& c : clones_) running += c.started && !c.finished;
-    char line[160];
-    std::snprintf(line, sizeof line, "fio: %.1f s simulated, %d/%zu clones running, %lld I/Os done",
-                  sim::to_seconds(sim_.now()), running, clones_.size(), static_cast<long long>(ios_done_));
-    options_.progress(line);
-  }
-  sim_.after(kProgressInterval, [this] { progress_tick(); });
+int FioSession::Impl::clones_running() const {
+  int running = 0;
+  for (const auto& c : clones_) running += c.started && !c.finished;
+  return running;
 }
 
 // Starts the jobs whose turn has come: file order; a stonewall job waits for every earlier
 // job, a wait_for job for the named one.
-void Run::start_ready_jobs() {
+void FioSession::Impl::start_ready_jobs() {
+  if (stopped_) return;
   for (const auto& j : file_.jobs) {
     const auto ji = static_cast<std::size_t>(j.job_index);
     if (job_started_[ji]) continue;
@@ -165,7 +164,8 @@ void Run::start_ready_jobs() {
   }
 }
 
-void Run::start_clone(Clone& c) {
+void FioSession::Impl::start_clone(Clone& c) {
+  if (c.finished) return;  // the session was stopped during the startdelay
   c.started = true;
   c.issuing = true;
   c.start = sim_.now();
@@ -177,7 +177,7 @@ void Run::start_clone(Clone& c) {
   pump(c);
 }
 
-void Run::pump(Clone& c) {
+void FioSession::Impl::pump(Clone& c) {
   const FioJob& j = *c.job;
   while (c.issuing && c.in_flight < j.iodepth) {
     const Time now = sim_.now();
@@ -186,16 +186,15 @@ void Run::pump(Clone& c) {
       break;
     }
     const IoUnit u = c.pattern->next();
-    const int d = index_of(u.direction);
+    const auto d = static_cast<std::size_t>(index_of(u.direction));
     // Rate limits: the next I/O of a direction may start one interval after the previous.
-    Time earliest = c.next_allowed[static_cast<std::size_t>(d)];
-    if (j.rate_iops[static_cast<std::size_t>(d)] > 0 || j.rate_bytes_per_second[static_cast<std::size_t>(d)] > 0) {
+    Time earliest = c.next_allowed[d];
+    if (j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0) {
       Time gap = 0;
-      if (j.rate_iops[static_cast<std::size_t>(d)] > 0)
-        gap = std::max(gap, sim::interval_for_rate(j.rate_iops[static_cast<std::size_t>(d)]));
-      if (j.rate_bytes_per_second[static_cast<std::size_t>(d)] > 0)
-        gap = std::max(gap, sim::transfer_time(u.size_bytes, j.rate_bytes_per_second[static_cast<std::size_t>(d)]));
-      c.next_allowed[static_cast<std::size_t>(d)] = std::max(earliest, now) + gap;
+      if (j.rate_iops[d] > 0) gap = std::max(gap, sim::interval_for_rate(j.rate_iops[d]));
+      if (j.rate_bytes_per_second[d] > 0)
+        gap = std::max(gap, sim::transfer_time(u.size_bytes, j.rate_bytes_per_second[d]));
+      c.next_allowed[d] = std::max(earliest, now) + gap;
     }
     c.bytes_issued += u.size_bytes;
     ++c.in_flight;
@@ -208,32 +207,42 @@ void Run::pump(Clone& c) {
     const Direction dir = u.direction;
     const std::int64_t bytes = u.size_bytes;
     auto submit = [this, cp, io, dir, bytes] {
-      array_.submit(io, [this, cp, dir, bytes](const IoCompletion& done) { on_complete(*cp, dir, bytes, done); });
+      if (cp->finished) {  // stopped while this I/O waited for its rate slot
+        --cp->in_flight;
+        return;
+      }
+      array_.submit(io, [this, cp, dir, bytes](const IoCompletion& done) {
+        on_complete(*cp, dir, bytes, done);
+      });
     };
-    if (earliest > now) sim_.at(earliest, std::move(submit));
-    else submit();
+    if (earliest > now)
+      sim_.at(earliest, std::move(submit));
+    else
+      submit();
   }
   if (!c.issuing && c.in_flight == 0 && !c.finished) finish_clone(c);
 }
 
-void Run::flush_interval(Clone& c, Time now) {
+void FioSession::Impl::flush_interval(Clone& c, Time now) {
   while (now >= c.interval_start + kSampleInterval) {
-    for (int d = 0; d < kDirections; ++d) {
-      auto& ds = c.result->direction[static_cast<std::size_t>(d)];
-      if (c.first_io[static_cast<std::size_t>(d)] != sim::kTimeMax)
-        ds.record_interval(c.interval_bytes[static_cast<std::size_t>(d)], c.interval_ios[static_cast<std::size_t>(d)],
-                           kSampleInterval);
-      c.interval_bytes[static_cast<std::size_t>(d)] = 0;
-      c.interval_ios[static_cast<std::size_t>(d)] = 0;
+    for (std::size_t d = 0; d < kDirections; ++d) {
+      auto& ds = c.result->direction[d];
+      if (c.first_io[d] != sim::kTimeMax)
+        ds.record_interval(c.interval_bytes[d], c.interval_ios[d], kSampleInterval);
+      c.interval_bytes[d] = 0;
+      c.interval_ios[d] = 0;
     }
     c.interval_start += kSampleInterval;
   }
 }
 
-void Run::on_complete(Clone& c, Direction d, std::int64_t bytes, const IoCompletion& done) {
+void FioSession::Impl::on_complete(Clone& c, Direction d, std::int64_t bytes,
+                                   const IoCompletion& done) {
   --c.in_flight;
+  if (c.finished) return;  // stopped: I/O still in flight at the stop is not counted
   ++ios_done_;
   const Time now = done.complete_time;
+  bool measured = false;
   if (!done.status.is_ok()) {
     if (c.result->error == 0) {
       c.result->error = errno_of(done.status.code());
@@ -241,6 +250,7 @@ void Run::on_complete(Clone& c, Direction d, std::int64_t bytes, const IoComplet
     }
     c.issuing = false;  // fio stops a job at its first error (continue_on_error=none)
   } else if (done.submit_time >= c.measure_from) {
+    measured = true;
     const auto di = static_cast<std::size_t>(index_of(d));
     c.result->record_io(d, bytes, 0, done.latency());
     c.first_io[di] = std::min(c.first_io[di], done.submit_time);
@@ -249,32 +259,93 @@ void Run::on_complete(Clone& c, Direction d, std::int64_t bytes, const IoComplet
     c.interval_bytes[di] += bytes;
     c.interval_ios[di] += 1;
   }
+  if (observer_) {
+    FioCompletion fc;
+    fc.job_index = c.job->job_index;
+    fc.clone = c.result->clone;
+    fc.volume_id = c.volume_id;
+    fc.direction = d;
+    fc.bytes = bytes;
+    fc.measured = measured;
+    fc.io = &done;
+    observer_(fc);
+  }
   pump(c);
 }
 
-void Run::finish_clone(Clone& c) {
+void FioSession::Impl::finish_clone(Clone& c) {
   c.finished = true;
+  c.issuing = false;
   const Time now = sim_.now();
   c.result->end_ns = now;
-  for (int d = 0; d < kDirections; ++d) {
-    auto& ds = c.result->direction[static_cast<std::size_t>(d)];
+  for (auto& ds : c.result->direction)
     if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.measure_from);
-  }
   --clones_left_;
   --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
   if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
 }
 
-}  // namespace
+void FioSession::Impl::stop() {
+  if (!started_ || clones_left_ == 0) return;
+  stopped_ = true;
+  for (auto& c : clones_)
+    if (!c.finished) {
+      if (!c.started) c.result->start_ns = sim_.now();  // never ran: an empty result
+      finish_clone(c);
+    }
+}
 
-sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file, const FioRunOptions& options) {
+FioSession::FioSession(controller::Array& array, sim::Simulator& sim, FioJobFile file,
+                       FioRunOptions options)
+    : impl_(std::make_unique<Impl>(array, sim, std::move(file), std::move(options))) {}
+FioSession::~FioSession() = default;
+
+void FioSession::set_observer(Observer observer) {
+  impl_->observer_ = std::move(observer);
+}
+sim::Status FioSession::start() {
+  return impl_->start();
+}
+bool FioSession::started() const {
+  return impl_->started_;
+}
+bool FioSession::finished() const {
+  return impl_->started_ && impl_->clones_left_ == 0;
+}
+void FioSession::stop() {
+  impl_->stop();
+}
+const FioJobFile& FioSession::job_file() const {
+  return impl_->file_;
+}
+int FioSession::clones_running() const {
+  return impl_->clones_running();
+}
+int FioSession::clone_count() const {
+  return static_cast<int>(impl_->clones_.size());
+}
+std::int64_t FioSession::ios_done() const {
+  return impl_->ios_done_;
+}
+const RunReport& FioSession::report() const {
+  return impl_->report_;
+}
+
+std::string FioSession::status_line() const {
+  return std::to_string(clones_running()) + "/" + std::to_string(clone_count()) +
+         " clones running, " + std::to_string(ios_done()) + " I/Os done";
+}
+
+sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
+                            const FioRunOptions& options) {
   for (const auto& v : file.volumes) {
-    const std::int64_t size = (v.size_bytes + controller::kSectorBytes - 1) / controller::kSectorBytes *
-                              controller::kSectorBytes;
+    const std::int64_t size = (v.size_bytes + controller::kSectorBytes - 1) /
+                              controller::kSectorBytes * controller::kSectorBytes;
     if (const controller::Volume* existing = array.volume_by_name(v.name)) {
       if (existing->capacity_bytes < size)
-        return sim::unprocessable(file.file_name + ":" + std::to_string(v.line) + ": filename: volume \"" + v.name +
-                                  "\" exists with " + std::to_string(existing->capacity_bytes) +
+        return sim::unprocessable(file.file_name + ":" + std::to_string(v.line) +
+                                  ": filename: volume \"" + v.name + "\" exists with " +
+                                  std::to_string(existing->capacity_bytes) +
                                   " bytes; the job needs " + std::to_string(size));
       continue;
     }
@@ -286,17 +357,37 @@ sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file, co
     auto created = array.create_volume(spec);
     if (!created.is_ok())
       return sim::Status(created.status().code(), file.file_name + ":" + std::to_string(v.line) +
-                                                      ": filename: cannot create volume \"" + v.name +
-                                                      "\": " + created.status().message());
+                                                      ": filename: cannot create volume \"" +
+                                                      v.name + "\": " + created.status().message());
   }
   return sim::Status::ok();
 }
 
-sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim, const FioJobFile& file,
-                               const FioRunOptions& options) {
+sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
+                               const FioJobFile& file, const FioRunOptions& options) {
   AFASIM_RETURN_IF_ERROR(prepare_volumes(array, file, options));
-  Run run(array, sim, file, options);
-  return run.execute();
+  FioSession session(array, sim, file, options);
+  AFASIM_RETURN_IF_ERROR(session.start());
+  // The progress tick only reads: the events it adds never reorder the run's own.
+  sim::EventId tick;
+  std::function<void()> progress_tick = [&] {
+    if (session.finished()) return;
+    if (options.progress) {
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "fio: %.1f s simulated, %d/%d clones running, %lld I/Os done",
+                    sim::to_seconds(sim.now()), session.clones_running(), session.clone_count(),
+                    static_cast<long long>(session.ios_done()));
+      options.progress(line);
+    }
+    tick = sim.after(kProgressInterval, [&progress_tick] { progress_tick(); });
+  };
+  tick = sim.after(kProgressInterval, [&progress_tick] { progress_tick(); });
+  while (!session.finished() && sim.step()) {
+  }
+  AFASIM_ASSERT(session.finished(), "fio run ended with clones still running");
+  sim.cancel(tick);  // it refers to this frame
+  return session.report();
 }
 
 }  // namespace afasim::workload

@@ -7,12 +7,20 @@
 // formats as fio's text or JSON. Volumes named by `filename=` are created in the array's
 // pool (or reused when they exist and are large enough).
 //
+// Two ways in:
+//  - run_fio(): one job file, run to completion; it owns the simulation loop (`afasim fio`).
+//  - FioSession: one job file started inside a simulation whose loop the caller owns, so
+//    that several job files (a scenario's workloads) run at once and the caller can
+//    sample, inject faults and stop between events (docs/scenarios.md).
+// run_fio is a FioSession plus the loop: both give the same results for the same inputs.
+//
 // Deterministic: the same array state, job files, options and seed give the same report.
 // Not thread-safe: runs on the thread that owns the Simulator and Array.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,20 +36,86 @@ struct FioRunOptions {
   // How volumes that do not exist yet are created.
   raid::RaidType raid_type = raid::RaidType::kRaid10;
   controller::Provisioning provisioning = controller::Provisioning::kThin;
-  // Called every simulated 100 ms with a one-line status; the caller decides whether to
-  // print (e.g. once per wall second). Never changes the run.
+  // run_fio only: called every simulated 100 ms with a one-line status; the caller decides
+  // whether to print (e.g. once per wall second). Never changes the run.
   std::function<void(const std::string& line)> progress;
 };
 
 // Creates (or checks) the volumes `file` names. kUnprocessable naming the job file and line
 // when an existing volume is too small or has another RAID type; the Array's errors
 // otherwise (kNoSpace for fixed volumes that do not fit).
-sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file, const FioRunOptions& options);
+sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
+                            const FioRunOptions& options);
+
+// One completed I/O of a FioSession, as its observer sees it. Valid during the call only.
+struct FioCompletion {
+  int job_index = 0;  // FioJob::job_index
+  int clone = 0;      // 0..numjobs-1
+  controller::Id volume_id = 0;
+  Direction direction = Direction::kRead;
+  std::int64_t bytes = 0;
+  // After the job's ramp_time and successful: counted in the fio report. The observer sees
+  // every completion, ramp and errors included.
+  bool measured = false;
+  const controller::IoCompletion* io = nullptr;  // status, submit and completion times
+};
+
+// The jobs of one fio job file, running in a simulation the caller drives.
+//
+// Life cycle: construct, optionally set_observer(), start() at the simulated time the jobs
+// begin (startdelay counts from there), then run the Simulator (step / run_until) until
+// finished(), or call stop() to end every job now. report() is complete once finished().
+// REQUIRES: the array and simulator outlive the session; the session outlives every event
+// it scheduled that the simulator will still run (after stop(), I/Os still in flight
+// complete later: keep the session alive while the simulator runs, or stop stepping it).
+class FioSession {
+ public:
+  using Observer = std::function<void(const FioCompletion&)>;
+
+  FioSession(controller::Array& array, sim::Simulator& sim, FioJobFile file, FioRunOptions options);
+  ~FioSession();
+  FioSession(const FioSession&) = delete;
+  FioSession& operator=(const FioSession&) = delete;
+
+  // Called at every completion of an I/O this session issued, after the session's own
+  // accounting and before it issues the next I/O. It may read the array; it must not
+  // submit I/O, change the array or call stop() (schedule an event for that instead).
+  void set_observer(Observer observer);
+
+  // Starts the jobs whose turn it is (file order, stonewall / wait_for as fio), now.
+  // kNotFound naming the job file and line when a volume the file names does not exist
+  // (call prepare_volumes first). REQUIRES: not started.
+  sim::Status start();
+  bool started() const;
+  // Every clone has finished (or the session was stopped) and no I/O is in flight for it.
+  // A stopped session is finished even when I/Os are still in flight; they are not counted.
+  bool finished() const;
+  // Ends every job now, as fio does when its runtime ends: no new I/O, results end at
+  // now(); jobs not yet started never start. I/Os still in flight are not counted when
+  // they complete. No effect on a finished session.
+  void stop();
+
+  const FioJobFile& job_file() const;
+  // Clones started and not finished; I/Os completed so far (all clones, errors included).
+  int clones_running() const;
+  int clone_count() const;
+  std::int64_t ios_done() const;
+  // "12/16 clones running, 1234567 I/Os done".
+  std::string status_line() const;
+
+  // The results so far; complete once finished(). One JobResult per clone, job then clone
+  // order, as run_fio returns.
+  const RunReport& report() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Runs every job of `file` to completion. The result holds one JobResult per clone.
 // Errors of the I/O itself (ENOSPC, EIO) stop the clone and are reported in its result,
 // as fio does; the Status is for failures to set up (volumes).
-sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim, const FioJobFile& file,
-                               const FioRunOptions& options);
+sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
+                               const FioJobFile& file, const FioRunOptions& options);
 
 }  // namespace afasim::workload
