@@ -14,5 +14,6 @@ using Runner = std::function<int()>;
 Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
+Runner add_run_command(CLI::App& app);
 
 }  // namespace afasim::app

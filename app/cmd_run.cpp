@@ -1,0 +1,119 @@
+// `afasim run SCENARIO`: a scenario file (docs/scenarios.md) in virtual time: a system,
+// volumes, fio workloads and a fault timeline, reported as tables or JSON.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/commands.h"
+#include "config/preset.h"
+#include "workload/scenario.h"
+#include "workload/scenario_runner.h"
+
+namespace afasim::app {
+namespace {
+
+struct RunOptions {
+  std::string scenario;
+  std::string format = "text";
+  std::string svg;
+  std::optional<std::uint64_t> seed;
+  std::string config_dir;
+  bool quiet = false;
+};
+
+int fail(const std::string& message, int code) {
+  std::fprintf(stderr, "afasim run: %s\n", message.c_str());
+  return code;
+}
+
+// A path on disk, else the name of a built-in scenario (config/scenarios/NAME.json).
+sim::Result<workload::Scenario> load(const std::string& name, const config::Catalog& catalog) {
+  std::error_code ec;
+  if (std::filesystem::exists(name, ec) || name.find('/') != std::string::npos)
+    return workload::load_scenario_file(name, catalog);
+  auto embedded = workload::load_embedded_scenario(name, catalog);
+  if (embedded.is_ok() || embedded.status().code() != sim::Code::kNotFound) return embedded;
+  return sim::not_found("cannot read " + name + ", and " + embedded.status().message());
+}
+
+// Errors the array raises because of what the scenario asked are bad input (2); the ones
+// that mean the run itself could not go on are run-time failures (1).
+int exit_code_of(sim::Code code) {
+  switch (code) {
+    case sim::Code::kInternal:
+    case sim::Code::kUnavailable:
+    case sim::Code::kIoError:
+    case sim::Code::kOutOfRange:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+int run_scenario_command(const RunOptions& o) {
+  auto catalog = o.config_dir.empty() ? config::Catalog::embedded()
+                                      : config::Catalog::from_directory(o.config_dir);
+  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  auto scenario = load(o.scenario, *catalog);
+  if (!scenario.is_ok()) return fail(scenario.status().message(), 2);
+  if (o.seed) scenario->seed = *o.seed;
+  for (const auto& w : scenario->warnings)
+    std::fprintf(stderr, "afasim run: warning: %s\n", w.c_str());
+
+  workload::ScenarioRunOptions run_options;
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto last_print = wall_start;
+  if (!o.quiet)
+    run_options.progress = [&](const std::string& line) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_print < std::chrono::seconds(1)) return;
+      last_print = now;
+      std::fprintf(stderr, "afasim run: %s (%.0f s wall)\n", line.c_str(),
+                   std::chrono::duration<double>(now - wall_start).count());
+    };
+  auto report = workload::run_scenario(*scenario, *catalog, run_options);
+  if (!report.is_ok()) return fail(report.status().message(), exit_code_of(report.status().code()));
+
+  const std::string out = o.format == "json" ? workload::format_scenario_json(*report)
+                                             : workload::format_scenario_text(*report);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  if (!o.svg.empty() && !write_file(o.svg, workload::format_scenario_svg(*report)))
+    return fail("--svg: cannot write " + o.svg, 1);
+  return 0;
+}
+
+}  // namespace
+
+Runner add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a scenario (system, volumes, fio workloads, fault timeline) in virtual time");
+  cmd->add_option("scenario", o->scenario,
+                  "Scenario file (JSON, docs/scenarios.md), or the name of a built-in one "
+                  "(drive-failure-rebuild, thin-fill)")
+      ->required();
+  cmd->add_option("--format", o->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--svg", o->svg, "Also write a chart of per-volume IOPS over time to FILE (SVG)");
+  cmd->add_option("--seed", o->seed,
+                  "Root seed, instead of the scenario's (same seed, same report)");
+  cmd->add_option("--config-dir", o->config_dir,
+                  "Read presets from this folder instead of the built-in ones");
+  cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  return [o] { return run_scenario_command(*o); };
+}
+
+}  // namespace afasim::app

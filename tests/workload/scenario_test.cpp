@@ -1,0 +1,627 @@
+// Scenarios (docs/scenarios.md): the shipped ones run with the figures their files set up,
+// the runner's timing rules (rows, end, start times, actions), determinism, the report's
+// three forms, and bad scenarios refused with `FILE: KEY: what is wrong` and exit code 2.
+#include "workload/scenario.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <sstream>
+#include <string>
+
+#include "config/preset.h"
+#include "workload/scenario_runner.h"
+
+using namespace afasim;
+using namespace afasim::workload;
+using nlohmann::json;
+
+namespace {
+
+const config::Catalog& catalog() {
+  static const config::Catalog c = config::Catalog::embedded().value();
+  return c;
+}
+
+sim::Result<std::string> no_files(const std::string& path) {
+  return sim::not_found("cannot read " + path);
+}
+
+sim::Result<Scenario> parse(const std::string& text, const ScenarioFileReader& reader = no_files) {
+  return parse_scenario(text, "t.json", catalog(), reader);
+}
+
+Scenario parse_ok(const std::string& text, const ScenarioFileReader& reader = no_files) {
+  auto s = parse(text, reader);
+  REQUIRE_MESSAGE(s.is_ok(), s.status().message());
+  return std::move(s).value();
+}
+
+ScenarioReport run_ok(const Scenario& s, const ScenarioRunOptions& options = {}) {
+  auto r = run_scenario(s, catalog(), options);
+  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  return std::move(r).value();
+}
+
+Scenario shipped(const std::string& name) {
+  auto s = load_embedded_scenario(name, catalog());
+  REQUIRE_MESSAGE(s.is_ok(), s.status().message());
+  return std::move(s).value();
+}
+
+double iops(const TimelineRow& row, std::size_t volume) {
+  return static_cast<double>(row.volume_ios[volume]) * 1e9 / static_cast<double>(row.length_ns);
+}
+
+std::size_t volume_index(const ScenarioReport& r, const std::string& name) {
+  for (std::size_t i = 0; i < r.volumes.size(); ++i)
+    if (r.volumes[i].name == name) return i;
+  FAIL("no volume " << name);
+  return 0;
+}
+
+const WorkloadTotals& totals_of(const ScenarioReport& r, const std::string& name) {
+  for (const auto& w : r.workloads)
+    if (w.name == name) return w;
+  FAIL("no workload " << name);
+  return r.array;
+}
+
+// Invariants every report keeps: each row's per-volume I/Os add up to its read + write
+// I/Os, the rows add up to the array's totals, the array's totals to the workloads'.
+void check_consistent(const ScenarioReport& r) {
+  std::int64_t row_ios = 0, row_errors = 0;
+  for (const auto& row : r.timeline) {
+    const std::int64_t per_volume =
+        std::accumulate(row.volume_ios.begin(), row.volume_ios.end(), std::int64_t{0});
+    CHECK(per_volume == row.read_ios + row.write_ios);
+    CHECK(row.latency_count == static_cast<std::uint64_t>(row.read_ios + row.write_ios));
+    row_ios += row.read_ios + row.write_ios;
+    row_errors += row.errors;
+  }
+  std::int64_t workload_ios = 0, workload_errors = 0;
+  for (const auto& w : r.workloads) {
+    workload_ios += w.direction[0].ios + w.direction[1].ios;
+    workload_errors += w.errors;
+  }
+  CHECK(row_ios == workload_ios);
+  CHECK(row_errors == workload_errors);
+  CHECK(r.array.direction[0].ios + r.array.direction[1].ios == workload_ios);
+  CHECK(r.array.errors == workload_errors);
+  CHECK(r.array.latency_ns.count() == static_cast<std::uint64_t>(workload_ios));
+}
+
+constexpr const char* kHead = R"("schema": "afasim.scenario/1", "name": "t")";
+
+}  // namespace
+
+TEST_CASE("shipped: every built-in scenario loads") {
+  const auto names = embedded_scenario_names();
+  CHECK(std::find(names.begin(), names.end(), "drive-failure-rebuild") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "thin-fill") != names.end());
+  for (const auto& n : names) {
+    CAPTURE(n);
+    const Scenario s = shipped(n);
+    CHECK(s.warnings.empty());
+    CHECK_FALSE(s.description.empty());
+  }
+}
+
+TEST_CASE(
+    "shipped drive-failure-rebuild: SSD 7 fails, the rebuild reaches 100 %, the SSD is replaced") {
+  const Scenario s = shipped("drive-failure-rebuild");
+  REQUIRE(s.duration_ns == 60 * sim::kSecond);
+  const ScenarioReport r = run_ok(s);
+  check_consistent(r);
+  // 60 s at 1000 ms: 60 rows, the last ending at the duration.
+  REQUIRE(r.timeline.size() == 60);
+  CHECK(r.timeline.back().end_ns == 60 * sim::kSecond);
+  CHECK(r.end_reason == "duration_s reached");
+  // No rebuild before the failure at 10 s; then progress that never goes back, to 100 %.
+  for (int k = 0; k < 9; ++k) CHECK_FALSE(r.timeline[static_cast<std::size_t>(k)].rebuild_percent);
+  double last = 0;
+  bool complete = false;
+  for (std::size_t k = 9; k < r.timeline.size(); ++k) {
+    REQUIRE(r.timeline[k].rebuild_percent);
+    CHECK(*r.timeline[k].rebuild_percent >= last);
+    last = *r.timeline[k].rebuild_percent;
+    complete |= last == 100.0;
+  }
+  CHECK(complete);
+  CHECK_FALSE(r.rebuild.active);
+  CHECK(r.rebuild.drive == 6);  // index of drive id 7
+  // The two actions ran at their times; drive 7 is healthy again; both volumes are whole.
+  REQUIRE(r.actions.size() == 2);
+  CHECK(r.actions[0].at_ns == 10 * sim::kSecond);
+  CHECK(r.actions[0].description == "fault drive_fail drive 7");
+  CHECK(r.actions[1].at_ns == 50 * sim::kSecond);
+  CHECK(r.drives[6].state == controller::DriveState::kHealthy);
+  for (const auto& v : r.volumes) CHECK(v.state == controller::VolumeState::kOnline);
+  bool failed_event = false, complete_event = false;
+  for (const auto& e : r.events) {
+    failed_event |= e.message == "drive 7 (DataPac 1) failed" && e.time_ns == 10 * sim::kSecond;
+    complete_event |= e.message.rfind("rebuild of drive 7 complete", 0) == 0;
+  }
+  CHECK(failed_event);
+  CHECK(complete_event);
+  // The archive workload is capped at 1500 + 500 IOPS (its fio rate_iops): before the
+  // failure it runs exactly at the caps; the oltp caps are 2 x (2800 + 1200) = 8000.
+  const std::size_t archive = volume_index(r, "archive"), db = volume_index(r, "db");
+  for (std::size_t k = 1; k < 9; ++k) {
+    CHECK(iops(r.timeline[k], archive) == doctest::Approx(2000).epsilon(0.01));
+    CHECK(iops(r.timeline[k], db) <= 8000 * 1.01);
+    CHECK(iops(r.timeline[k], db) >= 6000);
+  }
+  // The rebuild costs the hosts: while it runs, latency is higher than before the failure.
+  CHECK(r.timeline[15].latency_ns_mean > 2 * r.timeline[5].latency_ns_mean);
+  CHECK(r.array.errors == 0);
+}
+
+TEST_CASE(
+    "shipped thin-fill: thresholds on the way, then no space only for writes needing new extents") {
+  const ScenarioReport r = run_ok(shipped("thin-fill"));
+  check_consistent(r);
+  REQUIRE(r.timeline.size() == 20);
+  // The low-space events, in threshold order, warning / error / critical (Array).
+  std::vector<std::string> thresholds;
+  for (const auto& e : r.events)
+    if (e.category == "pool")
+      thresholds.push_back(std::string(controller::to_string(e.severity)) + " " + e.message);
+  REQUIRE(thresholds.size() == 3);
+  CHECK(thresholds[0].find("warning") == 0);
+  CHECK(thresholds[0].find("(threshold 80 %)") != std::string::npos);
+  CHECK(thresholds[1].find("error") == 0);
+  CHECK(thresholds[2].find("critical") == 0);
+  CHECK(thresholds[2].find("(threshold 95 %)") != std::string::npos);
+  // The pool fills: allocation grows every row until it is full.
+  CHECK(r.timeline.back().pool_allocated_percent == doctest::Approx(100.0));
+  for (std::size_t k = 1; k < r.timeline.size(); ++k)
+    CHECK(r.timeline[k].pool_allocated_bytes >= r.timeline[k - 1].pool_allocated_bytes);
+  // The fill job stops at "no space"; the volumes whose extents exist keep writing at their
+  // caps (fio rate_iops 2000 and 1000) to the end, without an error; the late workload's
+  // first write needs a new extent and fails.
+  const auto& fill = totals_of(r, "fill");
+  CHECK(fill.errors >= 1);
+  CHECK(fill.first_error.find("no free extent") != std::string::npos);
+  CHECK(fill.direction[1].ios > 30000);  // one per extent: ~37,000 in 2.5 TiB of 64 MiB extents
+  CHECK(totals_of(r, "db").errors == 0);
+  CHECK(totals_of(r, "logs").errors == 0);
+  const auto& late = totals_of(r, "late");
+  CHECK(late.errors == 1);
+  CHECK(late.direction[1].ios == 0);
+  const std::size_t db = volume_index(r, "db"), logs = volume_index(r, "logs");
+  for (std::size_t k = 12; k < r.timeline.size(); ++k) {
+    CHECK(iops(r.timeline[k], db) == doctest::Approx(2000).epsilon(0.01));
+    CHECK(iops(r.timeline[k], logs) == doctest::Approx(1000).epsilon(0.01));
+    CHECK(iops(r.timeline[k], volume_index(r, "scratch")) == 0);
+  }
+  CHECK(r.volumes[volume_index(r, "fresh")].allocated_bytes == 0);
+}
+
+TEST_CASE(
+    "determinism: the same seed gives byte-identical JSON, text and SVG; another seed differs") {
+  const Scenario s = shipped("drive-failure-rebuild");
+  const ScenarioReport a = run_ok(s), b = run_ok(s);
+  CHECK(format_scenario_json(a) == format_scenario_json(b));
+  CHECK(format_scenario_text(a) == format_scenario_text(b));
+  CHECK(format_scenario_svg(a) == format_scenario_svg(b));
+  Scenario other = s;
+  other.seed = 2;
+  CHECK(format_scenario_json(run_ok(other)) != format_scenario_json(a));
+}
+
+TEST_CASE("the progress callback only reads: a run with it equals a run without") {
+  Scenario s = shipped("thin-fill");
+  int calls = 0;
+  ScenarioRunOptions o;
+  o.progress = [&](const std::string& line) {
+    ++calls;
+    CHECK(line.find("s simulated") != std::string::npos);
+  };
+  const std::string with = format_scenario_json(run_ok(s, o));
+  CHECK(calls == 200);  // every 100 ms of 20 s
+  CHECK(with == format_scenario_json(run_ok(s)));
+}
+
+TEST_CASE("without duration_s the run ends at the interval in which the last workload ends") {
+  // 2500 4 KiB writes at 1000 IOPS from 0.5 s: one every 1 ms, the last issued at 2.999 s.
+  const Scenario s = parse_ok(std::string("{") + kHead + R"(,
+    "report": {"interval_ms": 500},
+    "workloads": [{"name": "w", "start_s": 0.5, "fio": ["[w]", "filename=v", "size=10m", "io_size=10000k",
+                   "rw=write", "bs=4k", "rate_iops=1000"]}]})");
+  const ScenarioReport r = run_ok(s);
+  check_consistent(r);
+  CHECK(r.end_reason == "workloads finished");
+  const auto& w = totals_of(r, "w");
+  CHECK(w.direction[1].ios == 2500);
+  CHECK(w.start_ns == 500 * sim::kMillisecond);
+  CHECK(w.end_ns > 2999 * sim::kMillisecond);
+  CHECK(w.end_ns < 3 * sim::kSecond);
+  CHECK(r.end_ns == 3 * sim::kSecond);  // the end of the 500 ms interval it ended in
+  REQUIRE(r.timeline.size() == 6);
+  CHECK(r.timeline[0].write_ios == 0);  // before start_s
+  CHECK(r.timeline[1].write_ios == 500);
+  // The volume the job named was created for it (thin RAID10 by default).
+  REQUIRE(r.volumes.size() == 1);
+  CHECK(r.volumes[0].name == "v");
+  CHECK(r.volumes[0].created_by == "workloads[0]");
+  CHECK(r.volumes[0].provisioning == controller::Provisioning::kThin);
+}
+
+TEST_CASE("duration_s cuts the last row and stops running workloads") {
+  const Scenario s = parse_ok(std::string("{") + kHead + R"(, "duration_s": 2.25,
+    "workloads": [{"name": "w", "fio": "[w]\nfilename=v\nsize=1g\nrw=randread\nrate_iops=100\ntime_based\nruntime=1h\n"}]})");
+  const ScenarioReport r = run_ok(s);
+  check_consistent(r);
+  REQUIRE(r.timeline.size() == 3);
+  CHECK(r.timeline[2].length_ns == 250 * sim::kMillisecond);
+  CHECK(r.timeline[2].end_ns == 2250 * sim::kMillisecond);
+  CHECK(r.timeline[2].read_ios == 25);  // 100 IOPS over 0.25 s
+  const auto& w = totals_of(r, "w");
+  CHECK(w.stopped);
+  CHECK(w.end_ns == 2250 * sim::kMillisecond);
+}
+
+TEST_CASE("timeline changes reach the array: set_volume and set_qos_policy, in time order") {
+  const Scenario s = parse_ok(std::string("{") + kHead + R"(, "duration_s": 3,
+    "qos_policies": [{"name": "gold", "min_iops": 100, "max_iops": 5000}],
+    "volumes": [{"name": "a", "capacity": "10GiB", "qos_policy": "gold"},
+                {"name": "b", "capacity": 1073741824, "max_iops": 900, "preferred_controller": "B"}],
+    "timeline": [{"at_s": 2, "set_qos_policy": {"policy": "gold", "max_iops": 8000}},
+                 {"at_s": 1, "set_volume": {"volume": "b", "max_iops": null, "qos_policy": "gold"}, "note": "n"},
+                 {"at_s": 1.5, "set_volume": {"volume": "a", "capacity": "20GiB"}}]})");
+  const ScenarioReport r = run_ok(s);
+  REQUIRE(r.actions.size() == 3);
+  CHECK(r.actions[0].key == "timeline[1]");
+  CHECK(r.actions[0].description == "set_volume b max_iops=none qos_policy=gold");
+  CHECK(r.actions[0].note == "n");
+  CHECK(r.actions[1].key == "timeline[2]");
+  CHECK(r.actions[2].at_ns == 2 * sim::kSecond);
+  const auto& a = r.volumes[volume_index(r, "a")];
+  const auto& b = r.volumes[volume_index(r, "b")];
+  CHECK(a.capacity_bytes == 20LL << 30);
+  CHECK(a.qos.max_iops == 8000);  // through the policy
+  CHECK(b.qos.max_iops == 8000);  // its own limit cleared, now the policy's
+  CHECK(b.qos.min_iops == 100);
+  CHECK(b.preferred_controller == 2);
+}
+
+TEST_CASE("fio_file is read relative to the scenario file; two workloads share a volume") {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("afasim-scenario-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "jobs");
+  std::ofstream(dir / "jobs" / "r.fio")
+      << "[r]\nfilename=shared\nsize=2g\nrw=randread\nio_size=4m\n";
+  std::ofstream(dir / "s.json") << "{" << kHead << R"(, "workloads": [
+      {"name": "reader", "fio_file": "jobs/r.fio"},
+      {"name": "writer", "fio": "[w]\nfilename=shared\nsize=3g\nrw=write\nbs=1m\nio_size=8m\n", "provisioning": "fixed"}]})";
+  auto s = load_scenario_file((dir / "s.json").string(), catalog());
+  REQUIRE_MESSAGE(s.is_ok(), s.status().message());
+  CHECK(s->workloads[0].file.file_name == (dir / "jobs" / "r.fio").string());
+  const ScenarioReport r = run_ok(*s);
+  check_consistent(r);
+  // Created once, as large as its largest use (3 GiB), by the first workload naming it.
+  REQUIRE(r.volumes.size() == 1);
+  CHECK(r.volumes[0].capacity_bytes == 3LL << 30);
+  CHECK(r.volumes[0].created_by == "workloads[0]");
+  CHECK(totals_of(r, "reader").direction[0].ios == 1024);  // 4 MiB of 4 KiB reads
+  CHECK(totals_of(r, "writer").direction[1].ios == 8);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a timeline action the array refuses stops the run with the action's key") {
+  auto refused = [](const std::string& timeline) {
+    const Scenario s =
+        parse_ok(std::string("{") + kHead + R"(, "duration_s": 5, "timeline": )" + timeline + "}");
+    return run_scenario(s, catalog()).status();
+  };
+  const auto replace_healthy =
+      refused(R"([{"at_s": 1, "fault": {"type": "drive_replace", "drive": 3}}])");
+  CHECK(replace_healthy.code() == sim::Code::kConflict);
+  CHECK(replace_healthy.message() ==
+        "t.json: timeline[0].fault: refused at 1.000 s: drive 3 is healthy; fail or pull it before "
+        "replacing it");
+  const auto twice = refused(R"([{"at_s": 1, "fault": {"type": "drive_fail", "drive": 3}},
+                                 {"at_s": 2, "fault": {"type": "drive_pull", "drive": 3}}])");
+  CHECK(twice.message().rfind(
+            "t.json: timeline[1].fault: refused at 2.000 s: drive 3 is already failed", 0) == 0);
+  // A type the loader does not know goes to the Array, whose error comes back with the key.
+  const auto unknown = refused(R"([{"at_s": 0, "fault": {"type": "mains_power_loss"}}])");
+  CHECK(unknown.code() == sim::Code::kInvalidArgument);
+  CHECK(unknown.message() ==
+        "t.json: timeline[0].fault: refused at 0.000 s: unknown fault type \"mains_power_loss\"");
+}
+
+TEST_CASE("drive_slow and drive_restore_speed go through with their fields") {
+  const Scenario s = parse_ok(std::string("{") + kHead + R"(, "duration_s": 2, "timeline": [
+      {"at_s": 0.5, "fault": {"type": "drive_slow", "drive": 40, "latency_multiplier": 4}},
+      {"at_s": 1, "fault": {"type": "drive_restore_speed", "drive": 40}}]})");
+  const ScenarioReport r = run_ok(s);
+  REQUIRE(r.actions.size() == 2);
+  CHECK(r.actions[0].description == "fault drive_slow drive 40 latency x4");
+  CHECK(r.events.back().message == "drive 40 back to normal latency");
+}
+
+TEST_CASE("the JSON report has the documented fields, units last") {
+  const ScenarioReport r = run_ok(shipped("thin-fill"));
+  const json j = json::parse(format_scenario_json(r));
+  CHECK(j["schema"] == "afasim.scenario-report/1");
+  CHECK(j["scenario"]["system"] == "ise-820-g3");
+  CHECK(j["scenario"]["interval_ms"] == 1000);
+  REQUIRE(j["timeline"].size() == 20);
+  const json& row = j["timeline"][3];
+  for (const char* key :
+       {"t_s", "read_iops", "write_iops", "read_bytes_per_second", "write_bytes_per_second",
+        "errors", "latency_us_mean", "latency_us_p99", "latency_us_max", "rebuild_percent",
+        "pool_allocated_bytes", "pool_allocated_percent", "volume_iops"})
+    CHECK_MESSAGE(row.contains(key), key);
+  CHECK(row["t_s"] == 4);
+  CHECK(row["volume_iops"]["db"] == 2000);
+  CHECK(row["volume_iops"].size() == 4);
+  CHECK(row["rebuild_percent"].is_null());
+  CHECK(j["workloads"][0]["name"] == "fill");
+  CHECK(j["workloads"][0]["write"]["ios"].get<std::int64_t>() == r.workloads[0].direction[1].ios);
+  CHECK(j["array"]["errors"] == 5);
+  CHECK(j["events"].size() == r.events.size());
+  CHECK(j["volumes"][2]["name"] == "scratch");
+}
+
+TEST_CASE("the text report has its tables; the SVG one polyline per volume, axes and a legend") {
+  const ScenarioReport r = run_ok(shipped("drive-failure-rebuild"));
+  const std::string text = format_scenario_text(r);
+  for (const char* heading : {"Volumes (at the end)", "Workloads (", "Timeline actions",
+                              "Timeline (", "Per-volume IOPS", "Events ("})
+    CHECK_MESSAGE(text.find(heading) != std::string::npos, heading);
+  CHECK(text.find("fault drive_fail drive 7") != std::string::npos);
+  const std::string svg = format_scenario_svg(r);
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
+  std::size_t polylines = 0;
+  for (auto p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
+    ++polylines;
+  CHECK(polylines == r.volumes.size());
+  CHECK(svg.find("simulated time (s)") != std::string::npos);
+  CHECK(svg.find(">db</text>") != std::string::npos);
+  CHECK(svg.find(">archive</text>") != std::string::npos);
+}
+
+// --- bad scenarios ------------------------------------------------------------------------
+
+TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
+  struct Bad {
+    std::string text;
+    std::string message;  // the whole message, or its start when it ends with "..."
+  };
+  const std::string h = std::string("{") + kHead;
+  const std::vector<Bad> cases = {
+      {"{\"schema\": ", "t.json: invalid JSON: parse error at line 1, column 12: ..."},
+      {"", "t.json: invalid JSON: ..."},
+      {"[1, 2]", "t.json: (top level): must be an object, got an array"},
+      {R"({"name": "t"})", "t.json: schema: missing"},
+      {R"({"schema": "afasim.scenario/2", "name": "t"})",
+       "t.json: schema: expected \"afasim.scenario/1\", got \"afasim.scenario/2\""},
+      {h + R"(, "volumez": []})",
+       "t.json: volumez: unknown key (expected one of: schema, name, description, ..."},
+      {h + R"(, "name": "u"})", "t.json: name: duplicate key"},
+      {h + R"(, "duration_s": "60"})",
+       "t.json: duration_s: must be a number of seconds, got a string"},
+      {h + R"(, "duration_s": 0})", "t.json: duration_s: must be greater than 0, got 0"},
+      {h + R"(, "seed": -1})", "t.json: seed: must be an integer 0 to 2^64-1, got -1"},
+      {h + R"(, "system": "ise-999"})", "t.json: system: no system preset \"ise-999\" (known: ..."},
+      {h + R"(, "options": {"payload": "file"}})",
+       "t.json: options.payload: must be \"none\" or \"memory\"..."},
+      {h + R"(, "options": {"raid5_data_members": 12}})",
+       "t.json: options.raid5_data_members: must be 2 to 8, got 12"},
+      {h + R"(, "report": {"interval_ms": 5}})",
+       "t.json: report.interval_ms: must be 10 to 3600000, got 5"},
+      {h + R"(, "duration_s": 36000, "report": {"interval_ms": 10}})",
+       "t.json: duration_s: gives 3600000 timeline rows at report.interval_ms 10; at most 1000000 "
+       "(raise the interval)"},
+      {h + R"(, "volumes": [{"name": "v"}]})", "t.json: volumes[0].capacity: missing"},
+      {h + R"(, "volumes": [{"name": "v", "capacity": "10 parsecs"}]})",
+       "t.json: volumes[0].capacity: size \"10 parsecs\" has an unknown unit..."},
+      {h + R"(, "volumes": [{"name": "v", "capacity": true}]})",
+       "t.json: volumes[0].capacity: must be a size (an integer of bytes or a string such as "
+       "\"100GiB\"), got a boolean"},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 1, "raid_type": "RAID6"}]})",
+       "t.json: volumes[0].raid_type: must be one of RAID10, RAID5, got \"RAID6\""},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 1, "min_iops": 1.5}]})",
+       "t.json: volumes[0].min_iops: must be an integer, got a number"},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 1, "preferred_controller": 3}]})",
+       "t.json: volumes[0].preferred_controller: must be 1 or 2 (or \"A\" or \"B\"), got 3"},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 1}, {"name": "v", "capacity": 2}]})",
+       "t.json: volumes[1].name: duplicate volume name \"v\" (also volumes[0])"},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 1, "qos_policy": "gold"}]})",
+       "t.json: volumes[0].qos_policy: no QoS policy named \"gold\" in qos_policies"},
+      {h + R"(, "qos_policies": [{"name": "p"}, {"name": "p"}]})",
+       "t.json: qos_policies[1].name: duplicate QoS policy name \"p\""},
+      {h + R"(, "workloads": [{"name": "w"}]})",
+       "t.json: workloads[0]: needs \"fio\" (the job file's text) or \"fio_file\" (its path)"},
+      {h + R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\n", "fio_file": "x.fio"}]})",
+       "t.json: workloads[0]: has both \"fio\" and \"fio_file\"; give one"},
+      {h + R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\nbs=4q\n"}]})",
+       "t.json: workloads[0].fio:3: bs: \"4q\" is not a size..."},
+      {h + R"(, "workloads": [{"name": "w", "fio": ["[w]", "size=1g", 7]}]})",
+       "t.json: workloads[0].fio[2]: must be a string (a line of the job file), got an integer"},
+      {h + R"(, "workloads": [{"name": "w", "fio_file": "missing.fio"}]})",
+       "t.json: workloads[0].fio_file: cannot read missing.fio"},
+      {h + R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\n"}, {"name": "w", "fio": "[x]\nsize=1g\n"}]})",
+       "t.json: workloads[1].name: duplicate workload name \"w\" (also workloads[0])"},
+      {h + R"(, "workloads": [{"name": "w", "start_s": -2, "fio": "[w]\nsize=1g\n"}]})",
+       "t.json: workloads[0].start_s: must be 0 or more, got -2"},
+      {h + R"(, "duration_s": 10, "workloads": [{"name": "w", "start_s": 10, "fio": "[w]\nsize=1g\n"}]})",
+       "t.json: workloads[0].start_s: is not before duration_s; the workload would never run"},
+      {h + R"(, "timeline": [{"at_s": -1, "fault": {"type": "drive_fail", "drive": 1}}]})",
+       "t.json: timeline[0].at_s: must be 0 or more, got -1"},
+      {h + R"(, "timeline": [{"fault": {"type": "drive_fail", "drive": 1}}]})",
+       "t.json: timeline[0].at_s: missing"},
+      {h + R"(, "timeline": [{"at_s": 1}]})",
+       "t.json: timeline[0]: needs one action: \"fault\", \"set_volume\" or \"set_qos_policy\""},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 1}, "set_volume": {}}]})",
+       "t.json: timeline[0]: has more than one action; give one per entry"},
+      {h + R"(, "timeline": [{"at_s": 1, "set_volume": {"volume": "ghost", "max_iops": 5}}]})",
+       "t.json: timeline[0].set_volume.volume: no volume named \"ghost\" in volumes or in the "
+       "workloads' filename="},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 1}], "timeline": [{"at_s": 1, "set_volume": {"volume": "v"}}]})",
+       "t.json: timeline[0].set_volume: changes nothing; give at least one value to set besides "
+       "\"volume\""},
+      {h + R"(, "timeline": [{"at_s": 1, "set_qos_policy": {"policy": "gold", "max_iops": 5}}]})",
+       "t.json: timeline[0].set_qos_policy.policy: no QoS policy named \"gold\" in qos_policies"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 41}}]})",
+       "t.json: timeline[0].fault.drive: no drive 41 (the ise-860-g3 has drives 1 to 40)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_pull", "drive": 0}}]})",
+       "t.json: timeline[0].fault.drive: no drive 0 (the ise-860-g3 has drives 1 to 40)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_pull", "drive": -3}}]})",
+       "t.json: timeline[0].fault.drive: no drive -3 (the ise-860-g3 has drives 1 to 40)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": "7"}}]})",
+       "t.json: timeline[0].fault.drive: must be a drive id (an integer), got a string"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail"}}]})",
+       "t.json: timeline[0].fault.drive: missing (drive_fail needs the drive's id)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_slow", "drive": 2}}]})",
+       "t.json: timeline[0].fault.latency_multiplier: missing (drive_slow needs it)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 2, "latency_multiplier": 2}}]})",
+       "t.json: timeline[0].fault.latency_multiplier: does not apply to drive_fail"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 2, "when": 3}}]})",
+       "t.json: timeline[0].fault.when: unknown key (expected one of: type, drive, "
+       "latency_multiplier)"},
+      {std::string(40, '[') + std::string(40, ']'), "t.json: [0][0][0]..."},
+  };
+  // Mismatches are collected and compared once, so that a failure prints them all.
+  std::string mismatches;
+  for (const auto& c : cases) {
+    auto s = parse(c.text);
+    const std::string got = s.is_ok() ? "(accepted)" : s.status().message();
+    const bool prefix = c.message.size() > 3 && c.message.substr(c.message.size() - 3) == "...";
+    const bool match =
+        prefix ? got.rfind(c.message.substr(0, c.message.size() - 3), 0) == 0 : got == c.message;
+    // kNotFound only for a file that cannot be read.
+    const sim::Code want_code = got.find("cannot read") != std::string::npos
+                                    ? sim::Code::kNotFound
+                                    : sim::Code::kInvalidArgument;
+    if (!match || (!s.is_ok() && s.status().code() != want_code))
+      mismatches +=
+          "input: " + c.text.substr(0, 200) + "\n  got:  " + got + "\n  want: " + c.message + "\n";
+  }
+  CHECK(mismatches == "");
+  CHECK(cases.size() >= 40);
+}
+
+TEST_CASE("setup errors the array raises name the scenario key") {
+  auto setup = [](const std::string& rest) {
+    const Scenario s = parse_ok(std::string("{") + kHead + rest + "}");
+    return run_scenario(s, catalog()).status();
+  };
+  const auto qos =
+      setup(R"(, "volumes": [{"name": "v", "capacity": "1GiB", "min_iops": 10, "max_iops": 5}])");
+  CHECK(qos.code() == sim::Code::kUnprocessable);
+  CHECK(qos.message() ==
+        "t.json: volumes[0]: volume QoS: min_iops (10) must not exceed max_iops (5)");
+  const auto big =
+      setup(R"(, "volumes": [{"name": "v", "capacity": "1PiB", "provisioning": "fixed"}])");
+  CHECK(big.code() == sim::Code::kNoSpace);
+  CHECK(big.message().rfind("t.json: volumes[0]: fixed volume \"v\" needs", 0) == 0);
+  const auto small = setup(R"(, "volumes": [{"name": "v", "capacity": "1GiB"}],
+      "workloads": [{"name": "w", "fio": "[w]\nfilename=v\nsize=2g\n"}])");
+  CHECK(small.message() ==
+        "t.json: workloads[0].fio:1: filename: volume \"v\" exists with 1073741824 bytes; the job "
+        "needs 2147483648");
+  const auto name = setup(R"(, "volumes": [{"name": "bad name", "capacity": "1GiB"}])");
+  CHECK(name.message() ==
+        "t.json: volumes[0]: volume name may hold only letters, digits, '-', '_' and '.': \"bad "
+        "name\"");
+}
+
+// --- the real binary ----------------------------------------------------------------------
+
+namespace {
+
+struct Cli {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Cli run_cli(const std::string& args) {
+  const char* binary = std::getenv("AFASIM_BINARY");
+  REQUIRE_MESSAGE(binary != nullptr, "AFASIM_BINARY is not set (run through ctest)");
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("afasim-cli-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string cmd = std::string(binary) + " " + args + " >" + (dir / "out").string() + " 2>" +
+                          (dir / "err").string();
+  const int status = std::system(cmd.c_str());
+  Cli r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  return r;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("afasim-cli-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << text;
+  return (dir / name).string();
+}
+
+}  // namespace
+
+TEST_CASE("afasim run: a built-in scenario as JSON and SVG, exit 0; --seed replaces the file's") {
+  const std::string svg = write_temp("chart.svg", "");
+  const Cli r = run_cli("run thin-fill --format json --quiet --seed 7 --svg " + svg);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const json j = json::parse(r.out);
+  CHECK(j["scenario"]["seed"] == 7);
+  CHECK(j["timeline"].size() == 20);
+  CHECK(slurp(svg).rfind("<svg", 0) == 0);
+  const Cli text = run_cli("run config/scenarios/thin-fill.json --quiet");
+  CHECK(text.exit_code == 2);  // relative to the test's folder: no such file
+  CHECK(text.err.find("cannot read config/scenarios/thin-fill.json") != std::string::npos);
+}
+
+TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a crash") {
+  struct Case {
+    std::string text, message;
+  };
+  const std::vector<Case> cases = {
+      {"{not json", "invalid JSON: parse error at line 1, column "},
+      {std::string("{") + kHead +
+           R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 0}}]})",
+       "timeline[0].fault.drive: no drive 0 (the ise-860-g3 has drives 1 to 40)"},
+      {std::string("{") + kHead +
+           R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\nrw=trim\n"}]})",
+       "workloads[0].fio:3: rw:"},
+      {std::string("{") + kHead +
+           R"(, "duration_s": 2, "timeline": [{"at_s": 1, "fault": {"type": "meteor"}}]})",
+       "timeline[0].fault: refused at 1.000 s: unknown fault type \"meteor\""},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const std::string path = write_temp("bad" + std::to_string(i++) + ".json", c.text);
+    const Cli r = run_cli("run " + path + " --quiet");
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    const std::string want = "afasim run: " + path + ": " + c.message;
+    CHECK(r.err.substr(0, want.size()) == want);
+  }
+  const Cli usage = run_cli("run --format yaml x.json");
+  CHECK(usage.exit_code == 2);
+  const Cli missing = run_cli("run no-such-scenario");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("built in: drive-failure-rebuild, thin-fill") != std::string::npos);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                              ("afasim-cli-" + std::to_string(getpid())));
+}

@@ -1,0 +1,539 @@
+// The scenario report's three forms (scenario_runner.h): text tables, JSON, an SVG chart.
+// All three are pure functions of the report, so the same run prints the same bytes.
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include "workload/scenario_runner.h"
+
+namespace afasim::workload {
+namespace {
+
+using json = nlohmann::ordered_json;
+using sim::Time;
+
+// --- numbers ----------------------------------------------------------------------------
+
+double per_second(double count, Time length_ns) {
+  return length_ns <= 0 ? 0 : count * 1e9 / static_cast<double>(length_ns);
+}
+
+// `v` rounded to `decimals` places, as a JSON integer when whole (prints "1200", not "1200.0").
+json number(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  const double r = std::round(v * scale) / scale;
+  if (r == std::floor(r) && std::fabs(r) < 9e15) return static_cast<std::int64_t>(r);
+  return r;
+}
+json seconds(Time t) {
+  return number(sim::to_seconds(t), 9);
+}
+json microseconds(std::int64_t ns) {
+  return number(static_cast<double>(ns) / 1e3, 3);
+}
+
+// 1234567.8 → "1,234,567.8".
+std::string grouped(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(v));
+  std::string digits(buf);
+  const std::size_t dot = digits.find('.');
+  std::string whole = digits.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? "" : digits.substr(dot);
+  std::string out;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
+    out += whole[i];
+  }
+  return (v < 0 && std::round(std::fabs(v) * std::pow(10, decimals)) != 0 ? "-" : "") + out +
+         fraction;
+}
+
+std::string human_bytes(std::int64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+std::string controller_name(controller::Id id) {
+  return id == 1 ? "A" : id == 2 ? "B" : "?";
+}
+
+std::string qos_text(const controller::QosSettings& q) {
+  auto one = [](const std::optional<std::int64_t>& v) {
+    return v ? grouped(static_cast<double>(*v), 0) : "-";
+  };
+  return one(q.min_iops) + "/" + one(q.max_iops) + "/" + one(q.burst_iops);
+}
+
+// --- JSON -------------------------------------------------------------------------------
+
+json latency_json(const sim::Histogram& h) {
+  json j;
+  j["latency_us_mean"] = number(h.mean() / 1e3, 3);
+  j["latency_us_p99"] = microseconds(h.percentile(99));
+  j["latency_us_max"] = microseconds(h.max());
+  return j;
+}
+
+json direction_json(const DirectionTotals& d, Time length) {
+  json j;
+  j["ios"] = d.ios;
+  j["bytes"] = d.bytes;
+  j["iops"] = number(per_second(static_cast<double>(d.ios), length), 1);
+  j["bytes_per_second"] = number(per_second(static_cast<double>(d.bytes), length), 0);
+  j.update(latency_json(d.latency_ns));
+  return j;
+}
+
+json totals_json(const WorkloadTotals& w) {
+  const Time length = w.end_ns - w.start_ns;
+  json j;
+  j["name"] = w.name;
+  j["start_s"] = seconds(w.start_ns);
+  j["end_s"] = seconds(w.end_ns);
+  j["stopped_by_duration"] = w.stopped;
+  const auto& r = w.direction[static_cast<std::size_t>(index_of(Direction::kRead))];
+  const auto& wr = w.direction[static_cast<std::size_t>(index_of(Direction::kWrite))];
+  j["read"] = direction_json(r, length);
+  j["write"] = direction_json(wr, length);
+  j["iops"] = number(per_second(static_cast<double>(r.ios + wr.ios), length), 1);
+  j["bytes_per_second"] = number(per_second(static_cast<double>(r.bytes + wr.bytes), length), 0);
+  j.update(latency_json(w.latency_ns));
+  j["errors"] = w.errors;
+  j["first_error"] = w.first_error.empty() ? json(nullptr) : json(w.first_error);
+  return j;
+}
+
+json qos_json(const std::optional<std::int64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json volume_json(const ReportVolume& v) {
+  json j;
+  j["id"] = v.id;
+  j["name"] = v.name;
+  j["raid_type"] = std::string(raid::raid_type_name(v.raid_type));
+  j["provisioning"] = std::string(controller::to_string(v.provisioning));
+  j["capacity_bytes"] = v.capacity_bytes;
+  j["allocated_bytes"] = v.allocated_bytes;
+  j["state"] = std::string(controller::to_string(v.state));
+  j["preferred_controller"] = controller_name(v.preferred_controller);
+  j["min_iops"] = qos_json(v.qos.min_iops);
+  j["max_iops"] = qos_json(v.qos.max_iops);
+  j["burst_iops"] = qos_json(v.qos.burst_iops);
+  j["created_by"] = v.created_by;
+  return j;
+}
+
+json row_json(const ScenarioReport& report, const TimelineRow& r) {
+  json j;
+  j["t_s"] = seconds(r.end_ns);
+  j["read_iops"] = number(per_second(static_cast<double>(r.read_ios), r.length_ns), 1);
+  j["write_iops"] = number(per_second(static_cast<double>(r.write_ios), r.length_ns), 1);
+  j["read_bytes_per_second"] =
+      number(per_second(static_cast<double>(r.read_bytes), r.length_ns), 0);
+  j["write_bytes_per_second"] =
+      number(per_second(static_cast<double>(r.write_bytes), r.length_ns), 0);
+  j["errors"] = r.errors;
+  j["latency_us_mean"] = microseconds(r.latency_ns_mean);
+  j["latency_us_p99"] = microseconds(r.latency_ns_p99);
+  j["latency_us_max"] = microseconds(r.latency_ns_max);
+  j["rebuild_percent"] = r.rebuild_percent ? number(*r.rebuild_percent, 1) : json(nullptr);
+  j["pool_allocated_bytes"] = r.pool_allocated_bytes;
+  j["pool_allocated_percent"] = number(r.pool_allocated_percent, 2);
+  json volumes = json::object();
+  for (std::size_t i = 0; i < report.volumes.size(); ++i)
+    volumes[report.volumes[i].name] =
+        number(per_second(static_cast<double>(r.volume_ios[i]), r.length_ns), 1);
+  j["volume_iops"] = std::move(volumes);
+  return j;
+}
+
+// --- text -------------------------------------------------------------------------------
+
+void line(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void line(std::string& out, const char* format, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  out += buf;
+  out += '\n';
+}
+
+void text_header(std::string& out, const ScenarioReport& r) {
+  line(out, "afasim run: %s  (%s, %s, seed %llu)", r.name.c_str(), r.system_model.c_str(),
+       r.system.c_str(), static_cast<unsigned long long>(r.seed));
+  if (!r.description.empty()) line(out, "  %s", r.description.c_str());
+  line(out, "  file %s; simulated %.3f s, ended: %s; timeline rows every %lld ms",
+       r.file_name.c_str(), sim::to_seconds(r.end_ns), r.end_reason.c_str(),
+       static_cast<long long>(r.interval_ns / sim::kMillisecond));
+  for (const auto& w : r.warnings) line(out, "  warning: %s", w.c_str());
+}
+
+void text_volumes(std::string& out, const ScenarioReport& r) {
+  line(out, "\nVolumes (at the end)");
+  line(out, "  %4s  %-16s %-6s %-5s %11s %11s %-9s %-4s %-23s %s", "id", "name", "RAID", "prov",
+       "capacity", "allocated", "state", "ctrl", "QoS min/max/burst IOPS", "created by");
+  for (const auto& v : r.volumes)
+    line(out, "  %4lld  %-16s %-6s %-5s %11s %11s %-9s %-4s %-23s %s", static_cast<long long>(v.id),
+         v.name.c_str(), std::string(raid::raid_type_name(v.raid_type)).c_str(),
+         std::string(controller::to_string(v.provisioning)).c_str(),
+         human_bytes(v.capacity_bytes).c_str(), human_bytes(v.allocated_bytes).c_str(),
+         std::string(controller::to_string(v.state)).c_str(),
+         controller_name(v.preferred_controller).c_str(), qos_text(v.qos).c_str(),
+         v.created_by.c_str());
+  const auto& p = r.pool;
+  line(out, "  pool: %s provisioned, %s allocated (%.2f %% of raw usable space)",
+       human_bytes(p.provisioned_bytes).c_str(), human_bytes(p.allocated_bytes).c_str(),
+       p.raw_usable_bytes == 0 ? 0.0
+                               : 100.0 * static_cast<double>(p.raw_allocated_bytes) /
+                                     static_cast<double>(p.raw_usable_bytes));
+  std::string unhealthy;
+  for (const auto& d : r.drives)
+    if (d.state != controller::DriveState::kHealthy)
+      unhealthy += (unhealthy.empty() ? "" : ", ") + std::to_string(d.id) + " " +
+                   std::string(controller::to_string(d.state));
+  line(out, "  drives not healthy: %s", unhealthy.empty() ? "none" : unhealthy.c_str());
+}
+
+void text_totals_row(std::string& out, const char* name, const char* dir, const std::string& start,
+                     const std::string& end, double ios, double bytes, Time length,
+                     const sim::Histogram& h, const std::string& errors) {
+  const bool any = h.count() > 0;
+  line(out, "  %-16s %-5s %9s %9s %12s %9s %10s %10s %10s %7s", name, dir, start.c_str(),
+       end.c_str(), grouped(per_second(ios, length), 1).c_str(),
+       grouped(per_second(bytes, length) / 1e6, 1).c_str(),
+       any ? grouped(h.mean() / 1e3, 1).c_str() : "-",
+       any ? grouped(static_cast<double>(h.percentile(99)) / 1e3, 1).c_str() : "-",
+       any ? grouped(static_cast<double>(h.max()) / 1e3, 1).c_str() : "-", errors.c_str());
+}
+
+void text_totals(std::string& out, const WorkloadTotals& w) {
+  const Time length = w.end_ns - w.start_ns;
+  char start[32], end[32];
+  std::snprintf(start, sizeof start, "%.3f", sim::to_seconds(w.start_ns));
+  std::snprintf(end, sizeof end, "%.3f%s", sim::to_seconds(w.end_ns), w.stopped ? "*" : "");
+  const auto& rd = w.direction[0];
+  const auto& wr = w.direction[1];
+  text_totals_row(out, w.name.c_str(), "read", start, end, static_cast<double>(rd.ios),
+                  static_cast<double>(rd.bytes), length, rd.latency_ns, "");
+  text_totals_row(out, "", "write", "", "", static_cast<double>(wr.ios),
+                  static_cast<double>(wr.bytes), length, wr.latency_ns, "");
+  text_totals_row(out, "", "all", "", "", static_cast<double>(rd.ios + wr.ios),
+                  static_cast<double>(rd.bytes + wr.bytes), length, w.latency_ns,
+                  std::to_string(w.errors));
+  if (!w.first_error.empty()) line(out, "  %-16s first error at %s", "", w.first_error.c_str());
+}
+
+void text_workloads(std::string& out, const ScenarioReport& r) {
+  line(out, "\nWorkloads (every completed I/O, ramp included; IOPS and MB/s over start..end)");
+  line(out, "  %-16s %-5s %9s %9s %12s %9s %10s %10s %10s %7s", "workload", "dir", "start s",
+       "end s", "IOPS", "MB/s", "mean us", "p99 us", "max us", "errors");
+  for (const auto& w : r.workloads) text_totals(out, w);
+  text_totals(out, r.array);
+  bool stopped = false;
+  for (const auto& w : r.workloads) stopped |= w.stopped;
+  if (stopped) line(out, "  * still running when duration_s ended the run");
+}
+
+void text_actions(std::string& out, const ScenarioReport& r) {
+  if (r.actions.empty()) return;
+  line(out, "\nTimeline actions (applied)");
+  line(out, "  %9s  %-13s %s", "at s", "entry", "action");
+  for (const auto& a : r.actions)
+    line(out, "  %9.3f  %-13s %s%s%s", sim::to_seconds(a.at_ns), a.key.c_str(),
+         a.description.c_str(), a.note.empty() ? "" : "  -- ", a.note.c_str());
+}
+
+std::string latency_text(const TimelineRow& row, std::int64_t ns) {
+  return row.latency_count == 0 ? "-" : grouped(static_cast<double>(ns) / 1e3, 1);
+}
+
+void text_timeline(std::string& out, const ScenarioReport& r) {
+  line(out, "\nTimeline (each row: the interval ending at t; IOPS and MB/s are rates over it)");
+  line(out, "  %9s %11s %11s %9s %7s %9s %9s %10s %9s %12s %7s", "t s", "read IOPS", "write IOPS",
+       "MB/s", "errors", "mean us", "p99 us", "max us", "rebuild %", "pool alloc", "pool %");
+  for (const auto& row : r.timeline) {
+    char rebuild[16] = "-";
+    if (row.rebuild_percent) std::snprintf(rebuild, sizeof rebuild, "%.1f", *row.rebuild_percent);
+    line(out, "  %9.3f %11s %11s %9s %7lld %9s %9s %10s %9s %12s %7.2f",
+         sim::to_seconds(row.end_ns),
+         grouped(per_second(static_cast<double>(row.read_ios), row.length_ns), 0).c_str(),
+         grouped(per_second(static_cast<double>(row.write_ios), row.length_ns), 0).c_str(),
+         grouped(
+             per_second(static_cast<double>(row.read_bytes + row.write_bytes), row.length_ns) / 1e6,
+             1)
+             .c_str(),
+         static_cast<long long>(row.errors), latency_text(row, row.latency_ns_mean).c_str(),
+         latency_text(row, row.latency_ns_p99).c_str(),
+         latency_text(row, row.latency_ns_max).c_str(), rebuild,
+         human_bytes(row.pool_allocated_bytes).c_str(), row.pool_allocated_percent);
+  }
+}
+
+void text_volume_iops(std::string& out, const ScenarioReport& r) {
+  if (r.volumes.empty()) return;
+  line(out, "\nPer-volume IOPS (read + write, each row: the interval ending at t)");
+  std::vector<int> widths;
+  std::string header = "  " + std::string(9 - 3, ' ') + "t s";
+  for (const auto& v : r.volumes) {
+    const int w = std::max<int>(10, static_cast<int>(v.name.size()));
+    widths.push_back(w);
+    header += " " + std::string(static_cast<std::size_t>(w) - v.name.size(), ' ') + v.name;
+  }
+  out += header + "\n";
+  for (const auto& row : r.timeline) {
+    char t[32];
+    std::snprintf(t, sizeof t, "  %9.3f", sim::to_seconds(row.end_ns));
+    std::string s = t;
+    for (std::size_t i = 0; i < r.volumes.size(); ++i) {
+      const std::string v =
+          grouped(per_second(static_cast<double>(row.volume_ios[i]), row.length_ns), 0);
+      s += " " +
+           std::string(
+               static_cast<std::size_t>(std::max<int>(0, widths[i] - static_cast<int>(v.size()))),
+               ' ') +
+           v;
+    }
+    out += s + "\n";
+  }
+}
+
+void text_events(std::string& out, const ScenarioReport& r) {
+  line(out, "\nEvents (%zu)", r.events.size());
+  line(out, "  %9s  %-8s  %-10s %s", "time s", "severity", "object", "message");
+  for (const auto& e : r.events)
+    line(out, "  %9.3f  %-8s  %-10s %s", sim::to_seconds(e.time_ns),
+         std::string(controller::to_string(e.severity)).c_str(),
+         e.object.empty() ? "array" : e.object.c_str(), e.message.c_str());
+}
+
+// --- SVG --------------------------------------------------------------------------------
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// A round tick step (1, 2 or 5 × 10^k) giving about `ticks` ticks up to `max`.
+double nice_step(double max, int ticks) {
+  if (max <= 0) return 1;
+  const double raw = max / ticks;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * magnitude) return m * magnitude;
+  return 10 * magnitude;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+json scenario_to_json(const ScenarioReport& r) {
+  json j;
+  j["schema"] = "afasim.scenario-report/1";
+  j["afasim_version"] = r.afasim_version;
+  json s;
+  s["name"] = r.name;
+  s["description"] = r.description;
+  s["file"] = r.file_name;
+  s["system"] = r.system;
+  s["system_model"] = r.system_model;
+  s["seed"] = r.seed;
+  s["duration_s"] = r.duration_ns ? seconds(*r.duration_ns) : json(nullptr);
+  s["interval_ms"] = r.interval_ns / sim::kMillisecond;
+  j["scenario"] = std::move(s);
+  j["end_s"] = seconds(r.end_ns);
+  j["end_reason"] = r.end_reason;
+  j["warnings"] = r.warnings;
+  json volumes = json::array();
+  for (const auto& v : r.volumes) volumes.push_back(volume_json(v));
+  j["volumes"] = std::move(volumes);
+  json workloads = json::array();
+  for (const auto& w : r.workloads) workloads.push_back(totals_json(w));
+  j["workloads"] = std::move(workloads);
+  j["array"] = totals_json(r.array);
+  json pool;
+  pool["provisioned_bytes"] = r.pool.provisioned_bytes;
+  pool["allocated_bytes"] = r.pool.allocated_bytes;
+  pool["raw_usable_bytes"] = r.pool.raw_usable_bytes;
+  pool["raw_allocated_bytes"] = r.pool.raw_allocated_bytes;
+  pool["allocated_percent"] = number(r.pool.raw_usable_bytes == 0
+                                         ? 0.0
+                                         : 100.0 * static_cast<double>(r.pool.raw_allocated_bytes) /
+                                               static_cast<double>(r.pool.raw_usable_bytes),
+                                     2);
+  j["pool"] = std::move(pool);
+  if (r.rebuild.active || r.rebuild.total_bytes > 0) {
+    json rb;
+    rb["active"] = r.rebuild.active;
+    rb["drive"] = r.rebuild.drive + 1;
+    rb["percent"] = number(r.rebuild.percent(), 1);
+    rb["total_bytes"] = r.rebuild.total_bytes;
+    rb["done_bytes"] = r.rebuild.done_bytes;
+    rb["started_s"] = seconds(r.rebuild.started_ns);
+    j["rebuild"] = std::move(rb);
+  } else {
+    j["rebuild"] = nullptr;
+  }
+  json drives = json::array();
+  for (const auto& d : r.drives)
+    drives.push_back({{"id", d.id},
+                      {"datapac", d.datapac_id},
+                      {"slot", d.slot},
+                      {"state", std::string(controller::to_string(d.state))}});
+  j["drives"] = std::move(drives);
+  json actions = json::array();
+  for (const auto& a : r.actions)
+    actions.push_back(
+        {{"key", a.key}, {"at_s", seconds(a.at_ns)}, {"action", a.description}, {"note", a.note}});
+  j["actions"] = std::move(actions);
+  json rows = json::array();
+  for (const auto& row : r.timeline) rows.push_back(row_json(r, row));
+  j["timeline"] = std::move(rows);
+  json events = json::array();
+  for (const auto& e : r.events)
+    events.push_back({{"id", e.id},
+                      {"time_s", seconds(e.time_ns)},
+                      {"severity", std::string(controller::to_string(e.severity))},
+                      {"category", e.category},
+                      {"object", e.object},
+                      {"message", e.message}});
+  j["events"] = std::move(events);
+  return j;
+}
+
+std::string format_scenario_json(const ScenarioReport& report) {
+  return scenario_to_json(report).dump(2) + "\n";
+}
+
+std::string format_scenario_text(const ScenarioReport& report) {
+  std::string out;
+  text_header(out, report);
+  text_volumes(out, report);
+  text_workloads(out, report);
+  text_actions(out, report);
+  text_timeline(out, report);
+  text_volume_iops(out, report);
+  text_events(out, report);
+  return out;
+}
+
+std::string format_scenario_svg(const ScenarioReport& r) {
+  // Layout in SVG user units; the plot area is [left, left + plot_w] × [top, top + plot_h].
+  constexpr double width = 960, height = 480, left = 80, right = 200, top = 50, bottom = 60;
+  constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
+  static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  const double t_max = std::max(sim::to_seconds(r.end_ns), 1e-9);
+  double iops_max = 0;
+  for (const auto& row : r.timeline)
+    for (auto ios : row.volume_ios)
+      iops_max = std::max(iops_max, per_second(static_cast<double>(ios), row.length_ns));
+  const double y_step = nice_step(iops_max, 5);
+  const double y_max = std::max(y_step, std::ceil(iops_max / y_step) * y_step);
+  const double x_step = nice_step(t_max, 8);
+  auto x_of = [&](double t) { return left + plot_w * t / t_max; };
+  auto y_of = [&](double v) { return top + plot_h * (1 - v / y_max); };
+
+  std::ostringstream o;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+    << "\" viewBox=\"0 0 " << width << " " << height
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  o << "<text x=\"" << left << "\" y=\"24\" font-size=\"16\">" << xml_escape(r.name)
+    << ": IOPS per volume (" << xml_escape(r.system_model) << ", seed " << r.seed << ")</text>\n";
+  // Grid, ticks and labels.
+  for (double v = 0; v <= y_max + y_step / 2; v += y_step) {
+    const std::string y = fmt("%.1f", y_of(v));
+    o << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\"" << y
+      << "\" stroke=\"#e0e0e0\"/>\n";
+    o << "<text x=\"" << left - 6 << "\" y=\"" << y
+      << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << grouped(v, 0) << "</text>\n";
+  }
+  for (double t = 0; t <= t_max + x_step / 1000; t += x_step) {
+    const std::string x = fmt("%.1f", x_of(t));
+    o << "<line x1=\"" << x << "\" y1=\"" << top + plot_h << "\" x2=\"" << x << "\" y2=\""
+      << top + plot_h + 5 << "\" stroke=\"black\"/>\n";
+    o << "<text x=\"" << x << "\" y=\"" << top + plot_h + 18 << "\" text-anchor=\"middle\">"
+      << fmt("%g", t) << "</text>\n";
+  }
+  o << "<line x1=\"" << left << "\" y1=\"" << top + plot_h << "\" x2=\"" << left + plot_w
+    << "\" y2=\"" << top + plot_h << "\" stroke=\"black\"/>\n";
+  o << "<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\""
+    << top + plot_h << "\" stroke=\"black\"/>\n";
+  o << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 15
+    << "\" text-anchor=\"middle\">simulated time (s)</text>\n";
+  o << "<text transform=\"translate(18 " << top + plot_h / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">IOPS (read + write)</text>\n";
+  // Timeline actions: dashed verticals, labelled with their entry.
+  for (const auto& a : r.actions) {
+    const std::string x = fmt("%.1f", x_of(sim::to_seconds(a.at_ns)));
+    o << "<line x1=\"" << x << "\" y1=\"" << top << "\" x2=\"" << x << "\" y2=\"" << top + plot_h
+      << "\" stroke=\"#999999\" stroke-dasharray=\"4 3\"/>\n";
+    o << "<text x=\"" << x << "\" y=\"" << top - 6
+      << "\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555555\">" << xml_escape(a.description)
+      << "<title>" << xml_escape(a.key + " " + a.description) << "</title></text>\n";
+  }
+  // One polyline per volume, in steps: each interval's IOPS held across the interval (a
+  // row is an average over it, not a sample at one instant).
+  for (std::size_t i = 0; i < r.volumes.size(); ++i) {
+    const char* colour = palette[i % (sizeof palette / sizeof palette[0])];
+    o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
+    for (std::size_t k = 0; k < r.timeline.size(); ++k) {
+      const TimelineRow& row = r.timeline[k];
+      const std::string y =
+          fmt("%.1f", y_of(per_second(static_cast<double>(row.volume_ios[i]), row.length_ns)));
+      o << (k == 0 ? "" : " ") << fmt("%.1f", x_of(sim::to_seconds(row.end_ns - row.length_ns)))
+        << "," << y << " " << fmt("%.1f", x_of(sim::to_seconds(row.end_ns))) << "," << y;
+    }
+    o << "\"><title>" << xml_escape(r.volumes[i].name) << "</title></polyline>\n";
+    const double ly = top + 10 + 20 * static_cast<double>(i);
+    o << "<rect x=\"" << left + plot_w + 16 << "\" y=\"" << ly - 6
+      << "\" width=\"14\" height=\"3\" fill=\"" << colour << "\"/>\n";
+    o << "<text x=\"" << left + plot_w + 36 << "\" y=\"" << ly << "\" dominant-baseline=\"middle\">"
+      << xml_escape(r.volumes[i].name) << "</text>\n";
+  }
+  if (r.volumes.empty())
+    o << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << top + plot_h / 2
+      << "\" text-anchor=\"middle\">no volumes</text>\n";
+  o << "</svg>\n";
+  return o.str();
+}
+
+}  // namespace afasim::workload
