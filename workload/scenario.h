@@ -39,6 +39,8 @@ inline constexpr int kMaxScenarioJsonDepth = 32;
 inline constexpr std::size_t kMaxScenarioItems = 4096;  // per list: volumes, workloads, timeline
 inline constexpr std::size_t kMaxScenarioNameChars = 128;
 inline constexpr std::int64_t kMaxTimelineRows = 1'000'000;  // duration ÷ interval
+// Rows × (volumes + 1) a report may hold: 160 MB of per-volume counts at most.
+inline constexpr std::int64_t kMaxTimelineCells = 20'000'000;
 inline constexpr sim::Time kMinReportInterval = 10 * sim::kMillisecond;
 inline constexpr sim::Time kMaxScenarioDuration = 10 * sim::kYear;
 

@@ -164,19 +164,44 @@ json row_json(const ScenarioReport& report, const TimelineRow& r) {
 
 void line(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
 void line(std::string& out, const char* format, ...) {
-  char buf[1024];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
+  va_list again;
+  va_copy(again, args);
+  char buf[512];
+  const int n = std::vsnprintf(buf, sizeof buf, format, args);
   va_end(args);
-  out += buf;
+  if (n >= 0 && static_cast<std::size_t>(n) < sizeof buf) {
+    out += buf;
+  } else if (n >= 0) {  // longer than the buffer: format again into the string itself
+    const std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(n) + 1);
+    std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
+    out.resize(at + static_cast<std::size_t>(n));
+  }
+  va_end(again);
   out += '\n';
+}
+
+// `text` in lines of at most `width` characters (words kept whole), each after `indent`.
+void wrapped(std::string& out, const std::string& text, const std::string& indent,
+             std::size_t width) {
+  std::istringstream words(text);
+  std::string word, current;
+  while (words >> word) {
+    if (!current.empty() && current.size() + 1 + word.size() > width) {
+      out += indent + current + "\n";
+      current.clear();
+    }
+    current += (current.empty() ? "" : " ") + word;
+  }
+  if (!current.empty()) out += indent + current + "\n";
 }
 
 void text_header(std::string& out, const ScenarioReport& r) {
   line(out, "afasim run: %s  (%s, %s, seed %llu)", r.name.c_str(), r.system_model.c_str(),
        r.system.c_str(), static_cast<unsigned long long>(r.seed));
-  if (!r.description.empty()) line(out, "  %s", r.description.c_str());
+  wrapped(out, r.description, "  ", 96);
   line(out, "  file %s; simulated %.3f s, ended: %s; timeline rows every %lld ms",
        r.file_name.c_str(), sim::to_seconds(r.end_ns), r.end_reason.c_str(),
        static_cast<long long>(r.interval_ns / sim::kMillisecond));

@@ -388,6 +388,15 @@ sim::Result<ScenarioReport> Runner::run() {
   AFASIM_RETURN_IF_ERROR(create_sessions());
   for (const auto& [id, v] : array_->volumes()) volume_slot_.emplace(id, volume_slot_.size());
   open_.volume_ios.assign(volume_slot_.size(), 0);
+  const auto cells_per_row = static_cast<std::int64_t>(volume_slot_.size()) + 1;
+  if (s_.duration_ns) {
+    const std::int64_t rows = (*s_.duration_ns + s_.interval_ns - 1) / s_.interval_ns;
+    if (rows > kMaxTimelineCells / cells_per_row)
+      return sim::invalid_argument(s_.file_name + ": report.interval_ms: " + std::to_string(rows) +
+                                   " rows of " + std::to_string(volume_slot_.size()) +
+                                   " volumes would pass " + std::to_string(kMaxTimelineCells) +
+                                   " timeline cells; raise the interval");
+  }
   schedule();
 
   const Time step = std::min(s_.interval_ns, kProgressStep);
@@ -410,10 +419,11 @@ sim::Result<ScenarioReport> Runner::run() {
       report_.end_reason = "workloads finished";
       break;
     }
-    if (static_cast<std::int64_t>(report_.timeline.size()) >= kMaxTimelineRows)
+    const auto rows = static_cast<std::int64_t>(report_.timeline.size());
+    if (rows >= kMaxTimelineRows || rows >= kMaxTimelineCells / cells_per_row)
       return Status(
           sim::Code::kOutOfRange,
-          s_.file_name + ": the run passed " + std::to_string(kMaxTimelineRows) +
+          s_.file_name + ": the run passed " + std::to_string(rows) +
               " timeline rows without ending; set duration_s or raise report.interval_ms");
   }
   finish();

@@ -280,6 +280,10 @@ TEST_CASE("timeline changes reach the array: set_volume and set_qos_policy, in t
   CHECK(r.actions[0].key == "timeline[1]");
   CHECK(r.actions[0].description == "set_volume b max_iops=none qos_policy=gold");
   CHECK(r.actions[0].note == "n");
+  // A line longer than the formatter's buffer comes out whole.
+  ScenarioReport long_note = r;
+  long_note.actions[0].note = std::string(700, 'x');
+  CHECK(format_scenario_text(long_note).find(std::string(700, 'x') + "\n") != std::string::npos);
   CHECK(r.actions[1].key == "timeline[2]");
   CHECK(r.actions[2].at_ns == 2 * sim::kSecond);
   const auto& a = r.volumes[volume_index(r, "a")];
@@ -530,6 +534,16 @@ TEST_CASE("setup errors the array raises name the scenario key") {
   CHECK(small.message() ==
         "t.json: workloads[0].fio:1: filename: volume \"v\" exists with 1073741824 bytes; the job "
         "needs 2147483648");
+  // 100,000 rows of 200 volumes: past the 20,000,000 counts a report may hold.
+  std::string many = R"(, "duration_s": 100000, "volumes": [)";
+  for (int i = 0; i < 200; ++i)
+    many += (i ? "," : "") + std::string(R"({"name": "v)") + std::to_string(i) +
+            R"(", "capacity": "1GiB"})";
+  const auto cells = setup(many + "]");
+  CHECK(cells.code() == sim::Code::kInvalidArgument);
+  CHECK(cells.message() ==
+        "t.json: report.interval_ms: 100000 rows of 200 volumes would pass 20000000 timeline "
+        "cells; raise the interval");
   const auto name = setup(R"(, "volumes": [{"name": "bad name", "capacity": "1GiB"}])");
   CHECK(name.message() ==
         "t.json: volumes[0]: volume name may hold only letters, digits, '-', '_' and '.': \"bad "
