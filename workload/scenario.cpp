@@ -62,11 +62,15 @@ struct FaultType {
   std::string_view name;
   unsigned fields;
 };
+// clang-format off
 constexpr FaultType kFaultTypes[] = {
-    {"drive_fail", kDrive},          {"drive_pull", kDrive},
-    {"drive_replace", kDrive},       {"drive_slow", kDrive | kLatencyMultiplier},
+    {"drive_fail",          kDrive},
+    {"drive_pull",          kDrive},
+    {"drive_replace",       kDrive},
+    {"drive_slow",          kDrive | kLatencyMultiplier},
     {"drive_restore_speed", kDrive},
 };
+// clang-format on
 
 // Reads values out of the parsed document; every failure throws LoadError with the path.
 class Reader {
