@@ -113,12 +113,12 @@ const raid::Layout& DataPath::layout(RaidType type) const {
 }
 
 DataPath::VolumeRuntime* DataPath::find_volume(Id id) {
-  auto it = volumes_.find(id);
-  return it == volumes_.end() ? nullptr : &it->second;
+  return id > 0 && static_cast<std::size_t>(id) < volumes_.size() ? volumes_[static_cast<std::size_t>(id)].get()
+                                                                   : nullptr;
 }
 const DataPath::VolumeRuntime* DataPath::find_volume(Id id) const {
-  auto it = volumes_.find(id);
-  return it == volumes_.end() ? nullptr : &it->second;
+  return id > 0 && static_cast<std::size_t>(id) < volumes_.size() ? volumes_[static_cast<std::size_t>(id)].get()
+                                                                   : nullptr;
 }
 
 Id DataPath::owner_of(const VolumeRuntime& v) const { return v.preferred_controller; }
@@ -131,7 +131,8 @@ void DataPath::emit(Severity s, std::string category, std::string object, std::s
 // Volumes and extents
 
 sim::Status DataPath::attach_volume(const Volume& v, std::vector<int> pool_drives, bool allocate_fixed) {
-  AFASIM_ASSERT(!volumes_.count(v.id), "volume attached twice");
+  AFASIM_ASSERT(find_volume(v.id) == nullptr, "volume attached twice");
+  AFASIM_ASSERT(v.id > 0, "volume ids are positive");
   VolumeRuntime rt;
   rt.id = v.id;
   rt.raid_type = v.raid_type;
@@ -141,10 +142,11 @@ sim::Status DataPath::attach_volume(const Volume& v, std::vector<int> pool_drive
   rt.pool_drives = std::move(pool_drives);
   const std::int64_t ext = extent_bytes(v.raid_type);
   rt.map.assign(static_cast<std::size_t>((v.capacity_bytes + ext - 1) / ext), kNoExtent);
-  auto [it, inserted] = volumes_.emplace(v.id, std::move(rt));
+  if (static_cast<std::size_t>(v.id) >= volumes_.size()) volumes_.resize(static_cast<std::size_t>(v.id) + 1);
+  VolumeRuntime& attached = *(volumes_[static_cast<std::size_t>(v.id)] = std::make_unique<VolumeRuntime>(std::move(rt)));
   if (v.provisioning == Provisioning::kFixed && allocate_fixed) {
-    for (std::size_t i = 0; i < it->second.map.size(); ++i) {
-      auto e = allocate_extent(it->second, static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < attached.map.size(); ++i) {
+      auto e = allocate_extent(attached, static_cast<std::int64_t>(i));
       if (!e.is_ok()) {
         detach_volume(v.id);
         return e.status();
@@ -196,7 +198,7 @@ void DataPath::detach_volume(Id volume_id) {
   if (v == nullptr) return;
   for (std::uint32_t id : v->map)
     if (id != kNoExtent) release_extent(id);
-  volumes_.erase(volume_id);
+  volumes_[static_cast<std::size_t>(volume_id)].reset();
 }
 
 sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int64_t index) {

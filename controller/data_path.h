@@ -276,7 +276,9 @@ class DataPath {
 
   std::vector<Extent> extents_;
   std::vector<std::uint32_t> free_extent_ids_;
-  std::map<Id, VolumeRuntime> volumes_;
+  // Indexed by volume id (ids are small and dense); null where no volume is attached. The
+  // lookup is on every I/O's path, so no map.
+  std::vector<std::unique_ptr<VolumeRuntime>> volumes_;
 
   RebuildStatus rebuild_;
   std::vector<int> rebuild_queue_;            // failed drives waiting for their rebuild
