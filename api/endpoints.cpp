@@ -149,10 +149,12 @@ ListQuery parse_list_query(const httplib::Request& r, std::vector<std::string> i
 }
 
 // Query strings on a path that takes none are refused too, so that a typo is never ignored.
+// (r.params would also hold the fields of a form-encoded body: read the target instead.)
 void no_query(const httplib::Request& r) {
-  if (!r.params.empty()) {
-    throw bad_request("this resource takes no query parameters, got " +
-                      quote_json(r.params.begin()->first));
+  const std::size_t q = r.target.find('?');
+  if (q != std::string::npos && q + 1 < r.target.size()) {
+    std::string query = r.target.substr(q + 1, 40);
+    throw bad_request("this resource takes no query parameters, got " + quote_json(query));
   }
 }
 

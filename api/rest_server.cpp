@@ -190,6 +190,13 @@ class RestServer::Impl {
     const std::size_t queued = options_.max_queued_connections;
     server_.new_task_queue = [threads, queued] { return new BoundedThreadPool(threads, queued); };
     server_.set_payload_max_length(options_.payload_max_bytes);
+    // httplib's default also sets SO_REUSEPORT, which lets a second server bind the same
+    // port and silently share its connections. SO_REUSEADDR alone: restart without waiting
+    // out TIME_WAIT, but a port in use is an error.
+    server_.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     auto handler = [this](const httplib::Request& req, httplib::Response& res) {
       dispatch(req, res);
     };

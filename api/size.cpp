@@ -73,7 +73,7 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
       }
       mantissa = mantissa * 10 + (ch - '0');
       if (in_fraction) ++fraction_digits;
-    } else if (ch == '.' && !in_fraction) {
+    } else if (ch == '.' && !in_fraction && digits > 0) {
       in_fraction = true;
     } else {
       break;
