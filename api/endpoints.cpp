@@ -1,11 +1,11 @@
 #include "api/endpoints.h"
 
+#include <httplib.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <set>
-
-#include <httplib.h>
 
 #include "api/fields.h"
 #include "api/problem.h"
@@ -61,7 +61,8 @@ json json_body(const Call& c, bool patch) {
     const bool ok = type == "application/json" || (patch && type == "application/merge-patch+json");
     if (!ok) {
       throw ApiError(415, problem::kUnsupportedMediaType,
-                     "Content-Type " + quote_json(type) + " is not accepted; send application/json" +
+                     "Content-Type " + quote_json(type) +
+                         " is not accepted; send application/json" +
                          (patch ? " or application/merge-patch+json" : ""));
     }
   } else if (!r.body.empty()) {
@@ -118,8 +119,8 @@ std::optional<std::uint64_t> expected_revision(const Precondition& pre, std::uin
 struct ListQuery {
   std::int64_t offset = 0;
   std::int64_t limit = kDefaultLimit;
-  std::map<std::string, std::int64_t> ids;       // integer filters
-  std::map<std::string, std::string> strings;    // string filters
+  std::map<std::string, std::int64_t> ids;     // integer filters
+  std::map<std::string, std::string> strings;  // string filters
 };
 
 ListQuery parse_list_query(const httplib::Request& r, std::vector<std::string> id_filters = {},
@@ -141,8 +142,9 @@ ListQuery parse_list_query(const httplib::Request& r, std::vector<std::string> i
       std::string accepted = "limit, offset";
       for (const auto& f : id_filters) accepted += ", " + f;
       for (const auto& f : string_filters) accepted += ", " + f;
-      throw ApiError(400, problem::kBadRequest,
-                     "unknown query parameter " + quote_json(name) + "; accepted here: " + accepted);
+      throw ApiError(
+          400, problem::kBadRequest,
+          "unknown query parameter " + quote_json(name) + "; accepted here: " + accepted);
     }
   }
   return q;
@@ -168,8 +170,10 @@ class Pager {
     ++total_;
   }
   Reply reply() {
-    return Reply(200, json{{"items", std::move(items_)}, {"total", total_},
-                           {"offset", q_.offset}, {"limit", q_.limit}});
+    return Reply(200, json{{"items", std::move(items_)},
+                           {"total", total_},
+                           {"offset", q_.offset},
+                           {"limit", q_.limit}});
   }
 
  private:
@@ -206,7 +210,9 @@ Reply created(const std::string& collection, Id id, std::uint64_t revision, json
   return r;
 }
 
-Reply no_content() { return Reply(204, nullptr); }
+Reply no_content() {
+  return Reply(204, nullptr);
+}
 
 // QoS fields as a PATCH gives them: absent (unchanged), null (clear) or a value.
 template <typename Patch>
@@ -248,8 +254,8 @@ void immutable(const std::string& field, const std::string& kind, const std::str
 
 const std::initializer_list<std::string_view> kVolumeReadOnly = {
     "id", "effective_qos", "allocated_bytes", "state", "created_time_ns", "revision"};
-const std::initializer_list<std::string_view> kPoolReadOnly = {
-    "id", "raid_types", "volume_count", "capacity", "revision"};
+const std::initializer_list<std::string_view> kPoolReadOnly = {"id", "raid_types", "volume_count",
+                                                               "capacity", "revision"};
 const std::initializer_list<std::string_view> kHostReadOnly = {"id", "mapping_count", "revision"};
 const std::initializer_list<std::string_view> kMappingReadOnly = {"id", "revision"};
 const std::initializer_list<std::string_view> kQosReadOnly = {"id", "volume_count", "revision"};
@@ -419,7 +425,8 @@ Reply Endpoints::delete_pool(const Call& c) {
   return on_model([&] {
     const Pool* p = array_.pool(id);
     if (p == nullptr) throw not_found("no pool " + std::to_string(id));
-    check(array_.delete_pool(id, expected_revision(pre, p->revision, "pool " + std::to_string(id))));
+    check(
+        array_.delete_pool(id, expected_revision(pre, p->revision, "pool " + std::to_string(id))));
     return no_content();
   });
 }
@@ -463,7 +470,7 @@ Reply Endpoints::create_volume(const Call& c) {
     } else {
       // Default: RAID10 where the pool offers it, else the pool's other type. When the pool
       // is unknown or ambiguous, create_volume says so.
-      const Pool* p = spec.pool_id ? array_.pool(*spec.pool_id)
+      const Pool* p = spec.pool_id                 ? array_.pool(*spec.pool_id)
                       : array_.pools().size() == 1 ? &array_.pools().begin()->second
                                                    : nullptr;
       if (p != nullptr) spec.raid_type = array_.raid_types_offered(*p).front();
@@ -531,8 +538,8 @@ Reply Endpoints::delete_volume(const Call& c) {
   return on_model([&] {
     const Volume* v = array_.volume(id);
     if (v == nullptr) throw not_found("no volume " + std::to_string(id));
-    check(array_.delete_volume(id,
-                               expected_revision(pre, v->revision, "volume " + std::to_string(id))));
+    check(array_.delete_volume(
+        id, expected_revision(pre, v->revision, "volume " + std::to_string(id))));
     return no_content();
   });
 }
@@ -602,7 +609,8 @@ Reply Endpoints::delete_host(const Call& c) {
   return on_model([&] {
     const Host* h = array_.host(id);
     if (h == nullptr) throw not_found("no host " + std::to_string(id));
-    check(array_.delete_host(id, expected_revision(pre, h->revision, "host " + std::to_string(id))));
+    check(
+        array_.delete_host(id, expected_revision(pre, h->revision, "host " + std::to_string(id))));
     return no_content();
   });
 }
@@ -740,8 +748,10 @@ Reply Endpoints::list_events(const Call& c) {
     const auto page = array_.events(std::min(q.offset, kept), q.limit);
     json items = json::array();
     for (const auto& e : page.items) items.push_back(event_view(e));
-    return Reply(200, json{{"items", std::move(items)}, {"total", page.total},
-                           {"offset", q.offset}, {"limit", q.limit}});
+    return Reply(200, json{{"items", std::move(items)},
+                           {"total", page.total},
+                           {"offset", q.offset},
+                           {"limit", q.limit}});
   });
 }
 

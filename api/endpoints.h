@@ -8,11 +8,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/views.h"
 #include "controller/array.h"
@@ -40,9 +39,9 @@ struct Reply {
   Reply(int status_in, nlohmann::json body_in, std::optional<std::uint64_t> revision_in = {})
       : status(status_in), body(std::move(body_in)), revision(revision_in) {}
   int status = 200;
-  nlohmann::json body;                   // null: no body (204)
-  std::optional<std::uint64_t> revision; // sets the ETag
-  std::string location;                  // for 201
+  nlohmann::json body;                    // null: no body (204)
+  std::optional<std::uint64_t> revision;  // sets the ETag
+  std::string location;                   // for 201
 };
 
 using Handler = std::function<Reply(const Call&)>;

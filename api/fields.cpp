@@ -17,15 +17,23 @@ struct TooDeep {};
 
 const char* type_word(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    case json::value_t::number_float: return "a non-integer number";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::number_float:
+      return "a non-integer number";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    default: return "an unsupported value";
+    case json::value_t::number_unsigned:
+      return "an integer";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -53,8 +61,7 @@ json parse_body_object(std::string_view body) {
     throw bad_request(std::string("the request body is not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) {
-    throw bad_request(std::string("the request body must be a JSON object, got ") +
-                      type_word(doc));
+    throw bad_request(std::string("the request body must be a JSON object, got ") + type_word(doc));
   }
   return doc;
 }
@@ -78,7 +85,9 @@ FieldReader::FieldReader(const json& object, std::initializer_list<std::string_v
   }
   if (!unknown.empty()) {
     std::string list;
-    for (const auto& u : unknown) list += (list.empty() ? "" : ", ") + json(u).dump(-1, ' ', false, json::error_handler_t::replace);
+    for (const auto& u : unknown)
+      list +=
+          (list.empty() ? "" : ", ") + json(u).dump(-1, ' ', false, json::error_handler_t::replace);
     std::string accepted;
     for (std::string_view a : allowed) accepted += (accepted.empty() ? "" : ", ") + std::string(a);
     throw ApiError(400, problem::kUnknownFields,
@@ -88,8 +97,7 @@ FieldReader::FieldReader(const json& object, std::initializer_list<std::string_v
   if (!ro.empty()) {
     std::string list;
     for (const auto& r : ro) list += (list.empty() ? "" : ", ") + r;
-    throw ApiError(422, problem::kImmutableField,
-                   "read-only field(s) cannot be set: " + list);
+    throw ApiError(422, problem::kImmutableField, "read-only field(s) cannot be set: " + list);
   }
 }
 
@@ -98,11 +106,13 @@ std::string FieldReader::name(const std::string& key) const {
 }
 
 void FieldReader::wrong_type(const std::string& key, const char* wanted) const {
-  throw bad_request(name(key) + " must be " + wanted + ", got " + type_word(object_.at(key)) +
-                    " " + excerpt(object_.at(key)));
+  throw bad_request(name(key) + " must be " + wanted + ", got " + type_word(object_.at(key)) + " " +
+                    excerpt(object_.at(key)));
 }
 
-bool FieldReader::has(const std::string& key) const { return object_.contains(key); }
+bool FieldReader::has(const std::string& key) const {
+  return object_.contains(key);
+}
 
 bool FieldReader::is_null(const std::string& key) const {
   return has(key) && object_.at(key).is_null();
@@ -131,8 +141,7 @@ std::int64_t FieldReader::to_integer(const std::string& key, const json& v) cons
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();
     if (u > static_cast<std::uint64_t>(kMax)) {
-      throw ApiError(422, problem::kUnprocessable,
-                     name(key) + " is out of range: " + excerpt(v));
+      throw ApiError(422, problem::kUnprocessable, name(key) + " is out of range: " + excerpt(v));
     }
     return static_cast<std::int64_t>(u);
   }
@@ -259,21 +268,32 @@ std::optional<std::vector<controller::Initiator>> FieldReader::initiators(
       throw bad_request(item.name("type") + " must be \"fc\", \"iscsi\" or \"nbd\", got " +
                         excerpt(type));
     }
-    out.push_back({*t, item.required_string("address")});
+    std::string address = item.required_string("address");
+    // The longest legitimate address is an iSCSI name, at most 223 bytes (RFC 3720 3.2.6.1).
+    // The bound also keeps the model's regex checks away from inputs deep enough to
+    // exhaust the stack (std::regex recurses per character).
+    if (address.size() > kInitiatorAddressMaxChars) {
+      throw ApiError(422, problem::kUnprocessable,
+                     item.name("address") + " is " + std::to_string(address.size()) +
+                         " characters; at most " + std::to_string(kInitiatorAddressMaxChars) +
+                         " are accepted");
+    }
+    out.push_back({*t, std::move(address)});
   }
   return out;
 }
 
 std::int64_t parse_query_integer(const std::string& name, const std::string& value,
                                  std::int64_t min, std::int64_t max) {
-  const std::string range = " (an integer from " + std::to_string(min) + " to " +
-                            std::to_string(max) + ")";
+  const std::string range =
+      " (an integer from " + std::to_string(min) + " to " + std::to_string(max) + ")";
   bool digits = !value.empty();
   for (char ch : value) digits = digits && ch >= '0' && ch <= '9';
   std::int64_t n = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (!digits || ec != std::errc() || end != value.data() + value.size()) {
-    throw bad_request("query parameter " + name + "=" + json(value).dump(-1, ' ', false, json::error_handler_t::replace) +
+    throw bad_request("query parameter " + name + "=" +
+                      json(value).dump(-1, ' ', false, json::error_handler_t::replace) +
                       " is not valid" + range);
   }
   if (n < min || n > max) {

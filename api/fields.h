@@ -8,13 +8,12 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "controller/objects.h"
 #include "raid/raid_type.h"
@@ -23,6 +22,9 @@ namespace afasim::api {
 
 // Deepest nesting a request body may have; deeper is refused before it is built.
 inline constexpr int kBodyMaxDepth = 32;
+
+// Longest initiator address accepted (an iSCSI name is at most 223 bytes, RFC 3720).
+inline constexpr std::size_t kInitiatorAddressMaxChars = 255;
 
 // Parses `body` as one JSON object. Throws ApiError 400 when it is empty, not JSON, not
 // valid UTF-8, nested deeper than kBodyMaxDepth, or not an object.
@@ -38,8 +40,8 @@ class FieldReader {
   FieldReader(const nlohmann::json& object, std::initializer_list<std::string_view> allowed,
               std::initializer_list<std::string_view> read_only = {}, std::string context = "");
 
-  bool has(const std::string& key) const;              // present, even if null
-  bool is_null(const std::string& key) const;          // present and null
+  bool has(const std::string& key) const;      // present, even if null
+  bool is_null(const std::string& key) const;  // present and null
 
   std::string required_string(const std::string& key) const;
   std::optional<std::string> string(const std::string& key) const;

@@ -6,10 +6,9 @@
 // thread-safe as values are.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/status.h"
 
@@ -35,8 +34,7 @@ inline constexpr const char* kInternal = "urn:afasim:problem:internal";
 class ApiError : public std::runtime_error {
  public:
   // `extra` (a JSON object or null) adds members to the document, e.g. unknown_fields.
-  ApiError(int status, std::string type, std::string detail,
-           nlohmann::json extra = nullptr);
+  ApiError(int status, std::string type, std::string detail, nlohmann::json extra = nullptr);
 
   int status() const { return status_; }
   const std::string& type() const { return type_; }

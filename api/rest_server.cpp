@@ -1,13 +1,14 @@
 #include "api/rest_server.h"
 
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
-
-#include <httplib.h>
-#include <spdlog/spdlog.h>
 
 #include "api/endpoints.h"
 #include "api/problem.h"
@@ -123,7 +124,9 @@ bool none_match_hits(const std::string& header, const std::string& etag) {
   return false;
 }
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 // The start of the request this worker thread is serving, for the log line. Set by the
 // pre-routing handler; requests httplib refuses before routing log no duration.
@@ -197,6 +200,18 @@ class RestServer::Impl {
       int yes = 1;
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
+    // A client that asks before sending (Expect: 100-continue) learns at once that its
+    // body is too large, instead of after uploading it.
+    const std::size_t max_bytes = options_.payload_max_bytes;
+    server_.set_expect_100_continue_handler(
+        [max_bytes](const httplib::Request& req, httplib::Response& res) {
+          const std::string length = req.get_header_value("Content-Length");
+          if (!length.empty() && std::strtoull(length.c_str(), nullptr, 10) > max_bytes) {
+            res.status = 413;
+            return 413;
+          }
+          return 100;
+        });
     auto handler = [this](const httplib::Request& req, httplib::Response& res) {
       dispatch(req, res);
     };
@@ -226,15 +241,28 @@ class RestServer::Impl {
     // long) arrive here with no body: give them a problem document too.
     server_.set_error_handler(httplib::Server::HandlerWithResponse(
         [](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-      const char* type = res.status == 413 ? problem::kPayloadTooLarge
-                         : res.status >= 500 ? problem::kInternal
-                                             : problem::kBadRequest;
-      std::string detail = res.status == 413 ? "the request body is too large"
-                                             : "the request could not be processed as HTTP";
-      write_problem(res, ApiError(res.status, type, detail), req.path);
-      return httplib::Server::HandlerResponse::Handled;
-    }));
+          if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+          const char* type = res.status == 413   ? problem::kPayloadTooLarge
+                             : res.status >= 500 ? problem::kInternal
+                                                 : problem::kBadRequest;
+          std::string detail;
+          switch (res.status) {
+            case 413:
+              detail = "the request body is too large";
+              break;
+            case 414:
+              detail = "the request target is too long";
+              break;
+            case 431:
+              detail = "the request headers are too large";
+              break;
+            default:
+              detail = "the request could not be processed as HTTP/1.1";
+              break;
+          }
+          write_problem(res, ApiError(res.status, type, detail), req.path);
+          return httplib::Server::HandlerResponse::Handled;
+        }));
     server_.set_exception_handler(
         [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
           // dispatch() catches everything; this is the backstop.
@@ -370,16 +398,24 @@ RestServer::RestServer(controller::Array& array, serve::ModelThread& model,
   impl_ = std::make_unique<Impl>(array, model, std::move(options));
 }
 
-RestServer::~RestServer() { stop(); }
+RestServer::~RestServer() {
+  stop();
+}
 
-sim::Status RestServer::start() { return impl_->start(port_); }
+sim::Status RestServer::start() {
+  return impl_->start(port_);
+}
 
-void RestServer::stop() { impl_->stop(); }
+void RestServer::stop() {
+  impl_->stop();
+}
 
 std::string RestServer::base_url() const {
   return "http://" + impl_->options().host + ":" + std::to_string(port());
 }
 
-std::vector<RouteInfo> RestServer::routes() const { return impl_->route_infos(); }
+std::vector<RouteInfo> RestServer::routes() const {
+  return impl_->route_infos();
+}
 
 }  // namespace afasim::api

@@ -23,21 +23,21 @@ constexpr std::array<Unit, 20> kUnits = {{
     {"k", kKi},
     {"kib", kKi},
     {"kb", kK},
-    {"m", kKi * kKi},
-    {"mib", kKi * kKi},
-    {"mb", kK * kK},
-    {"g", kKi * kKi * kKi},
-    {"gib", kKi * kKi * kKi},
-    {"gb", kK * kK * kK},
-    {"t", kKi * kKi * kKi * kKi},
-    {"tib", kKi * kKi * kKi * kKi},
-    {"tb", kK * kK * kK * kK},
-    {"p", kKi * kKi * kKi * kKi * kKi},
-    {"pib", kKi * kKi * kKi * kKi * kKi},
-    {"pb", kK * kK * kK * kK * kK},
-    {"e", kKi * kKi * kKi * kKi * kKi * kKi},
-    {"eib", kKi * kKi * kKi * kKi * kKi * kKi},
-    {"eb", kK * kK * kK * kK * kK * kK},
+    {"m", kKi* kKi},
+    {"mib", kKi* kKi},
+    {"mb", kK* kK},
+    {"g", kKi* kKi* kKi},
+    {"gib", kKi* kKi* kKi},
+    {"gb", kK* kK* kK},
+    {"t", kKi* kKi* kKi* kKi},
+    {"tib", kKi* kKi* kKi* kKi},
+    {"tb", kK* kK* kK* kK},
+    {"p", kKi* kKi* kKi* kKi* kKi},
+    {"pib", kKi* kKi* kKi* kKi* kKi},
+    {"pb", kK* kK* kK* kK* kK},
+    {"e", kKi* kKi* kKi* kKi* kKi* kKi},
+    {"eib", kKi* kKi* kKi* kKi* kKi* kKi},
+    {"eb", kK* kK* kK* kK* kK* kK},
 }};
 
 // Digits beyond this many make the value absurd anyway; with at most kMaxFractionDigits after
@@ -82,8 +82,8 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
   if (digits == 0) return bad(text, "does not start with a number");
   if (in_fraction && fraction_digits == 0) return bad(text, "has a '.' with no digits after it");
   if (fraction_digits > kMaxFractionDigits) {
-    return bad(text, "has more than " + std::to_string(kMaxFractionDigits) +
-                         " digits after the point");
+    return bad(text,
+               "has more than " + std::to_string(kMaxFractionDigits) + " digits after the point");
   }
   const bool spaced = i < text.size() && text[i] == ' ';
   if (spaced) ++i;

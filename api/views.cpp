@@ -6,7 +6,9 @@ namespace {
 using nlohmann::json;
 using namespace afasim::controller;
 
-json optional_int(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
+json optional_int(const std::optional<std::int64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
 
 json by_raid_type(const std::map<raid::RaidType, std::int64_t>& m) {
   json out = json::object();
@@ -15,14 +17,11 @@ json by_raid_type(const std::map<raid::RaidType, std::int64_t>& m) {
 }
 
 json capacity_view(const PoolCapacity& c) {
-  return {{"pre_raid_bytes", c.pre_raid_bytes},
-          {"raw_usable_bytes", c.raw_usable_bytes},
-          {"raw_allocated_bytes", c.raw_allocated_bytes},
-          {"raw_free_bytes", c.raw_free_bytes},
-          {"provisioned_bytes", c.provisioned_bytes},
-          {"allocated_bytes", c.allocated_bytes},
-          {"usable_bytes", by_raid_type(c.usable_bytes)},
-          {"free_bytes", by_raid_type(c.free_bytes)}};
+  return {
+      {"pre_raid_bytes", c.pre_raid_bytes},           {"raw_usable_bytes", c.raw_usable_bytes},
+      {"raw_allocated_bytes", c.raw_allocated_bytes}, {"raw_free_bytes", c.raw_free_bytes},
+      {"provisioned_bytes", c.provisioned_bytes},     {"allocated_bytes", c.allocated_bytes},
+      {"usable_bytes", by_raid_type(c.usable_bytes)}, {"free_bytes", by_raid_type(c.free_bytes)}};
 }
 
 // Online while every controller is active, degraded with at least one, else offline.

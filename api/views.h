@@ -2,9 +2,8 @@
 // api/openapi.json). Each function reads the Array, so it runs on the model thread only.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "controller/array.h"
 
@@ -12,8 +11,8 @@ namespace afasim::api {
 
 // What the array does not know about itself and the server does.
 struct SystemIdentity {
-  std::string name;              // the array's name
-  std::string afasim_version;    // e.g. "0.1.0"
+  std::string name;            // the array's name
+  std::string afasim_version;  // e.g. "0.1.0"
 };
 
 nlohmann::json system_view(controller::Array& array, const SystemIdentity& identity);

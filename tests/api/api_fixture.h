@@ -4,15 +4,15 @@
 // response against api/openapi.json.
 #pragma once
 
-#include <memory>
-#include <sstream>
-#include <string>
-
 #include <doctest/doctest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 
 #include "api/rest_server.h"
 #include "config/preset.h"
@@ -28,8 +28,8 @@ using nlohmann::json;
 
 struct Response {
   int status = 0;
-  json body;              // parsed when the body is JSON, else null
-  std::string text;       // the raw body
+  json body;         // parsed when the body is JSON, else null
+  std::string text;  // the raw body
   std::string content_type;
   httplib::Headers headers;
   std::string header(const std::string& key) const {

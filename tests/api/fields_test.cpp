@@ -1,7 +1,8 @@
 // FieldReader and parse_body_object: the strict reading of request bodies.
+#include "api/fields.h"
+
 #include <doctest/doctest.h>
 
-#include "api/fields.h"
 #include "api/problem.h"
 
 namespace afasim::api {
@@ -22,12 +23,11 @@ int status_of(F&& fn) {
 
 TEST_CASE("parse_body_object accepts one object and refuses everything else with 400") {
   CHECK(parse_body_object(R"({"a": 1})")["a"] == 1);
-  for (const std::string& body :
-       {std::string(""), std::string("  "), std::string("[1,2]"), std::string("42"),
-        std::string("\"x\""), std::string("null"), std::string("{\"a\": 1"),
-        std::string("{\"a\": 1} trailing"), std::string("{'a': 1}"),
-        std::string("{\"a\": \"\xff\xfe\"}"), std::string("{\"a\": NaN}"),
-        std::string("\xef\xbb\xbf{}x")}) {
+  for (const std::string& body : {std::string(""), std::string("  "), std::string("[1,2]"),
+                                  std::string("42"), std::string("\"x\""), std::string("null"),
+                                  std::string("{\"a\": 1"), std::string("{\"a\": 1} trailing"),
+                                  std::string("{'a': 1}"), std::string("{\"a\": \"\xff\xfe\"}"),
+                                  std::string("{\"a\": NaN}"), std::string("\xef\xbb\xbf{}x")}) {
     INFO(body);
     CHECK(status_of([&] { parse_body_object(body); }) == 400);
   }
@@ -37,8 +37,8 @@ TEST_CASE("parse_body_object refuses nesting deeper than kBodyMaxDepth before bu
   std::string deep(100000, '[');
   deep = "{\"a\":" + deep;
   CHECK(status_of([&] { parse_body_object(deep); }) == 400);
-  std::string ok = "{\"a\":" + std::string(kBodyMaxDepth - 1, '[') +
-                   std::string(kBodyMaxDepth - 1, ']') + "}";
+  std::string ok =
+      "{\"a\":" + std::string(kBodyMaxDepth - 1, '[') + std::string(kBodyMaxDepth - 1, ']') + "}";
   CHECK(status_of([&] { parse_body_object(ok); }) == 0);
 }
 
@@ -126,8 +126,8 @@ TEST_CASE("FieldReader enums, controllers and initiators") {
 TEST_CASE("parse_query_integer takes plain decimals in range only") {
   CHECK(parse_query_integer("limit", "10", 0, 1000) == 10);
   CHECK(parse_query_integer("limit", "0", 0, 1000) == 0);
-  for (const char* v : {"", "-1", "1001", "abc", "1.5", "1e3", " 5", "+5",
-                        "99999999999999999999999"}) {
+  for (const char* v :
+       {"", "-1", "1001", "abc", "1.5", "1e3", " 5", "+5", "99999999999999999999999"}) {
     INFO(v);
     CHECK(status_of([&] { parse_query_integer("limit", v, 0, 1000); }) == 400);
   }

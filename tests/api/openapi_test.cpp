@@ -12,8 +12,10 @@ namespace {
 void collect_refs(const json& node, std::set<std::string>& refs) {
   if (node.is_object()) {
     for (const auto& [k, v] : node.items()) {
-      if (k == "$ref" && v.is_string()) refs.insert(v.get<std::string>());
-      else collect_refs(v, refs);
+      if (k == "$ref" && v.is_string())
+        refs.insert(v.get<std::string>());
+      else
+        collect_refs(v, refs);
     }
   } else if (node.is_array()) {
     for (const auto& v : node) collect_refs(v, refs);
@@ -35,8 +37,10 @@ TEST_CASE("every registered route is in openapi.json and every documented operat
       documented.insert({method, path});
     }
   }
-  for (const auto& r : served) CHECK_MESSAGE(documented.count(r), "not documented: " << r.first << " " << r.second);
-  for (const auto& d : documented) CHECK_MESSAGE(served.count(d), "not served: " << d.first << " " << d.second);
+  for (const auto& r : served)
+    CHECK_MESSAGE(documented.count(r), "not documented: " << r.first << " " << r.second);
+  for (const auto& d : documented)
+    CHECK_MESSAGE(served.count(d), "not served: " << d.first << " " << d.second);
   CHECK(served.size() == documented.size());
 }
 

@@ -80,8 +80,8 @@ TEST_CASE("controllers and DataPacs with their drives and pool") {
 TEST_CASE("volumes: create, read, list, patch, delete, with size strings") {
   ApiFixture fx;
   Http http = fx.client();
-  const json v = created(http, "/volumes", "/volumes",
-                         {{"name", "db01"}, {"capacity_bytes", "100GiB"}});
+  const json v =
+      created(http, "/volumes", "/volumes", {{"name", "db01"}, {"capacity_bytes", "100GiB"}});
   CHECK(v["capacity_bytes"] == 107374182400LL);
   CHECK(v["pool_id"] == 1);
   CHECK(v["raid_type"] == "RAID10");  // default where the pool offers it
@@ -92,8 +92,12 @@ TEST_CASE("volumes: create, read, list, patch, delete, with size strings") {
   const std::string id = v["id"].dump();
 
   created(http, "/volumes", "/volumes",
-          {{"name", "db02"}, {"capacity_bytes", "2TB"}, {"raid_type", "RAID5"},
-           {"preferred_controller", "B"}, {"min_iops", 100}, {"max_iops", 1000},
+          {{"name", "db02"},
+           {"capacity_bytes", "2TB"},
+           {"raid_type", "RAID5"},
+           {"preferred_controller", "B"},
+           {"min_iops", 100},
+           {"max_iops", 1000},
            {"burst_iops", 2000}});
   const json v3 = created(http, "/volumes", "/volumes",
                           {{"name", "db03"}, {"capacity_bytes", "1.5TiB"}, {"pool_id", 1}});
@@ -117,9 +121,10 @@ TEST_CASE("volumes: create, read, list, patch, delete, with size strings") {
   CHECK(got(http, "/volumes?pool_id=1", "/volumes")["total"] == 3);
   CHECK(got(http, "/volumes?pool_id=2", "/volumes")["total"] == 0);
 
-  Response p = http.patch("/volumes/" + id,
-                          {{"name", "db01-renamed"}, {"capacity_bytes", "200GiB"},
-                           {"max_iops", 5000}, {"preferred_controller", 2}});
+  Response p = http.patch("/volumes/" + id, {{"name", "db01-renamed"},
+                                             {"capacity_bytes", "200GiB"},
+                                             {"max_iops", 5000},
+                                             {"preferred_controller", 2}});
   REQUIRE(p.status == 200);
   check_conforms("PATCH", "/volumes/{id}", p);
   CHECK(p.body["name"] == "db01-renamed");
@@ -129,13 +134,14 @@ TEST_CASE("volumes: create, read, list, patch, delete, with size strings") {
   CHECK(p.body["preferred_controller"] == 2);
   CHECK(p.body["revision"] == 2);
   // Echoing immutable fields unchanged is accepted (GET, edit, PATCH).
-  Response echo = http.patch("/volumes/" + id, {{"pool_id", 1}, {"raid_type", "RAID10"},
-                                                {"provisioning", "thin"}, {"max_iops", nullptr}});
+  Response echo = http.patch(
+      "/volumes/" + id,
+      {{"pool_id", 1}, {"raid_type", "RAID10"}, {"provisioning", "thin"}, {"max_iops", nullptr}});
   REQUIRE(echo.status == 200);
   CHECK(echo.body["max_iops"].is_null());
   // merge-patch media type is accepted for PATCH.
-  Response mp = http.patch_raw("/volumes/" + id, R"({"min_iops": 10})",
-                               "application/merge-patch+json");
+  Response mp =
+      http.patch_raw("/volumes/" + id, R"({"min_iops": 10})", "application/merge-patch+json");
   CHECK(mp.status == 200);
 
   Response d = http.del("/volumes/" + id);
@@ -159,13 +165,17 @@ TEST_CASE("capacity adds up: fixed volumes are allocated, thin ones only provisi
   // fixed RAID5 (not a multiple of the extent: rounds up).
   const std::int64_t gib = 1LL << 30;
   const json f10 = created(http, "/volumes", "/volumes",
-                           {{"name", "fixed10"}, {"capacity_bytes", 10 * gib},
-                            {"provisioning", "fixed"}, {"raid_type", "RAID10"}});
-  const json thin = created(http, "/volumes", "/volumes",
-                            {{"name", "thin"}, {"capacity_bytes", "1TiB"}});
+                           {{"name", "fixed10"},
+                            {"capacity_bytes", 10 * gib},
+                            {"provisioning", "fixed"},
+                            {"raid_type", "RAID10"}});
+  const json thin =
+      created(http, "/volumes", "/volumes", {{"name", "thin"}, {"capacity_bytes", "1TiB"}});
   const json f5 = created(http, "/volumes", "/volumes",
-                          {{"name", "fixed5"}, {"capacity_bytes", 5 * gib + 512},
-                           {"provisioning", "fixed"}, {"raid_type", "RAID5"}});
+                          {{"name", "fixed5"},
+                           {"capacity_bytes", 5 * gib + 512},
+                           {"provisioning", "fixed"},
+                           {"raid_type", "RAID5"}});
   auto round_up = [&](std::int64_t b) { return (b + extent - 1) / extent * extent; };
   CHECK(f10["allocated_bytes"] == round_up(10 * gib));
   CHECK(thin["allocated_bytes"] == 0);
@@ -219,9 +229,9 @@ TEST_CASE("pools: create from free DataPacs, patch, delete") {
   CHECK(http.del("/pools/1").status == 204);
   CHECK(got(http, "/datapacs/1", "/datapacs/{id}")["pool_id"].is_null());
 
-  const json a = created(http, "/pools", "/pools",
-                         {{"name", "left"}, {"datapac_ids", {1}},
-                          {"space_thresholds_percent", {70, 85}}});
+  const json a =
+      created(http, "/pools", "/pools",
+              {{"name", "left"}, {"datapac_ids", {1}}, {"space_thresholds_percent", {70, 85}}});
   CHECK(a["raid_types"] == json({"RAID5"}));  // RAID10 mirrors across DataPacs
   CHECK(a["space_thresholds_percent"] == json({70, 85}));
   CHECK(a["capacity"]["usable_bytes"].contains("RAID5"));
@@ -238,9 +248,9 @@ TEST_CASE("pools: create from free DataPacs, patch, delete") {
                          {{"name", "v"}, {"capacity_bytes", "1GiB"}, {"pool_id", a["id"]}});
   CHECK(v["raid_type"] == "RAID5");
 
-  Response patched = http.patch("/pools/" + a["id"].dump(),
-                                {{"name", "left-renamed"}, {"space_thresholds_percent", {50}},
-                                 {"datapac_ids", {1}}});
+  Response patched = http.patch(
+      "/pools/" + a["id"].dump(),
+      {{"name", "left-renamed"}, {"space_thresholds_percent", {50}}, {"datapac_ids", {1}}});
   REQUIRE(patched.status == 200);
   check_conforms("PATCH", "/pools/{id}", patched);
   CHECK(patched.body["name"] == "left-renamed");
@@ -251,41 +261,43 @@ TEST_CASE("pools: create from free DataPacs, patch, delete") {
 TEST_CASE("hosts, mappings and LUNs") {
   ApiFixture fx;
   Http http = fx.client();
-  const json v1 = created(http, "/volumes", "/volumes", {{"name", "v1"}, {"capacity_bytes", "1GiB"}});
-  const json v2 = created(http, "/volumes", "/volumes", {{"name", "v2"}, {"capacity_bytes", "1GiB"}});
-  const json v3 = created(http, "/volumes", "/volumes", {{"name", "v3"}, {"capacity_bytes", "1GiB"}});
-  const json h = created(
-      http, "/hosts", "/hosts",
-      {{"name", "esx01"},
-       {"description", "rack 4"},
-       {"initiators",
-        {{{"type", "fc"}, {"address", "50014380AABBCCDD"}},
-         {{"type", "iscsi"}, {"address", "iqn.1998-01.com.vmware:esx01"}},
-         {{"type", "nbd"}, {"address", "esx01"}}}}});
+  const json v1 =
+      created(http, "/volumes", "/volumes", {{"name", "v1"}, {"capacity_bytes", "1GiB"}});
+  const json v2 =
+      created(http, "/volumes", "/volumes", {{"name", "v2"}, {"capacity_bytes", "1GiB"}});
+  const json v3 =
+      created(http, "/volumes", "/volumes", {{"name", "v3"}, {"capacity_bytes", "1GiB"}});
+  const json h = created(http, "/hosts", "/hosts",
+                         {{"name", "esx01"},
+                          {"description", "rack 4"},
+                          {"initiators",
+                           {{{"type", "fc"}, {"address", "50014380AABBCCDD"}},
+                            {{"type", "iscsi"}, {"address", "iqn.1998-01.com.vmware:esx01"}},
+                            {{"type", "nbd"}, {"address", "esx01"}}}}});
   CHECK(h["initiators"][0]["address"] == "50:01:43:80:aa:bb:cc:dd");  // canonical WWPN
   CHECK(h["mapping_count"] == 0);
   const std::string hid = h["id"].dump();
 
-  const json m0 = created(http, "/mappings", "/mappings",
-                          {{"volume_id", v1["id"]}, {"host_id", h["id"]}});
+  const json m0 =
+      created(http, "/mappings", "/mappings", {{"volume_id", v1["id"]}, {"host_id", h["id"]}});
   CHECK(m0["lun"] == 0);  // the lowest free LUN
   CHECK(m0["access"] == "read_write");
-  const json m7 = created(http, "/mappings", "/mappings",
-                          {{"volume_id", v2["id"]}, {"host_id", h["id"]}, {"lun", 7},
-                           {"access", "read_only"}});
+  const json m7 =
+      created(http, "/mappings", "/mappings",
+              {{"volume_id", v2["id"]}, {"host_id", h["id"]}, {"lun", 7}, {"access", "read_only"}});
   CHECK(m7["lun"] == 7);
   CHECK(m7["access"] == "read_only");
-  const json m1 = created(http, "/mappings", "/mappings",
-                          {{"volume_id", v3["id"]}, {"host_id", h["id"]}});
+  const json m1 =
+      created(http, "/mappings", "/mappings", {{"volume_id", v3["id"]}, {"host_id", h["id"]}});
   CHECK(m1["lun"] == 1);
   CHECK(got(http, "/mappings/" + m7["id"].dump(), "/mappings/{id}") == m7);
   CHECK(got(http, "/mappings?host_id=" + hid, "/mappings")["total"] == 3);
   CHECK(got(http, "/mappings?volume_id=" + v2["id"].dump(), "/mappings")["items"][0] == m7);
   CHECK(got(http, "/hosts/" + hid, "/hosts/{id}")["mapping_count"] == 3);
 
-  Response p = http.patch("/hosts/" + hid,
-                          {{"description", "rack 5"},
-                           {"initiators", {{{"type", "nbd"}, {"address", "esx01"}}}}});
+  Response p = http.patch(
+      "/hosts/" + hid,
+      {{"description", "rack 5"}, {"initiators", {{{"type", "nbd"}, {"address", "esx01"}}}}});
   REQUIRE(p.status == 200);
   check_conforms("PATCH", "/hosts/{id}", p);
   CHECK(p.body["description"] == "rack 5");
@@ -303,17 +315,18 @@ TEST_CASE("hosts, mappings and LUNs") {
 TEST_CASE("QoS policies and the effective QoS of their volumes") {
   ApiFixture fx;
   Http http = fx.client();
-  const json q = created(http, "/qos-policies", "/qos-policies",
-                         {{"name", "gold"}, {"min_iops", 1000}, {"max_iops", 10000},
-                          {"burst_iops", 20000}});
+  const json q =
+      created(http, "/qos-policies", "/qos-policies",
+              {{"name", "gold"}, {"min_iops", 1000}, {"max_iops", 10000}, {"burst_iops", 20000}});
   CHECK(q["volume_count"] == 0);
   const std::string qid = q["id"].dump();
-  const json v = created(http, "/volumes", "/volumes",
-                         {{"name", "v"}, {"capacity_bytes", "1GiB"}, {"qos_policy_id", q["id"]},
-                          {"max_iops", 5000}});
+  const json v = created(
+      http, "/volumes", "/volumes",
+      {{"name", "v"}, {"capacity_bytes", "1GiB"}, {"qos_policy_id", q["id"]}, {"max_iops", 5000}});
   CHECK(v["qos_policy_id"] == q["id"]);
   // The volume's own max wins; the rest comes from the policy.
-  CHECK(v["effective_qos"] == json({{"min_iops", 1000}, {"max_iops", 5000}, {"burst_iops", 20000}}));
+  CHECK(v["effective_qos"] ==
+        json({{"min_iops", 1000}, {"max_iops", 5000}, {"burst_iops", 20000}}));
   CHECK(got(http, "/volumes?qos_policy_id=" + qid, "/volumes")["total"] == 1);
   CHECK(got(http, "/qos-policies/" + qid, "/qos-policies/{id}")["volume_count"] == 1);
 
@@ -345,7 +358,8 @@ TEST_CASE("events are newest first and paged") {
   CHECK(all["items"][0]["category"] == "volume");
   CHECK(all["items"][5]["category"] == "system");
   for (std::size_t i = 1; i < all["items"].size(); ++i)
-    CHECK(all["items"][i - 1]["id"].get<std::int64_t>() > all["items"][i]["id"].get<std::int64_t>());
+    CHECK(all["items"][i - 1]["id"].get<std::int64_t>() >
+          all["items"][i]["id"].get<std::int64_t>());
   const json page = got(http, "/events?limit=2&offset=1", "/events");
   REQUIRE(page["items"].size() == 2);
   CHECK(page["items"][0] == all["items"][1]);

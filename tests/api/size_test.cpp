@@ -1,8 +1,8 @@
 // parse_size: the size syntax of docs/api.md. Expected byte counts are the unit
 // definitions (IEC 80000-13 binary prefixes, SI decimal prefixes) worked by hand.
-#include <doctest/doctest.h>
-
 #include "api/size.h"
+
+#include <doctest/doctest.h>
 
 namespace afasim::api {
 namespace {
@@ -12,7 +12,9 @@ std::int64_t ok(const char* s) {
   REQUIRE_MESSAGE(r.is_ok(), s << ": " << r.status().to_string());
   return *r;
 }
-sim::Code code(const char* s) { return parse_size(s).status().code(); }
+sim::Code code(const char* s) {
+  return parse_size(s).status().code();
+}
 
 TEST_CASE("parse_size reads plain, binary and decimal sizes") {
   CHECK(ok("512") == 512);
@@ -36,9 +38,9 @@ TEST_CASE("parse_size reads plain, binary and decimal sizes") {
 }
 
 TEST_CASE("parse_size refuses nonsense with kInvalidArgument") {
-  for (const char* s : {"", " ", "GiB", "lots", "1e3", "0x10", "1,000", "10 XB", "10GiBs", "1.",
-                        ".5G", "1 GiB ", " 1GiB", "1  GiB", "+5G", "5-G", "1.2.3G", "-",
-                        "1.0000000000000000001GiB"}) {
+  for (const char* s :
+       {"", " ", "GiB", "lots", "1e3", "0x10", "1,000", "10 XB", "10GiBs", "1.", ".5G", "1 GiB ",
+        " 1GiB", "1  GiB", "+5G", "5-G", "1.2.3G", "-", "1.0000000000000000001GiB"}) {
     INFO("\"" << s << "\"");
     CHECK(code(s) == sim::Code::kInvalidArgument);
   }
