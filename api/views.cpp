@@ -63,6 +63,10 @@ json system_view(Array& array, const SystemIdentity& identity) {
   for (const auto& d : array.drives()) nominal += d.capacity_bytes;
   capacity["nominal_bytes"] = nominal;
 
+  json extent_bytes = json::object();
+  for (raid::RaidType t : {raid::RaidType::kRaid10, raid::RaidType::kRaid5})
+    extent_bytes[std::string(raid::raid_type_name(t))] = array.extent_bytes(t);
+
   return {{"name", identity.name},
           {"model", preset.model},
           {"vendor", preset.vendor},
@@ -70,7 +74,7 @@ json system_view(Array& array, const SystemIdentity& identity) {
           {"state", system_state(array)},
           {"sim_time_ns", array.simulator().now()},
           {"seed", array.simulator().seed()},
-          {"extent_bytes", array.extent_bytes()},
+          {"extent_bytes", extent_bytes},
           {"firmware_version", identity.afasim_version},
           {"afasim_version", identity.afasim_version},
           {"api_version", "v1"},
@@ -138,8 +142,9 @@ json volume_view(const Array& array, const Volume& v) {
           {"burst_iops", optional_int(v.qos.burst_iops)},
           {"qos_policy_id", v.qos_policy_id ? json(*v.qos_policy_id) : json(nullptr)},
           {"effective_qos", qos_view(array.effective_qos(v))},
-          {"allocated_bytes", v.allocated_extents * array.extent_bytes()},
-          {"state", std::string(to_string(v.state))},
+          {"allocated_bytes",
+           array.data_path().allocated_extents(v.id) * array.extent_bytes(v.raid_type)},
+          {"state", std::string(to_string(array.volume_state(v.id)))},
           {"created_time_ns", v.created_time_ns},
           {"revision", v.revision}};
 }
