@@ -1,0 +1,130 @@
+#include "api/size.h"
+
+#include <array>
+#include <cctype>
+#include <limits>
+#include <string>
+
+namespace afasim::api {
+namespace {
+
+struct Unit {
+  std::string_view name;  // lower case
+  std::int64_t bytes;
+};
+
+constexpr std::int64_t kKi = 1024;
+constexpr std::int64_t kK = 1000;
+
+// Case-insensitive unit names. One-letter units are binary, as qemu-img and fio read them.
+constexpr std::array<Unit, 20> kUnits = {{
+    {"", 1},
+    {"b", 1},
+    {"k", kKi},
+    {"kib", kKi},
+    {"kb", kK},
+    {"m", kKi* kKi},
+    {"mib", kKi* kKi},
+    {"mb", kK* kK},
+    {"g", kKi* kKi* kKi},
+    {"gib", kKi* kKi* kKi},
+    {"gb", kK* kK* kK},
+    {"t", kKi* kKi* kKi* kKi},
+    {"tib", kKi* kKi* kKi* kKi},
+    {"tb", kK* kK* kK* kK},
+    {"p", kKi* kKi* kKi* kKi* kKi},
+    {"pib", kKi* kKi* kKi* kKi* kKi},
+    {"pb", kK* kK* kK* kK* kK},
+    {"e", kKi* kKi* kKi* kKi* kKi* kKi},
+    {"eib", kKi* kKi* kKi* kKi* kKi* kKi},
+    {"eb", kK* kK* kK* kK* kK* kK},
+}};
+
+// Digits beyond this many make the value absurd anyway; with at most kMaxFractionDigits after
+// the point, every product below stays exact in __int128.
+constexpr int kMaxDigits = 30;
+constexpr int kMaxFractionDigits = 18;
+
+sim::Status bad(std::string_view text, const std::string& why) {
+  return sim::invalid_argument("size \"" + std::string(text) + "\" " + why +
+                               " (examples: 1073741824, \"100GiB\", \"2TB\", \"1.5TiB\")");
+}
+
+}  // namespace
+
+sim::Result<std::int64_t> parse_size(std::string_view text) {
+  if (text.empty()) return bad(text, "is empty");
+  if (text.size() > kSizeStringMaxChars) {
+    return sim::invalid_argument("size string is longer than " +
+                                 std::to_string(kSizeStringMaxChars) + " characters");
+  }
+  std::size_t i = 0;
+  const bool negative = text[0] == '-';
+  if (negative) ++i;
+  __int128 mantissa = 0;
+  int digits = 0;
+  int fraction_digits = 0;
+  bool in_fraction = false;
+  for (; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch >= '0' && ch <= '9') {
+      if (++digits > kMaxDigits) {
+        return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
+      }
+      mantissa = mantissa * 10 + (ch - '0');
+      if (in_fraction) ++fraction_digits;
+    } else if (ch == '.' && !in_fraction && digits > 0) {
+      in_fraction = true;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0) return bad(text, "does not start with a number");
+  if (in_fraction && fraction_digits == 0) return bad(text, "has a '.' with no digits after it");
+  if (fraction_digits > kMaxFractionDigits) {
+    return bad(text,
+               "has more than " + std::to_string(kMaxFractionDigits) + " digits after the point");
+  }
+  const bool spaced = i < text.size() && text[i] == ' ';
+  if (spaced) ++i;
+  std::string unit;
+  for (; i < text.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(text[i]);
+    if (!std::isalpha(ch)) return bad(text, "has an unexpected character after the number");
+    unit += static_cast<char>(std::tolower(ch));
+  }
+  if (spaced && unit.empty()) return bad(text, "ends with a space");
+  const Unit* found = nullptr;
+  for (const Unit& u : kUnits) {
+    if (u.name == unit) found = &u;
+  }
+  if (found == nullptr) {
+    return bad(text, "has an unknown unit \"" + unit +
+                         "\" (B, KiB, MiB, GiB, TiB, PiB, EiB, kB, MB, GB, TB, PB, EB)");
+  }
+  // bytes = mantissa × unit / 10^fraction_digits, exactly or not at all. Split the mantissa
+  // into whole and fractional parts so that no product can overflow: whole is checked
+  // against the int64 range first, fraction < 10^18 and unit <= 2^60.
+  __int128 divisor = 1;
+  for (int k = 0; k < fraction_digits; ++k) divisor *= 10;
+  const __int128 limit = std::numeric_limits<std::int64_t>::max();
+  const __int128 whole = mantissa / divisor;
+  const __int128 fraction = mantissa % divisor;
+  if (whole > limit / found->bytes) {
+    return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
+  }
+  const __int128 fraction_scaled = fraction * found->bytes;
+  if (fraction_scaled % divisor != 0) {
+    return sim::unprocessable("size \"" + std::string(text) + "\" is not a whole number of bytes");
+  }
+  const __int128 bytes = whole * found->bytes + fraction_scaled / divisor;
+  if (bytes > limit) {
+    return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
+  }
+  if (negative && bytes != 0) {
+    return sim::unprocessable("size \"" + std::string(text) + "\" is negative");
+  }
+  return static_cast<std::int64_t>(bytes);
+}
+
+}  // namespace afasim::api
