@@ -300,6 +300,9 @@ std::vector<Route> Endpoints::routes() {
       {"PATCH", "/qos-policies/{id}", bind(&Endpoints::update_qos_policy)},
       {"DELETE", "/qos-policies/{id}", bind(&Endpoints::delete_qos_policy)},
       {"GET", "/events", bind(&Endpoints::list_events)},
+      {"GET", "/faults", bind(&Endpoints::list_faults)},
+      {"POST", "/faults", bind(&Endpoints::create_fault)},
+      {"GET", "/faults/{id}", bind(&Endpoints::get_fault)},
       {"GET", "/openapi.json", bind(&Endpoints::get_openapi)},
   };
 }
@@ -752,6 +755,53 @@ Reply Endpoints::list_events(const Call& c) {
                            {"total", page.total},
                            {"offset", q.offset},
                            {"limit", q.limit}});
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Faults
+
+Reply Endpoints::list_faults(const Call& c) {
+  const ListQuery q = parse_list_query(c.http);
+  return on_model([&] {
+    Pager page(q);
+    for (const auto& f : array_.faults()) page.offer([&] { return fault_view(f); });
+    return page.reply();
+  });
+}
+
+Reply Endpoints::create_fault(const Call& c) {
+  no_query(c.http);
+  const json body = json_body(c, false);
+  FieldReader f(body, {"type", "drive", "latency_multiplier"}, {"id", "time_ns", "result"});
+  controller::FaultSpec spec;
+  spec.type = f.required_string("type");
+  if (std::find(std::begin(controller::kFaultTypes), std::end(controller::kFaultTypes), spec.type) ==
+      std::end(controller::kFaultTypes)) {
+    std::string known;
+    for (const char* t : controller::kFaultTypes) known += (known.empty() ? "" : ", ") + std::string(t);
+    throw ApiError(422, problem::kUnprocessable, "type: unknown fault type \"" + spec.type + "\" (known: " + known + ")");
+  }
+  spec.drive = f.integer("drive").value_or(0);
+  if (const json* m = f.raw("latency_multiplier"); m != nullptr && !m->is_null()) {
+    if (!m->is_number()) throw bad_request("latency_multiplier must be a number, got " + excerpt(*m));
+    spec.latency_multiplier = m->get<double>();
+  }
+  return on_model([&] {
+    controller::FaultRecord r = unwrap(array_.inject_fault(spec));
+    Reply reply(201, fault_view(r));
+    reply.location = std::string(kApiPrefix) + "/faults/" + std::to_string(r.id);
+    return reply;
+  });
+}
+
+Reply Endpoints::get_fault(const Call& c) {
+  no_query(c.http);
+  const Id id = parse_id(c, "fault");
+  return on_model([&] {
+    for (const auto& f : array_.faults())
+      if (f.id == id) return Reply(200, fault_view(f));
+    throw not_found("no fault " + std::to_string(id));
   });
 }
 

@@ -101,6 +101,9 @@ class Endpoints {
   Reply delete_qos_policy(const Call& c);
 
   Reply list_events(const Call& c);
+  Reply list_faults(const Call& c);
+  Reply create_fault(const Call& c);
+  Reply get_fault(const Call& c);
   Reply get_openapi(const Call& c);
 
   controller::Array& array_;

@@ -1,5 +1,7 @@
 #include "api/views.h"
 
+#include <cmath>
+
 namespace afasim::api {
 namespace {
 
@@ -78,6 +80,7 @@ json system_view(Array& array, const SystemIdentity& identity) {
           {"firmware_version", identity.afasim_version},
           {"afasim_version", identity.afasim_version},
           {"api_version", "v1"},
+          {"rebuild", rebuild_view(array.data_path().rebuild_status())},
           {"counts",
            {{"controllers", array.controllers().size()},
             {"datapacs", array.datapacs().size()},
@@ -191,6 +194,24 @@ json event_view(const Event& e) {
           {"category", e.category},
           {"object", e.object},
           {"message", e.message}};
+}
+
+json fault_view(const FaultRecord& f) {
+  json j = {{"id", f.id}, {"time_ns", f.time_ns}, {"type", f.type}};
+  if (f.drive != 0) j["drive"] = f.drive;
+  if (f.type == "drive_slow") j["latency_multiplier"] = f.latency_multiplier;
+  j["result"] = f.result;
+  return j;
+}
+
+json rebuild_view(const controller::RebuildStatus& r) {
+  if (!r.active) return {{"active", false}};
+  return {{"active", true},
+          {"drive", r.drive + 1},
+          {"total_bytes", r.total_bytes},
+          {"done_bytes", r.done_bytes},
+          {"percent", std::floor(r.percent() * 10) / 10},
+          {"started_time_ns", r.started_ns}};
 }
 
 }  // namespace afasim::api

@@ -24,6 +24,8 @@ nlohmann::json host_view(const controller::Array& array, const controller::Host&
 nlohmann::json mapping_view(const controller::Mapping& m);
 nlohmann::json qos_policy_view(const controller::Array& array, const controller::QosPolicy& q);
 nlohmann::json event_view(const controller::Event& e);
+nlohmann::json fault_view(const controller::FaultRecord& f);
+nlohmann::json rebuild_view(const controller::RebuildStatus& r);
 
 // {min_iops, max_iops, burst_iops} with null for unset.
 nlohmann::json qos_view(const controller::QosSettings& q);

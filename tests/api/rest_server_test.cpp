@@ -502,3 +502,76 @@ TEST_CASE("RestServer options are checked and a port in use is reported") {
 
 }  // namespace
 }  // namespace afasim::api::testing
+
+namespace afasim::api::testing {
+
+TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs and the rebuild") {
+  ApiFixture fx;
+  Http http = fx.client();
+  // Something to rebuild: a fixed volume has extents on every SSD.
+  REQUIRE(http.post("/volumes", {{"name", "v"}, {"capacity_bytes", "64GiB"}, {"provisioning", "fixed"}}).status == 201);
+  const Response r = http.post("/faults", {{"type", "drive_fail"}, {"drive", 7}});
+  REQUIRE(r.status == 201);
+  CHECK(r.header("Location") == "/api/v1/faults/1");
+  CHECK(r.body["type"] == "drive_fail");
+  CHECK(r.body["drive"] == 7);
+  check_conforms("POST", "/faults", r);
+  const json list = got(http, "/faults", "/faults");
+  CHECK(list["total"] == 1);
+  CHECK(got(http, "/faults/1", "/faults/{id}")["result"] == "applied");
+  CHECK(got(http, "/datapacs/1", "/datapacs/{id}")["drives"][6]["state"] == "failed");
+  // With pace none the model runs the rebuild as fast as it can: by the next request it has
+  // finished, and the event log tells how it went.
+  const json sys = got(http, "/system", "/system");
+  CHECK(sys["rebuild"].contains("active"));
+  bool started = false, completed = false;
+  const json events = got(http, "/events?limit=1000", "/events");
+  for (const json& e : events["items"]) {
+    const std::string m = e["message"];
+    started |= m.rfind("rebuild of drive 7 started", 0) == 0;
+    completed |= m.rfind("rebuild of drive 7 complete", 0) == 0;
+  }
+  CHECK(started);
+  CHECK(completed);
+  // A slow drive and back.
+  CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 8}, {"latency_multiplier", 4.5}}).status == 201);
+  CHECK(http.post("/faults", {{"type", "drive_restore_speed"}, {"drive", 8}}).status == 201);
+  // Replace the failed drive.
+  CHECK(http.post("/faults", {{"type", "drive_replace"}, {"drive", 7}}).status == 201);
+  CHECK(got(http, "/datapacs/1", "/datapacs/{id}")["drives"][6]["state"] == "healthy");
+}
+
+TEST_CASE("faults: bad requests get the right 4xx and inject nothing") {
+  ApiFixture fx;
+  Http http = fx.client();
+  struct Case {
+    json body;
+    int status;
+  };
+  const Case cases[] = {
+      {{{"type", "meteor_strike"}, {"drive", 1}}, 422},          // unknown type
+      {{{"drive", 1}}, 400},                                     // no type
+      {{{"type", 7}, {"drive", 1}}, 400},                        // type of the wrong type
+      {{{"type", "drive_fail"}, {"drive", 0}}, 404},             // no such drive
+      {{{"type", "drive_fail"}, {"drive", 41}}, 404},            // past the last drive
+      {{{"type", "drive_fail"}, {"drive", "seven"}}, 400},       // drive of the wrong type
+      {{{"type", "drive_fail"}, {"drive", 1}, {"colour", "red"}}, 400},  // unknown field
+      {{{"type", "drive_replace"}, {"drive", 3}}, 409},          // replacing a healthy drive
+      {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", 0.5}}, 422},  // < 1
+      {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", "x"}}, 400},
+      {{{"type", "drive_fail"}, {"drive", 2}, {"id", 5}}, 422},  // read-only field
+  };
+  for (const Case& c : cases) {
+    const Response r = http.post("/faults", c.body);
+    INFO(c.body.dump() << " -> " << r.status << " " << r.text);
+    CHECK(r.status == c.status);
+    CHECK(r.is_problem());
+  }
+  CHECK(got(http, "/faults", "/faults")["total"] == 0);
+  // Failing the same drive twice: the second is a conflict.
+  REQUIRE(http.post("/faults", {{"type", "drive_fail"}, {"drive", 5}}).status == 201);
+  CHECK(http.post("/faults", {{"type", "drive_fail"}, {"drive", 5}}).status == 409);
+  CHECK(got(http, "/faults", "/faults")["total"] == 1);
+}
+
+}  // namespace afasim::api::testing
