@@ -231,6 +231,12 @@ void DataPath::release_extent(std::uint32_t id) {
   std::vector<ChunkAddr> live;
   for (int m = 0; m < e.member_count; ++m)
     if (!(e.missing & (1u << m))) live.push_back(e.members[static_cast<std::size_t>(m)]);
+  // A chunk goes back to the pool empty: the next extent on it must read zeros, never
+  // another volume's data.
+  if (has_payload())
+    for (const ChunkAddr& a : live)
+      (void)ssds_[static_cast<std::size_t>(a.drive)]->trim_payload(a.offset_bytes(allocator_.chunk_bytes()),
+                                                                   allocator_.chunk_bytes());
   allocator_.release(live);
   if (VolumeRuntime* v = find_volume(e.volume_id)) {
     --v->allocated;

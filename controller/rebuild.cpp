@@ -150,8 +150,18 @@ Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement, Time& d
   std::vector<std::uint8_t> buf(has_payload() ? static_cast<std::size_t>(S) : 0);
   for (std::int64_t row = 0; row < l.rows(); ++row) {
     w.ops.clear();
-    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, has_payload() ? buf.data() : nullptr, w));
-    if (has_payload()) {
+    // Rows that hold nothing on any source are zeros, and so is the replacement chunk
+    // (chunks are trimmed when freed): no bytes to move. The timing below still reads
+    // and writes the whole chunk, as an array that does not track holes would.
+    bool any = false;
+    if (has_payload())
+      for (int o = 0; o < e.member_count && !any; ++o) {
+        if (o == m || is_missing(e.missing, o)) continue;
+        const ChunkAddr a = e.members[static_cast<std::size_t>(o)];
+        any = ssds_[static_cast<std::size_t>(a.drive)]->payload_may_hold_data(a.offset_bytes(chunk) + row * S, S);
+      }
+    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, any ? buf.data() : nullptr, w));
+    if (any) {
       AFASIM_RETURN_IF_ERROR(ssds_[static_cast<std::size_t>(replacement.drive)]->write_payload(
           replacement.offset_bytes(chunk) + row * S, {buf.data(), buf.size()}));
     }
