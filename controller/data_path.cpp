@@ -15,8 +15,6 @@ using sim::Time;
 
 namespace {
 
-std::string volume_object(Id id) { return "volume/" + std::to_string(id); }
-
 bool power_of_two(std::int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
 }  // namespace
@@ -201,10 +199,8 @@ void DataPath::detach_volume(Id volume_id) {
   volumes_[static_cast<std::size_t>(volume_id)].reset();
 }
 
-sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int64_t index) {
-  const raid::Layout& l = layout(v.raid_type);
-  auto members = allocator_.allocate(v.raid_type, l.data_members(), v.pool_drives);
-  if (!members.is_ok()) return members.status();
+std::uint32_t DataPath::place_extent(VolumeRuntime& v, std::int64_t index, const std::vector<ChunkAddr>& members,
+                                     std::uint16_t missing) {
   std::uint32_t id;
   if (!free_extent_ids_.empty()) {
     id = free_extent_ids_.back();
@@ -216,13 +212,22 @@ sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int6
   Extent& e = extents_[id];
   e = Extent{};
   e.type = v.raid_type;
-  e.member_count = static_cast<std::uint8_t>(members->size());
+  e.member_count = static_cast<std::uint8_t>(members.size());
   e.volume_id = v.id;
   e.index = index;
-  for (std::size_t i = 0; i < members->size(); ++i) e.members[i] = (*members)[i];
+  e.missing = missing;
+  for (std::size_t i = 0; i < members.size(); ++i) e.members[i] = members[i];
   v.map[static_cast<std::size_t>(index)] = id;
   ++v.allocated;
+  if (missing) ++v.degraded_extents;
   return id;
+}
+
+sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int64_t index) {
+  const raid::Layout& l = layout(v.raid_type);
+  auto members = allocator_.allocate(v.raid_type, l.data_members(), v.pool_drives);
+  if (!members.is_ok()) return members.status();
+  return place_extent(v, index, *members, 0);
 }
 
 void DataPath::release_extent(std::uint32_t id) {
@@ -289,25 +294,7 @@ sim::Status DataPath::restore_extent(const ExtentRecord& r) {
   for (std::size_t m = 0; m < r.members.size(); ++m)
     if (!((r.missing >> m) & 1u)) live.push_back(r.members[m]);
   AFASIM_RETURN_IF_ERROR(allocator_.claim(live));
-  std::uint32_t id;
-  if (!free_extent_ids_.empty()) {
-    id = free_extent_ids_.back();
-    free_extent_ids_.pop_back();
-  } else {
-    id = static_cast<std::uint32_t>(extents_.size());
-    extents_.emplace_back();
-  }
-  Extent& e = extents_[id];
-  e = Extent{};
-  e.type = r.raid_type;
-  e.member_count = static_cast<std::uint8_t>(r.members.size());
-  e.volume_id = r.volume_id;
-  e.index = r.extent_index;
-  e.missing = r.missing;
-  for (std::size_t i = 0; i < r.members.size(); ++i) e.members[i] = r.members[i];
-  v->map[static_cast<std::size_t>(r.extent_index)] = id;
-  ++v->allocated;
-  if (e.missing) ++v->degraded_extents;
+  place_extent(*v, r.extent_index, r.members, r.missing);
   return Status::ok();
 }
 

@@ -205,7 +205,10 @@ class DataPath {
   Id owner_of(const VolumeRuntime& v) const;
   void emit(Severity s, std::string category, std::string object, std::string message);
 
-  // Allocation.
+  // Allocation: a new extent of `v` at `index` on `members` (already taken from the
+  // allocator); allocate_extent chooses and takes them.
+  std::uint32_t place_extent(VolumeRuntime& v, std::int64_t index, const std::vector<pool::ChunkAddr>& members,
+                             std::uint16_t missing);
   sim::Result<std::uint32_t> allocate_extent(VolumeRuntime& v, std::int64_t index);
   void release_extent(std::uint32_t id);
 

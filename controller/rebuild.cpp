@@ -47,8 +47,7 @@ Status DataPath::lose_drive(int drive, const char* how) {
   if (ssd.state() != datapac::SsdState::kHealthy)
     return sim::conflict("drive " + std::to_string(drive + 1) + " is already " +
                          (ssd.state() == datapac::SsdState::kFailed ? "failed" : "removed"));
-  if (std::strcmp(how, "pulled") == 0) ssd.remove();
-  else ssd.fail();
+  AFASIM_RETURN_IF_ERROR(std::strcmp(how, "pulled") == 0 ? ssd.remove() : ssd.fail());
   allocator_.set_usable(drive, false);
   emit(Severity::kError, "drive", drive_object(drive),
        "drive " + std::to_string(drive + 1) + " (DataPac " + std::to_string(datapac_of(drive)) + ") " + how);
