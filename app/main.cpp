@@ -16,9 +16,7 @@ int main(int argc, char** argv) {
   runners["capacity"] = afasim::app::add_capacity_command(app);
   runners["fio"] = afasim::app::add_fio_command(app);
   runners["run"] = afasim::app::add_run_command(app);
-#ifdef AFASIM_HAVE_SERVE
   runners["serve"] = afasim::app::add_serve_command(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

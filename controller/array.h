@@ -112,6 +112,10 @@ struct ArrayOptions {
   DataPathOptions data_path;
 };
 
+// The fault types inject_fault knows (DESIGN.md "Faults").
+inline constexpr const char* kFaultTypes[] = {"drive_fail", "drive_pull", "drive_replace", "drive_slow",
+                                              "drive_restore_speed"};
+
 // A fault to inject now (DESIGN.md "Faults"). Drive faults name the drive by id (1-based).
 struct FaultSpec {
   std::string type;  // drive_fail, drive_pull, drive_replace, drive_slow, drive_restore_speed

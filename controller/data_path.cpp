@@ -15,8 +15,6 @@ using sim::Time;
 
 namespace {
 
-std::string volume_object(Id id) { return "volume/" + std::to_string(id); }
-
 bool power_of_two(std::int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
 }  // namespace
@@ -113,12 +111,12 @@ const raid::Layout& DataPath::layout(RaidType type) const {
 }
 
 DataPath::VolumeRuntime* DataPath::find_volume(Id id) {
-  auto it = volumes_.find(id);
-  return it == volumes_.end() ? nullptr : &it->second;
+  return id > 0 && static_cast<std::size_t>(id) < volumes_.size() ? volumes_[static_cast<std::size_t>(id)].get()
+                                                                   : nullptr;
 }
 const DataPath::VolumeRuntime* DataPath::find_volume(Id id) const {
-  auto it = volumes_.find(id);
-  return it == volumes_.end() ? nullptr : &it->second;
+  return id > 0 && static_cast<std::size_t>(id) < volumes_.size() ? volumes_[static_cast<std::size_t>(id)].get()
+                                                                   : nullptr;
 }
 
 Id DataPath::owner_of(const VolumeRuntime& v) const { return v.preferred_controller; }
@@ -131,7 +129,8 @@ void DataPath::emit(Severity s, std::string category, std::string object, std::s
 // Volumes and extents
 
 sim::Status DataPath::attach_volume(const Volume& v, std::vector<int> pool_drives, bool allocate_fixed) {
-  AFASIM_ASSERT(!volumes_.count(v.id), "volume attached twice");
+  AFASIM_ASSERT(find_volume(v.id) == nullptr, "volume attached twice");
+  AFASIM_ASSERT(v.id > 0, "volume ids are positive");
   VolumeRuntime rt;
   rt.id = v.id;
   rt.raid_type = v.raid_type;
@@ -141,10 +140,11 @@ sim::Status DataPath::attach_volume(const Volume& v, std::vector<int> pool_drive
   rt.pool_drives = std::move(pool_drives);
   const std::int64_t ext = extent_bytes(v.raid_type);
   rt.map.assign(static_cast<std::size_t>((v.capacity_bytes + ext - 1) / ext), kNoExtent);
-  auto [it, inserted] = volumes_.emplace(v.id, std::move(rt));
+  if (static_cast<std::size_t>(v.id) >= volumes_.size()) volumes_.resize(static_cast<std::size_t>(v.id) + 1);
+  VolumeRuntime& attached = *(volumes_[static_cast<std::size_t>(v.id)] = std::make_unique<VolumeRuntime>(std::move(rt)));
   if (v.provisioning == Provisioning::kFixed && allocate_fixed) {
-    for (std::size_t i = 0; i < it->second.map.size(); ++i) {
-      auto e = allocate_extent(it->second, static_cast<std::int64_t>(i));
+    for (std::size_t i = 0; i < attached.map.size(); ++i) {
+      auto e = allocate_extent(attached, static_cast<std::int64_t>(i));
       if (!e.is_ok()) {
         detach_volume(v.id);
         return e.status();
@@ -196,13 +196,11 @@ void DataPath::detach_volume(Id volume_id) {
   if (v == nullptr) return;
   for (std::uint32_t id : v->map)
     if (id != kNoExtent) release_extent(id);
-  volumes_.erase(volume_id);
+  volumes_[static_cast<std::size_t>(volume_id)].reset();
 }
 
-sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int64_t index) {
-  const raid::Layout& l = layout(v.raid_type);
-  auto members = allocator_.allocate(v.raid_type, l.data_members(), v.pool_drives);
-  if (!members.is_ok()) return members.status();
+std::uint32_t DataPath::place_extent(VolumeRuntime& v, std::int64_t index, const std::vector<ChunkAddr>& members,
+                                     std::uint16_t missing) {
   std::uint32_t id;
   if (!free_extent_ids_.empty()) {
     id = free_extent_ids_.back();
@@ -214,13 +212,22 @@ sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int6
   Extent& e = extents_[id];
   e = Extent{};
   e.type = v.raid_type;
-  e.member_count = static_cast<std::uint8_t>(members->size());
+  e.member_count = static_cast<std::uint8_t>(members.size());
   e.volume_id = v.id;
   e.index = index;
-  for (std::size_t i = 0; i < members->size(); ++i) e.members[i] = (*members)[i];
+  e.missing = missing;
+  for (std::size_t i = 0; i < members.size(); ++i) e.members[i] = members[i];
   v.map[static_cast<std::size_t>(index)] = id;
   ++v.allocated;
+  if (missing) ++v.degraded_extents;
   return id;
+}
+
+sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int64_t index) {
+  const raid::Layout& l = layout(v.raid_type);
+  auto members = allocator_.allocate(v.raid_type, l.data_members(), v.pool_drives);
+  if (!members.is_ok()) return members.status();
+  return place_extent(v, index, *members, 0);
 }
 
 void DataPath::release_extent(std::uint32_t id) {
@@ -229,6 +236,12 @@ void DataPath::release_extent(std::uint32_t id) {
   std::vector<ChunkAddr> live;
   for (int m = 0; m < e.member_count; ++m)
     if (!(e.missing & (1u << m))) live.push_back(e.members[static_cast<std::size_t>(m)]);
+  // A chunk goes back to the pool empty: the next extent on it must read zeros, never
+  // another volume's data.
+  if (has_payload())
+    for (const ChunkAddr& a : live)
+      (void)ssds_[static_cast<std::size_t>(a.drive)]->trim_payload(a.offset_bytes(allocator_.chunk_bytes()),
+                                                                   allocator_.chunk_bytes());
   allocator_.release(live);
   if (VolumeRuntime* v = find_volume(e.volume_id)) {
     --v->allocated;
@@ -281,25 +294,7 @@ sim::Status DataPath::restore_extent(const ExtentRecord& r) {
   for (std::size_t m = 0; m < r.members.size(); ++m)
     if (!((r.missing >> m) & 1u)) live.push_back(r.members[m]);
   AFASIM_RETURN_IF_ERROR(allocator_.claim(live));
-  std::uint32_t id;
-  if (!free_extent_ids_.empty()) {
-    id = free_extent_ids_.back();
-    free_extent_ids_.pop_back();
-  } else {
-    id = static_cast<std::uint32_t>(extents_.size());
-    extents_.emplace_back();
-  }
-  Extent& e = extents_[id];
-  e = Extent{};
-  e.type = r.raid_type;
-  e.member_count = static_cast<std::uint8_t>(r.members.size());
-  e.volume_id = r.volume_id;
-  e.index = r.extent_index;
-  e.missing = r.missing;
-  for (std::size_t i = 0; i < r.members.size(); ++i) e.members[i] = r.members[i];
-  v->map[static_cast<std::size_t>(r.extent_index)] = id;
-  ++v->allocated;
-  if (e.missing) ++v->degraded_extents;
+  place_extent(*v, r.extent_index, r.members, r.missing);
   return Status::ok();
 }
 

@@ -205,7 +205,10 @@ class DataPath {
   Id owner_of(const VolumeRuntime& v) const;
   void emit(Severity s, std::string category, std::string object, std::string message);
 
-  // Allocation.
+  // Allocation: a new extent of `v` at `index` on `members` (already taken from the
+  // allocator); allocate_extent chooses and takes them.
+  std::uint32_t place_extent(VolumeRuntime& v, std::int64_t index, const std::vector<pool::ChunkAddr>& members,
+                             std::uint16_t missing);
   sim::Result<std::uint32_t> allocate_extent(VolumeRuntime& v, std::int64_t index);
   void release_extent(std::uint32_t id);
 
@@ -276,7 +279,9 @@ class DataPath {
 
   std::vector<Extent> extents_;
   std::vector<std::uint32_t> free_extent_ids_;
-  std::map<Id, VolumeRuntime> volumes_;
+  // Indexed by volume id (ids are small and dense); null where no volume is attached. The
+  // lookup is on every I/O's path, so no map.
+  std::vector<std::unique_ptr<VolumeRuntime>> volumes_;
 
   RebuildStatus rebuild_;
   std::vector<int> rebuild_queue_;            // failed drives waiting for their rebuild

@@ -43,8 +43,9 @@ Status DataPath::read_member(Extent& e, int m, std::int64_t offset, std::int64_t
   for (int o = 0; o < e.member_count; ++o) {
     if (o == m) continue;
     if (is_missing(e.missing, o)) return sim::io_error("two members of a RAID5 stripe are lost");
-    AFASIM_RETURN_IF_ERROR(read_member(e, o, offset, length, has_payload() ? tmp.data() : nullptr, w));
-    if (has_payload() && out != nullptr) raid::xor_into(out, tmp.data(), length);
+    const bool bytes = has_payload() && out != nullptr;
+    AFASIM_RETURN_IF_ERROR(read_member(e, o, offset, length, bytes ? tmp.data() : nullptr, w));
+    if (bytes) raid::xor_into(out, tmp.data(), length);
     w.xor_bytes += length;
   }
   return Status::ok();

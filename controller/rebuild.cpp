@@ -47,8 +47,7 @@ Status DataPath::lose_drive(int drive, const char* how) {
   if (ssd.state() != datapac::SsdState::kHealthy)
     return sim::conflict("drive " + std::to_string(drive + 1) + " is already " +
                          (ssd.state() == datapac::SsdState::kFailed ? "failed" : "removed"));
-  if (std::strcmp(how, "pulled") == 0) ssd.remove();
-  else ssd.fail();
+  AFASIM_RETURN_IF_ERROR(std::strcmp(how, "pulled") == 0 ? ssd.remove() : ssd.fail());
   allocator_.set_usable(drive, false);
   emit(Severity::kError, "drive", drive_object(drive),
        "drive " + std::to_string(drive + 1) + " (DataPac " + std::to_string(datapac_of(drive)) + ") " + how);
@@ -150,8 +149,18 @@ Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement, Time& d
   std::vector<std::uint8_t> buf(has_payload() ? static_cast<std::size_t>(S) : 0);
   for (std::int64_t row = 0; row < l.rows(); ++row) {
     w.ops.clear();
-    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, has_payload() ? buf.data() : nullptr, w));
-    if (has_payload()) {
+    // Rows that hold nothing on any source are zeros, and so is the replacement chunk
+    // (chunks are trimmed when freed): no bytes to move. The timing below still reads
+    // and writes the whole chunk, as an array that does not track holes would.
+    bool any = false;
+    if (has_payload())
+      for (int o = 0; o < e.member_count && !any; ++o) {
+        if (o == m || is_missing(e.missing, o)) continue;
+        const ChunkAddr a = e.members[static_cast<std::size_t>(o)];
+        any = ssds_[static_cast<std::size_t>(a.drive)]->payload_may_hold_data(a.offset_bytes(chunk) + row * S, S);
+      }
+    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, any ? buf.data() : nullptr, w));
+    if (any) {
       AFASIM_RETURN_IF_ERROR(ssds_[static_cast<std::size_t>(replacement.drive)]->write_payload(
           replacement.offset_bytes(chunk) + row * S, {buf.data(), buf.size()}));
     }

@@ -40,6 +40,7 @@ class NoneStore final : public PayloadStore {
     return {};
   }
   sim::Status trim(std::int64_t, std::int64_t) override { return {}; }
+  bool may_hold_data(std::int64_t, std::int64_t) const override { return false; }
   sim::Status flush() override { return {}; }
   sim::Status erase_all() override { return {}; }
 };
@@ -116,6 +117,20 @@ class MemoryStore final : public PayloadStore {
     }
     for (std::int64_t index = first; index <= last; ++index) trim_page(index, offset, end);
     return {};
+  }
+
+  bool may_hold_data(std::int64_t offset, std::int64_t length) const override {
+    if (length <= 0) return false;
+    const std::int64_t first = offset >> page_shift_;
+    const std::int64_t last = (offset + length - 1) >> page_shift_;
+    if (last - first + 1 > static_cast<std::int64_t>(pages_.size())) {
+      for (const auto& [index, page] : pages_)
+        if (index >= first && index <= last) return true;
+      return false;
+    }
+    for (std::int64_t index = first; index <= last; ++index)
+      if (pages_.count(index)) return true;
+    return false;
   }
 
   sim::Status flush() override { return {}; }
@@ -219,6 +234,14 @@ class FileStore final : public PayloadStore {
       length -= n;
     }
     return {};
+  }
+
+  bool may_hold_data(std::int64_t offset, std::int64_t length) const override {
+    if (length <= 0) return false;
+    // The first byte of data at or after offset; ENXIO: none before the end of the file.
+    const off_t data = ::lseek(fd_, offset, SEEK_DATA);
+    if (data < 0) return errno != ENXIO;  // unsure on any other error
+    return data < offset + length;
   }
 
   sim::Status flush() override {

@@ -43,6 +43,10 @@ class PayloadStore {
   virtual sim::Status read(std::int64_t offset_bytes, std::span<std::uint8_t> out) const = 0;
   // Makes [offset, offset + length) read as zeros and releases what it can.
   virtual sim::Status trim(std::int64_t offset_bytes, std::int64_t length_bytes) = 0;
+  // False only when [offset, offset + length) certainly reads as zeros (never written, or
+  // trimmed): none always; memory when no page there is held; file when the range is a
+  // hole (SEEK_DATA). True when unsure. Lets a rebuild skip empty space.
+  virtual bool may_hold_data(std::int64_t offset_bytes, std::int64_t length_bytes) const = 0;
   // Makes written bytes durable (file: fdatasync). No-op for none and memory.
   virtual sim::Status flush() = 0;
   // Forgets everything: the store of a new, empty SSD of the same capacity.

@@ -453,6 +453,11 @@ sim::Status Ssd::trim_payload(std::int64_t offset, std::int64_t length) {
   return payload_->trim(offset, length);
 }
 
+bool Ssd::payload_may_hold_data(std::int64_t offset, std::int64_t length) const {
+  if (!check_access(offset, length).is_ok() || !payload_status_.is_ok() || !payload_) return true;
+  return payload_->may_hold_data(offset, length);
+}
+
 sim::Status Ssd::flush_payload() {
   AFASIM_RETURN_IF_ERROR(check_access(0, 0));
   if (!payload_status_.is_ok()) return payload_status_;

@@ -154,6 +154,9 @@ class Ssd {
   // Never-written and trimmed bytes read as zeros; `none` reads zeros everywhere.
   sim::Status read_payload(std::int64_t offset_bytes, std::span<std::uint8_t> out) const;
   sim::Status trim_payload(std::int64_t offset_bytes, std::int64_t length_bytes);
+  // False only when the range certainly reads as zeros (PayloadStore::may_hold_data); true
+  // when unsure or when the drive cannot be read.
+  bool payload_may_hold_data(std::int64_t offset_bytes, std::int64_t length_bytes) const;
   // File store: fdatasync. Others: no-op.
   sim::Status flush_payload();
   // The error opening the payload store hit (ok when it opened).

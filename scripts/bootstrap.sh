@@ -12,6 +12,8 @@ packages=(
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev
   # real clients the integration tests drive
   curl sqlite3 fio libnbd-bin qemu-utils nbdkit
+  # the README tour pretty-prints JSON with python3 -m json.tool
+  python3
 )
 
 missing=()

@@ -8,8 +8,9 @@ namespace {
 // Events due within this much wall time are run rather than slept for: a sleep is far
 // coarser than that on a general-purpose kernel.
 constexpr std::int64_t kSpinThresholdNs = 50'000;
-// In `--pace none`, look at the inbox at least this often (in events run).
-constexpr int kEventsBetweenInboxChecks = 256;
+// In `--pace none`, run at most this many events between looks at the inbox (each look
+// also happens as soon as the inbox has something).
+constexpr int kEventsBetweenInboxChecks = 4096;
 }  // namespace
 
 ModelThread::ModelThread(sim::Simulator& sim, sim::Pacer pacer) : sim_(sim), pacer_(pacer) {}
@@ -45,6 +46,7 @@ bool ModelThread::post(std::function<void()> fn) {
   space_.wait(lock, [this] { return stopping_ || inbox_.size() < kInboxCapacity; });
   if (stopping_) return false;
   inbox_.push_back(std::move(fn));
+  inbox_pending_.store(true, std::memory_order_release);
   lock.unlock();
   wake_.notify_one();
   return true;
@@ -56,6 +58,7 @@ void ModelThread::run() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       batch.swap(inbox_);
+      inbox_pending_.store(false, std::memory_order_relaxed);
     }
     space_.notify_all();
     // Closures run at the model's current time; what they schedule runs in event order.
@@ -68,7 +71,8 @@ void ModelThread::run() {
       const sim::Time due = pacer_.virtual_at(wall_now_ns());
       if (due > sim_.now()) sim_.run_until(due);
     } else {
-      for (int i = 0; i < kEventsBetweenInboxChecks && sim_.step(); ++i) {
+      for (int i = 0; i < kEventsBetweenInboxChecks && !inbox_pending_.load(std::memory_order_acquire) && sim_.step();
+           ++i) {
       }
     }
 

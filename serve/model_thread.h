@@ -11,6 +11,7 @@
 // and stop(), which the owning thread calls.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -73,6 +74,9 @@ class ModelThread {
   std::condition_variable wake_;        // model thread waits here
   std::condition_variable space_;       // producers wait here when the inbox is full
   std::deque<std::function<void()>> inbox_;
+  // inbox_ is not empty: read without the lock after every event, so that a long run of
+  // events never keeps a request waiting.
+  std::atomic<bool> inbox_pending_{false};
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread thread_;

@@ -53,36 +53,27 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
     CAPTURE(path);
     const FioJobFile f = parse_ok(text, path);
     CHECK(f.warnings.empty());
-    // Every ISE 860 file uses the same four LUNs: 128 GiB each in the random files, and
-    // four 128 GiB streams per LUN (512 GiB) in the sequential one.
+    // Every ISE 860 file uses the same four 128 GiB LUNs and fills them in group 0.
     REQUIRE(f.volumes.size() == 4);
-    const std::int64_t lun_bytes =
-        path == "workloads/ise860-128k-seq.fio" ? 512 * kGiB : 128 * kGiB;
     for (int i = 0; i < 4; ++i) {
       CHECK(f.volumes[i].name == "lun" + std::to_string(i));
-      CHECK(f.volumes[i].size_bytes == lun_bytes);
+      CHECK(f.volumes[i].size_bytes == 128 * kGiB);
+      const FioJob& fill = f.jobs[static_cast<std::size_t>(i)];
+      CHECK(fill.group_id == 0);
+      CHECK(fill.rw == RwPattern::kWrite);
+      CHECK_FALSE(fill.time_based);
+      CHECK(fill.total_io_bytes() == 128 * kGiB);  // one full pass over the LUN
     }
     ++parsed;
   }
   CHECK(parsed == 4);
 
-  // Group 0 fills every LUN once (1 MiB sequential writes, one job per LUN); group 1 is the
-  // review's load: 16 jobs x 16 outstanding 4 KiB random reads, reported as one group.
+  // The review's load: 16 jobs x 16 outstanding 4 KiB random reads, one reporting group.
   const FioJobFile read = parse_ok(files.at("workloads/ise860-4k-randread.fio"));
-  REQUIRE(read.jobs.size() == 8);
   CHECK(read.clone_count() == 4 + 16);
   CHECK(read.group_count() == 2);
-  for (int k = 0; k < 4; ++k) {
-    const FioJob& fill = read.jobs[static_cast<std::size_t>(k)];
-    CHECK(fill.group_id == 0);
-    CHECK(fill.rw == RwPattern::kWrite);
-    CHECK(fill.bs[1].min_bytes == 1 * kMiB);
-    CHECK(fill.total_io_bytes() == 128 * kGiB);  // one full pass over the LUN
-    CHECK_FALSE(fill.time_based);
-  }
-  for (int k = 4; k < 8; ++k) {
-    const FioJob& j = read.jobs[static_cast<std::size_t>(k)];
-    CHECK(j.group_id == 1);
+  for (const FioJob& j : read.jobs) {
+    if (j.group_id == 0) continue;  // the fill
     CHECK(j.rw == RwPattern::kRandRead);
     CHECK(j.iodepth == 16);
     CHECK(j.numjobs == 4);
@@ -94,7 +85,6 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
     CHECK(j.ramp_time_ns == 5 * sim::kSecond);
     CHECK_FALSE(j.random_map);  // norandommap
   }
-  CHECK(read.jobs[4].stonewall);
   CHECK(parse_ok(files.at("workloads/ise860-4k-randwrite.fio")).jobs[4].rw ==
         RwPattern::kRandWrite);
 
@@ -104,9 +94,9 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
   CHECK(mix.jobs[4].bs[0].min_bytes == 8192);
 
   const FioJobFile seq = parse_ok(files.at("workloads/ise860-128k-seq.fio"));
-  CHECK(seq.group_count() == 2);
-  CHECK(seq.jobs[0].size_bytes == 128 * kGiB);
-  CHECK(seq.jobs[0].region_offset_bytes(3) == 384 * kGiB);  // the last quarter of the LUN
+  CHECK(seq.group_count() == 3);
+  CHECK(seq.jobs[4].size_bytes == 32 * kGiB);
+  CHECK(seq.jobs[4].region_offset_bytes(3) == 96 * kGiB);  // the last quarter of the LUN
 }
 
 TEST_CASE(
@@ -530,7 +520,7 @@ TEST_CASE("load_fio_job_file reads a file and names a missing one") {
   REQUIRE(source != nullptr);
   auto f = load_fio_job_file(std::string(source) + "/config/workloads/ise860-4k-randread.fio");
   REQUIRE_MESSAGE(f.is_ok(), f.status().message());
-  CHECK(f->jobs.size() == 8);  // four fill jobs, four measured jobs
+  CHECK(f->jobs.size() == 8);  // four fills, four measured jobs
   auto missing = load_fio_job_file("/nonexistent/job.fio");
   CHECK(missing.status().code() == sim::Code::kNotFound);
   CHECK(missing.status().message() == "/nonexistent/job.fio: cannot open the job file");
@@ -626,7 +616,7 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
                                            "v0",
                                            "v1"};
   const auto& files = config::embedded_files();
-  const std::string shipped = files.at("workloads/ise860-4k-randread.fio");
+  const std::string shipped = files.at("workloads/ise860-4k-randwrite.fio");
   std::vector<std::string> shipped_lines;
   for (std::size_t pos = 0; pos < shipped.size();) {
     std::size_t end = shipped.find('\n', pos);

@@ -1,0 +1,66 @@
+// HTTP errors of the management API as RFC 9457 problem documents
+// (application/problem+json: type, title, status, detail).
+//
+// Handlers throw ApiError; RestServer catches it at the edge and writes the document. A
+// sim::Status from the model becomes an ApiError through from_status(). Value types;
+// thread-safe as values are.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "sim/status.h"
+
+namespace afasim::api {
+
+// The problem `type` URIs (docs/api.md lists them with their HTTP status).
+namespace problem {
+inline constexpr const char* kBadRequest = "urn:afasim:problem:bad-request";
+inline constexpr const char* kUnknownFields = "urn:afasim:problem:unknown-fields";
+inline constexpr const char* kNotFound = "urn:afasim:problem:not-found";
+inline constexpr const char* kMethodNotAllowed = "urn:afasim:problem:method-not-allowed";
+inline constexpr const char* kConflict = "urn:afasim:problem:conflict";
+inline constexpr const char* kPreconditionFailed = "urn:afasim:problem:precondition-failed";
+inline constexpr const char* kPayloadTooLarge = "urn:afasim:problem:payload-too-large";
+inline constexpr const char* kUnsupportedMediaType = "urn:afasim:problem:unsupported-media-type";
+inline constexpr const char* kUnprocessable = "urn:afasim:problem:unprocessable";
+inline constexpr const char* kImmutableField = "urn:afasim:problem:immutable-field";
+inline constexpr const char* kNoSpace = "urn:afasim:problem:no-space";
+inline constexpr const char* kUnavailable = "urn:afasim:problem:unavailable";
+inline constexpr const char* kInternal = "urn:afasim:problem:internal";
+}  // namespace problem
+
+class ApiError : public std::runtime_error {
+ public:
+  // `extra` (a JSON object or null) adds members to the document, e.g. unknown_fields.
+  ApiError(int status, std::string type, std::string detail, nlohmann::json extra = nullptr);
+
+  int status() const { return status_; }
+  const std::string& type() const { return type_; }
+  const std::string& detail() const { return detail_; }
+  const nlohmann::json& extra() const { return extra_; }
+  // The problem document; `instance` is the request path.
+  nlohmann::json to_json(const std::string& instance) const;
+
+ private:
+  int status_;
+  std::string type_;
+  std::string detail_;
+  nlohmann::json extra_;
+};
+
+// The reason phrase of an HTTP status ("Unprocessable Content" for 422), the `title`.
+const char* status_title(int status);
+
+// 400 bad-request.
+ApiError bad_request(std::string detail);
+// 404 not-found.
+ApiError not_found(std::string detail);
+// The ApiError for a model error. REQUIRES: !status.is_ok().
+// kInvalidArgument 400, kNotFound 404, kConflict 409, kPreconditionFailed 412,
+// kUnprocessable/kOutOfRange 422, kNoSpace 422 (type no-space), kReadOnly 409,
+// kUnavailable 503, kIoError/kInternal 500.
+ApiError from_status(const sim::Status& status);
+
+}  // namespace afasim::api

@@ -1,0 +1,217 @@
+#include "api/views.h"
+
+#include <cmath>
+
+namespace afasim::api {
+namespace {
+
+using nlohmann::json;
+using namespace afasim::controller;
+
+json optional_int(const std::optional<std::int64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json by_raid_type(const std::map<raid::RaidType, std::int64_t>& m) {
+  json out = json::object();
+  for (const auto& [t, bytes] : m) out[std::string(raid::raid_type_name(t))] = bytes;
+  return out;
+}
+
+json capacity_view(const PoolCapacity& c) {
+  return {
+      {"pre_raid_bytes", c.pre_raid_bytes},           {"raw_usable_bytes", c.raw_usable_bytes},
+      {"raw_allocated_bytes", c.raw_allocated_bytes}, {"raw_free_bytes", c.raw_free_bytes},
+      {"provisioned_bytes", c.provisioned_bytes},     {"allocated_bytes", c.allocated_bytes},
+      {"usable_bytes", by_raid_type(c.usable_bytes)}, {"free_bytes", by_raid_type(c.free_bytes)}};
+}
+
+// Online while every controller is active, degraded with at least one, else offline.
+std::string system_state(const Array& array) {
+  std::size_t active = 0;
+  for (const auto& c : array.controllers()) active += c.state == ControllerState::kActive;
+  if (active == array.controllers().size()) return "online";
+  return active > 0 ? "degraded" : "offline";
+}
+
+}  // namespace
+
+json qos_view(const QosSettings& q) {
+  return {{"min_iops", optional_int(q.min_iops)},
+          {"max_iops", optional_int(q.max_iops)},
+          {"burst_iops", optional_int(q.burst_iops)}};
+}
+
+json system_view(Array& array, const SystemIdentity& identity) {
+  const auto& preset = array.preset();
+  PoolCapacity total;
+  std::map<raid::RaidType, std::int64_t> usable;
+  std::map<raid::RaidType, std::int64_t> free;
+  for (const auto& [id, p] : array.pools()) {
+    const PoolCapacity c = array.pool_capacity(id);
+    total.pre_raid_bytes += c.pre_raid_bytes;
+    total.raw_usable_bytes += c.raw_usable_bytes;
+    total.raw_allocated_bytes += c.raw_allocated_bytes;
+    total.raw_free_bytes += c.raw_free_bytes;
+    total.provisioned_bytes += c.provisioned_bytes;
+    total.allocated_bytes += c.allocated_bytes;
+    for (const auto& [t, b] : c.usable_bytes) usable[t] += b;
+    for (const auto& [t, b] : c.free_bytes) free[t] += b;
+  }
+  json capacity = capacity_view(total);
+  capacity["usable_bytes"] = by_raid_type(usable);
+  capacity["free_bytes"] = by_raid_type(free);
+  std::int64_t nominal = 0;
+  for (const auto& d : array.drives()) nominal += d.capacity_bytes;
+  capacity["nominal_bytes"] = nominal;
+
+  json extent_bytes = json::object();
+  for (raid::RaidType t : {raid::RaidType::kRaid10, raid::RaidType::kRaid5})
+    extent_bytes[std::string(raid::raid_type_name(t))] = array.extent_bytes(t);
+
+  return {{"name", identity.name},
+          {"model", preset.model},
+          {"vendor", preset.vendor},
+          {"preset", preset.name},
+          {"state", system_state(array)},
+          {"sim_time_ns", array.simulator().now()},
+          {"seed", array.simulator().seed()},
+          {"extent_bytes", extent_bytes},
+          {"firmware_version", identity.afasim_version},
+          {"afasim_version", identity.afasim_version},
+          {"api_version", "v1"},
+          {"rebuild", rebuild_view(array.data_path().rebuild_status())},
+          {"counts",
+           {{"controllers", array.controllers().size()},
+            {"datapacs", array.datapacs().size()},
+            {"drives", array.drives().size()},
+            {"pools", array.pools().size()},
+            {"volumes", array.volumes().size()},
+            {"hosts", array.hosts().size()},
+            {"mappings", array.mappings().size()},
+            {"qos_policies", array.qos_policies().size()},
+            {"events", array.events(0, 0).total}}},
+          {"capacity", capacity}};
+}
+
+json controller_view(const ControllerInfo& c) {
+  return {{"id", c.id}, {"name", c.name}, {"state", std::string(to_string(c.state))}};
+}
+
+json datapac_view(const Array& array, const DataPacInfo& d) {
+  json drives = json::array();
+  for (Id id : d.drive_ids) {
+    const DriveInfo* drive = array.drive(id);
+    drives.push_back({{"id", drive->id},
+                      {"slot", drive->slot},
+                      {"model", drive->model},
+                      {"state", std::string(to_string(drive->state))},
+                      {"capacity_bytes", drive->capacity_bytes}});
+  }
+  const auto pool = array.pool_of_datapac(d.id);
+  return {{"id", d.id},
+          {"name", d.name},
+          {"pool_id", pool ? json(*pool) : json(nullptr)},
+          {"drive_count", d.drive_ids.size()},
+          {"drives", drives}};
+}
+
+json pool_view(const Array& array, const Pool& p) {
+  json raid_types = json::array();
+  for (raid::RaidType t : array.raid_types_offered(p))
+    raid_types.push_back(std::string(raid::raid_type_name(t)));
+  std::int64_t volumes = 0;
+  for (const auto& [id, v] : array.volumes()) volumes += v.pool_id == p.id;
+  return {{"id", p.id},
+          {"name", p.name},
+          {"datapac_ids", p.datapac_ids},
+          {"raid_types", raid_types},
+          {"space_thresholds_percent", p.space_thresholds_percent},
+          {"volume_count", volumes},
+          {"capacity", capacity_view(array.pool_capacity(p.id))},
+          {"revision", p.revision}};
+}
+
+json volume_view(const Array& array, const Volume& v) {
+  return {{"id", v.id},
+          {"name", v.name},
+          {"pool_id", v.pool_id},
+          {"capacity_bytes", v.capacity_bytes},
+          {"raid_type", std::string(raid::raid_type_name(v.raid_type))},
+          {"provisioning", std::string(to_string(v.provisioning))},
+          {"preferred_controller", v.preferred_controller},
+          {"min_iops", optional_int(v.qos.min_iops)},
+          {"max_iops", optional_int(v.qos.max_iops)},
+          {"burst_iops", optional_int(v.qos.burst_iops)},
+          {"qos_policy_id", v.qos_policy_id ? json(*v.qos_policy_id) : json(nullptr)},
+          {"effective_qos", qos_view(array.effective_qos(v))},
+          {"allocated_bytes",
+           array.data_path().allocated_extents(v.id) * array.extent_bytes(v.raid_type)},
+          {"state", std::string(to_string(array.volume_state(v.id)))},
+          {"created_time_ns", v.created_time_ns},
+          {"revision", v.revision}};
+}
+
+json host_view(const Array& array, const Host& h) {
+  json initiators = json::array();
+  for (const auto& i : h.initiators)
+    initiators.push_back({{"type", std::string(to_string(i.type))}, {"address", i.address}});
+  std::int64_t mappings = 0;
+  for (const auto& [id, m] : array.mappings()) mappings += m.host_id == h.id;
+  return {{"id", h.id},
+          {"name", h.name},
+          {"description", h.description},
+          {"initiators", initiators},
+          {"mapping_count", mappings},
+          {"revision", h.revision}};
+}
+
+json mapping_view(const Mapping& m) {
+  return {{"id", m.id},
+          {"volume_id", m.volume_id},
+          {"host_id", m.host_id},
+          {"lun", m.lun},
+          {"access", std::string(to_string(m.access))},
+          {"revision", m.revision}};
+}
+
+json qos_policy_view(const Array& array, const QosPolicy& q) {
+  std::int64_t volumes = 0;
+  for (const auto& [id, v] : array.volumes()) volumes += v.qos_policy_id == q.id;
+  return {{"id", q.id},
+          {"name", q.name},
+          {"min_iops", optional_int(q.qos.min_iops)},
+          {"max_iops", optional_int(q.qos.max_iops)},
+          {"burst_iops", optional_int(q.qos.burst_iops)},
+          {"volume_count", volumes},
+          {"revision", q.revision}};
+}
+
+json event_view(const Event& e) {
+  return {{"id", e.id},
+          {"time_ns", e.time_ns},
+          {"severity", std::string(to_string(e.severity))},
+          {"category", e.category},
+          {"object", e.object},
+          {"message", e.message}};
+}
+
+json fault_view(const FaultRecord& f) {
+  json j = {{"id", f.id}, {"time_ns", f.time_ns}, {"type", f.type}};
+  if (f.drive != 0) j["drive"] = f.drive;
+  if (f.type == "drive_slow") j["latency_multiplier"] = f.latency_multiplier;
+  j["result"] = f.result;
+  return j;
+}
+
+json rebuild_view(const controller::RebuildStatus& r) {
+  if (!r.active) return {{"active", false}};
+  return {{"active", true},
+          {"drive", r.drive + 1},
+          {"total_bytes", r.total_bytes},
+          {"done_bytes", r.done_bytes},
+          {"percent", std::floor(r.percent() * 10) / 10},
+          {"started_time_ns", r.started_ns}};
+}
+
+}  // namespace afasim::api

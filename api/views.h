@@ -1,0 +1,33 @@
+// JSON representations of the array's objects, as the ReST API v1 shows them (docs/api.md,
+// api/openapi.json). Each function reads the Array, so it runs on the model thread only.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "controller/array.h"
+
+namespace afasim::api {
+
+// What the array does not know about itself and the server does.
+struct SystemIdentity {
+  std::string name;            // the array's name
+  std::string afasim_version;  // e.g. "0.1.0"
+};
+
+nlohmann::json system_view(controller::Array& array, const SystemIdentity& identity);
+nlohmann::json controller_view(const controller::ControllerInfo& c);
+nlohmann::json datapac_view(const controller::Array& array, const controller::DataPacInfo& d);
+nlohmann::json pool_view(const controller::Array& array, const controller::Pool& p);
+nlohmann::json volume_view(const controller::Array& array, const controller::Volume& v);
+nlohmann::json host_view(const controller::Array& array, const controller::Host& h);
+nlohmann::json mapping_view(const controller::Mapping& m);
+nlohmann::json qos_policy_view(const controller::Array& array, const controller::QosPolicy& q);
+nlohmann::json event_view(const controller::Event& e);
+nlohmann::json fault_view(const controller::FaultRecord& f);
+nlohmann::json rebuild_view(const controller::RebuildStatus& r);
+
+// {min_iops, max_iops, burst_iops} with null for unset.
+nlohmann::json qos_view(const controller::QosSettings& q);
+
+}  // namespace afasim::api

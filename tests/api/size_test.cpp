@@ -1,0 +1,60 @@
+// parse_size: the size syntax of docs/api.md. Expected byte counts are the unit
+// definitions (IEC 80000-13 binary prefixes, SI decimal prefixes) worked by hand.
+#include "api/size.h"
+
+#include <doctest/doctest.h>
+
+namespace afasim::api {
+namespace {
+
+std::int64_t ok(const char* s) {
+  auto r = parse_size(s);
+  REQUIRE_MESSAGE(r.is_ok(), s << ": " << r.status().to_string());
+  return *r;
+}
+sim::Code code(const char* s) {
+  return parse_size(s).status().code();
+}
+
+TEST_CASE("parse_size reads plain, binary and decimal sizes") {
+  CHECK(ok("512") == 512);
+  CHECK(ok("0") == 0);
+  CHECK(ok("1B") == 1);
+  CHECK(ok("4KiB") == 4096);
+  CHECK(ok("4kib") == 4096);
+  CHECK(ok("4 KiB") == 4096);
+  CHECK(ok("100GiB") == 107374182400LL);
+  CHECK(ok("100G") == 107374182400LL);
+  CHECK(ok("2TB") == 2000000000000LL);
+  CHECK(ok("2tb") == 2000000000000LL);
+  CHECK(ok("1kB") == 1000);
+  CHECK(ok("3MB") == 3000000);
+  CHECK(ok("1.5TiB") == 1649267441664LL);  // 1.5 x 2^40
+  CHECK(ok("1.5KiB") == 1536);
+  CHECK(ok("0.5MiB") == 524288);
+  CHECK(ok("1PiB") == (1LL << 50));
+  CHECK(ok("7EiB") == 7LL << 60);
+  CHECK(ok("9223372036854775807") == INT64_MAX);
+}
+
+TEST_CASE("parse_size refuses nonsense with kInvalidArgument") {
+  for (const char* s :
+       {"", " ", "GiB", "lots", "1e3", "0x10", "1,000", "10 XB", "10GiBs", "1.", ".5G", "1 GiB ",
+        " 1GiB", "1  GiB", "+5G", "5-G", "1.2.3G", "-", "1.0000000000000000001GiB"}) {
+    INFO("\"" << s << "\"");
+    CHECK(code(s) == sim::Code::kInvalidArgument);
+  }
+  CHECK(code("1234567890123456789012345678901234567890123456789012345678901234567890") ==
+        sim::Code::kInvalidArgument);  // longer than kSizeStringMaxChars
+}
+
+TEST_CASE("parse_size refuses negative, fractional-byte and absurd sizes with kUnprocessable") {
+  for (const char* s : {"-5GiB", "-1", "1.3B", "0.1KiB", "8EiB", "9223372036854775808",
+                        "99999999999999999999999999999", "16EB", "1000000PiB"}) {
+    INFO("\"" << s << "\"");
+    CHECK(code(s) == sim::Code::kUnprocessable);
+  }
+}
+
+}  // namespace
+}  // namespace afasim::api
