@@ -15,6 +15,7 @@
 #include <string>
 
 #include "config/preset.h"
+#include "sim/rng.h"
 #include "workload/scenario_runner.h"
 
 using namespace afasim;
@@ -553,6 +554,53 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
   }
   CHECK(mismatches == "");
   CHECK(cases.size() >= 40);
+}
+
+TEST_CASE("fuzz: mutated shipped scenarios never crash the loader; errors keep their form") {
+  // Byte edits and token swaps on the shipped files. Any outcome but a crash, an exception
+  // or a message without the "t.json: " prefix is a bug; a failure prints the seed.
+  const std::vector<std::string> tokens = {"null",
+                                           "-1",
+                                           "1e999",
+                                           "\"\"",
+                                           "[]",
+                                           "{}",
+                                           "true",
+                                           "18446744073709551616",
+                                           "0.5",
+                                           "\"7\"",
+                                           "\"RAID6\"",
+                                           "\"drive_fail\"",
+                                           "\"[x]\\nbs=4q\"",
+                                           ",",
+                                           ":",
+                                           "}"};
+  std::vector<std::string> sources;
+  for (const auto& name : embedded_scenario_names())
+    sources.push_back(config::embedded_files().at("scenarios/" + name + ".json"));
+  for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
+    sim::Rng rng(seed, "scenario-fuzz");
+    std::string text = sources[rng.uniform(sources.size())];
+    const int edits = 1 + static_cast<int>(rng.uniform(4));
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng.uniform(text.size());
+      switch (rng.uniform(3)) {
+        case 0:
+          text.erase(at, 1 + rng.uniform(8));
+          break;
+        case 1:
+          text.insert(at, tokens[rng.uniform(tokens.size())]);
+          break;
+        default:
+          text[at] = static_cast<char>(rng.uniform(256));
+          break;
+      }
+    }
+    auto s = parse(text);
+    if (!s.is_ok() && s.status().message().rfind("t.json: ", 0) != 0) {
+      FAIL("seed " << seed << ": " << s.status().message());
+    }
+  }
 }
 
 TEST_CASE("setup errors the array raises name the scenario key") {
