@@ -258,7 +258,11 @@ class DataPath {
   void update_extent_health(Extent& e, bool was_degraded, bool was_lost);
   void start_rebuild();
   void rebuild_next();
-  sim::Status rebuild_member(Extent& e, int m, pool::ChunkAddr replacement, sim::Time& done);
+  // Picks the next extent to rebuild and its replacement chunk; false when none is left.
+  bool next_rebuild_chunk();
+  sim::Status rebuild_member(Extent& e, int m, pool::ChunkAddr replacement);
+  sim::Time time_rebuild_piece(const Extent& e, int m, pool::ChunkAddr replacement, std::int64_t offset,
+                               std::int64_t length);
 
   sim::Simulator& sim_;
   config::SystemPreset preset_;
@@ -286,6 +290,20 @@ class DataPath {
   RebuildStatus rebuild_;
   std::vector<int> rebuild_queue_;            // failed drives waiting for their rebuild
   std::vector<std::uint32_t> rebuild_extents_;  // extents left for the current drive
+  // The chunk being rebuilt: its extent (and the identity it had, in case the slot is
+  // reused), the lost member, where it goes, and how many pieces are done.
+  struct RebuildChunk {
+    std::uint32_t extent;
+    Id volume_id;
+    std::int64_t index;
+    int member;
+    pool::ChunkAddr replacement;
+    std::int64_t piece;
+  };
+  std::optional<RebuildChunk> rebuild_chunk_;
+  // Rebuild I/O moves in pieces of this size (assumption: the 1 MiB a RAID rebuild
+  // typically issues per request, small enough to interleave with host I/O).
+  static constexpr std::int64_t kRebuildPieceBytes = 1 << 20;
   int rebuild_progress_reported_ = 0;
 
   ExtentRecord record_of(const Extent& e) const;

@@ -139,44 +139,49 @@ void DataPath::start_rebuild() {
   rebuild_.active = false;
 }
 
-Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement, Time& done) {
-  // Reconstructs member m's whole chunk strip by strip into `replacement`, then times the
-  // reads of the survivors and the write of the new chunk as large sequential transfers.
+Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement) {
+  // Reconstructs member m's whole chunk strip by strip into `replacement`: a copy from the
+  // mirror or the XOR of the survivors. Rows that hold nothing on any source are zeros, and
+  // so is the replacement chunk (chunks are trimmed when freed): no bytes to move there.
   const raid::Layout& l = layout(e.type);
   const std::int64_t S = l.strip_bytes();
   const std::int64_t chunk = allocator_.chunk_bytes();
+  if (!has_payload()) return Status::ok();
   Work w;
-  std::vector<std::uint8_t> buf(has_payload() ? static_cast<std::size_t>(S) : 0);
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(S));
   for (std::int64_t row = 0; row < l.rows(); ++row) {
-    w.ops.clear();
-    // Rows that hold nothing on any source are zeros, and so is the replacement chunk
-    // (chunks are trimmed when freed): no bytes to move. The timing below still reads
-    // and writes the whole chunk, as an array that does not track holes would.
     bool any = false;
-    if (has_payload())
-      for (int o = 0; o < e.member_count && !any; ++o) {
-        if (o == m || is_missing(e.missing, o)) continue;
-        const ChunkAddr a = e.members[static_cast<std::size_t>(o)];
-        any = ssds_[static_cast<std::size_t>(a.drive)]->payload_may_hold_data(a.offset_bytes(chunk) + row * S, S);
-      }
-    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, any ? buf.data() : nullptr, w));
-    if (any) {
-      AFASIM_RETURN_IF_ERROR(ssds_[static_cast<std::size_t>(replacement.drive)]->write_payload(
-          replacement.offset_bytes(chunk) + row * S, {buf.data(), buf.size()}));
+    for (int o = 0; o < e.member_count && !any; ++o) {
+      if (o == m || is_missing(e.missing, o)) continue;
+      const ChunkAddr a = e.members[static_cast<std::size_t>(o)];
+      any = ssds_[static_cast<std::size_t>(a.drive)]->payload_may_hold_data(a.offset_bytes(chunk) + row * S, S);
     }
+    if (!any) continue;
+    w.ops.clear();
+    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, buf.data(), w));
+    AFASIM_RETURN_IF_ERROR(ssds_[static_cast<std::size_t>(replacement.drive)]->write_payload(
+        replacement.offset_bytes(chunk) + row * S, {buf.data(), buf.size()}));
   }
-  // Timing: one chunk-sized read per surviving source, one chunk-sized write.
-  const VolumeRuntime* owner = find_volume(e.volume_id);
-  const Id c = owner ? owner->preferred_controller : 1;
-  Time t = sim_.now();
-  Time reads_done = t;
-  for (const auto& op : w.ops)
-    reads_done = std::max(reads_done, backend(t, c, op.addr, 0, chunk, datapac::SsdOp::kRead));
-  done = backend(reads_done, c, replacement, 0, chunk, datapac::SsdOp::kWrite);
   return Status::ok();
 }
 
-void DataPath::rebuild_next() {
+Time DataPath::time_rebuild_piece(const Extent& e, int m, ChunkAddr replacement, std::int64_t offset,
+                                  std::int64_t length) {
+  // The survivors a lost member is rebuilt from: its mirror, or every other RAID 5 member.
+  const VolumeRuntime* owner = find_volume(e.volume_id);
+  const Id c = owner ? owner->preferred_controller : 1;
+  const Time t = sim_.now();
+  Time reads_done = t;
+  for (int o = 0; o < e.member_count; ++o) {
+    if (o == m || is_missing(e.missing, o)) continue;
+    if (e.type == RaidType::kRaid10 && o != raid::Layout::mirror_of(m)) continue;
+    reads_done = std::max(reads_done, backend(t, c, e.members[static_cast<std::size_t>(o)], offset, length,
+                                              datapac::SsdOp::kRead));
+  }
+  return backend(reads_done, c, replacement, offset, length, datapac::SsdOp::kWrite);
+}
+
+bool DataPath::next_rebuild_chunk() {
   const int drive = rebuild_.drive;
   const std::int64_t chunk = allocator_.chunk_bytes();
   while (!rebuild_extents_.empty()) {
@@ -186,48 +191,88 @@ void DataPath::rebuild_next() {
     int m = -1;
     for (int i = 0; i < e.member_count; ++i)
       if (e.members[static_cast<std::size_t>(i)].drive == drive && is_missing(e.missing, i)) m = i;
-    rebuild_.done_bytes += chunk;
-    if (e.member_count == 0 || e.lost || m < 0) continue;  // freed, lost or already rebuilt meanwhile
+    if (e.member_count == 0 || e.lost || m < 0) {  // freed, lost or already rebuilt meanwhile
+      rebuild_.done_bytes += chunk;
+      continue;
+    }
     VolumeRuntime* v = find_volume(e.volume_id);
     std::optional<int> datapac;
     if (e.type == RaidType::kRaid10) datapac = datapac_of(drive);  // keep the pair across DataPacs
     auto replacement = allocator_.allocate_replacement(e.member_list(), v ? v->pool_drives : std::vector<int>{}, datapac);
     if (!replacement.is_ok()) {
+      rebuild_.done_bytes += chunk;
       emit(Severity::kCritical, "rebuild", drive_object(drive),
            "rebuild of drive " + std::to_string(drive + 1) + " stalled: " + replacement.status().message() +
                "; volume " + std::to_string(e.volume_id) + " stays degraded");
       continue;
     }
-    Time done = sim_.now();
-    Status st = rebuild_member(e, m, *replacement, done);
+    rebuild_chunk_ = RebuildChunk{id, e.volume_id, e.index, m, *replacement, 0};
+    return true;
+  }
+  return false;
+}
+
+void DataPath::rebuild_next() {
+  const int drive = rebuild_.drive;
+  const std::int64_t chunk = allocator_.chunk_bytes();
+  if (!rebuild_chunk_ && !next_rebuild_chunk()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s", drive + 1,
+                  rebuild_.done_bytes / 1e9, sim::to_seconds(sim_.now() - rebuild_.started_ns));
+    emit(Severity::kInfo, "rebuild", drive_object(drive), buf);
+    rebuild_.active = false;
+    start_rebuild();
+    return;
+  }
+  RebuildChunk& rc = *rebuild_chunk_;
+  Extent& e = extents_[rc.extent];
+  const bool replacement_ok = allocator_.drive(rc.replacement.drive).usable;
+  const bool still_needed = e.member_count > 0 && e.volume_id == rc.volume_id && e.index == rc.index && !e.lost &&
+                            is_missing(e.missing, rc.member) &&
+                            e.members[static_cast<std::size_t>(rc.member)].drive == drive;
+  if (!still_needed || !replacement_ok) {
+    // The extent went away or was lost meanwhile, or the SSD taking the chunk failed: give
+    // the chunk back and, in the last case, start this extent over elsewhere.
+    if (replacement_ok) allocator_.release({rc.replacement});
+    if (still_needed) rebuild_extents_.push_back(rc.extent);
+    rebuild_.done_bytes -= rc.piece * kRebuildPieceBytes;
+    if (!still_needed) rebuild_.done_bytes += chunk;
+    rebuild_chunk_.reset();
+    sim_.after(0, [this] { rebuild_next(); });
+    return;
+  }
+  // One piece of the chunk: read from the survivors, write to the replacement. Pieces keep
+  // the rebuild's back-end I/O in host-sized bites between host I/O on the same SSDs.
+  const std::int64_t piece = std::min(kRebuildPieceBytes, chunk);
+  const Time done = time_rebuild_piece(e, rc.member, rc.replacement, rc.piece * piece, piece);
+  ++rc.piece;
+  rebuild_.done_bytes += piece;
+  if (rc.piece * piece >= chunk) {
+    // The bytes move, and the member switches, in this one event: a write to the extent
+    // lands either before (and is reconstructed) or after (and goes to the new chunk).
+    Status st = rebuild_member(e, rc.member, rc.replacement);
     if (!st.is_ok()) {
-      allocator_.release({*replacement});
+      allocator_.release({rc.replacement});
       emit(Severity::kCritical, "rebuild", drive_object(drive), "rebuild of a chunk failed: " + st.message());
-      continue;
+    } else {
+      const bool was_degraded = !e.lost && e.missing != 0;
+      e.members[static_cast<std::size_t>(rc.member)] = rc.replacement;
+      e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << rc.member));
+      update_extent_health(e, was_degraded, false);
+      if (Status p = notify_extent(ExtentChange::kUpdated, e); !p.is_ok())
+        emit(Severity::kError, "rebuild", drive_object(drive), "could not persist a rebuilt extent: " + p.message());
     }
-    const bool was_degraded = !e.lost && e.missing != 0;
-    e.members[static_cast<std::size_t>(m)] = *replacement;
-    e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << m));
-    update_extent_health(e, was_degraded, false);
-    if (Status p = notify_extent(ExtentChange::kUpdated, e); !p.is_ok())
-      emit(Severity::kError, "rebuild", drive_object(drive), "could not persist a rebuilt extent: " + p.message());
+    rebuild_chunk_.reset();
     const int percent = static_cast<int>(rebuild_.percent());
     if (percent / 10 > rebuild_progress_reported_ / 10 && percent < 100) {
       rebuild_progress_reported_ = percent;
       emit(Severity::kInfo, "rebuild", drive_object(drive),
            "rebuild of drive " + std::to_string(drive + 1) + " " + std::to_string(percent) + " % done");
     }
-    // Paced: the next chunk starts when this one is written and the rate allows.
-    const Time paced = sim_.now() + sim::transfer_time(chunk, options_.rebuild_bytes_per_second);
-    sim_.at(std::max(done, paced), [this] { rebuild_next(); });
-    return;
   }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s", drive + 1,
-                rebuild_.done_bytes / 1e9, sim::to_seconds(sim_.now() - rebuild_.started_ns));
-  emit(Severity::kInfo, "rebuild", drive_object(drive), buf);
-  rebuild_.active = false;
-  start_rebuild();
+  // Paced: the next piece starts when this one is written and the rate allows.
+  const Time paced = sim_.now() + sim::transfer_time(piece, options_.rebuild_bytes_per_second);
+  sim_.at(std::max(done, paced), [this] { rebuild_next(); });
 }
 
 }  // namespace afasim::controller

@@ -183,13 +183,13 @@ TEST_CASE("mappings: LUN unique per host, mapped volumes cannot be deleted") {
 
 TEST_CASE("pools: delete only when empty, a DataPac in at most one pool, RAID10 needs both") {
   Fixture f;
-  CHECK(f.array->create_pool({"p2", {1}}).status().code() == sim::Code::kConflict);
+  CHECK(f.array->create_pool({"p2", {1}, std::nullopt}).status().code() == sim::Code::kConflict);
   auto v = f.array->create_volume(f.spec("x", GiB)).value();
   CHECK(f.array->delete_pool(1).code() == sim::Code::kConflict);
   REQUIRE(f.array->delete_volume(v.id).is_ok());
   REQUIRE(f.array->delete_pool(1).is_ok());
-  auto p1 = f.array->create_pool({"dp1", {1}}).value();
-  auto p2 = f.array->create_pool({"dp2", {2}}).value();
+  auto p1 = f.array->create_pool({"dp1", {1}, std::nullopt}).value();
+  auto p2 = f.array->create_pool({"dp2", {2}, std::nullopt}).value();
   auto s = f.spec("r10", GiB);
   s.pool_id = p1.id;
   CHECK(f.array->create_volume(s).status().code() == sim::Code::kUnprocessable);
