@@ -168,8 +168,10 @@ TEST_CASE(
     CHECK(iops(r.timeline[k], db) <= 8000 * 1.01);
     CHECK(iops(r.timeline[k], db) >= 6000);
   }
-  // The rebuild costs the hosts: while it runs, latency is higher than before the failure.
-  CHECK(r.timeline[15].latency_ns_mean > 2 * r.timeline[5].latency_ns_mean);
+  // The rebuild costs the hosts: while it runs, mean latency is higher than before the
+  // failure and the tail (the I/O that queues behind a rebuild piece on its SSD) more so.
+  CHECK(r.timeline[15].latency_ns_mean > 1.2 * r.timeline[5].latency_ns_mean);
+  CHECK(r.timeline[15].latency_ns_p99 > 2 * r.timeline[5].latency_ns_p99);
   CHECK(r.array.errors == 0);
 }
 
