@@ -167,8 +167,8 @@ Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement, Time& d
     }
   }
   // Timing: one chunk-sized read per surviving source, one chunk-sized write.
-  const VolumeRuntime* owner = find_volume(e.volume_id);
-  const Id c = owner ? owner->preferred_controller : 1;
+  Id c = owner(e.volume_id);
+  if (c == 0) c = serving(1) ? 1 : 2;
   Time t = sim_.now();
   Time reads_done = t;
   for (const auto& op : w.ops)
@@ -178,6 +178,10 @@ Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement, Time& d
 }
 
 void DataPath::rebuild_next() {
+  if (!online()) {
+    rebuild_paused_ = true;  // resumed when a controller is active again
+    return;
+  }
   const int drive = rebuild_.drive;
   const std::int64_t chunk = allocator_.chunk_bytes();
   while (!rebuild_extents_.empty()) {
