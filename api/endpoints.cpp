@@ -773,7 +773,7 @@ Reply Endpoints::list_faults(const Call& c) {
 Reply Endpoints::create_fault(const Call& c) {
   no_query(c.http);
   const json body = json_body(c, false);
-  FieldReader f(body, {"type", "drive", "latency_multiplier"}, {"id", "time_ns", "result"});
+  FieldReader f(body, {"type", "drive", "latency_multiplier", "controller"}, {"id", "time_ns", "result"});
   controller::FaultSpec spec;
   spec.type = f.required_string("type");
   if (std::find(std::begin(controller::kFaultTypes), std::end(controller::kFaultTypes), spec.type) ==
@@ -783,6 +783,7 @@ Reply Endpoints::create_fault(const Call& c) {
     throw ApiError(422, problem::kUnprocessable, "type: unknown fault type \"" + spec.type + "\" (known: " + known + ")");
   }
   spec.drive = f.integer("drive").value_or(0);
+  spec.controller = f.integer("controller").value_or(0);
   if (const json* m = f.raw("latency_multiplier"); m != nullptr && !m->is_null()) {
     if (!m->is_number()) throw bad_request("latency_multiplier must be a number, got " + excerpt(*m));
     spec.latency_multiplier = m->get<double>();

@@ -81,6 +81,7 @@ json system_view(Array& array, const SystemIdentity& identity) {
           {"afasim_version", identity.afasim_version},
           {"api_version", "v1"},
           {"rebuild", rebuild_view(array.data_path().rebuild_status())},
+          {"power", power_view(array.data_path().power_status())},
           {"counts",
            {{"controllers", array.controllers().size()},
             {"datapacs", array.datapacs().size()},
@@ -95,7 +96,30 @@ json system_view(Array& array, const SystemIdentity& identity) {
 }
 
 json controller_view(const ControllerInfo& c) {
-  return {{"id", c.id}, {"name", c.name}, {"state", std::string(to_string(c.state))}};
+  return {{"id", c.id},
+          {"name", c.name},
+          {"state", std::string(to_string(c.state))},
+          {"cache_mode", std::string(to_string(c.cache_mode))},
+          {"cache_mode_reason", c.cache_mode_reason},
+          {"dirty_bytes", c.dirty_bytes},
+          {"cached_bytes", c.cached_bytes},
+          {"mirrored_bytes", c.mirrored_bytes},
+          {"write_cache_bytes", c.write_cache_bytes},
+          {"owned_volumes", c.owned_volumes}};
+}
+
+json power_view(const controller::PowerStatus& p) {
+  return {{"mains", p.mains_on ? "on" : "off"},
+          {"state", p.state},
+          {"inter_controller_link", p.link_up ? "up" : "cut"},
+          {"supercaps",
+           {{"packs", p.supercap_packs},
+            {"degraded", p.supercap_degraded},
+            {"energy_joules", std::round(p.energy_joules)},
+            {"capacity_joules", std::round(p.capacity_joules)},
+            {"vault_energy_joules", std::round(p.vault_energy_joules)},
+            {"charging", p.charging},
+            {"holdup_seconds", std::floor(p.holdup_seconds * 10) / 10}}}};
 }
 
 json datapac_view(const Array& array, const DataPacInfo& d) {
@@ -200,6 +224,7 @@ json fault_view(const FaultRecord& f) {
   json j = {{"id", f.id}, {"time_ns", f.time_ns}, {"type", f.type}};
   if (f.drive != 0) j["drive"] = f.drive;
   if (f.type == "drive_slow") j["latency_multiplier"] = f.latency_multiplier;
+  if (f.controller != 0) j["controller"] = f.controller;
   j["result"] = f.result;
   return j;
 }

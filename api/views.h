@@ -17,6 +17,8 @@ struct SystemIdentity {
 
 nlohmann::json system_view(controller::Array& array, const SystemIdentity& identity);
 nlohmann::json controller_view(const controller::ControllerInfo& c);
+// Mains, supercaps and the inter-controller link (GET /system's "power").
+nlohmann::json power_view(const controller::PowerStatus& p);
 nlohmann::json datapac_view(const controller::Array& array, const controller::DataPacInfo& d);
 nlohmann::json pool_view(const controller::Array& array, const controller::Pool& p);
 nlohmann::json volume_view(const controller::Array& array, const controller::Volume& v);

@@ -102,7 +102,12 @@ sim::Result<std::unique_ptr<Array>> Array::open(sim::Simulator& sim, const confi
 
 void Array::build_hardware() {
   for (int i = 0; i < preset_.controllers.count; ++i)
-    controllers_.push_back({i + 1, std::string(1, static_cast<char>('A' + i)), ControllerState::kActive});
+  {
+    ControllerInfo c;
+    c.id = i + 1;
+    c.name = std::string(1, static_cast<char>('A' + i));
+    controllers_.push_back(c);
+  }
   Id drive_id = 1;
   for (int d = 0; d < preset_.datapacs.count; ++d) {
     DataPacInfo dp;
@@ -279,8 +284,13 @@ sim::Time Array::saved_clock(const Snapshot& snapshot) {
 // ---------------------------------------------------------------------------------------
 // Lookups and derived figures
 
+const std::vector<ControllerInfo>& Array::controllers() const {
+  for (auto& c : controllers_) c = data_->controller_info(c.id);
+  return controllers_;
+}
+
 const ControllerInfo* Array::controller(Id id) const {
-  for (const auto& c : controllers_)
+  for (const auto& c : controllers())
     if (c.id == id) return &c;
   return nullptr;
 }
@@ -336,8 +346,28 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
   r.type = spec.type;
   r.drive = spec.drive;
   r.latency_multiplier = spec.latency_multiplier;
+  r.controller = spec.controller;
   const bool drive_fault = spec.type.rfind("drive_", 0) == 0;
-  if (!drive_fault) return sim::invalid_argument("unknown fault type \"" + spec.type + "\"");
+  if (!drive_fault) {
+    Status st;
+    if (spec.type == "controller_fail" || spec.type == "controller_restore") {
+      if (spec.controller != 1 && spec.controller != 2)
+        return sim::not_found("no controller " + std::to_string(spec.controller) + " (controllers are 1 (A) and 2 (B))");
+      st = spec.type == "controller_fail" ? data_->fail_controller(spec.controller)
+                                          : data_->restore_controller(spec.controller);
+    } else if (spec.type == "link_cut") st = data_->cut_link();
+    else if (spec.type == "link_restore") st = data_->restore_link();
+    else if (spec.type == "power_loss") st = data_->lose_power();
+    else if (spec.type == "power_restore") st = data_->restore_power();
+    else if (spec.type == "supercap_degrade") st = data_->degrade_supercap();
+    else if (spec.type == "supercap_restore") st = data_->restore_supercap();
+    else return sim::invalid_argument("unknown fault type \"" + spec.type + "\"");
+    if (!st.is_ok()) return st;
+    r.id = static_cast<std::int64_t>(faults_.size()) + 1;
+    r.result = "applied";
+    faults_.push_back(r);
+    return r;
+  }
   if (spec.drive < 1 || spec.drive > static_cast<Id>(drives_.size()))
     return sim::not_found("no drive " + std::to_string(spec.drive) + " (drives are 1 to " +
                           std::to_string(drives_.size()) + ")");

@@ -113,14 +113,20 @@ struct ArrayOptions {
 };
 
 // The fault types inject_fault knows (DESIGN.md "Faults").
-inline constexpr const char* kFaultTypes[] = {"drive_fail", "drive_pull", "drive_replace", "drive_slow",
-                                              "drive_restore_speed"};
+inline constexpr const char* kFaultTypes[] = {"drive_fail",        "drive_pull",         "drive_replace",
+                                              "drive_slow",        "drive_restore_speed", "controller_fail",
+                                              "controller_restore", "link_cut",           "link_restore",
+                                              "power_loss",        "power_restore",      "supercap_degrade",
+                                              "supercap_restore"};
 
-// A fault to inject now (DESIGN.md "Faults"). Drive faults name the drive by id (1-based).
+// A fault to inject now (DESIGN.md "Faults"). Drive faults name the drive by id (1-based),
+// controller_fail / controller_restore the controller (1 = A, 2 = B); link, power and
+// supercap faults name nothing.
 struct FaultSpec {
-  std::string type;  // drive_fail, drive_pull, drive_replace, drive_slow, drive_restore_speed
+  std::string type;  // one of kFaultTypes
   Id drive = 0;
   double latency_multiplier = 1.0;  // drive_slow
+  Id controller = 0;
 };
 
 template <typename T>
@@ -155,13 +161,14 @@ class Array {
   // online, degraded (a member lost, redundancy reduced) or failed (data lost).
   VolumeState volume_state(Id volume_id) const { return data_->volume_state(volume_id); }
 
-  // Faults (DESIGN.md "Faults"), now. kNotFound for an unknown drive, kConflict when the
-  // drive is not in a state the fault applies to, kInvalidArgument for an unknown type.
+  // Faults (DESIGN.md "Faults", docs/controller-states.md), now. kNotFound for an unknown
+  // drive or controller, kConflict when the drive, controller, link or power is not in a
+  // state the fault applies to, kInvalidArgument for an unknown type.
   sim::Result<FaultRecord> inject_fault(const FaultSpec& spec);
   const std::vector<FaultRecord>& faults() const { return faults_; }
 
-  // Hardware.
-  const std::vector<ControllerInfo>& controllers() const { return controllers_; }
+  // Hardware. Controller views are refreshed from the data path on each call.
+  const std::vector<ControllerInfo>& controllers() const;
   const ControllerInfo* controller(Id id) const;
   const std::vector<DataPacInfo>& datapacs() const { return datapacs_; }
   const DataPacInfo* datapac(Id id) const;
@@ -268,7 +275,7 @@ class Array {
   Journal& journal_;
   pool::CapacityModel capacity_model_;
 
-  std::vector<ControllerInfo> controllers_;
+  mutable std::vector<ControllerInfo> controllers_;
   std::vector<DataPacInfo> datapacs_;
   std::vector<DriveInfo> drives_;
 

@@ -99,6 +99,14 @@ DataPath::DataPath(sim::Simulator& sim, const config::SystemPreset& preset, cons
   }
   controller_stats_.resize(static_cast<std::size_t>(preset.controllers.count));
   for (auto& s : scratch_) s.resize(static_cast<std::size_t>(options_.strip_bytes));
+  // The array starts as it runs: both controllers active, mains on, supercaps charged.
+  AFASIM_ASSERT(preset.controllers.count == 2, "the model is a dual-controller array");
+  const std::int64_t cache_bytes =
+      options_.cache.write_cache_bytes > 0 ? options_.cache.write_cache_bytes : preset.controllers.dram_bytes / 4;
+  cache_blocks_cap_ = std::max<std::int64_t>(1, cache_bytes / kCacheBlock);
+  energy_joules_ = preset.supercaps.usable_energy_joules();
+  energy_at_ns_ = sim.now();
+  charging_ = true;
 }
 
 const raid::Layout& DataPath::layout(RaidType type) const {
@@ -118,8 +126,6 @@ const DataPath::VolumeRuntime* DataPath::find_volume(Id id) const {
   return id > 0 && static_cast<std::size_t>(id) < volumes_.size() ? volumes_[static_cast<std::size_t>(id)].get()
                                                                    : nullptr;
 }
-
-Id DataPath::owner_of(const VolumeRuntime& v) const { return v.preferred_controller; }
 
 void DataPath::emit(Severity s, std::string category, std::string object, std::string message) {
   if (events_) events_(s, std::move(category), std::move(object), std::move(message));
@@ -142,6 +148,10 @@ sim::Status DataPath::attach_volume(const Volume& v, std::vector<int> pool_drive
   rt.map.assign(static_cast<std::size_t>((v.capacity_bytes + ext - 1) / ext), kNoExtent);
   if (static_cast<std::size_t>(v.id) >= volumes_.size()) volumes_.resize(static_cast<std::size_t>(v.id) + 1);
   VolumeRuntime& attached = *(volumes_[static_cast<std::size_t>(v.id)] = std::make_unique<VolumeRuntime>(std::move(rt)));
+  // ALUA: its preferred controller owns it when active, else the other one.
+  const Id other = v.preferred_controller == 1 ? 2 : 1;
+  if (serving(v.preferred_controller)) attached.claims = static_cast<std::uint8_t>(1u << (v.preferred_controller - 1));
+  else if (serving(other)) attached.claims = static_cast<std::uint8_t>(1u << (other - 1));
   if (v.provisioning == Provisioning::kFixed && allocate_fixed) {
     for (std::size_t i = 0; i < attached.map.size(); ++i) {
       auto e = allocate_extent(attached, static_cast<std::int64_t>(i));
@@ -181,22 +191,23 @@ void DataPath::shrink_volume(Id volume_id, std::int64_t capacity_bytes) {
   if (v == nullptr) return;
   const std::int64_t ext = extent_bytes(v->raid_type);
   const auto keep = static_cast<std::size_t>((capacity_bytes + ext - 1) / ext);
+  drop_range(*v, static_cast<std::int64_t>(keep) * ext / kCacheBlock,
+             static_cast<std::int64_t>(v->map.size()) * ext / kCacheBlock, owner(volume_id));
   for (std::size_t i = keep; i < v->map.size(); ++i)
     if (v->map[i] != kNoExtent) release_extent(v->map[i]);
   v->map.resize(keep);
   v->capacity_bytes = capacity_bytes;
 }
 
-void DataPath::set_preferred_controller(Id volume_id, Id controller) {
-  if (VolumeRuntime* v = find_volume(volume_id)) v->preferred_controller = controller;
-}
-
 void DataPath::detach_volume(Id volume_id) {
   VolumeRuntime* v = find_volume(volume_id);
   if (v == nullptr) return;
+  // Its cached blocks go with it, dirty or not: the volume no longer exists.
+  drop_range(*v, 0, static_cast<std::int64_t>(v->map.size()) * extent_bytes(v->raid_type) / kCacheBlock, owner(volume_id));
   for (std::uint32_t id : v->map)
     if (id != kNoExtent) release_extent(id);
   volumes_[static_cast<std::size_t>(volume_id)].reset();
+  recount_cache();
 }
 
 std::uint32_t DataPath::place_extent(VolumeRuntime& v, std::int64_t index, const std::vector<ChunkAddr>& members,

@@ -8,14 +8,26 @@
 // event at the computed completion time runs the caller's callback. With a payload the
 // bytes are real: RAID 5 parity is XOR of real data and a rebuild reconstructs it.
 //
-// Places for later issues: the QoS scheduler gates submit() (issue 5); the write-back cache
-// and its mirror sit between the thin map and RAID (issue 6) — until then a write is
-// written through, paying the mirror's CPU cost so that steady-state figures hold.
+// The write-back cache and its mirror sit between the thin map and RAID (docs/write-cache.md):
+// a write's bytes go into its owner's cache and the peer's mirror and are acknowledged; they
+// reach the SSDs at destage. Reads see the cache first. The two controllers are state
+// machines (controller/controller_states.h, docs/controller-states.md) with volume
+// ownership (ALUA), failover over heartbeats and DataPac reservations, power loss with a
+// supercap-powered vault, and power restore replaying it. The QoS scheduler gates submit()
+// (issue 5).
+//
+// Contents move when an operation is planned (at submission for host I/O, at issue for a
+// destage); the time it takes is computed from the cost model and one event completes it.
+// A fault between the two decides what the completion does: a controller's failure parks
+// its in-flight I/O until a survivor owns the volume (the host's multipath retry), a power
+// loss fails it with kUnavailable.
 //
 // Not thread-safe: belongs to the model thread.
 #pragma once
 
 #include <array>
+#include <deque>
+#include <unordered_map>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,6 +37,7 @@
 #include <vector>
 
 #include "config/preset.h"
+#include "controller/controller_states.h"
 #include "controller/cost_model.h"
 #include "controller/io.h"
 #include "controller/objects.h"
@@ -57,6 +70,22 @@ struct DataPathOptions {
   // SSDs start in steady state (the review preconditioned them), not fresh out of the box.
   bool preconditioned = true;
   CostModel cost;
+  CacheOptions cache;
+  ControllerOptions controllers;
+};
+
+// Mains, supercaps and the inter-controller link, for GET /system. Energies in joules.
+struct PowerStatus {
+  bool mains_on = true;
+  std::string state;                   // "on", "holdup" (on supercaps, vaulting), "off"
+  int supercap_packs = 0;
+  bool supercap_degraded = false;      // a pack is degraded: the cache stays write-through
+  double energy_joules = 0;            // usable energy stored now
+  double capacity_joules = 0;          // usable energy when fully charged (degraded: less)
+  double vault_energy_joules = 0;      // what a vault of full caches needs
+  bool charging = false;
+  double holdup_seconds = 0;           // energy / hold-up load
+  bool link_up = true;                 // inter-controller link
 };
 
 // Per-volume counters, since the volume was attached.
@@ -120,7 +149,12 @@ class DataPath {
   sim::Status grow_volume(Id volume_id, std::int64_t capacity_bytes);
   // Undoes a grow whose commit failed: releases the extents past `capacity_bytes`.
   void shrink_volume(Id volume_id, std::int64_t capacity_bytes);
+  // Sets the volume's preferred controller; when that controller is active the volume moves
+  // to it (an event).
   void set_preferred_controller(Id volume_id, Id controller);
+  // The controller that owns (writes) the volume now, 0 while none does (takeover pending,
+  // array off).
+  Id owner(Id volume_id) const;
   // Releases every extent of the volume and forgets it.
   void detach_volume(Id volume_id);
   std::int64_t allocated_extents(Id volume_id) const;
@@ -137,6 +171,40 @@ class DataPath {
   // Starts `io`; `done` runs at the simulated completion time (also for errors, which
   // complete after the controller's front-end cost). Never blocks.
   void submit(const HostIo& io, IoCallback done);
+
+  // --- Controllers, cache and power (docs/controller-states.md, docs/write-cache.md) ---
+  // Each fails with kConflict when it does not apply (a failed controller fails again, the
+  // link is cut twice, power is restored while on...) and kNotFound for a controller id that
+  // is not 1 or 2; on success the state changes (now, or through later events) and each
+  // change is an event.
+  sim::Status fail_controller(Id c);
+  sim::Status restore_controller(Id c);
+  sim::Status cut_link();
+  sim::Status restore_link();
+  sim::Status lose_power();
+  sim::Status restore_power();
+  sim::Status degrade_supercap();
+  sim::Status restore_supercap();
+  ControllerInfo controller_info(Id c) const;
+  PowerStatus power_status() const;
+  // Whether the array accepts host I/O (mains on and a controller active).
+  bool online() const;
+  // Destages every dirty block now (for a clean shutdown); the destages complete through
+  // events: run the simulator until dirty_bytes() is 0.
+  void destage_all();
+  std::int64_t dirty_bytes() const;
+  std::int64_t write_cache_bytes() const { return cache_blocks_cap_ * kCacheBlock; }
+  // Invariant: every volume has at most one controller that writes it (holds its
+  // reservation) among those up. "" or the first violation.
+  std::string check_one_writer() const;
+  // The worst time from a controller's failure to its volumes being owned by the survivor
+  // (docs/controller-states.md): the later of heartbeat detection and the reservation
+  // lapsing, then the takeover work. 1.05 s with the defaults.
+  sim::Time takeover_bound_ns() const {
+    const ControllerOptions& o = options_.controllers;
+    return std::max<sim::Time>(o.lease_ns, (o.heartbeat_misses + 1) * o.heartbeat_interval_ns) + o.takeover_ns;
+  }
+  static constexpr std::int64_t kCacheBlock = 4096;
 
   // --- Faults (docs/faults.md) --------------------------------------------------------
   // Fails SSD `drive` (index): its chunks are lost, affected volumes go degraded or failed,
@@ -193,6 +261,71 @@ class DataPath {
     std::int64_t lost_extents = 0;
     std::int64_t degraded_extents = 0;
     VolumeIoStats stats;
+    // Controllers (bit c-1) that hold the volume's reservation and write it. One, or none
+    // while a takeover is pending; two only when fencing is switched off (test-only).
+    std::uint8_t claims = 0;
+    // Cache: block indexes in the order they became dirty / clean (may hold stale entries,
+    // skipped when popped), and counts of the volume's cached blocks.
+    std::deque<std::int64_t> dirty_fifo, clean_fifo;
+    std::int64_t dirty_blocks = 0, cached_blocks = 0;
+    sim::Time destage_until_ns = 0;  // when the last destage issued for it completes
+  };
+  // One 4 KiB block of a volume in the cache. Its owner's cache holds `data`; the peer holds
+  // a copy of version `mirrored_version` (0: none). A copy is current when it equals
+  // `version`; it goes stale when the owner changes the block while the peer is out of reach
+  // (the change is then logged on the DataPacs, so a survivor skips stale copies).
+  struct CacheBlock {
+    std::shared_ptr<std::uint8_t[]> data;  // kCacheBlock bytes; null without payload
+    std::uint64_t version = 0;
+    std::uint64_t mirrored_version = 0;
+    std::uint64_t destaging_version = 0;   // version an in-flight destage writes (0: none)
+    sim::Time destage_done_ns = 0;
+    bool dirty = false;
+  };
+  // A block saved in a controller's vault flash at power loss.
+  struct VaultRecord {
+    Id volume_id;
+    std::int64_t block;
+    std::uint64_t version;
+    std::shared_ptr<std::uint8_t[]> data;
+  };
+  // Host I/O waiting: for a volume's owner (takeover pending) — `execute` — or, already done,
+  // for its acknowledgement to be sent by a live owner.
+  struct Parked {
+    HostIo io;
+    bool execute = false;
+    sim::Status status;
+    IoCallback done;
+    sim::Time submitted = 0;
+  };
+  // A write-back write acknowledged once the cache has room.
+  struct Waiter {
+    Id volume_id;
+    std::int64_t new_blocks;
+    sim::Time ack_ns;
+    sim::Time submitted;
+    IoCallback done;
+  };
+  struct ControllerRuntime {
+    ControllerState state = ControllerState::kActive;
+    std::uint64_t epoch = 1;        // changes when it fails or loses power
+    sim::Time down_since_ns = 0;    // when it last stopped renewing its reservation
+    CacheMode mode = CacheMode::kWriteBack;
+    std::string mode_reason;
+    std::int64_t dirty_blocks = 0, cached_blocks = 0;  // its own volumes'
+    int destages = 0;                // destage operations in flight
+    std::deque<Waiter> waiting;
+    std::int64_t waiting_blocks = 0;
+    std::vector<VaultRecord> vault;  // non-volatile
+    sim::EventId timer;              // boot, sync or takeover
+    std::size_t destage_cursor = 0;
+  };
+  struct DestageOp {
+    Id controller;
+    std::uint64_t epoch;
+    Id volume_id;
+    std::int64_t first_block;
+    std::vector<std::uint64_t> versions;
   };
   static constexpr std::uint32_t kNoExtent = UINT32_MAX;
 
@@ -202,7 +335,6 @@ class DataPath {
   const raid::Layout& layout(raid::RaidType type) const;
   VolumeRuntime* find_volume(Id id);
   const VolumeRuntime* find_volume(Id id) const;
-  Id owner_of(const VolumeRuntime& v) const;
   void emit(Severity s, std::string category, std::string object, std::string message);
 
   // Allocation: a new extent of `v` at `index` on `members` (already taken from the
@@ -251,7 +383,71 @@ class DataPath {
   std::string check_row_parity(const Extent& e, std::int64_t row) const;
 
   void complete(IoCallback& done, sim::Status status, sim::Time submit, sim::Time at);
-  void do_trim(VolumeRuntime& v, const HostIo& io);
+  // Completes host I/O served by controller `c` at `at`, unless `c` fails or the power goes
+  // first (then it is parked for a survivor, or fails with kUnavailable).
+  void complete_on(Id c, const HostIo& io, IoCallback& done, sim::Status status, sim::Time submit, sim::Time at);
+  void submit_at(const HostIo& io, IoCallback done, sim::Time submitted);
+  void do_trim(VolumeRuntime& v, const HostIo& io, Id c);
+  sim::Status allocate_range(VolumeRuntime& v, std::int64_t offset, std::int64_t length);
+  // Writes [offset, +length) through to RAID (data null: zeros), keeping cached blocks
+  // coherent; fills `w`.
+  sim::Status write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
+                            const std::uint8_t* data, Work& w);
+  // Puts the write into the cache (owner's copy and peer's mirror); returns the fill reads in
+  // `w` and the number of blocks that became dirty.
+  sim::Status write_back(VolumeRuntime& v, Id c, const HostIo& io, Work& w, std::int64_t& new_blocks);
+  // Overlays cached blocks on a read; true when every block of the range was cached.
+  bool cache_read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy);
+  void flush_volume(VolumeRuntime& v, Id c, const HostIo& io, IoCallback& done, sim::Time now, sim::Time submitted);
+
+  // Cache (cache.cpp).
+  static std::uint64_t cache_key(Id volume, std::int64_t block) {
+    return (static_cast<std::uint64_t>(volume) << 40) | static_cast<std::uint64_t>(block);
+  }
+  CacheBlock* cached(Id volume, std::int64_t block);
+  void mark_dirty(VolumeRuntime& v, CacheBlock& b, std::int64_t block);
+  void mark_clean(VolumeRuntime& v, CacheBlock& b, std::int64_t block);
+  void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
+  void drop_range(VolumeRuntime& v, std::int64_t first_block, std::int64_t end_block, Id c);
+  void evict_clean(Id c);
+  void pump_destage(Id c);
+  // Starts one destage of controller `c`'s dirty data (the run from the oldest dirty block
+  // of its next volume); returns its completion time, or nullopt when nothing is left.
+  std::optional<sim::Time> destage_one(Id c, VolumeRuntime* only = nullptr);
+  std::optional<sim::Time> destage_run(Id c, VolumeRuntime& v, std::int64_t block);
+  void destage_done(std::size_t op);
+  void admit_waiters(Id c);
+  bool mirror_reachable(Id owner) const;
+  void check_writer(const VolumeRuntime& v, Id c);
+
+  // Controllers (controllers.cpp).
+  ControllerRuntime& ctl(Id c) { return ctl_[static_cast<std::size_t>(c - 1)]; }
+  const ControllerRuntime& ctl(Id c) const { return ctl_[static_cast<std::size_t>(c - 1)]; }
+  static Id peer_of(Id c) { return c == 1 ? 2 : 1; }
+  std::string ctl_name(Id c) const { return std::string(1, static_cast<char>('A' + c - 1)); }
+  void transition(Id c, ControllerTrigger trigger, const std::string& why);
+  void controller_down(Id c, const std::string& why);
+  void schedule_peer_lost(Id survivor, Id lost, sim::Time stopped_ns);
+  void peer_lost(Id survivor, Id lost);
+  void takeover(Id survivor, Id lost);
+  void claim(VolumeRuntime& v, Id c, const std::string& why);
+  void start_boot(Id c);
+  void boot_complete(Id c);
+  void start_sync(Id c);
+  void sync_complete(Id c);
+  void become_active(Id c);
+  void vault_done(Id c, bool ok, std::vector<VaultRecord> records, std::int64_t bytes);
+  void update_cache_modes(const std::string& why);
+  void release_parked();
+  void power_off_done();
+  void recount_cache();
+  void settle_energy() const;
+  double vault_energy_joules() const;
+  double power_status_capacity() const;
+  bool serving(Id c) const {
+    const ControllerState s = ctl(c).state;
+    return s == ControllerState::kActive || s == ControllerState::kSyncing;
+  }
 
   // Faults and rebuild (rebuild.cpp).
   sim::Status lose_drive(int drive, const char* how);
@@ -305,11 +501,33 @@ class DataPath {
   // typically issues per request, small enough to interleave with host I/O).
   static constexpr std::int64_t kRebuildPieceBytes = 1 << 20;
   int rebuild_progress_reported_ = 0;
+  bool rebuild_paused_ = false;  // the array lost power mid-rebuild
 
   ExtentRecord record_of(const Extent& e) const;
   sim::Status notify_extent(ExtentChange change, const Extent& e);
 
   ExtentListener extent_listener_;
+  // Cache and controllers.
+  std::unordered_map<std::uint64_t, CacheBlock> cache_;
+  std::int64_t cache_blocks_cap_ = 0;
+  std::uint64_t version_counter_ = 0;
+  std::array<ControllerRuntime, 2> ctl_;  // A, B (the model is a dual-controller array)
+  std::vector<DestageOp> destage_ops_;
+  std::vector<std::size_t> free_destage_ops_;
+  std::deque<Parked> parked_;
+  static constexpr std::size_t kMaxParked = 65536;
+  std::uint64_t power_epoch_ = 1;
+  bool mains_on_ = true;
+  bool link_up_ = true;
+  bool supercap_degraded_ = false;
+  mutable double energy_joules_ = 0;
+  mutable sim::Time energy_at_ns_ = 0;
+  bool charging_ = false;
+  sim::Time power_lost_ns_ = 0;
+  sim::EventId charge_event_;
+  std::unordered_map<std::uint64_t, std::uint64_t> replayed_version_;  // during a replay
+  Work destage_work_;
+  std::vector<std::uint8_t> destage_buf_;
   Work work_;  // the plan being built (one at a time: the model is single-threaded)
   std::vector<std::uint8_t> scratch_[3];
   std::vector<std::uint8_t> zeros_;

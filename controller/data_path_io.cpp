@@ -226,22 +226,99 @@ void DataPath::complete(IoCallback& done, Status status, Time submit, Time at) {
 // ---------------------------------------------------------------------------------------
 // Host I/O
 
-void DataPath::submit(const HostIo& io, IoCallback done) {
+void DataPath::complete_on(Id c, const HostIo& io, IoCallback& done, Status status, Time submit, Time at) {
+  const std::uint64_t epoch = ctl(c).epoch;
+  const std::uint64_t power = power_epoch_;
+  sim_.at(at, [this, c, epoch, power, io, cb = std::move(done), status = std::move(status), submit]() mutable {
+    if (power != power_epoch_) {
+      cb(IoCompletion{sim::unavailable("the array lost power"), submit, sim_.now()});
+      return;
+    }
+    if (epoch != ctl(c).epoch) {
+      // The controller failed before it could answer: the host's multipath retries on the
+      // survivor, which answers once it owns the volume (the work itself was done).
+      if (parked_.size() >= kMaxParked) {
+        cb(IoCompletion{sim::unavailable("no path to volume " + std::to_string(io.volume_id)), submit, sim_.now()});
+        return;
+      }
+      parked_.push_back(Parked{io, false, std::move(status), std::move(cb), submit});
+      release_parked();
+      return;
+    }
+    cb(IoCompletion{std::move(status), submit, sim_.now()});
+  });
+}
+
+void DataPath::submit(const HostIo& io, IoCallback done) { submit_at(io, std::move(done), sim_.now()); }
+
+Status DataPath::allocate_range(VolumeRuntime& v, std::int64_t offset, std::int64_t length) {
+  // All or nothing: a write that needs a new extent and finds none is refused before any
+  // byte lands.
+  const std::int64_t ext = extent_bytes(v.raid_type);
+  const std::int64_t end = offset + length;
+  std::vector<std::int64_t> fresh;
+  for (std::int64_t idx = offset / ext; idx <= (end - 1) / ext; ++idx) {
+    if (v.map[static_cast<std::size_t>(idx)] != kNoExtent) continue;
+    auto e = allocate_extent(v, idx);
+    Status persisted = e.is_ok() ? notify_extent(ExtentChange::kAllocated, extents_[*e]) : Status::ok();
+    if (!e.is_ok() || !persisted.is_ok()) {
+      if (e.is_ok()) release_extent(*e);
+      for (std::int64_t f : fresh) {
+        const std::uint32_t fid = v.map[static_cast<std::size_t>(f)];
+        (void)notify_extent(ExtentChange::kReleased, extents_[fid]);
+        release_extent(fid);
+      }
+      return !e.is_ok() ? sim::no_space("pool has no free extent for volume " + std::to_string(v.id) + ": " +
+                                        e.status().message())
+                        : persisted;
+    }
+    fresh.push_back(idx);
+  }
+  return Status::ok();
+}
+
+void DataPath::submit_at(const HostIo& io, IoCallback done, Time submitted) {
   const Time now = sim_.now();
   VolumeRuntime* v = find_volume(io.volume_id);
   const CostModel& cost = options_.cost;
   if (v == nullptr) {
-    complete(done, sim::not_found("no volume " + std::to_string(io.volume_id)), now, now);
+    complete(done, sim::not_found("no volume " + std::to_string(io.volume_id)), submitted, now);
     return;
   }
-  const Id c = owner_of(*v);
+  if (!mains_on_) {
+    complete(done, sim::unavailable("the array is powered off"), submitted, now);
+    return;
+  }
+  const Id c = owner(io.volume_id);
+  if (c == 0) {
+    // No controller owns the volume: a takeover or a boot is under way. The host's
+    // multipath driver retries until a path answers; a bounded queue stands for that.
+    const bool coming = serving(1) || serving(2);
+    if (!coming || parked_.size() >= kMaxParked) {
+      complete(done, sim::unavailable("no controller serves volume " + std::to_string(v->id) + " now"), submitted, now);
+      return;
+    }
+    parked_.push_back(Parked{io, true, Status::ok(), std::move(done), submitted});
+    return;
+  }
   const auto ci = static_cast<std::size_t>(c - 1);
   sim::Station& cpu = cores_[ci];
   ControllerIoStats& cstats = controller_stats_[ci];
   ++cstats.host_ios;
+  // ALUA: I/O that arrives at the other controller is forwarded over the link (active/
+  // non-optimized), paying its latency each way and the payload's transfer.
+  Time start = now, back = 0;
+  const Id arrival = io.arrival_controller;
+  if (arrival != 0 && arrival != c && link_up_ && serving(arrival)) {
+    ++controller_stats_[static_cast<std::size_t>(arrival - 1)].forwarded_ios;
+    auto& link = interconnect_[static_cast<std::size_t>(arrival - 1)];
+    start = (io.op == IoOp::kWrite ? link.transfer(now, io.length_bytes) : now) + cost.interconnect_latency_ns;
+    back = cost.interconnect_latency_ns + (io.op == IoOp::kRead ? sim::transfer_time(io.length_bytes, cost.interconnect_bytes_per_second) : 0);
+  }
+  auto finish = [&](Status st, Time at) { complete_on(c, io, done, std::move(st), submitted, at + back); };
   auto fail = [&](Status st) {
     ++v->stats.errors;
-    complete(done, std::move(st), now, cpu.serve(now, cost.host_io_ns));
+    finish(std::move(st), cpu.serve(start, cost.host_io_ns));
   };
   if (io.op != IoOp::kFlush) {
     if (io.length_bytes <= 0) return fail(sim::invalid_argument("empty I/O"));
@@ -261,18 +338,13 @@ void DataPath::submit(const HostIo& io, IoCallback done) {
   Status st;
   switch (io.op) {
     case IoOp::kFlush: {
-      if (options_.payload == datapac::PayloadKind::kFile)
-        for (auto& ssd : ssds_)
-          if (ssd->state() == datapac::SsdState::kHealthy) st = ssd->flush_payload();
       ++v->stats.other_ops;
-      const Time t = cpu.serve(now, cost.host_io_ns) + cost.host_port_latency_ns;
-      if (!st.is_ok()) ++v->stats.errors;
-      complete(done, st, now, t);
+      flush_volume(*v, c, io, done, start, submitted);
       return;
     }
     case IoOp::kTrim:
     case IoOp::kWriteZeroes: {
-      do_trim(*v, io);
+      do_trim(*v, io, c);
       ++v->stats.other_ops;
       if (io.op == IoOp::kWriteZeroes) {
         // The partial extents at either end are written with zeros.
@@ -281,21 +353,22 @@ void DataPath::submit(const HostIo& io, IoCallback done) {
           const std::int64_t idx = pos / ext;
           const std::int64_t within = pos % ext;
           const std::int64_t n = std::min(ext - within, end - pos);
-          const std::uint32_t id = v->map[static_cast<std::size_t>(idx)];
-          if (id != kNoExtent && n < ext) st = write_extent(extents_[id], within, n, nullptr, w);
+          if (v->map[static_cast<std::size_t>(idx)] != kNoExtent && n < ext)
+            st = write_through(*v, c, pos, n, nullptr, w);
           pos += n;
         }
       }
-      Time t = cpu.serve(now, cost.host_io_ns + static_cast<Time>(w.ops.size()) * cost.backend_op_ns +
-                                  static_cast<Time>(w.parity_rows) * cost.parity_op_ns + cost.parity_xor_ns(w.xor_bytes));
+      Time t = cpu.serve(start, cost.host_io_ns + static_cast<Time>(w.ops.size()) * cost.backend_op_ns +
+                                    static_cast<Time>(w.parity_rows) * cost.parity_op_ns + cost.parity_xor_ns(w.xor_bytes));
       t = run_plan(w, t, c) + cost.host_port_latency_ns;
       if (!st.is_ok()) ++v->stats.errors;
-      complete(done, st, now, t);
+      finish(st, t);
       return;
     }
     case IoOp::kRead: {
+      const bool hit = cache_read(*v, io.offset_bytes, io.length_bytes, nullptr, false);
       const std::int64_t end = io.offset_bytes + io.length_bytes;
-      for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok();) {
+      for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok() && !hit;) {
         const std::int64_t idx = pos / ext;
         const std::int64_t within = pos % ext;
         const std::int64_t n = std::min(ext - within, end - pos);
@@ -309,8 +382,10 @@ void DataPath::submit(const HostIo& io, IoCallback done) {
         pos += n;
       }
       if (!st.is_ok()) return fail(st);
-      Time t = cpu.serve(now, cost.host_io_ns + static_cast<Time>(w.ops.size()) * cost.backend_op_ns +
-                                  cost.parity_xor_ns(w.xor_bytes));
+      // What the cache holds is newer than the SSDs: it goes over what they returned.
+      if (io.read_buffer != nullptr && has_payload()) cache_read(*v, io.offset_bytes, io.length_bytes, io.read_buffer, true);
+      Time t = cpu.serve(start, cost.host_io_ns + static_cast<Time>(w.ops.size()) * cost.backend_op_ns +
+                                    cost.parity_xor_ns(w.xor_bytes));
       t = run_plan(w, t, c);
       t = data_movers_[ci].transfer(t, io.length_bytes);
       auto& ports = host_ports_out_[ci];
@@ -319,72 +394,71 @@ void DataPath::submit(const HostIo& io, IoCallback done) {
       t = port->transfer(t, io.length_bytes) + cost.host_port_latency_ns;
       ++v->stats.read_ops;
       v->stats.read_bytes += io.length_bytes;
-      v->stats.read_latency_ns.record(t - now);
+      v->stats.read_latency_ns.record(t + back - submitted);
       cstats.read_bytes += io.length_bytes;
-      complete(done, Status::ok(), now, t);
+      finish(Status::ok(), t);
       return;
     }
     case IoOp::kWrite: {
-      const std::int64_t end = io.offset_bytes + io.length_bytes;
-      // Allocate first, all or nothing: a write that needs a new extent and finds none is
-      // refused before any byte lands.
-      std::vector<std::int64_t> fresh;
-      for (std::int64_t idx = io.offset_bytes / ext; idx <= (end - 1) / ext; ++idx) {
-        if (v->map[static_cast<std::size_t>(idx)] != kNoExtent) continue;
-        auto e = allocate_extent(*v, idx);
-        Status persisted = e.is_ok() ? notify_extent(ExtentChange::kAllocated, extents_[*e]) : Status::ok();
-        if (!e.is_ok() || !persisted.is_ok()) {
-          if (e.is_ok()) release_extent(*e);
-          for (std::int64_t f : fresh) {
-            const std::uint32_t fid = v->map[static_cast<std::size_t>(f)];
-            (void)notify_extent(ExtentChange::kReleased, extents_[fid]);
-            release_extent(fid);
-          }
-          return fail(!e.is_ok() ? sim::no_space("pool has no free extent for volume " + std::to_string(v->id) +
-                                                 ": " + e.status().message())
-                                 : persisted);
-        }
-        fresh.push_back(idx);
-      }
-      for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok();) {
-        const std::int64_t idx = pos / ext;
-        const std::int64_t within = pos % ext;
-        const std::int64_t n = std::min(ext - within, end - pos);
-        const std::uint8_t* src = io.write_data ? io.write_data + (pos - io.offset_bytes) : nullptr;
-        st = write_extent(extents_[v->map[static_cast<std::size_t>(idx)]], within, n, src, w);
-        pos += n;
-      }
+      if (Status a = allocate_range(*v, io.offset_bytes, io.length_bytes); !a.is_ok()) return fail(a);
+      const bool cached = ctl(c).mode == CacheMode::kWriteBack && !io.fua &&
+                          io.length_bytes < options_.cache.bypass_bytes;
+      std::int64_t new_blocks = 0;
+      st = cached ? write_back(*v, c, io, w, new_blocks)
+                  : write_through(*v, c, io.offset_bytes, io.length_bytes, io.write_data, w);
       if (!st.is_ok()) return fail(st);
       auto& ports = host_ports_in_[ci];
       auto port = std::min_element(ports.begin(), ports.end(),
                                    [](const datapac::Link& a, const datapac::Link& b) { return a.busy_until() < b.busy_until(); });
-      Time t = port->transfer(now, io.length_bytes);
+      Time t = port->transfer(start, io.length_bytes);
       t = data_movers_[ci].transfer(t, io.length_bytes);
-      t = cpu.serve(t, cost.host_io_ns + cost.mirror_ns + static_cast<Time>(w.ops.size()) * cost.backend_op_ns +
+      // Write-back: the owner's cores take the host I/O and the mirror's cost (the fill reads
+      // of partial blocks too); the SSD work is the destage's. Write-through: the SSD work
+      // is done now and the ack waits for it.
+      t = cpu.serve(t, cost.host_io_ns + (cached ? cost.mirror_ns : 0) +
+                           static_cast<Time>(w.ops.size()) * cost.backend_op_ns +
                            static_cast<Time>(w.parity_rows) * cost.parity_op_ns + cost.parity_xor_ns(w.xor_bytes));
-      // Until the write-back cache exists (issue 6) the write is mirrored and written
-      // through; the ack waits for both.
-      const Time mirrored = interconnect_[ci].transfer(t, io.length_bytes) + cost.interconnect_latency_ns;
-      t = std::max(mirrored, run_plan(w, t, c)) + cost.host_port_latency_ns;
+      t = run_plan(w, t, c);
+      if (cached) t = interconnect_[ci].transfer(t, io.length_bytes) + cost.interconnect_latency_ns;
+      t += cost.host_port_latency_ns;
       ++v->stats.write_ops;
       v->stats.write_bytes += io.length_bytes;
-      v->stats.write_latency_ns.record(t - now);
       cstats.write_bytes += io.length_bytes;
-      complete(done, Status::ok(), now, t);
+      ControllerRuntime& cr = ctl(c);
+      if (cached && new_blocks > 0 &&
+          (!cr.waiting.empty() || cr.dirty_blocks - cr.waiting_blocks > cache_blocks_cap_)) {
+        // The cache is full: the write is in it (and mirrored) but is acknowledged only when
+        // destage has made room for it — the host sees the back end's rate.
+        if (cr.waiting.size() >= options_.cache.max_waiting_writes) {
+          ++v->stats.errors;
+          finish(sim::unavailable("write cache of controller " + ctl_name(c) + " is full"), t);
+        } else {
+          cr.waiting.push_back(Waiter{v->id, new_blocks, t + back, submitted, std::move(done)});
+          cr.waiting_blocks += new_blocks;
+        }
+      } else {
+        v->stats.write_latency_ns.record(t + back - submitted);
+        finish(Status::ok(), t);
+      }
+      if (cached) evict_clean(c);
+      pump_destage(c);
       return;
     }
   }
 }
 
-void DataPath::do_trim(VolumeRuntime& v, const HostIo& io) {
+void DataPath::do_trim(VolumeRuntime& v, const HostIo& io, Id c) {
   // Only whole extents are unmapped (docs/capacity.md): a thin volume gives them back to the
-  // pool; a fixed one keeps them and zeroes their members so that parity stays whole.
+  // pool; a fixed one keeps them and zeroes their members so that parity stays whole. Cached
+  // blocks of those extents go with them.
   const std::int64_t ext = extent_bytes(v.raid_type);
   const std::int64_t first = (io.offset_bytes + ext - 1) / ext;
   const std::int64_t last = (io.offset_bytes + io.length_bytes) / ext;  // exclusive
+  if (first < last) drop_range(v, first * ext / kCacheBlock, last * ext / kCacheBlock, c);
   for (std::int64_t idx = first; idx < last; ++idx) {
     const std::uint32_t id = v.map[static_cast<std::size_t>(idx)];
     if (id == kNoExtent) continue;
+    check_writer(v, c);
     if (v.provisioning == Provisioning::kThin) {
       if (notify_extent(ExtentChange::kReleased, extents_[id]).is_ok()) release_extent(id);
       continue;

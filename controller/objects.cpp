@@ -9,6 +9,16 @@ std::string_view to_string(ControllerState s) {
     case ControllerState::kSyncing: return "syncing";
     case ControllerState::kActive: return "active";
     case ControllerState::kFailed: return "failed";
+    case ControllerState::kVaulting: return "vaulting";
+  }
+  return "?";
+}
+
+std::string_view to_string(CacheMode m) {
+  switch (m) {
+    case CacheMode::kNone: return "none";
+    case CacheMode::kWriteBack: return "write-back";
+    case CacheMode::kWriteThrough: return "write-through";
   }
   return "?";
 }

@@ -19,7 +19,8 @@ namespace afasim::controller {
 
 using Id = std::int64_t;
 
-enum class ControllerState { kOff, kBooting, kSyncing, kActive, kFailed };
+// The controller state machine (controller/controller_states.h, docs/controller-states.md).
+enum class ControllerState { kOff, kBooting, kSyncing, kActive, kFailed, kVaulting };
 enum class DriveState { kHealthy, kFailed, kRemoved };
 enum class Provisioning { kThin, kFixed };
 enum class InitiatorType { kFc, kIscsi, kNbd };
@@ -48,10 +49,23 @@ struct QosSettings {
   bool operator==(const QosSettings&) const = default;
 };
 
+// Cache mode of a controller (docs/controller-states.md "The write cache"): write-back acks
+// a write once it is in the owner's cache and mirrored into the peer's; write-through acks
+// after the SSDs; none while the controller serves no I/O (off, booting, vaulting, failed).
+enum class CacheMode { kNone, kWriteBack, kWriteThrough };
+std::string_view to_string(CacheMode m);
+
 struct ControllerInfo {
   Id id = 0;               // 1 or 2
   std::string name;        // "A", "B"
   ControllerState state = ControllerState::kActive;
+  CacheMode cache_mode = CacheMode::kWriteBack;
+  std::string cache_mode_reason;       // why write-through or none ("" when write-back)
+  std::int64_t dirty_bytes = 0;        // written, acknowledged, not yet destaged (own volumes)
+  std::int64_t cached_bytes = 0;       // dirty + clean bytes of its own volumes in its cache
+  std::int64_t mirrored_bytes = 0;     // the peer's dirty bytes it holds a mirror copy of
+  std::int64_t write_cache_bytes = 0;  // the write cache's size (docs/write-cache.md)
+  std::int64_t owned_volumes = 0;      // volumes it owns now (ALUA active/optimized)
 };
 
 struct DriveInfo {
@@ -141,6 +155,7 @@ struct FaultRecord {
   std::string type;        // "drive_fail", "drive_pull", "drive_replace", "drive_slow", ...
   Id drive = 0;            // for drive faults: drive id (1-based)
   double latency_multiplier = 1.0;  // drive_slow
+  Id controller = 0;       // for controller_fail / controller_restore: 1 (A) or 2 (B)
   std::string result;      // what it did, or why it was refused
 };
 

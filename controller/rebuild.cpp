@@ -168,8 +168,8 @@ Status DataPath::rebuild_member(Extent& e, int m, ChunkAddr replacement) {
 Time DataPath::time_rebuild_piece(const Extent& e, int m, ChunkAddr replacement, std::int64_t offset,
                                   std::int64_t length) {
   // The survivors a lost member is rebuilt from: its mirror, or every other RAID 5 member.
-  const VolumeRuntime* owner = find_volume(e.volume_id);
-  const Id c = owner ? owner->preferred_controller : 1;
+  Id c = owner(e.volume_id);
+  if (c == 0) c = serving(1) ? 1 : 2;
   const Time t = sim_.now();
   Time reads_done = t;
   for (int o = 0; o < e.member_count; ++o) {
@@ -213,6 +213,10 @@ bool DataPath::next_rebuild_chunk() {
 }
 
 void DataPath::rebuild_next() {
+  if (!online()) {
+    rebuild_paused_ = true;  // resumed when a controller is active again
+    return;
+  }
   const int drive = rebuild_.drive;
   const std::int64_t chunk = allocator_.chunk_bytes();
   if (!rebuild_chunk_ && !next_rebuild_chunk()) {

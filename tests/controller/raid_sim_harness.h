@@ -1,6 +1,8 @@
 // A harness for simulation tests of the data path: an ISE 860 G3 with payload `memory`,
 // volumes, a verifying writer that remembers which write last touched each 4 KiB block, and
-// helpers that run I/O to completion in virtual time.
+// helpers that run I/O to completion in virtual time. The write cache is 16 MiB per
+// controller unless the options say otherwise, so that test-sized volumes exercise destage
+// (and RAID writes) all the time, not only the cache.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -57,6 +59,7 @@ struct SimArray {
   explicit SimArray(std::uint64_t s, DataPathOptions dpo = {}) : seed(s) {
     sim = std::make_unique<sim::Simulator>(seed);
     dpo.payload = datapac::PayloadKind::kMemory;
+    if (dpo.cache.write_cache_bytes == 0) dpo.cache.write_cache_bytes = 16 << 20;
     ArrayOptions o;
     o.data_path = dpo;
     auto a = Array::open(*sim, catalog, preset, journal, journal.snapshot(), o);

@@ -113,14 +113,17 @@ TEST_CASE("RAID5 full-stripe writes read nothing; read-modify-write reads old da
   const Id v = a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
   const auto& dp = a.array->data_path();
   auto backend_ops = [&] { return dp.controller_stats(1).backend_ops + dp.controller_stats(2).backend_ops; };
-  // 4 data strips of 64 KiB = one full row: 5 writes, no reads.
+  // 4 data strips of 64 KiB = one full row: 5 writes, no reads. The writes land in the
+  // write-back cache; destage_all() sends them to RAID now (as a FLUSH would).
   std::int64_t before = backend_ops();
   a.write(a.vols[0], 0, 256 * 1024);
+  a.array->data_path().destage_all();
   a.sim->run();
   CHECK(backend_ops() - before == 5);
   // One 4 KiB block: read old data + old parity, write data + parity.
   before = backend_ops();
   a.write(a.vols[0], 8192, 4096);
+  a.array->data_path().destage_all();
   a.sim->run();
   CHECK(backend_ops() - before == 4);
   a.read_check(a.vols[0], 0, 256 * 1024);
