@@ -1,0 +1,188 @@
+// Internal to target/: one NBD client connection (handshake, then transmission) and the
+// state the server shares with its connections. Not a public interface; see nbd_server.h.
+//
+// Threads: a Connection lives on its socket's strand (an Asio thread). The model thread
+// touches only Mailbox (under its mutex) and the Requests it was handed; it never holds a
+// Connection. Requests carry their own buffers, so a completion that arrives after the
+// client has gone writes into memory that still exists and is then dropped.
+#pragma once
+
+#include <utility>  // before Boost.Asio 1.74's awaitable.hpp, which uses std::exchange
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "controller/array.h"
+#include "serve/model_thread.h"
+#include "target/nbd_exports.h"
+#include "target/nbd_protocol.h"
+#include "target/nbd_server.h"
+
+namespace afasim::target::detail {
+
+namespace asio = boost::asio;
+using Socket = asio::generic::stream_protocol::socket;
+
+class Connection;
+
+// Closed when the server stops: after that nothing is posted to its io_context, which may
+// be gone. The model thread checks it (under `mu`) before every post.
+struct Gate {
+  std::mutex mu;
+  bool open = true;
+};
+
+// What the server and its connections share; outlives both (held by shared_ptr).
+struct ServerCore {
+  controller::Array* array = nullptr;
+  serve::ModelThread* model = nullptr;
+  NbdServerOptions options;
+  asio::io_context io;
+  std::shared_ptr<Gate> gate = std::make_shared<Gate>();
+
+  std::atomic<std::int64_t> connections_accepted{0}, connections_refused{0}, connections_active{0};
+  std::atomic<std::int64_t> requests{0}, requests_refused{0}, protocol_errors{0};
+  std::atomic<std::uint64_t> next_connection_id{1};
+
+  // Live connections, to close them at stop(). Guarded by `registry_mu`.
+  std::mutex registry_mu;
+  std::map<std::uint64_t, std::weak_ptr<Connection>> registry;
+  bool stopping = false;  // guarded by registry_mu
+};
+
+struct Mailbox;
+
+// One transmission request from header to reply. Owned by exactly one party at a time:
+// the connection, then the model (inside the array's completion callback), then the
+// mailbox, then the connection's write queue.
+struct Request {
+  nbd::RequestHeader header;
+  std::unique_ptr<std::uint8_t[]> data;  // WRITE payload, or the READ buffer
+  std::int64_t charged_bytes = 0;        // counted against the connection's in-flight bytes
+  std::uint32_t error = 0;
+  std::string message;                   // why, for an error chunk
+  std::vector<nbd::BlockDescriptor> extents;  // BLOCK_STATUS result
+  sim::Time latency_ns = 0;
+  std::shared_ptr<Mailbox> mailbox;
+  std::vector<std::uint8_t> head;        // reply bytes sent before `data`
+};
+
+// Where the model thread leaves finished requests for a connection.
+struct Mailbox {
+  std::mutex mu;
+  std::vector<std::unique_ptr<Request>> done;
+  bool wake_pending = false;  // a wake-up is posted and not yet run
+  bool closed = false;        // the connection is gone: drop what arrives
+  asio::io_context::executor_type io_executor;
+  std::weak_ptr<Connection> connection;
+  std::shared_ptr<Gate> gate;
+
+  explicit Mailbox(asio::io_context::executor_type ex) : io_executor(std::move(ex)) {}
+  // Model thread: queues `r` and wakes the connection if it is not already woken.
+  static void deliver(std::unique_ptr<Request> r);
+};
+
+// Runs `batch` on the model thread: each request into Array::submit (or answered there:
+// BLOCK_STATUS, unmapped export), completions to their mailboxes.
+void start_requests(controller::Array& array, const ExportInfo& e, std::vector<std::unique_ptr<Request>>& batch);
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(std::shared_ptr<ServerCore> core, Socket socket, std::string client_address, std::uint64_t id);
+  ~Connection();
+
+  // The connection's whole life; spawned on the socket's strand.
+  asio::awaitable<void> run();
+  // Strand: closes the socket now (hard disconnect). Idempotent.
+  void close(std::string_view why);
+  // Strand: server stop. Requests in flight finish; new ones get ESHUTDOWN; the connection
+  // closes when nothing is in flight.
+  void begin_shutdown();
+  // Strand: the mailbox has finished requests.
+  void on_completions();
+
+  std::uint64_t id() const { return id_; }
+  Socket::executor_type executor() { return socket_.get_executor(); }
+
+ private:
+  struct Counters {
+    std::int64_t reads = 0, writes = 0, other = 0, read_bytes = 0, write_bytes = 0, errors = 0;
+  };
+
+  // Handshake (returns true when transmission starts).
+  asio::awaitable<bool> handshake();
+  asio::awaitable<bool> handle_option(std::uint32_t option, std::vector<std::uint8_t>& data);
+  asio::awaitable<void> reply_list(std::uint32_t option);
+  asio::awaitable<bool> reply_info(std::uint32_t option, std::span<const std::uint8_t> data);
+  asio::awaitable<bool> reply_export_name(std::span<const std::uint8_t> data);
+  asio::awaitable<void> reply_meta_context(std::uint32_t option, std::span<const std::uint8_t> data);
+  asio::awaitable<void> send(std::vector<std::uint8_t> bytes);
+  // Looks an export up on the model thread; nullopt also when the model is stopped.
+  std::optional<ExportInfo> lookup_export(const std::string& name);
+  void enter_transmission(ExportInfo e);
+
+  // Buffered reading.
+  asio::awaitable<void> fill(std::size_t n);  // at least n bytes buffered; throws at EOF
+  std::span<const std::uint8_t> buffered() const { return {rbuf_.data() + rpos_, rend_ - rpos_}; }
+  void consume(std::size_t n) { rpos_ += n; }
+  asio::awaitable<void> read_into(std::uint8_t* dst, std::size_t n);
+  asio::awaitable<void> discard(std::size_t n);
+
+  // Transmission.
+  asio::awaitable<void> transmission();
+  asio::awaitable<void> wait_for_room(std::int64_t bytes);
+  void refuse(const nbd::RequestHeader& h, std::uint32_t error, std::string why);
+  void flush_batch();
+  void finish(std::unique_ptr<Request> r);  // builds the reply and queues it
+  void pump_writes();
+  void on_written(const boost::system::error_code& ec);
+  void maybe_close_after_drain();
+  void wake_reader();
+
+  std::shared_ptr<ServerCore> core_;
+  Socket socket_;
+  std::string client_address_;
+  std::uint64_t id_;
+  std::string label_;  // "nbd#7 127.0.0.1", for logs
+  bool closed_ = false;
+  bool shutting_down_ = false;
+  asio::steady_timer handshake_timer_;
+  asio::steady_timer room_timer_;  // the reader waits on it for in-flight room
+  bool reader_waiting_ = false;
+
+  std::vector<std::uint8_t> rbuf_;
+  std::size_t rpos_ = 0, rend_ = 0;
+
+  // Negotiated state.
+  bool fixed_newstyle_ = false;
+  bool no_zeroes_ = false;
+  bool structured_ = false;
+  std::string meta_export_;     // export named by the last SET_META_CONTEXT
+  bool meta_selected_ = false;  // it selected base:allocation
+  std::shared_ptr<const ExportInfo> export_;
+  nbd::TransmissionLimits limits_;
+  bool in_transmission_ = false;
+  bool disc_received_ = false;
+
+  std::shared_ptr<Mailbox> mailbox_;
+  std::vector<std::unique_ptr<Request>> batch_;  // read, not yet handed to the model
+  int requests_in_flight_ = 0;
+  std::int64_t bytes_in_flight_ = 0;
+  std::deque<std::unique_ptr<Request>> out_queue_;
+  std::vector<std::unique_ptr<Request>> writing_;
+  std::vector<asio::const_buffer> write_buffers_;
+  bool write_in_progress_ = false;
+  Counters counters_;
+};
+
+// Inclusive bound on the handshake reads: fill() never needs more than this at once.
+inline constexpr std::size_t kReadBufferBytes = 256 << 10;
+
+}  // namespace afasim::target::detail

@@ -1,0 +1,119 @@
+// target::NbdServer — the array's NBD target: real NBD clients (nbdinfo, nbdcopy, qemu-img,
+// fio's nbd engine, the kernel's nbd-client) do real I/O on its volumes (issue 4,
+// docs/nbd.md).
+//
+// The protocol is NetworkBlockDevice's doc/proto.md: fixed newstyle handshake only (no TLS);
+// options EXPORT_NAME, ABORT, LIST, INFO, GO, STRUCTURED_REPLY, LIST_META_CONTEXT and
+// SET_META_CONTEXT (base:allocation); commands READ, WRITE, FLUSH, TRIM, WRITE_ZEROES,
+// BLOCK_STATUS, DISC, with FUA. Exports follow LUN masking (target/nbd_exports.h).
+//
+// Threads. The server runs Boost.Asio on its own `io_threads` threads. Every request that
+// touches the array is handed to the model thread through serve::ModelThread::post and
+// goes through controller::Array::submit, the same door as a simulated workload; its
+// completion runs on the model thread at the simulated completion time (paced to the wall
+// clock with `--pace realtime`) and is handed back to the connection's Asio strand, which
+// sends the reply. Handshake look-ups (which exports a client sees) use ModelThread::call.
+// Public methods are for the owning thread; stats() is thread-safe.
+//
+// Bounds (each says what happens at the bound):
+// - connections: at most `max_connections`; one more is accepted and closed at once.
+// - handshake: `handshake_timeout` to reach transmission, at most `max_options` options,
+//   option data up to kMaxOptionDataBytes (larger: NBD_REP_ERR_TOO_BIG); past the first
+//   two the connection is closed.
+// - payload: requests longer than `max_payload_bytes` (the advertised maximum block size)
+//   are refused with EINVAL (a WRITE's payload is read and dropped first).
+// - in flight, per connection: at most `max_requests_in_flight` requests and
+//   `max_bytes_in_flight` payload bytes between reading a request and sending its reply;
+//   at the bound the connection stops reading (TCP backpressure) until replies go out.
+// A bad request is refused with the protocol's error and the connection goes on; a broken
+// stream (bad magic, bad handshake) closes that connection only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "controller/array.h"
+#include "serve/model_thread.h"
+#include "sim/status.h"
+
+namespace afasim::target {
+
+struct NbdServerOptions {
+  // TCP listener address; port 0 picks a free port (see port()). An empty host means no
+  // TCP listener. Default: the IANA NBD port on loopback.
+  std::string host = "127.0.0.1";
+  int port = 10809;
+  // Unix-domain socket path; empty for none. A stale socket file is replaced; a socket
+  // another server is listening on is refused.
+  std::string unix_socket_path;
+  // Asio threads, 1..64. The model thread does the array's work; one thread suffices to
+  // move the bytes of dozens of connections.
+  int io_threads = 1;
+  // Simultaneous connections, 1..4096.
+  int max_connections = 64;
+  // Largest READ/WRITE/WRITE_ZEROES, bytes: a multiple of 512 in [64 KiB, 256 MiB]. 32 MiB
+  // is proto.md's "SHOULD NOT be considered a denial of service" size.
+  std::int64_t max_payload_bytes = 32 << 20;
+  // Per connection, 1..65536. 128 covers fio's and qemu's deepest common queues.
+  int max_requests_in_flight = 128;
+  // Per connection, bytes, >= max_payload_bytes (a request never waits for more than the
+  // bound). Worst-case payload memory of the server: max_connections × this.
+  std::int64_t max_bytes_in_flight = 64 << 20;
+  // Time from connect to the end of the handshake, 100 ms..1 h.
+  std::chrono::milliseconds handshake_timeout{30'000};
+  // Options per handshake, 1..65536 (nbdinfo --list sends 2 per export).
+  int max_options = 4096;
+};
+
+// Counters since start(); read from any thread.
+struct NbdServerStats {
+  std::int64_t connections_accepted = 0;
+  std::int64_t connections_refused = 0;  // over max_connections
+  std::int64_t connections_active = 0;
+  std::int64_t requests = 0;             // transmission requests read, DISC excluded
+  std::int64_t requests_refused = 0;     // refused by the target's own checks
+  std::int64_t protocol_errors = 0;      // connections closed for breaking the protocol
+};
+
+class NbdServer {
+ public:
+  // Largest option data accepted in the handshake (the longest legitimate option, a
+  // SET_META_CONTEXT with a few 4096-byte queries, is well under it).
+  static constexpr std::uint32_t kMaxOptionDataBytes = 64 << 10;
+  // Most metadata-context queries in one option.
+  static constexpr std::size_t kMaxMetaQueries = 64;
+  // The advertised minimum and preferred block sizes: the array presents 512-byte logical
+  // blocks, like the ISE's LUNs; 4 KiB is the SSDs' page (an unaligned 4 KiB write costs
+  // a read-modify-write inside the SSD).
+  static constexpr std::uint32_t kMinBlockBytes = 512;
+  static constexpr std::uint32_t kPreferredBlockBytes = 4096;
+
+  // REQUIRES: array and model outlive the server; `model` runs the thread that owns `array`.
+  NbdServer(controller::Array& array, serve::ModelThread& model, NbdServerOptions options = {});
+  ~NbdServer();  // stop()
+  NbdServer(const NbdServer&) = delete;
+  NbdServer& operator=(const NbdServer&) = delete;
+
+  // Checks the options, binds the listeners and starts the threads. kInvalidArgument for
+  // an option out of range; kUnavailable naming the address and the reason when a
+  // listener cannot be bound (nothing is left running).
+  sim::Status start();
+  // Stops accepting, lets requests already handed to the array finish (up to
+  // `drain_timeout`; later requests get ESHUTDOWN), closes every connection and joins the
+  // threads. Idempotent.
+  void stop(std::chrono::milliseconds drain_timeout = std::chrono::milliseconds(5000));
+
+  // The bound TCP port (useful with port 0); 0 without a TCP listener or before start().
+  int port() const;
+  const NbdServerOptions& options() const;
+  NbdServerStats stats() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace afasim::target
