@@ -1,4 +1,4 @@
-// `afasim serve`: the array on a model thread, its ReST API, its state in SQLite.
+// `afasim serve`: the array on a model thread, its ReST API and NBD target, its state in SQLite.
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
@@ -13,6 +13,7 @@
 #include "controller/array.h"
 #include "serve/model_thread.h"
 #include "store/sqlite_store.h"
+#include "target/nbd_server.h"
 
 namespace afasim::app {
 namespace {
@@ -20,6 +21,8 @@ namespace {
 struct ServeOptions {
   std::string system = config::Catalog::kDefaultSystem;
   std::string listen = "127.0.0.1:8080";
+  std::string nbd_listen = "127.0.0.1:10809";  // "none": no TCP listener
+  std::string nbd_socket;                      // Unix socket path, "" for none
   std::string state = "./var/afasim";
   std::string pace = "realtime";
   double speed = 1.0;
@@ -57,6 +60,13 @@ int run_serve(const ServeOptions& o) {
   spdlog::set_level(spdlog::level::from_str(o.log_level));
   const auto listen = parse_host_port(o.listen);
   if (!listen) return fail("--listen must be HOST:PORT with a port of 0 to 65535, got \"" + o.listen + "\"", 2);
+  std::optional<HostPort> nbd_listen;
+  if (o.nbd_listen != "none") {
+    nbd_listen = parse_host_port(o.nbd_listen);
+    if (!nbd_listen)
+      return fail("--nbd-listen must be HOST:PORT with a port of 0 to 65535, or none, got \"" + o.nbd_listen + "\"", 2);
+  }
+  if (!nbd_listen && o.nbd_socket.empty()) return fail("--nbd-listen none needs --nbd-socket PATH", 2);
   auto payload = datapac::parse_payload_kind(o.payload);
   if (!payload.is_ok()) return fail("--payload: " + payload.status().message(), 2);
 
@@ -114,12 +124,25 @@ int run_serve(const ServeOptions& o) {
     model.stop();
     return fail("--listen " + o.listen + ": " + st.message());
   }
-  spdlog::info("afasim serve: {} ({}) on {}, state in {}, payload {}, pace {}", preset->model, preset->name,
-               rest.base_url(), o.state, o.payload, o.pace);
+  target::NbdServerOptions nbd_options;
+  nbd_options.host = nbd_listen ? nbd_listen->host : "";
+  nbd_options.port = nbd_listen ? nbd_listen->port : 0;
+  nbd_options.unix_socket_path = o.nbd_socket;
+  target::NbdServer nbd(**array, model, nbd_options);
+  if (sim::Status st = nbd.start(); !st.is_ok()) {
+    rest.stop();
+    model.stop();
+    return fail(st.message());
+  }
+  spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}", preset->model,
+               preset->name, rest.base_url(),
+               nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : std::string(),
+               nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload, o.pace);
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   spdlog::info("afasim serve: {} received, shutting down", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  nbd.stop();
   rest.stop();
   try {
     // Dirty cache blocks reach the SSD payload before the process exits (a destage writes
@@ -142,6 +165,8 @@ Runner add_serve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("serve", "Run the array: ReST API (and NBD), state kept in SQLite");
   cmd->add_option("--system", o->system, "System preset")->capture_default_str();
   cmd->add_option("--listen", o->listen, "ReST API address HOST:PORT")->capture_default_str();
+  cmd->add_option("--nbd-listen", o->nbd_listen, "NBD target address HOST:PORT, or none")->capture_default_str();
+  cmd->add_option("--nbd-socket", o->nbd_socket, "Also serve NBD on this Unix socket");
   cmd->add_option("--state", o->state, "State directory (created if missing)")->capture_default_str();
   cmd->add_option("--pace", o->pace, "realtime: virtual time follows the wall clock; none: as fast as possible")
       ->check(CLI::IsMember({"realtime", "none"}))

@@ -487,7 +487,9 @@ Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host
   static const std::regex iqn(
       "^iqn\\.[0-9]{4}-[0-9]{2}\\.[a-zA-Z0-9][a-zA-Z0-9.-]*(:[^\\s]+)?$|^eui\\.[0-9A-Fa-f]{16}$|"
       "^naa\\.[0-9A-Fa-f]{16}([0-9A-Fa-f]{16})?$");
-  static const std::regex nbd("^[A-Za-z0-9][A-Za-z0-9._:@*-]{0,254}$");
+  // nbd: the client's IP address, a glob over it ("*", "10.0.0.*") or "unix" (docs/nbd.md);
+  // "*" and IPv6's "::1" start with a character other than a letter or digit.
+  static const std::regex nbd("^[A-Za-z0-9:*][A-Za-z0-9._:@*-]{0,254}$");
   std::set<std::pair<InitiatorType, std::string>> seen;
   for (const auto& i : initiators) {
     const std::string& a = i.address;
@@ -510,7 +512,8 @@ Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host
       case InitiatorType::kNbd:
         if (!std::regex_match(a, nbd))
           return sim::unprocessable("nbd initiator \"" + a +
-                                    "\" must be 1-255 characters of letters, digits and ._:@*-");
+                                    "\" must be 1-255 characters of letters, digits and ._:@*-, not starting with . @ or -: "
+                                    "an IP address, a glob such as * or 10.0.0.*, or unix (docs/nbd.md)");
         break;
     }
     if (!seen.insert({i.type, a}).second)

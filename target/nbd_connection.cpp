@@ -198,7 +198,7 @@ asio::awaitable<void> Connection::run() {
                                 "), " + std::to_string(counters_.writes) + " writes (" +
                                 mib(counters_.write_bytes) + "), " + std::to_string(counters_.other) + " other, " +
                                 std::to_string(counters_.errors) + " errors";
-    spdlog::info("{}: {}", label_, message);
+    spdlog::debug("{}: {}", label_, message);
     controller::Array* array = core_->array;
     const std::string object = "volume/" + std::to_string(export_->volume_id);
     core_->model->post([array, object, message] {
@@ -553,7 +553,7 @@ void Connection::enter_transmission(ExportInfo e) {
   const std::string message = "NBD client " + client_address_ + " connected to " + e.description +
                               (structured_ ? ", structured replies" : ", simple replies") +
                               (limits_.block_status ? ", base:allocation" : "");
-  spdlog::info("{}: {}", label_, message);
+  spdlog::debug("{}: {}", label_, message);
   controller::Array* array = core_->array;
   const std::string object = "volume/" + std::to_string(e.volume_id);
   core_->model->post([array, object, message] {
@@ -603,8 +603,7 @@ asio::awaitable<void> Connection::transmission() {
     r->header = h;
     r->charged_bytes = bytes;
     r->mailbox = mailbox_;
-    ++requests_in_flight_;
-    bytes_in_flight_ += bytes;
+    count_in_flight(bytes);
     if (carries_data) r->data = std::make_unique_for_overwrite<std::uint8_t[]>(h.length);
     if (has_payload) co_await read_into(r->data.get(), h.length);
     batch_.push_back(std::move(r));
@@ -626,6 +625,14 @@ asio::awaitable<void> Connection::wait_for_room(std::int64_t bytes) {
   if (closed_) throw boost::system::system_error(asio::error::operation_aborted);
 }
 
+void Connection::count_in_flight(std::int64_t bytes) {
+  ++requests_in_flight_;
+  bytes_in_flight_ += bytes;
+  std::int64_t seen = core_->in_flight_high_water.load();
+  while (requests_in_flight_ > seen && !core_->in_flight_high_water.compare_exchange_weak(seen, requests_in_flight_)) {
+  }
+}
+
 void Connection::wake_reader() {
   if (reader_waiting_) room_timer_.cancel();
 }
@@ -637,7 +644,7 @@ void Connection::refuse(const n::RequestHeader& h, std::uint32_t error, std::str
   r->header = h;
   r->error = error;
   r->message = std::move(why);
-  ++requests_in_flight_;
+  count_in_flight(0);
   finish(std::move(r));
   pump_writes();
 }

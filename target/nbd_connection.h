@@ -49,6 +49,7 @@ struct ServerCore {
 
   std::atomic<std::int64_t> connections_accepted{0}, connections_refused{0}, connections_active{0};
   std::atomic<std::int64_t> requests{0}, requests_refused{0}, protocol_errors{0};
+  std::atomic<std::int64_t> in_flight_high_water{0};
   std::atomic<std::uint64_t> next_connection_id{1};
 
   // Live connections, to close them at stop(). Guarded by `registry_mu`.
@@ -145,6 +146,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_written(const boost::system::error_code& ec);
   void maybe_close_after_drain();
   void wake_reader();
+  void count_in_flight(std::int64_t bytes);
 
   std::shared_ptr<ServerCore> core_;
   Socket socket_;

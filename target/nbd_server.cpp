@@ -271,6 +271,7 @@ NbdServerStats NbdServer::stats() const {
   s.requests = c.requests.load();
   s.requests_refused = c.requests_refused.load();
   s.protocol_errors = c.protocol_errors.load();
+  s.requests_in_flight_high_water = c.in_flight_high_water.load();
   return s;
 }
 

@@ -75,6 +75,7 @@ struct NbdServerStats {
   std::int64_t requests = 0;             // transmission requests read, DISC excluded
   std::int64_t requests_refused = 0;     // refused by the target's own checks
   std::int64_t protocol_errors = 0;      // connections closed for breaking the protocol
+  std::int64_t requests_in_flight_high_water = 0;  // most in flight on one connection
 };
 
 class NbdServer {

@@ -1,0 +1,606 @@
+// The NBD server end to end in one process: a test client on a socket, the server's Asio
+// thread, the model thread, the Array. Every case uses --pace none except the one about
+// pacing.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "target/nbd_exports.h"
+#include "target/nbd_server.h"
+#include "tests/target/nbd_test_client.h"
+#include "tests/target/target_fixture.h"
+
+using namespace afasim;
+using namespace afasim::target;
+using namespace afasim::target::testing;
+using controller::Id;
+namespace n = afasim::target::nbd;
+
+namespace {
+
+constexpr auto kRead = static_cast<std::uint16_t>(n::Command::kRead);
+constexpr auto kWrite = static_cast<std::uint16_t>(n::Command::kWrite);
+constexpr auto kFlush = static_cast<std::uint16_t>(n::Command::kFlush);
+constexpr auto kTrim = static_cast<std::uint16_t>(n::Command::kTrim);
+constexpr auto kZero = static_cast<std::uint16_t>(n::Command::kWriteZeroes);
+constexpr auto kStatus = static_cast<std::uint16_t>(n::Command::kBlockStatus);
+constexpr auto kCache = static_cast<std::uint16_t>(n::Command::kCache);
+
+// The usual layout: "vol" (1 GiB RAID10 thin, LUN 0) and "ro" (256 MiB, read-only, LUN 1)
+// mapped to the loopback client's host; "hidden" mapped to another host; "loose" unmapped.
+struct Served : TargetFixture {
+  Id vol = 0, ro = 0, hidden = 0, loose = 0, me = 0, other = 0;
+  explicit Served(NbdServerOptions o = loopback_options(), const std::string& system = "ise-860-g3")
+      : TargetFixture(system) {
+    vol = volume("vol", 1 * GiB);
+    ro = volume("ro", 256 * MiB);
+    hidden = volume("hidden", 256 * MiB);
+    loose = volume("loose", 256 * MiB);
+    me = host("me", {"127.0.0.1"});
+    other = host("other", {"192.0.2.1"});
+    map(vol, me, false, 0);
+    map(ro, me, true, 1);
+    map(hidden, other);
+    start(o);
+  }
+};
+
+std::vector<controller::Event> nbd_events(TargetFixture& f) {
+  auto page = f.on_model([&] { return f.array->events(0, 1000); });
+  std::vector<controller::Event> out;
+  for (auto& e : page.items)
+    if (e.category == "nbd") out.push_back(e);
+  return out;
+}
+
+// Waits (bounded) until `pred` holds; the server's threads make some effects asynchronous.
+template <typename P>
+bool eventually(P pred) {
+  for (int i = 0; i < 500; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pred();
+}
+
+}  // namespace
+
+TEST_CASE("NBD_OPT_LIST shows exactly the volumes mapped to the client's host") {
+  Served s;
+  TestClient c(s.port());
+  CHECK(c.start() == (n::kFlagFixedNewstyle | n::kFlagNoZeroes));
+  CHECK(c.list() == std::vector<std::string>{"vol", "ro"});
+}
+
+TEST_CASE("INFO and GO: size, flags, block sizes; unknown and unmapped exports are NBD_REP_ERR_UNKNOWN") {
+  Served s;
+  TestClient c(s.port());
+  c.start();
+  auto info = c.info("vol", false, {n::kInfoName, n::kInfoDescription, n::kInfoBlockSize});
+  REQUIRE(info.ok);
+  CHECK(info.size == static_cast<std::uint64_t>(1 * GiB));
+  CHECK(info.flags == (n::kFlagHasFlags | n::kFlagSendFlush | n::kFlagSendFua | n::kFlagCanMultiConn |
+                       n::kFlagSendTrim | n::kFlagSendWriteZeroes));
+  CHECK(info.min_block == 512);
+  CHECK(info.preferred_block == 4096);
+  CHECK(info.max_block == 32u << 20);
+  CHECK(info.name == "vol");
+  CHECK(info.description == "volume \"vol\": 1.00 GiB RAID10 thin, LUN 0 of host \"me\", read-write");
+
+  auto ro = c.info("ro", false);
+  REQUIRE(ro.ok);
+  CHECK((ro.flags & n::kFlagReadOnly) != 0);
+  CHECK((ro.flags & (n::kFlagSendTrim | n::kFlagSendWriteZeroes)) == 0);
+
+  for (const char* name : {"hidden", "loose", "nonexistent"}) {
+    auto bad = c.info(name, true);
+    CHECK_FALSE(bad.ok);
+    CHECK(bad.error == n::kRepErrUnknown);
+    CHECK(bad.message.find(name) != std::string::npos);
+  }
+  // The default export (empty name) is LUN 0; the handshake went on after the errors.
+  c.structured_reply();
+  auto go = c.info("", true, {n::kInfoName});
+  REQUIRE(go.ok);
+  CHECK(go.name == "vol");
+  CHECK((go.flags & n::kFlagSendDf) != 0);  // structured replies were negotiated first
+  CHECK(c.read(0, 512).error == 0);
+}
+
+TEST_CASE("a client that matches no host sees no export") {
+  TargetFixture f;
+  f.volume("vol", 1 * GiB);
+  f.start();
+  TestClient c(f.port());
+  c.start();
+  CHECK(c.list().empty());
+  auto go = c.info("vol", true);
+  CHECK(go.error == n::kRepErrUnknown);
+  CHECK(go.message.find("matches no host") != std::string::npos);
+}
+
+TEST_CASE("NBD_OPT_EXPORT_NAME: a known export enters transmission; an unknown one closes that connection") {
+  Served s;
+  {
+    TestClient c(s.port());
+    c.start(n::kClientFlagFixedNewstyle);  // without NO_ZEROES: 124 zero bytes follow
+    const std::string name = "vol";
+    c.send_option(static_cast<std::uint32_t>(n::Option::kExportName),
+                  {reinterpret_cast<const std::uint8_t*>(name.data()), name.size()});
+    const auto reply = c.read_raw(8 + 2 + 124);
+    CHECK(n::load_u64(reply.data()) == static_cast<std::uint64_t>(1 * GiB));
+    CHECK((n::load_u16(reply.data() + 8) & n::kFlagSendDf) == 0);  // simple replies only
+    CHECK(std::all_of(reply.begin() + 10, reply.end(), [](std::uint8_t b) { return b == 0; }));
+    const auto data = pattern(4096, 20);
+    CHECK(c.write(0, data).error == 0);
+    CHECK(c.read(0, 4096).data == data);
+  }
+  {
+    TestClient c(s.port());
+    c.start();
+    const std::string name = "hidden";
+    c.send_option(static_cast<std::uint32_t>(n::Option::kExportName),
+                  {reinterpret_cast<const std::uint8_t*>(name.data()), name.size()});
+    CHECK(c.closed_by_server());
+  }
+  TestClient ok(s.port());
+  ok.connect("vol");
+  CHECK(ok.read(0, 4096).error == 0);
+}
+
+TEST_CASE("handshake option errors: the handshake goes on") {
+  Served s;
+  TestClient c(s.port());
+  c.start();
+  SUBCASE("meta contexts need structured replies") {
+    std::vector<std::uint8_t> d;
+    n::Writer(d).u32(3).bytes("vol").u32(0);
+    c.send_option(static_cast<std::uint32_t>(n::Option::kListMetaContext), d);
+    CHECK(c.read_option_reply().type == n::kRepErrInvalid);
+    REQUIRE(c.structured_reply());
+    CHECK_FALSE(c.structured_reply());  // twice: NBD_REP_ERR_INVALID
+    c.send_option(static_cast<std::uint32_t>(n::Option::kListMetaContext), d);
+    auto r = c.read_option_reply();
+    CHECK(r.type == n::kRepMetaContext);
+    CHECK(std::string(r.data.begin() + 4, r.data.end()) == "base:allocation");
+    CHECK(c.read_option_reply().type == n::kRepAck);
+    CHECK(c.set_meta_context("vol", {"base:allocation", "qemu:dirty-bitmap:x"}) ==
+          std::vector<std::string>{"base:allocation"});
+    CHECK(c.set_meta_context("vol", {"x-other:thing"}).empty());
+  }
+  SUBCASE("unknown options, STARTTLS, LIST with data, oversized data") {
+    c.send_option(1000);
+    CHECK(c.read_option_reply().type == n::kRepErrUnsup);
+    c.send_option(static_cast<std::uint32_t>(n::Option::kStartTls));
+    CHECK(c.read_option_reply().type == n::kRepErrUnsup);
+    std::vector<std::uint8_t> junk(8, 1);
+    c.send_option(static_cast<std::uint32_t>(n::Option::kList), junk);
+    CHECK(c.read_option_reply().type == n::kRepErrInvalid);
+    std::vector<std::uint8_t> big(NbdServer::kMaxOptionDataBytes + 1, 7);
+    c.send_option(static_cast<std::uint32_t>(n::Option::kInfo), big);
+    CHECK(c.read_option_reply().type == n::kRepErrTooBig);
+    std::vector<std::uint8_t> bad_info;
+    n::Writer(bad_info).u32(99).bytes("vol");
+    c.send_option(static_cast<std::uint32_t>(n::Option::kGo), bad_info);
+    CHECK(c.read_option_reply().type == n::kRepErrInvalid);
+    CHECK(c.list().size() == 2);
+  }
+  SUBCASE("ABORT is acknowledged, then the server closes") {
+    c.send_option(static_cast<std::uint32_t>(n::Option::kAbort));
+    CHECK(c.read_option_reply().type == n::kRepAck);
+    CHECK(c.closed_by_server());
+  }
+}
+
+TEST_CASE("data written through NBD reads back, and counts in the volume's and controller's counters and events") {
+  Served s;
+  const auto before = s.volume_stats(s.vol);
+  const auto host_ios_before = s.on_model([&] {
+    return s.array->data_path().controller_stats(1).host_ios + s.array->data_path().controller_stats(2).host_ios;
+  });
+  {
+    TestClient c(s.port());
+    c.connect("vol");
+    const auto a = pattern(64 << 10, 1), b = pattern(4096, 2);
+    CHECK(c.write(0, a).error == 0);
+    CHECK(c.write(512 * MiB + 4096, b, n::kCmdFlagFua).error == 0);
+    CHECK(c.read(0, 64 << 10).data == a);
+    CHECK(c.read(512 * MiB + 4096, 4096).data == b);
+    CHECK(c.read(256 * MiB, 4096).data == std::vector<std::uint8_t>(4096, 0));  // a hole reads as zeros
+    CHECK(c.request(kFlush, 0, 0).error == 0);
+    c.disconnect();
+    CHECK(c.closed_by_server());
+  }
+  const auto after = s.volume_stats(s.vol);
+  CHECK(after.write_ops - before.write_ops == 2);
+  CHECK(after.read_ops - before.read_ops == 3);
+  CHECK(after.write_bytes - before.write_bytes == (64 << 10) + 4096);
+  CHECK(after.other_ops - before.other_ops == 2);  // the FLUSH and the FUA write's flush
+  const auto host_ios_after = s.on_model([&] {
+    return s.array->data_path().controller_stats(1).host_ios + s.array->data_path().controller_stats(2).host_ios;
+  });
+  CHECK(host_ios_after - host_ios_before == 7);
+  REQUIRE(eventually([&] { return nbd_events(s).size() == 2; }));
+  const auto events = nbd_events(s);  // newest first
+  CHECK(events[1].message.find("NBD client 127.0.0.1 connected to volume \"vol\"") == 0);
+  CHECK(events[0].message.find("disconnected from volume \"vol\": 3 reads (0.1 MiB), 2 writes") != std::string::npos);
+  CHECK(events[0].object == "volume/" + std::to_string(s.vol));
+}
+
+TEST_CASE("simple replies (no structured replies negotiated) carry READ data and errors") {
+  Served s;
+  TestClient c(s.port());
+  c.connect("vol", false);
+  const auto a = pattern(8192, 3);
+  CHECK(c.write(4096, a).error == 0);
+  CHECK(c.read(4096, 8192).data == a);
+  auto bad = c.read(1 * GiB, 512);
+  CHECK(bad.error == n::kEinval);
+  CHECK(bad.data.empty());
+  CHECK(c.request(kStatus, 0, 4096).error == n::kEinval);  // no meta context without structured replies
+  CHECK(c.read(0, 512).error == 0);
+}
+
+TEST_CASE("bad requests get the protocol's errors and the connection keeps serving") {
+  NbdServerOptions o = loopback_options();
+  Served s(o);
+  TestClient c(s.port());
+  c.connect("vol");
+  const std::uint64_t size = 1 * GiB;
+  struct Case {
+    const char* what;
+    std::uint16_t type;
+    std::uint64_t offset;
+    std::uint32_t length;
+    std::uint16_t flags;
+    std::uint32_t error;
+  };
+  const Case cases[] = {
+      {"read past the end", kRead, size - 512, 1024, 0, n::kEinval},
+      {"read at an offset near 2^64", kRead, ~0ULL - 511, 512, 0, n::kEinval},
+      {"trim past the end", kTrim, size, 512, 0, n::kEinval},
+      {"zero-length read", kRead, 0, 0, 0, n::kEinval},
+      {"zero-length trim", kTrim, 0, 0, 0, n::kEinval},
+      {"unknown command", 42, 0, 4096, 0, n::kEinval},
+      {"NBD_CMD_CACHE, not offered", kCache, 0, 4096, 0, n::kEinval},
+      {"unknown flag", kRead, 0, 4096, 1 << 9, n::kEinval},
+      {"REQ_ONE on a read", kRead, 0, 4096, n::kCmdFlagReqOne, n::kEinval},
+      {"FAST_ZERO, not offered", kZero, 0, 4096, n::kCmdFlagFastZero, n::kEinval},
+      {"unaligned read", kRead, 100, 4096, 0, n::kEinval},
+      {"flush with a length", kFlush, 0, 512, 0, n::kEinval},
+      {"read longer than the maximum payload", kRead, 0, (32u << 20) + 512, 0, n::kEinval},
+      {"write zeroes longer than the maximum payload", kZero, 0, (32u << 20) + 512, 0, n::kEinval},
+      {"write zeroes past the end", kZero, size, 512, 0, n::kEnospc},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.what);
+    auto r = c.request(k.type, k.offset, k.length, k.flags);
+    CHECK(r.error == k.error);
+    CHECK_FALSE(r.message.empty());
+  }
+  // A WRITE past the end or too long: its payload is read and dropped, the stream stays in step.
+  const auto tail = pattern(1024, 4);
+  CHECK(c.write(size - 512, tail).error == n::kEnospc);
+  const std::vector<std::uint8_t> huge((32u << 20) + 512, 9);
+  CHECK(c.write(0, huge).error == n::kEinval);
+  const auto ok = pattern(4096, 5);
+  CHECK(c.write(0, ok).error == 0);
+  CHECK(c.read(0, 4096).data == ok);
+  // Nothing refused reached the array: the first 1 MiB of the huge write was not applied.
+  CHECK(c.read(4096, 4096).data == std::vector<std::uint8_t>(4096, 0));
+  CHECK(s.server->stats().requests_refused == 17);
+}
+
+TEST_CASE("a read-only mapping refuses writes with EPERM") {
+  Served s;
+  TestClient c(s.port());
+  auto info = c.connect("ro");
+  CHECK((info.flags & n::kFlagReadOnly) != 0);
+  const auto data = pattern(4096, 6);
+  CHECK(c.write(0, data).error == n::kEperm);
+  CHECK(c.request(kTrim, 0, 4096).error == n::kEperm);
+  CHECK(c.request(kZero, 0, 4096).error == n::kEperm);
+  CHECK(c.read(0, 4096).data == std::vector<std::uint8_t>(4096, 0));
+  CHECK(s.volume_stats(s.ro).write_ops == 0);
+}
+
+TEST_CASE("a broken stream closes that connection only; the server keeps serving the others") {
+  Served s;
+  TestClient good(s.port());
+  good.connect("vol");
+  const auto data = pattern(4096, 7);
+  REQUIRE(good.write(8192, data).error == 0);
+
+  SUBCASE("bad request magic") {
+    TestClient bad(s.port());
+    bad.connect("vol");
+    std::vector<std::uint8_t> junk(28, 0xab);
+    bad.send_raw(junk);
+    CHECK(bad.closed_by_server());
+  }
+  SUBCASE("bad option magic") {
+    TestClient bad(s.port());
+    bad.start();
+    std::vector<std::uint8_t> junk(16, 0x11);
+    bad.send_raw(junk);
+    CHECK(bad.closed_by_server());
+  }
+  SUBCASE("unknown client flags") {
+    TestClient bad(s.port());
+    bad.start(0xff);
+    CHECK(bad.closed_by_server());
+  }
+  SUBCASE("a client that goes away mid-write") {
+    TestClient bad(s.port());
+    bad.connect("vol");
+    n::RequestHeader h;
+    h.type = kWrite;
+    h.offset = 0;
+    h.length = 1 << 20;
+    bad.send_raw(n::encode_request_header(h));
+    bad.send_raw(pattern(1000, 8));
+  }
+  CHECK(eventually([&] { return s.server->stats().connections_active == 1; }));
+  CHECK(good.read(8192, 4096).data == data);
+  CHECK(good.read(0, 4096).data == std::vector<std::uint8_t>(4096, 0));  // the torn write never landed
+  TestClient again(s.port());
+  again.connect("vol");
+  CHECK(again.read(8192, 4096).data == data);
+}
+
+TEST_CASE("BLOCK_STATUS reports the thin map; TRIM unmaps whole extents; WRITE_ZEROES zeroes in place") {
+  Served s;
+  const auto ext = static_cast<std::uint32_t>(s.array->extent_bytes());
+  const std::uint32_t hole = n::kStateHole | n::kStateZero;
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto data = pattern(4096, 9);
+  REQUIRE(c.write(0, data).error == 0);
+  REQUIRE(c.write(2ULL * ext, data).error == 0);
+  auto r = c.request(kStatus, 0, 4 * ext);
+  REQUIRE(r.error == 0);
+  CHECK(r.extents == std::vector<n::BlockDescriptor>{{ext, 0}, {ext, hole}, {ext, 0}, {ext, hole}});
+  CHECK(c.request(kStatus, 0, 4 * ext, n::kCmdFlagReqOne).extents == std::vector<n::BlockDescriptor>{{ext, 0}});
+
+  // TRIM unmaps the whole extents it covers.
+  REQUIRE(c.request(kTrim, 0, ext).error == 0);
+  CHECK(c.request(kStatus, 0, 3 * ext).extents == std::vector<n::BlockDescriptor>{{2 * ext, hole}, {ext, 0}});
+  // WRITE_ZEROES is bounded by the maximum payload (32 MiB), half an extent: it zeroes an
+  // allocated extent in place and leaves a hole a hole.
+  REQUIRE(c.request(kZero, 2ULL * ext, ext / 2).error == 0);
+  REQUIRE(c.request(kZero, 3ULL * ext, ext / 2).error == 0);
+  CHECK(c.read(2ULL * ext, 4096).data == std::vector<std::uint8_t>(4096, 0));
+  CHECK(c.request(kStatus, 0, 4 * ext).extents ==
+        std::vector<n::BlockDescriptor>{{2 * ext, hole}, {ext, 0}, {ext, hole}});
+  // WRITE_ZEROES with NO_HOLE allocates.
+  REQUIRE(c.request(kZero, ext, 4096, n::kCmdFlagNoHole).error == 0);
+  CHECK(c.request(kStatus, 0, 3 * ext).extents == std::vector<n::BlockDescriptor>{{ext, hole}, {2 * ext, 0}});
+  CHECK(c.read(ext, 4096).data == std::vector<std::uint8_t>(4096, 0));
+}
+
+TEST_CASE("a full pool: ENOSPC for writes needing a new extent only; written data still reads back") {
+  // The smallest system (ISE 820 G3, 4.3 TB RAID5) keeps the fixed volume that fills the
+  // pool to ~65 000 extents.
+  TargetFixture f("ise-820-g3");
+  const Id thin = f.volume("thin", 1 * GiB, raid::RaidType::kRaid5);
+  const Id me = f.host("me", {"*"});
+  f.map(thin, me);
+  const std::int64_t ext = f.array->extent_bytes(raid::RaidType::kRaid5);
+  f.start();
+  TestClient c(f.port());
+  c.connect("thin");
+  const auto data = pattern(64 << 10, 10);
+  REQUIRE(c.write(0, data).error == 0);
+  // Fill the pool: a fixed volume as large as the free space.
+  const std::int64_t free_bytes = f.on_model([&] {
+    return f.array->pool_capacity(f.array->pools().begin()->first).free_bytes.at(raid::RaidType::kRaid5);
+  });
+  f.volume("filler", free_bytes, raid::RaidType::kRaid5, controller::Provisioning::kFixed);
+  CHECK(f.on_model([&] {
+    return f.array->pool_capacity(f.array->pools().begin()->first).free_bytes.at(raid::RaidType::kRaid5);
+  }) == 0);
+
+  CHECK(c.write(static_cast<std::uint64_t>(ext), data).error == n::kEnospc);  // a new extent
+  auto zero_no_hole = c.request(kZero, static_cast<std::uint64_t>(2 * ext), 4096, n::kCmdFlagNoHole);
+  CHECK(zero_no_hole.error == n::kEnospc);
+  const auto more = pattern(4096, 11);
+  CHECK(c.write(ext - 4096, more).error == 0);  // the allocated extent takes overwrites
+  CHECK(c.read(0, 64 << 10).data == data);
+  CHECK(c.read(static_cast<std::uint64_t>(ext), 4096).data == std::vector<std::uint8_t>(4096, 0));
+}
+
+TEST_CASE("a failed volume answers EIO") {
+  Served s;
+  const Id r5 = s.volume("r5", 256 * MiB, raid::RaidType::kRaid5);
+  s.map(r5, s.me, false, 7);
+  TestClient c(s.port());
+  c.connect("r5");
+  const auto data = pattern(4096, 12);
+  REQUIRE(c.write(0, data).error == 0);
+  // Two members of the same RAID 5 extent: beyond what it tolerates.
+  // Both at the same simulated instant: with --pace none a rebuild would otherwise finish
+  // between two separate calls.
+  const bool failed = s.on_model([&] {
+    const auto members = s.array->data_path().extent_records(r5).at(0).members;
+    for (int m = 0; m < 2; ++m) {
+      controller::FaultSpec fault;
+      fault.type = "drive_fail";
+      fault.drive = members[static_cast<std::size_t>(m)].drive + 1;
+      if (!s.array->inject_fault(fault).is_ok()) return false;
+    }
+    return s.array->volume_state(r5) == controller::VolumeState::kFailed;
+  });
+  REQUIRE(failed);
+  auto r = c.read(0, 4096);
+  CHECK(r.error == n::kEio);
+  CHECK(r.message.find("failed") != std::string::npos);
+  CHECK(c.write(0, data).error == n::kEio);
+}
+
+TEST_CASE("unmapping a volume cuts an open connection off at its next request") {
+  Served s;
+  TestClient c(s.port());
+  c.connect("vol");
+  REQUIRE(c.read(0, 4096).error == 0);
+  const Id mapping = s.on_model([&] { return find_export(*s.array, "127.0.0.1", "vol")->mapping_id; });
+  REQUIRE(s.on_model([&] { return s.array->delete_mapping(mapping); }).is_ok());
+  auto r = c.read(0, 4096);
+  CHECK(r.error == n::kEio);
+  CHECK(r.message.find("no longer mapped") != std::string::npos);
+  TestClient d(s.port());
+  d.start();
+  CHECK(d.list() == std::vector<std::string>{"ro"});
+}
+
+TEST_CASE("in-flight requests are bounded per connection; the reader waits, nothing is lost") {
+  NbdServerOptions o = loopback_options();
+  o.max_requests_in_flight = 4;
+  o.max_bytes_in_flight = 32 << 20;
+  Served s(o);
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto data = pattern(4096, 13);
+  REQUIRE(c.write(0, data).error == 0);
+  std::vector<std::uint64_t> handles;
+  for (int i = 0; i < 300; ++i) handles.push_back(c.send_request(kRead, 0, 4096));
+  std::vector<std::uint64_t> got;
+  for (int i = 0; i < 300; ++i) {
+    auto r = c.read_reply();
+    REQUIRE(r.error == 0);
+    CHECK(r.data == data);
+    got.push_back(r.handle);
+  }
+  std::sort(got.begin(), got.end());
+  CHECK(got == handles);
+  CHECK(s.server->stats().requests_in_flight_high_water == 4);
+}
+
+TEST_CASE("connections are bounded; the one over the bound is closed at once") {
+  NbdServerOptions o = loopback_options();
+  o.max_connections = 2;
+  Served s(o);
+  auto a = std::make_unique<TestClient>(s.port());
+  a->connect("vol");
+  TestClient b(s.port());
+  b.connect("vol");
+  {
+    TestClient over(s.port());
+    CHECK_THROWS_AS(over.start(), ConnectionClosed);
+  }
+  CHECK(s.server->stats().connections_refused == 1);
+  a.reset();
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 1; }));
+  TestClient c(s.port());
+  c.connect("vol");
+  CHECK(c.read(0, 512).error == 0);
+}
+
+TEST_CASE("a client that stalls in the handshake is dropped after the timeout") {
+  NbdServerOptions o = loopback_options();
+  o.handshake_timeout = std::chrono::milliseconds(200);
+  Served s(o);
+  TestClient idle(s.port());
+  idle.start();
+  CHECK(idle.closed_by_server());
+  CHECK(s.server->stats().protocol_errors == 1);
+  TestClient c(s.port());  // a prompt client is not affected
+  c.connect("vol");
+  CHECK(c.read(0, 512).error == 0);
+}
+
+TEST_CASE("NBD_CMD_DISC: requests already sent are answered, then the connection closes") {
+  Served s;
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto data = pattern(1 << 20, 14);
+  c.send_request(kWrite, 0, 1 << 20, 0, data);
+  for (int i = 0; i < 8; ++i) c.send_request(kRead, 0, 1 << 20);
+  c.disconnect();
+  for (int i = 0; i < 9; ++i) {
+    auto r = c.read_reply();
+    CHECK(r.error == 0);
+  }
+  CHECK(c.closed_by_server());
+  CHECK(s.volume_stats(s.vol).write_ops == 1);
+}
+
+TEST_CASE("the Unix socket: its clients are \"unix\" to LUN masking") {
+  const auto dir = std::filesystem::temp_directory_path() / ("afasim-nbd-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "nbd.sock").string();
+  {
+    TargetFixture f;
+    const Id v = f.volume("local", 64 * MiB);
+    f.map(v, f.host("local-host", {"unix"}));
+    NbdServerOptions o;
+    o.host = "";
+    o.unix_socket_path = path;
+    f.start(o);
+    CHECK(f.port() == 0);
+    TestClient c(path);
+    c.connect("local");
+    const auto data = pattern(4096, 15);
+    CHECK(c.write(0, data).error == 0);
+    CHECK(c.read(0, 4096).data == data);
+  }
+  CHECK_FALSE(std::filesystem::exists(path));  // removed at stop
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("start() refuses bad options and an address in use, leaving nothing running") {
+  TargetFixture f;
+  f.start();
+  NbdServerOptions o = loopback_options();
+  o.port = f.port();
+  NbdServer same_port(*f.array, *f.model, o);
+  const sim::Status st = same_port.start();
+  CHECK(st.code() == sim::Code::kUnavailable);
+  CHECK(st.message().find("127.0.0.1:" + std::to_string(f.port())) != std::string::npos);
+  NbdServerOptions bad = loopback_options();
+  bad.max_payload_bytes = 1000;
+  NbdServer wrong(*f.array, *f.model, bad);
+  CHECK(wrong.start().code() == sim::Code::kInvalidArgument);
+}
+
+TEST_CASE("stop() with clients connected and requests in flight ends cleanly") {
+  Served s;
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto data = pattern(1 << 20, 16);
+  for (int i = 0; i < 16; ++i) c.send_request(kWrite, static_cast<std::uint64_t>(i) << 20, 1 << 20, 0, data);
+  s.server->stop();
+  int answered = 0;
+  try {
+    for (int i = 0; i < 16; ++i) {
+      auto r = c.read_reply();
+      CHECK((r.error == 0 || r.error == n::kEshutdown));
+      ++answered;
+    }
+  } catch (const ConnectionClosed&) {
+  }
+  CHECK(c.closed_by_server());
+  CHECK(s.server->stats().connections_active == 0);
+  INFO("answered " << answered << " of 16 before the close");
+}
+
+TEST_CASE("--pace realtime: a reply is sent no earlier than the request's simulated completion") {
+  TargetFixture f;
+  const Id v = f.volume("paced", 64 * MiB, raid::RaidType::kRaid5);
+  f.map(v, f.host("any", {"*"}));
+  f.start(loopback_options(), sim::Pacer::Mode::kRealtime);
+  TestClient c(f.port());
+  c.connect("paced");
+  const auto data = pattern(128 << 10, 17);
+  REQUIRE(c.write(0, data).error == 0);
+  const sim::Time before = f.on_model([&] { return f.sim.now(); });
+  REQUIRE(c.read(0, 128 << 10).data == data);
+  const sim::Time after = f.on_model([&] { return f.sim.now(); });
+  const auto stats = f.volume_stats(v);
+  // The model's clock moved past the read's simulated latency before the reply came back.
+  CHECK(stats.read_latency_ns.max() > 0);
+  CHECK(after - before >= stats.read_latency_ns.max());
+}
