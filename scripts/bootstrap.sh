@@ -11,7 +11,7 @@ packages=(
   libboost-dev libboost-system-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev
   # real clients the integration tests drive
-  curl sqlite3 fio libnbd-bin qemu-utils nbdkit
+  curl sqlite3 fio libnbd-bin python3-libnbd qemu-utils nbdkit
   # the README tour pretty-prints JSON with python3 -m json.tool
   python3
 )

@@ -20,6 +20,10 @@ constexpr std::size_t kMaxRepliesPerWrite = 64;
 constexpr std::size_t kMaxBytesPerWrite = 8 << 20;
 // Requests handed to the model in one closure.
 constexpr std::size_t kMaxBatch = 64;
+// Requests kept for reuse per connection, and the largest buffer kept with one: a pool
+// costs at most 32 × 128 KiB = 4 MiB per connection.
+constexpr std::size_t kPooledRequests = 32;
+constexpr std::uint32_t kPooledBufferBytes = 128 << 10;
 // The single base:allocation context's id on a connection.
 constexpr std::uint32_t kBaseAllocationId = 1;
 
@@ -599,12 +603,10 @@ asio::awaitable<void> Connection::transmission() {
     const bool carries_data = has_payload || h.type == static_cast<std::uint16_t>(n::Command::kRead);
     const std::int64_t bytes = carries_data ? h.length : 0;
     co_await wait_for_room(bytes);
-    auto r = std::make_unique<Request>();
+    std::unique_ptr<Request> r = take_request(carries_data ? h.length : 0);
     r->header = h;
     r->charged_bytes = bytes;
-    r->mailbox = mailbox_;
     count_in_flight(bytes);
-    if (carries_data) r->data = std::make_unique_for_overwrite<std::uint8_t[]>(h.length);
     if (has_payload) co_await read_into(r->data.get(), h.length);
     batch_.push_back(std::move(r));
     if (batch_.size() >= kMaxBatch) flush_batch();
@@ -633,6 +635,38 @@ void Connection::count_in_flight(std::int64_t bytes) {
   }
 }
 
+std::unique_ptr<Request> Connection::take_request(std::uint32_t data_bytes) {
+  std::unique_ptr<Request> r;
+  if (!pool_.empty()) {
+    r = std::move(pool_.back());
+    pool_.pop_back();
+  } else {
+    r = std::make_unique<Request>();
+    r->mailbox = mailbox_;
+  }
+  if (data_bytes > r->data_capacity) {
+    r->data = std::make_unique_for_overwrite<std::uint8_t[]>(data_bytes);
+    r->data_capacity = data_bytes;
+  }
+  return r;
+}
+
+void Connection::recycle(std::unique_ptr<Request> r) {
+  if (pool_.size() >= kPooledRequests) return;
+  if (r->data_capacity > kPooledBufferBytes) {
+    r->data.reset();
+    r->data_capacity = 0;
+  }
+  r->error = 0;
+  r->message.clear();
+  r->extents.clear();
+  r->head.clear();
+  r->send_data = false;
+  r->charged_bytes = 0;
+  r->latency_ns = 0;
+  pool_.push_back(std::move(r));
+}
+
 void Connection::wake_reader() {
   if (reader_waiting_) room_timer_.cancel();
 }
@@ -640,7 +674,7 @@ void Connection::wake_reader() {
 void Connection::refuse(const n::RequestHeader& h, std::uint32_t error, std::string why) {
   ++core_->requests_refused;
   spdlog::debug("{}: {} refused with {}: {}", label_, n::command_name(h.type), n::error_name(error), why);
-  auto r = std::make_unique<Request>();
+  std::unique_ptr<Request> r = take_request(0);
   r->header = h;
   r->error = error;
   r->message = std::move(why);
@@ -684,12 +718,12 @@ void Connection::finish(std::unique_ptr<Request> r) {
     ++counters_.errors;
     if (structured_) n::append_error_chunk(r->head, h.handle, r->error, r->message);
     else n::append_simple_reply(r->head, r->error, h.handle);
-    r->data.reset();
   } else if (cmd == n::Command::kRead) {
     ++counters_.reads;
     counters_.read_bytes += h.length;
     if (structured_) n::append_offset_data_header(r->head, h.handle, h.offset, h.length);
     else n::append_simple_reply(r->head, 0, h.handle);
+    r->send_data = true;
   } else {
     if (cmd == n::Command::kWrite) {
       ++counters_.writes;
@@ -697,7 +731,6 @@ void Connection::finish(std::unique_ptr<Request> r) {
     } else {
       ++counters_.other;
     }
-    r->data.reset();
     if (cmd == n::Command::kBlockStatus) n::append_block_status_chunk(r->head, h.handle, kBaseAllocationId, r->extents);
     else if (structured_) n::append_chunk_header(r->head, n::kReplyFlagDone, n::kReplyTypeNone, h.handle, 0);
     else n::append_simple_reply(r->head, 0, h.handle);
@@ -714,7 +747,7 @@ void Connection::pump_writes() {
     std::unique_ptr<Request>& r = out_queue_.front();
     write_buffers_.push_back(asio::buffer(r->head));
     bytes += r->head.size();
-    if (r->data) {  // only a successful READ keeps its data to here
+    if (r->send_data) {
       write_buffers_.push_back(asio::buffer(r->data.get(), r->header.length));
       bytes += r->header.length;
     }
@@ -728,9 +761,10 @@ void Connection::pump_writes() {
 
 void Connection::on_written(const error_code& ec) {
   write_in_progress_ = false;
-  for (const auto& r : writing_) {
+  for (auto& r : writing_) {
     --requests_in_flight_;
     bytes_in_flight_ -= r->charged_bytes;
+    recycle(std::move(r));
   }
   writing_.clear();
   if (ec) {

@@ -66,6 +66,8 @@ struct Mailbox;
 struct Request {
   nbd::RequestHeader header;
   std::unique_ptr<std::uint8_t[]> data;  // WRITE payload, or the READ buffer
+  std::uint32_t data_capacity = 0;       // bytes `data` holds (requests are reused)
+  bool send_data = false;                // the reply carries `data` (a successful READ)
   std::int64_t charged_bytes = 0;        // counted against the connection's in-flight bytes
   std::uint32_t error = 0;
   std::string message;                   // why, for an error chunk
@@ -147,6 +149,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void maybe_close_after_drain();
   void wake_reader();
   void count_in_flight(std::int64_t bytes);
+  // A request from the connection's pool (or a new one) with room for `data_bytes`.
+  std::unique_ptr<Request> take_request(std::uint32_t data_bytes);
+  void recycle(std::unique_ptr<Request> r);
 
   std::shared_ptr<ServerCore> core_;
   Socket socket_;
@@ -180,6 +185,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<std::unique_ptr<Request>> out_queue_;
   std::vector<std::unique_ptr<Request>> writing_;
   std::vector<asio::const_buffer> write_buffers_;
+  std::vector<std::unique_ptr<Request>> pool_;  // answered requests kept for reuse (bounded)
   bool write_in_progress_ = false;
   Counters counters_;
 };

@@ -1,6 +1,7 @@
 #include "target/nbd_server.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -196,6 +197,7 @@ sim::Status NbdServer::start() {
   impl.threads_running = o.io_threads;
   for (int i = 0; i < o.io_threads; ++i) {
     impl.threads.emplace_back([&impl] {
+      pthread_setname_np(pthread_self(), "afasim-nbd");  // in top -H, perf and bench_nbd
       impl.core->io.run();
       std::lock_guard<std::mutex> lock(impl.threads_mu);
       --impl.threads_running;

@@ -7,7 +7,7 @@ readme=${AFASIM_SOURCE_DIR:?}/README.md
 work=$(mktemp -d)
 trap 'kill -INT $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 
-"$binary" serve --state "$work/state" --listen 127.0.0.1:0 --pace none >"$work/serve.log" 2>&1 &
+"$binary" serve --state "$work/state" --listen 127.0.0.1:0 --nbd-listen 127.0.0.1:0 --pace none >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 200); do
   port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$work/serve.log" | grep -oE '[0-9]+$' || true)

@@ -38,12 +38,14 @@ class TempStateDir {
 
 class ServeProcess {
  public:
-  // Starts `afasim serve --state STATE --listen 127.0.0.1:0 EXTRA...` and waits until the
+  // Starts `afasim serve --state STATE --listen 127.0.0.1:0 --nbd-listen 127.0.0.1:0 EXTRA...`
+  // (free ports, so that tests run side by side) and waits until the
   // ReST API listens (its port is read from the log).
   ServeProcess(const std::string& state, std::vector<std::string> extra = {}) : log_(state + ".serve.log") {
     const char* binary = std::getenv("AFASIM_BINARY");
     REQUIRE_MESSAGE(binary != nullptr, "AFASIM_BINARY is not set (run through ctest)");
-    std::vector<std::string> args = {binary, "serve", "--state", state, "--listen", "127.0.0.1:0"};
+    std::vector<std::string> args = {binary, "serve", "--state", state, "--listen", "127.0.0.1:0",
+                                     "--nbd-listen", "127.0.0.1:0"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::filesystem::remove(log_);  // never read an earlier run's port
     pid_ = ::fork();

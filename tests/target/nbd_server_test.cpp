@@ -604,3 +604,32 @@ TEST_CASE("--pace realtime: a reply is sent no earlier than the request's simula
   CHECK(stats.read_latency_ns.max() > 0);
   CHECK(after - before >= stats.read_latency_ns.max());
 }
+
+TEST_CASE("a write's new extent is in the journal before its reply; a failed commit refuses the write whole") {
+  Served s;
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto ext = static_cast<std::uint64_t>(s.array->extent_bytes());
+  auto persisted = [&](std::int64_t index) {
+    return s.on_model([&] {
+      for (const auto& e : s.journal.snapshot().extents)
+        if (e.volume_id == s.vol && e.extent_index == index) return true;
+      return false;
+    });
+  };
+  const auto data = pattern(8192, 18);
+  REQUIRE(c.write(ext + 4096, data).error == 0);
+  CHECK(persisted(1));  // committed before the reply was sent
+
+  // The store refuses the next commit: the write that needs extent 3 is refused and leaves
+  // no trace, in memory or in the store.
+  s.on_model([&] { s.journal.fail_next_commits(1); });
+  auto refused = c.write(3 * ext, data);
+  CHECK(refused.error != 0);
+  CHECK_FALSE(persisted(3));
+  CHECK(c.request(kStatus, 3 * ext, static_cast<std::uint32_t>(ext)).extents ==
+        std::vector<n::BlockDescriptor>{{static_cast<std::uint32_t>(ext), n::kStateHole | n::kStateZero}});
+  CHECK(c.read(3 * ext, 8192).data == std::vector<std::uint8_t>(8192, 0));
+  REQUIRE(c.write(3 * ext, data).error == 0);  // the next commit goes through
+  CHECK(persisted(3));
+}
