@@ -52,6 +52,12 @@ bool ModelThread::post(std::function<void()> fn) {
   return true;
 }
 
+void ModelThread::set_round_hook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> running(hook_mu_);
+  std::lock_guard<std::mutex> lock(mu_);
+  round_hook_ = hook ? std::make_shared<std::function<void()>>(std::move(hook)) : nullptr;
+}
+
 void ModelThread::run() {
   std::deque<std::function<void()>> batch;
   for (;;) {
@@ -74,6 +80,15 @@ void ModelThread::run() {
       for (int i = 0; i < kEventsBetweenInboxChecks && !inbox_pending_.load(std::memory_order_acquire) && sim_.step();
            ++i) {
       }
+    }
+    {
+      std::lock_guard<std::mutex> running(hook_mu_);
+      std::shared_ptr<std::function<void()>> hook;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        hook = round_hook_;
+      }
+      if (hook) (*hook)();
     }
 
     std::unique_lock<std::mutex> lock(mu_);

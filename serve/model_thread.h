@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -61,6 +62,14 @@ class ModelThread {
     return result.get();
   }
 
+  // Registers `hook` to run on the model thread at the end of every round (the inbox's
+  // closures, then the events due), before the thread waits; nullptr removes it. For
+  // front ends that hand completions back to their own threads: they gather them during
+  // the round and wake their thread once per round instead of once per completion. Thread-
+  // safe; the hook runs from the next round on, and after this returns a removed hook is
+  // not running and will not run again.
+  void set_round_hook(std::function<void()> hook);
+
   // Wall-clock nanoseconds from the steady clock (the runtime's only clock).
   static std::int64_t wall_now_ns();
   const sim::Pacer& pacer() const { return pacer_; }
@@ -77,6 +86,8 @@ class ModelThread {
   // inbox_ is not empty: read without the lock after every event, so that a long run of
   // events never keeps a request waiting.
   std::atomic<bool> inbox_pending_{false};
+  std::shared_ptr<std::function<void()>> round_hook_;  // guarded by mu_
+  std::mutex hook_mu_;  // held while the hook runs, so that removing it waits for it
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread thread_;

@@ -58,13 +58,22 @@ void Mailbox::deliver(std::unique_ptr<Request> r) {
   r.reset();  // a request for a closed connection is dropped here, outside the lock
   if (!wake) return;
   std::lock_guard<std::mutex> gate(mb->gate->mu);
-  if (!mb->gate->open) return;
-  asio::post(mb->io_executor, [w = mb->connection] {
-    if (std::shared_ptr<Connection> c = w.lock()) {
-      auto ex = c->executor();
-      asio::dispatch(ex, [c = std::move(c)] { c->on_completions(); });
-    }
-  });
+  if (mb->gate->open) mb->gate->woken.push_back(std::move(mb));
+}
+
+void flush_wakes(Gate& gate) {
+  std::vector<std::shared_ptr<Mailbox>> woken;
+  std::lock_guard<std::mutex> lock(gate.mu);
+  woken.swap(gate.woken);
+  if (!gate.open) return;
+  for (const auto& mb : woken) {
+    asio::post(mb->io_executor, [w = mb->connection] {
+      if (std::shared_ptr<Connection> c = w.lock()) {
+        auto ex = c->executor();
+        asio::dispatch(ex, [c = std::move(c)] { c->on_completions(); });
+      }
+    });
+  }
 }
 
 void start_requests(controller::Array& array, const ExportInfo& e, std::vector<std::unique_ptr<Request>>& batch) {

@@ -32,12 +32,24 @@ using Socket = asio::generic::stream_protocol::socket;
 
 class Connection;
 
-// Closed when the server stops: after that nothing is posted to its io_context, which may
-// be gone. The model thread checks it (under `mu`) before every post.
+// The connection's read buffer. fill() never needs more than this at once (the largest
+// option data, NbdServer::kMaxOptionDataBytes, is 64 KiB).
+inline constexpr std::size_t kReadBufferBytes = 256 << 10;
+
+struct Mailbox;
+
+// The model thread's way back to the Asio threads. Closed when the server stops: after that
+// nothing is posted to its io_context, which may be gone. The model thread checks it
+// (under `mu`) before every post.
 struct Gate {
   std::mutex mu;
   bool open = true;
+  // Mailboxes that received completions during the current model round; the round hook
+  // wakes each once (flush_wakes), so a burst of completions costs one wake-up.
+  std::vector<std::shared_ptr<Mailbox>> woken;
 };
+// Model thread, end of a round: posts one wake-up per mailbox in `gate.woken`.
+void flush_wakes(Gate& gate);
 
 // What the server and its connections share; outlives both (held by shared_ptr).
 struct ServerCore {
@@ -57,8 +69,6 @@ struct ServerCore {
   std::map<std::uint64_t, std::weak_ptr<Connection>> registry;
   bool stopping = false;  // guarded by registry_mu
 };
-
-struct Mailbox;
 
 // One transmission request from header to reply. Owned by exactly one party at a time:
 // the connection, then the model (inside the array's completion callback), then the
@@ -88,7 +98,7 @@ struct Mailbox {
   std::shared_ptr<Gate> gate;
 
   explicit Mailbox(asio::io_context::executor_type ex) : io_executor(std::move(ex)) {}
-  // Model thread: queues `r` and wakes the connection if it is not already woken.
+  // Model thread: queues `r`; the connection is woken at the end of the model's round.
   static void deliver(std::unique_ptr<Request> r);
 };
 
@@ -190,7 +200,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Counters counters_;
 };
 
-// Inclusive bound on the handshake reads: fill() never needs more than this at once.
-inline constexpr std::size_t kReadBufferBytes = 256 << 10;
+
 
 }  // namespace afasim::target::detail

@@ -193,6 +193,8 @@ sim::Status NbdServer::start() {
   impl.started = true;
   if (impl.tcp) asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.tcp, false), asio::detached);
   if (impl.local) asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.local, true), asio::detached);
+  // Completions come back to the Asio threads once per model round (nbd_connection.h).
+  impl.core->model->set_round_hook([gate = impl.core->gate] { detail::flush_wakes(*gate); });
   impl.work.emplace(impl.core->io.get_executor());
   impl.threads_running = o.io_threads;
   for (int i = 0; i < o.io_threads; ++i) {
@@ -239,9 +241,12 @@ void NbdServer::stop(std::chrono::milliseconds drain_timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
 
   // 2. Nothing more from the model thread; whatever is still open is closed.
+  core->model->set_round_hook(nullptr);
+  std::vector<std::shared_ptr<detail::Mailbox>> woken;
   {
     std::lock_guard<std::mutex> lock(core->gate->mu);
     core->gate->open = false;
+    woken.swap(core->gate->woken);
   }
   for_each_connection([](Connection& c) { c.close("the server is stopping"); });
   impl.work.reset();
