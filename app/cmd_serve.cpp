@@ -64,9 +64,12 @@ int run_serve(const ServeOptions& o) {
   if (o.nbd_listen != "none") {
     nbd_listen = parse_host_port(o.nbd_listen);
     if (!nbd_listen)
-      return fail("--nbd-listen must be HOST:PORT with a port of 0 to 65535, or none, got \"" + o.nbd_listen + "\"", 2);
+      return fail("--nbd-listen must be HOST:PORT with a port of 0 to 65535, or none, got \"" +
+                      o.nbd_listen + "\"",
+                  2);
   }
-  if (!nbd_listen && o.nbd_socket.empty()) return fail("--nbd-listen none needs --nbd-socket PATH", 2);
+  if (!nbd_listen && o.nbd_socket.empty())
+    return fail("--nbd-listen none needs --nbd-socket PATH", 2);
   auto payload = datapac::parse_payload_kind(o.payload);
   if (!payload.is_ok()) return fail("--payload: " + payload.status().message(), 2);
 
@@ -134,10 +137,11 @@ int run_serve(const ServeOptions& o) {
     model.stop();
     return fail(st.message());
   }
-  spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}", preset->model,
-               preset->name, rest.base_url(),
+  spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}",
+               preset->model, preset->name, rest.base_url(),
                nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : std::string(),
-               nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload, o.pace);
+               nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload,
+               o.pace);
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
@@ -165,7 +169,8 @@ Runner add_serve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("serve", "Run the array: ReST API (and NBD), state kept in SQLite");
   cmd->add_option("--system", o->system, "System preset")->capture_default_str();
   cmd->add_option("--listen", o->listen, "ReST API address HOST:PORT")->capture_default_str();
-  cmd->add_option("--nbd-listen", o->nbd_listen, "NBD target address HOST:PORT, or none")->capture_default_str();
+  cmd->add_option("--nbd-listen", o->nbd_listen, "NBD target address HOST:PORT, or none")
+      ->capture_default_str();
   cmd->add_option("--nbd-socket", o->nbd_socket, "Also serve NBD on this Unix socket");
   cmd->add_option("--state", o->state, "State directory (created if missing)")->capture_default_str();
   cmd->add_option("--pace", o->pace, "realtime: virtual time follows the wall clock; none: as fast as possible")

@@ -53,9 +53,8 @@ bool ModelThread::post(std::function<void()> fn) {
 }
 
 void ModelThread::set_round_hook(std::function<void()> hook) {
-  std::lock_guard<std::mutex> running(hook_mu_);
-  std::lock_guard<std::mutex> lock(mu_);
-  round_hook_ = hook ? std::make_shared<std::function<void()>>(std::move(hook)) : nullptr;
+  std::lock_guard<std::mutex> lock(hook_mu_);
+  round_hook_ = std::move(hook);
 }
 
 void ModelThread::run() {
@@ -82,13 +81,8 @@ void ModelThread::run() {
       }
     }
     {
-      std::lock_guard<std::mutex> running(hook_mu_);
-      std::shared_ptr<std::function<void()>> hook;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        hook = round_hook_;
-      }
-      if (hook) (*hook)();
+      std::lock_guard<std::mutex> hook_lock(hook_mu_);
+      if (round_hook_) round_hook_();
     }
 
     std::unique_lock<std::mutex> lock(mu_);

@@ -18,7 +18,6 @@
 #include <deque>
 #include <functional>
 #include <future>
-#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -65,9 +64,9 @@ class ModelThread {
   // Registers `hook` to run on the model thread at the end of every round (the inbox's
   // closures, then the events due), before the thread waits; nullptr removes it. For
   // front ends that hand completions back to their own threads: they gather them during
-  // the round and wake their thread once per round instead of once per completion. Thread-
-  // safe; the hook runs from the next round on, and after this returns a removed hook is
-  // not running and will not run again.
+  // the round and wake their thread once per round instead of once per completion. One
+  // hook: a second call replaces the first. Thread-safe, but not from inside the hook; after
+  // it returns, a replaced or removed hook is not running and will not run again.
   void set_round_hook(std::function<void()> hook);
 
   // Wall-clock nanoseconds from the steady clock (the runtime's only clock).
@@ -86,8 +85,8 @@ class ModelThread {
   // inbox_ is not empty: read without the lock after every event, so that a long run of
   // events never keeps a request waiting.
   std::atomic<bool> inbox_pending_{false};
-  std::shared_ptr<std::function<void()>> round_hook_;  // guarded by mu_
-  std::mutex hook_mu_;  // held while the hook runs, so that removing it waits for it
+  std::mutex hook_mu_;                 // held while the hook runs: removing it waits for it
+  std::function<void()> round_hook_;   // guarded by hook_mu_
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread thread_;

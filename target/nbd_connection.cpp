@@ -76,7 +76,8 @@ void flush_wakes(Gate& gate) {
   }
 }
 
-void start_requests(controller::Array& array, const ExportInfo& e, std::vector<std::unique_ptr<Request>>& batch) {
+void start_requests(controller::Array& array, const ExportInfo& e,
+                    std::vector<std::unique_ptr<Request>>& batch) {
   // Masking is checked again for every batch: a mapping deleted while the client is
   // connected takes effect at its next request.
   const bool mapped = export_still_mapped(array, e);
@@ -84,12 +85,15 @@ void start_requests(controller::Array& array, const ExportInfo& e, std::vector<s
     const n::RequestHeader& h = r->header;
     if (!mapped) {
       complete(std::move(r),
-               sim::io_error("volume \"" + e.name + "\" is no longer mapped to this client's host; reconnect"), 0);
+               sim::io_error("volume \"" + e.name +
+                             "\" is no longer mapped to this client's host; reconnect"),
+               0);
       continue;
     }
     const auto cmd = static_cast<n::Command>(h.type);
     if (cmd == n::Command::kBlockStatus) {
-      r->extents = allocation_map(array, e.volume_id, h.offset, h.length, (h.flags & n::kCmdFlagReqOne) != 0);
+      r->extents = allocation_map(array, e.volume_id, h.offset, h.length,
+                                  (h.flags & n::kCmdFlagReqOne) != 0);
       Mailbox::deliver(std::move(r));
       continue;
     }
@@ -107,7 +111,9 @@ void start_requests(controller::Array& array, const ExportInfo& e, std::vector<s
         io.op = IoOp::kWrite;
         io.write_data = r->data.get();
         break;
-      case n::Command::kTrim: io.op = IoOp::kTrim; break;
+      case n::Command::kTrim:
+        io.op = IoOp::kTrim;
+        break;
       case n::Command::kWriteZeroes:
         // NO_HOLE: the range must stay allocated, so it is written (a write without data
         // writes zeros); otherwise whole extents are unmapped and the ends zeroed.
@@ -118,10 +124,12 @@ void start_requests(controller::Array& array, const ExportInfo& e, std::vector<s
         io.offset_bytes = 0;
         io.length_bytes = 0;
         break;
-      default: AFASIM_ASSERT(false, "start_requests: a command check_request should have refused");
+      default:
+        AFASIM_ASSERT(false, "start_requests: a command check_request should have refused");
     }
     // FUA: the reply waits for a flush of the array after the write (docs/nbd.md).
-    const bool flush_after = io.fua && (io.op == IoOp::kWrite || io.op == IoOp::kTrim || io.op == IoOp::kWriteZeroes);
+    const bool flush_after =
+        io.fua && (io.op == IoOp::kWrite || io.op == IoOp::kTrim || io.op == IoOp::kWriteZeroes);
     controller::Array* a = &array;
     const controller::Id volume_id = e.volume_id;
     array.submit(io, [r = std::move(r), a, volume_id, flush_after](const IoCompletion& c) mutable {
@@ -191,7 +199,9 @@ asio::awaitable<void> Connection::run() {
       clean = true;
     }
   } catch (const boost::system::system_error& e) {
-    if (!closed_) spdlog::debug("{}: {}", label_, e.code() == asio::error::eof ? "client closed the connection" : e.what());
+    if (!closed_)
+      spdlog::debug("{}: {}", label_,
+                    e.code() == asio::error::eof ? "client closed the connection" : e.what());
   }
   if (clean && !closed_) {
     // NBD_CMD_DISC or server stop: every request already read is answered first.
@@ -206,11 +216,11 @@ asio::awaitable<void> Connection::run() {
   }
   close(disc_received_ ? "client disconnected (NBD_CMD_DISC)" : "connection ended");
   if (in_transmission_) {
-    const std::string message = "NBD client " + client_address_ + " disconnected from volume \"" + export_->name +
-                                "\": " + std::to_string(counters_.reads) + " reads (" + mib(counters_.read_bytes) +
-                                "), " + std::to_string(counters_.writes) + " writes (" +
-                                mib(counters_.write_bytes) + "), " + std::to_string(counters_.other) + " other, " +
-                                std::to_string(counters_.errors) + " errors";
+    const std::string message =
+        "NBD client " + client_address_ + " disconnected from volume \"" + export_->name +
+        "\": " + std::to_string(counters_.reads) + " reads (" + mib(counters_.read_bytes) + "), " +
+        std::to_string(counters_.writes) + " writes (" + mib(counters_.write_bytes) + "), " +
+        std::to_string(counters_.other) + " other, " + std::to_string(counters_.errors) + " errors";
     spdlog::debug("{}: {}", label_, message);
     controller::Array* array = core_->array;
     const std::string object = "volume/" + std::to_string(export_->volume_id);
@@ -259,8 +269,8 @@ asio::awaitable<void> Connection::fill(std::size_t need) {
   }
   flush_batch();  // about to wait: what was read goes to the array first
   while (rend_ - rpos_ < need)
-    rend_ += co_await socket_.async_read_some(asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
-                                              asio::use_awaitable);
+    rend_ += co_await socket_.async_read_some(
+        asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_), asio::use_awaitable);
 }
 
 asio::awaitable<void> Connection::read_into(std::uint8_t* dst, std::size_t n) {
@@ -312,11 +322,14 @@ asio::awaitable<bool> Connection::handshake() {
     const std::uint32_t length = n::load_u32(p + 12);
     consume(n::kOptionHeaderBytes);
     std::string violation;
-    if (magic != n::kIHaveOpt) violation = "bad option magic";
-    else if (count >= core_->options.max_options) violation = "more options than the server takes in one handshake";
+    if (magic != n::kIHaveOpt)
+      violation = "bad option magic";
+    else if (count >= core_->options.max_options)
+      violation = "more options than the server takes in one handshake";
     else if (!fixed_newstyle_ && option != static_cast<std::uint32_t>(n::Option::kExportName))
       violation = "an option other than NBD_OPT_EXPORT_NAME without fixed newstyle";
-    else if (length > NbdServer::kMaxOptionDataBytes && option == static_cast<std::uint32_t>(n::Option::kExportName))
+    else if (length > NbdServer::kMaxOptionDataBytes &&
+             option == static_cast<std::uint32_t>(n::Option::kExportName))
       violation = "NBD_OPT_EXPORT_NAME longer than the server takes";
     if (!violation.empty()) {
       ++core_->protocol_errors;
@@ -328,7 +341,8 @@ asio::awaitable<bool> Connection::handshake() {
       co_await discard(length);
       std::vector<std::uint8_t> out;
       n::append_option_error(out, option, n::kRepErrTooBig,
-                             "option data of " + std::to_string(length) + " bytes; this server takes at most " +
+                             "option data of " + std::to_string(length) +
+                                 " bytes; this server takes at most " +
                                  std::to_string(NbdServer::kMaxOptionDataBytes));
       co_await send(std::move(out));
       continue;
@@ -342,10 +356,12 @@ asio::awaitable<bool> Connection::handshake() {
   }
 }
 
-asio::awaitable<bool> Connection::handle_option(std::uint32_t option, std::vector<std::uint8_t>& data) {
+asio::awaitable<bool> Connection::handle_option(std::uint32_t option,
+                                                std::vector<std::uint8_t>& data) {
   std::vector<std::uint8_t> out;
   switch (static_cast<n::Option>(option)) {
-    case n::Option::kExportName: co_return co_await reply_export_name(data);
+    case n::Option::kExportName:
+      co_return co_await reply_export_name(data);
     case n::Option::kAbort:
       n::append_option_reply(out, option, n::kRepAck);
       co_await send(std::move(out));
@@ -360,10 +376,14 @@ asio::awaitable<bool> Connection::handle_option(std::uint32_t option, std::vecto
       }
       co_return false;
     case n::Option::kInfo:
-    case n::Option::kGo: co_return co_await reply_info(option, data);
+    case n::Option::kGo:
+      co_return co_await reply_info(option, data);
     case n::Option::kStructuredReply:
-      if (!data.empty()) n::append_option_error(out, option, n::kRepErrInvalid, "NBD_OPT_STRUCTURED_REPLY takes no data");
-      else if (structured_) n::append_option_error(out, option, n::kRepErrInvalid, "structured replies are already on");
+      if (!data.empty())
+        n::append_option_error(out, option, n::kRepErrInvalid,
+                               "NBD_OPT_STRUCTURED_REPLY takes no data");
+      else if (structured_)
+        n::append_option_error(out, option, n::kRepErrInvalid, "structured replies are already on");
       else {
         structured_ = true;
         n::append_option_reply(out, option, n::kRepAck);
@@ -371,15 +391,17 @@ asio::awaitable<bool> Connection::handle_option(std::uint32_t option, std::vecto
       co_await send(std::move(out));
       co_return false;
     case n::Option::kListMetaContext:
-    case n::Option::kSetMetaContext: co_await reply_meta_context(option, data); co_return false;
+    case n::Option::kSetMetaContext:
+      co_await reply_meta_context(option, data);
+      co_return false;
     case n::Option::kStartTls:
       n::append_option_error(out, option, n::kRepErrUnsup, "this server does not offer TLS");
       co_await send(std::move(out));
       co_return false;
     default:
       n::append_option_error(out, option, n::kRepErrUnsup,
-                             "option " + std::to_string(option) + " (" + std::string(n::option_name(option)) +
-                                 ") is not supported");
+                             "option " + std::to_string(option) + " (" +
+                                 std::string(n::option_name(option)) + ") is not supported");
       co_await send(std::move(out));
       co_return false;
   }
@@ -401,7 +423,8 @@ Lookup find_on_model(ServerCore& core, const std::string& client, const std::str
       l.e = find_export(*core.array, client, name);
       if (l.e) return l;
       const controller::Host* h = host_for_client(*core.array, client);
-      const std::string which = name.empty() ? "no export at LUN 0 (the default export)" : "no export \"" + name + "\"";
+      const std::string which =
+          name.empty() ? "no export at LUN 0 (the default export)" : "no export \"" + name + "\"";
       l.why = h == nullptr ? which + ": client " + client + " matches no host's nbd initiator"
                            : which + " mapped to host \"" + h->name + "\" (client " + client + ")";
       return l;
@@ -429,7 +452,8 @@ asio::awaitable<void> Connection::reply_list(std::uint32_t option) {
   std::vector<ExportInfo> exports;
   bool stopped = false;
   try {
-    exports = core_->model->call([this] { return visible_exports(*core_->array, client_address_); });
+    exports =
+        core_->model->call([this] { return visible_exports(*core_->array, client_address_); });
   } catch (const serve::ModelStopped&) {
     stopped = true;
   }
@@ -439,7 +463,10 @@ asio::awaitable<void> Connection::reply_list(std::uint32_t option) {
   } else {
     for (const ExportInfo& e : exports) {
       std::vector<std::uint8_t> data;
-      n::Writer(data).u32(static_cast<std::uint32_t>(e.name.size())).bytes(e.name).bytes(e.description);
+      n::Writer(data)
+          .u32(static_cast<std::uint32_t>(e.name.size()))
+          .bytes(e.name)
+          .bytes(e.description);
       n::append_option_reply(out, option, n::kRepServer, data);
     }
     n::append_option_reply(out, option, n::kRepAck);
@@ -447,7 +474,8 @@ asio::awaitable<void> Connection::reply_list(std::uint32_t option) {
   co_await send(std::move(out));
 }
 
-asio::awaitable<bool> Connection::reply_info(std::uint32_t option, std::span<const std::uint8_t> data) {
+asio::awaitable<bool> Connection::reply_info(std::uint32_t option,
+                                             std::span<const std::uint8_t> data) {
   std::vector<std::uint8_t> out;
   auto req = n::parse_info_request(data);
   if (!req.is_ok()) {
@@ -457,13 +485,17 @@ asio::awaitable<bool> Connection::reply_info(std::uint32_t option, std::span<con
   }
   const Lookup found = find_on_model(*core_, client_address_, req->export_name);
   if (!found.e) {
-    n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown, found.why);
+    n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown,
+                           found.why);
     co_await send(std::move(out));
     co_return false;
   }
   const ExportInfo& e = *found.e;
   std::vector<std::uint8_t> info;
-  n::Writer(info).u16(n::kInfoExport).u64(static_cast<std::uint64_t>(e.size_bytes)).u16(transmission_flags(e, structured_));
+  n::Writer(info)
+      .u16(n::kInfoExport)
+      .u64(static_cast<std::uint64_t>(e.size_bytes))
+      .u16(transmission_flags(e, structured_));
   n::append_option_reply(out, option, n::kRepInfo, info);
   const auto asked = [&](std::uint16_t t) {
     return std::find(req->info_types.begin(), req->info_types.end(), t) != req->info_types.end();
@@ -511,7 +543,8 @@ asio::awaitable<bool> Connection::reply_export_name(std::span<const std::uint8_t
   }
   std::vector<std::uint8_t> out;
   n::Writer w(out);
-  w.u64(static_cast<std::uint64_t>(found.e->size_bytes)).u16(transmission_flags(*found.e, structured_));
+  w.u64(static_cast<std::uint64_t>(found.e->size_bytes))
+      .u16(transmission_flags(*found.e, structured_));
   if (!no_zeroes_) w.zeros(124);
   co_await send(std::move(out));
   limits_.block_status = structured_ && meta_selected_ && meta_export_ == name;
@@ -519,7 +552,8 @@ asio::awaitable<bool> Connection::reply_export_name(std::span<const std::uint8_t
   co_return true;
 }
 
-asio::awaitable<void> Connection::reply_meta_context(std::uint32_t option, std::span<const std::uint8_t> data) {
+asio::awaitable<void> Connection::reply_meta_context(std::uint32_t option,
+                                                     std::span<const std::uint8_t> data) {
   const bool set = option == static_cast<std::uint32_t>(n::Option::kSetMetaContext);
   if (set) {  // a SET replaces the selection even when it fails
     meta_selected_ = false;
@@ -527,20 +561,23 @@ asio::awaitable<void> Connection::reply_meta_context(std::uint32_t option, std::
   }
   std::vector<std::uint8_t> out;
   if (!structured_) {
-    n::append_option_error(out, option, n::kRepErrInvalid, "negotiate NBD_OPT_STRUCTURED_REPLY first");
+    n::append_option_error(out, option, n::kRepErrInvalid,
+                           "negotiate NBD_OPT_STRUCTURED_REPLY first");
     co_await send(std::move(out));
     co_return;
   }
   auto req = n::parse_meta_context_request(data, NbdServer::kMaxMetaQueries);
   if (!req.is_ok()) {
     const bool too_big = req.status().code() == sim::Code::kOutOfRange;
-    n::append_option_error(out, option, too_big ? n::kRepErrTooBig : n::kRepErrInvalid, req.status().message());
+    n::append_option_error(out, option, too_big ? n::kRepErrTooBig : n::kRepErrInvalid,
+                           req.status().message());
     co_await send(std::move(out));
     co_return;
   }
   const Lookup found = find_on_model(*core_, client_address_, req->export_name);
   if (!found.e) {
-    n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown, found.why);
+    n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown,
+                           found.why);
     co_await send(std::move(out));
     co_return;
   }
@@ -581,8 +618,9 @@ void Connection::enter_transmission(ExportInfo e) {
 asio::awaitable<void> Connection::transmission() {
   for (;;) {
     if (rend_ - rpos_ < n::kRequestHeaderBytes) co_await fill(n::kRequestHeaderBytes);
-    const auto header = n::parse_request_header(
-        std::span<const std::uint8_t, n::kRequestHeaderBytes>(rbuf_.data() + rpos_, n::kRequestHeaderBytes));
+    const auto header =
+        n::parse_request_header(std::span<const std::uint8_t, n::kRequestHeaderBytes>(
+            rbuf_.data() + rpos_, n::kRequestHeaderBytes));
     consume(n::kRequestHeaderBytes);
     if (!header) {
       ++core_->protocol_errors;
@@ -609,7 +647,8 @@ asio::awaitable<void> Connection::transmission() {
       refuse(h, error, std::move(why));
       continue;
     }
-    const bool carries_data = has_payload || h.type == static_cast<std::uint16_t>(n::Command::kRead);
+    const bool carries_data =
+        has_payload || h.type == static_cast<std::uint16_t>(n::Command::kRead);
     const std::int64_t bytes = carries_data ? h.length : 0;
     co_await wait_for_room(bytes);
     std::unique_ptr<Request> r = take_request(carries_data ? h.length : 0);
@@ -624,8 +663,9 @@ asio::awaitable<void> Connection::transmission() {
 
 asio::awaitable<void> Connection::wait_for_room(std::int64_t bytes) {
   const NbdServerOptions& o = core_->options;
-  while (!closed_ && (requests_in_flight_ >= o.max_requests_in_flight ||
-                      (requests_in_flight_ > 0 && bytes_in_flight_ + bytes > o.max_bytes_in_flight))) {
+  while (!closed_ &&
+         (requests_in_flight_ >= o.max_requests_in_flight ||
+          (requests_in_flight_ > 0 && bytes_in_flight_ + bytes > o.max_bytes_in_flight))) {
     flush_batch();
     reader_waiting_ = true;
     room_timer_.expires_at(asio::steady_timer::time_point::max());
@@ -640,7 +680,8 @@ void Connection::count_in_flight(std::int64_t bytes) {
   ++requests_in_flight_;
   bytes_in_flight_ += bytes;
   std::int64_t seen = core_->in_flight_high_water.load();
-  while (requests_in_flight_ > seen && !core_->in_flight_high_water.compare_exchange_weak(seen, requests_in_flight_)) {
+  while (requests_in_flight_ > seen &&
+         !core_->in_flight_high_water.compare_exchange_weak(seen, requests_in_flight_)) {
   }
 }
 
@@ -682,7 +723,8 @@ void Connection::wake_reader() {
 
 void Connection::refuse(const n::RequestHeader& h, std::uint32_t error, std::string why) {
   ++core_->requests_refused;
-  spdlog::debug("{}: {} refused with {}: {}", label_, n::command_name(h.type), n::error_name(error), why);
+  spdlog::debug("{}: {} refused with {}: {}", label_, n::command_name(h.type), n::error_name(error),
+                why);
   std::unique_ptr<Request> r = take_request(0);
   r->header = h;
   r->error = error;
@@ -725,13 +767,17 @@ void Connection::finish(std::unique_ptr<Request> r) {
   r->head.clear();
   if (r->error != 0) {
     ++counters_.errors;
-    if (structured_) n::append_error_chunk(r->head, h.handle, r->error, r->message);
-    else n::append_simple_reply(r->head, r->error, h.handle);
+    if (structured_)
+      n::append_error_chunk(r->head, h.handle, r->error, r->message);
+    else
+      n::append_simple_reply(r->head, r->error, h.handle);
   } else if (cmd == n::Command::kRead) {
     ++counters_.reads;
     counters_.read_bytes += h.length;
-    if (structured_) n::append_offset_data_header(r->head, h.handle, h.offset, h.length);
-    else n::append_simple_reply(r->head, 0, h.handle);
+    if (structured_)
+      n::append_offset_data_header(r->head, h.handle, h.offset, h.length);
+    else
+      n::append_simple_reply(r->head, 0, h.handle);
     r->send_data = true;
   } else {
     if (cmd == n::Command::kWrite) {
@@ -740,9 +786,12 @@ void Connection::finish(std::unique_ptr<Request> r) {
     } else {
       ++counters_.other;
     }
-    if (cmd == n::Command::kBlockStatus) n::append_block_status_chunk(r->head, h.handle, kBaseAllocationId, r->extents);
-    else if (structured_) n::append_chunk_header(r->head, n::kReplyFlagDone, n::kReplyTypeNone, h.handle, 0);
-    else n::append_simple_reply(r->head, 0, h.handle);
+    if (cmd == n::Command::kBlockStatus)
+      n::append_block_status_chunk(r->head, h.handle, kBaseAllocationId, r->extents);
+    else if (structured_)
+      n::append_chunk_header(r->head, n::kReplyFlagDone, n::kReplyTypeNone, h.handle, 0);
+    else
+      n::append_simple_reply(r->head, 0, h.handle);
   }
   out_queue_.push_back(std::move(r));
 }
@@ -752,7 +801,8 @@ void Connection::pump_writes() {
   writing_.clear();
   write_buffers_.clear();
   std::size_t bytes = 0;
-  while (!out_queue_.empty() && writing_.size() < kMaxRepliesPerWrite && bytes < kMaxBytesPerWrite) {
+  while (!out_queue_.empty() && writing_.size() < kMaxRepliesPerWrite &&
+         bytes < kMaxBytesPerWrite) {
     std::unique_ptr<Request>& r = out_queue_.front();
     write_buffers_.push_back(asio::buffer(r->head));
     bytes += r->head.size();
@@ -764,8 +814,9 @@ void Connection::pump_writes() {
     out_queue_.pop_front();
   }
   write_in_progress_ = true;
-  asio::async_write(socket_, write_buffers_,
-                    [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); });
+  asio::async_write(
+      socket_, write_buffers_,
+      [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); });
 }
 
 void Connection::on_written(const error_code& ec) {

@@ -7,10 +7,12 @@
 // client has gone writes into memory that still exists and is then dropped.
 #pragma once
 
+// clang-format off
 #include <utility>  // before Boost.Asio 1.74's awaitable.hpp, which uses std::exchange
+#include <boost/asio.hpp>
+// clang-format on
 
 #include <atomic>
-#include <boost/asio.hpp>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -80,11 +82,11 @@ struct Request {
   bool send_data = false;                // the reply carries `data` (a successful READ)
   std::int64_t charged_bytes = 0;        // counted against the connection's in-flight bytes
   std::uint32_t error = 0;
-  std::string message;                   // why, for an error chunk
+  std::string message;                        // why, for an error chunk
   std::vector<nbd::BlockDescriptor> extents;  // BLOCK_STATUS result
   sim::Time latency_ns = 0;
   std::shared_ptr<Mailbox> mailbox;
-  std::vector<std::uint8_t> head;        // reply bytes sent before `data`
+  std::vector<std::uint8_t> head;  // reply bytes sent before `data`
 };
 
 // Where the model thread leaves finished requests for a connection.
@@ -104,11 +106,13 @@ struct Mailbox {
 
 // Runs `batch` on the model thread: each request into Array::submit (or answered there:
 // BLOCK_STATUS, unmapped export), completions to their mailboxes.
-void start_requests(controller::Array& array, const ExportInfo& e, std::vector<std::unique_ptr<Request>>& batch);
+void start_requests(controller::Array& array, const ExportInfo& e,
+                    std::vector<std::unique_ptr<Request>>& batch);
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(std::shared_ptr<ServerCore> core, Socket socket, std::string client_address, std::uint64_t id);
+  Connection(std::shared_ptr<ServerCore> core, Socket socket, std::string client_address,
+             std::uint64_t id);
   ~Connection();
 
   // The connection's whole life; spawned on the socket's strand.
@@ -135,7 +139,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> reply_list(std::uint32_t option);
   asio::awaitable<bool> reply_info(std::uint32_t option, std::span<const std::uint8_t> data);
   asio::awaitable<bool> reply_export_name(std::span<const std::uint8_t> data);
-  asio::awaitable<void> reply_meta_context(std::uint32_t option, std::span<const std::uint8_t> data);
+  asio::awaitable<void> reply_meta_context(std::uint32_t option,
+                                           std::span<const std::uint8_t> data);
   asio::awaitable<void> send(std::vector<std::uint8_t> bytes);
   // Looks an export up on the model thread; nullopt also when the model is stopped.
   std::optional<ExportInfo> lookup_export(const std::string& name);
@@ -199,7 +204,5 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool write_in_progress_ = false;
   Counters counters_;
 };
-
-
 
 }  // namespace afasim::target::detail

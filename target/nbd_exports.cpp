@@ -19,18 +19,20 @@ namespace {
 constexpr int kExactMatch = 1 << 20;
 int specificity(std::string_view pattern) {
   if (pattern.find_first_of("*?[") == std::string_view::npos) return kExactMatch;
-  return static_cast<int>(std::count_if(pattern.begin(), pattern.end(),
-                                        [](char c) { return c != '*' && c != '?' && c != '[' && c != ']'; }));
+  return static_cast<int>(std::count_if(pattern.begin(), pattern.end(), [](char c) {
+    return c != '*' && c != '?' && c != '[' && c != ']';
+  }));
 }
 
 std::string gib(std::int64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / static_cast<double>(1LL << 30));
+  std::snprintf(buf, sizeof buf, "%.2f GiB",
+                static_cast<double>(bytes) / static_cast<double>(1LL << 30));
   return buf;
 }
 
-ExportInfo make_export(const Array& array, const controller::Mapping& m, const controller::Volume& v,
-                       const Host& h) {
+ExportInfo make_export(const Array& array, const controller::Mapping& m,
+                       const controller::Volume& v, const Host& h) {
   ExportInfo e;
   e.name = v.name;
   e.volume_id = v.id;
@@ -40,8 +42,9 @@ ExportInfo make_export(const Array& array, const controller::Mapping& m, const c
   e.size_bytes = v.capacity_bytes;
   e.read_only = m.access == controller::MappingAccess::kReadOnly;
   e.description = "volume \"" + v.name + "\": " + gib(v.capacity_bytes) + " " +
-                  std::string(raid::raid_type_name(v.raid_type)) + " " + std::string(controller::to_string(v.provisioning)) +
-                  ", LUN " + std::to_string(m.lun) + " of host \"" + h.name + "\", " +
+                  std::string(raid::raid_type_name(v.raid_type)) + " " +
+                  std::string(controller::to_string(v.provisioning)) + ", LUN " +
+                  std::to_string(m.lun) + " of host \"" + h.name + "\", " +
                   (e.read_only ? "read-only" : "read-write");
   return e;
 }
@@ -80,11 +83,13 @@ std::vector<ExportInfo> visible_exports(const Array& array, std::string_view cli
     const controller::Volume* v = array.volume(m.volume_id);
     if (v != nullptr) out.push_back(make_export(array, m, *v, *h));
   }
-  std::sort(out.begin(), out.end(), [](const ExportInfo& a, const ExportInfo& b) { return a.lun < b.lun; });
+  std::sort(out.begin(), out.end(),
+            [](const ExportInfo& a, const ExportInfo& b) { return a.lun < b.lun; });
   return out;
 }
 
-std::optional<ExportInfo> find_export(const Array& array, std::string_view client_address, std::string_view name) {
+std::optional<ExportInfo> find_export(const Array& array, std::string_view client_address,
+                                      std::string_view name) {
   for (ExportInfo& e : visible_exports(array, client_address))
     if (name.empty() ? e.lun == 0 : e.name == name) return std::move(e);
   return std::nullopt;
@@ -96,17 +101,20 @@ bool export_still_mapped(const Array& array, const ExportInfo& e) {
          (m->access == controller::MappingAccess::kReadOnly) == e.read_only;
 }
 
-std::vector<nbd::BlockDescriptor> allocation_map(const Array& array, Id volume_id, std::uint64_t offset,
-                                                 std::uint32_t length, bool first_only) {
+std::vector<nbd::BlockDescriptor> allocation_map(const Array& array, Id volume_id,
+                                                 std::uint64_t offset, std::uint32_t length,
+                                                 bool first_only) {
   const controller::Volume* v = array.volume(volume_id);
-  AFASIM_ASSERT(v != nullptr && length > 0 && offset + length <= static_cast<std::uint64_t>(v->capacity_bytes),
+  AFASIM_ASSERT(v != nullptr && length > 0 &&
+                    offset + length <= static_cast<std::uint64_t>(v->capacity_bytes),
                 "allocation_map outside the volume");
   const auto extent = static_cast<std::uint64_t>(array.extent_bytes(v->raid_type));
   std::vector<nbd::BlockDescriptor> runs;
   const std::uint64_t end = offset + length;
   for (std::uint64_t pos = offset; pos < end;) {
     const std::uint64_t next = std::min(end, (pos / extent + 1) * extent);
-    const bool allocated = array.data_path().is_allocated(volume_id, static_cast<std::int64_t>(pos));
+    const bool allocated =
+        array.data_path().is_allocated(volume_id, static_cast<std::int64_t>(pos));
     const std::uint32_t flags = allocated ? 0 : (nbd::kStateHole | nbd::kStateZero);
     const auto bytes = static_cast<std::uint32_t>(next - pos);
     if (!runs.empty() && runs.back().flags == flags) {

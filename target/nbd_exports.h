@@ -43,14 +43,16 @@ bool initiator_matches(std::string_view pattern, std::string_view client_address
 
 // The host a client at `client_address` belongs to (rules above); nullptr when no host has
 // an nbd initiator that admits it.
-const controller::Host* host_for_client(const controller::Array& array, std::string_view client_address);
+const controller::Host* host_for_client(const controller::Array& array,
+                                        std::string_view client_address);
 
 // The exports of the client's host, by LUN. Empty when the client belongs to no host.
-std::vector<ExportInfo> visible_exports(const controller::Array& array, std::string_view client_address);
+std::vector<ExportInfo> visible_exports(const controller::Array& array,
+                                        std::string_view client_address);
 
 // The export `name` ("" = LUN 0) if the client's host has it mapped.
-std::optional<ExportInfo> find_export(const controller::Array& array, std::string_view client_address,
-                                      std::string_view name);
+std::optional<ExportInfo> find_export(const controller::Array& array,
+                                      std::string_view client_address, std::string_view name);
 
 // True while mapping `e.mapping_id` still maps the volume to the same host with the same
 // access: masking changes take effect at the next request of an open connection.
@@ -61,7 +63,8 @@ bool export_still_mapped(const controller::Array& array, const ExportInfo& e);
 // as zeros), coalesced, covering exactly the range; with `first_only`, only the first
 // run (NBD_CMD_FLAG_REQ_ONE). REQUIRES: the volume exists, the range lies within it and
 // length > 0.
-std::vector<nbd::BlockDescriptor> allocation_map(const controller::Array& array, controller::Id volume_id,
-                                                 std::uint64_t offset, std::uint32_t length, bool first_only);
+std::vector<nbd::BlockDescriptor> allocation_map(const controller::Array& array,
+                                                 controller::Id volume_id, std::uint64_t offset,
+                                                 std::uint32_t length, bool first_only);
 
 }  // namespace afasim::target

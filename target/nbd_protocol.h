@@ -18,8 +18,8 @@
 namespace afasim::target::nbd {
 
 // --- Magic numbers (proto.md "Handshake", "Transmission") ------------------------------
-inline constexpr std::uint64_t kInitPasswd = 0x4e42444d41474943ULL;        // "NBDMAGIC"
-inline constexpr std::uint64_t kIHaveOpt = 0x49484156454f5054ULL;          // "IHAVEOPT"
+inline constexpr std::uint64_t kInitPasswd = 0x4e42444d41474943ULL;  // "NBDMAGIC"
+inline constexpr std::uint64_t kIHaveOpt = 0x49484156454f5054ULL;    // "IHAVEOPT"
 inline constexpr std::uint64_t kOptionReplyMagic = 0x0003e889045565a9ULL;
 inline constexpr std::uint32_t kRequestMagic = 0x25609513;
 inline constexpr std::uint32_t kSimpleReplyMagic = 0x67446698;
@@ -182,11 +182,11 @@ std::uint64_t load_u64(const std::uint8_t* p);
 // S: NBDMAGIC, IHAVEOPT, handshake flags (18 bytes).
 std::vector<std::uint8_t> server_greeting(std::uint16_t handshake_flags);
 // One option reply: magic, option, reply type, length, data.
-void append_option_reply(std::vector<std::uint8_t>& out, std::uint32_t option, std::uint32_t reply_type,
-                         std::span<const std::uint8_t> data = {});
+void append_option_reply(std::vector<std::uint8_t>& out, std::uint32_t option,
+                         std::uint32_t reply_type, std::span<const std::uint8_t> data = {});
 // An error option reply whose data is a message for a person (truncated to 4096 bytes).
-void append_option_error(std::vector<std::uint8_t>& out, std::uint32_t option, std::uint32_t reply_type,
-                         std::string_view message);
+void append_option_error(std::vector<std::uint8_t>& out, std::uint32_t option,
+                         std::uint32_t reply_type, std::string_view message);
 
 // The data of NBD_OPT_INFO and NBD_OPT_GO: export name, then the NBD_INFO types asked for.
 struct InfoRequest {
@@ -224,7 +224,8 @@ struct RequestHeader {
 };
 // Decodes the 28-byte request header; nullopt when the magic is wrong (the stream cannot
 // be trusted after that: the connection must be dropped).
-std::optional<RequestHeader> parse_request_header(std::span<const std::uint8_t, kRequestHeaderBytes> bytes);
+std::optional<RequestHeader> parse_request_header(
+    std::span<const std::uint8_t, kRequestHeaderBytes> bytes);
 // Encodes a request header (for clients and tests).
 std::vector<std::uint8_t> encode_request_header(const RequestHeader& h);
 
@@ -253,7 +254,8 @@ struct TransmissionLimits {
 //   a range past the end: WRITE, WRITE_ZEROES → ENOSPC, others    → EINVAL
 // Returns 0 when the request may go to the array, else the error, with `why` set to a
 // sentence for the client. DISC always passes.
-std::uint32_t check_request(const RequestHeader& h, const TransmissionLimits& limits, std::string* why);
+std::uint32_t check_request(const RequestHeader& h, const TransmissionLimits& limits,
+                            std::string* why);
 
 // The 16-byte simple reply header.
 void append_simple_reply(std::vector<std::uint8_t>& out, std::uint32_t error, std::uint64_t handle);
@@ -265,8 +267,8 @@ void append_error_chunk(std::vector<std::uint8_t>& out, std::uint64_t handle, st
                         std::string_view message);
 // The header of an NBD_REPLY_TYPE_OFFSET_DATA chunk with DONE set, through the offset: the
 // caller sends `data_bytes` of data after it.
-void append_offset_data_header(std::vector<std::uint8_t>& out, std::uint64_t handle, std::uint64_t offset,
-                               std::uint32_t data_bytes);
+void append_offset_data_header(std::vector<std::uint8_t>& out, std::uint64_t handle,
+                               std::uint64_t offset, std::uint32_t data_bytes);
 
 // One base:allocation descriptor.
 struct BlockDescriptor {
@@ -275,7 +277,8 @@ struct BlockDescriptor {
   bool operator==(const BlockDescriptor&) const = default;
 };
 // A complete NBD_REPLY_TYPE_BLOCK_STATUS chunk with DONE set. REQUIRES: descriptors non-empty.
-void append_block_status_chunk(std::vector<std::uint8_t>& out, std::uint64_t handle, std::uint32_t context_id,
+void append_block_status_chunk(std::vector<std::uint8_t>& out, std::uint64_t handle,
+                               std::uint32_t context_id,
                                const std::vector<BlockDescriptor>& descriptors);
 
 }  // namespace afasim::target::nbd

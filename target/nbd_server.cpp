@@ -48,8 +48,10 @@ std::string peer_address(Socket& socket) {
     inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, text, sizeof text);
   } else if (sa->sa_family == AF_INET6) {
     const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr;
-    if (IN6_IS_ADDR_V4MAPPED(&a)) inet_ntop(AF_INET, &a.s6_addr[12], text, sizeof text);
-    else inet_ntop(AF_INET6, &a, text, sizeof text);
+    if (IN6_IS_ADDR_V4MAPPED(&a))
+      inet_ntop(AF_INET, &a.s6_addr[12], text, sizeof text);
+    else
+      inet_ntop(AF_INET6, &a, text, sizeof text);
   } else {
     return "unix";
   }
@@ -66,8 +68,9 @@ void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix)
   if (stopping || core->connections_active.load() >= core->options.max_connections) {
     ++core->connections_refused;
     spdlog::warn("nbd: refusing a connection from {}: {}", address,
-                 stopping ? "the server is stopping"
-                          : std::to_string(core->options.max_connections) + " connections already open");
+                 stopping
+                     ? "the server is stopping"
+                     : std::to_string(core->options.max_connections) + " connections already open");
     error_code ec;
     socket.close(ec);
     return;
@@ -85,11 +88,13 @@ void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix)
     core->registry[id] = c;
   }
   spdlog::debug("nbd#{}: accepted from {}", id, address);
-  asio::co_spawn(c->executor(), [c]() { return c->run(); }, asio::detached);
+  asio::co_spawn(
+      c->executor(), [c]() { return c->run(); }, asio::detached);
 }
 
 template <typename Acceptor>
-asio::awaitable<void> accept_loop(std::shared_ptr<ServerCore> core, Acceptor& acceptor, bool is_unix) {
+asio::awaitable<void> accept_loop(std::shared_ptr<ServerCore> core, Acceptor& acceptor,
+                                  bool is_unix) {
   for (;;) {
     Socket socket(asio::make_strand(core->io));
     error_code ec;
@@ -108,20 +113,26 @@ asio::awaitable<void> accept_loop(std::shared_ptr<ServerCore> core, Acceptor& ac
 
 sim::Status check_options(const NbdServerOptions& o) {
   auto bad = [](const std::string& what) { return sim::invalid_argument("nbd: " + what); };
-  if (o.host.empty() && o.unix_socket_path.empty()) return bad("neither a TCP address nor a Unix socket to listen on");
+  if (o.host.empty() && o.unix_socket_path.empty())
+    return bad("neither a TCP address nor a Unix socket to listen on");
   if (o.port < 0 || o.port > 65535) return bad("port must be 0..65535");
   if (o.io_threads < 1 || o.io_threads > 64) return bad("io_threads must be 1..64");
-  if (o.max_connections < 1 || o.max_connections > 4096) return bad("max_connections must be 1..4096");
-  if (o.max_payload_bytes < (64 << 10) || o.max_payload_bytes > (256 << 20) || o.max_payload_bytes % 512 != 0)
+  if (o.max_connections < 1 || o.max_connections > 4096)
+    return bad("max_connections must be 1..4096");
+  if (o.max_payload_bytes < (64 << 10) || o.max_payload_bytes > (256 << 20) ||
+      o.max_payload_bytes % 512 != 0)
     return bad("max_payload_bytes must be a multiple of 512 in [64 KiB, 256 MiB]");
   if (o.max_requests_in_flight < 1 || o.max_requests_in_flight > 65536)
     return bad("max_requests_in_flight must be 1..65536");
-  if (o.max_bytes_in_flight < o.max_payload_bytes) return bad("max_bytes_in_flight must be >= max_payload_bytes");
-  if (o.handshake_timeout < std::chrono::milliseconds(100) || o.handshake_timeout > std::chrono::hours(1))
+  if (o.max_bytes_in_flight < o.max_payload_bytes)
+    return bad("max_bytes_in_flight must be >= max_payload_bytes");
+  if (o.handshake_timeout < std::chrono::milliseconds(100) ||
+      o.handshake_timeout > std::chrono::hours(1))
     return bad("handshake_timeout must be 100 ms..1 h");
   if (o.max_options < 1 || o.max_options > 65536) return bad("max_options must be 1..65536");
   if (o.unix_socket_path.size() >= sizeof(sockaddr_un::sun_path))
-    return bad("the Unix socket path is longer than " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes");
+    return bad("the Unix socket path is longer than " +
+               std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes");
   return sim::Status::ok();
 }
 
@@ -129,10 +140,12 @@ sim::Status listen_tcp(NbdServer::Impl& impl, const NbdServerOptions& o) {
   const std::string where = o.host + ":" + std::to_string(o.port);
   error_code ec;
   asio::ip::tcp::resolver resolver(impl.core->io);
-  auto results = resolver.resolve(o.host, std::to_string(o.port),
-                                  asio::ip::tcp::resolver::passive | asio::ip::tcp::resolver::numeric_service, ec);
+  auto results = resolver.resolve(
+      o.host, std::to_string(o.port),
+      asio::ip::tcp::resolver::passive | asio::ip::tcp::resolver::numeric_service, ec);
   if (ec || results.empty())
-    return sim::unavailable("nbd: cannot resolve " + where + ": " + (ec ? ec.message() : "no address"));
+    return sim::unavailable("nbd: cannot resolve " + where + ": " +
+                            (ec ? ec.message() : "no address"));
   const asio::ip::tcp::endpoint ep = results.begin()->endpoint();
   auto& a = impl.tcp.emplace(impl.core->io);
   if (a.open(ep.protocol(), ec); !ec) a.set_option(asio::socket_base::reuse_address(true), ec);
@@ -150,7 +163,8 @@ sim::Status listen_unix(NbdServer::Impl& impl, const std::string& path) {
   error_code ec;
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) return sim::unavailable("nbd: " + path + " exists and is not a socket");
+    if (!S_ISSOCK(st.st_mode))
+      return sim::unavailable("nbd: " + path + " exists and is not a socket");
     asio::local::stream_protocol::socket probe(impl.core->io);
     probe.connect(asio::local::stream_protocol::endpoint(path), ec);
     if (!ec) return sim::unavailable("nbd: another server is listening on " + path);
@@ -176,7 +190,9 @@ NbdServer::NbdServer(controller::Array& array, serve::ModelThread& model, NbdSer
   impl_->core->options = std::move(options);
 }
 
-NbdServer::~NbdServer() { stop(); }
+NbdServer::~NbdServer() {
+  stop();
+}
 
 sim::Status NbdServer::start() {
   Impl& impl = *impl_;
@@ -191,8 +207,10 @@ sim::Status NbdServer::start() {
     }
   }
   impl.started = true;
-  if (impl.tcp) asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.tcp, false), asio::detached);
-  if (impl.local) asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.local, true), asio::detached);
+  if (impl.tcp)
+    asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.tcp, false), asio::detached);
+  if (impl.local)
+    asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.local, true), asio::detached);
   // Completions come back to the Asio threads once per model round (nbd_connection.h).
   impl.core->model->set_round_hook([gate = impl.core->gate] { detail::flush_wakes(*gate); });
   impl.work.emplace(impl.core->io.get_executor());
@@ -253,7 +271,8 @@ void NbdServer::stop(std::chrono::milliseconds drain_timeout) {
   {
     // With every socket closed the io_context runs out of work; a stuck handler is cut off.
     std::unique_lock<std::mutex> lock(impl.threads_mu);
-    if (!impl.threads_done_cv.wait_for(lock, std::chrono::seconds(2), [&impl] { return impl.threads_running == 0; }))
+    if (!impl.threads_done_cv.wait_for(lock, std::chrono::seconds(2),
+                                       [&impl] { return impl.threads_running == 0; }))
       core->io.stop();
   }
   for (auto& t : impl.threads) t.join();
@@ -261,13 +280,17 @@ void NbdServer::stop(std::chrono::milliseconds drain_timeout) {
   impl.tcp.reset();
   impl.local.reset();
   if (!core->options.unix_socket_path.empty()) ::unlink(core->options.unix_socket_path.c_str());
-  spdlog::info("nbd: stopped ({} connections served, {} refused)", core->connections_accepted.load(),
-               core->connections_refused.load());
+  spdlog::info("nbd: stopped ({} connections served, {} refused)",
+               core->connections_accepted.load(), core->connections_refused.load());
 }
 
-int NbdServer::port() const { return impl_->port; }
+int NbdServer::port() const {
+  return impl_->port;
+}
 
-const NbdServerOptions& NbdServer::options() const { return impl_->core->options; }
+const NbdServerOptions& NbdServer::options() const {
+  return impl_->core->options;
+}
 
 NbdServerStats NbdServer::stats() const {
   const ServerCore& c = *impl_->core;

@@ -72,9 +72,9 @@ struct NbdServerStats {
   std::int64_t connections_accepted = 0;
   std::int64_t connections_refused = 0;  // over max_connections
   std::int64_t connections_active = 0;
-  std::int64_t requests = 0;             // transmission requests read, DISC excluded
-  std::int64_t requests_refused = 0;     // refused by the target's own checks
-  std::int64_t protocol_errors = 0;      // connections closed for breaking the protocol
+  std::int64_t requests = 0;                       // transmission requests read, DISC excluded
+  std::int64_t requests_refused = 0;               // refused by the target's own checks
+  std::int64_t protocol_errors = 0;                // connections closed for breaking the protocol
   std::int64_t requests_in_flight_high_water = 0;  // most in flight on one connection
 };
 
@@ -91,7 +91,8 @@ class NbdServer {
   static constexpr std::uint32_t kMinBlockBytes = 512;
   static constexpr std::uint32_t kPreferredBlockBytes = 4096;
 
-  // REQUIRES: array and model outlive the server; `model` runs the thread that owns `array`.
+  // REQUIRES: array and model outlive the server; `model` runs the thread that owns `array`;
+  // one NbdServer per ModelThread (start() takes the model thread's round hook).
   NbdServer(controller::Array& array, serve::ModelThread& model, NbdServerOptions options = {});
   ~NbdServer();  // stop()
   NbdServer(const NbdServer&) = delete;

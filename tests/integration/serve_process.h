@@ -44,8 +44,8 @@ class ServeProcess {
   ServeProcess(const std::string& state, std::vector<std::string> extra = {}) : log_(state + ".serve.log") {
     const char* binary = std::getenv("AFASIM_BINARY");
     REQUIRE_MESSAGE(binary != nullptr, "AFASIM_BINARY is not set (run through ctest)");
-    std::vector<std::string> args = {binary, "serve", "--state", state, "--listen", "127.0.0.1:0",
-                                     "--nbd-listen", "127.0.0.1:0"};
+    std::vector<std::string> args = {binary,     "serve",       "--state",      state,
+                                     "--listen", "127.0.0.1:0", "--nbd-listen", "127.0.0.1:0"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::filesystem::remove(log_);  // never read an earlier run's port
     pid_ = ::fork();

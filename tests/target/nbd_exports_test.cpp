@@ -1,8 +1,9 @@
 // LUN masking for NBD clients and base:allocation from the thin map (target/nbd_exports.h),
 // on an Array driven directly (no server, no threads).
+#include "target/nbd_exports.h"
+
 #include <doctest/doctest.h>
 
-#include "target/nbd_exports.h"
 #include "tests/target/target_fixture.h"
 
 using namespace afasim;
@@ -13,7 +14,8 @@ using controller::Id;
 namespace {
 
 // Runs one host I/O to completion in simulated time.
-sim::Status run_io(TargetFixture& f, controller::IoOp op, Id volume, std::int64_t offset, std::int64_t length) {
+sim::Status run_io(TargetFixture& f, controller::IoOp op, Id volume, std::int64_t offset,
+                   std::int64_t length) {
   std::vector<std::uint8_t> data(static_cast<std::size_t>(length), 0x5a);
   controller::HostIo io;
   io.op = op;
@@ -81,13 +83,14 @@ TEST_CASE("exports are the client's host's mappings, by LUN; the empty name is L
   CHECK(exports[1].name == "beta");
   CHECK(exports[1].lun == 5);
   CHECK(exports[1].read_only);
-  CHECK(exports[1].description == "volume \"beta\": 0.50 GiB RAID5 thin, LUN 5 of host \"me\", read-only");
+  CHECK(exports[1].description ==
+        "volume \"beta\": 0.50 GiB RAID5 thin, LUN 5 of host \"me\", read-only");
 
   CHECK(find_export(*f.array, "127.0.0.1", "")->name == "alpha");
   CHECK(find_export(*f.array, "127.0.0.1", "beta")->volume_id == v2);
-  CHECK_FALSE(find_export(*f.array, "127.0.0.1", "gamma"));     // another host's
+  CHECK_FALSE(find_export(*f.array, "127.0.0.1", "gamma"));  // another host's
   CHECK_FALSE(find_export(*f.array, "127.0.0.1", "unmapped"));
-  CHECK_FALSE(find_export(*f.array, "192.0.2.1", "alpha"));     // no host at all
+  CHECK_FALSE(find_export(*f.array, "192.0.2.1", "alpha"));  // no host at all
   CHECK(visible_exports(*f.array, "10.9.9.9").size() == 1);
 
   const ExportInfo e = *find_export(*f.array, "127.0.0.1", "alpha");
@@ -111,12 +114,15 @@ TEST_CASE("base:allocation shows the thin map: allocated extents are data, the r
   CHECK(allocation_map(*f.array, v, e32 / 2, 2 * e32, false) ==
         std::vector<nbd::BlockDescriptor>{{e32 / 2, 0}, {e32, hole}, {e32 / 2, 0}});
   // REQ_ONE: only the first run.
-  CHECK(allocation_map(*f.array, v, e32, 3 * e32, true) == std::vector<nbd::BlockDescriptor>{{e32, hole}});
+  CHECK(allocation_map(*f.array, v, e32, 3 * e32, true) ==
+        std::vector<nbd::BlockDescriptor>{{e32, hole}});
 
   REQUIRE(run_io(f, controller::IoOp::kTrim, v, 0, ext).is_ok());
   CHECK(allocation_map(*f.array, v, 0, 3 * e32, false) ==
         std::vector<nbd::BlockDescriptor>{{2 * e32, hole}, {e32, 0}});
 
-  const Id fixed = f.volume("fixed", 2 * ext, raid::RaidType::kRaid10, controller::Provisioning::kFixed);
-  CHECK(allocation_map(*f.array, fixed, 0, 2 * e32, false) == std::vector<nbd::BlockDescriptor>{{2 * e32, 0}});
+  const Id fixed =
+      f.volume("fixed", 2 * ext, raid::RaidType::kRaid10, controller::Provisioning::kFixed);
+  CHECK(allocation_map(*f.array, fixed, 0, 2 * e32, false) ==
+        std::vector<nbd::BlockDescriptor>{{2 * e32, 0}});
 }

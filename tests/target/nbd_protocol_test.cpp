@@ -1,7 +1,7 @@
 // The NBD wire format and request checks of target/nbd_protocol.h, against proto.md.
-#include <doctest/doctest.h>
-
 #include "target/nbd_protocol.h"
+
+#include <doctest/doctest.h>
 
 using namespace afasim;
 using namespace afasim::target::nbd;
@@ -18,8 +18,8 @@ TransmissionLimits limits(std::uint64_t size = 1 << 30) {
   return l;
 }
 
-std::uint32_t check(std::uint16_t type, std::uint64_t offset, std::uint32_t length, std::uint16_t flags = 0,
-                    TransmissionLimits l = limits()) {
+std::uint32_t check(std::uint16_t type, std::uint64_t offset, std::uint32_t length,
+                    std::uint16_t flags = 0, TransmissionLimits l = limits()) {
   RequestHeader h;
   h.type = type;
   h.offset = offset;
@@ -86,7 +86,8 @@ TEST_CASE("request header: 28 bytes, wrong magic is refused") {
   h.length = 4096;
   auto bytes = encode_request_header(h);
   REQUIRE(bytes.size() == kRequestHeaderBytes);
-  auto back = parse_request_header(std::span<const std::uint8_t, kRequestHeaderBytes>(bytes.data(), kRequestHeaderBytes));
+  auto back = parse_request_header(
+      std::span<const std::uint8_t, kRequestHeaderBytes>(bytes.data(), kRequestHeaderBytes));
   REQUIRE(back);
   CHECK(back->flags == h.flags);
   CHECK(back->type == h.type);
@@ -94,14 +95,16 @@ TEST_CASE("request header: 28 bytes, wrong magic is refused") {
   CHECK(back->offset == h.offset);
   CHECK(back->length == h.length);
   bytes[0] ^= 1;
-  CHECK_FALSE(parse_request_header(std::span<const std::uint8_t, kRequestHeaderBytes>(bytes.data(), kRequestHeaderBytes)));
+  CHECK_FALSE(parse_request_header(
+      std::span<const std::uint8_t, kRequestHeaderBytes>(bytes.data(), kRequestHeaderBytes)));
 }
 
 TEST_CASE("check_request: what a request may be, error by error") {
   const std::uint64_t size = 1 << 30;
   CHECK(check(kRead, 0, 4096) == 0);
   CHECK(check(kWrite, size - 512, 512) == 0);
-  CHECK(check(kTrim, 0, 0xfffffe00u, 0, limits(8ULL << 30)) == 0);  // TRIM has no payload: no maximum
+  CHECK(check(kTrim, 0, 0xfffffe00u, 0, limits(8ULL << 30)) ==
+        0);  // TRIM has no payload: no maximum
   CHECK(check(kStatus, 0, 0xfffffe00u, 0, limits(8ULL << 30)) == 0);
   CHECK(check(kFlush, 0, 0) == 0);
   CHECK(check(kDisc, 5, 7, 0xffff) == 0);  // DISC always ends the connection
@@ -188,7 +191,9 @@ TEST_CASE("NBD_OPT_INFO / NBD_OPT_GO data") {
     Writer(bad).u32(0).u16(2).u16(kInfoName).u16(kInfoName);
     CHECK_FALSE(parse_info_request(bad).is_ok());
   }
-  SUBCASE("empty data") { CHECK_FALSE(parse_info_request({}).is_ok()); }
+  SUBCASE("empty data") {
+    CHECK_FALSE(parse_info_request({}).is_ok());
+  }
 }
 
 TEST_CASE("meta context data and base:allocation queries") {
@@ -200,9 +205,9 @@ TEST_CASE("meta context data and base:allocation queries") {
   CHECK(r->queries == std::vector<std::string>{"base:allocation", "qemu:junk"});
   CHECK(meta_queries_name_base_allocation(r->queries, false));
 
-  CHECK(meta_queries_name_base_allocation({}, true));          // LIST with no query: all
-  CHECK_FALSE(meta_queries_name_base_allocation({}, false));   // SET with no query: none
-  CHECK(meta_queries_name_base_allocation({"base:"}, true));   // wildcard when listing
+  CHECK(meta_queries_name_base_allocation({}, true));                // LIST with no query: all
+  CHECK_FALSE(meta_queries_name_base_allocation({}, false));         // SET with no query: none
+  CHECK(meta_queries_name_base_allocation({"base:"}, true));         // wildcard when listing
   CHECK_FALSE(meta_queries_name_base_allocation({"base:"}, false));  // ignored when setting
   CHECK_FALSE(meta_queries_name_base_allocation({"base:other", "x-foo:bar"}, false));
 

@@ -1,6 +1,8 @@
 // The NBD server end to end in one process: a test client on a socket, the server's Asio
 // thread, the model thread, the Array. Every case uses --pace none except the one about
 // pacing.
+#include "target/nbd_server.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <thread>
 
 #include "target/nbd_exports.h"
-#include "target/nbd_server.h"
 #include "tests/target/nbd_test_client.h"
 #include "tests/target/target_fixture.h"
 
@@ -76,20 +77,22 @@ TEST_CASE("NBD_OPT_LIST shows exactly the volumes mapped to the client's host") 
   CHECK(c.list() == std::vector<std::string>{"vol", "ro"});
 }
 
-TEST_CASE("INFO and GO: size, flags, block sizes; unknown and unmapped exports are NBD_REP_ERR_UNKNOWN") {
+TEST_CASE(
+    "INFO and GO: size, flags, block sizes; unknown and unmapped exports are NBD_REP_ERR_UNKNOWN") {
   Served s;
   TestClient c(s.port());
   c.start();
   auto info = c.info("vol", false, {n::kInfoName, n::kInfoDescription, n::kInfoBlockSize});
   REQUIRE(info.ok);
   CHECK(info.size == static_cast<std::uint64_t>(1 * GiB));
-  CHECK(info.flags == (n::kFlagHasFlags | n::kFlagSendFlush | n::kFlagSendFua | n::kFlagCanMultiConn |
-                       n::kFlagSendTrim | n::kFlagSendWriteZeroes));
+  CHECK(info.flags == (n::kFlagHasFlags | n::kFlagSendFlush | n::kFlagSendFua |
+                       n::kFlagCanMultiConn | n::kFlagSendTrim | n::kFlagSendWriteZeroes));
   CHECK(info.min_block == 512);
   CHECK(info.preferred_block == 4096);
   CHECK(info.max_block == 32u << 20);
   CHECK(info.name == "vol");
-  CHECK(info.description == "volume \"vol\": 1.00 GiB RAID10 thin, LUN 0 of host \"me\", read-write");
+  CHECK(info.description ==
+        "volume \"vol\": 1.00 GiB RAID10 thin, LUN 0 of host \"me\", read-write");
 
   auto ro = c.info("ro", false);
   REQUIRE(ro.ok);
@@ -123,7 +126,9 @@ TEST_CASE("a client that matches no host sees no export") {
   CHECK(go.message.find("matches no host") != std::string::npos);
 }
 
-TEST_CASE("NBD_OPT_EXPORT_NAME: a known export enters transmission; an unknown one closes that connection") {
+TEST_CASE(
+    "NBD_OPT_EXPORT_NAME: a known export enters transmission; an unknown one closes that "
+    "connection") {
   Served s;
   {
     TestClient c(s.port());
@@ -196,11 +201,14 @@ TEST_CASE("handshake option errors: the handshake goes on") {
   }
 }
 
-TEST_CASE("data written through NBD reads back, and counts in the volume's and controller's counters and events") {
+TEST_CASE(
+    "data written through NBD reads back, and counts in the volume's and controller's counters and "
+    "events") {
   Served s;
   const auto before = s.volume_stats(s.vol);
   const auto host_ios_before = s.on_model([&] {
-    return s.array->data_path().controller_stats(1).host_ios + s.array->data_path().controller_stats(2).host_ios;
+    return s.array->data_path().controller_stats(1).host_ios +
+           s.array->data_path().controller_stats(2).host_ios;
   });
   {
     TestClient c(s.port());
@@ -210,7 +218,8 @@ TEST_CASE("data written through NBD reads back, and counts in the volume's and c
     CHECK(c.write(512 * MiB + 4096, b, n::kCmdFlagFua).error == 0);
     CHECK(c.read(0, 64 << 10).data == a);
     CHECK(c.read(512 * MiB + 4096, 4096).data == b);
-    CHECK(c.read(256 * MiB, 4096).data == std::vector<std::uint8_t>(4096, 0));  // a hole reads as zeros
+    CHECK(c.read(256 * MiB, 4096).data ==
+          std::vector<std::uint8_t>(4096, 0));  // a hole reads as zeros
     CHECK(c.request(kFlush, 0, 0).error == 0);
     c.disconnect();
     CHECK(c.closed_by_server());
@@ -221,13 +230,15 @@ TEST_CASE("data written through NBD reads back, and counts in the volume's and c
   CHECK(after.write_bytes - before.write_bytes == (64 << 10) + 4096);
   CHECK(after.other_ops - before.other_ops == 2);  // the FLUSH and the FUA write's flush
   const auto host_ios_after = s.on_model([&] {
-    return s.array->data_path().controller_stats(1).host_ios + s.array->data_path().controller_stats(2).host_ios;
+    return s.array->data_path().controller_stats(1).host_ios +
+           s.array->data_path().controller_stats(2).host_ios;
   });
   CHECK(host_ios_after - host_ios_before == 7);
   REQUIRE(eventually([&] { return nbd_events(s).size() == 2; }));
   const auto events = nbd_events(s);  // newest first
   CHECK(events[1].message.find("NBD client 127.0.0.1 connected to volume \"vol\"") == 0);
-  CHECK(events[0].message.find("disconnected from volume \"vol\": 3 reads (0.1 MiB), 2 writes") != std::string::npos);
+  CHECK(events[0].message.find("disconnected from volume \"vol\": 3 reads (0.1 MiB), 2 writes") !=
+        std::string::npos);
   CHECK(events[0].object == "volume/" + std::to_string(s.vol));
 }
 
@@ -241,7 +252,8 @@ TEST_CASE("simple replies (no structured replies negotiated) carry READ data and
   auto bad = c.read(1 * GiB, 512);
   CHECK(bad.error == n::kEinval);
   CHECK(bad.data.empty());
-  CHECK(c.request(kStatus, 0, 4096).error == n::kEinval);  // no meta context without structured replies
+  CHECK(c.request(kStatus, 0, 4096).error ==
+        n::kEinval);  // no meta context without structured replies
   CHECK(c.read(0, 512).error == 0);
 }
 
@@ -346,13 +358,15 @@ TEST_CASE("a broken stream closes that connection only; the server keeps serving
   }
   CHECK(eventually([&] { return s.server->stats().connections_active == 1; }));
   CHECK(good.read(8192, 4096).data == data);
-  CHECK(good.read(0, 4096).data == std::vector<std::uint8_t>(4096, 0));  // the torn write never landed
+  CHECK(good.read(0, 4096).data ==
+        std::vector<std::uint8_t>(4096, 0));  // the torn write never landed
   TestClient again(s.port());
   again.connect("vol");
   CHECK(again.read(8192, 4096).data == data);
 }
 
-TEST_CASE("BLOCK_STATUS reports the thin map; TRIM unmaps whole extents; WRITE_ZEROES zeroes in place") {
+TEST_CASE(
+    "BLOCK_STATUS reports the thin map; TRIM unmaps whole extents; WRITE_ZEROES zeroes in place") {
   Served s;
   const auto ext = static_cast<std::uint32_t>(s.array->extent_bytes());
   const std::uint32_t hole = n::kStateHole | n::kStateZero;
@@ -364,11 +378,13 @@ TEST_CASE("BLOCK_STATUS reports the thin map; TRIM unmaps whole extents; WRITE_Z
   auto r = c.request(kStatus, 0, 4 * ext);
   REQUIRE(r.error == 0);
   CHECK(r.extents == std::vector<n::BlockDescriptor>{{ext, 0}, {ext, hole}, {ext, 0}, {ext, hole}});
-  CHECK(c.request(kStatus, 0, 4 * ext, n::kCmdFlagReqOne).extents == std::vector<n::BlockDescriptor>{{ext, 0}});
+  CHECK(c.request(kStatus, 0, 4 * ext, n::kCmdFlagReqOne).extents ==
+        std::vector<n::BlockDescriptor>{{ext, 0}});
 
   // TRIM unmaps the whole extents it covers.
   REQUIRE(c.request(kTrim, 0, ext).error == 0);
-  CHECK(c.request(kStatus, 0, 3 * ext).extents == std::vector<n::BlockDescriptor>{{2 * ext, hole}, {ext, 0}});
+  CHECK(c.request(kStatus, 0, 3 * ext).extents ==
+        std::vector<n::BlockDescriptor>{{2 * ext, hole}, {ext, 0}});
   // WRITE_ZEROES is bounded by the maximum payload (32 MiB), half an extent: it zeroes an
   // allocated extent in place and leaves a hole a hole.
   REQUIRE(c.request(kZero, 2ULL * ext, ext / 2).error == 0);
@@ -378,11 +394,13 @@ TEST_CASE("BLOCK_STATUS reports the thin map; TRIM unmaps whole extents; WRITE_Z
         std::vector<n::BlockDescriptor>{{2 * ext, hole}, {ext, 0}, {ext, hole}});
   // WRITE_ZEROES with NO_HOLE allocates.
   REQUIRE(c.request(kZero, ext, 4096, n::kCmdFlagNoHole).error == 0);
-  CHECK(c.request(kStatus, 0, 3 * ext).extents == std::vector<n::BlockDescriptor>{{ext, hole}, {2 * ext, 0}});
+  CHECK(c.request(kStatus, 0, 3 * ext).extents ==
+        std::vector<n::BlockDescriptor>{{ext, hole}, {2 * ext, 0}});
   CHECK(c.read(ext, 4096).data == std::vector<std::uint8_t>(4096, 0));
 }
 
-TEST_CASE("a full pool: ENOSPC for writes needing a new extent only; written data still reads back") {
+TEST_CASE(
+    "a full pool: ENOSPC for writes needing a new extent only; written data still reads back") {
   // The smallest system (ISE 820 G3, 4.3 TB RAID5) keeps the fixed volume that fills the
   // pool to ~65 000 extents.
   TargetFixture f("ise-820-g3");
@@ -397,15 +415,18 @@ TEST_CASE("a full pool: ENOSPC for writes needing a new extent only; written dat
   REQUIRE(c.write(0, data).error == 0);
   // Fill the pool: a fixed volume as large as the free space.
   const std::int64_t free_bytes = f.on_model([&] {
-    return f.array->pool_capacity(f.array->pools().begin()->first).free_bytes.at(raid::RaidType::kRaid5);
+    return f.array->pool_capacity(f.array->pools().begin()->first)
+        .free_bytes.at(raid::RaidType::kRaid5);
   });
   f.volume("filler", free_bytes, raid::RaidType::kRaid5, controller::Provisioning::kFixed);
   CHECK(f.on_model([&] {
-    return f.array->pool_capacity(f.array->pools().begin()->first).free_bytes.at(raid::RaidType::kRaid5);
+    return f.array->pool_capacity(f.array->pools().begin()->first)
+        .free_bytes.at(raid::RaidType::kRaid5);
   }) == 0);
 
   CHECK(c.write(static_cast<std::uint64_t>(ext), data).error == n::kEnospc);  // a new extent
-  auto zero_no_hole = c.request(kZero, static_cast<std::uint64_t>(2 * ext), 4096, n::kCmdFlagNoHole);
+  auto zero_no_hole =
+      c.request(kZero, static_cast<std::uint64_t>(2 * ext), 4096, n::kCmdFlagNoHole);
   CHECK(zero_no_hole.error == n::kEnospc);
   const auto more = pattern(4096, 11);
   CHECK(c.write(ext - 4096, more).error == 0);  // the allocated extent takes overwrites
@@ -446,7 +467,8 @@ TEST_CASE("unmapping a volume cuts an open connection off at its next request") 
   TestClient c(s.port());
   c.connect("vol");
   REQUIRE(c.read(0, 4096).error == 0);
-  const Id mapping = s.on_model([&] { return find_export(*s.array, "127.0.0.1", "vol")->mapping_id; });
+  const Id mapping =
+      s.on_model([&] { return find_export(*s.array, "127.0.0.1", "vol")->mapping_id; });
   REQUIRE(s.on_model([&] { return s.array->delete_mapping(mapping); }).is_ok());
   auto r = c.read(0, 4096);
   CHECK(r.error == n::kEio);
@@ -529,7 +551,8 @@ TEST_CASE("NBD_CMD_DISC: requests already sent are answered, then the connection
 }
 
 TEST_CASE("the Unix socket: its clients are \"unix\" to LUN masking") {
-  const auto dir = std::filesystem::temp_directory_path() / ("afasim-nbd-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("afasim-nbd-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "nbd.sock").string();
   {
@@ -571,7 +594,8 @@ TEST_CASE("stop() with clients connected and requests in flight ends cleanly") {
   TestClient c(s.port());
   c.connect("vol");
   const auto data = pattern(1 << 20, 16);
-  for (int i = 0; i < 16; ++i) c.send_request(kWrite, static_cast<std::uint64_t>(i) << 20, 1 << 20, 0, data);
+  for (int i = 0; i < 16; ++i)
+    c.send_request(kWrite, static_cast<std::uint64_t>(i) << 20, 1 << 20, 0, data);
   s.server->stop();
   int answered = 0;
   try {
@@ -605,7 +629,9 @@ TEST_CASE("--pace realtime: a reply is sent no earlier than the request's simula
   CHECK(after - before >= stats.read_latency_ns.max());
 }
 
-TEST_CASE("a write's new extent is in the journal before its reply; a failed commit refuses the write whole") {
+TEST_CASE(
+    "a write's new extent is in the journal before its reply; a failed commit refuses the write "
+    "whole") {
   Served s;
   TestClient c(s.port());
   c.connect("vol");
@@ -628,7 +654,8 @@ TEST_CASE("a write's new extent is in the journal before its reply; a failed com
   CHECK(refused.error != 0);
   CHECK_FALSE(persisted(3));
   CHECK(c.request(kStatus, 3 * ext, static_cast<std::uint32_t>(ext)).extents ==
-        std::vector<n::BlockDescriptor>{{static_cast<std::uint32_t>(ext), n::kStateHole | n::kStateZero}});
+        std::vector<n::BlockDescriptor>{
+            {static_cast<std::uint32_t>(ext), n::kStateHole | n::kStateZero}});
   CHECK(c.read(3 * ext, 8192).data == std::vector<std::uint8_t>(8192, 0));
   REQUIRE(c.write(3 * ext, data).error == 0);  // the next commit goes through
   CHECK(persisted(3));

@@ -31,7 +31,8 @@ TestClient::TestClient(int port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
     ::close(fd_);
-    throw std::runtime_error("connect to port " + std::to_string(port) + ": " + std::strerror(errno));
+    throw std::runtime_error("connect to port " + std::to_string(port) + ": " +
+                             std::strerror(errno));
   }
   int one = 1;
   setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -69,7 +70,8 @@ void TestClient::read_exact(void* dst, std::size_t n) {
     const ssize_t k = ::recv(fd_, p, n, 0);
     if (k == 0) throw ConnectionClosed();
     if (k < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) throw std::runtime_error("no answer from the server within 10 s");
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        throw std::runtime_error("no answer from the server within 10 s");
       throw ConnectionClosed();  // ECONNRESET and the like
     }
     p += k;
@@ -110,7 +112,8 @@ void TestClient::send_option(std::uint32_t option, std::span<const std::uint8_t>
 
 TestClient::OptionReply TestClient::read_option_reply() {
   const auto h = read_bytes(20);
-  if (n::load_u64(h.data()) != n::kOptionReplyMagic) throw std::runtime_error("bad option reply magic");
+  if (n::load_u64(h.data()) != n::kOptionReplyMagic)
+    throw std::runtime_error("bad option reply magic");
   OptionReply r;
   r.option = n::load_u32(h.data() + 8);
   r.type = n::load_u32(h.data() + 12);
@@ -129,22 +132,30 @@ std::vector<std::string> TestClient::set_meta_context(const std::string& export_
                                                       const std::vector<std::string>& queries) {
   std::vector<std::uint8_t> data;
   n::Writer w(data);
-  w.u32(static_cast<std::uint32_t>(export_name.size())).bytes(export_name).u32(static_cast<std::uint32_t>(queries.size()));
+  w.u32(static_cast<std::uint32_t>(export_name.size()))
+      .bytes(export_name)
+      .u32(static_cast<std::uint32_t>(queries.size()));
   for (const auto& q : queries) w.u32(static_cast<std::uint32_t>(q.size())).bytes(q);
   send_option(static_cast<std::uint32_t>(n::Option::kSetMetaContext), data);
   std::vector<std::string> names;
   for (;;) {
     const OptionReply r = read_option_reply();
-    if (r.type == n::kRepMetaContext) names.emplace_back(r.data.begin() + 4, r.data.end());
-    else if (r.type == n::kRepAck) return names;
-    else throw std::runtime_error("SET_META_CONTEXT failed: " + r.text());
+    if (r.type == n::kRepMetaContext)
+      names.emplace_back(r.data.begin() + 4, r.data.end());
+    else if (r.type == n::kRepAck)
+      return names;
+    else
+      throw std::runtime_error("SET_META_CONTEXT failed: " + r.text());
   }
 }
 
-TestClient::Info TestClient::info(const std::string& export_name, bool go, std::vector<std::uint16_t> info_types) {
+TestClient::Info TestClient::info(const std::string& export_name, bool go,
+                                  std::vector<std::uint16_t> info_types) {
   std::vector<std::uint8_t> data;
   n::Writer w(data);
-  w.u32(static_cast<std::uint32_t>(export_name.size())).bytes(export_name).u16(static_cast<std::uint16_t>(info_types.size()));
+  w.u32(static_cast<std::uint32_t>(export_name.size()))
+      .bytes(export_name)
+      .u16(static_cast<std::uint16_t>(info_types.size()));
   for (auto t : info_types) w.u16(t);
   const auto option = static_cast<std::uint32_t>(go ? n::Option::kGo : n::Option::kInfo);
   send_option(option, data);
@@ -200,8 +211,9 @@ std::vector<std::string> TestClient::list() {
   }
 }
 
-std::uint64_t TestClient::send_request(std::uint16_t type, std::uint64_t offset, std::uint32_t length,
-                                       std::uint16_t flags, std::span<const std::uint8_t> payload) {
+std::uint64_t TestClient::send_request(std::uint16_t type, std::uint64_t offset,
+                                       std::uint32_t length, std::uint16_t flags,
+                                       std::span<const std::uint8_t> payload) {
   n::RequestHeader h;
   h.type = type;
   h.flags = flags;
@@ -225,14 +237,16 @@ TestClient::Reply TestClient::read_reply() {
     r.handle = n::load_u64(rest.data() + 4);
     const Pending p = pending_.at(r.handle);
     pending_.erase(r.handle);
-    if (r.error == 0 && p.type == static_cast<std::uint16_t>(n::Command::kRead)) r.data = read_bytes(p.length);
+    if (r.error == 0 && p.type == static_cast<std::uint16_t>(n::Command::kRead))
+      r.data = read_bytes(p.length);
     return r;
   }
   if (magic != n::kStructuredReplyMagic) throw std::runtime_error("bad reply magic");
   for (bool first = true;; first = false) {
     const auto h = read_bytes(first ? 16 : 20);
     const std::uint8_t* p = h.data() + (first ? 0 : 4);
-    if (!first && n::load_u32(h.data()) != n::kStructuredReplyMagic) throw std::runtime_error("bad chunk magic");
+    if (!first && n::load_u32(h.data()) != n::kStructuredReplyMagic)
+      throw std::runtime_error("bad chunk magic");
     const std::uint16_t flags = n::load_u16(p);
     const std::uint16_t type = n::load_u16(p + 2);
     r.handle = n::load_u64(p + 4);
@@ -252,24 +266,29 @@ TestClient::Reply TestClient::read_reply() {
   return r;
 }
 
-TestClient::Reply TestClient::request(std::uint16_t type, std::uint64_t offset, std::uint32_t length,
-                                      std::uint16_t flags, std::span<const std::uint8_t> payload) {
+TestClient::Reply TestClient::request(std::uint16_t type, std::uint64_t offset,
+                                      std::uint32_t length, std::uint16_t flags,
+                                      std::span<const std::uint8_t> payload) {
   const std::uint64_t handle = send_request(type, offset, length, flags, payload);
   Reply r = read_reply();
   if (r.handle != handle) throw std::runtime_error("reply for another handle");
   return r;
 }
 
-TestClient::Reply TestClient::read(std::uint64_t offset, std::uint32_t length, std::uint16_t flags) {
+TestClient::Reply TestClient::read(std::uint64_t offset, std::uint32_t length,
+                                   std::uint16_t flags) {
   return request(static_cast<std::uint16_t>(n::Command::kRead), offset, length, flags);
 }
 
-TestClient::Reply TestClient::write(std::uint64_t offset, std::span<const std::uint8_t> data, std::uint16_t flags) {
-  return request(static_cast<std::uint16_t>(n::Command::kWrite), offset, static_cast<std::uint32_t>(data.size()),
-                 flags, data);
+TestClient::Reply TestClient::write(std::uint64_t offset, std::span<const std::uint8_t> data,
+                                    std::uint16_t flags) {
+  return request(static_cast<std::uint16_t>(n::Command::kWrite), offset,
+                 static_cast<std::uint32_t>(data.size()), flags, data);
 }
 
-void TestClient::disconnect() { send_request(static_cast<std::uint16_t>(n::Command::kDisc), 0, 0); }
+void TestClient::disconnect() {
+  send_request(static_cast<std::uint16_t>(n::Command::kDisc), 0, 0);
+}
 
 std::vector<std::uint8_t> pattern(std::size_t n, std::uint32_t seed) {
   std::vector<std::uint8_t> v(n);

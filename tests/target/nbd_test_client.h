@@ -33,7 +33,8 @@ class TestClient {
 
   // --- Handshake ---
   // Reads NBDMAGIC/IHAVEOPT and the handshake flags, answers with `client_flags`.
-  std::uint16_t start(std::uint32_t client_flags = nbd::kClientFlagFixedNewstyle | nbd::kClientFlagNoZeroes);
+  std::uint16_t start(std::uint32_t client_flags = nbd::kClientFlagFixedNewstyle |
+                                                   nbd::kClientFlagNoZeroes);
   void send_option(std::uint32_t option, std::span<const std::uint8_t> data = {});
   struct OptionReply {
     std::uint32_t option = 0;
@@ -45,7 +46,8 @@ class TestClient {
   // STRUCTURED_REPLY; true on ACK.
   bool structured_reply();
   // SET_META_CONTEXT for `export_name` with `queries`; the contexts selected (by name).
-  std::vector<std::string> set_meta_context(const std::string& export_name, const std::vector<std::string>& queries);
+  std::vector<std::string> set_meta_context(const std::string& export_name,
+                                            const std::vector<std::string>& queries);
   // INFO or GO; on success the export's size, transmission flags and block sizes.
   struct Info {
     bool ok = false;
@@ -66,17 +68,17 @@ class TestClient {
   struct Reply {
     std::uint64_t handle = 0;
     std::uint32_t error = 0;
-    std::string message;                          // structured error text
-    std::vector<std::uint8_t> data;               // READ
-    std::vector<nbd::BlockDescriptor> extents;    // BLOCK_STATUS
+    std::string message;                        // structured error text
+    std::vector<std::uint8_t> data;             // READ
+    std::vector<nbd::BlockDescriptor> extents;  // BLOCK_STATUS
   };
   // Sends a request (with `payload` after it for WRITE); `length` defaults to the
   // payload's size. Returns the handle used.
   std::uint64_t send_request(std::uint16_t type, std::uint64_t offset, std::uint32_t length,
                              std::uint16_t flags = 0, std::span<const std::uint8_t> payload = {});
   Reply read_reply();
-  Reply request(std::uint16_t type, std::uint64_t offset, std::uint32_t length, std::uint16_t flags = 0,
-                std::span<const std::uint8_t> payload = {});
+  Reply request(std::uint16_t type, std::uint64_t offset, std::uint32_t length,
+                std::uint16_t flags = 0, std::span<const std::uint8_t> payload = {});
   Reply read(std::uint64_t offset, std::uint32_t length, std::uint16_t flags = 0);
   Reply write(std::uint64_t offset, std::span<const std::uint8_t> data, std::uint16_t flags = 0);
   void disconnect();  // NBD_CMD_DISC

@@ -11,7 +11,8 @@
 
 using namespace afasim;
 
-TEST_CASE("the round hook runs on the model thread after a round's closures and events, until removed") {
+TEST_CASE(
+    "the round hook runs on the model thread after a round's closures and events, until removed") {
   sim::Simulator sim(1);
   serve::ModelThread model(sim, sim::Pacer(sim::Pacer::Mode::kNone));
   std::vector<int> order;  // touched on the model thread only
@@ -30,7 +31,8 @@ TEST_CASE("the round hook runs on the model thread after a round's closures and 
   // Rounds before the closure may have run the hook already; from the closure on: the
   // closure, its three events, then the hook.
   std::string tail;
-  for (auto it = std::find(seen.begin(), seen.end(), 1); it != seen.end(); ++it) tail += std::to_string(*it);
+  for (auto it = std::find(seen.begin(), seen.end(), 1); it != seen.end(); ++it)
+    tail += std::to_string(*it);
   CHECK(tail.substr(0, 5) == "12220");
   model.set_round_hook(nullptr);
   const int after_removal = hook_runs.load();

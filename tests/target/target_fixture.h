@@ -45,7 +45,8 @@ struct TargetFixture {
     if (model) model->stop();
   }
 
-  void start(NbdServerOptions o = loopback_options(), sim::Pacer::Mode pace = sim::Pacer::Mode::kNone) {
+  void start(NbdServerOptions o = loopback_options(),
+             sim::Pacer::Mode pace = sim::Pacer::Mode::kNone) {
     model = std::make_unique<serve::ModelThread>(sim, sim::Pacer(pace));
     model->start();
     server = std::make_unique<NbdServer>(*array, *model, o);
@@ -61,7 +62,8 @@ struct TargetFixture {
     return fn();
   }
 
-  controller::Id volume(const std::string& name, std::int64_t bytes, raid::RaidType raid = raid::RaidType::kRaid10,
+  controller::Id volume(const std::string& name, std::int64_t bytes,
+                        raid::RaidType raid = raid::RaidType::kRaid10,
                         controller::Provisioning p = controller::Provisioning::kThin) {
     controller::VolumeSpec s;
     s.name = name;
@@ -75,7 +77,8 @@ struct TargetFixture {
   controller::Id host(const std::string& name, const std::vector<std::string>& nbd_addresses) {
     controller::HostSpec s;
     s.name = name;
-    for (const auto& a : nbd_addresses) s.initiators.push_back({controller::InitiatorType::kNbd, a});
+    for (const auto& a : nbd_addresses)
+      s.initiators.push_back({controller::InitiatorType::kNbd, a});
     auto h = on_model([&] { return array->create_host(s); });
     REQUIRE_MESSAGE(h.is_ok(), h.status().to_string());
     return h->id;
@@ -86,7 +89,8 @@ struct TargetFixture {
     s.volume_id = volume_id;
     s.host_id = host_id;
     s.lun = lun;
-    s.access = read_only ? controller::MappingAccess::kReadOnly : controller::MappingAccess::kReadWrite;
+    s.access =
+        read_only ? controller::MappingAccess::kReadOnly : controller::MappingAccess::kReadWrite;
     auto m = on_model([&] { return array->create_mapping(s); });
     REQUIRE_MESSAGE(m.is_ok(), m.status().to_string());
     return m->id;
