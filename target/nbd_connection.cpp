@@ -127,23 +127,10 @@ void start_requests(controller::Array& array, const ExportInfo& e,
       default:
         AFASIM_ASSERT(false, "start_requests: a command check_request should have refused");
     }
-    // FUA: the reply waits for a flush of the array after the write (docs/nbd.md).
-    const bool flush_after =
-        io.fua && (io.op == IoOp::kWrite || io.op == IoOp::kTrim || io.op == IoOp::kWriteZeroes);
-    controller::Array* a = &array;
-    const controller::Id volume_id = e.volume_id;
-    array.submit(io, [r = std::move(r), a, volume_id, flush_after](const IoCompletion& c) mutable {
-      if (!flush_after || !c.status.is_ok()) {
-        complete(std::move(r), c.status, c.latency());
-        return;
-      }
-      HostIo flush;
-      flush.op = IoOp::kFlush;
-      flush.volume_id = volume_id;
-      const sim::Time submitted = c.submit_time;
-      a->submit(flush, [r = std::move(r), submitted](const IoCompletion& f) mutable {
-        complete(std::move(r), f.status, f.complete_time - submitted);
-      });
+    // FUA goes with the I/O: the array writes it through its cache (docs/write-cache.md)
+    // and acknowledges it once it is on the SSDs.
+    array.submit(io, [r = std::move(r)](const IoCompletion& c) mutable {
+      complete(std::move(r), c.status, c.latency());
     });
   }
 }
