@@ -385,7 +385,7 @@ std::vector<int> Array::pool_drives(const Pool& pool) const {
 // Host I/O through the QoS scheduler
 
 void Array::submit(const HostIo& io, IoCallback done) {
-  if (!qos_->has_volume(io.volume_id)) {
+  if (!qos_options_.enabled || !qos_->has_volume(io.volume_id)) {
     data_->submit(io, std::move(done));  // no such volume: the data path says so
     return;
   }

@@ -112,6 +112,10 @@ struct QosPolicyPatch {
 
 // How the array runs QoS (docs/qos.md).
 struct QosOptions {
+  // false: host I/O goes straight to the data path, as before QoS existed — no queues, no
+  // reservations, no limits (QoS settings are still stored, validated and admitted). For
+  // side-by-side measurements of what the scheduler costs or changes.
+  bool enabled = true;
   qos::SchedulerOptions scheduler;
   // Share of a controller's cores that admission control lets reservations (min_iops) take,
   // percent, 1..100. Assumption: 90 leaves a tenth for I/O the cost curve undercharges (RAID 5
