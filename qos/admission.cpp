@@ -43,12 +43,13 @@ std::string percent(std::int64_t ppm) {
 std::string refusal(std::size_t resource, std::int64_t ppm, const std::vector<Reservation>& after,
                     const ReservableCapacity& capacity) {
   const std::string& name = capacity.resource_names[resource];
-  std::string m = "admission control: the reservations (min_iops) on " + name + " would need " + percent(ppm) +
-                  " of what it can guarantee. " + name + " guarantees ";
+  std::string m = "admission control: the reservations (min_iops) on " + name + " would need " +
+                  percent(ppm) + " of what it can guarantee. " + name + " guarantees ";
   bool first = true;
   for (const auto& [type, iops] : capacity.iops) {
     if (iops <= 0) continue;
-    m += std::string(first ? "" : " or ") + with_thousands(iops) + " " + std::string(raid::raid_type_name(type));
+    m += std::string(first ? "" : " or ") + with_thousands(iops) + " " +
+         std::string(raid::raid_type_name(type));
     first = false;
   }
   m += " 4 KiB IOPS to reservations";
@@ -63,9 +64,10 @@ std::string refusal(std::size_t resource, std::int64_t ppm, const std::vector<Re
   constexpr std::size_t kListed = 10;
   for (std::size_t i = 0; i < on.size() && i < kListed; ++i) {
     const Reservation& r = *on[i];
-    m += std::string(i ? "; " : "") + "volume " + std::to_string(r.volume_id) + " \"" + r.volume_name + "\" " +
-         with_thousands(r.min_iops) + " " + std::string(raid::raid_type_name(r.raid_type)) + " (" +
-         percent(share_ppm(r, capacity)) + ")";
+    m += std::string(i ? "; " : "") + "volume " + std::to_string(r.volume_id) + " \"" +
+         r.volume_name + "\" " + with_thousands(r.min_iops) + " " +
+         std::string(raid::raid_type_name(r.raid_type)) + " (" + percent(share_ppm(r, capacity)) +
+         ")";
   }
   if (on.size() > kListed) m += "; and " + std::to_string(on.size() - kListed) + " more";
   return m + ".";
@@ -73,7 +75,8 @@ std::string refusal(std::size_t resource, std::int64_t ppm, const std::vector<Re
 
 }  // namespace
 
-sim::Status check_admission(const std::vector<Reservation>& before, const std::vector<Reservation>& after,
+sim::Status check_admission(const std::vector<Reservation>& before,
+                            const std::vector<Reservation>& after,
                             const ReservableCapacity& capacity) {
   const std::vector<std::int64_t> was = reserved_ppm(before, capacity);
   const std::vector<std::int64_t> will = reserved_ppm(after, capacity);

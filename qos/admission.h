@@ -33,8 +33,8 @@ struct Reservation {
 
 // What each resource can guarantee. Every resource is alike (the ISE's two controllers are).
 struct ReservableCapacity {
-  std::vector<std::string> resource_names;       // "controller A", "controller B"
-  std::map<raid::RaidType, std::int64_t> iops;   // 4 KiB IOPS per resource, per RAID type
+  std::vector<std::string> resource_names;      // "controller A", "controller B"
+  std::map<raid::RaidType, std::int64_t> iops;  // 4 KiB IOPS per resource, per RAID type
   std::string basis;  // how `iops` was derived, one sentence, quoted in refusals
 };
 
@@ -53,7 +53,8 @@ std::vector<std::int64_t> reserved_ppm(const std::vector<Reservation>& reservati
 // (a state that is already over — restored from an older configuration — does not block
 // changes that do not add to it). Otherwise kUnprocessable whose message gives the resource,
 // its share, what it can guarantee per RAID type and the reservations on it, largest first.
-sim::Status check_admission(const std::vector<Reservation>& before, const std::vector<Reservation>& after,
+sim::Status check_admission(const std::vector<Reservation>& before,
+                            const std::vector<Reservation>& after,
                             const ReservableCapacity& capacity);
 
 // 1234567 → "1,234,567".

@@ -26,7 +26,9 @@ Time interval(std::int64_t cost_units, std::int64_t iops) {
   return q > kNever ? kNever : static_cast<Time>(q);
 }
 
-Time add(Time t, Time d) { return std::min(kNever, t + d); }
+Time add(Time t, Time d) {
+  return std::min(kNever, t + d);
+}
 
 constexpr std::int64_t kMaxVolumeId = std::int64_t{1} << 31;
 
@@ -43,12 +45,12 @@ Status validate(const Settings& s) {
   AFASIM_RETURN_IF_ERROR(range("max_iops", s.max_iops));
   AFASIM_RETURN_IF_ERROR(range("burst_iops", s.burst_iops));
   if (s.min_iops && s.max_iops && *s.min_iops > *s.max_iops)
-    return sim::invalid_argument("min_iops (" + std::to_string(*s.min_iops) + ") exceeds max_iops (" +
-                                 std::to_string(*s.max_iops) + ")");
+    return sim::invalid_argument("min_iops (" + std::to_string(*s.min_iops) +
+                                 ") exceeds max_iops (" + std::to_string(*s.max_iops) + ")");
   if (s.burst_iops && !s.max_iops) return sim::invalid_argument("burst_iops needs max_iops");
   if (s.burst_iops && *s.burst_iops < *s.max_iops)
-    return sim::invalid_argument("max_iops (" + std::to_string(*s.max_iops) + ") exceeds burst_iops (" +
-                                 std::to_string(*s.burst_iops) + ")");
+    return sim::invalid_argument("max_iops (" + std::to_string(*s.max_iops) +
+                                 ") exceeds burst_iops (" + std::to_string(*s.burst_iops) + ")");
   return Status::ok();
 }
 
@@ -58,29 +60,34 @@ struct Scheduler::Volume {
   Settings settings;
   std::deque<Request> queue;
   State state = State::kIdle;
-  std::uint32_t version = 0;  // bumped whenever the head's filing changes; stale heap entries differ
-  Time head_since = 0;        // when the head request became the head
-  Time head_r = 0;            // the head's reservation tag
-  Time head_l = 0;            // the head's limit tag: it may not go before this
-  Time r_clock = 0;           // reservation pace: next R tag at the min rate
-  Time m_clock = 0;           // max pace: an I/O at or after this is within max_iops
-  Time b_clock = 0;           // burst pace: no I/O before this (burst_iops)
-  Time credit_ns = 0;         // burst credit, in seconds of running at burst_iops
-  Time limited_since = 0;     // while kLimited: when the current hold began
-  Time throttled_ns = 0;      // closed holds
-  std::int64_t second = -2;   // the simulated second `this_second` counts
+  std::uint32_t version =
+      0;                     // bumped whenever the head's filing changes; stale heap entries differ
+  Time head_since = 0;       // when the head request became the head
+  Time head_r = 0;           // the head's reservation tag
+  Time head_l = 0;           // the head's limit tag: it may not go before this
+  Time r_clock = 0;          // reservation pace: next R tag at the min rate
+  Time m_clock = 0;          // max pace: an I/O at or after this is within max_iops
+  Time b_clock = 0;          // burst pace: no I/O before this (burst_iops)
+  Time credit_ns = 0;        // burst credit, in seconds of running at burst_iops
+  Time limited_since = 0;    // while kLimited: when the current hold began
+  Time throttled_ns = 0;     // closed holds
+  std::int64_t second = -2;  // the simulated second `this_second` counts
   std::int64_t this_second = 0, last_second = 0;
   std::int64_t dispatched = 0, reservation = 0, burst = 0, completed = 0;
 
   bool has_min() const { return settings.min_iops && *settings.min_iops > 0; }
   bool has_max() const { return settings.max_iops.has_value(); }
   std::int64_t max() const { return *settings.max_iops; }
-  bool has_burst() const { return has_max() && settings.burst_iops && *settings.burst_iops > max(); }
+  bool has_burst() const {
+    return has_max() && settings.burst_iops && *settings.burst_iops > max();
+  }
   std::int64_t burst_above_max() const { return *settings.burst_iops - max(); }
 };
 
-sim::Result<std::unique_ptr<Scheduler>> Scheduler::create(sim::Simulator& sim, SchedulerOptions options,
-                                                           int resource_count, Dispatcher& dispatcher) {
+sim::Result<std::unique_ptr<Scheduler>> Scheduler::create(sim::Simulator& sim,
+                                                          SchedulerOptions options,
+                                                          int resource_count,
+                                                          Dispatcher& dispatcher) {
   if (options.burst_credit_max_ns < 0 || options.burst_credit_max_ns > sim::kDay)
     return sim::invalid_argument("burst_credit_max_ns must be between 0 and one day, got " +
                                  std::to_string(options.burst_credit_max_ns));
@@ -88,12 +95,17 @@ sim::Result<std::unique_ptr<Scheduler>> Scheduler::create(sim::Simulator& sim, S
     return sim::invalid_argument("queue_depth_max must be between 1 and 4194304, got " +
                                  std::to_string(options.queue_depth_max));
   if (resource_count < 1 || resource_count > 64)
-    return sim::invalid_argument("resource_count must be between 1 and 64, got " + std::to_string(resource_count));
+    return sim::invalid_argument("resource_count must be between 1 and 64, got " +
+                                 std::to_string(resource_count));
   return std::unique_ptr<Scheduler>(new Scheduler(sim, options, resource_count, dispatcher));
 }
 
-Scheduler::Scheduler(sim::Simulator& sim, SchedulerOptions options, int resource_count, Dispatcher& dispatcher)
-    : sim_(sim), options_(options), dispatcher_(dispatcher), resources_(static_cast<std::size_t>(resource_count)) {}
+Scheduler::Scheduler(sim::Simulator& sim, SchedulerOptions options, int resource_count,
+                     Dispatcher& dispatcher)
+    : sim_(sim),
+      options_(options),
+      dispatcher_(dispatcher),
+      resources_(static_cast<std::size_t>(resource_count)) {}
 
 Scheduler::~Scheduler() {
   // The simulator may outlive us: no wake-up may run into a destroyed scheduler.
@@ -127,12 +139,15 @@ std::optional<int> Scheduler::resource_of(VolumeId id) const {
 // Volumes
 
 Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings) {
-  if (id < 1 || id >= kMaxVolumeId) return sim::invalid_argument("volume id out of range: " + std::to_string(id));
+  if (id < 1 || id >= kMaxVolumeId)
+    return sim::invalid_argument("volume id out of range: " + std::to_string(id));
   if (resource < 0 || resource >= resource_count())
     return sim::invalid_argument("no resource " + std::to_string(resource));
   AFASIM_RETURN_IF_ERROR(validate(settings));
-  if (find(id) != nullptr) return sim::conflict("volume " + std::to_string(id) + " is already scheduled");
-  if (static_cast<std::size_t>(id) >= volumes_.size()) volumes_.resize(static_cast<std::size_t>(id) + 1);
+  if (find(id) != nullptr)
+    return sim::conflict("volume " + std::to_string(id) + " is already scheduled");
+  if (static_cast<std::size_t>(id) >= volumes_.size())
+    volumes_.resize(static_cast<std::size_t>(id) + 1);
   auto v = std::make_unique<Volume>();
   const Time now = sim_.now();
   v->id = id;
@@ -213,19 +228,22 @@ std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
 // Filing: tags of the head, and which heap holds the volume
 
 void Scheduler::file_head(Volume& v, Time now) {
-  AFASIM_ASSERT(!v.queue.empty() && v.state == State::kIdle, "filing a volume with no head or filed twice");
+  AFASIM_ASSERT(!v.queue.empty() && v.state == State::kIdle,
+                "filing a volume with no head or filed twice");
   const Request& head = v.queue.front();
   Time limit_tag = 0;  // no limit: eligible at once
   if (v.has_max()) {
     // Max allowance that lapsed while the volume had nothing queued becomes burst credit.
     if (v.m_clock < v.head_since) {
-      v.credit_ns = std::min(options_.burst_credit_max_ns, v.credit_ns + (v.head_since - v.m_clock));
+      v.credit_ns =
+          std::min(options_.burst_credit_max_ns, v.credit_ns + (v.head_since - v.m_clock));
       v.m_clock = v.head_since;
     }
     if (v.max() == 0) {
       limit_tag = kNever;
     } else {
-      const bool can_burst = v.has_burst() && v.credit_ns >= interval(head.cost_units, v.burst_above_max());
+      const bool can_burst =
+          v.has_burst() && v.credit_ns >= interval(head.cost_units, v.burst_above_max());
       limit_tag = can_burst ? v.b_clock : std::max(v.m_clock, v.b_clock);
     }
   }
@@ -446,9 +464,12 @@ std::optional<VolumeStatus> Scheduler::status(VolumeId id) const {
   const Time now = sim_.now();
   VolumeStatus s;
   const std::int64_t sec = now / sim::kSecond;
-  if (sec == v->second) s.current_iops = v->last_second;
-  else if (sec == v->second + 1) s.current_iops = v->this_second;
-  s.throttled_ns = v->throttled_ns + (v->state == State::kLimited ? std::max<Time>(0, now - v->limited_since) : 0);
+  if (sec == v->second)
+    s.current_iops = v->last_second;
+  else if (sec == v->second + 1)
+    s.current_iops = v->this_second;
+  s.throttled_ns = v->throttled_ns +
+                   (v->state == State::kLimited ? std::max<Time>(0, now - v->limited_since) : 0);
   s.burst_credit_ns = v->has_burst() ? credit_now(*v, now) : 0;
   s.queued_ios = static_cast<std::int64_t>(v->queue.size());
   s.dispatched_ios = v->dispatched;

@@ -108,8 +108,9 @@ class Scheduler {
  public:
   // kInvalidArgument for options out of range or resource_count < 1.
   // REQUIRES: sim and dispatcher outlive the scheduler.
-  static sim::Result<std::unique_ptr<Scheduler>> create(sim::Simulator& sim, SchedulerOptions options,
-                                                         int resource_count, Dispatcher& dispatcher);
+  static sim::Result<std::unique_ptr<Scheduler>> create(sim::Simulator& sim,
+                                                        SchedulerOptions options,
+                                                        int resource_count, Dispatcher& dispatcher);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
   ~Scheduler();
@@ -174,7 +175,8 @@ class Scheduler {
     sim::Time wake_time = sim::kTimeMax;
   };
 
-  Scheduler(sim::Simulator& sim, SchedulerOptions options, int resource_count, Dispatcher& dispatcher);
+  Scheduler(sim::Simulator& sim, SchedulerOptions options, int resource_count,
+            Dispatcher& dispatcher);
 
   Volume* find(VolumeId id);
   const Volume* find(VolumeId id) const;

@@ -41,7 +41,9 @@ struct Bench : qos::Dispatcher {
     scheduler = qos::Scheduler::create(sim, {}, 2, *this).value();
   }
 
-  Time ready_time(int r) override { return std::max(sim.now(), busy_until[static_cast<std::size_t>(r)]); }
+  Time ready_time(int r) override {
+    return std::max(sim.now(), busy_until[static_cast<std::size_t>(r)]);
+  }
 
   void dispatch(std::uint64_t cookie) override {
     const qos::VolumeId v = volume_of[cookie];
@@ -114,29 +116,35 @@ Result run(int volumes, bool with_qos, bool fifo, Time simulated) {
   const auto t0 = std::chrono::steady_clock::now();
   b.sim.run_until(simulated);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return {wall * 1e9 / static_cast<double>(b.completed), b.completed, b.scheduler->counters().wakeups};
+  return {wall * 1e9 / static_cast<double>(b.completed), b.completed,
+          b.scheduler->counters().wakeups};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const Time simulated = (argc > 1 ? std::atoi(argv[1]) : 10) * kSecond;
-  std::printf("bench_qos: 2 resources x 200,000 IOPS, every volume 8 requests outstanding, %lld s simulated\n",
-              static_cast<long long>(simulated / kSecond));
+  std::printf(
+      "bench_qos: 2 resources x 200,000 IOPS, every volume 8 requests outstanding, %lld s "
+      "simulated\n",
+      static_cast<long long>(simulated / kSecond));
   const Result base = run(1000, false, true, simulated);
   const Result r1000 = run(1000, true, false, simulated);
   const Result r1000_none = run(1000, false, false, simulated);
   const Result r10 = run(10, true, false, simulated);
   auto line = [&](const char* what, const Result& r) {
-    std::printf("  %-44s %10lld I/Os  %7.1f ns per I/O  (+%6.1f ns per decision over the baseline)\n", what,
-                static_cast<long long>(r.ios), r.ns_per_io, r.ns_per_io - base.ns_per_io);
+    std::printf(
+        "  %-44s %10lld I/Os  %7.1f ns per I/O  (+%6.1f ns per decision over the baseline)\n", what,
+        static_cast<long long>(r.ios), r.ns_per_io, r.ns_per_io - base.ns_per_io);
   };
   std::printf("  %-44s %10lld I/Os  %7.1f ns per I/O\n", "baseline: plain FIFO, 1,000 volumes",
               static_cast<long long>(base.ios), base.ns_per_io);
   line("scheduler, 1,000 volumes, mixed min/max/burst", r1000);
   line("scheduler, 1,000 volumes, no QoS settings", r1000_none);
   line("scheduler, 10 volumes, mixed min/max/burst", r10);
-  std::printf("  ratio scheduler (1,000 mixed) / baseline   %7.2f x   (%.2f timer wake-ups per decision)\n",
-              r1000.ns_per_io / base.ns_per_io, static_cast<double>(r1000.wakeups) / static_cast<double>(r1000.ios));
+  std::printf(
+      "  ratio scheduler (1,000 mixed) / baseline   %7.2f x   (%.2f timer wake-ups per decision)\n",
+      r1000.ns_per_io / base.ns_per_io,
+      static_cast<double>(r1000.wakeups) / static_cast<double>(r1000.ios));
   return 0;
 }

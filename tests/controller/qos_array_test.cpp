@@ -35,7 +35,8 @@ struct QosArray {
     array = std::move(a).value();
   }
 
-  Id volume(const std::string& name, QosSettings q = {}, std::optional<Id> controller = std::nullopt,
+  Id volume(const std::string& name, QosSettings q = {},
+            std::optional<Id> controller = std::nullopt,
             raid::RaidType type = raid::RaidType::kRaid10) {
     VolumeSpec s;
     s.name = name;
@@ -89,7 +90,9 @@ QosSettings Q(std::optional<std::int64_t> min, std::optional<std::int64_t> max,
 
 }  // namespace
 
-TEST_CASE("the reservable capacity comes from the cost model: 78,602 RAID10, 52,708 RAID5 per controller") {
+TEST_CASE(
+    "the reservable capacity comes from the cost model: 78,602 RAID10, 52,708 RAID5 per "
+    "controller") {
   QosArray a;
   const auto& c = a.array->reservable_capacity();
   CHECK(c.resource_names == std::vector<std::string>{"controller A", "controller B"});
@@ -203,8 +206,8 @@ TEST_CASE("admission control refuses reservations past a controller's capacity, 
   rename.name = "renamed";
   CHECK(a.array->update_volume(ok->id, rename).is_ok());
   // RAID5 reservations weigh more: 52,708 fill controller B on their own.
-  auto r5 = a.array->create_volume({"r5", std::nullopt, 1LL << 30, raid::RaidType::kRaid5, Provisioning::kThin, 2,
-                                    Q(40'000, std::nullopt), std::nullopt});
+  auto r5 = a.array->create_volume({"r5", std::nullopt, 1LL << 30, raid::RaidType::kRaid5,
+                                    Provisioning::kThin, 2, Q(40'000, std::nullopt), std::nullopt});
   CHECK(r5.status().code() == sim::Code::kUnprocessable);
 }
 
@@ -236,7 +239,8 @@ TEST_CASE("admission control covers policies: attaching and raising a policy's m
   CHECK(a.array->update_qos_policy(pol->id, p).is_ok());
 }
 
-TEST_CASE("a full QoS queue refuses the I/O with kUnavailable; deleting a volume fails its queued I/O") {
+TEST_CASE(
+    "a full QoS queue refuses the I/O with kUnavailable; deleting a volume fails its queued I/O") {
   ArrayOptions o;
   o.qos.scheduler.queue_depth_max = 8;
   QosArray a(o);
@@ -259,7 +263,8 @@ TEST_CASE("bad QoS options are refused when the array opens") {
   config::Catalog catalog = config::Catalog::embedded().value();
   sim::Simulator sim(1);
   MemoryJournal journal;
-  auto a = Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot(), o);
+  auto a = Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal,
+                       journal.snapshot(), o);
   CHECK(a.status().code() == sim::Code::kInvalidArgument);
 }
 
@@ -270,8 +275,8 @@ TEST_CASE("QoS settings survive a restart: the scheduler is rebuilt from the jou
   {
     sim::Simulator sim(1);
     auto a = Array::open(sim, catalog, preset, journal, journal.snapshot()).value();
-    REQUIRE(a->create_volume({"v", std::nullopt, 1LL << 30, raid::RaidType::kRaid10, Provisioning::kThin, 2,
-                              Q(1'000, 2'000, 4'000), std::nullopt})
+    REQUIRE(a->create_volume({"v", std::nullopt, 1LL << 30, raid::RaidType::kRaid10,
+                              Provisioning::kThin, 2, Q(1'000, 2'000, 4'000), std::nullopt})
                 .is_ok());
   }
   sim::Simulator sim(1);

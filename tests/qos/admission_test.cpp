@@ -1,9 +1,9 @@
 // Admission control: shares of a resource add up; a change that pushes one past 100 % is
 // refused with the numbers. Capacities here are the Array's for the ISE 860 G3 at 90 % of a
 // controller's 6 cores (docs/qos.md): 78,602 RAID10 and 52,708 RAID5 4 KiB writes per second.
-#include <doctest/doctest.h>
-
 #include "qos/admission.h"
+
+#include <doctest/doctest.h>
 
 using namespace afasim;
 using qos::Reservation;
@@ -42,7 +42,8 @@ TEST_CASE("a reservation's share is min over what its RAID type allows, rounded 
 
 TEST_CASE("reservations that fit are admitted; mixed RAID types add up by share") {
   const auto c = ise860();
-  std::vector<Reservation> after = {{1, "db", 0, RaidType::kRaid10, 39'000}, {2, "arch", 0, RaidType::kRaid5, 26'000},
+  std::vector<Reservation> after = {{1, "db", 0, RaidType::kRaid10, 39'000},
+                                    {2, "arch", 0, RaidType::kRaid5, 26'000},
                                     {3, "b", 1, RaidType::kRaid10, 78'602}};
   CHECK(qos::check_admission({}, after, c).is_ok());
   const auto ppm = qos::reserved_ppm(after, c);
@@ -72,7 +73,8 @@ TEST_CASE("a reservation past 100 % of a controller is refused with the numbers"
 
 TEST_CASE("an over-committed state does not block changes that do not add to it") {
   const auto c = ise860();
-  std::vector<Reservation> over = {{1, "a", 0, RaidType::kRaid10, 70'000}, {2, "b", 0, RaidType::kRaid10, 70'000}};
+  std::vector<Reservation> over = {{1, "a", 0, RaidType::kRaid10, 70'000},
+                                   {2, "b", 0, RaidType::kRaid10, 70'000}};
   CHECK(qos::check_admission(over, over, c).is_ok());
   std::vector<Reservation> less = over;
   less[0].min_iops = 60'000;
@@ -85,7 +87,8 @@ TEST_CASE("an over-committed state does not block changes that do not add to it"
 TEST_CASE("a long list of reservations is cut at ten, largest first") {
   const auto c = ise860();
   std::vector<Reservation> after;
-  for (int i = 1; i <= 15; ++i) after.push_back({i, "v" + std::to_string(i), 0, RaidType::kRaid10, 6'000 + i});
+  for (int i = 1; i <= 15; ++i)
+    after.push_back({i, "v" + std::to_string(i), 0, RaidType::kRaid10, 6'000 + i});
   const sim::Status st = qos::check_admission({}, after, c);
   REQUIRE(st.code() == sim::Code::kUnprocessable);
   CHECK(st.message().find("volume 15 \"v15\"") < st.message().find("volume 14 \"v14\""));

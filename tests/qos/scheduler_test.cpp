@@ -3,6 +3,8 @@
 // greedy (keep N requests queued) or open-loop at a rate. Figures asserted come from the
 // settings themselves (a max of 10,000 IOPS gives 10,000 I/Os per second) or from the fake
 // array's capacity.
+#include "qos/scheduler.h"
+
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "qos/cost.h"
-#include "qos/scheduler.h"
 
 using namespace afasim;
 using qos::Settings;
@@ -40,13 +41,15 @@ struct FakeArray : qos::Dispatcher {
   std::uint64_t next_cookie = 1;
   // Completions per volume per simulated second.
   std::map<qos::VolumeId, std::map<std::int64_t, std::int64_t>> per_second;
-  std::map<qos::VolumeId, std::function<void()>> on_done;  // client reaction to a completion
+  std::map<qos::VolumeId, std::function<void()>> on_done;     // client reaction to a completion
   std::vector<std::unique_ptr<std::function<void()>>> pumps;  // fio_like clients
 
-  FakeArray(sim::Simulator& s, std::vector<std::int64_t> capacity_iops, qos::SchedulerOptions options = {})
+  FakeArray(sim::Simulator& s, std::vector<std::int64_t> capacity_iops,
+            qos::SchedulerOptions options = {})
       : sim(s) {
     for (auto c : capacity_iops) servers.push_back({0, kSecond / c, 0});
-    scheduler = qos::Scheduler::create(sim, options, static_cast<int>(servers.size()), *this).value();
+    scheduler =
+        qos::Scheduler::create(sim, options, static_cast<int>(servers.size()), *this).value();
   }
 
   Time ready_time(int resource) override {
@@ -55,7 +58,8 @@ struct FakeArray : qos::Dispatcher {
   void dispatch(std::uint64_t cookie) override {
     Io io = ios.at(cookie);
     Server& s = servers[static_cast<std::size_t>(io.resource)];
-    s.busy_until = std::max(s.busy_until, sim.now()) + s.service_ns * io.cost / qos::kCostUnitsPerIo;
+    s.busy_until =
+        std::max(s.busy_until, sim.now()) + s.service_ns * io.cost / qos::kCostUnitsPerIo;
     sim.at(s.busy_until, [this, cookie] {
       Io done = ios.at(cookie);
       ios.erase(cookie);
@@ -74,7 +78,8 @@ struct FakeArray : qos::Dispatcher {
   }
 
   // A client that keeps `depth` requests outstanding (queued or in service), from `start`.
-  void greedy(qos::VolumeId v, int depth, Time start = 0, std::int64_t cost = qos::kCostUnitsPerIo) {
+  void greedy(qos::VolumeId v, int depth, Time start = 0,
+              std::int64_t cost = qos::kCostUnitsPerIo) {
     on_done[v] = [this, v, cost] { (void)submit(v, cost); };
     sim.at(start, [this, v, depth, cost] {
       for (int i = 0; i < depth; ++i) (void)submit(v, cost);
@@ -139,7 +144,8 @@ TEST_CASE("settings are validated with the array's rules") {
   CHECK(qos::validate(S(std::nullopt, std::nullopt, 100)).code() == sim::Code::kInvalidArgument);
   CHECK(qos::validate(S(std::nullopt, 1000, 999)).code() == sim::Code::kInvalidArgument);
   CHECK(qos::validate(S(-1, std::nullopt)).code() == sim::Code::kInvalidArgument);
-  CHECK(qos::validate(S(std::nullopt, qos::kMaxSettingIops + 1)).code() == sim::Code::kInvalidArgument);
+  CHECK(qos::validate(S(std::nullopt, qos::kMaxSettingIops + 1)).code() ==
+        sim::Code::kInvalidArgument);
 }
 
 TEST_CASE("options and volumes are checked") {
@@ -190,7 +196,10 @@ TEST_CASE("a reservation holds against eight greedy neighbours; without it the v
     CAPTURE(with_min);
     sim::Simulator sim(1);
     FakeArray a(sim, {100'000});  // the resource does 100,000 IOPS
-    REQUIRE(a.scheduler->add_volume(1, 0, with_min ? S(20'000, std::nullopt) : S(std::nullopt, std::nullopt)).is_ok());
+    REQUIRE(
+        a.scheduler
+            ->add_volume(1, 0, with_min ? S(20'000, std::nullopt) : S(std::nullopt, std::nullopt))
+            .is_ok());
     a.fio_like(1, 30'000, 32, 0);  // the victim wants 30,000, 32 I/Os in flight at most
     for (int v = 2; v <= 9; ++v) {
       REQUIRE(a.scheduler->add_volume(v, 0, {}).is_ok());
@@ -294,7 +303,8 @@ TEST_CASE("burst credit accrues for the unused share of max: half of max for 10 
   REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 10'000, 20'000)).is_ok());
   a.paced(1, 5'000, 0, 10 * kSecond);
   sim.run_until(10 * kSecond);
-  CHECK(sim::to_seconds(a.scheduler->status(1)->burst_credit_ns) == doctest::Approx(5.0).epsilon(0.01));
+  CHECK(sim::to_seconds(a.scheduler->status(1)->burst_credit_ns) ==
+        doctest::Approx(5.0).epsilon(0.01));
   // Running at its max earns nothing.
   sim::Simulator sim2(1);
   FakeArray b(sim2, {200'000});
@@ -309,10 +319,13 @@ TEST_CASE("a settings change takes effect at once, in both directions") {
   FakeArray a(sim, {200'000});
   REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 10'000)).is_ok());
   a.greedy(1, 64);
-  sim.at(3 * kSecond, [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 5'000)).is_ok()); });
+  sim.at(3 * kSecond,
+         [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 5'000)).is_ok()); });
   sim.at(6 * kSecond, [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 1)).is_ok()); });
-  sim.at(7 * kSecond, [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 20'000)).is_ok()); });
-  sim.at(8 * kSecond, [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, std::nullopt)).is_ok()); });
+  sim.at(7 * kSecond,
+         [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 20'000)).is_ok()); });
+  sim.at(8 * kSecond,
+         [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, std::nullopt)).is_ok()); });
   sim.run_until(9 * kSecond);
   CHECK(a.in_second(1, 2) == doctest::Approx(10'000).epsilon(0.001));
   CHECK(a.in_second(1, 3) == doctest::Approx(5'000).epsilon(0.001));
@@ -399,9 +412,11 @@ TEST_CASE("same inputs, same decisions") {
     FakeArray a(sim, {80'000});
     std::vector<std::int64_t> out;
     for (int v = 1; v <= 6; ++v) {
-      REQUIRE(a.scheduler->add_volume(v, 0, S(v % 2 ? std::optional<std::int64_t>(5'000) : std::nullopt,
-                                                   v % 3 ? std::optional<std::int64_t>(20'000) : std::nullopt,
-                                                   v == 1 ? std::optional<std::int64_t>(30'000) : std::nullopt))
+      REQUIRE(a.scheduler
+                  ->add_volume(v, 0,
+                               S(v % 2 ? std::optional<std::int64_t>(5'000) : std::nullopt,
+                                 v % 3 ? std::optional<std::int64_t>(20'000) : std::nullopt,
+                                 v == 1 ? std::optional<std::int64_t>(30'000) : std::nullopt))
                   .is_ok());
       a.greedy(v, 4 * v, v * kMillisecond);
     }

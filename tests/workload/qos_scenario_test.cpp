@@ -56,13 +56,15 @@ double iops_at(const ScenarioReport& r, std::size_t v, std::int64_t t) {
 
 double total_at(const ScenarioReport& r, std::int64_t t) {
   const TimelineRow& row = r.timeline.at(static_cast<std::size_t>(t - 1));
-  return static_cast<double>(row.read_ios + row.write_ios) * 1e9 / static_cast<double>(row.length_ns);
+  return static_cast<double>(row.read_ios + row.write_ios) * 1e9 /
+         static_cast<double>(row.length_ns);
 }
 
 double total_ios(const ScenarioReport& r, std::int64_t from_s) {
   double sum = 0;
   for (const TimelineRow& row : r.timeline)
-    if (row.end_ns > from_s * sim::kSecond) sum += static_cast<double>(row.read_ios + row.write_ios);
+    if (row.end_ns > from_s * sim::kSecond)
+      sum += static_cast<double>(row.read_ios + row.write_ios);
   return sum;
 }
 
@@ -73,7 +75,9 @@ void strip_min(Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("noisy neighbours: the victim's min_iops 20,000 holds every second after warm-up; without it, it starves") {
+TEST_CASE(
+    "noisy neighbours: the victim's min_iops 20,000 holds every second after warm-up; without it, "
+    "it starves") {
   Scenario s = shipped("qos-noisy-neighbours");
   REQUIRE(s.duration_ns == 30 * sim::kSecond);
   s.duration_ns = 12 * sim::kSecond;
@@ -102,7 +106,8 @@ TEST_CASE("noisy neighbours: the victim's min_iops 20,000 holds every second aft
   MESSAGE("victim without a min: highest 1-s window after warm-up " << highest << " IOPS");
 }
 
-TEST_CASE("limit: max_iops 10,000 under unbounded demand gives 9,800 to 10,200 IOPS in every window") {
+TEST_CASE(
+    "limit: max_iops 10,000 under unbounded demand gives 9,800 to 10,200 IOPS in every window") {
   Scenario s = shipped("qos-limit");
   s.duration_ns = 10 * sim::kSecond;
   const ScenarioReport r = run_ok(s);
@@ -113,7 +118,8 @@ TEST_CASE("limit: max_iops 10,000 under unbounded demand gives 9,800 to 10,200 I
     CHECK(iops_at(r, capped, t) >= 9'800);
     CHECK(iops_at(r, capped, t) <= 10'200);
     // Work-conserving: the neighbour takes the rest of controller A (142,012).
-    CHECK(iops_at(r, capped, t) + iops_at(r, neighbour, t) == doctest::Approx(142'012).epsilon(0.01));
+    CHECK(iops_at(r, capped, t) + iops_at(r, neighbour, t) ==
+          doctest::Approx(142'012).epsilon(0.01));
   }
 }
 
@@ -149,7 +155,8 @@ TEST_CASE("work conservation: reservations without limits keep at least 95 % of 
   Scenario off = s;
   off.array_options.qos.enabled = false;  // I/O straight to the data path, as before QoS
   const ScenarioReport scheduler_off = run_ok(off);
-  const double q = total_ios(with_qos, 1), n = total_ios(without_settings, 1), o = total_ios(scheduler_off, 1);
+  const double q = total_ios(with_qos, 1), n = total_ios(without_settings, 1),
+               o = total_ios(scheduler_off, 1);
   MESSAGE("total I/Os after 1 s: with reservations " << q << ", without QoS settings " << n
                                                      << ", scheduler off " << o);
   CHECK(q >= 0.95 * n);
@@ -167,10 +174,13 @@ TEST_CASE("a policy changed mid-run takes effect within one simulated second, on
   for (const char* name : {"t1", "t2", "t3"}) {
     CAPTURE(name);
     const std::size_t v = volume_index(r, name);
-    for (std::int64_t t = 2; t <= 10; ++t) CHECK(iops_at(r, v, t) == doctest::Approx(20'000).epsilon(0.01));
+    for (std::int64_t t = 2; t <= 10; ++t)
+      CHECK(iops_at(r, v, t) == doctest::Approx(20'000).epsilon(0.01));
     // The second right after the change at 10 s already runs at the new max.
-    for (std::int64_t t = 11; t <= 20; ++t) CHECK(iops_at(r, v, t) == doctest::Approx(5'000).epsilon(0.01));
-    for (std::int64_t t = 21; t <= 30; ++t) CHECK(iops_at(r, v, t) == doctest::Approx(15'000).epsilon(0.01));
+    for (std::int64_t t = 11; t <= 20; ++t)
+      CHECK(iops_at(r, v, t) == doctest::Approx(5'000).epsilon(0.01));
+    for (std::int64_t t = 21; t <= 30; ++t)
+      CHECK(iops_at(r, v, t) == doctest::Approx(15'000).epsilon(0.01));
   }
 }
 
