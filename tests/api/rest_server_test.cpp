@@ -318,6 +318,42 @@ TEST_CASE("hosts, mappings and LUNs") {
   CHECK(got(http, "/hosts", "/hosts")["total"] == 0);
 }
 
+TEST_CASE(
+    "QoS admission control: a reservation past a controller's capacity is a 422 with the numbers") {
+  // Controller A guarantees 78,602 RAID10 4 KiB IOPS to reservations (docs/qos.md).
+  ApiFixture fx;
+  Http http = fx.client();
+  const json db = created(http, "/volumes", "/volumes",
+                          {{"name", "db"},
+                           {"capacity_bytes", "1GiB"},
+                           {"preferred_controller", 1},
+                           {"min_iops", 60000}});
+  CHECK(db["qos_status"] == json({{"current_iops", 0},
+                                  {"throttled_time_ns", 0},
+                                  {"burst_credit_seconds", 0.0},
+                                  {"queued_ios", 0}}));
+  Response r = http.post("/volumes", {{"name", "more"},
+                                      {"capacity_bytes", "1GiB"},
+                                      {"preferred_controller", 1},
+                                      {"min_iops", 21000}});
+  INFO(r.text);
+  CHECK(r.status == 422);
+  CHECK(r.is_problem());
+  const std::string detail = r.body["detail"];
+  CHECK(detail.find("controller A would need 103.1 %") != std::string::npos);
+  CHECK(detail.find("78,602 RAID10") != std::string::npos);
+  CHECK(detail.find("volume 1 \"db\" 60,000 RAID10 (76.3 %)") != std::string::npos);
+  // A policy change that would overload it is refused the same way; the policy is unchanged.
+  const json q =
+      created(http, "/qos-policies", "/qos-policies", {{"name", "p"}, {"min_iops", 1000}});
+  Response attach = http.patch("/volumes/" + db["id"].dump(),
+                               {{"qos_policy_id", q["id"]}, {"min_iops", nullptr}});
+  REQUIRE(attach.status == 200);
+  Response raise = http.patch("/qos-policies/" + q["id"].dump(), {{"min_iops", 80000}});
+  CHECK(raise.status == 422);
+  CHECK(got(http, "/qos-policies/" + q["id"].dump(), "/qos-policies/{id}")["min_iops"] == 1000);
+}
+
 TEST_CASE("QoS policies and the effective QoS of their volumes") {
   ApiFixture fx;
   Http http = fx.client();
@@ -509,7 +545,9 @@ TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs an
   ApiFixture fx;
   Http http = fx.client();
   // Something to rebuild: a fixed volume has extents on every SSD.
-  REQUIRE(http.post("/volumes", {{"name", "v"}, {"capacity_bytes", "64GiB"}, {"provisioning", "fixed"}}).status == 201);
+  REQUIRE(
+      http.post("/volumes", {{"name", "v"}, {"capacity_bytes", "64GiB"}, {"provisioning", "fixed"}})
+          .status == 201);
   const Response r = http.post("/faults", {{"type", "drive_fail"}, {"drive", 7}});
   REQUIRE(r.status == 201);
   CHECK(r.header("Location") == "/api/v1/faults/1");
@@ -534,7 +572,8 @@ TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs an
   CHECK(started);
   CHECK(completed);
   // A slow drive and back.
-  CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 8}, {"latency_multiplier", 4.5}}).status == 201);
+  CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 8}, {"latency_multiplier", 4.5}})
+            .status == 201);
   CHECK(http.post("/faults", {{"type", "drive_restore_speed"}, {"drive", 8}}).status == 201);
   // Replace the failed drive.
   CHECK(http.post("/faults", {{"type", "drive_replace"}, {"drive", 7}}).status == 201);
@@ -549,14 +588,14 @@ TEST_CASE("faults: bad requests get the right 4xx and inject nothing") {
     int status;
   };
   const Case cases[] = {
-      {{{"type", "meteor_strike"}, {"drive", 1}}, 422},          // unknown type
-      {{{"drive", 1}}, 400},                                     // no type
-      {{{"type", 7}, {"drive", 1}}, 400},                        // type of the wrong type
-      {{{"type", "drive_fail"}, {"drive", 0}}, 404},             // no such drive
-      {{{"type", "drive_fail"}, {"drive", 41}}, 404},            // past the last drive
-      {{{"type", "drive_fail"}, {"drive", "seven"}}, 400},       // drive of the wrong type
+      {{{"type", "meteor_strike"}, {"drive", 1}}, 422},                  // unknown type
+      {{{"drive", 1}}, 400},                                             // no type
+      {{{"type", 7}, {"drive", 1}}, 400},                                // type of the wrong type
+      {{{"type", "drive_fail"}, {"drive", 0}}, 404},                     // no such drive
+      {{{"type", "drive_fail"}, {"drive", 41}}, 404},                    // past the last drive
+      {{{"type", "drive_fail"}, {"drive", "seven"}}, 400},               // drive of the wrong type
       {{{"type", "drive_fail"}, {"drive", 1}, {"colour", "red"}}, 400},  // unknown field
-      {{{"type", "drive_replace"}, {"drive", 3}}, 409},          // replacing a healthy drive
+      {{{"type", "drive_replace"}, {"drive", 3}}, 409},  // replacing a healthy drive
       {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", 0.5}}, 422},  // < 1
       {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", "x"}}, 400},
       {{{"type", "drive_fail"}, {"drive", 2}, {"id", 5}}, 422},  // read-only field
