@@ -545,9 +545,7 @@ TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs an
   ApiFixture fx;
   Http http = fx.client();
   // Something to rebuild: a fixed volume has extents on every SSD.
-  REQUIRE(
-      http.post("/volumes", {{"name", "v"}, {"capacity_bytes", "64GiB"}, {"provisioning", "fixed"}})
-          .status == 201);
+  REQUIRE(http.post("/volumes", {{"name", "v"}, {"capacity_bytes", "64GiB"}, {"provisioning", "fixed"}}).status == 201);
   const Response r = http.post("/faults", {{"type", "drive_fail"}, {"drive", 7}});
   REQUIRE(r.status == 201);
   CHECK(r.header("Location") == "/api/v1/faults/1");
@@ -572,8 +570,7 @@ TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs an
   CHECK(started);
   CHECK(completed);
   // A slow drive and back.
-  CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 8}, {"latency_multiplier", 4.5}})
-            .status == 201);
+  CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 8}, {"latency_multiplier", 4.5}}).status == 201);
   CHECK(http.post("/faults", {{"type", "drive_restore_speed"}, {"drive", 8}}).status == 201);
   // Replace the failed drive.
   CHECK(http.post("/faults", {{"type", "drive_replace"}, {"drive", 7}}).status == 201);
@@ -588,14 +585,14 @@ TEST_CASE("faults: bad requests get the right 4xx and inject nothing") {
     int status;
   };
   const Case cases[] = {
-      {{{"type", "meteor_strike"}, {"drive", 1}}, 422},                  // unknown type
-      {{{"drive", 1}}, 400},                                             // no type
-      {{{"type", 7}, {"drive", 1}}, 400},                                // type of the wrong type
-      {{{"type", "drive_fail"}, {"drive", 0}}, 404},                     // no such drive
-      {{{"type", "drive_fail"}, {"drive", 41}}, 404},                    // past the last drive
-      {{{"type", "drive_fail"}, {"drive", "seven"}}, 400},               // drive of the wrong type
+      {{{"type", "meteor_strike"}, {"drive", 1}}, 422},          // unknown type
+      {{{"drive", 1}}, 400},                                     // no type
+      {{{"type", 7}, {"drive", 1}}, 400},                        // type of the wrong type
+      {{{"type", "drive_fail"}, {"drive", 0}}, 404},             // no such drive
+      {{{"type", "drive_fail"}, {"drive", 41}}, 404},            // past the last drive
+      {{{"type", "drive_fail"}, {"drive", "seven"}}, 400},       // drive of the wrong type
       {{{"type", "drive_fail"}, {"drive", 1}, {"colour", "red"}}, 400},  // unknown field
-      {{{"type", "drive_replace"}, {"drive", 3}}, 409},  // replacing a healthy drive
+      {{{"type", "drive_replace"}, {"drive", 3}}, 409},          // replacing a healthy drive
       {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", 0.5}}, 422},  // < 1
       {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", "x"}}, 400},
       {{{"type", "drive_fail"}, {"drive", 2}, {"id", 5}}, 422},  // read-only field
