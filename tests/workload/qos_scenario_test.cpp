@@ -191,3 +191,19 @@ TEST_CASE("the QoS scenarios are deterministic: same seed, same timeline") {
   CHECK(format_scenario_json(a) == format_scenario_json(b));
   CHECK(format_scenario_svg(a).find("capped") != std::string::npos);
 }
+
+TEST_CASE("options.qos_scheduler: false turns the scheduler off for a run; it must be a boolean") {
+  auto no_files = [](const std::string& path) -> sim::Result<std::string> {
+    return sim::not_found("cannot read " + path);
+  };
+  const std::string head = R"({"schema": "afasim.scenario/1", "name": "t", "options": {"qos_scheduler": )";
+  auto off = parse_scenario(head + "false}}", "t.json", catalog(), no_files);
+  REQUIRE_MESSAGE(off.is_ok(), off.status().message());
+  CHECK_FALSE(off->array_options.qos.enabled);
+  auto on = parse_scenario(head + "true}}", "t.json", catalog(), no_files);
+  REQUIRE(on.is_ok());
+  CHECK(on->array_options.qos.enabled);
+  auto bad = parse_scenario(head + "1}}", "t.json", catalog(), no_files);
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message().find("t.json: options.qos_scheduler") == 0);
+}
