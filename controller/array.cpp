@@ -397,6 +397,10 @@ void Array::submit(const HostIo& io, IoCallback done) {
     cookie = pending_.size();
     pending_.emplace_back();
   }
+  // The volume's I/O is gated by the controller that owns it now: after a failover or a
+  // move back to the preferred controller, its queue follows.
+  if (const Id owner = data_->owner(io.volume_id); owner != 0 && qos_->resource_of(io.volume_id) != owner - 1)
+    (void)qos_->move_volume(io.volume_id, static_cast<int>(owner - 1));
   PendingIo& p = pending_[cookie];
   p.io = io;
   p.done = std::move(done);
@@ -480,8 +484,10 @@ std::vector<qos::Reservation> Array::reservations(const Volume* changed, const Q
 void Array::sync_qos(const Volume& v) {
   const QosSettings q = effective_qos(v);
   const qos::Settings s{q.min_iops, q.max_iops, q.burst_iops};
+  const Id owner = data_->owner(v.id);
+  const int resource = static_cast<int>((owner != 0 ? owner : v.preferred_controller) - 1);
   if (!qos_->has_volume(v.id)) {
-    Status st = qos_->add_volume(v.id, static_cast<int>(v.preferred_controller - 1), s);
+    Status st = qos_->add_volume(v.id, resource, s);
     AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused a volume the array accepted: " + st.to_string());
     return;
   }
@@ -489,8 +495,8 @@ void Array::sync_qos(const Volume& v) {
     Status st = qos_->update_volume(v.id, s);
     AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused settings the array accepted: " + st.to_string());
   }
-  if (qos_->resource_of(v.id) != static_cast<int>(v.preferred_controller - 1)) {
-    Status st = qos_->move_volume(v.id, static_cast<int>(v.preferred_controller - 1));
+  if (qos_->resource_of(v.id) != resource) {
+    Status st = qos_->move_volume(v.id, resource);
     AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused a move: " + st.to_string());
   }
 }
