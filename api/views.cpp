@@ -156,6 +156,15 @@ json pool_view(const Array& array, const Pool& p) {
           {"revision", p.revision}};
 }
 
+// What the QoS scheduler shows of a volume now (docs/qos.md "Observability").
+json qos_status_view(const Array& array, Id volume_id) {
+  const qos::VolumeStatus st = array.qos_status(volume_id).value_or(qos::VolumeStatus{});
+  return {{"current_iops", st.current_iops},
+          {"throttled_time_ns", st.throttled_ns},
+          {"burst_credit_seconds", st.burst_credit_seconds()},
+          {"queued_ios", st.queued_ios}};
+}
+
 json volume_view(const Array& array, const Volume& v) {
   return {{"id", v.id},
           {"name", v.name},
@@ -172,6 +181,7 @@ json volume_view(const Array& array, const Volume& v) {
           {"allocated_bytes",
            array.data_path().allocated_extents(v.id) * array.extent_bytes(v.raid_type)},
           {"state", std::string(to_string(array.volume_state(v.id)))},
+          {"qos_status", qos_status_view(array, v.id)},
           {"created_time_ns", v.created_time_ns},
           {"revision", v.revision}};
 }

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "qos/cost.h"
 #include "sim/assert.h"
 
 namespace afasim::controller {
@@ -179,6 +180,51 @@ Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
   }
   data_->set_extent_listener(
       [this](DataPath::ExtentChange change, const ExtentRecord& record) { return on_extent_changed(change, record); });
+  return start_qos(options.qos);
+}
+
+Status Array::start_qos(const QosOptions& options) {
+  if (options.reservable_percent < 1 || options.reservable_percent > 100)
+    return sim::invalid_argument("qos.reservable_percent must be between 1 and 100, got " +
+                                 std::to_string(options.reservable_percent));
+  if (options.dispatch_backlog_ns < 0 || options.dispatch_backlog_ns > 100 * sim::kMillisecond)
+    return sim::invalid_argument("qos.dispatch_backlog_ns must be between 0 and 100 ms");
+  if (options.outstanding_ios_max < 1 || options.outstanding_ios_max > (1 << 20))
+    return sim::invalid_argument("qos.outstanding_ios_max must be between 1 and 1048576");
+  qos_options_ = options;
+  auto scheduler = qos::Scheduler::create(sim_, options.scheduler, static_cast<int>(controllers_.size()), *this);
+  if (!scheduler.is_ok()) return scheduler.status();
+  qos_ = std::move(scheduler).value();
+  outstanding_.assign(controllers_.size(), 0);
+  waiting_room_.assign(controllers_.size(), false);
+
+  // What a controller guarantees to reservations: reservable_percent of its cores ÷ the core
+  // time of one 4 KiB write (the dearer of read and write on every RAID type).
+  const CostModel& cost = data_->options().cost;
+  const sim::Time raid10_write_ns = cost.host_io_ns + cost.mirror_ns + 2 * cost.backend_op_ns;
+  const sim::Time raid5_write_ns = cost.host_io_ns + cost.mirror_ns + 4 * cost.backend_op_ns + cost.parity_op_ns +
+                                   cost.parity_xor_ns(2 * qos::kBaseIoBytes);
+  const int cores = preset_.controllers.cpu_cores;
+  auto guaranteed = [&](sim::Time per_io_ns) {
+    const __int128 n = static_cast<__int128>(options.reservable_percent) * cores * sim::kSecond;
+    return static_cast<std::int64_t>(n / (100 * static_cast<__int128>(per_io_ns)));
+  };
+  reservable_ = {};
+  for (const auto& c : controllers_) reservable_.resource_names.push_back("controller " + c.name);
+  reservable_.iops[raid::RaidType::kRaid10] = guaranteed(raid10_write_ns);
+  reservable_.iops[raid::RaidType::kRaid5] = guaranteed(raid5_write_ns);
+  char basis[200];
+  std::snprintf(basis, sizeof basis,
+                "%d %% of a controller's %d cores, a 4 KiB write taking %.2f us of core time on RAID10 and %.2f us "
+                "on RAID5",
+                options.reservable_percent, cores, sim::to_us(raid10_write_ns), sim::to_us(raid5_write_ns));
+  reservable_.basis = basis;
+
+  for (const auto& [id, v] : volumes_) {
+    const QosSettings q = effective_qos(v);
+    Status st = qos_->add_volume(id, static_cast<int>(v.preferred_controller - 1), {q.min_iops, q.max_iops, q.burst_iops});
+    if (!st.is_ok()) return Status(sim::Code::kInternal, "state: volume " + std::to_string(id) + ": " + st.message());
+  }
   return Status::ok();
 }
 
@@ -335,9 +381,124 @@ std::vector<int> Array::pool_drives(const Pool& pool) const {
   return drives;
 }
 
+// ---------------------------------------------------------------------------------------
+// Host I/O through the QoS scheduler
+
 void Array::submit(const HostIo& io, IoCallback done) {
-  // The QoS scheduler (issue 5) will gate here.
-  data_->submit(io, std::move(done));
+  if (!qos_options_.enabled || !qos_->has_volume(io.volume_id)) {
+    data_->submit(io, std::move(done));  // no such volume: the data path says so
+    return;
+  }
+  std::uint64_t cookie;
+  if (!free_pending_.empty()) {
+    cookie = free_pending_.back();
+    free_pending_.pop_back();
+  } else {
+    cookie = pending_.size();
+    pending_.emplace_back();
+  }
+  // The volume's I/O is gated by the controller that owns it now: after a failover or a
+  // move back to the preferred controller, its queue follows.
+  if (const Id owner = data_->owner(io.volume_id); owner != 0 && qos_->resource_of(io.volume_id) != owner - 1)
+    (void)qos_->move_volume(io.volume_id, static_cast<int>(owner - 1));
+  PendingIo& p = pending_[cookie];
+  p.io = io;
+  p.done = std::move(done);
+  p.submit_time = sim_.now();
+  const std::int64_t cost = io.op == IoOp::kRead || io.op == IoOp::kWrite ? qos::io_cost_units(io.length_bytes)
+                                                                          : qos::kCommandCostUnits;
+  Status st = qos_->submit(io.volume_id, cookie, cost);
+  if (!st.is_ok()) {
+    IoCallback cb = std::move(pending_[cookie].done);
+    free_pending_.push_back(cookie);
+    refuse_io(std::move(cb), std::move(st));
+  }
+}
+
+void Array::refuse_io(IoCallback done, Status status) {
+  const sim::Time now = sim_.now();
+  sim_.at(now, [cb = std::move(done), st = std::move(status), now]() mutable { cb(IoCompletion{std::move(st), now, now}); });
+}
+
+sim::Time Array::ready_time(int resource) {
+  const auto r = static_cast<std::size_t>(resource);
+  if (outstanding_[r] >= qos_options_.outstanding_ios_max) {
+    waiting_room_[r] = true;
+    return sim::kTimeMax;
+  }
+  const sim::Time start = data_->core_earliest_start(resource + 1);
+  return std::max(sim_.now(), start - qos_options_.dispatch_backlog_ns);
+}
+
+void Array::dispatch(std::uint64_t cookie) {
+  PendingIo& p = pending_[cookie];
+  p.resource = qos_->resource_of(p.io.volume_id).value_or(0);
+  ++outstanding_[static_cast<std::size_t>(p.resource)];
+  data_->submit(p.io, [this, cookie](const IoCompletion& done) { finish_io(cookie, done); });
+}
+
+void Array::finish_io(std::uint64_t cookie, const IoCompletion& done) {
+  PendingIo& p = pending_[cookie];
+  IoCallback cb = std::move(p.done);
+  const Id volume_id = p.io.volume_id;
+  const auto r = static_cast<std::size_t>(p.resource);
+  const sim::Time submitted = p.submit_time;
+  free_pending_.push_back(cookie);
+  --outstanding_[r];
+  qos_->complete(volume_id);
+  if (waiting_room_[r]) {
+    waiting_room_[r] = false;
+    qos_->kick(static_cast<int>(r));
+  }
+  cb(IoCompletion{done.status, submitted, done.complete_time});
+}
+
+// ---------------------------------------------------------------------------------------
+// QoS settings and admission control
+
+QosSettings Array::effective_qos_with(const Volume& v, const QosPolicy* policy) const {
+  QosSettings q;
+  if (v.qos_policy_id) {
+    if (policy != nullptr && policy->id == *v.qos_policy_id) q = policy->qos;
+    else if (const QosPolicy* p = qos_policy(*v.qos_policy_id)) q = p->qos;
+  }
+  if (v.qos.min_iops) q.min_iops = v.qos.min_iops;
+  if (v.qos.max_iops) q.max_iops = v.qos.max_iops;
+  if (v.qos.burst_iops) q.burst_iops = v.qos.burst_iops;
+  return q;
+}
+
+std::vector<qos::Reservation> Array::reservations(const Volume* changed, const QosPolicy* policy) const {
+  std::vector<qos::Reservation> out;
+  auto add = [&](const Volume& v) {
+    const QosSettings q = effective_qos_with(v, policy);
+    if (q.min_iops && *q.min_iops > 0)
+      out.push_back({v.id, v.name, static_cast<int>(v.preferred_controller - 1), v.raid_type, *q.min_iops});
+  };
+  for (const auto& [id, v] : volumes_)
+    if (changed == nullptr || id != changed->id) add(v);
+  if (changed != nullptr) add(*changed);
+  return out;
+}
+
+void Array::sync_qos(const Volume& v) {
+  const QosSettings q = effective_qos(v);
+  const qos::Settings s{q.min_iops, q.max_iops, q.burst_iops};
+  const Id owner = data_->owner(v.id);
+  const int resource = static_cast<int>((owner != 0 ? owner : v.preferred_controller) - 1);
+  if (!qos_->has_volume(v.id)) {
+    Status st = qos_->add_volume(v.id, resource, s);
+    AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused a volume the array accepted: " + st.to_string());
+    return;
+  }
+  if (qos_->settings(v.id) != s) {
+    Status st = qos_->update_volume(v.id, s);
+    AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused settings the array accepted: " + st.to_string());
+  }
+  if (qos_->resource_of(v.id) != resource) {
+    Status st = qos_->move_volume(v.id, resource);
+    AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused a move: " + st.to_string());
+  }
 }
 
 sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
@@ -718,6 +879,7 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
     threshold_events(pool_id, cap.raw_allocated_bytes, cap.raw_allocated_bytes + raw, c);
   }
   v.id = next_id("volume", c);
+  AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));
   // The data path places a fixed volume's extents now; all or nothing.
   AFASIM_RETURN_IF_ERROR(data_->attach_volume(v, pool_drives(p), true));
   c.put_extents = data_->extent_records(v.id);
@@ -733,6 +895,7 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
     data_->detach_volume(v.id);
     return st;
   }
+  sync_qos(v);
   return v;
 }
 
@@ -799,6 +962,8 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
   if (!(qos_after == qos_before) || v.qos_policy_id != cur->qos_policy_id)
     changed.push_back("QoS " + qos_text(qos_after));
   if (changed.empty()) return *cur;  // nothing to change: no new revision, no event
+  if (!(qos_after == qos_before) || v.preferred_controller != cur->preferred_controller)
+    AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));
   const std::int64_t old_capacity = cur->capacity_bytes;
   if (grow_to) {
     AFASIM_RETURN_IF_ERROR(data_->grow_volume(id, *grow_to));
@@ -815,6 +980,7 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
     return st;
   }
   data_->set_preferred_controller(id, v.preferred_controller);
+  sync_qos(v);
   return v;
 }
 
@@ -835,6 +1001,12 @@ Status Array::delete_volume(Id id, std::optional<std::uint64_t> expected_revisio
                                     " returned to pool " + std::to_string(v->pool_id)));
   AFASIM_RETURN_IF_ERROR(commit(c));
   data_->detach_volume(id);
+  // I/O still waiting for the volume's QoS turn fails: the volume is gone.
+  for (std::uint64_t cookie : qos_->remove_volume(id)) {
+    IoCallback cb = std::move(pending_[cookie].done);
+    free_pending_.push_back(cookie);
+    refuse_io(std::move(cb), sim::not_found("volume " + std::to_string(id) + " was deleted"));
+  }
   return Status::ok();
 }
 
@@ -1010,12 +1182,16 @@ sim::Result<QosPolicy> Array::update_qos_policy(Id id, const QosPolicyPatch& pat
     if (v.qos.burst_iops) eff.burst_iops = v.qos.burst_iops;
     AFASIM_RETURN_IF_ERROR(check_qos(eff, "volume " + std::to_string(vid) + " (\"" + v.name + "\") under this policy"));
   }
+  AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(nullptr, &q), reservable_));
   ++q.revision;
   ChangeSet c;
   c.put_qos_policies.push_back(q);
   c.events.push_back(make_event(Severity::kInfo, "qos", object_name("qos-policy", id),
                                 "QoS policy \"" + q.name + "\" set to " + qos_text(q.qos)));
   AFASIM_RETURN_IF_ERROR(commit(c));
+  // In force for every volume of the policy from the next decision on.
+  for (const auto& [vid, v] : volumes_)
+    if (v.qos_policy_id == id) sync_qos(v);
   return q;
 }
 

@@ -13,8 +13,9 @@
 // reach the SSDs at destage. Reads see the cache first. The two controllers are state
 // machines (controller/controller_states.h, docs/controller-states.md) with volume
 // ownership (ALUA), failover over heartbeats and DataPac reservations, power loss with a
-// supercap-powered vault, and power restore replaying it. The QoS scheduler gates submit()
-// (issue 5).
+// supercap-powered vault, and power restore replaying it. The QoS scheduler (qos/, docs/qos.md)
+// sits in front of submit(), in the Array, and reads core_earliest_start() to keep the cores'
+// queue short.
 //
 // Contents move when an operation is planned (at submission for host I/O, at issue for a
 // destage); the time it takes is computed from the cost model and one event completes it.
@@ -225,6 +226,12 @@ class DataPath {
   int datapac_of(int drive) const { return drive_datapac_[static_cast<std::size_t>(drive)]; }
   const ControllerIoStats& controller_stats(Id controller) const {
     return controller_stats_[static_cast<std::size_t>(controller - 1)];
+  }
+  // When a core of `controller` could start new work, at the earliest (now when one is idle).
+  // The QoS scheduler hands the controller more I/O only while this is close to now
+  // (docs/qos.md "Knowing what the array can do now").
+  sim::Time core_earliest_start(Id controller) const {
+    return cores_[static_cast<std::size_t>(controller - 1)].earliest_start(sim_.now());
   }
   sim::Time controller_busy_ns(Id controller) const {
     return cores_[static_cast<std::size_t>(controller - 1)].busy_ns();

@@ -348,7 +348,7 @@ void Loader::top(const json& j) {
 void Loader::options(const json& o, const std::string& path) {
   r.object(o, path,
            {"payload", "rebuild_bytes_per_second", "raid5_data_members", "raid10_pairs",
-            "strip_bytes", "preconditioned"});
+            "strip_bytes", "preconditioned", "qos_scheduler"});
   controller::DataPathOptions& d = s.array_options.data_path;
   if (o.contains("payload")) {
     const std::string p = r.text(o, path, "payload");
@@ -372,6 +372,7 @@ void Loader::options(const json& o, const std::string& path) {
   if (o.contains("strip_bytes"))
     d.strip_bytes = r.size(o.at("strip_bytes"), join(path, "strip_bytes"), 4096);
   if (o.contains("preconditioned")) d.preconditioned = r.boolean(o, path, "preconditioned");
+  if (o.contains("qos_scheduler")) s.array_options.qos.enabled = r.boolean(o, path, "qos_scheduler");
 }
 
 void Loader::report(const json& o, const std::string& path) {

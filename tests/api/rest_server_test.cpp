@@ -318,6 +318,42 @@ TEST_CASE("hosts, mappings and LUNs") {
   CHECK(got(http, "/hosts", "/hosts")["total"] == 0);
 }
 
+TEST_CASE(
+    "QoS admission control: a reservation past a controller's capacity is a 422 with the numbers") {
+  // Controller A guarantees 78,602 RAID10 4 KiB IOPS to reservations (docs/qos.md).
+  ApiFixture fx;
+  Http http = fx.client();
+  const json db = created(http, "/volumes", "/volumes",
+                          {{"name", "db"},
+                           {"capacity_bytes", "1GiB"},
+                           {"preferred_controller", 1},
+                           {"min_iops", 60000}});
+  CHECK(db["qos_status"] == json({{"current_iops", 0},
+                                  {"throttled_time_ns", 0},
+                                  {"burst_credit_seconds", 0.0},
+                                  {"queued_ios", 0}}));
+  Response r = http.post("/volumes", {{"name", "more"},
+                                      {"capacity_bytes", "1GiB"},
+                                      {"preferred_controller", 1},
+                                      {"min_iops", 21000}});
+  INFO(r.text);
+  CHECK(r.status == 422);
+  CHECK(r.is_problem());
+  const std::string detail = r.body["detail"];
+  CHECK(detail.find("controller A would need 103.1 %") != std::string::npos);
+  CHECK(detail.find("78,602 RAID10") != std::string::npos);
+  CHECK(detail.find("volume 1 \"db\" 60,000 RAID10 (76.3 %)") != std::string::npos);
+  // A policy change that would overload it is refused the same way; the policy is unchanged.
+  const json q =
+      created(http, "/qos-policies", "/qos-policies", {{"name", "p"}, {"min_iops", 1000}});
+  Response attach = http.patch("/volumes/" + db["id"].dump(),
+                               {{"qos_policy_id", q["id"]}, {"min_iops", nullptr}});
+  REQUIRE(attach.status == 200);
+  Response raise = http.patch("/qos-policies/" + q["id"].dump(), {{"min_iops", 80000}});
+  CHECK(raise.status == 422);
+  CHECK(got(http, "/qos-policies/" + q["id"].dump(), "/qos-policies/{id}")["min_iops"] == 1000);
+}
+
 TEST_CASE("QoS policies and the effective QoS of their volumes") {
   ApiFixture fx;
   Http http = fx.client();

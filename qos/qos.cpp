@@ -1,1 +1,0 @@
-// The QoS scheduler arrives with issue 5.

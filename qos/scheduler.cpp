@@ -1,0 +1,482 @@
+#include "qos/scheduler.h"
+
+#include <algorithm>
+
+#include "qos/cost.h"
+#include "sim/assert.h"
+
+namespace afasim::qos {
+
+using sim::Status;
+using sim::Time;
+
+namespace {
+
+// A clock this far out means "never" (a max of 0); kept well below kTimeMax so that adding an
+// interval to it cannot overflow.
+constexpr Time kNever = sim::kTimeMax / 4;
+
+// Time `cost_units` take at `iops` 4 KiB IOPS, rounded to the nearest nanosecond; kNever for
+// a rate of 0.
+Time interval(std::int64_t cost_units, std::int64_t iops) {
+  if (iops <= 0) return kNever;
+  const __int128 n = static_cast<__int128>(cost_units) * sim::kSecond;
+  const __int128 d = static_cast<__int128>(kCostUnitsPerIo) * iops;
+  const __int128 q = (n + d / 2) / d;
+  return q > kNever ? kNever : static_cast<Time>(q);
+}
+
+Time add(Time t, Time d) {
+  return std::min(kNever, t + d);
+}
+
+constexpr std::int64_t kMaxVolumeId = std::int64_t{1} << 31;
+
+}  // namespace
+
+Status validate(const Settings& s) {
+  auto range = [](const char* field, const std::optional<std::int64_t>& v) -> Status {
+    if (v && (*v < 0 || *v > kMaxSettingIops))
+      return sim::invalid_argument(std::string(field) + " must be between 0 and " +
+                                   std::to_string(kMaxSettingIops) + ", got " + std::to_string(*v));
+    return Status::ok();
+  };
+  AFASIM_RETURN_IF_ERROR(range("min_iops", s.min_iops));
+  AFASIM_RETURN_IF_ERROR(range("max_iops", s.max_iops));
+  AFASIM_RETURN_IF_ERROR(range("burst_iops", s.burst_iops));
+  if (s.min_iops && s.max_iops && *s.min_iops > *s.max_iops)
+    return sim::invalid_argument("min_iops (" + std::to_string(*s.min_iops) +
+                                 ") exceeds max_iops (" + std::to_string(*s.max_iops) + ")");
+  if (s.burst_iops && !s.max_iops) return sim::invalid_argument("burst_iops needs max_iops");
+  if (s.burst_iops && *s.burst_iops < *s.max_iops)
+    return sim::invalid_argument("max_iops (" + std::to_string(*s.max_iops) +
+                                 ") exceeds burst_iops (" + std::to_string(*s.burst_iops) + ")");
+  return Status::ok();
+}
+
+struct Scheduler::Volume {
+  VolumeId id = 0;
+  int resource = 0;
+  Settings settings;
+  std::deque<Request> queue;
+  State state = State::kIdle;
+  std::uint32_t version =
+      0;                     // bumped whenever the head's filing changes; stale heap entries differ
+  Time head_since = 0;       // when the head request became the head
+  Time head_r = 0;           // the head's reservation tag
+  Time head_l = 0;           // the head's limit tag: it may not go before this
+  Time r_clock = 0;          // reservation pace: next R tag at the min rate
+  Time m_clock = 0;          // max pace: an I/O at or after this is within max_iops
+  Time b_clock = 0;          // burst pace: no I/O before this (burst_iops)
+  Time credit_ns = 0;        // burst credit, in seconds of running at burst_iops
+  Time limited_since = 0;    // while kLimited: when the current hold began
+  Time throttled_ns = 0;     // closed holds
+  std::int64_t second = -2;  // the simulated second `this_second` counts
+  std::int64_t this_second = 0, last_second = 0;
+  std::int64_t dispatched = 0, reservation = 0, burst = 0, completed = 0;
+
+  bool has_min() const { return settings.min_iops && *settings.min_iops > 0; }
+  bool has_max() const { return settings.max_iops.has_value(); }
+  std::int64_t max() const { return *settings.max_iops; }
+  bool has_burst() const {
+    return has_max() && settings.burst_iops && *settings.burst_iops > max();
+  }
+  std::int64_t burst_above_max() const { return *settings.burst_iops - max(); }
+};
+
+sim::Result<std::unique_ptr<Scheduler>> Scheduler::create(sim::Simulator& sim,
+                                                          SchedulerOptions options,
+                                                          int resource_count,
+                                                          Dispatcher& dispatcher) {
+  if (options.burst_credit_max_ns < 0 || options.burst_credit_max_ns > sim::kDay)
+    return sim::invalid_argument("burst_credit_max_ns must be between 0 and one day, got " +
+                                 std::to_string(options.burst_credit_max_ns));
+  if (options.queue_depth_max < 1 || options.queue_depth_max > (std::int64_t{1} << 22))
+    return sim::invalid_argument("queue_depth_max must be between 1 and 4194304, got " +
+                                 std::to_string(options.queue_depth_max));
+  if (resource_count < 1 || resource_count > 64)
+    return sim::invalid_argument("resource_count must be between 1 and 64, got " +
+                                 std::to_string(resource_count));
+  return std::unique_ptr<Scheduler>(new Scheduler(sim, options, resource_count, dispatcher));
+}
+
+Scheduler::Scheduler(sim::Simulator& sim, SchedulerOptions options, int resource_count,
+                     Dispatcher& dispatcher)
+    : sim_(sim),
+      options_(options),
+      dispatcher_(dispatcher),
+      resources_(static_cast<std::size_t>(resource_count)) {}
+
+Scheduler::~Scheduler() {
+  // The simulator may outlive us: no wake-up may run into a destroyed scheduler.
+  for (Resource& r : resources_)
+    if (r.wake.valid()) sim_.cancel(r.wake);
+}
+
+Scheduler::Volume* Scheduler::find(VolumeId id) {
+  if (id < 1 || id >= static_cast<VolumeId>(volumes_.size())) return nullptr;
+  return volumes_[static_cast<std::size_t>(id)].get();
+}
+
+const Scheduler::Volume* Scheduler::find(VolumeId id) const {
+  if (id < 1 || id >= static_cast<VolumeId>(volumes_.size())) return nullptr;
+  return volumes_[static_cast<std::size_t>(id)].get();
+}
+
+std::optional<Settings> Scheduler::settings(VolumeId id) const {
+  const Volume* v = find(id);
+  if (v == nullptr) return std::nullopt;
+  return v->settings;
+}
+
+std::optional<int> Scheduler::resource_of(VolumeId id) const {
+  const Volume* v = find(id);
+  if (v == nullptr) return std::nullopt;
+  return v->resource;
+}
+
+// ---------------------------------------------------------------------------------------
+// Volumes
+
+Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings) {
+  if (id < 1 || id >= kMaxVolumeId)
+    return sim::invalid_argument("volume id out of range: " + std::to_string(id));
+  if (resource < 0 || resource >= resource_count())
+    return sim::invalid_argument("no resource " + std::to_string(resource));
+  AFASIM_RETURN_IF_ERROR(validate(settings));
+  if (find(id) != nullptr)
+    return sim::conflict("volume " + std::to_string(id) + " is already scheduled");
+  if (static_cast<std::size_t>(id) >= volumes_.size())
+    volumes_.resize(static_cast<std::size_t>(id) + 1);
+  auto v = std::make_unique<Volume>();
+  const Time now = sim_.now();
+  v->id = id;
+  v->resource = resource;
+  v->settings = settings;
+  v->r_clock = v->m_clock = v->b_clock = now;
+  volumes_[static_cast<std::size_t>(id)] = std::move(v);
+  ++volume_count_;
+  return Status::ok();
+}
+
+Status Scheduler::update_volume(VolumeId id, const Settings& s) {
+  Volume* v = find(id);
+  if (v == nullptr) return sim::not_found("volume " + std::to_string(id) + " is not scheduled");
+  AFASIM_RETURN_IF_ERROR(validate(s));
+  const Time now = sim_.now();
+  unfile(*v, now);
+  // A pending interval at the old rate is rescaled to the new one, so that a change takes
+  // effect at once rather than after the old interval (a max raised from 1 IOPS must not wait
+  // a second).
+  auto rescale = [now](Time& clock, const std::optional<std::int64_t>& old_iops,
+                       const std::optional<std::int64_t>& new_iops) {
+    if (!new_iops) return;
+    if (!old_iops || *old_iops <= 0 || *new_iops <= 0) {
+      clock = now;  // a new, unblocked or blocked pace starts now
+      return;
+    }
+    if (clock <= now) return;
+    const __int128 ahead = static_cast<__int128>(clock - now) * *old_iops / *new_iops;
+    clock = ahead > kNever - now ? kNever : now + static_cast<Time>(ahead);
+  };
+  const Settings old = v->settings;
+  rescale(v->r_clock, old.min_iops, s.min_iops);
+  rescale(v->m_clock, old.max_iops, s.max_iops);
+  rescale(v->b_clock, old.burst_iops, s.burst_iops);
+  if (!old.max_iops && s.max_iops) {
+    // A limit that did not exist has earned no credit yet.
+    v->m_clock = now;
+    v->b_clock = now;
+    v->credit_ns = 0;
+  }
+  if (!s.max_iops) v->credit_ns = 0;
+  v->settings = s;
+  if (!v->queue.empty()) file_head(*v, now);
+  pump(v->resource);
+  return Status::ok();
+}
+
+Status Scheduler::move_volume(VolumeId id, int resource) {
+  Volume* v = find(id);
+  if (v == nullptr) return sim::not_found("volume " + std::to_string(id) + " is not scheduled");
+  if (resource < 0 || resource >= resource_count())
+    return sim::invalid_argument("no resource " + std::to_string(resource));
+  if (resource == v->resource) return Status::ok();
+  const Time now = sim_.now();
+  const int old = v->resource;
+  unfile(*v, now);
+  v->resource = resource;
+  if (!v->queue.empty()) file_head(*v, now);
+  pump(old);
+  pump(resource);
+  return Status::ok();
+}
+
+std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
+  std::vector<std::uint64_t> cookies;
+  Volume* v = find(id);
+  if (v == nullptr) return cookies;
+  unfile(*v, sim_.now());
+  for (const Request& r : v->queue) cookies.push_back(r.cookie);
+  queued_total_ -= static_cast<std::int64_t>(v->queue.size());
+  volumes_[static_cast<std::size_t>(id)].reset();
+  --volume_count_;
+  return cookies;
+}
+
+// ---------------------------------------------------------------------------------------
+// Filing: tags of the head, and which heap holds the volume
+
+void Scheduler::file_head(Volume& v, Time now) {
+  AFASIM_ASSERT(!v.queue.empty() && v.state == State::kIdle,
+                "filing a volume with no head or filed twice");
+  const Request& head = v.queue.front();
+  Time limit_tag = 0;  // no limit: eligible at once
+  if (v.has_max()) {
+    // Max allowance that lapsed while the volume had nothing queued becomes burst credit.
+    if (v.m_clock < v.head_since) {
+      v.credit_ns =
+          std::min(options_.burst_credit_max_ns, v.credit_ns + (v.head_since - v.m_clock));
+      v.m_clock = v.head_since;
+    }
+    if (v.max() == 0) {
+      limit_tag = kNever;
+    } else {
+      const bool can_burst =
+          v.has_burst() && v.credit_ns >= interval(head.cost_units, v.burst_above_max());
+      limit_tag = can_burst ? v.b_clock : std::max(v.m_clock, v.b_clock);
+    }
+  }
+  v.head_l = limit_tag;
+  v.head_r = v.has_min() ? std::max(v.r_clock, v.head_since) : kNever;
+  ++v.version;
+  Resource& r = resources_[static_cast<std::size_t>(v.resource)];
+  if (limit_tag > now) {
+    v.state = State::kLimited;
+    v.limited_since = now;
+    r.limited.push({limit_tag, v.id, v.version});
+  } else {
+    v.state = State::kReady;
+    r.ready.push({static_cast<std::int64_t>(head.sequence), v.id, v.version});
+    if (v.has_min()) r.reservation.push({v.head_r, v.id, v.version});
+  }
+}
+
+void Scheduler::unfile(Volume& v, Time now) {
+  if (v.state == State::kLimited) v.throttled_ns += std::max<Time>(0, now - v.limited_since);
+  v.state = State::kIdle;
+  ++v.version;  // every heap entry of the volume is stale now
+}
+
+bool Scheduler::valid(const HeapEntry& e, State state) const {
+  const Volume* v = find(e.id);
+  return v != nullptr && v->version == e.version && v->state == state;
+}
+
+void Scheduler::promote(Resource& r, Time now) {
+  while (!r.limited.empty()) {
+    const HeapEntry top = r.limited.top();
+    if (!valid(top, State::kLimited)) {
+      r.limited.pop();
+      continue;
+    }
+    if (top.key > now) break;
+    r.limited.pop();
+    Volume& v = *find(top.id);
+    // Held by its limit from limited_since until its L tag, whenever we get to it.
+    v.throttled_ns += std::max<Time>(0, top.key - v.limited_since);
+    v.state = State::kReady;
+    ++v.version;
+    r.ready.push({static_cast<std::int64_t>(v.queue.front().sequence), v.id, v.version});
+    if (v.has_min()) r.reservation.push({v.head_r, v.id, v.version});
+  }
+}
+
+Scheduler::Volume* Scheduler::pick(Resource& r, Time now, Phase& phase) {
+  while (!r.reservation.empty() && !valid(r.reservation.top(), State::kReady)) r.reservation.pop();
+  if (!r.reservation.empty() && r.reservation.top().key <= now) {
+    phase = Phase::kReservation;
+    return find(r.reservation.top().id);
+  }
+  while (!r.ready.empty() && !valid(r.ready.top(), State::kReady)) r.ready.pop();
+  if (!r.ready.empty()) {
+    phase = Phase::kSpare;
+    return find(r.ready.top().id);
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+// Dispatch
+
+void Scheduler::dispatch_head(Volume& v, Phase phase, Time now) {
+  const Request head = v.queue.front();
+  v.queue.pop_front();
+  --queued_total_;
+  const std::int64_t c = head.cost_units;
+  if (v.has_max() && v.max() > 0) {
+    const Time step = interval(c, v.max());
+    if (v.m_clock <= now) {
+      // Within max. A dispatch the array delayed by less than one interval does not slow the
+      // pace (the next interval counts from when this I/O was due); a longer delay is not
+      // made up, so no catching up ever exceeds max by more than one I/O.
+      v.m_clock = add(std::max(v.m_clock, now - step), step);
+    } else {
+      // Ahead of the max pace: a burst I/O, paid from the credit.
+      const Time spend = interval(c, v.burst_above_max());
+      AFASIM_ASSERT(v.has_burst() && v.credit_ns >= spend, "a burst I/O without burst credit");
+      v.credit_ns -= spend;
+      ++v.burst;
+    }
+    if (v.has_burst()) {
+      const Time burst_step = interval(c, *v.settings.burst_iops);
+      v.b_clock = add(std::max(v.b_clock, now - burst_step), burst_step);
+    }
+  }
+  if (phase == Phase::kReservation) {
+    v.r_clock = add(v.head_r, interval(c, *v.settings.min_iops));
+    ++v.reservation;
+  }
+  ++v.dispatched;
+  ++counters_.decisions;
+  v.state = State::kIdle;
+  ++v.version;
+  if (!v.queue.empty()) {
+    v.head_since = now;
+    file_head(v, now);
+  }
+  dispatcher_.dispatch(head.cookie);
+}
+
+void Scheduler::pump(int resource) {
+  if (pumping_) return;  // a dispatcher must not call back; be safe if it does
+  pumping_ = true;
+  Resource& r = resources_[static_cast<std::size_t>(resource)];
+  const Time now = sim_.now();
+  for (;;) {
+    promote(r, now);
+    Phase phase;
+    Volume* v = pick(r, now, phase);
+    if (v == nullptr) break;
+    if (dispatcher_.ready_time(resource) > now) break;
+    dispatch_head(*v, phase, now);
+  }
+  pumping_ = false;
+  maybe_compact(r);
+  arm_wake(resource);
+}
+
+void Scheduler::arm_wake(int resource) {
+  Resource& r = resources_[static_cast<std::size_t>(resource)];
+  Time t = sim::kTimeMax;
+  while (!r.limited.empty() && !valid(r.limited.top(), State::kLimited)) r.limited.pop();
+  if (!r.limited.empty() && r.limited.top().key < kNever) t = r.limited.top().key;
+  while (!r.ready.empty() && !valid(r.ready.top(), State::kReady)) r.ready.pop();
+  if (!r.ready.empty()) t = std::min(t, dispatcher_.ready_time(resource));
+  if (t != sim::kTimeMax) t = std::max(t, sim_.now());
+  if (r.wake.valid() && r.wake_time == t) return;
+  if (r.wake.valid()) sim_.cancel(r.wake);
+  r.wake = {};
+  r.wake_time = sim::kTimeMax;
+  if (t == sim::kTimeMax) return;
+  r.wake_time = t;
+  r.wake = sim_.at(t, [this, resource] {
+    Resource& rr = resources_[static_cast<std::size_t>(resource)];
+    rr.wake = {};
+    rr.wake_time = sim::kTimeMax;
+    ++counters_.wakeups;
+    pump(resource);
+  });
+}
+
+void Scheduler::compact(MinHeap& heap, State state) {
+  std::vector<HeapEntry> keep;
+  while (!heap.empty()) {
+    if (valid(heap.top(), state)) keep.push_back(heap.top());
+    heap.pop();
+  }
+  for (const HeapEntry& e : keep) heap.push(e);
+}
+
+void Scheduler::maybe_compact(Resource& r) {
+  // Stale entries are dropped when they reach the top; one deep in a heap can linger. Bound
+  // each heap to a few entries per volume.
+  const std::size_t bound = 4 * static_cast<std::size_t>(volume_count_) + 1024;
+  if (r.ready.size() > bound) compact(r.ready, State::kReady);
+  if (r.reservation.size() > bound) compact(r.reservation, State::kReady);
+  if (r.limited.size() > bound) compact(r.limited, State::kLimited);
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+Status Scheduler::submit(VolumeId id, std::uint64_t cookie, std::int64_t cost_units) {
+  AFASIM_ASSERT(cost_units >= 1, "an I/O costs at least one unit");
+  Volume* v = find(id);
+  if (v == nullptr) return sim::not_found("volume " + std::to_string(id) + " is not scheduled");
+  if (static_cast<std::int64_t>(v->queue.size()) >= options_.queue_depth_max) {
+    ++counters_.refused_queue_full;
+    return sim::unavailable("the QoS queue of volume " + std::to_string(id) + " is full (" +
+                            std::to_string(options_.queue_depth_max) +
+                            " requests waiting): the host sends faster than the volume is served");
+  }
+  v->queue.push_back({cookie, next_sequence_++, cost_units});
+  ++queued_total_;
+  if (v->queue.size() == 1) {
+    v->head_since = sim_.now();
+    file_head(*v, sim_.now());
+  }
+  pump(v->resource);
+  return Status::ok();
+}
+
+void Scheduler::complete(VolumeId id) {
+  Volume* v = find(id);
+  if (v == nullptr) return;
+  ++v->completed;
+  const std::int64_t s = sim_.now() / sim::kSecond;
+  if (s == v->second) {
+    ++v->this_second;
+  } else {
+    v->last_second = s == v->second + 1 ? v->this_second : 0;
+    v->this_second = 1;
+    v->second = s;
+  }
+}
+
+void Scheduler::kick(int resource) {
+  AFASIM_ASSERT(resource >= 0 && resource < resource_count(), "kick: no such resource");
+  pump(resource);
+}
+
+// ---------------------------------------------------------------------------------------
+// Status
+
+Time Scheduler::credit_now(const Volume& v, Time now) const {
+  Time credit = v.credit_ns;
+  if (v.has_max() && v.queue.empty() && v.m_clock < now) credit += now - v.m_clock;
+  return std::min(credit, options_.burst_credit_max_ns);
+}
+
+std::optional<VolumeStatus> Scheduler::status(VolumeId id) const {
+  const Volume* v = find(id);
+  if (v == nullptr) return std::nullopt;
+  const Time now = sim_.now();
+  VolumeStatus s;
+  const std::int64_t sec = now / sim::kSecond;
+  if (sec == v->second)
+    s.current_iops = v->last_second;
+  else if (sec == v->second + 1)
+    s.current_iops = v->this_second;
+  s.throttled_ns = v->throttled_ns +
+                   (v->state == State::kLimited ? std::max<Time>(0, now - v->limited_since) : 0);
+  s.burst_credit_ns = v->has_burst() ? credit_now(*v, now) : 0;
+  s.queued_ios = static_cast<std::int64_t>(v->queue.size());
+  s.dispatched_ios = v->dispatched;
+  s.reservation_ios = v->reservation;
+  s.burst_ios = v->burst;
+  s.completed_ios = v->completed;
+  return s;
+}
+
+}  // namespace afasim::qos

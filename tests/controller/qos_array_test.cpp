@@ -1,0 +1,290 @@
+// QoS through the Array: every host I/O passes the scheduler (limits hold on the real data
+// path, latency counts the QoS wait), settings and policies reach it when they are committed,
+// and admission control refuses reservations the controllers cannot honour. Figures: the
+// reservable capacity comes from the cost model (docs/qos.md "Admission control": 90 % of 6
+// cores ÷ 68.7 µs for a RAID10 4 KiB write = 78,602; ÷ 102.45 µs for RAID5 = 52,708).
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "controller/array.h"
+
+using namespace afasim;
+using namespace afasim::controller;
+using sim::kSecond;
+using sim::Time;
+
+namespace {
+
+struct QosArray {
+  config::Catalog catalog = config::Catalog::embedded().value();
+  config::SystemPreset preset = catalog.system("ise-860-g3").value();
+  sim::Simulator sim{1};
+  MemoryJournal journal;
+  std::unique_ptr<Array> array;
+  std::map<Id, std::map<std::int64_t, std::int64_t>> per_second;  // completions
+  std::map<Id, sim::Time> max_latency;
+  std::int64_t errors = 0;
+  std::vector<sim::Status> error_statuses;
+
+  explicit QosArray(ArrayOptions o = {}) {
+    auto a = Array::open(sim, catalog, preset, journal, journal.snapshot(), o);
+    REQUIRE(a.is_ok());
+    array = std::move(a).value();
+  }
+
+  Id volume(const std::string& name, QosSettings q = {},
+            std::optional<Id> controller = std::nullopt,
+            raid::RaidType type = raid::RaidType::kRaid10) {
+    VolumeSpec s;
+    s.name = name;
+    s.capacity_bytes = 1LL << 30;
+    s.raid_type = type;
+    s.provisioning = Provisioning::kFixed;
+    s.preferred_controller = controller;
+    s.qos = q;
+    auto v = array->create_volume(s);
+    REQUIRE_MESSAGE(v.is_ok(), v.status().to_string());
+    return v->id;
+  }
+
+  void submit(Id v, std::int64_t offset, std::function<void()> then = nullptr) {
+    HostIo io;
+    io.op = IoOp::kRead;
+    io.volume_id = v;
+    io.offset_bytes = offset % (1LL << 30);
+    io.length_bytes = 4096;
+    array->submit(io, [this, v, then = std::move(then)](const IoCompletion& c) {
+      if (!c.status.is_ok()) {
+        ++errors;
+        error_statuses.push_back(c.status);
+        return;
+      }
+      per_second[v][c.complete_time / kSecond]++;
+      max_latency[v] = std::max(max_latency[v], c.latency());
+      if (then) then();
+    });
+  }
+
+  // Keeps `depth` reads in flight on `v` until `stop`.
+  void greedy(Id v, int depth, Time stop) {
+    auto next = std::make_shared<std::int64_t>(0);
+    auto again = std::make_shared<std::function<void()>>();
+    *again = [this, v, stop, next, again] {
+      if (sim.now() >= stop) return;
+      *next += 1 << 20;
+      submit(v, *next, *again);
+    };
+    for (int i = 0; i < depth; ++i) (*again)();
+    keep_alive.push_back(again);
+  }
+  std::vector<std::shared_ptr<std::function<void()>>> keep_alive;
+};
+
+QosSettings Q(std::optional<std::int64_t> min, std::optional<std::int64_t> max,
+              std::optional<std::int64_t> burst = std::nullopt) {
+  return QosSettings{min, max, burst};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the reservable capacity comes from the cost model: 78,602 RAID10, 52,708 RAID5 per "
+    "controller") {
+  QosArray a;
+  const auto& c = a.array->reservable_capacity();
+  CHECK(c.resource_names == std::vector<std::string>{"controller A", "controller B"});
+  CHECK(c.iops.at(raid::RaidType::kRaid10) == 78'602);
+  CHECK(c.iops.at(raid::RaidType::kRaid5) == 52'708);
+}
+
+TEST_CASE("a max_iops holds on the real data path: 4 KiB reads at 5,000 per second") {
+  QosArray a;
+  const Id v = a.volume("limited", Q(std::nullopt, 5'000));
+  a.greedy(v, 64, 4 * kSecond);
+  a.sim.run_until(4 * kSecond);
+  for (int s = 0; s < 4; ++s) {
+    INFO("second " << s);
+    CHECK(a.per_second[v][s] >= 4'999);
+    CHECK(a.per_second[v][s] <= 5'001);
+  }
+  // The host sees the QoS wait: 64 in flight at 5,000 per second is ~12.8 ms each (Little).
+  CHECK(a.max_latency[v] > 12 * sim::kMillisecond);
+  const auto st = a.array->qos_status(v).value();
+  CHECK(st.current_iops >= 4'999);
+  CHECK(st.throttled_ns > 3 * kSecond);
+  a.sim.run();
+}
+
+TEST_CASE("without QoS the array runs at its calibrated 4 KiB read rate through the scheduler") {
+  QosArray a;
+  const Id v1 = a.volume("a", {}, 1);
+  const Id v2 = a.volume("b", {}, 2);
+  a.greedy(v1, 128, 2 * kSecond);
+  a.greedy(v2, 128, 2 * kSecond);
+  a.sim.run_until(2 * kSecond);
+  // 12 cores / 42.25 µs = 284,024 (docs/performance-model.md).
+  CHECK(a.per_second[v1][1] + a.per_second[v2][1] == doctest::Approx(284'024).epsilon(0.01));
+  a.sim.run();
+}
+
+TEST_CASE("a reservation holds on a saturated controller; spare capacity goes to the others") {
+  QosArray a;
+  const Id victim = a.volume("victim", Q(20'000, std::nullopt), 1);
+  std::vector<Id> noisy;
+  for (int i = 0; i < 4; ++i) noisy.push_back(a.volume("noisy" + std::to_string(i), {}, 1));
+  a.greedy(victim, 16, 3 * kSecond);
+  for (Id n : noisy) a.greedy(n, 128, 3 * kSecond);
+  a.sim.run_until(3 * kSecond);
+  std::int64_t total = a.per_second[victim][2];
+  for (Id n : noisy) total += a.per_second[n][2];
+  CHECK(a.per_second[victim][2] >= 20'000);
+  // Controller A alone: 6 cores / 42.25 µs = 142,012.
+  CHECK(total == doctest::Approx(142'012).epsilon(0.01));
+  a.sim.run();
+}
+
+TEST_CASE("a policy change reaches every volume of the policy while I/O runs") {
+  QosArray a;
+  auto pol = a.array->create_qos_policy({"gold", Q(std::nullopt, 8'000)});
+  REQUIRE(pol.is_ok());
+  std::vector<Id> vols;
+  for (int i = 0; i < 3; ++i) {
+    VolumeSpec s;
+    s.name = "g" + std::to_string(i);
+    s.capacity_bytes = 1LL << 30;
+    s.qos_policy_id = pol->id;
+    vols.push_back(a.array->create_volume(s)->id);
+    a.greedy(vols.back(), 32, 4 * kSecond);
+  }
+  a.sim.at(2 * kSecond, [&] {
+    QosPolicyPatch p;
+    p.max_iops = std::optional<std::int64_t>(3'000);
+    REQUIRE(a.array->update_qos_policy(pol->id, p).is_ok());
+  });
+  a.sim.run_until(4 * kSecond);
+  for (Id v : vols) {
+    CHECK(a.per_second[v][1] == doctest::Approx(8'000).epsilon(0.001));
+    CHECK(a.per_second[v][2] == doctest::Approx(3'000).epsilon(0.001));
+    CHECK(a.per_second[v][3] == doctest::Approx(3'000).epsilon(0.001));
+  }
+  a.sim.run();
+}
+
+TEST_CASE("admission control refuses reservations past a controller's capacity, with the numbers") {
+  QosArray a;
+  a.volume("db", Q(60'000, std::nullopt), 1);
+  VolumeSpec s;
+  s.name = "new";
+  s.capacity_bytes = 1LL << 30;
+  s.preferred_controller = 1;
+  s.qos = Q(21'000, std::nullopt);
+  auto refused = a.array->create_volume(s);
+  REQUIRE(refused.status().code() == sim::Code::kUnprocessable);
+  const std::string m = refused.status().message();
+  INFO(m);
+  CHECK(m.find("controller A would need 103.1 %") != std::string::npos);
+  CHECK(m.find("78,602 RAID10 or 52,708 RAID5") != std::string::npos);
+  CHECK(m.find("volume 1 \"db\" 60,000 RAID10 (76.3 %)") != std::string::npos);
+  CHECK(m.find("\"new\" 21,000 RAID10 (26.7 %)") != std::string::npos);
+  CHECK(a.array->volumes().size() == 1);  // nothing created
+
+  // On controller B it fits; moving it to A does not.
+  s.preferred_controller = 2;
+  auto ok = a.array->create_volume(s);
+  REQUIRE(ok.is_ok());
+  VolumePatch move;
+  move.preferred_controller = 1;
+  CHECK(a.array->update_volume(ok->id, move).status().code() == sim::Code::kUnprocessable);
+  // Raising a minimum past what the controller can do is refused; a rename is not affected.
+  VolumePatch raise;
+  raise.min_iops = std::optional<std::int64_t>(78'603);
+  CHECK(a.array->update_volume(ok->id, raise).status().code() == sim::Code::kUnprocessable);
+  VolumePatch rename;
+  rename.name = "renamed";
+  CHECK(a.array->update_volume(ok->id, rename).is_ok());
+  // RAID5 reservations weigh more: 52,708 fill controller B on their own.
+  auto r5 = a.array->create_volume({"r5", std::nullopt, 1LL << 30, raid::RaidType::kRaid5,
+                                    Provisioning::kThin, 2, Q(40'000, std::nullopt), std::nullopt});
+  CHECK(r5.status().code() == sim::Code::kUnprocessable);
+}
+
+TEST_CASE("admission control covers policies: attaching and raising a policy's min") {
+  QosArray a;
+  auto pol = a.array->create_qos_policy({"silver", Q(30'000, std::nullopt)});
+  REQUIRE(pol.is_ok());
+  VolumeSpec s;
+  s.capacity_bytes = 1LL << 30;
+  s.preferred_controller = 1;
+  s.qos_policy_id = pol->id;
+  s.name = "p1";
+  REQUIRE(a.array->create_volume(s).is_ok());
+  s.name = "p2";
+  REQUIRE(a.array->create_volume(s).is_ok());
+  s.name = "p3";  // 90,000 > 78,602
+  CHECK(a.array->create_volume(s).status().code() == sim::Code::kUnprocessable);
+  QosPolicyPatch p;
+  p.min_iops = std::optional<std::int64_t>(40'000);  // 80,000 on controller A
+  const auto refused = a.array->update_qos_policy(pol->id, p);
+  REQUIRE(refused.status().code() == sim::Code::kUnprocessable);
+  CHECK(refused.status().message().find("controller A") != std::string::npos);
+  CHECK(a.array->qos_policy(pol->id)->qos.min_iops == 30'000);  // unchanged
+  // A volume's own value overrides its policy's: p1 at 10,000 leaves room for 40,000 on p2.
+  VolumePatch own;
+  own.min_iops = std::optional<std::int64_t>(10'000);
+  REQUIRE(a.array->update_volume(1, own).is_ok());
+  p.min_iops = std::optional<std::int64_t>(40'000);
+  CHECK(a.array->update_qos_policy(pol->id, p).is_ok());
+}
+
+TEST_CASE(
+    "a full QoS queue refuses the I/O with kUnavailable; deleting a volume fails its queued I/O") {
+  ArrayOptions o;
+  o.qos.scheduler.queue_depth_max = 8;
+  QosArray a(o);
+  const Id v = a.volume("held", Q(std::nullopt, 0));
+  for (int i = 0; i < 10; ++i) a.submit(v, i * 4096);
+  a.sim.run_until(kSecond);
+  CHECK(a.errors == 2);
+  CHECK(a.error_statuses[0].code() == sim::Code::kUnavailable);
+  CHECK(a.array->qos_status(v)->queued_ios == 8);
+  REQUIRE(a.array->delete_volume(v).is_ok());
+  a.sim.run();
+  CHECK(a.errors == 10);
+  CHECK(a.error_statuses.back().code() == sim::Code::kNotFound);
+  CHECK_FALSE(a.array->qos_status(v).has_value());
+}
+
+TEST_CASE("bad QoS options are refused when the array opens") {
+  ArrayOptions o;
+  o.qos.reservable_percent = 0;
+  config::Catalog catalog = config::Catalog::embedded().value();
+  sim::Simulator sim(1);
+  MemoryJournal journal;
+  auto a = Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal,
+                       journal.snapshot(), o);
+  CHECK(a.status().code() == sim::Code::kInvalidArgument);
+}
+
+TEST_CASE("QoS settings survive a restart: the scheduler is rebuilt from the journal") {
+  config::Catalog catalog = config::Catalog::embedded().value();
+  const auto preset = catalog.system("ise-860-g3").value();
+  MemoryJournal journal;
+  {
+    sim::Simulator sim(1);
+    auto a = Array::open(sim, catalog, preset, journal, journal.snapshot()).value();
+    REQUIRE(a->create_volume({"v", std::nullopt, 1LL << 30, raid::RaidType::kRaid10,
+                              Provisioning::kThin, 2, Q(1'000, 2'000, 4'000), std::nullopt})
+                .is_ok());
+  }
+  sim::Simulator sim(1);
+  auto a = Array::open(sim, catalog, preset, journal, journal.snapshot()).value();
+  const auto s = a->qos_scheduler().settings(1);
+  REQUIRE(s.has_value());
+  CHECK(s->min_iops == 1'000);
+  CHECK(s->max_iops == 2'000);
+  CHECK(s->burst_iops == 4'000);
+  CHECK(a->qos_scheduler().resource_of(1) == 1);
+}

@@ -1,0 +1,429 @@
+// qos::Scheduler against a fake array: each resource is one server that takes an I/O when it
+// is idle and serves 4 KiB of cost in a fixed time (the capacity given in IOPS). Clients are
+// greedy (keep N requests queued) or open-loop at a rate. Figures asserted come from the
+// settings themselves (a max of 10,000 IOPS gives 10,000 I/Os per second) or from the fake
+// array's capacity.
+#include "qos/scheduler.h"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "qos/cost.h"
+
+using namespace afasim;
+using qos::Settings;
+using sim::kMillisecond;
+using sim::kSecond;
+using sim::Time;
+
+namespace {
+
+struct FakeArray : qos::Dispatcher {
+  struct Server {
+    Time busy_until = 0;
+    Time service_ns = 0;  // per 4 KiB of cost
+    int outstanding = 0;
+  };
+  struct Io {
+    qos::VolumeId volume;
+    int resource;
+    std::int64_t cost;
+  };
+
+  sim::Simulator& sim;
+  std::unique_ptr<qos::Scheduler> scheduler;
+  std::vector<Server> servers;
+  std::map<std::uint64_t, Io> ios;
+  std::uint64_t next_cookie = 1;
+  // Completions per volume per simulated second.
+  std::map<qos::VolumeId, std::map<std::int64_t, std::int64_t>> per_second;
+  std::map<qos::VolumeId, std::function<void()>> on_done;     // client reaction to a completion
+  std::vector<std::unique_ptr<std::function<void()>>> pumps;  // fio_like clients
+
+  FakeArray(sim::Simulator& s, std::vector<std::int64_t> capacity_iops,
+            qos::SchedulerOptions options = {})
+      : sim(s) {
+    for (auto c : capacity_iops) servers.push_back({0, kSecond / c, 0});
+    scheduler =
+        qos::Scheduler::create(sim, options, static_cast<int>(servers.size()), *this).value();
+  }
+
+  Time ready_time(int resource) override {
+    return std::max(sim.now(), servers[static_cast<std::size_t>(resource)].busy_until);
+  }
+  void dispatch(std::uint64_t cookie) override {
+    Io io = ios.at(cookie);
+    Server& s = servers[static_cast<std::size_t>(io.resource)];
+    s.busy_until =
+        std::max(s.busy_until, sim.now()) + s.service_ns * io.cost / qos::kCostUnitsPerIo;
+    sim.at(s.busy_until, [this, cookie] {
+      Io done = ios.at(cookie);
+      ios.erase(cookie);
+      scheduler->complete(done.volume);
+      per_second[done.volume][sim.now() / kSecond]++;
+      if (auto it = on_done.find(done.volume); it != on_done.end() && it->second) it->second();
+    });
+  }
+
+  sim::Status submit(qos::VolumeId v, std::int64_t cost = qos::kCostUnitsPerIo) {
+    const std::uint64_t cookie = next_cookie++;
+    ios[cookie] = {v, *scheduler->resource_of(v), cost};
+    sim::Status st = scheduler->submit(v, cookie, cost);
+    if (!st.is_ok()) ios.erase(cookie);
+    return st;
+  }
+
+  // A client that keeps `depth` requests outstanding (queued or in service), from `start`.
+  void greedy(qos::VolumeId v, int depth, Time start = 0,
+              std::int64_t cost = qos::kCostUnitsPerIo) {
+    on_done[v] = [this, v, cost] { (void)submit(v, cost); };
+    sim.at(start, [this, v, depth, cost] {
+      for (int i = 0; i < depth; ++i) (void)submit(v, cost);
+    });
+  }
+
+  // An open-loop client submitting at `iops` from `start` to `stop`.
+  void paced(qos::VolumeId v, std::int64_t iops, Time start, Time stop) {
+    const Time gap = kSecond / iops;
+    for (Time t = start; t < stop; t += gap) sim.at(t, [this, v] { (void)submit(v); });
+  }
+
+  // fio's rate_iops with an iodepth: at most `depth` in flight, one issued every 1/iops at the
+  // earliest (workload/fio_runner.cpp does the same).
+  void fio_like(qos::VolumeId v, std::int64_t iops, int depth, Time start) {
+    auto state = std::make_shared<std::pair<int, Time>>(0, start);  // in flight, next allowed
+    const Time gap = kSecond / iops;
+    pumps.push_back(std::make_unique<std::function<void()>>());
+    std::function<void()>* pump = pumps.back().get();
+    *pump = [this, v, depth, gap, state] {
+      while (state->first < depth) {
+        const Time t = std::max(state->second, sim.now());
+        state->second = t + gap;
+        ++state->first;
+        sim.at(t, [this, v, state] {
+          if (!submit(v).is_ok()) --state->first;
+        });
+      }
+    };
+    on_done[v] = [state, pump] {
+      --state->first;
+      (*pump)();
+    };
+    sim.at(start, [pump] { (*pump)(); });
+  }
+
+  std::int64_t in_second(qos::VolumeId v, std::int64_t s) { return per_second[v][s]; }
+};
+
+Settings S(std::optional<std::int64_t> min, std::optional<std::int64_t> max,
+           std::optional<std::int64_t> burst = std::nullopt) {
+  return Settings{min, max, burst};
+}
+
+}  // namespace
+
+TEST_CASE("cost curve: 4 KiB is one I/O, 8 KiB 1.25, 64 KiB 4.75, 1 MiB 64.75 (docs/qos.md)") {
+  CHECK(qos::io_cost_units(512) == 32);
+  CHECK(qos::io_cost_units(4096) == 32);
+  CHECK(qos::io_cost_units(8192) == 40);
+  CHECK(qos::io_cost_units(16384) == 56);
+  CHECK(qos::io_cost_units(65536) == 152);
+  CHECK(qos::io_cost_units(1 << 20) == 2072);
+  CHECK(qos::io_cost_units(4097) == 33);  // rounded up to 512
+}
+
+TEST_CASE("settings are validated with the array's rules") {
+  CHECK(qos::validate(S(100, 1000, 2000)).is_ok());
+  CHECK(qos::validate(S(std::nullopt, std::nullopt)).is_ok());
+  CHECK(qos::validate(S(0, 0)).is_ok());
+  CHECK(qos::validate(S(2000, 1000)).code() == sim::Code::kInvalidArgument);
+  CHECK(qos::validate(S(std::nullopt, std::nullopt, 100)).code() == sim::Code::kInvalidArgument);
+  CHECK(qos::validate(S(std::nullopt, 1000, 999)).code() == sim::Code::kInvalidArgument);
+  CHECK(qos::validate(S(-1, std::nullopt)).code() == sim::Code::kInvalidArgument);
+  CHECK(qos::validate(S(std::nullopt, qos::kMaxSettingIops + 1)).code() ==
+        sim::Code::kInvalidArgument);
+}
+
+TEST_CASE("options and volumes are checked") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {100'000});
+  qos::SchedulerOptions bad;
+  bad.queue_depth_max = 0;
+  CHECK(qos::Scheduler::create(sim, bad, 1, a).status().code() == sim::Code::kInvalidArgument);
+  CHECK(qos::Scheduler::create(sim, {}, 0, a).status().code() == sim::Code::kInvalidArgument);
+  CHECK(a.scheduler->add_volume(1, 0, {}).is_ok());
+  CHECK(a.scheduler->add_volume(1, 0, {}).code() == sim::Code::kConflict);
+  CHECK(a.scheduler->add_volume(2, 1, {}).code() == sim::Code::kInvalidArgument);
+  CHECK(a.scheduler->add_volume(0, 0, {}).code() == sim::Code::kInvalidArgument);
+  CHECK(a.scheduler->update_volume(9, {}).code() == sim::Code::kNotFound);
+  CHECK(a.scheduler->submit(9, 1, 32).code() == sim::Code::kNotFound);
+  CHECK(a.scheduler->update_volume(1, S(5, 4)).code() == sim::Code::kInvalidArgument);
+}
+
+TEST_CASE("a max of 10,000 IOPS gives 10,000 I/Os in every second under unbounded demand") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {200'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 10'000)).is_ok());
+  a.greedy(1, 64);
+  sim.run_until(10 * kSecond);
+  for (int s = 0; s < 10; ++s) {
+    INFO("second " << s);
+    CHECK(a.in_second(1, s) >= 9'999);
+    CHECK(a.in_second(1, s) <= 10'001);
+  }
+  // Held back by its limit nearly all the time: it always has a request waiting for its tag.
+  const auto st = a.scheduler->status(1).value();
+  CHECK(st.throttled_ns > 9 * kSecond);
+  CHECK(st.current_iops >= 9'999);
+  CHECK(st.burst_credit_ns == 0);
+}
+
+TEST_CASE("the limit counts cost: 64 KiB I/Os under a max of 9,500 run at 2,000 per second") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {200'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 9'500)).is_ok());
+  a.greedy(1, 16, 0, qos::io_cost_units(65536));  // 4.75 I/Os each: 9,500 / 4.75 = 2,000
+  sim.run_until(5 * kSecond);
+  for (int s = 1; s < 5; ++s) CHECK(a.in_second(1, s) == doctest::Approx(2'000).epsilon(0.001));
+}
+
+TEST_CASE("a reservation holds against eight greedy neighbours; without it the victim starves") {
+  for (bool with_min : {true, false}) {
+    CAPTURE(with_min);
+    sim::Simulator sim(1);
+    FakeArray a(sim, {100'000});  // the resource does 100,000 IOPS
+    REQUIRE(
+        a.scheduler
+            ->add_volume(1, 0, with_min ? S(20'000, std::nullopt) : S(std::nullopt, std::nullopt))
+            .is_ok());
+    a.fio_like(1, 30'000, 32, 0);  // the victim wants 30,000, 32 I/Os in flight at most
+    for (int v = 2; v <= 9; ++v) {
+      REQUIRE(a.scheduler->add_volume(v, 0, {}).is_ok());
+      a.greedy(v, 256);
+    }
+    sim.run_until(6 * kSecond);
+    std::int64_t total = 0;
+    for (int s = 1; s < 6; ++s) {
+      INFO("second " << s);
+      const std::int64_t victim = a.in_second(1, s);
+      std::int64_t all = victim;
+      for (int v = 2; v <= 9; ++v) all += a.in_second(v, s);
+      // Work-conserving: the resource is busy all the time.
+      CHECK(all >= 99'990);
+      if (with_min) {
+        CHECK(victim >= 19'990);
+      } else {
+        CHECK(victim < 20'000);
+      }
+      total += victim;
+    }
+    if (with_min) {
+      const auto st = a.scheduler->status(1).value();
+      CHECK(st.reservation_ios > 90'000);
+    } else {
+      // First come, first served: the victim's share follows its share of the requests
+      // waiting, 32 of 2,080: about 1,500 IOPS.
+      CHECK(total < 5 * 5'000);
+    }
+  }
+}
+
+TEST_CASE("work conservation: reservations without limits leave no capacity idle") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {100'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(30'000, std::nullopt)).is_ok());
+  REQUIRE(a.scheduler->add_volume(2, 0, S(30'000, std::nullopt)).is_ok());
+  REQUIRE(a.scheduler->add_volume(3, 0, S(std::nullopt, std::nullopt)).is_ok());
+  a.greedy(1, 8);
+  a.greedy(2, 8);
+  a.greedy(3, 8);
+  sim.run_until(3 * kSecond);
+  for (int s = 1; s < 3; ++s) {
+    const std::int64_t all = a.in_second(1, s) + a.in_second(2, s) + a.in_second(3, s);
+    CHECK(all >= 99'990);
+    CHECK(a.in_second(1, s) >= 30'000 - 10);
+    CHECK(a.in_second(2, s) >= 30'000 - 10);
+  }
+}
+
+TEST_CASE("limits cap spare capacity: a limited volume does not take more than its max") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {100'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(10'000, 15'000)).is_ok());
+  REQUIRE(a.scheduler->add_volume(2, 0, S(std::nullopt, 40'000)).is_ok());
+  a.greedy(1, 64);
+  a.greedy(2, 64);
+  sim.run_until(3 * kSecond);
+  for (int s = 1; s < 3; ++s) {
+    CHECK(a.in_second(1, s) == doctest::Approx(15'000).epsilon(0.001));
+    CHECK(a.in_second(2, s) == doctest::Approx(40'000).epsilon(0.001));
+  }
+}
+
+TEST_CASE("burst: idle 10 s earns 10 s of credit; then 20,000 IOPS for 10 s, then 10,000") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {200'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 10'000, 20'000)).is_ok());
+  sim.run_until(10 * kSecond);
+  CHECK(a.scheduler->status(1)->burst_credit_ns == 10 * kSecond);
+  a.greedy(1, 64, 10 * kSecond);
+  sim.run_until(30 * kSecond);
+  for (int s = 10; s < 20; ++s) {
+    INFO("second " << s);
+    CHECK(a.in_second(1, s) == doctest::Approx(20'000).epsilon(0.001));
+  }
+  for (int s = 21; s < 30; ++s) {
+    INFO("second " << s);
+    CHECK(a.in_second(1, s) == doctest::Approx(10'000).epsilon(0.001));
+  }
+  const auto st = a.scheduler->status(1).value();
+  CHECK(st.burst_ios == doctest::Approx(100'000).epsilon(0.001));  // 10 s × (20,000 − 10,000)
+  CHECK(st.burst_credit_ns < 10 * kMillisecond);
+}
+
+TEST_CASE("burst credit is capped at burst_credit_max (60 s by default, configurable)") {
+  for (Time cap : {60 * kSecond, 5 * kSecond}) {
+    sim::Simulator sim(1);
+    qos::SchedulerOptions options;
+    options.burst_credit_max_ns = cap;
+    FakeArray a(sim, {200'000}, options);
+    REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 1'000, 3'000)).is_ok());
+    sim.run_until(100 * kSecond);
+    CHECK(a.scheduler->status(1)->burst_credit_ns == cap);
+  }
+}
+
+TEST_CASE("burst credit accrues for the unused share of max: half of max for 10 s earns 5 s") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {200'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 10'000, 20'000)).is_ok());
+  a.paced(1, 5'000, 0, 10 * kSecond);
+  sim.run_until(10 * kSecond);
+  CHECK(sim::to_seconds(a.scheduler->status(1)->burst_credit_ns) ==
+        doctest::Approx(5.0).epsilon(0.01));
+  // Running at its max earns nothing.
+  sim::Simulator sim2(1);
+  FakeArray b(sim2, {200'000});
+  REQUIRE(b.scheduler->add_volume(1, 0, S(std::nullopt, 10'000, 20'000)).is_ok());
+  b.paced(1, 10'000, 0, 10 * kSecond);
+  sim2.run_until(10 * kSecond - 1);
+  CHECK(b.scheduler->status(1)->burst_credit_ns < kMillisecond);
+}
+
+TEST_CASE("a settings change takes effect at once, in both directions") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {200'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 10'000)).is_ok());
+  a.greedy(1, 64);
+  sim.at(3 * kSecond,
+         [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 5'000)).is_ok()); });
+  sim.at(6 * kSecond, [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 1)).is_ok()); });
+  sim.at(7 * kSecond,
+         [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 20'000)).is_ok()); });
+  sim.at(8 * kSecond,
+         [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, std::nullopt)).is_ok()); });
+  sim.run_until(9 * kSecond);
+  CHECK(a.in_second(1, 2) == doctest::Approx(10'000).epsilon(0.001));
+  CHECK(a.in_second(1, 3) == doctest::Approx(5'000).epsilon(0.001));
+  CHECK(a.in_second(1, 6) <= 2);
+  // From 1 IOPS to 20,000: no waiting out the old one-second interval.
+  CHECK(a.in_second(1, 7) == doctest::Approx(20'000).epsilon(0.001));
+  // No limit: the array's 200,000.
+  CHECK(a.in_second(1, 8) == doctest::Approx(200'000).epsilon(0.001));
+}
+
+TEST_CASE("max 0 holds every I/O until the setting changes") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {100'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 0)).is_ok());
+  for (int i = 0; i < 10; ++i) REQUIRE(a.submit(1).is_ok());
+  sim.run_until(2 * kSecond);
+  CHECK(a.per_second[1].empty());
+  CHECK(a.scheduler->status(1)->queued_ios == 10);
+  CHECK(a.scheduler->status(1)->throttled_ns == 2 * kSecond);
+  REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 1'000)).is_ok());
+  sim.run_until(3 * kSecond);
+  CHECK(a.in_second(1, 2) == 10);
+}
+
+TEST_CASE("a full queue refuses the request with kUnavailable and keeps the others") {
+  sim::Simulator sim(1);
+  qos::SchedulerOptions options;
+  options.queue_depth_max = 4;
+  FakeArray a(sim, {100'000}, options);
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 0)).is_ok());
+  for (int i = 0; i < 4; ++i) REQUIRE(a.submit(1).is_ok());
+  const sim::Status st = a.submit(1);
+  CHECK(st.code() == sim::Code::kUnavailable);
+  CHECK(st.message().find("full") != std::string::npos);
+  CHECK(a.scheduler->counters().refused_queue_full == 1);
+  CHECK(a.scheduler->status(1)->queued_ios == 4);
+}
+
+TEST_CASE("removing a volume hands back its queued requests, oldest first") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {100'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 0)).is_ok());
+  for (int i = 0; i < 3; ++i) REQUIRE(a.submit(1).is_ok());
+  const auto cookies = a.scheduler->remove_volume(1);
+  CHECK(cookies == std::vector<std::uint64_t>{1, 2, 3});
+  CHECK_FALSE(a.scheduler->has_volume(1));
+  CHECK(a.scheduler->queued_total() == 0);
+  a.scheduler->complete(1);  // ignored
+  sim.run_until(kSecond);
+}
+
+TEST_CASE("resources are independent; moving a volume moves its queue") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {50'000, 50'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, {}).is_ok());
+  REQUIRE(a.scheduler->add_volume(2, 0, {}).is_ok());
+  REQUIRE(a.scheduler->add_volume(3, 1, {}).is_ok());
+  a.greedy(1, 32);
+  a.greedy(2, 32);
+  a.greedy(3, 32);
+  sim.at(2 * kSecond, [&] { REQUIRE(a.scheduler->move_volume(2, 1).is_ok()); });
+  sim.run_until(4 * kSecond);
+  CHECK(a.in_second(3, 1) == doctest::Approx(50'000).epsilon(0.001));
+  CHECK(a.in_second(1, 1) + a.in_second(2, 1) == doctest::Approx(50'000).epsilon(0.001));
+  CHECK(a.in_second(1, 3) == doctest::Approx(50'000).epsilon(0.001));
+  CHECK(a.in_second(2, 3) + a.in_second(3, 3) == doctest::Approx(50'000).epsilon(0.001));
+}
+
+TEST_CASE("current_iops is the last whole second's completions") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {100'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, 2'500)).is_ok());
+  a.greedy(1, 8);
+  sim.run_until(3 * kSecond + kSecond / 2);
+  CHECK(a.scheduler->status(1)->current_iops == doctest::Approx(2'500).epsilon(0.001));
+  a.on_done[1] = nullptr;  // stop
+  sim.run_until(6 * kSecond);
+  CHECK(a.scheduler->status(1)->current_iops == 0);
+}
+
+TEST_CASE("same inputs, same decisions") {
+  auto run = [] {
+    sim::Simulator sim(7);
+    FakeArray a(sim, {80'000});
+    std::vector<std::int64_t> out;
+    for (int v = 1; v <= 6; ++v) {
+      REQUIRE(a.scheduler
+                  ->add_volume(v, 0,
+                               S(v % 2 ? std::optional<std::int64_t>(5'000) : std::nullopt,
+                                 v % 3 ? std::optional<std::int64_t>(20'000) : std::nullopt,
+                                 v == 1 ? std::optional<std::int64_t>(30'000) : std::nullopt))
+                  .is_ok());
+      a.greedy(v, 4 * v, v * kMillisecond);
+    }
+    sim.run_until(2 * kSecond);
+    for (int v = 1; v <= 6; ++v) out.push_back(a.scheduler->status(v)->completed_ios);
+    out.push_back(a.scheduler->counters().decisions);
+    return out;
+  };
+  CHECK(run() == run());
+}
