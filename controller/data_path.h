@@ -250,6 +250,13 @@ class DataPath {
   sim::Status move_member_now(std::uint32_t extent_id, int member, pool::ChunkAddr target);
   const ExtentMoveStats& move_stats() const { return move_stats_; }
   std::size_t moves_in_flight() const { return moves_.size(); }
+  struct MoveInFlight {
+    std::uint32_t extent_id = 0;
+    int member = -1;
+    pool::ChunkAddr from, to;
+    std::int64_t copied_bytes = 0;
+  };
+  std::vector<MoveInFlight> moves() const;
   // Host bytes written to each member of extent `extent_id` since it was allocated (the
   // wear leveler's heat); nullptr for a free id.
   const std::array<std::int64_t, pool::kMaxMembers>* member_write_bytes(std::uint32_t extent_id) const;

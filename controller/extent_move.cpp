@@ -25,6 +25,12 @@ const std::array<std::int64_t, pool::kMaxMembers>* DataPath::member_write_bytes(
   return &extents_[extent_id].written_bytes;
 }
 
+std::vector<DataPath::MoveInFlight> DataPath::moves() const {
+  std::vector<MoveInFlight> out;
+  for (const ExtentMove& m : moves_) out.push_back({m.extent, m.member, m.from, m.to, m.copied_bytes});
+  return out;
+}
+
 void DataPath::release_chunk(ChunkAddr chunk) {
   if (!chunk.valid()) return;
   if (has_payload())
