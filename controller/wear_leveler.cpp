@@ -440,32 +440,44 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
   sim_.cancel(tick_event_);
   tick_event_ = {};
   const std::int64_t chunk = dp_.allocator_.chunk_bytes();
+  const double per_move_bytes_per_second =
+      static_cast<double>(options_.move_bytes_per_second) / options_.max_moves_in_flight;
   std::vector<double> host(static_cast<std::size_t>(n)), seq_bytes(static_cast<std::size_t>(n));
   Status result;
+  double budget_moves = 0;
   for (Time t = sim_.now(); t < until && result.is_ok();) {
     const Time span = std::min(epoch, until - t);
     notice_replacements();
     update_absorption();
     std::fill(host.begin(), host.end(), 0.0);
     std::fill(seq_bytes.begin(), seq_bytes.end(), 0.0);
-    // Leveling between epochs, within the copy rate over the epoch.
-    const auto budget = static_cast<std::int64_t>(
-        std::min<double>(options_.max_moves_per_epoch,
-                         static_cast<double>(options_.move_bytes_per_second) * sim::to_seconds(span) /
-                             static_cast<double>(chunk)));
-    for (const pool::PlannedMove& mv : plan(rates, static_cast<int>(budget))) {
+    // Leveling between epochs, within the copy rate over the epoch (a fraction of a move
+    // left over carries to the next epoch; unused budget does not pile up).
+    budget_moves = std::min(budget_moves + static_cast<double>(options_.move_bytes_per_second) *
+                                               sim::to_seconds(span) / static_cast<double>(chunk),
+                            budget_moves + std::max(1.0, static_cast<double>(options_.max_moves_per_epoch)));
+    const int budget = static_cast<int>(std::min<double>(options_.max_moves_per_epoch, std::floor(budget_moves)));
+    int made = 0;
+    for (const pool::PlannedMove& mv : plan(rates, budget)) {
       auto target = dp_.allocate_move_target(mv.to_drive);
       if (!target.is_ok()) continue;
       if (Status st = dp_.move_member_now(mv.extent, mv.member, *target); !st.is_ok()) {
         dp_.release_chunk(*target);
         continue;
       }
-      // The copy: a sequential chunk written on the target (reads do not wear).
-      host[static_cast<std::size_t>(mv.to_drive)] += static_cast<double>(chunk);
-      seq_bytes[static_cast<std::size_t>(mv.to_drive)] += static_cast<double>(chunk);
+      // The copy: a sequential chunk written on the target (reads do not wear). Per I/O, a
+      // move lasts chunk / per-move rate, and the host writes to the member's copied part
+      // (half of them, on average) land on both chunks: the target gets those too.
+      const auto to = static_cast<std::size_t>(mv.to_drive);
+      const double copy_s = static_cast<double>(chunk) / per_move_bytes_per_second;
+      const double mirrored = rates[mv.extent][static_cast<std::size_t>(mv.member)] * copy_s / 2;
+      host[to] += static_cast<double>(chunk) + mirrored;
+      seq_bytes[to] += static_cast<double>(chunk);
       ++ff_moves_;
+      ++made;
       ff_move_bytes_ += chunk;
     }
+    budget_moves = std::min(budget_moves - made, 1.0);
     // The epoch's host writes, where each member is now.
     const double span_s = sim::to_seconds(span);
     for (std::size_t id = 0; id < extents.size(); ++id) {
