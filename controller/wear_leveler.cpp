@@ -400,29 +400,23 @@ void WearLeveler::begin_measurement() {
   }
 }
 
-Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& observer) {
-  if (!measure_start_) return sim::precondition_failed("fast-forward needs a measurement window (begin_measurement)");
-  const Time window = sim_.now() - *measure_start_;
-  if (window <= 0) return sim::precondition_failed("fast-forward needs a measurement window longer than zero");
-  if (until <= sim_.now()) return sim::invalid_argument("fast-forward must end after now");
-  if (epoch <= 0) return sim::invalid_argument("fast-forward epochs must be positive");
+void WearLeveler::measure_rates() {
   const auto& extents = dp_.extents_;
   const int n = dp_.drive_count();
-  const double window_s = sim::to_seconds(window);
-
+  const double window_s = sim::to_seconds(sim_.now() - *measure_start_);
   // Each SSD's sequential fraction over the window, from its own NAND / host bytes: the
   // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h).
   std::vector<double> drive_sequential(static_cast<std::size_t>(n), 0.0);
   for (int d = 0; d < n; ++d) {
-    const auto host = static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[static_cast<std::size_t>(d)]);
-    const auto nand = static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[static_cast<std::size_t>(d)]);
+    const auto k = static_cast<std::size_t>(d);
+    const auto host = static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]);
+    const auto nand = static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]);
     const double wa = dp_.ssd(d).timing().random_write_amplification;
-    if (host > 0 && wa > 1.0 + 1e-9)
-      drive_sequential[static_cast<std::size_t>(d)] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
+    if (host > 0 && wa > 1.0 + 1e-9) drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
   }
   // Each member's measured rate (host bytes/s) and sequential fraction (its SSD's).
-  std::vector<std::array<double, pool::kMaxMembers>> rates(extents.size());
-  std::vector<std::array<double, pool::kMaxMembers>> sequential(extents.size());
+  ff_rates_.assign(extents.size(), {});
+  ff_sequential_.assign(extents.size(), {});
   for (std::size_t id = 0; id < extents.size(); ++id) {
     const auto& e = extents[id];
     if (e.member_count == 0) continue;
@@ -431,10 +425,24 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
     for (int m = 0; m < e.member_count; ++m) {
       const auto k = static_cast<std::size_t>(m);
       const std::int64_t base = same ? measure_base_[id].seen[k] : 0;
-      rates[id][k] = static_cast<double>(std::max<std::int64_t>(0, e.written_bytes[k] - base)) / window_s;
-      sequential[id][k] = drive_sequential[static_cast<std::size_t>(e.members[k].drive)];
+      ff_rates_[id][k] = static_cast<double>(std::max<std::int64_t>(0, e.written_bytes[k] - base)) / window_s;
+      ff_sequential_[id][k] = drive_sequential[static_cast<std::size_t>(e.members[k].drive)];
     }
   }
+  have_rates_ = true;
+  measure_start_.reset();
+}
+
+Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& observer) {
+  if (until <= sim_.now()) return sim::invalid_argument("fast-forward must end after now");
+  if (epoch <= 0) return sim::invalid_argument("fast-forward epochs must be positive");
+  if (measure_start_ && sim_.now() > *measure_start_) measure_rates();
+  if (!have_rates_)
+    return sim::precondition_failed("fast-forward needs write rates: begin_measurement(), then host I/O, first");
+  const auto& extents = dp_.extents_;
+  const int n = dp_.drive_count();
+  auto& rates = ff_rates_;
+  auto& sequential = ff_sequential_;
 
   fast_forwarding_ = true;
   sim_.cancel(tick_event_);
@@ -518,7 +526,6 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
         heat_[id].index == extents[id].index)
       heat_[id].seen = extents[id].written_bytes;
   dp_.arm_write_wakeup();
-  measure_start_.reset();
   return result;
 }
 

@@ -138,8 +138,10 @@ class WearLeveler {
   // writes from the measured rates of the members it holds (Ssd::add_bulk_writes), then
   // the simulator runs to the epoch's end (timeline events, rebuilds). `observer` (may be
   // empty) runs after each epoch. No host I/O may be submitted meanwhile.
-  // kPreconditionFailed without begin_measurement() or with an empty window;
-  // kInvalidArgument for until <= now or epoch <= 0.
+  // The rates are those measured since begin_measurement(); a fast-forward with no window
+  // open (or an empty one) reuses the previous fast-forward's rates.
+  // kPreconditionFailed when no rates were ever measured; kInvalidArgument for
+  // until <= now or epoch <= 0.
   using EpochObserver = std::function<void(sim::Time epoch_end)>;
   sim::Status fast_forward(sim::Time until, sim::Time epoch, const EpochObserver& observer = {});
 
@@ -183,7 +185,13 @@ class WearLeveler {
   std::int64_t ff_moves_ = 0;
   std::int64_t ff_move_bytes_ = 0;
 
-  // Measurement window for fast-forward.
+  // Turns the open measurement window into ff_rates_ / ff_sequential_ and closes it.
+  void measure_rates();
+
+  // Measurement window for fast-forward, and the rates it gave.
+  bool have_rates_ = false;
+  std::vector<std::array<double, pool::kMaxMembers>> ff_rates_;       // host bytes/s by extent id, member
+  std::vector<std::array<double, pool::kMaxMembers>> ff_sequential_;  // sequential fraction
   std::optional<sim::Time> measure_start_;
   std::vector<Heat> measure_base_;  // written_bytes at the start, by extent id
   std::vector<std::int64_t> measure_host_, measure_nand_;  // per drive at the start

@@ -287,3 +287,86 @@ TEST_CASE("fast-forward agrees with per-I/O simulation over 20 s (leveler off: p
     CHECK(std::abs(ratio(y) / ratio(x) - 1) < 0.15);
   }
 }
+
+namespace {
+
+// Three simulated years of a skewed write workload (issue 7's acceptance, in C++; the
+// scenario config/scenarios/wear-three-years.json runs the same through `afasim run`):
+// RAID 10 and RAID 5 volumes, zipf over blocks within a few hot volumes, 64 KiB writes at
+// 20,000 IOPS; 5 s measured per I/O, then fast-forward in 1-day epochs.
+struct ThreeYears {
+  WearArray a;
+  ThreeYears(std::uint64_t seed, WearLevelingOptions o, sim::Time replace_at = 0) : a(seed, o) {
+    const Id db = a.add_volume("db", 4 * GiB, raid::RaidType::kRaid10);
+    const Id log = a.add_volume("log", 1 * GiB, raid::RaidType::kRaid10);
+    const Id app = a.add_volume("app", 8 * GiB, raid::RaidType::kRaid5);
+    const Id archive = a.add_volume("archive", 64 * GiB, raid::RaidType::kRaid5);
+    SkewedWriter w(a,
+                   {{db, 4 * GiB, 0.45}, {log, 1 * GiB, 0.25}, {app, 8 * GiB, 0.2}, {archive, 64 * GiB, 0.1}},
+                   20000, 64 * 1024, 1.1, seed);
+    a.wear().begin_measurement();
+    w.run_until(5 * sim::kSecond);
+    const sim::Time end = 3 * 365 * kDay;
+    if (replace_at > 0) {
+      REQUIRE(a.wear().fast_forward(replace_at, kDay).is_ok());
+      REQUIRE(a.array->inject_fault({"drive_fail", 5}).is_ok());
+      REQUIRE(a.array->inject_fault({"drive_replace", 5}).is_ok());
+    }
+    REQUIRE(a.wear().fast_forward(end, kDay).is_ok());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("three years, fast-forward: even holds max/min <= 1.10; the same seed unleveled >= 2") {
+  WearLevelingOptions even;
+  WearLevelingOptions off;
+  off.policy = pool::WearPolicy::kOff;
+  ThreeYears leveled(21, even);
+  ThreeYears unleveled(21, off);
+  const WearSummary s = leveled.a.wear().summary();
+  const WearSummary u = unleveled.a.wear().summary();
+  MESSAGE("even: " << s.min_percent << ".." << s.max_percent << " % (ratio " << s.max_min_ratio.value_or(-1)
+                   << "), " << s.fast_forward_moves << " moves; off: " << u.min_percent << ".." << u.max_percent
+                   << " % (ratio " << u.max_min_ratio.value_or(-1) << ")");
+  REQUIRE(s.max_min_ratio.has_value());
+  REQUIRE(u.max_min_ratio.has_value());
+  CHECK(*s.max_min_ratio <= 1.10);
+  CHECK(*u.max_min_ratio >= 2.0);
+  CHECK(s.fast_forward_moves > 0);
+  // Projected life: the leveled array lasts longer than its most-worn SSD alone would.
+  REQUIRE(s.projected_life_s.has_value());
+  REQUIRE(u.projected_life_unleveled_s.has_value());
+  CHECK(*s.projected_life_s > *u.projected_life_unleveled_s);
+}
+
+TEST_CASE("three years, staggered with a 10-point gap: the spread holds within 2 points of the gap") {
+  WearLevelingOptions o;
+  o.policy = pool::WearPolicy::kStaggered;
+  o.stagger_gap_points = 10;
+  // The spread over the last year, sampled at every epoch.
+  ThreeYears run(21, o);
+  const WearSummary s = run.a.wear().summary();
+  MESSAGE("staggered: " << s.min_percent << ".." << s.max_percent << " %, spread " << s.spread_points
+                        << ", adjusted spread " << s.adjusted_spread_points << ", " << s.fast_forward_moves
+                        << " moves");
+  CHECK(s.spread_points >= 8.0);
+  CHECK(s.spread_points <= 12.0);
+}
+
+TEST_CASE("a replaced SSD is absorbed: the spread is back under the threshold, and the time is recorded") {
+  WearLevelingOptions even;
+  ThreeYears run(21, even, 365 * kDay);
+  const WearSummary s = run.a.wear().summary();
+  REQUIRE(s.replacements.size() == 1);
+  const ReplacementRecord& r = s.replacements[0];
+  CHECK(r.drive == 4);
+  MESSAGE("replaced at day " << sim::to_seconds(r.replaced_ns) / 86400 << " with spread "
+                             << r.spread_at_replacement_points << "; absorbed after "
+                             << (r.absorbed_ns ? sim::to_seconds(*r.absorbed_ns - r.replaced_ns) / 86400 : -1)
+                             << " days; at 3 years " << s.min_percent << ".." << s.max_percent << " %");
+  CHECK(r.spread_at_replacement_points > 4.0);  // a year of wear on the others, 0 on the new one
+  REQUIRE(r.absorbed_ns.has_value());
+  CHECK(*r.absorbed_ns > r.replaced_ns);
+  CHECK(s.spread_points <= even.threshold_points + 0.5);
+}
