@@ -128,6 +128,7 @@ class WearLeveler {
   DriveWear drive_wear(int drive) const;
   std::vector<DriveWear> drive_wear_all() const;
   WearSummary summary() const;
+  std::size_t moves_in_flight() const { return dp_.moves_in_flight(); }
 
   // --- Fast-forward -------------------------------------------------------------------
   // Marks the start of the window whose per-extent write rates fast_forward() will use.
