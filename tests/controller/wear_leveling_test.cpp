@@ -331,6 +331,10 @@ TEST_CASE("three years, fast-forward: even holds max/min <= 1.10; the same seed 
   ThreeYears unleveled(21, off);
   const WearSummary s = leveled.a.wear().summary();
   const WearSummary u = unleveled.a.wear().summary();
+  std::int64_t host = 0;
+  for (const auto& w : leveled.a.wear().drive_wear_all()) host += w.host_bytes_written;
+  MESSAGE("even: moves copied " << s.fast_forward_move_bytes / 1e9 << " GB of " << host / 1e15
+                                << " PB written to the SSDs in three years");
   MESSAGE("even: " << s.min_percent << ".." << s.max_percent << " % (ratio " << s.max_min_ratio.value_or(-1)
                    << "), " << s.fast_forward_moves << " moves; off: " << u.min_percent << ".." << u.max_percent
                    << " % (ratio " << u.max_min_ratio.value_or(-1) << ")");
@@ -404,14 +408,14 @@ double closed_loop_write_iops(WearLevelingOptions o, int queue_depth, int second
   };
   for (int i = 0; i < queue_depth; ++i) issue();
   a.sim->run_until(end);
-  MESSAGE("policy " << pool::wear_policy_name(o.policy) << ": " << a.wear().summary().moves.completed
+  MESSAGE("policy " << std::string(pool::wear_policy_name(o.policy)) << ": " << a.wear().summary().moves.completed
                     << " moves, " << a.wear().summary().moves.bytes_written / 1e6 << " MB written by moves");
   return static_cast<double>(completed) / seconds;
 }
 
 }  // namespace
 
-TEST_CASE("the leveler's cost to host IOPS: copying at its rate limit takes a few percent of saturated writes") {
+TEST_CASE("the leveler's cost to host IOPS: copying at its rate limit costs saturated writes well under 2 %") {
   WearLevelingOptions off;
   off.policy = pool::WearPolicy::kOff;
   WearLevelingOptions busy = eager();
@@ -422,6 +426,8 @@ TEST_CASE("the leveler's cost to host IOPS: copying at its rate limit takes a fe
   MESSAGE("8 KiB random writes at QD 256: " << base << " IOPS without moves, " << leveled
                                             << " with the leveler copying at 64 MB/s (" << 100 * (1 - leveled / base)
                                             << " % less)");
-  CHECK(leveled < base);               // the copies are real back-end work
-  CHECK(leveled > 0.90 * base);        // and cost less than a tenth at the default rate
+  // Measured 124,682 vs 124,529 IOPS (0.12 %): the array is bound by its controller cores
+  // (docs/performance-model.md) and a copy costs two back-end commands per MiB.
+  CHECK(leveled < base);         // the copies are real back-end work
+  CHECK(leveled > 0.98 * base);  // and cost little at the default rate
 }
