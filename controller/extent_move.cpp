@@ -20,22 +20,24 @@ std::string extent_name(Id volume, std::int64_t index) {
 }
 }  // namespace
 
-const std::array<std::int64_t, pool::kMaxMembers>* DataPath::member_write_bytes(std::uint32_t extent_id) const {
+const std::array<std::int64_t, pool::kMaxMembers>* DataPath::member_write_bytes(
+    std::uint32_t extent_id) const {
   if (extent_id >= extents_.size() || extents_[extent_id].member_count == 0) return nullptr;
   return &extents_[extent_id].written_bytes;
 }
 
 std::vector<DataPath::MoveInFlight> DataPath::moves() const {
   std::vector<MoveInFlight> out;
-  for (const ExtentMove& m : moves_) out.push_back({m.extent, m.member, m.from, m.to, m.copied_bytes});
+  for (const ExtentMove& m : moves_)
+    out.push_back({m.extent, m.member, m.from, m.to, m.copied_bytes});
   return out;
 }
 
 void DataPath::release_chunk(ChunkAddr chunk) {
   if (!chunk.valid()) return;
   if (has_payload())
-    (void)ssds_[static_cast<std::size_t>(chunk.drive)]->trim_payload(chunk.offset_bytes(allocator_.chunk_bytes()),
-                                                                      allocator_.chunk_bytes());
+    (void)ssds_[static_cast<std::size_t>(chunk.drive)]->trim_payload(
+        chunk.offset_bytes(allocator_.chunk_bytes()), allocator_.chunk_bytes());
   allocator_.release({chunk});
 }
 
@@ -45,7 +47,8 @@ DataPath::ExtentMove* DataPath::find_move(std::uint32_t extent_id) {
   return nullptr;
 }
 
-Status DataPath::copy_chunk_payload(ChunkAddr from, ChunkAddr to, std::int64_t offset, std::int64_t length) {
+Status DataPath::copy_chunk_payload(ChunkAddr from, ChunkAddr to, std::int64_t offset,
+                                    std::int64_t length) {
   if (!has_payload()) return Status::ok();
   const std::int64_t chunk = allocator_.chunk_bytes();
   const datapac::Ssd& src = *ssds_[static_cast<std::size_t>(from.drive)];
@@ -58,8 +61,10 @@ Status DataPath::copy_chunk_payload(ChunkAddr from, ChunkAddr to, std::int64_t o
   for (std::int64_t pos = offset; pos < offset + length; pos += piece) {
     const std::int64_t n = std::min(piece, offset + length - pos);
     if (!src.payload_may_hold_data(from.offset_bytes(chunk) + pos, n)) continue;
-    AFASIM_RETURN_IF_ERROR(src.read_payload(from.offset_bytes(chunk) + pos, {buf.data(), static_cast<std::size_t>(n)}));
-    AFASIM_RETURN_IF_ERROR(dst.write_payload(to.offset_bytes(chunk) + pos, {buf.data(), static_cast<std::size_t>(n)}));
+    AFASIM_RETURN_IF_ERROR(src.read_payload(from.offset_bytes(chunk) + pos,
+                                            {buf.data(), static_cast<std::size_t>(n)}));
+    AFASIM_RETURN_IF_ERROR(
+        dst.write_payload(to.offset_bytes(chunk) + pos, {buf.data(), static_cast<std::size_t>(n)}));
   }
   return Status::ok();
 }
@@ -68,22 +73,27 @@ Status DataPath::check_move(std::uint32_t extent_id, int member, ChunkAddr targe
   if (extent_id >= extents_.size() || extents_[extent_id].member_count == 0)
     return sim::not_found("no extent " + std::to_string(extent_id));
   const Extent& e = extents_[extent_id];
-  if (member < 0 || member >= e.member_count) return sim::invalid_argument("no member " + std::to_string(member));
-  if (e.moving_member >= 0) return sim::conflict(extent_name(e.volume_id, e.index) + " is already moving");
-  if (e.missing != 0 || e.lost) return sim::conflict(extent_name(e.volume_id, e.index) + " is degraded");
+  if (member < 0 || member >= e.member_count)
+    return sim::invalid_argument("no member " + std::to_string(member));
+  if (e.moving_member >= 0)
+    return sim::conflict(extent_name(e.volume_id, e.index) + " is already moving");
+  if (e.missing != 0 || e.lost)
+    return sim::conflict(extent_name(e.volume_id, e.index) + " is degraded");
   for (int m = 0; m < e.member_count; ++m)
     if (e.members[static_cast<std::size_t>(m)].drive == target.drive)
-      return sim::conflict("drive " + std::to_string(target.drive + 1) + " already holds a member of " +
-                           extent_name(e.volume_id, e.index));
+      return sim::conflict("drive " + std::to_string(target.drive + 1) +
+                           " already holds a member of " + extent_name(e.volume_id, e.index));
   return Status::ok();
 }
 
 Status DataPath::start_member_move(std::uint32_t extent_id, int member, ChunkAddr target,
-                                   std::int64_t bytes_per_second, std::int64_t segment_bytes, MoveDone done) {
+                                   std::int64_t bytes_per_second, std::int64_t segment_bytes,
+                                   MoveDone done) {
   AFASIM_RETURN_IF_ERROR(check_move(extent_id, member, target));
   Extent& e = extents_[extent_id];
   if (bytes_per_second <= 0 || segment_bytes <= 0 || allocator_.chunk_bytes() % segment_bytes != 0)
-    return sim::invalid_argument("a move needs a positive rate and a segment that divides the chunk");
+    return sim::invalid_argument(
+        "a move needs a positive rate and a segment that divides the chunk");
   ExtentMove mv;
   mv.extent = extent_id;
   mv.member = member;
@@ -113,7 +123,8 @@ void DataPath::move_step(std::uint32_t extent_id) {
   // Then the time: the controller issues a read of the old chunk and a write of the new one.
   const VolumeRuntime* v = find_volume(e.volume_id);
   const Id c = v ? owner_of(*v) : 1;
-  const Time issued = cores_[static_cast<std::size_t>(c - 1)].serve(sim_.now(), 2 * options_.cost.backend_op_ns);
+  const Time issued =
+      cores_[static_cast<std::size_t>(c - 1)].serve(sim_.now(), 2 * options_.cost.backend_op_ns);
   const Time read = backend(issued, c, mv->from, mv->copied_bytes, n, datapac::SsdOp::kRead);
   const Time written = backend(read, c, mv->to, mv->copied_bytes, n, datapac::SsdOp::kWrite);
   mv->copied_bytes += n;
@@ -171,8 +182,8 @@ void DataPath::abort_moves_on_drive(int drive) {
   for (std::uint32_t id : hit) abort_move(id, "a drive it used left service");
 }
 
-Status DataPath::write_move_target(Extent& e, std::int64_t offset, std::int64_t length, const std::uint8_t* src,
-                                   Work& w) {
+Status DataPath::write_move_target(Extent& e, std::int64_t offset, std::int64_t length,
+                                   const std::uint8_t* src, Work& w) {
   ExtentMove* mv = find_move(id_of(e));
   AFASIM_ASSERT(mv != nullptr, "a moving member without its move");
   // Only the part already copied: the copy carries the rest when it gets there.
@@ -182,7 +193,8 @@ Status DataPath::write_move_target(Extent& e, std::int64_t offset, std::int64_t 
   move_stats_.bytes_written += end - offset;
   if (!has_payload()) return Status::ok();
   return ssds_[static_cast<std::size_t>(mv->to.drive)]->write_payload(
-      mv->to.offset_bytes(allocator_.chunk_bytes()) + offset, {src, static_cast<std::size_t>(end - offset)});
+      mv->to.offset_bytes(allocator_.chunk_bytes()) + offset,
+      {src, static_cast<std::size_t>(end - offset)});
 }
 
 Status DataPath::move_member_now(std::uint32_t extent_id, int member, ChunkAddr target) {

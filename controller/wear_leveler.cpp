@@ -13,7 +13,9 @@ using sim::Status;
 using sim::Time;
 
 namespace {
-bool is_missing(std::uint16_t mask, int m) { return (mask >> m) & 1u; }
+bool is_missing(std::uint16_t mask, int m) {
+  return (mask >> m) & 1u;
+}
 }  // namespace
 
 Status WearLeveler::validate(const WearLevelingOptions& o, std::int64_t chunk_bytes) {
@@ -22,11 +24,14 @@ Status WearLeveler::validate(const WearLevelingOptions& o, std::int64_t chunk_by
   if (!(o.threshold_points > 0 && o.threshold_points <= 50))
     return sim::invalid_argument("wear threshold must be in (0, 50] points");
   if (o.lookahead <= 0) return sim::invalid_argument("wear lookahead must be positive");
-  if (o.check_interval < sim::kMillisecond) return sim::invalid_argument("wear check interval must be at least 1 ms");
-  if (o.move_bytes_per_second <= 0) return sim::invalid_argument("wear leveler move rate must be positive");
+  if (o.check_interval < sim::kMillisecond)
+    return sim::invalid_argument("wear check interval must be at least 1 ms");
+  if (o.move_bytes_per_second <= 0)
+    return sim::invalid_argument("wear leveler move rate must be positive");
   if (o.max_moves_in_flight < 1 || o.max_moves_in_flight > 64)
     return sim::invalid_argument("wear leveler moves in flight must be 1 to 64");
-  if (o.move_segment_bytes <= 0 || chunk_bytes % o.move_segment_bytes != 0 || o.move_segment_bytes % 4096 != 0)
+  if (o.move_segment_bytes <= 0 || chunk_bytes % o.move_segment_bytes != 0 ||
+      o.move_segment_bytes % 4096 != 0)
     return sim::invalid_argument("wear leveler segment must be a multiple of 4 KiB dividing the " +
                                  std::to_string(chunk_bytes) + "-byte chunk");
   if (!(o.heat_smoothing > 0 && o.heat_smoothing <= 1))
@@ -37,9 +42,11 @@ Status WearLeveler::validate(const WearLevelingOptions& o, std::int64_t chunk_by
 
 WearLeveler::WearLeveler(sim::Simulator& sim, DataPath& data_path, WearLevelingOptions options)
     : sim_(sim), dp_(data_path), options_(std::move(options)) {
-  AFASIM_ASSERT(validate(options_, dp_.allocator_.chunk_bytes()).is_ok(), "wear leveling options out of range");
+  AFASIM_ASSERT(validate(options_, dp_.allocator_.chunk_bytes()).is_ok(),
+                "wear leveling options out of range");
   incarnations_.resize(static_cast<std::size_t>(dp_.drive_count()));
-  for (int d = 0; d < dp_.drive_count(); ++d) incarnations_[static_cast<std::size_t>(d)] = dp_.ssd(d).incarnation();
+  for (int d = 0; d < dp_.drive_count(); ++d)
+    incarnations_[static_cast<std::size_t>(d)] = dp_.ssd(d).incarnation();
   reset_age_order();
 }
 
@@ -65,13 +72,18 @@ Status WearLeveler::set_options(const WearLevelingOptions& options) {
   AFASIM_RETURN_IF_ERROR(validate(options, dp_.allocator_.chunk_bytes()));
   const bool policy_changed = options.policy != options_.policy;
   options_ = options;
-  if (policy_changed) reset_age_order();
-  else offsets_ = options_.policy == WearPolicy::kStaggered
-                      ? pool::staggered_offsets(age_order_, offsets_.size(), options_.stagger_gap_points)
-                      : std::vector<double>(offsets_.size(), 0.0);
+  if (policy_changed)
+    reset_age_order();
+  else
+    offsets_ =
+        options_.policy == WearPolicy::kStaggered
+            ? pool::staggered_offsets(age_order_, offsets_.size(), options_.stagger_gap_points)
+            : std::vector<double>(offsets_.size(), 0.0);
   if (started_) {
-    if (options_.policy != WearPolicy::kOff) dp_.set_placement_score([this](int drive) { return placement_score(drive); });
-    else dp_.set_placement_score({});
+    if (options_.policy != WearPolicy::kOff)
+      dp_.set_placement_score([this](int drive) { return placement_score(drive); });
+    else
+      dp_.set_placement_score({});
   }
   return Status::ok();
 }
@@ -80,10 +92,13 @@ Status WearLeveler::set_options(const WearLevelingOptions& options) {
 // Drives
 
 bool WearLeveler::in_service(int drive) const {
-  return dp_.ssd(drive).state() == datapac::SsdState::kHealthy && dp_.allocator_.drive(drive).usable;
+  return dp_.ssd(drive).state() == datapac::SsdState::kHealthy &&
+         dp_.allocator_.drive(drive).usable;
 }
 
-double WearLeveler::percent_per_nand_byte(int drive) const { return 100.0 / dp_.ssd(drive).endurance_nand_bytes(); }
+double WearLeveler::percent_per_nand_byte(int drive) const {
+  return 100.0 / dp_.ssd(drive).endurance_nand_bytes();
+}
 
 double WearLeveler::nand_per_host_byte() const {
   double host = 0, nand = 0;
@@ -112,23 +127,27 @@ void WearLeveler::reset_age_order() {
     return interleaved(a) < interleaved(b);
   });
   offsets_ = options_.policy == WearPolicy::kStaggered
-                 ? pool::staggered_offsets(age_order_, static_cast<std::size_t>(n), options_.stagger_gap_points)
+                 ? pool::staggered_offsets(age_order_, static_cast<std::size_t>(n),
+                                           options_.stagger_gap_points)
                  : std::vector<double>(static_cast<std::size_t>(n), 0.0);
 }
 
 double WearLeveler::placement_score(int drive) const {
   const pool::DriveSlot& slot = dp_.allocator_.drive(drive);
   const std::int64_t total = slot.normal_chunks + slot.spare_chunks;
-  const double fill = total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
+  const double fill =
+      total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
   double least = 0;
   bool any = false;
   for (int d = 0; d < dp_.drive_count(); ++d) {
     if (!in_service(d)) continue;
-    const double a = dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
+    const double a =
+        dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
     least = any ? std::min(least, a) : a;
     any = true;
   }
-  const double a = dp_.ssd(drive).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(drive)];
+  const double a =
+      dp_.ssd(drive).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(drive)];
   // Wear first, in steps of a quarter threshold (so that noise does not reorder drives),
   // each step worth 1.25 % of fill; capped at 10 % so that a drive with much endurance left
   // takes more new extents than the others but never runs 10 % fuller than they are.
@@ -164,7 +183,8 @@ DriveWear WearLeveler::drive_wear(int drive) const {
       ++n;
     }
     if (total_rate > 0)
-      w.life_leveled_s = std::max(0.0, ((100.0 - w.target_offset_points) * n - level_sum) / total_rate);
+      w.life_leveled_s =
+          std::max(0.0, ((100.0 - w.target_offset_points) * n - level_sum) / total_rate);
   }
   return w;
 }
@@ -196,8 +216,8 @@ WearSummary WearLeveler::summary() const {
     adj_hi = s.drives_in_service == 0 ? a : std::max(adj_hi, a);
     sum += p;
     ++s.drives_in_service;
-    if (w.life_at_current_rate_s &&
-        (!s.projected_life_unleveled_s || *w.life_at_current_rate_s < *s.projected_life_unleveled_s))
+    if (w.life_at_current_rate_s && (!s.projected_life_unleveled_s ||
+                                     *w.life_at_current_rate_s < *s.projected_life_unleveled_s))
       s.projected_life_unleveled_s = w.life_at_current_rate_s;
     if (w.life_leveled_s && (!s.projected_life_s || *w.life_leveled_s < *s.projected_life_s))
       s.projected_life_s = w.life_leveled_s;
@@ -307,8 +327,8 @@ bool WearLeveler::move_allowed(std::uint32_t extent, int member, int to_drive) c
   return std::find(v->pool_drives.begin(), v->pool_drives.end(), to_drive) != v->pool_drives.end();
 }
 
-std::vector<pool::PlannedMove> WearLeveler::plan(const std::vector<std::array<double, pool::kMaxMembers>>& rates,
-                                                 int max_moves) const {
+std::vector<pool::PlannedMove> WearLeveler::plan(
+    const std::vector<std::array<double, pool::kMaxMembers>>& rates, int max_moves) const {
   if (options_.policy == WearPolicy::kOff || max_moves <= 0) return {};
   const int n = dp_.drive_count();
   std::vector<pool::LevelingDrive> drives(static_cast<std::size_t>(n));
@@ -331,7 +351,8 @@ std::vector<pool::PlannedMove> WearLeveler::plan(const std::vector<std::array<do
       if (e.moving_member == m)
         for (const auto& mv : dp_.moves_)
           if (mv.extent == id) drive = mv.to.drive;  // count it where it is going
-      const double r = rates[id][static_cast<std::size_t>(m)] * factor * percent_per_nand_byte(drive);
+      const double r =
+          rates[id][static_cast<std::size_t>(m)] * factor * percent_per_nand_byte(drive);
       drives[static_cast<std::size_t>(drive)].rate_points_per_second += r;
       if (r > 0 && e.moving_member < 0 && e.missing == 0)
         members.push_back({static_cast<std::uint32_t>(id), m, drive, r});
@@ -340,10 +361,13 @@ std::vector<pool::PlannedMove> WearLeveler::plan(const std::vector<std::array<do
   pool::PlanParams params;
   params.threshold_points = options_.threshold_points;
   params.lookahead_seconds = sim::to_seconds(options_.lookahead);
-  params.move_cost_points = static_cast<double>(dp_.allocator_.chunk_bytes()) * percent_per_nand_byte(0);
+  params.move_cost_points =
+      static_cast<double>(dp_.allocator_.chunk_bytes()) * percent_per_nand_byte(0);
   params.max_moves = max_moves;
   return pool::plan_moves(std::move(drives), members, params,
-                          [this](const pool::LevelingMember& m, int to) { return move_allowed(m.extent, m.member, to); });
+                          [this](const pool::LevelingMember& m, int to) {
+                            return move_allowed(m.extent, m.member, to);
+                          });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -366,16 +390,20 @@ void WearLeveler::tick() {
   update_absorption();
   const int free_slots = options_.max_moves_in_flight - static_cast<int>(dp_.moves_in_flight());
   if (free_slots > 0) {
-    const std::int64_t rate = std::max<std::int64_t>(1, options_.move_bytes_per_second / options_.max_moves_in_flight);
+    const std::int64_t rate =
+        std::max<std::int64_t>(1, options_.move_bytes_per_second / options_.max_moves_in_flight);
     for (const pool::PlannedMove& mv : plan(heat_rates(), free_slots)) {
       auto target = dp_.allocate_move_target(mv.to_drive);
       if (!target.is_ok()) continue;
-      Status st = dp_.start_member_move(mv.extent, mv.member, *target, rate, options_.move_segment_bytes, {});
+      Status st = dp_.start_member_move(mv.extent, mv.member, *target, rate,
+                                        options_.move_segment_bytes, {});
       if (!st.is_ok()) dp_.release_chunk(*target);
     }
   }
-  if (warm || dp_.moves_in_flight() > 0) arm(now + options_.check_interval);
-  else dp_.arm_write_wakeup();  // asleep until the next host write
+  if (warm || dp_.moves_in_flight() > 0)
+    arm(now + options_.check_interval);
+  else
+    dp_.arm_write_wakeup();  // asleep until the next host write
 }
 
 // ---------------------------------------------------------------------------------------
@@ -412,7 +440,8 @@ void WearLeveler::measure_rates() {
     const auto host = static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]);
     const auto nand = static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]);
     const double wa = dp_.ssd(d).timing().random_write_amplification;
-    if (host > 0 && wa > 1.0 + 1e-9) drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
+    if (host > 0 && wa > 1.0 + 1e-9)
+      drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
   }
   // Each member's measured rate (host bytes/s) and sequential fraction (its SSD's).
   ff_rates_.assign(extents.size(), {});
@@ -425,7 +454,8 @@ void WearLeveler::measure_rates() {
     for (int m = 0; m < e.member_count; ++m) {
       const auto k = static_cast<std::size_t>(m);
       const std::int64_t base = same ? measure_base_[id].seen[k] : 0;
-      ff_rates_[id][k] = static_cast<double>(std::max<std::int64_t>(0, e.written_bytes[k] - base)) / window_s;
+      ff_rates_[id][k] =
+          static_cast<double>(std::max<std::int64_t>(0, e.written_bytes[k] - base)) / window_s;
       ff_sequential_[id][k] = drive_sequential[static_cast<std::size_t>(e.members[k].drive)];
     }
   }
@@ -438,7 +468,8 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
   if (epoch <= 0) return sim::invalid_argument("fast-forward epochs must be positive");
   if (measure_start_ && sim_.now() > *measure_start_) measure_rates();
   if (!have_rates_)
-    return sim::precondition_failed("fast-forward needs write rates: begin_measurement(), then host I/O, first");
+    return sim::precondition_failed(
+        "fast-forward needs write rates: begin_measurement(), then host I/O, first");
   const auto& extents = dp_.extents_;
   const int n = dp_.drive_count();
   auto& rates = ff_rates_;
@@ -461,10 +492,12 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
     std::fill(seq_bytes.begin(), seq_bytes.end(), 0.0);
     // Leveling between epochs, within the copy rate over the epoch (a fraction of a move
     // left over carries to the next epoch; unused budget does not pile up).
-    budget_moves = std::min(budget_moves + static_cast<double>(options_.move_bytes_per_second) *
-                                               sim::to_seconds(span) / static_cast<double>(chunk),
-                            budget_moves + std::max(1.0, static_cast<double>(options_.max_moves_per_epoch)));
-    const int budget = static_cast<int>(std::min<double>(options_.max_moves_per_epoch, std::floor(budget_moves)));
+    budget_moves =
+        std::min(budget_moves + static_cast<double>(options_.move_bytes_per_second) *
+                                    sim::to_seconds(span) / static_cast<double>(chunk),
+                 budget_moves + std::max(1.0, static_cast<double>(options_.max_moves_per_epoch)));
+    const int budget =
+        static_cast<int>(std::min<double>(options_.max_moves_per_epoch, std::floor(budget_moves)));
     int made = 0;
     for (const pool::PlannedMove& mv : plan(rates, budget)) {
       auto target = dp_.allocate_move_target(mv.to_drive);
@@ -504,7 +537,8 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
       const auto k = static_cast<std::size_t>(d);
       if (host[k] <= 0 || dp_.ssd(d).state() != datapac::SsdState::kHealthy) continue;
       const auto bytes = static_cast<std::int64_t>(std::llround(host[k]));
-      Status st = dp_.ssd(d).add_bulk_writes(t, span, bytes, std::clamp(seq_bytes[k] / host[k], 0.0, 1.0));
+      Status st =
+          dp_.ssd(d).add_bulk_writes(t, span, bytes, std::clamp(seq_bytes[k] / host[k], 0.0, 1.0));
       if (!st.is_ok()) result = st;
     }
     sim_.run_until(t + span);  // timeline actions, rebuilds, moves already in flight

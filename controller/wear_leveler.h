@@ -66,8 +66,8 @@ struct WearLevelingOptions {
 
 // One SSD's wear as the API and reports show it.
 struct DriveWear {
-  int drive = 0;                   // index (drive id − 1)
-  bool in_service = false;         // healthy and in its slot
+  int drive = 0;            // index (drive id − 1)
+  bool in_service = false;  // healthy and in its slot
   std::int64_t host_bytes_written = 0;
   std::int64_t nand_bytes_written = 0;
   double write_amplification = 1;  // NAND / host, lifetime of this SSD
@@ -85,8 +85,8 @@ struct DriveWear {
 // A replaced SSD and how long the leveler took to absorb it.
 struct ReplacementRecord {
   int drive = 0;
-  sim::Time replaced_ns = 0;               // when the leveler noticed the new SSD
-  std::optional<sim::Time> absorbed_ns;    // when the spread was back under the threshold
+  sim::Time replaced_ns = 0;             // when the leveler noticed the new SSD
+  std::optional<sim::Time> absorbed_ns;  // when the spread was back under the threshold
   double spread_at_replacement_points = 0;
 };
 
@@ -94,14 +94,14 @@ struct WearSummary {
   pool::WearPolicy policy = pool::WearPolicy::kEven;
   int drives_in_service = 0;
   double min_percent = 0, max_percent = 0, mean_percent = 0;
-  double spread_points = 0;            // max − min
-  double adjusted_spread_points = 0;   // of wear − target offset (= spread for `even`)
+  double spread_points = 0;             // max − min
+  double adjusted_spread_points = 0;    // of wear − target offset (= spread for `even`)
   std::optional<double> max_min_ratio;  // max / min; nullopt while the least worn is at 0
   int most_worn_drive = -1, least_worn_drive = -1;
   // The array's life: until the first SSD reaches 100 %.
   std::optional<double> projected_life_s;            // with the policy in force
   std::optional<double> projected_life_unleveled_s;  // at each SSD's current rate, no moves
-  ExtentMoveStats moves;                  // per-I/O and fast-forward moves together
+  ExtentMoveStats moves;                             // per-I/O and fast-forward moves together
   std::int64_t fast_forward_moves = 0;
   std::int64_t fast_forward_move_bytes = 0;
   std::vector<ReplacementRecord> replacements;
@@ -150,7 +150,7 @@ class WearLeveler {
   struct Heat {
     Id volume_id = 0;  // identity of the extent the slot's numbers belong to
     std::int64_t index = -1;
-    std::array<std::int64_t, pool::kMaxMembers> seen{};       // written_bytes at the last tick
+    std::array<std::int64_t, pool::kMaxMembers> seen{};        // written_bytes at the last tick
     std::array<double, pool::kMaxMembers> bytes_per_second{};  // smoothed heat
   };
 
@@ -159,8 +159,8 @@ class WearLeveler {
   // Updates heat_ from the extents' counters over `dt`; true if any member is warm.
   bool update_heat(sim::Time dt);
   // Plans with the given member rates (bytes/s per extent id and member).
-  std::vector<pool::PlannedMove> plan(const std::vector<std::array<double, pool::kMaxMembers>>& rates,
-                                      int max_moves) const;
+  std::vector<pool::PlannedMove> plan(
+      const std::vector<std::array<double, pool::kMaxMembers>>& rates, int max_moves) const;
   bool move_allowed(std::uint32_t extent, int member, int to_drive) const;
   void notice_replacements();
   void update_absorption();
@@ -178,7 +178,7 @@ class WearLeveler {
   bool fast_forwarding_ = false;
   sim::EventId tick_event_;
   sim::Time last_tick_ = 0;
-  std::vector<Heat> heat_;  // by extent id
+  std::vector<Heat> heat_;      // by extent id
   std::vector<int> age_order_;  // staggered: youngest first
   std::vector<double> offsets_;
   std::vector<std::uint64_t> incarnations_;
@@ -191,7 +191,8 @@ class WearLeveler {
 
   // Measurement window for fast-forward, and the rates it gave.
   bool have_rates_ = false;
-  std::vector<std::array<double, pool::kMaxMembers>> ff_rates_;       // host bytes/s by extent id, member
+  std::vector<std::array<double, pool::kMaxMembers>>
+      ff_rates_;  // host bytes/s by extent id, member
   std::vector<std::array<double, pool::kMaxMembers>> ff_sequential_;  // sequential fraction
   std::optional<sim::Time> measure_start_;
   std::vector<Heat> measure_base_;  // written_bytes at the start, by extent id

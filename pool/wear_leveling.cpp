@@ -11,9 +11,12 @@ namespace afasim::pool {
 
 const char* wear_policy_name(WearPolicy policy) {
   switch (policy) {
-    case WearPolicy::kOff: return "off";
-    case WearPolicy::kEven: return "even";
-    case WearPolicy::kStaggered: return "staggered";
+    case WearPolicy::kOff:
+      return "off";
+    case WearPolicy::kEven:
+      return "even";
+    case WearPolicy::kStaggered:
+      return "staggered";
   }
   return "even";
 }
@@ -21,7 +24,8 @@ const char* wear_policy_name(WearPolicy policy) {
 sim::Result<WearPolicy> parse_wear_policy(std::string_view text) {
   for (WearPolicy p : {WearPolicy::kOff, WearPolicy::kEven, WearPolicy::kStaggered})
     if (text == wear_policy_name(p)) return p;
-  return sim::invalid_argument("wear policy \"" + std::string(text) + "\" is not one of off, even, staggered");
+  return sim::invalid_argument("wear policy \"" + std::string(text) +
+                               "\" is not one of off, even, staggered");
 }
 
 double adjusted_spread_points(const std::vector<LevelingDrive>& drives) {
@@ -37,11 +41,13 @@ double adjusted_spread_points(const std::vector<LevelingDrive>& drives) {
   return n < 2 ? 0.0 : hi - lo;
 }
 
-std::vector<double> staggered_offsets(const std::vector<int>& age_order, std::size_t drive_count, double gap_points) {
+std::vector<double> staggered_offsets(const std::vector<int>& age_order, std::size_t drive_count,
+                                      double gap_points) {
   std::vector<double> out(drive_count, 0.0);
   const std::size_t n = age_order.size();
   for (std::size_t r = 0; r < n; ++r) {
-    AFASIM_ASSERT(age_order[r] >= 0 && static_cast<std::size_t>(age_order[r]) < drive_count, "drive out of range");
+    AFASIM_ASSERT(age_order[r] >= 0 && static_cast<std::size_t>(age_order[r]) < drive_count,
+                  "drive out of range");
     out[static_cast<std::size_t>(age_order[r])] =
         n < 2 ? 0.0 : gap_points * static_cast<double>(r) / static_cast<double>(n - 1);
   }
@@ -57,10 +63,12 @@ constexpr int kMembersTried = 48;
 
 }  // namespace
 
-std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives, const std::vector<LevelingMember>& members,
+std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives,
+                                    const std::vector<LevelingMember>& members,
                                     const PlanParams& params, const MoveAllowed& allowed) {
-  AFASIM_ASSERT(params.threshold_points > 0 && params.lookahead_seconds > 0 && params.move_cost_points >= 0,
-                "plan parameters out of range");
+  AFASIM_ASSERT(
+      params.threshold_points > 0 && params.lookahead_seconds > 0 && params.move_cost_points >= 0,
+      "plan parameters out of range");
   std::vector<PlannedMove> moves;
   const std::size_t n = drives.size();
   std::vector<double> p(n, 0.0);
@@ -68,7 +76,8 @@ std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives, const std
   for (std::size_t i = 0; i < n; ++i) {
     const LevelingDrive& d = drives[i];
     if (!d.usable) continue;
-    p[i] = d.wear_points - d.target_offset_points + d.rate_points_per_second * params.lookahead_seconds;
+    p[i] = d.wear_points - d.target_offset_points +
+           d.rate_points_per_second * params.lookahead_seconds;
     usable.push_back(i);
   }
   if (usable.size() < 2 || params.max_moves <= 0) return moves;
@@ -77,14 +86,16 @@ std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives, const std
   std::vector<std::vector<std::size_t>> on(n);
   for (std::size_t k = 0; k < members.size(); ++k) {
     const LevelingMember& m = members[k];
-    AFASIM_ASSERT(m.drive >= 0 && static_cast<std::size_t>(m.drive) < n, "member on an unknown drive");
+    AFASIM_ASSERT(m.drive >= 0 && static_cast<std::size_t>(m.drive) < n,
+                  "member on an unknown drive");
     if (m.rate_points_per_second > 0 && drives[static_cast<std::size_t>(m.drive)].usable)
       on[static_cast<std::size_t>(m.drive)].push_back(k);
   }
   auto by_rate = [&](std::size_t a, std::size_t b) {
     const LevelingMember& x = members[a];
     const LevelingMember& y = members[b];
-    if (x.rate_points_per_second != y.rate_points_per_second) return x.rate_points_per_second < y.rate_points_per_second;
+    if (x.rate_points_per_second != y.rate_points_per_second)
+      return x.rate_points_per_second < y.rate_points_per_second;
     return x.extent != y.extent ? x.extent < y.extent : x.member < y.member;
   };
   for (auto& list : on) std::sort(list.begin(), list.end(), by_rate);
@@ -101,7 +112,8 @@ std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives, const std
     if (list.empty()) return SIZE_MAX;
     // First index whose delta >= want.
     std::size_t hi = static_cast<std::size_t>(
-        std::lower_bound(list.begin(), list.end(), want, [&](std::size_t k, double w) { return delta(k) < w; }) -
+        std::lower_bound(list.begin(), list.end(), want,
+                         [&](std::size_t k, double w) { return delta(k) < w; }) -
         list.begin());
     std::size_t lo = hi;  // candidates below: lo - 1, lo - 2, ...
     int tried = 0;
@@ -109,9 +121,12 @@ std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives, const std
       std::size_t k;
       // Alternate outward from `want`, nearer side first.
       const bool take_hi =
-          hi < list.size() && (lo == 0 || std::abs(delta(list[hi]) - want) <= std::abs(delta(list[lo - 1]) - want));
-      if (take_hi) k = list[hi++];
-      else k = list[--lo];
+          hi < list.size() &&
+          (lo == 0 || std::abs(delta(list[hi]) - want) <= std::abs(delta(list[lo - 1]) - want));
+      if (take_hi)
+        k = list[hi++];
+      else
+        k = list[--lo];
       const double d = delta(k);
       if (!(d > 0 && d < limit)) continue;  // out of range: not a try
       ++tried;
@@ -134,11 +149,15 @@ std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives, const std
     const double mean = sum / static_cast<double>(usable.size());
     std::vector<std::size_t> srcs, dsts;
     for (std::size_t i : usable) {
-      if (p[i] > mean) srcs.push_back(i);
-      else if (drives[i].free_chunks > 0) dsts.push_back(i);
+      if (p[i] > mean)
+        srcs.push_back(i);
+      else if (drives[i].free_chunks > 0)
+        dsts.push_back(i);
     }
-    std::stable_sort(srcs.begin(), srcs.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
-    std::stable_sort(dsts.begin(), dsts.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+    std::stable_sort(srcs.begin(), srcs.end(),
+                     [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
+    std::stable_sort(dsts.begin(), dsts.end(),
+                     [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
     if (srcs.size() > kPairsEachWay) srcs.resize(kPairsEachWay);
     if (dsts.size() > kPairsEachWay) dsts.resize(kPairsEachWay);
     bool moved = false;

@@ -35,18 +35,18 @@ sim::Result<WearPolicy> parse_wear_policy(std::string_view text);
 
 // One SSD as the planner sees it.
 struct LevelingDrive {
-  bool usable = false;              // healthy and in service: may give and take members
-  double wear_points = 0;           // percent of rated endurance used, >= 0
-  double target_offset_points = 0;  // how far ahead of the least-worn it should run (staggered)
+  bool usable = false;                // healthy and in service: may give and take members
+  double wear_points = 0;             // percent of rated endurance used, >= 0
+  double target_offset_points = 0;    // how far ahead of the least-worn it should run (staggered)
   double rate_points_per_second = 0;  // Σ rates of the members it holds (with moves in flight)
-  std::int64_t free_chunks = 0;     // normal chunks free for move targets
+  std::int64_t free_chunks = 0;       // normal chunks free for move targets
 };
 
 // One extent member that may move.
 struct LevelingMember {
   std::uint32_t extent = 0;
   int member = 0;
-  int drive = 0;                     // where it is (index into the drives)
+  int drive = 0;                      // where it is (index into the drives)
   double rate_points_per_second = 0;  // wear it adds to the SSD holding it, > 0
 };
 
@@ -77,7 +77,8 @@ using MoveAllowed = std::function<bool(const LevelingMember& member, int to_driv
 
 // The moves, in the order to run them. At most one move per extent (so that the callback's
 // answers, given for the extent as it is now, stay true). Deterministic.
-std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives, const std::vector<LevelingMember>& members,
+std::vector<PlannedMove> plan_moves(std::vector<LevelingDrive> drives,
+                                    const std::vector<LevelingMember>& members,
                                     const PlanParams& params, const MoveAllowed& allowed);
 
 // max − min of (wear − target_offset) over usable drives; 0 with fewer than two.
@@ -85,6 +86,7 @@ double adjusted_spread_points(const std::vector<LevelingDrive>& drives);
 
 // Staggered target offsets: the drive at position r of `age_order` (0 = youngest) gets
 // gap × r / (n − 1) points; drives not in the order get 0. REQUIRES: indexes in range.
-std::vector<double> staggered_offsets(const std::vector<int>& age_order, std::size_t drive_count, double gap_points);
+std::vector<double> staggered_offsets(const std::vector<int>& age_order, std::size_t drive_count,
+                                      double gap_points);
 
 }  // namespace afasim::pool

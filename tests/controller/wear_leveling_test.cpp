@@ -25,13 +25,6 @@ int seed_count(int default_count) {
   return env ? std::atoi(env) : default_count;
 }
 
-// Percent of rated endurance used, per drive.
-std::vector<double> wear_percent(WearArray& a) {
-  std::vector<double> out;
-  for (const auto& w : a.wear().drive_wear_all()) out.push_back(w.percent_endurance_used);
-  return out;
-}
-
 // Options under which the leveler acts at once on tiny wear (seconds of simulated I/O).
 WearLevelingOptions eager(pool::WearPolicy policy = pool::WearPolicy::kEven) {
   WearLevelingOptions o;
@@ -65,7 +58,8 @@ TEST_CASE("wear accounting: SSD host bytes are the RAID's back-end writes, perce
     host += w.host_bytes_written;
     const auto& ssd = a.array->data_path().ssd(w.drive);
     CHECK(w.percent_endurance_used ==
-          doctest::Approx(100.0 * static_cast<double>(w.nand_bytes_written) / ssd.endurance_nand_bytes()));
+          doctest::Approx(100.0 * static_cast<double>(w.nand_bytes_written) /
+                          ssd.endurance_nand_bytes()));
     if (w.host_bytes_written > 0) CHECK(w.write_amplification >= 1.0);
   }
   CHECK(host == 2 * 256 * 64 * 1024);
@@ -84,7 +78,8 @@ TEST_CASE("wear-aware placement: new extents go to the SSDs with the most endura
     // figure itself does not matter, only that it is far above the threshold.
     std::set<int> worn;
     for (int d : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}) {
-      REQUIRE(a.array->data_path().ssd(d).add_bulk_writes(0, kDay, 1'500'000'000'000'000, 1.0).is_ok());
+      REQUIRE(
+          a.array->data_path().ssd(d).add_bulk_writes(0, kDay, 1'500'000'000'000'000, 1.0).is_ok());
       worn.insert(d);
     }
     REQUIRE(a.array->data_path().ssd(0).wear().percent_endurance_used > 1.0);
@@ -165,7 +160,8 @@ std::int64_t moves_under_verifying_io(std::uint64_t seed) {
     const std::int64_t blocks = 1 + static_cast<std::int64_t>(rng.uniform(16));
     // Skew: most I/O in the first 32 MiB of each volume, so some members run hot.
     const std::int64_t span = rng.bernoulli(0.7) ? 32 * MiB / kBlock : v.bytes / kBlock;
-    const std::int64_t start = static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(span - blocks + 1)));
+    const std::int64_t start =
+        static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(span - blocks + 1)));
     if (rng.bernoulli(0.6)) {
       writes_during_moves += a.array->data_path().moves_in_flight() > 0;
       a.write(v, start * kBlock, blocks * kBlock);
@@ -198,7 +194,9 @@ std::int64_t moves_under_verifying_io(std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("50 seeds: extents migrate under verifying reads and writes; every acknowledged write reads back") {
+TEST_CASE(
+    "50 seeds: extents migrate under verifying reads and writes; every acknowledged write reads "
+    "back") {
   const int seeds = seed_count(50);
   std::int64_t moves = 0;
   for (int s = 1; s <= seeds; ++s) moves += moves_under_verifying_io(static_cast<std::uint64_t>(s));
@@ -218,7 +216,9 @@ struct AgreementRun {
     const Id warm = a.add_volume("warm", 2 * GiB, raid::RaidType::kRaid5);
     const Id cold = a.add_volume("cold", 8 * GiB, raid::RaidType::kRaid5);
     writer = std::make_unique<SkewedWriter>(
-        a, std::vector<SkewedWriter::Target>{{hot, 512 * MiB, 0.6}, {warm, 2 * GiB, 0.3}, {cold, 8 * GiB, 0.1}},
+        a,
+        std::vector<SkewedWriter::Target>{
+            {hot, 512 * MiB, 0.6}, {warm, 2 * GiB, 0.3}, {cold, 8 * GiB, 0.1}},
         20000, 16384, 1.2, seed);
   }
   std::vector<double> nand() {
@@ -236,7 +236,9 @@ double ratio(const std::vector<double>& v) {
 
 }  // namespace
 
-TEST_CASE("fast-forward agrees with per-I/O simulation over 20 s (leveler off: per drive; on: in total)") {
+TEST_CASE(
+    "fast-forward agrees with per-I/O simulation over 20 s (leveler off: per drive; on: in "
+    "total)") {
   const sim::Time horizon = 20 * sim::kSecond;
   const sim::Time measured = 4 * sim::kSecond;
   WearLevelingOptions off;
@@ -255,11 +257,13 @@ TEST_CASE("fast-forward agrees with per-I/O simulation over 20 s (leveler off: p
     for (int d = 0; d < 40; ++d) {
       total_x += x[static_cast<std::size_t>(d)];
       total_y += y[static_cast<std::size_t>(d)];
-      worst = std::max(worst, std::abs(y[static_cast<std::size_t>(d)] / x[static_cast<std::size_t>(d)] - 1));
+      worst = std::max(
+          worst, std::abs(y[static_cast<std::size_t>(d)] / x[static_cast<std::size_t>(d)] - 1));
     }
-    MESSAGE("leveler off: total NAND per-I/O " << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9
-                                               << " GB; worst drive differs by " << 100 * worst << " %; max/min "
-                                               << ratio(x) << " vs " << ratio(y));
+    MESSAGE("leveler off: total NAND per-I/O "
+            << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9
+            << " GB; worst drive differs by " << 100 * worst << " %; max/min " << ratio(x) << " vs "
+            << ratio(y));
     // Poisson noise of a 4 s sample (~2,000 writes a drive) is ~2 % a drive; 1 % in total.
     CHECK(std::abs(total_y / total_x - 1) < 0.02);
     CHECK(worst < 0.06);
@@ -281,9 +285,10 @@ TEST_CASE("fast-forward agrees with per-I/O simulation over 20 s (leveler off: p
     const double total_y = std::accumulate(y.begin(), y.end(), 0.0);
     const auto sx = per_io.a.wear().summary();
     const auto sy = ff.a.wear().summary();
-    MESSAGE("leveler on: total NAND per-I/O " << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9
-                                              << " GB; max/min " << ratio(x) << " vs " << ratio(y) << "; moves "
-                                              << sx.moves.completed << " vs " << sy.moves.completed);
+    MESSAGE("leveler on: total NAND per-I/O "
+            << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9 << " GB; max/min " << ratio(x)
+            << " vs " << ratio(y) << "; moves " << sx.moves.completed << " vs "
+            << sy.moves.completed);
     // The moves' own writes differ: fast-forward counts a move's mirrored host writes over
     // its nominal copy time, per I/O the copy runs longer on busy SSDs (docs/wear-leveling.md).
     CHECK(std::abs(total_y / total_x - 1) < 0.03);
@@ -306,9 +311,10 @@ struct ThreeYears {
     const Id log = a.add_volume("log", 1 * GiB, raid::RaidType::kRaid10);
     const Id app = a.add_volume("app", 8 * GiB, raid::RaidType::kRaid5);
     const Id archive = a.add_volume("archive", 64 * GiB, raid::RaidType::kRaid5);
-    SkewedWriter w(a,
-                   {{db, 4 * GiB, 0.45}, {log, 1 * GiB, 0.25}, {app, 8 * GiB, 0.2}, {archive, 64 * GiB, 0.1}},
-                   20000, 64 * 1024, 1.1, seed);
+    SkewedWriter w(
+        a,
+        {{db, 4 * GiB, 0.45}, {log, 1 * GiB, 0.25}, {app, 8 * GiB, 0.2}, {archive, 64 * GiB, 0.1}},
+        20000, 64 * 1024, 1.1, seed);
     a.wear().begin_measurement();
     w.run_until(5 * sim::kSecond);
     const sim::Time end = 3 * 365 * kDay;
@@ -335,9 +341,10 @@ TEST_CASE("three years, fast-forward: even holds max/min <= 1.10; the same seed 
   for (const auto& w : leveled.a.wear().drive_wear_all()) host += w.host_bytes_written;
   MESSAGE("even: moves copied " << s.fast_forward_move_bytes / 1e9 << " GB of " << host / 1e15
                                 << " PB written to the SSDs in three years");
-  MESSAGE("even: " << s.min_percent << ".." << s.max_percent << " % (ratio " << s.max_min_ratio.value_or(-1)
-                   << "), " << s.fast_forward_moves << " moves; off: " << u.min_percent << ".." << u.max_percent
-                   << " % (ratio " << u.max_min_ratio.value_or(-1) << ")");
+  MESSAGE("even: " << s.min_percent << ".." << s.max_percent << " % (ratio "
+                   << s.max_min_ratio.value_or(-1) << "), " << s.fast_forward_moves
+                   << " moves; off: " << u.min_percent << ".." << u.max_percent << " % (ratio "
+                   << u.max_min_ratio.value_or(-1) << ")");
   REQUIRE(s.max_min_ratio.has_value());
   REQUIRE(u.max_min_ratio.has_value());
   CHECK(*s.max_min_ratio <= 1.10);
@@ -349,31 +356,36 @@ TEST_CASE("three years, fast-forward: even holds max/min <= 1.10; the same seed 
   CHECK(*s.projected_life_s > *u.projected_life_unleveled_s);
 }
 
-TEST_CASE("three years, staggered with a 10-point gap: the spread holds within 2 points of the gap") {
+TEST_CASE(
+    "three years, staggered with a 10-point gap: the spread holds within 2 points of the gap") {
   WearLevelingOptions o;
   o.policy = pool::WearPolicy::kStaggered;
   o.stagger_gap_points = 10;
   // The spread over the last year, sampled at every epoch.
   ThreeYears run(21, o);
   const WearSummary s = run.a.wear().summary();
-  MESSAGE("staggered: " << s.min_percent << ".." << s.max_percent << " %, spread " << s.spread_points
-                        << ", adjusted spread " << s.adjusted_spread_points << ", " << s.fast_forward_moves
-                        << " moves");
+  MESSAGE("staggered: " << s.min_percent << ".." << s.max_percent << " %, spread "
+                        << s.spread_points << ", adjusted spread " << s.adjusted_spread_points
+                        << ", " << s.fast_forward_moves << " moves");
   CHECK(s.spread_points >= 8.0);
   CHECK(s.spread_points <= 12.0);
 }
 
-TEST_CASE("a replaced SSD is absorbed: the spread is back under the threshold, and the time is recorded") {
+TEST_CASE(
+    "a replaced SSD is absorbed: the spread is back under the threshold, and the time is "
+    "recorded") {
   WearLevelingOptions even;
   ThreeYears run(21, even, 365 * kDay);
   const WearSummary s = run.a.wear().summary();
   REQUIRE(s.replacements.size() == 1);
   const ReplacementRecord& r = s.replacements[0];
   CHECK(r.drive == 4);
-  MESSAGE("replaced at day " << sim::to_seconds(r.replaced_ns) / 86400 << " with spread "
-                             << r.spread_at_replacement_points << "; absorbed after "
-                             << (r.absorbed_ns ? sim::to_seconds(*r.absorbed_ns - r.replaced_ns) / 86400 : -1)
-                             << " days; at 3 years " << s.min_percent << ".." << s.max_percent << " %");
+  MESSAGE(
+      "replaced at day " << sim::to_seconds(r.replaced_ns) / 86400 << " with spread "
+                         << r.spread_at_replacement_points << "; absorbed after "
+                         << (r.absorbed_ns ? sim::to_seconds(*r.absorbed_ns - r.replaced_ns) / 86400
+                                           : -1)
+                         << " days; at 3 years " << s.min_percent << ".." << s.max_percent << " %");
   CHECK(r.spread_at_replacement_points > 4.0);  // a year of wear on the others, 0 on the new one
   REQUIRE(r.absorbed_ns.has_value());
   CHECK(*r.absorbed_ns > r.replaced_ns);
@@ -408,14 +420,17 @@ double closed_loop_write_iops(WearLevelingOptions o, int queue_depth, int second
   };
   for (int i = 0; i < queue_depth; ++i) issue();
   a.sim->run_until(end);
-  MESSAGE("policy " << std::string(pool::wear_policy_name(o.policy)) << ": " << a.wear().summary().moves.completed
-                    << " moves, " << a.wear().summary().moves.bytes_written / 1e6 << " MB written by moves");
+  MESSAGE("policy " << std::string(pool::wear_policy_name(o.policy)) << ": "
+                    << a.wear().summary().moves.completed << " moves, "
+                    << a.wear().summary().moves.bytes_written / 1e6 << " MB written by moves");
   return static_cast<double>(completed) / seconds;
 }
 
 }  // namespace
 
-TEST_CASE("the leveler's cost to host IOPS: copying at its rate limit costs saturated writes well under 2 %") {
+TEST_CASE(
+    "the leveler's cost to host IOPS: copying at its rate limit costs saturated writes well under "
+    "2 %") {
   WearLevelingOptions off;
   off.policy = pool::WearPolicy::kOff;
   WearLevelingOptions busy = eager();
@@ -424,8 +439,8 @@ TEST_CASE("the leveler's cost to host IOPS: copying at its rate limit costs satu
   const double base = closed_loop_write_iops(off, 256, 4);
   const double leveled = closed_loop_write_iops(busy, 256, 4);
   MESSAGE("8 KiB random writes at QD 256: " << base << " IOPS without moves, " << leveled
-                                            << " with the leveler copying at 64 MB/s (" << 100 * (1 - leveled / base)
-                                            << " % less)");
+                                            << " with the leveler copying at 64 MB/s ("
+                                            << 100 * (1 - leveled / base) << " % less)");
   // Measured 124,682 vs 124,529 IOPS (0.12 %): the array is bound by its controller cores
   // (docs/performance-model.md) and a copy costs two back-end commands per MiB.
   CHECK(leveled < base);         // the copies are real back-end work

@@ -55,12 +55,14 @@ class ZipfBlocks {
   ZipfBlocks(std::uint64_t n, double theta, std::uint64_t offset) : n_(n), offset_(offset) {
     cdf_.resize(n);
     double sum = 0;
-    for (std::uint64_t i = 0; i < n; ++i) cdf_[i] = (sum += std::pow(static_cast<double>(i + 1), -theta));
+    for (std::uint64_t i = 0; i < n; ++i)
+      cdf_[i] = (sum += std::pow(static_cast<double>(i + 1), -theta));
     for (double& c : cdf_) c /= sum;
   }
   std::uint64_t next(sim::Rng& rng) const {
     const double u = rng.uniform01();
-    const auto rank = static_cast<std::uint64_t>(std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
+    const auto rank =
+        static_cast<std::uint64_t>(std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
     return (std::min(rank, n_ - 1) * 0x61C8864680B583EBULL + offset_) % n_;
   }
 
@@ -79,16 +81,20 @@ class SkewedWriter {
     std::int64_t bytes;
     double weight;
   };
-  SkewedWriter(WearArray& a, std::vector<Target> targets, double iops, std::int64_t block_bytes, double theta,
-               std::uint64_t seed)
-      : a_(a), targets_(std::move(targets)), iops_(iops), block_(block_bytes), rng_(seed, "test.wear.writer") {
+  SkewedWriter(WearArray& a, std::vector<Target> targets, double iops, std::int64_t block_bytes,
+               double theta, std::uint64_t seed)
+      : a_(a),
+        targets_(std::move(targets)),
+        iops_(iops),
+        block_(block_bytes),
+        rng_(seed, "test.wear.writer") {
     double sum = 0;
     for (const auto& t : targets_) sum += t.weight;
     double acc = 0;
     for (const auto& t : targets_) {
       cumulative_.push_back(acc += t.weight / sum);
-      zipf_.push_back(std::make_unique<ZipfBlocks>(static_cast<std::uint64_t>(t.bytes / block_), theta,
-                                                    rng_.next_u64()));
+      zipf_.push_back(std::make_unique<ZipfBlocks>(static_cast<std::uint64_t>(t.bytes / block_),
+                                                   theta, rng_.next_u64()));
     }
   }
   // Submits writes with arrival times in [now, until) and runs the simulation to `until`.

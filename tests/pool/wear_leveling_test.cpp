@@ -1,11 +1,11 @@
 // The wear-leveling planner (pool/wear_leveling.h): which members move where, on small
 // hand-made arrays whose right answer can be worked out on paper.
+#include "pool/wear_leveling.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <set>
-
-#include "pool/wear_leveling.h"
 
 using namespace afasim;
 using pool::LevelingDrive;
@@ -89,7 +89,8 @@ TEST_CASE("the constraint callback is obeyed and the next target is tried") {
 
 TEST_CASE("a full drive takes nothing; an unusable drive neither gives nor takes") {
   const double per_point = 1.0 / (10 * kDay);
-  std::vector<LevelingDrive> drives = {drive(4.0, 2 * per_point), drive(0.0, 0, /*free=*/0), drive(0.0)};
+  std::vector<LevelingDrive> drives = {drive(4.0, 2 * per_point), drive(0.0, 0, /*free=*/0),
+                                       drive(0.0)};
   drives[2].usable = false;
   std::vector<LevelingMember> members = {{7, 0, 0, 2 * per_point}};
   CHECK(pool::plan_moves(drives, members, params(0.5, 5), kAnywhere).empty());
