@@ -96,3 +96,56 @@ TEST_CASE("wear-replacement: the new SSD is absorbed and the report says how lon
   CHECK(j["wear"]["replacements"][0]["absorbed_after_s"].get<double>() ==
         doctest::Approx(sim::to_seconds(*rep.absorbed_ns - rep.replaced_ns)));
 }
+
+TEST_CASE("the wear section is checked like the rest of a scenario: FILE: KEY: what is wrong") {
+  auto parse = [](const std::string& wear, const std::string& extra = "") {
+    const std::string text = R"({"schema": "afasim.scenario/1", "name": "w", "duration_s": 5)" + extra +
+                             R"(, "wear": )" + wear + "}";
+    return parse_scenario(text, "t.json", catalog(),
+                          [](const std::string& p) -> sim::Result<std::string> { return sim::not_found(p); });
+  };
+  struct Case {
+    std::string wear, extra, message;
+  };
+  const Case cases[] = {
+      {R"({"policy": "uneven"})", "", "t.json: wear.policy: wear policy \"uneven\" is not one of off, even, staggered"},
+      {R"({"stagger_gap_points": 0})", "", "t.json: wear.stagger_gap_points: must be a number in (0, 90], got 0"},
+      {R"({"threshold_points": 51})", "", "t.json: wear.threshold_points: must be a number in (0, 50], got 51"},
+      {R"({"speed": 1})", "", "t.json: wear.speed: unknown key"},
+      {R"({"fast_forward": {"epoch_s": 60}})", "", "t.json: wear.fast_forward.until_s: missing"},
+      {R"({"fast_forward": {"until_s": 4}})", "", "t.json: wear.fast_forward.until_s: must be after duration_s"},
+      {R"({"fast_forward": {"until_s": 100, "measure_from_s": 5}})", "",
+       "t.json: wear.fast_forward.measure_from_s: must be before duration_s"},
+      {R"({"fast_forward": {"until_s": 100, "epoch_s": 1000}})", "",
+       "t.json: wear.fast_forward.epoch_s: is longer than the fast-forward itself"},
+      {R"({"fast_forward": {"until_s": 100}})",
+       R"(, "timeline": [{"at_s": 100, "fault": {"type": "drive_fail", "drive": 1}}])",
+       "t.json: timeline[0].at_s: is not before wear.fast_forward.until_s"},
+  };
+  for (const Case& c : cases) {
+    auto s = parse(c.wear, c.extra);
+    INFO(c.wear << c.extra);
+    REQUIRE_FALSE(s.is_ok());
+    CHECK(s.status().message().rfind(c.message, 0) == 0);
+  }
+  // And a good one: an action inside the fast-forward is accepted.
+  auto ok = parse(R"({"policy": "staggered", "stagger_gap_points": 12.5, "move_bytes_per_second": "32MB/s",
+                      "fast_forward": {"until_s": 1000, "epoch_s": 100, "measure_from_s": 1}})",
+                  R"(, "timeline": [{"at_s": 500, "fault": {"type": "drive_fail", "drive": 1}}])");
+  REQUIRE_MESSAGE(ok.is_ok(), ok.status().to_string());
+  CHECK(ok->array_options.wear.policy == pool::WearPolicy::kStaggered);
+  CHECK(ok->array_options.wear.stagger_gap_points == 12.5);
+  CHECK(ok->array_options.wear.move_bytes_per_second == 32'000'000);
+  CHECK(ok->wear.until_ns == 1000 * sim::kSecond);
+  CHECK(ok->wear.epoch_ns == 100 * sim::kSecond);
+}
+
+TEST_CASE("without fast-forward the report still has the wear at the end") {
+  const ScenarioReport r = run(embedded("drive-failure-rebuild"));
+  CHECK_FALSE(r.wear.fast_forward);
+  CHECK(r.wear.drives.size() == 40);
+  CHECK(r.wear.summary.max_percent > 0);
+  const auto j = scenario_to_json(r);
+  CHECK(j["wear"]["fast_forward"].is_null());
+  CHECK(j["wear"].contains("max_min_ratio"));
+}
