@@ -141,7 +141,13 @@ TEST_CASE("the wear section is checked like the rest of a scenario: FILE: KEY: w
 }
 
 TEST_CASE("without fast-forward the report still has the wear at the end") {
-  const ScenarioReport r = run(embedded("drive-failure-rebuild"));
+  auto s = parse_scenario(R"({"schema": "afasim.scenario/1", "name": "w", "duration_s": 1,
+    "workloads": [{"name": "w", "fio": ["[w]", "filename=v", "size=1g", "rw=randwrite", "bs=16k",
+                                        "rate_iops=2000", "time_based", "runtime=1s"]}]})",
+                          "t.json", catalog(),
+                          [](const std::string& p) -> sim::Result<std::string> { return sim::not_found(p); });
+  REQUIRE_MESSAGE(s.is_ok(), s.status().to_string());
+  const ScenarioReport r = run(*s);
   CHECK_FALSE(r.wear.fast_forward);
   CHECK(r.wear.drives.size() == 40);
   CHECK(r.wear.summary.max_percent > 0);
