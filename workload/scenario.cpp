@@ -389,7 +389,8 @@ void Loader::wear(const json& o, const std::string& path) {
   auto points = [&](const char* key, double lo, double hi) {
     const json& v = o.at(key);
     if (!v.is_number() || !(v.get<double>() > lo && v.get<double>() <= hi))
-      r.fail(join(path, key), "must be a number in (" + json(lo).dump() + ", " + json(hi).dump() + "], got " +
+      r.fail(join(path, key), "must be a number in (" + std::to_string(static_cast<int>(lo)) + ", " +
+                                  std::to_string(static_cast<int>(hi)) + "], got " +
                                   v.dump());
     return v.get<double>();
   };

@@ -453,8 +453,7 @@ json wear_json(const ScenarioReport& r) {
 void text_wear(std::string& out, const ScenarioReport& r) {
   const ScenarioWearReport& w = r.wear;
   const controller::WearSummary& s = w.summary;
-  line(out, "
-Wear (policy %s, threshold %.2f points%s)", pool::wear_policy_name(s.policy), w.options.threshold_points,
+  line(out, "\nWear (policy %s, threshold %.2f points%s)", pool::wear_policy_name(s.policy), w.options.threshold_points,
        s.policy == pool::WearPolicy::kStaggered ? (", gap " + fmt("%.1f", w.options.stagger_gap_points)).c_str() : "");
   if (w.fast_forward)
     line(out, "  fast-forward from %.3f s to %.1f days in %.0f s epochs, rates measured from %.3f s",
