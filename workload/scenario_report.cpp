@@ -465,10 +465,10 @@ void text_wear(std::string& out, const ScenarioReport& r) {
   auto years = [](const std::optional<double>& v) { return v ? fmt("%.2f years", *v / (365 * 86400.0)) : "-"; };
   line(out, "  projected life (first SSD at 100 %%): %s with the policy, %s at each SSD's current rate",
        years(s.projected_life_s).c_str(), years(s.projected_life_unleveled_s).c_str());
-  line(out, "  leveler traffic: %lld moves per I/O (%lld aborted), %s read, %s written; %lld fast-forward moves, %s",
-       static_cast<long long>(s.moves.completed), static_cast<long long>(s.moves.aborted),
-       human_bytes(s.moves.bytes_read).c_str(), human_bytes(s.moves.bytes_written).c_str(),
-       static_cast<long long>(s.fast_forward_moves), human_bytes(s.fast_forward_move_bytes).c_str());
+  line(out, "  leveler traffic: %lld moves (%lld per I/O, %lld in fast-forward; %lld aborted), %s read, %s written",
+       static_cast<long long>(s.moves.completed), static_cast<long long>(s.moves.completed - s.fast_forward_moves),
+       static_cast<long long>(s.fast_forward_moves), static_cast<long long>(s.moves.aborted),
+       human_bytes(s.moves.bytes_read).c_str(), human_bytes(s.moves.bytes_written).c_str());
   for (const auto& rep : s.replacements)
     line(out, "  drive %d replaced at %.1f days (spread %.3f points): %s", rep.drive + 1,
          sim::to_seconds(rep.replaced_ns) / 86400, rep.spread_at_replacement_points,
