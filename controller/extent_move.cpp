@@ -121,8 +121,8 @@ void DataPath::move_step(std::uint32_t extent_id) {
     return;
   }
   // Then the time: the controller issues a read of the old chunk and a write of the new one.
-  const VolumeRuntime* v = find_volume(e.volume_id);
-  const Id c = v ? owner_of(*v) : 1;
+  Id c = owner(e.volume_id);  // as the rebuild: the volume's owner, else a serving controller
+  if (c == 0) c = serving(1) ? 1 : 2;
   const Time issued =
       cores_[static_cast<std::size_t>(c - 1)].serve(sim_.now(), 2 * options_.cost.backend_op_ns);
   const Time read = backend(issued, c, mv->from, mv->copied_bytes, n, datapac::SsdOp::kRead);
