@@ -82,6 +82,7 @@ json system_view(Array& array, const SystemIdentity& identity) {
           {"api_version", "v1"},
           {"rebuild", rebuild_view(array.data_path().rebuild_status())},
           {"power", power_view(array.data_path().power_status())},
+          {"wear", wear_view(array.wear())},
           {"counts",
            {{"controllers", array.controllers().size()},
             {"datapacs", array.datapacs().size()},
@@ -93,6 +94,58 @@ json system_view(Array& array, const SystemIdentity& identity) {
             {"qos_policies", array.qos_policies().size()},
             {"events", array.events(0, 0).total}}},
           {"capacity", capacity}};
+}
+
+namespace {
+
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// One SSD's wear (docs/wear-leveling.md "API").
+json drive_wear_view(const DriveWear& w) {
+  return {{"host_bytes_written", w.host_bytes_written},
+          {"nand_bytes_written", w.nand_bytes_written},
+          {"write_amplification", w.write_amplification},
+          {"percent_endurance_used", w.percent_endurance_used},
+          {"host_write_bytes_per_second", w.host_write_bytes_per_second},
+          {"nand_write_bytes_per_second", w.nand_write_bytes_per_second},
+          {"target_offset_points", w.target_offset_points},
+          {"life_at_current_rate_s", optional_number(w.life_at_current_rate_s)},
+          {"life_leveled_s", optional_number(w.life_leveled_s)}};
+}
+
+}  // namespace
+
+json wear_view(const WearLeveler& wear) {
+  const WearSummary s = wear.summary();
+  const auto& o = wear.options();
+  auto drive_id = [](int index) { return index >= 0 ? json(index + 1) : json(nullptr); };
+  json replacements = json::array();
+  for (const auto& r : s.replacements)
+    replacements.push_back({{"drive", r.drive + 1},
+                            {"replaced_time_ns", r.replaced_ns},
+                            {"absorbed_time_ns", r.absorbed_ns ? json(*r.absorbed_ns) : json(nullptr)},
+                            {"spread_at_replacement_points", r.spread_at_replacement_points}});
+  return {{"policy", pool::wear_policy_name(s.policy)},
+          {"threshold_points", o.threshold_points},
+          {"stagger_gap_points", o.stagger_gap_points},
+          {"drives_in_service", s.drives_in_service},
+          {"min_percent_endurance_used", s.min_percent},
+          {"max_percent_endurance_used", s.max_percent},
+          {"mean_percent_endurance_used", s.mean_percent},
+          {"spread_points", s.spread_points},
+          {"max_min_ratio", optional_number(s.max_min_ratio)},
+          {"most_worn_drive", drive_id(s.most_worn_drive)},
+          {"least_worn_drive", drive_id(s.least_worn_drive)},
+          {"projected_life_s", optional_number(s.projected_life_s)},
+          {"projected_life_unleveled_s", optional_number(s.projected_life_unleveled_s)},
+          {"moves",
+           {{"started", s.moves.started},
+            {"completed", s.moves.completed},
+            {"aborted", s.moves.aborted},
+            {"bytes_read", s.moves.bytes_read},
+            {"bytes_written", s.moves.bytes_written},
+            {"in_flight", wear.moves_in_flight()}}},
+          {"replacements", replacements}};
 }
 
 json controller_view(const ControllerInfo& c) {
@@ -130,7 +183,8 @@ json datapac_view(const Array& array, const DataPacInfo& d) {
                       {"slot", drive->slot},
                       {"model", drive->model},
                       {"state", std::string(to_string(drive->state))},
-                      {"capacity_bytes", drive->capacity_bytes}});
+                      {"capacity_bytes", drive->capacity_bytes},
+                      {"wear", drive_wear_view(array.wear().drive_wear(static_cast<int>(drive->id - 1)))}});
   }
   const auto pool = array.pool_of_datapac(d.id);
   return {{"id", d.id},

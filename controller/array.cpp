@@ -180,6 +180,9 @@ Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
   }
   data_->set_extent_listener(
       [this](DataPath::ExtentChange change, const ExtentRecord& record) { return on_extent_changed(change, record); });
+  AFASIM_RETURN_IF_ERROR(WearLeveler::validate(options.wear, capacity_model_.params().chunk_bytes));
+  wear_ = std::make_unique<WearLeveler>(sim_, *data_, options.wear);
+  wear_->start();
   return start_qos(options.qos);
 }
 

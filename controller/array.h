@@ -28,6 +28,7 @@
 #include "controller/io.h"
 #include "controller/journal.h"
 #include "controller/objects.h"
+#include "controller/wear_leveler.h"
 #include "pool/capacity.h"
 #include "qos/admission.h"
 #include "qos/scheduler.h"
@@ -139,6 +140,7 @@ struct QosOptions {
 struct ArrayOptions {
   DataPathOptions data_path;
   QosOptions qos;
+  WearLevelingOptions wear;  // docs/wear-leveling.md
 };
 
 // The fault types inject_fault knows (DESIGN.md "Faults").
@@ -183,6 +185,9 @@ class Array : private qos::Dispatcher {
   std::int64_t extent_bytes(raid::RaidType type = raid::RaidType::kRaid10) const;
   DataPath& data_path() { return *data_; }
   const DataPath& data_path() const { return *data_; }
+  // Array-level wear leveling: per-SSD wear, the leveler, projected life.
+  WearLeveler& wear() { return *wear_; }
+  const WearLeveler& wear() const { return *wear_; }
 
   // Host I/O into the model (DESIGN.md "One host write"): the volume's QoS queue, then the data
   // path; `done` runs at the simulated completion time with the outcome, its submit_time the
@@ -343,6 +348,7 @@ class Array : private qos::Dispatcher {
   std::int64_t next_event_id_ = 1;
   std::function<void(const Event&)> event_listener_;
   std::unique_ptr<DataPath> data_;
+  std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;
 
   // QoS (docs/qos.md). Host I/O waits in the scheduler; its request lives in pending_ (a slab

@@ -242,6 +242,7 @@ sim::Result<std::uint32_t> DataPath::allocate_extent(VolumeRuntime& v, std::int6
 }
 
 void DataPath::release_extent(std::uint32_t id) {
+  abort_move(id, "the extent was freed");
   Extent& e = extents_[id];
   AFASIM_ASSERT(e.member_count > 0, "releasing a free extent");
   std::vector<ChunkAddr> live;

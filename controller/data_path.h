@@ -103,6 +103,16 @@ struct ControllerIoStats {
   std::int64_t read_bytes = 0, write_bytes = 0;
 };
 
+// Back-end traffic of extent moves (the wear leveler's copies), since the data path started.
+struct ExtentMoveStats {
+  std::int64_t started = 0;         // moves begun
+  std::int64_t completed = 0;       // members switched to their new chunk
+  std::int64_t aborted = 0;         // given up: a drive failed, the extent was freed or rebuilt
+  std::int64_t bytes_read = 0;      // bytes read from source chunks (per-I/O and fast-forward)
+  std::int64_t bytes_written = 0;   // bytes written to target chunks, copies and mirrored host writes
+  std::int64_t backend_ops = 0;     // SSD commands the per-I/O copies issued
+};
+
 struct RebuildStatus {
   bool active = false;
   int drive = -1;                 // drive index being rebuilt (the failed one)
@@ -111,6 +121,8 @@ struct RebuildStatus {
   sim::Time started_ns = 0;
   double percent() const { return total_bytes == 0 ? 100.0 : 100.0 * done_bytes / total_bytes; }
 };
+
+class WearLeveler;
 
 class DataPath {
  public:
@@ -219,6 +231,47 @@ class DataPath {
   sim::Status set_drive_latency_multiplier(int drive, double multiplier);
   const RebuildStatus& rebuild_status() const { return rebuild_; }
 
+  // --- Extent moves (controller/extent_move.cpp, docs/wear-leveling.md) -----------------
+  // Moves member `member` of extent `extent_id` to `target` (a free normal chunk the caller
+  // took from the allocator on another SSD) in the background: `segment_bytes` at a time,
+  // each segment read from the old chunk and written to the new one as back-end I/O, paced
+  // to `bytes_per_second`. Host writes to the member while it moves land on both chunks for
+  // the part already copied; reads use the old chunk. When the last segment is written the
+  // member switches to the new chunk in one event, the change is persisted (kUpdated) and the
+  // old chunk is trimmed and freed. A drive failure, an unmap or a rebuild of the extent
+  // aborts the move (the new chunk is freed, the old one was never left). `done` runs with
+  // true when the member switched, false when the move was aborted.
+  // kNotFound for a free extent id; kConflict when the extent is already moving, degraded or
+  // lost, or `target` is on an SSD that holds one of its members.
+  using MoveDone = std::function<void(bool switched)>;
+  sim::Status start_member_move(std::uint32_t extent_id, int member, pool::ChunkAddr target,
+                                std::int64_t bytes_per_second, std::int64_t segment_bytes, MoveDone done);
+  // The same move done at once, with no timing (fast-forward: no host I/O runs meanwhile).
+  // The payload is copied and the member switched now; the caller accounts the copy's wear.
+  sim::Status move_member_now(std::uint32_t extent_id, int member, pool::ChunkAddr target);
+  const ExtentMoveStats& move_stats() const { return move_stats_; }
+  std::size_t moves_in_flight() const { return moves_.size(); }
+  struct MoveInFlight {
+    std::uint32_t extent_id = 0;
+    int member = -1;
+    pool::ChunkAddr from, to;
+    std::int64_t copied_bytes = 0;
+  };
+  std::vector<MoveInFlight> moves() const;
+  // Host bytes written to each member of extent `extent_id` since it was allocated (the
+  // wear leveler's heat); nullptr for a free id.
+  const std::array<std::int64_t, pool::kMaxMembers>* member_write_bytes(std::uint32_t extent_id) const;
+  // Lets the wear leveler place new extents (ExtentAllocator::set_placement_score).
+  void set_placement_score(pool::ExtentAllocator::Score score) { allocator_.set_placement_score(std::move(score)); }
+  // A normal chunk on `drive` for a move target; kNoSpace when it has none, kUnavailable
+  // when the drive is not in service.
+  sim::Result<pool::ChunkAddr> allocate_move_target(int drive) { return allocator_.allocate_on(drive); }
+  void release_chunk(pool::ChunkAddr chunk);
+  // Called on the first host write after set_write_wakeup() armed it (the wear leveler
+  // sleeps while no host writes come and wakes with the next one).
+  void set_write_wakeup(std::function<void()> wakeup) { write_wakeup_ = std::move(wakeup); }
+  void arm_write_wakeup() { write_wakeup_armed_ = true; }
+
   // --- Introspection ------------------------------------------------------------------
   int drive_count() const { return static_cast<int>(ssds_.size()); }
   const datapac::Ssd& ssd(int drive) const { return *ssds_[static_cast<std::size_t>(drive)]; }
@@ -252,6 +305,10 @@ class DataPath {
     Id volume_id = 0;
     std::int64_t index = 0;     // extent index within the volume
     std::array<pool::ChunkAddr, pool::kMaxMembers> members{};
+    // Member being moved by the wear leveler (extent_move.cpp), -1 when none.
+    std::int8_t moving_member = -1;
+    // Host bytes written to each member since allocation (wear leveler heat).
+    std::array<std::int64_t, pool::kMaxMembers> written_bytes{};
     std::vector<pool::ChunkAddr> member_list() const {
       return {members.begin(), members.begin() + member_count};
     }
@@ -509,6 +566,42 @@ class DataPath {
   static constexpr std::int64_t kRebuildPieceBytes = 1 << 20;
   int rebuild_progress_reported_ = 0;
   bool rebuild_paused_ = false;  // the array lost power mid-rebuild
+
+  // Extent moves (extent_move.cpp).
+  struct ExtentMove {
+    std::uint32_t extent = 0;
+    int member = -1;
+    pool::ChunkAddr from, to;
+    std::int64_t copied_bytes = 0;  // [0, copied) of the new chunk holds the member's bytes
+    std::int64_t bytes_per_second = 0;
+    std::int64_t segment_bytes = 0;
+    sim::EventId next;
+    MoveDone done;
+  };
+  ExtentMove* find_move(std::uint32_t extent_id);
+  sim::Status check_move(std::uint32_t extent_id, int member, pool::ChunkAddr target) const;
+  void move_step(std::uint32_t extent_id);
+  void finish_move(std::uint32_t extent_id);
+  // Gives up the move of `extent_id` (no-op when it has none): frees the target chunk.
+  void abort_move(std::uint32_t extent_id, const char* why);
+  void abort_moves_on_drive(int drive);
+  // write_member's half for a moving member: the part of the write below the copy mark also
+  // goes to the new chunk.
+  sim::Status write_move_target(Extent& e, std::int64_t offset, std::int64_t length, const std::uint8_t* src,
+                                Work& w);
+  std::uint32_t id_of(const Extent& e) const { return static_cast<std::uint32_t>(&e - extents_.data()); }
+  sim::Status copy_chunk_payload(pool::ChunkAddr from, pool::ChunkAddr to, std::int64_t offset, std::int64_t length);
+  void wake_writers() {
+    if (write_wakeup_armed_ && write_wakeup_) {
+      write_wakeup_armed_ = false;
+      write_wakeup_();
+    }
+  }
+  std::vector<ExtentMove> moves_;  // in flight; bounded by the leveler's max_moves_in_flight
+  ExtentMoveStats move_stats_;
+  std::function<void()> write_wakeup_;
+  bool write_wakeup_armed_ = false;
+  friend class WearLeveler;
 
   ExtentRecord record_of(const Extent& e) const;
   sim::Status notify_extent(ExtentChange change, const Extent& e);

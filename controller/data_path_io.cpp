@@ -56,15 +56,17 @@ Status DataPath::write_member(Extent& e, int m, std::int64_t offset, std::int64_
   if (is_missing(e.missing, m)) return Status::ok();  // lost with its SSD; parity or mirror covers it
   const ChunkAddr a = e.members[static_cast<std::size_t>(m)];
   w.ops.push_back({a, offset, length, SsdOp::kWrite, 1});
-  if (has_payload()) {
-    const std::uint8_t* src = data;
-    if (src == nullptr) {  // a write without data writes zeros
-      if (static_cast<std::int64_t>(zeros_.size()) < length) zeros_.resize(static_cast<std::size_t>(length), 0);
-      src = zeros_.data();
-    }
+  e.written_bytes[static_cast<std::size_t>(m)] += length;  // wear leveler heat
+  wake_writers();
+  const std::uint8_t* src = data;
+  if (has_payload() && src == nullptr) {  // a write without data writes zeros
+    if (static_cast<std::int64_t>(zeros_.size()) < length) zeros_.resize(static_cast<std::size_t>(length), 0);
+    src = zeros_.data();
+  }
+  if (e.moving_member == m) AFASIM_RETURN_IF_ERROR(write_move_target(e, offset, length, src, w));
+  if (has_payload())
     return ssds_[static_cast<std::size_t>(a.drive)]->write_payload(a.offset_bytes(allocator_.chunk_bytes()) + offset,
                                                                   {src, static_cast<std::size_t>(length)});
-  }
   return Status::ok();
 }
 
@@ -463,6 +465,7 @@ void DataPath::do_trim(VolumeRuntime& v, const HostIo& io, Id c) {
       if (notify_extent(ExtentChange::kReleased, extents_[id]).is_ok()) release_extent(id);
       continue;
     }
+    abort_move(id, "the extent was trimmed");
     Extent& e = extents_[id];
     for (int m = 0; m < e.member_count; ++m) {
       if (is_missing(e.missing, m)) continue;

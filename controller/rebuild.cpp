@@ -47,6 +47,7 @@ Status DataPath::lose_drive(int drive, const char* how) {
   if (ssd.state() != datapac::SsdState::kHealthy)
     return sim::conflict("drive " + std::to_string(drive + 1) + " is already " +
                          (ssd.state() == datapac::SsdState::kFailed ? "failed" : "removed"));
+  abort_moves_on_drive(drive);  // before the drive goes: a move from or to it is given up
   AFASIM_RETURN_IF_ERROR(std::strcmp(how, "pulled") == 0 ? ssd.remove() : ssd.fail());
   allocator_.set_usable(drive, false);
   emit(Severity::kError, "drive", drive_object(drive),
@@ -195,6 +196,7 @@ bool DataPath::next_rebuild_chunk() {
       rebuild_.done_bytes += chunk;
       continue;
     }
+    abort_move(id, "the extent is being rebuilt");  // its target could take the rebuilt member's SSD
     VolumeRuntime* v = find_volume(e.volume_id);
     std::optional<int> datapac;
     if (e.type == RaidType::kRaid10) datapac = datapac_of(drive);  // keep the pair across DataPacs

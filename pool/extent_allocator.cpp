@@ -158,6 +158,14 @@ sim::Result<ChunkAddr> ExtentAllocator::allocate_replacement(const std::vector<C
   return ChunkAddr{drive, take(drive, true)};
 }
 
+sim::Result<ChunkAddr> ExtentAllocator::allocate_on(int drive) {
+  if (drive < 0 || drive >= drive_count()) return sim::not_found("no drive index " + std::to_string(drive));
+  const DriveSlot& d = drives_[static_cast<std::size_t>(drive)];
+  if (!d.usable) return sim::unavailable("drive index " + std::to_string(drive) + " is not in service");
+  if (d.free_normal_count == 0) return sim::no_space("drive index " + std::to_string(drive) + " has no free chunk");
+  return ChunkAddr{drive, take(drive, false)};
+}
+
 std::int64_t ExtentAllocator::free_normal_chunks(const std::vector<int>& candidates) const {
   std::int64_t n = 0;
   for (int i : candidates) {

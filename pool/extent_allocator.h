@@ -75,6 +75,10 @@ class ExtentAllocator {
                                               const std::vector<int>& candidates,
                                               std::optional<int> datapac);
 
+  // A free normal chunk on `drive` (a wear leveler's move target). kNoSpace when the SSD
+  // has none, kUnavailable when it is not usable.
+  sim::Result<ChunkAddr> allocate_on(int drive);
+
   // Marks an SSD failed/removed (nothing new placed there) or back in service with all of
   // its chunks free (a replacement SSD). REQUIRES: no extent still uses a chunk on it when
   // reset_drive is called.

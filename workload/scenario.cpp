@@ -300,6 +300,7 @@ struct Loader {
   void workloads(const json& list);
   void timeline(const json& list);
   void report(const json& o, const std::string& path);
+  void wear(const json& o, const std::string& path);
 
   ScenarioWorkload workload(const json& w, const std::string& path);
   std::string inline_job_text(const json& v, const std::string& path) const;
@@ -319,7 +320,7 @@ struct Loader {
 void Loader::top(const json& j) {
   r.object(j, "",
            {"schema", "name", "description", "system", "seed", "duration_s", "options",
-            "qos_policies", "volumes", "workloads", "timeline", "report"});
+            "qos_policies", "volumes", "workloads", "timeline", "report", "wear"});
   const std::string schema = r.required_text(j, "", "schema");
   if (schema != kScenarioSchema)
     r.fail("schema", "expected \"" + std::string(kScenarioSchema) + "\", got " + in_quotes(schema));
@@ -338,6 +339,7 @@ void Loader::top(const json& j) {
   if (j.contains("duration_s")) s.duration_ns = r.seconds(j.at("duration_s"), "duration_s", true);
   if (j.contains("options")) options(j.at("options"), "options");
   if (j.contains("report")) report(j.at("report"), "report");
+  if (j.contains("wear")) wear(j.at("wear"), "wear");
   if (j.contains("qos_policies")) policies(r.array(j, "", "qos_policies"));
   if (j.contains("volumes")) volumes(r.array(j, "", "volumes"));
   if (j.contains("workloads")) workloads(r.array(j, "", "workloads"));
@@ -373,6 +375,44 @@ void Loader::options(const json& o, const std::string& path) {
     d.strip_bytes = r.size(o.at("strip_bytes"), join(path, "strip_bytes"), 4096);
   if (o.contains("preconditioned")) d.preconditioned = r.boolean(o, path, "preconditioned");
   if (o.contains("qos_scheduler")) s.array_options.qos.enabled = r.boolean(o, path, "qos_scheduler");
+}
+
+void Loader::wear(const json& o, const std::string& path) {
+  r.object(o, path,
+           {"policy", "stagger_gap_points", "threshold_points", "move_bytes_per_second", "fast_forward",
+            "sample_every_s"});
+  controller::WearLevelingOptions& w = s.array_options.wear;
+  if (o.contains("policy")) {
+    auto p = pool::parse_wear_policy(r.text(o, path, "policy"));
+    if (!p.is_ok()) r.fail(join(path, "policy"), p.status().message());
+    w.policy = *p;
+  }
+  auto points = [&](const char* key, double lo, double hi) {
+    const json& v = o.at(key);
+    if (!v.is_number() || !(v.get<double>() > lo && v.get<double>() <= hi))
+      r.fail(join(path, key), "must be a number in (" + std::to_string(static_cast<int>(lo)) + ", " +
+                                  std::to_string(static_cast<int>(hi)) + "], got " +
+                                  v.dump());
+    return v.get<double>();
+  };
+  if (o.contains("stagger_gap_points")) w.stagger_gap_points = points("stagger_gap_points", 0, 90);
+  if (o.contains("threshold_points")) w.threshold_points = points("threshold_points", 0, 50);
+  if (o.contains("move_bytes_per_second"))
+    w.move_bytes_per_second =
+        r.size(o.at("move_bytes_per_second"), join(path, "move_bytes_per_second"), 1, true);
+  if (o.contains("sample_every_s"))
+    s.wear.sample_every_ns = r.seconds(o.at("sample_every_s"), join(path, "sample_every_s"), true);
+  if (o.contains("fast_forward")) {
+    const json& f = o.at("fast_forward");
+    const std::string fp = join(path, "fast_forward");
+    r.object(f, fp, {"until_s", "epoch_s", "measure_from_s"});
+    if (!f.contains("until_s")) r.fail(join(fp, "until_s"), "missing");
+    s.wear.fast_forward = true;
+    s.wear.until_ns = r.seconds(f.at("until_s"), join(fp, "until_s"), true);
+    if (f.contains("epoch_s")) s.wear.epoch_ns = r.seconds(f.at("epoch_s"), join(fp, "epoch_s"), true);
+    if (f.contains("measure_from_s"))
+      s.wear.measure_from_ns = r.seconds(f.at("measure_from_s"), join(fp, "measure_from_s"), false);
+  }
 }
 
 void Loader::report(const json& o, const std::string& path) {
@@ -649,6 +689,19 @@ void Loader::set_policy(const json& v, const std::string& path, PolicyChange& ou
 
 // Times against the duration and the number of timeline rows it gives.
 void Loader::check_times() const {
+  if (s.wear.fast_forward) {
+    if (!s.duration_ns)
+      r.fail("wear.fast_forward", "needs duration_s: the per-I/O run that measures the write rates");
+    if (s.wear.until_ns <= *s.duration_ns)
+      r.fail("wear.fast_forward.until_s", "must be after duration_s");
+    if (s.wear.measure_from_ns >= *s.duration_ns)
+      r.fail("wear.fast_forward.measure_from_s", "must be before duration_s");
+    if (s.wear.epoch_ns > s.wear.until_ns - *s.duration_ns)
+      r.fail("wear.fast_forward.epoch_s", "is longer than the fast-forward itself");
+    if ((s.wear.until_ns - *s.duration_ns) / s.wear.epoch_ns > kMaxFastForwardEpochs)
+      r.fail("wear.fast_forward.epoch_s", "gives more than " + std::to_string(kMaxFastForwardEpochs) +
+                                              " epochs; raise it");
+  }
   if (!s.duration_ns) return;
   const sim::Time d = *s.duration_ns;
   const std::int64_t rows = (d + s.interval_ns - 1) / s.interval_ns;
@@ -659,9 +712,13 @@ void Loader::check_times() const {
   for (const auto& w : s.workloads)
     if (w.start_ns >= d)
       r.fail(join(w.key, "start_s"), "is not before duration_s; the workload would never run");
+  // With fast-forward, actions may also fall in it (a drive replaced in year two).
+  const sim::Time last = s.wear.fast_forward ? s.wear.until_ns : d;
   for (const auto& t : s.timeline)
-    if (t.at_ns >= d)
-      r.fail(join(t.key, "at_s"), "is not before duration_s; the action would never run");
+    if (t.at_ns >= last)
+      r.fail(join(t.key, "at_s"), s.wear.fast_forward
+                                      ? "is not before wear.fast_forward.until_s; the action would never run"
+                                      : "is not before duration_s; the action would never run");
 }
 
 std::string format_iops_change(const char* name, const QosChange& c) {

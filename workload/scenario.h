@@ -43,6 +43,8 @@ inline constexpr std::int64_t kMaxTimelineRows = 1'000'000;  // duration ÷ inte
 inline constexpr std::int64_t kMaxTimelineCells = 20'000'000;
 inline constexpr sim::Time kMinReportInterval = 10 * sim::kMillisecond;
 inline constexpr sim::Time kMaxScenarioDuration = 10 * sim::kYear;
+// Fast-forward epochs a scenario may ask for (ten years of hours).
+inline constexpr std::int64_t kMaxFastForwardEpochs = 10 * 366 * 24;
 
 struct ScenarioQosPolicy {
   std::string key;  // "qos_policies[0]", for messages
@@ -98,6 +100,20 @@ struct TimelineAction {
   std::string describe() const;
 };
 
+// The scenario's "wear" section (docs/wear-leveling.md, docs/scenarios.md). The leveling
+// options themselves go to Scenario::array_options.wear.
+struct ScenarioWear {
+  // Fast-forward after the per-I/O run (which then needs duration_s): wear advances in
+  // epochs from the per-extent write rates measured over [measure_from, duration_s).
+  bool fast_forward = false;
+  sim::Time until_ns = 0;          // fast_forward.until_s, > duration_s
+  sim::Time epoch_ns = 86400 * sim::kSecond;  // fast_forward.epoch_s
+  sim::Time measure_from_ns = 0;   // fast_forward.measure_from_s, < duration_s
+  // Wear over time: a sample of every SSD's wear every this long during fast-forward
+  // (sample_every_s; default 30 days), plus one when it starts and one at the end.
+  sim::Time sample_every_ns = 30 * 86400 * sim::kSecond;
+};
+
 struct Scenario {
   std::string file_name;  // as given to the loader; starts every message
   std::string name;
@@ -113,6 +129,7 @@ struct Scenario {
   std::vector<ScenarioWorkload> workloads;
   std::vector<TimelineAction> timeline;  // file order (the runner applies them by time)
   sim::Time interval_ns = sim::kSecond;  // report.interval_ms
+  ScenarioWear wear;
   // fio warnings of the workloads, "KEY: FILE:LINE: OPTION: explanation".
   std::vector<std::string> warnings;
 };

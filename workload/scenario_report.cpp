@@ -381,6 +381,123 @@ double nice_step(double max, int ticks) {
   return 10 * magnitude;
 }
 
+std::string fmt(const char* format, double v);
+
+json optional_number(const std::optional<double>& v, int decimals) {
+  return v ? number(*v, decimals) : json(nullptr);
+}
+
+// The run's wear (docs/wear-leveling.md, docs/scenarios.md "wear").
+json wear_json(const ScenarioReport& r) {
+  const ScenarioWearReport& w = r.wear;
+  const controller::WearSummary& s = w.summary;
+  json j;
+  j["policy"] = pool::wear_policy_name(s.policy);
+  j["threshold_points"] = w.options.threshold_points;
+  j["stagger_gap_points"] = w.options.stagger_gap_points;
+  j["max_min_ratio"] = optional_number(s.max_min_ratio, 4);
+  j["min_percent"] = number(s.min_percent, 4);
+  j["max_percent"] = number(s.max_percent, 4);
+  j["mean_percent"] = number(s.mean_percent, 4);
+  j["spread_points"] = number(s.spread_points, 4);
+  j["adjusted_spread_points"] = number(s.adjusted_spread_points, 4);
+  j["most_worn_drive"] = s.most_worn_drive >= 0 ? json(s.most_worn_drive + 1) : json(nullptr);
+  j["least_worn_drive"] = s.least_worn_drive >= 0 ? json(s.least_worn_drive + 1) : json(nullptr);
+  j["projected_life_s"] = optional_number(s.projected_life_s, 0);
+  j["projected_life_unleveled_s"] = optional_number(s.projected_life_unleveled_s, 0);
+  if (w.fast_forward)
+    j["fast_forward"] = {{"from_s", seconds(w.fast_forward_from_ns)},
+                         {"measured_from_s", seconds(w.measured_from_ns)},
+                         {"to_s", seconds(r.end_ns)},
+                         {"epoch_s", seconds(w.epoch_ns)}};
+  else
+    j["fast_forward"] = nullptr;
+  j["leveler_traffic"] = {{"moves_started", s.moves.started},
+                          {"moves_completed", s.moves.completed},
+                          {"moves_aborted", s.moves.aborted},
+                          {"bytes_read", s.moves.bytes_read},
+                          {"bytes_written", s.moves.bytes_written},
+                          {"fast_forward_moves", s.fast_forward_moves},
+                          {"fast_forward_bytes", s.fast_forward_move_bytes}};
+  json replacements = json::array();
+  for (const auto& rep : s.replacements)
+    replacements.push_back(
+        {{"drive", rep.drive + 1},
+         {"replaced_s", seconds(rep.replaced_ns)},
+         {"spread_at_replacement_points", number(rep.spread_at_replacement_points, 4)},
+         {"absorbed_s", rep.absorbed_ns ? seconds(*rep.absorbed_ns) : json(nullptr)},
+         {"absorbed_after_s", rep.absorbed_ns ? seconds(*rep.absorbed_ns - rep.replaced_ns) : json(nullptr)}});
+  j["replacements"] = std::move(replacements);
+  json drives = json::array();
+  for (const auto& d : w.drives)
+    drives.push_back({{"id", d.drive + 1},
+                      {"in_service", d.in_service},
+                      {"percent_endurance_used", number(d.percent_endurance_used, 4)},
+                      {"host_bytes_written", d.host_bytes_written},
+                      {"nand_bytes_written", d.nand_bytes_written},
+                      {"write_amplification", number(d.write_amplification, 4)},
+                      {"target_offset_points", number(d.target_offset_points, 4)},
+                      {"life_at_current_rate_s", optional_number(d.life_at_current_rate_s, 0)}});
+  j["drives"] = std::move(drives);
+  json times = json::array(), percent = json::array();
+  for (const auto& sample : w.over_time) {
+    times.push_back(seconds(sample.t_ns));
+    json row = json::array();
+    for (double p : sample.percent) row.push_back(number(p, 4));
+    percent.push_back(std::move(row));
+  }
+  j["over_time"] = {{"t_s", std::move(times)}, {"percent_by_drive", std::move(percent)}};
+  return j;
+}
+
+void text_wear(std::string& out, const ScenarioReport& r) {
+  const ScenarioWearReport& w = r.wear;
+  const controller::WearSummary& s = w.summary;
+  line(out, "\nWear (policy %s, threshold %.2f points%s)", pool::wear_policy_name(s.policy), w.options.threshold_points,
+       s.policy == pool::WearPolicy::kStaggered ? (", gap " + fmt("%.1f", w.options.stagger_gap_points)).c_str() : "");
+  if (w.fast_forward)
+    line(out, "  fast-forward from %.3f s to %.1f days in %.0f s epochs, rates measured from %.3f s",
+         sim::to_seconds(w.fast_forward_from_ns), sim::to_seconds(r.end_ns) / 86400, sim::to_seconds(w.epoch_ns),
+         sim::to_seconds(w.measured_from_ns));
+  line(out, "  endurance used: min %.3f %%, mean %.3f %%, max %.3f %%, spread %.3f points, max/min %s",
+       s.min_percent, s.mean_percent, s.max_percent, s.spread_points,
+       s.max_min_ratio ? fmt("%.3f", *s.max_min_ratio).c_str() : "-");
+  auto years = [](const std::optional<double>& v) { return v ? fmt("%.2f years", *v / (365 * 86400.0)) : "-"; };
+  line(out, "  projected life (first SSD at 100 %%): %s with the policy, %s at each SSD's current rate",
+       years(s.projected_life_s).c_str(), years(s.projected_life_unleveled_s).c_str());
+  line(out, "  leveler traffic: %lld moves (%lld per I/O, %lld in fast-forward; %lld aborted), %s read, %s written",
+       static_cast<long long>(s.moves.completed), static_cast<long long>(s.moves.completed - s.fast_forward_moves),
+       static_cast<long long>(s.fast_forward_moves), static_cast<long long>(s.moves.aborted),
+       human_bytes(s.moves.bytes_read).c_str(), human_bytes(s.moves.bytes_written).c_str());
+  for (const auto& rep : s.replacements)
+    line(out, "  drive %d replaced at %.1f days (spread %.3f points): %s", rep.drive + 1,
+         sim::to_seconds(rep.replaced_ns) / 86400, rep.spread_at_replacement_points,
+         rep.absorbed_ns ? ("absorbed after " + fmt("%.1f", sim::to_seconds(*rep.absorbed_ns - rep.replaced_ns) / 86400) +
+                            " days")
+                               .c_str()
+                         : "not absorbed by the end");
+  line(out, "  per drive at the end (%% of rated endurance):");
+  for (std::size_t i = 0; i < w.drives.size(); i += 10) {
+    std::string row = "   ";
+    for (std::size_t k = i; k < std::min(i + 10, w.drives.size()); ++k)
+      row += fmt(" %2.0f:", static_cast<double>(w.drives[k].drive + 1)) + fmt("%6.2f", w.drives[k].percent_endurance_used);
+    line(out, "%s", row.c_str());
+  }
+  line(out, "  over time:");
+  line(out, "  %10s  %8s  %8s  %8s  %8s", "days", "min %", "mean %", "max %", "max/min");
+  for (const auto& sample : w.over_time) {
+    if (sample.percent.empty()) continue;
+    double lo = sample.percent[0], hi = lo, sum = 0;
+    for (double p : sample.percent) {
+      lo = std::min(lo, p);
+      hi = std::max(hi, p);
+      sum += p;
+    }
+    line(out, "  %10.2f  %8.3f  %8.3f  %8.3f  %8s", sim::to_seconds(sample.t_ns) / 86400, lo,
+         sum / static_cast<double>(sample.percent.size()), hi, lo > 0 ? fmt("%.3f", hi / lo).c_str() : "-");
+  }
+}
+
 std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -460,6 +577,7 @@ json scenario_to_json(const ScenarioReport& r) {
                       {"object", e.object},
                       {"message", e.message}});
   j["events"] = std::move(events);
+  j["wear"] = wear_json(r);
   return j;
 }
 
@@ -475,6 +593,7 @@ std::string format_scenario_text(const ScenarioReport& report) {
   text_actions(out, report);
   text_timeline(out, report);
   text_volume_iops(out, report);
+  text_wear(out, report);
   text_events(out, report);
   return out;
 }
@@ -485,7 +604,9 @@ std::string format_scenario_svg(const ScenarioReport& r) {
   constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
   static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-  const double t_max = std::max(sim::to_seconds(r.end_ns), 1e-9);
+  // The chart covers the per-I/O run (a fast-forward that follows it has no IOPS).
+  const double t_max =
+      std::max(sim::to_seconds(r.timeline.empty() ? r.end_ns : r.timeline.back().end_ns), 1e-9);
   double iops_max = 0;
   for (const auto& row : r.timeline)
     for (auto ios : row.volume_ios)
@@ -528,6 +649,7 @@ std::string format_scenario_svg(const ScenarioReport& r) {
     << ") rotate(-90)\" text-anchor=\"middle\">IOPS (read + write)</text>\n";
   // Timeline actions: dashed verticals, labelled with their entry.
   for (const auto& a : r.actions) {
+    if (sim::to_seconds(a.at_ns) > t_max) continue;  // in the fast-forward
     const std::string x = fmt("%.1f", x_of(sim::to_seconds(a.at_ns)));
     o << "<line x1=\"" << x << "\" y1=\"" << top << "\" x2=\"" << x << "\" y2=\"" << top + plot_h
       << "\" stroke=\"#999999\" stroke-dasharray=\"4 3\"/>\n";

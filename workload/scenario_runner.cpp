@@ -51,6 +51,9 @@ class Runner {
   bool all_done() const;
   void progress() const;
   void finish();
+  // Fast-forward (wear.fast_forward): stops the workloads, then advances wear in epochs.
+  Status fast_forward();
+  void sample_wear();
   // "FILE: " or "FILE: workloads[1].fio_file: ", before a message that names the job file.
   std::string job_prefix(const ScenarioWorkload& w) const;
 
@@ -72,6 +75,8 @@ class Runner {
   ScenarioReport report_;
   TimelineRow open_;  // the interval being counted
   sim::Histogram open_latency_ns_;
+  std::optional<Time> io_end_;          // the per-I/O run's end when fast-forward followed it
+  std::vector<bool> stopped_at_io_end_;  // per session: still running when it was stopped
 };
 
 std::string Runner::job_prefix(const ScenarioWorkload& w) const {
@@ -321,13 +326,49 @@ void Runner::progress() const {
   options_.progress(line);
 }
 
+void Runner::sample_wear() {
+  WearSample w;
+  w.t_ns = sim_.now();
+  for (const auto& d : array_->wear().drive_wear_all()) w.percent.push_back(d.percent_endurance_used);
+  report_.wear.over_time.push_back(std::move(w));
+}
+
+Status Runner::fast_forward() {
+  io_end_ = sim_.now();
+  stopped_at_io_end_.assign(sessions_.size(), false);
+  for (std::size_t i = 0; i < sessions_.size(); ++i)
+    if (!sessions_[i]->finished()) {
+      stopped_at_io_end_[i] = sessions_[i]->started();
+      sessions_[i]->stop();
+    }
+  report_.wear.fast_forward = true;
+  report_.wear.fast_forward_from_ns = sim_.now();
+  report_.wear.measured_from_ns = s_.wear.measure_from_ns;
+  report_.wear.epoch_ns = s_.wear.epoch_ns;
+  sample_wear();
+  Time next_sample = sim_.now() + s_.wear.sample_every_ns;
+  Status st = array_->wear().fast_forward(s_.wear.until_ns, s_.wear.epoch_ns, [&](Time t) {
+    if (options_.progress)
+      options_.progress("fast-forward " + std::to_string(static_cast<long long>(t / sim::kDay)) + " of " +
+                        std::to_string(static_cast<long long>(s_.wear.until_ns / sim::kDay)) + " days");
+    if (t >= next_sample && t < s_.wear.until_ns) {
+      sample_wear();
+      next_sample += s_.wear.sample_every_ns;
+    }
+  });
+  if (!st.is_ok()) return Status(st.code(), s_.file_name + ": wear.fast_forward: " + st.message());
+  return failure_;  // a timeline action refused during the fast-forward
+}
+
 void Runner::finish() {
-  const Time now = sim_.now();
-  report_.end_ns = now;
+  const Time now = io_end_.value_or(sim_.now());  // the workloads ran until here
+  report_.end_ns = sim_.now();
   for (std::size_t i = 0; i < sessions_.size(); ++i) {
     FioSession& session = *sessions_[i];
     WorkloadTotals& w = report_.workloads[i];
-    if (!session.finished()) {
+    if (io_end_) {
+      w.stopped = stopped_at_io_end_[i];
+    } else if (!session.finished()) {
       w.stopped = session.started();
       session.stop();
     }
@@ -370,6 +411,10 @@ void Runner::finish() {
   report_.pool = array_->pool_capacity(pool_id_);
   report_.rebuild = array_->data_path().rebuild_status();
   report_.drives = array_->drives();
+  sample_wear();
+  report_.wear.options = array_->wear().options();
+  report_.wear.summary = array_->wear().summary();
+  report_.wear.drives = array_->wear().drive_wear_all();
 }
 
 sim::Result<ScenarioReport> Runner::run() {
@@ -396,6 +441,10 @@ sim::Result<ScenarioReport> Runner::run() {
                                    " rows of " + std::to_string(volume_slot_.size()) +
                                    " volumes would pass " + std::to_string(kMaxTimelineCells) +
                                    " timeline cells; raise the interval");
+  }
+  if (s_.wear.fast_forward) {
+    if (s_.wear.measure_from_ns == 0) array_->wear().begin_measurement();
+    else sim_.at(s_.wear.measure_from_ns, [this] { array_->wear().begin_measurement(); });
   }
   schedule();
 
@@ -426,6 +475,7 @@ sim::Result<ScenarioReport> Runner::run() {
           s_.file_name + ": the run passed " + std::to_string(rows) +
               " timeline rows without ending; set duration_s or raise report.interval_ms");
   }
+  if (s_.wear.fast_forward) AFASIM_RETURN_IF_ERROR(fast_forward());
   finish();
   return std::move(report_);
 }

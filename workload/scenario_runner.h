@@ -92,6 +92,26 @@ struct AppliedAction {
   std::string note;
 };
 
+// Every SSD's percent of rated endurance used at one time (drive index order).
+struct WearSample {
+  sim::Time t_ns = 0;
+  std::vector<double> percent;
+};
+
+// Wear of the run (docs/wear-leveling.md): at the end, and over time.
+struct ScenarioWearReport {
+  controller::WearLevelingOptions options;
+  controller::WearSummary summary;           // at the end
+  std::vector<controller::DriveWear> drives;  // at the end, drive index order
+  // At the end of the per-I/O run, every wear.sample_every_s of fast-forward, and at the
+  // end (one sample at the end without fast-forward).
+  std::vector<WearSample> over_time;
+  bool fast_forward = false;
+  sim::Time fast_forward_from_ns = 0;  // the end of the per-I/O run
+  sim::Time measured_from_ns = 0;      // the rates' window: [measured_from, fast_forward_from)
+  sim::Time epoch_ns = 0;
+};
+
 struct ScenarioReport {
   std::string file_name;
   std::string name;
@@ -115,6 +135,7 @@ struct ScenarioReport {
   controller::PoolCapacity pool;              // at the end
   controller::RebuildStatus rebuild;          // at the end
   std::vector<controller::DriveInfo> drives;  // at the end
+  ScenarioWearReport wear;
 };
 
 struct ScenarioRunOptions {

@@ -611,3 +611,27 @@ TEST_CASE("faults: bad requests get the right 4xx and inject nothing") {
 }
 
 }  // namespace afasim::api::testing
+
+namespace afasim::api::testing {
+
+TEST_CASE("wear: /system has the array's wear summary and projected life, /datapacs/{id} each drive's wear") {
+  ApiFixture fx;
+  Http http = fx.client();
+  const json sys = got(http, "/system", "/system");
+  const json& w = sys["wear"];
+  CHECK(w["policy"] == "even");
+  CHECK(w["drives_in_service"] == 40);
+  CHECK(w["threshold_points"] == 0.5);
+  CHECK(w["max_min_ratio"].is_null());  // nothing written yet: every SSD at 0 %
+  CHECK(w["projected_life_s"].is_null());
+  CHECK(w["moves"]["completed"] == 0);
+  const json dp = got(http, "/datapacs/2", "/datapacs/{id}");
+  REQUIRE(dp["drives"].size() == 20);
+  for (const json& d : dp["drives"]) {
+    CHECK(d["wear"]["percent_endurance_used"] == 0.0);
+    CHECK(d["wear"]["write_amplification"] == 1.0);
+    CHECK(d["wear"]["life_at_current_rate_s"].is_null());
+  }
+}
+
+}  // namespace afasim::api::testing

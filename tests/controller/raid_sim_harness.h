@@ -56,12 +56,13 @@ struct SimArray {
   std::int64_t wrong_bytes = 0;
   std::int64_t write_errors = 0;
 
-  explicit SimArray(std::uint64_t s, DataPathOptions dpo = {}) : seed(s) {
+  explicit SimArray(std::uint64_t s, DataPathOptions dpo = {}, WearLevelingOptions wear = {}) : seed(s) {
     sim = std::make_unique<sim::Simulator>(seed);
     dpo.payload = datapac::PayloadKind::kMemory;
     if (dpo.cache.write_cache_bytes == 0) dpo.cache.write_cache_bytes = 16 << 20;
     ArrayOptions o;
     o.data_path = dpo;
+    o.wear = wear;
     auto a = Array::open(*sim, catalog, preset, journal, journal.snapshot(), o);
     REQUIRE(a.is_ok());
     array = std::move(a).value();

@@ -1,0 +1,566 @@
+#include "controller/wear_leveler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using pool::WearPolicy;
+using sim::Status;
+using sim::Time;
+
+namespace {
+bool is_missing(std::uint16_t mask, int m) {
+  return (mask >> m) & 1u;
+}
+}  // namespace
+
+Status WearLeveler::validate(const WearLevelingOptions& o, std::int64_t chunk_bytes) {
+  if (!(o.stagger_gap_points > 0 && o.stagger_gap_points <= 90))
+    return sim::invalid_argument("wear stagger gap must be in (0, 90] points");
+  if (!(o.threshold_points > 0 && o.threshold_points <= 50))
+    return sim::invalid_argument("wear threshold must be in (0, 50] points");
+  if (o.lookahead <= 0) return sim::invalid_argument("wear lookahead must be positive");
+  if (o.check_interval < sim::kMillisecond)
+    return sim::invalid_argument("wear check interval must be at least 1 ms");
+  if (o.move_bytes_per_second <= 0)
+    return sim::invalid_argument("wear leveler move rate must be positive");
+  if (o.max_moves_in_flight < 1 || o.max_moves_in_flight > 64)
+    return sim::invalid_argument("wear leveler moves in flight must be 1 to 64");
+  if (o.move_segment_bytes <= 0 || chunk_bytes % o.move_segment_bytes != 0 ||
+      o.move_segment_bytes % 4096 != 0)
+    return sim::invalid_argument("wear leveler segment must be a multiple of 4 KiB dividing the " +
+                                 std::to_string(chunk_bytes) + "-byte chunk");
+  if (!(o.heat_smoothing > 0 && o.heat_smoothing <= 1))
+    return sim::invalid_argument("wear heat smoothing must be in (0, 1]");
+  if (o.max_moves_per_epoch < 0) return sim::invalid_argument("wear moves per epoch must be >= 0");
+  return Status::ok();
+}
+
+WearLeveler::WearLeveler(sim::Simulator& sim, DataPath& data_path, WearLevelingOptions options)
+    : sim_(sim), dp_(data_path), options_(std::move(options)) {
+  AFASIM_ASSERT(validate(options_, dp_.allocator_.chunk_bytes()).is_ok(),
+                "wear leveling options out of range");
+  incarnations_.resize(static_cast<std::size_t>(dp_.drive_count()));
+  for (int d = 0; d < dp_.drive_count(); ++d)
+    incarnations_[static_cast<std::size_t>(d)] = dp_.ssd(d).incarnation();
+  reset_age_order();
+}
+
+WearLeveler::~WearLeveler() {
+  sim_.cancel(tick_event_);
+  dp_.set_write_wakeup({});
+  dp_.set_placement_score({});
+}
+
+void WearLeveler::start() {
+  started_ = true;
+  last_tick_ = sim_.now();
+  if (options_.policy != WearPolicy::kOff)
+    dp_.set_placement_score([this](int drive) { return placement_score(drive); });
+  dp_.set_write_wakeup([this] {
+    last_tick_ = sim_.now();
+    arm(sim_.now() + options_.check_interval);
+  });
+  dp_.arm_write_wakeup();
+}
+
+Status WearLeveler::set_options(const WearLevelingOptions& options) {
+  AFASIM_RETURN_IF_ERROR(validate(options, dp_.allocator_.chunk_bytes()));
+  const bool policy_changed = options.policy != options_.policy;
+  options_ = options;
+  if (policy_changed)
+    reset_age_order();
+  else
+    offsets_ =
+        options_.policy == WearPolicy::kStaggered
+            ? pool::staggered_offsets(age_order_, offsets_.size(), options_.stagger_gap_points)
+            : std::vector<double>(offsets_.size(), 0.0);
+  if (started_) {
+    if (options_.policy != WearPolicy::kOff)
+      dp_.set_placement_score([this](int drive) { return placement_score(drive); });
+    else
+      dp_.set_placement_score({});
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------------------------------
+// Drives
+
+bool WearLeveler::in_service(int drive) const {
+  return dp_.ssd(drive).state() == datapac::SsdState::kHealthy &&
+         dp_.allocator_.drive(drive).usable;
+}
+
+double WearLeveler::percent_per_nand_byte(int drive) const {
+  return 100.0 / dp_.ssd(drive).endurance_nand_bytes();
+}
+
+double WearLeveler::nand_per_host_byte() const {
+  double host = 0, nand = 0;
+  for (int d = 0; d < dp_.drive_count(); ++d) {
+    if (!in_service(d)) continue;
+    host += static_cast<double>(dp_.ssd(d).wear().host_bytes_written);
+    nand += static_cast<double>(dp_.ssd(d).wear().nand_bytes_written);
+  }
+  if (host > 0) return nand / host;
+  return dp_.drive_count() > 0 ? dp_.ssd(0).timing().random_write_amplification : 1.0;
+}
+
+void WearLeveler::reset_age_order() {
+  const int n = dp_.drive_count();
+  const int per_datapac = std::max(1, dp_.preset_.datapacs.ssds_per_datapac);
+  const int datapacs = std::max(1, dp_.preset_.datapacs.count);
+  // Youngest first: least worn, then slots interleaved across DataPacs so that each DataPac
+  // holds the whole range of offsets (a RAID 10 pair's two SSDs wear alike).
+  age_order_.resize(static_cast<std::size_t>(n));
+  std::iota(age_order_.begin(), age_order_.end(), 0);
+  auto interleaved = [&](int d) { return (d % per_datapac) * datapacs + d / per_datapac; };
+  std::stable_sort(age_order_.begin(), age_order_.end(), [&](int a, int b) {
+    const double wa = dp_.ssd(a).wear().percent_endurance_used;
+    const double wb = dp_.ssd(b).wear().percent_endurance_used;
+    if (wa != wb) return wa < wb;
+    return interleaved(a) < interleaved(b);
+  });
+  offsets_ = options_.policy == WearPolicy::kStaggered
+                 ? pool::staggered_offsets(age_order_, static_cast<std::size_t>(n),
+                                           options_.stagger_gap_points)
+                 : std::vector<double>(static_cast<std::size_t>(n), 0.0);
+}
+
+double WearLeveler::placement_score(int drive) const {
+  const pool::DriveSlot& slot = dp_.allocator_.drive(drive);
+  const std::int64_t total = slot.normal_chunks + slot.spare_chunks;
+  const double fill =
+      total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
+  double least = 0;
+  bool any = false;
+  for (int d = 0; d < dp_.drive_count(); ++d) {
+    if (!in_service(d)) continue;
+    const double a =
+        dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
+    least = any ? std::min(least, a) : a;
+    any = true;
+  }
+  const double a =
+      dp_.ssd(drive).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(drive)];
+  // Wear first, in steps of a quarter threshold (so that noise does not reorder drives),
+  // each step worth 1.25 % of fill; capped at 10 % so that a drive with much endurance left
+  // takes more new extents than the others but never runs 10 % fuller than they are.
+  const double steps = std::floor(4.0 * std::max(0.0, a - least) / options_.threshold_points);
+  return fill + std::min(0.10, 0.0125 * steps);
+}
+
+DriveWear WearLeveler::drive_wear(int drive) const {
+  const datapac::Ssd& ssd = dp_.ssd(drive);
+  const Time now = sim_.now();
+  DriveWear w;
+  w.drive = drive;
+  w.in_service = in_service(drive);
+  w.host_bytes_written = ssd.wear().host_bytes_written;
+  w.nand_bytes_written = ssd.wear().nand_bytes_written;
+  w.write_amplification = ssd.wear().write_amplification();
+  w.percent_endurance_used = ssd.wear().percent_endurance_used;
+  w.host_write_bytes_per_second = ssd.host_write_bytes_per_second(now);
+  w.nand_write_bytes_per_second = ssd.nand_write_bytes_per_second(now);
+  w.target_offset_points = offsets_[static_cast<std::size_t>(drive)];
+  const double rate = w.nand_write_bytes_per_second * percent_per_nand_byte(drive);
+  if (rate > 0) w.life_at_current_rate_s = std::max(0.0, 100.0 - w.percent_endurance_used) / rate;
+  if (options_.policy != WearPolicy::kOff && w.in_service) {
+    // Pooled: the leveler holds every in-service SSD at a common level L plus its offset, and
+    // L rises at the array's total rate spread over n SSDs. SSD d reaches 100 % when
+    // L + offset_d = 100.
+    double total_rate = 0, level_sum = 0;
+    int n = 0;
+    for (int d = 0; d < dp_.drive_count(); ++d) {
+      if (!in_service(d)) continue;
+      total_rate += dp_.ssd(d).nand_write_bytes_per_second(now) * percent_per_nand_byte(d);
+      level_sum += dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
+      ++n;
+    }
+    if (total_rate > 0)
+      w.life_leveled_s =
+          std::max(0.0, ((100.0 - w.target_offset_points) * n - level_sum) / total_rate);
+  }
+  return w;
+}
+
+std::vector<DriveWear> WearLeveler::drive_wear_all() const {
+  std::vector<DriveWear> out;
+  for (int d = 0; d < dp_.drive_count(); ++d) out.push_back(drive_wear(d));
+  return out;
+}
+
+WearSummary WearLeveler::summary() const {
+  WearSummary s;
+  s.policy = options_.policy;
+  double sum = 0, adj_lo = 0, adj_hi = 0;
+  for (int d = 0; d < dp_.drive_count(); ++d) {
+    const DriveWear w = drive_wear(d);
+    if (!w.in_service) continue;
+    const double p = w.percent_endurance_used;
+    const double a = p - w.target_offset_points;
+    if (s.drives_in_service == 0 || p < s.min_percent) {
+      s.min_percent = p;
+      s.least_worn_drive = d;
+    }
+    if (s.drives_in_service == 0 || p > s.max_percent) {
+      s.max_percent = p;
+      s.most_worn_drive = d;
+    }
+    adj_lo = s.drives_in_service == 0 ? a : std::min(adj_lo, a);
+    adj_hi = s.drives_in_service == 0 ? a : std::max(adj_hi, a);
+    sum += p;
+    ++s.drives_in_service;
+    if (w.life_at_current_rate_s && (!s.projected_life_unleveled_s ||
+                                     *w.life_at_current_rate_s < *s.projected_life_unleveled_s))
+      s.projected_life_unleveled_s = w.life_at_current_rate_s;
+    if (w.life_leveled_s && (!s.projected_life_s || *w.life_leveled_s < *s.projected_life_s))
+      s.projected_life_s = w.life_leveled_s;
+  }
+  if (options_.policy == WearPolicy::kOff) s.projected_life_s = s.projected_life_unleveled_s;
+  if (s.drives_in_service > 0) {
+    s.mean_percent = sum / s.drives_in_service;
+    s.spread_points = s.max_percent - s.min_percent;
+    s.adjusted_spread_points = adj_hi - adj_lo;
+    if (s.min_percent > 0) s.max_min_ratio = s.max_percent / s.min_percent;
+  }
+  s.moves = dp_.move_stats();
+  s.fast_forward_moves = ff_moves_;
+  s.fast_forward_move_bytes = ff_move_bytes_;
+  s.replacements = replacements_;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Replacements
+
+void WearLeveler::notice_replacements() {
+  for (int d = 0; d < dp_.drive_count(); ++d) {
+    const std::uint64_t inc = dp_.ssd(d).incarnation();
+    if (inc == incarnations_[static_cast<std::size_t>(d)]) continue;
+    incarnations_[static_cast<std::size_t>(d)] = inc;
+    if (options_.policy == WearPolicy::kStaggered) {
+      // Diff-RAID: the new SSD is the youngest; the ones younger than the old one age a rank.
+      age_order_.erase(std::find(age_order_.begin(), age_order_.end(), d));
+      age_order_.insert(age_order_.begin(), d);
+      offsets_ = pool::staggered_offsets(age_order_, offsets_.size(), options_.stagger_gap_points);
+    }
+    ReplacementRecord r;
+    r.drive = d;
+    r.replaced_ns = sim_.now();
+    r.spread_at_replacement_points = summary().adjusted_spread_points;
+    replacements_.push_back(r);
+  }
+}
+
+void WearLeveler::update_absorption() {
+  bool open = false;
+  for (const auto& r : replacements_) open |= !r.absorbed_ns.has_value();
+  if (!open) return;
+  const WearSummary s = summary();
+  if (s.adjusted_spread_points > options_.threshold_points) return;
+  for (auto& r : replacements_)
+    if (!r.absorbed_ns && in_service(r.drive)) r.absorbed_ns = sim_.now();
+}
+
+// ---------------------------------------------------------------------------------------
+// Heat and planning
+
+bool WearLeveler::update_heat(Time dt) {
+  const auto& extents = dp_.extents_;
+  if (heat_.size() < extents.size()) heat_.resize(extents.size());
+  const double seconds = sim::to_seconds(std::max<Time>(dt, 1));
+  const double alpha = options_.heat_smoothing;
+  bool warm = false;
+  for (std::size_t id = 0; id < extents.size(); ++id) {
+    const auto& e = extents[id];
+    Heat& h = heat_[id];
+    if (e.member_count == 0) {
+      if (h.index >= 0) h = Heat{};
+      continue;
+    }
+    if (h.volume_id != e.volume_id || h.index != e.index) {
+      h = Heat{};
+      h.volume_id = e.volume_id;
+      h.index = e.index;
+    }
+    for (int m = 0; m < e.member_count; ++m) {
+      const auto k = static_cast<std::size_t>(m);
+      std::int64_t delta = e.written_bytes[k] - h.seen[k];
+      if (delta < 0) delta = e.written_bytes[k];
+      h.seen[k] = e.written_bytes[k];
+      double r = alpha * static_cast<double>(delta) / seconds + (1 - alpha) * h.bytes_per_second[k];
+      if (r < 1.0) r = 0;  // under a byte a second: cold (lets the leveler go back to sleep)
+      h.bytes_per_second[k] = r;
+      warm |= r > 0;
+    }
+  }
+  return warm;
+}
+
+std::vector<std::array<double, pool::kMaxMembers>> WearLeveler::heat_rates() const {
+  std::vector<std::array<double, pool::kMaxMembers>> out(dp_.extents_.size());
+  for (std::size_t id = 0; id < out.size() && id < heat_.size(); ++id) {
+    const auto& e = dp_.extents_[id];
+    if (e.member_count > 0 && heat_[id].volume_id == e.volume_id && heat_[id].index == e.index)
+      out[id] = heat_[id].bytes_per_second;
+  }
+  return out;
+}
+
+bool WearLeveler::move_allowed(std::uint32_t extent, int member, int to_drive) const {
+  const auto& e = dp_.extents_[extent];
+  if (!in_service(to_drive)) return false;
+  for (int m = 0; m < e.member_count; ++m)
+    if (e.members[static_cast<std::size_t>(m)].drive == to_drive) return false;
+  // RAID 10 mirrors straddle the DataPacs: a member stays in its own DataPac.
+  if (e.type == raid::RaidType::kRaid10 &&
+      dp_.datapac_of(to_drive) != dp_.datapac_of(e.members[static_cast<std::size_t>(member)].drive))
+    return false;
+  const auto* v = dp_.find_volume(e.volume_id);
+  if (v == nullptr) return false;
+  return std::find(v->pool_drives.begin(), v->pool_drives.end(), to_drive) != v->pool_drives.end();
+}
+
+std::vector<pool::PlannedMove> WearLeveler::plan(
+    const std::vector<std::array<double, pool::kMaxMembers>>& rates, int max_moves) const {
+  if (options_.policy == WearPolicy::kOff || max_moves <= 0) return {};
+  const int n = dp_.drive_count();
+  std::vector<pool::LevelingDrive> drives(static_cast<std::size_t>(n));
+  const double factor = nand_per_host_byte();
+  for (int d = 0; d < n; ++d) {
+    auto& ld = drives[static_cast<std::size_t>(d)];
+    ld.usable = in_service(d);
+    ld.wear_points = dp_.ssd(d).wear().percent_endurance_used;
+    ld.target_offset_points = offsets_[static_cast<std::size_t>(d)];
+    ld.free_chunks = dp_.allocator_.drive(d).free_normal_count;
+  }
+  std::vector<pool::LevelingMember> members;
+  const auto& extents = dp_.extents_;
+  for (std::size_t id = 0; id < extents.size() && id < rates.size(); ++id) {
+    const auto& e = extents[id];
+    if (e.member_count == 0 || e.lost) continue;
+    for (int m = 0; m < e.member_count; ++m) {
+      if (is_missing(e.missing, m)) continue;
+      int drive = e.members[static_cast<std::size_t>(m)].drive;
+      if (e.moving_member == m)
+        for (const auto& mv : dp_.moves_)
+          if (mv.extent == id) drive = mv.to.drive;  // count it where it is going
+      const double r =
+          rates[id][static_cast<std::size_t>(m)] * factor * percent_per_nand_byte(drive);
+      drives[static_cast<std::size_t>(drive)].rate_points_per_second += r;
+      if (r > 0 && e.moving_member < 0 && e.missing == 0)
+        members.push_back({static_cast<std::uint32_t>(id), m, drive, r});
+    }
+  }
+  pool::PlanParams params;
+  params.threshold_points = options_.threshold_points;
+  params.lookahead_seconds = sim::to_seconds(options_.lookahead);
+  params.move_cost_points =
+      static_cast<double>(dp_.allocator_.chunk_bytes()) * percent_per_nand_byte(0);
+  params.max_moves = max_moves;
+  return pool::plan_moves(std::move(drives), members, params,
+                          [this](const pool::LevelingMember& m, int to) {
+                            return move_allowed(m.extent, m.member, to);
+                          });
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-I/O process
+
+void WearLeveler::arm(Time at) {
+  if (tick_event_.valid()) return;
+  tick_event_ = sim_.at(at, [this] {
+    tick_event_ = {};
+    tick();
+  });
+}
+
+void WearLeveler::tick() {
+  if (!started_ || fast_forwarding_) return;
+  const Time now = sim_.now();
+  const bool warm = update_heat(now - last_tick_);
+  last_tick_ = now;
+  notice_replacements();
+  update_absorption();
+  const int free_slots = options_.max_moves_in_flight - static_cast<int>(dp_.moves_in_flight());
+  if (free_slots > 0) {
+    const std::int64_t rate =
+        std::max<std::int64_t>(1, options_.move_bytes_per_second / options_.max_moves_in_flight);
+    for (const pool::PlannedMove& mv : plan(heat_rates(), free_slots)) {
+      auto target = dp_.allocate_move_target(mv.to_drive);
+      if (!target.is_ok()) continue;
+      Status st = dp_.start_member_move(mv.extent, mv.member, *target, rate,
+                                        options_.move_segment_bytes, {});
+      if (!st.is_ok()) dp_.release_chunk(*target);
+    }
+  }
+  if (warm || dp_.moves_in_flight() > 0)
+    arm(now + options_.check_interval);
+  else
+    dp_.arm_write_wakeup();  // asleep until the next host write
+}
+
+// ---------------------------------------------------------------------------------------
+// Fast-forward
+
+void WearLeveler::begin_measurement() {
+  const auto& extents = dp_.extents_;
+  measure_start_ = sim_.now();
+  measure_base_.assign(extents.size(), Heat{});
+  for (std::size_t id = 0; id < extents.size(); ++id) {
+    const auto& e = extents[id];
+    if (e.member_count == 0) continue;
+    measure_base_[id].volume_id = e.volume_id;
+    measure_base_[id].index = e.index;
+    measure_base_[id].seen = e.written_bytes;
+  }
+  measure_host_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
+  measure_nand_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
+  for (int d = 0; d < dp_.drive_count(); ++d) {
+    measure_host_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().host_bytes_written;
+    measure_nand_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().nand_bytes_written;
+  }
+}
+
+void WearLeveler::measure_rates() {
+  const auto& extents = dp_.extents_;
+  const int n = dp_.drive_count();
+  const double window_s = sim::to_seconds(sim_.now() - *measure_start_);
+  // Each SSD's sequential fraction over the window, from its own NAND / host bytes: the
+  // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h).
+  std::vector<double> drive_sequential(static_cast<std::size_t>(n), 0.0);
+  for (int d = 0; d < n; ++d) {
+    const auto k = static_cast<std::size_t>(d);
+    const auto host = static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]);
+    const auto nand = static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]);
+    const double wa = dp_.ssd(d).timing().random_write_amplification;
+    if (host > 0 && wa > 1.0 + 1e-9)
+      drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
+  }
+  // Each member's measured rate (host bytes/s) and sequential fraction (its SSD's).
+  ff_rates_.assign(extents.size(), {});
+  ff_sequential_.assign(extents.size(), {});
+  for (std::size_t id = 0; id < extents.size(); ++id) {
+    const auto& e = extents[id];
+    if (e.member_count == 0) continue;
+    const bool same = id < measure_base_.size() && measure_base_[id].volume_id == e.volume_id &&
+                      measure_base_[id].index == e.index;
+    for (int m = 0; m < e.member_count; ++m) {
+      const auto k = static_cast<std::size_t>(m);
+      const std::int64_t base = same ? measure_base_[id].seen[k] : 0;
+      ff_rates_[id][k] =
+          static_cast<double>(std::max<std::int64_t>(0, e.written_bytes[k] - base)) / window_s;
+      ff_sequential_[id][k] = drive_sequential[static_cast<std::size_t>(e.members[k].drive)];
+    }
+  }
+  have_rates_ = true;
+  measure_start_.reset();
+}
+
+Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& observer) {
+  if (until <= sim_.now()) return sim::invalid_argument("fast-forward must end after now");
+  if (epoch <= 0) return sim::invalid_argument("fast-forward epochs must be positive");
+  if (measure_start_ && sim_.now() > *measure_start_) measure_rates();
+  if (!have_rates_)
+    return sim::precondition_failed(
+        "fast-forward needs write rates: begin_measurement(), then host I/O, first");
+  const auto& extents = dp_.extents_;
+  const int n = dp_.drive_count();
+  auto& rates = ff_rates_;
+  auto& sequential = ff_sequential_;
+
+  fast_forwarding_ = true;
+  sim_.cancel(tick_event_);
+  tick_event_ = {};
+  const std::int64_t chunk = dp_.allocator_.chunk_bytes();
+  const double per_move_bytes_per_second =
+      static_cast<double>(options_.move_bytes_per_second) / options_.max_moves_in_flight;
+  std::vector<double> host(static_cast<std::size_t>(n)), seq_bytes(static_cast<std::size_t>(n));
+  Status result;
+  double budget_moves = 0;
+  for (Time t = sim_.now(); t < until && result.is_ok();) {
+    const Time span = std::min(epoch, until - t);
+    notice_replacements();
+    update_absorption();
+    std::fill(host.begin(), host.end(), 0.0);
+    std::fill(seq_bytes.begin(), seq_bytes.end(), 0.0);
+    // Leveling between epochs, within the copy rate over the epoch (a fraction of a move
+    // left over carries to the next epoch; unused budget does not pile up).
+    budget_moves =
+        std::min(budget_moves + static_cast<double>(options_.move_bytes_per_second) *
+                                    sim::to_seconds(span) / static_cast<double>(chunk),
+                 budget_moves + std::max(1.0, static_cast<double>(options_.max_moves_per_epoch)));
+    const int budget =
+        static_cast<int>(std::min<double>(options_.max_moves_per_epoch, std::floor(budget_moves)));
+    int made = 0;
+    for (const pool::PlannedMove& mv : plan(rates, budget)) {
+      auto target = dp_.allocate_move_target(mv.to_drive);
+      if (!target.is_ok()) continue;
+      if (Status st = dp_.move_member_now(mv.extent, mv.member, *target); !st.is_ok()) {
+        dp_.release_chunk(*target);
+        continue;
+      }
+      // The copy: a sequential chunk written on the target (reads do not wear). Per I/O, a
+      // move lasts chunk / per-move rate, and the host writes to the member's copied part
+      // (half of them, on average) land on both chunks: the target gets those too.
+      const auto to = static_cast<std::size_t>(mv.to_drive);
+      const double copy_s = static_cast<double>(chunk) / per_move_bytes_per_second;
+      const double mirrored = rates[mv.extent][static_cast<std::size_t>(mv.member)] * copy_s / 2;
+      host[to] += static_cast<double>(chunk) + mirrored;
+      seq_bytes[to] += static_cast<double>(chunk);
+      ++ff_moves_;
+      ++made;
+      ff_move_bytes_ += chunk;
+    }
+    budget_moves = std::min(budget_moves - made, 1.0);
+    // The epoch's host writes, where each member is now.
+    const double span_s = sim::to_seconds(span);
+    for (std::size_t id = 0; id < extents.size(); ++id) {
+      const auto& e = extents[id];
+      if (e.member_count == 0 || e.lost) continue;
+      for (int m = 0; m < e.member_count; ++m) {
+        const auto k = static_cast<std::size_t>(m);
+        if (is_missing(e.missing, m) || rates[id][k] <= 0) continue;
+        const double bytes = rates[id][k] * span_s;
+        const auto d = static_cast<std::size_t>(e.members[k].drive);
+        host[d] += bytes;
+        seq_bytes[d] += bytes * sequential[id][k];
+      }
+    }
+    for (int d = 0; d < n; ++d) {
+      const auto k = static_cast<std::size_t>(d);
+      if (host[k] <= 0 || dp_.ssd(d).state() != datapac::SsdState::kHealthy) continue;
+      const auto bytes = static_cast<std::int64_t>(std::llround(host[k]));
+      Status st =
+          dp_.ssd(d).add_bulk_writes(t, span, bytes, std::clamp(seq_bytes[k] / host[k], 0.0, 1.0));
+      if (!st.is_ok()) result = st;
+    }
+    sim_.run_until(t + span);  // timeline actions, rebuilds, moves already in flight
+    t += span;
+    // Extents allocated by a rebuild keep their member's rate: rates follow the extent id.
+    if (rates.size() < extents.size()) {
+      rates.resize(extents.size());
+      sequential.resize(extents.size());
+    }
+    if (observer) observer(t);
+  }
+  notice_replacements();
+  update_absorption();
+  fast_forwarding_ = false;
+  last_tick_ = sim_.now();
+  // The heat counters restart from here (fast-forward wrote no host bytes).
+  for (std::size_t id = 0; id < heat_.size() && id < extents.size(); ++id)
+    if (extents[id].member_count > 0 && heat_[id].volume_id == extents[id].volume_id &&
+        heat_[id].index == extents[id].index)
+      heat_[id].seen = extents[id].written_bytes;
+  dp_.arm_write_wakeup();
+  return result;
+}
+
+}  // namespace afasim::controller

@@ -1,0 +1,448 @@
+// Array-level wear leveling (controller/wear_leveler.h, docs/wear-leveling.md): accounting,
+// wear-aware placement, moves that keep data whole, fast-forward against per-I/O, long
+// horizons.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <numeric>
+#include <set>
+
+#include "tests/controller/raid_sim_harness.h"
+#include "tests/controller/wear_test_support.h"
+
+using namespace afasim;
+using namespace afasim::testing;
+
+namespace {
+
+constexpr std::int64_t MiB = 1 << 20;
+constexpr std::int64_t GiB = std::int64_t{1} << 30;
+constexpr sim::Time kDay = 86400 * sim::kSecond;
+
+int seed_count(int default_count) {
+  const char* env = std::getenv("AFASIM_SEEDS");
+  return env ? std::atoi(env) : default_count;
+}
+
+// Options under which the leveler acts at once on tiny wear (seconds of simulated I/O).
+WearLevelingOptions eager(pool::WearPolicy policy = pool::WearPolicy::kEven) {
+  WearLevelingOptions o;
+  o.policy = policy;
+  o.threshold_points = 1e-9;
+  o.check_interval = 5 * sim::kMillisecond;
+  o.move_bytes_per_second = 2'000'000'000;
+  o.max_moves_in_flight = 4;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("wear accounting: SSD host bytes are the RAID's back-end writes, percent follows NAND") {
+  WearLevelingOptions off;
+  off.policy = pool::WearPolicy::kOff;
+  WearArray a(1, off);
+  const Id v = a.add_volume("r10", 1 * GiB, raid::RaidType::kRaid10);
+  // 256 writes of 64 KiB: RAID 10 writes each twice.
+  for (int i = 0; i < 256; ++i) {
+    HostIo io;
+    io.op = IoOp::kWrite;
+    io.volume_id = v;
+    io.offset_bytes = i * 64 * 1024 * 7 % (1 * GiB - 64 * 1024) / 4096 * 4096;
+    io.length_bytes = 64 * 1024;
+    a.array->submit(io, [](const IoCompletion& c) { REQUIRE(c.status.is_ok()); });
+  }
+  a.sim->run();
+  std::int64_t host = 0;
+  for (const auto& w : a.wear().drive_wear_all()) {
+    host += w.host_bytes_written;
+    const auto& ssd = a.array->data_path().ssd(w.drive);
+    CHECK(w.percent_endurance_used ==
+          doctest::Approx(100.0 * static_cast<double>(w.nand_bytes_written) /
+                          ssd.endurance_nand_bytes()));
+    if (w.host_bytes_written > 0) CHECK(w.write_amplification >= 1.0);
+  }
+  CHECK(host == 2 * 256 * 64 * 1024);
+  const WearSummary s = a.wear().summary();
+  CHECK(s.drives_in_service == 40);
+  CHECK(s.max_percent >= s.min_percent);
+}
+
+TEST_CASE("wear-aware placement: new extents go to the SSDs with the most endurance left") {
+  for (auto policy : {pool::WearPolicy::kEven, pool::WearPolicy::kOff}) {
+    WearLevelingOptions o;
+    o.policy = policy;
+    WearArray a(2, o);
+    // Drives 1-10 of each DataPac (indexes 0-9 and 20-29) have done 5 points of wear:
+    // 1.5 PB of sequential writes each (WA 1) is 1.5e15 / 29.2e15 / 2.05 ≈ 2.5 %... the
+    // figure itself does not matter, only that it is far above the threshold.
+    std::set<int> worn;
+    for (int d : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}) {
+      REQUIRE(
+          a.array->data_path().ssd(d).add_bulk_writes(0, kDay, 1'500'000'000'000'000, 1.0).is_ok());
+      worn.insert(d);
+    }
+    REQUIRE(a.array->data_path().ssd(0).wear().percent_endurance_used > 1.0);
+    const Id r5 = a.add_volume("r5", 16 * 64 * MiB, raid::RaidType::kRaid5);
+    const Id r10 = a.add_volume("r10", 16 * 64 * MiB, raid::RaidType::kRaid10);
+    int on_worn = 0;
+    for (Id v : {r5, r10})
+      for (const auto& r : a.array->data_path().extent_records(v))
+        for (const auto& m : r.members) on_worn += worn.count(m.drive);
+    INFO("policy " << pool::wear_policy_name(policy));
+    if (policy == pool::WearPolicy::kEven) {
+      // 16 RAID5 extents × 5 members + 16 RAID10 × 8 = 208 chunks over the 20 fresh drives:
+      // about 10 each, 0.1 % of their chunks — far under the 10 % fill allowance.
+      CHECK(on_worn == 0);
+    } else {
+      CHECK(on_worn > 50);  // fill order alone spreads them over every drive
+    }
+  }
+}
+
+TEST_CASE("the per-I/O leveler moves hot extent members off the most worn SSDs, as back-end I/O") {
+  WearArray a(3, eager());
+  const Id hot = a.add_volume("hot", 256 * MiB, raid::RaidType::kRaid10);
+  const Id cold = a.add_volume("cold", 4 * GiB, raid::RaidType::kRaid5);
+  SkewedWriter w(a, {{hot, 256 * MiB, 0.9}, {cold, 4 * GiB, 0.1}}, 20000, 8192, 1.2, 3);
+  const auto before = a.array->data_path().controller_stats(1).backend_ops +
+                      a.array->data_path().controller_stats(2).backend_ops;
+  w.run_until(2 * sim::kSecond);
+  a.sim->run();
+  const WearSummary s = a.wear().summary();
+  CHECK(w.errors() == 0);
+  CHECK(s.moves.started > 0);
+  CHECK(s.moves.completed > 0);
+  CHECK(s.moves.completed + s.moves.aborted == s.moves.started);
+  // Each completed move read and wrote its 16 MiB chunk (plus mirrored host writes).
+  CHECK(s.moves.bytes_read == s.moves.completed * 16 * MiB);
+  CHECK(s.moves.bytes_written >= s.moves.bytes_read);
+  CHECK(s.moves.backend_ops == 2 * s.moves.completed * 16);  // 1 MiB segments
+  const auto after = a.array->data_path().controller_stats(1).backend_ops +
+                     a.array->data_path().controller_stats(2).backend_ops;
+  CHECK(after - before >= s.moves.backend_ops);
+  // The moves were persisted: the journal's extents agree with the data path's.
+  const Snapshot snap = a.journal.snapshot();
+  for (const auto& r : snap.extents) {
+    const auto live = a.array->data_path().extent_records(r.volume_id);
+    bool found = false;
+    for (const auto& l : live)
+      if (l.extent_index == r.extent_index) {
+        found = true;
+        CHECK(l.members == r.members);
+      }
+    CHECK(found);
+  }
+  // Asleep after the writes: nothing left to run.
+  CHECK(a.sim->pending() == 0);
+}
+
+namespace {
+
+// One seed of the verifying workload with moves in flight: random reads and writes (4 KiB to
+// 64 KiB), the simulation advanced 300 µs at a time so that moves and host I/O overlap; on
+// some seeds a drive fails under a move. Everything is read back at the end.
+std::int64_t moves_under_verifying_io(std::uint64_t seed) {
+  // Half the seeds level `even`, half `staggered` (whose offsets make moves worth it even
+  // while few members are warm).
+  WearLevelingOptions o = eager(seed % 2 ? pool::WearPolicy::kEven : pool::WearPolicy::kStaggered);
+  o.move_bytes_per_second = 2'000'000'000;  // 500 MB/s a move: 16 MiB spans ~32 ms of host I/O
+  SimArray a(seed, {}, o);
+  sim::Rng rng(seed, "test.wear.moves");
+  a.add_volume("r10", 384 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  a.add_volume("r5", 384 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  a.add_volume("r5-fixed", 256 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  std::int64_t writes_during_moves = 0;
+  const bool fail_one = seed % 5 == 0;
+  bool failed = false;
+  for (int i = 0; i < 1600; ++i) {
+    auto& v = a.vols[rng.uniform(a.vols.size())];
+    const std::int64_t blocks = 1 + static_cast<std::int64_t>(rng.uniform(16));
+    // Skew: most I/O in the first 32 MiB of each volume, so some members run hot.
+    const std::int64_t span = rng.bernoulli(0.7) ? 32 * MiB / kBlock : v.bytes / kBlock;
+    const std::int64_t start =
+        static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(span - blocks + 1)));
+    if (rng.bernoulli(0.6)) {
+      writes_during_moves += a.array->data_path().moves_in_flight() > 0;
+      a.write(v, start * kBlock, blocks * kBlock);
+    } else {
+      a.read_check(v, start * kBlock, blocks * kBlock);
+    }
+    if (i % 8 == 7) a.sim->run_until(a.sim->now() + 300 * sim::kMicrosecond);
+    if (fail_one && !failed && a.array->data_path().moves_in_flight() > 0 && i > 400) {
+      // Fail the source (odd seeds) or the target (even seeds) of a move half copied.
+      const auto mv = a.array->data_path().moves().front();
+      const int drive = seed % 2 ? mv.from.drive : mv.to.drive;
+      REQUIRE(a.array->inject_fault({"drive_fail", drive + 1}).is_ok());
+      failed = true;
+    }
+  }
+  a.sim->run();
+  a.read_all();
+  const WearSummary s = a.array->wear().summary();
+  INFO("replay with seed " << seed << " (AFASIM_SEEDS sets how many)");
+  CHECK(s.moves.completed >= 2);
+  CHECK(writes_during_moves > 100);  // the moves really ran under host writes
+  CHECK(failed == fail_one);
+  CHECK(a.read_errors == 0);
+  CHECK(a.write_errors == 0);
+  CHECK(a.wrong_bytes == 0);
+  CHECK(a.invariant_report() == "");
+  CHECK(a.array->data_path().check_all_parity() == "");
+  return s.moves.completed;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "50 seeds: extents migrate under verifying reads and writes; every acknowledged write reads "
+    "back") {
+  const int seeds = seed_count(50);
+  std::int64_t moves = 0;
+  for (int s = 1; s <= seeds; ++s) moves += moves_under_verifying_io(static_cast<std::uint64_t>(s));
+  MESSAGE(seeds << " seeds, " << moves << " extent members moved under verifying I/O");
+  CHECK(moves >= 3 * seeds);
+}
+
+namespace {
+
+// The agreement workload: a hot RAID 10 volume, a warm RAID 5 one and a cold RAID 5 one,
+// 16 KiB zipf(1.2) writes at 20,000 IOPS.
+struct AgreementRun {
+  WearArray a;
+  std::unique_ptr<SkewedWriter> writer;
+  AgreementRun(std::uint64_t seed, WearLevelingOptions o) : a(seed, o) {
+    const Id hot = a.add_volume("hot", 512 * MiB, raid::RaidType::kRaid10);
+    const Id warm = a.add_volume("warm", 2 * GiB, raid::RaidType::kRaid5);
+    const Id cold = a.add_volume("cold", 8 * GiB, raid::RaidType::kRaid5);
+    writer = std::make_unique<SkewedWriter>(
+        a,
+        std::vector<SkewedWriter::Target>{
+            {hot, 512 * MiB, 0.6}, {warm, 2 * GiB, 0.3}, {cold, 8 * GiB, 0.1}},
+        20000, 16384, 1.2, seed);
+  }
+  std::vector<double> nand() {
+    std::vector<double> out;
+    for (int d = 0; d < 40; ++d)
+      out.push_back(static_cast<double>(a.array->data_path().ssd(d).wear().nand_bytes_written));
+    return out;
+  }
+};
+
+double ratio(const std::vector<double>& v) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return *hi / *lo;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "fast-forward agrees with per-I/O simulation over 20 s (leveler off: per drive; on: in "
+    "total)") {
+  const sim::Time horizon = 20 * sim::kSecond;
+  const sim::Time measured = 4 * sim::kSecond;
+  WearLevelingOptions off;
+  off.policy = pool::WearPolicy::kOff;
+  {
+    AgreementRun per_io(11, off);
+    per_io.writer->run_until(horizon);
+    AgreementRun ff(11, off);
+    ff.a.wear().begin_measurement();
+    ff.writer->run_until(measured);
+    REQUIRE(ff.a.wear().fast_forward(horizon, sim::kSecond).is_ok());
+    CHECK(ff.a.sim->now() == horizon);
+    const auto x = per_io.nand();
+    const auto y = ff.nand();
+    double total_x = 0, total_y = 0, worst = 0;
+    for (int d = 0; d < 40; ++d) {
+      total_x += x[static_cast<std::size_t>(d)];
+      total_y += y[static_cast<std::size_t>(d)];
+      worst = std::max(
+          worst, std::abs(y[static_cast<std::size_t>(d)] / x[static_cast<std::size_t>(d)] - 1));
+    }
+    MESSAGE("leveler off: total NAND per-I/O "
+            << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9
+            << " GB; worst drive differs by " << 100 * worst << " %; max/min " << ratio(x) << " vs "
+            << ratio(y));
+    // Poisson noise of a 4 s sample (~2,000 writes a drive) is ~2 % a drive; 1 % in total.
+    CHECK(std::abs(total_y / total_x - 1) < 0.02);
+    CHECK(worst < 0.06);
+    CHECK(std::abs(ratio(y) / ratio(x) - 1) < 0.05);
+  }
+  {
+    WearLevelingOptions on = eager();
+    on.check_interval = sim::kSecond;
+    on.move_bytes_per_second = 64'000'000;
+    AgreementRun per_io(11, on);
+    per_io.writer->run_until(horizon);
+    AgreementRun ff(11, on);
+    ff.a.wear().begin_measurement();
+    ff.writer->run_until(measured);
+    REQUIRE(ff.a.wear().fast_forward(horizon, sim::kSecond).is_ok());
+    const auto x = per_io.nand();
+    const auto y = ff.nand();
+    const double total_x = std::accumulate(x.begin(), x.end(), 0.0);
+    const double total_y = std::accumulate(y.begin(), y.end(), 0.0);
+    const auto sx = per_io.a.wear().summary();
+    const auto sy = ff.a.wear().summary();
+    MESSAGE("leveler on: total NAND per-I/O "
+            << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9 << " GB; max/min " << ratio(x)
+            << " vs " << ratio(y) << "; moves " << sx.moves.completed << " vs "
+            << sy.moves.completed);
+    // The moves' own writes differ: fast-forward counts a move's mirrored host writes over
+    // its nominal copy time, per I/O the copy runs longer on busy SSDs (docs/wear-leveling.md).
+    CHECK(std::abs(total_y / total_x - 1) < 0.03);
+    CHECK(sx.moves.completed > 0);
+    CHECK(sy.moves.completed > 0);
+    CHECK(std::abs(ratio(y) / ratio(x) - 1) < 0.15);
+  }
+}
+
+namespace {
+
+// Three simulated years of a skewed write workload (issue 7's acceptance, in C++; the
+// scenario config/scenarios/wear-three-years.json runs the same through `afasim run`):
+// RAID 10 and RAID 5 volumes, zipf over blocks within a few hot volumes, 64 KiB writes at
+// 20,000 IOPS; 5 s measured per I/O, then fast-forward in 1-day epochs.
+struct ThreeYears {
+  WearArray a;
+  ThreeYears(std::uint64_t seed, WearLevelingOptions o, sim::Time replace_at = 0) : a(seed, o) {
+    const Id db = a.add_volume("db", 4 * GiB, raid::RaidType::kRaid10);
+    const Id log = a.add_volume("log", 1 * GiB, raid::RaidType::kRaid10);
+    const Id app = a.add_volume("app", 8 * GiB, raid::RaidType::kRaid5);
+    const Id archive = a.add_volume("archive", 64 * GiB, raid::RaidType::kRaid5);
+    SkewedWriter w(
+        a,
+        {{db, 4 * GiB, 0.45}, {log, 1 * GiB, 0.25}, {app, 8 * GiB, 0.2}, {archive, 64 * GiB, 0.1}},
+        20000, 64 * 1024, 1.1, seed);
+    a.wear().begin_measurement();
+    w.run_until(5 * sim::kSecond);
+    const sim::Time end = 3 * 365 * kDay;
+    if (replace_at > 0) {
+      REQUIRE(a.wear().fast_forward(replace_at, kDay).is_ok());
+      REQUIRE(a.array->inject_fault({"drive_fail", 5}).is_ok());
+      REQUIRE(a.array->inject_fault({"drive_replace", 5}).is_ok());
+    }
+    REQUIRE(a.wear().fast_forward(end, kDay).is_ok());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("three years, fast-forward: even holds max/min <= 1.10; the same seed unleveled >= 2") {
+  WearLevelingOptions even;
+  WearLevelingOptions off;
+  off.policy = pool::WearPolicy::kOff;
+  ThreeYears leveled(21, even);
+  ThreeYears unleveled(21, off);
+  const WearSummary s = leveled.a.wear().summary();
+  const WearSummary u = unleveled.a.wear().summary();
+  std::int64_t host = 0;
+  for (const auto& w : leveled.a.wear().drive_wear_all()) host += w.host_bytes_written;
+  MESSAGE("even: moves copied " << s.fast_forward_move_bytes / 1e9 << " GB of " << host / 1e15
+                                << " PB written to the SSDs in three years");
+  MESSAGE("even: " << s.min_percent << ".." << s.max_percent << " % (ratio "
+                   << s.max_min_ratio.value_or(-1) << "), " << s.fast_forward_moves
+                   << " moves; off: " << u.min_percent << ".." << u.max_percent << " % (ratio "
+                   << u.max_min_ratio.value_or(-1) << ")");
+  REQUIRE(s.max_min_ratio.has_value());
+  REQUIRE(u.max_min_ratio.has_value());
+  CHECK(*s.max_min_ratio <= 1.10);
+  CHECK(*u.max_min_ratio >= 2.0);
+  CHECK(s.fast_forward_moves > 0);
+  // Projected life: the leveled array lasts longer than its most-worn SSD alone would.
+  REQUIRE(s.projected_life_s.has_value());
+  REQUIRE(u.projected_life_unleveled_s.has_value());
+  CHECK(*s.projected_life_s > *u.projected_life_unleveled_s);
+}
+
+TEST_CASE(
+    "three years, staggered with a 10-point gap: the spread holds within 2 points of the gap") {
+  WearLevelingOptions o;
+  o.policy = pool::WearPolicy::kStaggered;
+  o.stagger_gap_points = 10;
+  // The spread over the last year, sampled at every epoch.
+  ThreeYears run(21, o);
+  const WearSummary s = run.a.wear().summary();
+  MESSAGE("staggered: " << s.min_percent << ".." << s.max_percent << " %, spread "
+                        << s.spread_points << ", adjusted spread " << s.adjusted_spread_points
+                        << ", " << s.fast_forward_moves << " moves");
+  CHECK(s.spread_points >= 8.0);
+  CHECK(s.spread_points <= 12.0);
+}
+
+TEST_CASE(
+    "a replaced SSD is absorbed: the spread is back under the threshold, and the time is "
+    "recorded") {
+  WearLevelingOptions even;
+  ThreeYears run(21, even, 365 * kDay);
+  const WearSummary s = run.a.wear().summary();
+  REQUIRE(s.replacements.size() == 1);
+  const ReplacementRecord& r = s.replacements[0];
+  CHECK(r.drive == 4);
+  MESSAGE(
+      "replaced at day " << sim::to_seconds(r.replaced_ns) / 86400 << " with spread "
+                         << r.spread_at_replacement_points << "; absorbed after "
+                         << (r.absorbed_ns ? sim::to_seconds(*r.absorbed_ns - r.replaced_ns) / 86400
+                                           : -1)
+                         << " days; at 3 years " << s.min_percent << ".." << s.max_percent << " %");
+  CHECK(r.spread_at_replacement_points > 4.0);  // a year of wear on the others, 0 on the new one
+  REQUIRE(r.absorbed_ns.has_value());
+  CHECK(*r.absorbed_ns > r.replaced_ns);
+  CHECK(s.spread_points <= even.threshold_points + 0.5);
+}
+
+namespace {
+
+// Closed-loop 8 KiB random writes (RAID 10 and RAID 5, a hot volume) at `queue_depth`
+// outstanding, for `seconds` after a 1 s warm-up; returns host write IOPS in virtual time.
+double closed_loop_write_iops(WearLevelingOptions o, int queue_depth, int seconds) {
+  WearArray a(31, o);
+  const Id hot = a.add_volume("hot", 1 * GiB, raid::RaidType::kRaid10);
+  const Id r5 = a.add_volume("r5", 4 * GiB, raid::RaidType::kRaid5);
+  sim::Rng rng(31, "test.wear.closed");
+  ZipfBlocks hot_blocks(1 * GiB / 8192, 1.1, 7), r5_blocks(4 * GiB / 8192, 1.1, 9);
+  std::int64_t completed = 0;
+  const sim::Time start = sim::kSecond;
+  const sim::Time end = start + seconds * sim::kSecond;
+  std::function<void()> issue = [&] {
+    if (a.sim->now() >= end) return;
+    HostIo io;
+    io.op = IoOp::kWrite;
+    const bool to_hot = rng.bernoulli(0.7);
+    io.volume_id = to_hot ? hot : r5;
+    io.offset_bytes = static_cast<std::int64_t>((to_hot ? hot_blocks : r5_blocks).next(rng)) * 8192;
+    io.length_bytes = 8192;
+    a.array->submit(io, [&](const IoCompletion& c) {
+      if (c.status.is_ok() && c.complete_time >= start && c.complete_time < end) ++completed;
+      issue();
+    });
+  };
+  for (int i = 0; i < queue_depth; ++i) issue();
+  a.sim->run_until(end);
+  MESSAGE("policy " << std::string(pool::wear_policy_name(o.policy)) << ": "
+                    << a.wear().summary().moves.completed << " moves, "
+                    << a.wear().summary().moves.bytes_written / 1e6 << " MB written by moves");
+  return static_cast<double>(completed) / seconds;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the leveler's cost to host IOPS: copying at its rate limit costs saturated writes well under "
+    "2 %") {
+  WearLevelingOptions off;
+  off.policy = pool::WearPolicy::kOff;
+  WearLevelingOptions busy = eager();
+  busy.check_interval = 100 * sim::kMillisecond;
+  busy.move_bytes_per_second = 64'000'000;  // the default rate, kept busy the whole time
+  const double base = closed_loop_write_iops(off, 256, 4);
+  const double leveled = closed_loop_write_iops(busy, 256, 4);
+  MESSAGE("8 KiB random writes at QD 256: " << base << " IOPS without moves, " << leveled
+                                            << " with the leveler copying at 64 MB/s ("
+                                            << 100 * (1 - leveled / base) << " % less)");
+  // Measured 124,682 vs 124,529 IOPS (0.12 %): the array is bound by its controller cores
+  // (docs/performance-model.md) and a copy costs two back-end commands per MiB.
+  CHECK(leveled < base);         // the copies are real back-end work
+  CHECK(leveled > 0.98 * base);  // and cost little at the default rate
+}
