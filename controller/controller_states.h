@@ -72,6 +72,9 @@ struct CacheOptions {
   // mirror of the peer's dirty data. 0 = a quarter of the controller's DRAM (4 GiB of the
   // ISE's 16 GB; assumption: the rest holds the firmware, the thin maps and the mirror).
   std::int64_t write_cache_bytes = 0;
+  // false: the cache never goes write-back; every write is acknowledged after the SSDs (an
+  // administrator's "cache disabled", and side-by-side runs of what the cache changes).
+  bool write_back = true;
   // Destage starts above the low watermark (percent of the write cache dirty) with
   // `destage_ops_trickle` operations in flight, and runs `destage_ops_max` in flight above
   // the high watermark, in write-through mode and for FLUSH. Writes wait for room at 100 %.

@@ -156,6 +156,8 @@ void DataPath::update_cache_modes(const std::string& why) {
       reason = "inter-controller link cut";
     } else if (cr.state == ControllerState::kSyncing) {
       reason = "cache mirror resynchronizing";
+    } else if (!options_.cache.write_back) {
+      reason = "write-back disabled by configuration";
     } else if (supercap_degraded_) {
       reason = "supercap pack degraded";
     } else if (energy_joules_ < need) {

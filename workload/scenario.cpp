@@ -350,7 +350,7 @@ void Loader::top(const json& j) {
 void Loader::options(const json& o, const std::string& path) {
   r.object(o, path,
            {"payload", "rebuild_bytes_per_second", "raid5_data_members", "raid10_pairs",
-            "strip_bytes", "preconditioned", "qos_scheduler"});
+            "strip_bytes", "preconditioned", "qos_scheduler", "write_cache", "write_back"});
   controller::DataPathOptions& d = s.array_options.data_path;
   if (o.contains("payload")) {
     const std::string p = r.text(o, path, "payload");
@@ -375,6 +375,9 @@ void Loader::options(const json& o, const std::string& path) {
     d.strip_bytes = r.size(o.at("strip_bytes"), join(path, "strip_bytes"), 4096);
   if (o.contains("preconditioned")) d.preconditioned = r.boolean(o, path, "preconditioned");
   if (o.contains("qos_scheduler")) s.array_options.qos.enabled = r.boolean(o, path, "qos_scheduler");
+  if (o.contains("write_cache"))
+    d.cache.write_cache_bytes = r.size(o.at("write_cache"), join(path, "write_cache"), 1 << 20);
+  if (o.contains("write_back")) d.cache.write_back = r.boolean(o, path, "write_back");
 }
 
 void Loader::wear(const json& o, const std::string& path) {

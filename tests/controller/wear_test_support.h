@@ -26,6 +26,10 @@ struct WearArray {
   WearArray(std::uint64_t seed, WearLevelingOptions wear, DataPathOptions dpo = {}) {
     sim = std::make_unique<sim::Simulator>(seed);
     ArrayOptions o;
+    // A 16 MiB write cache, as the RAID simulation tests: it reaches its steady state (dirty
+    // at the low watermark, destaging as fast as writes arrive) within milliseconds, so the
+    // SSD write rates the leveler measures are those of the steady state.
+    if (dpo.cache.write_cache_bytes == 0) dpo.cache.write_cache_bytes = 16 << 20;
     o.data_path = dpo;
     o.wear = wear;
     auto a = Array::open(*sim, catalog, preset, journal, journal.snapshot(), o);
