@@ -227,6 +227,7 @@ json volume_view(const Array& array, const Volume& v) {
           {"raid_type", std::string(raid::raid_type_name(v.raid_type))},
           {"provisioning", std::string(to_string(v.provisioning))},
           {"preferred_controller", v.preferred_controller},
+          {"owner_controller", array.data_path().owner(v.id) != 0 ? json(array.data_path().owner(v.id)) : json(nullptr)},
           {"min_iops", optional_int(v.qos.min_iops)},
           {"max_iops", optional_int(v.qos.max_iops)},
           {"burst_iops", optional_int(v.qos.burst_iops)},
