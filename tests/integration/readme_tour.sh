@@ -31,7 +31,8 @@ check "two volumes" /volumes "j['total'] == 2"
 check "one host with its initiator" /hosts "j['total'] == 1 and j['items'][0]['initiators'][0]['type'] == 'fc'"
 check "db01 mapped as LUN 0" /mappings "j['total'] == 1 and j['items'][0]['lun'] == 0"
 check "the fixed volume allocated" /pools/1 "j['capacity']['allocated_bytes'] == 100 * 2**30"
-check "one fault injected" /faults "j['total'] == 1 and j['items'][0]['drive'] == 7"
+check "three faults injected" /faults "j['total'] == 3 and [i['type'] for i in j['items']].count('drive_fail') == 1"
+check "power back on after the power cycle" /system "j['power']['state'] == 'on' and j['power']['mains'] == 'on'"
 grep -q '"status":422' "$work/tour.out" || { echo "the min>max request did not answer 422"; exit 1; }
 grep -q '"status":409' "$work/tour.out" || { echo "deleting a mapped volume did not answer 409"; exit 1; }
 echo "README tour: ok"
