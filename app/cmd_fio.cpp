@@ -1,5 +1,4 @@
 // `afasim fio JOB.fio`: a fio job file in virtual time against a fresh simulated array.
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -46,16 +45,7 @@ int run_fio_command(const FioOptions& o) {
   run_options.seed = o.seed;
   run_options.raid_type = *raid::parse_raid_type(o.raid_type);
   run_options.provisioning = *controller::parse_provisioning(o.provisioning);
-  const auto wall_start = std::chrono::steady_clock::now();
-  auto last_print = wall_start;
-  if (!o.quiet)
-    run_options.progress = [&](const std::string& line) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_print < std::chrono::seconds(1)) return;
-      last_print = now;
-      std::fprintf(stderr, "afasim %s (%.0f s wall)\n", line.c_str(),
-                   std::chrono::duration<double>(now - wall_start).count());
-    };
+  if (!o.quiet) run_options.progress = progress_printer("afasim ");
 
   sim::Simulator sim(o.seed);
   controller::MemoryJournal journal;

@@ -1,6 +1,5 @@
 // `afasim run SCENARIO`: a scenario file (docs/scenarios.md) in virtual time: a system,
 // volumes, fio workloads and a fault timeline, reported as tables or JSON.
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -72,16 +71,7 @@ int run_scenario_command(const RunOptions& o) {
     std::fprintf(stderr, "afasim run: warning: %s\n", w.c_str());
 
   workload::ScenarioRunOptions run_options;
-  const auto wall_start = std::chrono::steady_clock::now();
-  auto last_print = wall_start;
-  if (!o.quiet)
-    run_options.progress = [&](const std::string& line) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_print < std::chrono::seconds(1)) return;
-      last_print = now;
-      std::fprintf(stderr, "afasim run: %s (%.0f s wall)\n", line.c_str(),
-                   std::chrono::duration<double>(now - wall_start).count());
-    };
+  if (!o.quiet) run_options.progress = progress_printer("afasim run: ");
   auto report = workload::run_scenario(*scenario, *catalog, run_options);
   if (!report.is_ok()) return fail(report.status().message(), exit_code_of(report.status().code()));
 

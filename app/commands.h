@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace afasim::app {
 
@@ -15,5 +16,9 @@ Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
+
+// A progress callback for long runs: prints "<prefix><line> (N s wall)" to stderr at most
+// once per wall-clock second.
+std::function<void(const std::string&)> progress_printer(std::string prefix);
 
 }  // namespace afasim::app

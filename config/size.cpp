@@ -1,7 +1,10 @@
 #include "config/size.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -125,6 +128,19 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
     return sim::unprocessable("size \"" + std::string(text) + "\" is negative");
   }
   return static_cast<std::int64_t>(bytes);
+}
+
+std::string human_bytes(std::int64_t bytes, int decimals) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (std::fabs(v) >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f %s", u == 0 ? 0 : std::clamp(decimals, 0, 6), v, units[u]);
+  return buf;
 }
 
 }  // namespace afasim::config

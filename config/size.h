@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "sim/status.h"
@@ -26,5 +27,9 @@ inline constexpr std::size_t kSizeStringMaxChars = 64;
 // kUnprocessable when it is well-formed but unusable: negative ("-5GiB"), not a whole
 // number of bytes, or beyond what an int64 holds.
 sim::Result<std::int64_t> parse_size(std::string_view text);
+
+// `bytes` for people, in binary units: "512 B", "1.50 TiB" (`decimals` digits after the
+// point above 1 KiB, 0..6). For messages and reports, not for parsing back.
+std::string human_bytes(std::int64_t bytes, int decimals = 2);
 
 }  // namespace afasim::config

@@ -5,12 +5,14 @@
 #include <regex>
 #include <set>
 
+#include "config/size.h"
 #include "qos/cost.h"
 #include "sim/assert.h"
 
 namespace afasim::controller {
 namespace {
 
+using config::human_bytes;
 using sim::Status;
 
 constexpr const char* kMetaSystem = "system";
@@ -19,20 +21,6 @@ constexpr const char* kMetaNextEventId = "next_id.event";
 constexpr const char* kMetaClock = "clock_ns";
 
 std::string object_name(const char* kind, Id id) { return std::string(kind) + "/" + std::to_string(id); }
-
-// "1.50 TiB"-style sizes for event messages.
-std::string human_bytes(std::int64_t bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
-  return buf;
-}
 
 std::string qos_text(const QosSettings& q) {
   auto f = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; };

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "config/size.h"
 #include "workload/scenario_runner.h"
 
 namespace afasim::workload {
@@ -52,18 +53,7 @@ std::string grouped(double v, int decimals) {
          fraction;
 }
 
-std::string human_bytes(std::int64_t bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
+std::string human_bytes(std::int64_t bytes) { return config::human_bytes(bytes, 1); }
 
 std::string controller_name(controller::Id id) {
   return id == 1 ? "A" : id == 2 ? "B" : "?";

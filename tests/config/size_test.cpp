@@ -1,5 +1,5 @@
-// parse_size: the size syntax of docs/api.md and docs/scenarios.md (copied with the parser
-// from the api branch). Expected byte counts are the unit
+// parse_size: the size syntax of docs/api.md and docs/scenarios.md (the API uses it through
+// api/size.h). Expected byte counts are the unit
 // definitions (IEC 80000-13 binary prefixes, SI decimal prefixes) worked by hand.
 #include "config/size.h"
 

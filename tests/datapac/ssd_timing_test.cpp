@@ -14,14 +14,6 @@ using namespace afasim::datapac::testing;
 
 namespace {
 
-constexpr std::int64_t k4K = 4096;
-
-std::unique_ptr<Ssd> make_ssd(const config::SsdModel& model, SsdOptions options = {}) {
-  auto ssd = Ssd::create(model, options);
-  REQUIRE(ssd.is_ok());
-  return std::move(ssd).value();
-}
-
 }  // namespace
 
 TEST_CASE("derived parameters follow Little's law from the spec's read IOPS and latency") {

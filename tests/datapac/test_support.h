@@ -15,6 +15,15 @@
 
 namespace afasim::datapac::testing {
 
+inline constexpr std::int64_t k4K = 4096;
+
+// An SSD of `model`; fails the test when the model or options are refused.
+inline std::unique_ptr<Ssd> make_ssd(const config::SsdModel& model, SsdOptions options = {}) {
+  auto ssd = Ssd::create(model, options);
+  REQUIRE(ssd.is_ok());
+  return std::move(ssd).value();
+}
+
 // The SSD model of config/ssds/NAME.json, as the array loads it.
 inline config::SsdModel preset_ssd(const std::string& name = "xio-g3-sas-1600gb") {
   auto cat = config::Catalog::embedded();
