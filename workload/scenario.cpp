@@ -57,7 +57,7 @@ std::string list_of(const std::vector<std::string>& names) {
 // The known fault types and the fields each takes. Adding a type the Array accepts is one
 // line here (plus its fields in FaultSpec if it needs new ones). A type not listed is passed
 // to Array::inject_fault as written, so the Array's own error reaches the user.
-enum FaultField : unsigned { kDrive = 1u << 0, kLatencyMultiplier = 1u << 1 };
+enum FaultField : unsigned { kDrive = 1u << 0, kLatencyMultiplier = 1u << 1, kController = 1u << 2 };
 struct FaultType {
   std::string_view name;
   unsigned fields;
@@ -69,6 +69,14 @@ constexpr FaultType kFaultTypes[] = {
     {"drive_replace",       kDrive},
     {"drive_slow",          kDrive | kLatencyMultiplier},
     {"drive_restore_speed", kDrive},
+    {"controller_fail",     kController},
+    {"controller_restore",  kController},
+    {"link_cut",            0},
+    {"link_restore",        0},
+    {"power_loss",          0},
+    {"power_restore",       0},
+    {"supercap_degrade",    0},
+    {"supercap_restore",    0},
 };
 // clang-format on
 
@@ -611,13 +619,13 @@ TimelineAction Loader::action(const json& a, const std::string& path) {
 }
 
 void Loader::fault(const json& f, const std::string& path, controller::FaultSpec& out) {
-  r.object(f, path, {"type", "drive", "latency_multiplier"});
+  r.object(f, path, {"type", "drive", "latency_multiplier", "controller"});
   out.type = r.required_text(f, path, "type", 64);
   const FaultType* known = nullptr;
   for (const auto& t : kFaultTypes)
     if (t.name == out.type) known = &t;
   // A known type takes exactly its fields; an unknown one goes to the Array as written.
-  const unsigned fields = known ? known->fields : kDrive | kLatencyMultiplier;
+  const unsigned fields = known ? known->fields : kDrive | kLatencyMultiplier | kController;
   if (f.contains("drive")) {
     if (!(fields & kDrive)) r.fail(join(path, "drive"), "does not apply to " + out.type);
     const std::int64_t drives = s.system.drive_count();
@@ -643,6 +651,20 @@ void Loader::fault(const json& f, const std::string& path, controller::FaultSpec
       r.fail(p, "must be 1 to 1000, got " + m.dump());
   } else if (known && (fields & kLatencyMultiplier)) {
     r.fail(join(path, "latency_multiplier"), "missing (" + out.type + " needs it)");
+  }
+  if (f.contains("controller")) {
+    const std::string p = join(path, "controller");
+    if (!(fields & kController)) r.fail(p, "does not apply to " + out.type);
+    const json& c = f.at("controller");
+    // 1/2 or "A"/"B", as the API takes them.
+    if (c.is_string() && (c == "A" || c == "B"))
+      out.controller = c == "A" ? 1 : 2;
+    else if (c.is_number_unsigned() && (c.get<std::uint64_t>() == 1 || c.get<std::uint64_t>() == 2))
+      out.controller = c.get<std::int64_t>();
+    else
+      r.fail(p, "must be 1 or 2 (or \"A\" or \"B\"), got " + c.dump());
+  } else if (known && (fields & kController)) {
+    r.fail(join(path, "controller"), "missing (" + out.type + " needs the controller: 1 or 2)");
   }
 }
 

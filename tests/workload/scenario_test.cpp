@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -214,6 +215,49 @@ TEST_CASE(
     CHECK(iops(r.timeline[k], volume_index(r, "scratch")) == 0);
   }
   CHECK(r.volumes[volume_index(r, "fresh")].allocated_bytes == 0);
+}
+
+TEST_CASE("shipped controller-failover: takeover within the documented bound, failback, nothing fails") {
+  const ScenarioReport r = run_ok(shipped("controller-failover"));
+  check_consistent(r);
+  REQUIRE(r.timeline.size() == 50);
+  // The transitions, at their times: A fails at 10 s; B takes db over within the takeover
+  // bound of docs/controller-states.md (max(lease, 4 heartbeats) + takeover = 1.05 s); A is
+  // restored at 15 s, boots for boot_ns (20 s, controller/controller_states.h) and db fails
+  // back to it.
+  std::optional<sim::Time> takeover, failback;
+  for (const auto& e : r.events) {
+    if (e.message.rfind("volume 1 owned by controller B: takeover", 0) == 0) takeover = e.time_ns;
+    if (e.message.rfind("volume 1 owned by controller A (was B): failback", 0) == 0) failback = e.time_ns;
+  }
+  REQUIRE(takeover);
+  REQUIRE(failback);
+  CHECK(*takeover > 10 * sim::kSecond);
+  CHECK(*takeover <= 10 * sim::kSecond + 1050 * sim::kMillisecond);
+  CHECK(*failback >= 35 * sim::kSecond);  // boot done; the resync takes microseconds
+  CHECK(*failback < 35 * sim::kSecond + 10 * sim::kMillisecond);
+  CHECK(r.volumes[volume_index(r, "db")].state == controller::VolumeState::kOnline);
+  // Host I/O waits during the takeover and is never failed.
+  CHECK(r.array.errors == 0);
+  const std::size_t db = volume_index(r, "db"), archive = volume_index(r, "archive");
+  CHECK(iops(r.timeline[10], db) == 0);  // the interval (10 s, 11 s]: db has no owner yet
+  CHECK(iops(r.timeline[10], archive) > 0);
+  // Before the failure, between takeover and failback, and after it, db runs at its caps
+  // (fio rate_iops: 2 jobs x 4,000) and archive at its (3,000).
+  for (std::size_t k : {std::size_t{3}, std::size_t{8}, std::size_t{14}, std::size_t{25}, std::size_t{40},
+                        std::size_t{49}}) {
+    INFO("row " << k);
+    CHECK(iops(r.timeline[k], db) == doctest::Approx(7750).epsilon(0.03));
+    CHECK(iops(r.timeline[k], archive) == doctest::Approx(2820).epsilon(0.03));
+  }
+  // B runs write-through while A is down (latency up by the SSD writes), write-back again
+  // after failback: the mean latency comes back to what it was.
+  const double before = r.timeline[5].latency_ns_mean, alone = r.timeline[25].latency_ns_mean,
+               after = r.timeline[45].latency_ns_mean;
+  MESSAGE("mean latency: before " << before / 1e3 << " us, one controller " << alone / 1e3 << " us, after failback "
+                                  << after / 1e3 << " us");
+  CHECK(alone > 1.2 * before);
+  CHECK(after == doctest::Approx(before).epsilon(0.05));
 }
 
 TEST_CASE(
@@ -535,7 +579,17 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: timeline[0].fault.latency_multiplier: does not apply to drive_fail"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 2, "when": 3}}]})",
        "t.json: timeline[0].fault.when: unknown key (expected one of: type, drive, "
-       "latency_multiplier)"},
+       "latency_multiplier, controller)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "controller_fail"}}]})",
+       "t.json: timeline[0].fault.controller: missing (controller_fail needs the controller: 1 or 2)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "controller_fail", "controller": 3}}]})",
+       "t.json: timeline[0].fault.controller: must be 1 or 2 (or \"A\" or \"B\"), got 3"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "controller_restore", "controller": "C"}}]})",
+       "t.json: timeline[0].fault.controller: must be 1 or 2 (or \"A\" or \"B\"), got \"C\""},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "power_loss", "controller": 1}}]})",
+       "t.json: timeline[0].fault.controller: does not apply to power_loss"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "drive": 1}}]})",
+       "t.json: timeline[0].fault.drive: does not apply to link_cut"},
       {std::string(40, '[') + std::string(40, ']'), "t.json: [0][0][0]..."},
   };
   // Mismatches are collected and compared once, so that a failure prints them all.
