@@ -250,6 +250,13 @@ class DataPath {
   // The payload is copied and the member switched now; the caller accounts the copy's wear.
   sim::Status move_member_now(std::uint32_t extent_id, int member, pool::ChunkAddr target);
   const ExtentMoveStats& move_stats() const { return move_stats_; }
+  // Bytes the per-I/O moves' copy segments wrote to SSD `drive` (by slot) since the data path
+  // started; not the host writes mirrored onto a target. The wear leveler leaves them out of
+  // a drive's measured sequential fraction: fast-forward counts the copies itself.
+  std::int64_t move_copy_bytes_to(int drive) const {
+    const auto d = static_cast<std::size_t>(drive);
+    return d < move_copy_bytes_.size() ? move_copy_bytes_[d] : 0;
+  }
   std::size_t moves_in_flight() const { return moves_.size(); }
   struct MoveInFlight {
     std::uint32_t extent_id = 0;
@@ -613,6 +620,7 @@ class DataPath {
   }
   std::vector<ExtentMove> moves_;  // in flight; bounded by the leveler's max_moves_in_flight
   ExtentMoveStats move_stats_;
+  std::vector<std::int64_t> move_copy_bytes_;  // by drive: move_copy_bytes_to()
   std::function<void()> write_wakeup_;
   bool write_wakeup_armed_ = false;
   friend class WearLeveler;

@@ -422,9 +422,11 @@ void WearLeveler::begin_measurement() {
   }
   measure_host_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
   measure_nand_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
+  measure_copy_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
   for (int d = 0; d < dp_.drive_count(); ++d) {
     measure_host_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().host_bytes_written;
     measure_nand_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().nand_bytes_written;
+    measure_copy_[static_cast<std::size_t>(d)] = dp_.move_copy_bytes_to(d);
   }
 }
 
@@ -433,12 +435,17 @@ void WearLeveler::measure_rates() {
   const int n = dp_.drive_count();
   const double window_s = sim::to_seconds(sim_.now() - *measure_start_);
   // Each SSD's sequential fraction over the window, from its own NAND / host bytes: the
-  // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h).
+  // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h). The copies of
+  // moves in flight meanwhile are left out (sequential streams, NAND = bytes): fast-forward
+  // counts its own copies, and the σ found here applies to the members' host writes only.
   std::vector<double> drive_sequential(static_cast<std::size_t>(n), 0.0);
   for (int d = 0; d < n; ++d) {
     const auto k = static_cast<std::size_t>(d);
-    const auto host = static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]);
-    const auto nand = static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]);
+    const auto copy = static_cast<double>(dp_.move_copy_bytes_to(d) - measure_copy_[k]);
+    const auto host =
+        static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]) - copy;
+    const auto nand =
+        static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]) - copy;
     const double wa = dp_.ssd(d).timing().random_write_amplification;
     if (host > 0 && wa > 1.0 + 1e-9)
       drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
