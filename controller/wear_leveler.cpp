@@ -137,17 +137,21 @@ double WearLeveler::placement_score(int drive) const {
   const std::int64_t total = slot.normal_chunks + slot.spare_chunks;
   const double fill =
       total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
+  // A drive's wear past its target offset, none while it is below it: on a new staggered
+  // array every SSD is below its target and places by fill alone (the leveler opens the gap
+  // by moving heat), rather than every new extent going to the few oldest-ranked SSDs.
+  auto past_target = [&](int d) {
+    return std::max(
+        0.0, dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)]);
+  };
   double least = 0;
   bool any = false;
   for (int d = 0; d < dp_.drive_count(); ++d) {
     if (!in_service(d)) continue;
-    const double a =
-        dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
-    least = any ? std::min(least, a) : a;
+    least = any ? std::min(least, past_target(d)) : past_target(d);
     any = true;
   }
-  const double a =
-      dp_.ssd(drive).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(drive)];
+  const double a = past_target(drive);
   // Wear first, in steps of a quarter threshold (so that noise does not reorder drives),
   // each step worth 1.25 % of fill; capped at 10 % so that a drive with much endurance left
   // takes more new extents than the others but never runs 10 % fuller than they are.

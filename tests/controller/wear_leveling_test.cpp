@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -104,6 +105,28 @@ TEST_CASE("wear-aware placement: new extents go to the SSDs with the most endura
       CHECK(on_worn > 50);  // fill order alone spreads them over every drive
     }
   }
+}
+
+TEST_CASE(
+    "a new staggered array places by fill: its target offsets do not pack extents on a few SSDs") {
+  // Every SSD is at 0 %, below its staggered target (0 to 10 points): none is owed the new
+  // extents. Before, the 10-point offsets gave the youngest-ranked SSDs the full 10 % fill
+  // penalty, and 100 GiB of volumes went to the 4-5 oldest-ranked ones, which then could not
+  // keep up with the workload (the three-year scenario ran at 17,450 instead of 20,000 IOPS).
+  WearLevelingOptions o;
+  o.policy = pool::WearPolicy::kStaggered;
+  WearArray a(2, o);
+  const Id r5 = a.add_volume("r5", 32 * 64 * MiB, raid::RaidType::kRaid5);
+  const Id r10 = a.add_volume("r10", 32 * 64 * MiB, raid::RaidType::kRaid10);
+  std::map<int, int> chunks;
+  for (Id v : {r5, r10})
+    for (const auto& r : a.array->data_path().extent_records(v))
+      for (const auto& m : r.members) ++chunks[m.drive];
+  int most = 0;
+  for (const auto& [drive, n] : chunks) most = std::max(most, n);
+  // 32 RAID 5 extents × 5 members + 32 RAID 10 × 8 = 416 chunks: 10.4 per SSD by fill.
+  CHECK(chunks.size() == 40);
+  CHECK(most <= 12);
 }
 
 TEST_CASE("the per-I/O leveler moves hot extent members off the most worn SSDs, as back-end I/O") {
