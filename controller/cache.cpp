@@ -35,7 +35,7 @@ void DataPath::mark_dirty(VolumeRuntime& v, CacheBlock& b, std::int64_t block) {
   b.dirty = true;
   ++v.dirty_blocks;
   if (const Id o = owner(v.id)) ++ctl(o).dirty_blocks;
-  v.dirty_fifo.push_back(block);
+  enqueue(v, b, block, true);
 }
 
 void DataPath::mark_clean(VolumeRuntime& v, CacheBlock& b, std::int64_t block) {
@@ -47,7 +47,21 @@ void DataPath::mark_clean(VolumeRuntime& v, CacheBlock& b, std::int64_t block) {
   // The peer drops its copy when it can be told; otherwise its copy is stale and the SSDs
   // hold this version (a survivor skips it, docs/write-cache.md).
   if (mirror_reachable(o)) b.mirrored_version = 0;
-  v.clean_fifo.push_back(block);
+  enqueue(v, b, block, false);
+}
+
+void DataPath::enqueue(VolumeRuntime& v, CacheBlock& b, std::int64_t block, bool dirty) {
+  b.queued = ++fifo_seq_;
+  std::deque<FifoEntry>& fifo = dirty ? v.dirty_fifo : v.clean_fifo;
+  fifo.push_back(FifoEntry{block, b.queued});
+  if (static_cast<std::int64_t>(fifo.size()) > 2 * v.cached_blocks + 64) compact_fifo(v, fifo, dirty);
+}
+
+void DataPath::compact_fifo(VolumeRuntime& v, std::deque<FifoEntry>& fifo, bool dirty) {
+  std::erase_if(fifo, [&](const FifoEntry& e) {
+    const CacheBlock* blk = cached(v.id, e.block);
+    return blk == nullptr || blk->queued != e.seq || blk->dirty != dirty;
+  });
 }
 
 void DataPath::drop_block(VolumeRuntime& v, std::int64_t block, Id c) {
@@ -84,10 +98,10 @@ void DataPath::evict_clean(Id c) {
     if (!vp || owner(vp->id) != c) continue;
     VolumeRuntime& v = *vp;
     while (cr.cached_blocks > cache_blocks_cap_ && !v.clean_fifo.empty()) {
-      const std::int64_t b = v.clean_fifo.front();
+      const FifoEntry e = v.clean_fifo.front();
       v.clean_fifo.pop_front();
-      CacheBlock* blk = cached(v.id, b);
-      if (blk != nullptr && !blk->dirty) drop_block(v, b, c);
+      CacheBlock* blk = cached(v.id, e.block);
+      if (blk != nullptr && !blk->dirty && blk->queued == e.seq) drop_block(v, e.block, c);
     }
     if (cr.cached_blocks <= cache_blocks_cap_) return;
   }
@@ -227,11 +241,17 @@ void DataPath::pump_destage(Id c) {
 std::optional<Time> DataPath::destage_one(Id c, VolumeRuntime* only) {
   auto from = [&](VolumeRuntime& v) -> std::optional<Time> {
     while (!v.dirty_fifo.empty()) {
-      const std::int64_t b = v.dirty_fifo.front();
+      const FifoEntry e = v.dirty_fifo.front();
       v.dirty_fifo.pop_front();
-      const CacheBlock* blk = cached(v.id, b);
-      if (blk == nullptr || !blk->dirty || blk->destaging_version == blk->version) continue;
-      return destage_run(c, v, b);
+      CacheBlock* blk = cached(v.id, e.block);
+      // Stale: the block was destaged (as part of a neighbour's run), dropped, or cleaned and
+      // dirtied again since this entry was queued (its live entry is further back).
+      if (blk == nullptr || !blk->dirty || blk->queued != e.seq) continue;
+      blk->queued = 0;
+      // Already being destaged (a neighbour's run took it): destage_done queues it again if
+      // it was written meanwhile.
+      if (blk->destaging_version == blk->version) continue;
+      return destage_run(c, v, e.block);
     }
     return std::nullopt;
   };
@@ -331,7 +351,7 @@ void DataPath::destage_done(std::size_t slot) {
           mark_clean(*v, *x, b);
         } else if (x->dirty && x->destaging_version == op.versions[i]) {
           x->destaging_version = 0;  // written again meanwhile: destage the new version later
-          v->dirty_fifo.push_back(b);
+          enqueue(*v, *x, b, true);
         }
       }
     }

@@ -300,7 +300,7 @@ void DataPath::controller_down(Id c, const std::string& why) {
       if (blk.dirty && blk.mirrored_version == blk.version && serving(p)) {
         if (blk.destaging_version != 0) {
           blk.destaging_version = 0;  // its destage died with it
-          v->dirty_fifo.push_back(b);
+          enqueue(*v, blk, b, true);
         }
         continue;
       }

@@ -107,6 +107,13 @@ DataPath::DataPath(sim::Simulator& sim, const config::SystemPreset& preset, cons
   energy_joules_ = preset.supercaps.usable_energy_joules();
   energy_at_ns_ = sim.now();
   charging_ = true;
+  // With write-back disabled the cache is write-through from the start, not only after the
+  // first event that re-evaluates the cache mode (update_cache_modes gives the same reason).
+  if (!options_.cache.write_back)
+    for (auto& c : ctl_) {
+      c.mode = CacheMode::kWriteThrough;
+      c.mode_reason = "write-back disabled by configuration";
+    }
 }
 
 const raid::Layout& DataPath::layout(RaidType type) const {

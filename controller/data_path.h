@@ -250,6 +250,13 @@ class DataPath {
   // The payload is copied and the member switched now; the caller accounts the copy's wear.
   sim::Status move_member_now(std::uint32_t extent_id, int member, pool::ChunkAddr target);
   const ExtentMoveStats& move_stats() const { return move_stats_; }
+  // Bytes the per-I/O moves' copy segments wrote to SSD `drive` (by slot) since the data path
+  // started; not the host writes mirrored onto a target. The wear leveler leaves them out of
+  // a drive's measured sequential fraction: fast-forward counts the copies itself.
+  std::int64_t move_copy_bytes_to(int drive) const {
+    const auto d = static_cast<std::size_t>(drive);
+    return d < move_copy_bytes_.size() ? move_copy_bytes_[d] : 0;
+  }
   std::size_t moves_in_flight() const { return moves_.size(); }
   struct MoveInFlight {
     std::uint32_t extent_id = 0;
@@ -313,6 +320,10 @@ class DataPath {
       return {members.begin(), members.begin() + member_count};
     }
   };
+  struct FifoEntry {
+    std::int64_t block;
+    std::uint64_t seq;  // matches the block's CacheBlock::queued while the entry is live
+  };
   struct VolumeRuntime {
     Id id = 0;
     raid::RaidType raid_type = raid::RaidType::kRaid10;
@@ -328,9 +339,13 @@ class DataPath {
     // Controllers (bit c-1) that hold the volume's reservation and write it. One, or none
     // while a takeover is pending; two only when fencing is switched off (test-only).
     std::uint8_t claims = 0;
-    // Cache: block indexes in the order they became dirty / clean (may hold stale entries,
-    // skipped when popped), and counts of the volume's cached blocks.
-    std::deque<std::int64_t> dirty_fifo, clean_fifo;
+    // Cache: blocks in the order they became dirty (destage order) / clean (eviction order),
+    // and counts of the volume's cached blocks. A block has at most one live entry, the one
+    // whose `seq` is its CacheBlock::queued; older entries of the block are stale and skipped
+    // when popped (a block cleaned and dirtied again goes to the back, it does not keep its
+    // old place). Bounded: compact_fifo() drops stale entries when a FIFO grows past twice the
+    // volume's cached blocks.
+    std::deque<FifoEntry> dirty_fifo, clean_fifo;
     std::int64_t dirty_blocks = 0, cached_blocks = 0;
     sim::Time destage_until_ns = 0;  // when the last destage issued for it completes
   };
@@ -341,6 +356,7 @@ class DataPath {
   struct CacheBlock {
     std::shared_ptr<std::uint8_t[]> data;  // kCacheBlock bytes; null without payload
     std::uint64_t version = 0;
+    std::uint64_t queued = 0;              // seq of its live FIFO entry (0: none)
     std::uint64_t mirrored_version = 0;
     std::uint64_t destaging_version = 0;   // version an in-flight destage writes (0: none)
     sim::Time destage_done_ns = 0;
@@ -471,6 +487,11 @@ class DataPath {
   CacheBlock* cached(Id volume, std::int64_t block);
   void mark_dirty(VolumeRuntime& v, CacheBlock& b, std::int64_t block);
   void mark_clean(VolumeRuntime& v, CacheBlock& b, std::int64_t block);
+  // Gives the block a new live entry at the back of the volume's dirty (or clean) FIFO.
+  void enqueue(VolumeRuntime& v, CacheBlock& b, std::int64_t block, bool dirty);
+  // Drops the stale entries of `fifo` (they would be skipped anyway) once it holds more
+  // than twice the volume's cached blocks: the FIFOs stay O(cached blocks), amortized O(1).
+  void compact_fifo(VolumeRuntime& v, std::deque<FifoEntry>& fifo, bool dirty);
   void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
   void drop_range(VolumeRuntime& v, std::int64_t first_block, std::int64_t end_block, Id c);
   void evict_clean(Id c);
@@ -599,6 +620,7 @@ class DataPath {
   }
   std::vector<ExtentMove> moves_;  // in flight; bounded by the leveler's max_moves_in_flight
   ExtentMoveStats move_stats_;
+  std::vector<std::int64_t> move_copy_bytes_;  // by drive: move_copy_bytes_to()
   std::function<void()> write_wakeup_;
   bool write_wakeup_armed_ = false;
   friend class WearLeveler;
@@ -611,6 +633,7 @@ class DataPath {
   std::unordered_map<std::uint64_t, CacheBlock> cache_;
   std::int64_t cache_blocks_cap_ = 0;
   std::uint64_t version_counter_ = 0;
+  std::uint64_t fifo_seq_ = 0;  // last FifoEntry::seq handed out
   std::array<ControllerRuntime, 2> ctl_;  // A, B (the model is a dual-controller array)
   std::vector<DestageOp> destage_ops_;
   std::vector<std::size_t> free_destage_ops_;

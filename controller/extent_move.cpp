@@ -131,6 +131,8 @@ void DataPath::move_step(std::uint32_t extent_id) {
   move_stats_.bytes_read += n;
   move_stats_.bytes_written += n;
   move_stats_.backend_ops += 2;
+  if (move_copy_bytes_.size() < ssds_.size()) move_copy_bytes_.resize(ssds_.size(), 0);
+  move_copy_bytes_[static_cast<std::size_t>(mv->to.drive)] += n;
   // Paced: the next segment starts when this one is written and the rate allows.
   const Time paced = sim_.now() + sim::transfer_time(n, mv->bytes_per_second);
   const Time next = std::max(written, paced);

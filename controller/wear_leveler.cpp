@@ -137,17 +137,21 @@ double WearLeveler::placement_score(int drive) const {
   const std::int64_t total = slot.normal_chunks + slot.spare_chunks;
   const double fill =
       total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
+  // A drive's wear past its target offset, none while it is below it: on a new staggered
+  // array every SSD is below its target and places by fill alone (the leveler opens the gap
+  // by moving heat), rather than every new extent going to the few oldest-ranked SSDs.
+  auto past_target = [&](int d) {
+    return std::max(
+        0.0, dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)]);
+  };
   double least = 0;
   bool any = false;
   for (int d = 0; d < dp_.drive_count(); ++d) {
     if (!in_service(d)) continue;
-    const double a =
-        dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
-    least = any ? std::min(least, a) : a;
+    least = any ? std::min(least, past_target(d)) : past_target(d);
     any = true;
   }
-  const double a =
-      dp_.ssd(drive).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(drive)];
+  const double a = past_target(drive);
   // Wear first, in steps of a quarter threshold (so that noise does not reorder drives),
   // each step worth 1.25 % of fill; capped at 10 % so that a drive with much endurance left
   // takes more new extents than the others but never runs 10 % fuller than they are.
@@ -422,9 +426,11 @@ void WearLeveler::begin_measurement() {
   }
   measure_host_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
   measure_nand_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
+  measure_copy_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
   for (int d = 0; d < dp_.drive_count(); ++d) {
     measure_host_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().host_bytes_written;
     measure_nand_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().nand_bytes_written;
+    measure_copy_[static_cast<std::size_t>(d)] = dp_.move_copy_bytes_to(d);
   }
 }
 
@@ -433,12 +439,17 @@ void WearLeveler::measure_rates() {
   const int n = dp_.drive_count();
   const double window_s = sim::to_seconds(sim_.now() - *measure_start_);
   // Each SSD's sequential fraction over the window, from its own NAND / host bytes: the
-  // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h).
+  // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h). The copies of
+  // moves in flight meanwhile are left out (sequential streams, NAND = bytes): fast-forward
+  // counts its own copies, and the σ found here applies to the members' host writes only.
   std::vector<double> drive_sequential(static_cast<std::size_t>(n), 0.0);
   for (int d = 0; d < n; ++d) {
     const auto k = static_cast<std::size_t>(d);
-    const auto host = static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]);
-    const auto nand = static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]);
+    const auto copy = static_cast<double>(dp_.move_copy_bytes_to(d) - measure_copy_[k]);
+    const auto host =
+        static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]) - copy;
+    const auto nand =
+        static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]) - copy;
     const double wa = dp_.ssd(d).timing().random_write_amplification;
     if (host > 0 && wa > 1.0 + 1e-9)
       drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);

@@ -328,17 +328,24 @@ sim::Time Ssd::schedule_read(sim::Time arrival, std::int64_t offset, std::int64_
 
 double Ssd::sequential_fraction(std::int64_t offset, std::int64_t length) {
   ++stream_clock_;
+  // The slot a new stream takes (kWriteStreams): the least recently used entry no longer
+  // than this write, else the least recently used of all.
   Stream* lru = &streams_[0];
+  Stream* weak = nullptr;
   for (Stream& s : streams_) {
     if (s.next_offset == offset) {
       s.next_offset = offset + length;
       s.last_used = stream_clock_;
+      s.run_bytes += length;
       return 1.0;
     }
     if (s.last_used < lru->last_used) lru = &s;
+    if (s.run_bytes <= length && (weak == nullptr || s.last_used < weak->last_used)) weak = &s;
   }
+  if (weak != nullptr) lru = weak;
   lru->next_offset = offset + length;
   lru->last_used = stream_clock_;
+  lru->run_bytes = length;
   return std::clamp(static_cast<double>(length - kMappingUnitBytes) /
                         static_cast<double>(kGcUnitBytes - kMappingUnitBytes),
                     0.0, 1.0);

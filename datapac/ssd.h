@@ -64,7 +64,12 @@ inline constexpr std::int64_t kMappingUnitBytes = 4 << 10;
 // How many concurrent write streams the drive recognises as sequential (the write
 // continues where one of them ended). Assumption: a small stream table like the
 // multi-stream detectors of enterprise FTLs; 8 covers a RAID member serving a few
-// sequential destage streams at once.
+// sequential destage streams at once. A write that continues no stream takes the slot of
+// the least recently used entry whose run (bytes written contiguously in it) is no longer
+// than the write, else of the least recently used entry: small random writes replace one
+// another and do not push out a stream that has proven longer than them, so a stream
+// interleaved with random traffic (a wear-leveling copy, a destage stream) stays
+// recognised (docs/ssd-model.md).
 inline constexpr int kWriteStreams = 8;
 // Upper bound on read units, whatever a spec sheet implies (a guard against absurd input,
 // far above any real drive's die count).
@@ -226,6 +231,7 @@ class Ssd {
   struct Stream {
     std::int64_t next_offset = -1;
     std::uint64_t last_used = 0;
+    std::int64_t run_bytes = 0;  // bytes written contiguously in this stream so far
   };
 
   sim::Status check_access(std::int64_t offset, std::int64_t length) const;

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -104,6 +105,28 @@ TEST_CASE("wear-aware placement: new extents go to the SSDs with the most endura
       CHECK(on_worn > 50);  // fill order alone spreads them over every drive
     }
   }
+}
+
+TEST_CASE(
+    "a new staggered array places by fill: its target offsets do not pack extents on a few SSDs") {
+  // Every SSD is at 0 %, below its staggered target (0 to 10 points): none is owed the new
+  // extents. Before, the 10-point offsets gave the youngest-ranked SSDs the full 10 % fill
+  // penalty, and 100 GiB of volumes went to the 4-5 oldest-ranked ones, which then could not
+  // keep up with the workload (the three-year scenario ran at 17,450 instead of 20,000 IOPS).
+  WearLevelingOptions o;
+  o.policy = pool::WearPolicy::kStaggered;
+  WearArray a(2, o);
+  const Id r5 = a.add_volume("r5", 32 * 64 * MiB, raid::RaidType::kRaid5);
+  const Id r10 = a.add_volume("r10", 32 * 64 * MiB, raid::RaidType::kRaid10);
+  std::map<int, int> chunks;
+  for (Id v : {r5, r10})
+    for (const auto& r : a.array->data_path().extent_records(v))
+      for (const auto& m : r.members) ++chunks[m.drive];
+  int most = 0;
+  for (const auto& [drive, n] : chunks) most = std::max(most, n);
+  // 32 RAID 5 extents × 5 members + 32 RAID 10 × 8 = 416 chunks: 10.4 per SSD by fill.
+  CHECK(chunks.size() == 40);
+  CHECK(most <= 12);
 }
 
 TEST_CASE("the per-I/O leveler moves hot extent members off the most worn SSDs, as back-end I/O") {
@@ -213,9 +236,10 @@ TEST_CASE(
 namespace {
 
 // The agreement workload: a hot RAID 10 volume, a warm RAID 5 one and a cold RAID 5 one,
-// 16 KiB zipf(1.2) writes at 20,000 IOPS. Written through by default: the agreement of the
-// wear model itself, without the write cache's coalescing (measured separately below).
-DataPathOptions write_through_unless(bool write_back) {
+// 16 KiB zipf(1.2) writes at 20,000 IOPS, through the 16 MiB write-back cache of every wear
+// test or written through (CacheOptions::write_back = false: the wear model alone, without
+// the cache's coalescing of rewritten blocks).
+DataPathOptions cache(bool write_back) {
   DataPathOptions d;
   d.cache.write_back = write_back;
   return d;
@@ -224,8 +248,8 @@ DataPathOptions write_through_unless(bool write_back) {
 struct AgreementRun {
   WearArray a;
   std::unique_ptr<SkewedWriter> writer;
-  AgreementRun(std::uint64_t seed, WearLevelingOptions o, bool write_back = false)
-      : a(seed, o, write_through_unless(write_back)) {
+  AgreementRun(std::uint64_t seed, WearLevelingOptions o, bool write_back)
+      : a(seed, o, cache(write_back)) {
     const Id hot = a.add_volume("hot", 512 * MiB, raid::RaidType::kRaid10);
     const Id warm = a.add_volume("warm", 2 * GiB, raid::RaidType::kRaid5);
     const Id cold = a.add_volume("cold", 8 * GiB, raid::RaidType::kRaid5);
@@ -248,68 +272,101 @@ double ratio(const std::vector<double>& v) {
   return *hi / *lo;
 }
 
-}  // namespace
+// NAND per drive after 20 s per I/O (x) and after per I/O over [0, to) with the rates
+// measured over [from, to), then fast-forward in 1 s epochs to 20 s (y); same seed.
+struct Agreement {
+  std::vector<double> x, y;
+  double total_x = 0, total_y = 0;
+  double worst = 0;  // the largest |y / x − 1| of a drive
+  WearSummary sx, sy;
+  double total_error() const { return total_y / total_x - 1; }
+  double ratio_error() const { return ratio(y) / ratio(x) - 1; }
+};
 
-TEST_CASE(
-    "fast-forward agrees with per-I/O simulation over 20 s (leveler off: per drive; on: in "
-    "total)") {
+Agreement agreement(const char* what, WearLevelingOptions o, bool write_back, sim::Time from,
+                    sim::Time to) {
   const sim::Time horizon = 20 * sim::kSecond;
-  const sim::Time measured = 4 * sim::kSecond;
+  AgreementRun per_io(11, o, write_back);
+  per_io.writer->run_until(horizon);
+  AgreementRun ff(11, o, write_back);
+  if (from > 0) ff.writer->run_until(from);
+  ff.a.wear().begin_measurement();
+  ff.writer->run_until(to);
+  REQUIRE(ff.a.wear().fast_forward(horizon, sim::kSecond).is_ok());
+  CHECK(ff.a.sim->now() == horizon);
+  Agreement g;
+  g.x = per_io.nand();
+  g.y = ff.nand();
+  for (std::size_t d = 0; d < g.x.size(); ++d) {
+    g.total_x += g.x[d];
+    g.total_y += g.y[d];
+    g.worst = std::max(g.worst, std::abs(g.y[d] / g.x[d] - 1));
+  }
+  g.sx = per_io.a.wear().summary();
+  g.sy = ff.a.wear().summary();
+  MESSAGE(std::string(what) << ": total NAND per I/O " << g.total_x / 1e9 << " GB, fast-forward "
+                            << g.total_y / 1e9 << " GB (" << 100 * g.total_error()
+                            << " %); worst drive " << 100 * g.worst << " %; max/min " << ratio(g.x)
+                            << " vs " << ratio(g.y) << "; moves " << g.sx.moves.completed << " ("
+                            << g.sx.moves.started << " started) vs " << g.sy.moves.completed);
+  return g;
+}
+
+WearLevelingOptions agreement_off() {
   WearLevelingOptions off;
   off.policy = pool::WearPolicy::kOff;
-  {
-    AgreementRun per_io(11, off);
-    per_io.writer->run_until(horizon);
-    AgreementRun ff(11, off);
-    ff.a.wear().begin_measurement();
-    ff.writer->run_until(measured);
-    REQUIRE(ff.a.wear().fast_forward(horizon, sim::kSecond).is_ok());
-    CHECK(ff.a.sim->now() == horizon);
-    const auto x = per_io.nand();
-    const auto y = ff.nand();
-    double total_x = 0, total_y = 0, worst = 0;
-    for (int d = 0; d < 40; ++d) {
-      total_x += x[static_cast<std::size_t>(d)];
-      total_y += y[static_cast<std::size_t>(d)];
-      worst = std::max(
-          worst, std::abs(y[static_cast<std::size_t>(d)] / x[static_cast<std::size_t>(d)] - 1));
-    }
-    MESSAGE("leveler off: total NAND per-I/O "
-            << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9
-            << " GB; worst drive differs by " << 100 * worst << " %; max/min " << ratio(x) << " vs "
-            << ratio(y));
-    // Poisson noise of a 4 s sample (~2,000 writes a drive) is ~2 % a drive; 1 % in total.
-    CHECK(std::abs(total_y / total_x - 1) < 0.02);
-    CHECK(worst < 0.06);
-    CHECK(std::abs(ratio(y) / ratio(x) - 1) < 0.05);
-  }
-  {
-    WearLevelingOptions on = eager();
-    on.check_interval = sim::kSecond;
-    on.move_bytes_per_second = 64'000'000;
-    AgreementRun per_io(11, on);
-    per_io.writer->run_until(horizon);
-    AgreementRun ff(11, on);
-    ff.a.wear().begin_measurement();
-    ff.writer->run_until(measured);
-    REQUIRE(ff.a.wear().fast_forward(horizon, sim::kSecond).is_ok());
-    const auto x = per_io.nand();
-    const auto y = ff.nand();
-    const double total_x = std::accumulate(x.begin(), x.end(), 0.0);
-    const double total_y = std::accumulate(y.begin(), y.end(), 0.0);
-    const auto sx = per_io.a.wear().summary();
-    const auto sy = ff.a.wear().summary();
-    MESSAGE("leveler on: total NAND per-I/O "
-            << total_x / 1e9 << " GB, fast-forward " << total_y / 1e9 << " GB; max/min " << ratio(x)
-            << " vs " << ratio(y) << "; moves " << sx.moves.completed << " vs "
-            << sy.moves.completed);
-    // The moves' own writes differ: fast-forward counts a move's mirrored host writes over
-    // its nominal copy time, per I/O the copy runs longer on busy SSDs (docs/wear-leveling.md).
-    CHECK(std::abs(total_y / total_x - 1) < 0.03);
-    CHECK(sx.moves.completed > 0);
-    CHECK(sy.moves.completed > 0);
-    CHECK(std::abs(ratio(y) / ratio(x) - 1) < 0.15);
-  }
+  return off;
+}
+
+WearLevelingOptions agreement_on() {
+  WearLevelingOptions on = eager();
+  on.check_interval = sim::kSecond;
+  on.move_bytes_per_second = 64'000'000;
+  return on;
+}
+
+}  // namespace
+
+// Tolerances: the spread of seeds 11-16 of this workload (docs/wear-leveling.md), the test
+// runs seed 11. Leveler off, each drive's error is the sampling noise of the measured window
+// (zipf-hot blocks make a drive's traffic lumpy); leveler on, the per-I/O leveler plans from
+// smoothed heat, fast-forward from the window's mean, and they make a few moves more or less.
+TEST_CASE("fast-forward agrees with per-I/O simulation over 20 s, written through") {
+  const Agreement off =
+      agreement("written through, leveler off", agreement_off(), false, 0, 4 * sim::kSecond);
+  // Seeds 11-16: total −0.2..+0.4 %, worst drive 3.2..5.2 %, max/min −2.6..+3.0 %.
+  CHECK(std::abs(off.total_error()) < 0.02);
+  CHECK(off.worst < 0.06);
+  CHECK(std::abs(off.ratio_error()) < 0.05);
+  const Agreement on =
+      agreement("written through, leveler on", agreement_on(), false, 0, 4 * sim::kSecond);
+  // Seeds 11-16: total −0.5..0 %, max/min −4.5..+2.5 %.
+  CHECK(std::abs(on.total_error()) < 0.01);
+  CHECK(on.sx.moves.completed > 0);
+  CHECK(on.sy.moves.completed > 0);
+  CHECK(std::abs(on.ratio_error()) < 0.08);
+}
+
+TEST_CASE(
+    "fast-forward agrees with per-I/O simulation over 20 s through the write-back cache, measured "
+    "after its first second") {
+  // The first second fills the 16 MiB cache to its destage watermark (writes absorbed, none
+  // destaged yet): a window from 0 would measure 2 % too little. From 1 s the destage rate
+  // is steady.
+  const Agreement off =
+      agreement("write-back, leveler off", agreement_off(), true, sim::kSecond, 5 * sim::kSecond);
+  // Seeds 11-16: total −0.3..+0.9 %, worst drive 4.6..7.7 %, max/min −4.6..+3.7 %.
+  CHECK(std::abs(off.total_error()) < 0.02);
+  CHECK(off.worst < 0.10);
+  CHECK(std::abs(off.ratio_error()) < 0.06);
+  const Agreement on =
+      agreement("write-back, leveler on", agreement_on(), true, sim::kSecond, 5 * sim::kSecond);
+  // Seeds 11-16: total −2.3..−0.3 %: fast-forward makes 66-72 moves where the per-I/O leveler
+  // completes 72 and has 4 more under way (the max/min, 1.4..1.9 after 20 s of eager
+  // leveling, differs by up to 22 % between the two: too noisy to compare).
+  CHECK(std::abs(on.total_error()) < 0.03);
+  CHECK(on.sx.moves.completed > 0);
+  CHECK(on.sy.moves.completed > 0);
 }
 
 namespace {
@@ -317,9 +374,11 @@ namespace {
 // Three simulated years of a skewed write workload (issue 7's acceptance, in C++; the
 // scenario config/scenarios/wear-three-years.json runs the same through `afasim run`):
 // RAID 10 and RAID 5 volumes, zipf over blocks within a few hot volumes, 64 KiB writes at
-// 20,000 IOPS; 5 s measured per I/O, then fast-forward in 1-day epochs.
+// 20,000 IOPS; 6 s per I/O, the rates measured from 1 s (once the write cache destages at
+// its steady rate), then fast-forward in 1-day epochs.
 struct ThreeYears {
   WearArray a;
+  WearSummary before_replacement;  // just before the drive fails (replace_at > 0)
   ThreeYears(std::uint64_t seed, WearLevelingOptions o, sim::Time replace_at = 0) : a(seed, o) {
     const Id db = a.add_volume("db", 4 * GiB, raid::RaidType::kRaid10);
     const Id log = a.add_volume("log", 1 * GiB, raid::RaidType::kRaid10);
@@ -329,11 +388,13 @@ struct ThreeYears {
         a,
         {{db, 4 * GiB, 0.45}, {log, 1 * GiB, 0.25}, {app, 8 * GiB, 0.2}, {archive, 64 * GiB, 0.1}},
         20000, 64 * 1024, 1.1, seed);
+    w.run_until(sim::kSecond);
     a.wear().begin_measurement();
-    w.run_until(5 * sim::kSecond);
+    w.run_until(6 * sim::kSecond);
     const sim::Time end = 3 * 365 * kDay;
     if (replace_at > 0) {
       REQUIRE(a.wear().fast_forward(replace_at, kDay).is_ok());
+      before_replacement = a.wear().summary();
       REQUIRE(a.array->inject_fault({"drive_fail", 5}).is_ok());
       REQUIRE(a.array->inject_fault({"drive_replace", 5}).is_ok());
     }
@@ -400,7 +461,13 @@ TEST_CASE(
                          << (r.absorbed_ns ? sim::to_seconds(*r.absorbed_ns - r.replaced_ns) / 86400
                                            : -1)
                          << " days; at 3 years " << s.min_percent << ".." << s.max_percent << " %");
-  CHECK(r.spread_at_replacement_points > 4.0);  // a year of wear on the others, 0 on the new one
+  // The new SSD starts at 0 %, the others carry a year of wear: the spread when the leveler
+  // notices it is the most worn of the others.
+  INFO("before the failure: " << run.before_replacement.min_percent << ".."
+                              << run.before_replacement.max_percent << " %");
+  CHECK(r.spread_at_replacement_points >= run.before_replacement.min_percent);
+  CHECK(r.spread_at_replacement_points <= run.before_replacement.max_percent);
+  CHECK(r.spread_at_replacement_points > 4 * even.threshold_points);  // real work to absorb
   REQUIRE(r.absorbed_ns.has_value());
   CHECK(*r.absorbed_ns > r.replaced_ns);
   CHECK(s.spread_points <= even.threshold_points + 0.5);
@@ -410,7 +477,12 @@ namespace {
 
 // Closed-loop 8 KiB random writes (RAID 10 and RAID 5, a hot volume) at `queue_depth`
 // outstanding, for `seconds` after a 1 s warm-up; returns host write IOPS in virtual time.
-double closed_loop_write_iops(WearLevelingOptions o, int queue_depth, int seconds) {
+struct ClosedLoop {
+  double iops = 0;
+  ExtentMoveStats moves;
+};
+
+ClosedLoop closed_loop_writes(WearLevelingOptions o, int queue_depth, int seconds) {
   WearArray a(31, o);
   const Id hot = a.add_volume("hot", 1 * GiB, raid::RaidType::kRaid10);
   const Id r5 = a.add_volume("r5", 4 * GiB, raid::RaidType::kRaid5);
@@ -434,10 +506,11 @@ double closed_loop_write_iops(WearLevelingOptions o, int queue_depth, int second
   };
   for (int i = 0; i < queue_depth; ++i) issue();
   a.sim->run_until(end);
-  MESSAGE("policy " << std::string(pool::wear_policy_name(o.policy)) << ": "
-                    << a.wear().summary().moves.completed << " moves, "
-                    << a.wear().summary().moves.bytes_written / 1e6 << " MB written by moves");
-  return static_cast<double>(completed) / seconds;
+  const ExtentMoveStats moves = a.wear().summary().moves;
+  MESSAGE("policy " << std::string(pool::wear_policy_name(o.policy)) << ": " << moves.completed
+                    << " moves, " << moves.bytes_read / 1e6 << " MB copied, "
+                    << moves.bytes_written / 1e6 << " MB written by moves");
+  return {static_cast<double>(completed) / seconds, moves};
 }
 
 }  // namespace
@@ -450,13 +523,18 @@ TEST_CASE(
   WearLevelingOptions busy = eager();
   busy.check_interval = 100 * sim::kMillisecond;
   busy.move_bytes_per_second = 64'000'000;  // the default rate, kept busy the whole time
-  const double base = closed_loop_write_iops(off, 256, 4);
-  const double leveled = closed_loop_write_iops(busy, 256, 4);
-  MESSAGE("8 KiB random writes at QD 256: " << base << " IOPS without moves, " << leveled
+  const ClosedLoop base = closed_loop_writes(off, 256, 4);
+  const ClosedLoop leveled = closed_loop_writes(busy, 256, 4);
+  MESSAGE("8 KiB random writes at QD 256: " << base.iops << " IOPS without moves, " << leveled.iops
                                             << " with the leveler copying at 64 MB/s ("
-                                            << 100 * (1 - leveled / base) << " % less)");
-  // Measured 124,682 vs 124,529 IOPS (0.12 %): the array is bound by its controller cores
-  // (docs/performance-model.md) and a copy costs two back-end commands per MiB.
-  CHECK(leveled < base);         // the copies are real back-end work
-  CHECK(leveled > 0.98 * base);  // and cost little at the default rate
+                                            << 100 * (1 - leveled.iops / base.iops) << " % less)");
+  // The copies ran the whole time as back-end I/O: 5 s at 64 MB/s is 320 MB; 327 MB measured
+  // (a 1 MiB segment counts when it is issued, its pacing delay comes after it).
+  CHECK(leveled.moves.backend_ops > 0);
+  CHECK(leveled.moves.bytes_read >= 240'000'000);
+  CHECK(base.moves.started == 0);
+  // Measured 163,050 vs 163,046 IOPS (0.003 %): the array is bound by its controller cores
+  // (docs/performance-model.md) and a copy costs them two back-end commands per MiB, about
+  // 0.01 % of 12 cores at 64 MB/s; the copies' SSD time lands on the least-worn SSDs.
+  CHECK(leveled.iops > 0.98 * base.iops);
 }

@@ -70,6 +70,47 @@ TEST_CASE("random 4K writes wear NAND at the model's WA, sequential streams at 1
         static_cast<std::int64_t>(std::floor(4096 * wa_native)));
 }
 
+TEST_CASE(
+    "a stream interleaved with random writes stays sequential; random writes replace each other") {
+  const auto model = preset_ssd();
+  const double wa_native = greedy_random_write_amplification(native_alpha(model));
+  // A 16 MiB copy in 1 MiB segments (the wear leveler's move), 50 random 4 KiB writes between
+  // segments: far more than the 8-entry stream table, but they only replace one another.
+  auto ssd = make_ssd(model);
+  sim::Rng rng(5);
+  const std::int64_t segment = 1 << 20;
+  const std::int64_t base = std::int64_t{1} << 36;  // far from the random writes' 64 GiB
+  sim::Time t = 0;
+  for (int s = 0; s < 16; ++s) {
+    REQUIRE(ssd->schedule(t += 1000, SsdOp::kWrite, base + s * segment, segment).is_ok());
+    for (int i = 0; i < 50; ++i)
+      REQUIRE(ssd->schedule(t += 1000, SsdOp::kWrite,
+                            static_cast<std::int64_t>(rng.uniform(1 << 24)) * k4K, k4K)
+                  .is_ok());
+  }
+  // The first segment starts the stream: (1 MiB − 4 KiB) / (8 MiB − 4 KiB) sequential.
+  const double sigma_first = (segment - 4096.0) / (kGcUnitBytes - 4096);
+  const double expected = segment * (sigma_first + (1 - sigma_first) * wa_native) + 15.0 * segment +
+                          16 * 50 * k4K * wa_native;
+  CHECK(ssd->wear().nand_bytes_written == doctest::Approx(expected).epsilon(1e-6));
+
+  // Eight long streams fill the table; a new stream of small writes still gets a slot (the
+  // least recently used long one) and its second write continues it.
+  auto full = make_ssd(model);
+  t = 0;
+  for (int s = 0; s < 8; ++s)
+    for (int i = 0; i < 4; ++i)
+      REQUIRE(
+          full->schedule(t += 1000, SsdOp::kWrite, (s + 1) * base + i * segment, segment).is_ok());
+  const std::int64_t before = full->wear().nand_bytes_written;
+  REQUIRE(full->schedule(t += 1000, SsdOp::kWrite, 123 * k4K, k4K).is_ok());
+  const std::int64_t lone = full->wear().nand_bytes_written - before;
+  CHECK(static_cast<double>(lone) == doctest::Approx(k4K * wa_native).epsilon(1e-3));
+  REQUIRE(full->schedule(t += 1000, SsdOp::kWrite, 124 * k4K, k4K).is_ok());
+  CHECK(static_cast<double>(full->wear().nand_bytes_written - before - lone) ==
+        doctest::Approx(k4K).epsilon(1e-3));
+}
+
 TEST_CASE("percent of endurance: rated DWPD bytes at the rating's WA make 100 %") {
   const auto model = preset_ssd();
   // Rated: 10 DWPD × 1.6 TB × 365 × 5 = 2.92e16 host bytes, at full-span random WA.
