@@ -779,8 +779,9 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
   CHECK(usage.exit_code == 2);
   const Cli missing = run_cli("run no-such-scenario");
   CHECK(missing.exit_code == 2);
-  CHECK(missing.err.find("built in: drive-failure-rebuild, qos-burst, qos-limit, qos-noisy-neighbours, "
-                         "qos-policy-change, qos-work-conservation, thin-fill") != std::string::npos);
+  CHECK(missing.err.find("built in: controller-failover, drive-failure-rebuild, qos-burst, qos-limit, "
+                         "qos-noisy-neighbours, qos-policy-change, qos-work-conservation, thin-fill, "
+                         "wear-replacement, wear-three-years") != std::string::npos);
   std::filesystem::remove_all(std::filesystem::temp_directory_path() /
                               ("afasim-cli-" + std::to_string(getpid())));
 }
