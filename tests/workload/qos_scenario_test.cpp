@@ -17,28 +17,13 @@
 #include "config/preset.h"
 #include "workload/scenario.h"
 #include "workload/scenario_runner.h"
+#include "scenario_test_support.h"
 
 using namespace afasim;
 using namespace afasim::workload;
+using namespace afasim::workload::testing;
 
 namespace {
-
-const config::Catalog& catalog() {
-  static const config::Catalog c = config::Catalog::embedded().value();
-  return c;
-}
-
-Scenario shipped(const std::string& name) {
-  auto s = load_embedded_scenario(name, catalog());
-  REQUIRE_MESSAGE(s.is_ok(), s.status().message());
-  return std::move(s).value();
-}
-
-ScenarioReport run_ok(const Scenario& s) {
-  auto r = run_scenario(s, catalog());
-  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-  return std::move(r).value();
-}
 
 std::size_t volume_index(const ScenarioReport& r, const std::string& name) {
   for (std::size_t i = 0; i < r.volumes.size(); ++i)

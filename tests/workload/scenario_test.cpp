@@ -18,17 +18,14 @@
 #include "config/preset.h"
 #include "sim/rng.h"
 #include "workload/scenario_runner.h"
+#include "scenario_test_support.h"
 
 using namespace afasim;
 using namespace afasim::workload;
+using namespace afasim::workload::testing;
 using nlohmann::json;
 
 namespace {
-
-const config::Catalog& catalog() {
-  static const config::Catalog c = config::Catalog::embedded().value();
-  return c;
-}
 
 sim::Result<std::string> no_files(const std::string& path) {
   return sim::not_found("cannot read " + path);
@@ -40,18 +37,6 @@ sim::Result<Scenario> parse(const std::string& text, const ScenarioFileReader& r
 
 Scenario parse_ok(const std::string& text, const ScenarioFileReader& reader = no_files) {
   auto s = parse(text, reader);
-  REQUIRE_MESSAGE(s.is_ok(), s.status().message());
-  return std::move(s).value();
-}
-
-ScenarioReport run_ok(const Scenario& s, const ScenarioRunOptions& options = {}) {
-  auto r = run_scenario(s, catalog(), options);
-  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-  return std::move(r).value();
-}
-
-Scenario shipped(const std::string& name) {
-  auto s = load_embedded_scenario(name, catalog());
   REQUIRE_MESSAGE(s.is_ok(), s.status().message());
   return std::move(s).value();
 }

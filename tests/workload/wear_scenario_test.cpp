@@ -7,28 +7,13 @@
 #include "config/preset.h"
 #include "workload/scenario.h"
 #include "workload/scenario_runner.h"
+#include "scenario_test_support.h"
 
 using namespace afasim;
 using namespace afasim::workload;
+using namespace afasim::workload::testing;
 
 namespace {
-
-const config::Catalog& catalog() {
-  static const config::Catalog c = config::Catalog::embedded().value();
-  return c;
-}
-
-Scenario embedded(const std::string& name) {
-  auto s = load_embedded_scenario(name, catalog());
-  REQUIRE_MESSAGE(s.is_ok(), s.status().to_string());
-  return std::move(s).value();
-}
-
-ScenarioReport run(const Scenario& s) {
-  auto r = run_scenario(s, catalog());
-  REQUIRE_MESSAGE(r.is_ok(), r.status().to_string());
-  return std::move(r).value();
-}
 
 double spread(const WearSample& w) {
   const auto [lo, hi] = std::minmax_element(w.percent.begin(), w.percent.end());
@@ -39,10 +24,10 @@ double spread(const WearSample& w) {
 
 TEST_CASE(
     "wear-three-years: even ends with max/min <= 1.10; the same seed with leveling off >= 2") {
-  Scenario s = embedded("wear-three-years");
-  const ScenarioReport even = run(s);
+  Scenario s = shipped("wear-three-years");
+  const ScenarioReport even = run_ok(s);
   s.array_options.wear.policy = pool::WearPolicy::kOff;
-  const ScenarioReport off = run(s);
+  const ScenarioReport off = run_ok(s);
   const auto& e = even.wear.summary;
   const auto& o = off.wear.summary;
   MESSAGE("even: " << e.min_percent << ".." << e.max_percent << " %, max/min "
@@ -72,10 +57,10 @@ TEST_CASE(
 TEST_CASE(
     "wear-three-years with staggered and a 10-point gap: the spread holds within 2 points of the "
     "gap") {
-  Scenario s = embedded("wear-three-years");
+  Scenario s = shipped("wear-three-years");
   s.array_options.wear.policy = pool::WearPolicy::kStaggered;
   s.array_options.wear.stagger_gap_points = 10;
-  const ScenarioReport r = run(s);
+  const ScenarioReport r = run_ok(s);
   MESSAGE("staggered: spread " << r.wear.summary.spread_points << " points at 3 years, mean "
                                << r.wear.summary.mean_percent << " %");
   // The staggered offsets do not pack the new array's extents on a few SSDs: the per-I/O run
@@ -90,7 +75,7 @@ TEST_CASE(
 }
 
 TEST_CASE("wear-replacement: the new SSD is absorbed and the report says how long it took") {
-  const ScenarioReport r = run(embedded("wear-replacement"));
+  const ScenarioReport r = run_ok(shipped("wear-replacement"));
   const auto& s = r.wear.summary;
   REQUIRE(s.replacements.size() == 1);
   const auto& rep = s.replacements[0];
@@ -166,7 +151,7 @@ TEST_CASE("without fast-forward the report still has the wear at the end") {
       "t.json", catalog(),
       [](const std::string& p) -> sim::Result<std::string> { return sim::not_found(p); });
   REQUIRE_MESSAGE(s.is_ok(), s.status().to_string());
-  const ScenarioReport r = run(*s);
+  const ScenarioReport r = run_ok(*s);
   CHECK_FALSE(r.wear.fast_forward);
   CHECK(r.wear.drives.size() == 40);
   CHECK(r.wear.summary.max_percent > 0);
