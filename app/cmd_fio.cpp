@@ -75,7 +75,9 @@ Runner add_fio_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("fio", "Run a fio job file in virtual time against a simulated array");
   cmd->add_option("job_file", o->job_file, "fio job file")->required();
   cmd->add_option("--system", o->system, "System preset")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Root seed (same seed, same report)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Root seed (same seed, same report)")
+      ->check(seed_check())
+      ->capture_default_str();
   cmd->add_option("--output-format", o->output_format, "normal or json")
       ->check(CLI::IsMember({"normal", "json"}))
       ->capture_default_str();

@@ -67,6 +67,13 @@ int run_scenario_command(const RunOptions& o) {
   auto scenario = load(o.scenario, *catalog);
   if (!scenario.is_ok()) return fail(scenario.status().message(), 2);
   if (o.seed) scenario->seed = *o.seed;
+  // Before a long run, not after it: the chart's folder must exist.
+  if (!o.svg.empty()) {
+    const std::filesystem::path dir = std::filesystem::path(o.svg).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+      return fail("--svg: no folder " + dir.string() + " to write " + o.svg + " into", 2);
+  }
   for (const auto& w : scenario->warnings)
     std::fprintf(stderr, "afasim run: warning: %s\n", w.c_str());
 
@@ -99,7 +106,8 @@ Runner add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--svg", o->svg, "Also write a chart of per-volume IOPS over time to FILE (SVG)");
   cmd->add_option("--seed", o->seed,
-                  "Root seed, instead of the scenario's (same seed, same report)");
+                  "Root seed, instead of the scenario's (same seed, same report)")
+      ->check(seed_check());
   cmd->add_option("--config-dir", o->config_dir,
                   "Read presets from this folder instead of the built-in ones");
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");

@@ -25,7 +25,7 @@ struct ServeOptions {
   std::string nbd_socket;                      // Unix socket path, "" for none
   std::string state = "./var/afasim";
   std::string pace = "realtime";
-  double speed = 1.0;
+  std::optional<double> speed;  // --pace realtime only; 1.0 when not given
   std::uint64_t seed = 1;
   std::string config_dir;
   std::string payload = "file";
@@ -70,6 +70,7 @@ int run_serve(const ServeOptions& o) {
   }
   if (!nbd_listen && o.nbd_socket.empty())
     return fail("--nbd-listen none needs --nbd-socket PATH", 2);
+  if (o.speed && o.pace == "none") return fail("--speed applies to --pace realtime only", 2);
   auto payload = datapac::parse_payload_kind(o.payload);
   if (!payload.is_ok()) return fail("--payload: " + payload.status().message(), 2);
 
@@ -114,7 +115,7 @@ int run_serve(const ServeOptions& o) {
                 e.object.empty() ? "array" : e.object, e.message);
   });
 
-  sim::Pacer pacer(o.pace == "none" ? sim::Pacer::Mode::kNone : sim::Pacer::Mode::kRealtime, o.speed);
+  sim::Pacer pacer(o.pace == "none" ? sim::Pacer::Mode::kNone : sim::Pacer::Mode::kRealtime, o.speed.value_or(1.0));
   serve::ModelThread model(sim, pacer);
   model.start();
 
@@ -176,10 +177,11 @@ Runner add_serve_command(CLI::App& app) {
   cmd->add_option("--pace", o->pace, "realtime: virtual time follows the wall clock; none: as fast as possible")
       ->check(CLI::IsMember({"realtime", "none"}))
       ->capture_default_str();
-  cmd->add_option("--speed", o->speed, "Virtual seconds per wall second with --pace realtime")
-      ->check(CLI::Range(0.001, 1000.0))
+  cmd->add_option("--speed", o->speed, "Virtual seconds per wall second with --pace realtime (default 1)")
+      ->check(finite_range_check(0.001, 1000.0));
+  cmd->add_option("--seed", o->seed, "Root seed of the model's random streams")
+      ->check(seed_check())
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Root seed of the model's random streams")->capture_default_str();
   cmd->add_option("--payload", o->payload, "Where volume data lives: file (in the state directory), memory, none")
       ->check(CLI::IsMember({"file", "memory", "none"}))
       ->capture_default_str();

@@ -17,6 +17,13 @@ Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
 
+// Checks for option values, before CLI11 converts them (its conversions let "-1" wrap to
+// 2^64 - 1 for an unsigned seed and "nan" through a numeric range):
+// a seed is a decimal integer 0..2^64-1;
+CLI::Validator seed_check();
+// a finite number in [lo, hi].
+CLI::Validator finite_range_check(double lo, double hi);
+
 // A progress callback for long runs: prints "<prefix><line> (N s wall)" to stderr at most
 // once per wall-clock second.
 std::function<void(const std::string&)> progress_printer(std::string prefix);

@@ -762,6 +762,26 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
   }
   const Cli usage = run_cli("run --format yaml x.json");
   CHECK(usage.exit_code == 2);
+  // Flags checked before anything runs; CLI11 alone would wrap "-1" to 2^64 - 1 and let
+  // "nan" through a range.
+  const struct {
+    const char* args;
+    const char* message;
+  } flags[] = {
+      {"run thin-fill --seed -1", "--seed: a seed is a whole number from 0 to 18446744073709551615, got -1"},
+      {"run thin-fill --seed 99999999999999999999", "got 99999999999999999999"},
+      {"fio x.fio --seed 1.5", "--seed: a seed is a whole number"},
+      {"serve --speed nan", "--speed: must be a number from 0.001 to 1000, got nan"},
+      {"serve --speed 0", "--speed: must be a number from 0.001 to 1000, got 0"},
+      {"serve --pace none --speed 5 --state /nonexistent/afasim", "--speed applies to --pace realtime only"},
+      {"run thin-fill --svg /nonexistent/dir/x.svg", "--svg: no folder /nonexistent/dir"},
+  };
+  for (const auto& f : flags) {
+    const Cli r = run_cli(f.args);
+    INFO(std::string(f.args) << " -> " << r.exit_code << ": " << r.err << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK((r.err + r.out).find(f.message) != std::string::npos);  // serve logs its errors
+  }
   const Cli missing = run_cli("run no-such-scenario");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("built in: controller-failover, drive-failure-rebuild, qos-burst, qos-limit, "
