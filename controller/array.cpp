@@ -1163,6 +1163,9 @@ sim::Result<QosPolicy> Array::update_qos_policy(Id id, const QosPolicyPatch& pat
     q.name = *patch.name;
   }
   apply_qos_patch(q.qos, patch);
+  // A patch that changes nothing is not a change: no new revision (other clients' If-Match
+  // stays valid), no event; as for volumes.
+  if (q.name == cur->name && q.qos == cur->qos) return q;
   AFASIM_RETURN_IF_ERROR(check_qos(q.qos, "QoS policy"));
   // Every volume under this policy must still have a consistent effective QoS.
   for (const auto& [vid, v] : volumes_) {

@@ -34,9 +34,12 @@ std::vector<std::int64_t> reserved_ppm(const std::vector<Reservation>& reservati
 
 namespace {
 
+// One decimal, or as many as it takes (up to the ppm's four) for a share just over 100 %
+// not to print as "100.0 %" in a refusal.
 std::string percent(std::int64_t ppm) {
+  const int decimals = ppm > 1'000'000 && ppm < 1'000'500 ? 4 : 1;
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %%", static_cast<double>(ppm) / 1e4);
+  std::snprintf(buf, sizeof buf, "%.*f %%", decimals, static_cast<double>(ppm) / 1e4);
   return buf;
 }
 

@@ -378,6 +378,14 @@ TEST_CASE("QoS policies and the effective QoS of their volumes") {
   CHECK(got(http, "/volumes/" + v["id"].dump(), "/volumes/{id}")["effective_qos"]["min_iops"] ==
         2000);
   CHECK(got(http, "/qos-policies?name=platinum", "/qos-policies")["total"] == 1);
+  // A patch that changes nothing keeps the revision (and other clients' If-Match).
+  const auto revision = p.body["revision"];
+  for (const json& same : {json::object(), json({{"min_iops", 2000}}), json({{"name", "platinum"}})}) {
+    Response r = http.patch("/qos-policies/" + qid, same);
+    INFO(same.dump());
+    CHECK(r.status == 200);
+    CHECK(r.body["revision"] == revision);
+  }
   CHECK(http.del("/qos-policies/" + qid).status == 409);  // still attached
   Response detach = http.patch("/volumes/" + v["id"].dump(), {{"qos_policy_id", nullptr}});
   REQUIRE(detach.status == 200);

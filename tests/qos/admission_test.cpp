@@ -71,6 +71,15 @@ TEST_CASE("a reservation past 100 % of a controller is refused with the numbers"
   CHECK(qos::check_admission(before, after, c).is_ok());
 }
 
+TEST_CASE("a share just over 100 % is printed with the decimals that show it") {
+  const auto c = ise860();
+  // 52,709 RAID5 IOPS against 52,708 guaranteed: ceil(52,709e6 / 52,708) = 1,000,019 ppm.
+  const sim::Status st = qos::check_admission({}, {{1, "x", 0, RaidType::kRaid5, 52'709}}, c);
+  REQUIRE(st.code() == sim::Code::kUnprocessable);
+  INFO(st.message());
+  CHECK(st.message().find("would need 100.0019 % of what it can guarantee") != std::string::npos);
+}
+
 TEST_CASE("an over-committed state does not block changes that do not add to it") {
   const auto c = ise860();
   std::vector<Reservation> over = {{1, "a", 0, RaidType::kRaid10, 70'000},
