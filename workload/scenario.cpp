@@ -284,6 +284,8 @@ json parse_json(std::string_view text, const Reader& r) {
   try {
     return json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/true,
                        /*ignore_comments=*/true);
+  } catch (const json::out_of_range& e) {  // a number beyond a double: 1e400
+    r.fail(child_path(), "a number too large to hold (beyond a double's range)");
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     if (const auto bracket = what.find("] ");
@@ -406,7 +408,11 @@ void Loader::wear(const json& o, const std::string& path) {
                                   v.dump());
     return v.get<double>();
   };
-  if (o.contains("stagger_gap_points")) w.stagger_gap_points = points("stagger_gap_points", 0, 90);
+  if (o.contains("stagger_gap_points")) {
+    if (w.policy != pool::WearPolicy::kStaggered)
+      r.fail(join(path, "stagger_gap_points"), "applies to policy \"staggered\" only");
+    w.stagger_gap_points = points("stagger_gap_points", 0, 90);
+  }
   if (o.contains("threshold_points")) w.threshold_points = points("threshold_points", 0, 50);
   if (o.contains("move_bytes_per_second"))
     w.move_bytes_per_second =

@@ -576,6 +576,7 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "drive": 1}}]})",
        "t.json: timeline[0].fault.drive: does not apply to link_cut"},
       {std::string(40, '[') + std::string(40, ']'), "t.json: [0][0][0]..."},
+      {h + R"(, "duration_s": 1e400})", "t.json: duration_s: a number too large to hold (beyond a double's range)"},
   };
   // Mismatches are collected and compared once, so that a failure prints them all.
   std::string mismatches;

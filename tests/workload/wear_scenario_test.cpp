@@ -107,8 +107,12 @@ TEST_CASE("the wear section is checked like the rest of a scenario: FILE: KEY: w
   const Case cases[] = {
       {R"({"policy": "uneven"})", "",
        "t.json: wear.policy: wear policy \"uneven\" is not one of off, even, staggered"},
-      {R"({"stagger_gap_points": 0})", "",
+      {R"({"policy": "staggered", "stagger_gap_points": 0})", "",
        "t.json: wear.stagger_gap_points: must be a number in (0, 90], got 0"},
+      {R"({"stagger_gap_points": 10})", "",
+       "t.json: wear.stagger_gap_points: applies to policy \"staggered\" only"},
+      {R"({"stagger_gap_points": 10, "policy": "even"})", "",
+       "t.json: wear.stagger_gap_points: applies to policy \"staggered\" only"},
       {R"({"threshold_points": 51})", "",
        "t.json: wear.threshold_points: must be a number in (0, 50], got 51"},
       {R"({"speed": 1})", "", "t.json: wear.speed: unknown key"},
