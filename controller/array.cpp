@@ -376,8 +376,10 @@ std::vector<int> Array::pool_drives(const Pool& pool) const {
 // Host I/O through the QoS scheduler
 
 void Array::submit(const HostIo& io, IoCallback done) {
-  if (!qos_options_.enabled || !qos_->has_volume(io.volume_id)) {
-    data_->submit(io, std::move(done));  // no such volume: the data path says so
+  if (!qos_options_.enabled || !qos_->has_volume(io.volume_id) || !data_->mains_on()) {
+    // No such volume, or no mains: the data path refuses it at once (it must not wait in a
+    // QoS queue to run after the power comes back).
+    data_->submit(io, std::move(done));
     return;
   }
   std::uint64_t cookie;
@@ -404,6 +406,15 @@ void Array::submit(const HostIo& io, IoCallback done) {
     free_pending_.push_back(cookie);
     refuse_io(std::move(cb), std::move(st));
   }
+}
+
+void Array::fail_queued_io(const Status& status) {
+  for (const auto& [id, v] : volumes_)
+    for (std::uint64_t cookie : qos_->drain_volume(id)) {
+      IoCallback cb = std::move(pending_[cookie].done);
+      free_pending_.push_back(cookie);
+      refuse_io(std::move(cb), status);
+    }
 }
 
 void Array::refuse_io(IoCallback done, Status status) {
@@ -515,6 +526,9 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
     else if (spec.type == "supercap_restore") st = data_->restore_supercap();
     else return sim::invalid_argument("unknown fault type \"" + spec.type + "\"");
     if (!st.is_ok()) return st;
+    // Host I/O waiting for its QoS turn was not acknowledged: it fails like the data path's
+    // in-flight I/O (kUnavailable; NBD clients get ESHUTDOWN).
+    if (spec.type == "power_loss") fail_queued_io(sim::unavailable("the array lost power"));
     r.id = static_cast<std::int64_t>(faults_.size()) + 1;
     r.result = "applied";
     faults_.push_back(r);

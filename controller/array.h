@@ -300,6 +300,9 @@ class Array : private qos::Dispatcher {
   void finish_io(std::uint64_t cookie, const IoCompletion& done);
   // Completes `done` with `status` at once (in an event of its own, never inside submit()).
   void refuse_io(IoCallback done, sim::Status status);
+  // Fails every request waiting in the QoS queues with `status` (power loss: I/O not yet
+  // acknowledged fails, docs/controller-states.md "Power"), each at the current time.
+  void fail_queued_io(const sim::Status& status);
   // The QoS of `v`, with `policy` standing in for its attached policy when given and the same.
   QosSettings effective_qos_with(const Volume& v, const QosPolicy* policy) const;
   // Every volume's reservation, with `changed` replacing (or adding) one volume and `policy`

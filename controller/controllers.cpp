@@ -139,34 +139,47 @@ void DataPath::recount_cache() {
   }
 }
 
+std::pair<CacheMode, std::string> DataPath::cache_mode_of(Id c, double need) const {
+  const ControllerRuntime& cr = ctl(c);
+  const ControllerRuntime& peer = ctl(peer_of(c));
+  if (!serving(c)) return {CacheMode::kNone, "controller " + std::string(to_string(cr.state))};
+  std::string reason;
+  if (peer.state != ControllerState::kActive) {
+    reason =
+        "peer controller " + ctl_name(peer_of(c)) + " is " + std::string(to_string(peer.state));
+  } else if (!link_up_) {
+    reason = "inter-controller link cut";
+  } else if (cr.state == ControllerState::kSyncing) {
+    reason = "cache mirror resynchronizing";
+  } else if (!options_.cache.write_back) {
+    reason = "write-back disabled by configuration";
+  } else if (supercap_degraded_) {
+    reason = "supercap pack degraded";
+  } else if (power_status_capacity() < need) {
+    // Not a matter of time: the packs, full, cannot cover a vault of this cache.
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "supercaps too small: a vault of the write cache needs %.0f J, the packs hold "
+                  "%.0f J when full",
+                  need, power_status_capacity());
+    reason = buf;
+  } else if (energy_joules_ < need) {
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "supercaps charging: %.0f of the %.0f J a vault needs",
+                  energy_joules_, need);
+    reason = buf;
+  } else {
+    return {CacheMode::kWriteBack, ""};
+  }
+  return {CacheMode::kWriteThrough, reason};
+}
+
 void DataPath::update_cache_modes(const std::string& why) {
   settle_energy();
   const double need = vault_energy_joules();
   for (Id c = 1; c <= static_cast<Id>(ctl_.size()); ++c) {
     ControllerRuntime& cr = ctl(c);
-    const ControllerRuntime& peer = ctl(peer_of(c));
-    CacheMode mode = CacheMode::kWriteThrough;
-    std::string reason;
-    if (!serving(c)) {
-      mode = CacheMode::kNone;
-      reason = "controller " + std::string(to_string(cr.state));
-    } else if (peer.state != ControllerState::kActive) {
-      reason = "peer controller " + ctl_name(peer_of(c)) + " is " + std::string(to_string(peer.state));
-    } else if (!link_up_) {
-      reason = "inter-controller link cut";
-    } else if (cr.state == ControllerState::kSyncing) {
-      reason = "cache mirror resynchronizing";
-    } else if (!options_.cache.write_back) {
-      reason = "write-back disabled by configuration";
-    } else if (supercap_degraded_) {
-      reason = "supercap pack degraded";
-    } else if (energy_joules_ < need) {
-      char buf[120];
-      std::snprintf(buf, sizeof buf, "supercaps charging: %.0f of the %.0f J a vault needs", energy_joules_, need);
-      reason = buf;
-    } else {
-      mode = CacheMode::kWriteBack;
-    }
+    const auto [mode, reason] = cache_mode_of(c, need);
     const bool changed = mode != cr.mode;
     cr.mode = mode;
     cr.mode_reason = reason;
@@ -179,7 +192,8 @@ void DataPath::update_cache_modes(const std::string& why) {
   // While the supercaps charge, come back when they hold enough for a vault.
   sim_.cancel(charge_event_);
   charge_event_ = {};
-  if (charging_ && energy_joules_ < need && !supercap_degraded_) {
+  if (charging_ && energy_joules_ < need && !supercap_degraded_ &&
+      need <= power_status_capacity()) {
     const double secs = (need - energy_joules_) / preset_.supercaps.charge_power_w;
     const Time at = sim_.now() + static_cast<Time>(std::ceil(secs * 1e9)) + 1;
     charge_event_ = sim_.at(at, [this] {
@@ -246,10 +260,7 @@ void DataPath::become_active(Id c) {
              " blocks) discarded: the array is back without it and its mirror copies were replayed");
     ctl(p).vault.clear();
   }
-  if (rebuild_paused_) {
-    rebuild_paused_ = false;
-    sim_.after(0, [this] { rebuild_next(); });
-  }
+  resume_rebuild();
 }
 
 void DataPath::release_parked() {
@@ -493,8 +504,11 @@ void DataPath::sync_complete(Id c) {
   if (link_up_ && serving(p) && !options_.controllers.test_no_mirror)
     for (auto& [key, blk] : cache_)
       if (blk.dirty) blk.mirrored_version = blk.version;
-  transition(c, ControllerTrigger::kSyncComplete,
-             link_up_ && serving(p) ? "cache mirror established" : "no peer to mirror with: running solo");
+  const char* why = link_up_ && serving(p) ? "cache mirror established"
+                    : is_up(ctl(p).state)
+                        ? "inter-controller link cut: no cache mirror with the peer, write-through"
+                        : "no peer to mirror with: running solo";
+  transition(c, ControllerTrigger::kSyncComplete, why);
   become_active(c);
   update_cache_modes("");
   release_parked();
@@ -588,7 +602,7 @@ sim::Status DataPath::lose_power() {
   for (auto& v : volumes_)
     if (v) v->claims = 0;
   recount_cache();
-  if (rebuild_.active) rebuild_paused_ = true;
+  pause_rebuild("the array lost power");
   update_cache_modes("mains lost");
   bool vaulting = false;
   for (const auto& x : ctl_) vaulting |= x.state == ControllerState::kVaulting;

@@ -37,6 +37,17 @@ sim::Result<std::unique_ptr<DataPath>> DataPath::create(sim::Simulator& sim, con
   if (options.rebuild_bytes_per_second <= 0) return sim::invalid_argument("rebuild rate must be positive");
   if (options.payload == datapac::PayloadKind::kFile && options.payload_dir.empty())
     return sim::invalid_argument("payload file needs a directory");
+  // The write cache and the mirror of the peer's both live in the controller's DRAM.
+  if (options.cache.write_cache_bytes < 0)
+    return sim::invalid_argument("write_cache_bytes must be 0 (the default) or positive, got " +
+                                 std::to_string(options.cache.write_cache_bytes));
+  if (options.cache.write_cache_bytes > preset.controllers.dram_bytes / 2)
+    return sim::invalid_argument(
+        "write cache of " + std::to_string(options.cache.write_cache_bytes) +
+        " bytes does not fit: it and the mirror "
+        "of the peer's cache live in the controller's " +
+        std::to_string(preset.controllers.dram_bytes) + " bytes of DRAM, so at most " +
+        std::to_string(preset.controllers.dram_bytes / 2) + " bytes");
   std::vector<int> drive_datapacs;
   for (int d = 0; d < preset.datapacs.count; ++d)
     for (int s = 0; s < preset.datapacs.ssds_per_datapac; ++s) drive_datapacs.push_back(d + 1);
@@ -58,6 +69,13 @@ sim::Result<std::unique_ptr<DataPath>> DataPath::create(sim::Simulator& sim, con
     auto ssd = datapac::Ssd::create(preset.ssd, so);
     if (!ssd.is_ok()) return ssd.status();
     dp->ssds_.push_back(std::move(ssd).value());
+  }
+  // A cache the supercaps cannot vault starts write-through: say so, once, at start.
+  for (Id c = 1; c <= 2; ++c) {
+    const ControllerRuntime& cr = dp->ctl(c);
+    if (cr.mode == CacheMode::kWriteThrough && dp->options_.cache.write_back)
+      dp->emit(Severity::kWarning, "cache", "controller/" + std::to_string(c),
+               "controller " + dp->ctl_name(c) + " cache write-through (" + cr.mode_reason + ")");
   }
   return dp;
 }
@@ -107,13 +125,14 @@ DataPath::DataPath(sim::Simulator& sim, const config::SystemPreset& preset, cons
   energy_joules_ = preset.supercaps.usable_energy_joules();
   energy_at_ns_ = sim.now();
   charging_ = true;
-  // With write-back disabled the cache is write-through from the start, not only after the
-  // first event that re-evaluates the cache mode (update_cache_modes gives the same reason).
-  if (!options_.cache.write_back)
-    for (auto& c : ctl_) {
-      c.mode = CacheMode::kWriteThrough;
-      c.mode_reason = "write-back disabled by configuration";
-    }
+  // The cache mode holds from the start, not only after the first event that re-evaluates it:
+  // write-back disabled, or a cache too large for the supercaps to vault, is write-through now.
+  const double need = vault_energy_joules();
+  for (Id c = 1; c <= static_cast<Id>(ctl_.size()); ++c) {
+    auto [mode, reason] = cache_mode_of(c, need);
+    ctl(c).mode = mode;
+    ctl(c).mode_reason = std::move(reason);
+  }
 }
 
 const raid::Layout& DataPath::layout(RaidType type) const {
@@ -314,6 +333,7 @@ sim::Status DataPath::restore_extent(const ExtentRecord& r) {
     if (!((r.missing >> m) & 1u)) live.push_back(r.members[m]);
   AFASIM_RETURN_IF_ERROR(allocator_.claim(live));
   place_extent(*v, r.extent_index, r.members, r.missing);
+  v->reported_state = volume_state(v->id);  // as it was when the state was saved: no new event
   return Status::ok();
 }
 

@@ -119,6 +119,10 @@ struct RebuildStatus {
   std::int64_t total_bytes = 0;   // chunk bytes to rebuild
   std::int64_t done_bytes = 0;
   sim::Time started_ns = 0;
+  // Time the rebuild spent paused (array off or no controller serving), not counted in its
+  // duration; paused_since_ns is when the current pause began (-1: running).
+  sim::Time paused_ns = 0;
+  sim::Time paused_since_ns = -1;
   double percent() const { return total_bytes == 0 ? 100.0 : 100.0 * done_bytes / total_bytes; }
 };
 
@@ -202,6 +206,8 @@ class DataPath {
   PowerStatus power_status() const;
   // Whether the array accepts host I/O (mains on and a controller active).
   bool online() const;
+  // Whether the mains are on (false from power_loss to power_restore).
+  bool mains_on() const { return mains_on_; }
   // Destages every dirty block now (for a clean shutdown); the destages complete through
   // events: run the simulator until dirty_bytes() is 0.
   void destage_all();
@@ -348,6 +354,8 @@ class DataPath {
     std::deque<FifoEntry> dirty_fifo, clean_fifo;
     std::int64_t dirty_blocks = 0, cached_blocks = 0;
     sim::Time destage_until_ns = 0;  // when the last destage issued for it completes
+    // The state last reported by an event (report_volume_state): one event per transition.
+    VolumeState reported_state = VolumeState::kOnline;
   };
   // One 4 KiB block of a volume in the cache. Its owner's cache holds `data`; the peer holds
   // a copy of version `mirrored_version` (0: none). A copy is current when it equals
@@ -523,6 +531,9 @@ class DataPath {
   void become_active(Id c);
   void vault_done(Id c, bool ok, std::vector<VaultRecord> records, std::int64_t bytes);
   void update_cache_modes(const std::string& why);
+  // The cache mode controller `c` should be in now and its reason, given the energy a vault
+  // needs (`need_joules`).
+  std::pair<CacheMode, std::string> cache_mode_of(Id c, double need_joules) const;
   void release_parked();
   void power_off_done();
   void recount_cache();
@@ -537,6 +548,14 @@ class DataPath {
   // Faults and rebuild (rebuild.cpp).
   sim::Status lose_drive(int drive, const char* how);
   void update_extent_health(Extent& e, bool was_degraded, bool was_lost);
+  // Emits a `volume` event when the volume's state differs from the one last reported
+  // (online, degraded, failed), `why` saying what changed it.
+  void report_volume_state(VolumeRuntime& v, const std::string& why);
+  // Pauses the rebuild in progress (an event, once per pause); resume_rebuild continues it.
+  void pause_rebuild(const std::string& why);
+  void resume_rebuild();
+  // Runs rebuild_next() at `at` unless the rebuild is paused (or paused and resumed) first.
+  void schedule_rebuild_next(sim::Time at);
   void start_rebuild();
   void rebuild_next();
   // Picks the next extent to rebuild and its replacement chunk; false when none is left.
@@ -587,6 +606,7 @@ class DataPath {
   static constexpr std::int64_t kRebuildPieceBytes = 1 << 20;
   int rebuild_progress_reported_ = 0;
   bool rebuild_paused_ = false;  // the array lost power mid-rebuild
+  std::uint64_t rebuild_epoch_ = 0;  // bumped at each resume: older scheduled pieces are void
 
   // Extent moves (extent_move.cpp).
   struct ExtentMove {

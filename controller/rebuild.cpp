@@ -41,6 +41,64 @@ void DataPath::update_extent_health(Extent& e, bool was_degraded, bool was_lost)
   v->degraded_extents += static_cast<int>(degraded) - static_cast<int>(was_degraded);
 }
 
+void DataPath::report_volume_state(VolumeRuntime& v, const std::string& why) {
+  const VolumeState now = volume_state(v.id);
+  if (now == v.reported_state) return;
+  const VolumeState was = v.reported_state;
+  v.reported_state = now;
+  const std::string name = "volume " + std::to_string(v.id);
+  const std::string raid(raid::raid_type_name(v.raid_type));
+  switch (now) {
+    case VolumeState::kFailed:
+      emit(Severity::kCritical, "volume", "volume/" + std::to_string(v.id),
+           name + " failed: " + std::to_string(v.lost_extents) +
+               " extent(s) lost more members than " + raid + " tolerates (" + why +
+               "); its I/O to them now returns errors");
+      break;
+    case VolumeState::kDegraded:
+      emit(Severity::kWarning, "volume", "volume/" + std::to_string(v.id),
+           name + " degraded: " + std::to_string(v.degraded_extents) +
+               " extent(s) lost a member (" + why + "); " + raid + " redundancy covers it" +
+               (rebuild_.active ? " until the rebuild restores it" : ""));
+      break;
+    case VolumeState::kOnline:
+      emit(Severity::kInfo, "volume", "volume/" + std::to_string(v.id),
+           name + " online again (was " + (was == VolumeState::kFailed ? "failed" : "degraded") +
+               "): " + why);
+      break;
+  }
+}
+
+void DataPath::pause_rebuild(const std::string& why) {
+  if (!rebuild_.active || rebuild_paused_) return;
+  rebuild_paused_ = true;
+  rebuild_.paused_since_ns = sim_.now();
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "rebuild of drive %d paused at %.0f %% (%s)", rebuild_.drive + 1,
+                rebuild_.percent(), why.c_str());
+  emit(Severity::kWarning, "rebuild", drive_object(rebuild_.drive), buf);
+}
+
+void DataPath::resume_rebuild() {
+  if (!rebuild_paused_) return;
+  rebuild_paused_ = false;
+  const Time paused = rebuild_.paused_since_ns >= 0 ? sim_.now() - rebuild_.paused_since_ns : 0;
+  rebuild_.paused_ns += paused;
+  rebuild_.paused_since_ns = -1;
+  ++rebuild_epoch_;  // a piece scheduled before the pause must not start a second chain
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "rebuild of drive %d resumed at %.0f %% after %.1f s paused",
+                rebuild_.drive + 1, rebuild_.percent(), sim::to_seconds(paused));
+  emit(Severity::kInfo, "rebuild", drive_object(rebuild_.drive), buf);
+  schedule_rebuild_next(sim_.now());
+}
+
+void DataPath::schedule_rebuild_next(Time at) {
+  sim_.at(at, [this, epoch = rebuild_epoch_] {
+    if (epoch == rebuild_epoch_) rebuild_next();
+  });
+}
+
 Status DataPath::lose_drive(int drive, const char* how) {
   if (drive < 0 || drive >= drive_count()) return sim::not_found("no drive " + std::to_string(drive + 1));
   datapac::Ssd& ssd = *ssds_[static_cast<std::size_t>(drive)];
@@ -53,7 +111,6 @@ Status DataPath::lose_drive(int drive, const char* how) {
   emit(Severity::kError, "drive", drive_object(drive),
        "drive " + std::to_string(drive + 1) + " (DataPac " + std::to_string(datapac_of(drive)) + ") " + how);
 
-  std::map<Id, int> newly_failed;
   std::vector<std::uint32_t> affected;
   for (std::uint32_t id = 0; id < extents_.size(); ++id) {
     Extent& e = extents_[id];
@@ -64,17 +121,13 @@ Status DataPath::lose_drive(int drive, const char* how) {
       e.missing = static_cast<std::uint16_t>(e.missing | (1u << m));
       e.lost = beyond_redundancy(e.type, e.missing, e.member_count);
       update_extent_health(e, was_degraded, was_lost);
-      if (e.lost && !was_lost) newly_failed[e.volume_id]++;
       if (!e.lost) affected.push_back(id);
       (void)notify_extent(ExtentChange::kUpdated, e);
     }
   }
-  for (const auto& [vid, n] : newly_failed)
-    if (VolumeRuntime* v = find_volume(vid); v && v->lost_extents == n)
-      emit(Severity::kCritical, "volume", "volume/" + std::to_string(vid),
-           "volume " + std::to_string(vid) + " failed: " + std::to_string(n) +
-               " extent(s) lost more members than " + std::string(raid::raid_type_name(v->raid_type)) +
-               " tolerates; its I/O now returns errors");
+  // One event per volume whose state changed (online -> degraded, or -> failed).
+  for (auto& vp : volumes_)
+    if (vp) report_volume_state(*vp, "drive " + std::to_string(drive + 1) + " " + how);
   if (!affected.empty()) {
     rebuild_queue_.push_back(drive);
     if (!rebuild_.active) start_rebuild();
@@ -134,7 +187,7 @@ void DataPath::start_rebuild() {
                   drive + 1, rebuild_extents_.size(), rebuild_.total_bytes / 1e9,
                   options_.rebuild_bytes_per_second / 1e6);
     emit(Severity::kWarning, "rebuild", drive_object(drive), buf);
-    sim_.after(0, [this] { rebuild_next(); });
+    schedule_rebuild_next(sim_.now());
     return;
   }
   rebuild_.active = false;
@@ -215,16 +268,26 @@ bool DataPath::next_rebuild_chunk() {
 }
 
 void DataPath::rebuild_next() {
+  if (rebuild_paused_) return;  // resume_rebuild() schedules the next piece
   if (!online()) {
-    rebuild_paused_ = true;  // resumed when a controller is active again
+    pause_rebuild(mains_on_ ? "no controller is serving"
+                            : "the array lost power");  // resumed when a controller is active
     return;
   }
   const int drive = rebuild_.drive;
   const std::int64_t chunk = allocator_.chunk_bytes();
   if (!rebuild_chunk_ && !next_rebuild_chunk()) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s", drive + 1,
-                  rebuild_.done_bytes / 1e9, sim::to_seconds(sim_.now() - rebuild_.started_ns));
+    char buf[200];
+    // The time the array was off (or had no controller serving) is not rebuild time.
+    const Time rebuilding = sim_.now() - rebuild_.started_ns - rebuild_.paused_ns;
+    if (rebuild_.paused_ns > 0)
+      std::snprintf(buf, sizeof buf,
+                    "rebuild of drive %d complete: %.2f GB in %.1f s (not counting %.1f s paused)",
+                    drive + 1, rebuild_.done_bytes / 1e9, sim::to_seconds(rebuilding),
+                    sim::to_seconds(rebuild_.paused_ns));
+    else
+      std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s", drive + 1,
+                    rebuild_.done_bytes / 1e9, sim::to_seconds(rebuilding));
     emit(Severity::kInfo, "rebuild", drive_object(drive), buf);
     rebuild_.active = false;
     start_rebuild();
@@ -244,7 +307,7 @@ void DataPath::rebuild_next() {
     rebuild_.done_bytes -= rc.piece * kRebuildPieceBytes;
     if (!still_needed) rebuild_.done_bytes += chunk;
     rebuild_chunk_.reset();
-    sim_.after(0, [this] { rebuild_next(); });
+    schedule_rebuild_next(sim_.now());
     return;
   }
   // One piece of the chunk: read from the survivors, write to the replacement. Pieces keep
@@ -267,6 +330,9 @@ void DataPath::rebuild_next() {
       update_extent_health(e, was_degraded, false);
       if (Status p = notify_extent(ExtentChange::kUpdated, e); !p.is_ok())
         emit(Severity::kError, "rebuild", drive_object(drive), "could not persist a rebuilt extent: " + p.message());
+      if (VolumeRuntime* v = find_volume(e.volume_id))
+        report_volume_state(
+            *v, "rebuild of drive " + std::to_string(drive + 1) + " restored its extents");
     }
     rebuild_chunk_.reset();
     const int percent = static_cast<int>(rebuild_.percent());
@@ -278,7 +344,7 @@ void DataPath::rebuild_next() {
   }
   // Paced: the next piece starts when this one is written and the rate allows.
   const Time paced = sim_.now() + sim::transfer_time(piece, options_.rebuild_bytes_per_second);
-  sim_.at(std::max(done, paced), [this] { rebuild_next(); });
+  schedule_rebuild_next(std::max(done, paced));
 }
 
 }  // namespace afasim::controller

@@ -224,6 +224,17 @@ std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
   return cookies;
 }
 
+std::vector<std::uint64_t> Scheduler::drain_volume(VolumeId id) {
+  std::vector<std::uint64_t> cookies;
+  Volume* v = find(id);
+  if (v == nullptr || v->queue.empty()) return cookies;
+  unfile(*v, sim_.now());  // its heap entries go stale; a pending wake-up finds nothing to do
+  for (const Request& r : v->queue) cookies.push_back(r.cookie);
+  queued_total_ -= static_cast<std::int64_t>(v->queue.size());
+  v->queue.clear();
+  return cookies;
+}
+
 // ---------------------------------------------------------------------------------------
 // Filing: tags of the head, and which heap holds the volume
 

@@ -130,6 +130,10 @@ class Scheduler {
   // Forgets the volume. Returns the cookies still queued, oldest first, for the caller to
   // fail; requests already dispatched complete as usual (complete() then ignores them).
   std::vector<std::uint64_t> remove_volume(VolumeId id);
+  // Empties the volume's queue and returns its cookies, oldest first, for the caller to fail
+  // (power loss: I/O not yet acknowledged fails). The volume stays known with its settings and
+  // clocks. Empty for an unknown volume.
+  std::vector<std::uint64_t> drain_volume(VolumeId id);
   bool has_volume(VolumeId id) const { return find(id) != nullptr; }
   std::optional<Settings> settings(VolumeId id) const;
   std::optional<int> resource_of(VolumeId id) const;

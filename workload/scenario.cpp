@@ -385,8 +385,17 @@ void Loader::options(const json& o, const std::string& path) {
     d.strip_bytes = r.size(o.at("strip_bytes"), join(path, "strip_bytes"), 4096);
   if (o.contains("preconditioned")) d.preconditioned = r.boolean(o, path, "preconditioned");
   if (o.contains("qos_scheduler")) s.array_options.qos.enabled = r.boolean(o, path, "qos_scheduler");
-  if (o.contains("write_cache"))
+  if (o.contains("write_cache")) {
     d.cache.write_cache_bytes = r.size(o.at("write_cache"), join(path, "write_cache"), 1 << 20);
+    // The cache and the mirror of the peer's both live in the controller's DRAM.
+    const std::int64_t dram = s.system.controllers.dram_bytes;
+    if (d.cache.write_cache_bytes > dram / 2)
+      r.fail(join(path, "write_cache"),
+             "must be at most half of a controller's DRAM (" + std::to_string(dram / 2) +
+                 " bytes of " + std::to_string(dram) +
+                 ": the cache and the mirror of the peer's both live there), got " +
+                 std::to_string(d.cache.write_cache_bytes) + " bytes");
+  }
   if (o.contains("write_back")) d.cache.write_back = r.boolean(o, path, "write_back");
 }
 

@@ -3,6 +3,8 @@
 // the cache mode's reasons, supercap charging, split brain, and faults refused.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+
 #include "tests/controller/raid_sim_harness.h"
 
 using namespace afasim;
@@ -319,4 +321,235 @@ TEST_CASE("controller and power faults that do not apply are refused, and nothin
   CHECK(a.array->inject_fault(f).status().code() == sim::Code::kConflict);  // no mains
   CHECK(a.array->faults().size() == 2);
   for (const auto& c : a.array->controllers()) CHECK(c.state != ControllerState::kActive);
+}
+
+namespace {
+
+// The events whose message contains `needle`, in order.
+std::vector<Event> events_with(SimArray& a, const std::string& needle) {
+  std::vector<Event> out;
+  for (const auto& e : a.array->events(0, 100000).items)
+    if (e.message.find(needle) != std::string::npos) out.push_back(e);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a write cache the supercaps cannot vault is write-through from the start, and stays so") {
+  // 2 packs of 2 F between 16.2 V and 8 V hold ½·2·(16.2² − 8²)·2 = 397 J; a vault of 16 MiB
+  // of cache and 16 MiB of mirror needs 300 W × (2 s + 32 MiB / 2 GB/s) = 605 J.
+  config::Catalog catalog = config::Catalog::embedded().value();
+  config::SystemPreset preset = catalog.system("ise-860-g3").value();
+  preset.supercaps.capacitance_farads_per_pack = 2;
+  sim::Simulator sim(21);
+  MemoryJournal journal;
+  ArrayOptions o;
+  o.data_path.payload = datapac::PayloadKind::kMemory;
+  o.data_path.cache.write_cache_bytes = 16 << 20;
+  auto opened = Array::open(sim, catalog, preset, journal, journal.snapshot(), o);
+  REQUIRE(opened.is_ok());
+  Array& array = **opened;
+  const auto p = array.data_path().power_status();
+  CHECK(p.capacity_joules == doctest::Approx(396.88).epsilon(1e-3));
+  CHECK(p.vault_energy_joules == doctest::Approx(605.03).epsilon(1e-3));
+  for (Id c = 1; c <= 2; ++c) {
+    const ControllerInfo ci = array.data_path().controller_info(c);
+    CHECK(ci.cache_mode == CacheMode::kWriteThrough);
+    CHECK(ci.cache_mode_reason ==
+          "supercaps too small: a vault of the write cache needs 605 J, the packs hold 397 J when "
+          "full");
+  }
+  int start_events = 0;
+  for (const auto& e : array.events(0, 1000).items)
+    if (e.category == "cache" &&
+        e.message.find("cache write-through (supercaps too small") != std::string::npos) {
+      CHECK(e.time_ns == 0);
+      ++start_events;
+    }
+  CHECK(start_events == 2);  // one per controller, at t = 0
+
+  VolumeSpec s;
+  s.name = "v";
+  s.capacity_bytes = 64 << 20;
+  auto v = array.create_volume(s);
+  REQUIRE(v.is_ok());
+  std::vector<std::uint8_t> w(4096, 0x5a);
+  HostIo io;
+  io.op = IoOp::kWrite;
+  io.volume_id = v->id;
+  io.length_bytes = 4096;
+  io.write_data = w.data();
+  bool acked = false;
+  array.submit(io, [&](const IoCompletion& c) { acked = c.status.is_ok(); });
+  // sim.run() returns: no charge event re-arms forever waiting for energy the packs never hold.
+  sim.run();
+  REQUIRE(acked);
+  CHECK(array.data_path().dirty_bytes() == 0);  // written through: nothing a power cut could lose
+  CHECK(array.data_path().controller_info(1).cache_mode == CacheMode::kWriteThrough);
+}
+
+TEST_CASE("a write cache larger than half the controller's DRAM is refused with the numbers") {
+  // 16 GiB of DRAM per controller (config/systems/ise-800-g3.json) holds the cache and the
+  // mirror of the peer's: at most 8 GiB.
+  config::Catalog catalog = config::Catalog::embedded().value();
+  config::SystemPreset preset = catalog.system("ise-860-g3").value();
+  for (std::int64_t bytes : {64LL << 30, 1LL << 50, (8LL << 30) + 4096, -1LL}) {
+    INFO(bytes);
+    sim::Simulator sim(22);
+    MemoryJournal journal;
+    ArrayOptions o;
+    o.data_path.cache.write_cache_bytes = bytes;
+    auto opened = Array::open(sim, catalog, preset, journal, journal.snapshot(), o);
+    REQUIRE_FALSE(opened.is_ok());
+    CHECK(opened.status().code() == sim::Code::kInvalidArgument);
+    if (bytes > 0)
+      CHECK(opened.status().message().find("at most 8589934592 bytes") != std::string::npos);
+  }
+  sim::Simulator sim(23);
+  MemoryJournal journal;
+  ArrayOptions o;
+  o.data_path.cache.write_cache_bytes = 8LL
+                                        << 30;  // exactly half: fits, and the supercaps cover it
+  auto opened = Array::open(sim, catalog, preset, journal, journal.snapshot(), o);
+  REQUIRE(opened.is_ok());
+  CHECK((*opened)->data_path().controller_info(1).cache_mode == CacheMode::kWriteBack);
+  // 300 W × (2 s + 16 GiB / 2 GB/s) = 3,177 J of the 5,953 J the packs hold.
+  CHECK((*opened)->data_path().power_status().vault_energy_joules ==
+        doctest::Approx(3177.1).epsilon(1e-3));
+}
+
+TEST_CASE(
+    "controller restored while the link is cut: sync_complete says the link is cut, not that it "
+    "runs solo") {
+  SimArray a(24);
+  a.add_volume("a", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  FaultSpec f{"controller_fail"};
+  f.controller = 2;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  a.sim->run();
+  REQUIRE(a.array->inject_fault({"link_cut"}).is_ok());
+  f.type = "controller_restore";
+  const sim::Time restored = a.sim->now();
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  a.sim->run();
+  CHECK(a.array->controller(1)->state == ControllerState::kActive);
+  CHECK(a.array->controller(2)->state == ControllerState::kActive);
+  const auto ev = events_with(a, "controller B: syncing -> active (sync_complete");
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].message ==
+        "controller B: syncing -> active (sync_complete: inter-controller link cut: no cache "
+        "mirror with the peer, "
+        "write-through)");
+  CHECK(ev[0].time_ns == restored + 20 * sim::kSecond);  // boot_ns, nothing to replay or mirror
+  CHECK(events_with(a, "running solo").empty());
+  CHECK(info(a, 2).cache_mode_reason == "inter-controller link cut");
+}
+
+TEST_CASE(
+    "volume state changes are events: degraded at the drive failure, online at the rebuild's end") {
+  DataPathOptions o;
+  o.rebuild_bytes_per_second = 16'000'000;  // 1 s per 16 MiB chunk
+  SimArray a(25, o);
+  const Id v1 = a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  const Id v2 = a.add_volume("r10", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  a.sim->run();
+  const int drive = a.array->data_path().extent_records(v1)[0].members[0].drive;
+  FaultSpec f{"drive_fail"};
+  f.drive = drive + 1;
+  const sim::Time failed = a.sim->now();
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  CHECK(a.array->data_path().volume_state(v1) == VolumeState::kDegraded);
+  const std::int64_t rebuild_bytes = a.array->data_path().rebuild_status().total_bytes;
+  REQUIRE(rebuild_bytes > 0);
+  a.sim->run();
+  CHECK(a.array->data_path().volume_state(v1) == VolumeState::kOnline);
+  // v1 (RAID5 4+1 over the drive) lost a chunk; v2 may have too. Each volume: at most one
+  // event per transition, degraded at the failure, online at or before the rebuild's end.
+  for (Id v : {v1, v2}) {
+    const std::string name = "volume " + std::to_string(v);
+    const auto degraded = events_with(a, name + " degraded");
+    const auto online = events_with(a, name + " online again");
+    CHECK(degraded.size() <= 1);
+    CHECK(online.size() == degraded.size());
+    for (const auto& e : degraded) {
+      CHECK(e.category == "volume");
+      CHECK(e.object == "volume/" + std::to_string(v));
+      CHECK(e.time_ns == failed);
+      CHECK(e.message.find("drive " + std::to_string(drive + 1) + " failed") != std::string::npos);
+    }
+    for (const auto& e : online) {
+      CHECK(e.time_ns > failed);
+      CHECK(e.time_ns <= a.sim->now());
+    }
+  }
+  // v1 (RAID5 4+1 over the drive) certainly had a chunk there: both events exist for it.
+  CHECK(events_with(a, "volume " + std::to_string(v1) + " degraded").size() == 1);
+  const auto done = events_with(a, "rebuild of drive " + std::to_string(drive + 1) + " complete");
+  REQUIRE(done.size() == 1);
+  // Rebuilding the chunks at 16 MB/s: total / rate seconds, paced per 1 MiB piece.
+  const double expect_s = static_cast<double>(rebuild_bytes) / 16e6;
+  INFO(done[0].message << " (expected about " << expect_s << " s)");
+  CHECK(sim::to_seconds(done[0].time_ns - failed) == doctest::Approx(expect_s).epsilon(0.02));
+  CHECK(done[0].message.find("paused") == std::string::npos);
+}
+
+TEST_CASE(
+    "a rebuild pauses at a power loss and resumes after the restore; its duration leaves the pause "
+    "out") {
+  DataPathOptions o;
+  o.rebuild_bytes_per_second = 16'000'000;
+  SimArray a(26, o);
+  const Id v1 = a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.sim->run();
+  const int drive = a.array->data_path().extent_records(v1)[0].members[0].drive;
+  FaultSpec f{"drive_fail"};
+  f.drive = drive + 1;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  const sim::Time failed = a.sim->now();
+  const std::int64_t rebuild_bytes = a.array->data_path().rebuild_status().total_bytes;
+  const double rebuild_s = static_cast<double>(rebuild_bytes) / 16e6;
+  REQUIRE(rebuild_s > 1.0);
+  const sim::Time cut = failed + static_cast<sim::Time>(rebuild_s * 0.45 * 1e9);
+  a.sim->run_until(cut);
+  REQUIRE(a.array->data_path().rebuild_status().active);
+  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
+  a.sim->run();
+  const sim::Time restore = a.sim->now() + 5 * sim::kSecond;
+  a.sim->run_until(restore);
+  REQUIRE(a.array->inject_fault({"power_restore"}).is_ok());
+  a.sim->run();
+  CHECK_FALSE(a.array->data_path().rebuild_status().active);
+  CHECK(a.array->data_path().volume_state(v1) == VolumeState::kOnline);
+
+  const std::string d = "rebuild of drive " + std::to_string(drive + 1);
+  const auto paused = events_with(a, d + " paused");
+  const auto resumed = events_with(a, d + " resumed");
+  const auto done = events_with(a, d + " complete");
+  REQUIRE(paused.size() == 1);
+  REQUIRE(resumed.size() == 1);
+  REQUIRE(done.size() == 1);
+  CHECK(paused[0].time_ns == cut);
+  CHECK(paused[0].message.find("the array lost power") != std::string::npos);
+  // The controllers boot 20 s after the restore, replay nothing, sync, and the first one
+  // active resumes the rebuild.
+  CHECK(resumed[0].time_ns >= restore + 20 * sim::kSecond);
+  CHECK(resumed[0].time_ns < restore + 21 * sim::kSecond);
+  const double paused_s = sim::to_seconds(resumed[0].time_ns - cut);
+  char want[80];
+  std::snprintf(want, sizeof want, "after %.1f s paused", paused_s);
+  CHECK(resumed[0].message.find(want) != std::string::npos);
+  INFO(done[0].message << " (about " << rebuild_s << " s of rebuilding expected)");
+  std::snprintf(want, sizeof want, "(not counting %.1f s paused)", paused_s);
+  CHECK(done[0].message.find(want) != std::string::npos);
+  // "in X s": the wall time from failure to completion minus the pause, about total / rate.
+  const double in_s = sim::to_seconds(done[0].time_ns - failed - (resumed[0].time_ns - cut));
+  // Within one 1 MiB piece (65.5 ms at 16 MB/s) of the rebuild without a pause.
+  CHECK(in_s > rebuild_s - 0.066);
+  CHECK(in_s < rebuild_s + 0.066);
+  std::snprintf(want, sizeof want, "in %.1f s", in_s);
+  CHECK(done[0].message.find(want) != std::string::npos);
+  // One volume event per transition: degraded once, online once, despite the power cycle.
+  CHECK(events_with(a, "volume " + std::to_string(v1) + " degraded").size() == 1);
+  CHECK(events_with(a, "volume " + std::to_string(v1) + " online again").size() == 1);
 }

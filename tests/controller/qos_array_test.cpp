@@ -288,3 +288,60 @@ TEST_CASE("QoS settings survive a restart: the scheduler is rebuilt from the jou
   CHECK(s->burst_iops == 4'000);
   CHECK(a->qos_scheduler().resource_of(1) == 1);
 }
+
+TEST_CASE(
+    "I/O held in a QoS queue fails at a power loss (kUnavailable) and never runs after the "
+    "restore") {
+  QosArray a;
+  const Id v = a.volume("held", Q(std::nullopt, 0));  // max_iops 0: every I/O waits
+  a.sim.run();
+  std::vector<sim::Time> failed_at;
+  auto read = [&] {
+    HostIo io;
+    io.op = IoOp::kRead;
+    io.volume_id = v;
+    io.length_bytes = 4096;
+    a.array->submit(io, [&](const IoCompletion& c) {
+      if (c.status.is_ok()) {
+        a.per_second[v][c.complete_time / kSecond]++;
+        return;
+      }
+      a.error_statuses.push_back(c.status);
+      failed_at.push_back(c.complete_time);
+    });
+  };
+  for (int i = 0; i < 3; ++i) read();
+  a.sim.run_until(a.sim.now() + kSecond);
+  CHECK(a.array->qos_status(v)->queued_ios == 3);
+  const sim::Time cut = a.sim.now();
+  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
+  CHECK(a.array->qos_status(v)->queued_ios == 0);
+  a.sim.run();
+  REQUIRE(a.error_statuses.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(a.error_statuses[i].code() == sim::Code::kUnavailable);  // NBD: ESHUTDOWN
+    CHECK(a.error_statuses[i].message() == "the array lost power");
+    CHECK(failed_at[i] == cut);
+  }
+  // While the mains are off a new I/O is refused at once; it does not wait in the queue.
+  read();
+  a.sim.run();
+  REQUIRE(a.error_statuses.size() == 4);
+  CHECK(a.error_statuses[3].code() == sim::Code::kUnavailable);
+  CHECK(a.array->qos_status(v)->queued_ios == 0);
+
+  REQUIRE(a.array->inject_fault({"power_restore"}).is_ok());
+  a.sim.run();
+  REQUIRE(a.array->controller(1)->state == ControllerState::kActive);
+  VolumePatch lift;
+  lift.max_iops.emplace(std::nullopt);
+  REQUIRE(a.array->update_volume(v, lift).is_ok());
+  a.sim.run();
+  CHECK(a.per_second[v].empty());  // nothing queued before the cut came back to life
+  CHECK(a.error_statuses.size() == 4);
+  read();  // the volume serves again once the limit is lifted
+  a.sim.run();
+  std::int64_t ok = 0;
+  for (const auto& [s, n] : a.per_second[v]) ok += n;
+  CHECK(ok == 1);
+}

@@ -493,6 +493,14 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: options.payload: must be \"none\" or \"memory\"..."},
       {h + R"(, "options": {"raid5_data_members": 12}})",
        "t.json: options.raid5_data_members: must be 2 to 8, got 12"},
+      // 16 GiB of DRAM per controller holds the cache and the peer's mirror: 8 GiB at most.
+      {h + R"(, "options": {"write_cache": "64GiB"}})",
+       "t.json: options.write_cache: must be at most half of a controller's DRAM (8589934592 bytes "
+       "of "
+       "17179869184: the cache and the mirror of the peer's both live there), got 68719476736 "
+       "bytes"},
+      {h + R"(, "options": {"write_cache": "1PiB"}})",
+       "t.json: options.write_cache: must be at most half..."},
       {h + R"(, "report": {"interval_ms": 5}})",
        "t.json: report.interval_ms: must be 10 to 3600000, got 5"},
       {h + R"(, "duration_s": 36000, "report": {"interval_ms": 10}})",
@@ -566,7 +574,8 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: timeline[0].fault.when: unknown key (expected one of: type, drive, "
        "latency_multiplier, controller)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "controller_fail"}}]})",
-       "t.json: timeline[0].fault.controller: missing (controller_fail needs the controller: 1 or 2)"},
+       "t.json: timeline[0].fault.controller: missing (controller_fail needs the controller: 1 or "
+       "2)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "controller_fail", "controller": 3}}]})",
        "t.json: timeline[0].fault.controller: must be 1 or 2 (or \"A\" or \"B\"), got 3"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "controller_restore", "controller": "C"}}]})",
