@@ -776,18 +776,31 @@ Reply Endpoints::create_fault(const Call& c) {
   FieldReader f(body, {"type", "drive", "latency_multiplier", "controller"}, {"id", "time_ns", "result"});
   controller::FaultSpec spec;
   spec.type = f.required_string("type");
-  if (std::find(std::begin(controller::kFaultTypes), std::end(controller::kFaultTypes), spec.type) ==
-      std::end(controller::kFaultTypes)) {
-    std::string known;
-    for (const char* t : controller::kFaultTypes) known += (known.empty() ? "" : ", ") + std::string(t);
-    throw ApiError(422, problem::kUnprocessable, "type: unknown fault type \"" + spec.type + "\" (known: " + known + ")");
+  const controller::FaultTypeInfo* info = controller::find_fault_type(spec.type);
+  if (info == nullptr) {
+    throw ApiError(422, problem::kUnprocessable,
+                   "type: unknown fault type " + excerpt(json(spec.type)) +
+                       " (known: " + controller::fault_type_names() + ")");
   }
-  spec.drive = f.integer("drive").value_or(0);
-  spec.controller = f.integer("controller").value_or(0);
-  if (const json* m = f.raw("latency_multiplier"); m != nullptr && !m->is_null()) {
-    if (!m->is_number()) throw bad_request("latency_multiplier must be a number, got " + excerpt(*m));
-    spec.latency_multiplier = m->get<double>();
+  // kFaultTypes says which fields the type takes: each of them is required and no other may
+  // be given, as in a scenario's timeline (workload/scenario.cpp).
+  auto takes = [&](unsigned field, const std::string& key, const std::string& what) {
+    const bool wanted = (info->fields & field) != 0;
+    if (wanted && (!f.has(key) || f.is_null(key)))
+      throw bad_request("missing required field " + key + " (" + spec.type + " needs " + what +
+                        ")");
+    if (!wanted && f.has(key)) throw bad_request(key + " does not apply to " + spec.type);
+    return wanted;
+  };
+  if (takes(controller::kFaultDrive, "drive", "the drive's id")) spec.drive = *f.integer("drive");
+  if (takes(controller::kFaultLatencyMultiplier, "latency_multiplier", "a number from 1 to 1000")) {
+    const json& m = *f.raw("latency_multiplier");
+    if (!m.is_number()) throw bad_request("latency_multiplier must be a number, got " + excerpt(m));
+    spec.latency_multiplier = m.get<double>();
   }
+  if (takes(controller::kFaultController, "controller",
+            "the controller: 1 or 2, or \"A\" or \"B\""))
+    spec.controller = *f.controller_id("controller");
   return on_model([&] {
     controller::FaultRecord r = unwrap(array_.inject_fault(spec));
     Reply reply(201, fault_view(r));

@@ -6,14 +6,12 @@
 
 #include "api/problem.h"
 #include "api/size.h"
+#include "config/json_text.h"
 
 namespace afasim::api {
 namespace {
 
 using nlohmann::json;
-
-// Thrown by the parser callback to stop building a body nested too deep.
-struct TooDeep {};
 
 const char* type_word(const json& v) {
   switch (v.type()) {
@@ -47,19 +45,29 @@ std::string excerpt(const json& v) {
 
 json parse_body_object(std::string_view body) {
   if (body.empty()) throw bad_request("the request body is empty; send a JSON object");
-  json doc;
-  try {
-    doc = json::parse(body.begin(), body.end(), [](int depth, json::parse_event_t, json&) {
-      if (depth > kBodyMaxDepth) throw TooDeep{};
-      return true;
-    });
-  } catch (const TooDeep&) {
-    throw bad_request("the request body is nested deeper than " + std::to_string(kBodyMaxDepth) +
-                      " levels");
-  } catch (const json::exception& e) {
-    // nlohmann's messages name the byte offset and what it expected: useful as they are.
-    throw bad_request(std::string("the request body is not valid JSON: ") + e.what());
+  config::JsonParseOptions options;
+  options.max_depth = kBodyMaxDepth;
+  config::JsonParseError error;
+  auto parsed = config::parse_json_strict(body, options, &error);
+  if (!parsed.is_ok()) {
+    switch (error.kind) {
+      case config::JsonParseError::Kind::kTooDeep:
+        throw bad_request("the request body is nested deeper than " +
+                          std::to_string(kBodyMaxDepth) + " levels");
+      case config::JsonParseError::Kind::kDuplicateKey: {
+        // The path is made of the client's keys: keep the message short whatever they are.
+        std::string path = error.path;
+        if (path.size() > 64) path = path.substr(0, 61) + "...";
+        throw bad_request("the request body has the key " +
+                          json(path).dump(-1, ' ', false, json::error_handler_t::replace) +
+                          " twice; give each member once");
+      }
+      case config::JsonParseError::Kind::kSyntax:
+        // nlohmann's messages name the line, column and what it expected.
+        throw bad_request("the request body is not valid JSON: " + error.message);
+    }
   }
+  json doc = std::move(parsed).value();
   if (!doc.is_object()) {
     throw bad_request(std::string("the request body must be a JSON object, got ") + type_word(doc));
   }

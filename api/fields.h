@@ -26,8 +26,9 @@ inline constexpr int kBodyMaxDepth = 32;
 // Longest initiator address accepted (an iSCSI name is at most 223 bytes, RFC 3720).
 inline constexpr std::size_t kInitiatorAddressMaxChars = 255;
 
-// Parses `body` as one JSON object. Throws ApiError 400 when it is empty, not JSON, not
-// valid UTF-8, nested deeper than kBodyMaxDepth, or not an object.
+// Parses `body` as one JSON object (config/json_text.h). Throws ApiError 400 when it is
+// empty, not JSON, not valid UTF-8, nested deeper than kBodyMaxDepth, has a key twice in one
+// object (nlohmann would keep the last silently), or is not an object.
 nlohmann::json parse_body_object(std::string_view body);
 
 // Reads the members of one JSON object. The constructor refuses (ApiError) members not in

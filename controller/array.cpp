@@ -155,7 +155,12 @@ Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
   auto data = DataPath::create(
       sim_, preset_, capacity_model_, std::move(options.data_path),
       [this](Severity s, std::string category, std::string object, std::string message) {
-        (void)log_event(s, std::move(category), std::move(object), std::move(message));
+        // While a fault is being injected its events join the fault's ChangeSet.
+        if (fault_changes_ != nullptr)
+          fault_changes_->events.push_back(
+              make_event(s, std::move(category), std::move(object), std::move(message)));
+        else
+          (void)log_event(s, std::move(category), std::move(object), std::move(message));
       });
   if (!data.is_ok()) return data.status();
   data_ = std::move(data).value();
@@ -503,36 +508,74 @@ void Array::sync_qos(const Volume& v) {
   }
 }
 
+std::string fault_type_names() {
+  std::string names;
+  for (const FaultTypeInfo& t : kFaultTypes)
+    names += (names.empty() ? "" : ", ") + std::string(t.name);
+  return names;
+}
+
 sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
+  if (find_fault_type(spec.type) == nullptr) {
+    // The type is the caller's text: quote at most a line of it.
+    const std::string shown = spec.type.size() > 64 ? spec.type.substr(0, 61) + "..." : spec.type;
+    return sim::invalid_argument("unknown fault type \"" + shown +
+                                 "\" (known: " + fault_type_names() + ")");
+  }
+  // The events the fault causes now and the fault id counter go to the journal in one
+  // ChangeSet, as a management call's do: the counter is on disk with the events, so an id
+  // is never handed out twice, even across restarts (docs/api.md "Faults").
+  ChangeSet changes;
+  fault_changes_ = &changes;
+  const Status st = apply_fault(spec);
+  fault_changes_ = nullptr;
   FaultRecord r;
-  r.time_ns = sim_.now();
-  r.type = spec.type;
-  r.drive = spec.drive;
-  r.latency_multiplier = spec.latency_multiplier;
-  r.controller = spec.controller;
-  const bool drive_fault = spec.type.rfind("drive_", 0) == 0;
-  if (!drive_fault) {
-    Status st;
+  if (st.is_ok()) {
+    r.id = next_id("fault", changes);
+    r.time_ns = sim_.now();
+    r.type = spec.type;
+    r.drive = spec.drive;
+    r.latency_multiplier = spec.latency_multiplier;
+    r.controller = spec.controller;
+    r.result = "applied";
+  }
+  if (!changes.events.empty() || st.is_ok()) {
+    const Status committed = commit(changes);
+    if (!committed.is_ok() && st.is_ok()) {
+      // The fault took effect in the model (hardware state is never persisted) but its
+      // events and the counter did not reach the store: keep the counter moving in memory so
+      // this run hands the id out once, and say so in the record.
+      next_ids_["fault"] = r.id + 1;
+      r.result = "applied; not recorded in the store: " + committed.message();
+    }
+  }
+  if (!st.is_ok()) return st;
+  faults_.push_back(r);
+  return r;
+}
+
+Status Array::apply_fault(const FaultSpec& spec) {
+  if (spec.type.rfind("drive_", 0) != 0) {
     if (spec.type == "controller_fail" || spec.type == "controller_restore") {
       if (spec.controller != 1 && spec.controller != 2)
         return sim::not_found("no controller " + std::to_string(spec.controller) + " (controllers are 1 (A) and 2 (B))");
-      st = spec.type == "controller_fail" ? data_->fail_controller(spec.controller)
-                                          : data_->restore_controller(spec.controller);
-    } else if (spec.type == "link_cut") st = data_->cut_link();
-    else if (spec.type == "link_restore") st = data_->restore_link();
-    else if (spec.type == "power_loss") st = data_->lose_power();
-    else if (spec.type == "power_restore") st = data_->restore_power();
-    else if (spec.type == "supercap_degrade") st = data_->degrade_supercap();
-    else if (spec.type == "supercap_restore") st = data_->restore_supercap();
-    else return sim::invalid_argument("unknown fault type \"" + spec.type + "\"");
-    if (!st.is_ok()) return st;
-    // Host I/O waiting for its QoS turn was not acknowledged: it fails like the data path's
-    // in-flight I/O (kUnavailable; NBD clients get ESHUTDOWN).
-    if (spec.type == "power_loss") fail_queued_io(sim::unavailable("the array lost power"));
-    r.id = static_cast<std::int64_t>(faults_.size()) + 1;
-    r.result = "applied";
-    faults_.push_back(r);
-    return r;
+      return spec.type == "controller_fail" ? data_->fail_controller(spec.controller)
+                                            : data_->restore_controller(spec.controller);
+    }
+    if (spec.type == "link_cut") return data_->cut_link();
+    if (spec.type == "link_restore") return data_->restore_link();
+    if (spec.type == "power_loss") {
+      AFASIM_RETURN_IF_ERROR(data_->lose_power());
+      // Host I/O waiting for its QoS turn was not acknowledged: it fails like the data path's
+      // in-flight I/O (kUnavailable; NBD clients get ESHUTDOWN).
+      fail_queued_io(sim::unavailable("the array lost power"));
+      return Status::ok();
+    }
+    if (spec.type == "power_restore") return data_->restore_power();
+    if (spec.type == "supercap_degrade") return data_->degrade_supercap();
+    if (spec.type == "supercap_restore") return data_->restore_supercap();
+    AFASIM_ASSERT(false, "fault type " + spec.type + " is in kFaultTypes but not handled");
+    return Status(sim::Code::kInternal, "fault type " + spec.type + " is not handled");
   }
   if (spec.drive < 1 || spec.drive > static_cast<Id>(drives_.size()))
     return sim::not_found("no drive " + std::to_string(spec.drive) + " (drives are 1 to " +
@@ -544,7 +587,8 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
   else if (spec.type == "drive_replace") st = data_->replace_drive(index);
   else if (spec.type == "drive_slow") st = data_->set_drive_latency_multiplier(index, spec.latency_multiplier);
   else if (spec.type == "drive_restore_speed") st = data_->set_drive_latency_multiplier(index, 1.0);
-  else return sim::invalid_argument("unknown fault type \"" + spec.type + "\"");
+  else
+    AFASIM_ASSERT(false, "fault type " + spec.type + " is in kFaultTypes but not handled");
   if (!st.is_ok()) return st;
   DriveInfo& d = drives_[static_cast<std::size_t>(index)];
   switch (data_->ssd(index).state()) {
@@ -552,10 +596,7 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
     case datapac::SsdState::kFailed: d.state = DriveState::kFailed; break;
     case datapac::SsdState::kRemoved: d.state = DriveState::kRemoved; break;
   }
-  r.id = static_cast<std::int64_t>(faults_.size()) + 1;
-  r.result = "applied";
-  faults_.push_back(r);
-  return r;
+  return Status::ok();
 }
 
 std::vector<raid::RaidType> Array::raid_types_offered(const Pool& pool) const {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/preset.h"
@@ -143,20 +144,56 @@ struct ArrayOptions {
   WearLevelingOptions wear;  // docs/wear-leveling.md
 };
 
-// The fault types inject_fault knows (DESIGN.md "Faults").
-inline constexpr const char* kFaultTypes[] = {"drive_fail",        "drive_pull",         "drive_replace",
-                                              "drive_slow",        "drive_restore_speed", "controller_fail",
-                                              "controller_restore", "link_cut",           "link_restore",
-                                              "power_loss",        "power_restore",      "supercap_degrade",
-                                              "supercap_restore"};
+// The fields of a FaultSpec a fault type takes, as bits of FaultTypeInfo::fields.
+enum FaultField : unsigned {
+  kFaultDrive = 1u << 0,              // FaultSpec::drive
+  kFaultLatencyMultiplier = 1u << 1,  // FaultSpec::latency_multiplier
+  kFaultController = 1u << 2,         // FaultSpec::controller
+};
+
+// A fault type inject_fault knows and the fields it takes: every one of them is required,
+// and no other may be given. The one table both readers of faults check against (the ReST
+// API, api/endpoints.cpp, and the scenario loader, workload/scenario.cpp); adding a type is
+// one line here and its case in Array::inject_fault.
+struct FaultTypeInfo {
+  std::string_view name;
+  unsigned fields = 0;  // FaultField bits
+};
+// clang-format off
+inline constexpr FaultTypeInfo kFaultTypes[] = {
+    {"drive_fail",          kFaultDrive},
+    {"drive_pull",          kFaultDrive},
+    {"drive_replace",       kFaultDrive},
+    {"drive_slow",          kFaultDrive | kFaultLatencyMultiplier},
+    {"drive_restore_speed", kFaultDrive},
+    {"controller_fail",     kFaultController},
+    {"controller_restore",  kFaultController},
+    {"link_cut",            0},
+    {"link_restore",        0},
+    {"power_loss",          0},
+    {"power_restore",       0},
+    {"supercap_degrade",    0},
+    {"supercap_restore",    0},
+};
+// clang-format on
+
+// The entry of kFaultTypes named `type`; nullptr when there is none.
+constexpr const FaultTypeInfo* find_fault_type(std::string_view type) {
+  for (const FaultTypeInfo& t : kFaultTypes)
+    if (t.name == type) return &t;
+  return nullptr;
+}
+
+// The names of kFaultTypes, comma-separated, for error messages.
+std::string fault_type_names();
 
 // A fault to inject now (DESIGN.md "Faults"). Drive faults name the drive by id (1-based),
 // controller_fail / controller_restore the controller (1 = A, 2 = B); link, power and
-// supercap faults name nothing.
+// supercap faults name nothing (kFaultTypes says which type takes which field).
 struct FaultSpec {
   std::string type;  // one of kFaultTypes
   Id drive = 0;
-  double latency_multiplier = 1.0;  // drive_slow
+  double latency_multiplier = 1.0;  // drive_slow: DataPath::kLatencyMultiplierMin..Max
   Id controller = 0;
 };
 
@@ -204,10 +241,17 @@ class Array : private qos::Dispatcher {
   // online, degraded (a member lost, redundancy reduced) or failed (data lost).
   VolumeState volume_state(Id volume_id) const { return data_->volume_state(volume_id); }
 
-  // Faults (DESIGN.md "Faults", docs/controller-states.md), now. kNotFound for an unknown
-  // drive or controller, kConflict when the drive, controller, link or power is not in a
-  // state the fault applies to, kInvalidArgument for an unknown type.
+  // Faults (DESIGN.md "Faults", docs/controller-states.md), now. On success the record, its
+  // id from a counter persisted with the fault's events (ids never repeat, even across
+  // restarts). kNotFound for an unknown drive or controller, kConflict when the drive,
+  // controller, link or power is not in a state the fault applies to (a failed drive
+  // failed again, the speed of a drive at normal speed restored, a failed drive slowed),
+  // kUnprocessable for a multiplier out of range, kInvalidArgument for an unknown type. It
+  // reads only the fields kFaultTypes gives the type; checking that the others are absent
+  // is the reader's job (the API, the scenario loader).
   sim::Result<FaultRecord> inject_fault(const FaultSpec& spec);
+  // The faults injected since this Array was opened, oldest first: the list is per run;
+  // the event log keeps every fault across restarts.
   const std::vector<FaultRecord>& faults() const { return faults_; }
 
   // Hardware. Controller views are refreshed from the data path on each call.
@@ -314,6 +358,8 @@ class Array : private qos::Dispatcher {
   sim::Status on_extent_changed(DataPath::ExtentChange change, const ExtentRecord& record);
   void build_hardware();
 
+  // The model side of inject_fault: checks the fault applies now and applies it.
+  sim::Status apply_fault(const FaultSpec& spec);
   // Commits `changes` (plus the next-id counters) and applies them to memory.
   sim::Status commit(ChangeSet& changes);
   void apply(const ChangeSet& changes);
@@ -352,7 +398,8 @@ class Array : private qos::Dispatcher {
   std::function<void(const Event&)> event_listener_;
   std::unique_ptr<DataPath> data_;
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
-  std::vector<FaultRecord> faults_;
+  std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")
+  ChangeSet* fault_changes_ = nullptr;  // set while inject_fault runs: its events' ChangeSet
 
   // QoS (docs/qos.md). Host I/O waits in the scheduler; its request lives in pending_ (a slab
   // indexed by the scheduler's cookie) from submit() until its completion. The slab holds at

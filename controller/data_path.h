@@ -233,8 +233,16 @@ class DataPath {
   sim::Status pull_drive(int drive);
   // Inserts a new SSD in the slot of a failed or pulled one: empty, zero wear, in service.
   sim::Status replace_drive(int drive);
-  // Multiplies the SSD's latency (slow-SSD fault); 1.0 clears it.
+  // Multiplies the SSD's latency (slow-SSD fault); 1.0 clears it. kNotFound for an unknown
+  // drive, kUnprocessable for a multiplier outside [kLatencyMultiplierMin, Max], kConflict
+  // when the drive is failed or pulled (a slow-drive fault applies to a drive in service) or
+  // already has that multiplier (restoring the speed of a drive at normal speed).
   sim::Status set_drive_latency_multiplier(int drive, double multiplier);
+  // The range of a slow-SSD fault's multiplier (1 = normal speed). Assumption: three decades
+  // cover the slow drives worth simulating (a drive retrying reads internally is 10-100x
+  // slower); past that the drive is as good as failed.
+  static constexpr double kLatencyMultiplierMin = 1.0;
+  static constexpr double kLatencyMultiplierMax = 1000.0;
   const RebuildStatus& rebuild_status() const { return rebuild_; }
 
   // --- Extent moves (controller/extent_move.cpp, docs/wear-leveling.md) -----------------

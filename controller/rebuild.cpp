@@ -17,6 +17,13 @@ namespace {
 std::string drive_object(int drive) { return "drive/" + std::to_string(drive + 1); }
 bool is_missing(std::uint16_t mask, int m) { return (mask >> m) & 1u; }
 
+// "5", "4.5", "1.25": a multiplier as a person writes it.
+std::string multiplier_text(double m) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", m);
+  return buf;
+}
+
 // Whether `missing` members exceed what the layout tolerates.
 bool beyond_redundancy(RaidType type, std::uint16_t missing, int members) {
   if (missing == 0) return false;
@@ -144,6 +151,8 @@ Status DataPath::replace_drive(int drive) {
   if (ssd.state() == datapac::SsdState::kHealthy)
     return sim::conflict("drive " + std::to_string(drive + 1) + " is healthy; fail or pull it before replacing it");
   AFASIM_RETURN_IF_ERROR(ssd.insert_replacement());
+  // The slowness was the old drive's: the new one runs at normal speed.
+  if (ssd.latency_multiplier() != 1.0) ssd.set_latency_multiplier(1.0);
   allocator_.reset_drive(drive);
   emit(Severity::kInfo, "drive", drive_object(drive),
        "drive " + std::to_string(drive + 1) + " replaced by a new SSD (empty, 0 % wear); new extents may use it");
@@ -152,12 +161,24 @@ Status DataPath::replace_drive(int drive) {
 
 Status DataPath::set_drive_latency_multiplier(int drive, double multiplier) {
   if (drive < 0 || drive >= drive_count()) return sim::not_found("no drive " + std::to_string(drive + 1));
-  if (!(multiplier >= 1.0 && multiplier <= 1000.0))
-    return sim::unprocessable("latency multiplier must be between 1 and 1000");
-  ssds_[static_cast<std::size_t>(drive)]->set_latency_multiplier(multiplier);
+  if (!(multiplier >= kLatencyMultiplierMin && multiplier <= kLatencyMultiplierMax))
+    return sim::unprocessable(
+        "latency multiplier must be between " + multiplier_text(kLatencyMultiplierMin) + " and " +
+        multiplier_text(kLatencyMultiplierMax) + ", got " + multiplier_text(multiplier));
+  datapac::Ssd& ssd = *ssds_[static_cast<std::size_t>(drive)];
+  const std::string name = "drive " + std::to_string(drive + 1);
+  if (ssd.state() != datapac::SsdState::kHealthy)
+    return sim::conflict(name + " is " +
+                         (ssd.state() == datapac::SsdState::kFailed ? "failed" : "removed") +
+                         "; its speed can change only while it is in service");
+  if (ssd.latency_multiplier() == multiplier)
+    return sim::conflict(multiplier == 1.0 ? name + " is at normal speed"
+                                           : name + " is already slowed to latency x" +
+                                                 multiplier_text(multiplier));
+  ssd.set_latency_multiplier(multiplier);
   emit(multiplier > 1 ? Severity::kWarning : Severity::kInfo, "drive", drive_object(drive),
-       multiplier > 1 ? "drive " + std::to_string(drive + 1) + " slowed: latency x" + std::to_string(multiplier)
-                      : "drive " + std::to_string(drive + 1) + " back to normal latency");
+       multiplier > 1 ? name + " slowed: latency x" + multiplier_text(multiplier)
+                      : name + " back to normal latency");
   return Status::ok();
 }
 

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config/json_text.h"
 #include "config/size.h"
 #include "datapac/payload.h"
 
@@ -53,32 +54,6 @@ std::string list_of(const std::vector<std::string>& names) {
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
 }
-
-// The known fault types and the fields each takes. Adding a type the Array accepts is one
-// line here (plus its fields in FaultSpec if it needs new ones). A type not listed is passed
-// to Array::inject_fault as written, so the Array's own error reaches the user.
-enum FaultField : unsigned { kDrive = 1u << 0, kLatencyMultiplier = 1u << 1, kController = 1u << 2 };
-struct FaultType {
-  std::string_view name;
-  unsigned fields;
-};
-// clang-format off
-constexpr FaultType kFaultTypes[] = {
-    {"drive_fail",          kDrive},
-    {"drive_pull",          kDrive},
-    {"drive_replace",       kDrive},
-    {"drive_slow",          kDrive | kLatencyMultiplier},
-    {"drive_restore_speed", kDrive},
-    {"controller_fail",     kController},
-    {"controller_restore",  kController},
-    {"link_cut",            0},
-    {"link_restore",        0},
-    {"power_loss",          0},
-    {"power_restore",       0},
-    {"supercap_degrade",    0},
-    {"supercap_restore",    0},
-};
-// clang-format on
 
 // Reads values out of the parsed document; every failure throws LoadError with the path.
 class Reader {
@@ -232,67 +207,17 @@ const std::vector<std::string> kProvisioningNames = {"thin", "fixed"};
 // --- JSON text --------------------------------------------------------------------------
 
 // Parses with comments allowed, refusing duplicate keys and nesting deeper than
-// kMaxScenarioJsonDepth (nlohmann keeps the last duplicate silently).
+// kMaxScenarioJsonDepth (config/json_text.h).
 json parse_json(std::string_view text, const Reader& r) {
-  struct Frame {
-    bool is_array = false;
-    std::size_t index = 0;
-    std::string path;
-    std::set<std::string> keys;
-    std::string key;
-  };
-  std::vector<Frame> stack;
-  auto child_path = [&]() -> std::string {
-    if (stack.empty()) return "";
-    const Frame& f = stack.back();
-    return f.is_array ? at_index(f.path, f.index) : join(f.path, f.key);
-  };
-  auto element_done = [&] {
-    if (!stack.empty() && stack.back().is_array) ++stack.back().index;
-  };
-  json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth > kMaxScenarioJsonDepth)
-      r.fail(child_path(),
-             "nested deeper than " + std::to_string(kMaxScenarioJsonDepth) + " levels");
-    switch (event) {
-      case E::object_start:
-      case E::array_start: {
-        Frame f;
-        f.is_array = event == E::array_start;
-        f.path = child_path();
-        stack.push_back(std::move(f));
-        break;
-      }
-      case E::key: {
-        Frame& f = stack.back();
-        f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second) r.fail(join(f.path, f.key), "duplicate key");
-        break;
-      }
-      case E::object_end:
-      case E::array_end:
-        stack.pop_back();
-        element_done();
-        break;
-      case E::value:
-        element_done();
-        break;
-    }
-    return true;
-  };
-  try {
-    return json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/true,
-                       /*ignore_comments=*/true);
-  } catch (const json::out_of_range& e) {  // a number beyond a double: 1e400
-    r.fail(child_path(), "a number too large to hold (beyond a double's range)");
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    if (const auto bracket = what.find("] ");
-        what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos)
-      what = what.substr(bracket + 2);
-    throw LoadError(r.file() + ": invalid JSON: " + what);
-  }
+  config::JsonParseOptions options;
+  options.max_depth = kMaxScenarioJsonDepth;
+  options.allow_comments = true;
+  config::JsonParseError error;
+  auto parsed = config::parse_json_strict(text, options, &error);
+  if (parsed.is_ok()) return std::move(parsed).value();
+  if (error.kind == config::JsonParseError::Kind::kSyntax)
+    throw LoadError(r.file() + ": invalid JSON: " + error.message);
+  r.fail(error.path, error.message);
 }
 
 // --- sections ---------------------------------------------------------------------------
@@ -636,13 +561,15 @@ TimelineAction Loader::action(const json& a, const std::string& path) {
 void Loader::fault(const json& f, const std::string& path, controller::FaultSpec& out) {
   r.object(f, path, {"type", "drive", "latency_multiplier", "controller"});
   out.type = r.required_text(f, path, "type", 64);
-  const FaultType* known = nullptr;
-  for (const auto& t : kFaultTypes)
-    if (t.name == out.type) known = &t;
-  // A known type takes exactly its fields; an unknown one goes to the Array as written.
-  const unsigned fields = known ? known->fields : kDrive | kLatencyMultiplier | kController;
+  // The type takes exactly the fields controller::kFaultTypes gives it, as in the API.
+  const controller::FaultTypeInfo* known = controller::find_fault_type(out.type);
+  if (known == nullptr)
+    r.fail(join(path, "type"), "unknown fault type " + in_quotes(out.type) +
+                                   " (known: " + controller::fault_type_names() + ")");
+  const unsigned fields = known->fields;
   if (f.contains("drive")) {
-    if (!(fields & kDrive)) r.fail(join(path, "drive"), "does not apply to " + out.type);
+    if (!(fields & controller::kFaultDrive))
+      r.fail(join(path, "drive"), "does not apply to " + out.type);
     const std::int64_t drives = s.system.drive_count();
     const json& d = f.at("drive");
     if (!d.is_number_integer())
@@ -653,32 +580,26 @@ void Loader::fault(const json& f, const std::string& path, controller::FaultSpec
       r.fail(join(path, "drive"), "no drive " + d.dump() + " (the " + s.system.name +
                                       " has drives 1 to " + std::to_string(drives) + ")");
     out.drive = d.get<std::int64_t>();
-  } else if (known && (fields & kDrive)) {
+  } else if (fields & controller::kFaultDrive) {
     r.fail(join(path, "drive"), "missing (" + out.type + " needs the drive's id)");
   }
   if (f.contains("latency_multiplier")) {
     const std::string p = join(path, "latency_multiplier");
-    if (!(fields & kLatencyMultiplier)) r.fail(p, "does not apply to " + out.type);
+    if (!(fields & controller::kFaultLatencyMultiplier)) r.fail(p, "does not apply to " + out.type);
     const json& m = f.at("latency_multiplier");
     if (!m.is_number()) r.fail(p, "must be a number, got " + type_name(m));
     out.latency_multiplier = m.get<double>();
-    if (!(out.latency_multiplier >= 1.0 && out.latency_multiplier <= 1000.0))
+    if (!(out.latency_multiplier >= controller::DataPath::kLatencyMultiplierMin &&
+          out.latency_multiplier <= controller::DataPath::kLatencyMultiplierMax))
       r.fail(p, "must be 1 to 1000, got " + m.dump());
-  } else if (known && (fields & kLatencyMultiplier)) {
+  } else if (fields & controller::kFaultLatencyMultiplier) {
     r.fail(join(path, "latency_multiplier"), "missing (" + out.type + " needs it)");
   }
   if (f.contains("controller")) {
     const std::string p = join(path, "controller");
-    if (!(fields & kController)) r.fail(p, "does not apply to " + out.type);
-    const json& c = f.at("controller");
-    // 1/2 or "A"/"B", as the API takes them.
-    if (c.is_string() && (c == "A" || c == "B"))
-      out.controller = c == "A" ? 1 : 2;
-    else if (c.is_number_unsigned() && (c.get<std::uint64_t>() == 1 || c.get<std::uint64_t>() == 2))
-      out.controller = c.get<std::int64_t>();
-    else
-      r.fail(p, "must be 1 or 2 (or \"A\" or \"B\"), got " + c.dump());
-  } else if (known && (fields & kController)) {
+    if (!(fields & controller::kFaultController)) r.fail(p, "does not apply to " + out.type);
+    out.controller = r.controller_id(f.at("controller"), p);  // 1/2 or "A"/"B", as the API
+  } else if (fields & controller::kFaultController) {
     r.fail(join(path, "controller"), "missing (" + out.type + " needs the controller: 1 or 2)");
   }
 }

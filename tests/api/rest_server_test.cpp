@@ -595,17 +595,29 @@ TEST_CASE("faults: bad requests get the right 4xx and inject nothing") {
     int status;
   };
   const Case cases[] = {
-      {{{"type", "meteor_strike"}, {"drive", 1}}, 422},          // unknown type
-      {{{"drive", 1}}, 400},                                     // no type
-      {{{"type", 7}, {"drive", 1}}, 400},                        // type of the wrong type
-      {{{"type", "drive_fail"}, {"drive", 0}}, 404},             // no such drive
-      {{{"type", "drive_fail"}, {"drive", 41}}, 404},            // past the last drive
-      {{{"type", "drive_fail"}, {"drive", "seven"}}, 400},       // drive of the wrong type
+      {{{"type", "meteor_strike"}, {"drive", 1}}, 422},                  // unknown type
+      {{{"drive", 1}}, 400},                                             // no type
+      {{{"type", 7}, {"drive", 1}}, 400},                                // type of the wrong type
+      {{{"type", "drive_fail"}, {"drive", 0}}, 404},                     // no such drive
+      {{{"type", "drive_fail"}, {"drive", 41}}, 404},                    // past the last drive
+      {{{"type", "drive_fail"}, {"drive", "seven"}}, 400},               // drive of the wrong type
       {{{"type", "drive_fail"}, {"drive", 1}, {"colour", "red"}}, 400},  // unknown field
-      {{{"type", "drive_replace"}, {"drive", 3}}, 409},          // replacing a healthy drive
+      {{{"type", "drive_replace"}, {"drive", 3}}, 409},  // replacing a healthy drive
       {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", 0.5}}, 422},  // < 1
       {{{"type", "drive_slow"}, {"drive", 3}, {"latency_multiplier", "x"}}, 400},
       {{{"type", "drive_fail"}, {"drive", 2}, {"id", 5}}, 422},  // read-only field
+      // kFaultTypes: every field of the type is required, no other applies.
+      {{{"type", "drive_fail"}}, 400},                      // no drive
+      {{{"type", "drive_fail"}, {"drive", nullptr}}, 400},  // null is no drive
+      {{{"type", "controller_fail"}}, 400},                 // no controller
+      {{{"type", "drive_slow"}, {"drive", 10}}, 400},       // no multiplier
+      {{{"type", "drive_fail"}, {"drive", 7}, {"controller", 1}}, 400},
+      {{{"type", "link_cut"}, {"controller", 1}}, 400},
+      {{{"type", "power_loss"}, {"drive", 1}}, 400},
+      {{{"type", "drive_restore_speed"}, {"drive", 1}, {"latency_multiplier", 2}}, 400},
+      {{{"type", "controller_fail"}, {"controller", 3}}, 404},  // no such controller
+      // Does not apply now: the drive is at normal speed.
+      {{{"type", "drive_restore_speed"}, {"drive", 4}}, 409},
   };
   for (const Case& c : cases) {
     const Response r = http.post("/faults", c.body);
@@ -614,10 +626,104 @@ TEST_CASE("faults: bad requests get the right 4xx and inject nothing") {
     CHECK(r.is_problem());
   }
   CHECK(got(http, "/faults", "/faults")["total"] == 0);
-  // Failing the same drive twice: the second is a conflict.
+  // Failing the same drive twice: the second is a conflict; so is slowing a failed drive.
   REQUIRE(http.post("/faults", {{"type", "drive_fail"}, {"drive", 5}}).status == 201);
   CHECK(http.post("/faults", {{"type", "drive_fail"}, {"drive", 5}}).status == 409);
+  CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 5}, {"latency_multiplier", 5}})
+            .status == 409);
   CHECK(got(http, "/faults", "/faults")["total"] == 1);
+}
+
+TEST_CASE(
+    "faults: the detail names the missing or misplaced field; an unknown type is echoed short") {
+  ApiFixture fx;
+  Http http = fx.client();
+  auto detail = [&](const json& body) {
+    const Response r = http.post("/faults", body);
+    INFO(body.dump() << " -> " << r.status << " " << r.text);
+    CHECK(r.is_problem());
+    return r.body.value("detail", std::string());
+  };
+  CHECK(detail({{"type", "drive_fail"}}) ==
+        "missing required field drive (drive_fail needs the drive's id)");
+  CHECK(detail({{"type", "controller_fail"}}) ==
+        "missing required field controller (controller_fail needs the controller: 1 or 2, or \"A\" "
+        "or \"B\")");
+  CHECK(detail({{"type", "drive_slow"}, {"drive", 10}}) ==
+        "missing required field latency_multiplier (drive_slow needs a number from 1 to 1000)");
+  CHECK(detail({{"type", "drive_fail"}, {"drive", 7}, {"controller", 1}}) ==
+        "controller does not apply to drive_fail");
+  CHECK(detail({{"type", "link_cut"}, {"controller", 1}}) ==
+        "controller does not apply to link_cut");
+  const std::string huge(5000, 'q');
+  const Response r = http.post("/faults", {{"type", huge}});
+  CHECK(r.status == 422);
+  CHECK(r.text.size() < 1000);
+  CHECK(r.body["detail"].get<std::string>().rfind(
+            "type: unknown fault type \"" + std::string(50, 'q'), 0) == 0);
+  CHECK(got(http, "/faults", "/faults")["total"] == 0);
+}
+
+TEST_CASE(
+    "faults: controllers by name A and B; a slow drive's event reads x5; restoring normal speed is "
+    "409") {
+  ApiFixture fx;
+  Http http = fx.client();
+  Response r = http.post("/faults", {{"type", "controller_fail"}, {"controller", "B"}});
+  REQUIRE(r.status == 201);
+  CHECK(r.body["controller"] == 2);
+  CHECK(http.post("/faults", {{"type", "controller_fail"}, {"controller", 2}}).status == 409);
+  r = http.post("/faults", {{"type", "controller_restore"}, {"controller", "B"}});
+  CHECK(r.status == 201);
+  CHECK(r.header("Location") == "/api/v1/faults/2");
+  REQUIRE(http.post("/faults", {{"type", "drive_slow"}, {"drive", 10}, {"latency_multiplier", 5}})
+              .status == 201);
+  bool slowed = false;
+  const json page = got(http, "/events?limit=1000", "/events");
+  for (const json& e : page["items"]) slowed |= e["message"] == "drive 10 slowed: latency x5";
+  CHECK_MESSAGE(slowed, page.dump(1));
+  REQUIRE(http.post("/faults", {{"type", "drive_restore_speed"}, {"drive", 10}}).status == 201);
+  const std::int64_t events = got(http, "/events?limit=0", "/events")["total"];
+  r = http.post("/faults", {{"type", "drive_restore_speed"}, {"drive", 10}});
+  CHECK(r.status == 409);
+  CHECK(r.body["detail"] == "drive 10 is at normal speed");
+  CHECK(got(http, "/events?limit=0", "/events")["total"] == events);  // no spurious event
+  CHECK(got(http, "/faults", "/faults")["total"] == 4);
+}
+
+TEST_CASE("request bodies with a key given twice are refused, wherever the key is") {
+  ApiFixture fx;
+  Http http = fx.client();
+  // nlohmann would keep the last: this would cut the power.
+  Response r =
+      http.post_raw("/faults", R"({"type": "link_cut", "type": "power_loss"})", "application/json");
+  CHECK(r.status == 400);
+  CHECK(r.is_problem());
+  CHECK(r.body["detail"] == "the request body has the key \"type\" twice; give each member once");
+  CHECK(got(http, "/faults", "/faults")["total"] == 0);
+  CHECK(got(http, "/system", "/system")["power"]["mains"] == "on");
+  // Nested: the second initiator's type.
+  r = http.post_raw("/hosts",
+                    R"({"name": "h", "initiators": [{"type": "nbd", "address": "a"},)"
+                    R"( {"type": "nbd", "address": "b", "type": "fc"}]})",
+                    "application/json");
+  CHECK(r.status == 400);
+  CHECK(r.body["detail"] ==
+        "the request body has the key \"initiators[1].type\" twice; give each member once");
+  CHECK(got(http, "/hosts", "/hosts")["total"] == 0);
+  // A PATCH too.
+  r = http.post("/volumes", {{"name", "v"}, {"capacity_bytes", "1GiB"}});
+  REQUIRE(r.status == 201);
+  r = http.patch_raw("/volumes/1", R"({"max_iops": 100, "max_iops": 200})",
+                     "application/merge-patch+json");
+  CHECK(r.status == 400);
+  CHECK(got(http, "/volumes/1", "/volumes/{id}")["max_iops"].is_null());
+  // The same key in two different objects is fine.
+  r = http.post_raw(
+      "/hosts",
+      R"({"name": "h", "initiators": [{"type": "nbd", "address": "a"}, {"type": "nbd", "address": "b"}]})",
+      "application/json");
+  CHECK(r.status == 201);
 }
 
 }  // namespace afasim::api::testing

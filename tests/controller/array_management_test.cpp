@@ -255,3 +255,134 @@ TEST_CASE("events page newest first") {
   CHECK(f.array->events(5, 10).items.size() == 1);
   CHECK(f.array->events(50, 10).items.empty());
 }
+
+namespace {
+
+FaultSpec fault(std::string type, Id drive = 0, double latency_multiplier = 1.0,
+                Id controller = 0) {
+  FaultSpec s;
+  s.type = std::move(type);
+  s.drive = drive;
+  s.latency_multiplier = latency_multiplier;
+  s.controller = controller;
+  return s;
+}
+
+// The newest event's message.
+std::string last_event(const Array& a) {
+  const auto page = a.events(0, 1);
+  return page.items.empty() ? "" : page.items[0].message;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "faults: ids are never reused across a restart; the list is per run, the event log keeps every "
+    "fault") {
+  Fixture f;
+  const Volume v = f.array->create_volume(f.spec("v", 64 * GiB, Provisioning::kFixed)).value();
+  REQUIRE(f.array->inject_fault(fault("drive_fail", 7)).value().id == 1);
+  REQUIRE(f.array->inject_fault(fault("link_cut")).value().id == 2);
+  CHECK(f.array->volume_state(v.id) == VolumeState::kDegraded);
+  CHECK(f.journal.snapshot().meta.at("next_id.fault") == "3");
+  const auto events = f.array->event_count();
+  f.restart();
+  // The list is this run's; the event log has the faults of every run.
+  CHECK(f.array->faults().empty());
+  CHECK(f.array->event_count() == events);
+  // Hardware is rebuilt from the preset: the failed drive is back in service, the link up.
+  CHECK(f.array->drive(7)->state == DriveState::kHealthy);
+  // Known gap (docs/persistence.md): the persisted extents still miss their member on drive
+  // 7, so the volume stays degraded, and no rebuild runs for it.
+  CHECK(f.array->volume_state(v.id) == VolumeState::kDegraded);
+  CHECK_FALSE(f.array->data_path().rebuild_status().active);
+  const auto again = f.array->inject_fault(fault("drive_fail", 7));
+  REQUIRE(again.is_ok());
+  CHECK(again->id == 3);
+  REQUIRE(f.array->faults().size() == 1);
+  CHECK(f.array->faults()[0].id == 3);
+  // A refused fault takes no id.
+  CHECK(f.array->inject_fault(fault("drive_fail", 7)).status().code() == sim::Code::kConflict);
+  CHECK(f.array->inject_fault(fault("link_cut")).value().id == 4);
+}
+
+TEST_CASE("faults: a fault's events and its id go to the journal in one commit") {
+  Fixture f;
+  const int commits = f.journal.commits();
+  REQUIRE(f.array->inject_fault(fault("drive_fail", 3)).is_ok());
+  // "drive 3 (DataPac 1) failed" and nothing else happens at once on an empty pool: one
+  // commit holds the event and next_id.fault.
+  CHECK(f.journal.commits() == commits + 1);
+  CHECK(last_event(*f.array) == "drive 3 (DataPac 1) failed");
+  // When that commit fails the fault has still happened in the model (hardware is never
+  // persisted); the record says so and the next fault does not get its id.
+  f.journal.fail_next_commits(1);
+  const auto lost = f.array->inject_fault(fault("drive_fail", 4));
+  REQUIRE(lost.is_ok());
+  CHECK(lost->id == 2);
+  CHECK(lost->result.rfind("applied; not recorded in the store: ", 0) == 0);
+  CHECK(f.array->drive(4)->state == DriveState::kFailed);
+  CHECK(f.array->inject_fault(fault("drive_fail", 5)).value().id == 3);
+  CHECK(f.journal.snapshot().meta.at("next_id.fault") == "4");
+}
+
+TEST_CASE("faults: slowing a drive out of service or restoring one at normal speed is a conflict") {
+  Fixture f;
+  Array& a = *f.array;
+  // Restoring the speed of a drive at normal speed applies to nothing.
+  auto r = a.inject_fault(fault("drive_restore_speed", 9));
+  CHECK(r.status().code() == sim::Code::kConflict);
+  CHECK(r.status().message() == "drive 9 is at normal speed");
+  const auto events = a.event_count();
+  REQUIRE(a.inject_fault(fault("drive_slow", 9, 5.0)).is_ok());
+  CHECK(last_event(a) == "drive 9 slowed: latency x5");
+  CHECK(a.data_path().ssd(8).latency_multiplier() == 5.0);
+  REQUIRE(a.inject_fault(fault("drive_slow", 9, 2.5)).is_ok());
+  CHECK(last_event(a) == "drive 9 slowed: latency x2.5");
+  // The same multiplier again changes nothing.
+  CHECK(a.inject_fault(fault("drive_slow", 9, 2.5)).status().code() == sim::Code::kConflict);
+  REQUIRE(a.inject_fault(fault("drive_restore_speed", 9)).is_ok());
+  CHECK(last_event(a) == "drive 9 back to normal latency");
+  CHECK(a.event_count() == events + 3);  // the refusals logged nothing
+  CHECK(a.inject_fault(fault("drive_slow", 9, 0.5)).status().code() == sim::Code::kUnprocessable);
+  // A failed or pulled drive has no speed to change.
+  REQUIRE(a.inject_fault(fault("drive_slow", 10, 4.0)).is_ok());
+  REQUIRE(a.inject_fault(fault("drive_fail", 10)).is_ok());
+  r = a.inject_fault(fault("drive_slow", 10, 8.0));
+  CHECK(r.status().code() == sim::Code::kConflict);
+  CHECK(r.status().message() ==
+        "drive 10 is failed; its speed can change only while it is in service");
+  CHECK(a.inject_fault(fault("drive_restore_speed", 10)).status().code() == sim::Code::kConflict);
+  REQUIRE(a.inject_fault(fault("drive_pull", 11)).is_ok());
+  CHECK(a.inject_fault(fault("drive_slow", 11, 8.0)).status().code() == sim::Code::kConflict);
+  // The new SSD that replaces a slow one runs at normal speed.
+  REQUIRE(a.inject_fault(fault("drive_replace", 10)).is_ok());
+  CHECK(a.data_path().ssd(9).latency_multiplier() == 1.0);
+  CHECK(a.inject_fault(fault("drive_restore_speed", 10)).status().code() == sim::Code::kConflict);
+  CHECK(a.faults().size() == 7);
+}
+
+TEST_CASE(
+    "faults: every type in kFaultTypes is handled; an unknown type is refused with a short "
+    "message") {
+  for (const FaultTypeInfo& t : kFaultTypes) {
+    Fixture f;
+    FaultSpec s = fault(std::string(t.name));
+    if (t.fields & kFaultDrive) s.drive = 12;
+    if (t.fields & kFaultLatencyMultiplier) s.latency_multiplier = 3.0;
+    if (t.fields & kFaultController) s.controller = 2;
+    const auto r = f.array->inject_fault(s);
+    INFO(t.name << ": " << r.status().to_string());
+    // Applied, or refused because it does not apply to a healthy array (a restore of what
+    // is not broken): never unknown.
+    CHECK((r.is_ok() || r.status().code() == sim::Code::kConflict));
+    CHECK(find_fault_type(t.name) == &t);
+  }
+  Fixture f;
+  const auto r = f.array->inject_fault(fault(std::string(5000, 'x')));
+  CHECK(r.status().code() == sim::Code::kInvalidArgument);
+  CHECK(r.status().message().size() < 400);
+  CHECK(r.status().message().rfind(
+            "unknown fault type \"" + std::string(61, 'x') + "...\" (known: drive_fail, ", 0) == 0);
+  CHECK(find_fault_type("meteor_strike") == nullptr);
+}

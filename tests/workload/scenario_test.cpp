@@ -379,11 +379,19 @@ TEST_CASE("a timeline action the array refuses stops the run with the action's k
                                  {"at_s": 2, "fault": {"type": "drive_pull", "drive": 3}}])");
   CHECK(twice.message().rfind(
             "t.json: timeline[1].fault: refused at 2.000 s: drive 3 is already failed", 0) == 0);
-  // A type the loader does not know goes to the Array, whose error comes back with the key.
-  const auto unknown = refused(R"([{"at_s": 0, "fault": {"type": "mains_power_loss"}}])");
-  CHECK(unknown.code() == sim::Code::kInvalidArgument);
-  CHECK(unknown.message() ==
-        "t.json: timeline[0].fault: refused at 0.000 s: unknown fault type \"mains_power_loss\"");
+  // Restoring the speed of a drive at normal speed applies to nothing.
+  const auto restore =
+      refused(R"([{"at_s": 0.5, "fault": {"type": "drive_restore_speed", "drive": 4}}])");
+  CHECK(restore.code() == sim::Code::kConflict);
+  CHECK(restore.message() ==
+        "t.json: timeline[0].fault: refused at 0.500 s: drive 4 is at normal speed");
+  const auto slow_failed = refused(R"([{"at_s": 1, "fault": {"type": "drive_fail", "drive": 3}},
+                                       {"at_s": 2, "fault": {"type": "drive_slow", "drive": 3, "latency_multiplier": 3}}])");
+  CHECK(slow_failed.code() == sim::Code::kConflict);
+  CHECK(
+      slow_failed.message() ==
+      "t.json: timeline[1].fault: refused at 2.000 s: drive 3 is failed; its speed can change only "
+      "while it is in service");
 }
 
 TEST_CASE("the example of docs/scenarios.md loads, and the array accepts its timeline") {
@@ -586,6 +594,19 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: timeline[0].fault.drive: does not apply to link_cut"},
       {std::string(40, '[') + std::string(40, ']'), "t.json: [0][0][0]..."},
       {h + R"(, "duration_s": 1e400})", "t.json: duration_s: a number too large to hold (beyond a double's range)"},
+      // Every fault type is known at load time (controller::kFaultTypes).
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "mains_power_loss"}}]})",
+       "t.json: timeline[0].fault.type: unknown fault type \"mains_power_loss\" (known: "
+       "drive_fail, "
+       "drive_pull, drive_replace, drive_slow, drive_restore_speed, controller_fail, "
+       "controller_restore, link_cut, link_restore, power_loss, power_restore, supercap_degrade, "
+       "supercap_restore)"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "latency_multiplier": 2}}]})",
+       "t.json: timeline[0].fault.latency_multiplier: does not apply to link_cut"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "type": "power_loss"}}]})",
+       "t.json: timeline[0].fault.type: duplicate key"},
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_slow", "drive": 2, "latency_multiplier": 1001}}]})",
+       "t.json: timeline[0].fault.latency_multiplier: must be 1 to 1000, got 1001"},
   };
   // Mismatches are collected and compared once, so that a failure prints them all.
   std::string mismatches;
@@ -759,7 +780,7 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
        "workloads[0].fio:3: rw:"},
       {std::string("{") + kHead +
            R"(, "duration_s": 2, "timeline": [{"at_s": 1, "fault": {"type": "meteor"}}]})",
-       "timeline[0].fault: refused at 1.000 s: unknown fault type \"meteor\""},
+       "timeline[0].fault.type: unknown fault type \"meteor\" (known: drive_fail, drive_pull, "},
   };
   int i = 0;
   for (const auto& c : cases) {

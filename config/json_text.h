@@ -1,0 +1,47 @@
+// Strict parsing of JSON text, shared by every reader of JSON a user writes: scenario files
+// (workload/scenario.cpp) and ReST request bodies (api/fields.cpp).
+//
+// nlohmann::json keeps the last of two members with the same key and silently drops the
+// first; a user who wrote `{"type": "link_cut", "type": "power_loss"}` would get a power loss.
+// parse_json_strict refuses a duplicate key anywhere in the document, and refuses nesting
+// deeper than a bound while parsing, before the deep value is built.
+// Stateless and thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "sim/status.h"
+
+namespace afasim::config {
+
+struct JsonParseOptions {
+  // Deepest nesting accepted: a value inside more than max_depth arrays or objects is
+  // refused ("[[1]]" has depth 2). Range [1, 10000].
+  int max_depth = 32;
+  // Accept `//` and `/* */` comments (scenario files); JSON proper has none.
+  bool allow_comments = false;
+};
+
+// Why parse_json_strict refused a text.
+struct JsonParseError {
+  enum class Kind { kSyntax, kDuplicateKey, kTooDeep, kNumberTooLarge };
+  Kind kind = Kind::kSyntax;
+  // JSON path of the duplicate key or of the first value nested too deep, in the scenario loader's
+  // form ("volumes[1].name", "[0][0]"); empty for a syntax error and for the top level.
+  std::string path;
+  // kSyntax: nlohmann's message without its "[json.exception...] " prefix ("parse error at
+  // line 1, column 12: ..."); kDuplicateKey: "duplicate key"; kTooDeep: "nested deeper than
+  // N levels"; kNumberTooLarge: a number beyond a double (1e400), at its path.
+  std::string message;
+};
+
+// Parses `text` as one JSON value. On success returns it. On failure returns
+// kInvalidArgument whose message is "invalid JSON: MESSAGE" (kSyntax) or "PATH: MESSAGE"
+// (PATH "(top level)" when empty), and fills `*error` when `error` is not null.
+sim::Result<nlohmann::json> parse_json_strict(std::string_view text,
+                                              const JsonParseOptions& options = {},
+                                              JsonParseError* error = nullptr);
+
+}  // namespace afasim::config
