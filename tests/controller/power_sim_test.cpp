@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "tests/controller/raid_sim_harness.h"
+#include "tests/seed_count.h"
 
 using namespace afasim;
 using namespace afasim::testing;
@@ -16,11 +17,6 @@ using namespace afasim::testing;
 namespace {
 
 constexpr std::int64_t MiB = 1 << 20;
-
-int seed_count(int default_count) {
-  const char* env = std::getenv("AFASIM_SEEDS");
-  return env ? std::atoi(env) : default_count;
-}
 
 // A verifying writer that knows, for every 4 KiB block, the writes submitted to it in order
 // and which were acknowledged: after a power cut a block may hold its last acknowledged

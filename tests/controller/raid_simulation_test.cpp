@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "tests/controller/raid_sim_harness.h"
+#include "tests/seed_count.h"
 
 using namespace afasim;
 using namespace afasim::testing;
@@ -13,12 +14,6 @@ using namespace afasim::testing;
 namespace {
 
 constexpr std::int64_t MiB = 1 << 20;
-
-// How many seeds: AFASIM_SEEDS overrides (the torture target runs thousands).
-int seed_count(int default_count) {
-  const char* env = std::getenv("AFASIM_SEEDS");
-  return env ? std::atoi(env) : default_count;
-}
 
 // One run: random I/O; a drive fails; degraded I/O; rebuild; a second failure after the
 // rebuild; rebuild; everything read back.

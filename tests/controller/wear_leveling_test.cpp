@@ -11,6 +11,7 @@
 
 #include "tests/controller/raid_sim_harness.h"
 #include "tests/controller/wear_test_support.h"
+#include "tests/seed_count.h"
 
 using namespace afasim;
 using namespace afasim::testing;
@@ -20,11 +21,6 @@ namespace {
 constexpr std::int64_t MiB = 1 << 20;
 constexpr std::int64_t GiB = std::int64_t{1} << 30;
 constexpr sim::Time kDay = 86400 * sim::kSecond;
-
-int seed_count(int default_count) {
-  const char* env = std::getenv("AFASIM_SEEDS");
-  return env ? std::atoi(env) : default_count;
-}
 
 // Options under which the leveler acts at once on tiny wear (seconds of simulated I/O).
 WearLevelingOptions eager(pool::WearPolicy policy = pool::WearPolicy::kEven) {
