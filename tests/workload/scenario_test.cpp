@@ -507,6 +507,10 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "of "
        "17179869184: the cache and the mirror of the peer's both live there), got 68719476736 "
        "bytes"},
+      {h + R"(, "options": {"write_back": "yes"}})",
+       "t.json: options.write_back: must be true or false, got a string"},
+      {h + R"(, "options": {"write_cache": "10KiB"}})",
+       "t.json: options.write_cache: must be at least 1048576 bytes, got \"10KiB\""},
       {h + R"(, "options": {"write_cache": "1PiB"}})",
        "t.json: options.write_cache: must be at most half..."},
       {h + R"(, "report": {"interval_ms": 5}})",
