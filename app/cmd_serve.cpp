@@ -13,7 +13,7 @@
 #include "controller/array.h"
 #include "serve/model_thread.h"
 #include "store/sqlite_store.h"
-#include "target/nbd_server.h"
+#include "nbd/nbd_server.h"
 
 namespace afasim::app {
 namespace {
@@ -128,11 +128,11 @@ int run_serve(const ServeOptions& o) {
     model.stop();
     return fail("--listen " + o.listen + ": " + st.message());
   }
-  target::NbdServerOptions nbd_options;
+  nbd::NbdServerOptions nbd_options;
   nbd_options.host = nbd_listen ? nbd_listen->host : "";
   nbd_options.port = nbd_listen ? nbd_listen->port : 0;
   nbd_options.unix_socket_path = o.nbd_socket;
-  target::NbdServer nbd(**array, model, nbd_options);
+  nbd::NbdServer nbd(**array, model, nbd_options);
   if (sim::Status st = nbd.start(); !st.is_ok()) {
     rest.stop();
     model.stop();

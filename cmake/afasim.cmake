@@ -11,10 +11,15 @@ endfunction()
 
 # afasim_test(NAME SOURCES... DEPS ... [LABELS ...] [TIMEOUT s]): one doctest executable,
 # registered with CTest. Labels `torture` and `bench` keep a test out of `make test`.
+# doctest's main() is compiled once for every test executable (it takes ~10 s of a core).
 function(afasim_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} doctest::doctest)
+  if(NOT TARGET afasim_doctest_main)
+    add_library(afasim_doctest_main STATIC ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
+    target_link_libraries(afasim_doctest_main PUBLIC doctest::doctest)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} afasim_doctest_main doctest::doctest)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   add_test(NAME ${name} COMMAND ${name})
   if(NOT ARG_TIMEOUT)

@@ -1,10 +1,10 @@
-// The NBD wire format and request checks of target/nbd_protocol.h, against proto.md.
-#include "target/nbd_protocol.h"
+// The NBD wire format and request checks of nbd/nbd_protocol.h, against proto.md.
+#include "nbd/nbd_protocol.h"
 
 #include <doctest/doctest.h>
 
 using namespace afasim;
-using namespace afasim::target::nbd;
+using namespace afasim::nbd::proto;
 
 namespace {
 

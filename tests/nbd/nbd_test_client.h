@@ -1,5 +1,5 @@
 // A deliberately plain NBD client for the target's tests: blocking sockets, every message
-// built by hand from target/nbd_protocol.h, so that a test can send what a well-behaved
+// built by hand from nbd/nbd_protocol.h, so that a test can send what a well-behaved
 // client never would (bad magic, unknown commands, lengths past the end). Every receive
 // times out after 10 s, so a server that stops answering fails the test instead of
 // hanging it. Not thread-safe.
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "target/nbd_protocol.h"
+#include "nbd/nbd_protocol.h"
 
-namespace afasim::target::testing {
+namespace afasim::nbd::testing {
 
 struct ConnectionClosed : std::runtime_error {
   ConnectionClosed() : std::runtime_error("the server closed the connection") {}
@@ -33,8 +33,8 @@ class TestClient {
 
   // --- Handshake ---
   // Reads NBDMAGIC/IHAVEOPT and the handshake flags, answers with `client_flags`.
-  std::uint16_t start(std::uint32_t client_flags = nbd::kClientFlagFixedNewstyle |
-                                                   nbd::kClientFlagNoZeroes);
+  std::uint16_t start(std::uint32_t client_flags = proto::kClientFlagFixedNewstyle |
+                                                   proto::kClientFlagNoZeroes);
   void send_option(std::uint32_t option, std::span<const std::uint8_t> data = {});
   struct OptionReply {
     std::uint32_t option = 0;
@@ -70,7 +70,7 @@ class TestClient {
     std::uint32_t error = 0;
     std::string message;                        // structured error text
     std::vector<std::uint8_t> data;             // READ
-    std::vector<nbd::BlockDescriptor> extents;  // BLOCK_STATUS
+    std::vector<proto::BlockDescriptor> extents;  // BLOCK_STATUS
   };
   // Sends a request (with `payload` after it for WRITE); `length` defaults to the
   // payload's size. Returns the handle used.
@@ -106,4 +106,4 @@ class TestClient {
 // Bytes that tell a test which write they came from: byte i is (seed * 131 + i * 7) mod 251.
 std::vector<std::uint8_t> pattern(std::size_t n, std::uint32_t seed);
 
-}  // namespace afasim::target::testing
+}  // namespace afasim::nbd::testing

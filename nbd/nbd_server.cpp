@@ -1,4 +1,4 @@
-#include "target/nbd_server.h"
+#include "nbd/nbd_server.h"
 
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -11,9 +11,9 @@
 #include <optional>
 #include <thread>
 
-#include "target/nbd_connection.h"
+#include "nbd/nbd_connection.h"
 
-namespace afasim::target {
+namespace afasim::nbd {
 
 using boost::system::error_code;
 using detail::Connection;
@@ -37,7 +37,7 @@ struct NbdServer::Impl {
 
 namespace {
 
-// The client's address as LUN masking matches it (target/nbd_exports.h).
+// The client's address as LUN masking matches it (nbd/nbd_exports.h).
 std::string peer_address(Socket& socket) {
   error_code ec;
   const auto ep = socket.remote_endpoint(ec);
@@ -305,4 +305,4 @@ NbdServerStats NbdServer::stats() const {
   return s;
 }
 
-}  // namespace afasim::target
+}  // namespace afasim::nbd

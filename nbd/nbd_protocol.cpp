@@ -1,10 +1,10 @@
-#include "target/nbd_protocol.h"
+#include "nbd/nbd_protocol.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
 
-namespace afasim::target::nbd {
+namespace afasim::nbd::proto {
 
 std::string_view option_name(std::uint32_t option) {
   switch (static_cast<Option>(option)) {
@@ -387,4 +387,4 @@ void append_block_status_chunk(std::vector<std::uint8_t>& out, std::uint64_t han
   for (const BlockDescriptor& d : descriptors) w.u32(d.length_bytes).u32(d.flags);
 }
 
-}  // namespace afasim::target::nbd
+}  // namespace afasim::nbd::proto

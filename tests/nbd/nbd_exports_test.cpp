@@ -1,14 +1,14 @@
-// LUN masking for NBD clients and base:allocation from the thin map (target/nbd_exports.h),
+// LUN masking for NBD clients and base:allocation from the thin map (nbd/nbd_exports.h),
 // on an Array driven directly (no server, no threads).
-#include "target/nbd_exports.h"
+#include "nbd/nbd_exports.h"
 
 #include <doctest/doctest.h>
 
-#include "tests/target/target_fixture.h"
+#include "tests/nbd/nbd_fixture.h"
 
 using namespace afasim;
-using namespace afasim::target;
-using namespace afasim::target::testing;
+using namespace afasim::nbd;
+using namespace afasim::nbd::testing;
 using controller::Id;
 
 namespace {
@@ -105,24 +105,24 @@ TEST_CASE("base:allocation shows the thin map: allocated extents are data, the r
   const std::int64_t ext = f.array->extent_bytes();
   REQUIRE(run_io(f, controller::IoOp::kWrite, v, 0, 4096).is_ok());
   REQUIRE(run_io(f, controller::IoOp::kWrite, v, 2 * ext + 8192, 4096).is_ok());
-  const std::uint32_t hole = nbd::kStateHole | nbd::kStateZero;
+  const std::uint32_t hole = proto::kStateHole | proto::kStateZero;
   const auto e32 = static_cast<std::uint32_t>(ext);
 
   CHECK(allocation_map(*f.array, v, 0, 4 * e32, false) ==
-        std::vector<nbd::BlockDescriptor>{{e32, 0}, {e32, hole}, {e32, 0}, {e32, hole}});
+        std::vector<proto::BlockDescriptor>{{e32, 0}, {e32, hole}, {e32, 0}, {e32, hole}});
   // A range that starts and ends inside extents is cut at its own ends.
   CHECK(allocation_map(*f.array, v, e32 / 2, 2 * e32, false) ==
-        std::vector<nbd::BlockDescriptor>{{e32 / 2, 0}, {e32, hole}, {e32 / 2, 0}});
+        std::vector<proto::BlockDescriptor>{{e32 / 2, 0}, {e32, hole}, {e32 / 2, 0}});
   // REQ_ONE: only the first run.
   CHECK(allocation_map(*f.array, v, e32, 3 * e32, true) ==
-        std::vector<nbd::BlockDescriptor>{{e32, hole}});
+        std::vector<proto::BlockDescriptor>{{e32, hole}});
 
   REQUIRE(run_io(f, controller::IoOp::kTrim, v, 0, ext).is_ok());
   CHECK(allocation_map(*f.array, v, 0, 3 * e32, false) ==
-        std::vector<nbd::BlockDescriptor>{{2 * e32, hole}, {e32, 0}});
+        std::vector<proto::BlockDescriptor>{{2 * e32, hole}, {e32, 0}});
 
   const Id fixed =
       f.volume("fixed", 2 * ext, raid::RaidType::kRaid10, controller::Provisioning::kFixed);
   CHECK(allocation_map(*f.array, fixed, 0, 2 * e32, false) ==
-        std::vector<nbd::BlockDescriptor>{{2 * e32, 0}});
+        std::vector<proto::BlockDescriptor>{{2 * e32, 0}});
 }

@@ -1,4 +1,4 @@
-// Internal to target/: one NBD client connection (handshake, then transmission) and the
+// Internal to nbd/: one NBD client connection (handshake, then transmission) and the
 // state the server shares with its connections. Not a public interface; see nbd_server.h.
 //
 // Threads: a Connection lives on its socket's strand (an Asio thread). The model thread
@@ -23,11 +23,11 @@
 
 #include "controller/array.h"
 #include "serve/model_thread.h"
-#include "target/nbd_exports.h"
-#include "target/nbd_protocol.h"
-#include "target/nbd_server.h"
+#include "nbd/nbd_exports.h"
+#include "nbd/nbd_protocol.h"
+#include "nbd/nbd_server.h"
 
-namespace afasim::target::detail {
+namespace afasim::nbd::detail {
 
 namespace asio = boost::asio;
 using Socket = asio::generic::stream_protocol::socket;
@@ -76,14 +76,14 @@ struct ServerCore {
 // the connection, then the model (inside the array's completion callback), then the
 // mailbox, then the connection's write queue.
 struct Request {
-  nbd::RequestHeader header;
+  proto::RequestHeader header;
   std::unique_ptr<std::uint8_t[]> data;  // WRITE payload, or the READ buffer
   std::uint32_t data_capacity = 0;       // bytes `data` holds (requests are reused)
   bool send_data = false;                // the reply carries `data` (a successful READ)
   std::int64_t charged_bytes = 0;        // counted against the connection's in-flight bytes
   std::uint32_t error = 0;
   std::string message;                        // why, for an error chunk
-  std::vector<nbd::BlockDescriptor> extents;  // BLOCK_STATUS result
+  std::vector<proto::BlockDescriptor> extents;  // BLOCK_STATUS result
   sim::Time latency_ns = 0;
   std::shared_ptr<Mailbox> mailbox;
   std::vector<std::uint8_t> head;  // reply bytes sent before `data`
@@ -156,7 +156,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Transmission.
   asio::awaitable<void> transmission();
   asio::awaitable<void> wait_for_room(std::int64_t bytes);
-  void refuse(const nbd::RequestHeader& h, std::uint32_t error, std::string why);
+  void refuse(const proto::RequestHeader& h, std::uint32_t error, std::string why);
   void flush_batch();
   void finish(std::unique_ptr<Request> r);  // builds the reply and queues it
   void pump_writes();
@@ -189,7 +189,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string meta_export_;     // export named by the last SET_META_CONTEXT
   bool meta_selected_ = false;  // it selected base:allocation
   std::shared_ptr<const ExportInfo> export_;
-  nbd::TransmissionLimits limits_;
+  proto::TransmissionLimits limits_;
   bool in_transmission_ = false;
   bool disc_received_ = false;
 
@@ -205,4 +205,4 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Counters counters_;
 };
 
-}  // namespace afasim::target::detail
+}  // namespace afasim::nbd::detail

@@ -1,11 +1,11 @@
-// target::NbdServer — the array's NBD target: real NBD clients (nbdinfo, nbdcopy, qemu-img,
+// nbd::NbdServer — the array's NBD target: real NBD clients (nbdinfo, nbdcopy, qemu-img,
 // fio's nbd engine, the kernel's nbd-client) do real I/O on its volumes (issue 4,
 // docs/nbd.md).
 //
 // The protocol is NetworkBlockDevice's doc/proto.md: fixed newstyle handshake only (no TLS);
 // options EXPORT_NAME, ABORT, LIST, INFO, GO, STRUCTURED_REPLY, LIST_META_CONTEXT and
 // SET_META_CONTEXT (base:allocation); commands READ, WRITE, FLUSH, TRIM, WRITE_ZEROES,
-// BLOCK_STATUS, DISC, with FUA. Exports follow LUN masking (target/nbd_exports.h).
+// BLOCK_STATUS, DISC, with FUA. Exports follow LUN masking (nbd/nbd_exports.h).
 //
 // Threads. The server runs Boost.Asio on its own `io_threads` threads. Every request that
 // touches the array is handed to the model thread through serve::ModelThread::post and
@@ -38,7 +38,7 @@
 #include "serve/model_thread.h"
 #include "sim/status.h"
 
-namespace afasim::target {
+namespace afasim::nbd {
 
 struct NbdServerOptions {
   // TCP listener address; port 0 picks a free port (see port()). An empty host means no
@@ -118,4 +118,4 @@ class NbdServer {
   std::shared_ptr<Impl> impl_;
 };
 
-}  // namespace afasim::target
+}  // namespace afasim::nbd

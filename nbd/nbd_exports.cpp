@@ -1,11 +1,11 @@
-#include "target/nbd_exports.h"
+#include "nbd/nbd_exports.h"
 
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <cstdio>
 
-namespace afasim::target {
+namespace afasim::nbd {
 
 using controller::Array;
 using controller::Host;
@@ -101,7 +101,7 @@ bool export_still_mapped(const Array& array, const ExportInfo& e) {
          (m->access == controller::MappingAccess::kReadOnly) == e.read_only;
 }
 
-std::vector<nbd::BlockDescriptor> allocation_map(const Array& array, Id volume_id,
+std::vector<proto::BlockDescriptor> allocation_map(const Array& array, Id volume_id,
                                                  std::uint64_t offset, std::uint32_t length,
                                                  bool first_only) {
   const controller::Volume* v = array.volume(volume_id);
@@ -109,13 +109,13 @@ std::vector<nbd::BlockDescriptor> allocation_map(const Array& array, Id volume_i
                     offset + length <= static_cast<std::uint64_t>(v->capacity_bytes),
                 "allocation_map outside the volume");
   const auto extent = static_cast<std::uint64_t>(array.extent_bytes(v->raid_type));
-  std::vector<nbd::BlockDescriptor> runs;
+  std::vector<proto::BlockDescriptor> runs;
   const std::uint64_t end = offset + length;
   for (std::uint64_t pos = offset; pos < end;) {
     const std::uint64_t next = std::min(end, (pos / extent + 1) * extent);
     const bool allocated =
         array.data_path().is_allocated(volume_id, static_cast<std::int64_t>(pos));
-    const std::uint32_t flags = allocated ? 0 : (nbd::kStateHole | nbd::kStateZero);
+    const std::uint32_t flags = allocated ? 0 : (proto::kStateHole | proto::kStateZero);
     const auto bytes = static_cast<std::uint32_t>(next - pos);
     if (!runs.empty() && runs.back().flags == flags) {
       runs.back().length_bytes += bytes;
@@ -128,4 +128,4 @@ std::vector<nbd::BlockDescriptor> allocation_map(const Array& array, Id volume_i
   return runs;
 }
 
-}  // namespace afasim::target
+}  // namespace afasim::nbd

@@ -11,9 +11,9 @@
 
 #include "controller/array.h"
 #include "serve/model_thread.h"
-#include "target/nbd_server.h"
+#include "nbd/nbd_server.h"
 
-namespace afasim::target::testing {
+namespace afasim::nbd::testing {
 
 inline constexpr std::int64_t MiB = 1LL << 20;
 inline constexpr std::int64_t GiB = 1LL << 30;
@@ -100,4 +100,4 @@ struct TargetFixture {
   }
 };
 
-}  // namespace afasim::target::testing
+}  // namespace afasim::nbd::testing

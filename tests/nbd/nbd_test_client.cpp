@@ -1,4 +1,4 @@
-#include "tests/target/nbd_test_client.h"
+#include "tests/nbd/nbd_test_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstring>
 
-namespace afasim::target::testing {
+namespace afasim::nbd::testing {
 
-namespace n = nbd;
+namespace n = proto;
 
 namespace {
 void set_timeouts(int fd) {
@@ -296,4 +296,4 @@ std::vector<std::uint8_t> pattern(std::size_t n, std::uint32_t seed) {
   return v;
 }
 
-}  // namespace afasim::target::testing
+}  // namespace afasim::nbd::testing

@@ -1,7 +1,7 @@
 // The NBD server end to end in one process: a test client on a socket, the server's Asio
 // thread, the model thread, the Array. Every case uses --pace none except the one about
 // pacing.
-#include "target/nbd_server.h"
+#include "nbd/nbd_server.h"
 
 #include <doctest/doctest.h>
 
@@ -11,15 +11,15 @@
 #include <filesystem>
 #include <thread>
 
-#include "target/nbd_exports.h"
-#include "tests/target/nbd_test_client.h"
-#include "tests/target/target_fixture.h"
+#include "nbd/nbd_exports.h"
+#include "tests/nbd/nbd_test_client.h"
+#include "tests/nbd/nbd_fixture.h"
 
 using namespace afasim;
-using namespace afasim::target;
-using namespace afasim::target::testing;
+using namespace afasim::nbd;
+using namespace afasim::nbd::testing;
 using controller::Id;
-namespace n = afasim::target::nbd;
+namespace n = afasim::nbd::proto;
 
 namespace {
 

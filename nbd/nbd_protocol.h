@@ -15,7 +15,7 @@
 
 #include "sim/status.h"
 
-namespace afasim::target::nbd {
+namespace afasim::nbd::proto {
 
 // --- Magic numbers (proto.md "Handshake", "Transmission") ------------------------------
 inline constexpr std::uint64_t kInitPasswd = 0x4e42444d41474943ULL;  // "NBDMAGIC"
@@ -281,4 +281,4 @@ void append_block_status_chunk(std::vector<std::uint8_t>& out, std::uint64_t han
                                std::uint32_t context_id,
                                const std::vector<BlockDescriptor>& descriptors);
 
-}  // namespace afasim::target::nbd
+}  // namespace afasim::nbd::proto

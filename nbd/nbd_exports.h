@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "controller/array.h"
-#include "target/nbd_protocol.h"
+#include "nbd/nbd_protocol.h"
 
-namespace afasim::target {
+namespace afasim::nbd {
 
 // One volume as the client's host sees it.
 struct ExportInfo {
@@ -63,8 +63,8 @@ bool export_still_mapped(const controller::Array& array, const ExportInfo& e);
 // as zeros), coalesced, covering exactly the range; with `first_only`, only the first
 // run (NBD_CMD_FLAG_REQ_ONE). REQUIRES: the volume exists, the range lies within it and
 // length > 0.
-std::vector<nbd::BlockDescriptor> allocation_map(const controller::Array& array,
+std::vector<proto::BlockDescriptor> allocation_map(const controller::Array& array,
                                                  controller::Id volume_id, std::uint64_t offset,
                                                  std::uint32_t length, bool first_only);
 
-}  // namespace afasim::target
+}  // namespace afasim::nbd

@@ -1,17 +1,17 @@
-#include "target/nbd_connection.h"
+#include "nbd/nbd_connection.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
 
-namespace afasim::target::detail {
+namespace afasim::nbd::detail {
 
 using boost::system::error_code;
 using controller::HostIo;
 using controller::IoCompletion;
 using controller::IoOp;
-namespace n = nbd;
+namespace n = proto;
 
 namespace {
 
@@ -823,4 +823,4 @@ void Connection::on_written(const error_code& ec) {
   if (shutting_down_ && requests_in_flight_ == 0) close("the server is stopping");
 }
 
-}  // namespace afasim::target::detail
+}  // namespace afasim::nbd::detail
