@@ -33,7 +33,9 @@ Result<bool> parse_bool(const Entry& e) {
 Result<std::int64_t> parse_count(std::string_view text, std::int64_t lo, std::int64_t hi,
                                  int kb_base) {
   auto v = parse_size_detail(text, kb_base);
-  if (!v.is_ok()) return sim::invalid_argument(quoted(text) + " is not a whole number");
+  if (!v.is_ok() || v->fractional) {
+    return sim::invalid_argument(quoted(text) + " is not a whole number");
+  }
   if (v->bytes < lo || v->bytes > hi) {
     return sim::invalid_argument(quoted(text) + " is out of range " + std::to_string(lo) + ".." +
                                  std::to_string(hi));
@@ -42,8 +44,8 @@ Result<std::int64_t> parse_count(std::string_view text, std::int64_t lo, std::in
 }
 
 // The "read,write[,trim]" form shared by bs, bsrange, bssplit, rate and rate_iops (HOWTO
-// "blocksize"): one value applies to both directions; with commas, an empty part leaves that
-// direction unchanged; the trim part is checked and dropped.
+// "blocksize"): one value applies to every direction; with commas, an empty part leaves
+// that direction unchanged, and "R,W" gives trim the write value.
 Result<std::array<std::optional<std::string_view>, 3>> per_direction(std::string_view value) {
   std::array<std::optional<std::string_view>, 3> out;
   const auto parts = split(value, ',');
@@ -158,7 +160,9 @@ Status apply_rw(JobState& s, std::string_view value) {
       {"read", RwPattern::kRead},           {"write", RwPattern::kWrite},
       {"randread", RwPattern::kRandRead},   {"randwrite", RwPattern::kRandWrite},
       {"rw", RwPattern::kReadWrite},        {"readwrite", RwPattern::kReadWrite},
-      {"randrw", RwPattern::kRandReadWrite}};
+      {"randrw", RwPattern::kRandReadWrite}, {"trim", RwPattern::kTrim},
+      {"randtrim", RwPattern::kRandTrim},   {"trimwrite", RwPattern::kTrimWrite},
+      {"randtrimwrite", RwPattern::kRandTrimWrite}};
   for (const auto& n : kNames) {
     if (n.text == mode) {
       s.job.rw = n.rw;
@@ -169,60 +173,9 @@ Status apply_rw(JobState& s, std::string_view value) {
       return Status::ok();
     }
   }
-  if (mode == "trim" || mode == "randtrim" || mode == "trimwrite" || mode == "randtrimwrite") {
-    return sim::invalid_argument(quoted(value) + ": trim is not simulated");
-  }
   return sim::invalid_argument(quoted(value) +
                                " is not one of read, write, randread, randwrite, rw, readwrite, "
-                               "randrw");
-}
-
-Status apply_random_distribution(JobState& s, std::string_view value) {
-  const auto parts = split(value, ':');
-  const std::string_view kind = parts[0];
-  if (kind == "random") {
-    if (parts.size() > 1) return sim::invalid_argument(quoted(value) + ": random takes no value");
-    s.job.distribution = RandomDistribution::kUniform;
-    s.job.distribution_center.reset();
-    return Status::ok();
-  }
-  if (kind == "normal" || kind.substr(0, std::min<std::size_t>(kind.size(), 5)) == "zoned") {
-    return sim::invalid_argument(quoted(value) + ": only random, zipf and pareto are simulated");
-  }
-  if (kind != "zipf" && kind != "pareto") {
-    return sim::invalid_argument(quoted(value) + " is not random, zipf:THETA or pareto:H");
-  }
-  if (parts.size() > 3) return sim::invalid_argument(quoted(value) + ": too many ':' values");
-  const bool zipf = kind == "zipf";
-  double v = zipf ? 1.1 : 0.2;  // FIO_DEF_ZIPF, FIO_DEF_PARETO (fio.h)
-  if (parts.size() >= 2) {
-    const auto parsed = parse_double(parts[1]);
-    if (!parsed) return sim::invalid_argument(quoted(parts[1]) + " is not a number");
-    v = *parsed;
-  }
-  std::optional<double> center;
-  if (parts.size() == 3) {
-    const auto c = parse_double(parts[2]);
-    if (!c || *c > 1.0) {
-      return sim::invalid_argument(quoted(parts[2]) + ": the center must be in 0..1");
-    }
-    center = *c;
-  }
-  if (zipf) {
-    if (v <= 0 || v == 1.0 || v > 100) {
-      return sim::invalid_argument(quoted(value) + ": zipf theta must be > 0 and not 1");
-    }
-    s.job.zipf_theta = v;
-    s.job.distribution = RandomDistribution::kZipf;
-  } else {
-    if (v <= 0 || v >= 1) {
-      return sim::invalid_argument(quoted(value) + ": pareto h must be in (0, 1)");
-    }
-    s.job.pareto_h = v;
-    s.job.distribution = RandomDistribution::kPareto;
-  }
-  s.job.distribution_center = center;
-  return Status::ok();
+                               "randrw, trim, randtrim, trimwrite, randtrimwrite");
 }
 
 Status apply_percentile_list(JobState& s, std::string_view value) {
@@ -276,18 +229,12 @@ Result<SizeOrPercent> size_or_percent_value(const ApplyContext& ctx, const Entry
 Status apply_block_size_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
   const Opt id = e.def->id;
   const int kb = s.job.kb_base;
-  if (id == Opt::kBsUnaligned) {
-    auto b = parse_bool(e);
-    if (!b.is_ok()) return b.status();
-    s.job.bs[0].unaligned = s.job.bs[1].unaligned = *b;
-    return Status::ok();
-  }
   auto parts = per_direction(e.option.value);
   if (!parts.is_ok()) return parts.status();
-  for (int d = 0; d < kDirections + 1; ++d) {  // read, write, and trim (checked, dropped)
+  for (int d = 0; d < kDirections; ++d) {
     if (!(*parts)[d]) continue;
     const std::string_view text = *(*parts)[d];
-    const bool keep = d < kDirections;
+    const bool keep = true;
     if (id == Opt::kBs) {
       if (text.find_first_of("-:") != std::string_view::npos && text.front() != '-') {
         return sim::invalid_argument(quoted(text) + " is a range: use blocksize_range=");
@@ -317,16 +264,22 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
   const Opt id = e.def->id;
   const std::string_view v = e.option.value;
   if (id == Opt::kFilename) {
-    if (v.find(':') != std::string_view::npos) {
-      return sim::invalid_argument(
-          quoted(v) + ": one volume per job (several ':'-separated files are not supported)");
-    }
-    for (unsigned char c : v) {
-      if (c < 0x21 || c > 0x7e) {
-        return sim::invalid_argument(quoted(v) + ": a volume name is printable ASCII");
+    std::vector<std::string> names;
+    for (std::string_view part : split(v, ':')) {  // fio: "a:b" is two files
+      if (part.empty()) return sim::invalid_argument(quoted(v) + ": an empty file name");
+      for (unsigned char c : part) {
+        if (c < 0x21 || c > 0x7e) {
+          return sim::invalid_argument(quoted(v) + ": a volume name is printable ASCII");
+        }
       }
+      std::string name = volume_name_for_path(part);
+      if (name.empty()) return sim::invalid_argument(quoted(part) + " names no volume");
+      if (std::find(names.begin(), names.end(), name) != names.end()) {
+        return sim::invalid_argument(quoted(v) + ": volume " + quoted(name) + " twice");
+      }
+      names.push_back(std::move(name));
     }
-    s.job.filename = std::string(v);
+    s.job.filenames = std::move(names);
     return Status::ok();
   }
   if (id == Opt::kIoSize) {
@@ -410,45 +363,65 @@ Status apply_rate_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
   }
   auto parts = per_direction(v);
   if (!parts.is_ok()) return parts.status();
-  for (int d = 0; d < kDirections + 1; ++d) {
+  for (int d = 0; d < kDirections; ++d) {
     if (!(*parts)[d]) continue;
     auto n = id == Opt::kRateIops ? parse_count(*(*parts)[d], 0, kMaxBytes, s.job.kb_base)
                                   : size_value(ctx, e, *(*parts)[d], s.job.kb_base);
     if (!n.is_ok()) return n.status();
-    if (d < kDirections) {
-      (id == Opt::kRateIops ? s.job.rate_iops : s.job.rate_bytes_per_second)[d] = *n;
-    }
+    (id == Opt::kRateIops ? s.job.rate_iops : s.job.rate_bytes_per_second)[d] = *n;
   }
   return Status::ok();
 }
 
 // 0/1 options that may stand alone: time_based, norandommap, group_reporting, new_group,
 // stonewall.
+// The 0/1 options that may stand alone, and what each sets (norandommap sets random_map
+// to the opposite).
+bool* flag_target(FioJob& job, Opt id) {
+  switch (id) {
+    case Opt::kTimeBased:
+      return &job.time_based;
+    case Opt::kNoRandomMap:
+      return &job.random_map;
+    case Opt::kGroupReporting:
+      return &job.group_reporting;
+    case Opt::kNewGroup:
+      return &job.new_group;
+    case Opt::kStonewall:
+      return &job.stonewall;
+    case Opt::kBsUnaligned:
+      return &job.bs[0].unaligned;
+    case Opt::kExitAll:
+      return &job.exitall;
+    case Opt::kClatPercentiles:
+      return &job.clat_percentiles;
+    case Opt::kLatPercentiles:
+      return &job.lat_percentiles;
+    case Opt::kSlatPercentiles:
+      return &job.slat_percentiles;
+    case Opt::kPerJobLogs:
+      return &job.logs.per_job;
+    case Opt::kLogOffset:
+      return &job.logs.offset;
+    case Opt::kDoVerify:
+      return &job.do_verify;
+    default:
+      return nullptr;
+  }
+}
+
 Status apply_flag_option(JobState& s, const Entry& e) {
   auto b = parse_bool(e);
   if (!b.is_ok()) return b.status();
-  switch (e.def->id) {
-    case Opt::kTimeBased:
-      s.job.time_based = *b;
-      break;
-    case Opt::kNoRandomMap:
-      s.job.random_map = !*b;
-      break;
-    case Opt::kGroupReporting:
-      s.job.group_reporting = *b;
-      break;
-    case Opt::kNewGroup:
-      s.job.new_group = *b;
-      break;
-    default:
-      s.job.stonewall = *b;
-      break;
-  }
+  bool* target = flag_target(s.job, e.def->id);
+  AFASIM_ASSERT(target != nullptr, "a flag option has a target");
+  *target = e.def->id == Opt::kNoRandomMap ? !*b : *b;
+  if (e.def->id == Opt::kBsUnaligned) s.job.bs[1].unaligned = s.job.bs[2].unaligned = *b;
   return Status::ok();
 }
 
 // Options with a value of their own kind: name, description, rw, random_distribution,
-// randseed, wait_for, percentile_list, kb_base, verify.
+// randseed, wait_for, percentile_list, kb_base.
 Status apply_other_option(JobState& s, const Entry& e) {
   const std::string_view v = e.option.value;
   switch (e.def->id) {
@@ -481,11 +454,6 @@ Status apply_other_option(JobState& s, const Entry& e) {
       else
         return sim::invalid_argument(quoted(v) + " is not 1000 or 1024");
       return Status::ok();
-    case Opt::kVerify:
-      if (v == "0" || v == "none") return Status::ok();
-      return sim::invalid_argument(quoted(v) +
-                                   ": data verification is not simulated (verify=0 or none "
-                                   "is accepted)");
     default:
       AFASIM_ASSERT(false, "every option has a handler");
       return Status::ok();
@@ -499,10 +467,10 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
     return sim::invalid_argument("not supported by afasim: " + std::string(e.def->reason));
   }
   if (id == Opt::kIgnored) return Status::ok();
-  const bool is_flag = id == Opt::kTimeBased || id == Opt::kNoRandomMap ||
-                       id == Opt::kGroupReporting || id == Opt::kNewGroup ||
-                       id == Opt::kStonewall || id == Opt::kBsUnaligned;
-  if (!e.option.has_value && !is_flag) {
+  const bool is_flag = flag_target(s.job, id) != nullptr;
+  const bool is_log = id == Opt::kWriteBwLog || id == Opt::kWriteLatLog ||
+                      id == Opt::kWriteIopsLog || id == Opt::kWriteHistLog;
+  if (!e.option.has_value && !is_flag && !is_log) {
     return sim::invalid_argument("needs a value (" + e.option.name + "=...)");
   }
   if (e.option.has_value && e.option.value.empty()) return sim::invalid_argument("empty value");
@@ -512,11 +480,11 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
   }
   s.line_of[id] = e.option.line;
   s.name_of[id] = e.option.name;
+  s.file_of[id] = e.option.file;
   switch (id) {
     case Opt::kBs:
     case Opt::kBsRange:
     case Opt::kBssplit:
-    case Opt::kBsUnaligned:
       return apply_block_size_option(s, e, ctx);
     case Opt::kSize:
     case Opt::kOffset:
@@ -538,14 +506,17 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
     case Opt::kRateIops:
     case Opt::kRateProcess:
       return apply_rate_option(s, e, ctx);
-    case Opt::kTimeBased:
-    case Opt::kNoRandomMap:
-    case Opt::kGroupReporting:
-    case Opt::kNewGroup:
-    case Opt::kStonewall:
-      return apply_flag_option(s, e);
-    default:
+    case Opt::kName:
+    case Opt::kDescription:
+    case Opt::kRw:
+    case Opt::kRandomDistribution:
+    case Opt::kWaitFor:
+    case Opt::kPercentileList:
+    case Opt::kRandSeed:
+    case Opt::kKbBase:
       return apply_other_option(s, e);
+    default:
+      return is_flag ? apply_flag_option(s, e) : apply_run_option(s, e, ctx);
   }
 }
 
@@ -554,6 +525,8 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
 Location option_at(std::string_view file, const JobState& s, Opt id, std::string_view fallback) {
   const auto line = s.line_of.find(id);
   const auto name = s.name_of.find(id);
+  const auto included = s.file_of.find(id);
+  if (included != s.file_of.end() && !included->second.empty()) file = included->second;
   return Location{file, line == s.line_of.end() ? s.job.line : line->second,
                   name == s.name_of.end() ? fallback : std::string_view(name->second)};
 }
@@ -595,7 +568,7 @@ Status finalize(JobState& s, std::string_view file) {
     return located(at(Opt::kWaitFor, "wait_for"), "a job cannot wait for itself");
   }
   if (job.percentile_list.empty()) job.percentile_list = default_percentile_list();
-  return Status::ok();
+  return finalize_run_options(s, file);
 }
 
 }  // namespace afasim::workload::fio_detail

@@ -1,6 +1,7 @@
 #include "workload/fio_job.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 
@@ -22,65 +23,170 @@ struct Section {
   std::size_t globals_before = 0;  // how many global entries precede this job section
 };
 
-Result<std::vector<Section>> read_sections(std::string_view text, std::string_view file) {
-  std::vector<Section> sections;
+// Where the line reader is: the file, its text, the include depth.
+struct LineSource {
+  std::string_view text;
+  std::string file;          // for messages
+  std::string include_name;  // WrittenOption::file: empty for the job file itself
+  int depth = 0;
+};
+
+Status read_lines(const LineSource& src, const FioParseOptions& options,
+                  std::vector<Section>& sections);
+
+// fio options.c fio_option_dup_subs: "${NAME}" becomes the variable's value.
+Result<std::string> substitute_env(std::string_view line, const FioParseOptions& options) {
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t open = line.find("${", pos);
+    if (open == std::string_view::npos) break;
+    const std::size_t close = line.find('}', open + 2);
+    if (close == std::string_view::npos || close == open + 2) break;
+    const std::string name(line.substr(open + 2, close - open - 2));
+    std::optional<std::string> value;
+    if (options.env) value = options.env(name);
+    if (!value) {
+      return sim::invalid_argument("${" + name + "}: environment variable " + quoted(name) +
+                                   " is not set (fio would substitute an empty string)");
+    }
+    out.append(line.substr(pos, open - pos));
+    out += *value;
+    pos = close + 1;
+  }
+  out.append(line.substr(pos));
+  if (out.size() > kMaxLineBytes) {
+    return sim::invalid_argument("line longer than " + std::to_string(kMaxLineBytes) +
+                                 " bytes after ${...} substitution");
+  }
+  return out;
+}
+
+Status read_include(const LineSource& src, std::string_view path, int line_no,
+                    const FioParseOptions& options, std::vector<Section>& sections) {
+  const Location at{src.file, line_no, "include"};
+  if (path.empty()) return located(at, "no file name");
+  if (sections.empty()) return located(at, "include outside of a [section]");
+  if (src.depth + 1 > kMaxIncludeDepth) {
+    return located(at, "includes nest deeper than " + std::to_string(kMaxIncludeDepth));
+  }
+  if (!options.read_include) return located(at, "include files are not read here");
+  auto text = options.read_include(std::string(path), src.file);
+  if (!text.is_ok()) return located(at, text.status());
+  const LineSource inner{*text, std::string(path), std::string(path), src.depth + 1};
+  return read_lines(inner, options, sections);
+}
+
+Status read_section_header(const LineSource& src, std::string_view line, int line_no,
+                           std::vector<Section>& sections) {
+  const Location here{src.file, line_no, {}};
+  if (src.depth > 0) return located(here, "no new sections in included files (as fio)");
+  if (line.back() != ']') return located(here, "section header without ']'");
+  const std::string_view name = trim(line.substr(1, line.size() - 2));
+  if (name.empty()) return located(here, "empty section name");
+  for (unsigned char c : name) {
+    if (c < 0x20 || c > 0x7e || c == '[' || c == ']') {
+      return located(here, "section name " + quoted(name) + " is not printable ASCII");
+    }
+  }
+  Section s;
+  s.name = std::string(name);
+  s.line = line_no;
+  s.global = name == "global";
+  sections.push_back(std::move(s));
+  return Status::ok();
+}
+
+Status read_option_line(const LineSource& src, std::string_view line, int line_no,
+                        const FioParseOptions& options, std::vector<Section>& sections) {
+  const std::size_t eq = line.find('=');
+  const std::string_view key = trim(line.substr(0, eq));
+  if (eq == std::string_view::npos && key.substr(0, std::min<std::size_t>(key.size(), 8)) == "include ") {
+    return read_include(src, trim(key.substr(8)), line_no, options, sections);
+  }
+  if (sections.empty()) {
+    return located(Location{src.file, line_no, key}, "option outside of a [section]");
+  }
+  Entry e;
+  e.option.name = std::string(key);
+  e.option.line = line_no;
+  e.option.file = src.include_name;
+  if (eq != std::string_view::npos) {
+    const std::string_view raw = line.substr(eq + 1);
+    e.leading_blank = !raw.empty() && is_blank(raw.front());
+    e.option.value = std::string(trim(raw));
+    e.option.has_value = true;
+  }
+  if (key.empty()) return located(Location{src.file, line_no, {}}, "'=' without an option name");
+  e.def = find_option(key);
+  if (e.def == nullptr) return located(Location{src.file, line_no, e.option.name}, "unknown option");
+  sections.back().entries.push_back(std::move(e));
+  return Status::ok();
+}
+
+Status read_lines(const LineSource& src, const FioParseOptions& options,
+                  std::vector<Section>& sections) {
   int line_no = 0;
   std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
+  while (pos < src.text.size()) {
+    std::size_t end = src.text.find('\n', pos);
+    if (end == std::string_view::npos) end = src.text.size();
+    std::string_view raw = src.text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    const Location here{file, line_no, {}};
-    if (line.size() > kMaxLineBytes) {
+    const Location here{src.file, line_no, {}};
+    if (raw.size() > kMaxLineBytes) {
       return located(here, "line longer than " + std::to_string(kMaxLineBytes) + " bytes");
     }
-    if (line.find('\0') != std::string_view::npos) return located(here, "NUL byte in the line");
-    line = trim(line);
-    if (line.empty() || line.front() == ';' || line.front() == '#') continue;
+    if (raw.find('\0') != std::string_view::npos) return located(here, "NUL byte in the line");
+    raw = trim(raw);
+    if (raw.empty() || raw.front() == ';' || raw.front() == '#') continue;
     // parse.c strip_blank_end: a ';' or '#' anywhere starts a comment.
-    line = trim(line.substr(0, line.find_first_of(";#")));
-    if (line.front() == '[') {
-      if (line.back() != ']') return located(here, "section header without ']'");
-      const std::string_view name = trim(line.substr(1, line.size() - 2));
-      if (name.empty()) return located(here, "empty section name");
-      for (unsigned char c : name) {
-        if (c < 0x20 || c > 0x7e || c == '[' || c == ']') {
-          return located(here, "section name " + quoted(name) + " is not printable ASCII");
-        }
-      }
-      Section s;
-      s.name = std::string(name);
-      s.line = line_no;
-      s.global = name == "global";
-      sections.push_back(std::move(s));
-      continue;
-    }
-    const std::size_t eq = line.find('=');
-    const std::string_view key = trim(line.substr(0, eq));
-    if (key.substr(0, std::min<std::size_t>(key.size(), 8)) == "include " || key == "include") {
-      return located(Location{file, line_no, "include"}, "include files are not supported");
-    }
-    if (sections.empty()) {
-      return located(Location{file, line_no, key}, "option outside of a [section]");
-    }
-    Entry e;
-    e.option.name = std::string(key);
-    e.option.line = line_no;
-    if (eq != std::string_view::npos) {
-      const std::string_view raw = line.substr(eq + 1);
-      e.leading_blank = !raw.empty() && is_blank(raw.front());
-      e.option.value = std::string(trim(raw));
-      e.option.has_value = true;
-    }
-    const Location opt_at{file, line_no, e.option.name};
-    if (key.empty()) return located(here, "'=' without an option name");
-    e.def = find_option(key);
-    if (e.def == nullptr) return located(opt_at, "unknown option");
-    sections.back().entries.push_back(std::move(e));
+    raw = trim(raw.substr(0, raw.find_first_of(";#")));
+    auto substituted = substitute_env(raw, options);
+    if (!substituted.is_ok()) return located(here, substituted.status());
+    const std::string_view line = trim(*substituted);
+    if (line.empty()) continue;
+    Status st = line.front() == '['
+                    ? read_section_header(src, line, line_no, sections)
+                    : read_option_line(src, line, line_no, options, sections);
+    AFASIM_RETURN_IF_ERROR(st);
   }
+  return Status::ok();
+}
+
+Result<std::vector<Section>> read_sections(std::string_view text, std::string_view file,
+                                           const FioParseOptions& options) {
+  std::vector<Section> sections;
+  AFASIM_RETURN_IF_ERROR(read_lines(LineSource{text, std::string(file), {}, 0}, options, sections));
   return sections;
+}
+
+// fio's --section: keeps [global] sections and the job sections named; each name must exist.
+Status select_sections(std::vector<Section>& sections, const std::vector<std::string>& names,
+                       std::string_view file) {
+  if (names.empty()) return Status::ok();
+  for (const std::string& name : names) {
+    const bool found = std::any_of(sections.begin(), sections.end(), [&](const Section& s) {
+      return !s.global && s.name == name;
+    });
+    if (!found) return sim::invalid_argument(std::string(file) + ": --section: no job section " + quoted(name));
+  }
+  std::erase_if(sections, [&](const Section& s) {
+    return !s.global && std::find(names.begin(), names.end(), s.name) == names.end();
+  });
+  return Status::ok();
+}
+
+// Where an option was written: the job file, or the included file it came from.
+Location where(const FioJobFile& out, const WrittenOption& o) {
+  return Location{o.file.empty() ? std::string_view(out.file_name) : std::string_view(o.file),
+                  o.line, o.name};
+}
+
+// Bytes of one file's region when `size=` is absolute: fio divides size among the files.
+std::int64_t file_size_bytes(const JobState& s) {
+  return s.size->bytes / s.job.file_count();
 }
 
 // Registers every volume in first-use order and sizes it from the jobs whose size, offset
@@ -92,89 +198,119 @@ Status size_volumes(FioJobFile& out, const std::vector<JobState>& states,
     const bool absolute = s.size && !s.size->is_percent && (!s.offset || !s.offset->is_percent) &&
                           (!s.offset_increment || !s.offset_increment->is_percent);
     for (int c = 0; c < job.numjobs; ++c) {
-      const std::string name = job.volume_name(c);
-      if (!index.contains(name)) {
-        index[name] = out.volumes.size();
-        out.volumes.push_back(FioVolume{name, 0, job.line});
+      for (int f = 0; f < job.file_count(); ++f) {
+        const std::string name = job.volume_name(c, f);
+        if (!index.contains(name)) {
+          index[name] = out.volumes.size();
+          out.volumes.push_back(FioVolume{name, 0, job.line});
+        }
+        if (!absolute) continue;
+        const __int128 end =
+            static_cast<__int128>(s.offset ? s.offset->bytes : 0) +
+            static_cast<__int128>(s.offset_increment ? s.offset_increment->bytes : 0) * c +
+            file_size_bytes(s);
+        if (end > kMaxBytes) {
+          return located(option_at(out.file_name, s, Opt::kSize, "size"),
+                         "offset + size is larger than 1 EiB");
+        }
+        FioVolume& vol = out.volumes[index.at(name)];
+        vol.size_bytes = std::max(vol.size_bytes, static_cast<std::int64_t>(end));
       }
-      if (!absolute) continue;
-      const __int128 end =
-          static_cast<__int128>(s.offset ? s.offset->bytes : 0) +
-          static_cast<__int128>(s.offset_increment ? s.offset_increment->bytes : 0) * c +
-          s.size->bytes;
-      if (end > kMaxBytes) {
-        return located(option_at(out.file_name, s, Opt::kSize, "size"),
-                       "offset + size is larger than 1 EiB");
-      }
-      FioVolume& vol = out.volumes[index.at(name)];
-      vol.size_bytes = std::max(vol.size_bytes, static_cast<std::int64_t>(end));
     }
   }
   return Status::ok();
 }
 
-// Resolves one job's region on its volumes: percentages of the volume size (a percentage
-// offset aligned up to the job's smallest block, as fio does), the clones' regions inside
-// their volume, and every block size inside the region.
+// The region of clone `c` on volume `vol`: percentages of the volume size (a percentage
+// offset aligned up to the job's smallest block, as fio does), checked to fit.
+Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume& vol, int c) {
+  FioJob& job = s.job;
+  const std::int64_t unit = job.min_block_bytes();
+  if (vol.size_bytes == 0) {
+    if (!s.size) {
+      return located(Location{file, job.line, "size"},
+                     "missing: job " + quoted(job.name) + " on volume " + quoted(vol.name) +
+                         " needs size= (afasim sizes each volume from its jobs' size=)");
+    }
+    const bool pct_size = s.size->is_percent;
+    return located(
+        option_at(file, s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
+        "a percentage needs the size of volume " + quoted(vol.name) +
+            ": give one job on it an absolute size= and offset=");
+  }
+  auto resolve = [&](const SizeOrPercent& v, bool align) {
+    if (!v.is_percent) return v.bytes;
+    auto bytes =
+        static_cast<std::int64_t>(static_cast<long double>(vol.size_bytes) * v.percent / 100.0L);
+    if (align) bytes = (bytes + unit - 1) / unit * unit;  // HOWTO "offset"
+    return bytes;
+  };
+  const std::int64_t offset = s.offset ? resolve(*s.offset, true) : 0;
+  const std::int64_t increment = s.offset_increment ? resolve(*s.offset_increment, true) : 0;
+  const __int128 start = static_cast<__int128>(offset) + static_cast<__int128>(increment) * c;
+  if (start >= vol.size_bytes) {
+    return located(option_at(file, s, Opt::kOffset, "offset"),
+                   "clone " + std::to_string(c) + " starts at or past the end of volume " +
+                       quoted(vol.name));
+  }
+  const __int128 room = static_cast<__int128>(vol.size_bytes) - start;
+  std::int64_t size = !s.size ? vol.size_bytes
+                      : s.size->is_percent ? resolve(*s.size, false)
+                                           : file_size_bytes(s);
+  if (s.size && !s.size->is_percent && size > room) {
+    return located(option_at(file, s, Opt::kSize, "size"),
+                   "clone " + std::to_string(c) + ": offset + size runs past the end of volume " +
+                       quoted(vol.name) + " (" + std::to_string(vol.size_bytes) + " bytes)");
+  }
+  size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // a percentage is cut
+  const bool first = job.size_bytes == 0;
+  job.size_bytes = first ? size : std::min(job.size_bytes, size);
+  if (first) {
+    job.offset_bytes = offset;
+    job.offset_increment_bytes = increment;
+  }
+  return Status::ok();
+}
+
+// Every block size and zoned_abs zone of a resolved job inside its region.
+Status check_region_fits(const JobState& s, std::string_view file) {
+  const FioJob& job = s.job;
+  if (job.size_bytes == 0) {
+    return located(option_at(file, s, Opt::kSize, "size"), "the region is empty");
+  }
+  for (int d = 0; d < kDirections; ++d) {
+    const auto dir = static_cast<Direction>(d);
+    if (does_direction(job.rw, dir) && job.bs[d].max_bytes > job.size_bytes) {
+      return located(option_at(file, s, Opt::kSize, "size"),
+                     "the region (" + std::to_string(job.size_bytes) +
+                         " bytes) is smaller than the largest " + std::string(to_string(dir)) +
+                         " block size (" + std::to_string(job.bs[d].max_bytes) + " bytes)");
+    }
+    if (job.distribution != RandomDistribution::kZonedAbs || !does_direction(job.rw, dir)) continue;
+    std::int64_t zones_bytes = 0;
+    for (const AccessZone& z : job.zones[d]) zones_bytes += z.size_bytes;
+    if (zones_bytes > job.size_bytes) {
+      return located(option_at(file, s, Opt::kRandomDistribution, "random_distribution"),
+                     "the zones (" + std::to_string(zones_bytes) + " bytes) do not fit the " +
+                         std::to_string(job.size_bytes) + "-byte region");
+    }
+  }
+  return Status::ok();
+}
+
+// Resolves one job's region on each of its volumes (clone by clone, file by file).
 Status resolve_region(JobState& s, const FioJobFile& out,
                       const std::map<std::string, std::size_t>& index) {
   FioJob& job = s.job;
-  const std::string_view file = out.file_name;
-  const std::int64_t unit = job.min_block_bytes();
+  job.size_bytes = 0;
   for (int c = 0; c < job.numjobs; ++c) {
-    const FioVolume& vol = out.volumes[index.at(job.volume_name(c))];
-    if (vol.size_bytes == 0) {
-      if (!s.size) {
-        return located(Location{file, job.line, "size"},
-                       "missing: job " + quoted(job.name) + " on volume " + quoted(vol.name) +
-                           " needs size= (afasim sizes each volume from its jobs' size=)");
-      }
-      const bool pct_size = s.size->is_percent;
-      return located(
-          option_at(file, s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
-          "a percentage needs the size of volume " + quoted(vol.name) +
-              ": give one job on it an absolute size= and offset=");
-    }
-    auto resolve = [&](const SizeOrPercent& v, bool align) {
-      if (!v.is_percent) return v.bytes;
-      auto bytes =
-          static_cast<std::int64_t>(static_cast<long double>(vol.size_bytes) * v.percent / 100.0L);
-      if (align) bytes = (bytes + unit - 1) / unit * unit;  // HOWTO "offset"
-      return bytes;
-    };
-    const std::int64_t offset = s.offset ? resolve(*s.offset, true) : 0;
-    const std::int64_t increment = s.offset_increment ? resolve(*s.offset_increment, true) : 0;
-    const __int128 start = static_cast<__int128>(offset) + static_cast<__int128>(increment) * c;
-    if (start >= vol.size_bytes) {
-      return located(option_at(file, s, Opt::kOffset, "offset"),
-                     "clone " + std::to_string(c) + " starts at or past the end of volume " +
-                         quoted(vol.name));
-    }
-    const __int128 room = static_cast<__int128>(vol.size_bytes) - start;
-    std::int64_t size = s.size ? resolve(*s.size, false) : vol.size_bytes;
-    if (s.size && !s.size->is_percent && size > room) {
-      return located(option_at(file, s, Opt::kSize, "size"),
-                     "clone " + std::to_string(c) + ": offset + size runs past the end of volume " +
-                         quoted(vol.name) + " (" + std::to_string(vol.size_bytes) + " bytes)");
-    }
-    size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // a percentage is cut
-    job.size_bytes = c == 0 ? size : std::min(job.size_bytes, size);
-    if (c == 0) {
-      job.offset_bytes = offset;
-      job.offset_increment_bytes = increment;
+    for (int f = 0; f < job.file_count(); ++f) {
+      const FioVolume& vol = out.volumes[index.at(job.volume_name(c, f))];
+      AFASIM_RETURN_IF_ERROR(resolve_clone_region(s, out.file_name, vol, c));
     }
   }
-  for (int d = 0; d < kDirections; ++d) {
-    const bool used = d == index_of(Direction::kRead) ? does_reads(job.rw) : does_writes(job.rw);
-    if (used && job.bs[d].max_bytes > job.size_bytes) {
-      return located(option_at(file, s, Opt::kSize, "size"),
-                     "the region (" + std::to_string(job.size_bytes) +
-                         " bytes) is smaller than the largest " +
-                         std::string(to_string(static_cast<Direction>(d))) + " block size (" +
-                         std::to_string(job.bs[d].max_bytes) + " bytes)");
-    }
-  }
-  job.io_size_bytes = s.io_size ? *s.io_size : job.size_bytes;
+  AFASIM_RETURN_IF_ERROR(check_region_fits(s, out.file_name));
+  job.io_size_bytes = s.io_size ? *s.io_size : job.size_bytes * job.file_count();
   return Status::ok();
 }
 
@@ -228,12 +364,12 @@ Status read_global_section(const Section& section, std::vector<const Entry*>& gl
   for (const Entry* e : so_far) {
     if (e->def->id != Opt::kKbBase) continue;
     if (Status st = apply(scratch, *e, ApplyContext{}); !st.is_ok()) {
-      return located(Location{out.file_name, e->option.line, e->option.name}, st);
+      return located(where(out, e->option), st);
     }
   }
   for (const Entry& e : section.entries) {
     Status st = apply(scratch, e, ctx);
-    if (!st.is_ok()) return located(Location{out.file_name, e.option.line, e.option.name}, st);
+    if (!st.is_ok()) return located(where(out, e.option), st);
     if (const auto why = ignored_reason(e)) out.ignored.push_back({"global", e.option, *why});
     out.global_options.push_back(e.option);
     globals.push_back(&e);
@@ -255,14 +391,14 @@ Result<JobState> resolve_job(const Section& section, const std::vector<const Ent
   for (const Entry* e : all) {
     if (e->def->id != Opt::kKbBase) continue;
     if (Status st = apply(s, *e, ApplyContext{}); !st.is_ok()) {
-      return located(Location{out.file_name, e->option.line, e->option.name}, st);
+      return located(where(out, e->option), st);
     }
   }
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Entry& e = *all[i];
     const bool own = i >= globals.size();
     Status st = apply(s, e, own ? ctx : ApplyContext{});
-    if (!st.is_ok()) return located(Location{out.file_name, e.option.line, e.option.name}, st);
+    if (!st.is_ok()) return located(where(out, e.option), st);
     if (!own) continue;
     s.job.options.push_back(e.option);
     if (const auto why = ignored_reason(e)) out.ignored.push_back({section.name, e.option, *why});
@@ -288,89 +424,6 @@ void warn_ineffective_distributions(const std::vector<JobState>& states, FioJobF
 // ---------------------------------------------------------------------------------------
 // Public functions.
 
-std::string_view to_string(Direction d) {
-  return d == Direction::kRead ? "read" : "write";
-}
-
-std::string_view to_string(RwPattern p) {
-  switch (p) {
-    case RwPattern::kRead:
-      return "read";
-    case RwPattern::kWrite:
-      return "write";
-    case RwPattern::kRandRead:
-      return "randread";
-    case RwPattern::kRandWrite:
-      return "randwrite";
-    case RwPattern::kReadWrite:
-      return "rw";
-    case RwPattern::kRandReadWrite:
-      return "randrw";
-  }
-  return "?";
-}
-
-bool is_random(RwPattern p) {
-  return p == RwPattern::kRandRead || p == RwPattern::kRandWrite || p == RwPattern::kRandReadWrite;
-}
-bool does_reads(RwPattern p) {
-  return p == RwPattern::kRead || p == RwPattern::kRandRead || p == RwPattern::kReadWrite ||
-         p == RwPattern::kRandReadWrite;
-}
-bool does_writes(RwPattern p) {
-  return p == RwPattern::kWrite || p == RwPattern::kRandWrite || p == RwPattern::kReadWrite ||
-         p == RwPattern::kRandReadWrite;
-}
-
-std::string_view to_string(RandomDistribution d) {
-  switch (d) {
-    case RandomDistribution::kUniform:
-      return "random";
-    case RandomDistribution::kZipf:
-      return "zipf";
-    case RandomDistribution::kPareto:
-      return "pareto";
-  }
-  return "?";
-}
-
-std::string FioJob::volume_name(int clone) const {
-  AFASIM_ASSERT(clone >= 0 && clone < numjobs, "clone index out of range");
-  if (!filename.empty()) return filename;
-  return name + "." + std::to_string(clone) + ".0";  // fio's "$jobname.$jobnum.$filenum"
-}
-
-std::int64_t FioJob::region_offset_bytes(int clone) const {
-  AFASIM_ASSERT(clone >= 0 && clone < numjobs, "clone index out of range");
-  return offset_bytes + offset_increment_bytes * clone;
-}
-
-std::int64_t FioJob::min_block_bytes() const {
-  std::int64_t unit = 0;
-  for (int d = 0; d < kDirections; ++d) {
-    const bool used = d == 0 ? does_reads(rw) : does_writes(rw);
-    if (used) unit = unit == 0 ? bs[d].min_bytes : std::min(unit, bs[d].min_bytes);
-  }
-  return unit;
-}
-
-std::int64_t FioJob::total_io_bytes() const {
-  const __int128 total = static_cast<__int128>(io_size_bytes) * loops;
-  return total > INT64_MAX ? INT64_MAX : static_cast<std::int64_t>(total);
-}
-
-int FioJobFile::group_count() const {
-  int n = 0;
-  for (const auto& j : jobs) n = std::max(n, j.group_id + 1);
-  return n;
-}
-
-int FioJobFile::clone_count() const {
-  int n = 0;
-  for (const auto& j : jobs) n += j.numjobs;
-  return n;
-}
-
 const std::vector<double>& default_percentile_list() {
   static const std::vector<double> kList = {1,  5,  10, 20, 30,   40,   50,    60,   70,
                                             80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
@@ -380,12 +433,14 @@ const std::vector<double>& default_percentile_list() {
 
 
 
-Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view file_name) {
+Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view file_name,
+                                      const FioParseOptions& options) {
   if (text.size() > kMaxFileBytes) {
     return sim::invalid_argument(std::string(file_name) + ": larger than 1 MiB");
   }
-  auto sections = read_sections(text, file_name);
+  auto sections = read_sections(text, file_name, options);
   if (!sections.is_ok()) return sections.status();
+  AFASIM_RETURN_IF_ERROR(select_sections(*sections, options.sections, file_name));
 
   FioJobFile out;
   out.file_name = std::string(file_name);
@@ -416,7 +471,7 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
   return out;
 }
 
-Result<FioJobFile> load_fio_job_file(const std::string& path) {
+Result<std::string> read_job_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return sim::not_found(path + ": cannot open the job file");
   std::string text;
@@ -425,7 +480,31 @@ Result<FioJobFile> load_fio_job_file(const std::string& path) {
     text.append(buffer, static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
   }
-  return parse_fio_job_file(text, path);
+  return text;
+}
+
+Result<FioJobFile> load_fio_job_file(const std::string& path, const FioParseOptions& options) {
+  auto text = read_job_text(path);
+  if (!text.is_ok()) return text.status();
+  return parse_fio_job_file(*text, path, options);
+}
+
+FioParseOptions host_parse_options() {
+  FioParseOptions options;
+  options.env = [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+  options.read_include = [](const std::string& path, const std::string& from) {
+    std::string resolved = path;
+    const std::size_t slash = from.rfind('/');
+    if (!path.empty() && path.front() != '/' && slash != std::string::npos) {
+      resolved = from.substr(0, slash + 1) + path;
+    }
+    return read_job_text(resolved);
+  };
+  return options;
 }
 
 }  // namespace afasim::workload

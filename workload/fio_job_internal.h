@@ -37,6 +37,7 @@ std::optional<double> parse_double(std::string_view s);
 struct ParsedSize {
   std::int64_t bytes = 0;
   bool iec_suffix_inverted = false;  // "kib" etc. under kb_base=1024: a power of 1000
+  bool fractional = false;           // written with a decimal point ("1.5g")
 };
 // fio's size syntax (fio_job.h parse_fio_size), with the kb_base inversion flagged.
 Result<ParsedSize> parse_size_detail(std::string_view text, int kb_base);
@@ -78,6 +79,34 @@ enum class Opt {
   kPercentileList,
   kKbBase,
   kVerify,
+  kDoVerify,
+  kNrFiles,
+  kFileServiceType,
+  kPercentageRandom,
+  kBlockAlign,
+  kThinkTime,
+  kThinkTimeBlocks,
+  kRateIopsMin,
+  kRateMin,
+  kRateCycle,
+  kFsync,
+  kFdatasync,
+  kSync,
+  kExitAll,
+  kUnifiedRw,
+  kSigFigs,
+  kClatPercentiles,
+  kLatPercentiles,
+  kSlatPercentiles,
+  kWriteBwLog,
+  kWriteLatLog,
+  kWriteIopsLog,
+  kWriteHistLog,
+  kLogAvgMsec,
+  kLogHistMsec,
+  kPerJobLogs,
+  kLogOffset,
+  kReadIolog,
   kIgnored,
   kUnsupported,
 };
@@ -118,6 +147,7 @@ struct JobState {
   std::array<std::vector<BlockSizeShare>, kDirections> split;  // from bssplit, may be empty
   std::map<Opt, int> line_of;          // line of the winning occurrence of each option
   std::map<Opt, std::string> name_of;  // its name as written
+  std::map<Opt, std::string> file_of;  // its included file, if any
 };
 
 struct ApplyContext {
@@ -129,6 +159,27 @@ struct ApplyContext {
 std::optional<std::string> ignored_reason(const Entry& e);
 // The options whose value is a byte count or time (a blank after '=' is refused).
 bool is_numeric(Opt id);
+
+// Value parsers shared by the apply files (fio_apply.cpp).
+Result<bool> parse_bool(const Entry& e);
+// A whole number in [lo, hi] (fio's int syntax, unit prefixes allowed, no fraction).
+Result<std::int64_t> parse_count(std::string_view text, std::int64_t lo, std::int64_t hi,
+                                 int kb_base);
+// "R,W,T" values (fio's blocksize form): one value for all, "R,W" gives trim W's.
+Result<std::array<std::optional<std::string_view>, 3>> per_direction(std::string_view value);
+// A size, warning (once per line) when a KiB-style suffix means powers of 1000.
+Result<std::int64_t> size_value(const ApplyContext& ctx, const Entry& e, std::string_view text,
+                                int kb_base);
+
+// The log prefix a bare `write_*_log` stands for until finalize() puts in the job's name.
+inline constexpr std::string_view kJobNamePrefix = "\x01jobname";
+
+// fio_apply_run.cpp: random_distribution=, and the options of Opt::kNrFiles..kReadIolog
+// that are not flags.
+Status apply_random_distribution(JobState& s, std::string_view value);
+Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx);
+// The checks across those options, called by finalize().
+Status finalize_run_options(JobState& s, std::string_view file);
 
 // Applies one option to the job being built. The error, if any, has no location yet.
 Status apply(JobState& s, const Entry& e, const ApplyContext& ctx);

@@ -7,7 +7,7 @@ namespace afasim::workload::fio_detail {
 
 constexpr std::string_view kHostOnly = "host-side only; the simulated array does not see it";
 constexpr std::string_view kEngine = "afasim is the I/O engine";
-constexpr std::string_view kNoLogs = "afasim writes no fio log files";
+constexpr std::string_view kNoLogs = "logs are sampled at afasim's fixed 500 ms interval";
 constexpr std::string_view kBuffers = "buffer contents are not simulated (no dedupe/compression)";
 constexpr std::string_view kFiles = "volumes are block devices, not files";
 
@@ -54,6 +54,37 @@ constexpr OptionDef kOptions[] = {
     {"percentile_list", Opt::kPercentileList, {}},
     {"kb_base", Opt::kKbBase, {}},
     {"verify", Opt::kVerify, {}},
+    {"do_verify", Opt::kDoVerify, {}},
+    {"nrfiles", Opt::kNrFiles, {}},
+    {"file_service_type", Opt::kFileServiceType, {}},
+    {"percentage_random", Opt::kPercentageRandom, {}},
+    {"blockalign", Opt::kBlockAlign, {}},
+    {"ba", Opt::kBlockAlign, {}},
+    {"thinktime", Opt::kThinkTime, {}},
+    {"thinktime_blocks", Opt::kThinkTimeBlocks, {}},
+    {"rate_iops_min", Opt::kRateIopsMin, {}},
+    {"rate_min", Opt::kRateMin, {}},
+    {"ratemin", Opt::kRateMin, {}},
+    {"rate_cycle", Opt::kRateCycle, {}},
+    {"ratecycle", Opt::kRateCycle, {}},
+    {"fsync", Opt::kFsync, {}},
+    {"fdatasync", Opt::kFdatasync, {}},
+    {"sync", Opt::kSync, {}},
+    {"exitall", Opt::kExitAll, {}},
+    {"unified_rw_reporting", Opt::kUnifiedRw, {}},
+    {"significant_figures", Opt::kSigFigs, {}},
+    {"clat_percentiles", Opt::kClatPercentiles, {}},
+    {"lat_percentiles", Opt::kLatPercentiles, {}},
+    {"slat_percentiles", Opt::kSlatPercentiles, {}},
+    {"write_bw_log", Opt::kWriteBwLog, {}},
+    {"write_lat_log", Opt::kWriteLatLog, {}},
+    {"write_iops_log", Opt::kWriteIopsLog, {}},
+    {"write_hist_log", Opt::kWriteHistLog, {}},
+    {"log_avg_msec", Opt::kLogAvgMsec, {}},
+    {"log_hist_msec", Opt::kLogHistMsec, {}},
+    {"per_job_logs", Opt::kPerJobLogs, {}},
+    {"log_offset", Opt::kLogOffset, {}},
+    {"read_iolog", Opt::kReadIolog, {}},
     // Accepted, no effect in a simulation.
     {"ioengine", Opt::kIgnored, kEngine},
     {"direct", Opt::kIgnored, "I/O always reaches the array as with direct=1"},
@@ -85,9 +116,6 @@ constexpr OptionDef kOptions[] = {
     {"disable_clat", Opt::kIgnored, "every latency is measured in virtual time"},
     {"disable_slat", Opt::kIgnored, "every latency is measured in virtual time"},
     {"disable_bw_measurement", Opt::kIgnored, "every latency is measured in virtual time"},
-    {"clat_percentiles", Opt::kIgnored, "afasim always reports clat percentiles"},
-    {"lat_percentiles", Opt::kIgnored, "afasim always reports clat percentiles"},
-    {"slat_percentiles", Opt::kIgnored, "afasim always reports clat percentiles"},
     {"cpus_allowed", Opt::kIgnored, kHostOnly},
     {"cpus_allowed_policy", Opt::kIgnored, kHostOnly},
     {"cpumask", Opt::kIgnored, kHostOnly},
@@ -103,16 +131,6 @@ constexpr OptionDef kOptions[] = {
     {"iomem_align", Opt::kIgnored, kHostOnly},
     {"hugepage-size", Opt::kIgnored, kHostOnly},
     {"ioscheduler", Opt::kIgnored, kHostOnly},
-    {"per_job_logs", Opt::kIgnored, kNoLogs},
-    {"write_bw_log", Opt::kIgnored, kNoLogs},
-    {"write_lat_log", Opt::kIgnored, kNoLogs},
-    {"write_iops_log", Opt::kIgnored, kNoLogs},
-    {"write_hist_log", Opt::kIgnored, kNoLogs},
-    {"log_avg_msec", Opt::kIgnored, kNoLogs},
-    {"log_hist_msec", Opt::kIgnored, kNoLogs},
-    {"log_max_value", Opt::kIgnored, kNoLogs},
-    {"log_offset", Opt::kIgnored, kNoLogs},
-    {"log_compression", Opt::kIgnored, kNoLogs},
     {"bwavgtime", Opt::kIgnored, kNoLogs},
     {"iopsavgtime", Opt::kIgnored, kNoLogs},
     {"unit_base", Opt::kIgnored, "reports are always in bytes"},
@@ -132,14 +150,10 @@ constexpr OptionDef kOptions[] = {
      "the array's write cache is non-volatile; a flush changes nothing"},
     {"continue_on_error", Opt::kIgnored, "a simulated I/O error is reported either way"},
     {"group", Opt::kIgnored, kHostOnly},
+    {"thinktime_spin", Opt::kIgnored, "spinning burns host CPU only; the delay is thinktime"},
+    {"log_compression", Opt::kIgnored, "logs are written whole, uncompressed"},
     // Known fio options that would change the workload and are not simulated: refused.
-    {"thinktime", Opt::kUnsupported, "think time is not simulated"},
-    {"thinktime_blocks", Opt::kUnsupported, "think time is not simulated"},
-    {"thinktime_spin", Opt::kUnsupported, "think time is not simulated"},
-    {"thinktime_iotime", Opt::kUnsupported, "think time is not simulated"},
-    {"nrfiles", Opt::kUnsupported, "one volume per job (one filename)"},
     {"openfiles", Opt::kUnsupported, "one volume per job (one filename)"},
-    {"file_service_type", Opt::kUnsupported, "one volume per job (one filename)"},
     {"filesize", Opt::kUnsupported, "volumes are sized from size="},
     {"filename_format", Opt::kUnsupported, "default volume names follow fio's default format"},
     {"fill_device", Opt::kUnsupported, "volumes are sized from size="},
@@ -148,23 +162,18 @@ constexpr OptionDef kOptions[] = {
     {"zonesize", Opt::kUnsupported, "zoned I/O is not simulated"},
     {"zonerange", Opt::kUnsupported, "zoned I/O is not simulated"},
     {"zoneskip", Opt::kUnsupported, "zoned I/O is not simulated"},
-    {"percentage_random", Opt::kUnsupported, "mixed sequential/random I/O is not simulated"},
-    {"blockalign", Opt::kUnsupported, "random offsets are aligned to the smallest block size"},
-    {"ba", Opt::kUnsupported, "random offsets are aligned to the smallest block size"},
     {"offset_align", Opt::kUnsupported, "percent offsets are aligned to the smallest block size"},
     {"bs_is_seq_rand", Opt::kUnsupported, "not simulated"},
     {"rw_sequencer", Opt::kUnsupported, "only the sequential sequencer is simulated"},
-    {"unified_rw_reporting", Opt::kUnsupported, "reads and writes are reported apart"},
     {"number_ios", Opt::kUnsupported, "use io_size="},
-    {"fsync", Opt::kUnsupported, "flushes are not simulated"},
-    {"fdatasync", Opt::kUnsupported, "flushes are not simulated"},
-    {"sync", Opt::kUnsupported, "synchronous (FUA) writes are not simulated"},
     {"write_barrier", Opt::kUnsupported, "flushes are not simulated"},
     {"sync_file_range", Opt::kUnsupported, "flushes are not simulated"},
     {"trim_percentage", Opt::kUnsupported, "trim is not simulated"},
     {"trim_backlog", Opt::kUnsupported, "trim is not simulated"},
-    {"exitall", Opt::kUnsupported, "not simulated"},
     {"exitall_on_error", Opt::kUnsupported, "not simulated"},
+    {"log_max_value", Opt::kUnsupported, "log windows report the average"},
+    {"thinktime_blocks_type", Opt::kUnsupported, "think time counts completed I/Os"},
+    {"thinktime_iotime", Opt::kUnsupported, "think time counts completed I/Os"},
     {"exit_what", Opt::kUnsupported, "not simulated"},
     {"steadystate", Opt::kUnsupported, "steady-state detection is not simulated"},
     {"ss", Opt::kUnsupported, "steady-state detection is not simulated"},
@@ -176,10 +185,7 @@ constexpr OptionDef kOptions[] = {
     {"latency_window", Opt::kUnsupported, "latency targets are not simulated"},
     {"latency_percentile", Opt::kUnsupported, "latency targets are not simulated"},
     {"max_latency", Opt::kUnsupported, "latency targets are not simulated"},
-    {"rate_min", Opt::kUnsupported, "minimum rates are not simulated"},
-    {"rate_iops_min", Opt::kUnsupported, "minimum rates are not simulated"},
-    {"rate_cycle", Opt::kUnsupported, "minimum rates are not simulated"},
-    {"rate_ignore_thinktime", Opt::kUnsupported, "think time is not simulated"},
+    {"rate_ignore_thinktime", Opt::kUnsupported, "rate limits always count think time"},
     {"flow", Opt::kUnsupported, "flow control is not simulated"},
     {"flow_id", Opt::kUnsupported, "flow control is not simulated"},
     {"ignore_error", Opt::kUnsupported, "not simulated"},
@@ -189,12 +195,10 @@ constexpr OptionDef kOptions[] = {
     {"cmdprio_bssplit", Opt::kUnsupported, "I/O priorities are not simulated"},
     {"exec_prerun", Opt::kUnsupported, "afasim never runs host commands"},
     {"exec_postrun", Opt::kUnsupported, "afasim never runs host commands"},
-    {"read_iolog", Opt::kUnsupported, "trace replay is a separate front end"},
-    {"write_iolog", Opt::kUnsupported, "trace replay is a separate front end"},
+    {"write_iolog", Opt::kUnsupported, "afasim does not record iologs"},
     {"replay_no_stall", Opt::kUnsupported, "trace replay is a separate front end"},
-    {"do_verify", Opt::kUnsupported, "data verification is not simulated"},
-    {"verify_only", Opt::kUnsupported, "data verification is not simulated"},
-    {"experimental_verify", Opt::kUnsupported, "data verification is not simulated"},
+    {"verify_only", Opt::kUnsupported, "verification follows the job's own writes"},
+    {"experimental_verify", Opt::kUnsupported, "verification follows the job's own writes"},
     {"atomic", Opt::kUnsupported, "atomic writes are not simulated"},
     {"create_only", Opt::kUnsupported, "volumes are created by the run"},
     {"io_submit_mode", Opt::kUnsupported, "not simulated"},
@@ -202,16 +206,17 @@ constexpr OptionDef kOptions[] = {
     {"file_append", Opt::kUnsupported, kFiles},
     {"zone_reset_threshold", Opt::kUnsupported, "zoned I/O is not simulated"},
     {"zone_reset_frequency", Opt::kUnsupported, "zoned I/O is not simulated"},
-    {"include", Opt::kUnsupported, "include files are not supported"},
+    {"include", Opt::kUnsupported, "write `include FILE` (no '='), inside a section"},
 };
 
 const OptionDef* find_option(std::string_view name) {
   for (const auto& def : kOptions) {
     if (def.name == name) return &def;
   }
-  // verify_* modifiers are harmless when verify itself is off (verify= is checked).
+  // verify_* modifiers (verify_backlog, verify_interval, ...) change when or how fio checks,
+  // not what: afasim compares every byte once the job's writes are done.
   static constexpr OptionDef kVerifyModifier{"verify_*", Opt::kIgnored,
-                                             "data verification is not simulated"};
+                                             "afasim compares every byte after the writes"};
   if (name.size() > 7 && name.substr(0, 7) == "verify_") return &kVerifyModifier;
   return nullptr;
 }
@@ -219,7 +224,9 @@ const OptionDef* find_option(std::string_view name) {
 // Why an accepted option changes nothing, or nullopt when it does change the run.
 std::optional<std::string> ignored_reason(const Entry& e) {
   if (e.def->id == Opt::kIgnored) return std::string(e.def->reason);
-  if (e.def->id == Opt::kVerify) return std::string("data verification is off");
+  if (e.def->id == Opt::kVerify && (e.option.value == "0" || e.option.value == "none")) {
+    return std::string("data verification is off");
+  }
   return std::nullopt;
 }
 
@@ -246,6 +253,19 @@ bool is_numeric(Opt id) {
     case Opt::kRwmixWrite:
     case Opt::kKbBase:
     case Opt::kRandSeed:
+    case Opt::kNrFiles:
+    case Opt::kPercentageRandom:
+    case Opt::kBlockAlign:
+    case Opt::kThinkTime:
+    case Opt::kThinkTimeBlocks:
+    case Opt::kRateIopsMin:
+    case Opt::kRateMin:
+    case Opt::kRateCycle:
+    case Opt::kFsync:
+    case Opt::kFdatasync:
+    case Opt::kSigFigs:
+    case Opt::kLogAvgMsec:
+    case Opt::kLogHistMsec:
       return true;
     default:
       return false;

@@ -118,14 +118,25 @@ Result<ParsedSize> parse_size_detail(std::string_view text, int kb_base) {
   std::size_t digits = 0;
   while (digits < text.size() && is_digit(text[digits])) ++digits;
   if (digits == 0) return sim::invalid_argument(not_a_size);
-  if (digits < text.size() && text[digits] == '.') {
-    return sim::invalid_argument(quoted(text) +
-                                 " is not a whole number (fio would drop the fraction)");
-  }
   const auto number = parse_u64(text.substr(0, digits));
   if (!number) return sim::invalid_argument(quoted(text) + " is larger than 1 EiB");
   value = *number;
-  const std::string suffix = to_lower(text.substr(digits));
+  // A fraction ("1.5g"): up to 9 digits, kept as numerator / 10^k until the unit applies.
+  std::uint64_t fraction = 0;
+  std::uint64_t fraction_scale = 1;
+  std::size_t end = digits;
+  if (end < text.size() && text[end] == '.') {
+    ++end;
+    while (end < text.size() && is_digit(text[end])) {
+      if (fraction_scale == 1'000'000'000)
+        return sim::invalid_argument(quoted(text) + ": more than 9 digits after the point");
+      fraction = fraction * 10 + static_cast<std::uint64_t>(text[end] - '0');
+      fraction_scale *= 10;
+      ++end;
+    }
+    if (fraction_scale == 1) return sim::invalid_argument(not_a_size);
+  }
+  const std::string suffix = to_lower(text.substr(end));
   int power = 0;
   bool iec = false;
   if (!suffix.empty() && suffix != "b") {
@@ -140,16 +151,17 @@ Result<ParsedSize> parse_size_detail(std::string_view text, int kb_base) {
     iec = rest == "ib";  // fio flips the base only for the full "kib" form (parse.c)
   }
   const std::uint64_t base = iec ? (kb_base == 1024 ? 1000 : 1024) : kb_base;
-  for (int i = 0; i < power; ++i) {
-    if (value > static_cast<std::uint64_t>(kMaxBytes) / base) {
-      return sim::invalid_argument(quoted(text) + " is larger than 1 EiB");
-    }
-    value *= base;
-  }
-  if (value > static_cast<std::uint64_t>(kMaxBytes)) {
+  unsigned __int128 multiplier = 1;
+  for (int i = 0; i < power; ++i) multiplier *= base;
+  // Whole bytes, rounded down: 1.5k = 1536, 0.1k = 102 (fio 3.33 would read both as 1).
+  const unsigned __int128 bytes =
+      static_cast<unsigned __int128>(value) * multiplier + fraction * multiplier / fraction_scale;
+  if (bytes > static_cast<std::uint64_t>(kMaxBytes)) {
     return sim::invalid_argument(quoted(text) + " is larger than 1 EiB");
   }
-  return ParsedSize{static_cast<std::int64_t>(value), iec && kb_base == 1024};
+  ParsedSize out{static_cast<std::int64_t>(bytes), iec && kb_base == 1024};
+  out.fractional = fraction_scale > 1;
+  return out;
 }
 
 }  // namespace afasim::workload::fio_detail
