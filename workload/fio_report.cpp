@@ -254,6 +254,8 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
     e.options = job.options;
     for (int d = 0; d < kDirections; ++d) add_direction(e.direction[d], r.direction[d]);
     e.clat_bins.merge(r.clat_bins);
+    e.sync.io_count += r.sync.io_count;
+    e.sync.lat_ns.merge(r.sync.lat_ns);
     e.depth_bins.merge(r.depth_bins);
     e.run_ns += r.end_ns - r.start_ns;
     e.end_ns = std::max(e.end_ns, r.end_ns);
@@ -459,8 +461,9 @@ std::string latency_bin_lines(const std::uint64_t* bins, int count, const char* 
 }
 
 std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
-  const std::uint64_t ios = e.direction[0].io_count + e.direction[1].io_count;
-  if (ios == 0 && e.direction[0].io_bytes + e.direction[1].io_bytes == 0 && e.error == 0) {
+  const std::uint64_t ios = e.direction[0].io_count + e.direction[1].io_count +
+                            e.direction[2].io_count + e.sync.io_count;
+  if (ios == 0 && e.error == 0) {
     return {};  // fio prints nothing for a job that did no I/O
   }
   std::string out =
@@ -472,6 +475,7 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
   if (!e.description.empty()) out += "  Description  : [" + e.description + "]\n";
   out += direction_block(e, Direction::kRead, group);
   out += direction_block(e, Direction::kWrite, group);
+  out += direction_block(e, Direction::kTrim, group);
   const std::uint64_t total = e.clat_bins.total();
   if (total > 0) {
     out += latency_bin_lines(e.clat_bins.nsec.data(), 10, "nsec", total);
@@ -492,9 +496,11 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
         pct[0], pct[1], pct[2], pct[3], pct[4], pct[5], pct[6]);
   }
   out += sprintf_string(
-      "     issued rwts: total=%llu,%llu,0,0 short=%llu,%llu,0,0 dropped=%llu,%llu,0,0\n",
+      "     issued rwts: total=%llu,%llu,%llu,%llu short=%llu,%llu,0,0 dropped=%llu,%llu,0,0\n",
       static_cast<unsigned long long>(e.direction[0].io_count),
       static_cast<unsigned long long>(e.direction[1].io_count),
+      static_cast<unsigned long long>(e.direction[2].io_count),
+      static_cast<unsigned long long>(e.sync.io_count),
       static_cast<unsigned long long>(e.direction[0].short_ios),
       static_cast<unsigned long long>(e.direction[1].short_ios),
       static_cast<unsigned long long>(e.direction[0].dropped_ios),
@@ -672,10 +678,10 @@ ordered_json entry_json(const ReportEntry& e, const GroupSummary& group) {
   if (!options.empty()) j["job options"] = options;
   j["read"] = direction_json(e.direction[0], e.percentile_list, group.agg_bytes_per_second[0]);
   j["write"] = direction_json(e.direction[1], e.percentile_list, group.agg_bytes_per_second[1]);
-  j["trim"] = direction_json(DirectionStats{}, e.percentile_list, 0);
+  j["trim"] = direction_json(e.direction[2], e.percentile_list, group.agg_bytes_per_second[2]);
   ordered_json sync = ordered_json::object();
-  sync["total_ios"] = 0;
-  sync["lat_ns"] = latency_json(sim::Histogram{}, nullptr);
+  sync["total_ios"] = e.sync.io_count;
+  sync["lat_ns"] = latency_json(e.sync.lat_ns, &e.percentile_list);
   j["sync"] = std::move(sync);
   j["job_runtime"] = e.run_ns / sim::kMillisecond;
   const std::uint64_t depth_total = e.depth_bins.total();

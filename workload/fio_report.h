@@ -90,12 +90,23 @@ struct DirectionStats {
   std::int64_t runtime_ms() const;
 };
 
+// fio's sync statistics (fsync / fdatasync flushes): count and latency.
+struct SyncStats {
+  std::uint64_t io_count = 0;
+  sim::Histogram lat_ns;
+  void record(sim::Time latency_ns) {
+    ++io_count;
+    lat_ns.record(latency_ns);
+  }
+};
+
 // What the engine records for one clone of one job.
 struct JobResult {
   int job_index = 0;                                  // FioJob::job_index
   int clone = 0;                                      // 0..numjobs-1
   std::array<DirectionStats, kDirections> direction;  // index_of(Direction)
-  LatencyBins clat_bins;                              // completion latencies of both directions
+  LatencyBins clat_bins;                              // completion latencies of all directions
+  SyncStats sync;             // flushes (fsync=, fdatasync=)
   DepthBins depth_bins;       // optional: left empty, the report omits I/O depths
   sim::Time start_ns = 0;     // virtual time the clone started (after startdelay)
   sim::Time end_ns = 0;       // virtual time it finished
@@ -128,6 +139,7 @@ struct ReportEntry {
   RwPattern rw = RwPattern::kRead;
   std::array<DirectionStats, kDirections> direction;
   LatencyBins clat_bins;
+  SyncStats sync;
   DepthBins depth_bins;
   sim::Time run_ns = 0;  // sum of the members' end − start (fio total_run_time)
   sim::Time end_ns = 0;  // latest member end

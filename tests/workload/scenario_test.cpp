@@ -780,7 +780,7 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
            R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 0}}]})",
        "timeline[0].fault.drive: no drive 0 (the ise-860-g3 has drives 1 to 40)"},
       {std::string("{") + kHead +
-           R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\nrw=trim\n"}]})",
+           R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\nrw=trimm\n"}]})",
        "workloads[0].fio:3: rw:"},
       {std::string("{") + kHead +
            R"(, "duration_s": 2, "timeline": [{"at_s": 1, "fault": {"type": "meteor"}}]})",
