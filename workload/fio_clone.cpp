@@ -72,12 +72,12 @@ void FioSession::Impl::pump(Clone& c) {
   const FioJob& j = *c.job;
   while (c.issuing && !c.pausing && c.in_flight < j.iodepth) {
     if (c.phase == ClonePhase::kWorkload) {
-      if (workload_done(c, sim_.now())) {
-        end_workload(c);
+      if (c.sync_due) {  // a flush owed after the last writes goes out before the end
+        issue_sync(c);
         continue;
       }
-      if (c.sync_due) {
-        issue_sync(c);
+      if (workload_done(c, sim_.now())) {
+        end_workload(c);
         continue;
       }
       issue_next(c);
@@ -172,6 +172,12 @@ void FioSession::Impl::issue_next(Clone& c) {
   io.offset_bytes = u.offset_bytes;
   io.length_bytes = u.size_bytes;
   std::shared_ptr<std::vector<std::uint8_t>> buffer;
+  bool verify_read = false;
+  if (u.direction == Direction::kRead && j.verify) {  // a verifying read job checks what it reads
+    buffer = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(u.size_bytes));
+    io.read_buffer = buffer->data();
+    verify_read = true;
+  }
   if (u.direction == Direction::kWrite) {
     io.fua = j.sync_writes;
     if (j.verify) {
@@ -184,8 +190,8 @@ void FioSession::Impl::issue_next(Clone& c) {
         (j.fdatasync_every_writes > 0 && c.writes_issued % j.fdatasync_every_writes == 0))
       c.sync_due = true;
   }
-  submit(c, io, IssuedIo{u.direction, false, false, fi, u.size_bytes, u.offset_bytes}, earliest,
-         std::move(buffer));
+  submit(c, io, IssuedIo{u.direction, false, verify_read, fi, u.size_bytes, u.offset_bytes},
+         earliest, std::move(buffer));
 }
 
 void FioSession::Impl::submit(Clone& c, HostIo io, const IssuedIo& what, Time earliest,
