@@ -405,6 +405,8 @@ bool* flag_target(FioJob& job, Opt id) {
       return &job.logs.offset;
     case Opt::kDoVerify:
       return &job.do_verify;
+    case Opt::kReplayNoStall:
+      return &job.replay_no_stall;
     default:
       return nullptr;
   }

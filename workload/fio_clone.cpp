@@ -65,7 +65,9 @@ void FioSession::Impl::start_clone(Clone& c) {
 }
 
 bool FioSession::Impl::workload_done(Clone& c, Time now) const {
-  return now >= c.stop_at || (!c.job->time_based && c.bytes_issued >= c.bytes_target);
+  // A replayed trace ends with its last I/O (fio), not at io_size.
+  return now >= c.stop_at ||
+         (!c.iolog && !c.job->time_based && c.bytes_issued >= c.bytes_target);
 }
 
 void FioSession::Impl::pump(Clone& c) {
@@ -78,6 +80,10 @@ void FioSession::Impl::pump(Clone& c) {
       }
       if (workload_done(c, sim_.now())) {
         end_workload(c);
+        continue;
+      }
+      if (c.iolog) {
+        if (!issue_from_iolog(c)) break;
         continue;
       }
       issue_next(c);
@@ -138,6 +144,68 @@ bool FioSession::Impl::issue_verify_read(Clone& c) {
     }
   }
   return false;
+}
+
+// read_iolog=: the trace's next I/O, at its recorded time (relative to the clone's start)
+// unless replay_no_stall; false when it is not due yet (a wake-up is scheduled) or the trace
+// has ended (the workload is over).
+bool FioSession::Impl::issue_from_iolog(Clone& c) {
+  const FioJob& j = *c.job;
+  if (!c.iolog_next) {
+    while (true) {
+      auto next = c.iolog->next();
+      if (!next.is_ok()) {
+        fail_clone(c, EINVAL, "read_iolog: " + next.status().message());
+        return false;
+      }
+      if (!next->has_value()) {
+        end_workload(c);
+        return c.issuing;
+      }
+      if ((*next)->is_io) {
+        c.iolog_next = std::move(**next);
+        break;
+      }
+    }
+  }
+  const TraceRecord& r = *c.iolog_next;
+  const Time due = c.start + r.time_ns;
+  if (!j.replay_no_stall && due > sim_.now()) {
+    if (!c.iolog_wait_scheduled) {
+      c.iolog_wait_scheduled = true;
+      Clone* cp = &c;
+      sim_.at(due, [this, cp] {
+        cp->iolog_wait_scheduled = false;
+        if (!cp->finished) pump(*cp);
+      });
+    }
+    return false;
+  }
+  auto [it, added] = c.iolog_files.try_emplace(r.device, static_cast<int>(c.iolog_files.size()) %
+                                                             static_cast<int>(c.files.size()));
+  const int fi = it->second;
+  const std::int64_t region_end = j.region_offset_bytes(c.result->clone) + j.size_bytes;
+  if (r.offset_bytes + r.length_bytes > region_end) {
+    fail_clone(c, EINVAL, "read_iolog: " + c.iolog->name() + ":" + std::to_string(r.line) +
+                              ": I/O beyond the job's region (size=)");
+    return false;
+  }
+  HostIo io;
+  io.op = r.op == TraceOp::kRead    ? IoOp::kRead
+          : r.op == TraceOp::kWrite ? IoOp::kWrite
+          : r.op == TraceOp::kTrim  ? IoOp::kTrim
+                                    : IoOp::kFlush;
+  io.volume_id = c.files[static_cast<std::size_t>(fi)].volume_id;
+  io.offset_bytes = r.offset_bytes;
+  io.length_bytes = r.length_bytes;
+  const Direction d = r.op == TraceOp::kRead ? Direction::kRead
+                      : r.op == TraceOp::kTrim ? Direction::kTrim
+                                               : Direction::kWrite;
+  c.bytes_issued += r.length_bytes;
+  submit(c, io, IssuedIo{d, r.op == TraceOp::kFlush, false, fi, r.length_bytes, r.offset_bytes},
+         sim_.now(), nullptr);
+  c.iolog_next.reset();
+  return true;
 }
 
 void FioSession::Impl::issue_sync(Clone& c) {

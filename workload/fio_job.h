@@ -239,8 +239,11 @@ struct FioJob {
   int significant_figures = 4;  // fio's sig_figs, 1..10: digits of IOPS and bw in text output
   int kb_base = 1024;  // fio's kb_base: 1024 (default, "4k" = 4096) or 1000
   LogOptions logs;
-  // `read_iolog=FILE`: replay this trace instead of generating I/O (workload/trace_*.h).
+  // `read_iolog=FILE`: replay this trace (any format trace_reader.h reads) instead of
+  // generating I/O: at its recorded times, or back to back with `replay_no_stall`; its
+  // devices go to the job's volumes in first-appearance order.
   std::string read_iolog;
+  bool replay_no_stall = false;
 
   // The options written in this job's own section (not the inherited ones), in file order.
   std::vector<WrittenOption> options;

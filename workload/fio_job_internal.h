@@ -107,6 +107,7 @@ enum class Opt {
   kPerJobLogs,
   kLogOffset,
   kReadIolog,
+  kReplayNoStall,
   kIgnored,
   kUnsupported,
 };

@@ -85,6 +85,7 @@ constexpr OptionDef kOptions[] = {
     {"per_job_logs", Opt::kPerJobLogs, {}},
     {"log_offset", Opt::kLogOffset, {}},
     {"read_iolog", Opt::kReadIolog, {}},
+    {"replay_no_stall", Opt::kReplayNoStall, {}},
     // Accepted, no effect in a simulation.
     {"ioengine", Opt::kIgnored, kEngine},
     {"direct", Opt::kIgnored, "I/O always reaches the array as with direct=1"},
@@ -196,7 +197,6 @@ constexpr OptionDef kOptions[] = {
     {"exec_prerun", Opt::kUnsupported, "afasim never runs host commands"},
     {"exec_postrun", Opt::kUnsupported, "afasim never runs host commands"},
     {"write_iolog", Opt::kUnsupported, "afasim does not record iologs"},
-    {"replay_no_stall", Opt::kUnsupported, "trace replay is a separate front end"},
     {"verify_only", Opt::kUnsupported, "verification follows the job's own writes"},
     {"experimental_verify", Opt::kUnsupported, "verification follows the job's own writes"},
     {"atomic", Opt::kUnsupported, "atomic writes are not simulated"},

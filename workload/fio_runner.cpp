@@ -92,6 +92,13 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
         cl.file_rng.emplace(options_.seed, "workload/fio/" + std::to_string(j.job_index) + "/" +
                                                std::to_string(c) + "/files");
       cl.bytes_target = j.total_io_bytes();
+      if (!j.read_iolog.empty()) {
+        auto trace = TraceReader::open(j.read_iolog, TraceReaderOptions{});
+        if (!trace.is_ok())
+          return sim::Status(trace.status().code(), file_.file_name + ":" + std::to_string(j.line) +
+                                                        ": read_iolog: " + trace.status().message());
+        cl.iolog = std::move(trace).value();
+      }
       if (j.logs.any()) {
         auto logs = FioLogWriter::open(j.logs, options_.log_dir, cl.thread_number);
         if (!logs.is_ok()) return logs.status();

@@ -13,6 +13,7 @@
 #include "workload/distribution.h"
 #include "workload/fio_logs.h"
 #include "workload/fio_runner.h"
+#include "workload/trace_reader.h"
 
 namespace afasim::workload {
 
@@ -77,6 +78,11 @@ struct Clone {
   std::vector<std::unique_ptr<AccessPattern>> replay;  // per file
   std::vector<std::int64_t> replay_left;                 // units still to replay, per file
   std::unique_ptr<FioLogWriter> logs;
+  // read_iolog=: the trace, its next I/O, and which job file each trace device goes to.
+  std::unique_ptr<TraceReader> iolog;
+  std::optional<TraceRecord> iolog_next;
+  std::map<std::string, int> iolog_files;
+  bool iolog_wait_scheduled = false;
 };
 
 struct FioSession::Impl {
@@ -96,6 +102,7 @@ struct FioSession::Impl {
   bool workload_done(Clone& c, sim::Time now) const;
   void end_workload(Clone& c);
   bool issue_verify_read(Clone& c);
+  bool issue_from_iolog(Clone& c);
   void issue_sync(Clone& c);
   void issue_next(Clone& c);
   void submit(Clone& c, controller::HostIo io, const IssuedIo& what, sim::Time earliest,

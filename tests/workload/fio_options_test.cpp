@@ -3,8 +3,12 @@
 // from the option's definition (fio's HOWTO) applied to the job's own numbers.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -302,4 +306,22 @@ TEST_CASE("include, ${ENV} and --section reach outside the text only through Fio
   options.sections = {"c"};
   CHECK(parse_fio_job_file("[a]\nsize=1m\n", "t.fio", options).status().message() ==
         "t.fio: --section: no job section \"c\"");
+}
+
+TEST_CASE("read_iolog replays a trace in a job, at its recorded times or back to back (replay_no_stall)") {
+  const std::string path = "/tmp/afasim-iolog-" + std::to_string(::getpid()) + ".log";
+  {
+    std::ofstream(path) << "fio version 3 iolog\n0 /dev/sdb add\n100 /dev/sdb read 0 4096\n"
+                           "1000100 /dev/sdb write 8192 4096\n2000100 /dev/sdb trim 65536 65536\n";
+  }
+  const std::string job = "[replay]\nfilename=sdb\nsize=1m\nread_iolog=" + path + "\n";
+  const RunReport timed = run(job);
+  CHECK(dir(timed, 0, Direction::kRead).io_count == 1);
+  CHECK(dir(timed, 0, Direction::kWrite).io_count == 1);
+  CHECK(dir(timed, 0, Direction::kTrim).io_count == 1);
+  CHECK(timed.results[0].end_ns > 2 * sim::kSecond);  // the last I/O arrives at 2.0001 s
+  const RunReport fast = run(job + "replay_no_stall=1\n");
+  CHECK(dir(fast, 0, Direction::kTrim).io_count == 1);
+  CHECK(fast.results[0].end_ns < 10 * sim::kMillisecond);
+  std::remove(path.c_str());
 }
