@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # fio's own post-processing tools on afasim's output (issue 16 part 2): fio_jsonplus_clat2csv
 # (json+), fio2gnuplot (bw logs) and fio-histo-log-pctiles.py (histogram logs), as Debian's fio
-# package ships them. Each must accept the files and agree with afasim's own counts.
+# package ships them. Each must accept the files and agree with afasim's own counts. Then
+# the CLI of issue 16: jobs on the command line, terse,json at once, --output, include,
+# ${ENV} and --section.
 # Exit 77 (skipped) when a tool is missing.
 set -euo pipefail
 bin=${AFASIM_BINARY:?run through ctest}
@@ -60,4 +62,30 @@ python3 histo.py t_clat_hist.1.log > pctiles.txt
 samples=$(awk -F, '/^ *[0-9]+,/ {s += $2} END {print s}' pctiles.txt)
 [[ $samples == $((read_ios + write_ios)) ]] ||
   { echo "histogram log has $samples samples, JSON $((read_ios + write_ios))"; cat pctiles.txt; exit 1; }
+# Jobs on the command line, two output formats at once, --output, and a job file with
+# include, ${ENV} and --section.
+"$bin" fio --name=cli --filename=/dev/sdb --size=16m --rw=randread --bs=4k --runtime=200ms \
+  --time_based --output-format=terse,json --output cli.out --quiet
+head -c 15 cli.out | grep -q '^3;fio-3.33;cli;' || { echo "terse line not first"; head -c 200 cli.out; exit 1; }
+python3 - <<'PY'
+text = open("cli.out").read()
+import json
+report = json.loads(text[text.index("\n") + 1:])
+assert report["jobs"][0]["jobname"] == "cli", report["jobs"][0]["jobname"]
+assert report["afasim"]["volumes"][0]["name"] == "sdb", report["afasim"]["volumes"]
+assert report["jobs"][0]["read"]["total_ios"] > 0
+PY
+printf 'rw=randwrite\nbs=${BS}\n' > common.fio
+printf '[a]\nfilename=a\nsize=8m\ninclude common.fio\nio_size=1m\n[b]\nfilename=b\nsize=8m\nio_size=1m\n' > two.fio
+BS=64k "$bin" fio two.fio --section a --output-format json --quiet > two.json
+python3 - <<'PY'
+import json
+report = json.load(open("two.json"))
+assert [j["jobname"] for j in report["jobs"]] == ["a"], report["jobs"]
+assert report["jobs"][0]["write"]["total_ios"] == 16, report["jobs"][0]["write"]["total_ios"]  # 1 MiB / 64 KiB
+PY
+if "$bin" fio two.fio --quiet > /dev/null 2> unset.err; then echo "an unset \${BS} passed"; exit 1; fi
+grep -q 'common.fio:2: \${BS}: environment variable "BS" is not set' unset.err ||
+  { echo "unexpected message:"; cat unset.err; exit 1; }
+
 echo "ok: json+ $read_ios reads, hist log $samples samples, fio2gnuplot $(wc -l < plots/result.average) lines"
