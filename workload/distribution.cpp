@@ -270,16 +270,17 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
         }
         break;
     }
+    skewed_ = job.distribution != RandomDistribution::kUniform;
   }
 }
 
 std::uint64_t AccessPattern::random_block(Direction d) {
+  if (!skewed_) return permutation_ ? permutation_->next(rng_) : rng_.uniform(blocks_);
   if (zipf_) return zipf_->next(rng_);
   if (pareto_) return pareto_->next(rng_);
   if (normal_) return normal_->next(rng_);
   if (zoned_[index_of(d)]) return zoned_[index_of(d)]->next(rng_);
   if (zoned_[0]) return zoned_[0]->next(rng_);
-  if (permutation_) return permutation_->next(rng_);
   return rng_.uniform(blocks_);
 }
 

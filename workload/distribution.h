@@ -195,6 +195,7 @@ class AccessPattern {
   std::optional<NormalGenerator> normal_;
   std::array<std::optional<ZonedGenerator>, kDirections> zoned_;
   std::optional<BlockPermutation> permutation_;
+  bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
 };
 
 // The seeded stream a clone's AccessPattern should draw from: (root_seed,

@@ -130,16 +130,13 @@ bool FioSession::Impl::issue_verify_read(Clone& c) {
       --c.replay_left[f];
       const IoUnit u = c.replay[f]->next();
       if (u.direction != Direction::kWrite) continue;
-      auto buffer = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(u.size_bytes));
       HostIo io;
       io.op = IoOp::kRead;
       io.volume_id = c.files[f].volume_id;
       io.offset_bytes = u.offset_bytes;
       io.length_bytes = u.size_bytes;
-      io.read_buffer = buffer->data();
-      const IssuedIo what{Direction::kRead, false, true, static_cast<int>(f), u.size_bytes,
-                          u.offset_bytes};
-      submit(c, io, what, sim_.now(), std::move(buffer));
+      submit_verifying(c, io, IssuedIo{Direction::kRead, false, false, static_cast<int>(f), u.size_bytes, u.offset_bytes},
+                       sim_.now());
       return true;
     }
   }
@@ -203,7 +200,7 @@ bool FioSession::Impl::issue_from_iolog(Clone& c) {
                                                : Direction::kWrite;
   c.bytes_issued += r.length_bytes;
   submit(c, io, IssuedIo{d, r.op == TraceOp::kFlush, false, fi, r.length_bytes, r.offset_bytes},
-         sim_.now(), nullptr);
+         sim_.now());
   c.iolog_next.reset();
   return true;
 }
@@ -213,7 +210,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
   HostIo io;
   io.op = IoOp::kFlush;
   io.volume_id = c.files[static_cast<std::size_t>(c.file)].volume_id;
-  submit(c, io, IssuedIo{Direction::kWrite, true, false, c.file, 0, 0}, sim_.now(), nullptr);
+  submit(c, io, IssuedIo{Direction::kWrite, true, false, c.file, 0, 0}, sim_.now());
 }
 
 void FioSession::Impl::issue_next(Clone& c) {
@@ -223,7 +220,6 @@ void FioSession::Impl::issue_next(Clone& c) {
   const IoUnit u = file.pattern->next();
   ++file.units_drawn;
   const auto d = static_cast<std::size_t>(index_of(u.direction));
-  const Time now = sim_.now();
   // Rate limits: the next I/O of a direction may start one interval after the previous.
   const Time earliest = c.next_allowed[d];
   if (j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0) {
@@ -231,7 +227,7 @@ void FioSession::Impl::issue_next(Clone& c) {
     if (j.rate_iops[d] > 0) gap = std::max(gap, sim::interval_for_rate(j.rate_iops[d]));
     if (j.rate_bytes_per_second[d] > 0)
       gap = std::max(gap, sim::transfer_time(u.size_bytes, j.rate_bytes_per_second[d]));
-    c.next_allowed[d] = std::max(earliest, now) + gap;
+    c.next_allowed[d] = std::max(earliest, sim_.now()) + gap;
   }
   c.bytes_issued += u.size_bytes;
   HostIo io;
@@ -239,47 +235,55 @@ void FioSession::Impl::issue_next(Clone& c) {
   io.volume_id = file.volume_id;
   io.offset_bytes = u.offset_bytes;
   io.length_bytes = u.size_bytes;
-  std::shared_ptr<std::vector<std::uint8_t>> buffer;
-  bool verify_read = false;
-  if (u.direction == Direction::kRead && j.verify) {  // a verifying read job checks what it reads
-    buffer = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(u.size_bytes));
-    io.read_buffer = buffer->data();
-    verify_read = true;
-  }
   if (u.direction == Direction::kWrite) {
     io.fua = j.sync_writes;
-    if (j.verify) {
-      buffer = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(u.size_bytes));
-      fill_verify_pattern(file.verify_key, u.offset_bytes, u.size_bytes, buffer->data());
-      io.write_data = buffer->data();
-    }
     ++c.writes_issued;
     if ((j.fsync_every_writes > 0 && c.writes_issued % j.fsync_every_writes == 0) ||
         (j.fdatasync_every_writes > 0 && c.writes_issued % j.fdatasync_every_writes == 0))
       c.sync_due = true;
   }
-  submit(c, io, IssuedIo{u.direction, false, verify_read, fi, u.size_bytes, u.offset_bytes},
-         earliest, std::move(buffer));
+  const IssuedIo what{u.direction, false, false, fi, u.size_bytes, u.offset_bytes};
+  if (j.verify && u.direction != Direction::kTrim) return submit_verifying(c, io, what, earliest);
+  submit(c, io, what, earliest);
 }
 
-void FioSession::Impl::submit(Clone& c, HostIo io, const IssuedIo& what, Time earliest,
-                              std::shared_ptr<std::vector<std::uint8_t>> buffer) {
+// verify=: a write carries the pattern; a read is checked against it at completion.
+void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time earliest) {
+  auto buffer = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(what.bytes));
+  if (what.direction == Direction::kWrite) {
+    fill_verify_pattern(c.files[static_cast<std::size_t>(what.file)].verify_key, what.offset,
+                        what.bytes, buffer->data());
+    io.write_data = buffer->data();
+  } else {
+    io.read_buffer = buffer->data();
+    what.verify = true;
+  }
   ++c.in_flight;
   Clone* cp = &c;
-  auto go = [this, cp, io, what, buffer = std::move(buffer)]() mutable {
+  auto go = [this, cp, io, what, buffer = std::move(buffer)] {
+    if (cp->finished) {
+      --cp->in_flight;
+      return;
+    }
+    array_.submit(io, [this, cp, what, buffer](const IoCompletion& done) {
+      on_complete(*cp, what, done, buffer.get());
+    });
+  };
+  if (earliest > sim_.now())
+    sim_.at(earliest, std::move(go));
+  else
+    go();
+}
+
+void FioSession::Impl::submit(Clone& c, const HostIo& io, const IssuedIo& what, Time earliest) {
+  ++c.in_flight;
+  Clone* cp = &c;
+  auto go = [this, cp, io, what] {
     if (cp->finished) {  // stopped while this I/O waited for its rate slot
       --cp->in_flight;
       return;
     }
-    if (buffer) {
-      array_.submit(io, [this, cp, what, buffer](const IoCompletion& done) {
-        on_complete(*cp, what, done, buffer.get());
-      });
-    } else {
-      array_.submit(io, [this, cp, what](const IoCompletion& done) {
-        on_complete(*cp, what, done, nullptr);
-      });
-    }
+    array_.submit(io, [this, cp, what](const IoCompletion& done) { on_complete(*cp, what, done, nullptr); });
   };
   if (earliest > sim_.now())
     sim_.at(earliest, std::move(go));
@@ -308,8 +312,8 @@ void FioSession::Impl::on_complete(Clone& c, const IssuedIo& what, const IoCompl
     account(c, what, done);
   }
   if (done.status.is_ok() && what.verify && buffer != nullptr) check_verified(c, what, *buffer);
-  if (!what.sync) notify(c, what, measured, done);
-  if (measured) check_min_rate(c, done.complete_time);
+  if (observer_ && !what.sync) notify(c, what, measured, done);
+  if (measured && c.checks_min_rate) check_min_rate(c, done.complete_time);
   pump(c);
 }
 

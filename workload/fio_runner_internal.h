@@ -70,6 +70,7 @@ struct Clone {
   std::int64_t writes_issued = 0;
   bool sync_due = false;
   // rate_iops_min / rate_min: completions in the current rate_cycle window.
+  bool checks_min_rate = false;
   sim::Time rate_window_start = 0;
   std::array<std::int64_t, kDirections> rate_window_ios{};
   std::array<std::int64_t, kDirections> rate_window_bytes{};
@@ -105,8 +106,8 @@ struct FioSession::Impl {
   bool issue_from_iolog(Clone& c);
   void issue_sync(Clone& c);
   void issue_next(Clone& c);
-  void submit(Clone& c, controller::HostIo io, const IssuedIo& what, sim::Time earliest,
-              std::shared_ptr<std::vector<std::uint8_t>> buffer);
+  void submit(Clone& c, const controller::HostIo& io, const IssuedIo& what, sim::Time earliest);
+  void submit_verifying(Clone& c, controller::HostIo io, IssuedIo what, sim::Time earliest);
   void on_complete(Clone& c, const IssuedIo& what, const controller::IoCompletion& done,
                    const std::vector<std::uint8_t>* buffer);
   void account(Clone& c, const IssuedIo& what, const controller::IoCompletion& done);
