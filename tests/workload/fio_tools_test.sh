@@ -3,7 +3,7 @@
 # (json+), fio2gnuplot (bw logs) and fio-histo-log-pctiles.py (histogram logs), as Debian's fio
 # package ships them. Each must accept the files and agree with afasim's own counts. Then
 # the CLI of issue 16: jobs on the command line, terse,json at once, --output, include,
-# ${ENV} and --section.
+# ${ENV} and --section; and afasim trace's exit codes and JSON lines.
 # Exit 77 (skipped) when a tool is missing.
 set -euo pipefail
 bin=${AFASIM_BINARY:?run through ctest}
@@ -87,5 +87,22 @@ PY
 if "$bin" fio two.fio --quiet > /dev/null 2> unset.err; then echo "an unset \${BS} passed"; exit 1; fi
 grep -q 'common.fio:2: \${BS}: environment variable "BS" is not set' unset.err ||
   { echo "unexpected message:"; cat unset.err; exit 1; }
+
+# afasim trace: a bad line stops the replay with FILE:LINE and exit 2; --skip-bad counts it;
+# JSON lines end with the totals.
+printf '0.0 0 0 8 1\n0.5 0 bad 8 1\n1.0 0 8 8 0\n' > t.disksim
+if "$bin" trace t.disksim --quiet > /dev/null 2> trace.err; then echo "a bad trace line passed"; exit 1; fi
+grep -q '^afasim trace: t.disksim:2: fields are non-negative numbers$' trace.err ||
+  { echo "unexpected message:"; cat trace.err; exit 1; }
+"$bin" trace t.disksim --skip-bad --output-format json --quiet > trace.json
+python3 - <<'PY'
+import json
+lines = [json.loads(l) for l in open("trace.json")]
+totals = lines[-1]["totals"]
+assert totals["records"] == 2 and totals["bad_lines"] == 1, totals
+assert totals["first_bad"] == "t.disksim:2: fields are non-negative numbers", totals["first_bad"]
+assert totals["volumes"][0]["volume"] == "dev0" and totals["volumes"][0]["reads"] == 1
+assert any("row" in l for l in lines[:-1])
+PY
 
 echo "ok: json+ $read_ios reads, hist log $samples samples, fio2gnuplot $(wc -l < plots/result.average) lines"
