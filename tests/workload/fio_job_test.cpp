@@ -548,10 +548,12 @@ void check_resolved(const FioJobFile& f, std::uint64_t seed) {
     REQUIRE(j.min_block_bytes() <= j.size_bytes);
     for (int c = 0; c < j.numjobs && c < 4; ++c) {
       std::int64_t volume_size = -1;
-      for (const FioVolume& v : f.volumes) {
-        if (v.name == j.volume_name(c)) volume_size = v.size_bytes;
+      for (int file = 0; file < j.file_count(); ++file) {
+        for (const FioVolume& v : f.volumes) {
+          if (v.name == j.volume_name(c, file)) volume_size = v.size_bytes;
+        }
+        REQUIRE(volume_size >= j.region_offset_bytes(c) + j.size_bytes);
       }
-      REQUIRE(volume_size >= j.region_offset_bytes(c) + j.size_bytes);
       AccessPattern pattern(j, c, access_pattern_rng(seed, j, c));
       for (int i = 0; i < 50; ++i) {
         const IoUnit io = pattern.next();
@@ -586,7 +588,17 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
                                           "norandommap", "percentile_list",
                                           "name",        "startdelay",
                                           "thinktime",   "bogus",
-                                          "verify"};
+                                          "verify",      "nrfiles",
+                                          "file_service_type", "percentage_random",
+                                          "blockalign",  "thinktime_blocks",
+                                          "rate_iops_min", "rate_cycle",
+                                          "fsync",       "fdatasync",
+                                          "sync",        "exitall",
+                                          "unified_rw_reporting", "significant_figures",
+                                          "lat_percentiles", "write_lat_log",
+                                          "write_hist_log", "log_avg_msec",
+                                          "log_hist_msec", "do_verify",
+                                          "include",     "replay_no_stall"};
   const std::vector<std::string> values = {"",
                                            "0",
                                            "1",
@@ -624,7 +636,22 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
                                            "${X}",
                                            "(1+1)",
                                            "v0",
-                                           "v1"};
+                                           "v1",
+                                           "zoned:60/10:40/90",
+                                           "zoned_abs:50/1m:50/2m",
+                                           "zoned:50/50,100/100",
+                                           "normal:10",
+                                           "normal:5:0.9",
+                                           "a:b",
+                                           "/dev/sdb",
+                                           "roundrobin:2",
+                                           "random",
+                                           "mixed",
+                                           "1.5g",
+                                           "0.5k",
+                                           "md5",
+                                           "trimwrite",
+                                           "randtrim"};
   const auto& files = config::embedded_files();
   const std::string shipped = files.at("workloads/ise860-4k-randwrite.fio");
   std::vector<std::string> shipped_lines;
@@ -667,7 +694,25 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
                                           "ioengine=libaio",
                                           "direct=1",
                                           "name=renamed",
-                                          "percentile_list=50:99.9"};
+                                          "percentile_list=50:99.9",
+                                          "nrfiles=3",
+                                          "filename=a:/dev/b",
+                                          "random_distribution=zoned:60/10:40/90",
+                                          "random_distribution=zoned_abs:70/1m:30/3m",
+                                          "random_distribution=normal:5:0.3",
+                                          "percentage_random=50,25",
+                                          "blockalign=8k",
+                                          "rw=trimwrite",
+                                          "rw=randtrim",
+                                          "thinktime=10",
+                                          "thinktime_blocks=4",
+                                          "fsync=3",
+                                          "sync=1",
+                                          "exitall",
+                                          "verify=md5",
+                                          "size=1.5m",
+                                          "unified_rw_reporting=both",
+                                          "file_service_type=random:3"};
   int accepted = 0;
   for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
     CAPTURE(seed);
