@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -33,8 +34,8 @@ FioJobFile parse(const std::string& text, const FioParseOptions& options = {}) {
   return std::move(f).value();
 }
 
-// Runs `text` on a fresh array (payload in memory when `payload`).
-RunReport run(const std::string& text, bool payload = false) {
+// Runs `text` on a fresh array (payload in memory when `payload`; logs into `log_dir`).
+RunReport run(const std::string& text, bool payload = false, const std::string& log_dir = "") {
   const auto catalog = config::Catalog::embedded().value();
   const auto preset = catalog.system("ise-860-g3").value();
   sim::Simulator sim(1);
@@ -42,9 +43,29 @@ RunReport run(const std::string& text, bool payload = false) {
   controller::ArrayOptions options;
   if (payload) options.data_path.payload = datapac::PayloadKind::kMemory;
   auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot(), options).value();
-  auto report = run_fio(*array, sim, parse(text), FioRunOptions{});
+  FioRunOptions run_options;
+  run_options.log_dir = log_dir;
+  auto report = run_fio(*array, sim, parse(text), run_options);
   REQUIRE_MESSAGE(report.is_ok(), report.status().message());
   return std::move(report).value();
+}
+
+// The lines of a log file, each split at ", ".
+std::vector<std::vector<std::int64_t>> log_lines(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "no log file " << path);
+  std::vector<std::vector<std::int64_t>> lines;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::int64_t> fields;
+    std::size_t pos = 0;
+    while (pos <= line.size()) {
+      const std::size_t comma = std::min(line.find(',', pos), line.size());
+      fields.push_back(std::stoll(line.substr(pos, comma - pos)));
+      pos = comma + 1;
+    }
+    lines.push_back(std::move(fields));
+  }
+  return lines;
 }
 
 const DirectionStats& dir(const RunReport& r, int result, Direction d) {
@@ -324,4 +345,37 @@ TEST_CASE("read_iolog replays a trace in a job, at its recorded times or back to
   CHECK(dir(fast, 0, Direction::kTrim).io_count == 1);
   CHECK(fast.results[0].end_ns < 10 * sim::kMillisecond);
   std::remove(path.c_str());
+}
+
+TEST_CASE("log files: one line per I/O, or per log_avg_msec window, in fio's columns") {
+  const std::string logs = "/tmp/afasim-logs-" + std::to_string(::getpid());
+  std::filesystem::create_directories(logs);
+  const std::string job =
+      "[l]\nfilename=v\nsize=64m\nrw=randrw\nbs=4k\niodepth=4\ntime_based\nruntime=300ms\n";
+  const RunReport each = run(job + "write_lat_log=e\nwrite_iops_log=e\nlog_offset=1\n", false, logs);
+  const auto ios = dir(each, 0, Direction::kRead).io_count + dir(each, 0, Direction::kWrite).io_count;
+  const auto clat = log_lines(logs + "/e_clat.1.log");
+  REQUIRE(clat.size() == ios);  // every completed I/O
+  for (const auto& f : clat) {
+    REQUIRE(f.size() == 6);  // time, value, ddir, bs, offset, prio (log_offset=1)
+    CHECK(f[3] == 4096);
+    CHECK(f[4] % 4096 == 0);
+    CHECK(f[1] > 0);
+  }
+  CHECK(log_lines(logs + "/e_iops.1.log").size() == ios);
+  const RunReport avg = run(job + "write_iops_log=a\nlog_avg_msec=100\n", false, logs);
+  const auto windows = log_lines(logs + "/a_iops.1.log");
+  // Three 100 ms windows of the runtime and a fourth with the completions of the I/Os in
+  // flight at its end, one line per direction each; IOPS × 0.1 s adds up to the I/Os.
+  REQUIRE(windows.size() == 8);
+  std::int64_t counted = 0;
+  for (const auto& f : windows) {
+    CHECK(f.size() == 5);
+    CHECK(f[0] % 100 == 0);
+    counted += f[1] / 10;
+  }
+  const auto avg_ios = static_cast<std::int64_t>(dir(avg, 0, Direction::kRead).io_count +
+                                                 dir(avg, 0, Direction::kWrite).io_count);
+  CHECK(counted == avg_ios);
+  std::filesystem::remove_all(logs);
 }
