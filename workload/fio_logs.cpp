@@ -57,7 +57,8 @@ std::string log_name(const std::string& prefix, const char* type, int thread_num
 
 sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& logs,
                                                              const std::string& dir,
-                                                             int thread_number) {
+                                                             int thread_number,
+                                                             std::set<std::string>& opened) {
   std::unique_ptr<FioLogWriter> w(new FioLogWriter(logs));
   const std::string* prefixes[kLogKinds] = {&logs.lat_prefix, &logs.lat_prefix,
                                             &logs.lat_prefix, &logs.bw_prefix,
@@ -66,9 +67,8 @@ sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& 
     if (prefixes[k]->empty()) continue;
     const std::string path = (dir.empty() ? std::string() : dir + "/") +
                              log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
-    // Without per_job_logs the clones share one file, as in fio: later clones append.
-    const auto mode = logs.per_job || thread_number == 1 ? std::ios::out : std::ios::app;
-    auto file = std::make_unique<std::ofstream>(path, mode);
+    if (opened.insert(path).second) std::ofstream(path, std::ios::trunc);  // this run's file
+    auto file = std::make_unique<std::ofstream>(path, std::ios::app);
     if (!*file) return sim::io_error(path + ": cannot create the log file");
     w->files_[k] = std::move(file);
   }
@@ -93,6 +93,8 @@ void FioLogWriter::line(LogKind kind, sim::Time elapsed_ns, std::uint64_t value,
                                     static_cast<unsigned long long>(value), index_of(d),
                                     static_cast<long long>(bytes));
   f->write(text, n);
+  // per_job_logs=0: clones append to one file; a line goes out whole (one O_APPEND write).
+  if (!logs_.per_job) f->flush();
 }
 
 void FioLogWriter::record(sim::Time elapsed_ns, Direction d, std::int64_t bytes,
@@ -158,6 +160,7 @@ void FioLogWriter::close_hist_windows(sim::Time elapsed_ns) {
       for (auto c : bins) text += ", " + std::to_string(c);
       text += "\n";
       files_[kHist]->write(text.data(), static_cast<std::streamsize>(text.size()));
+      if (!logs_.per_job) files_[kHist]->flush();
       bins.assign(kFioPlatCount, 0);
     }
     hist_end_ns_ += logs_.hist_ns;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,11 @@ class FioLogWriter {
  public:
   // Opens the files `logs` asks for in `dir`, named as fio names them for thread
   // `thread_number` (1-based over the run's clones): PREFIX_TYPE.N.log, or PREFIX_TYPE.log
-  // with per_job_logs=0. kIoError naming the file when one cannot be created.
+  // with per_job_logs=0, which clones share: a file not in `opened` yet is emptied first,
+  // then every writer appends. kIoError naming the file when one cannot be created.
   static sim::Result<std::unique_ptr<FioLogWriter>> open(const LogOptions& logs,
-                                                        const std::string& dir, int thread_number);
+                                                        const std::string& dir, int thread_number,
+                                                        std::set<std::string>& opened);
 
   // One completed I/O, `elapsed_ns` after the clone started. Latencies in ns.
   void record(sim::Time elapsed_ns, Direction d, std::int64_t bytes, std::int64_t offset,

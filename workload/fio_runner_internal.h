@@ -6,6 +6,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,7 @@ struct FioSession::Impl {
   Observer observer_;
   RunReport report_;
   std::vector<Clone> clones_;
+  std::set<std::string> log_paths_;  // log files this session has opened
   std::vector<int> job_clones_left_;  // per job: clones not finished
   std::vector<bool> job_started_;
   int clones_left_ = 0;

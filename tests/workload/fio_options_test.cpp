@@ -377,5 +377,14 @@ TEST_CASE("log files: one line per I/O, or per log_avg_msec window, in fio's col
   const auto avg_ios = static_cast<std::int64_t>(dir(avg, 0, Direction::kRead).io_count +
                                                  dir(avg, 0, Direction::kWrite).io_count);
   CHECK(counted == avg_ios);
+  // per_job_logs=0: the clones share one file (no .N), every line whole.
+  const RunReport shared = run(job + "numjobs=3\nwrite_lat_log=s\nper_job_logs=0\n", false, logs);
+  std::uint64_t shared_ios = 0;
+  for (int c = 0; c < 3; ++c)
+    shared_ios += dir(shared, c, Direction::kRead).io_count + dir(shared, c, Direction::kWrite).io_count;
+  const auto lines = log_lines(logs + "/s_lat.log");
+  CHECK(lines.size() == shared_ios);
+  for (const auto& f : lines) REQUIRE(f.size() == 5);
+  CHECK_FALSE(std::filesystem::exists(logs + "/s_lat.1.log"));
   std::filesystem::remove_all(logs);
 }
