@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <iostream>
 #include <limits>
 #include <vector>
 
@@ -122,15 +121,11 @@ std::string trace_volume_name(std::string_view device) {
 
 Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path,
                                                        const TraceReaderOptions& options) {
-  std::unique_ptr<std::istream> in;
-  if (path == "-") {
-    in = std::make_unique<std::istream>(std::cin.rdbuf());
-  } else {
-    auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
-    if (!*file) return sim::not_found(path + ": cannot open the trace");
-    in = std::move(file);
-  }
-  return from_stream(std::move(in), path, options);
+  // "-": standard input through a file stream of its own (std::cin's buffer is synced with
+  // stdio, a character at a time: several times slower on a 10 GB pipe).
+  auto file = std::make_unique<std::ifstream>(path == "-" ? "/dev/stdin" : path, std::ios::binary);
+  if (!*file) return sim::not_found(path + ": cannot open the trace");
+  return from_stream(std::move(file), path, options);
 }
 
 Result<std::unique_ptr<TraceReader>> TraceReader::from_stream(std::unique_ptr<std::istream> in,
