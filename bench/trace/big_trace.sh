@@ -7,7 +7,7 @@
 set -euo pipefail
 gb=${1:-10}
 bin=${2:-${AFASIM_BINARY:-build/app/afasim}}
-bytes=$(awk -v gb="$gb" 'BEGIN { printf "%d", gb * 1e9 }')
+bytes=$(awk -v gb="$gb" 'BEGIN { printf "%.0f", gb * 1e9 }')
 # 4K I/O, 70 % reads, 4 devices of 128 GiB, one arrival every 5 µs; ~40 bytes a line.
 generate() {
   awk -v limit="$bytes" 'BEGIN {
