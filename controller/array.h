@@ -216,6 +216,7 @@ class Array : private qos::Dispatcher {
                                                   ArrayOptions options = {});
 
   sim::Simulator& simulator() { return sim_; }
+  const sim::Simulator& simulator() const { return sim_; }
   const config::SystemPreset& preset() const { return preset_; }
   const pool::CapacityModel& capacity_model() const { return capacity_model_; }
   // Host bytes per extent of `type`, the unit of thin allocation (docs/capacity.md).
