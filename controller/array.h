@@ -291,6 +291,8 @@ class Array : private qos::Dispatcher {
   // Newest first.
   Page<Event> events(std::int64_t offset, std::int64_t limit) const;
   std::int64_t event_count() const { return static_cast<std::int64_t>(events_.size()); }
+  // The events kept in memory, oldest first (the newest kEventsInMemory).
+  const std::vector<Event>& recent_events() const { return events_; }
 
   sim::Result<Pool> create_pool(const PoolSpec& spec);
   sim::Result<Pool> update_pool(Id id, const PoolPatch& patch,
