@@ -15,6 +15,7 @@
 #include "api/metrics.h"
 #include "controller/array.h"
 #include "controller/telemetry.h"
+#include "tests/controller/array_with_volumes.h"
 
 using namespace afasim;
 using namespace afasim::controller;
@@ -22,30 +23,8 @@ using sim::kSecond;
 
 namespace {
 
-struct Fixture {
-  config::Catalog catalog = config::Catalog::embedded().value();
-  config::SystemPreset preset = catalog.system("ise-860-g3").value();
-  sim::Simulator sim{1};
-  MemoryJournal journal;
-  std::unique_ptr<Array> array;
-  std::unique_ptr<Telemetry> telemetry;
-
-  Fixture() {
-    auto a = Array::open(sim, catalog, preset, journal, journal.snapshot());
-    REQUIRE(a.is_ok());
-    array = std::move(a).value();
-    telemetry = Telemetry::create(*array, {}).value();
-  }
-
-  Id volume(const std::string& name) {
-    VolumeSpec s;
-    s.name = name;
-    s.capacity_bytes = 1LL << 30;
-    s.provisioning = Provisioning::kFixed;
-    auto v = array->create_volume(s);
-    REQUIRE(v.is_ok());
-    return v->id;
-  }
+struct Fixture : testing::ArrayWithVolumes {
+  std::unique_ptr<Telemetry> telemetry = Telemetry::create(*array, {}).value();
 
   void io(Id v, IoOp op, int count, std::int64_t bytes) {
     for (int i = 0; i < count; ++i) {

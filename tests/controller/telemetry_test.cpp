@@ -11,6 +11,7 @@
 
 #include "controller/array.h"
 #include "controller/telemetry.h"
+#include "tests/controller/array_with_volumes.h"
 
 using namespace afasim;
 using namespace afasim::controller;
@@ -21,32 +22,10 @@ using Kind = PerfHistory::Kind;
 
 namespace {
 
-struct Fixture {
-  config::Catalog catalog = config::Catalog::embedded().value();
-  config::SystemPreset preset = catalog.system("ise-860-g3").value();
-  sim::Simulator sim{1};
-  MemoryJournal journal;
-  std::unique_ptr<Array> array;
+struct Fixture : testing::ArrayWithVolumes {
   // Completions the test saw, by the second they completed in: count and latencies.
   std::map<std::int64_t, std::vector<Time>> read_latency_by_second;
   std::int64_t completed = 0;
-
-  Fixture() {
-    auto a = Array::open(sim, catalog, preset, journal, journal.snapshot());
-    REQUIRE(a.is_ok());
-    array = std::move(a).value();
-  }
-
-  Id volume(const std::string& name, Id controller = 1) {
-    VolumeSpec s;
-    s.name = name;
-    s.capacity_bytes = 1LL << 30;
-    s.provisioning = Provisioning::kFixed;
-    s.preferred_controller = controller;
-    auto v = array->create_volume(s);
-    REQUIRE_MESSAGE(v.is_ok(), v.status().to_string());
-    return v->id;
-  }
 
   // `per_second` 4 KiB reads of `v` every second from `from` to `until`, evenly spaced.
   void reads(Id v, int per_second, Time from, Time until, IoOp op = IoOp::kRead) {
