@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -27,6 +28,17 @@ int main(int argc, char** argv) {
     for (const auto& [name, runner] : runners) names += (names.empty() ? "" : ", ") + name;
     std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: %s; --help)\n", argv[1], names.c_str());
     return 2;
+  }
+  // The same for a client command's verb ("afasim volume lst").
+  if (argc > 2 && argv[2][0] != '-') {
+    CLI::App* group = app.get_subcommand(argv[1]);
+    const auto verbs = group->get_subcommands({});
+    if (!verbs.empty() && std::none_of(verbs.begin(), verbs.end(), [&](const CLI::App* v) { return v->get_name() == argv[2]; })) {
+      std::string names;
+      for (const CLI::App* v : verbs) names += (names.empty() ? "" : ", ") + v->get_name();
+      std::fprintf(stderr, "afasim %s: unknown command \"%s\" (%s commands: %s)\n", argv[1], argv[2], argv[1], names.c_str());
+      return 2;
+    }
   }
   try {
     app.parse(argc, argv);

@@ -26,7 +26,10 @@ Telemetry::Telemetry(Array& array, TelemetryOptions options)
   counters_.set_activity_callback([this] { wake(); });
   array_.set_perf_counters(&counters_);
   array_.set_telemetry_listener([this](const Event& e) { on_event(e); });
-  schedule_next();
+  // Idle ticking off: the first host I/O starts the sampler, so that an idle array's clock
+  // does not move at all (with --pace none nothing else would move it).
+  if (options_.tick_when_idle) schedule_next();
+  else counters_.arm_activity();
 }
 
 Telemetry::~Telemetry() {

@@ -10,8 +10,10 @@
 // second is still raised and cleared. Destroying it removes the hooks and cancels the events.
 //
 // With `tick_when_idle` false the sampler does not keep an otherwise empty event queue
-// busy (`--pace none`, where virtual time would race ahead through empty seconds): when
-// its event is the only one left it stops, and the next host I/O starts it again.
+// busy (`--pace none`, where virtual time would race ahead through empty seconds): it starts
+// with the first host I/O, stops when its event is the only one left, and the next host I/O
+// starts it again. Its last event can move the clock up to one interval past the last other
+// event; an array that sees no host I/O keeps its clock where it was.
 //
 // The model never reads a clock: `wall_clock_ms`, when given (serve mode), is the seam
 // through which the serve runtime stamps each sample with the wall time too.

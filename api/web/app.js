@@ -3,7 +3,8 @@
 'use strict';
 
 const API = '/api/v1';
-const state = { view: 'physical', volumes: [], hosts: [], policies: [], lastEventId: 0, charts: {} };
+const state = { view: 'physical', volumes: [], hosts: [], policies: [], lastEventId: 0, charts: {},
+  auth: sessionStorage.getItem('afasim-auth') };
 window.afasim = state;  // for the browser test and for the curious
 
 // ---------------------------------------------------------------------------------------
@@ -20,7 +21,14 @@ async function api(method, path, body) {
     init.body = JSON.stringify(body);
   }
   if (state.auth) init.headers.Authorization = state.auth;
-  const res = await fetch(API + path, init);
+  let res = await fetch(API + path, init);
+  if (res.status === 401) {
+    sessionStorage.removeItem('afasim-auth');
+    state.auth = null;
+    await login();
+    init.headers.Authorization = state.auth;
+    res = await fetch(API + path, init);
+  }
   if (res.status === 204) return null;
   const text = await res.text();
   let json = null;
@@ -438,16 +446,62 @@ async function startEvents() {
   connectStream();
 }
 
-function connectStream() {
-  const source = new EventSource(`${API}/events/stream?after=${state.lastEventId}`);
-  state.stream = source;
-  source.addEventListener('open', () => { $('#stream-state').textContent = 'live'; $('#stream-state').className = 'badge bg-success'; });
-  source.addEventListener('event', (m) => addEvent(JSON.parse(m.data)));
-  source.addEventListener('error', () => {
-    // EventSource reconnects by itself (with Last-Event-ID); say so meanwhile.
-    $('#stream-state').textContent = 'reconnecting';
-    $('#stream-state').className = 'badge bg-warning';
+// The event stream, read with fetch() rather than EventSource so that it carries the same
+// Authorization header as every other request; reconnects where it stopped (Last-Event-ID).
+async function connectStream() {
+  const status = (text, kind) => { $('#stream-state').textContent = text; $('#stream-state').className = 'badge bg-' + kind; };
+  for (;;) {
+    try {
+      const headers = { 'Last-Event-ID': String(state.lastEventId) };
+      if (state.auth) headers.Authorization = state.auth;
+      const res = await fetch(`${API}/events/stream`, { headers });
+      if (res.status === 401) { await login(); continue; }
+      if (!res.ok) throw new Error('stream: ' + res.status);
+      status('live', 'success');
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const message = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = message.split('\n').find((l) => l.startsWith('data: '));
+          if (data) addEvent(JSON.parse(data.slice(6)));
+        }
+      }
+    } catch (e) { /* the server went away or refused: try again below */ }
+    status('reconnecting', 'warning');
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+// Asks for a user and password once the API answers 401, and keeps a session token
+// (POST /sessions) for every later request; resolves when logged in.
+function login() {
+  if (state.loggingIn) return state.loggingIn;
+  state.loggingIn = new Promise((resolve) => {
+    const form = $('#login-form');
+    $('#login').classList.remove('d-none');
+    form.onsubmit = async (ev) => {
+      ev.preventDefault();
+      const user = form.elements.user.value, password = form.elements.password.value;
+      const basic = 'Basic ' + btoa(unescape(encodeURIComponent(user + ':' + password)));
+      const res = await fetch(API + '/sessions', { method: 'POST', headers: { Authorization: basic, 'Content-Type': 'application/json' }, body: '{}' });
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) { $('#login-error').textContent = body.detail || ('login refused: ' + res.status); return; }
+      state.auth = body.token ? 'Bearer ' + body.token : basic;
+      sessionStorage.setItem('afasim-auth', state.auth);
+      $('#login').classList.add('d-none');
+      $('#login-error').textContent = '';
+      state.loggingIn = null;
+      resolve();
+    };
   });
+  return state.loggingIn;
 }
 
 const UNDO = { drive_fail: 'drive_replace', drive_pull: 'drive_replace', drive_slow: 'drive_restore_speed',

@@ -196,15 +196,22 @@ TEST_CASE("with tick_when_idle off the sampler stops on an empty queue and the n
   TelemetryOptions o;
   o.tick_when_idle = false;
   auto t = f.telemetry(o);
-  f.sim.run();  // returns: nothing but the sampler was scheduled, and it stopped
-  CHECK(t->history().rows() == 1);
-  const Time idle_at = f.sim.now();
-  f.reads(a, 10, idle_at, idle_at + kSecond);
+  f.sim.run();  // returns at once: without host I/O the sampler has not started
+  CHECK(t->history().rows() == 0);
+  CHECK(f.sim.now() == 0);
+  // Reads for a second: the sampler starts with them, takes the sample at 1 s and stops.
+  f.reads(a, 10, 0, kSecond);
   f.sim.run();
-  CHECK(t->history().rows() >= 2);
+  CHECK(t->history().rows() == 1);
+  CHECK(f.sim.now() == kSecond);
+  // Idle again, then more reads: it starts again.
+  f.reads(a, 10, 5 * kSecond, 6 * kSecond);
+  f.sim.run();
+  CHECK(t->history().rows() == 2);
+  CHECK(f.sim.now() == 6 * kSecond);
   std::int64_t reads = 0;
   for (const auto& s : t->history().series({Kind::kVolume, a}, std::nullopt, 100).samples) reads += s.read_ios;
-  CHECK(reads == 10);
+  CHECK(reads == 20);
 }
 
 TEST_CASE("a deleted volume's ring and counters go at the next sample") {

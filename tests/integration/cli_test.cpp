@@ -194,6 +194,9 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   CHECK(down.code == 4);
   CHECK(down.err.find("cannot reach the array at http://127.0.0.1:1") != std::string::npos);
   CHECK(run_afasim(1, "volume", dir.path()).code == 2);
+  const Run verb = run_afasim(1, "volume lst", dir.path());
+  CHECK(verb.code == 2);
+  CHECK(verb.err == "afasim volume: unknown command \"lst\" (volume commands: list, show, delete, create, update)\n");
   CHECK(run_afasim(1, "volume list --output yaml", dir.path()).code == 2);
   CHECK(run_afasim(1, "volume create x", dir.path()).code == 2);  // --size is required
   const Run url = run_afasim(1, "volume list --url ftp://x", dir.path());
