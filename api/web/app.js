@@ -488,12 +488,12 @@ function login() {
     $('#login').classList.remove('d-none');
     form.onsubmit = async (ev) => {
       ev.preventDefault();
-      const user = form.elements.user.value, password = form.elements.password.value;
-      const basic = 'Basic ' + btoa(unescape(encodeURIComponent(user + ':' + password)));
-      const res = await fetch(API + '/sessions', { method: 'POST', headers: { Authorization: basic, 'Content-Type': 'application/json' }, body: '{}' });
+      const credentials = { username: form.elements.user.value, password: form.elements.password.value };
+      const res = await fetch(API + '/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(credentials) });
       const body = await res.json().catch(() => ({}));
-      if (!res.ok) { $('#login-error').textContent = body.detail || ('login refused: ' + res.status); return; }
-      state.auth = body.token ? 'Bearer ' + body.token : basic;
+      if (!res.ok || !body.token) { $('#login-error').textContent = body.detail || ('login refused: ' + res.status); return; }
+      state.auth = 'Bearer ' + body.token;
       sessionStorage.setItem('afasim-auth', state.auth);
       $('#login').classList.add('d-none');
       $('#login-error').textContent = '';
