@@ -15,6 +15,7 @@
 
 #include "api/views.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "serve/model_thread.h"
 
 namespace httplib {
@@ -54,7 +55,9 @@ struct Route {
 
 class Endpoints {
  public:
-  Endpoints(controller::Array& array, serve::ModelThread& model, SystemIdentity identity);
+  // `telemetry` (may be null: no performance history, no alerts) is read on the model thread.
+  Endpoints(controller::Array& array, serve::ModelThread& model, SystemIdentity identity,
+            const controller::Telemetry* telemetry = nullptr);
   // Every route, in the order docs/api.md lists them.
   std::vector<Route> routes();
 
@@ -101,6 +104,8 @@ class Endpoints {
   Reply delete_qos_policy(const Call& c);
 
   Reply list_events(const Call& c);
+  Reply list_alerts(const Call& c);
+  Reply performance(const Call& c, controller::PerfHistory::Kind kind, const std::string& what);
   Reply list_faults(const Call& c);
   Reply create_fault(const Call& c);
   Reply get_fault(const Call& c);
@@ -109,6 +114,7 @@ class Endpoints {
   controller::Array& array_;
   serve::ModelThread& model_;
   SystemIdentity identity_;
+  const controller::Telemetry* telemetry_;
 };
 
 }  // namespace afasim::api

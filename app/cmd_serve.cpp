@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "app/commands.h"
 #include "config/preset.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "serve/model_thread.h"
 #include "store/sqlite_store.h"
 #include "nbd/nbd_server.h"
@@ -107,7 +109,20 @@ int run_serve(const ServeOptions& o) {
                   "; start with the --system it was made for, or use another --state directory");
     return fail("state directory " + o.state + ": " + array.status().message());
   }
-  (*array)->set_event_listener([](const controller::Event& e) {
+  // Performance history and alerts (docs/observability.md); with --pace none the sampler
+  // must not keep an idle model's clock running through empty seconds.
+  controller::TelemetryOptions telemetry_options;
+  telemetry_options.tick_when_idle = o.pace != "none";
+  telemetry_options.wall_clock_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  auto telemetry = controller::Telemetry::create(**array, telemetry_options);
+  if (!telemetry.is_ok()) return fail(telemetry.status().message());
+  // Up to 4 event streams (each holds one of the API's 8 workers while it lasts).
+  api::EventBus event_bus(4);
+  (*array)->set_event_listener([&event_bus](const controller::Event& e) {
+    event_bus.publish(e);
     const auto level = e.severity == controller::Severity::kInfo      ? spdlog::level::info
                        : e.severity == controller::Severity::kWarning ? spdlog::level::warn
                                                                       : spdlog::level::err;
@@ -119,20 +134,28 @@ int run_serve(const ServeOptions& o) {
   serve::ModelThread model(sim, pacer);
   model.start();
 
-  api::RestServerOptions api_options;
-  api_options.host = listen->host;
-  api_options.port = listen->port;
-  api_options.system_name = preset->name;
-  api::RestServer rest(**array, model, api_options);
-  if (sim::Status st = rest.start(); !st.is_ok()) {
-    model.stop();
-    return fail("--listen " + o.listen + ": " + st.message());
-  }
   nbd::NbdServerOptions nbd_options;
   nbd_options.host = nbd_listen ? nbd_listen->host : "";
   nbd_options.port = nbd_listen ? nbd_listen->port : 0;
   nbd_options.unix_socket_path = o.nbd_socket;
   nbd::NbdServer nbd(**array, model, nbd_options);
+
+  api::RestServerOptions api_options;
+  api_options.host = listen->host;
+  api_options.port = listen->port;
+  api_options.system_name = preset->name;
+  api_options.telemetry = telemetry->get();
+  api_options.events = &event_bus;
+  api_options.nbd_metrics = [&nbd]() -> std::optional<api::NbdMetrics> {
+    const nbd::NbdServerStats s = nbd.stats();
+    return api::NbdMetrics{s.connections_active, s.connections_accepted, s.connections_refused,
+                           s.requests, s.requests_refused, s.protocol_errors};
+  };
+  api::RestServer rest(**array, model, api_options);
+  if (sim::Status st = rest.start(); !st.is_ok()) {
+    model.stop();
+    return fail("--listen " + o.listen + ": " + st.message());
+  }
   if (sim::Status st = nbd.start(); !st.is_ok()) {
     rest.stop();
     model.stop();
@@ -158,6 +181,8 @@ int run_serve(const ServeOptions& o) {
   } catch (const serve::ModelStopped&) {
   }
   model.stop();
+  (*array)->set_event_listener(nullptr);
+  telemetry->reset();
   array->reset();
   spdlog::info("afasim serve: stopped cleanly");
   return 0;

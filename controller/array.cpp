@@ -1,5 +1,7 @@
 #include "controller/array.h"
 
+#include "controller/perf.h"
+
 #include <algorithm>
 #include <cctype>
 #include <regex>
@@ -286,6 +288,7 @@ void Array::apply(const ChangeSet& c) {
   for (const auto& e : c.events) {
     events_.push_back(e);
     if (event_listener_) event_listener_(e);
+    if (telemetry_listener_) telemetry_listener_(e);
   }
   if (events_.size() > kEventsInMemory) {
     const std::size_t drop = events_.size() - kEventsInMemory;
@@ -450,6 +453,7 @@ void Array::finish_io(std::uint64_t cookie, const IoCompletion& done) {
   const Id volume_id = p.io.volume_id;
   const auto r = static_cast<std::size_t>(p.resource);
   const sim::Time submitted = p.submit_time;
+  if (perf_) perf_->host_io(volume_id, p.resource + 1, p.io.op, p.io.length_bytes, done.complete_time - submitted, done.status.is_ok());
   free_pending_.push_back(cookie);
   --outstanding_[r];
   qos_->complete(volume_id);

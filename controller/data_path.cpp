@@ -1,5 +1,7 @@
 #include "controller/data_path.h"
 
+#include "controller/perf.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -390,6 +392,7 @@ Time DataPath::backend(Time start, Id c, ChunkAddr addr, std::int64_t offset_in_
   // A failed SSD answers at once; the RAID layer has already routed around lost members,
   // so an error here is an SSD that failed under an operation planned before: the time
   // still counts, the data was placed before the failure.
+  if (perf_ && done.is_ok() && (op == SsdOp::kRead || op == SsdOp::kWrite)) perf_->drive_op(addr.drive, op == SsdOp::kWrite, length, *done - t);
   t = done.is_ok() ? *done : t;
   if (op == SsdOp::kRead) t = links[1][dp].transfer(t, length);
   ++controller_stats_[static_cast<std::size_t>(c - 1)].backend_ops;

@@ -127,6 +127,7 @@ struct RebuildStatus {
 };
 
 class WearLeveler;
+class PerfCounters;
 
 class DataPath {
  public:
@@ -294,6 +295,10 @@ class DataPath {
   void arm_write_wakeup() { write_wakeup_armed_ = true; }
 
   // --- Introspection ------------------------------------------------------------------
+  // Every SSD command's service time goes to `perf` (controller/perf.h); nullptr: nowhere.
+  void set_perf_counters(PerfCounters* perf) { perf_ = perf; }
+  // The inter-controller link in one direction: 0 A→B, 1 B→A (mirror traffic).
+  const datapac::Link& interconnect(int direction) const { return interconnect_.at(static_cast<std::size_t>(direction)); }
   int drive_count() const { return static_cast<int>(ssds_.size()); }
   const datapac::Ssd& ssd(int drive) const { return *ssds_[static_cast<std::size_t>(drive)]; }
   datapac::Ssd& ssd(int drive) { return *ssds_[static_cast<std::size_t>(drive)]; }
@@ -683,6 +688,7 @@ class DataPath {
   std::vector<std::uint8_t> scratch_[3];
   std::vector<std::uint8_t> zeros_;
   sim::Invariants invariants_;
+  PerfCounters* perf_ = nullptr;
 };
 
 }  // namespace afasim::controller
