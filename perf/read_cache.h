@@ -1,0 +1,135 @@
+// perf::ReadCache and perf::StreamDetector — the controller's read cache with sequential
+// detection and read-ahead (docs/performance-model.md "Read cache").
+//
+// ReadCache holds fixed-size segments of volumes, least recently used out first, up to a
+// capacity. A segment is resident (its data is in DRAM) or filling (a back-end read or a
+// read-ahead is bringing it in: a host read that needs it waits for that fill instead of
+// issuing its own). StreamDetector finds sequential streams per volume (several streams per
+// volume, as several fio jobs or a database's scans give) and says what to read ahead so that
+// a stream's reads find their data already resident or filling.
+//
+// The sizes are parameters (config/calibration/<system>.json): the spec sheet says the ISE's
+// caching is tuned for I/O of 512 B to 1 MB; segment size, capacity, trigger and depth are
+// stated assumptions. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/action.h"
+#include "sim/status.h"
+
+namespace afasim::perf {
+
+struct ReadCacheOptions {
+  std::int64_t segment_bytes = 64 << 10;       // power of two, 4 KiB..16 MiB
+  std::int64_t capacity_bytes = 4LL << 30;     // >= segment_bytes
+  sim::Status validate() const;
+};
+
+// What a host read finds in the cache.
+struct CacheLookup {
+  bool all_present = false;            // every segment resident or filling: no back-end read
+  std::vector<std::uint32_t> fills;    // the fills still bringing in its segments (wait on them)
+};
+
+class ReadCache {
+ public:
+  // REQUIRES: options.validate() is ok.
+  explicit ReadCache(ReadCacheOptions options);
+
+  // Looks up [offset, offset + length) of `volume` and refreshes the segments it finds.
+  CacheLookup lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // Marks the segments of [offset, offset + length) that are absent as filling under a new
+  // fill id (returned), evicting the least recently used resident segments if full. The
+  // caller reads them from the back end and calls fill_done(id) when they are in.
+  std::uint32_t start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // The fill is in: its segments become resident; the waiters registered on it run now.
+  void fill_done(std::uint32_t fill);
+  // Runs `waiter` when `fill` completes. REQUIRES: fill is in progress.
+  void wait(std::uint32_t fill, sim::Action waiter);
+  // A host write of [offset, offset + length) puts the new data in the cache (resident).
+  void write(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // Forgets the volume's segments (volume deleted).
+  void drop_volume(std::uint64_t volume);
+
+  std::int64_t resident_segments() const { return static_cast<std::int64_t>(lru_.size()); }
+  std::int64_t capacity_segments() const { return capacity_segments_; }
+  const ReadCacheOptions& options() const { return options_; }
+
+ private:
+  struct Key {
+    std::uint64_t volume;
+    std::int64_t segment;
+    bool operator==(const Key& o) const { return volume == o.volume && segment == o.segment; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::uint64_t>()(k.volume * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.segment));
+    }
+  };
+  struct Entry {
+    std::list<Key>::iterator lru;
+    std::uint32_t fill = 0;  // 0: resident
+  };
+  struct Fill {
+    std::vector<Key> segments;
+    std::vector<sim::Action> waiters;
+    bool live = false;
+  };
+  void touch(Entry& e);
+  void insert(const Key& k, std::uint32_t fill);
+  void evict_one();
+
+  ReadCacheOptions options_;
+  int segment_shift_ = 16;
+  std::int64_t capacity_segments_;
+  std::list<Key> lru_;  // front: most recently used
+  std::unordered_map<Key, Entry, KeyHash> map_;
+  std::vector<Fill> fills_;  // index = fill id; 0 unused
+  std::vector<std::uint32_t> free_fills_;
+};
+
+struct StreamOptions {
+  int streams_per_volume = 8;          // sequential streams tracked per volume, 1..64
+  int trigger_ios = 2;                 // back-to-back sequential reads that declare a stream, >= 1
+  std::int64_t depth_bytes = 4 << 20;  // how far ahead of the stream the cache reads, >= 0
+  std::int64_t max_io_bytes = 1 << 20; // largest back-end read-ahead request, > 0
+  sim::Status validate() const;
+};
+
+// A range to read ahead: [offset, offset + length) of the volume. length 0: nothing.
+struct ReadAhead {
+  std::int64_t offset = 0;
+  std::int64_t length = 0;
+};
+
+class StreamDetector {
+ public:
+  // REQUIRES: options.validate() is ok.
+  explicit StreamDetector(StreamOptions options) : options_(options) {}
+
+  // A host read of [offset, offset + length) of `volume` arrived. Returns what to read ahead
+  // now: nothing for a random read or a stream whose window is still deep enough; else the
+  // range from the end of what was read ahead to `depth_bytes` past this read, at most
+  // max_io_bytes × 8 at once.
+  ReadAhead on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  void drop_volume(std::uint64_t volume) { volumes_.erase(volume); }
+  std::int64_t streams_detected() const { return streams_detected_; }
+
+ private:
+  struct Stream {
+    std::int64_t next_offset = -1;      // where the next sequential read starts
+    std::int64_t ahead_until = 0;       // read ahead up to here
+    int run_ios = 0;
+    std::uint64_t last_use = 0;
+  };
+  StreamOptions options_;
+  std::unordered_map<std::uint64_t, std::vector<Stream>> volumes_;
+  std::uint64_t clock_ = 0;
+  std::int64_t streams_detected_ = 0;
+};
+
+}  // namespace afasim::perf

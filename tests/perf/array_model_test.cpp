@@ -1,0 +1,141 @@
+// perf::ArrayModel end to end, on the calibration file's parameters and the stand-in SSDs:
+// the acceptance shapes of issue 13 that do not depend on the exact fit — mixed throughput
+// between the pure ones, latency rising with load and spread at every load, read-ahead
+// turning sequential reads into cache hits, full-stripe destage of sequential RAID 5 writes.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+
+#include "perf/array_model.h"
+#include "sim/histogram.h"
+
+using namespace afasim;
+using sim::kMillisecond;
+
+namespace {
+
+struct Load {
+  int jobs = 16;             // across 4 volumes, job j on volume j % 4 (config/workloads layout)
+  int iodepth = 16;
+  double read_fraction = 1.0;
+  std::int64_t block_bytes = 4096;
+  bool sequential = false;   // each job streams its own 1 GiB region
+  std::int64_t write_cache_bytes = 16 << 20;  // small, so that destage reaches its steady state within the warm-up
+};
+
+struct Measured {
+  double iops = 0;
+  double mb_per_s = 0;
+  double lat_mean_ms = 0;
+  double lat_stddev_ms = 0;
+  std::int64_t cache_hits = 0, full_stripes = 0, partial = 0;
+};
+
+constexpr std::int64_t kVolumeBytes = 128LL << 30;
+
+// A closed loop of `load` against a fresh model: `warm` of virtual time, then `measure`.
+Measured run(perf::RowLayout layout, const Load& load, std::uint64_t seed = 1, sim::Time warm = 30 * kMillisecond,
+             sim::Time measure = 60 * kMillisecond) {
+  auto cal = perf::load_calibration("ise-860-g3");
+  REQUIRE(cal.is_ok());
+  sim::Simulator s(seed);
+  perf::ArrayModelOptions o;
+  o.params = cal->model;
+  o.layout = layout;
+  o.write_cache_bytes = load.write_cache_bytes;
+  perf::ArrayModel model(s, o);
+  sim::Rng rng = s.rng("test.load");
+  sim::Histogram lat;
+  std::int64_t ios = 0, bytes = 0;
+  std::vector<std::int64_t> next_offset(static_cast<std::size_t>(load.jobs));
+  for (int j = 0; j < load.jobs; ++j) next_offset[static_cast<std::size_t>(j)] = (j / 4) * (1LL << 30);
+  std::function<void(int)> issue = [&](int j) {
+    const bool is_read = rng.uniform01() < load.read_fraction;
+    std::int64_t offset;
+    if (load.sequential) {
+      offset = next_offset[static_cast<std::size_t>(j)];
+      next_offset[static_cast<std::size_t>(j)] += load.block_bytes;
+    } else {
+      offset = static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(kVolumeBytes / load.block_bytes))) *
+               load.block_bytes;
+    }
+    model.submit(static_cast<std::uint64_t>(j % 4), !is_read, offset, load.block_bytes,
+                 [&, j](const perf::IoRecord& r) {
+                   if (s.now() >= warm) {
+                     ++ios;
+                     bytes += r.bytes;
+                     lat.record(r.latency_ns);
+                   }
+                   if (s.now() < warm + measure) issue(j);
+                 });
+  };
+  for (int j = 0; j < load.jobs; ++j)
+    for (int q = 0; q < load.iodepth; ++q) issue(j);
+  s.run_until(warm + measure);
+  Measured m;
+  m.iops = static_cast<double>(ios) / sim::to_seconds(measure);
+  m.mb_per_s = static_cast<double>(bytes) / sim::to_seconds(measure) / 1e6;
+  m.lat_mean_ms = lat.mean() / 1e6;
+  m.lat_stddev_ms = lat.stddev() / 1e6;
+  m.cache_hits = model.cache_hits();
+  m.full_stripes = model.full_stripe_destages();
+  m.partial = model.partial_destages();
+  return m;
+}
+
+void check_mix_between(perf::RowLayout layout) {
+  Load read_only{16, 16, 1.0, 8192};
+  Load write_only{16, 16, 0.0, 8192};
+  Load mix{16, 16, 0.7, 8192};
+  const auto r = run(layout, read_only), w = run(layout, write_only), m = run(layout, mix);
+  INFO("8K read " << r.iops << ", write " << w.iops << ", 70/30 " << m.iops << " IOPS");
+  CHECK(m.iops > std::min(r.iops, w.iops));
+  CHECK(m.iops < std::max(r.iops, w.iops));
+}
+
+}  // namespace
+
+TEST_CASE("8K 70/30 throughput lies between 8K pure read and pure write: RAID 10") {
+  check_mix_between(perf::RowLayout::kRaid10);
+}
+
+TEST_CASE("8K 70/30 throughput lies between 8K pure read and pure write: RAID 5") {
+  check_mix_between(perf::RowLayout::kRaid5);
+}
+
+TEST_CASE("4K random read 2T2Q..16T16Q: latency rises with load and spreads at every point") {
+  double previous_ms = 0;
+  for (int n : {2, 4, 8, 16}) {
+    const auto m = run(perf::RowLayout::kRaid10, Load{n, n, 1.0, 4096});
+    INFO(n << "T" << n << "Q: " << m.iops << " IOPS, mean " << m.lat_mean_ms << " ms, stddev " << m.lat_stddev_ms);
+    CHECK(m.lat_mean_ms > previous_ms * 1.02);  // rises, not flat until a knee
+    CHECK(m.lat_stddev_ms > 0.005);             // queueing and service variation: a real spread
+    previous_ms = m.lat_mean_ms;
+  }
+}
+
+TEST_CASE("sequential 8K reads: read-ahead serves them from cache, well above random 8K reads") {
+  const auto seq = run(perf::RowLayout::kRaid10, Load{16, 16, 1.0, 8192, true});
+  const auto rnd = run(perf::RowLayout::kRaid10, Load{16, 16, 1.0, 8192, false});
+  INFO("sequential " << seq.iops << " IOPS (" << seq.cache_hits << " hits), random " << rnd.iops);
+  CHECK(seq.cache_hits > seq.iops * 0.06 * 0.9);  // nearly every measured read hits (0.06 s window)
+  CHECK(seq.iops > 1.2 * rnd.iops);
+}
+
+TEST_CASE("sequential 128K RAID 5 writes destage as full stripes; random 4K writes by read-modify-write") {
+  const auto seq = run(perf::RowLayout::kRaid5, Load{16, 16, 0.0, 128 << 10, true, 256 << 20});
+  CHECK(seq.full_stripes > 0);
+  CHECK(seq.partial <= seq.full_stripes / 50);  // only the rows in flight when the run ends
+  const auto rnd = run(perf::RowLayout::kRaid5, Load{16, 16, 0.0, 4096});
+  CHECK(rnd.partial > 0);
+  CHECK(rnd.full_stripes == 0);
+}
+
+TEST_CASE("the model is a function of its seed") {
+  const auto a = run(perf::RowLayout::kRaid10, Load{4, 4, 0.7, 8192}, 42, 5 * kMillisecond, 10 * kMillisecond);
+  const auto b = run(perf::RowLayout::kRaid10, Load{4, 4, 0.7, 8192}, 42, 5 * kMillisecond, 10 * kMillisecond);
+  CHECK(a.iops == b.iops);
+  CHECK(a.lat_mean_ms == b.lat_mean_ms);
+}
