@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "afasim 0.1.0");
   std::map<std::string, afasim::app::Runner> runners;
   runners["capacity"] = afasim::app::add_capacity_command(app);
+  runners["calibrate"] = afasim::app::add_calibrate_command(app);
   runners["fio"] = afasim::app::add_fio_command(app);
   runners["run"] = afasim::app::add_run_command(app);
   runners["serve"] = afasim::app::add_serve_command(app);

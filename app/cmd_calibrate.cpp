@@ -1,0 +1,87 @@
+// `afasim calibrate --system ise-860-g3`: runs the system's training figures (its
+// config/calibration/<system>.json) with the shipped fio job files and prints, per figure,
+// the model's value, the published one and the error, then the fitted parameters with the
+// figures each was fitted to (docs/performance-model.md "Calibration").
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "app/commands.h"
+#include "config/preset.h"
+#include "perf/calibration.h"
+#include "workload/calibration.h"
+
+namespace afasim::app {
+namespace {
+
+struct CalibrateOptions {
+  std::string system = config::Catalog::kDefaultSystem;
+  std::uint64_t seed = 1;
+  double runtime_s = 0;
+  double ramp_s = 2;
+  std::string only;
+  std::string config_dir;
+  bool check = false;
+  bool quiet = false;
+};
+
+int fail(const std::string& message, int code) {
+  std::fprintf(stderr, "afasim calibrate: %s\n", message.c_str());
+  return code;
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  auto calibration = perf::load_calibration(o.system, o.config_dir);
+  if (!calibration.is_ok()) return fail(calibration.status().message(), 2);
+  auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
+  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  auto preset = catalog->system(o.system);
+  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+  workload::CalibrationRunOptions run;
+  run.seed = o.seed;
+  run.only = o.only;
+  if (o.runtime_s > 0) {
+    run.runtime_ns = static_cast<sim::Time>(o.runtime_s * 1e9);
+    run.ramp_ns = static_cast<sim::Time>(o.ramp_s * 1e9);
+  }
+  if (!o.quiet) run.progress = progress_printer("afasim calibrate: ");
+  auto results = workload::run_calibration(*catalog, *preset, *calibration, run);
+  if (!results.is_ok()) return fail(results.status().message(), 1);
+  char runtime[32];
+  std::snprintf(runtime, sizeof runtime, "%g s after a %g s ramp", o.runtime_s, o.ramp_s);
+  const std::string runs = o.runtime_s > 0 ? std::string("measured ") + runtime : "the job files' run times";
+  // Until issue 13's phase B wires perf/ into the controller pair, the fio runs use the
+  // controller's own timing; say so rather than pass those numbers off as the new model's.
+  const std::string engine = "seed " + std::to_string(o.seed) + ", " + runs +
+                             "; engine: the controller data path's timing (controller/cost_model.h), "
+                             "perf/ not yet wired in";
+  const std::string table = workload::format_calibration(*calibration, *results, engine);
+  std::fwrite(table.data(), 1, table.size(), stdout);
+  if (o.check)
+    for (const auto& r : *results)
+      if (!r.within) return 1;
+  return 0;
+}
+
+}  // namespace
+
+Runner add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Run the system's training figures and print model / published / error and the fitted parameters");
+  cmd->add_option("--system", o->system, "System preset with a config/calibration/<system>.json")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Root seed (same seed, same table)")->check(seed_check())->capture_default_str();
+  cmd->add_option("--runtime", o->runtime_s, "Seconds each measured job runs (0: the job files' 60 s)")
+      ->check(finite_range_check(0, 3600))
+      ->capture_default_str();
+  cmd->add_option("--ramp", o->ramp_s, "Seconds of ramp before each measured job, with --runtime")
+      ->check(finite_range_check(0, 3600))
+      ->capture_default_str();
+  cmd->add_option("--only", o->only, "Only figures whose id contains this text (e.g. 128k)");
+  cmd->add_option("--config-dir", o->config_dir, "Read presets and calibration from this folder");
+  cmd->add_flag("--check", o->check, "Exit 1 if any figure is outside its tolerance");
+  cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  return [o] { return run_calibrate(*o); };
+}
+
+}  // namespace afasim::app
