@@ -24,7 +24,7 @@
 namespace afasim::perf {
 
 struct Step {
-  Resource* resource = nullptr;  // REQUIRES: not null
+  Server* resource = nullptr;    // REQUIRES: not null
   std::int64_t bytes = 0;        // bytes this step moves through the resource
   sim::Time extra_service_ns = 0;  // server time priced elsewhere (CPU costs: perf::CpuCosts)
 };

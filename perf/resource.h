@@ -42,7 +42,19 @@ struct ResourceStats {
   sim::Time wait_ns_max = 0;
 };
 
-class Resource {
+// Anything a perf::Flow step can be admitted to: a Resource here, or an adapter the controller
+// builds around a device with its own timing (the SSD model of datapac/, whose schedule()
+// returns a completion time for work arriving at a time). admit() is called at the work's
+// arrival time, in arrival order.
+class Server {
+ public:
+  virtual ~Server() = default;
+  // Work of `bytes` plus `extra_service_ns` of server time arriving at `arrival`; returns
+  // when it is done. REQUIRES: arrival >= every earlier arrival.
+  virtual sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns) = 0;
+};
+
+class Resource final : public Server {
  public:
   // REQUIRES: options.validate() is ok (the loader checks it; a bad value here is a bug).
   explicit Resource(ResourceOptions options);
@@ -58,7 +70,7 @@ class Resource {
   // Work of `bytes` (plus `extra_service_ns` of server time, e.g. a CPU cost priced
   // elsewhere) arriving at `arrival`; returns when it leaves the resource (service done
   // plus the latency). REQUIRES: arrival >= every earlier arrival (time order).
-  sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns = 0);
+  sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns = 0) override;
 
   // When work arriving at `t` would start service (for choosing among parallel resources,
   // such as the host ports of a controller, at the arrival's own time).
