@@ -125,7 +125,8 @@ class ArrayModel {
   void start_write(PendingWrite w);
   void admit_waiting_writes(int c);
   void destage_row(int c, std::uint64_t volume, std::int64_t row, int dirty_strips, std::int64_t dirty_bytes);
-  void destage_writes(int c, std::uint64_t volume, std::int64_t row, const RowDestage& d, Flow::Done done);
+  void member_ops(int c, std::uint64_t volume, std::int64_t row, int count, std::int64_t bytes_each, bool is_write,
+                  Flow::Done done);
 
   sim::Simulator& sim_;
   ArrayModelOptions options_;

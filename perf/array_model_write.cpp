@@ -26,12 +26,14 @@ void ArrayModel::start_write(PendingWrite w) {
   cr.cache.write(w.volume, w.offset, w.length);
   const sim::Time now = sim_.now();
   const CpuCosts& costs = options_.params.cpu;
-  // FC in, DMA into DRAM, the core's command and mirroring work, the copy over the link into
-  // the peer's DRAM; the acknowledgement goes back over a host port.
-  const std::array<Step, 6> steps{
+  // FC in, DMA into DRAM, the core's command and mirroring work, DMA out of DRAM over the link
+  // into the peer's DRAM; the acknowledgement goes back over a host port.
+  const std::array<Step, 7> steps{
       Step{&cr.port_in(now), w.length, 0}, Step{&cr.memory, w.length, 0},
-      Step{&cr.host_core(rng_, options_.params.cpu_rebalance_fraction, now), 0, cpu(costs.ns(CpuOp::kHostWrite, 1, w.length) + costs.ns(CpuOp::kMirror, 1, w.length))},
-      Step{&cr.mirror_out, w.length, 0}, Step{&peer.memory, w.length, 0}, Step{&cr.port_out(now), 0, 0}};
+      Step{&cr.host_core(rng_, options_.params.cpu_rebalance_fraction, now), 0,
+           cpu(costs.ns(CpuOp::kHostWrite, 1, w.length) + costs.ns(CpuOp::kMirror, 1, w.length))},
+      Step{&cr.memory, w.length, 0}, Step{&cr.mirror_out, w.length, 0}, Step{&peer.memory, w.length, 0},
+      Step{&cr.port_out(now), 0, 0}};
   flow_.start(steps, [this, c, w = std::move(w)](sim::Time t) mutable {
     std::int64_t added = 0;
     const auto full = coalescers_[static_cast<std::size_t>(c)].write(w.volume, w.offset, w.length, &added);
@@ -66,39 +68,57 @@ void ArrayModel::destage_row(int c, std::uint64_t volume, std::int64_t row, int 
   d.full_stripe ? ++full_stripe_destages_ : ++partial_destages_;
   in_destage_[static_cast<std::size_t>(c)] += dirty_bytes;
   const CpuCosts& costs = options_.params.cpu;
-  sim::Time core_ns = costs.ns(CpuOp::kBackendWrite, d.strip_writes, 0);
+  sim::Time core_ns = costs.ns(CpuOp::kBackendWrite, d.strip_writes, 0) + costs.ns(CpuOp::kBackendRead, d.strip_reads, 0);
   if (geometry_.layout == RowLayout::kRaid5) core_ns += costs.ns(CpuOp::kParity, 1, d.xor_bytes);
   auto finish = [this, c, dirty_bytes](sim::Time) {
     dirty_bytes_[static_cast<std::size_t>(c)] -= dirty_bytes;
     in_destage_[static_cast<std::size_t>(c)] -= dirty_bytes;
     admit_waiting_writes(c);
   };
-  const std::array<Step, 1> work{Step{&controller(c).drive_core(drive_of(volume, row, 0)), 0, cpu(core_ns)}};
-  flow_.start(work, [this, c, volume, row, d, finish = std::move(finish)](sim::Time) mutable {
-    if (d.strip_reads == 0) {
-      destage_writes(c, volume, row, d, std::move(finish));
-      return;
-    }
-    // Old data and parity (RMW) or the clean strips (reconstruct) first, then the writes.
-    const std::int64_t row_offset = row * geometry_.strip_bytes * geometry_.data_strips;
-    backend_reads(c, volume, row_offset, d.read_bytes, [this, c, volume, row, d, f = std::move(finish)](sim::Time) mutable {
-      destage_writes(c, volume, row, d, std::move(f));
-    });
+  // The core's work; for RAID 5 the XOR engine then reads the sources from DRAM and writes the
+  // parity into it (memory traffic: xor_bytes + one strip's worth of parity per row).
+  const std::int64_t parity_bytes = d.strip_writes > 0 ? d.write_bytes / d.strip_writes : 0;
+  const std::int64_t xor_memory = geometry_.layout == RowLayout::kRaid5 ? d.xor_bytes + parity_bytes : 0;
+  ControllerResources& cr = controller(c);
+  const std::array<Step, 1> core{Step{&cr.drive_core(drive_of(volume, row, 0)), 0, cpu(core_ns)}};
+  const std::array<Step, 2> core_xor{core[0], Step{&cr.memory, xor_memory, 0}};
+  auto writes = [this, c, volume, row, d, finish = std::move(finish)](sim::Time) mutable {
+    member_ops(c, volume, row, d.strip_writes, d.write_bytes / d.strip_writes, true, std::move(finish));
+  };
+  if (d.strip_reads == 0) {
+    xor_memory > 0 ? flow_.start(core_xor, std::move(writes)) : flow_.start(core, std::move(writes));
+    return;
+  }
+  // Old data and parity (RMW) or the clean strips (reconstruct) first, then the XOR, the writes.
+  flow_.start(core, [this, c, volume, row, d, xor_memory, w = std::move(writes)](sim::Time) mutable {
+    member_ops(c, volume, row, d.strip_reads, d.read_bytes / d.strip_reads, false,
+               [this, c, xor_memory, w = std::move(w)](sim::Time) mutable {
+                 const std::array<Step, 1> x{Step{&controller(c).memory, xor_memory, 0}};
+                 flow_.start(x, std::move(w));
+               });
   });
 }
 
-// The row's member writes in parallel: DMA out of DRAM, the SAS path, the SSD.
-void ArrayModel::destage_writes(int c, std::uint64_t volume, std::int64_t row, const RowDestage& d, Flow::Done done) {
+// `count` member operations of a row in parallel, `bytes_each`: a write is DMA out of DRAM,
+// the SAS path, the SSD; a read the SSD, the SAS path back, DMA into DRAM.
+void ArrayModel::member_ops(int c, std::uint64_t volume, std::int64_t row, int count, std::int64_t bytes_each,
+                            bool is_write, Flow::Done done) {
   ControllerResources& cr = controller(c);
-  const std::uint32_t join = flow_.join(d.strip_writes, std::move(done));
-  const std::int64_t bytes_each = std::max<std::int64_t>(1, d.write_bytes / d.strip_writes);
-  for (int m = 0; m < d.strip_writes; ++m) {
+  const std::uint32_t join = flow_.join(count, std::move(done));
+  bytes_each = std::max<std::int64_t>(1, bytes_each);
+  for (int m = 0; m < count; ++m) {
     const int member = geometry_.layout == RowLayout::kRaid10 ? m % 2 : m;
     const int drive = drive_of(volume, row, member);
-    const std::array<Step, 3> steps{Step{&cr.memory, bytes_each, 0},
-                                    Step{&cr.backend_to[static_cast<std::size_t>(datapac_of(drive))], bytes_each, 0},
-                                    Step{&ssd_writes_[static_cast<std::size_t>(drive)], bytes_each, 0}};
-    flow_.start(steps, flow_.branch_done(join));
+    const auto dp = static_cast<std::size_t>(datapac_of(drive));
+    if (is_write) {
+      const std::array<Step, 3> steps{Step{&cr.memory, bytes_each, 0}, Step{&cr.backend_to[dp], bytes_each, 0},
+                                      Step{&ssd_writes_[static_cast<std::size_t>(drive)], bytes_each, 0}};
+      flow_.start(steps, flow_.branch_done(join));
+    } else {
+      const std::array<Step, 3> steps{Step{&ssd_read(drive), bytes_each, 0}, Step{&cr.backend_from[dp], bytes_each, 0},
+                                      Step{&cr.memory, bytes_each, 0}};
+      flow_.start(steps, flow_.branch_done(join));
+    }
   }
 }
 

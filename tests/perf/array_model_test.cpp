@@ -23,6 +23,7 @@ struct Load {
   std::int64_t block_bytes = 4096;
   bool sequential = false;   // each job streams its own 1 GiB region
   std::int64_t write_cache_bytes = 16 << 20;  // small, so that destage reaches its steady state within the warm-up
+  int volumes = 4;           // 1: every job on one LUN, owned by one controller (ALUA)
 };
 
 struct Measured {
@@ -50,7 +51,7 @@ Measured run(perf::RowLayout layout, const Load& load, std::uint64_t seed = 1, s
   sim::Histogram lat;
   std::int64_t ios = 0, bytes = 0;
   std::vector<std::int64_t> next_offset(static_cast<std::size_t>(load.jobs));
-  for (int j = 0; j < load.jobs; ++j) next_offset[static_cast<std::size_t>(j)] = (j / 4) * (1LL << 30);
+  for (int j = 0; j < load.jobs; ++j) next_offset[static_cast<std::size_t>(j)] = (j / load.volumes) * (1LL << 30);
   std::function<void(int)> issue = [&](int j) {
     const bool is_read = rng.uniform01() < load.read_fraction;
     std::int64_t offset;
@@ -61,7 +62,7 @@ Measured run(perf::RowLayout layout, const Load& load, std::uint64_t seed = 1, s
       offset = static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(kVolumeBytes / load.block_bytes))) *
                load.block_bytes;
     }
-    model.submit(static_cast<std::uint64_t>(j % 4), !is_read, offset, load.block_bytes,
+    model.submit(static_cast<std::uint64_t>(j % load.volumes), !is_read, offset, load.block_bytes,
                  [&, j](const perf::IoRecord& r) {
                    if (s.now() >= warm) {
                      ++ios;
@@ -138,4 +139,40 @@ TEST_CASE("the model is a function of its seed") {
   const auto b = run(perf::RowLayout::kRaid10, Load{4, 4, 0.7, 8192}, 42, 5 * kMillisecond, 10 * kMillisecond);
   CHECK(a.iops == b.iops);
   CHECK(a.lat_mean_ms == b.lat_mean_ms);
+}
+
+TEST_CASE("one LUN is served by its owning controller only (ALUA): half the array's 4K random reads") {
+  // docs/performance-model.md "One volume": the host sends a LUN's I/O to the controller that
+  // owns it (ALUA active/optimised); the peer's cores, memory and ports stay idle.
+  Load four{16, 16, 1.0, 4096};
+  Load one = four;
+  one.volumes = 1;
+  const auto a = run(perf::RowLayout::kRaid10, four), b = run(perf::RowLayout::kRaid10, one);
+  INFO("4K random read 16T16Q: four LUNs " << a.iops << " IOPS " << a.lat_mean_ms << " ms; one LUN " << b.iops
+                                              << " IOPS " << b.lat_mean_ms << " ms");
+  CHECK(b.iops == doctest::Approx(a.iops / 2).epsilon(0.05));
+  CHECK(b.lat_mean_ms == doctest::Approx(a.lat_mean_ms * 2).epsilon(0.05));  // Little: 256 outstanding, half the rate
+}
+
+// Not a check: prints the model's figures for docs/performance-model.md's tables.
+// Run: test_perf -tc="figures*" --no-skip
+TEST_CASE("figures of the stand-in model for the documentation" * doctest::skip()) {
+  using L = perf::RowLayout;
+  for (auto lay : {L::kRaid5, L::kRaid10}) {
+    const std::string n = lay == L::kRaid5 ? "RAID5" : "RAID10";
+    auto p = [&](const std::string& what, Load l) {
+      const auto m = run(lay, l, 1, 50 * kMillisecond, 100 * kMillisecond);
+      MESSAGE(n << " " << what << ": " << m.iops << " IOPS, " << m.mb_per_s << " MB/s, mean " << m.lat_mean_ms
+                << " ms, stddev " << m.lat_stddev_ms << " ms, cache hits " << m.cache_hits);
+    };
+    p("4K random read", Load{16, 16, 1.0, 4096});
+    p("4K random write", Load{16, 16, 0.0, 4096});
+    p("8K random read", Load{16, 16, 1.0, 8192});
+    p("8K random write", Load{16, 16, 0.0, 8192});
+    p("8K 70/30", Load{16, 16, 0.7, 8192});
+    p("8K sequential read", Load{16, 16, 1.0, 8192, true});
+    p("8K sequential write", Load{16, 16, 0.0, 8192, true, 256 << 20});
+    p("128K sequential read", Load{16, 16, 1.0, 128 << 10, true});
+    p("128K sequential write", Load{16, 16, 0.0, 128 << 10, true, 256 << 20});
+  }
 }

@@ -21,6 +21,12 @@ std::string edited(const std::function<void(nlohmann::json&)>& edit) {
   return j.dump();
 }
 
+int perf_fitted(const nlohmann::json& j) {
+  int n = 0;
+  for (const auto& p : j["parameters"]) n += p.contains("fitted_to");
+  return n;
+}
+
 std::string error_of(const std::string& text) {
   auto c = perf::parse_calibration("calibration/x.json", text, kSources);
   return c.is_ok() ? "" : c.status().message();
@@ -60,8 +66,13 @@ TEST_CASE("calibration: every fitted parameter names training figures that exist
 
 TEST_CASE("calibration: a seventh fitted parameter is refused") {
   const auto msg = error_of(edited([](auto& j) {
-    j["parameters"]["host_port_latency_ns"].erase("assumption");
-    j["parameters"]["host_port_latency_ns"]["fitted_to"] = {"4k-randread-raid5-lat"};
+    // Fit assumed parameters until there are 7 fitted ones.
+    for (auto it = j["parameters"].begin(); it != j["parameters"].end() && perf_fitted(j) < 7; ++it)
+      if (it.value().contains("assumption")) {
+        it.value().erase("assumption");
+        it.value()["fitted_to"] = {"4k-randread-raid5-lat"};
+      }
+    REQUIRE(perf_fitted(j) == 7);
   }));
   CHECK(msg.find("at most 6") != std::string::npos);
 }
