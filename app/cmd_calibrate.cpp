@@ -20,6 +20,7 @@ struct CalibrateOptions {
   double runtime_s = 0;
   double ramp_s = 2;
   std::string only;
+  std::string engine = "array";
   std::string config_dir;
   bool check = false;
   bool quiet = false;
@@ -40,6 +41,7 @@ int run_calibrate(const CalibrateOptions& o) {
   workload::CalibrationRunOptions run;
   run.seed = o.seed;
   run.only = o.only;
+  run.engine = o.engine == "model" ? workload::CalibrationEngine::kModel : workload::CalibrationEngine::kArray;
   if (o.runtime_s > 0) {
     run.runtime_ns = static_cast<sim::Time>(o.runtime_s * 1e9);
     run.ramp_ns = static_cast<sim::Time>(o.ramp_s * 1e9);
@@ -50,11 +52,15 @@ int run_calibrate(const CalibrateOptions& o) {
   char runtime[32];
   std::snprintf(runtime, sizeof runtime, "%g s after a %g s ramp", o.runtime_s, o.ramp_s);
   const std::string runs = o.runtime_s > 0 ? std::string("measured ") + runtime : "the job files' run times";
-  // Until issue 13's phase B wires perf/ into the controller pair, the fio runs use the
-  // controller's own timing; say so rather than pass those numbers off as the new model's.
-  const std::string engine = "seed " + std::to_string(o.seed) + ", " + runs +
-                             "; engine: the controller data path's timing (controller/cost_model.h), "
-                             "perf/ not yet wired in";
+  // Until issue 13's phase B wires perf/ into the controller pair, the array engine's fio runs
+  // use the controller's own timing; say so rather than pass those numbers off as the model's.
+  const std::string engine =
+      "seed " + std::to_string(o.seed) + ", " +
+      (run.engine == workload::CalibrationEngine::kModel
+           ? std::string("engine: perf::ArrayModel, closed loop of each job file's measured group, stand-in SSDs, "
+                         "256 MiB write cache; ") +
+                 (o.runtime_s > 0 ? runs : "measured 1 s after a 1.5 s warm-up")
+           : runs + "; engine: the controller data path's timing (controller/cost_model.h), perf/ not yet wired in");
   const std::string table = workload::format_calibration(*calibration, *results, engine);
   std::fwrite(table.data(), 1, table.size(), stdout);
   if (o.check)
@@ -78,6 +84,10 @@ Runner add_calibrate_command(CLI::App& app) {
       ->check(finite_range_check(0, 3600))
       ->capture_default_str();
   cmd->add_option("--only", o->only, "Only figures whose id contains this text (e.g. 128k)");
+  cmd->add_option("--engine", o->engine,
+                  "array: fio job files on the simulated array; model: perf::ArrayModel alone (closed loop)")
+      ->check(CLI::IsMember({"array", "model"}))
+      ->capture_default_str();
   cmd->add_option("--config-dir", o->config_dir, "Read presets and calibration from this folder");
   cmd->add_flag("--check", o->check, "Exit 1 if any figure is outside its tolerance");
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");

@@ -45,7 +45,7 @@ struct ArrayModelOptions {
   int drives_per_datapac = 20;
   int raid5_data_strips = 4;                      // RAID 5 4+1 (docs/raid.md)
   std::int64_t strip_bytes = 64 << 10;            // assumption, as raid/'s default layout
-  std::int64_t write_cache_bytes = 1LL << 30;     // dirty data per controller (assumption)
+  std::int64_t write_cache_bytes = 4LL << 30;     // dirty data per controller (docs/write-cache.md)
   double destage_high_watermark = 0.5;            // destage partial rows above this fill
   SsdStandIn ssd;
 };

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "controller/array.h"
+#include "perf/closed_loop.h"
 #include "workload/fio_job.h"
 #include "workload/fio_report.h"
 #include "workload/fio_runner.h"
@@ -12,6 +14,12 @@
 namespace afasim::workload {
 
 namespace {
+
+// The model engine's run: a 256 MiB write cache per controller (instead of 4 GiB) reaches
+// destage's steady state within the warm-up; the steady-state rates do not depend on its size.
+constexpr std::int64_t kModelWriteCacheBytes = 256LL << 20;
+constexpr sim::Time kModelWarmNs = 1500 * sim::kMillisecond;
+constexpr sim::Time kModelMeasureNs = 1000 * sim::kMillisecond;
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -76,6 +84,63 @@ sim::Result<std::vector<ReportEntry>> run_once(const config::Catalog& catalog, c
   return aggregate_entries(*report);
 }
 
+// The measured group of `file` as a closed load: its jobs (numjobs summed), queue depth, read
+// share, block size, sequential or random, and LUNs. `section` as in entry_for().
+sim::Result<perf::ClosedLoad> closed_load_of(const FioJobFile& file, const std::string& section, const std::string& name) {
+  int group = -1;
+  for (const auto& j : file.jobs)
+    if (section.empty() ? true : j.name.rfind(section + "-", 0) == 0) {
+      group = j.group_id;
+      if (!section.empty()) break;
+    }
+  if (group < 0) return sim::not_found(name + ": no group \"" + section + "-...\"");
+  perf::ClosedLoad l;
+  l.jobs = 0;
+  std::set<std::string> volumes;
+  for (const auto& j : file.jobs) {
+    if (j.group_id != group) continue;
+    l.jobs += j.numjobs;
+    l.iodepth = j.iodepth;
+    const bool reads = j.rw == RwPattern::kRead || j.rw == RwPattern::kRandRead;
+    const bool writes = j.rw == RwPattern::kWrite || j.rw == RwPattern::kRandWrite;
+    l.read_fraction = reads ? 1.0 : writes ? 0.0 : j.rwmix_read_percent / 100.0;
+    l.sequential = j.rw == RwPattern::kRead || j.rw == RwPattern::kWrite || j.rw == RwPattern::kReadWrite;
+    l.block_bytes = j.bs[reads || !writes ? 0 : 1].min_bytes;
+    for (const auto& f : j.filenames) volumes.insert(f);
+  }
+  l.volumes = std::max<int>(1, static_cast<int>(volumes.size()));
+  return l;
+}
+
+double metric_of(const perf::ClosedLoopResult& r, perf::FigureMetric m) {
+  switch (m) {
+    case perf::FigureMetric::kIops: return r.iops;
+    case perf::FigureMetric::kMbPerSecond: return r.mb_per_s;
+    case perf::FigureMetric::kLatencyMeanMs: return r.lat_mean_ms;
+    case perf::FigureMetric::kLatencyStddevMs: return r.lat_stddev_ms;
+  }
+  return 0;
+}
+
+// The figure on perf::ArrayModel alone: the job file's measured group as a closed load.
+sim::Result<double> run_model(const perf::Calibration& calibration, const perf::TrainingFigure& f,
+                              const CalibrationRunOptions& options) {
+  const auto& files = config::embedded_files();
+  auto it = files.find("workloads/" + f.workload);
+  if (it == files.end()) return sim::not_found("training figure names job file " + f.workload + ", not in config/workloads");
+  auto parsed = parse_fio_job_file(it->second, f.workload);
+  if (!parsed.is_ok()) return parsed.status();
+  auto load = closed_load_of(*parsed, f.section, f.workload);
+  if (!load.is_ok()) return load.status();
+  perf::ArrayModelOptions o;
+  o.params = calibration.model;
+  o.layout = f.raid == "RAID5" ? perf::RowLayout::kRaid5 : perf::RowLayout::kRaid10;
+  o.write_cache_bytes = kModelWriteCacheBytes;
+  const auto r = perf::run_closed_loop(o, *load, options.seed, options.runtime_ns > 0 ? options.ramp_ns : kModelWarmNs,
+                                       options.runtime_ns > 0 ? options.runtime_ns : kModelMeasureNs);
+  return metric_of(r, f.metric);
+}
+
 }  // namespace
 
 double figure_tolerance(perf::FigureMetric metric) {
@@ -96,6 +161,18 @@ sim::Result<std::vector<FigureResult>> run_calibration(const config::Catalog& ca
   std::vector<FigureResult> out;
   for (const auto& f : calibration.figures) {
     if (!options.only.empty() && f.id.find(options.only) == std::string::npos) continue;
+    FigureResult r;
+    r.figure = f;
+    if (options.engine == CalibrationEngine::kModel) {
+      if (options.progress) options.progress("model: " + f.id);
+      auto v = run_model(calibration, f, options);
+      if (!v.is_ok()) return v.status();
+      r.model = *v;
+      r.error = (r.model - f.value) / f.value;
+      r.within = std::abs(r.error) <= figure_tolerance(f.metric);
+      out.push_back(r);
+      continue;
+    }
     const auto key = std::make_pair(f.workload, f.raid);
     if (!runs.count(key)) {
       if (options.progress) options.progress("running " + f.workload + " on " + f.raid);
@@ -105,8 +182,6 @@ sim::Result<std::vector<FigureResult>> run_calibration(const config::Catalog& ca
     }
     const ReportEntry* e = entry_for(runs[key], f.section);
     if (e == nullptr) return sim::not_found(f.id + ": no group \"" + f.section + "-...\" in " + f.workload);
-    FigureResult r;
-    r.figure = f;
     r.model = metric_of(*e, f.metric);
     r.error = (r.model - f.value) / f.value;
     r.within = std::abs(r.error) <= figure_tolerance(f.metric);

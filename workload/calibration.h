@@ -30,7 +30,12 @@ struct FigureResult {
   bool within = false;       // |error| <= figure_tolerance
 };
 
+// What times the runs: the controller pair running the fio job files (the product path), or
+// perf::ArrayModel alone under the job files' measured load, closed loop (perf/closed_loop.h).
+enum class CalibrationEngine { kArray, kModel };
+
 struct CalibrationRunOptions {
+  CalibrationEngine engine = CalibrationEngine::kArray;
   std::uint64_t seed = 1;
   // If > 0: every measured job runs this long after `ramp_ns` instead of the job file's
   // runtime and ramp_time (shorter runs for tests; the model's queues fill within a ramp).

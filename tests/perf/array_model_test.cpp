@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "perf/array_model.h"
+#include "perf/closed_loop.h"
 #include "sim/histogram.h"
 
 using namespace afasim;
@@ -16,74 +16,31 @@ using sim::kMillisecond;
 
 namespace {
 
-struct Load {
-  int jobs = 16;             // across 4 volumes, job j on volume j % 4 (config/workloads layout)
-  int iodepth = 16;
-  double read_fraction = 1.0;
-  std::int64_t block_bytes = 4096;
-  bool sequential = false;   // each job streams its own 1 GiB region
-  std::int64_t write_cache_bytes = 16 << 20;  // small, so that destage reaches its steady state within the warm-up
-  int volumes = 4;           // 1: every job on one LUN, owned by one controller (ALUA)
-};
+using Load = perf::ClosedLoad;
+using Measured = perf::ClosedLoopResult;
 
-struct Measured {
-  double iops = 0;
-  double mb_per_s = 0;
-  double lat_mean_ms = 0;
-  double lat_stddev_ms = 0;
-  std::int64_t cache_hits = 0, full_stripes = 0, partial = 0;
-};
+Load load(int jobs, int iodepth, double read_fraction, std::int64_t block_bytes, bool sequential = false) {
+  Load l;
+  l.jobs = jobs;
+  l.iodepth = iodepth;
+  l.read_fraction = read_fraction;
+  l.block_bytes = block_bytes;
+  l.sequential = sequential;
+  return l;
+}
 
-constexpr std::int64_t kVolumeBytes = 128LL << 30;
-
-// A closed loop of `load` against a fresh model: `warm` of virtual time, then `measure`.
-Measured run(perf::RowLayout layout, const Load& load, std::uint64_t seed = 1, sim::Time warm = 30 * kMillisecond,
-             sim::Time measure = 60 * kMillisecond) {
+// `load` against a fresh model on the calibration file's parameters: `warm` of virtual time,
+// then `measure`. `write_cache_bytes` is small by default, so that destage reaches its
+// steady state within the warm-up.
+Measured run(perf::RowLayout layout, const Load& l, std::uint64_t seed = 1, sim::Time warm = 30 * kMillisecond,
+             sim::Time measure = 60 * kMillisecond, std::int64_t write_cache_bytes = 16 << 20) {
   auto cal = perf::load_calibration("ise-860-g3");
   REQUIRE(cal.is_ok());
-  sim::Simulator s(seed);
   perf::ArrayModelOptions o;
   o.params = cal->model;
   o.layout = layout;
-  o.write_cache_bytes = load.write_cache_bytes;
-  perf::ArrayModel model(s, o);
-  sim::Rng rng = s.rng("test.load");
-  sim::Histogram lat;
-  std::int64_t ios = 0, bytes = 0;
-  std::vector<std::int64_t> next_offset(static_cast<std::size_t>(load.jobs));
-  for (int j = 0; j < load.jobs; ++j) next_offset[static_cast<std::size_t>(j)] = (j / load.volumes) * (1LL << 30);
-  std::function<void(int)> issue = [&](int j) {
-    const bool is_read = rng.uniform01() < load.read_fraction;
-    std::int64_t offset;
-    if (load.sequential) {
-      offset = next_offset[static_cast<std::size_t>(j)];
-      next_offset[static_cast<std::size_t>(j)] += load.block_bytes;
-    } else {
-      offset = static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(kVolumeBytes / load.block_bytes))) *
-               load.block_bytes;
-    }
-    model.submit(static_cast<std::uint64_t>(j % load.volumes), !is_read, offset, load.block_bytes,
-                 [&, j](const perf::IoRecord& r) {
-                   if (s.now() >= warm) {
-                     ++ios;
-                     bytes += r.bytes;
-                     lat.record(r.latency_ns);
-                   }
-                   if (s.now() < warm + measure) issue(j);
-                 });
-  };
-  for (int j = 0; j < load.jobs; ++j)
-    for (int q = 0; q < load.iodepth; ++q) issue(j);
-  s.run_until(warm + measure);
-  Measured m;
-  m.iops = static_cast<double>(ios) / sim::to_seconds(measure);
-  m.mb_per_s = static_cast<double>(bytes) / sim::to_seconds(measure) / 1e6;
-  m.lat_mean_ms = lat.mean() / 1e6;
-  m.lat_stddev_ms = lat.stddev() / 1e6;
-  m.cache_hits = model.cache_hits();
-  m.full_stripes = model.full_stripe_destages();
-  m.partial = model.partial_destages();
-  return m;
+  o.write_cache_bytes = write_cache_bytes;
+  return perf::run_closed_loop(o, l, seed, warm, measure);
 }
 
 void check_mix_between(perf::RowLayout layout) {
@@ -109,7 +66,7 @@ TEST_CASE("8K 70/30 throughput lies between 8K pure read and pure write: RAID 5"
 TEST_CASE("4K random read 2T2Q..16T16Q: latency rises with load and spreads at every point") {
   double previous_ms = 0;
   for (int n : {2, 4, 8, 16}) {
-    const auto m = run(perf::RowLayout::kRaid10, Load{n, n, 1.0, 4096});
+    const auto m = run(perf::RowLayout::kRaid10, load(n, n, 1.0, 4096));
     INFO(n << "T" << n << "Q: " << m.iops << " IOPS, mean " << m.lat_mean_ms << " ms, stddev " << m.lat_stddev_ms);
     CHECK(m.lat_mean_ms > previous_ms * 1.02);  // rises, not flat until a knee
     CHECK(m.lat_stddev_ms > 0.005);             // queueing and service variation: a real spread
@@ -118,25 +75,26 @@ TEST_CASE("4K random read 2T2Q..16T16Q: latency rises with load and spreads at e
 }
 
 TEST_CASE("sequential 8K reads: read-ahead serves them from cache, well above random 8K reads") {
-  const auto seq = run(perf::RowLayout::kRaid10, Load{16, 16, 1.0, 8192, true});
-  const auto rnd = run(perf::RowLayout::kRaid10, Load{16, 16, 1.0, 8192, false});
+  const auto seq = run(perf::RowLayout::kRaid10, load(16, 16, 1.0, 8192, true));
+  const auto rnd = run(perf::RowLayout::kRaid10, load(16, 16, 1.0, 8192, false));
   INFO("sequential " << seq.iops << " IOPS (" << seq.cache_hits << " hits), random " << rnd.iops);
   CHECK(seq.cache_hits > seq.iops * 0.06 * 0.9);  // nearly every measured read hits (0.06 s window)
   CHECK(seq.iops > 1.2 * rnd.iops);
 }
 
 TEST_CASE("sequential 128K RAID 5 writes destage as full stripes; random 4K writes by read-modify-write") {
-  const auto seq = run(perf::RowLayout::kRaid5, Load{16, 16, 0.0, 128 << 10, true, 256 << 20});
+  const auto seq =
+      run(perf::RowLayout::kRaid5, load(16, 16, 0.0, 128 << 10, true), 1, 30 * kMillisecond, 60 * kMillisecond, 256 << 20);
   CHECK(seq.full_stripes > 0);
-  CHECK(seq.partial <= seq.full_stripes / 50);  // only the rows in flight when the run ends
-  const auto rnd = run(perf::RowLayout::kRaid5, Load{16, 16, 0.0, 4096});
-  CHECK(rnd.partial > 0);
+  CHECK(seq.partial_destages <= seq.full_stripes / 50);  // only the rows in flight when the run ends
+  const auto rnd = run(perf::RowLayout::kRaid5, load(16, 16, 0.0, 4096));
+  CHECK(rnd.partial_destages > 0);
   CHECK(rnd.full_stripes == 0);
 }
 
 TEST_CASE("the model is a function of its seed") {
-  const auto a = run(perf::RowLayout::kRaid10, Load{4, 4, 0.7, 8192}, 42, 5 * kMillisecond, 10 * kMillisecond);
-  const auto b = run(perf::RowLayout::kRaid10, Load{4, 4, 0.7, 8192}, 42, 5 * kMillisecond, 10 * kMillisecond);
+  const auto a = run(perf::RowLayout::kRaid10, load(4, 4, 0.7, 8192), 42, 5 * kMillisecond, 10 * kMillisecond);
+  const auto b = run(perf::RowLayout::kRaid10, load(4, 4, 0.7, 8192), 42, 5 * kMillisecond, 10 * kMillisecond);
   CHECK(a.iops == b.iops);
   CHECK(a.lat_mean_ms == b.lat_mean_ms);
 }
@@ -160,19 +118,19 @@ TEST_CASE("figures of the stand-in model for the documentation" * doctest::skip(
   using L = perf::RowLayout;
   for (auto lay : {L::kRaid5, L::kRaid10}) {
     const std::string n = lay == L::kRaid5 ? "RAID5" : "RAID10";
-    auto p = [&](const std::string& what, Load l) {
-      const auto m = run(lay, l, 1, 50 * kMillisecond, 100 * kMillisecond);
+    auto p = [&](const std::string& what, const Load& l, std::int64_t write_cache_bytes = 16 << 20) {
+      const auto m = run(lay, l, 1, 50 * kMillisecond, 100 * kMillisecond, write_cache_bytes);
       MESSAGE(n << " " << what << ": " << m.iops << " IOPS, " << m.mb_per_s << " MB/s, mean " << m.lat_mean_ms
                 << " ms, stddev " << m.lat_stddev_ms << " ms, cache hits " << m.cache_hits);
     };
-    p("4K random read", Load{16, 16, 1.0, 4096});
-    p("4K random write", Load{16, 16, 0.0, 4096});
-    p("8K random read", Load{16, 16, 1.0, 8192});
-    p("8K random write", Load{16, 16, 0.0, 8192});
-    p("8K 70/30", Load{16, 16, 0.7, 8192});
-    p("8K sequential read", Load{16, 16, 1.0, 8192, true});
-    p("8K sequential write", Load{16, 16, 0.0, 8192, true, 256 << 20});
-    p("128K sequential read", Load{16, 16, 1.0, 128 << 10, true});
-    p("128K sequential write", Load{16, 16, 0.0, 128 << 10, true, 256 << 20});
+    p("4K random read", load(16, 16, 1.0, 4096));
+    p("4K random write", load(16, 16, 0.0, 4096));
+    p("8K random read", load(16, 16, 1.0, 8192));
+    p("8K random write", load(16, 16, 0.0, 8192));
+    p("8K 70/30", load(16, 16, 0.7, 8192));
+    p("8K sequential read", load(16, 16, 1.0, 8192, true));
+    p("8K sequential write", load(16, 16, 0.0, 8192, true), 256 << 20);
+    p("128K sequential read", load(16, 16, 1.0, 128 << 10, true));
+    p("128K sequential write", load(16, 16, 0.0, 128 << 10, true), 256 << 20);
   }
 }
