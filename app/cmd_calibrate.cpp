@@ -3,6 +3,7 @@
 // the model's value, the published one and the error, then the fitted parameters with the
 // figures each was fitted to (docs/performance-model.md "Calibration").
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,9 @@ struct CalibrateOptions {
   std::string engine = "array";
   std::string config_dir;
   bool check = false;
+  std::string sweep;
+  std::string raid = "RAID10";
+  std::string svg;
   bool quiet = false;
 };
 
@@ -47,6 +51,20 @@ int run_calibrate(const CalibrateOptions& o) {
     run.ramp_ns = static_cast<sim::Time>(o.ramp_s * 1e9);
   }
   if (!o.quiet) run.progress = progress_printer("afasim calibrate: ");
+  if (!o.sweep.empty()) {
+    if (run.engine != workload::CalibrationEngine::kModel)
+      return fail("--sweep runs on --engine model; for the array run `afasim fio` on the job file", 2);
+    auto points = workload::run_model_sweep(*calibration, o.sweep, o.raid, run);
+    if (!points.is_ok()) return fail(points.status().message(), 2);
+    const std::string table = workload::format_sweep_table(*points);
+    std::fwrite(table.data(), 1, table.size(), stdout);
+    if (!o.svg.empty()) {
+      std::ofstream f(o.svg, std::ios::binary);
+      if (!(f << workload::format_sweep_svg(*points, o.system + " " + o.raid + " " + o.sweep + " (perf::ArrayModel)")))
+        return fail("--svg: cannot write " + o.svg, 1);
+    }
+    return 0;
+  }
   auto results = workload::run_calibration(*catalog, *preset, *calibration, run);
   if (!results.is_ok()) return fail(results.status().message(), 1);
   char runtime[32];
@@ -89,6 +107,13 @@ Runner add_calibrate_command(CLI::App& app) {
       ->check(CLI::IsMember({"array", "model"}))
       ->capture_default_str();
   cmd->add_option("--config-dir", o->config_dir, "Read presets and calibration from this folder");
+  cmd->add_option("--sweep", o->sweep,
+                  "With --engine model: run every measured group of this config/workloads job file "
+                  "(e.g. ise860-8k-7030-sweep.fio) and print a table per point");
+  cmd->add_option("--raid-type", o->raid, "RAID type for --sweep")
+      ->check(CLI::IsMember({"RAID10", "RAID5"}))
+      ->capture_default_str();
+  cmd->add_option("--svg", o->svg, "With --sweep: also write an SVG chart of IOPS and latency to this file");
   cmd->add_flag("--check", o->check, "Exit 1 if any figure is outside its tolerance");
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
   return [o] { return run_calibrate(*o); };

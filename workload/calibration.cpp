@@ -86,6 +86,8 @@ sim::Result<std::vector<ReportEntry>> run_once(const config::Catalog& catalog, c
 
 // The measured group of `file` as a closed load: its jobs (numjobs summed), queue depth, read
 // share, block size, sequential or random, and LUNs. `section` as in entry_for().
+perf::ClosedLoad closed_load_of_group(const FioJobFile& file, int group);
+
 sim::Result<perf::ClosedLoad> closed_load_of(const FioJobFile& file, const std::string& section, const std::string& name) {
   int group = -1;
   for (const auto& j : file.jobs)
@@ -94,6 +96,10 @@ sim::Result<perf::ClosedLoad> closed_load_of(const FioJobFile& file, const std::
       if (!section.empty()) break;
     }
   if (group < 0) return sim::not_found(name + ": no group \"" + section + "-...\"");
+  return closed_load_of_group(file, group);
+}
+
+perf::ClosedLoad closed_load_of_group(const FioJobFile& file, int group) {
   perf::ClosedLoad l;
   l.jobs = 0;
   std::set<std::string> volumes;
@@ -112,6 +118,21 @@ sim::Result<perf::ClosedLoad> closed_load_of(const FioJobFile& file, const std::
   return l;
 }
 
+perf::ArrayModelOptions model_options(const perf::Calibration& calibration, const std::string& raid) {
+  perf::ArrayModelOptions o;
+  o.params = calibration.model;
+  o.layout = raid == "RAID5" ? perf::RowLayout::kRaid5 : perf::RowLayout::kRaid10;
+  o.write_cache_bytes = kModelWriteCacheBytes;
+  return o;
+}
+
+sim::Result<FioJobFile> shipped_job_file(const std::string& workload) {
+  const auto& files = config::embedded_files();
+  auto it = files.find("workloads/" + workload);
+  if (it == files.end()) return sim::not_found("job file " + workload + " is not in config/workloads");
+  return parse_fio_job_file(it->second, workload);
+}
+
 double metric_of(const perf::ClosedLoopResult& r, perf::FigureMetric m) {
   switch (m) {
     case perf::FigureMetric::kIops: return r.iops;
@@ -125,18 +146,11 @@ double metric_of(const perf::ClosedLoopResult& r, perf::FigureMetric m) {
 // The figure on perf::ArrayModel alone: the job file's measured group as a closed load.
 sim::Result<double> run_model(const perf::Calibration& calibration, const perf::TrainingFigure& f,
                               const CalibrationRunOptions& options) {
-  const auto& files = config::embedded_files();
-  auto it = files.find("workloads/" + f.workload);
-  if (it == files.end()) return sim::not_found("training figure names job file " + f.workload + ", not in config/workloads");
-  auto parsed = parse_fio_job_file(it->second, f.workload);
+  auto parsed = shipped_job_file(f.workload);
   if (!parsed.is_ok()) return parsed.status();
   auto load = closed_load_of(*parsed, f.section, f.workload);
   if (!load.is_ok()) return load.status();
-  perf::ArrayModelOptions o;
-  o.params = calibration.model;
-  o.layout = f.raid == "RAID5" ? perf::RowLayout::kRaid5 : perf::RowLayout::kRaid10;
-  o.write_cache_bytes = kModelWriteCacheBytes;
-  const auto r = perf::run_closed_loop(o, *load, options.seed, options.runtime_ns > 0 ? options.ramp_ns : kModelWarmNs,
+  const auto r = perf::run_closed_loop(model_options(calibration, f.raid), *load, options.seed, options.runtime_ns > 0 ? options.ramp_ns : kModelWarmNs,
                                        options.runtime_ns > 0 ? options.runtime_ns : kModelMeasureNs);
   return metric_of(r, f.metric);
 }
@@ -188,6 +202,82 @@ sim::Result<std::vector<FigureResult>> run_calibration(const config::Catalog& ca
     out.push_back(r);
   }
   return out;
+}
+
+sim::Result<std::vector<SweepPoint>> run_model_sweep(const perf::Calibration& calibration, const std::string& workload,
+                                                     const std::string& raid, const CalibrationRunOptions& options) {
+  auto parsed = shipped_job_file(workload);
+  if (!parsed.is_ok()) return parsed.status();
+  std::vector<SweepPoint> out;
+  int last_group = 0;
+  for (const auto& j : parsed->jobs) {
+    if (j.group_id == 0 || j.group_id == last_group) continue;
+    last_group = j.group_id;
+    const perf::ClosedLoad load = closed_load_of_group(*parsed, j.group_id);
+    if (options.progress) options.progress("model: " + j.name);
+    const auto r = perf::run_closed_loop(model_options(calibration, raid), load, options.seed,
+                                         options.runtime_ns > 0 ? options.ramp_ns : kModelWarmNs,
+                                         options.runtime_ns > 0 ? options.runtime_ns : kModelMeasureNs);
+    out.push_back(SweepPoint{j.name, load.jobs, load.iodepth, r.iops, r.mb_per_s, r.lat_mean_ms, r.lat_stddev_ms});
+  }
+  return out;
+}
+
+std::string format_sweep_table(const std::vector<SweepPoint>& points) {
+  std::string s = "point      jobs  QD       IOPS     MB/s   mean ms  stddev ms\n";
+  for (const auto& p : points) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-9s %5d %3d %10.0f %8.1f %9.3f %10.3f\n", p.name.c_str(), p.jobs, p.iodepth, p.iops,
+                  p.mb_per_s, p.lat_mean_ms, p.lat_stddev_ms);
+    s += line;
+  }
+  return s;
+}
+
+std::string format_sweep_svg(const std::vector<SweepPoint>& points, const std::string& title) {
+  // Bars: IOPS (left axis); lines: mean latency and mean + stddev (right axis), one slot per point.
+  const double w = 880, h = 420, left = 70, right = 70, top = 40, bottom = 70;
+  const double plot_w = w - left - right, plot_h = h - top - bottom;
+  double iops_max = 1, ms_max = 0.001;
+  for (const auto& p : points) {
+    iops_max = std::max(iops_max, p.iops);
+    ms_max = std::max(ms_max, p.lat_mean_ms + p.lat_stddev_ms);
+  }
+  iops_max *= 1.1;
+  ms_max *= 1.1;
+  const double slot = points.empty() ? plot_w : plot_w / static_cast<double>(points.size());
+  auto x_of = [&](std::size_t i) { return left + slot * (static_cast<double>(i) + 0.5); };
+  auto y_iops = [&](double v) { return top + plot_h * (1 - v / iops_max); };
+  auto y_ms = [&](double v) { return top + plot_h * (1 - v / ms_max); };
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", w) + "\" height=\"" + fmt("%.0f", h) +
+                  "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  s += "<text x=\"" + fmt("%.0f", w / 2) + "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">" + title + "</text>\n";
+  s += "<rect x=\"" + fmt("%.0f", left) + "\" y=\"" + fmt("%.0f", top) + "\" width=\"" + fmt("%.0f", plot_w) +
+       "\" height=\"" + fmt("%.0f", plot_h) + "\" fill=\"none\" stroke=\"#888\"/>\n";
+  std::string mean_line, sd_line;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    const double bar_w = slot * 0.6, x = x_of(i);
+    s += "<rect x=\"" + fmt("%.1f", x - bar_w / 2) + "\" y=\"" + fmt("%.1f", y_iops(p.iops)) + "\" width=\"" +
+         fmt("%.1f", bar_w) + "\" height=\"" + fmt("%.1f", top + plot_h - y_iops(p.iops)) + "\" fill=\"#7aa6d8\"/>\n";
+    s += "<text x=\"" + fmt("%.1f", x) + "\" y=\"" + fmt("%.0f", top + plot_h + 14) + "\" text-anchor=\"middle\">" +
+         p.name + "</text>\n";
+    mean_line += fmt("%.1f,", x) + fmt("%.1f ", y_ms(p.lat_mean_ms));
+    sd_line += fmt("%.1f,", x) + fmt("%.1f ", y_ms(p.lat_mean_ms + p.lat_stddev_ms));
+  }
+  s += "<polyline points=\"" + mean_line + "\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n";
+  s += "<polyline points=\"" + sd_line + "\" fill=\"none\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/>\n";
+  for (int k = 0; k <= 4; ++k) {
+    const double f = k / 4.0;
+    s += "<text x=\"" + fmt("%.0f", left - 6) + "\" y=\"" + fmt("%.1f", top + plot_h * (1 - f) + 4) +
+         "\" text-anchor=\"end\">" + fmt("%.0f", iops_max * f) + "</text>\n";
+    s += "<text x=\"" + fmt("%.0f", w - right + 6) + "\" y=\"" + fmt("%.1f", top + plot_h * (1 - f) + 4) + "\">" +
+         fmt("%.2f", ms_max * f) + "</text>\n";
+  }
+  s += "<text x=\"" + fmt("%.0f", left) + "\" y=\"" + fmt("%.0f", h - 20) +
+       "\">bars: IOPS (left axis); solid: mean latency, dashed: mean + stddev (ms, right axis)</text>\n";
+  s += "</svg>\n";
+  return s;
 }
 
 std::string format_calibration(const perf::Calibration& calibration, const std::vector<FigureResult>& results,

@@ -57,6 +57,22 @@ sim::Result<std::vector<FigureResult>> run_calibration(const config::Catalog& ca
 // The table `afasim calibrate` prints: one line per figure (model, published, error, within
 // tolerance), a summary line, then the fitted parameters, each with the figures it was fitted
 // to, and the parameter values that are still provisional.
+// One point of a sweep on the model engine: a reporting group of a job file (e.g. "8t8q").
+struct SweepPoint {
+  std::string name;      // the group's first job's name
+  int jobs = 0, iodepth = 0;
+  double iops = 0, mb_per_s = 0, lat_mean_ms = 0, lat_stddev_ms = 0;
+};
+
+// Runs every measured group of the shipped job file `workload` (all but group 0, which
+// preconditions) on perf::ArrayModel as a closed load, RAID type `raid`. kNotFound for an
+// unknown job file.
+sim::Result<std::vector<SweepPoint>> run_model_sweep(const perf::Calibration& calibration, const std::string& workload,
+                                                     const std::string& raid, const CalibrationRunOptions& options);
+// The sweep as a text table and as an SVG chart (IOPS bars, mean latency and stddev lines).
+std::string format_sweep_table(const std::vector<SweepPoint>& points);
+std::string format_sweep_svg(const std::vector<SweepPoint>& points, const std::string& title);
+
 std::string format_calibration(const perf::Calibration& calibration, const std::vector<FigureResult>& results,
                                const std::string& engine_note);
 
