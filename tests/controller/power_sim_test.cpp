@@ -170,7 +170,7 @@ TEST_CASE("power cut at a random moment: every acknowledged write reads back, pa
 }
 
 TEST_CASE("the same power cut with the vault switched off loses acknowledged writes, and the check sees it") {
-  const int seeds = std::max(1, seed_count(20) / 4);
+  const int seeds = seed_count(20, 4);
   std::int64_t total = 0;
   for (int s = 1; s <= seeds; ++s) {
     const auto r = power_cut(static_cast<std::uint64_t>(s), true);
@@ -235,7 +235,7 @@ Failover failover(std::uint64_t seed, bool no_mirror) {
 }  // namespace
 
 TEST_CASE("controller failover under load: nothing acknowledged lost, I/O resumes within the takeover time, failback") {
-  const int seeds = std::max(1, seed_count(20) / 2);
+  const int seeds = seed_count(20, 2);
   sim::Time worst = 0;
   for (int s = 1; s <= seeds; ++s) {
     const auto r = failover(static_cast<std::uint64_t>(s), false);
@@ -253,7 +253,7 @@ TEST_CASE("controller failover under load: nothing acknowledged lost, I/O resume
 }
 
 TEST_CASE("failover without the cache mirror (test-only) loses the dead controller's dirty data, and the check sees it") {
-  const int seeds = std::max(1, seed_count(20) / 4);
+  const int seeds = seed_count(20, 4);
   for (int s = 1; s <= seeds; ++s) {
     const auto r = failover(static_cast<std::uint64_t>(s), true);
     INFO("seed " << s);
@@ -303,7 +303,7 @@ LinkCut link_cut(std::uint64_t seed, bool no_fencing) {
 }  // namespace
 
 TEST_CASE("link cut with both controllers alive: at most one writer per volume at every moment, data consistent") {
-  const int seeds = std::max(1, seed_count(20) / 2);
+  const int seeds = seed_count(20, 2);
   for (int s = 1; s <= seeds; ++s) {
     const auto r = link_cut(static_cast<std::uint64_t>(s), false);
     INFO("seed " << s);
