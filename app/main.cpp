@@ -17,9 +17,10 @@ int main(int argc, char** argv) {
   runners["fio"] = afasim::app::add_fio_command(app);
   runners["run"] = afasim::app::add_run_command(app);
   runners["serve"] = afasim::app::add_serve_command(app);
+  runners["replay"] = afasim::app::add_replay_command(app);
   // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
   if (argc > 1 && argv[1][0] != '-' && runners.count(argv[1]) == 0) {
-    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: capacity, fio, run, serve; --help)\n", argv[1]);
+    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: capacity, fio, run, serve, replay; --help)\n", argv[1]);
     return 2;
   }
   try {
