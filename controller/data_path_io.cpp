@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "controller/data_path.h"
+#include "sim/buggify.h"
 #include "sim/assert.h"
 
 namespace afasim::controller {
@@ -178,6 +179,7 @@ Status DataPath::write_raid5_row(Extent& e, std::int64_t row, std::int64_t row_o
 }
 
 std::string DataPath::check_row_parity(const Extent& e, std::int64_t row) const {
+  const sim::BuggifySuspend no_fault_points;  // a check, not an operation (sim/buggify.h)
   const std::int64_t S = raid5_.strip_bytes();
   std::vector<std::uint8_t> acc(static_cast<std::size_t>(S), 0), tmp(static_cast<std::size_t>(S));
   for (int m = 0; m < e.member_count; ++m) {
