@@ -133,6 +133,7 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       break;
     }
   }
+  if (options_.wrap_payload && payload_) payload_ = options_.wrap_payload(std::move(payload_), options_.name);
 
   // Rated endurance in NAND bytes (see endurance_nand_bytes()).
   native_alpha_ =

@@ -61,7 +61,7 @@ struct SimArray {
 
   explicit SimArray(std::uint64_t s, DataPathOptions dpo = {}, WearLevelingOptions wear = {}) : seed(s) {
     sim = std::make_unique<sim::Simulator>(seed);
-    dpo.payload = datapac::PayloadKind::kMemory;
+    if (dpo.payload == datapac::PayloadKind::kNone) dpo.payload = datapac::PayloadKind::kMemory;
     if (dpo.cache.write_cache_bytes == 0) dpo.cache.write_cache_bytes = 16 << 20;
     ArrayOptions o;
     o.data_path = dpo;
