@@ -211,7 +211,8 @@ sim::Result<UniqueDb> open_database(const std::string& path, const SqliteStoreOp
   sqlite3* raw = nullptr;
   const int rc =
       sqlite3_open_v2(path.c_str(), &raw,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      options.vfs.empty() ? nullptr : options.vfs.c_str());
   UniqueDb db(raw);
   if (rc != SQLITE_OK) {
     Status st = sqlite_error(db.get(), rc, "cannot open the state database " + path);
