@@ -16,6 +16,9 @@ using sim::Time;
 
 namespace {
 bool is_missing(std::uint16_t mask, int m) { return (mask >> m) & 1u; }
+// A member's bytes are being rebuilt from redundancy (read_member): no nesting. The model is
+// single-threaded.
+bool recovering_media_error = false;
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -26,11 +29,19 @@ Status DataPath::read_member(Extent& e, int m, std::int64_t offset, std::int64_t
   if (!is_missing(e.missing, m)) {
     const ChunkAddr a = e.members[static_cast<std::size_t>(m)];
     w.ops.push_back({a, offset, length, SsdOp::kRead, 0});
-    if (has_payload() && out != nullptr)
-      return ssds_[static_cast<std::size_t>(a.drive)]->read_payload(
-          a.offset_bytes(allocator_.chunk_bytes()) + offset, {out, static_cast<std::size_t>(length)});
-    return Status::ok();
+    if (!has_payload() || out == nullptr) return Status::ok();
+    Status st = ssds_[static_cast<std::size_t>(a.drive)]->read_payload(
+        a.offset_bytes(allocator_.chunk_bytes()) + offset, {out, static_cast<std::size_t>(length)});
+    // A media read error of a member in service is recovered from redundancy, as a lost
+    // member's bytes are (found by the ssd.read_error fault point: a destage's
+    // read-modify-write failed and dropped acknowledged data). Once: an error met during
+    // a recovery is returned.
+    if (st.code() != sim::Code::kIoError || recovering_media_error) return st;
   }
+  recovering_media_error = true;
+  struct Done {
+    ~Done() { recovering_media_error = false; }
+  } done;
   if (e.type == RaidType::kRaid10) {
     const int mirror = raid::Layout::mirror_of(m);
     if (is_missing(e.missing, mirror)) return sim::io_error("both copies of a RAID10 strip are lost");

@@ -20,7 +20,8 @@ bool Buggify::fires(std::string_view point) {
   if (it == s.active.end()) {
     // From the seed and the name only: independent of which point is reached first.
     Rng decide(s.options.seed, std::string("buggify.active.") + std::string(point));
-    it = s.active.emplace(std::string(point), decide.bernoulli(s.options.activate_probability)).first;
+    const bool active = decide.bernoulli(s.options.activate_probability) && s.options.off.count(point) == 0;
+    it = s.active.emplace(std::string(point), active).first;
   }
   if (!it->second || !s.rng.bernoulli(s.options.fire_probability)) return false;
   ++s.firings[it->first];

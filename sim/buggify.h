@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,8 @@ struct BuggifyOptions {
   double activate_probability = 0.25;
   // Chance that an active point fires each time it is reached, [0, 1].
   double fire_probability = 0.05;
+  // Points that stay off in this run whatever the draw (a sweep that is not about them).
+  std::set<std::string, std::less<>> off;
 };
 
 class Buggify {

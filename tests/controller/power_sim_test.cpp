@@ -7,7 +7,9 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
+#include "sim/buggify.h"
 #include "tests/controller/raid_sim_harness.h"
 #include "tests/seed_count.h"
 
@@ -128,10 +130,20 @@ struct PowerCut {
 };
 
 // Writes, cuts the mains at a random moment of a burst, restores them, reads back.
-PowerCut power_cut(std::uint64_t seed, bool skip_vault) {
+// With `fault_points`, the run before the read-back has datapac's fault points on
+// (sim/buggify.h): slow and late SSD ops and dropped link frames. Not ssd.read_error: with
+// it on, this sweep finds acknowledged writes lost (seeds 4 and 5 of the default five): a
+// destage or a vault replay whose read-modify-write meets a read error it cannot recover
+// (a second error while rebuilding the bytes from redundancy) drops the block instead of
+// keeping it dirty (docs/faults.md "Fault points", a known gap).
+PowerCut power_cut(std::uint64_t seed, bool skip_vault, bool fault_points = false) {
   DataPathOptions o;
   o.controllers.test_skip_vault = skip_vault;
   SimArray a(seed, o);
+  std::optional<sim::BuggifyScope> faults;
+  if (fault_points)
+    faults.emplace(sim::BuggifyOptions{
+        .seed = seed, .activate_probability = 0.5, .fire_probability = 0.05, .off = {"ssd.read_error"}});
   add_volumes(a);
   Tracker t(a);
   sim::Rng rng(seed, "test.power");
@@ -148,6 +160,7 @@ PowerCut power_cut(std::uint64_t seed, bool skip_vault) {
   REQUIRE(a.array->inject_fault({"power_restore"}).is_ok());
   a.sim->run();
   REQUIRE(a.array->data_path().online());
+  faults.reset();
   r.lost = t.lost_blocks();
   r.invariants = a.invariant_report();
   r.parity = a.array->data_path().check_all_parity();
@@ -167,6 +180,17 @@ TEST_CASE("power cut at a random moment: every acknowledged write reads back, pa
     CHECK(r.parity == "");
   }
   MESSAGE(seeds << " power cuts, no acknowledged write lost");
+}
+
+TEST_CASE("power cut with the fault points on (slow and late SSD ops, dropped link frames): nothing acknowledged lost") {
+  const int seeds = seed_count(20, 4);
+  for (int s = 1; s <= seeds; ++s) {
+    const auto r = power_cut(static_cast<std::uint64_t>(s), false, true);
+    INFO("replay with AFASIM_SEEDS covering seed " << s << "; dirty at the cut " << r.dirty_at_cut);
+    CHECK(r.lost == 0);
+    CHECK(r.invariants == "");
+    CHECK(r.parity == "");
+  }
 }
 
 TEST_CASE("the same power cut with the vault switched off loses acknowledged writes, and the check sees it") {
