@@ -21,6 +21,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import MiB, Serve, Workspace, expect, log, main, require_tools, run  # noqa: E402
+from nbd_test import fio_job  # noqa: E402
 
 MAGIC = b"AFASIMSR"
 
@@ -69,24 +70,9 @@ def replay(*args, check=True):
     return p.returncode, text
 
 
-def fio_job(path, uri, rw, seed, extra=""):
-    with open(path, "w") as f:
-        f.write(f"""[global]
-ioengine=nbd
-uri={uri}
-rw={rw}
-bsrange=4k-64k
-size=16m
-iodepth=8
-verify=crc32c
-verify_fatal=1
-randrepeat=1
-randseed={seed}
-fsync=32
-{extra}
-[job]
-""")
-    return path
+def session_fio_job(path, uri, rw, seed):
+    """nbd_test's verifying fio job (16 MiB), with a FLUSH every 32 writes."""
+    return fio_job(path, uri, rw=rw, size="16m", seed=seed, extra="fsync=32")
 
 
 # ---------------------------------------------------------------------------------------
@@ -105,12 +91,12 @@ def record_a_session(ws):
         s.ok("PATCH", f"/volumes/{v5}", {"qos_policy_id": policy})
         expect(s.api("POST", "/volumes", {"name": "r5", "capacity_bytes": "1GiB"})[0] == 409,
                "a refused mutation (duplicate name) is part of the session too")
-        run(["fio", fio_job(ws.path("w5.fio"), s.uri("r5"), "randrw", 11)], timeout=300)
-        run(["fio", fio_job(ws.path("w10.fio"), s.uri("r10"), "randwrite", 12)], timeout=300)
+        run(["fio", session_fio_job(ws.path("w5.fio"), s.uri("r5"), "randrw", 11)], timeout=300)
+        run(["fio", session_fio_job(ws.path("w10.fio"), s.uri("r10"), "randwrite", 12)], timeout=300)
         s.ok("POST", "/faults", {"type": "drive_fail", "drive": 7})
         # Degraded reads (RAID 5 reconstruction) and more writes while the rebuild runs.
-        run(["fio", "--verify_only", fio_job(ws.path("w5.fio"), s.uri("r5"), "randrw", 11)], timeout=300)
-        run(["fio", fio_job(ws.path("w10b.fio"), s.uri("r10"), "randrw", 13)], timeout=300)
+        run(["fio", "--verify_only", session_fio_job(ws.path("w5.fio"), s.uri("r5"), "randrw", 11)], timeout=300)
+        run(["fio", session_fio_job(ws.path("w10b.fio"), s.uri("r10"), "randrw", 13)], timeout=300)
         s.ok("GET", "/system")
     return rec
 
