@@ -97,8 +97,10 @@ class Replayer {
       if (i < next_) continue;  // an outcome the model already produced and matched
       const Record& r = records_[i];
       if (r.type == RecordType::kOutcome) {
+        // The model produces it while running the events up to its time, never later.
         while (next_ <= i && diverged_.empty())
-          if (!sim_.step()) diverged_ = "the replay ran out of events before " + describe(r);
+          if (sim_.next_event_time() > r.time_ns || !sim_.step())
+            diverged_ = "the replay ran past the time of " + describe(r) + " without producing it";
         continue;
       }
       if (!advance_to(r)) break;
@@ -114,8 +116,12 @@ class Replayer {
  private:
   // Runs the events the session ran before `r` and moves the clock to its time.
   bool advance_to(const Record& r) {
+    // Events run in time order: one due after the request's time means the session ran
+    // fewer events before it than the replay (and a damaged count cannot make it run on).
     while (sim_.events_executed() < r.events_executed && diverged_.empty())
-      if (!sim_.step()) diverged_ = "the replay ran out of events before " + describe(r);
+      if (sim_.next_event_time() > r.time_ns || !sim_.step())
+        diverged_ = "the replay ran past the time of " + describe(r) + " after " +
+                    std::to_string(sim_.events_executed()) + " events";
     if (!diverged_.empty()) return false;
     const bool events_match = sim_.events_executed() == r.events_executed;
     if (!events_match || sim_.now() > r.time_ns || (sim_.now() < r.time_ns && sim_.next_event_time() <= r.time_ns)) {

@@ -1,6 +1,7 @@
 #include "nbd/nbd_record.h"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "nbd/nbd_replay.h"
 #include "serve/session_record.h"
@@ -76,6 +77,9 @@ void log_nbd_event(controller::Array& array, const std::string& object, const st
 
 namespace {
 
+// At most this many requests in one recorded batch (the server hands the model 64 at most).
+constexpr std::uint32_t kMaxReplayBatch = 1024;
+
 // The replay's stand-ins for connections: one closed mailbox per recorded connection id
 // (completions are recorded as they are delivered, then dropped).
 struct ReplayConnections {
@@ -103,7 +107,17 @@ void replay_io(controller::Array& array, ReplayConnections& conns, std::string_v
   ByteReader r(payload);
   const std::uint64_t id = r.u64();
   const ExportInfo e = read_export(r);
-  std::vector<std::unique_ptr<detail::Request>> batch(r.u32());
+  const std::uint32_t count = r.u32();
+  if (count > kMaxReplayBatch) throw std::invalid_argument("an NBD batch of " + std::to_string(count) + " requests");
+  // What the server checked before it recorded the batch: a damaged record must not reach
+  // start_requests with a request it assumes valid.
+  n::TransmissionLimits limits;
+  limits.export_size_bytes = static_cast<std::uint64_t>(e.size_bytes);
+  limits.read_only = e.read_only;
+  limits.structured_replies = true;
+  limits.block_status = true;
+  limits.max_payload_bytes = 256 << 20;  // the largest NbdServerOptions::max_payload_bytes
+  std::vector<std::unique_ptr<detail::Request>> batch(count);
   for (auto& req : batch) {
     req = std::make_unique<detail::Request>();
     n::RequestHeader& h = req->header;
@@ -112,6 +126,9 @@ void replay_io(controller::Array& array, ReplayConnections& conns, std::string_v
     h.handle = r.u64();
     h.offset = r.u64();
     h.length = r.u32();
+    std::string why;
+    if (n::check_request(h, limits, &why) != 0)
+      throw std::invalid_argument("a recorded NBD request the server would have refused: " + why);
     req->mailbox = conns.mailbox(id);
     const bool carries_data = is_write(h) || h.type == static_cast<std::uint16_t>(n::Command::kRead);
     if (carries_data) {
