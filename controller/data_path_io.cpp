@@ -19,6 +19,10 @@ bool is_missing(std::uint16_t mask, int m) { return (mask >> m) & 1u; }
 // A member's bytes are being rebuilt from redundancy (read_member): no nesting. The model is
 // single-threaded.
 bool recovering_media_error = false;
+// Reads of a member that reports a media error before its bytes are rebuilt from
+// redundancy. Assumption: a few retries, as a SCSI initiator retries a MEDIUM ERROR (the
+// Linux mid-layer allows 5); a retry finds a transient error gone.
+constexpr int kMediaReadAttempts = 3;
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -30,13 +34,18 @@ Status DataPath::read_member(Extent& e, int m, std::int64_t offset, std::int64_t
     const ChunkAddr a = e.members[static_cast<std::size_t>(m)];
     w.ops.push_back({a, offset, length, SsdOp::kRead, 0});
     if (!has_payload() || out == nullptr) return Status::ok();
-    Status st = ssds_[static_cast<std::size_t>(a.drive)]->read_payload(
-        a.offset_bytes(allocator_.chunk_bytes()) + offset, {out, static_cast<std::size_t>(length)});
-    // A media read error of a member in service is recovered from redundancy, as a lost
-    // member's bytes are (found by the ssd.read_error fault point: a destage's
-    // read-modify-write failed and dropped acknowledged data). Once: an error met during
-    // a recovery is returned.
-    if (st.code() != sim::Code::kIoError || recovering_media_error) return st;
+    // A media read error of a member in service is retried (each retry is another read),
+    // then recovered from redundancy as a lost member's bytes are. Found by the
+    // ssd.read_error fault point: a destage's read-modify-write failed on one and dropped
+    // acknowledged data. An error met while recovering is returned (no nesting).
+    Status st;
+    for (int attempt = 0; attempt < kMediaReadAttempts; ++attempt) {
+      if (attempt > 0) w.ops.push_back({a, offset, length, SsdOp::kRead, 0});
+      st = ssds_[static_cast<std::size_t>(a.drive)]->read_payload(
+          a.offset_bytes(allocator_.chunk_bytes()) + offset, {out, static_cast<std::size_t>(length)});
+      if (st.code() != sim::Code::kIoError) return st;
+    }
+    if (recovering_media_error) return st;
   }
   recovering_media_error = true;
   struct Done {
