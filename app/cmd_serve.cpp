@@ -1,5 +1,9 @@
 // `afasim serve`: the array on a model thread, its ReST API and NBD target, its state in SQLite.
 #include <signal.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
@@ -95,9 +99,6 @@ struct Recording {
 std::string start_recording(const ServeOptions& o, const config::SystemPreset& preset, SessionArray& s,
                             Recording& rec) {
   if (o.record.empty()) return "";
-  if (!s.new_state)
-    return "--record needs a new state directory (a replay starts from a new array), and " + o.state +
-           " already holds one";
   serve::SessionHeader header{AFASIM_VERSION, preset.name, o.seed, o.payload, s.sim->now()};
   auto file = serve::SessionFileWriter::open(o.record, header);
   if (!file) return "--record: " + file.status().message();
@@ -155,7 +156,18 @@ int run_serve(const ServeOptions& o) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto session = open_session_array(*catalog, *preset, o.state, *payload, o.seed);
+  // --record: the file must be writable and the state directory new before anything is
+  // written to it (a failed start leaves both as they were).
+  if (!o.record.empty()) {
+    if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
+    else return fail("--record: cannot create " + o.record + ": " + std::strerror(errno), 2);
+  }
+  auto session = open_session_array(*catalog, *preset, o.state, *payload, o.seed, !o.record.empty());
+  if (!session.is_ok() && !o.record.empty() && session.status().code() == sim::Code::kPreconditionFailed &&
+      session.status().message().find("already holds an array") != std::string::npos)
+    return fail("--record needs a new state directory (a replay starts from a new array): " +
+                    session.status().message(),
+                2);
   if (!session.is_ok()) return fail(session.status().message());
   SessionArray& s = *session;
   Recording recording;

@@ -12,14 +12,15 @@ using nlohmann::json;
 
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
-                                             std::uint64_t seed) {
+                                             std::uint64_t seed, bool require_new) {
   SessionArray s;
   auto store = store::SqliteStore::open(state_dir);
   if (!store) return store.status();
   s.store = std::move(store).value();
   auto snapshot = s.store->load(controller::Array::kEventsInMemory);
   if (!snapshot) return snapshot.status();
-  s.new_state = snapshot->meta.count("initialized") == 0;
+  if (require_new && snapshot->meta.count("initialized") != 0)
+    return sim::precondition_failed("state directory " + state_dir + " already holds an array");
   s.sim = std::make_unique<sim::Simulator>(seed, controller::Array::saved_clock(*snapshot));
   controller::ArrayOptions options;
   options.data_path.payload = payload;

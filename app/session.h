@@ -22,16 +22,16 @@ struct SessionArray {
   std::unique_ptr<store::SqliteStore> store;
   std::unique_ptr<sim::Simulator> sim;
   std::unique_ptr<controller::Array> array;
-  bool new_state = false;  // the state directory held no array before (first boot)
 };
 
 // Opens the store in `state_dir`, loads it, and builds the simulator (root `seed`, the saved
 // clock) and the array with `payload` (file payload under <state_dir>/payload). Errors carry
 // the message `afasim serve` prints; kPreconditionFailed when the directory belongs to
-// another system preset.
+// another system preset, or (with `require_new`) already holds an array: then nothing is
+// written to it.
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
-                                             std::uint64_t seed);
+                                             std::uint64_t seed, bool require_new = false);
 
 // Model thread: records `e` as an "event" outcome when a session is recorded.
 void record_event(const controller::Event& e);
