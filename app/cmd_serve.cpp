@@ -156,13 +156,21 @@ int run_serve(const ServeOptions& o) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  // --record: the file must be writable and the state directory new before anything is
-  // written to it (a failed start leaves both as they were).
+  // --record: the file must be creatable and the state directory new before the array is
+  // opened (its first boot writes to the directory); a refused start removes the file it
+  // created, so a second try with a good flag is not refused in turn.
+  bool created_record = false;
   if (!o.record.empty()) {
+    std::error_code ec;
+    created_record = !std::filesystem::exists(o.record, ec);
     if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
     else return fail("--record: cannot create " + o.record + ": " + std::strerror(errno), 2);
   }
   auto session = open_session_array(*catalog, *preset, o.state, *payload, o.seed, !o.record.empty());
+  if (!session.is_ok() && created_record) {
+    std::error_code ec;
+    std::filesystem::remove(o.record, ec);
+  }
   if (!session.is_ok() && !o.record.empty() && session.status().code() == sim::Code::kPreconditionFailed &&
       session.status().message().find("already holds an array") != std::string::npos)
     return fail("--record needs a new state directory (a replay starts from a new array): " +

@@ -157,6 +157,15 @@ def bad_records():
                            timeout=60)
         expect(p.returncode == 2 and b"--record needs a new state directory" in p.stdout + p.stderr,
                "--record on a used state directory is refused")
+        expect(not os.path.exists(ws.path("again.rec")), "the refused start leaves no record file")
+        # An uncreatable record file is refused before the new state directory is created.
+        fresh = ws.path("fresh-state")
+        p = subprocess.run([os.environ["AFASIM_BINARY"], "serve", "--state", fresh, "--listen", "127.0.0.1:0",
+                            "--nbd-listen", "127.0.0.1:0", "--record", ws.path("no/such/dir/x.rec")],
+                           capture_output=True, timeout=60)
+        expect(p.returncode == 2 and b"--record: cannot create" in p.stdout + p.stderr,
+               "an uncreatable --record file: exit 2")
+        expect(not os.path.exists(fresh), "the refused start leaves the state directory untouched")
 
 
 # ---------------------------------------------------------------------------------------
