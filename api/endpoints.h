@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/rest_record.h"
 #include "api/views.h"
 #include "controller/array.h"
 #include "controller/telemetry.h"
@@ -62,10 +63,12 @@ class Endpoints {
   std::vector<Route> routes();
 
  private:
-  // Runs `fn` on the model thread; rethrows its ApiError.
+  // Runs `fn` on the model thread; rethrows its ApiError. Records the call when a session
+  // is recorded (api/rest_record.h).
   template <typename F>
   auto on_model(F&& fn) {
-    return model_.call(std::forward<F>(fn));
+    const CallScope* scope = CallScope::current();
+    return model_.call([&fn, scope] { return recorded(scope, fn); });
   }
 
   Reply get_system(const Call& c);

@@ -413,7 +413,9 @@ class RestServer::Impl {
       std::string id;
       if (!match(segments_[i], segs, id)) continue;
       if (routes_[i].method == method) {
-        write_reply(req, res, routes_[i].handler(Call{req, id}));
+        const Call call{req, id};
+        const CallScope scope(routes_[i], call);  // recorded by on_model in a recorded session
+        write_reply(req, res, routes_[i].handler(call));
         return;
       }
       allowed.push_back(routes_[i].method);

@@ -17,6 +17,7 @@ Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
+Runner add_replay_command(CLI::App& app);
 Runner add_trace_command(CLI::App& app);
 Runner add_calibrate_command(CLI::App& app);
 // The client commands (volume, pool, host, mapping, qos-policy, fault, event, alert, system,

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   runners["fio"] = afasim::app::add_fio_command(app);
   runners["run"] = afasim::app::add_run_command(app);
   runners["serve"] = afasim::app::add_serve_command(app);
+  runners["replay"] = afasim::app::add_replay_command(app);
   runners["trace"] = afasim::app::add_trace_command(app);
   afasim::app::add_client_commands(app, runners);
   app.footer(

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "controller/data_path.h"
+#include "sim/buggify.h"
 #include "sim/assert.h"
 
 namespace afasim::controller {
@@ -15,6 +16,13 @@ using sim::Time;
 
 namespace {
 bool is_missing(std::uint16_t mask, int m) { return (mask >> m) & 1u; }
+// A member's bytes are being rebuilt from redundancy (read_member): no nesting. The model is
+// single-threaded.
+bool recovering_media_error = false;
+// Reads of a member that reports a media error before its bytes are rebuilt from
+// redundancy. Assumption: a few retries, as a SCSI initiator retries a MEDIUM ERROR (the
+// Linux mid-layer allows 5); a retry finds a transient error gone.
+constexpr int kMediaReadAttempts = 3;
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -25,11 +33,24 @@ Status DataPath::read_member(Extent& e, int m, std::int64_t offset, std::int64_t
   if (!is_missing(e.missing, m)) {
     const ChunkAddr a = e.members[static_cast<std::size_t>(m)];
     w.ops.push_back({a, offset, length, SsdOp::kRead, 0});
-    if (has_payload() && out != nullptr)
-      return ssds_[static_cast<std::size_t>(a.drive)]->read_payload(
+    if (!has_payload() || out == nullptr) return Status::ok();
+    // A media read error of a member in service is retried (each retry is another read),
+    // then recovered from redundancy as a lost member's bytes are. Found by the
+    // ssd.read_error fault point: a destage's read-modify-write failed on one and dropped
+    // acknowledged data. An error met while recovering is returned (no nesting).
+    Status st;
+    for (int attempt = 0; attempt < kMediaReadAttempts; ++attempt) {
+      if (attempt > 0) w.ops.push_back({a, offset, length, SsdOp::kRead, 0});
+      st = ssds_[static_cast<std::size_t>(a.drive)]->read_payload(
           a.offset_bytes(allocator_.chunk_bytes()) + offset, {out, static_cast<std::size_t>(length)});
-    return Status::ok();
+      if (st.code() != sim::Code::kIoError) return st;
+    }
+    if (recovering_media_error) return st;
   }
+  recovering_media_error = true;
+  struct Done {
+    ~Done() { recovering_media_error = false; }
+  } done;
   if (e.type == RaidType::kRaid10) {
     const int mirror = raid::Layout::mirror_of(m);
     if (is_missing(e.missing, mirror)) return sim::io_error("both copies of a RAID10 strip are lost");
@@ -178,6 +199,7 @@ Status DataPath::write_raid5_row(Extent& e, std::int64_t row, std::int64_t row_o
 }
 
 std::string DataPath::check_row_parity(const Extent& e, std::int64_t row) const {
+  const sim::BuggifySuspend no_fault_points;  // a check, not an operation (sim/buggify.h)
   const std::int64_t S = raid5_.strip_bytes();
   std::vector<std::uint8_t> acc(static_cast<std::size_t>(S), 0), tmp(static_cast<std::size_t>(S));
   for (int m = 0; m < e.member_count; ++m) {
