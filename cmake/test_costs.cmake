@@ -7,7 +7,7 @@
 set(AFASIM_TEST_COSTS
   test_wear 74 fio_tools 54 test_calibration 53 test_power_sim 43 test_raid_sim 41
   web_manager 37 nbd_controller_fail 27 html_report 22 nbd_clients 16 nbd_ssd_fault 16
-  test_controller 13 qos_nbd_max_iops 13 test_scenario 10 test_cli 8 test_qos_scenarios 8
+  test_controller 13 qos_nbd_max_iops 13 test_scenario 10 calibrate_model 10 test_cli 8 test_qos_scenarios 8
   readme_tour 8 test_store 7)
 
 # afasim_apply_test_costs(): sets COST on the tests of the table declared in the current
