@@ -152,7 +152,7 @@ int run_serve(const ServeOptions& o) {
   try {
     // Dirty cache blocks reach the SSD payload before the process exits (a destage writes
     // its bytes when it is issued), so a clean stop loses no acknowledged write.
-    model.call([&] { (*array)->data_path().destage_all(); });
+    model.call([&] { (*array)->destage_all(); });
     const sim::Status saved = model.call([&] { return (*array)->save_clock(); });
     if (!saved.is_ok()) spdlog::warn("afasim serve: could not save the clock: {}", saved.message());
   } catch (const serve::ModelStopped&) {
