@@ -235,9 +235,9 @@ Status Engine::execute(Plan& plan) {
   if (!has_payload()) return Status::ok();
   const std::size_t planned = plan.ops.size();
   for (std::size_t i = 0; i < planned; ++i) {
-    const MemberOp& op = plan.ops[i];
+    const MemberOp op = plan.ops[i];  // a copy: retries and repairs append to plan.ops
     if (op.op != MemberOpKind::kRead || op.out == nullptr) continue;
-    Status st = store_->read(op.addr, op.offset_in_chunk, {op.out, static_cast<std::size_t>(op.length)});
+    Status st = read_retrying(op.addr, op.offset_in_chunk, {op.out, static_cast<std::size_t>(op.length)}, plan);
     if (st.code() == sim::Code::kIoError) st = recover_read(plan, i);
     AFASIM_RETURN_IF_ERROR(st);
   }
@@ -274,7 +274,7 @@ Status Engine::reconstruct_now(Extent& e, int m, std::int64_t offset, std::int64
     MemberOp op = member_op(e, o, offset, length, MemberOpKind::kRead);
     op.extent = nullptr;     // done here: execute() must not read it again
     plan.ops.push_back(op);  // timing only
-    return store_->read(op.addr, offset, {into, static_cast<std::size_t>(length)});
+    return read_retrying(op.addr, offset, {into, static_cast<std::size_t>(length)}, plan);
   };
   if (e.type == RaidType::kRaid10) return read_now(Layout::mirror_of(m), out);
   if (e.type != RaidType::kRaid5) return sim::io_error("RAID0 has no redundancy");
@@ -287,6 +287,20 @@ Status Engine::reconstruct_now(Extent& e, int m, std::int64_t offset, std::int64
     plan.xor_bytes += length;
   }
   return Status::ok();
+}
+
+Status Engine::read_retrying(ChunkAddr addr, std::int64_t offset, std::span<std::uint8_t> out, Plan& plan) {
+  Status st = store_->read(addr, offset, out);
+  for (int attempt = 1; attempt < kMediaReadAttempts && st.code() == sim::Code::kIoError; ++attempt) {
+    MemberOp retry;  // timing only: the bytes land in `out` here
+    retry.addr = addr;
+    retry.offset_in_chunk = offset;
+    retry.length = static_cast<std::int64_t>(out.size());
+    retry.op = MemberOpKind::kRead;
+    plan.ops.push_back(retry);
+    st = store_->read(addr, offset, out);
+  }
+  return st;
 }
 
 Status Engine::recover_read(Plan& plan, std::size_t i) {

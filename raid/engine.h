@@ -9,8 +9,8 @@
 //   = old parity ^ old data ^ new data over the touched bytes; a lost data member's old bytes
 //   are reconstructed first; with the parity member lost only the data is written); RAID0
 //   writes the data.
-// - Media errors: a read that fails with kIoError on a member that redundancy covers is
-//   reconstructed from the other members and the bytes are written back (read repair, as
+// - Media errors: a read that fails with kIoError is retried (kMediaReadAttempts reads in all,
+//   each timed); if it still fails on a member that redundancy covers, it is reconstructed from the other members and the bytes are written back (read repair, as
 //   Linux md does); the plan grows by those operations so that timing sees them. When
 //   redundancy does not cover it the read fails with kIoError: never wrong bytes.
 // - Verification (scrub, docs/raid.md "Scrub"): a row's members are read, media errors
@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,13 @@ struct RowVerdict {
   int mismatches = 0;       // parity or mirror found inconsistent (rewritten from the data)
   std::string detail;       // what was wrong, for the event; "" when all was well
 };
+
+// Reads of a member range that reports a media error before its bytes are rebuilt from
+// redundancy. Assumption: a few retries, as a SCSI initiator retries a MEDIUM ERROR (the Linux
+// mid-layer allows 5); a retry finds a transient error gone (carried over from the old data
+// path, commit 8743ece: the ssd.read_error fault point had a destage's read-modify-write drop
+// acknowledged data).
+inline constexpr int kMediaReadAttempts = 3;
 
 class Engine {
  public:
@@ -128,6 +136,9 @@ class Engine {
   // redundancy does not cover it.
   sim::Status reconstruct_now(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
                               Plan& plan);
+  // Reads a member range, retrying a media error: kMediaReadAttempts reads in all, each
+  // retry appended to `plan` (timed). Returns the last read's status.
+  sim::Status read_retrying(ChunkAddr addr, std::int64_t offset, std::span<std::uint8_t> out, Plan& plan);
   sim::Status recover_read(Plan& plan, std::size_t op_index);
   sim::Status apply_writes(Plan& plan);
   const std::uint8_t* zeros(std::int64_t length);
