@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 
 namespace afasim::app {
@@ -16,7 +17,11 @@ Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
+Runner add_replay_command(CLI::App& app);
 Runner add_trace_command(CLI::App& app);
+// The client commands (volume, pool, host, mapping, qos-policy, fault, event, alert, system,
+// controller, metrics), each under its own name in `runners` (app/client.h: exit codes).
+void add_client_commands(CLI::App& app, std::map<std::string, Runner>& runners);
 
 // Checks for option values, before CLI11 converts them (its conversions let "-1" wrap to
 // 2^64 - 1 for an unsigned seed and "nan" through a numeric range):

@@ -239,6 +239,7 @@ void Array::apply(const ChangeSet& c) {
   for (const auto& e : c.events) {
     events_.push_back(e);
     if (event_listener_) event_listener_(e);
+    if (telemetry_listener_) telemetry_listener_(e);
   }
   if (events_.size() > kEventsInMemory) {
     const std::size_t drop = events_.size() - kEventsInMemory;

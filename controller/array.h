@@ -182,6 +182,7 @@ class Array {
                                                   ArrayOptions options = {});
 
   sim::Simulator& simulator() { return sim_; }
+  const sim::Simulator& simulator() const { return sim_; }
   const config::SystemPreset& preset() const { return preset_; }
   const pool::CapacityModel& capacity_model() const { return capacity_model_; }
   // Host bytes per extent of `type`, the unit of thin allocation (docs/capacity.md).
@@ -279,6 +280,8 @@ class Array {
   // Newest first.
   Page<Event> events(std::int64_t offset, std::int64_t limit) const;
   std::int64_t event_count() const { return static_cast<std::int64_t>(events_.size()); }
+  // The events kept in memory, oldest first (the newest kEventsInMemory).
+  const std::vector<Event>& recent_events() const { return events_; }
 
   sim::Result<Pool> create_pool(const PoolSpec& spec);
   sim::Result<Pool> update_pool(Id id, const PoolPatch& patch,
@@ -306,6 +309,16 @@ class Array {
   // Appends an event to the log (and the journal). For state changes the model makes.
   sim::Status log_event(Severity severity, std::string category, std::string object,
                         std::string message);
+
+  // Hooks `perf` (controller/perf.h) into the I/O path: every host I/O completed through
+  // the QoS scheduler and every SSD command; nullptr removes it. Telemetry does this.
+  void set_perf_counters(PerfCounters* perf) { data_->set_perf_counters(perf); }
+
+  // Called after every committed event, beside the event listener: Telemetry re-evaluates
+  // its alerts on state changes. Model thread.
+  void set_telemetry_listener(std::function<void(const Event&)> listener) {
+    telemetry_listener_ = std::move(listener);
+  }
 
   // Called after every committed event (for the serve log). Model thread.
   void set_event_listener(std::function<void(const Event&)> listener) {
@@ -390,6 +403,7 @@ class Array {
   std::map<std::string, std::int64_t> next_ids_;
   std::int64_t next_event_id_ = 1;
   std::function<void(const Event&)> event_listener_;
+  std::function<void(const Event&)> telemetry_listener_;
   std::unique_ptr<DataPath> data_;
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")

@@ -31,6 +31,7 @@ struct DataPathOptions {
   datapac::PayloadKind payload = datapac::PayloadKind::kNone;
   std::string payload_dir;            // for kFile: one sparse file per SSD in here
   std::int64_t memory_page_bytes = 64 << 10;  // for kMemory
+  datapac::PayloadWrapper wrap_payload;       // tests: wraps each SSD's store (fault injection)
   // RAID geometry (docs/raid.md). RAID 5 width k+1 with k in [2, 8]; RAID 10 stripes an
   // extent over `raid10_pairs` mirror pairs; strips of `strip_bytes` (power of two, >= 4 KiB,
   // dividing the chunk).

@@ -57,6 +57,7 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
   ho.payload = options_.payload;
   ho.payload_dir = options_.payload_dir;
   ho.memory_page_bytes = options_.memory_page_bytes;
+  ho.wrap_payload = options_.wrap_payload;
   ho.preconditioned = options_.preconditioned;
   ho.cost = options_.cost;
   auto hw = Hardware::create(sim_, preset_, capacity, ho);

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/preset.h"
@@ -154,6 +155,13 @@ class DataPath : private raid::ScrubHost {
   const ExtentMoveStats& move_stats() const { return mover_->stats(); }
 
   // --- Introspection ------------------------------------------------------------------
+  // Every SSD command's service time and every host I/O the QoS scheduler completes go to
+  // `perf` (controller/perf.h); nullptr: nowhere. Kept by the Hardware.
+  void set_perf_counters(PerfCounters* perf) { hw_->set_perf_counters(perf); }
+  // The inter-controller link in one direction: 0 A→B, 1 B→A (mirror traffic).
+  const datapac::Link& interconnect(int direction) const {
+    return std::as_const(*hw_).interconnect(static_cast<Id>(direction + 1));
+  }
   int drive_count() const { return hw_->drive_count(); }
   const datapac::Ssd& ssd(int drive) const { return hw_->ssd(drive); }
   int datapac_of(int drive) const { return hw_->datapac_of(drive); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "controller/perf.h"
 #include "sim/assert.h"
 
 namespace afasim::controller {
@@ -21,6 +22,7 @@ sim::Result<std::unique_ptr<Hardware>> Hardware::create(sim::Simulator& sim, con
     so.payload = options.payload;
     so.memory_page_bytes = options.memory_page_bytes;
     so.payload_directory = options.payload_dir;
+    so.wrap_payload = options.wrap_payload;
     // The array never writes the fifth of each SSD it keeps back: extra spare area for
     // the SSD's garbage collection (docs/capacity.md, docs/ssd-model.md).
     so.host_span_fraction = 1.0 - capacity.params().over_provisioning_fraction;
@@ -87,6 +89,8 @@ Time Hardware::backend(Time start, Id c, raid::ChunkAddr addr, std::int64_t offs
   // A failed SSD answers at once; the RAID layer has already routed around lost members,
   // so an error here is an SSD that failed under an operation planned before: the time
   // still counts, the data was placed before the failure.
+  if (perf_ != nullptr && done.is_ok() && (op == datapac::SsdOp::kRead || op == datapac::SsdOp::kWrite))
+    perf_->drive_op(addr.drive, op == datapac::SsdOp::kWrite, length, *done - t);
   t = done.is_ok() ? *done : t;
   if (op == datapac::SsdOp::kRead) t = links[1][dp].transfer(t, length);
   ++controller_stats_[static_cast<std::size_t>(c - 1)].backend_ops;

@@ -33,10 +33,13 @@ struct ControllerIoStats {
   std::int64_t read_bytes = 0, write_bytes = 0;
 };
 
+class PerfCounters;
+
 struct HardwareOptions {
   datapac::PayloadKind payload = datapac::PayloadKind::kNone;
   std::string payload_dir;                    // for kFile: one sparse file per SSD in here
   std::int64_t memory_page_bytes = 64 << 10;  // for kMemory
+  datapac::PayloadWrapper wrap_payload;       // tests: wraps each SSD's store (fault injection)
   bool preconditioned = true;                 // SSDs start in steady state
   CostModel cost;                             // link rates
 };
@@ -72,6 +75,11 @@ class Hardware {
   datapac::Link& data_mover(Id c) { return data_movers_[static_cast<std::size_t>(c - 1)]; }
   // The link from controller `c` to its peer.
   datapac::Link& interconnect(Id c) { return interconnect_[static_cast<std::size_t>(c - 1)]; }
+  const datapac::Link& interconnect(Id c) const { return interconnect_[static_cast<std::size_t>(c - 1)]; }
+  // Every SSD read and write backend() times goes to `perf` (controller/perf.h), and the host
+  // I/O the QoS scheduler completes (IoOrchestrator); nullptr: nowhere. Telemetry sets it.
+  void set_perf_counters(PerfCounters* perf) { perf_ = perf; }
+  PerfCounters* perf_counters() const { return perf_; }
   ControllerIoStats& stats(Id c) { return controller_stats_[static_cast<std::size_t>(c - 1)]; }
   const ControllerIoStats& stats(Id c) const { return controller_stats_[static_cast<std::size_t>(c - 1)]; }
 
@@ -89,6 +97,7 @@ class Hardware {
   std::vector<datapac::Link> data_movers_;
   std::vector<datapac::Link> interconnect_;  // [0] A→B, [1] B→A
   std::vector<ControllerIoStats> controller_stats_;
+  PerfCounters* perf_ = nullptr;  // set_perf_counters
 };
 
 // The SSD operation a member operation is.

@@ -3,6 +3,7 @@
 // controller's cores can take more.
 #include "controller/controller_pair.h"
 #include "controller/io_orchestrator.h"
+#include "controller/perf.h"
 #include "qos/cost.h"
 
 namespace afasim::controller {
@@ -108,6 +109,9 @@ void IoOrchestrator::finish_io(std::uint64_t cookie, const IoCompletion& done) {
   const Id volume_id = p.io.volume_id;
   const auto r = static_cast<std::size_t>(p.resource);
   const sim::Time submitted = p.submit_time;
+  if (PerfCounters* perf = ctx_.hw.perf_counters())
+    perf->host_io(volume_id, p.resource + 1, p.io.op, p.io.length_bytes, done.complete_time - submitted,
+                  done.status.is_ok());
   free_pending_.push_back(cookie);
   --outstanding_[r];
   qos_->complete(volume_id);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "datapac/fault_points.h"
 #include "datapac/link.h"
 #include "sim/assert.h"
 
@@ -132,6 +133,7 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       break;
     }
   }
+  if (options_.wrap_payload && payload_) payload_ = options_.wrap_payload(std::move(payload_), options_.name);
 
   // Rated endurance in NAND bytes (see endurance_nand_bytes()).
   native_alpha_ =
@@ -246,11 +248,11 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
     case SsdOp::kRead:
       ++counters_.reads;
       counters_.bytes_read += length;
-      return schedule_read(arrival, offset, length);
+      return ssd_op_fault(arrival, schedule_read(arrival, offset, length));
     case SsdOp::kWrite:
       ++counters_.writes;
       counters_.bytes_written += length;
-      return schedule_write(arrival, offset, length);
+      return ssd_op_fault(arrival, schedule_write(arrival, offset, length));
     case SsdOp::kTrim:
       ++counters_.trims;
       counters_.bytes_trimmed += length;
@@ -450,6 +452,7 @@ sim::Status Ssd::read_payload(std::int64_t offset, std::span<std::uint8_t> out) 
   AFASIM_RETURN_IF_ERROR(check_access(offset, static_cast<std::int64_t>(out.size())));
   if (!payload_status_.is_ok()) return payload_status_;
   if (out.empty()) return {};
+  AFASIM_RETURN_IF_ERROR(ssd_read_fault(name()));
   return payload_->read(offset, out);
 }
 

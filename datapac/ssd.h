@@ -84,6 +84,8 @@ struct SsdOptions {
   std::string payload_directory;
   // For PayloadKind::kMemory: page size, a power of two in [512, 16 MiB].
   std::int64_t memory_page_bytes = 64 << 10;
+  // Tests only: wraps the opened payload store (a FaultInjectionPayloadStore).
+  PayloadWrapper wrap_payload;
   // true: the drive starts in steady state (garbage collection running, as the spec's
   // random write IOPS are measured); false: fresh out of the box, random writes drain at
   // the sequential rate with no amplification until the NAND has been written once over.

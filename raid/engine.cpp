@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sim/buggify.h"
+
 namespace afasim::raid {
 
 using sim::Status;
@@ -380,6 +382,7 @@ Status Engine::trim_chunk(ChunkAddr chunk) {
 // Verification
 
 std::string Engine::check_row_parity(const Extent& e, std::int64_t row) const {
+  const sim::BuggifySuspend no_fault_points;  // a check, not an operation (sim/buggify.h)
   const std::int64_t S = raid5_.strip_bytes();
   std::vector<std::uint8_t> acc(static_cast<std::size_t>(S), 0), tmp(static_cast<std::size_t>(S));
   for (int m = 0; m < e.member_count; ++m) {

@@ -52,6 +52,7 @@ class Runner {
   void fail(Status st);
   void on_completion(std::size_t workload, const FioCompletion& c);
   void sample(Time end, Time length);
+  void open_row();
   bool all_done() const;
   void progress() const;
   void finish();
@@ -82,6 +83,7 @@ class Runner {
   ScenarioReport report_;
   TimelineRow open_;  // the interval being counted
   sim::Histogram open_latency_ns_;
+  std::vector<sim::Histogram> open_volume_latency_ns_;  // per volume slot, while detail is kept
   std::optional<Time> io_end_;          // the per-I/O run's end when fast-forward followed it
   std::vector<bool> stopped_at_io_end_;  // per session: still running when it was stopped
 };
@@ -280,7 +282,23 @@ void Runner::on_completion(std::size_t workload, const FioCompletion& c) {
     ++open_.write_ios;
     open_.write_bytes += c.bytes;
   }
-  ++open_.volume_ios[volume_slot_.at(c.volume_id)];
+  const std::size_t slot = volume_slot_.at(c.volume_id);
+  ++open_.volume_ios[slot];
+  if (!open_.volume_detail.empty()) {
+    open_.volume_detail[slot].bytes += c.bytes;
+    open_volume_latency_ns_[slot].record(latency);
+  }
+}
+
+// A new interval's counters: per-volume detail while the run is under kMaxDetailCells.
+void Runner::open_row() {
+  open_ = TimelineRow{};
+  open_.volume_ios.assign(volume_slot_.size(), 0);
+  const auto cells = static_cast<std::int64_t>((report_.timeline.size() + 1) * volume_slot_.size());
+  if (cells <= kMaxDetailCells) open_.volume_detail.assign(volume_slot_.size(), {});
+  open_volume_latency_ns_.resize(volume_slot_.size());
+  for (auto& h : open_volume_latency_ns_) h.clear();
+  open_latency_ns_.clear();
 }
 
 // Closes the interval ending at `end`: its counts so far, and the array's state now.
@@ -300,10 +318,15 @@ void Runner::sample(Time end, Time length) {
                                    ? 0
                                    : 100.0 * static_cast<double>(pool.raw_allocated_bytes) /
                                          static_cast<double>(pool.raw_usable_bytes);
+  for (std::size_t i = 0; i < row.volume_detail.size(); ++i) {
+    const sim::Histogram& h = open_volume_latency_ns_[i];
+    row.volume_detail[i].latency_us_p50 = static_cast<float>(static_cast<double>(h.percentile(50)) / 1e3);
+    row.volume_detail[i].latency_us_p99 = static_cast<float>(static_cast<double>(h.percentile(99)) / 1e3);
+    row.volume_detail[i].latency_us_max = static_cast<float>(static_cast<double>(h.max()) / 1e3);
+  }
+  row.cache_dirty_bytes = array_->data_path().dirty_bytes();
   report_.timeline.push_back(std::move(row));
-  open_ = TimelineRow{};
-  open_.volume_ios.assign(volume_slot_.size(), 0);
-  open_latency_ns_.clear();
+  open_row();
 }
 
 bool Runner::all_done() const {
@@ -449,7 +472,7 @@ sim::Result<ScenarioReport> Runner::run() {
   AFASIM_RETURN_IF_ERROR(create_workload_volumes());
   AFASIM_RETURN_IF_ERROR(create_sessions());
   for (const auto& [id, v] : array_->volumes()) volume_slot_.emplace(id, volume_slot_.size());
-  open_.volume_ios.assign(volume_slot_.size(), 0);
+  open_row();
   const auto cells_per_row = static_cast<std::int64_t>(volume_slot_.size()) + 1;
   if (s_.duration_ns) {
     const std::int64_t rows = (*s_.duration_ns + s_.interval_ns - 1) / s_.interval_ns;

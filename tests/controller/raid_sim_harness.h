@@ -37,6 +37,9 @@ inline void fill_pattern(std::uint8_t* out, std::int64_t len, std::uint64_t writ
   }
 }
 
+// A block whose last write failed: its contents are not known.
+inline constexpr std::uint64_t kUnknownWriter = UINT64_MAX;
+
 struct SimArray {
   config::Catalog catalog = config::Catalog::embedded().value();
   config::SystemPreset preset = catalog.system("ise-860-g3").value();
@@ -58,7 +61,7 @@ struct SimArray {
 
   explicit SimArray(std::uint64_t s, DataPathOptions dpo = {}, WearLevelingOptions wear = {}) : seed(s) {
     sim = std::make_unique<sim::Simulator>(seed);
-    dpo.payload = datapac::PayloadKind::kMemory;
+    if (dpo.payload == datapac::PayloadKind::kNone) dpo.payload = datapac::PayloadKind::kMemory;
     if (dpo.cache.write_cache_bytes == 0) dpo.cache.write_cache_bytes = 16 << 20;
     ArrayOptions o;
     o.data_path = dpo;
@@ -97,8 +100,15 @@ struct SimArray {
     io.write_data = buf->data();
     // Payload is applied at submission: the writer table changes now, in submission order.
     for (std::int64_t b = offset / kBlock; b < (offset + len) / kBlock; ++b) v.last_writer[static_cast<std::size_t>(b)] = w;
-    array->submit(io, [this, buf](const IoCompletion& c) {
-      if (!c.status.is_ok()) ++write_errors;
+    const std::size_t vol_index = static_cast<std::size_t>(&v - vols.data());
+    array->submit(io, [this, buf, vol_index, offset, len, w](const IoCompletion& c) {
+      if (c.status.is_ok()) return;
+      ++write_errors;
+      // A failed write acknowledged nothing: its blocks may hold the old or the new bytes
+      // (or a mix) until a later write succeeds, so they are not checked.
+      auto& writers = vols[vol_index].last_writer;
+      for (std::int64_t b = offset / kBlock; b < (offset + len) / kBlock; ++b)
+        if (writers[static_cast<std::size_t>(b)] == w) writers[static_cast<std::size_t>(b)] = kUnknownWriter;
     });
   }
 
@@ -143,6 +153,7 @@ struct SimArray {
       std::uint8_t want[kBlock];
       for (std::size_t b = 0; b < writers.size(); ++b) {
         const std::int64_t at = offset + static_cast<std::int64_t>(b) * kBlock;
+        if (writers[b] == kUnknownWriter) continue;
         if (writers[b] == 0) std::memset(want, 0, kBlock);
         else fill_pattern(want, kBlock, writers[b], id, at);
         if (std::memcmp(want, buf->data() + b * kBlock, kBlock) != 0) {
