@@ -219,6 +219,9 @@ int run_replay(const ReplayOptions& o) {
     if (out) out->append(r);
     replayer.produced(r);
   });
+  // As afasim serve ran it: the sampler's ticks are events of the session.
+  auto telemetry = start_telemetry(*s.array, header.pace);
+  if (!telemetry) return fail(telemetry.status().message(), 1);
   s.array->set_event_listener(record_event);
   recorder.start();
   const std::string diverged = s.sim->now() == header.start_time_ns

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -101,7 +100,7 @@ struct Recording {
 std::string start_recording(const ServeOptions& o, const config::SystemPreset& preset, SessionArray& s,
                             Recording& rec) {
   if (o.record.empty()) return "";
-  serve::SessionHeader header{AFASIM_VERSION, preset.name, o.seed, o.payload, s.sim->now()};
+  serve::SessionHeader header{AFASIM_VERSION, preset.name, o.seed, o.payload, s.sim->now(), o.pace};
   auto file = serve::SessionFileWriter::open(o.record, header);
   if (!file) return "--record: " + file.status().message();
   rec.file = std::move(file).value();
@@ -182,15 +181,7 @@ int run_serve(const ServeOptions& o) {
   SessionArray& s = *session;
   Recording recording;
   if (const std::string bad = start_recording(o, *preset, s, recording); !bad.empty()) return fail(bad, 2);
-  // Performance history and alerts (docs/observability.md); with --pace none the sampler
-  // must not keep an idle model's clock running through empty seconds.
-  controller::TelemetryOptions telemetry_options;
-  telemetry_options.tick_when_idle = o.pace != "none";
-  telemetry_options.wall_clock_ms = [] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
-  auto telemetry = controller::Telemetry::create(*s.array, telemetry_options);
+  auto telemetry = start_telemetry(*s.array, o.pace);
   if (!telemetry.is_ok()) return fail(telemetry.status().message());
   // Up to 4 event streams (each holds one of the API's 8 workers while it lasts).
   api::EventBus event_bus(4);

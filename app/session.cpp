@@ -1,5 +1,6 @@
 #include "app/session.h"
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,16 @@
 namespace afasim::app {
 
 using nlohmann::json;
+
+sim::Result<std::unique_ptr<controller::Telemetry>> start_telemetry(controller::Array& array, const std::string& pace) {
+  controller::TelemetryOptions options;
+  options.tick_when_idle = pace != "none";
+  options.wall_clock_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  return controller::Telemetry::create(array, options);
+}
 
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,

@@ -9,6 +9,7 @@
 
 #include "config/preset.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "datapac/payload.h"
 #include "sim/simulator.h"
 #include "sim/status.h"
@@ -32,6 +33,11 @@ struct SessionArray {
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
                                              std::uint64_t seed, bool require_new = false);
+
+// Performance history and alerts (docs/observability.md) for a session paced `pace`
+// ("realtime" or "none"): with none the sampler must not keep an idle model's clock running
+// through empty seconds. Serve and replay both start it, so its ticks replay too.
+sim::Result<std::unique_ptr<controller::Telemetry>> start_telemetry(controller::Array& array, const std::string& pace);
 
 // Model thread: records `e` as an "event" outcome when a session is recorded.
 void record_event(const controller::Event& e);

@@ -33,7 +33,7 @@ std::uint32_t crc32(std::string_view bytes) {
 std::string header_json(const SessionHeader& h) {
   nlohmann::json j = {{"afasim_version", h.afasim_version}, {"system", h.system},
                       {"seed", h.seed},                     {"payload", h.payload},
-                      {"start_time_ns", h.start_time_ns}};
+                      {"start_time_ns", h.start_time_ns}, {"pace", h.pace}};
   return j.dump();
 }
 
@@ -240,6 +240,8 @@ sim::Result<SessionHeader> parse_header(const std::string& path, const std::stri
     h.seed = j.at("seed").get<std::uint64_t>();
     h.payload = j.at("payload").get<std::string>();
     h.start_time_ns = j.at("start_time_ns").get<sim::Time>();
+    h.pace = j.at("pace").get<std::string>();
+    if (h.pace != "realtime" && h.pace != "none") throw std::invalid_argument("pace \"" + h.pace + "\" is not realtime or none");
     return h;
   } catch (const std::exception& e) {
     return sim::invalid_argument("session record " + path + " has a bad header: " + e.what());

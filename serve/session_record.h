@@ -59,6 +59,9 @@ struct SessionHeader {
   std::uint64_t seed = 1;
   std::string payload;         // "none", "memory", "file"
   sim::Time start_time_ns = 0; // the clock when the session began
+  // "realtime" or "none": with realtime the telemetry sampler ticks every simulated second
+  // even when the array is idle, and those ticks are events a replay must run too.
+  std::string pace = "realtime";
 };
 
 // ---------------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ TEST_CASE("damaged records are refused with where and why; a cut at any byte is 
   v2[8] = 2;
   CHECK(error_of(v2).find("format version 2") != std::string::npos);
   std::string flipped = good;
-  flipped[good.size() / 2] ^= 0x20;
+  flipped[good.find("binary")] ^= 0x20;  // inside the second record's payload
   CHECK(error_of(flipped).find("checksum does not match") != std::string::npos);
   CHECK(error_of(good + "x").find("bytes after the end record") != std::string::npos);
   // Every proper prefix is refused, never read as a shorter session.
