@@ -276,6 +276,8 @@ std::vector<Route> Endpoints::routes() {
   };
   return {
       {"GET", "/system", bind(&Endpoints::get_system)},
+      {"GET", "/scrub", bind(&Endpoints::get_scrub)},
+      {"PATCH", "/scrub", bind(&Endpoints::update_scrub)},
       {"GET", "/controllers", bind(&Endpoints::list_controllers)},
       {"GET", "/controllers/{id}", bind(&Endpoints::get_controller)},
       {"GET", "/datapacs", bind(&Endpoints::list_datapacs)},
@@ -323,6 +325,33 @@ std::vector<Route> Endpoints::routes() {
 Reply Endpoints::get_system(const Call& c) {
   no_query(c.http);
   return on_model([&] { return Reply(200, system_view(array_, identity_)); });
+}
+
+Reply Endpoints::get_scrub(const Call& c) {
+  no_query(c.http);
+  return on_model([&] { return Reply(200, scrub_view(array_.data_path())); });
+}
+
+Reply Endpoints::update_scrub(const Call& c) {
+  no_query(c.http);
+  const json body = json_body(c, true);
+  FieldReader f(body, {"enabled", "bytes_per_second"},
+                {"pass_interval_s", "running", "passes_completed", "rows_checked", "rows_total", "bytes_read",
+                 "media_errors", "repaired", "unrecoverable", "mismatches", "read_repairs", "unrecoverable_reads"});
+  no_nulls(f, {"enabled", "bytes_per_second"});
+  std::optional<bool> enabled;
+  if (const json* e = f.raw("enabled")) {
+    if (!e->is_boolean()) throw bad_request("enabled must be true or false, got " + e->dump());
+    enabled = e->get<bool>();
+  }
+  const std::optional<std::int64_t> rate = f.size("bytes_per_second");
+  return on_model([&] {
+    raid::ScrubOptions o = array_.data_path().scrub_options();
+    if (enabled) o.enabled = *enabled;
+    if (rate) o.bytes_per_second = *rate;
+    check(array_.set_scrub_options(o));
+    return Reply(200, scrub_view(array_.data_path()));
+  });
 }
 
 Reply Endpoints::list_controllers(const Call& c) {

@@ -72,6 +72,8 @@ class Endpoints {
   }
 
   Reply get_system(const Call& c);
+  Reply get_scrub(const Call& c);
+  Reply update_scrub(const Call& c);
   Reply list_controllers(const Call& c);
   Reply get_controller(const Call& c);
   Reply list_datapacs(const Call& c);

@@ -28,6 +28,12 @@ void add_client_commands(CLI::App& app, std::map<std::string, Runner>& runners);
 // 2^64 - 1 for an unsigned seed and "nan" through a numeric range):
 // a seed is a decimal integer 0..2^64-1;
 CLI::Validator seed_check();
+
+// The options of a command that builds its own array and volumes (fio, trace): --raid-type
+// (RAID10, RAID5), --provisioning (thin, fixed), --config-dir and --quiet. `creator` names
+// what creates the volumes in the help text ("job", "replay").
+void add_volume_options(CLI::App* cmd, const std::string& creator, std::string& raid_type, std::string& provisioning,
+                        std::string& config_dir, bool& quiet);
 // a finite number in [lo, hi].
 CLI::Validator finite_range_check(double lo, double hi);
 

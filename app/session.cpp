@@ -121,7 +121,7 @@ sim::Status stop_session(controller::Array& array, const std::string& system_nam
   if (rec != nullptr) rec->request("serve.stop", "");
   // Dirty cache blocks reach the SSD payload at once (a destage writes its bytes when it is
   // issued), so a clean stop loses no acknowledged write.
-  array.data_path().destage_all();
+  array.destage_all();
   const sim::Status saved = array.save_clock();
   if (rec != nullptr) {
     rec->outcome("final", final_state(array, system_name));

@@ -1,8 +1,8 @@
 // controller::PerfCounters and PerfHistory — what the array did, per second and in total,
 // per volume, controller and drive (docs/observability.md).
 //
-// PerfCounters is the target of two one-line hooks in the I/O path: Array::finish_io
-// reports every host I/O as the host saw it (QoS wait included), DataPath::backend every
+// PerfCounters is the target of two one-line hooks in the I/O path: IoOrchestrator::finish_io
+// reports every host I/O as the host saw it (QoS wait included), Hardware::backend every
 // SSD command with the SSD's own service time. It keeps
 //   - the open interval of each object (I/Os, bytes, errors, a latency histogram), closed
 //     into one PerfSample per object by close_interval(), and

@@ -377,7 +377,7 @@ Status Runner::fast_forward() {
   report_.wear.epoch_ns = s_.wear.epoch_ns;
   sample_wear();
   Time next_sample = sim_.now() + s_.wear.sample_every_ns;
-  Status st = array_->wear().fast_forward(s_.wear.until_ns, s_.wear.epoch_ns, [&](Time t) {
+  Status st = array_->fast_forward_wear(s_.wear.until_ns, s_.wear.epoch_ns, [&](Time t) {
     if (options_.progress)
       options_.progress("fast-forward " + std::to_string(static_cast<long long>(t / sim::kDay)) + " of " +
                         std::to_string(static_cast<long long>(s_.wear.until_ns / sim::kDay)) + " days");
@@ -391,9 +391,9 @@ Status Runner::fast_forward() {
 }
 
 void Runner::stop_cleanly() {
-  controller::DataPath& dp = array_->data_path();
+  const controller::DataPath& dp = array_->data_path();
   if (dp.dirty_bytes() == 0) return;
-  dp.destage_all();
+  array_->destage_all();
   const Time deadline = sim_.now() + kCleanStopMax;
   while (dp.dirty_bytes() > 0 && sim_.next_event_time() <= deadline && sim_.step()) {
   }
@@ -483,8 +483,8 @@ sim::Result<ScenarioReport> Runner::run() {
                                    " timeline cells; raise the interval");
   }
   if (s_.wear.fast_forward) {
-    if (s_.wear.measure_from_ns == 0) array_->wear().begin_measurement();
-    else sim_.at(s_.wear.measure_from_ns, [this] { array_->wear().begin_measurement(); });
+    if (s_.wear.measure_from_ns == 0) array_->begin_wear_measurement();
+    else sim_.at(s_.wear.measure_from_ns, [this] { array_->begin_wear_measurement(); });
   }
   schedule();
 

@@ -69,7 +69,7 @@ TEST_CASE("FLUSH reaches the SSD media: SSDs that lose their volatile caches kee
   REQUIRE(run_io(*a.sim, *a.array, io_of(IoOp::kFlush, vol, 0, 0, nullptr)).ok);
   // Acknowledged but not flushed: the array may lose it.
   REQUIRE(run_io(*a.sim, *a.array, io_of(IoOp::kWrite, vol, kBytes, kBytes, later.data())).ok);
-  a.array->data_path().destage_all();
+  a.array->destage_all();
   a.sim->run();
   std::int64_t dropped = 0;
   for (auto& [name, s] : stores) {

@@ -308,7 +308,7 @@ LinkCut link_cut(std::uint64_t seed, bool no_fencing) {
     t.random_writes(rng, 16);
     a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
     if (std::string bad = a.array->data_path().check_one_writer(); !bad.empty())
-      a.array->data_path().invariants().violation(a.sim->now(), "one-writer", bad);
+      a.array->invariants().violation(a.sim->now(), "one-writer", bad);
   }
   a.sim->run();
   REQUIRE(a.array->inject_fault({"link_restore"}).is_ok());

@@ -1,5 +1,5 @@
 // Telemetry: per-second samples of what the I/O path did (counted by the hooks in
-// Array::finish_io and DataPath::backend), the bounded history rings, the sampler that stops
+// IoOrchestrator::finish_io and Hardware::backend), the bounded history rings, the sampler that stops
 // when the model is idle, and alerts raised and cleared as events. Expected figures come from
 // the I/O each test issues itself, counted in its own completion callbacks.
 #include <doctest/doctest.h>

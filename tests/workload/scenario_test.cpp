@@ -612,7 +612,7 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "mains_power_loss"}}]})",
        "t.json: timeline[0].fault.type: unknown fault type \"mains_power_loss\" (known: "
        "drive_fail, "
-       "drive_pull, drive_replace, drive_slow, drive_restore_speed, controller_fail, "
+       "drive_pull, drive_replace, drive_slow, drive_restore_speed, corrupt_block, controller_fail, "
        "controller_restore, link_cut, link_restore, power_loss, power_restore, supercap_degrade, "
        "supercap_restore)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "latency_multiplier": 2}}]})",
