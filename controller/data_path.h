@@ -143,6 +143,10 @@ class DataPath : private raid::ScrubHost {
   const raid::ScrubStatus& scrub_status() const { return scrubber_->status(); }
 
   // --- Parts, for the wear leveler and read-only views ------------------------------------
+  // The performance model's timing of host I/O and destage (controller/timing.h).
+  static constexpr const char* kFamilyCalibration = "ise-860-g3";
+  Timing& timing() { return *timing_; }
+  const Timing& timing() const { return *timing_; }
   Hardware& hardware() { return *hw_; }
   const Hardware& hardware() const { return *hw_; }
   pool::ThinMap& thin_map() { return *thin_; }
@@ -199,6 +203,7 @@ class DataPath : private raid::ScrubHost {
   DataPathOptions options_;
   EventSink events_;
   std::unique_ptr<Hardware> hw_;
+  std::unique_ptr<Timing> timing_;
   std::unique_ptr<raid::DriveMembers> members_;
   std::unique_ptr<raid::Engine> raid_;
   std::unique_ptr<pool::ThinMap> thin_;

@@ -83,6 +83,9 @@ class IoOrchestrator : private qos::Dispatcher {
   // Completes host I/O served by controller `c` at `at`, unless `c` fails or the power goes
   // first (then it is parked for a survivor, or fails with kUnavailable).
   void complete_on(Id c, const HostIo& io, IoCallback& done, sim::Status status, sim::Time submitted, sim::Time at);
+  // The same for I/O that started when `c`'s epoch was `epoch` and the power's `power`.
+  void complete_on(Id c, std::uint64_t epoch, std::uint64_t power, const HostIo& io, IoCallback& done,
+                   sim::Status status, sim::Time submitted, sim::Time at);
   // A write in the cache and its mirror whose controller went down: a survivor acknowledges it.
   void park_acknowledged(CacheWaiter& w);
   // Runs or answers the parked I/O whose volume has an owner now.
@@ -110,6 +113,17 @@ class IoOrchestrator : private qos::Dispatcher {
     IoCallback done;
     sim::Time submitted = 0;
   };
+  // A read or write whose timing runs on the performance model (controller::Timing): what
+  // its completion needs, in a slab indexed by the id its journey's end carries.
+  struct InFlight {
+    HostIo io;
+    IoCallback done;
+    sim::Time submitted = 0, back = 0;
+    Id c = 0;
+    std::uint64_t epoch = 0, power = 0;
+    bool cached = false;
+    std::int64_t new_blocks = 0;
+  };
   struct PendingIo {
     HostIo io;
     IoCallback done;
@@ -133,7 +147,14 @@ class IoOrchestrator : private qos::Dispatcher {
   void run_write(Request& r);
   void run_trim(Request& r);
   void run_flush(Request& r);
-  void answer_write(Request& r, bool cached, std::int64_t new_blocks, sim::Time t);
+  // Moves `r` into the in-flight slab (the epochs of now) and returns its id.
+  std::uint32_t start_timed(Request& r);
+  // Plans (no bytes) and starts the read-ahead of [offset, +length) of `v`.
+  void plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length);
+  void read_timed(std::uint32_t id);
+  void write_timed(std::uint32_t id);
+  void flush_timed(std::uint32_t id);
+  void free_timed(std::uint32_t id);
   // Plans a write of [offset, +length) straight to RAID (data null: zeros), keeping cached
   // blocks coherent; the caller executes `plan`.
   sim::Status plan_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
@@ -147,7 +168,10 @@ class IoOrchestrator : private qos::Dispatcher {
   WriteCache& cache_;
   ExtentMover& mover_;
   raid::Plan plan_;  // the plan being built (one at a time: the model is single-threaded)
+  raid::Plan ahead_plan_;  // a read-ahead's plan
   std::deque<Parked> parked_;
+  std::deque<InFlight> inflight_;
+  std::vector<std::uint32_t> free_inflight_;
 
   // QoS: host I/O waits in the scheduler; its request lives in pending_ (a slab indexed by the
   // scheduler's cookie) from submit() until its completion. The slab holds at most the queued

@@ -92,7 +92,7 @@ sim::Time IoOrchestrator::ready_time(int resource) {
     waiting_room_[r] = true;
     return sim::kTimeMax;
   }
-  const sim::Time start = ctx_.hw.cores(resource + 1).earliest_start(ctx_.sim.now());
+  const sim::Time start = ctx_.timing.cores_free_at(resource + 1);
   return std::max(ctx_.sim.now(), start - qos_options_.dispatch_backlog_ns);
 }
 

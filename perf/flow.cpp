@@ -35,7 +35,7 @@ void Flow::advance(std::uint32_t id) {
       return;
     }
     const Step& s = j.steps[static_cast<std::size_t>(j.next++)];
-    const sim::Time t = s.resource->admit(now, s.bytes, s.extra_service_ns);
+    const sim::Time t = s.resource->admit(now, s.bytes, s.extra_service_ns, s.address);
     if (t > now) {
       ++events_;
       sim_.at(t, [this, id] { advance(id); });

@@ -27,6 +27,7 @@ struct Step {
   Server* resource = nullptr;    // REQUIRES: not null
   std::int64_t bytes = 0;        // bytes this step moves through the resource
   sim::Time extra_service_ns = 0;  // server time priced elsewhere (CPU costs: perf::CpuCosts)
+  std::int64_t address = 0;        // where on the device (an SSD's byte offset); Server::admit
 };
 
 class Flow {

@@ -16,7 +16,7 @@ Resource::Resource(ResourceOptions options)
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::Resource built from invalid options");
 }
 
-sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns) {
+sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns, std::int64_t /*address*/) {
   // The contract that makes busy-until exact FIFO: work is presented in arrival order.
   AFASIM_ASSERT(arrival >= last_arrival_, "perf::Resource: work presented out of arrival order (booked ahead)");
   AFASIM_ASSERT(bytes >= 0 && extra_service_ns >= 0, "perf::Resource: negative work");

@@ -50,8 +50,10 @@ class Server {
  public:
   virtual ~Server() = default;
   // Work of `bytes` plus `extra_service_ns` of server time arriving at `arrival`; returns
-  // when it is done. REQUIRES: arrival >= every earlier arrival.
-  virtual sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns) = 0;
+  // when it is done. `address`: where on the device the work goes (an SSD's byte offset;
+  // ignored by a Resource). REQUIRES: arrival >= every earlier arrival.
+  virtual sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns,
+                          std::int64_t address) = 0;
 };
 
 class Resource final : public Server {
@@ -70,7 +72,8 @@ class Resource final : public Server {
   // Work of `bytes` (plus `extra_service_ns` of server time, e.g. a CPU cost priced
   // elsewhere) arriving at `arrival`; returns when it leaves the resource (service done
   // plus the latency). REQUIRES: arrival >= every earlier arrival (time order).
-  sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns = 0) override;
+  sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns = 0,
+                  std::int64_t address = 0) override;
 
   // When work arriving at `t` would start service (for choosing among parallel resources,
   // such as the host ports of a controller, at the arrival's own time).

@@ -1,0 +1,292 @@
+#include "controller/timing.h"
+
+#include <algorithm>
+#include <array>
+
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using perf::CpuOp;
+using perf::Step;
+using sim::Time;
+
+// An SSD's command queue for one kind of command, as a perf::Server: the command is timed by
+// the SSD model (datapac::Ssd::schedule) at the time the journey reaches the drive.
+class Timing::SsdPort final : public perf::Server {
+ public:
+  SsdPort(Hardware& hw, int drive, datapac::SsdOp op) : hw_(hw), drive_(drive), op_(op) {}
+  Time admit(Time arrival, std::int64_t bytes, Time /*extra_service_ns*/, std::int64_t address) override {
+    return hw_.ssd_command(arrival, drive_, address, bytes, op_);
+  }
+
+ private:
+  Hardware& hw_;
+  int drive_;
+  datapac::SsdOp op_;
+};
+
+Timing::Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& params, int controllers, int datapacs,
+               std::int64_t chunk_bytes)
+    : sim_(sim), hw_(hw), params_(params), chunk_bytes_(chunk_bytes), flow_(sim), rng_(sim.rng("controller.timing")) {
+  for (int c = 0; c < controllers; ++c)
+    ctl_.push_back(std::make_unique<perf::ControllerResources>(params_, datapacs, "ctrl-" + std::string(1, static_cast<char>('A' + c))));
+  for (int d = 0; d < hw.drive_count(); ++d) {
+    ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kRead));
+    ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kWrite));
+    ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kTrim));
+  }
+}
+
+Timing::~Timing() = default;
+
+Time Timing::cpu(Time ns) {
+  // A core's service time varies (interrupt coalescing, locks, cache misses): a fixed part
+  // and an exponential part, mean ns, coefficient of variation cpu_service_cv.
+  const double cv = params_.cpu_service_cv;
+  if (cv <= 0 || ns == 0) return ns;
+  return static_cast<Time>(static_cast<double>(ns) * (1.0 - cv + cv * rng_.exponential(1.0)));
+}
+
+perf::Resource& Timing::host_core(perf::ControllerResources& cr, Time now) {
+  return cr.host_core(rng_, params_.cpu_rebalance_fraction, now);
+}
+
+Time Timing::cores_free_at(Id c) const {
+  const auto& cores = ctl_[static_cast<std::size_t>(c - 1)]->cores;
+  Time best = cores.front().earliest_start(sim_.now());
+  for (const auto& r : cores) best = std::min(best, r.earliest_start(sim_.now()));
+  return best;
+}
+
+std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program) {
+  std::uint32_t id;
+  if (!free_reqs_.empty()) {
+    id = free_reqs_.back();
+    free_reqs_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(reqs_.size());
+    reqs_.emplace_back();
+  }
+  Req& r = reqs_[id];
+  AFASIM_ASSERT(program.size() < std::size(r.program), "Timing: program too long");
+  r.done = std::move(done);
+  r.c = c;
+  r.volume = 0;
+  r.cached_write = false;
+  r.length = length;
+  r.fill = 0;
+  r.parity_rows = r.xor_memory_bytes = 0;
+  r.ops.clear();
+  std::size_t i = 0;
+  for (Stage s : program) r.program[i++] = s;
+  r.program[i] = kEnd;
+  r.pc = 0;
+  return id;
+}
+
+void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
+  std::int64_t write_bytes = 0;
+  for (const raid::MemberOp& op : plan.ops) {
+    r.ops.push_back(MemberWork{op.addr.drive, op.addr.offset_bytes(chunk_bytes_) + op.offset_in_chunk, op.length,
+                               static_cast<std::uint8_t>(op.op), op.phase});
+    if (op.op == raid::MemberOpKind::kWrite) write_bytes += op.length;
+  }
+  r.parity_rows = plan.parity_rows;
+  // RAID 5: the XOR engine reads the sources from DRAM and writes the parity into it (what
+  // the plan writes beyond the data is parity).
+  if (plan.parity_rows > 0) r.xor_memory_bytes = plan.xor_bytes + std::max<std::int64_t>(0, write_bytes - data_bytes);
+  stats_.member_ops += static_cast<std::int64_t>(plan.ops.size());
+  hw_.stats(r.c).backend_ops += static_cast<std::int64_t>(plan.ops.size());
+}
+
+void Timing::next(std::uint32_t id) {
+  for (;;) {
+    Req& r = reqs_[id];
+    const Stage s = r.program[r.pc++];
+    if (s == kEnd) {
+      Done done = std::move(r.done);
+      r.ops.clear();
+      free_reqs_.push_back(id);
+      done(sim_.now());
+      return;
+    }
+    if (start_stage(id, s)) return;
+  }
+}
+
+bool Timing::start_phase(std::uint32_t id, int phase) {
+  Req& r = reqs_[id];
+  int n = 0;
+  for (const MemberWork& m : r.ops) n += m.phase == phase;
+  if (n == 0) return false;
+  perf::ControllerResources& cr = resources(r.c);
+  // One branch more than the operations, released after the loop: no journey that ends at
+  // once can finish the request while its operations are being started.
+  const std::uint32_t join = flow_.join(n + 1, resume(id));
+  const perf::CpuCosts& costs = params_.cpu;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const MemberWork m = r.ops[i];
+    if (m.phase != phase) continue;
+    const auto dp = static_cast<std::size_t>(datapac_of(m.drive));
+    perf::Server* ssd = ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind].get();
+    perf::Resource& core = cr.drive_core(m.drive);
+    if (m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead)) {
+      // The core issues the SAS command; the SSD; the SAS path back; DMA into DRAM.
+      const std::array<Step, 4> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendRead, 1, 0))},
+                                      Step{ssd, m.length, 0, m.address}, Step{&cr.backend_from[dp], m.length, 0},
+                                      Step{&cr.memory, m.length, 0}};
+      flow_.start(steps, flow_.branch_done(join));
+    } else {
+      // The core; DMA out of DRAM; the SAS path; the SSD.
+      const std::int64_t bytes = m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kTrim) ? 0 : m.length;
+      const std::array<Step, 4> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendWrite, 1, 0))},
+                                      Step{&cr.memory, bytes, 0}, Step{&cr.backend_to[dp], bytes, 0},
+                                      Step{ssd, m.length, 0, m.address}};
+      flow_.start(steps, flow_.branch_done(join));
+    }
+  }
+  flow_.branch_done(join)(sim_.now());
+  return true;
+}
+
+bool Timing::start_stage(std::uint32_t id, Stage s) {
+  Req& r = reqs_[id];
+  perf::ControllerResources& cr = resources(r.c);
+  const perf::CpuCosts& costs = params_.cpu;
+  const Time now = sim_.now();
+  switch (s) {
+    case kReadCommand: {
+      const Time ns = costs.ns(CpuOp::kHostRead, 1, r.length);
+      const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_core(cr, now), 0, cpu(ns)}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kPhase0: return start_phase(id, 0);
+    case kPhase1: return start_phase(id, 1);
+    case kParity: {
+      if (r.parity_rows == 0) return false;
+      const int drive = r.ops.empty() ? 0 : r.ops.front().drive;
+      const std::array<Step, 2> steps{
+          Step{&cr.drive_core(drive), 0, cpu(costs.ns(CpuOp::kParity, r.parity_rows, r.xor_memory_bytes))},
+          Step{&cr.memory, r.xor_memory_bytes, 0}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kFillDone:
+      if (r.fill != 0) cr.cache.fill_done(r.fill);
+      r.fill = 0;
+      return false;
+    case kReadOut: {
+      const std::array<Step, 2> steps{Step{&cr.memory, r.length, 0}, Step{&cr.port_out(now), r.length, 0}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kWriteIn: {
+      Time ns = costs.ns(CpuOp::kHostWrite, 1, r.length);
+      if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
+      const std::array<Step, 3> steps{Step{&cr.port_in(now), r.length, 0}, Step{&cr.memory, r.length, 0},
+                                      Step{&host_core(cr, now), 0, cpu(ns)}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kMirror: {
+      perf::ControllerResources& peer = resources(r.c == 1 ? 2 : 1);
+      const std::array<Step, 3> steps{Step{&cr.memory, r.length, 0}, Step{&cr.mirror_out, r.length, 0},
+                                      Step{&peer.memory, r.length, 0}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kAck: {
+      const std::array<Step, 1> steps{Step{&cr.port_out(now), 0, 0}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kEnd: break;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+Timing::ReadStart Timing::begin_read(Id c, Id volume, std::int64_t offset, std::int64_t length, bool in_write_cache) {
+  perf::ControllerResources& cr = resources(c);
+  ReadStart rs;
+  const perf::CacheLookup look = cr.cache.lookup(volume, offset, length);
+  rs.hit = in_write_cache || look.all_present;
+  const perf::ReadAhead ra = cr.streams.on_read(volume, offset, length);
+  rs.ahead_offset = ra.offset;
+  rs.ahead_length = ra.length;
+  if (rs.hit && !in_write_cache) rs.fills = look.fills;
+  return rs;
+}
+
+void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan) {
+  perf::ControllerResources& cr = resources(c);
+  const std::uint32_t id = new_req(c, length, [](Time) {}, {kPhase0, kFillDone});
+  Req& r = reqs_[id];
+  r.volume = volume;
+  r.fill = cr.cache.start_fill(volume, offset, length);
+  copy_ops(r, plan, 0);
+  stats_.read_ahead_bytes += length;
+  next(id);
+}
+
+void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, ReadStart start,
+                       const raid::Plan& plan, Done done) {
+  if (start.hit) {
+    // The command and the fills in progress that bring in its segments, in parallel; then
+    // DRAM to the HBA.
+    ++stats_.read_cache_hits;
+    const std::uint32_t id = new_req(c, length, std::move(done), {kReadOut});
+    const std::uint32_t join = flow_.join(1 + static_cast<int>(start.fills.size()), resume(id));
+    perf::ControllerResources& cr = resources(c);
+    for (std::uint32_t f : start.fills) cr.cache.wait(f, [this, join] { flow_.branch_done(join)(sim_.now()); });
+    const Time now = sim_.now();
+    const perf::CpuCosts& costs = params_.cpu;
+    const Time ns = costs.ns(CpuOp::kHostRead, 1, length) + costs.ns(CpuOp::kCacheHit, 1, length);
+    const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_core(cr, now), 0, cpu(ns)}};
+    flow_.start(steps, flow_.branch_done(join));
+    return;
+  }
+  const std::uint32_t id = new_req(c, length, std::move(done), {kReadCommand, kPhase0, kParity, kPhase1, kFillDone, kReadOut});
+  Req& r = reqs_[id];
+  r.volume = volume;
+  r.fill = resources(c).cache.start_fill(volume, offset, length);
+  copy_ops(r, plan, 0);
+  r.parity_rows = 0;  // a degraded read's reconstruction XOR is priced with its reads
+  next(id);
+}
+
+void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
+  resources(c).cache.write(volume, offset, length);
+  const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror, kAck});
+  Req& r = reqs_[id];
+  r.cached_write = true;
+  copy_ops(r, plan, 0);  // reads filling partial blocks, if any
+  next(id);
+}
+
+void Timing::write_through(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan,
+                           Done done) {
+  resources(c).cache.write(volume, offset, length);
+  const std::uint32_t id = new_req(c, length, std::move(done), {kWriteIn, kPhase0, kParity, kPhase1, kAck});
+  copy_ops(reqs_[id], plan, length);
+  next(id);
+}
+
+void Timing::destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, Done done) {
+  const std::uint32_t id = new_req(c, data_bytes, std::move(done), {kPhase0, kParity, kPhase1});
+  copy_ops(reqs_[id], plan, data_bytes);
+  next(id);
+}
+
+void Timing::forget_volume(Id volume) {
+  for (auto& cr : ctl_) {
+    cr->cache.drop_volume(volume);
+    cr->streams.drop_volume(volume);
+  }
+}
+
+}  // namespace afasim::controller
