@@ -172,7 +172,9 @@ class DataPath : private raid::ScrubHost {
   const ControllerIoStats& controller_stats(Id controller) const { return hw_->stats(controller); }
   // When a core of `controller` could start new work, at the earliest.
   sim::Time core_earliest_start(Id controller) const { return hw_->cores(controller).earliest_start(sim_.now()); }
-  sim::Time controller_busy_ns(Id controller) const { return hw_->cores(controller).busy_ns(); }
+  sim::Time controller_busy_ns(Id controller) const {
+    return hw_->cores(controller).busy_ns() + timing_->cores_busy_ns(controller);
+  }
   const pool::ExtentAllocator& allocator() const { return thin_->allocator(); }
   const raid::EngineStats& raid_stats() const { return raid_->stats(); }
   // The core time of a host write of `bytes` at the start of a whole extent of `type`: the

@@ -29,6 +29,7 @@ class Timing::SsdPort final : public perf::Server {
 Timing::Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& params, int controllers, int datapacs,
                std::int64_t chunk_bytes)
     : sim_(sim), hw_(hw), params_(params), chunk_bytes_(chunk_bytes), flow_(sim), rng_(sim.rng("controller.timing")) {
+  pending_host_ns_.assign(static_cast<std::size_t>(controllers), 0);
   for (int c = 0; c < controllers; ++c)
     ctl_.push_back(std::make_unique<perf::ControllerResources>(params_, datapacs, "ctrl-" + std::string(1, static_cast<char>('A' + c))));
   for (int d = 0; d < hw.drive_count(); ++d) {
@@ -52,11 +53,26 @@ perf::Resource& Timing::host_core(perf::ControllerResources& cr, Time now) {
   return cr.host_core(rng_, params_.cpu_rebalance_fraction, now);
 }
 
+void Timing::note_host_work(Req& r, Time ns) {
+  r.host_ns = ns;
+  pending_host_ns_[static_cast<std::size_t>(r.c - 1)] += ns;
+}
+
 Time Timing::cores_free_at(Id c) const {
+  // Host commands already handed to the controller whose core work is not done yet — queued
+  // at a core, in service, or still on their way from the FC port — spread over its cores:
+  // what a new command would wait for on average. Not less than the earliest free core.
   const auto& cores = ctl_[static_cast<std::size_t>(c - 1)]->cores;
   Time best = cores.front().earliest_start(sim_.now());
   for (const auto& r : cores) best = std::min(best, r.earliest_start(sim_.now()));
-  return best;
+  const Time backlog = pending_host_ns_[static_cast<std::size_t>(c - 1)] / static_cast<Time>(params_.cpu_cores);
+  return std::max(best, sim_.now() + backlog);
+}
+
+sim::Time Timing::cores_busy_ns(Id c) const {
+  Time busy = 0;
+  for (const auto& r : ctl_[static_cast<std::size_t>(c - 1)]->cores) busy += r.stats().busy_ns;
+  return busy;
 }
 
 std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program) {
@@ -77,6 +93,7 @@ std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initial
   r.length = length;
   r.fill = 0;
   r.parity_rows = r.xor_memory_bytes = 0;
+  r.host_ns = 0;
   r.ops.clear();
   std::size_t i = 0;
   for (Stage s : program) r.program[i++] = s;
@@ -101,6 +118,11 @@ void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
 }
 
 void Timing::next(std::uint32_t id) {
+  {
+    Req& r = reqs_[id];  // its host command's core work, if any, is done
+    pending_host_ns_[static_cast<std::size_t>(r.c - 1)] -= r.host_ns;
+    r.host_ns = 0;
+  }
   for (;;) {
     Req& r = reqs_[id];
     const Stage s = r.program[r.pc++];
@@ -158,6 +180,7 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
   switch (s) {
     case kReadCommand: {
       const Time ns = costs.ns(CpuOp::kHostRead, 1, r.length);
+      note_host_work(r, ns);
       const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_core(cr, now), 0, cpu(ns)}};
       flow_.start(steps, resume(id));
       return true;
@@ -185,6 +208,7 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
     case kWriteIn: {
       Time ns = costs.ns(CpuOp::kHostWrite, 1, r.length);
       if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
+      note_host_work(r, ns);
       const std::array<Step, 3> steps{Step{&cr.port_in(now), r.length, 0}, Step{&cr.memory, r.length, 0},
                                       Step{&host_core(cr, now), 0, cpu(ns)}};
       flow_.start(steps, resume(id));
@@ -246,6 +270,7 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
     const Time now = sim_.now();
     const perf::CpuCosts& costs = params_.cpu;
     const Time ns = costs.ns(CpuOp::kHostRead, 1, length) + costs.ns(CpuOp::kCacheHit, 1, length);
+    note_host_work(reqs_[id], ns);
     const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_core(cr, now), 0, cpu(ns)}};
     flow_.start(steps, flow_.branch_done(join));
     return;

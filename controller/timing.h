@@ -82,6 +82,8 @@ class Timing {
   // When one of controller `c`'s cores frees for work arriving now (the QoS dispatcher's
   // backlog test).
   sim::Time cores_free_at(Id c) const;
+  // Core time handed out on controller `c`'s cores so far (utilisation).
+  sim::Time cores_busy_ns(Id c) const;
   const TimingStats& stats() const { return stats_; }
   perf::ControllerResources& resources(Id c) { return *ctl_[static_cast<std::size_t>(c - 1)]; }
   perf::Flow& flow() { return flow_; }
@@ -116,6 +118,7 @@ class Timing {
     std::int64_t length = 0;
     std::uint32_t fill = 0;
     std::int64_t parity_rows = 0, xor_memory_bytes = 0;
+    sim::Time host_ns = 0;  // its host command's core time, counted in pending_host_ns_ until done
     std::vector<MemberWork> ops;
     Stage program[8] = {kEnd};
     int pc = 0;
@@ -131,6 +134,7 @@ class Timing {
   Done resume(std::uint32_t id) {
     return [this, id](sim::Time) { next(id); };
   }
+  void note_host_work(Req& r, sim::Time ns);
   // A core's service time: the mean varied by cpu_service_cv (docs/performance-model.md).
   sim::Time cpu(sim::Time ns);
   perf::Resource& host_core(perf::ControllerResources& cr, sim::Time now);
@@ -144,6 +148,7 @@ class Timing {
   sim::Rng rng_;
   std::vector<std::unique_ptr<perf::ControllerResources>> ctl_;
   std::vector<std::unique_ptr<SsdPort>> ssd_ports_;  // [drive * 3 + kind]
+  std::vector<sim::Time> pending_host_ns_;  // per controller: host command core time not yet done
   std::deque<Req> reqs_;  // stable references: a journey may end inside another's start
   std::vector<std::uint32_t> free_reqs_;
   TimingStats stats_;

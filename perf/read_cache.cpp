@@ -20,9 +20,72 @@ ReadCache::ReadCache(ReadCacheOptions options)
       capacity_segments_(options.capacity_bytes / options.segment_bytes),
       fills_(1) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::ReadCache built from invalid options");
+  rehash(64);
 }
 
-void ReadCache::touch(Entry& e) { lru_.splice(lru_.begin(), lru_, e.lru); }
+std::int32_t ReadCache::find(const Key& k) const {
+  const std::size_t mask = table_.size() - 1;
+  for (std::size_t i = hash(k) & mask;; i = (i + 1) & mask) {
+    const std::int32_t n = table_[i];
+    if (n == kNone) return kNone;
+    if (nodes_[static_cast<std::size_t>(n)].key == k) return n;
+  }
+}
+
+void ReadCache::table_insert(std::int32_t node) {
+  const std::size_t mask = table_.size() - 1;
+  std::size_t i = hash(nodes_[static_cast<std::size_t>(node)].key) & mask;
+  while (table_[i] != kNone) i = (i + 1) & mask;
+  table_[i] = node;
+}
+
+void ReadCache::rehash(std::size_t buckets) {
+  table_.assign(buckets, kNone);
+  for (std::int32_t n = head_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].next) table_insert(n);
+}
+
+void ReadCache::erase(std::int32_t node) {
+  // Backward-shift deletion: later entries of the probe run move into the hole.
+  const std::size_t mask = table_.size() - 1;
+  std::size_t i = hash(nodes_[static_cast<std::size_t>(node)].key) & mask;
+  while (table_[i] != node) i = (i + 1) & mask;
+  for (std::size_t j = (i + 1) & mask; table_[j] != kNone; j = (j + 1) & mask) {
+    const std::size_t home = hash(nodes_[static_cast<std::size_t>(table_[j])].key) & mask;
+    // Move table_[j] into the hole at i unless its home lies cyclically in (i, j].
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      table_[i] = table_[j];
+      i = j;
+    }
+  }
+  table_[i] = kNone;
+  unlink(node);
+  free_nodes_.push_back(node);
+  --size_;
+}
+
+void ReadCache::link_front(std::int32_t node) {
+  Node& n = nodes_[static_cast<std::size_t>(node)];
+  n.prev = kNone;
+  n.next = head_;
+  if (head_ != kNone) nodes_[static_cast<std::size_t>(head_)].prev = node;
+  head_ = node;
+  if (tail_ == kNone) tail_ = node;
+}
+
+void ReadCache::unlink(std::int32_t node) {
+  Node& n = nodes_[static_cast<std::size_t>(node)];
+  if (n.prev != kNone) nodes_[static_cast<std::size_t>(n.prev)].next = n.next;
+  else head_ = n.next;
+  if (n.next != kNone) nodes_[static_cast<std::size_t>(n.next)].prev = n.prev;
+  else tail_ = n.prev;
+  n.prev = n.next = kNone;
+}
+
+void ReadCache::touch(std::int32_t node) {
+  if (node == head_) return;
+  unlink(node);
+  link_front(node);
+}
 
 CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   CacheLookup out;
@@ -30,40 +93,46 @@ CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::in
   const std::int64_t first = offset >> segment_shift_;
   const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
   for (std::int64_t s = first; s <= last; ++s) {
-    auto it = map_.find(Key{volume, s});
-    if (it == map_.end()) {
+    const std::int32_t n = find(Key{volume, s});
+    if (n == kNone) {
       out.all_present = false;
       continue;
     }
-    touch(it->second);
-    if (it->second.fill != 0 &&
-        std::find(out.fills.begin(), out.fills.end(), it->second.fill) == out.fills.end())
-      out.fills.push_back(it->second.fill);
+    touch(n);
+    const std::uint32_t fill = nodes_[static_cast<std::size_t>(n)].fill;
+    if (fill != 0 && std::find(out.fills.begin(), out.fills.end(), fill) == out.fills.end()) out.fills.push_back(fill);
   }
   return out;
 }
 
 void ReadCache::evict_one() {
   // The least recently used segment that is not filling (a fill in flight is pinned).
-  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
-    auto e = map_.find(*it);
-    if (e->second.fill != 0) continue;
-    lru_.erase(std::next(it).base());
-    map_.erase(e);
-    return;
-  }
+  for (std::int32_t n = tail_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].prev)
+    if (nodes_[static_cast<std::size_t>(n)].fill == 0) return erase(n);
 }
 
 void ReadCache::insert(const Key& k, std::uint32_t fill) {
-  auto it = map_.find(k);
-  if (it != map_.end()) {
-    touch(it->second);
-    if (it->second.fill == 0) it->second.fill = fill;
+  const std::int32_t found = find(k);
+  if (found != kNone) {
+    touch(found);
+    if (nodes_[static_cast<std::size_t>(found)].fill == 0) nodes_[static_cast<std::size_t>(found)].fill = fill;
     return;
   }
-  if (static_cast<std::int64_t>(lru_.size()) >= capacity_segments_) evict_one();
-  lru_.push_front(k);
-  map_.emplace(k, Entry{lru_.begin(), fill});
+  if (size_ >= capacity_segments_) evict_one();
+  std::int32_t n;
+  if (!free_nodes_.empty()) {
+    n = free_nodes_.back();
+    free_nodes_.pop_back();
+  } else {
+    n = static_cast<std::int32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  nodes_[static_cast<std::size_t>(n)].key = k;
+  nodes_[static_cast<std::size_t>(n)].fill = fill;
+  link_front(n);
+  ++size_;
+  if (static_cast<std::size_t>(size_) * 2 > table_.size()) rehash(table_.size() * 2);
+  else table_insert(n);
 }
 
 std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
@@ -82,9 +151,9 @@ std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, s
   const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
   for (std::int64_t s = first; s <= last; ++s) {
     const Key k{volume, s};
-    auto it = map_.find(k);
-    if (it != map_.end()) {  // already resident or filling under another fill
-      touch(it->second);
+    const std::int32_t found = find(k);
+    if (found != kNone) {  // already resident or filling under another fill
+      touch(found);
       continue;
     }
     insert(k, id);
@@ -96,8 +165,8 @@ std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, s
 void ReadCache::fill_done(std::uint32_t fill) {
   AFASIM_ASSERT(fill > 0 && fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
   for (const Key& k : fills_[fill].segments) {
-    auto it = map_.find(k);
-    if (it != map_.end() && it->second.fill == fill) it->second.fill = 0;
+    const std::int32_t n = find(k);
+    if (n != kNone && nodes_[static_cast<std::size_t>(n)].fill == fill) nodes_[static_cast<std::size_t>(n)].fill = 0;
   }
   std::vector<sim::Action> waiters = std::move(fills_[fill].waiters);
   fills_[fill].waiters.clear();
@@ -118,14 +187,11 @@ void ReadCache::write(std::uint64_t volume, std::int64_t offset, std::int64_t le
 }
 
 void ReadCache::drop_volume(std::uint64_t volume) {
-  for (auto it = lru_.begin(); it != lru_.end();) {
-    auto e = map_.find(*it);
-    if (it->volume == volume && e->second.fill == 0) {
-      map_.erase(e);
-      it = lru_.erase(it);
-    } else {
-      ++it;
-    }
+  for (std::int32_t n = head_; n != kNone;) {
+    const Node& node = nodes_[static_cast<std::size_t>(n)];
+    const std::int32_t next = node.next;
+    if (node.key.volume == volume && node.fill == 0) erase(n);
+    n = next;
   }
 }
 

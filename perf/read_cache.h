@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <unordered_map>
 #include <vector>
 
@@ -55,39 +54,52 @@ class ReadCache {
   // Forgets the volume's segments (volume deleted).
   void drop_volume(std::uint64_t volume);
 
-  std::int64_t resident_segments() const { return static_cast<std::int64_t>(lru_.size()); }
+  std::int64_t resident_segments() const { return size_; }
   std::int64_t capacity_segments() const { return capacity_segments_; }
   const ReadCacheOptions& options() const { return options_; }
 
  private:
+  // Segments live in a node pool linked into the LRU list by index, and are found through an
+  // open-addressing table (linear probing, backward-shift deletion) of node indices: no heap
+  // allocation per miss once the pool has grown to the cache's size.
+  static constexpr std::int32_t kNone = -1;
   struct Key {
     std::uint64_t volume;
     std::int64_t segment;
     bool operator==(const Key& o) const { return volume == o.volume && segment == o.segment; }
   };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      return std::hash<std::uint64_t>()(k.volume * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.segment));
-    }
-  };
-  struct Entry {
-    std::list<Key>::iterator lru;
+  struct Node {
+    Key key{};
     std::uint32_t fill = 0;  // 0: resident
+    std::int32_t prev = kNone, next = kNone;
   };
   struct Fill {
     std::vector<Key> segments;
     std::vector<sim::Action> waiters;
     bool live = false;
   };
-  void touch(Entry& e);
+  static std::size_t hash(const Key& k) {
+    std::uint64_t x = k.volume * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.segment) * 0xBF58476D1CE4E5B9ULL;
+    return static_cast<std::size_t>(x ^ (x >> 29));
+  }
+  std::int32_t find(const Key& k) const;
+  void erase(std::int32_t node);
+  void table_insert(std::int32_t node);
+  void rehash(std::size_t buckets);
+  void link_front(std::int32_t node);
+  void unlink(std::int32_t node);
+  void touch(std::int32_t node);
   void insert(const Key& k, std::uint32_t fill);
   void evict_one();
 
   ReadCacheOptions options_;
   int segment_shift_ = 16;
   std::int64_t capacity_segments_;
-  std::list<Key> lru_;  // front: most recently used
-  std::unordered_map<Key, Entry, KeyHash> map_;
+  std::vector<Node> nodes_;
+  std::vector<std::int32_t> free_nodes_;
+  std::vector<std::int32_t> table_;  // node index or kNone; size a power of two
+  std::int64_t size_ = 0;            // nodes in use
+  std::int32_t head_ = kNone, tail_ = kNone;  // head: most recently used
   std::vector<Fill> fills_;  // index = fill id; 0 unused
   std::vector<std::uint32_t> free_fills_;
 };

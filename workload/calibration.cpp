@@ -15,9 +15,11 @@ namespace afasim::workload {
 
 namespace {
 
-// The model engine's run: a 256 MiB write cache per controller (instead of 4 GiB) reaches
-// destage's steady state within the warm-up; the steady-state rates do not depend on its size.
-constexpr std::int64_t kModelWriteCacheBytes = 256LL << 20;
+// Both engines' runs: a 256 MiB write cache per controller (instead of 4 GiB) reaches
+// destage's steady state within the warm-up; the steady-state rates do not depend on its size
+// (the published figures are steady-state ones: the review preconditioned to steady state).
+// With 4 GiB, a short run measures the cache absorbing writes (128K writes +40 %).
+constexpr std::int64_t kCalibrationWriteCacheBytes = 256LL << 20;
 constexpr sim::Time kModelWarmNs = 1500 * sim::kMillisecond;
 constexpr sim::Time kModelMeasureNs = 1000 * sim::kMillisecond;
 
@@ -74,7 +76,9 @@ sim::Result<std::vector<ReportEntry>> run_once(const config::Catalog& catalog, c
       }
   sim::Simulator sim(options.seed);
   controller::MemoryJournal journal;
-  auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot());
+  controller::ArrayOptions array_options;
+  array_options.data_path.cache.write_cache_bytes = kCalibrationWriteCacheBytes;
+  auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot(), array_options);
   if (!array.is_ok()) return array.status();
   FioRunOptions run;
   run.seed = options.seed;
@@ -122,7 +126,7 @@ perf::ArrayModelOptions model_options(const perf::Calibration& calibration, cons
   perf::ArrayModelOptions o;
   o.params = calibration.model;
   o.layout = raid == "RAID5" ? perf::RowLayout::kRaid5 : perf::RowLayout::kRaid10;
-  o.write_cache_bytes = kModelWriteCacheBytes;
+  o.write_cache_bytes = kCalibrationWriteCacheBytes;
   return o;
 }
 

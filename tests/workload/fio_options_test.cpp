@@ -117,7 +117,8 @@ TEST_CASE("sync=1 writes with FUA: the ack waits for the SSDs instead of the mir
   const double cached = dir(run(job), 0, Direction::kWrite).clat_ns.mean();
   const double fua = dir(run(job + "sync=1\n"), 0, Direction::kWrite).clat_ns.mean();
   MESSAGE("write-back " << cached << " ns, FUA " << fua << " ns");
-  CHECK(fua > 1.3 * cached);
+  // At least the SSD's write latency (25 µs, config/ssds/xio-g3-sas-1600gb.json) on top.
+  CHECK(fua > cached + 25'000);
 }
 
 TEST_CASE("thinktime pauses after every thinktime_blocks I/Os, once the queue has drained") {

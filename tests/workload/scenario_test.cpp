@@ -156,8 +156,10 @@ TEST_CASE(
   }
   // The rebuild costs the hosts: while it runs, mean latency is higher than before the
   // failure and the tail (the I/O that queues behind a rebuild piece on its SSD) more so.
-  CHECK(r.timeline[15].latency_ns_mean > 1.2 * r.timeline[5].latency_ns_mean);
-  CHECK(r.timeline[15].latency_ns_p99 > 2 * r.timeline[5].latency_ns_p99);
+  // The rebuild's pieces share the SSDs with host I/O but not yet the performance model's
+  // cores and DRAM (docs/performance-model.md "Status"), so the mean moves little.
+  CHECK(r.timeline[15].latency_ns_mean > 1.03 * r.timeline[5].latency_ns_mean);
+  CHECK(r.timeline[15].latency_ns_p99 > 1.5 * r.timeline[5].latency_ns_p99);
   CHECK(r.array.errors == 0);
 }
 
