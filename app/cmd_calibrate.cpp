@@ -70,15 +70,16 @@ int run_calibrate(const CalibrateOptions& o) {
   char runtime[32];
   std::snprintf(runtime, sizeof runtime, "%g s after a %g s ramp", o.runtime_s, o.ramp_s);
   const std::string runs = o.runtime_s > 0 ? std::string("measured ") + runtime : "the job files' run times";
-  // Until issue 13's phase B wires perf/ into the controller pair, the array engine's fio runs
-  // use the controller's own timing; say so rather than pass those numbers off as the model's.
+  // The array engine: the shipped fio job files on the simulated array, whose timing is the
+  // performance model (controller/timing.h) with the SSD model behind it.
   const std::string engine =
       "seed " + std::to_string(o.seed) + ", " +
       (run.engine == workload::CalibrationEngine::kModel
            ? std::string("engine: perf::ArrayModel, closed loop of each job file's measured group, stand-in SSDs, "
                          "256 MiB write cache; ") +
                  (o.runtime_s > 0 ? runs : "measured 1 s after a 1.5 s warm-up")
-           : runs + "; engine: the controller data path's timing (controller/cost_model.h), perf/ not yet wired in");
+           : runs + "; engine: the array (fio job files; perf/ resources via controller::Timing, the SSD model), "
+                    "256 MiB write cache per controller");
   const std::string table = workload::format_calibration(*calibration, *results, engine);
   std::fwrite(table.data(), 1, table.size(), stdout);
   if (o.check)

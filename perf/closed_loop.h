@@ -1,8 +1,8 @@
 // perf::run_closed_loop — a closed-loop load on a perf::ArrayModel (what fio does with
 // iodepth and numjobs): `jobs` jobs keep `iodepth` I/Os each in flight on `volumes` LUNs,
 // random or sequential, a share of them reads; measured after a warm-up. Used by the model's
-// tests and by `afasim calibrate --engine model` until the model times the controller pair's
-// fio runs (issue 13 phase B). Deterministic for the seed.
+// tests and by `afasim calibrate --engine model` (the mechanism alone, stand-in SSDs; the
+// array's own runs are `--engine array`). Deterministic for the seed.
 #pragma once
 
 #include <cstdint>
