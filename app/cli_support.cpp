@@ -10,6 +10,54 @@
 
 namespace afasim::app {
 
+std::unique_ptr<Cli> make_cli() {
+  auto cli = std::make_unique<Cli>();
+  cli->app.require_subcommand(1);
+  cli->app.set_version_flag("--version", "afasim 0.1.0");
+  cli->runners["capacity"] = add_capacity_command(cli->app);
+  cli->runners["fio"] = add_fio_command(cli->app);
+  cli->runners["run"] = add_run_command(cli->app);
+  cli->runners["serve"] = add_serve_command(cli->app);
+  return cli;
+}
+
+std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv) {
+  // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
+  if (argc > 1 && argv[1][0] != '-' && cli.runners.count(argv[1]) == 0) {
+    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: capacity, fio, run, serve; --help)\n",
+                 argv[1]);
+    return 2;
+  }
+  try {
+    cli.app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = cli.app.exit(e);  // prints help, the version, or the error
+    return code == 0 ? 0 : 2;          // bad usage is exit code 2, whatever CLI11 calls it
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "afasim: %s\n", e.what());
+    return 2;
+  }
+  for (auto* sub : cli.app.get_subcommands()) {
+    auto it = cli.runners.find(sub->get_name());
+    if (it != cli.runners.end()) return it->second;
+  }
+  return 2;
+}
+
+std::optional<HostPort> parse_host_port(const std::string& s) {
+  const auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return std::nullopt;
+  HostPort hp;
+  hp.host = s.substr(0, colon);
+  if (hp.host.size() > 2 && hp.host.front() == '[' && hp.host.back() == ']')
+    hp.host = hp.host.substr(1, hp.host.size() - 2);
+  const std::string port = s.substr(colon + 1);
+  if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  hp.port = std::stoi(port);
+  if (hp.port > 65535) return std::nullopt;
+  return hp;
+}
+
 CLI::Validator seed_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

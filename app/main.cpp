@@ -1,36 +1,11 @@
 // afasim: a simulator of all-flash storage array firmware (X-IO ISE 800 G3 kind).
-#include <spdlog/spdlog.h>
-
-#include <CLI/CLI.hpp>
-#include <cstdio>
-#include <map>
-#include <string>
+#include <variant>
 
 #include "app/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"afasim: a simulator of all-flash storage array firmware modelled on the X-IO ISE 800 G3"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "afasim 0.1.0");
-  std::map<std::string, afasim::app::Runner> runners;
-  runners["capacity"] = afasim::app::add_capacity_command(app);
-  runners["fio"] = afasim::app::add_fio_command(app);
-  runners["run"] = afasim::app::add_run_command(app);
-  runners["serve"] = afasim::app::add_serve_command(app);
-  // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
-  if (argc > 1 && argv[1][0] != '-' && runners.count(argv[1]) == 0) {
-    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: capacity, fio, run, serve; --help)\n", argv[1]);
-    return 2;
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help, the version, or the error
-    return code == 0 ? 0 : 2;      // bad usage is exit code 2, whatever CLI11 calls it
-  }
-  for (auto* sub : app.get_subcommands()) {
-    auto it = runners.find(sub->get_name());
-    if (it != runners.end()) return it->second();
-  }
-  return 2;
+  auto cli = afasim::app::make_cli();
+  auto parsed = afasim::app::parse_cli(*cli, argc, argv);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  return std::get<afasim::app::Runner>(parsed)();
 }

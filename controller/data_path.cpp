@@ -62,6 +62,7 @@ sim::Result<std::unique_ptr<DataPath>> DataPath::create(sim::Simulator& sim, con
     so.payload = dp->options_.payload;
     so.memory_page_bytes = dp->options_.memory_page_bytes;
     so.payload_directory = dp->options_.payload_dir;
+    so.payload_factory = dp->options_.payload_factory;
     // The array never writes the fifth of each SSD it keeps back: extra spare area for
     // the SSD's garbage collection (docs/capacity.md, docs/ssd-model.md).
     so.host_span_fraction = 1.0 - capacity.params().over_provisioning_fraction;

@@ -57,6 +57,8 @@ namespace afasim::controller {
 struct DataPathOptions {
   datapac::PayloadKind payload = datapac::PayloadKind::kNone;
   std::string payload_dir;            // for kFile: one sparse file per SSD in here
+  // Test seam: makes each SSD's payload store instead of `payload` (datapac/ssd.h).
+  std::function<std::unique_ptr<datapac::PayloadStore>(const std::string&, std::int64_t)> payload_factory;
   std::int64_t memory_page_bytes = 64 << 10;  // for kMemory
   // RAID geometry (docs/raid.md). RAID 5 width k+1 with k in [2, 8]; RAID 10 stripes an
   // extent over `raid10_pairs` mirror pairs; strips of `strip_bytes` (power of two, >= 4 KiB,
@@ -233,6 +235,10 @@ class DataPath {
   sim::Status pull_drive(int drive);
   // Inserts a new SSD in the slot of a failed or pulled one: empty, zero wear, in service.
   sim::Status replace_drive(int drive);
+  // After a restart: queues a rebuild for every drive that extents are still missing
+  // members on (a rebuild the stop interrupted, or one never started), and starts the
+  // first. Returns how many drives were queued.
+  int resume_rebuilds();
   // Multiplies the SSD's latency (slow-SSD fault); 1.0 clears it. kNotFound for an unknown
   // drive, kUnprocessable for a multiplier outside [kLatencyMultiplierMin, Max], kConflict
   // when the drive is failed or pulled (a slow-drive fault applies to a drive in service) or
@@ -476,6 +482,10 @@ class DataPath {
   sim::Status write_member(Extent& e, int m, std::int64_t offset, std::int64_t length, const std::uint8_t* data,
                            Work& w);
   bool has_payload() const { return options_.payload != datapac::PayloadKind::kNone; }
+  // A payload write failed or succeeded: raises the host-disk-full event on the first
+  // kNoSpace and its all-clear on the next success (one pair per episode).
+  sim::Status note_payload_write(sim::Status st, int drive);
+  bool host_disk_full_ = false;
   std::string check_row_parity(const Extent& e, std::int64_t row) const;
 
   void complete(IoCallback& done, sim::Status status, sim::Time submit, sim::Time at);

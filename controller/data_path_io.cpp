@@ -65,9 +65,27 @@ Status DataPath::write_member(Extent& e, int m, std::int64_t offset, std::int64_
   }
   if (e.moving_member == m) AFASIM_RETURN_IF_ERROR(write_move_target(e, offset, length, src, w));
   if (has_payload())
-    return ssds_[static_cast<std::size_t>(a.drive)]->write_payload(a.offset_bytes(allocator_.chunk_bytes()) + offset,
-                                                                  {src, static_cast<std::size_t>(length)});
+    return note_payload_write(ssds_[static_cast<std::size_t>(a.drive)]->write_payload(
+                                  a.offset_bytes(allocator_.chunk_bytes()) + offset, {src, static_cast<std::size_t>(length)}),
+                              a.drive);
   return Status::ok();
+}
+
+Status DataPath::note_payload_write(Status st, int drive) {
+  if (st.is_ok()) {
+    if (host_disk_full_) {
+      host_disk_full_ = false;
+      emit(Severity::kInfo, "system", "", "host file system has space again: payload writes succeed");
+    }
+    return st;
+  }
+  if (st.code() == sim::Code::kNoSpace && !host_disk_full_) {
+    host_disk_full_ = true;
+    emit(Severity::kCritical, "system", "drive/" + std::to_string(drive + 1),
+         "host file system full: the payload of drive " + std::to_string(drive + 1) +
+             " cannot be written (" + st.message() + "); writes fail with ENOSPC until space is freed");
+  }
+  return st;
 }
 
 // ---------------------------------------------------------------------------------------

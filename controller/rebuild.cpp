@@ -143,6 +143,25 @@ Status DataPath::lose_drive(int drive, const char* how) {
 }
 
 Status DataPath::fail_drive(int drive) { return lose_drive(drive, "failed"); }
+
+int DataPath::resume_rebuilds() {
+  std::vector<bool> pending(static_cast<std::size_t>(drive_count()), false);
+  for (const Extent& e : extents_) {
+    if (e.member_count == 0 || e.lost) continue;
+    for (int m = 0; m < e.member_count; ++m)
+      if (is_missing(e.missing, m)) pending[static_cast<std::size_t>(e.members[static_cast<std::size_t>(m)].drive)] = true;
+  }
+  int queued = 0;
+  for (int d = 0; d < drive_count(); ++d) {
+    const bool already = std::find(rebuild_queue_.begin(), rebuild_queue_.end(), d) != rebuild_queue_.end() ||
+                         (rebuild_.active && rebuild_.drive == d);
+    if (!pending[static_cast<std::size_t>(d)] || already) continue;
+    rebuild_queue_.push_back(d);
+    ++queued;
+  }
+  if (queued > 0 && !rebuild_.active) start_rebuild();
+  return queued;
+}
 Status DataPath::pull_drive(int drive) { return lose_drive(drive, "pulled"); }
 
 Status DataPath::replace_drive(int drive) {

@@ -113,6 +113,10 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       nand_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond) {
   const sim::Status valid = validate(model, options);
   AFASIM_ASSERT(valid.is_ok(), valid.message());
+  if (options_.payload_factory && options_.payload != PayloadKind::kNone) {
+    payload_ = options_.payload_factory(options_.name, model_.capacity_bytes);
+    return;
+  }
   switch (options_.payload) {
     case PayloadKind::kNone:
       payload_ = make_none_store(model_.capacity_bytes);

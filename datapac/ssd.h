@@ -33,6 +33,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -81,6 +82,10 @@ struct SsdOptions {
   PayloadKind payload = PayloadKind::kNone;
   // For PayloadKind::kFile: an existing directory; the file is <dir>/<name>.payload.
   std::string payload_directory;
+  // Test seam (an Env in LevelDB's sense): when set, makes the payload store instead of
+  // `payload` (which still says whether there is a payload: not kNone). Arguments: the
+  // drive's name and capacity in bytes.
+  std::function<std::unique_ptr<PayloadStore>(const std::string&, std::int64_t)> payload_factory;
   // For PayloadKind::kMemory: page size, a power of two in [512, 16 MiB].
   std::int64_t memory_page_bytes = 64 << 10;
   // true: the drive starts in steady state (garbage collection running, as the spec's

@@ -12,6 +12,10 @@ packages=(
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev
   # real clients the integration tests drive
   curl sqlite3 fio libnbd-bin python3-libnbd qemu-utils nbdkit
+  # `make bench` (bench_http) and `make fuzz` (clang with libFuzzer)
+  wrk clang libfuzzer-14-dev
+  # passwords (argon2id) and TLS
+  libargon2-dev libssl-dev openssl
   # the README tour pretty-prints JSON with python3 -m json.tool
   python3
 )

@@ -663,15 +663,16 @@ Status SqliteStore::Impl::load_extents(Snapshot& s) {
 Status SqliteStore::Impl::append_events(const ChangeSet& c) {
   for (const auto& e : c.events) {
     AFASIM_RETURN_IF_ERROR(run(
-        "INSERT INTO events (id, time_ns, severity, category, object, message) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO events (id, time_ns, severity, category, object, message, actor) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         [&](Statement& s) {
           s.bind(1, e.id)
               .bind(2, e.time_ns)
               .bind(3, controller::to_string(e.severity))
               .bind(4, e.category)
               .bind(5, e.object)
-              .bind(6, e.message);
+              .bind(6, e.message)
+              .bind(7, e.actor);
         },
         "appending event " + std::to_string(e.id)));
   }
@@ -868,7 +869,7 @@ Status SqliteStore::Impl::load_mappings(Snapshot& s) {
 }
 
 namespace {
-constexpr const char* kEventColumns = "id, time_ns, severity, category, object, message";
+constexpr const char* kEventColumns = "id, time_ns, severity, category, object, message, actor";
 
 sim::Result<controller::Event> event_from_row(const Statement& r) {
   controller::Event e;
@@ -882,6 +883,7 @@ sim::Result<controller::Event> event_from_row(const Statement& r) {
   e.category = r.column_text(3);
   e.object = r.column_text(4);
   e.message = r.column_text(5);
+  e.actor = r.column_text(6);
   return e;
 }
 
