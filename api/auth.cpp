@@ -1,5 +1,7 @@
 #include "api/auth.h"
 
+#include "api/problem.h"
+
 #include <argon2.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -146,7 +148,7 @@ std::optional<Role> parse_role(std::string_view name) {
 
 http::Response unauthorized(const std::string& detail, const std::string& instance) {
   http::Response res =
-      http::problem_response(401, "urn:afasim:problem:unauthorized", detail, instance);
+      http::problem_response(401, problem::kUnauthorized, detail, instance);
   res.headers.set("WWW-Authenticate", "Basic realm=\"afasim\", charset=\"UTF-8\", Bearer realm=\"afasim\"");
   return res;
 }
@@ -329,7 +331,7 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
   const auto needed = parse_role(route.access);
   if (!is_public && needed && static_cast<int>(role) < static_cast<int>(*needed)) {
     deny = http::problem_response(
-        403, "urn:afasim:problem:forbidden",
+        403, problem::kForbidden,
         "user \"" + user + "\" has role " + role_name(role) + "; " + r.method + " " + r.path +
             " needs " + route.access,
         r.path);

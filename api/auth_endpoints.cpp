@@ -26,7 +26,7 @@ bool is_admin(const Call& c) {
 }
 
 ApiError forbidden(const Call& c, const std::string& what) {
-  return ApiError(403, "urn:afasim:problem:forbidden",
+  return ApiError(403, problem::kForbidden,
                   "user \"" + c.user() + "\" has role " + c.http.principal.role + "; " + what +
                       " needs admin");
 }
@@ -77,14 +77,14 @@ Reply AuthEndpoints::create_session(const Call& c) {
   std::string user = c.user();
   if (user.empty()) {
     if (c.http.body.empty())
-      throw ApiError(401, "urn:afasim:problem:unauthorized",
+      throw ApiError(401, problem::kUnauthorized,
                      "send HTTP Basic credentials or a body {\"username\", \"password\"}");
     const json body = json_body(c, false);
     FieldReader f(body, {"username", "password"});
     const std::string name = f.required_string("username");
     const std::string password = f.required_string("password");
     if (!auth_.check_password(name, password))
-      throw ApiError(401, "urn:afasim:problem:unauthorized", "wrong user name or password");
+      throw ApiError(401, problem::kUnauthorized, "wrong user name or password");
     user = name;
   }
   auto made = auth_.create_session(user);

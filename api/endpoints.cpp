@@ -77,7 +77,8 @@ std::vector<Route> Endpoints::routes() {
   // Access (api/auth.h): reads are for monitors; provisioning (volumes, hosts, mappings,
   // QoS policies) for operators; pools and faults change the hardware's use: admins only.
   return {
-      {"GET", "/system", bind(&Endpoints::get_system), kMonitor},
+      // From the view snapshot: on the I/O thread while it is fresh (api/view_cache.h).
+      {"GET", "/system", bind(&Endpoints::get_system), kMonitor, true},
       {"GET", "/controllers", bind(&Endpoints::list_controllers), kMonitor},
       {"GET", "/controllers/{id}", bind(&Endpoints::get_controller), kMonitor},
       {"GET", "/datapacs", bind(&Endpoints::list_datapacs), kMonitor},
@@ -87,7 +88,7 @@ std::vector<Route> Endpoints::routes() {
       {"GET", "/pools/{id}", bind(&Endpoints::get_pool), kMonitor},
       {"PATCH", "/pools/{id}", bind(&Endpoints::update_pool), kAdmin},
       {"DELETE", "/pools/{id}", bind(&Endpoints::delete_pool), kAdmin},
-      {"GET", "/volumes", bind(&Endpoints::list_volumes), kMonitor},
+      {"GET", "/volumes", bind(&Endpoints::list_volumes), kMonitor, true},
       {"POST", "/volumes", bind(&Endpoints::create_volume), kOperator},
       {"GET", "/volumes/{id}", bind(&Endpoints::get_volume), kMonitor},
       {"PATCH", "/volumes/{id}", bind(&Endpoints::update_volume), kOperator},
@@ -201,7 +202,7 @@ Reply Endpoints::delete_pool(const Call& c) {
 // From the view snapshot (api/view_cache.h): a burst of these never waits for the model.
 Reply Endpoints::list_volumes(const Call& c) {
   const ListQuery q = parse_list_query(c.http, {"pool_id", "qos_policy_id"}, {"name"});
-  const auto snapshot = views_.get();
+  const auto snapshot = this->snapshot(c);
   if (c.http.params.empty()) {
     Reply r(200, nullptr);
     r.raw_body = snapshot->volumes_default_body;

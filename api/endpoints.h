@@ -32,6 +32,8 @@ struct Route {
   Handler handler;
   // The least role that may call it (api/auth.h), or "public".
   std::string access;
+  // Answers from a snapshot without blocking while it can (http/router.h never_blocks).
+  bool never_blocks = false;
 };
 
 class Endpoints {
@@ -41,6 +43,14 @@ class Endpoints {
   std::vector<Route> routes();
 
  private:
+  // The view snapshot: get() on a worker, peek() on an I/O thread (NeedsWorker when a new
+  // one must be taken).
+  std::shared_ptr<const ViewSnapshot> snapshot(const Call& c) {
+    if (c.http.may_block) return views_.get();
+    if (auto s = views_.peek()) return s;
+    throw http::NeedsWorker();
+  }
+
   // Runs `fn` on the model thread on behalf of the caller (the events it causes name the
   // caller's user); rethrows its ApiError.
   // A change (any method but GET and HEAD) is refused with 503 while the array cannot take

@@ -19,7 +19,7 @@ using namespace afasim::controller;
 Reply Endpoints::get_system(const Call& c) {
   no_query(c.http);
   Reply r(200, nullptr);
-  r.raw_body = views_.get()->system_body;
+  r.raw_body = snapshot(c)->system_body;
   return r;
 }
 

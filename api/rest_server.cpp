@@ -69,7 +69,8 @@ class RestServer::Impl {
     http::Router router;
     for (const Route& r : routes_) {
       router.add({r.method, std::string(kApiPrefix) + r.path,
-                  [this, &r](http::Request& req) { return serve(r, req); }, r.access});
+                  [this, &r](http::Request& req) { return serve(r, req); }, r.access,
+                  r.never_blocks});
     }
     for (const http::Route& r : options_.extra_routes) router.add(r);
     server_ = std::make_unique<http::Server>(http_options(), std::move(router));

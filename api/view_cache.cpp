@@ -59,6 +59,14 @@ std::shared_ptr<const ViewSnapshot> ViewCache::get() {
   return fresh;
 }
 
+std::shared_ptr<const ViewSnapshot> ViewCache::peek() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool current = current_ && current_generation_ == generation_;
+  if (current && (taking_ || std::chrono::steady_clock::now() - current_->taken < max_age_))
+    return current_;
+  return nullptr;
+}
+
 void ViewCache::invalidate() {
   std::lock_guard<std::mutex> lock(mu_);
   ++generation_;

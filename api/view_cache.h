@@ -48,6 +48,9 @@ class ViewCache {
   // model thread only when there is none such and no other thread is taking one.
   // Throws serve::ModelStopped.
   std::shared_ptr<const ViewSnapshot> get();
+  // Never blocks: the snapshot get() would return without taking one, or null when a new
+  // one must be taken first.
+  std::shared_ptr<const ViewSnapshot> peek();
   // A change was made: the next get() takes a new snapshot.
   void invalidate();
 

@@ -38,7 +38,7 @@ std::string system_state(const Array& array) {
 
 std::string management_unavailable(const Array& array) {
   const PowerStatus p = array.data_path().power_status();
-  if (p.state != "on")
+  if (!p.mains_on)
     return "the mains are off (power " + p.state +
            "); until POST /faults {\"type\": \"power_restore\"} only reads are served";
   if (system_state(array) != "offline") return "";

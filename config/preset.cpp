@@ -366,7 +366,10 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
       raw[name] = {path, std::move(j)};
     }
     for (const auto& [name, entry] : raw) {
-      const auto& [path, j] = entry;
+      // Named references, not a structured binding: clang 14 (make fuzz) cannot capture a
+      // structured binding in a lambda.
+      const std::string& path = entry.first;
+      const json& j = entry.second;
       if (j.value("abstract", false)) continue;
       json merged = json::object();
       std::vector<const json*> chain{&j};

@@ -113,10 +113,26 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       nand_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond) {
   const sim::Status valid = validate(model, options);
   AFASIM_ASSERT(valid.is_ok(), valid.message());
-  if (options_.payload_factory && options_.payload != PayloadKind::kNone) {
-    payload_ = options_.payload_factory(options_.name, model_.capacity_bytes);
-    return;
-  }
+  if (options_.payload_factory && options_.payload != PayloadKind::kNone)
+    payload_ = options_.payload_factory(options_.name, model_.capacity_bytes);  // a test's store
+  else
+    open_payload();
+
+  // Rated endurance in NAND bytes (see endurance_nand_bytes()).
+  native_alpha_ =
+      static_cast<double>(model_.raw_nand_bytes) / static_cast<double>(model_.capacity_bytes);
+  endurance_nand_bytes_ =
+      model_.rated_endurance_bytes() * greedy_random_write_amplification(native_alpha_);
+  percent_per_nand_byte_ = 100.0 / endurance_nand_bytes_;
+
+  read_q32_ = ns_per_byte_q32(model_.seq_read_bytes_per_second);
+  write_q32_ = ns_per_byte_q32(model_.seq_write_bytes_per_second);
+  recompute_timing();
+  units_.assign(static_cast<std::size_t>(timing_.read_units), 0);
+  buffer_ring_.assign(kBufferRingInitialEntries, BufferEntry{0, 0});
+}
+
+void Ssd::open_payload() {
   switch (options_.payload) {
     case PayloadKind::kNone:
       payload_ = make_none_store(model_.capacity_bytes);
@@ -136,19 +152,6 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       break;
     }
   }
-
-  // Rated endurance in NAND bytes (see endurance_nand_bytes()).
-  native_alpha_ =
-      static_cast<double>(model_.raw_nand_bytes) / static_cast<double>(model_.capacity_bytes);
-  endurance_nand_bytes_ =
-      model_.rated_endurance_bytes() * greedy_random_write_amplification(native_alpha_);
-  percent_per_nand_byte_ = 100.0 / endurance_nand_bytes_;
-
-  read_q32_ = ns_per_byte_q32(model_.seq_read_bytes_per_second);
-  write_q32_ = ns_per_byte_q32(model_.seq_write_bytes_per_second);
-  recompute_timing();
-  units_.assign(static_cast<std::size_t>(timing_.read_units), 0);
-  buffer_ring_.assign(kBufferRingInitialEntries, BufferEntry{0, 0});
 }
 
 Ssd::Ssd(Ssd&&) noexcept = default;

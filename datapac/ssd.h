@@ -254,6 +254,7 @@ class Ssd {
 
   config::SsdModel model_;
   SsdOptions options_;
+  void open_payload();  // the store options_.payload names
   std::unique_ptr<PayloadStore> payload_;
   sim::Status payload_status_;
   sim::Rng rng_;

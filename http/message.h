@@ -57,12 +57,19 @@ struct Request {
   // Filled by the router: the {name} segments of the matched pattern.
   std::vector<std::pair<std::string, std::string>> path_params;
   Principal principal;               // filled by the authentication layer
+  // False while the handler runs on an I/O thread (a never_blocks route): a handler that
+  // finds it would have to block then throws NeedsWorker, and runs again on a worker.
+  bool may_block = true;
 
   bool has_header(std::string_view name) const { return headers.has(name); }
   const std::string& header(std::string_view name) const { return headers.get(name); }
   // The value of path parameter `name` ("" when the pattern has none).
   const std::string& path_param(std::string_view name) const;
 };
+
+// Thrown by a never_blocks route's handler that cannot answer without blocking this time
+// (Request::may_block is false): the server runs it again on a worker thread.
+struct NeedsWorker {};
 
 // A response body that is written as it is produced (Server-Sent Events, a long listing):
 // the server sends the head with chunked transfer coding, then every write() as a chunk.

@@ -157,7 +157,10 @@ asio::awaitable<Response> Server::Impl::respond(Request& r) {
       const Verdict v = guard ? guard(r, route, may_block, deny) : Verdict::kAllow;
       if (v == Verdict::kDeny) return std::optional<Response>(std::move(deny));
       if (v == Verdict::kNeedsWorker) return std::optional<Response>();
+      r.may_block = may_block;
       return std::optional<Response>(route.handler(r));
+    } catch (const NeedsWorker&) {
+      return std::optional<Response>();
     } catch (const std::exception& e) {
       logger->error("{} {}: unexpected exception: {}", r.method, r.path, e.what());
       return std::optional<Response>(

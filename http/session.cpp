@@ -126,6 +126,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       const auto start = Clock::now();
       std::optional<Request> req = co_await read_request();
       if (!req) co_return;
+      lowest().expires_never();  // the handler takes what it takes; the write has its own bound
       Response res = co_await answer(*req);
       server_->log_request(*req, res.status, start);
       const bool keep = keep_alive_ && !refused_;

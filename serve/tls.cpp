@@ -111,10 +111,9 @@ sim::Result<std::shared_ptr<boost::asio::ssl::context>> server_tls_context(const
   ctx->use_certificate_chain_file(files.cert_file, ec);
   if (ec) return sim::invalid_argument("TLS certificate " + files.cert_file + ": " + ec.message());
   ctx->use_private_key_file(files.key_file, ssl::context::pem, ec);
-  if (ec) return sim::invalid_argument("TLS key " + files.key_file + ": " + ec.message());
-  if (SSL_CTX_check_private_key(ctx->native_handle()) != 1)
-    return sim::invalid_argument("TLS key " + files.key_file + " does not match the certificate " +
-                                 files.cert_file);
+  if (ec || SSL_CTX_check_private_key(ctx->native_handle()) != 1)
+    return sim::invalid_argument("TLS key " + files.key_file + " cannot be used with the certificate " +
+                                 files.cert_file + ": " + (ec ? ec.message() : openssl_reason()));
   return ctx;
 }
 

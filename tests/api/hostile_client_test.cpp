@@ -21,8 +21,12 @@ using afasim::testing::status_of;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
+// HTTP Basic for the fixture's admin ("admin:" + kAdminPassword, base64).
+constexpr const char* kAdminAuthorization = "Authorization: Basic YWRtaW46dGVzdC1hZG1pbi1wYXNzd29yZA==\r\n";
+
 std::string get_request(const std::string& path, const std::string& extra = "") {
-  return "GET /api/v1" + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "\r\n";
+  return "GET /api/v1" + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + kAdminAuthorization + extra +
+         "\r\n";
 }
 
 // One GET /system on a new connection from 127.0.0.1: its status and how long it took.
@@ -42,7 +46,8 @@ TEST_CASE("64 slowloris and 64 idle keep-alive sockets: GET /system still answer
   std::vector<RawSocket> slow, idle;
   for (int i = 0; i < 64; ++i) {
     slow.emplace_back(port, "127.0.0.2");
-    REQUIRE(slow.back().send("GET /api/v1/system HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "));
+    REQUIRE(slow.back().send(std::string("GET /api/v1/system HTTP/1.1\r\nHost: 127.0.0.1\r\n") +
+                             kAdminAuthorization + "X-Slow: "));
   }
   for (int i = 0; i < 64; ++i) {
     idle.emplace_back(port, "127.0.0.2");
@@ -91,7 +96,7 @@ TEST_CASE("a header section over the limit gets 431 and the memory is not taken"
   // main: 100,000 headers of 4 KB were read into memory (RSS 218 -> 975 MB).
   ApiFixture fx;
   RawSocket s(fx.server().port());
-  std::string request = "GET /api/v1/system HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  std::string request = std::string("GET /api/v1/system HTTP/1.1\r\nHost: 127.0.0.1\r\n") + kAdminAuthorization;
   for (int i = 0; i < 100; ++i) request += "X-Pad-" + std::to_string(i) + ": " + std::string(4000, 'p') + "\r\n";
   request += "\r\n";
   s.send(request);
@@ -105,8 +110,8 @@ TEST_CASE("a chunked body over the body limit gets 413 like a Content-Length one
   // main: chunked bodies bypassed the 1 MiB limit (8 MiB parsed).
   ApiFixture fx;
   RawSocket s(fx.server().port());
-  s.send("POST /api/v1/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-         "Transfer-Encoding: chunked\r\n\r\n");
+  s.send(std::string("POST /api/v1/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n") +
+         kAdminAuthorization + "Transfer-Encoding: chunked\r\n\r\n");
   const std::string chunk(64 << 10, ' ');
   char size_line[32];
   std::snprintf(size_line, sizeof size_line, "%zx\r\n", chunk.size());

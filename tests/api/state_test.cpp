@@ -56,6 +56,7 @@ TEST_CASE("with both controllers failed: 503 for changes, controller_restore is 
   REQUIRE(http.post("/faults", {{"type", "controller_fail"}, {"controller", 2}}).status == 201);
   REQUIRE(wait_for_state(http, "offline"));
   const Response refused = http.post("/qos-policies", {{"name", "q"}, {"max_iops", 10}});
+  INFO(refused.text);
   CHECK(refused.status == 503);
   CHECK(refused.body["detail"].get<std::string>().find("no controller is active") != std::string::npos);
   CHECK(http.post("/faults", {{"type", "controller_restore"}, {"controller", 1}}).status == 201);

@@ -36,8 +36,8 @@ check "three faults injected" /faults "j['total'] == 3 and [i['type'] for i in j
 check "power back on after the power cycle" /system "j['power']['state'] == 'on' and j['power']['mains'] == 'on'"
 grep -q '"status":422' "$work/tour.out" || { echo "the min>max request did not answer 422"; exit 1; }
 grep -q '"status":409' "$work/tour.out" || { echo "deleting a mapped volume did not answer 409"; exit 1; }
-grep -qx '401' "$work/tour.out" || { echo "the request without credentials did not answer 401"; exit 1; }
-grep -qx '403' "$work/tour.out" || { echo "the monitor's DELETE did not answer 403"; exit 1; }
+grep -qx 'anonymous DELETE: 401' "$work/tour.out" || { echo "the request without credentials did not answer 401"; exit 1; }
+grep -qx 'monitor DELETE: 403' "$work/tour.out" || { echo "the monitor's DELETE did not answer 403"; exit 1; }
 grep -q '^admin user "watcher" created' "$work/tour.out" || { echo "the events do not name admin"; cat "$work/tour.out"; exit 1; }
 [[ $(stat -c %a "$work/state/admin-password") == 600 ]] || { echo "admin-password is not mode 0600"; exit 1; }
 echo "README tour: ok"

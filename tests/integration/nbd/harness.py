@@ -129,7 +129,8 @@ class Serve:
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(f"{self.scheme}://127.0.0.1:{self.rest_port}/api/v1{path}", data=data,
                                      method=method)
-        req.add_header("Authorization", self.authorization())
+        if self.authorization():
+            req.add_header("Authorization", self.authorization())
         if data is not None:
             req.add_header("Content-Type", "application/json")
         try:
@@ -153,7 +154,10 @@ class Serve:
     def authorization(self):
         """Basic credentials of the admin the first start created (its password file)."""
         import base64
-        with open(os.path.join(self.state_dir, "admin-password")) as f:
+        path = os.path.join(self.state_dir, "admin-password")
+        if not os.path.exists(path):  # a server without authentication (an older afasim)
+            return None
+        with open(path) as f:
             password = f.read().strip()
         return "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()
 
