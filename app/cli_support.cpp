@@ -18,14 +18,17 @@ std::unique_ptr<Cli> make_cli() {
   cli->runners["fio"] = add_fio_command(cli->app);
   cli->runners["run"] = add_run_command(cli->app);
   cli->runners["serve"] = add_serve_command(cli->app);
+  cli->runners["trace"] = add_trace_command(cli->app);
   return cli;
 }
 
 std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv) {
   // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
   if (argc > 1 && argv[1][0] != '-' && cli.runners.count(argv[1]) == 0) {
-    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: capacity, fio, run, serve; --help)\n",
-                 argv[1]);
+    std::string names;  // from the table, so that a new command needs no edit here
+    for (const auto& [name, runner] : cli.runners) names += (names.empty() ? "" : ", ") + name;
+    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: %s; --help)\n", argv[1],
+                 names.c_str());
     return 2;
   }
   try {

@@ -38,6 +38,7 @@ Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
+Runner add_trace_command(CLI::App& app);
 
 // Checks for option values, before CLI11 converts them (its conversions let "-1" wrap to
 // 2^64 - 1 for an unsigned seed and "nan" through a numeric range):

@@ -16,6 +16,8 @@ packages=(
   wrk clang libfuzzer-14-dev
   # passwords (argon2id) and TLS
   libargon2-dev libssl-dev openssl
+  # fio2gnuplot and fio_jsonplus_clat2csv (fio's tools, run on afasim's output) import six
+  python3-six
   # the README tour pretty-prints JSON with python3 -m json.tool
   python3
 )
