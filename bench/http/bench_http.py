@@ -14,6 +14,7 @@ under 3 ms.
                      front-end decision, docs/http-front-end.md)
   --hostile URL      instead: 64 slowloris and 64 idle keep-alive sockets from 127.0.0.2
                      against URL's server while 20 GETs of URL are timed from 127.0.0.1
+                     (as the admin of --state DIR when it holds an admin-password file)
 
 Not a test: it asserts nothing.
 
@@ -180,7 +181,7 @@ def report(results, files, servers, posts, args):
           f"p99 {posts[int(len(posts) * 0.99) - 1]:.2f} ms over {len(posts)}")
 
 
-def hostile(url_text, count):
+def hostile(url_text, count, headers):
     """64 slowloris + 64 idle keep-alive sockets from 127.0.0.2; 20 timed GETs from 127.0.0.1."""
     m = re.match(r"http://([^:/]+):(\d+)(/.*)", url_text)
     host, port, path = m.group(1), int(m.group(2)), m.group(3)
@@ -211,8 +212,11 @@ def hostile(url_text, count):
         start = time.perf_counter()
         try:
             conn = http.client.HTTPConnection(host, port, timeout=10)
-            conn.request("GET", path)
-            conn.getresponse().read()
+            conn.request("GET", path, headers=headers)
+            res = conn.getresponse()
+            res.read()
+            if res.status != 200:
+                failed += 1
             conn.close()
         except OSError:
             failed += 1
@@ -237,11 +241,12 @@ def main():
     ap.add_argument("--compare-httplib", action="store_true")
     ap.add_argument("--hostile", metavar="URL")
     ap.add_argument("--hostile-count", type=int, default=64)
+    ap.add_argument("--state", help="with --hostile: the server's state directory (credentials)")
     args = ap.parse_args()
     if shutil.which("wrk") is None and not args.hostile:
         sys.exit("bench_http: wrk is not installed (scripts/bootstrap.sh installs it)")
     if args.hostile:
-        hostile(args.hostile, args.hostile_count)
+        hostile(args.hostile, args.hostile_count, auth_header(args.state) if args.state else {})
     else:
         measure(args)
 
