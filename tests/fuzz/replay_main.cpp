@@ -2,6 +2,7 @@
 // every seed and every crash once found: `replay_NAME DIR...` feeds each file under each
 // DIR to LLVMFuzzerTestOneInput. A crash or an assertion fails the test; the file being
 // fed is printed first, so the failing input is named.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
