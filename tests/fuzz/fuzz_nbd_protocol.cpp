@@ -9,7 +9,7 @@
 
 #include "nbd/nbd_protocol.h"
 
-using namespace afasim::nbd;
+using namespace afasim::nbd::proto;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
