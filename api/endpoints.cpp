@@ -7,6 +7,7 @@
 
 #include "api/auth.h"
 #include "api/fields.h"
+#include "api/observe.h"
 #include "api/problem.h"
 #include "api/rest_server.h"
 
@@ -67,10 +68,15 @@ const std::initializer_list<std::string_view> kQosReadOnly = {"id", "volume_coun
 
 }  // namespace
 
-Endpoints::Endpoints(Array& array, serve::ModelThread& model, SystemIdentity identity)
-    : array_(array), model_(model), identity_(identity), views_(array, model, std::move(identity)) {}
+Endpoints::Endpoints(Array& array, serve::ModelThread& model, SystemIdentity identity,
+                     const controller::Telemetry* telemetry)
+    : array_(array), model_(model), identity_(identity), views_(array, model, std::move(identity)),
+      telemetry_(telemetry) {}
 
 std::vector<Route> Endpoints::routes() {
+  auto perf = [this](PerfHistory::Kind kind, std::string what) {
+    return [this, kind, what](const Call& c) { return performance(c, kind, what); };
+  };
   auto bind = [this](Reply (Endpoints::*fn)(const Call&)) {
     return [this, fn](const Call& c) { return (this->*fn)(c); };
   };
@@ -79,6 +85,8 @@ std::vector<Route> Endpoints::routes() {
   return {
       // From the view snapshot: on the I/O thread while it is fresh (api/view_cache.h).
       {"GET", "/system", bind(&Endpoints::get_system), kMonitor, true},
+      {"GET", "/scrub", bind(&Endpoints::get_scrub), kMonitor},
+      {"PATCH", "/scrub", bind(&Endpoints::update_scrub), kAdmin},
       {"GET", "/controllers", bind(&Endpoints::list_controllers), kMonitor},
       {"GET", "/controllers/{id}", bind(&Endpoints::get_controller), kMonitor},
       {"GET", "/datapacs", bind(&Endpoints::list_datapacs), kMonitor},
@@ -108,11 +116,46 @@ std::vector<Route> Endpoints::routes() {
       {"PATCH", "/qos-policies/{id}", bind(&Endpoints::update_qos_policy), kOperator},
       {"DELETE", "/qos-policies/{id}", bind(&Endpoints::delete_qos_policy), kOperator},
       {"GET", "/events", bind(&Endpoints::list_events), kMonitor},
+      {"GET", "/alerts", bind(&Endpoints::list_alerts), kMonitor},
+      {"GET", "/system/performance", perf(PerfHistory::Kind::kArray, "system"), kMonitor},
+      {"GET", "/controllers/{id}/performance", perf(PerfHistory::Kind::kController, "controller"), kMonitor},
+      {"GET", "/volumes/{id}/performance", perf(PerfHistory::Kind::kVolume, "volume"), kMonitor},
+      {"GET", "/drives/{id}/performance", perf(PerfHistory::Kind::kDrive, "drive"), kMonitor},
       {"GET", "/faults", bind(&Endpoints::list_faults), kMonitor},
       {"POST", "/faults", bind(&Endpoints::create_fault), kAdmin},
       {"GET", "/faults/{id}", bind(&Endpoints::get_fault), kMonitor},
       {"GET", "/openapi.json", bind(&Endpoints::get_openapi), kPublic},
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// Scrub
+
+Reply Endpoints::get_scrub(const Call& c) {
+  no_query(c.http);
+  return on_model(c, [&] { return Reply(200, scrub_view(array_.data_path())); });
+}
+
+Reply Endpoints::update_scrub(const Call& c) {
+  no_query(c.http);
+  const json body = json_body(c, true);
+  FieldReader f(body, {"enabled", "bytes_per_second"},
+                {"pass_interval_s", "running", "passes_completed", "rows_checked", "rows_total", "bytes_read",
+                 "media_errors", "repaired", "unrecoverable", "mismatches", "read_repairs", "unrecoverable_reads"});
+  no_nulls(f, {"enabled", "bytes_per_second"});
+  std::optional<bool> enabled;
+  if (const json* e = f.raw("enabled")) {
+    if (!e->is_boolean()) throw bad_request("enabled must be true or false, got " + e->dump());
+    enabled = e->get<bool>();
+  }
+  const std::optional<std::int64_t> rate = f.size("bytes_per_second");
+  return on_model(c, [&] {
+    raid::ScrubOptions o = array_.data_path().scrub_options();
+    if (enabled) o.enabled = *enabled;
+    if (rate) o.bytes_per_second = *rate;
+    check(array_.set_scrub_options(o));
+    return Reply(200, scrub_view(array_.data_path()));
+  });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -15,9 +15,11 @@
 
 #include "api/problem.h"
 #include "api/request.h"
+#include "api/rest_record.h"
 #include "api/view_cache.h"
 #include "api/views.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "http/message.h"
 #include "serve/model_thread.h"
 
@@ -38,7 +40,9 @@ struct Route {
 
 class Endpoints {
  public:
-  Endpoints(controller::Array& array, serve::ModelThread& model, SystemIdentity identity);
+  // `telemetry` (may be null: no performance history, no alerts) is read on the model thread.
+  Endpoints(controller::Array& array, serve::ModelThread& model, SystemIdentity identity,
+            const controller::Telemetry* telemetry = nullptr);
   // Every route, in the order docs/api.md lists them.
   std::vector<Route> routes();
 
@@ -52,12 +56,14 @@ class Endpoints {
   }
 
   // Runs `fn` on the model thread on behalf of the caller (the events it causes name the
-  // caller's user); rethrows its ApiError.
+  // caller's user); rethrows its ApiError. Records the call when a session is recorded
+  // (api/rest_record.h).
   // A change (any method but GET and HEAD) is refused with 503 while the array cannot take
   // it (mains off, booting: views.h management_unavailable) unless `even_offline`.
   template <typename F>
   auto on_model(const Call& c, F&& fn, bool even_offline = false) {
-    return model_.call([this, &c, &fn, even_offline] {
+    const CallScope* scope = CallScope::current();
+    return model_.call([this, &c, &fn, even_offline, scope] {
       const bool change = c.http.method != "GET" && c.http.method != "HEAD";
       if (change && !even_offline) {
         if (std::string why = management_unavailable(array_); !why.empty())
@@ -76,11 +82,13 @@ class Endpoints {
         ~Actor() { array.set_actor(""); }
       } actor{array_};
       array_.set_actor(c.user());
-      return fn();
+      return recorded(scope, fn);
     });
   }
 
   Reply get_system(const Call& c);
+  Reply get_scrub(const Call& c);
+  Reply update_scrub(const Call& c);
   Reply list_controllers(const Call& c);
   Reply get_controller(const Call& c);
   Reply list_datapacs(const Call& c);
@@ -116,6 +124,8 @@ class Endpoints {
   Reply delete_qos_policy(const Call& c);
 
   Reply list_events(const Call& c);
+  Reply list_alerts(const Call& c);
+  Reply performance(const Call& c, controller::PerfHistory::Kind kind, const std::string& what);
   Reply list_faults(const Call& c);
   Reply create_fault(const Call& c);
   Reply get_fault(const Call& c);
@@ -125,6 +135,7 @@ class Endpoints {
   serve::ModelThread& model_;
   SystemIdentity identity_;
   ViewCache views_;
+  const controller::Telemetry* telemetry_;
 };
 
 }  // namespace afasim::api

@@ -4,6 +4,7 @@
 
 #include "api/endpoints.h"
 #include "api/fields.h"
+#include "api/observe.h"
 #include "api/problem.h"
 #include "api/rest_server.h"
 
@@ -64,18 +65,51 @@ Reply Endpoints::get_datapac(const Call& c) {
 // ---------------------------------------------------------------------------------------
 // Events and the API's own description
 
+namespace {
+QueryParams query_params(const http::Request& r) { return QueryParams(r.params.begin(), r.params.end()); }
+}  // namespace
+
 Reply Endpoints::list_events(const Call& c) {
+  const EventQuery q = parse_event_query(query_params(c.http));
+  const bool filtered = q.since_ns || q.min_severity || !q.kinds.empty() || q.object || q.after || q.before;
+  return on_model(c, [&] {
+    json page = event_page(array_.recent_events(), q);
+    // Unfiltered, `total` counts every event ever logged, those no longer in memory too.
+    if (!filtered) page["total"] = array_.events(0, 0).total;
+    return Reply(200, std::move(page));
+  });
+}
+
+Reply Endpoints::list_alerts(const Call& c) {
   const ListQuery q = parse_list_query(c.http);
   return on_model(c, [&] {
-    const std::int64_t kept = array_.event_count();
-    // Past the events kept in memory the page is empty; the total still counts them all.
-    const auto page = array_.events(std::min(q.offset, kept), q.limit);
-    json items = json::array();
-    for (const auto& e : page.items) items.push_back(event_view(e));
-    return Reply(200, json{{"items", std::move(items)},
-                           {"total", page.total},
-                           {"offset", q.offset},
-                           {"limit", q.limit}});
+    Pager page(q);
+    if (telemetry_)
+      for (const auto& a : telemetry_->alerts()) page.offer([&] { return alert_view(a); });
+    return page.reply();
+  });
+}
+
+Reply Endpoints::performance(const Call& c, PerfHistory::Kind kind, const std::string& what) {
+  const PerformanceQuery q = parse_performance_query(query_params(c.http));
+  const Id id = kind == PerfHistory::Kind::kArray ? 0 : parse_id(c, what);
+  if (telemetry_ == nullptr)
+    throw ApiError(503, problem::kUnavailable, "this server keeps no performance history");
+  return on_model(c, [&] {
+    const std::string object = kind == PerfHistory::Kind::kArray ? "system" : what + "/" + std::to_string(id);
+    bool exists = true;
+    switch (kind) {
+      case PerfHistory::Kind::kArray: break;
+      case PerfHistory::Kind::kController: exists = array_.controller(id) != nullptr; break;
+      case PerfHistory::Kind::kVolume: exists = array_.volume(id) != nullptr; break;
+      case PerfHistory::Kind::kDrive: exists = array_.drive(id) != nullptr; break;
+    }
+    if (!exists) throw not_found("no " + what + " " + std::to_string(id));
+    // Drives are kept by index (id - 1).
+    const Id key = kind == PerfHistory::Kind::kDrive ? id - 1 : id;
+    const PerfSeries series = telemetry_->history().series({kind, key}, q.since_ns, q.limit);
+    const bool controller_fields = kind == PerfHistory::Kind::kArray || kind == PerfHistory::Kind::kController;
+    return Reply(200, performance_view(object, series, controller_fields));
   });
 }
 

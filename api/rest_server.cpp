@@ -7,7 +7,10 @@
 #include "api/auth.h"
 #include "api/auth_endpoints.h"
 #include "api/endpoints.h"
+#include "api/fields.h"
+#include "api/observe.h"
 #include "api/problem.h"
+#include "api/web.h"
 #include "http/server.h"
 
 #ifndef AFASIM_VERSION
@@ -53,13 +56,18 @@ std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// The event stream's path under kApiPrefix.
+constexpr const char* kEventStreamPath = "/events/stream";
+
 }  // namespace
 
 class RestServer::Impl {
  public:
   Impl(controller::Array& array, serve::ModelThread& model, RestServerOptions options)
       : options_(std::move(options)),
-        endpoints_(array, model, SystemIdentity{options_.system_name, AFASIM_VERSION}),
+        array_(array),
+        model_(model),
+        endpoints_(array, model, SystemIdentity{options_.system_name, AFASIM_VERSION}, options_.telemetry),
         routes_(endpoints_.routes()),
         logger_(options_.http.logger ? options_.http.logger : spdlog::default_logger()) {
     if (options_.auth) {
@@ -72,6 +80,7 @@ class RestServer::Impl {
                   [this, &r](http::Request& req) { return serve(r, req); }, r.access,
                   r.never_blocks});
     }
+    add_observe_routes(router);
     for (const http::Route& r : options_.extra_routes) router.add(r);
     server_ = std::make_unique<http::Server>(http_options(), std::move(router));
     if (options_.auth) {
@@ -88,15 +97,22 @@ class RestServer::Impl {
   sim::Status start(std::atomic<int>& port_out) {
     if (sim::Status st = server_->start(); !st.is_ok()) return st;
     port_out = server_->port();
+    if (options_.events) start_keep_alive();
     logger_->info("ReST API v1 listening on {}{}", server_->base_url(), kApiPrefix);
     return sim::Status::ok();
   }
 
-  void stop() { server_->stop(); }
+  void stop() {
+    stop_keep_alive();
+    // Streams end with their last chunk before the server closes the connections.
+    if (options_.events) options_.events->close_all();
+    server_->stop();
+  }
 
   std::vector<RouteInfo> route_infos() const {
     std::vector<RouteInfo> out;
     for (const auto& r : routes_) out.push_back({r.method, r.path, r.access});
+    out.push_back({"GET", kEventStreamPath, kMonitor});
     return out;
   }
 
@@ -129,6 +145,115 @@ class RestServer::Impl {
     }
   }
 
+  // /metrics, the event stream and the manager page's files: the same front end, the same
+  // guard. Reading metrics and events is a monitor's right; the page itself is public (it
+  // holds no data and logs in before it reads any).
+  void add_observe_routes(http::Router& router) {
+    router.add({"GET", "/metrics", [this](http::Request& r) { return guarded(r, [&] { return serve_metrics(r); }); },
+                kMonitor});
+    router.add({"GET", std::string(kApiPrefix) + kEventStreamPath,
+                [this](http::Request& r) { return guarded(r, [&] { return serve_event_stream(r); }); }, kMonitor});
+    if (!options_.web) return;
+    for (const auto& [path, body] : web_files()) {
+      const auto file = find_web_file(path);
+      const std::string url = path == "/index.html" ? "/" : path;
+      router.add({"GET", url,
+                  [file](http::Request&) {
+                    http::Response res(200, std::string(file->body), file->content_type);
+                    res.headers.set("Cache-Control", "no-cache");
+                    return res;
+                  },
+                  kPublic, true});
+    }
+  }
+
+  // Runs a handler outside the JSON routes, turning what it throws into a problem document.
+  template <typename F>
+  http::Response guarded(const http::Request& req, F&& fn) {
+    try {
+      return fn();
+    } catch (const ApiError& e) {
+      return problem(e, req.path);
+    } catch (const serve::ModelStopped&) {
+      return problem(ApiError(503, problem::kUnavailable, "the array model is stopped; the API cannot reach it"),
+                     req.path);
+    }
+  }
+
+  http::Response serve_metrics(const http::Request& req) {
+    if (!req.params.empty() || !req.query.empty()) throw bad_request("/metrics takes no query parameters");
+    MetricsContext context{options_.system_name, AFASIM_VERSION, std::nullopt};
+    if (options_.nbd_metrics) context.nbd = options_.nbd_metrics();
+    auto families = model_.call([&] { return collect_metrics(array_, options_.telemetry, context); });
+    return http::Response(200, metrics_text(families), kMetricsContentType);
+  }
+
+  // GET /events/stream: the backlog after the cursor (Last-Event-ID or after=), then every
+  // new event, as Server-Sent Events. Bounded by the EventBus (streams in all and per
+  // address, a stream's age) and the front end (bytes waiting for a slow reader).
+  http::Response serve_event_stream(const http::Request& req) {
+    EventQuery q = parse_event_query(QueryParams(req.params.begin(), req.params.end()), true);
+    // A reconnecting EventSource sends the id of the last event it saw.
+    if (req.has_header("Last-Event-ID"))
+      q.after = parse_query_integer("Last-Event-ID", req.header("Last-Event-ID"), 0, INT64_MAX);
+    if (options_.events == nullptr) throw ApiError(503, problem::kUnavailable, "this server has no event stream");
+    // Subscribing and reading the backlog in one model-thread call: every event is in
+    // exactly one of them (events are published on the model thread).
+    std::shared_ptr<EventBus::Subscription> sub;
+    std::vector<controller::Event> backlog;
+    model_.call([&] {
+      sub = options_.events->subscribe(q, req.remote_address);
+      if (!sub || !q.after) return;
+      for (const auto& e : array_.recent_events())
+        if (e.id > *q.after && q.matches(e)) backlog.push_back(e);
+    });
+    if (!sub) {
+      const EventBusOptions& o = options_.events->options();
+      http::Response busy = problem(
+          ApiError(503, problem::kUnavailable,
+                   "too many event streams are open (" + std::to_string(o.max_subscribers) + " in all, " +
+                       std::to_string(o.max_per_address) + " per client address); try again later"),
+          req.path);
+      busy.headers.set("Retry-After", "5");
+      return busy;
+    }
+    http::Response res(200, "", "text/event-stream");
+    res.headers.set("Cache-Control", "no-cache");
+    res.headers.set("X-Accel-Buffering", "no");
+    const std::int64_t after = q.after.value_or(0);
+    res.stream = [sub, backlog = std::move(backlog), after](std::shared_ptr<http::StreamSink> sink) {
+      // retry: how long an EventSource waits before reconnecting, ms.
+      std::string head = "retry: 2000\n\n";
+      std::int64_t last = after;
+      for (const auto& e : backlog) {
+        head += sse_message(e);
+        last = e.id;
+      }
+      if (!sink->write(std::move(head))) return sub->close();
+      sub->attach(std::move(sink), last);
+    };
+    return res;
+  }
+
+  void start_keep_alive() {
+    keep_alive_stop_ = false;
+    keep_alive_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(keep_alive_mu_);
+      while (!keep_alive_cv_.wait_for(lock, options_.event_stream_keep_alive, [this] { return keep_alive_stop_; }))
+        options_.events->keep_alive();
+    });
+  }
+
+  void stop_keep_alive() {
+    if (!keep_alive_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(keep_alive_mu_);
+      keep_alive_stop_ = true;
+    }
+    keep_alive_cv_.notify_all();
+    keep_alive_.join();
+  }
+
   static http::Response to_response(const http::Request& req, const Reply& r) {
     http::Response res;
     res.status = r.status;
@@ -156,15 +281,24 @@ class RestServer::Impl {
   }
 
   RestServerOptions options_;
+  controller::Array& array_;
+  serve::ModelThread& model_;
   Endpoints endpoints_;
   std::unique_ptr<AuthEndpoints> auth_endpoints_;
   std::vector<Route> routes_;
   std::shared_ptr<spdlog::logger> logger_;
   std::unique_ptr<http::Server> server_;
+  std::thread keep_alive_;  // EventBus::keep_alive every event_stream_keep_alive
+  std::mutex keep_alive_mu_;
+  std::condition_variable keep_alive_cv_;
+  bool keep_alive_stop_ = false;
 };
 
 RestServer::RestServer(controller::Array& array, serve::ModelThread& model,
                        RestServerOptions options) {
+  const auto period = options.event_stream_keep_alive;
+  if (period < std::chrono::milliseconds(10) || period > std::chrono::minutes(10))
+    throw std::invalid_argument("RestServerOptions: event_stream_keep_alive must be 10 ms..10 min");
   impl_ = std::make_unique<Impl>(array, model, std::move(options));
 }
 

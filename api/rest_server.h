@@ -1,23 +1,33 @@
 // api::RestServer — the ReST management API v1 of the simulated array (docs/api.md).
 //
 // Serves /api/v1/... through the HTTP front end (http/server.h: Boost.Beast on Asio, with
-// its bounds against hostile clients). Handlers parse and check requests on a worker
-// thread, then reach the Array only through serve::ModelThread::call(): nothing here
-// touches the Array from a worker. Errors are application/problem+json (api/problem.h);
-// one spdlog line per request.
+// its bounds against hostile clients); beside it GET /metrics (Prometheus text format,
+// api/metrics.h), the event stream GET /api/v1/events/stream (Server-Sent Events,
+// api/event_bus.h) and the manager page at /, all behind the same authentication. Handlers
+// parse and check requests on a worker thread, then reach the Array only through
+// serve::ModelThread::call(): nothing here touches the Array from a worker. Errors are
+// application/problem+json (api/problem.h); one spdlog line per request.
 //
 // Thread-safety: construct, start(), stop() and destroy from one owning thread; port(),
 // base_url() and routes() may be called from any thread.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
+#include <functional>
+#include <mutex>
+#include <optional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "api/event_bus.h"
+#include "api/metrics.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "http/server.h"
 #include "serve/model_thread.h"
 #include "sim/status.h"
@@ -37,8 +47,21 @@ struct RestServerOptions {
   // request log (http/server.h). Its logger, when null, is spdlog's default.
   http::ServerOptions http;
   // More routes on the same front end, behind the same authentication (each with its own
-  // `access`): /metrics, the event stream, the manager page, /redfish/v1. Full paths.
+  // `access`): Redfish, later. Full paths.
   std::vector<http::Route> extra_routes;
+  // Performance history and alerts (GET .../performance, /alerts, the I/O families of
+  // /metrics); read on the model thread. Null: none.
+  const controller::Telemetry* telemetry = nullptr;
+  // The events for GET /events/stream (the owner publishes the Array's events into it);
+  // null: the stream answers 503. stop() closes its subscriptions. While the server runs, a
+  // thread of its own calls its keep_alive() every `event_stream_keep_alive`.
+  EventBus* events = nullptr;
+  std::chrono::milliseconds event_stream_keep_alive{15'000};  // 10 ms..10 min
+  // The NBD target's counters for /metrics, called on an HTTP worker; null: no NBD families.
+  std::function<std::optional<NbdMetrics>()> nbd_metrics;
+  // Serve the manager page (api/web/) at / (public: the page holds no data; it logs in
+  // through POST /sessions before it reads anything).
+  bool web = true;
 };
 
 // One route the server registers: `path` is relative to kApiPrefix, with "{id}" for an id

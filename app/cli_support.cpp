@@ -1,4 +1,5 @@
 // Option checks and the progress line of long runs (app/commands.h).
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -18,7 +19,12 @@ std::unique_ptr<Cli> make_cli() {
   cli->runners["fio"] = add_fio_command(cli->app);
   cli->runners["run"] = add_run_command(cli->app);
   cli->runners["serve"] = add_serve_command(cli->app);
+  cli->runners["replay"] = add_replay_command(cli->app);
   cli->runners["trace"] = add_trace_command(cli->app);
+  add_client_commands(cli->app, cli->runners);
+  cli->app.footer(
+      "Client commands (volume, pool, ..., metrics) talk to a running array; their exit codes: 0 done, 1 an "
+      "unexpected answer, 2 bad usage, 3 refused by the array, 4 array unreachable.");
   return cli;
 }
 
@@ -30,6 +36,19 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
     std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: %s; --help)\n", argv[1],
                  names.c_str());
     return 2;
+  }
+  // The same for a client command's verb ("afasim volume lst").
+  if (argc > 2 && argv[2][0] != '-') {
+    CLI::App* group = cli.app.get_subcommand(argv[1]);
+    const auto verbs = group->get_subcommands({});
+    if (!verbs.empty() &&
+        std::none_of(verbs.begin(), verbs.end(), [&](const CLI::App* v) { return v->get_name() == argv[2]; })) {
+      std::string names;
+      for (const CLI::App* v : verbs) names += (names.empty() ? "" : ", ") + v->get_name();
+      std::fprintf(stderr, "afasim %s: unknown command \"%s\" (%s commands: %s)\n", argv[1], argv[2], argv[1],
+                   names.c_str());
+      return 2;
+    }
   }
   try {
     cli.app.parse(argc, argv);
@@ -102,6 +121,18 @@ std::function<void(const std::string&)> progress_printer(std::string prefix) {
     std::fprintf(stderr, "%s%s (%.0f s wall)\n", prefix.c_str(), line.c_str(),
                  std::chrono::duration<double>(now - start).count());
   };
+}
+
+void add_volume_options(CLI::App* cmd, const std::string& creator, std::string& raid_type, std::string& provisioning,
+                        std::string& config_dir, bool& quiet) {
+  cmd->add_option("--raid-type", raid_type, "RAID type of the volumes the " + creator + " creates")
+      ->check(CLI::IsMember({"RAID10", "RAID5"}))
+      ->capture_default_str();
+  cmd->add_option("--provisioning", provisioning, "thin or fixed volumes")
+      ->check(CLI::IsMember({"thin", "fixed"}))
+      ->capture_default_str();
+  cmd->add_option("--config-dir", config_dir, "Read presets from this folder instead of the built-in ones");
+  cmd->add_flag("--quiet", quiet, "No progress lines on stderr");
 }
 
 }  // namespace afasim::app

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "datapac/fault_points.h"
 #include "datapac/link.h"
 #include "sim/assert.h"
 
@@ -113,26 +114,6 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       nand_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond) {
   const sim::Status valid = validate(model, options);
   AFASIM_ASSERT(valid.is_ok(), valid.message());
-  if (options_.payload_factory && options_.payload != PayloadKind::kNone)
-    payload_ = options_.payload_factory(options_.name, model_.capacity_bytes);  // a test's store
-  else
-    open_payload();
-
-  // Rated endurance in NAND bytes (see endurance_nand_bytes()).
-  native_alpha_ =
-      static_cast<double>(model_.raw_nand_bytes) / static_cast<double>(model_.capacity_bytes);
-  endurance_nand_bytes_ =
-      model_.rated_endurance_bytes() * greedy_random_write_amplification(native_alpha_);
-  percent_per_nand_byte_ = 100.0 / endurance_nand_bytes_;
-
-  read_q32_ = ns_per_byte_q32(model_.seq_read_bytes_per_second);
-  write_q32_ = ns_per_byte_q32(model_.seq_write_bytes_per_second);
-  recompute_timing();
-  units_.assign(static_cast<std::size_t>(timing_.read_units), 0);
-  buffer_ring_.assign(kBufferRingInitialEntries, BufferEntry{0, 0});
-}
-
-void Ssd::open_payload() {
   switch (options_.payload) {
     case PayloadKind::kNone:
       payload_ = make_none_store(model_.capacity_bytes);
@@ -152,6 +133,20 @@ void Ssd::open_payload() {
       break;
     }
   }
+  if (options_.wrap_payload && payload_) payload_ = options_.wrap_payload(std::move(payload_), options_.name);
+
+  // Rated endurance in NAND bytes (see endurance_nand_bytes()).
+  native_alpha_ =
+      static_cast<double>(model_.raw_nand_bytes) / static_cast<double>(model_.capacity_bytes);
+  endurance_nand_bytes_ =
+      model_.rated_endurance_bytes() * greedy_random_write_amplification(native_alpha_);
+  percent_per_nand_byte_ = 100.0 / endurance_nand_bytes_;
+
+  read_q32_ = ns_per_byte_q32(model_.seq_read_bytes_per_second);
+  write_q32_ = ns_per_byte_q32(model_.seq_write_bytes_per_second);
+  recompute_timing();
+  units_.assign(static_cast<std::size_t>(timing_.read_units), 0);
+  buffer_ring_.assign(kBufferRingInitialEntries, BufferEntry{0, 0});
 }
 
 Ssd::Ssd(Ssd&&) noexcept = default;
@@ -253,11 +248,11 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
     case SsdOp::kRead:
       ++counters_.reads;
       counters_.bytes_read += length;
-      return schedule_read(arrival, offset, length);
+      return ssd_op_fault(arrival, schedule_read(arrival, offset, length));
     case SsdOp::kWrite:
       ++counters_.writes;
       counters_.bytes_written += length;
-      return schedule_write(arrival, offset, length);
+      return ssd_op_fault(arrival, schedule_write(arrival, offset, length));
     case SsdOp::kTrim:
       ++counters_.trims;
       counters_.bytes_trimmed += length;
@@ -457,6 +452,7 @@ sim::Status Ssd::read_payload(std::int64_t offset, std::span<std::uint8_t> out) 
   AFASIM_RETURN_IF_ERROR(check_access(offset, static_cast<std::int64_t>(out.size())));
   if (!payload_status_.is_ok()) return payload_status_;
   if (out.empty()) return {};
+  AFASIM_RETURN_IF_ERROR(ssd_read_fault(name()));
   return payload_->read(offset, out);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "nbd/nbd_connection.h"
+#include "nbd/nbd_record.h"
 
 namespace afasim::nbd::detail {
 
@@ -359,9 +360,7 @@ void Connection::enter_transmission(ExportInfo e) {
   spdlog::debug("{}: {}", label_, message);
   controller::Array* array = core_->array;
   const std::string object = "volume/" + std::to_string(e.volume_id);
-  core_->model->post([array, object, message] {
-    (void)array->log_event(controller::Severity::kInfo, "nbd", object, message);
-  });
+  core_->model->post([array, object, message] { log_nbd_event(*array, object, message); });
   export_ = std::make_shared<const ExportInfo>(std::move(e));
 }
 

@@ -1,7 +1,7 @@
 // A payload write that fails because the host's file system is full (ENOSPC) fails the host
 // I/O with kNoSpace and raises one critical event; the next successful write raises the
 // all-clear (issue 14 item 6). The payload stores are swapped for ones that can be told to
-// be full (DataPathOptions::payload_factory, the data path's Env seam).
+// be full (DataPathOptions::wrap_payload, the data path's Env seam).
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -17,9 +17,9 @@ namespace {
 // A memory store whose writes fail as a full file system's do while `full` is set.
 class FullableStore : public datapac::PayloadStore {
  public:
-  FullableStore(std::int64_t capacity, std::shared_ptr<std::atomic<bool>> full)
-      : PayloadStore(capacity), inner_(datapac::make_memory_store(capacity, std::int64_t{64} << 10)), full_(std::move(full)) {}
-  datapac::PayloadKind kind() const override { return datapac::PayloadKind::kMemory; }
+  FullableStore(std::unique_ptr<datapac::PayloadStore> inner, std::shared_ptr<std::atomic<bool>> full)
+      : PayloadStore(inner->capacity_bytes()), inner_(std::move(inner)), full_(std::move(full)) {}
+  datapac::PayloadKind kind() const override { return inner_->kind(); }
   sim::Status write(std::int64_t offset, std::span<const std::uint8_t> data) override {
     if (*full_) return sim::no_space("ssd.payload: write at " + std::to_string(offset) + ": No space left on device");
     return inner_->write(offset, data);
@@ -61,8 +61,9 @@ int events_with(const Array& a, const std::string& part) {
 TEST_CASE("a full host file system fails writes with kNoSpace and raises one event per episode") {
   auto full = std::make_shared<std::atomic<bool>>(false);
   DataPathOptions dpo;
-  dpo.payload_factory = [full](const std::string&, std::int64_t capacity) {
-    return std::make_unique<FullableStore>(capacity, full);
+  dpo.payload = datapac::PayloadKind::kMemory;
+  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
+    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
   };
   SimArray a(3, dpo);
   const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kThin);
