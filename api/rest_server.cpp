@@ -86,7 +86,13 @@ class RestServer::Impl {
     if (options_.auth) {
       server_->set_guard([auth = options_.auth](http::Request& r, const http::Route& route,
                                                 bool may_block, http::Response& deny) {
-        return auth->guard(r, route, may_block, deny);
+        const http::Verdict v = auth->guard(r, route, may_block, deny);
+        // A script's request (the manager page sends X-Requested-With) gets only the Bearer
+        // challenge: a Basic one would make the browser open its own login dialog over the
+        // page's form.
+        if (v == http::Verdict::kDeny && deny.status == 401 && r.has_header("X-Requested-With"))
+          deny.headers.set("WWW-Authenticate", "Bearer realm=\"afasim\"");
+        return v;
       });
     } else {
       logger_->warn("ReST API: authentication is off (no users); anyone who reaches the port "

@@ -75,6 +75,12 @@ class Sink : public StreamSink, public std::enable_shared_from_this<Sink> {
     return out;
   }
   asio::steady_timer& timer() { return timer_; }
+  // On the strand, just before waiting: whether there is something to do already (a write()
+  // or close() whose wake-up ran while the coroutine was busy writing, and was lost).
+  bool ready() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !queue_.empty() || closed_ || gone_;
+  }
 
  private:
   void wake() {
@@ -104,8 +110,12 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
         stream_(std::forward<Args>(stream_args)...) {}
   ~Session() override { server_->release(slot_, address_); }
 
+  // The strand the connection's coroutine runs on (start_connection): every touch of the
+  // socket and of a stream's wake-up timer happens there.
+  void set_strand(asio::any_io_executor strand) { strand_ = std::move(strand); }
+
   void close() override {
-    asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
+    asio::post(strand_, [self = this->shared_from_this()] {
       error_code ec;
       beast::get_lowest_layer(self->stream_).socket().close(ec);
     });
@@ -228,7 +238,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     error_code ec;
     co_await bhttp::async_write_header(stream_, sr, redirect(ec));
     if (ec) co_return false;
-    auto sink = std::make_shared<Sink>(stream_.get_executor(), opts_.stream_buffer_max_bytes);
+    // On the connection's strand: a write() from another thread wakes this coroutine through
+    // it, so that the wake-up cannot slip in between the queue check and the wait.
+    auto sink = std::make_shared<Sink>(strand_, opts_.stream_buffer_max_bytes);
     res.stream(sink);
     for (;;) {
       bool closed = false, gone = false;
@@ -245,6 +257,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
         co_await asio::async_write(stream_, bhttp::make_chunk_last(), redirect(ec));
         co_return !ec;
       }
+      if (sink->ready()) continue;
       lowest().expires_never();
       co_await sink->timer().async_wait(redirect(ec));  // woken by write() or close()
       ec = {};
@@ -274,6 +287,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   const ServerOptions& opts_;
   std::string address_;
   std::uint64_t slot_;
+  asio::any_io_executor strand_;
   Stream stream_;
   beast::flat_buffer buffer_{opts_.header_max_bytes + 4096};
   bool keep_alive_ = false;
@@ -285,13 +299,16 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
 void start_connection(std::shared_ptr<Server::Impl> server, asio::ip::tcp::socket socket,
                       std::string address, std::uint64_t slot) {
-  const auto executor = socket.get_executor();
+  // One strand per connection: the coroutine, its Sink's wake-ups and close() never run at
+  // once on two I/O threads.
+  const asio::any_io_executor strand = asio::make_strand(socket.get_executor());
   auto launch = [&](auto session) {
+    session->set_strand(strand);
     {
       std::lock_guard<std::mutex> lock(server->admit_mu);
       server->registry[slot] = session;
     }
-    asio::co_spawn(executor, [session]() { return session->run(); }, asio::detached);
+    asio::co_spawn(strand, [session]() { return session->run(); }, asio::detached);
   };
   if (server->options.tls) {
     using S = Session<beast::ssl_stream<beast::tcp_stream>>;

@@ -19,7 +19,6 @@ LAYERS = ["sim", "config", "datapac", "raid", "pool", "qos", "controller", "stor
 RANK = {name: i for i, name in enumerate(LAYERS)}
 LIB_TO_FOLDER = {"afasim_" + name: name for name in LAYERS}
 LIB_TO_FOLDER["afasim"] = "app"
-LIB_TO_FOLDER["afasim_app"] = "app"
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
 
@@ -56,7 +55,7 @@ def check(root):
         if not os.path.exists(cmake):
             continue
         with open(cmake, encoding="utf-8") as f:
-            linked = cmake_deps(f.read())
+            linked = cmake_deps(f.read()) - {folder}  # app/'s executable links app/'s own library
         included = included_folders(path, folder)
         for dep in sorted(linked | set(included)):
             if RANK[dep] >= RANK[folder]:

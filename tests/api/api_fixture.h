@@ -20,6 +20,7 @@
 #include "config/preset.h"
 #include "controller/array.h"
 #include "controller/journal.h"
+#include "controller/telemetry.h"
 #include "serve/model_thread.h"
 #include "sim/pacer.h"
 #include "sim/simulator.h"
@@ -122,6 +123,9 @@ class ApiFixture {
     auto array = controller::Array::open(sim_, *catalog_, *preset, journal_, {});
     REQUIRE(array);
     array_ = std::move(array).value();
+    controller::TelemetryOptions t;
+    t.tick_when_idle = false;  // pace none: time moves only with the tests' requests
+    telemetry_ = controller::Telemetry::create(*array_, t).value();
     model_ = std::make_unique<serve::ModelThread>(sim_, sim::Pacer(sim::Pacer::Mode::kNone));
     model_->start();
     log_ = std::make_shared<std::ostringstream>();
@@ -130,6 +134,7 @@ class ApiFixture {
     RestServerOptions options;
     options.http.port = 0;
     options.system_name = "test-array";
+    options.telemetry = telemetry_.get();
     options.http.logger = std::make_shared<spdlog::logger>("api-test", sink);
     AuthOptions auth;
     auth.initial_admin_password = kAdminPassword;
@@ -148,6 +153,7 @@ class ApiFixture {
   ~ApiFixture() {
     server_->stop();
     model_->stop();
+    telemetry_.reset();
   }
 
   Http client() { return Http(server_->port()); }
@@ -167,6 +173,7 @@ class ApiFixture {
   std::unique_ptr<config::Catalog> catalog_;
   controller::MemoryJournal journal_;
   std::unique_ptr<controller::Array> array_;
+  std::unique_ptr<controller::Telemetry> telemetry_;
   std::unique_ptr<serve::ModelThread> model_;
   std::shared_ptr<std::ostringstream> log_;
   std::shared_ptr<Auth> auth_;
