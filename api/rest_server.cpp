@@ -138,7 +138,9 @@ class RestServer::Impl {
   // One API request: the handler's Reply, or the problem document for what it threw.
   http::Response serve(const Route& route, http::Request& req) {
     try {
-      return to_response(req, route.handler(Call{req, req.path_param("id")}));
+      const Call call{req, req.path_param("id")};
+      const CallScope scope(route, call);  // recorded by on_model in a recorded session
+      return to_response(req, route.handler(call));
     } catch (const ApiError& e) {
       return problem(e, req.path);
     } catch (const serve::ModelStopped&) {

@@ -321,6 +321,9 @@ TEST_CASE("/metrics, the event stream and the page obey the authentication: 401 
   CHECK(raw(fx.port(), "GET", "/metrics", "watcher", "watch-only-1").status == 200);
   CHECK(raw(fx.port(), "GET", "/api/v1/alerts", "watcher", "watch-only-1").status == 200);
   CHECK(raw(fx.port(), "GET", "/api/v1/scrub", "watcher", "watch-only-1").status == 200);
+  afasim::testing::RawSocket stream(fx.port());
+  REQUIRE(stream.send("GET /api/v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic d2F0Y2hlcjp3YXRjaC1vbmx5LTE=\r\n\r\n"));
+  CHECK(afasim::testing::status_of(stream.read_until("retry:", std::chrono::seconds(5))) == 200);
   // ... and changes nothing: 403.
   Http watcher(fx.port(), "watcher", "watch-only-1");
   CHECK(watcher.patch("/scrub", {{"enabled", true}}).status == 403);
