@@ -38,33 +38,46 @@ std::uint64_t mix64(std::uint64_t x) {
 
 // Preconditioned replicas are the same for every drive of a model (the preconditioning
 // pattern is seeded by the model's name, not the drive), so each is built once per process
-// and copied: an array of 40 drives starts in microseconds, not a second.
-std::unique_ptr<ReplicaFtl> make_replica(const config::SsdModel& m, StartState start,
-                                         double span_fraction) {
+// and copied: an array of 40 drives starts in milliseconds, not seconds.
+double spare_ratio_of(const config::SsdModel& m) {
   const double usable = static_cast<double>(m.raw_nand_bytes) * (1.0 - m.reserved_fraction);
-  const double spare_ratio = usable / static_cast<double>(m.capacity_bytes);
-  const std::int64_t user_units = m.capacity_bytes / kUnitBytes;
-  auto fresh = std::make_unique<ReplicaFtl>(user_units, spare_ratio);
-  if (start == StartState::kFresh) return fresh;
-  using Key = std::tuple<std::string, std::int64_t, std::int64_t, double, int>;
+  return usable / static_cast<double>(m.capacity_bytes);
+}
+
+const ReplicaFtl& replica_template(const config::SsdModel& m, StartState start,
+                                   double span_fraction) {
+  using Key = std::tuple<std::string, std::int64_t, std::int64_t, double, double, int>;
   static std::mutex mu;
   static std::map<Key, std::unique_ptr<const ReplicaFtl>> cache;
-  const Key key{m.name, m.capacity_bytes, m.raw_nand_bytes, span_fraction + m.reserved_fraction * 7,
+  const Key key{m.name, m.capacity_bytes, m.raw_nand_bytes, m.reserved_fraction, span_fraction,
                 static_cast<int>(start)};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    const std::int64_t span = std::clamp<std::int64_t>(
-        std::llround(span_fraction * static_cast<double>(fresh->user_units())), 1,
-        fresh->user_units());
-    sim::Rng rng(0x5eed, "precondition/" + m.name);
-    fresh->precondition(span, start == StartState::kSteady ? 2.0 : 0.0, rng);
+    auto fresh = std::make_unique<ReplicaFtl>(m.capacity_bytes / kUnitBytes, spare_ratio_of(m));
+    if (start != StartState::kFresh) {
+      const std::int64_t span = std::clamp<std::int64_t>(
+          std::llround(span_fraction * static_cast<double>(fresh->user_units())), 1,
+          fresh->user_units());
+      sim::Rng rng(0x5eed, "precondition/" + m.name);
+      fresh->precondition(span, start == StartState::kSteady ? 2.0 : 0.0, rng);
+    }
     it = cache.emplace(key, std::move(fresh)).first;
   }
-  return std::make_unique<ReplicaFtl>(*it->second);
+  return *it->second;
+}
+
+std::unique_ptr<ReplicaFtl> make_replica(const config::SsdModel& m, StartState start,
+                                         double span_fraction) {
+  return std::make_unique<ReplicaFtl>(replica_template(m, start, span_fraction));
 }
 
 }  // namespace
+
+double FlashSsd::steady_random_write_amplification(const config::SsdModel& model,
+                                                   double span_fraction) {
+  return 1.0 + replica_template(model, StartState::kSteady, span_fraction).recent_gc_ratio();
+}
 
 const char* start_state_name(StartState s) {
   switch (s) {
@@ -159,6 +172,7 @@ void FlashSsd::reset_state() {
   releases_ = {};
   slc_used_ = 0;
   gc_debt_ = 0;
+  committed_nand_ = 0;
   update_gc_rate();
   ftl_carry_ = 0;
   bulk_cursor_ = 0;
@@ -327,6 +341,7 @@ void FlashSsd::feed_ftl(std::int64_t first_unit, std::int64_t units) {
   // The real drive collects continuously as it writes: the replica's recent ratio of
   // relocated to host data, applied to every host byte, is the work owed.
   gc_debt_ += gc_ratio_ * static_cast<double>(units * kUnitBytes);
+  committed_nand_ += (1.0 + gc_ratio_) * static_cast<double>(units * kUnitBytes);
 }
 
 sim::Time FlashSsd::schedule_write(sim::Time t, std::int64_t offset, std::int64_t length) {

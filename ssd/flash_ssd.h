@@ -118,6 +118,15 @@ class FlashSsd {
   // REQUIRES: host_bytes >= 0, 0 <= sequential_fraction <= 1.
   std::int64_t add_bulk_writes(std::int64_t host_bytes, double sequential_fraction);
 
+  // Write amplification of uniform random 4 KiB writes over `span_fraction` of a drive of
+  // this model in steady state, from its mapping table's greedy GC (computed once per model
+  // and span, then cached).
+  static double steady_random_write_amplification(const config::SsdModel& model,
+                                                  double span_fraction);
+  // NAND bytes the drive has committed to program for the host writes scheduled so far:
+  // host bytes plus the garbage collection they cause (programmed a little later).
+  double nand_bytes_committed() const { return committed_nand_; }
+
   const config::SsdModel& model() const { return model_; }
   const FlashStats& stats() const { return stats_; }
   const ReplicaFtl& ftl() const { return *ftl_; }
@@ -201,6 +210,7 @@ class FlashSsd {
   std::int64_t slc_used_ = 0;
   double gc_debt_ = 0;             // bytes GC must still relocate
   double gc_read_pages_per_byte_ = 0;
+  double committed_nand_ = 0;
   std::int64_t ftl_carry_ = 0;     // real units written since the last replica sample
   std::int64_t bulk_cursor_ = 0;   // sequential stream position of add_bulk_writes
 
