@@ -4,10 +4,12 @@
 #include <string>
 
 #include "app/commands.h"
+#include "app/device_run.h"
 #include "config/preset.h"
 #include "controller/array.h"
 #include "workload/fio_job.h"
 #include "workload/fio_report.h"
+#include "workload/device_target.h"
 #include "workload/fio_runner.h"
 
 namespace afasim::app {
@@ -21,8 +23,29 @@ struct FioOptions {
   std::string raid_type = "RAID10";
   std::string provisioning = "thin";
   std::string config_dir;
+  std::string device;
+  std::string device_state = "filled";
   bool quiet = false;
 };
+
+int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
+                  const workload::FioRunOptions& run_options) {
+  auto run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);
+  if (!run) return 2;
+  auto report = workload::run_fio(*run->target, run->target->capacity_bytes(), run->sim, file,
+                                  run_options);
+  if (!report.is_ok()) {
+    std::fprintf(stderr, "afasim fio: %s\n", report.status().message().c_str());
+    return 2;
+  }
+  report->afasim_extra["device"] = o.device;
+  report->afasim_extra["device_state"] = o.device_state;
+  const std::string out = o.output_format == "json" ? workload::format_json(*report) : workload::format_normal(*report);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  for (const auto& r : report->results)
+    if (r.error != 0) return 1;
+  return 0;
+}
 
 int run_fio_command(const FioOptions& o) {
   auto file = workload::load_fio_job_file(o.job_file);
@@ -31,6 +54,12 @@ int run_fio_command(const FioOptions& o) {
     return 2;
   }
   for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
+  if (!o.device.empty()) {
+    workload::FioRunOptions run_options;
+    run_options.seed = o.seed;
+    if (!o.quiet) run_options.progress = progress_printer("afasim ");
+    return run_on_device(o, *file, run_options);
+  }
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) {
     std::fprintf(stderr, "afasim fio: %s\n", catalog.status().message().c_str());
@@ -88,6 +117,12 @@ Runner add_fio_command(CLI::App& app) {
       ->check(CLI::IsMember({"thin", "fixed"}))
       ->capture_default_str();
   cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
+  cmd->add_option("--device", o->device,
+                  "Run on this bare device (afasim devices lists them) instead of an array");
+  cmd->add_option("--device-state", o->device_state,
+                  "With --device: fresh (out of the box), filled (written once, as reviews start) or steady (SNIA PTS preconditioned)")
+      ->check(CLI::IsMember({"fresh", "filled", "steady"}))
+      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
   return [o] { return run_fio_command(*o); };
 }

@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace afasim::app {
@@ -16,6 +18,16 @@ Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
+Runner add_devices_command(CLI::App& app);
+Runner add_vdbench_command(CLI::App& app);
+
+// A bare device for `--device NAME` runs: the catalog's device in `start` state
+// ("fresh" | "filled" | "steady"), behind the host NVMe queue model. Prints the error
+// (prefixed with `who`) and returns null on a bad name or state.
+struct DeviceRun;
+std::unique_ptr<DeviceRun> open_device_run(const std::string& who, const std::string& config_dir,
+                                           const std::string& device, const std::string& start,
+                                           std::uint64_t seed);
 
 // Checks for option values, before CLI11 converts them (its conversions let "-1" wrap to
 // 2^64 - 1 for an unsigned seed and "nan" through a numeric range):

@@ -14,9 +14,11 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "afasim 0.1.0");
   std::map<std::string, afasim::app::Runner> runners;
   runners["capacity"] = afasim::app::add_capacity_command(app);
+  runners["devices"] = afasim::app::add_devices_command(app);
   runners["fio"] = afasim::app::add_fio_command(app);
   runners["run"] = afasim::app::add_run_command(app);
   runners["serve"] = afasim::app::add_serve_command(app);
+  runners["vdbench"] = afasim::app::add_vdbench_command(app);
   // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
   if (argc > 1 && argv[1][0] != '-' && runners.count(argv[1]) == 0) {
     std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: capacity, fio, run, serve; --help)\n", argv[1]);

@@ -62,8 +62,8 @@ struct Clone {
 }  // namespace
 
 struct FioSession::Impl {
-  Impl(controller::Array& array, sim::Simulator& sim, FioJobFile file, FioRunOptions options)
-      : array_(array), sim_(sim), file_(std::move(file)), options_(std::move(options)) {}
+  Impl(IoTarget& target, sim::Simulator& sim, FioJobFile file, FioRunOptions options)
+      : target_(target), sim_(sim), file_(std::move(file)), options_(std::move(options)) {}
 
   sim::Status start();
   void stop();
@@ -75,7 +75,8 @@ struct FioSession::Impl {
   void flush_interval(Clone& c, Time now);
   int clones_running() const;
 
-  controller::Array& array_;
+  std::unique_ptr<ArrayTarget> owned_target_;  // when constructed on an Array
+  IoTarget& target_;
   sim::Simulator& sim_;
   const FioJobFile file_;  // clones point into its jobs
   const FioRunOptions options_;
@@ -93,15 +94,15 @@ struct FioSession::Impl {
 sim::Status FioSession::Impl::start() {
   AFASIM_ASSERT(!started_, "FioSession started twice");
   report_.job_file = file_;
-  report_.system = array_.preset().name;
+  report_.system = target_.name();
   report_.seed = options_.seed;
   std::map<std::string, controller::Id> volumes;
   for (const auto& v : file_.volumes) {
-    const controller::Volume* found = array_.volume_by_name(v.name);
-    if (found == nullptr)
+    auto found = target_.volume(v.name);
+    if (!found.is_ok())
       return sim::not_found(file_.file_name + ":" + std::to_string(v.line) +
-                            ": filename: no volume \"" + v.name + "\" in the array");
-    volumes[v.name] = found->id;
+                            ": filename: " + found.status().message());
+    volumes[v.name] = *found;
   }
   started_ = true;
   // One result and one clone per (job, clone), in job then clone order.
@@ -211,7 +212,7 @@ void FioSession::Impl::pump(Clone& c) {
         --cp->in_flight;
         return;
       }
-      array_.submit(io, [this, cp, dir, bytes](const IoCompletion& done) {
+      target_.submit(io, [this, cp, dir, bytes](const IoCompletion& done) {
         on_complete(*cp, dir, bytes, done);
       });
     };
@@ -296,8 +297,15 @@ void FioSession::Impl::stop() {
 }
 
 FioSession::FioSession(controller::Array& array, sim::Simulator& sim, FioJobFile file,
+                       FioRunOptions options) {
+  auto owned = std::make_unique<ArrayTarget>(array);
+  impl_ = std::make_unique<Impl>(*owned, sim, std::move(file), std::move(options));
+  impl_->owned_target_ = std::move(owned);
+}
+
+FioSession::FioSession(IoTarget& target, sim::Simulator& sim, FioJobFile file,
                        FioRunOptions options)
-    : impl_(std::make_unique<Impl>(array, sim, std::move(file), std::move(options))) {}
+    : impl_(std::make_unique<Impl>(target, sim, std::move(file), std::move(options))) {}
 FioSession::~FioSession() = default;
 
 void FioSession::set_observer(Observer observer) {
@@ -363,10 +371,10 @@ sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
   return sim::Status::ok();
 }
 
-sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
-                               const FioJobFile& file, const FioRunOptions& options) {
-  AFASIM_RETURN_IF_ERROR(prepare_volumes(array, file, options));
-  FioSession session(array, sim, file, options);
+namespace {
+
+sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
+                                   const FioRunOptions& options) {
   AFASIM_RETURN_IF_ERROR(session.start());
   // The progress tick only reads: the events it adds never reorder the run's own.
   sim::EventId tick;
@@ -388,6 +396,27 @@ sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
   AFASIM_ASSERT(session.finished(), "fio run ended with clones still running");
   sim.cancel(tick);  // it refers to this frame
   return session.report();
+}
+
+}  // namespace
+
+sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
+                               const FioJobFile& file, const FioRunOptions& options) {
+  AFASIM_RETURN_IF_ERROR(prepare_volumes(array, file, options));
+  FioSession session(array, sim, file, options);
+  return run_session(session, sim, options);
+}
+
+sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, sim::Simulator& sim,
+                               const FioJobFile& file, const FioRunOptions& options) {
+  for (const auto& v : file.volumes)
+    if (v.size_bytes > capacity_bytes)
+      return sim::unprocessable(file.file_name + ":" + std::to_string(v.line) + ": filename: \"" +
+                                v.name + "\" needs " + std::to_string(v.size_bytes) +
+                                " bytes; device " + target.name() + " has " +
+                                std::to_string(capacity_bytes));
+  FioSession session(target, sim, file, options);
+  return run_session(session, sim, options);
 }
 
 }  // namespace afasim::workload
