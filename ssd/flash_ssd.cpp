@@ -280,13 +280,9 @@ sim::Time FlashSsd::read_on_die(int d, sim::Time t) {
   return end;
 }
 
-sim::Time FlashSsd::background_transfer(std::int64_t bytes) const {
-  return static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * 1e9 /
-                                          static_cast<double>(model_.nand.channel_bytes_per_second)));
-}
-
-sim::Time FlashSsd::channel_transfer(int channel, sim::Time at, std::int64_t bytes) {
-  return channels_[static_cast<std::size_t>(channel)].transfer(at, bytes);
+sim::Time FlashSsd::channel_transfer(int channel, sim::Time at, std::int64_t bytes,
+                                     bool background) {
+  return channels_[static_cast<std::size_t>(channel)].transfer(at, bytes, background);
 }
 
 sim::Time FlashSsd::schedule_read(sim::Time t, std::int64_t offset, std::int64_t length) {
@@ -485,7 +481,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
                        slc_used_ + slc_unit_ <= model_.nand.slc_cache_bytes;
       unit = std::min(host_pending_, slc ? slc_unit_ : tlc_unit_);
       host_pending_ -= unit;
-      const sim::Time loaded = channel_transfer(channel, start + erase_part, unit);
+      const sim::Time loaded = channel_transfer(channel, start + erase_part, unit, true);
       end = loaded + (slc ? t_slc_prog_ : t_prog_);
       if (slc) slc_used_ += unit;
       stats_.host_program_bytes += unit;
@@ -499,10 +495,9 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       const double pages = static_cast<double>(unit) * gc_read_pages_per_byte_;
       const auto reads = static_cast<sim::Time>(std::ceil(pages));
       const sim::Time sensed = start + erase_part + reads * t_read_;
-      // Relocated data goes out to the controller (ECC) and back, twice over the channel. The
-      // controller gives host transfers priority on the bus, so background data takes the
-      // die's time but is not booked ahead of reads on the channel (docs/ssd-model.md).
-      const sim::Time loaded = sensed + background_transfer(2 * unit);
+      // Relocated data goes out to the controller (ECC) and back, twice over the channel, as
+      // background traffic: host transfers keep priority on the bus (ssd/pipe.h).
+      const sim::Time loaded = channel_transfer(channel, sensed, 2 * unit, true);
       end = loaded + t_prog_;
       stats_.gc_program_bytes += unit;
       die.erase_debt += static_cast<double>(unit) * erase_per_byte_;
@@ -513,7 +508,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       slc_used_ -= unit;
       const sim::Time sensed =
           start + erase_part + static_cast<sim::Time>(model_.nand.program_pages) * t_slc_read_;
-      const sim::Time loaded = sensed + background_transfer(2 * unit);
+      const sim::Time loaded = channel_transfer(channel, sensed, 2 * unit, true);
       end = loaded + t_prog_;
       stats_.fold_program_bytes += unit;
       // The SLC blocks emptied and the TLC block filled are both erased once per cycle.

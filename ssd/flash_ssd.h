@@ -174,10 +174,8 @@ class FlashSsd {
   int earliest_die() const;
   // Books the next unit of flusher work on die next_die_, starting no earlier than `ready`.
   void book_unit(Unit kind, sim::Time ready);
-  sim::Time channel_transfer(int channel, sim::Time at, std::int64_t bytes);
-  // Bus time of background (GC, fold) data: counted in the die's operation, not booked on
-  // the channel ahead of host transfers.
-  sim::Time background_transfer(std::int64_t bytes) const;
+  // Books `bytes` on a channel; background traffic (program data) yields to reads.
+  sim::Time channel_transfer(int channel, sim::Time at, std::int64_t bytes, bool background = false);
   void pop_releases(sim::Time t);
   void update_gc_rate();
   double gc_ratio_ = 0;  // relocated bytes per host byte, from the replica

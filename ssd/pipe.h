@@ -4,7 +4,13 @@
 // buckets of `bucket_ns` over a horizon ahead of the latest ready time seen, so a transfer
 // uses the earliest capacity at or after its ready time (fluid, FIFO within a bucket).
 // Beyond the horizon (a stage booked that far ahead is saturated) it falls back to
-// busy-until. O(buckets a transfer spans) per call; memory 8 bytes per bucket.
+// busy-until. O(buckets a transfer spans) per call; memory 16 bytes per bucket.
+//
+// Two classes share the capacity: foreground transfers (host reads) see only one another, so
+// background transfers (program data: host writes from the buffer, garbage collection, SLC
+// folding) never delay them; background transfers take what foreground ones leave. A foreground transfer booked later into time a
+// background one already holds overcommits that bucket (the background one is not pushed
+// back): the controller's priority for host transfers, approximated.
 //
 // Not thread-safe.
 #pragma once
@@ -22,7 +28,7 @@ class Pipe {
   // REQUIRES: bytes_per_second > 0, bucket_ns >= 1.
   explicit Pipe(double bytes_per_second = 1e9, sim::Time bucket_ns = 8000);
   // When `bytes` made ready at `ready` have crossed the stage. REQUIRES: bytes >= 0.
-  sim::Time transfer(sim::Time ready, std::int64_t bytes);
+  sim::Time transfer(sim::Time ready, std::int64_t bytes, bool background = false);
   double bytes_per_second() const { return bytes_per_ns_ * 1e9; }
   void reset();
 
@@ -32,10 +38,12 @@ class Pipe {
   double bytes_per_ns_;
   sim::Time bucket_ns_;
   double bucket_bytes_;
-  std::vector<double> used_;  // bytes booked per bucket, ring from head_
+  std::vector<double> used_;     // bytes booked per bucket (both classes), ring from head_
+  std::vector<double> used_fg_;  // foreground bytes booked per bucket
   int head_ = 0;
   sim::Time base_ = 0;        // start of the head bucket
-  sim::Time tail_free_ = 0;   // busy-until beyond the horizon
+  sim::Time tail_free_ = 0;     // busy-until beyond the horizon (both classes)
+  sim::Time tail_free_fg_ = 0;  // the same, foreground only
 };
 
 }  // namespace afasim::ssd
