@@ -2,12 +2,17 @@
 // on four RAID10 LUNs of an ISE 860 G3 (fixed volumes, payload none), and side by side a
 // baseline: the bare event kernel running the same number of events with trivial actions.
 // Prints simulated host I/Os per wall second, the real-time factor at the array's 4K read
-// rate, and the engine's cost relative to the kernel alone. Not a test: no thresholds.
+// rate, and the engine's cost relative to the kernel alone. Then, side by side, the bare
+// device: 4K random read on the Liqid LQD4500 (8 XG5-P behind a PCIe 4.0 switch) through
+// the host NVMe queue model, 8 jobs x QD128, filled, with the I/Os per wall second of both
+// and their ratio. Not a test: no thresholds.
 #include <chrono>
 #include <cstdio>
 
 #include "config/preset.h"
 #include "controller/array.h"
+#include "ssd/device.h"
+#include "workload/device_target.h"
 #include "workload/fio_runner.h"
 
 using namespace afasim;
@@ -76,5 +81,28 @@ int main(int argc, char** argv) {
               static_cast<double>(events) / kernel_wall / 1e6);
   std::printf("  ratio engine / kernel    %12.2f x  (cost of the model over the event queue alone)\n",
               engine_wall / kernel_wall);
+
+  // The bare device, same fio engine, no array.
+  const int dev_ms = argc > 2 ? std::atoi(argv[2]) : 1000;
+  sim::Simulator dsim(1);
+  auto spec = catalog.device("liqid-lqd4500").value();
+  workload::DeviceTarget target(dsim, ssd::Device::create(spec, {ssd::StartState::kFilled, 1.0}).value());
+  const std::string djob = "[global]\nrw=randread\nbs=4k\niodepth=128\nnumjobs=8\nsize=1t\ntime_based\nruntime=" +
+                           std::to_string(dev_ms) + "ms\ngroup_reporting\n[dev]\nfilename=dev\n";
+  auto dfile = workload::parse_fio_job_file(djob, "bench-device.fio").value();
+  const auto t2 = std::chrono::steady_clock::now();
+  auto dreport = workload::run_fio(target, target.capacity_bytes(), dsim, dfile, {}).value();
+  const double device_wall = seconds_since(t2);
+  std::uint64_t dios = 0;
+  for (const auto& r : dreport.results) dios += r.direction[0].io_count;
+  const double device_rate = static_cast<double>(dios) / device_wall;
+  std::printf("bench_engine: bare device liqid-lqd4500, 4K random read, 8 jobs x QD128, %d ms simulated\n", dev_ms);
+  std::printf("  simulated device I/Os    %12llu  (%.0f IOPS in virtual time)\n", static_cast<unsigned long long>(dios),
+              static_cast<double>(dios) * 1000.0 / dev_ms);
+  std::printf("  wall time                %12.3f s  -> %.2f M simulated device I/Os per wall second\n", device_wall,
+              device_rate / 1e6);
+  std::printf("  side by side             ISE engine %.2f M/s, bare LQD4500 %.2f M/s (ratio %.2f)\n",
+              static_cast<double>(ios) / engine_wall / 1e6, device_rate / 1e6,
+              device_rate / (static_cast<double>(ios) / engine_wall));
   return 0;
 }
