@@ -40,6 +40,7 @@ int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
   }
   report->afasim_extra["device"] = o.device;
   report->afasim_extra["device_state"] = o.device_state;
+  report->afasim_extra["device_stats"] = run->target->device_stats();
   const std::string out = o.output_format == "json" ? workload::format_json(*report) : workload::format_normal(*report);
   std::fwrite(out.data(), 1, out.size(), stdout);
   for (const auto& r : report->results)

@@ -52,6 +52,7 @@ int run_vdbench_command(const VdbenchOptions& o) {
     std::fprintf(stderr, "afasim vdbench: %s\n", report.status().message().c_str());
     return 2;
   }
+  report->device = run->target->device_stats();
   const std::string out = o.output_format == "json" ? workload::format_vdbench_json(*report)
                                                     : workload::format_vdbench_summary(*report);
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -28,8 +28,8 @@ Device::Device(const config::DeviceSpec& spec, const DeviceOptions& options) : s
                       spec.member_count;
   if (spec.has_switch) {
     up_ns_per_byte_ = 1e9 / static_cast<double>(spec.upstream.bytes_per_second());
-    up_in_ = Pipe(static_cast<double>(spec.upstream.bytes_per_second()), 1000);
-    up_out_ = Pipe(static_cast<double>(spec.upstream.bytes_per_second()), 1000);
+    up_in_ = Pipe(static_cast<double>(spec.upstream.bytes_per_second()));
+    up_out_ = Pipe(static_cast<double>(spec.upstream.bytes_per_second()));
   }
 }
 
@@ -54,6 +54,28 @@ FlashStats Device::total_stats() const {
     t.read_wait_ns += s.read_wait_ns;
   }
   return t;
+}
+
+double Device::mean_pe_cycles() const {
+  const auto& m = spec_.member;
+  const double blocks = static_cast<double>(m.dies()) *
+                        static_cast<double>(m.nand.die_bytes / (m.nand.block_bytes * m.nand.planes)) *
+                        member_count();
+  return static_cast<double>(total_stats().block_erases) / blocks;
+}
+
+double Device::pe_spread() const {
+  double worst = 1;
+  for (const auto& mem : members_) {
+    const auto& e = mem->ftl().erase_counts();
+    double sum = 0, max = 0;
+    for (auto c : e) {
+      sum += c;
+      max = std::max(max, static_cast<double>(c));
+    }
+    if (sum > 0) worst = std::max(worst, max / (sum / static_cast<double>(e.size())));
+  }
+  return worst;
 }
 
 void Device::reset(StartState start) {

@@ -48,6 +48,11 @@ class Device {
   int queue_entries() const { return spec_.member.controller.queue_entries; }
   // Host write bytes, NAND program bytes and erases summed over members.
   FlashStats total_stats() const;
+  // Wear so far: mean program/erase cycles per block over the members' NAND
+  // (multi-plane erases / blocks), and the most worn replica block's share of the mean (the
+  // spread greedy GC leaves), 1 when nothing was erased.
+  double mean_pe_cycles() const;
+  double pe_spread() const;
   void reset(StartState start);
 
  private:

@@ -159,13 +159,12 @@ void FlashSsd::derive_timing() {
 void FlashSsd::reset_state() {
   cores_ = sim::Station(model_.controller.cores);
   dies_.assign(static_cast<std::size_t>(model_.dies()), Die{});
-  // Channels carry 4 KiB in about 10 us: 2 us buckets; links 0.5 us for 4 KiB: 1 us.
   channels_.assign(static_cast<std::size_t>(model_.geometry.channels),
-                   Pipe(static_cast<double>(model_.nand.channel_bytes_per_second), 2000));
-  link_in_ = Pipe(static_cast<double>(model_.host.bytes_per_second()), 1000);
-  link_out_ = Pipe(static_cast<double>(model_.host.bytes_per_second()), 1000);
+                   Pipe(static_cast<double>(model_.nand.channel_bytes_per_second)));
+  link_in_ = Pipe(static_cast<double>(model_.host.bytes_per_second()));
+  link_out_ = Pipe(static_cast<double>(model_.host.bytes_per_second()));
   if (model_.controller.write_path_bytes_per_second > 0)
-    write_path_ = Pipe(static_cast<double>(model_.controller.write_path_bytes_per_second), 1000);
+    write_path_ = Pipe(static_cast<double>(model_.controller.write_path_bytes_per_second));
   next_die_ = 0;
   buffer_used_ = host_pending_ = 0;
   host_ready_ = last_admit_ = 0;

@@ -7,73 +7,78 @@
 
 namespace afasim::ssd {
 
-Pipe::Pipe(double bytes_per_second, sim::Time bucket_ns)
-    : bytes_per_ns_(bytes_per_second / 1e9), bucket_ns_(bucket_ns) {
-  AFASIM_ASSERT(bytes_per_second > 0 && bucket_ns >= 1, "Pipe: bad rate or bucket");
-  bucket_bytes_ = bytes_per_ns_ * static_cast<double>(bucket_ns_);
-  reset();
+Pipe::Pipe(double bytes_per_second, sim::Time keep) : ns_per_byte_(1e9 / bytes_per_second), keep_(keep) {
+  AFASIM_ASSERT(bytes_per_second > 0 && keep > 0, "Pipe: bad rate or keep");
 }
 
 void Pipe::reset() {
-  used_.assign(kBuckets, 0.0);
-  used_fg_.assign(kBuckets, 0.0);
-  head_ = 0;
-  base_ = 0;
-  tail_free_ = 0;
-  tail_free_fg_ = 0;
+  latest_ = 0;
+  fg_.clear();
+  all_.clear();
 }
 
-// Keeps a quarter of the calendar behind the latest ready time (transfers booked out of order
-// come up to that much earlier) and the rest ahead.
-void Pipe::roll(sim::Time ready) {
-  const sim::Time keep_from = ready - bucket_ns_ * (kBuckets / 4);
-  if (keep_from <= base_ + bucket_ns_) return;
-  const sim::Time drop = (keep_from - base_) / bucket_ns_;
-  if (drop >= kBuckets) {
-    std::fill(used_.begin(), used_.end(), 0.0);
-    std::fill(used_fg_.begin(), used_fg_.end(), 0.0);
-    head_ = 0;
-    base_ += drop * bucket_ns_;
-    return;
+void Pipe::add(std::vector<Span>& spans, sim::Time start, sim::Time end) {
+  // First span that ends at or after `start` (it may touch or overlap the new one).
+  auto it = std::lower_bound(spans.begin(), spans.end(), start,
+                             [](const Span& s, sim::Time t) { return s.end < t; });
+  auto last = it;
+  while (last != spans.end() && last->start <= end) {
+    start = std::min(start, last->start);
+    end = std::max(end, last->end);
+    ++last;
   }
-  for (sim::Time i = 0; i < drop; ++i) {
-    used_[static_cast<std::size_t>(head_)] = 0.0;
-    used_fg_[static_cast<std::size_t>(head_)] = 0.0;
-    head_ = head_ + 1 == kBuckets ? 0 : head_ + 1;
+  it = spans.erase(it, last);
+  spans.insert(it, Span{start, end});
+  if (spans.size() > kMaxSpans) {  // the oldest two become one, their gap counted busy
+    spans[1].start = spans[0].start;
+    spans.erase(spans.begin());
   }
-  base_ += drop * bucket_ns_;
+}
+
+void Pipe::forget(std::vector<Span>& spans) const {
+  const sim::Time horizon = latest_ - keep_;
+  std::size_t n = 0;
+  while (n < spans.size() && spans[n].end < horizon) ++n;
+  if (n > 0) spans.erase(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
-  AFASIM_ASSERT(bytes >= 0, "Pipe::transfer of negative bytes");
-  // Foreground transfers move the calendar on: background ones are booked at the times their
-  // dies come free, often well ahead of the host's clock.
-  if (!background) roll(ready);
-  if (ready < base_) ready = base_;
-  const sim::Time horizon = base_ + static_cast<sim::Time>(kBuckets) * bucket_ns_;
-  sim::Time& tail_free = background ? tail_free_ : tail_free_fg_;
-  auto tail = [&](sim::Time from, double remaining) {
-    const sim::Time start = std::max({from, tail_free, horizon});
-    tail_free = start + static_cast<sim::Time>(std::ceil(remaining / bytes_per_ns_));
-    tail_free_ = std::max(tail_free_, tail_free);
-    return tail_free;
-  };
-  if (tail_free > ready) return tail(ready, static_cast<double>(bytes));
-  double remaining = static_cast<double>(bytes);
-  sim::Time i = (ready - base_) / bucket_ns_;
-  double floor_bytes = static_cast<double>(ready - base_ - i * bucket_ns_) * bytes_per_ns_;
-  for (;; ++i, floor_bytes = 0) {
-    if (i >= kBuckets) return tail(std::max(ready, horizon), remaining);
-    const auto k = static_cast<std::size_t>((head_ + i) % kBuckets);
-    double& used = background ? used_[k] : used_fg_[k];
-    used = std::max(used, floor_bytes);
-    const double take = std::max(0.0, std::min(bucket_bytes_ - used, remaining));
-    used += take;
-    if (!background) used_[k] += take;
-    remaining -= take;
-    if (remaining <= 0.0)
-      return base_ + i * bucket_ns_ + static_cast<sim::Time>(std::ceil(used / bytes_per_ns_));
+  AFASIM_ASSERT(bytes >= 0 && ready >= 0, "Pipe::transfer of negative bytes or time");
+  if (!background && ready > latest_) {
+    latest_ = ready;
+    forget(fg_);
+    forget(all_);
   }
+  const std::vector<Span>& busy = background ? all_ : fg_;
+  auto need = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
+  // Pieces of idle time the transfer takes, earliest first (usually one).
+  Span pieces[4];
+  int count = 0;
+  sim::Time t = ready;
+  auto it = std::lower_bound(busy.begin(), busy.end(), ready,
+                             [](const Span& s, sim::Time x) { return s.end <= x; });
+  while (need > 0) {
+    if (it == busy.end() || count == 3) {  // the rest in one piece after everything booked
+      if (it != busy.end()) t = std::max(t, busy.back().end);
+      pieces[count++] = {t, t + need};
+      t += need;
+      need = 0;
+    } else if (it->start > t) {
+      const sim::Time take = std::min(it->start - t, need);
+      pieces[count++] = {t, t + take};
+      t += take;
+      need -= take;
+    } else {
+      t = std::max(t, it->end);
+      ++it;
+    }
+  }
+  if (count == 0) return ready;
+  for (int i = 0; i < count; ++i) {
+    if (!background) add(fg_, pieces[i].start, pieces[i].end);
+    add(all_, pieces[i].start, pieces[i].end);
+  }
+  return pieces[count - 1].end;
 }
 
 }  // namespace afasim::ssd

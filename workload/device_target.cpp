@@ -16,6 +16,23 @@ DeviceTarget::DeviceTarget(sim::Simulator& sim, std::unique_ptr<ssd::Device> dev
   waiting_.resize(static_cast<std::size_t>(pairs));
 }
 
+nlohmann::ordered_json DeviceTarget::device_stats() const {
+  const ssd::FlashStats t = device_->total_stats();
+  nlohmann::ordered_json j;
+  j["host_write_bytes"] = t.host_program_bytes;
+  j["nand_program_bytes"] = t.nand_program_bytes();
+  j["write_amplification"] = t.write_amplification();
+  j["gc_program_bytes"] = t.gc_program_bytes;
+  j["block_erases"] = t.block_erases;
+  j["mean_pe_cycles"] = device_->mean_pe_cycles();
+  j["pe_spread"] = device_->pe_spread();
+  j["reads_suspended"] = t.reads_suspended;
+  j["reads_waited_program"] = t.reads_waited_program;
+  j["reads_waited_erase"] = t.reads_waited_erase;
+  j["host_queue_waits"] = host_waits_;
+  return j;
+}
+
 std::string DeviceTarget::name() const { return device_->spec().name; }
 
 sim::Result<controller::Id> DeviceTarget::volume(const std::string&) const { return 1; }

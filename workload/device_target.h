@@ -19,6 +19,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/simulator.h"
 #include "ssd/device.h"
 #include "workload/io_target.h"
@@ -34,6 +36,11 @@ class DeviceTarget final : public IoTarget {
 
   ssd::Device& device() { return *device_; }
   std::int64_t capacity_bytes() const { return device_->capacity_bytes(); }
+  // What the device did, for reports: {"host_write_bytes", "nand_program_bytes",
+  // "write_amplification", "gc_program_bytes", "block_erases", "mean_pe_cycles",
+  // "pe_spread", "reads_suspended", "reads_waited_program", "reads_waited_erase",
+  // "host_queue_waits"}.
+  nlohmann::ordered_json device_stats() const;
   // Commands that waited in the host for a queue entry, since construction.
   std::int64_t host_queue_waits() const { return host_waits_; }
 

@@ -94,6 +94,11 @@ std::string format_vdbench_summary(const VdbenchReport& r) {
                 "avg_" + std::to_string(run.avg_from) + "-" + std::to_string(run.avg_to), run.avg);
     if (run.reached_eof) out += "(the run reached the end of its range: seekpct=eof)\n";
   }
+  if (!r.device.empty()) {
+    out += "\nDevice " + r.target + " after the runs:";
+    for (auto it = r.device.begin(); it != r.device.end(); ++it) out += " " + it.key() + "=" + it.value().dump();
+    out += "\n";
+  }
   return out;
 }
 
@@ -123,6 +128,7 @@ std::string format_vdbench_json(const VdbenchReport& r) {
     x["avg"]["to"] = run.avg_to;
     j["runs"].push_back(x);
   }
+  j["device"] = nlohmann::json::parse(r.device.dump());
   return j.dump(2) + "\n";
 }
 

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/simulator.h"
 #include "sim/status.h"
 #include "workload/io_target.h"
@@ -73,6 +75,9 @@ struct VdbenchReport {
   std::string target;
   std::uint64_t seed = 0;
   std::vector<VdRunResult> runs;
+  // The device's counters after the runs (DeviceTarget::device_stats), when the caller sets
+  // them; printed after the runs and under "device" in JSON.
+  nlohmann::ordered_json device = nlohmann::ordered_json::object();
 };
 
 // Runs every rd of `file` in order. kInvalidArgument (FILE:LINE) when an sd does not fit
