@@ -28,7 +28,7 @@ int run_devices(const DevicesOptions& o) {
     std::fprintf(stderr, "afasim devices: %s\n", catalog.status().message().c_str());
     return 2;
   }
-  std::printf("%-34s %-9s %-44s %s\n", "NAME", "CAPACITY", "BUILD", "DATASHEET (seq R/W, 4K R/W IOPS)");
+  std::printf("%-34s %-9s %-53s %s\n", "NAME", "CAPACITY", "BUILD", "DATASHEET (seq R/W, 4K R/W IOPS)");
   for (const auto& name : catalog->device_names()) {
     const config::DeviceSpec d = catalog->device(name).value();
     const auto& m = d.member;
@@ -53,7 +53,7 @@ int run_devices(const DevicesOptions& o) {
                     ds.source.c_str());
       sheet = b;
     }
-    std::printf("%-34s %6.2f TB %-44s %s\n", name.c_str(),
+    std::printf("%-34s %6.2f TB %-53s %s\n", name.c_str(),
                 static_cast<double>(d.capacity_bytes()) / 1e12, build, sheet.c_str());
   }
   return 0;

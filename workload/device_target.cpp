@@ -19,7 +19,8 @@ DeviceTarget::DeviceTarget(sim::Simulator& sim, std::unique_ptr<ssd::Device> dev
 nlohmann::ordered_json DeviceTarget::device_stats() const {
   const ssd::FlashStats t = device_->total_stats();
   nlohmann::ordered_json j;
-  j["host_write_bytes"] = t.host_program_bytes;
+  j["host_write_bytes"] = t.host_write_bytes;
+  j["host_program_bytes"] = t.host_program_bytes;
   j["nand_program_bytes"] = t.nand_program_bytes();
   j["write_amplification"] = t.write_amplification();
   j["gc_program_bytes"] = t.gc_program_bytes;

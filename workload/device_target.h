@@ -36,7 +36,8 @@ class DeviceTarget final : public IoTarget {
 
   ssd::Device& device() { return *device_; }
   std::int64_t capacity_bytes() const { return device_->capacity_bytes(); }
-  // What the device did, for reports: {"host_write_bytes", "nand_program_bytes",
+  // What the device did, for reports: {"host_write_bytes" (admitted), "host_program_bytes"
+  // (programmed so far), "nand_program_bytes",
   // "write_amplification", "gc_program_bytes", "block_erases", "mean_pe_cycles",
   // "pe_spread", "reads_suspended", "reads_waited_program", "reads_waited_erase",
   // "host_queue_waits"}.
