@@ -1,7 +1,11 @@
 // `afasim fio JOB.fio`: a fio job file in virtual time against a fresh simulated array.
+// As with fio, jobs may also be given on the command line (`--name=x --rw=randread ...`):
+// options before the first --name form [global], each --name starts a job.
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/commands.h"
 #include "app/device_run.h"
@@ -16,101 +20,149 @@ namespace afasim::app {
 namespace {
 
 struct FioOptions {
-  std::string job_file;
+  std::vector<std::string> job_files;
   std::string system = config::Catalog::kDefaultSystem;
   std::uint64_t seed = 1;
   std::string output_format = "normal";
+  std::string output;
+  std::vector<std::string> sections;
   std::string raid_type = "RAID10";
   std::string provisioning = "thin";
   std::string config_dir;
   std::string device;
   std::string device_state = "filled";
   bool quiet = false;
+  std::vector<std::string> extras;  // fio job options given as --key=value
 };
 
-int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
-                  const workload::FioRunOptions& run_options) {
-  auto run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);
-  if (!run) return 2;
-  auto report = workload::run_fio(*run->target, run->target->capacity_bytes(), run->sim, file,
-                                  run_options);
-  if (!report.is_ok()) {
-    std::fprintf(stderr, "afasim fio: %s\n", report.status().message().c_str());
-    return 2;
+// fio's command-line jobs as job-file text: "--key=value" lines, "[NAME]" for each --name.
+sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args) {
+  std::string text = "[global]\n";
+  for (const std::string& arg : args) {
+    if (arg.size() < 3 || arg.substr(0, 2) != "--")
+      return sim::invalid_argument("\"" + arg + "\": a fio option is written --name=value");
+    const std::string option = arg.substr(2);
+    if (option.find('\n') != std::string::npos)
+      return sim::invalid_argument("\"" + arg + "\": a line break in an option");
+    if (option.rfind("name=", 0) == 0) {
+      text += "[" + option.substr(5) + "]\n";
+      continue;
+    }
+    text += option + "\n";
   }
-  report->afasim_extra["device"] = o.device;
-  report->afasim_extra["device_state"] = o.device_state;
-  report->afasim_extra["device_stats"] = run->target->device_stats();
-  const std::string out = o.output_format == "json" ? workload::format_json(*report) : workload::format_normal(*report);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  for (const auto& r : report->results)
+  return text;
+}
+
+// Every job of the run: the job files in order, then the command-line jobs.
+sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o) {
+  workload::FioParseOptions parse = workload::host_parse_options();
+  parse.sections = o.sections;
+  std::string text;
+  std::string name;
+  for (const std::string& path : o.job_files) {
+    auto file_text = workload::read_job_text(path);
+    if (!file_text.is_ok()) return file_text.status();
+    if (o.job_files.size() == 1 && o.extras.empty()) return workload::parse_fio_job_file(*file_text, path, parse);
+    text += *file_text + "\n";
+    name += (name.empty() ? "" : "+") + path;
+  }
+  if (!o.extras.empty()) {
+    auto cli = command_line_jobs(o.extras);
+    if (!cli.is_ok()) return cli.status();
+    text += *cli;
+    name += (name.empty() ? "" : "+") + std::string("<command line>");
+  }
+  if (name.empty()) return sim::invalid_argument("no job file and no --name=... job");
+  return workload::parse_fio_job_file(text, name, parse);
+}
+
+int fail(const std::string& message, int code) {
+  std::fprintf(stderr, "afasim fio: %s\n", message.c_str());
+  return code;
+}
+
+// Writes the report to --output or stdout; 1 when a job failed.
+int emit(const FioOptions& o, const workload::RunReport& report,
+         const std::vector<workload::OutputFormat>& formats) {
+  const std::string out = workload::format_report(report, formats);
+  if (o.output.empty()) {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    std::ofstream f(o.output, std::ios::binary);
+    if (!(f << out)) return fail("--output: cannot write " + o.output, 1);
+  }
+  for (const auto& r : report.results)
     if (r.error != 0) return 1;
   return 0;
 }
 
+int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
+                  const workload::FioRunOptions& run_options,
+                  const std::vector<workload::OutputFormat>& formats) {
+  auto run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);
+  if (!run) return 2;
+  auto report = workload::run_fio(*run->target, run->target->capacity_bytes(), run->sim, file,
+                                  run_options);
+  if (!report.is_ok()) return fail(report.status().message(), 2);
+  report->afasim_extra["device"] = o.device;
+  report->afasim_extra["device_state"] = o.device_state;
+  report->afasim_extra["device_stats"] = run->target->device_stats();
+  return emit(o, *report, formats);
+}
+
 int run_fio_command(const FioOptions& o) {
-  auto file = workload::load_fio_job_file(o.job_file);
-  if (!file.is_ok()) {
-    std::fprintf(stderr, "afasim fio: %s\n", file.status().message().c_str());
-    return 2;
-  }
+  auto formats = workload::parse_output_formats(o.output_format);
+  if (!formats.is_ok()) return fail("--output-format: " + formats.status().message(), 2);
+  auto file = load_jobs(o);
+  if (!file.is_ok()) return fail(file.status().message(), 2);
   for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
   if (!o.device.empty()) {
     workload::FioRunOptions run_options;
     run_options.seed = o.seed;
     if (!o.quiet) run_options.progress = progress_printer("afasim ");
-    return run_on_device(o, *file, run_options);
+    return run_on_device(o, *file, run_options, *formats);
   }
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
-  if (!catalog.is_ok()) {
-    std::fprintf(stderr, "afasim fio: %s\n", catalog.status().message().c_str());
-    return 2;
-  }
+  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
-  if (!preset.is_ok()) {
-    std::fprintf(stderr, "afasim fio: --system: %s\n", preset.status().message().c_str());
-    return 2;
-  }
+  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
   workload::FioRunOptions run_options;
   run_options.seed = o.seed;
   run_options.raid_type = *raid::parse_raid_type(o.raid_type);
   run_options.provisioning = *controller::parse_provisioning(o.provisioning);
   if (!o.quiet) run_options.progress = progress_printer("afasim ");
 
+  // verify= reads back what was written: the SSDs keep the bytes (docs/workloads.md).
+  controller::ArrayOptions array_options;
+  for (const auto& j : file->jobs)
+    if (j.verify) array_options.data_path.payload = datapac::PayloadKind::kMemory;
   sim::Simulator sim(o.seed);
   controller::MemoryJournal journal;
-  auto array = controller::Array::open(sim, *catalog, *preset, journal, journal.snapshot());
-  if (!array.is_ok()) {
-    std::fprintf(stderr, "afasim fio: %s\n", array.status().message().c_str());
-    return 1;
-  }
+  auto array = controller::Array::open(sim, *catalog, *preset, journal, journal.snapshot(), array_options);
+  if (!array.is_ok()) return fail(array.status().message(), 1);
   auto report = workload::run_fio(**array, sim, *file, run_options);
-  if (!report.is_ok()) {
-    std::fprintf(stderr, "afasim fio: %s\n", report.status().message().c_str());
-    return 2;
-  }
+  if (!report.is_ok()) return fail(report.status().message(), 2);
   report->afasim_extra["raid_type"] = o.raid_type;
   report->afasim_extra["provisioning"] = o.provisioning;
-  const std::string out = o.output_format == "json" ? workload::format_json(*report) : workload::format_normal(*report);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  for (const auto& r : report->results)
-    if (r.error != 0) return 1;
-  return 0;
+  return emit(o, *report, *formats);
 }
 
 }  // namespace
 
 Runner add_fio_command(CLI::App& app) {
   auto o = std::make_shared<FioOptions>();
-  CLI::App* cmd = app.add_subcommand("fio", "Run a fio job file in virtual time against a simulated array");
-  cmd->add_option("job_file", o->job_file, "fio job file")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "fio", "Run fio job files (or --name=... jobs, as fio) in virtual time against a simulated array");
+  cmd->allow_extras();
+  cmd->add_option("job_files", o->job_files, "fio job files");
   cmd->add_option("--system", o->system, "System preset")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Root seed (same seed, same report)")
       ->check(seed_check())
       ->capture_default_str();
-  cmd->add_option("--output-format", o->output_format, "normal or json")
-      ->check(CLI::IsMember({"normal", "json"}))
+  cmd->add_option("--output-format", o->output_format, "normal, terse, json, json+, or several: normal,json")
       ->capture_default_str();
+  cmd->add_option("--output", o->output, "Write the report to this file instead of stdout");
+  cmd->add_option("--section", o->sections, "Run only this job section (repeatable), as fio's --section");
   cmd->add_option("--raid-type", o->raid_type, "RAID type of the volumes the job creates")
       ->check(CLI::IsMember({"RAID10", "RAID5"}))
       ->capture_default_str();
@@ -125,7 +177,10 @@ Runner add_fio_command(CLI::App& app) {
       ->check(CLI::IsMember({"fresh", "filled", "steady"}))
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
-  return [o] { return run_fio_command(*o); };
+  return [o, cmd] {
+    o->extras = cmd->remaining();
+    return run_fio_command(*o);
+  };
 }
 
 }  // namespace afasim::app

@@ -18,6 +18,7 @@ Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
+Runner add_trace_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
 Runner add_vdbench_command(CLI::App& app);
 

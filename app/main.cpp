@@ -18,10 +18,13 @@ int main(int argc, char** argv) {
   runners["fio"] = afasim::app::add_fio_command(app);
   runners["run"] = afasim::app::add_run_command(app);
   runners["serve"] = afasim::app::add_serve_command(app);
+  runners["trace"] = afasim::app::add_trace_command(app);
   runners["vdbench"] = afasim::app::add_vdbench_command(app);
   // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
   if (argc > 1 && argv[1][0] != '-' && runners.count(argv[1]) == 0) {
-    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: capacity, fio, run, serve; --help)\n", argv[1]);
+    std::string names;  // from the table above, so that a new command needs no edit here
+    for (const auto& [name, runner] : runners) names += (names.empty() ? "" : ", ") + name;
+    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: %s; --help)\n", argv[1], names.c_str());
     return 2;
   }
   try {

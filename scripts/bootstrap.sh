@@ -12,6 +12,8 @@ packages=(
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev
   # real clients the integration tests drive
   curl sqlite3 fio libnbd-bin python3-libnbd qemu-utils nbdkit
+  # fio2gnuplot and fio_jsonplus_clat2csv (fio's tools, run on afasim's output) import six
+  python3-six
   # the README tour pretty-prints JSON with python3 -m json.tool
   python3
 )

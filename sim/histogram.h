@@ -41,6 +41,15 @@ class Histogram {
   // p = 0 gives min, p = 100 gives max. 0 when empty.
   std::int64_t percentile(double p) const;
 
+  // Calls f(low, high, count) for every non-empty bucket, ascending; the bucket holds the
+  // values low..high (inclusive), exactly one value below 2^kSubBucketBits. For exporting the
+  // distribution in another layout (fio's json+ bins, workload/fio_report.h).
+  template <typename F>
+  void for_each_bucket(F&& f) const {
+    for (int i = 0; i < static_cast<int>(buckets_.size()); ++i)
+      if (buckets_[i] != 0) f(bucket_low(i), bucket_high(i), buckets_[i]);
+  }
+
  private:
   static int bucket_index(std::int64_t value);
   static std::int64_t bucket_low(int index);

@@ -33,6 +33,11 @@ class DeviceTarget final : public IoTarget {
   std::string name() const override;
   sim::Result<controller::Id> volume(const std::string& volume) const override;
   void submit(const controller::HostIo& io, controller::IoCallback done) override;
+  bool keeps_payload() const override { return false; }
+  std::string payload_refusal() const override {
+    return "a bare device keeps no payload (its model times I/O only); verification needs an "
+           "array with memory or file payload";
+  }
 
   ssd::Device& device() { return *device_; }
   std::int64_t capacity_bytes() const { return device_->capacity_bytes(); }

@@ -101,6 +101,71 @@ std::uint64_t ParetoGenerator::scatter(std::uint64_t rank) const {
   return (rank * kGoldenRatio64 + offset_) % n_;
 }
 
+// --- NormalGenerator ---------------------------------------------------------------------
+
+NormalGenerator::NormalGenerator(std::uint64_t block_count, double dev_percent,
+                                 std::optional<double> center)
+    : n_(block_count) {
+  AFASIM_ASSERT(block_count >= 1, "normal needs at least one block");
+  AFASIM_ASSERT(dev_percent > 0 && dev_percent <= 100, "normal deviation in (0, 100]");
+  stddev_ = to_u64_clamped(std::ceil(static_cast<double>(n_) * dev_percent / 100.0), n_ / 2);
+  if (center) {
+    // fio: rand_off = nranges × (center − 0.5), applied modulo nranges.
+    const double shift = static_cast<double>(n_) * (*center - 0.5);
+    const auto magnitude = to_u64_clamped(std::fabs(shift), n_) % n_;
+    offset_ = shift < 0 ? (n_ - magnitude) % n_ : magnitude;
+  }
+}
+
+std::uint64_t NormalGenerator::next(sim::Rng& rng) {
+  constexpr int kIterations = 12;  // fio GAUSS_ITERS
+  std::uint64_t sum = 0;
+  for (int i = 0; i < kIterations; ++i) sum += rng.uniform(n_ + 1);
+  sum = (sum + kIterations - 1) / kIterations;
+  if (stddev_ > 0) {
+    const auto r = static_cast<double>(rng.next_u64() >> 32) / 4294967296.0;
+    auto dev = static_cast<std::int64_t>(static_cast<double>(stddev_) * r) -
+               static_cast<std::int64_t>(stddev_ / 2);
+    while (dev + static_cast<std::int64_t>(sum) >= static_cast<std::int64_t>(n_)) dev /= 2;
+    sum = static_cast<std::uint64_t>(static_cast<std::int64_t>(sum) + dev);
+  }
+  return (sum * kGoldenRatio64 + offset_) % n_;
+}
+
+// --- ZonedGenerator ----------------------------------------------------------------------
+
+ZonedGenerator::ZonedGenerator(std::uint64_t block_count, std::int64_t block_bytes,
+                               const std::vector<AccessZone>& zones, bool absolute) {
+  AFASIM_ASSERT(block_count >= 1 && block_bytes > 0 && !zones.empty(), "zones over blocks");
+  std::uint64_t first = 0;
+  int access = 0;
+  double size_percent = 0;
+  for (const AccessZone& z : zones) {
+    access += z.access_percent;
+    std::uint64_t end;
+    if (absolute) {
+      end = first + static_cast<std::uint64_t>(z.size_bytes / block_bytes);
+    } else {
+      size_percent += z.size_percent;
+      end = to_u64_clamped(static_cast<double>(block_count) * size_percent / 100.0, block_count);
+    }
+    end = std::min(std::max(end, first + 1), block_count);  // every zone holds a block
+    const std::uint64_t start = std::min(first, block_count - 1);
+    zones_.push_back(Zone{access, start, std::max<std::uint64_t>(end - start, 1)});
+    first = end;
+  }
+  AFASIM_ASSERT(access == 100, "zone access shares add up to 100");
+}
+
+std::uint64_t ZonedGenerator::next(sim::Rng& rng) {
+  const auto draw = static_cast<int>(rng.uniform(100));
+  for (const Zone& z : zones_) {
+    if (draw < z.access_percent_end) return z.first_block + rng.uniform(z.block_count);
+  }
+  AFASIM_ASSERT(false, "a zone is drawn");
+  return 0;
+}
+
 // --- BlockPermutation --------------------------------------------------------------------
 
 BlockPermutation::BlockPermutation(std::uint64_t block_count, sim::Rng& rng) : n_(block_count) {
@@ -162,6 +227,8 @@ std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng) {
 
 Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng) {
   AFASIM_ASSERT(rwmix_read_percent >= 0 && rwmix_read_percent <= 100, "rwmix is a percentage");
+  if (rw == RwPattern::kTrim || rw == RwPattern::kRandTrim) return Direction::kTrim;
+  if (rw == RwPattern::kTrimWrite || rw == RwPattern::kRandTrimWrite) return Direction::kTrim;
   const bool reads = does_reads(rw);
   const bool writes = does_writes(rw);
   if (!writes) return Direction::kRead;
@@ -191,51 +258,85 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
       case RandomDistribution::kUniform:
         if (job.random_map) permutation_.emplace(blocks_, rng_);
         break;
+      case RandomDistribution::kNormal:
+        normal_.emplace(blocks_, job.normal_dev_percent, job.distribution_center);
+        break;
+      case RandomDistribution::kZoned:
+      case RandomDistribution::kZonedAbs:
+        for (int d = 0; d < kDirections; ++d) {
+          if (!job.zones[d].empty())
+            zoned_[d].emplace(blocks_, unit_, job.zones[d],
+                              job.distribution == RandomDistribution::kZonedAbs);
+        }
+        break;
     }
+    skewed_ = job.distribution != RandomDistribution::kUniform;
   }
 }
 
-std::int64_t AccessPattern::random_offset(std::int64_t size_bytes) {
-  std::uint64_t block;
-  if (zipf_)
-    block = zipf_->next(rng_);
-  else if (pareto_)
-    block = pareto_->next(rng_);
-  else if (permutation_)
-    block = permutation_->next(rng_);
-  else
-    block = rng_.uniform(blocks_);
-  std::int64_t offset = static_cast<std::int64_t>(block) * unit_;
+std::uint64_t AccessPattern::random_block(Direction d) {
+  if (!skewed_) return permutation_ ? permutation_->next(rng_) : rng_.uniform(blocks_);
+  if (zipf_) return zipf_->next(rng_);
+  if (pareto_) return pareto_->next(rng_);
+  if (normal_) return normal_->next(rng_);
+  if (zoned_[index_of(d)]) return zoned_[index_of(d)]->next(rng_);
+  if (zoned_[0]) return zoned_[0]->next(rng_);
+  return rng_.uniform(blocks_);
+}
+
+std::int64_t AccessPattern::random_offset(Direction d, std::int64_t size_bytes) {
+  std::int64_t offset = static_cast<std::int64_t>(random_block(d)) * unit_;
+  // blockalign: fio draws over align-sized blocks; rounding down the min_bs block keeps the
+  // same range with every offset a multiple of the alignment.
+  const std::int64_t align = job_.block_align_bytes[index_of(d)];
+  if (align > 0) offset = offset / align * align;
   if (offset + size_bytes > size_) offset = (size_ - size_bytes) / unit_ * unit_;
+  if (align > 0) offset = offset / align * align;
   return offset;
 }
 
 IoUnit AccessPattern::next() {
+  if (pending_write_) {  // trimwrite: the block just trimmed is written now
+    IoUnit io = *pending_write_;
+    pending_write_.reset();
+    return io;
+  }
   IoUnit io;
   io.direction = choose_direction(job_.rw, job_.rwmix_read_percent, rng_);
   const int d = index_of(io.direction);
   io.size_bytes = choose_block_size(job_.bs[d], rng_);
   AFASIM_ASSERT(io.size_bytes > 0 && io.size_bytes <= size_, "a block fits the region");
   std::int64_t offset;
-  if (is_random(job_.rw) && sequential_left_ == 0) {
-    offset = random_offset(io.size_bytes);
+  // percentage_random < 100: fio io_u.c draws 1..100 and goes random when it is <= the share.
+  const int share = job_.percentage_random[d];
+  const bool draw_random =
+      is_random(job_.rw) && sequential_left_ == 0 &&
+      (share >= 100 || (share > 0 && static_cast<int>(rng_.uniform(100)) < share));
+  if (draw_random) {
+    offset = random_offset(io.direction, io.size_bytes);
     sequential_left_ = job_.rw_sequential_ios - 1;
   } else {
-    if (is_random(job_.rw)) --sequential_left_;
+    if (is_random(job_.rw) && sequential_left_ > 0) --sequential_left_;
     offset = next_position_[d];
     if (offset + io.size_bytes > size_) offset = 0;  // wrap at the end of the region
   }
   const __int128 after = static_cast<__int128>(offset) + io.size_bytes + job_.rw_skip_bytes;
   next_position_[d] = after >= size_ ? 0 : static_cast<std::int64_t>(after);
   io.offset_bytes = start_ + offset;
+  if (job_.rw == RwPattern::kTrimWrite || job_.rw == RwPattern::kRandTrimWrite) {
+    pending_write_ = io;
+    pending_write_->direction = Direction::kWrite;
+  }
   return io;
 }
 
-sim::Rng access_pattern_rng(std::uint64_t root_seed, const FioJob& job, int clone) {
+sim::Rng access_pattern_rng(std::uint64_t root_seed, const FioJob& job, int clone, int file) {
   const std::uint64_t seed =
       job.randseed ? sim::mix64(root_seed ^ sim::mix64(*job.randseed)) : root_seed;
-  return sim::Rng(seed,
-                  "workload/fio/" + std::to_string(job.job_index) + "/" + std::to_string(clone));
+  std::string stream =
+      "workload/fio/" + std::to_string(job.job_index) + "/" + std::to_string(clone);
+  if (file > 0) stream += "/" + std::to_string(file);
+  return sim::Rng(seed, stream);
 }
 
 }  // namespace afasim::workload

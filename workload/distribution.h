@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "sim/rng.h"
 #include "workload/fio_job.h"
@@ -76,6 +77,41 @@ class ParetoGenerator {
   std::uint64_t offset_;
 };
 
+// fio's normal distribution (lib/gauss.c gauss_next): the mean of 12 uniform draws over
+// [0, N] (Irwin–Hall, close to a Gaussian), plus a uniform deviation of ±stddev/2 where
+// stddev = ceil(N × dev / 100) (capped at N / 2), scattered by fio's multiplicative hash and
+// shifted by N × (center − 0.5) when a center is given.
+class NormalGenerator {
+ public:
+  // REQUIRES: block_count >= 1, 0 < dev_percent <= 100, center (if given) in [0, 1].
+  NormalGenerator(std::uint64_t block_count, double dev_percent, std::optional<double> center);
+  std::uint64_t next(sim::Rng& rng);  // in [0, block_count)
+
+ private:
+  std::uint64_t n_;
+  std::uint64_t stddev_ = 0;
+  std::uint64_t offset_ = 0;
+};
+
+// fio's zoned / zoned_abs distributions: a zone drawn by its access share, then a uniform
+// block inside it. Zones are laid out from the region's start in the order given.
+class ZonedGenerator {
+ public:
+  // REQUIRES: block_count >= 1, zones non-empty with access shares adding up to 100;
+  // zoned_abs zones fit in block_count × block_bytes.
+  ZonedGenerator(std::uint64_t block_count, std::int64_t block_bytes,
+                 const std::vector<AccessZone>& zones, bool absolute);
+  std::uint64_t next(sim::Rng& rng);
+
+ private:
+  struct Zone {
+    int access_percent_end = 0;  // cumulative share, 1..100
+    std::uint64_t first_block = 0;
+    std::uint64_t block_count = 0;  // >= 1
+  };
+  std::vector<Zone> zones_;
+};
+
 // A pseudo-random permutation of [0, N): next() returns every block exactly once per pass,
 // then starts a new pass with a new permutation. Stands in for fio's random map (an axmap
 // bitmap that skips blocks already done) with O(1) memory: a 4-round Feistel network on the
@@ -110,7 +146,8 @@ std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng);
 // REQUIRES: 0 <= rwmix_read_percent <= 100.
 Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng);
 
-// One I/O of a job clone: where and how much.
+// One I/O of a job clone: where and how much. A fresh AccessPattern from the same stream
+// gives the same sequence again (verification replays a clone's writes that way).
 struct IoUnit {
   Direction direction = Direction::kRead;
   std::int64_t offset_bytes = 0;  // in the clone's volume, aligned to the job's min block size
@@ -141,7 +178,8 @@ class AccessPattern {
   std::int64_t region_size_bytes() const { return size_; }
 
  private:
-  std::int64_t random_offset(std::int64_t size_bytes);
+  std::int64_t random_offset(Direction d, std::int64_t size_bytes);
+  std::uint64_t random_block(Direction d);
 
   FioJob job_;
   sim::Rng rng_;
@@ -149,16 +187,21 @@ class AccessPattern {
   std::int64_t size_ = 0;
   std::int64_t unit_ = 0;
   std::uint64_t blocks_ = 0;
-  std::array<std::int64_t, kDirections> next_position_ = {0, 0};  // relative to start_
+  std::array<std::int64_t, kDirections> next_position_ = {0, 0, 0};  // relative to start_
   std::int64_t sequential_left_ = 0;  // I/Os before the next random draw (rw=randread:N)
+  std::optional<IoUnit> pending_write_;  // trimwrite: the write after its trim
   std::optional<ZipfGenerator> zipf_;
   std::optional<ParetoGenerator> pareto_;
+  std::optional<NormalGenerator> normal_;
+  std::array<std::optional<ZonedGenerator>, kDirections> zoned_;
   std::optional<BlockPermutation> permutation_;
+  bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
 };
 
 // The seeded stream a clone's AccessPattern should draw from: (root_seed,
-// "workload/fio/JOB_INDEX/CLONE"), with the job's randseed, if any, folded into the seed.
-// Distinct per clone, so adding a job never shifts another job's offsets.
-sim::Rng access_pattern_rng(std::uint64_t root_seed, const FioJob& job, int clone);
+// "workload/fio/JOB_INDEX/CLONE", plus "/FILE" for files after the first), with the job's
+// randseed, if any, folded into the seed. Distinct per clone and file, so adding a job never
+// shifts another job's offsets.
+sim::Rng access_pattern_rng(std::uint64_t root_seed, const FioJob& job, int clone, int file = 0);
 
 }  // namespace afasim::workload

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,24 +30,70 @@
 
 namespace afasim::workload {
 
-// fio's data directions that afasim simulates (trim is not supported). Usable as an index.
-enum class Direction : int { kRead = 0, kWrite = 1 };
-inline constexpr int kDirections = 2;
+// fio's data directions (fio's DDIR_READ, DDIR_WRITE, DDIR_TRIM). Usable as an index.
+enum class Direction : int { kRead = 0, kWrite = 1, kTrim = 2 };
+inline constexpr int kDirections = 3;
 inline constexpr int index_of(Direction d) {
   return static_cast<int>(d);
 }
-std::string_view to_string(Direction d);  // "read", "write"
+std::string_view to_string(Direction d);  // "read", "write", "trim"
 
 // fio's `rw=` patterns, spelled as fio spells them (to_string gives "randread", "rw", ...).
-enum class RwPattern { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
+// trimwrite / randtrimwrite trim a block, then write the same block (fio io_u.c).
+enum class RwPattern {
+  kRead,
+  kWrite,
+  kRandRead,
+  kRandWrite,
+  kReadWrite,
+  kRandReadWrite,
+  kTrim,
+  kRandTrim,
+  kTrimWrite,
+  kRandTrimWrite
+};
 std::string_view to_string(RwPattern p);
 bool is_random(RwPattern p);
 bool does_reads(RwPattern p);
 bool does_writes(RwPattern p);
+bool does_trims(RwPattern p);
+bool does_direction(RwPattern p, Direction d);
 
-// fio's `random_distribution=` models that afasim supports.
-enum class RandomDistribution { kUniform, kZipf, kPareto };
-std::string_view to_string(RandomDistribution d);  // "random", "zipf", "pareto"
+// fio's `random_distribution=` models.
+enum class RandomDistribution { kUniform, kZipf, kPareto, kNormal, kZoned, kZonedAbs };
+// "random", "zipf", "pareto", "normal", "zoned", "zoned_abs"
+std::string_view to_string(RandomDistribution d);
+
+// One zone of `random_distribution=zoned:` (size as a percentage of the region) or
+// `zoned_abs:` (size in bytes): `access_percent` % of the I/Os go to it, uniformly.
+struct AccessZone {
+  int access_percent = 0;     // 0..100; a direction's zones add up to 100
+  double size_percent = 0;    // zoned: share of the region, (0, 100]
+  std::int64_t size_bytes = 0;  // zoned_abs: bytes, > 0
+  bool operator==(const AccessZone&) const = default;
+};
+
+// fio's `unified_rw_reporting`: each direction apart (none), all summed as "mixed", or both.
+enum class UnifiedReporting { kNone, kMixed, kBoth };
+
+// fio's `file_service_type`: which of a clone's files (volumes) the next I/O goes to.
+enum class FileService { kRoundRobin, kSequential, kRandom };
+
+// fio's log files (write_*_log, docs/workloads.md "Log files"). Empty prefix: not written.
+struct LogOptions {
+  std::string bw_prefix;    // write_bw_log: PREFIX_bw.N.log
+  std::string lat_prefix;   // write_lat_log: PREFIX_lat.N.log, _slat.N.log, _clat.N.log
+  std::string iops_prefix;  // write_iops_log: PREFIX_iops.N.log
+  std::string hist_prefix;  // write_hist_log: PREFIX_clat_hist.N.log
+  sim::Time avg_ns = 0;     // log_avg_msec: average over windows; 0 = one line per I/O
+  sim::Time hist_ns = 0;    // log_hist_msec: one histogram line per window
+  bool per_job = true;      // per_job_logs: the .N (1-based clone number) in the name
+  bool offset = false;      // log_offset: the I/O's offset column
+  bool any() const {
+    return !bw_prefix.empty() || !lat_prefix.empty() || !iops_prefix.empty() ||
+           !hist_prefix.empty();
+  }
+};
 
 // fio's `rate_process=`: fixed gaps between I/Os, or exponential gaps (Poisson arrivals).
 enum class RateProcess { kLinear, kPoisson };
@@ -77,7 +124,8 @@ struct WrittenOption {
   std::string name;   // as written (alias not folded: "readwrite" stays "readwrite")
   std::string value;  // text after '=', blanks trimmed; empty for a bare key ("time_based")
   bool has_value = false;
-  int line = 0;  // 1-based line in the file
+  int line = 0;      // 1-based line in the file
+  std::string file;  // the included file it was written in; empty: the job file itself
   bool operator==(const WrittenOption&) const = default;
 };
 
@@ -105,16 +153,26 @@ struct FioJob {
   int rwmix_read_percent = 50;  // share of reads in rw / randrw, 0..100
 
   std::array<BlockSizeSpec, kDirections> bs;  // index_of(Direction)
+  // `blockalign` per direction: random offsets are multiples of it; 0 = the job's smallest
+  // block size (fio's default, min_bs).
+  std::array<std::int64_t, kDirections> block_align_bytes = {0, 0, 0};
+  // `percentage_random` per direction: share of a random job's I/Os at a random offset; the
+  // rest continue sequentially from the last one (fio io_u.c). 0..100.
+  std::array<int, kDirections> percentage_random = {100, 100, 100};
 
   int iodepth = 1;  // I/Os kept in flight per clone, 1..kMaxIodepth
   int numjobs = 1;  // clones of this job, 1..kMaxClones
 
-  // The volume: `filename=` (one name), or empty when the job file gives none; then, as in
-  // fio, every clone uses its own volume named "NAME.CLONE.0" (see volume_name()).
-  std::string filename;
+  // The volumes: `filename=a:b` (one volume per name, after the path rule of
+  // volume_name_for_path), or empty when the job file gives none; then, as in fio, every
+  // clone uses `nrfiles` volumes of its own named "NAME.CLONE.FILE" (see volume_name()).
+  std::vector<std::string> filenames;
+  int nrfiles = 1;  // files (volumes) per clone: filenames.size() when given
+  FileService file_service = FileService::kRoundRobin;
+  std::int64_t file_service_ios = 1;  // I/Os before switching file (`roundrobin:N`)
   std::int64_t offset_bytes = 0;            // region start of clone 0, resolved from % too
   std::int64_t offset_increment_bytes = 0;  // clone k starts at offset + k × increment
-  std::int64_t size_bytes = 0;              // region length per clone, > 0, resolved
+  std::int64_t size_bytes = 0;              // region length per clone and file, > 0, resolved
   std::int64_t io_size_bytes = 0;           // bytes to transfer per loop (`io_size`, default size)
   int loops = 1;                            // `loops`, 1..kMaxLoops
 
@@ -127,10 +185,36 @@ struct FioJob {
   std::array<std::int64_t, kDirections> rate_iops = {0, 0};
   std::array<std::int64_t, kDirections> rate_bytes_per_second = {0, 0};
   RateProcess rate_process = RateProcess::kLinear;
+  // `rate_iops_min` / `rate_min`: the job fails (EIO, as fio's check_min_rate) when a
+  // direction completes less than this in a `rate_cycle` window. 0 = no minimum.
+  std::array<std::int64_t, kDirections> rate_iops_min = {0, 0, 0};
+  std::array<std::int64_t, kDirections> rate_min_bytes_per_second = {0, 0, 0};
+  sim::Time rate_cycle_ns = sim::kSecond;  // fio's default rate_cycle=1000 (ms)
+
+  // `thinktime`: after every `thinktime_blocks` I/Os, wait until every I/O in flight has
+  // completed, then stay idle this long (fio backend.c handle_thinktime). 0 = none.
+  sim::Time thinktime_ns = 0;
+  std::int64_t thinktime_blocks = 1;
+
+  // `fsync=N` / `fdatasync=N`: a flush after every N writes issued (0 = never); `sync=1`:
+  // every write with FUA (O_SYNC). The array's flush and FUA semantics: docs/write-cache.md.
+  std::int64_t fsync_every_writes = 0;
+  std::int64_t fdatasync_every_writes = 0;
+  bool sync_writes = false;
+  // `verify=`: writes carry a pattern that is read back and checked once the job's writes
+  // are done (fio's do_verify=1). Needs the array's payload (afasim fio turns it on).
+  bool verify = false;
+  std::string verify_kind;  // as written: "md5", "crc32c", "pattern", ...
+  bool do_verify = true;    // `do_verify=0`: write the pattern, skip the read-back
+  // `exitall`: when this job finishes, every other job is stopped.
+  bool exitall = false;
 
   RandomDistribution distribution = RandomDistribution::kUniform;
   double zipf_theta = 0;  // > 0 and != 1, when distribution == kZipf
   double pareto_h = 0;    // in (0, 1), when distribution == kPareto
+  double normal_dev_percent = 0;  // `normal:DEV`: deviation in % of the region, (0, 100]
+  // zoned / zoned_abs, per direction (a direction without zones of its own uses read's).
+  std::array<std::vector<AccessZone>, kDirections> zones;
   // Where the hottest block sits, as a fraction of the region in [0, 1]; nullopt = at a
   // random place (fio's default). The `:center` of `random_distribution=zipf:1.2:0.25`.
   std::optional<double> distribution_center;
@@ -148,13 +232,27 @@ struct FioJob {
   // Percentiles the report prints, ascending, each in (0, 100]. fio's default list unless
   // `percentile_list` is given.
   std::vector<double> percentile_list;
+  bool clat_percentiles = true;   // print clat percentiles (fio's default)
+  bool lat_percentiles = false;   // print total-latency percentiles
+  bool slat_percentiles = false;  // print submission-latency percentiles
+  UnifiedReporting unified_rw_reporting = UnifiedReporting::kNone;
+  int significant_figures = 4;  // fio's sig_figs, 1..10: digits of IOPS and bw in text output
   int kb_base = 1024;  // fio's kb_base: 1024 (default, "4k" = 4096) or 1000
+  LogOptions logs;
+  // `read_iolog=FILE`: replay this trace (any format trace_reader.h reads) instead of
+  // generating I/O: at its recorded times, or back to back with `replay_no_stall`; its
+  // devices go to the job's volumes in first-appearance order.
+  std::string read_iolog;
+  bool replay_no_stall = false;
 
   // The options written in this job's own section (not the inherited ones), in file order.
   std::vector<WrittenOption> options;
 
-  // The volume clone `clone` uses. REQUIRES: 0 <= clone < numjobs.
-  std::string volume_name(int clone) const;
+  // Files (volumes) per clone.
+  int file_count() const { return filenames.empty() ? nrfiles : static_cast<int>(filenames.size()); }
+  // The volume of file `file` of clone `clone`. REQUIRES: 0 <= clone < numjobs,
+  // 0 <= file < file_count().
+  std::string volume_name(int clone, int file = 0) const;
   // Start of clone `clone`'s region in its volume: offset + clone × offset_increment.
   std::int64_t region_offset_bytes(int clone) const;
   // The smallest block size over the directions this job issues: the unit of its random
@@ -194,18 +292,50 @@ inline constexpr sim::Time kMaxDuration = 10 * sim::kYear;        // any time va
 inline constexpr std::size_t kMaxLineBytes = 4096;                // fio's OPT_LEN_MAX: 4096 or 8192
 inline constexpr std::size_t kMaxFileBytes = 1 << 20;  // a job file over 1 MiB is refused
 
+// The volume a `filename=` path stands for (docs/workloads.md "Volumes"): a leading
+// "/dev/" is dropped, then every other '/' becomes '-', leading ones dropped:
+// "/dev/sdb" → "sdb", "/dev/mapper/vg-lv" → "mapper-vg-lv", "/mnt/t/f1" → "mnt-t-f1";
+// a plain name stays as it is.
+std::string volume_name_for_path(std::string_view path);
+
 // fio's default percentile list (stat.c): 1 5 10 20 30 40 50 60 70 80 90 95 99 99.5 99.9
 // 99.95 99.99.
 const std::vector<double>& default_percentile_list();
 
+// How the parser reaches outside the text. The defaults reach nothing: a `${NAME}` or an
+// `include` line is then an error, and every job section is kept.
+struct FioParseOptions {
+  // `${NAME}` in a line is replaced by env(NAME); nullopt (unset) is an error naming it
+  // (fio would substitute an empty string).
+  std::function<std::optional<std::string>(const std::string& name)> env;
+  // `include FILE` (inside a section, as fio): the text of FILE as written, relative paths
+  // resolved against the including file's folder by the callee. kNotFound when unreadable.
+  // Included files hold options only; includes nest up to kMaxIncludeDepth.
+  std::function<sim::Result<std::string>(const std::string& path, const std::string& from)>
+      read_include;
+  // fio's --section: only these job sections run (in file order; [global] always applies).
+  // Each must exist. Empty: every section.
+  std::vector<std::string> sections;
+};
+inline constexpr int kMaxIncludeDepth = 8;
+
 // Parses job-file text. `file_name` only labels messages. On success: the resolved jobs
 // (at least one). On failure: kInvalidArgument "FILE:LINE: OPTION: what is wrong" for the
 // first problem found (FILE:LINE: ... when no option is involved).
-sim::Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view file_name);
+sim::Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view file_name,
+                                           const FioParseOptions& options = {});
 
 // Reads `path` and parses it. kNotFound when the file cannot be read; kInvalidArgument for
 // a file over kMaxFileBytes or a parse error.
-sim::Result<FioJobFile> load_fio_job_file(const std::string& path);
+sim::Result<FioJobFile> load_fio_job_file(const std::string& path,
+                                          const FioParseOptions& options = {});
+
+// The options `afasim fio` parses with: the process environment for ${NAME}, and include
+// files read from disk, relative to the including file's folder.
+FioParseOptions host_parse_options();
+
+// Reads a whole text file of at most kMaxFileBytes. kNotFound / kInvalidArgument.
+sim::Result<std::string> read_job_text(const std::string& path);
 
 // --- fio's value syntax, exposed for the CLI and tests. Messages name the value, not the
 // file: `"4q" is not a size`. ---

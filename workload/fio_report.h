@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/histogram.h"
+#include "sim/status.h"
 #include "sim/time.h"
 #include "workload/fio_job.h"
 
@@ -90,12 +91,23 @@ struct DirectionStats {
   std::int64_t runtime_ms() const;
 };
 
+// fio's sync statistics (fsync / fdatasync flushes): count and latency.
+struct SyncStats {
+  std::uint64_t io_count = 0;
+  sim::Histogram lat_ns;
+  void record(sim::Time latency_ns) {
+    ++io_count;
+    lat_ns.record(latency_ns);
+  }
+};
+
 // What the engine records for one clone of one job.
 struct JobResult {
   int job_index = 0;                                  // FioJob::job_index
   int clone = 0;                                      // 0..numjobs-1
   std::array<DirectionStats, kDirections> direction;  // index_of(Direction)
-  LatencyBins clat_bins;                              // completion latencies of both directions
+  LatencyBins clat_bins;                              // completion latencies of all directions
+  SyncStats sync;             // flushes (fsync=, fdatasync=)
   DepthBins depth_bins;       // optional: left empty, the report omits I/O depths
   sim::Time start_ns = 0;     // virtual time the clone started (after startdelay)
   sim::Time end_ns = 0;       // virtual time it finished
@@ -128,6 +140,7 @@ struct ReportEntry {
   RwPattern rw = RwPattern::kRead;
   std::array<DirectionStats, kDirections> direction;
   LatencyBins clat_bins;
+  SyncStats sync;
   DepthBins depth_bins;
   sim::Time run_ns = 0;  // sum of the members' end − start (fio total_run_time)
   sim::Time end_ns = 0;  // latest member end
@@ -135,6 +148,13 @@ struct ReportEntry {
   std::string error_message;
   std::vector<double> percentile_list;
   std::vector<WrittenOption> options;  // the last member's own options (fio's opt_lists)
+  // The last member's reporting switches (fio's thread_stat copies them the same way).
+  int significant_figures = 4;
+  bool clat_percentiles = true;
+  bool lat_percentiles = false;
+  bool slat_percentiles = false;
+  UnifiedReporting unified = UnifiedReporting::kNone;
+  DirectionStats mixed;  // every direction summed, when unified != kNone
 };
 
 // A reporting group's summary line inputs (stat.c group_run_stats), per direction.
@@ -153,9 +173,23 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report);
 std::vector<GroupSummary> summarize_groups(const std::vector<ReportEntry>& entries,
                                            int group_count);
 
+// fio's output formats (--output-format); several may be given, fio prints them in this
+// order: terse, json (json+ is json with the latency bins), normal.
+enum class OutputFormat { kTerse, kJson, kJsonPlus, kNormal };
+// "normal", "terse", "json", "json+", or several separated by ',' ("normal,json"). Error:
+// kInvalidArgument naming the unknown one.
+sim::Result<std::vector<OutputFormat>> parse_output_formats(std::string_view text);
+// The report in each format asked for, concatenated in fio's order.
+std::string format_report(const RunReport& report, const std::vector<OutputFormat>& formats);
+
 std::string format_normal(const RunReport& report);
-nlohmann::ordered_json to_fio_json(const RunReport& report);
-std::string format_json(const RunReport& report);  // to_fio_json, 2-space indent, newline
+// fio's terse format, version 3 (stat.c show_thread_status_terse_all): one ';'-separated line
+// per report entry, 130 fields; CPU and disk figures are 0 (not simulated).
+std::string format_terse(const RunReport& report);
+// `plus`: json+ — each latency object with percentiles also gets fio's "bins" (bin value in
+// ns → count, non-empty bins), so fio_jsonplus_clat2csv reads it.
+nlohmann::ordered_json to_fio_json(const RunReport& report, bool plus = false);
+std::string format_json(const RunReport& report, bool plus = false);  // 2-space indent, newline
 
 // fio lib/num2str.c: `num` × base in at most `maxlen` digits (counting the '.'), with an SI
 // (pow2 = false: k M G ...) or IEC (Ki Mi Gi ...) prefix and a unit suffix; fio's rounding

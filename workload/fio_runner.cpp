@@ -8,17 +8,15 @@
 
 #include "sim/assert.h"
 #include "workload/distribution.h"
+#include "workload/fio_runner_internal.h"
+#include "workload/fio_verify.h"
 
 namespace afasim::workload {
 namespace {
 
-using controller::HostIo;
-using controller::IoCompletion;
-using controller::IoOp;
-using sim::Time;
+constexpr sim::Time kProgressInterval = 100 * sim::kMillisecond;
 
-constexpr Time kSampleInterval = 500 * sim::kMillisecond;  // fio's default log interval
-constexpr Time kProgressInterval = 100 * sim::kMillisecond;
+}  // namespace
 
 int errno_of(sim::Code code) {
   switch (code) {
@@ -36,61 +34,6 @@ int errno_of(sim::Code code) {
   }
 }
 
-// One clone of one job: its own access pattern, queue and counters.
-struct Clone {
-  const FioJob* job = nullptr;
-  JobResult* result = nullptr;
-  controller::Id volume_id = 0;
-  std::unique_ptr<AccessPattern> pattern;
-  int in_flight = 0;
-  bool started = false;
-  bool issuing = false;  // accepts new I/O
-  bool finished = false;
-  Time start = 0;
-  Time measure_from = 0;  // start + ramp_time
-  Time stop_at = sim::kTimeMax;
-  std::int64_t bytes_issued = 0;
-  std::int64_t bytes_target = 0;
-  std::array<Time, kDirections> next_allowed{0, 0};  // rate limiting
-  std::array<std::int64_t, kDirections> interval_bytes{0, 0};
-  std::array<std::int64_t, kDirections> interval_ios{0, 0};
-  Time interval_start = 0;
-  std::array<Time, kDirections> first_io{sim::kTimeMax, sim::kTimeMax};
-  std::array<Time, kDirections> last_io{0, 0};
-};
-
-}  // namespace
-
-struct FioSession::Impl {
-  Impl(IoTarget& target, sim::Simulator& sim, FioJobFile file, FioRunOptions options)
-      : target_(target), sim_(sim), file_(std::move(file)), options_(std::move(options)) {}
-
-  sim::Status start();
-  void stop();
-  void on_complete(Clone& c, Direction d, std::int64_t bytes, const IoCompletion& done);
-  void pump(Clone& c);
-  void start_ready_jobs();
-  void start_clone(Clone& c);
-  void finish_clone(Clone& c);
-  void flush_interval(Clone& c, Time now);
-  int clones_running() const;
-
-  std::unique_ptr<ArrayTarget> owned_target_;  // when constructed on an Array
-  IoTarget& target_;
-  sim::Simulator& sim_;
-  const FioJobFile file_;  // clones point into its jobs
-  const FioRunOptions options_;
-  Observer observer_;
-  RunReport report_;
-  std::vector<Clone> clones_;
-  std::vector<int> job_clones_left_;  // per job: clones not finished
-  std::vector<bool> job_started_;
-  int clones_left_ = 0;
-  std::int64_t ios_done_ = 0;
-  bool started_ = false;
-  bool stopped_ = false;
-};
-
 sim::Status FioSession::Impl::start() {
   AFASIM_ASSERT(!started_, "FioSession started twice");
   report_.job_file = file_;
@@ -104,8 +47,20 @@ sim::Status FioSession::Impl::start() {
                             ": filename: " + found.status().message());
     volumes[v.name] = *found;
   }
+  for (const auto& j : file_.jobs) {
+    if (j.verify && !target_.keeps_payload())
+      return sim::unprocessable(file_.file_name + ":" + std::to_string(j.line) + ": verify: " +
+                                target_.payload_refusal());
+  }
+  AFASIM_RETURN_IF_ERROR(build_clones(volumes));
   started_ = true;
-  // One result and one clone per (job, clone), in job then clone order.
+  start_ready_jobs();
+  return sim::Status::ok();
+}
+
+// One result and one clone per (job, clone), in job then clone order; each clone's files,
+// access patterns and log files.
+sim::Status FioSession::Impl::build_clones(const std::map<std::string, controller::Id>& volumes) {
   int total = 0;
   for (const auto& j : file_.jobs) total += j.numjobs;
   report_.results.resize(static_cast<std::size_t>(total));
@@ -117,17 +72,42 @@ sim::Status FioSession::Impl::start() {
     for (int c = 0; c < j.numjobs; ++c, ++k) {
       Clone& cl = clones_[k];
       cl.job = &j;
+      cl.thread_number = static_cast<int>(k) + 1;
       cl.result = &report_.results[k];
       cl.result->job_index = j.job_index;
       cl.result->clone = c;
-      cl.volume_id = volumes.at(j.volume_name(c));
-      cl.pattern = std::make_unique<AccessPattern>(j, c, access_pattern_rng(options_.seed, j, c));
+      for (int f = 0; f < j.file_count(); ++f) {
+        CloneFile file;
+        file.volume_name = j.volume_name(c, f);
+        file.volume_id = volumes.at(file.volume_name);
+        file.pattern = std::make_unique<AccessPattern>(
+            j, c, access_pattern_rng(options_.seed, j, c, f));
+        if (j.verify) file.verify_key = verify_volume_key(options_.seed, file.volume_name);
+        cl.files.push_back(std::move(file));
+      }
+      cl.file_ios_left = j.file_service_ios;
+      if (j.file_service == FileService::kRandom)
+        cl.file_rng.emplace(options_.seed, "workload/fio/" + std::to_string(j.job_index) + "/" +
+                                               std::to_string(c) + "/files");
       cl.bytes_target = j.total_io_bytes();
+      for (int d = 0; d < kDirections; ++d)
+        cl.checks_min_rate |= j.rate_iops_min[d] > 0 || j.rate_min_bytes_per_second[d] > 0;
+      if (!j.read_iolog.empty()) {
+        auto trace = TraceReader::open(j.read_iolog, TraceReaderOptions{});
+        if (!trace.is_ok())
+          return sim::Status(trace.status().code(), file_.file_name + ":" + std::to_string(j.line) +
+                                                        ": read_iolog: " + trace.status().message());
+        cl.iolog = std::move(trace).value();
+      }
+      if (j.logs.any()) {
+        auto logs = FioLogWriter::open(j.logs, options_.log_dir, cl.thread_number, log_paths_);
+        if (!logs.is_ok()) return logs.status();
+        cl.logs = std::move(logs).value();
+      }
     }
     job_clones_left_[static_cast<std::size_t>(j.job_index)] = j.numjobs;
   }
   clones_left_ = total;
-  start_ready_jobs();
   return sim::Status::ok();
 }
 
@@ -163,127 +143,6 @@ void FioSession::Impl::start_ready_jobs() {
         sim_.after(j.startdelay_ns, [this, cp] { start_clone(*cp); });
       }
   }
-}
-
-void FioSession::Impl::start_clone(Clone& c) {
-  if (c.finished) return;  // the session was stopped during the startdelay
-  c.started = true;
-  c.issuing = true;
-  c.start = sim_.now();
-  c.measure_from = c.start + c.job->ramp_time_ns;
-  c.interval_start = c.measure_from;
-  if (c.job->runtime_ns > 0) c.stop_at = c.measure_from + c.job->runtime_ns;
-  c.next_allowed = {c.start, c.start};
-  c.result->start_ns = c.start;
-  pump(c);
-}
-
-void FioSession::Impl::pump(Clone& c) {
-  const FioJob& j = *c.job;
-  while (c.issuing && c.in_flight < j.iodepth) {
-    const Time now = sim_.now();
-    if (now >= c.stop_at || (!j.time_based && c.bytes_issued >= c.bytes_target)) {
-      c.issuing = false;
-      break;
-    }
-    const IoUnit u = c.pattern->next();
-    const auto d = static_cast<std::size_t>(index_of(u.direction));
-    // Rate limits: the next I/O of a direction may start one interval after the previous.
-    Time earliest = c.next_allowed[d];
-    if (j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0) {
-      Time gap = 0;
-      if (j.rate_iops[d] > 0) gap = std::max(gap, sim::interval_for_rate(j.rate_iops[d]));
-      if (j.rate_bytes_per_second[d] > 0)
-        gap = std::max(gap, sim::transfer_time(u.size_bytes, j.rate_bytes_per_second[d]));
-      c.next_allowed[d] = std::max(earliest, now) + gap;
-    }
-    c.bytes_issued += u.size_bytes;
-    ++c.in_flight;
-    HostIo io;
-    io.op = u.direction == Direction::kRead ? IoOp::kRead : IoOp::kWrite;
-    io.volume_id = c.volume_id;
-    io.offset_bytes = u.offset_bytes;
-    io.length_bytes = u.size_bytes;
-    Clone* cp = &c;
-    const Direction dir = u.direction;
-    const std::int64_t bytes = u.size_bytes;
-    auto submit = [this, cp, io, dir, bytes] {
-      if (cp->finished) {  // stopped while this I/O waited for its rate slot
-        --cp->in_flight;
-        return;
-      }
-      target_.submit(io, [this, cp, dir, bytes](const IoCompletion& done) {
-        on_complete(*cp, dir, bytes, done);
-      });
-    };
-    if (earliest > now)
-      sim_.at(earliest, std::move(submit));
-    else
-      submit();
-  }
-  if (!c.issuing && c.in_flight == 0 && !c.finished) finish_clone(c);
-}
-
-void FioSession::Impl::flush_interval(Clone& c, Time now) {
-  while (now >= c.interval_start + kSampleInterval) {
-    for (std::size_t d = 0; d < kDirections; ++d) {
-      auto& ds = c.result->direction[d];
-      if (c.first_io[d] != sim::kTimeMax)
-        ds.record_interval(c.interval_bytes[d], c.interval_ios[d], kSampleInterval);
-      c.interval_bytes[d] = 0;
-      c.interval_ios[d] = 0;
-    }
-    c.interval_start += kSampleInterval;
-  }
-}
-
-void FioSession::Impl::on_complete(Clone& c, Direction d, std::int64_t bytes,
-                                   const IoCompletion& done) {
-  --c.in_flight;
-  if (c.finished) return;  // stopped: I/O still in flight at the stop is not counted
-  ++ios_done_;
-  const Time now = done.complete_time;
-  bool measured = false;
-  if (!done.status.is_ok()) {
-    if (c.result->error == 0) {
-      c.result->error = errno_of(done.status.code());
-      c.result->error_message = done.status.message();
-    }
-    c.issuing = false;  // fio stops a job at its first error (continue_on_error=none)
-  } else if (done.submit_time >= c.measure_from) {
-    measured = true;
-    const auto di = static_cast<std::size_t>(index_of(d));
-    c.result->record_io(d, bytes, 0, done.latency());
-    c.first_io[di] = std::min(c.first_io[di], done.submit_time);
-    c.last_io[di] = std::max(c.last_io[di], now);
-    flush_interval(c, now);
-    c.interval_bytes[di] += bytes;
-    c.interval_ios[di] += 1;
-  }
-  if (observer_) {
-    FioCompletion fc;
-    fc.job_index = c.job->job_index;
-    fc.clone = c.result->clone;
-    fc.volume_id = c.volume_id;
-    fc.direction = d;
-    fc.bytes = bytes;
-    fc.measured = measured;
-    fc.io = &done;
-    observer_(fc);
-  }
-  pump(c);
-}
-
-void FioSession::Impl::finish_clone(Clone& c) {
-  c.finished = true;
-  c.issuing = false;
-  const Time now = sim_.now();
-  c.result->end_ns = now;
-  for (auto& ds : c.result->direction)
-    if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.measure_from);
-  --clones_left_;
-  --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
-  if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
 }
 
 void FioSession::Impl::stop() {

@@ -40,11 +40,14 @@ struct FioRunOptions {
   // run_fio only: called every simulated 100 ms with a one-line status; the caller decides
   // whether to print (e.g. once per wall second). Never changes the run.
   std::function<void(const std::string& line)> progress;
+  // Where write_*_log files go (fio writes them in the current folder). Empty: here.
+  std::string log_dir;
 };
 
 // Creates (or checks) the volumes `file` names. kUnprocessable naming the job file and line
 // when an existing volume is too small or has another RAID type; the Array's errors
-// otherwise (kNoSpace for fixed volumes that do not fit).
+// otherwise (kNoSpace for fixed volumes that do not fit). Jobs that replay a trace
+// (read_iolog=) use the volumes their trace names (trace_runner.h).
 sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
                             const FioRunOptions& options);
 

@@ -23,6 +23,10 @@ class IoTarget {
   virtual sim::Result<controller::Id> volume(const std::string& volume) const = 0;
   // Starts `io`; `done` runs once, at its completion time, in an event of its own.
   virtual void submit(const controller::HostIo& io, controller::IoCallback done) = 0;
+  // Whether written bytes can be read back (fio's verify=); when not, why, as a sentence
+  // fragment for "FILE:LINE: verify: ...".
+  virtual bool keeps_payload() const = 0;
+  virtual std::string payload_refusal() const = 0;
 };
 
 // The array's volumes through controller::Array::submit.
@@ -37,6 +41,12 @@ class ArrayTarget final : public IoTarget {
   }
   void submit(const controller::HostIo& io, controller::IoCallback done) override {
     array_.submit(io, std::move(done));
+  }
+  bool keeps_payload() const override {
+    return array_.data_path().options().payload != datapac::PayloadKind::kNone;
+  }
+  std::string payload_refusal() const override {
+    return "the array keeps no payload (payload none); verification needs memory or file payload";
   }
 
  private:

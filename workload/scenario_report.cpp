@@ -496,6 +496,50 @@ std::string fmt(const char* format, double v) {
 
 }  // namespace
 
+namespace {
+
+// The pool's capacity at the end of the run.
+json pool_json(const ScenarioReport& r) {
+  json pool;
+  pool["provisioned_bytes"] = r.pool.provisioned_bytes;
+  pool["allocated_bytes"] = r.pool.allocated_bytes;
+  pool["raw_usable_bytes"] = r.pool.raw_usable_bytes;
+  pool["raw_allocated_bytes"] = r.pool.raw_allocated_bytes;
+  pool["allocated_percent"] = number(r.pool.raw_usable_bytes == 0
+                                         ? 0.0
+                                         : 100.0 * static_cast<double>(r.pool.raw_allocated_bytes) /
+                                               static_cast<double>(r.pool.raw_usable_bytes),
+                                     2);
+  return pool;
+}
+
+// The rebuild, or null when none ran.
+json rebuild_json(const ScenarioReport& r) {
+  if (!r.rebuild.active && r.rebuild.total_bytes == 0) return nullptr;
+  json rb;
+  rb["active"] = r.rebuild.active;
+  rb["drive"] = r.rebuild.drive + 1;
+  rb["percent"] = number(r.rebuild.percent(), 1);
+  rb["total_bytes"] = r.rebuild.total_bytes;
+  rb["done_bytes"] = r.rebuild.done_bytes;
+  rb["started_s"] = seconds(r.rebuild.started_ns);
+  return rb;
+}
+
+json events_json(const ScenarioReport& r) {
+  json events = json::array();
+  for (const auto& e : r.events)
+    events.push_back({{"id", e.id},
+                      {"time_s", seconds(e.time_ns)},
+                      {"severity", std::string(controller::to_string(e.severity))},
+                      {"category", e.category},
+                      {"object", e.object},
+                      {"message", e.message}});
+  return events;
+}
+
+}  // namespace
+
 json scenario_to_json(const ScenarioReport& r) {
   json j;
   j["schema"] = "afasim.scenario-report/1";
@@ -520,29 +564,8 @@ json scenario_to_json(const ScenarioReport& r) {
   for (const auto& w : r.workloads) workloads.push_back(totals_json(w));
   j["workloads"] = std::move(workloads);
   j["array"] = totals_json(r.array);
-  json pool;
-  pool["provisioned_bytes"] = r.pool.provisioned_bytes;
-  pool["allocated_bytes"] = r.pool.allocated_bytes;
-  pool["raw_usable_bytes"] = r.pool.raw_usable_bytes;
-  pool["raw_allocated_bytes"] = r.pool.raw_allocated_bytes;
-  pool["allocated_percent"] = number(r.pool.raw_usable_bytes == 0
-                                         ? 0.0
-                                         : 100.0 * static_cast<double>(r.pool.raw_allocated_bytes) /
-                                               static_cast<double>(r.pool.raw_usable_bytes),
-                                     2);
-  j["pool"] = std::move(pool);
-  if (r.rebuild.active || r.rebuild.total_bytes > 0) {
-    json rb;
-    rb["active"] = r.rebuild.active;
-    rb["drive"] = r.rebuild.drive + 1;
-    rb["percent"] = number(r.rebuild.percent(), 1);
-    rb["total_bytes"] = r.rebuild.total_bytes;
-    rb["done_bytes"] = r.rebuild.done_bytes;
-    rb["started_s"] = seconds(r.rebuild.started_ns);
-    j["rebuild"] = std::move(rb);
-  } else {
-    j["rebuild"] = nullptr;
-  }
+  j["pool"] = pool_json(r);
+  j["rebuild"] = rebuild_json(r);
   json drives = json::array();
   for (const auto& d : r.drives)
     drives.push_back({{"id", d.id},
@@ -558,15 +581,7 @@ json scenario_to_json(const ScenarioReport& r) {
   json rows = json::array();
   for (const auto& row : r.timeline) rows.push_back(row_json(r, row));
   j["timeline"] = std::move(rows);
-  json events = json::array();
-  for (const auto& e : r.events)
-    events.push_back({{"id", e.id},
-                      {"time_s", seconds(e.time_ns)},
-                      {"severity", std::string(controller::to_string(e.severity))},
-                      {"category", e.category},
-                      {"object", e.object},
-                      {"message", e.message}});
-  j["events"] = std::move(events);
+  j["events"] = events_json(r);
   j["wear"] = wear_json(r);
   return j;
 }

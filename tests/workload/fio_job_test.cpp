@@ -186,10 +186,15 @@ TEST_CASE("sizes follow fio's kb_base rules, as fio 3.33 prints them") {
   CHECK(size_of("1m", 1000) == 1'000'000);
   CHECK(size_of("1gib", 1000) == kGiB);
 
-  // What fio would silently misread is refused: fio 3.33 reads 1.5k as 1, 4q as 4, 4kx and
-  // 4k5 as 4096, -4k as 16 EiB.
+  // Fractions are read as written (issue 16): 1.5k is 1536 bytes, rounded down to a byte.
+  CHECK(size_of("1.5k", 1024) == 1536);
+  CHECK(size_of("1.5g", 1024) == kGiB + kGiB / 2);
+  CHECK(size_of("0.1k", 1000) == 100);
+  CHECK(size_of("0.001k", 1024) == 1);  // 1.024 bytes
+  // What fio would silently misread is refused: fio 3.33 reads 4q as 4, 4kx and 4k5 as 4096,
+  // -4k as 16 EiB.
   for (const char* bad :
-       {"1.5k", "4q", "4kx", "4k5", "-4k", "+4k", "", "k", "0x10k", "4 k", "(1+2)", "${SIZE}",
+       {"1.k", "4q", "4kx", "4k5", "-4k", "+4k", "", "k", "0x10k", "4 k", "(1+2)", "${SIZE}",
         "$mb_memory", "2e3", "99999999999999999999", "2000p"}) {
     CAPTURE(bad);
     CHECK_FALSE(parse_fio_size(bad, 1024).is_ok());
@@ -251,13 +256,13 @@ rate=1m,
 )");
   CHECK(f.jobs[0].bs[0].min_bytes == 8 * kKiB);
   CHECK(f.jobs[0].bs[1].min_bytes == 32 * kKiB);
-  CHECK(f.jobs[0].rate_iops == std::array<std::int64_t, 2>{100, 50});
+  CHECK(f.jobs[0].rate_iops == std::array<std::int64_t, 3>{100, 50, 50});
   CHECK(f.jobs[1].bs[0].min_bytes == 4096);
   CHECK(f.jobs[1].bs[1].min_bytes == 8 * kKiB);
-  CHECK(f.jobs[1].rate_bytes_per_second == std::array<std::int64_t, 2>{0, 500 * kKiB});
+  CHECK(f.jobs[1].rate_bytes_per_second == std::array<std::int64_t, 3>{0, 500 * kKiB, 500 * kKiB});
   CHECK(f.jobs[2].bs[0].min_bytes == 16 * kKiB);
   CHECK(f.jobs[2].bs[1].min_bytes == 4096);
-  CHECK(f.jobs[2].rate_bytes_per_second == std::array<std::int64_t, 2>{kMiB, 0});
+  CHECK(f.jobs[2].rate_bytes_per_second == std::array<std::int64_t, 3>{kMiB, 0, 0});
 }
 
 TEST_CASE("bssplit and blocksize_range follow fio's syntax") {
@@ -453,8 +458,8 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nrw=read\n", "bad.fio:1: size: missing: job \"j\" on volume \"j.0.0\" needs size="},
       {"[j]\nsize=1g\niodepth=0\n", "bad.fio:3: iodepth: \"0\" is out of range 1..65536"},
       {"[j]\nsize=1g\nrwmixread=101\n", "bad.fio:3: rwmixread: \"101\" is out of range 0..100"},
-      {"[j]\nsize=1g\nthinktime=10\n",
-       "bad.fio:3: thinktime: not supported by afasim: think time is not simulated"},
+      {"[j]\nsize=1g\nthinktime_iotime=10\n",
+       "bad.fio:3: thinktime_iotime: not supported by afasim: think time counts completed I/Os"},
       {"[j]\nsize=1g\nruntime=2sec\n", "bad.fio:3: runtime: \"2sec\": fio 3.33 reads"},
       {"[j]\nsize=1g\ntime_based\n", "bad.fio:3: time_based: needs runtime="},
       {"[j]\nsize=1g\nbssplit=4k/60:8k/60\n",
@@ -465,26 +470,31 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
        "bad.fio:4: random_distribution: \"zipf:1\": zipf theta must be > 0 and not 1"},
       {"[j]\nsize=1g\nrandom_distribution=pareto:1.5\n",
        "bad.fio:3: random_distribution: \"pareto:1.5\": pareto h must be in (0, 1)"},
-      {"[j]\nsize=1g\nrandom_distribution=normal:10\n",
-       "bad.fio:3: random_distribution: \"normal:10\": only random, zipf and pareto"},
+      {"[j]\nsize=1g\nrandom_distribution=normal\n",
+       "bad.fio:3: random_distribution: \"normal\": normal needs a deviation in (0, 100]"},
+      {"[j]\nsize=1g\nrandom_distribution=zoned:60/10:30/90\n",
+       "bad.fio:3: random_distribution: \"60/10:30/90\": access percentages add up to 90"},
       {"[j]\nsize=1g\nwait_for=nobody\n", "bad.fio:3: wait_for: no job named \"nobody\""},
       {"[a]\nsize=1g\nwait_for=b\n[b]\nsize=1g\n",
        "bad.fio:3: wait_for: job \"b\" comes later in the file"},
       {"[j\nsize=1g\n", "bad.fio:1: section header without ']'"},
       {"[]\n", "bad.fio:1: empty section name"},
-      {"[j]\nsize=1g\nfilename=a:b\n", "bad.fio:3: filename: \"a:b\": one volume per job"},
-      {"[j]\nsize=1g\nrw=trim\n", "bad.fio:3: rw: \"trim\": trim is not simulated"},
+      {"[j]\nsize=1g\nfilename=a::b\n", "bad.fio:3: filename: \"a::b\": an empty file name"},
+      {"[j]\nsize=1g\nrw=trim\nverify=md5\n",
+       "bad.fio:4: verify: verification of trimmed blocks is not simulated"},
       {"[j]\nsize=1g\nbs = 8k\n", "bad.fio:3: bs: blank after '='"},
       {"[global]\nsize=1g\n", "bad.fio: no job sections"},
       {"[j]\nsize=4k\nbs=8k\n",
        "bad.fio:2: size: the region (4096 bytes) is smaller than the largest read block size"},
       {"[j]\nsize=50%\n", "bad.fio:2: size: a percentage needs the size of volume \"j.0.0\""},
-      {"[j]\nsize=1g\ninclude more.fio\n", "bad.fio:3: include: include files are not supported"},
-      {"[j]\nsize=1g\nverify=crc32c\n",
-       "bad.fio:3: verify: \"crc32c\": data verification is not simulated"},
+      {"[j]\nsize=1g\ninclude more.fio\n", "bad.fio:3: include: include files are not read here"},
+      {"[j]\nsize=1g\nverify=crc33\n", "bad.fio:3: verify: \"crc33\" is not a verify method"},
       {"[j]\nsize=1g\nnumjobs=5000\n", "bad.fio:3: numjobs: \"5000\" is out of range 1..4096"},
-      {"[j]\nsize=1.5g\n", "bad.fio:2: size: \"1.5g\" is not a whole number"},
-      {"[j]\nsize=${SIZE}\n", "bad.fio:2: size: \"${SIZE}\": environment variables"},
+      {"[j]\nsize=1g\niodepth=1.5\n", "bad.fio:3: iodepth: \"1.5\" is not a whole number"},
+      {"[j]\nsize=${SIZE}\n", "bad.fio:2: ${SIZE}: environment variable \"SIZE\" is not set"},
+      {"[j]\nsize=1g\nwrite_hist_log=h\n", "bad.fio:3: write_hist_log: needs log_hist_msec="},
+      {"[j]\nfilename=a:b\nnrfiles=3\nsize=1g\n",
+       "bad.fio:3: nrfiles: nrfiles=3 but filename= names 2 volume(s)"},
       {"[j]\nsize=(1+2)\n", "bad.fio:2: size: \"(1+2)\": arithmetic expressions"},
       {"[j]\nsize=1g\nkb_base=1023\n", "bad.fio:3: kb_base: \"1023\" is not 1000 or 1024"},
       {"[j]\nsize=1g\nrate_process=bursty\n",
@@ -538,10 +548,12 @@ void check_resolved(const FioJobFile& f, std::uint64_t seed) {
     REQUIRE(j.min_block_bytes() <= j.size_bytes);
     for (int c = 0; c < j.numjobs && c < 4; ++c) {
       std::int64_t volume_size = -1;
-      for (const FioVolume& v : f.volumes) {
-        if (v.name == j.volume_name(c)) volume_size = v.size_bytes;
+      for (int file = 0; file < j.file_count(); ++file) {
+        for (const FioVolume& v : f.volumes) {
+          if (v.name == j.volume_name(c, file)) volume_size = v.size_bytes;
+        }
+        REQUIRE(volume_size >= j.region_offset_bytes(c) + j.size_bytes);
       }
-      REQUIRE(volume_size >= j.region_offset_bytes(c) + j.size_bytes);
       AccessPattern pattern(j, c, access_pattern_rng(seed, j, c));
       for (int i = 0; i < 50; ++i) {
         const IoUnit io = pattern.next();
@@ -576,7 +588,17 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
                                           "norandommap", "percentile_list",
                                           "name",        "startdelay",
                                           "thinktime",   "bogus",
-                                          "verify"};
+                                          "verify",      "nrfiles",
+                                          "file_service_type", "percentage_random",
+                                          "blockalign",  "thinktime_blocks",
+                                          "rate_iops_min", "rate_cycle",
+                                          "fsync",       "fdatasync",
+                                          "sync",        "exitall",
+                                          "unified_rw_reporting", "significant_figures",
+                                          "lat_percentiles", "write_lat_log",
+                                          "write_hist_log", "log_avg_msec",
+                                          "log_hist_msec", "do_verify",
+                                          "include",     "replay_no_stall"};
   const std::vector<std::string> values = {"",
                                            "0",
                                            "1",
@@ -614,7 +636,22 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
                                            "${X}",
                                            "(1+1)",
                                            "v0",
-                                           "v1"};
+                                           "v1",
+                                           "zoned:60/10:40/90",
+                                           "zoned_abs:50/1m:50/2m",
+                                           "zoned:50/50,100/100",
+                                           "normal:10",
+                                           "normal:5:0.9",
+                                           "a:b",
+                                           "/dev/sdb",
+                                           "roundrobin:2",
+                                           "random",
+                                           "mixed",
+                                           "1.5g",
+                                           "0.5k",
+                                           "md5",
+                                           "trimwrite",
+                                           "randtrim"};
   const auto& files = config::embedded_files();
   const std::string shipped = files.at("workloads/ise860-4k-randwrite.fio");
   std::vector<std::string> shipped_lines;
@@ -657,7 +694,25 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
                                           "ioengine=libaio",
                                           "direct=1",
                                           "name=renamed",
-                                          "percentile_list=50:99.9"};
+                                          "percentile_list=50:99.9",
+                                          "nrfiles=3",
+                                          "filename=a:/dev/b",
+                                          "random_distribution=zoned:60/10:40/90",
+                                          "random_distribution=zoned_abs:70/1m:30/3m",
+                                          "random_distribution=normal:5:0.3",
+                                          "percentage_random=50,25",
+                                          "blockalign=8k",
+                                          "rw=trimwrite",
+                                          "rw=randtrim",
+                                          "thinktime=10",
+                                          "thinktime_blocks=4",
+                                          "fsync=3",
+                                          "sync=1",
+                                          "exitall",
+                                          "verify=md5",
+                                          "size=1.5m",
+                                          "unified_rw_reporting=both",
+                                          "file_service_type=random:3"};
   int accepted = 0;
   for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
     CAPTURE(seed);

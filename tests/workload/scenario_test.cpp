@@ -780,7 +780,7 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
            R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 0}}]})",
        "timeline[0].fault.drive: no drive 0 (the ise-860-g3 has drives 1 to 40)"},
       {std::string("{") + kHead +
-           R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\nrw=trim\n"}]})",
+           R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\nrw=trimm\n"}]})",
        "workloads[0].fio:3: rw:"},
       {std::string("{") + kHead +
            R"(, "duration_s": 2, "timeline": [{"at_s": 1, "fault": {"type": "meteor"}}]})",
@@ -810,7 +810,7 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
       {"serve --speed 0", "--speed: must be a number from 0.001 to 1000, got 0"},
       {"serve --pace none --speed 5 --state /nonexistent/afasim", "--speed applies to --pace realtime only"},
       {"run thin-fill --svg /nonexistent/dir/x.svg", "--svg: no folder /nonexistent/dir"},
-      {"bogus", "afasim: unknown command \"bogus\" (commands: capacity, fio, run, serve; --help)"},
+      {"bogus", "afasim: unknown command \"bogus\" (commands: capacity, fio, run, serve, trace; --help)"},
   };
   for (const auto& f : flags) {
     const Cli r = run_cli(f.args);

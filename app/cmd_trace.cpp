@@ -1,0 +1,132 @@
+// `afasim trace FILE`: replays a block trace (fio iolog, blkparse, MSR CSV, DiskSim) in
+// virtual time against a fresh simulated array (docs/workloads.md "Trace replay").
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "config/preset.h"
+#include "controller/array.h"
+#include "workload/fio_job.h"
+#include "workload/trace_replay.h"
+
+namespace afasim::app {
+namespace {
+
+struct TraceCliOptions {
+  std::string file;
+  std::string format;
+  std::string system = config::Catalog::kDefaultSystem;
+  std::uint64_t seed = 1;
+  double speed = 1.0;
+  int iodepth = 0;  // > 0: closed loop
+  std::vector<std::string> maps;
+  std::string volume_size = "1t";
+  std::string interval = "1s";
+  std::string raid_type = "RAID10";
+  std::string provisioning = "thin";
+  std::string output_format = "text";
+  std::int64_t max_records = 0;
+  std::string config_dir;
+  bool skip_bad = false;
+  bool quiet = false;
+};
+
+int fail(const std::string& message, int code) {
+  std::fprintf(stderr, "afasim trace: %s\n", message.c_str());
+  return code;
+}
+
+sim::Status fill_replay_options(const TraceCliOptions& o, workload::TraceReplayOptions& r) {
+  r.timing = o.iodepth > 0 ? workload::TraceTiming::kClosedLoop : workload::TraceTiming::kRecorded;
+  r.speed = o.speed;
+  if (o.iodepth > 0) r.iodepth = o.iodepth;
+  for (const std::string& m : o.maps) {
+    const auto eq = m.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+      return sim::invalid_argument("--map " + m + ": want DEVICE=VOLUME");
+    r.device_map[m.substr(0, eq)] = m.substr(eq + 1);
+  }
+  auto size = workload::parse_fio_size(o.volume_size, 1024);
+  if (!size.is_ok() || *size <= 0) return sim::invalid_argument("--volume-size " + o.volume_size + ": not a size");
+  r.volume_size_bytes = (*size + 511) / 512 * 512;
+  auto interval = workload::parse_fio_time(o.interval, sim::kSecond);
+  if (!interval.is_ok() || *interval <= 0) return sim::invalid_argument("--interval " + o.interval + ": not a time");
+  r.interval_ns = *interval;
+  r.raid_type = *raid::parse_raid_type(o.raid_type);
+  r.provisioning = *controller::parse_provisioning(o.provisioning);
+  r.max_records = o.max_records;
+  if (!o.quiet) r.progress = progress_printer("afasim ");
+  return sim::Status::ok();
+}
+
+int run_trace_command(const TraceCliOptions& o) {
+  workload::TraceReplayOptions replay;
+  if (sim::Status st = fill_replay_options(o, replay); !st.is_ok()) return fail(st.message(), 2);
+  workload::TraceReaderOptions read;
+  read.skip_bad = o.skip_bad;
+  if (!o.format.empty()) {
+    auto f = workload::parse_trace_format(o.format);
+    if (!f.is_ok()) return fail("--format: " + f.status().message(), 2);
+    read.format = *f;
+  }
+  auto reader = workload::TraceReader::open(o.file, read);
+  if (!reader.is_ok()) return fail(reader.status().message(), 2);
+  auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
+  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  auto preset = catalog->system(o.system);
+  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+  sim::Simulator sim(o.seed);
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, *catalog, *preset, journal, journal.snapshot());
+  if (!array.is_ok()) return fail(array.status().message(), 1);
+  const bool json = o.output_format == "json";
+  if (!json) std::fputs(workload::format_trace_header(**reader, replay).c_str(), stdout);
+  auto on_row = [json](const workload::TraceRow& row) {
+    const std::string line = json ? workload::trace_row_json(row) : workload::format_trace_row(row);
+    std::fwrite(line.data(), 1, line.size(), stdout);
+  };
+  auto report = workload::replay_trace(**array, sim, **reader, replay, on_row);
+  if (!report.is_ok()) return fail(report.status().message(), report.status().code() == sim::Code::kInvalidArgument ? 2 : 1);
+  const std::string totals = json ? workload::trace_totals_json(*report) : workload::format_trace_totals(*report);
+  std::fwrite(totals.data(), 1, totals.size(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+Runner add_trace_command(CLI::App& app) {
+  auto o = std::make_shared<TraceCliOptions>();
+  CLI::App* cmd = app.add_subcommand("trace", "Replay a block trace (fio iolog, blkparse, MSR CSV, DiskSim) in virtual time");
+  cmd->add_option("file", o->file, "Trace file ('-' reads standard input)")->required();
+  cmd->add_option("--format", o->format, "fio, blkparse, msr or disksim (default: detected from the first line)");
+  cmd->add_option("--speed", o->speed, "Replay the recorded times this many times faster")
+      ->check(finite_range_check(1e-6, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--iodepth", o->iodepth, "Closed loop: ignore the times, keep this many I/Os in flight")
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--map", o->maps, "DEVICE=VOLUME: the volume a trace device goes to (repeatable)");
+  cmd->add_option("--volume-size", o->volume_size, "Size of the volumes the replay creates (thin by default)")
+      ->capture_default_str();
+  cmd->add_option("--interval", o->interval, "Length of a timeline row")->capture_default_str();
+  cmd->add_option("--max-records", o->max_records, "Stop after this many I/Os (0: the whole trace)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--skip-bad", o->skip_bad, "Count bad lines and go on instead of stopping at the first");
+  cmd->add_option("--output-format", o->output_format, "text, or json (JSON lines: rows, then totals)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--system", o->system, "System preset")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Root seed")->check(seed_check())->capture_default_str();
+  cmd->add_option("--raid-type", o->raid_type, "RAID type of the volumes the replay creates")
+      ->check(CLI::IsMember({"RAID10", "RAID5"}))
+      ->capture_default_str();
+  cmd->add_option("--provisioning", o->provisioning, "thin or fixed volumes")
+      ->check(CLI::IsMember({"thin", "fixed"}))
+      ->capture_default_str();
+  cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
+  cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  return [o] { return run_trace_command(*o); };
+}
+
+}  // namespace afasim::app

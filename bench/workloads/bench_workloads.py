@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""bench_workloads: how fast afasim simulates, side by side with a baseline build.
+
+For each workload of issue 16 (ISE 860 G3, four 128 GiB LUNs, 16 jobs x 16 outstanding
+I/Os: 4K random read on RAID10, 4K random write on RAID5 with the write-back cache, 8K 70/30
+on RAID5) and for a trace replay (a DiskSim trace of 4K random I/O on four devices), it
+prints simulated host I/Os per CPU-second and peak RSS, for this tree's afasim and for the
+baseline, and their ratio. Not a test: no thresholds.
+
+Method: each workload runs twice, for a short and a long simulated time; the rate is the
+difference in completed I/Os over the difference in CPU time (user + system, from wait4),
+so the array's setup (volume allocation, process start) cancels out. Peak RSS is the long
+run's maxrss.
+
+Baseline: the afasim of commit AFASIM_BASELINE_COMMIT (default 4676db3, the commit before
+issue 16), from AFASIM_BASELINE=/path/to/afasim if set, else built once from the repository
+(git archive of that commit into BUILD/bench-baseline/COMMIT, same build type as this
+build) and reused on later runs. The baseline has no `afasim trace`: that row shows this
+tree only.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SOURCE_DIR = "@PROJECT_SOURCE_DIR@"
+BUILD_DIR = "@PROJECT_BINARY_DIR@"
+BUILD_TYPE = "@CMAKE_BUILD_TYPE@"
+AFASIM = "@AFASIM_BINARY@"
+BASELINE_COMMIT = os.environ.get("AFASIM_BASELINE_COMMIT", "4676db3")
+SHORT_S, LONG_S = 1, 4  # simulated seconds of the two runs of each workload
+
+WORKLOADS = [
+    # (label, rw, bs, extra options, RAID type)
+    ("4K random read, RAID10", "randread", "4k", "", "RAID10"),
+    ("4K random write, RAID5 (write-back, parity)", "randwrite", "4k", "", "RAID5"),
+    ("8K random 70/30, RAID5", "randrw", "8k", "rwmixread=70\n", "RAID5"),
+]
+
+
+def job_text(rw, bs, extra, seconds):
+    text = (f"[global]\nrw={rw}\nbs={bs}\n{extra}iodepth=16\nnumjobs=4\nsize=128g\nnorandommap\n"
+            f"time_based\nruntime={seconds}s\ngroup_reporting\n")
+    for lun in range(4):
+        text += f"[lun{lun}]\nfilename=lun{lun}\n"
+    return text
+
+
+def run(argv, cwd):
+    """Runs argv; returns (stdout, cpu seconds, peak RSS in bytes)."""
+    with open(os.path.join(cwd, "out"), "wb") as out, open(os.path.join(cwd, "err"), "wb") as err:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        sys.exit(f"bench_workloads: {' '.join(argv)} failed:\n" + open(os.path.join(cwd, "err")).read())
+    return open(os.path.join(cwd, "out")).read(), usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def fio_ios(report):
+    ios = 0
+    for job in json.loads(report)["jobs"]:
+        for d in ("read", "write", "trim", "mixed"):
+            if d in job:
+                ios += job[d]["total_ios"]
+    return ios
+
+
+def measure_fio(binary, rw, bs, extra, raid, tmp):
+    points = []
+    for seconds in (SHORT_S, LONG_S):
+        path = os.path.join(tmp, f"job-{seconds}.fio")
+        with open(path, "w") as f:
+            f.write(job_text(rw, bs, extra, seconds))
+        out, cpu, rss = run([binary, "fio", path, "--raid-type", raid, "--provisioning", "fixed",
+                             "--output-format", "json", "--quiet"], tmp)
+        points.append((fio_ios(out), cpu, rss))
+    return rate(points)
+
+
+def rate(points):
+    (ios1, cpu1, _), (ios2, cpu2, rss2) = points
+    return (ios2 - ios1) / max(cpu2 - cpu1, 1e-3), rss2
+
+
+def write_trace(path, seconds, iops=200_000):
+    """A DiskSim trace: 4K I/O, 70 % reads, on 4 devices of 128 GiB, at `iops` arrivals/s."""
+    rng = 0x9E3779B97F4A7C15
+    step_ms = 1000.0 / iops
+    with open(path, "w") as f:
+        for i in range(int(seconds * iops)):
+            rng = (rng * 6364136223846793005 + 1442695040888963407) & (2**64 - 1)
+            lba = ((rng >> 20) % (128 * 2**30 // 4096)) * 8
+            f.write(f"{i * step_ms:.4f} {i % 4} {lba} 8 {1 if (rng >> 8) % 10 < 7 else 0}\n")
+
+
+def measure_trace(binary, tmp):
+    points = []
+    for seconds in (0.5, 2):
+        path = os.path.join(tmp, f"trace-{seconds}.disksim")
+        write_trace(path, seconds)
+        out, cpu, rss = run([binary, "trace", path, "--volume-size", "128g", "--output-format", "json",
+                             "--quiet"], tmp)
+        totals = json.loads(out.strip().splitlines()[-1])["totals"]
+        points.append((sum(v["ios"] for v in totals["volumes"]), cpu, rss))
+    return rate(points)
+
+
+def baseline_binary():
+    if os.environ.get("AFASIM_BASELINE"):
+        return os.environ["AFASIM_BASELINE"]
+    root = os.path.join(BUILD_DIR, "bench-baseline", BASELINE_COMMIT)
+    binary = os.path.join(root, "build", "app", "afasim")
+    if os.path.exists(binary):
+        return binary
+    if subprocess.call(["git", "-C", SOURCE_DIR, "cat-file", "-e", BASELINE_COMMIT + "^{commit}"],
+                       stderr=subprocess.DEVNULL) != 0:
+        print(f"  (no baseline: commit {BASELINE_COMMIT} is not in {SOURCE_DIR}; set AFASIM_BASELINE)")
+        return None
+    print(f"  building the baseline afasim of {BASELINE_COMMIT} in {root} (once; a few minutes)...",
+          flush=True)
+    src = os.path.join(root, "src")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(src)
+    archive = subprocess.Popen(["git", "-C", SOURCE_DIR, "archive", BASELINE_COMMIT], stdout=subprocess.PIPE)
+    subprocess.check_call(["tar", "-x", "-C", src], stdin=archive.stdout)
+    archive.wait()
+    build = os.path.join(root, "build")
+    subprocess.check_call(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DCMAKE_BUILD_TYPE={BUILD_TYPE}"],
+                          stdout=subprocess.DEVNULL)
+    subprocess.check_call(["cmake", "--build", build, "--target", "afasim"], stdout=subprocess.DEVNULL)
+    return binary
+
+
+def main():
+    print(f"bench_workloads: ISE 860 G3, 4 LUNs x 128 GiB (fixed), 16 jobs x QD16; rates from "
+          f"{SHORT_S} s and {LONG_S} s simulated runs; build type {BUILD_TYPE}")
+    baseline = baseline_binary()
+    label = f"baseline {BASELINE_COMMIT}"
+    print(f"  {'workload':45s} {'this tree':>24s}   {label:>24s}   ratio")
+    print(f"  {'':45s} {'I/Os per CPU-s':>14s} {'peak RSS':>9s}   {'I/Os per CPU-s':>14s} {'peak RSS':>9s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, rw, bs, extra, raid in WORKLOADS:
+            mine, mine_rss = measure_fio(AFASIM, rw, bs, extra, raid, tmp)
+            line = f"  {name:45s} {mine / 1e6:12.2f} M {mine_rss / 2**20:6.0f} MB"
+            if baseline:
+                base, base_rss = measure_fio(baseline, rw, bs, extra, raid, tmp)
+                line += f"   {base / 1e6:12.2f} M {base_rss / 2**20:6.0f} MB   {mine / base:5.2f}x"
+            print(line, flush=True)
+        mine, mine_rss = measure_trace(AFASIM, tmp)
+        print(f"  {'trace replay: DiskSim, 4K 70/30, 200k IOPS, 4 devices':45s} {mine / 1e6:12.2f} M "
+              f"{mine_rss / 2**20:6.0f} MB   {'(afasim trace is new: no baseline)':>26s}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,390 @@
+// The fio options of issue 16 part 2, each with an effect a test checks (docs/workloads.md
+// lists them). Small jobs on a fresh ISE 860 G3 in virtual time; the expected figures come
+// from the option's definition (fio's HOWTO) applied to the job's own numbers.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "config/preset.h"
+#include "controller/array.h"
+#include "workload/distribution.h"
+#include "workload/fio_report.h"
+#include "workload/fio_runner.h"
+
+using namespace afasim;
+using namespace afasim::workload;
+
+namespace {
+
+constexpr std::int64_t kKiB = 1024;
+constexpr std::int64_t kMiB = 1024 * kKiB;
+
+FioJobFile parse(const std::string& text, const FioParseOptions& options = {}) {
+  auto f = parse_fio_job_file(text, "t.fio", options);
+  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+  return std::move(f).value();
+}
+
+// Runs `text` on a fresh array (payload in memory when `payload`; logs into `log_dir`).
+RunReport run(const std::string& text, bool payload = false, const std::string& log_dir = "") {
+  const auto catalog = config::Catalog::embedded().value();
+  const auto preset = catalog.system("ise-860-g3").value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  controller::ArrayOptions options;
+  if (payload) options.data_path.payload = datapac::PayloadKind::kMemory;
+  auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot(), options).value();
+  FioRunOptions run_options;
+  run_options.log_dir = log_dir;
+  auto report = run_fio(*array, sim, parse(text), run_options);
+  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
+  return std::move(report).value();
+}
+
+// The lines of a log file, each split at ", ".
+std::vector<std::vector<std::int64_t>> log_lines(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "no log file " << path);
+  std::vector<std::vector<std::int64_t>> lines;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::int64_t> fields;
+    std::size_t pos = 0;
+    while (pos <= line.size()) {
+      const std::size_t comma = std::min(line.find(',', pos), line.size());
+      fields.push_back(std::stoll(line.substr(pos, comma - pos)));
+      pos = comma + 1;
+    }
+    lines.push_back(std::move(fields));
+  }
+  return lines;
+}
+
+const DirectionStats& dir(const RunReport& r, int result, Direction d) {
+  return r.results.at(static_cast<std::size_t>(result)).direction[index_of(d)];
+}
+
+// The first `n` I/Os of clone 0 of the file's first job.
+std::vector<IoUnit> units(const std::string& text, int n) {
+  const FioJobFile f = parse(text);
+  AccessPattern p(f.jobs[0], 0, access_pattern_rng(1, f.jobs[0], 0));
+  std::vector<IoUnit> out;
+  for (int i = 0; i < n; ++i) out.push_back(p.next());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("rw=trim, randtrim and trimwrite trim through the array; trimwrite writes each trimmed block") {
+  const RunReport r = run("[t]\nfilename=v\nsize=64m\nrw=randtrim\nbs=1m\niodepth=4\n");
+  CHECK(dir(r, 0, Direction::kTrim).io_count == 64);  // every 1 MiB block of 64 MiB once
+  CHECK(dir(r, 0, Direction::kTrim).io_bytes == 64 * kMiB);
+  CHECK(dir(r, 0, Direction::kRead).io_count + dir(r, 0, Direction::kWrite).io_count == 0);
+  const auto json = to_fio_json(r);
+  CHECK(json["jobs"][0]["trim"]["total_ios"] == 64);
+
+  const auto seq = units("[t]\nfilename=v\nsize=1m\nrw=trimwrite\nbs=64k\n", 6);
+  for (int i = 0; i < 6; i += 2) {
+    CHECK(seq[i].direction == Direction::kTrim);
+    CHECK(seq[i + 1].direction == Direction::kWrite);
+    CHECK(seq[i + 1].offset_bytes == seq[i].offset_bytes);
+    CHECK(seq[i].offset_bytes == i / 2 * 64 * kKiB);
+  }
+}
+
+TEST_CASE("fsync=N and fdatasync=N flush after every N writes; the flushes are fio's sync statistics") {
+  const RunReport r = run("[w]\nfilename=v\nsize=4m\nrw=write\nbs=64k\nfsync=4\n");
+  CHECK(dir(r, 0, Direction::kWrite).io_count == 64);
+  CHECK(r.results[0].sync.io_count == 16);  // 64 writes / 4
+  CHECK(to_fio_json(r)["jobs"][0]["sync"]["total_ios"] == 16);
+  const RunReport d = run("[w]\nfilename=v\nsize=4m\nrw=write\nbs=64k\nfdatasync=8\n");
+  CHECK(d.results[0].sync.io_count == 8);
+  CHECK(format_normal(d).find("fsync/fdatasync/sync_file_range:") != std::string::npos);
+}
+
+// The FUA write goes through to the SSDs (docs/write-cache.md): slower than the cached ack,
+// by the SSD write the cache hides (a 4 KiB RAID10 write: two SSD programs in parallel).
+TEST_CASE("sync=1 writes with FUA: the ack waits for the SSDs instead of the mirrored cache") {
+  const std::string job = "[w]\nfilename=v\nsize=64m\nrw=randwrite\nbs=4k\nio_size=8m\n";
+  const double cached = dir(run(job), 0, Direction::kWrite).clat_ns.mean();
+  const double fua = dir(run(job + "sync=1\n"), 0, Direction::kWrite).clat_ns.mean();
+  MESSAGE("write-back " << cached << " ns, FUA " << fua << " ns");
+  CHECK(fua > 1.3 * cached);
+}
+
+TEST_CASE("thinktime pauses after every thinktime_blocks I/Os, once the queue has drained") {
+  const std::string job =
+      "[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\niodepth=4\ntime_based\nruntime=500ms\n";
+  const auto busy = dir(run(job), 0, Direction::kRead).io_count;
+  const auto thinking = dir(run(job + "thinktime=1ms\nthinktime_blocks=4\n"), 0, Direction::kRead).io_count;
+  // 4 I/Os per (1 ms + one ~50 µs read round): at most 4 × 500 = 2,000 I/Os in 500 ms.
+  CHECK(thinking <= 2000);
+  CHECK(thinking >= 1800);
+  CHECK(busy > 10 * thinking);
+}
+
+TEST_CASE("rate_iops_min fails the job with EIO when a rate_cycle falls short, as fio's check_min_rate") {
+  const std::string job =
+      "[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nrate_iops=100\ntime_based\nruntime=3s\n";
+  const RunReport slow = run(job + "rate_iops_min=200\n");
+  CHECK(slow.results[0].error == EIO);
+  CHECK(slow.results[0].error_message.find("min iops rate 200 not met") == 0);
+  CHECK(slow.results[0].end_ns < 2 * sim::kSecond);  // stopped after the first cycle
+  const RunReport fine = run(job + "rate_iops_min=50\n");
+  CHECK(fine.results[0].error == 0);
+  CHECK(dir(fine, 0, Direction::kRead).io_count >= 299);
+}
+
+TEST_CASE("random_distribution=zoned, zoned_abs and normal skew the offsets as fio defines them") {
+  auto share_below = [](const std::vector<IoUnit>& us, std::int64_t limit) {
+    return static_cast<double>(std::count_if(us.begin(), us.end(), [&](const IoUnit& u) {
+             return u.offset_bytes < limit;
+           })) /
+           static_cast<double>(us.size());
+  };
+  const auto zoned = units(
+      "[z]\nfilename=v\nsize=64m\nrw=randread\nrandom_distribution=zoned:90/10:10/90\n", 20000);
+  CHECK(share_below(zoned, 64 * kMiB / 10) == doctest::Approx(0.90).epsilon(0.02));
+  const auto abs = units(
+      "[z]\nfilename=v\nsize=64m\nrw=randread\nrandom_distribution=zoned_abs:80/16m:20/48m\n", 20000);
+  CHECK(share_below(abs, 16 * kMiB) == doctest::Approx(0.80).epsilon(0.02));
+  // normal:5 — fio's mean of 12 uniform draws has sd ≈ N/12: the 10 % hottest blocks take far
+  // more than the 10 % a uniform draw gives them.
+  auto top_decile_share = [](const std::vector<IoUnit>& us) {
+    std::map<std::int64_t, int> hits;
+    for (const auto& u : us) ++hits[u.offset_bytes];
+    std::vector<int> counts;
+    for (const auto& [o, n] : hits) counts.push_back(n);
+    std::sort(counts.rbegin(), counts.rend());
+    const std::size_t top = 1638;  // 10 % of the 16,384 blocks
+    int sum = 0;
+    for (std::size_t i = 0; i < std::min(top, counts.size()); ++i) sum += counts[i];
+    return static_cast<double>(sum) / static_cast<double>(us.size());
+  };
+  const auto normal =
+      units("[n]\nfilename=v\nsize=64m\nrw=randread\nrandom_distribution=normal:5\n", 20000);
+  const auto uniform = units("[n]\nfilename=v\nsize=64m\nrw=randread\nnorandommap\n", 20000);
+  MESSAGE("top 10 % share: normal " << top_decile_share(normal) << ", uniform " << top_decile_share(uniform));
+  // Uniform: 20,000 draws over 16,384 blocks put ~28 % in the decile with the most hits
+  // (Poisson noise); the normal draw concentrates about twice that.
+  CHECK(top_decile_share(normal) > 0.45);
+  CHECK(top_decile_share(uniform) < 0.35);
+}
+
+TEST_CASE("percentage_random mixes sequential runs into random I/O; blockalign aligns random offsets") {
+  auto sequential_share = [](const std::vector<IoUnit>& us) {
+    int seq = 0;
+    for (std::size_t i = 1; i < us.size(); ++i)
+      seq += us[i].offset_bytes == us[i - 1].offset_bytes + us[i - 1].size_bytes;
+    return static_cast<double>(seq) / static_cast<double>(us.size() - 1);
+  };
+  const std::string job = "[p]\nfilename=v\nsize=1g\nrw=randread\nbs=4k\n";
+  CHECK(sequential_share(units(job, 4000)) < 0.01);
+  CHECK(sequential_share(units(job + "percentage_random=0\n", 4000)) == 1.0);
+  CHECK(sequential_share(units(job + "percentage_random=25\n", 4000)) ==
+        doctest::Approx(0.75).epsilon(0.05));
+  for (const IoUnit& u : units(job + "blockalign=64k\n", 2000)) CHECK(u.offset_bytes % (64 * kKiB) == 0);
+  int unaligned = 0;
+  for (const IoUnit& u : units(job, 2000)) unaligned += u.offset_bytes % (64 * kKiB) != 0;
+  CHECK(unaligned > 1500);  // without blockalign, 15 of 16 4 KiB blocks are not 64 KiB-aligned
+}
+
+TEST_CASE("nrfiles and filename=a:b spread a job over several volumes, size divided among them") {
+  const FioJobFile f = parse("[j]\nsize=8m\nnrfiles=4\nrw=write\nbs=64k\n");
+  REQUIRE(f.volumes.size() == 4);
+  CHECK(f.volumes[3].name == "j.0.3");  // fio's $jobname.$jobnum.$filenum
+  CHECK(f.volumes[0].size_bytes == 2 * kMiB);
+  const FioJobFile paths = parse("[j]\nfilename=/dev/sdb:/dev/mapper/vg-lv:/mnt/t/f1\nsize=3m\n");
+  REQUIRE(paths.volumes.size() == 3);
+  CHECK(paths.volumes[0].name == "sdb");
+  CHECK(paths.volumes[1].name == "mapper-vg-lv");
+  CHECK(paths.volumes[2].name == "mnt-t-f1");
+  CHECK(paths.volumes[0].size_bytes == kMiB);
+
+  // Round robin, one I/O each: 8 MiB of 64 KiB writes is 32 to each of the 4 volumes.
+  const auto catalog = config::Catalog::embedded().value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal,
+                                       journal.snapshot())
+                   .value();
+  REQUIRE(run_fio(*array, sim, f, FioRunOptions{}).is_ok());
+  for (const auto& v : f.volumes) {
+    const auto* vol = array->volume_by_name(v.name);
+    REQUIRE(vol != nullptr);
+    CHECK(array->data_path().volume_stats(vol->id)->write_ops == 32);
+  }
+}
+
+TEST_CASE("verify= reads back what the job wrote and fails with EILSEQ on other data") {
+  const RunReport ok = run("[w]\nfilename=v\nsize=2m\nrw=randwrite\nbs=16k\niodepth=4\nverify=crc32c\n", true);
+  CHECK(ok.results[0].error == 0);
+  CHECK(dir(ok, 0, Direction::kWrite).io_count == 128);
+  CHECK(dir(ok, 0, Direction::kRead).io_count == 128);  // each written block read back once
+  // A job that overwrites one block with other data, then a verifying reader: caught.
+  const RunReport bad = run(
+      "[w]\nfilename=v\nsize=1m\nrw=write\nbs=64k\nverify=md5\ndo_verify=0\n"
+      "[spoil]\nstonewall\nfilename=v\nsize=1m\noffset=256k\nio_size=4k\nrw=write\nbs=4k\n"
+      "[check]\nstonewall\nfilename=v\nsize=1m\nrw=read\nbs=64k\nverify=md5\n",
+      true);
+  CHECK(bad.results[0].error == 0);
+  CHECK(bad.results[2].error == EILSEQ);
+  CHECK(bad.results[2].error_message.find("verify: bad data at byte 262144 of volume \"v\"") == 0);
+}
+
+TEST_CASE("exitall: the first job to finish ends the others") {
+  const std::string jobs =
+      "[short]\nfilename=a\nsize=64m\nrw=randread\ntime_based\nruntime=200ms\n"
+      "[long]\nfilename=b\nsize=64m\nrw=randread\ntime_based\nruntime=2s\n";
+  CHECK(run(jobs).results[1].end_ns >= 2 * sim::kSecond);
+  const RunReport r = run("[global]\nexitall\n" + jobs);
+  CHECK(r.results[1].end_ns == r.results[0].end_ns);
+  CHECK(r.results[1].end_ns < 250 * sim::kMillisecond);
+}
+
+TEST_CASE("reporting switches: unified_rw_reporting, significant_figures, lat/clat/slat percentiles") {
+  const std::string job =
+      "[m]\nfilename=v\nsize=64m\nrw=randrw\nbs=4k\niodepth=4\ntime_based\nruntime=300ms\n";
+  const RunReport plain = run(job);
+  const std::uint64_t ios = dir(plain, 0, Direction::kRead).io_count + dir(plain, 0, Direction::kWrite).io_count;
+  const auto mixed = to_fio_json(run(job + "unified_rw_reporting=mixed\n"))["jobs"][0];
+  CHECK(mixed.contains("mixed"));
+  CHECK_FALSE(mixed.contains("read"));
+  CHECK(mixed["mixed"]["total_ios"] == ios);
+  const auto both = to_fio_json(run(job + "unified_rw_reporting=both\n"))["jobs"][0];
+  CHECK((both.contains("read") && both.contains("mixed")));
+
+  const std::string six = format_normal(run(job + "significant_figures=6\n"));
+  const std::string four = format_normal(plain);
+  CHECK(four.find("IOPS=") != std::string::npos);
+  const auto iops_text = [](const std::string& out) {
+    const auto at = out.find("read: IOPS=") + 11;
+    return out.substr(at, out.find(',', at) - at);
+  };
+  MESSAGE("IOPS printed as " << iops_text(four) << " and " << iops_text(six));
+  CHECK(iops_text(four).back() == 'k');  // 4 figures: "14.1k"
+  CHECK(iops_text(six).find_first_not_of("0123456789") == std::string::npos);  // all digits
+
+  const RunReport lat = run(job + "lat_percentiles=1\nclat_percentiles=0\nslat_percentiles=1\n");
+  const auto j = to_fio_json(lat)["jobs"][0]["read"];
+  CHECK(j["lat_ns"].contains("percentile"));
+  CHECK(j["slat_ns"].contains("percentile"));
+  CHECK_FALSE(j["clat_ns"].contains("percentile"));
+  const std::string text = format_normal(lat);
+  CHECK(text.find("    lat percentiles") != std::string::npos);
+  CHECK(text.find("clat percentiles") == std::string::npos);
+}
+
+TEST_CASE("json+ adds fio's latency bins; terse is one line of fio's version-3 fields") {
+  const RunReport r = run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\niodepth=8\ntime_based\nruntime=200ms\n");
+  const auto plus = to_fio_json(r, true)["jobs"][0]["read"]["clat_ns"];
+  REQUIRE(plus.contains("bins"));
+  std::uint64_t n = 0;
+  for (const auto& [value, count] : plus["bins"].items()) n += count.get<std::uint64_t>();
+  CHECK(n == plus["N"].get<std::uint64_t>());
+  CHECK_FALSE(to_fio_json(r, false)["jobs"][0]["read"]["clat_ns"].contains("bins"));
+  const std::string terse = format_terse(r);
+  CHECK(std::count(terse.begin(), terse.end(), '\n') == 1);
+  CHECK(std::count(terse.begin(), terse.end(), ';') == 120);  // 121 fields without disk stats
+  CHECK(terse.rfind("3;fio-3.33;r;0;0;", 0) == 0);
+  auto formats = parse_output_formats("normal,json+,terse");
+  REQUIRE(formats.is_ok());
+  const std::string all = format_report(r, *formats);
+  CHECK(all.rfind("3;fio-3.33;", 0) == 0);  // fio's order: terse, json, normal
+  CHECK(all.find("\"bins\"") < all.find("Run status group"));
+  CHECK_FALSE(parse_output_formats("normal,xml").is_ok());
+}
+
+TEST_CASE("include, ${ENV} and --section reach outside the text only through FioParseOptions") {
+  FioParseOptions options;
+  options.env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "BS") return std::string("16k");
+    return std::nullopt;
+  };
+  options.read_include = [](const std::string& path, const std::string& from) -> sim::Result<std::string> {
+    CHECK(from == "t.fio");
+    if (path == "common.fio") return std::string("size=8m\nrw=randwrite\n");
+    return sim::not_found(path + ": no such file");
+  };
+  const FioJobFile f = parse("[a]\nfilename=v\ninclude common.fio\nbs=${BS}\n[b]\nfilename=w\nsize=1m\n", options);
+  CHECK(f.jobs[0].size_bytes == 8 * kMiB);
+  CHECK(f.jobs[0].rw == RwPattern::kRandWrite);
+  CHECK(f.jobs[0].bs[1].min_bytes == 16 * kKiB);
+  options.sections = {"b"};
+  const FioJobFile only_b = parse("[a]\nfilename=v\nsize=1m\n[b]\nfilename=w\nsize=1m\n", options);
+  REQUIRE(only_b.jobs.size() == 1);
+  CHECK(only_b.jobs[0].name == "b");
+  auto missing = parse_fio_job_file("[a]\nsize=1m\ninclude nope.fio\n", "t.fio", options);
+  CHECK(missing.status().message() == "t.fio:3: include: nope.fio: no such file");
+  options.sections = {"c"};
+  CHECK(parse_fio_job_file("[a]\nsize=1m\n", "t.fio", options).status().message() ==
+        "t.fio: --section: no job section \"c\"");
+}
+
+TEST_CASE("read_iolog replays a trace in a job, at its recorded times or back to back (replay_no_stall)") {
+  const std::string path = "/tmp/afasim-iolog-" + std::to_string(::getpid()) + ".log";
+  {
+    std::ofstream(path) << "fio version 3 iolog\n0 /dev/sdb add\n100 /dev/sdb read 0 4096\n"
+                           "1000100 /dev/sdb write 8192 4096\n2000100 /dev/sdb trim 65536 65536\n";
+  }
+  const std::string job = "[replay]\nfilename=sdb\nsize=1m\nread_iolog=" + path + "\n";
+  const RunReport timed = run(job);
+  CHECK(dir(timed, 0, Direction::kRead).io_count == 1);
+  CHECK(dir(timed, 0, Direction::kWrite).io_count == 1);
+  CHECK(dir(timed, 0, Direction::kTrim).io_count == 1);
+  CHECK(timed.results[0].end_ns > 2 * sim::kSecond);  // the last I/O arrives at 2.0001 s
+  const RunReport fast = run(job + "replay_no_stall=1\n");
+  CHECK(dir(fast, 0, Direction::kTrim).io_count == 1);
+  CHECK(fast.results[0].end_ns < 10 * sim::kMillisecond);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("log files: one line per I/O, or per log_avg_msec window, in fio's columns") {
+  const std::string logs = "/tmp/afasim-logs-" + std::to_string(::getpid());
+  std::filesystem::create_directories(logs);
+  const std::string job =
+      "[l]\nfilename=v\nsize=64m\nrw=randrw\nbs=4k\niodepth=4\ntime_based\nruntime=300ms\n";
+  const RunReport each = run(job + "write_lat_log=e\nwrite_iops_log=e\nlog_offset=1\n", false, logs);
+  const auto ios = dir(each, 0, Direction::kRead).io_count + dir(each, 0, Direction::kWrite).io_count;
+  const auto clat = log_lines(logs + "/e_clat.1.log");
+  REQUIRE(clat.size() == ios);  // every completed I/O
+  for (const auto& f : clat) {
+    REQUIRE(f.size() == 6);  // time, value, ddir, bs, offset, prio (log_offset=1)
+    CHECK(f[3] == 4096);
+    CHECK(f[4] % 4096 == 0);
+    CHECK(f[1] > 0);
+  }
+  CHECK(log_lines(logs + "/e_iops.1.log").size() == ios);
+  const RunReport avg = run(job + "write_iops_log=a\nlog_avg_msec=100\n", false, logs);
+  const auto windows = log_lines(logs + "/a_iops.1.log");
+  // Three 100 ms windows of the runtime and a fourth with the completions of the I/Os in
+  // flight at its end, one line per direction each; IOPS × 0.1 s adds up to the I/Os.
+  REQUIRE(windows.size() == 8);
+  std::int64_t counted = 0;
+  for (const auto& f : windows) {
+    CHECK(f.size() == 5);
+    CHECK(f[0] % 100 == 0);
+    counted += f[1] / 10;
+  }
+  const auto avg_ios = static_cast<std::int64_t>(dir(avg, 0, Direction::kRead).io_count +
+                                                 dir(avg, 0, Direction::kWrite).io_count);
+  CHECK(counted == avg_ios);
+  // per_job_logs=0: the clones share one file (no .N), every line whole.
+  const RunReport shared = run(job + "numjobs=3\nwrite_lat_log=s\nper_job_logs=0\n", false, logs);
+  std::uint64_t shared_ios = 0;
+  for (int c = 0; c < 3; ++c)
+    shared_ios += dir(shared, c, Direction::kRead).io_count + dir(shared, c, Direction::kWrite).io_count;
+  const auto lines = log_lines(logs + "/s_lat.log");
+  CHECK(lines.size() == shared_ios);
+  for (const auto& f : lines) REQUIRE(f.size() == 5);
+  CHECK_FALSE(std::filesystem::exists(logs + "/s_lat.1.log"));
+  std::filesystem::remove_all(logs);
+}

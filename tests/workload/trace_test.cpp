@@ -1,0 +1,236 @@
+// Trace replay (issue 16 part 1): the four formats read as their writers define them (fio
+// iolog.c, blkparse's default output, the MSR Cambridge / SNIA IOTTA CSV, DiskSim ASCII),
+// each replayed against the array; timing modes, device mapping, bad lines.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "config/preset.h"
+#include "controller/array.h"
+#include "workload/trace_replay.h"
+
+using namespace afasim;
+using namespace afasim::workload;
+
+namespace {
+
+std::unique_ptr<TraceReader> reader(const std::string& text, TraceReaderOptions options = {}) {
+  auto r = TraceReader::from_stream(std::make_unique<std::istringstream>(text), "t.trace", options);
+  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  return std::move(r).value();
+}
+
+std::vector<TraceRecord> all(TraceReader& r) {
+  std::vector<TraceRecord> out;
+  while (true) {
+    auto next = r.next();
+    REQUIRE_MESSAGE(next.is_ok(), next.status().message());
+    if (!next->has_value()) return out;
+    out.push_back(**next);
+  }
+}
+
+struct Replay {
+  TraceReport report;
+  std::vector<TraceRow> rows;
+};
+
+Replay replay(const std::string& text, TraceReplayOptions options = {}, TraceReaderOptions read = {}) {
+  const auto catalog = config::Catalog::embedded().value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal,
+                                       journal.snapshot())
+                   .value();
+  auto r = reader(text, read);
+  Replay out;
+  auto report = replay_trace(*array, sim, *r, options, [&](const TraceRow& row) { out.rows.push_back(row); });
+  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
+  out.report = std::move(report).value();
+  return out;
+}
+
+const TraceVolume& volume(const TraceReport& r, const std::string& name) {
+  for (const auto& v : r.volumes)
+    if (v.volume == name) return v;
+  FAIL("no volume " << name);
+  return r.volumes.front();
+}
+
+}  // namespace
+
+TEST_CASE("fio iolog v2: file actions skipped, waits (µs) advance the clock, sync is a flush") {
+  const std::string log =
+      "fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb write 0 4096\n"
+      "/dev/sdb wait 1500 0\n/dev/sdb read 4096 8192\n/dev/sdb trim 65536 65536\n"
+      "/dev/sdb sync 0 0\n/dev/sdb close\n";
+  auto r = reader(log);
+  CHECK(r->format() == TraceFormat::kFioIolog2);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 4);
+  CHECK(recs[0].op == TraceOp::kWrite);
+  CHECK(recs[0].time_ns == 0);
+  CHECK(recs[1].op == TraceOp::kRead);
+  CHECK(recs[1].time_ns == 1500 * sim::kMicrosecond);
+  CHECK(recs[1].offset_bytes == 4096);
+  CHECK(recs[1].length_bytes == 8192);
+  CHECK(recs[1].line == 6);
+  CHECK(recs[2].op == TraceOp::kTrim);
+  CHECK(recs[3].op == TraceOp::kFlush);
+  const Replay rep = replay(log);
+  const TraceVolume& sdb = volume(rep.report, "sdb");  // /dev/sdb by the path rule
+  CHECK(sdb.totals.reads == 1);
+  CHECK(sdb.totals.writes == 1);
+  CHECK(sdb.totals.trims == 1);
+  CHECK(sdb.totals.flushes == 1);
+  CHECK(rep.report.end_ns > 1500 * sim::kMicrosecond);
+}
+
+TEST_CASE("fio iolog v3: a µs timestamp first; the replay arrives at the recorded times") {
+  const std::string log =
+      "fio version 3 iolog\n0 lun0 add\n10 lun0 open\n100 lun0 read 0 4096\n"
+      "2000100 lun0 read 4096 4096\n2000200 lun0 write 8192 4096\n";
+  auto r = reader(log);
+  CHECK(r->format() == TraceFormat::kFioIolog3);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[1].time_ns - recs[0].time_ns == 2 * sim::kSecond);
+  const Replay rep = replay(log);
+  // Two rows of arrivals a second apart (2.0 s apart): rows 0 and 2.
+  REQUIRE(rep.rows.size() == 2);
+  CHECK(rep.rows[0].start_ns == 0);
+  CHECK(rep.rows[0].stats.ios == 1);
+  CHECK(rep.rows[1].start_ns == 2 * sim::kSecond);
+  CHECK(rep.rows[1].stats.ios == 2);
+  TraceReplayOptions twice;
+  twice.speed = 2;
+  CHECK(replay(log, twice).rows[1].start_ns == sim::kSecond);  // --speed 2: half the time
+}
+
+TEST_CASE("blkparse: Q lines are I/Os in 512-byte sectors, C lines give the recorded response") {
+  const std::string text =
+      "  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]\n"
+      "  8,0    3        2     0.000001000   697  G   W 223490 + 8 [kjournald]\n"
+      "  8,0    3        3     0.000010000   697  D   W 223490 + 8 [kjournald]\n"
+      "  8,16   1        1     0.000200000  1001  Q   R 1000 + 16 [fio]\n"
+      "  8,0    3        4     0.000500000     0  C   W 223490 + 8 [0]\n"
+      "  8,16   1        2     0.000300000  1001  Q  DS 4096 + 2048 [fstrim]\n"
+      "  8,16   1        3     0.001200000     0  C   R 1000 + 16 [0]\n"
+      "CPU0 (8,0):\n Reads Queued:           0,        0KiB\t Writes Queued:           1,        4KiB\n"
+      "Total (8,0):\n";
+  auto r = reader(text);
+  CHECK(r->format() == TraceFormat::kBlkparse);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 5);
+  CHECK(recs[0].op == TraceOp::kWrite);
+  CHECK(recs[0].offset_bytes == 223490LL * 512);
+  CHECK(recs[0].length_bytes == 4096);
+  CHECK(recs[1].device == "8,16");
+  CHECK(recs[2].is_io == false);  // the C of 8,0 223490
+  CHECK(recs[2].recorded_latency_ns == 500 * sim::kMicrosecond);
+  CHECK(recs[3].op == TraceOp::kTrim);
+  CHECK(recs[4].recorded_latency_ns == 1000 * sim::kMicrosecond);
+  const Replay rep = replay(text);
+  const TraceVolume& sda = volume(rep.report, "dev8_0");
+  CHECK(sda.totals.writes == 1);
+  CHECK(sda.totals.recorded_latency_ns.count() == 1);
+  CHECK(sda.totals.recorded_latency_ns.max() == 500'000);
+  CHECK(sda.totals.latency_ns.count() == 1);
+  CHECK(volume(rep.report, "dev8_16").totals.trims == 1);
+}
+
+TEST_CASE("MSR Cambridge CSV: 100 ns timestamps, HOST_DISK devices, ResponseTime beside the simulated") {
+  const std::string csv =
+      "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
+      "128166372003061629,hm,0,Read,3218612224,4096,1500\n"
+      "128166372003081629,hm,0,Write,4096,8192,25000\n"
+      "128166372013061629,hm,1,Read,0,512,700\n";
+  auto r = reader(csv);
+  CHECK(r->format() == TraceFormat::kMsrCsv);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[0].device == "hm_0");
+  CHECK(recs[1].time_ns == 2 * sim::kMillisecond);   // 20,000 × 100 ns
+  CHECK(recs[2].time_ns == sim::kSecond);
+  CHECK(recs[1].recorded_latency_ns == 2'500'000);  // 25,000 × 100 ns
+  const Replay rep = replay(csv);
+  const TraceVolume& hm0 = volume(rep.report, "hm_0");
+  CHECK(hm0.totals.ios == 2);
+  CHECK(hm0.totals.recorded_latency_ns.count() == 2);
+  CHECK(hm0.totals.latency_ns.count() == 2);
+  REQUIRE(!rep.rows.empty());
+  CHECK(rep.rows[0].stats.recorded_latency_ns.count() == 2);
+  CHECK(format_trace_totals(rep.report).find("recorded latency") != std::string::npos);
+}
+
+TEST_CASE("DiskSim ASCII: ms arrivals, 512-byte blocks, flags bit 0 = read; --map names the volume") {
+  const std::string text = "0.000 0 0 8 1\n0.5 0 8 16 0\n1.25 1 100 8 1\n";
+  auto r = reader(text);
+  CHECK(r->format() == TraceFormat::kDiskSim);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[0].op == TraceOp::kRead);
+  CHECK(recs[1].op == TraceOp::kWrite);
+  CHECK(recs[1].offset_bytes == 4096);
+  CHECK(recs[1].length_bytes == 8192);
+  CHECK(recs[2].time_ns == 1'250'000);
+  TraceReplayOptions options;
+  options.device_map["1"] = "oltp";
+  const Replay rep = replay(text, options);
+  CHECK(volume(rep.report, "dev0").totals.ios == 2);
+  CHECK(volume(rep.report, "oltp").totals.ios == 1);
+}
+
+TEST_CASE("closed loop keeps iodepth I/Os in flight and ignores the times; the bound stalls arrivals") {
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "0.001 0 " + std::to_string(i * 8) + " 8 1\n";  // all at once
+  TraceReplayOptions one;
+  one.timing = TraceTiming::kClosedLoop;
+  one.iodepth = 1;
+  TraceReplayOptions many = one;
+  many.iodepth = 32;
+  const auto serial = replay(text, one).report;
+  const auto parallel = replay(text, many).report;
+  CHECK(serial.records == 200);
+  CHECK(serial.end_ns > 4 * parallel.end_ns);  // one at a time takes far longer
+  TraceReplayOptions bounded;
+  bounded.max_outstanding = 8;
+  const auto stalled = replay(text, bounded).report;
+  CHECK(stalled.stalls > 0);
+  CHECK(stalled.records == 200);
+}
+
+TEST_CASE("bad lines: FILE:LINE: what is wrong, or counted with skip_bad; I/O beyond a volume too") {
+  const std::string text = "0 0 0 8 1\n1 0 x 8 1\n2 0 16 0 1\n3 0 24 8 1\n";
+  const auto catalog = config::Catalog::embedded().value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal,
+                                       journal.snapshot())
+                   .value();
+  auto strict = reader(text);
+  auto failed = replay_trace(*array, sim, *strict, TraceReplayOptions{});
+  REQUIRE_FALSE(failed.is_ok());
+  CHECK(failed.status().message() == "t.trace:2: fields are non-negative numbers");
+  TraceReaderOptions skip;
+  skip.skip_bad = true;
+  const Replay lenient = replay(text, {}, skip);
+  CHECK(lenient.report.records == 2);
+  CHECK(lenient.report.bad_lines == 2);
+  CHECK(lenient.report.first_bad == "t.trace:2: fields are non-negative numbers");
+  TraceReplayOptions small;
+  small.volume_size_bytes = 8192;
+  auto beyond = reader("0 5 0 8 1\n1 5 16 8 1\n");
+  auto r = replay_trace(*array, sim, *beyond, small);
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.status().message().rfind("t.trace:2: read at 8192 + 4096 is beyond volume \"dev5\"", 0) == 0);
+  CHECK(TraceReader::from_stream(std::make_unique<std::istringstream>("hello world\n"), "x", {})
+            .status()
+            .message()
+            .rfind("x:1: cannot tell the trace format", 0) == 0);
+  auto long_line = reader("0 0 0 8 1\n" + std::string(5000, '1') + "\n", skip);
+  CHECK(all(*long_line).size() == 1);
+  CHECK(long_line->bad_lines() == 1);
+}

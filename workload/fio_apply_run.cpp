@@ -1,0 +1,364 @@
+// Applying the fio options that shape a run beyond sizes and rates: random distributions,
+// several files per job, think time, minimum rates, flushes and sync writes, verification,
+// exitall, reporting switches and log files (docs/workloads.md).
+#include <algorithm>
+
+#include "workload/fio_job_internal.h"
+
+namespace afasim::workload::fio_detail {
+namespace {
+
+constexpr int kMaxZones = 256;   // fio's ZONESPLIT_MAX
+constexpr int kMaxNrFiles = 256;  // assumption: volumes per clone
+
+// zipf:THETA[:CENTER], pareto:H[:CENTER], normal:DEV[:CENTER] (fio's defaults when absent).
+Status apply_skewed_distribution(JobState& s, std::string_view value,
+                                 const std::vector<std::string_view>& parts) {
+  const std::string_view kind = parts[0];
+  if (parts.size() > 3) return sim::invalid_argument(quoted(value) + ": too many ':' values");
+  double v = kind == "zipf" ? 1.1 : kind == "pareto" ? 0.2 : 0;  // fio.h FIO_DEF_ZIPF/PARETO
+  if (parts.size() >= 2) {
+    const auto parsed = parse_double(parts[1]);
+    if (!parsed) return sim::invalid_argument(quoted(parts[1]) + " is not a number");
+    v = *parsed;
+  }
+  std::optional<double> center;
+  if (parts.size() == 3) {
+    const auto c = parse_double(parts[2]);
+    if (!c || *c > 1.0) {
+      return sim::invalid_argument(quoted(parts[2]) + ": the center must be in 0..1");
+    }
+    center = *c;
+  }
+  if (kind == "zipf") {
+    if (v <= 0 || v == 1.0 || v > 100) {
+      return sim::invalid_argument(quoted(value) + ": zipf theta must be > 0 and not 1");
+    }
+    s.job.zipf_theta = v;
+    s.job.distribution = RandomDistribution::kZipf;
+  } else if (kind == "pareto") {
+    if (v <= 0 || v >= 1) {
+      return sim::invalid_argument(quoted(value) + ": pareto h must be in (0, 1)");
+    }
+    s.job.pareto_h = v;
+    s.job.distribution = RandomDistribution::kPareto;
+  } else {
+    if (parts.size() < 2 || v <= 0 || v > 100) {
+      return sim::invalid_argument(quoted(value) + ": normal needs a deviation in (0, 100]");
+    }
+    s.job.normal_dev_percent = v;
+    s.job.distribution = RandomDistribution::kNormal;
+  }
+  s.job.distribution_center = center;
+  return Status::ok();
+}
+
+// One direction of zoned:60/10:30/20:10/70 (percent of I/Os / percent of the region) or
+// zoned_abs:60/20g:40/100g (percent of I/Os / bytes). Access shares add up to 100; zoned
+// sizes add up to 100 too (fio options.c parse_zoned_distribution).
+Result<std::vector<AccessZone>> parse_zones(std::string_view text, bool absolute, int kb_base) {
+  std::vector<AccessZone> zones;
+  int access = 0;
+  double size = 0;
+  for (std::string_view item : split(text, ':')) {
+    item = trim(item);
+    const auto slash = item.find('/');
+    if (slash == std::string_view::npos) {
+      return sim::invalid_argument(quoted(item) + " is not ACCESS%/SIZE");
+    }
+    if (zones.size() == kMaxZones) return sim::invalid_argument("more than 256 zones (fio's limit)");
+    const auto pct = parse_u64(trim(item.substr(0, slash)));
+    if (!pct || *pct > 100) {
+      return sim::invalid_argument(quoted(item.substr(0, slash)) + " is not a percentage 0..100");
+    }
+    AccessZone z;
+    z.access_percent = static_cast<int>(*pct);
+    const std::string_view size_text = trim(item.substr(slash + 1));
+    if (absolute) {
+      auto bytes = parse_size_detail(size_text, kb_base);
+      if (!bytes.is_ok()) return bytes.status();
+      if (bytes->bytes == 0) return sim::invalid_argument(quoted(size_text) + ": a zone has a size");
+      z.size_bytes = bytes->bytes;
+    } else {
+      const auto p = parse_double(size_text);
+      if (!p || *p <= 0 || *p > 100) {
+        return sim::invalid_argument(quoted(size_text) + " is not a size percentage in (0, 100]");
+      }
+      z.size_percent = *p;
+      size += *p;
+    }
+    access += z.access_percent;
+    zones.push_back(z);
+  }
+  if (access != 100) {
+    return sim::invalid_argument(quoted(text) + ": access percentages add up to " +
+                                 std::to_string(access) + ", not 100");
+  }
+  if (!absolute && std::abs(size - 100) > 1e-9) {
+    return sim::invalid_argument(quoted(text) + ": size percentages do not add up to 100");
+  }
+  return zones;
+}
+
+Status apply_zoned_distribution(JobState& s, std::string_view value, bool absolute) {
+  const std::string_view spec = value.substr(value.find(':') + 1);
+  auto parts = per_direction(spec);
+  if (!parts.is_ok()) return parts.status();
+  for (auto& zones : s.job.zones) zones.clear();
+  for (int d = 0; d < kDirections; ++d) {
+    if (!(*parts)[d]) continue;
+    auto zones = parse_zones(*(*parts)[d], absolute, s.job.kb_base);
+    if (!zones.is_ok()) return zones.status();
+    s.job.zones[d] = std::move(*zones);
+  }
+  s.job.distribution = absolute ? RandomDistribution::kZonedAbs : RandomDistribution::kZoned;
+  s.job.distribution_center.reset();
+  return Status::ok();
+}
+
+// nrfiles, file_service_type.
+Status apply_file_option(JobState& s, const Entry& e) {
+  const std::string_view v = e.option.value;
+  if (e.def->id == Opt::kNrFiles) {
+    auto n = parse_count(v, 1, kMaxNrFiles, s.job.kb_base);
+    if (!n.is_ok()) return n.status();
+    s.job.nrfiles = static_cast<int>(*n);
+    return Status::ok();
+  }
+  const auto colon = v.find(':');
+  const std::string_view kind = v.substr(0, colon);
+  if (kind == "roundrobin") {
+    s.job.file_service = FileService::kRoundRobin;
+  } else if (kind == "sequential") {
+    s.job.file_service = FileService::kSequential;
+  } else if (kind == "random") {
+    s.job.file_service = FileService::kRandom;
+  } else {
+    return sim::invalid_argument(quoted(v) +
+                                 ": roundrobin, sequential and random are simulated (not the "
+                                 "zipf/pareto/normal/gauss file choices)");
+  }
+  s.job.file_service_ios = 1;
+  if (colon != std::string_view::npos) {
+    auto n = parse_count(v.substr(colon + 1), 1, kMaxBytes, s.job.kb_base);
+    if (!n.is_ok()) return n.status();
+    s.job.file_service_ios = *n;
+  }
+  return Status::ok();
+}
+
+// percentage_random, blockalign, rate_iops_min, rate_min (per direction).
+Status apply_per_direction_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
+  auto parts = per_direction(e.option.value);
+  if (!parts.is_ok()) return parts.status();
+  for (int d = 0; d < kDirections; ++d) {
+    if (!(*parts)[d]) continue;
+    const std::string_view text = *(*parts)[d];
+    switch (e.def->id) {
+      case Opt::kPercentageRandom: {
+        auto n = parse_count(text, 0, 100, s.job.kb_base);
+        if (!n.is_ok()) return n.status();
+        s.job.percentage_random[d] = static_cast<int>(*n);
+        break;
+      }
+      case Opt::kRateIopsMin: {
+        auto n = parse_count(text, 0, kMaxBytes, s.job.kb_base);
+        if (!n.is_ok()) return n.status();
+        s.job.rate_iops_min[d] = *n;
+        break;
+      }
+      default: {  // blockalign, rate_min: sizes
+        auto n = size_value(ctx, e, text, s.job.kb_base);
+        if (!n.is_ok()) return n.status();
+        if (e.def->id == Opt::kBlockAlign) {
+          if (*n == 0) return sim::invalid_argument(quoted(text) + ": must be > 0");
+          s.job.block_align_bytes[d] = *n;
+        } else {
+          s.job.rate_min_bytes_per_second[d] = *n;
+        }
+      }
+    }
+  }
+  return Status::ok();
+}
+
+// thinktime (µs without a unit), thinktime_blocks, rate_cycle (ms), fsync, fdatasync, sync.
+Status apply_pacing_option(JobState& s, const Entry& e) {
+  const std::string_view v = e.option.value;
+  switch (e.def->id) {
+    case Opt::kThinkTime: {
+      auto t = parse_fio_time(v, sim::kMicrosecond);
+      if (!t.is_ok()) return t.status();
+      s.job.thinktime_ns = *t;
+      return Status::ok();
+    }
+    case Opt::kRateCycle: {
+      auto t = parse_fio_time(v, sim::kMillisecond);
+      if (!t.is_ok()) return t.status();
+      if (*t < sim::kMillisecond) return sim::invalid_argument("must be at least 1 ms");
+      s.job.rate_cycle_ns = *t;
+      return Status::ok();
+    }
+    case Opt::kSync:
+      if (v == "0" || v == "none") {
+        s.job.sync_writes = false;
+      } else if (v == "1" || v == "sync" || v == "dsync") {
+        s.job.sync_writes = true;
+      } else {
+        return sim::invalid_argument(quoted(v) + " is not 0, 1, none, sync or dsync");
+      }
+      return Status::ok();
+    default:
+      break;
+  }
+  auto n = parse_count(v, e.def->id == Opt::kThinkTimeBlocks ? 1 : 0, kMaxBytes, s.job.kb_base);
+  if (!n.is_ok()) return n.status();
+  (e.def->id == Opt::kThinkTimeBlocks ? s.job.thinktime_blocks
+   : e.def->id == Opt::kFsync         ? s.job.fsync_every_writes
+                                      : s.job.fdatasync_every_writes) = *n;
+  return Status::ok();
+}
+
+// verify=, unified_rw_reporting, significant_figures.
+Status apply_report_option(JobState& s, const Entry& e) {
+  const std::string_view v = e.option.value;
+  if (e.def->id == Opt::kVerify) {
+    static constexpr std::string_view kKinds[] = {
+        "md5",    "crc64",  "crc32c", "crc32c-intel", "crc32", "crc16",    "crc7",
+        "sha1",   "sha256", "sha512", "sha3-224",     "sha3-256", "sha3-384", "sha3-512",
+        "xxhash", "meta",   "pattern"};
+    if (v == "0" || v == "none" || v == "null") {
+      s.job.verify = false;
+      s.job.verify_kind.clear();
+      return Status::ok();
+    }
+    if (std::find(std::begin(kKinds), std::end(kKinds), v) == std::end(kKinds)) {
+      return sim::invalid_argument(quoted(v) + " is not a verify method (md5, crc32c, sha256, ...)");
+    }
+    s.job.verify = true;
+    s.job.verify_kind = std::string(v);
+    return Status::ok();
+  }
+  if (e.def->id == Opt::kUnifiedRw) {
+    if (v == "0" || v == "none") {
+      s.job.unified_rw_reporting = UnifiedReporting::kNone;
+    } else if (v == "1" || v == "mixed") {
+      s.job.unified_rw_reporting = UnifiedReporting::kMixed;
+    } else if (v == "2" || v == "both") {
+      s.job.unified_rw_reporting = UnifiedReporting::kBoth;
+    } else {
+      return sim::invalid_argument(quoted(v) + " is not none, mixed or both (0, 1, 2)");
+    }
+    return Status::ok();
+  }
+  auto n = parse_count(v, 1, 10, s.job.kb_base);
+  if (!n.is_ok()) return n.status();
+  s.job.significant_figures = static_cast<int>(*n);
+  return Status::ok();
+}
+
+// write_{bw,lat,iops,hist}_log, log_avg_msec, log_hist_msec.
+Status apply_log_option(JobState& s, const Entry& e) {
+  const std::string_view v = e.option.value;
+  LogOptions& logs = s.job.logs;
+  const Opt id = e.def->id;
+  if (id == Opt::kLogAvgMsec || id == Opt::kLogHistMsec) {
+    auto t = parse_fio_time(v, sim::kMillisecond);
+    if (!t.is_ok()) return t.status();
+    (id == Opt::kLogAvgMsec ? logs.avg_ns : logs.hist_ns) = *t;
+    return Status::ok();
+  }
+  if (v.find('/') != std::string_view::npos) {
+    return sim::invalid_argument(quoted(v) + ": a log name, not a path (logs go to the current "
+                                             "folder or --log-dir)");
+  }
+  // A bare write_*_log uses the job's name (fio make_log_name), resolved in finalize().
+  const std::string prefix = e.option.has_value ? std::string(v) : std::string(kJobNamePrefix);
+  (id == Opt::kWriteBwLog    ? logs.bw_prefix
+   : id == Opt::kWriteLatLog ? logs.lat_prefix
+   : id == Opt::kWriteIopsLog ? logs.iops_prefix
+                              : logs.hist_prefix) = prefix;
+  return Status::ok();
+}
+
+}  // namespace
+
+Status apply_random_distribution(JobState& s, std::string_view value) {
+  const auto parts = split(value, ':');
+  const std::string_view kind = parts[0];
+  if (kind == "random") {
+    if (parts.size() > 1) return sim::invalid_argument(quoted(value) + ": random takes no value");
+    s.job.distribution = RandomDistribution::kUniform;
+    s.job.distribution_center.reset();
+    return Status::ok();
+  }
+  if (kind == "zoned" || kind == "zoned_abs") {
+    if (parts.size() < 2) return sim::invalid_argument(quoted(value) + ": no zones after ':'");
+    return apply_zoned_distribution(s, value, kind == "zoned_abs");
+  }
+  if (kind != "zipf" && kind != "pareto" && kind != "normal") {
+    return sim::invalid_argument(quoted(value) +
+                                 " is not random, zipf:THETA, pareto:H, normal:DEV, zoned:... or "
+                                 "zoned_abs:...");
+  }
+  return apply_skewed_distribution(s, value, parts);
+}
+
+Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
+  switch (e.def->id) {
+    case Opt::kNrFiles:
+    case Opt::kFileServiceType:
+      return apply_file_option(s, e);
+    case Opt::kPercentageRandom:
+    case Opt::kBlockAlign:
+    case Opt::kRateIopsMin:
+    case Opt::kRateMin:
+      return apply_per_direction_option(s, e, ctx);
+    case Opt::kThinkTime:
+    case Opt::kThinkTimeBlocks:
+    case Opt::kRateCycle:
+    case Opt::kFsync:
+    case Opt::kFdatasync:
+    case Opt::kSync:
+      return apply_pacing_option(s, e);
+    case Opt::kVerify:
+    case Opt::kUnifiedRw:
+    case Opt::kSigFigs:
+      return apply_report_option(s, e);
+    case Opt::kReadIolog:
+      s.job.read_iolog = e.option.value;
+      return Status::ok();
+    default:
+      return apply_log_option(s, e);
+  }
+}
+
+Status finalize_run_options(JobState& s, std::string_view file) {
+  FioJob& job = s.job;
+  auto at = [&](Opt id, std::string_view fallback) { return option_at(file, s, id, fallback); };
+  if (!job.filenames.empty() && s.line_of.contains(Opt::kNrFiles) &&
+      job.nrfiles != static_cast<int>(job.filenames.size())) {
+    return located(at(Opt::kNrFiles, "nrfiles"),
+                   "nrfiles=" + std::to_string(job.nrfiles) + " but filename= names " +
+                       std::to_string(job.filenames.size()) + " volume(s)");
+  }
+  if (!job.filenames.empty()) job.nrfiles = static_cast<int>(job.filenames.size());
+  for (std::string* prefix : {&job.logs.bw_prefix, &job.logs.lat_prefix, &job.logs.iops_prefix,
+                              &job.logs.hist_prefix}) {
+    if (*prefix == kJobNamePrefix) *prefix = job.name;
+  }
+  if (!job.logs.hist_prefix.empty() && job.logs.hist_ns == 0) {
+    return located(at(Opt::kWriteHistLog, "write_hist_log"),
+                   "needs log_hist_msec= (fio would write an empty log)");
+  }
+  if (job.verify && does_trims(job.rw)) {
+    return located(at(Opt::kVerify, "verify"),
+                   "verification of trimmed blocks is not simulated (use a write pattern)");
+  }
+  if (job.verify && !job.read_iolog.empty()) {
+    return located(at(Opt::kVerify, "verify"), "a replayed trace carries no data to verify");
+  }
+  return Status::ok();
+}
+
+}  // namespace afasim::workload::fio_detail

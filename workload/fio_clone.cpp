@@ -1,0 +1,415 @@
+// One clone's I/O (fio_runner_internal.h): which I/O next, when, what its completion
+// counts for; think time, flushes, minimum rates, verification and log files.
+#include <algorithm>
+#include <cerrno>
+
+#include "sim/assert.h"
+#include "workload/fio_runner_internal.h"
+#include "workload/fio_verify.h"
+
+namespace afasim::workload {
+namespace {
+
+using controller::HostIo;
+using controller::IoCompletion;
+using controller::IoOp;
+using sim::Time;
+
+constexpr Time kSampleInterval = 500 * sim::kMillisecond;  // fio's default log interval
+
+IoOp op_of(Direction d) {
+  switch (d) {
+    case Direction::kRead:
+      return IoOp::kRead;
+    case Direction::kWrite:
+      return IoOp::kWrite;
+    case Direction::kTrim:
+      return IoOp::kTrim;
+  }
+  return IoOp::kRead;
+}
+
+// The file the next I/O goes to (fio's file_service_type), advancing the choice.
+int next_file(Clone& c) {
+  const int n = static_cast<int>(c.files.size());
+  const int chosen = c.file;
+  if (n > 1 && --c.file_ios_left <= 0) {
+    const FioJob& j = *c.job;
+    std::int64_t ios = j.file_service_ios;
+    if (j.file_service == FileService::kSequential) {
+      // fio: one file after the other, each to the end of its region.
+      ios = std::max<std::int64_t>(1, j.size_bytes / j.min_block_bytes());
+    }
+    c.file = j.file_service == FileService::kRandom
+                 ? static_cast<int>(c.file_rng->uniform(static_cast<std::uint64_t>(n)))
+                 : (c.file + 1) % n;
+    c.file_ios_left = ios;
+  }
+  return chosen;
+}
+
+}  // namespace
+
+void FioSession::Impl::start_clone(Clone& c) {
+  if (c.finished) return;  // the session was stopped during the startdelay
+  c.started = true;
+  c.issuing = true;
+  c.start = sim_.now();
+  c.measure_from = c.start + c.job->ramp_time_ns;
+  c.interval_start = c.measure_from;
+  c.rate_window_start = c.measure_from;
+  if (c.job->runtime_ns > 0) c.stop_at = c.measure_from + c.job->runtime_ns;
+  c.next_allowed.fill(c.start);
+  c.result->start_ns = c.start;
+  pump(c);
+}
+
+bool FioSession::Impl::workload_done(Clone& c, Time now) const {
+  // A replayed trace ends with its last I/O (fio), not at io_size.
+  return now >= c.stop_at ||
+         (!c.iolog && !c.job->time_based && c.bytes_issued >= c.bytes_target);
+}
+
+void FioSession::Impl::pump(Clone& c) {
+  const FioJob& j = *c.job;
+  while (c.issuing && !c.pausing && c.in_flight < j.iodepth) {
+    if (c.phase == ClonePhase::kWorkload) {
+      if (c.sync_due) {  // a flush owed after the last writes goes out before the end
+        issue_sync(c);
+        continue;
+      }
+      if (workload_done(c, sim_.now())) {
+        end_workload(c);
+        continue;
+      }
+      if (c.iolog) {
+        if (!issue_from_iolog(c)) break;
+        continue;
+      }
+      issue_next(c);
+      // backend.c handle_thinktime: every thinktime_blocks I/Os, drain, then idle.
+      if (j.thinktime_ns > 0 && ++c.think_count % j.thinktime_blocks == 0) c.pausing = true;
+    } else if (c.phase == ClonePhase::kVerifyWait) {
+      if (c.in_flight > 0) break;  // every write has landed before the first read back
+      c.phase = ClonePhase::kVerify;
+    } else if (!issue_verify_read(c)) {
+      c.issuing = false;
+    }
+  }
+  if (c.pausing && c.in_flight == 0 && !c.think_scheduled && !c.finished) {
+    c.think_scheduled = true;
+    Clone* cp = &c;
+    sim_.after(j.thinktime_ns, [this, cp] {
+      cp->pausing = false;
+      cp->think_scheduled = false;
+      if (!cp->finished) pump(*cp);
+    });
+  }
+  if (!c.issuing && c.in_flight == 0 && !c.finished) finish_clone(c);
+}
+
+// The workload part is over: verify what was written (fio's do_verify), or finish.
+void FioSession::Impl::end_workload(Clone& c) {
+  const FioJob& j = *c.job;
+  if (!j.verify || !j.do_verify || c.result->error != 0 || c.writes_issued == 0) {
+    c.issuing = false;
+    return;
+  }
+  c.phase = ClonePhase::kVerifyWait;
+  for (std::size_t f = 0; f < c.files.size(); ++f) {
+    c.replay.push_back(std::make_unique<AccessPattern>(
+        j, c.result->clone, access_pattern_rng(options_.seed, j, c.result->clone, static_cast<int>(f))));
+    c.replay_left.push_back(c.files[f].units_drawn);
+  }
+}
+
+// The next write of the replayed patterns, read back; false when none is left.
+bool FioSession::Impl::issue_verify_read(Clone& c) {
+  for (std::size_t f = 0; f < c.replay.size(); ++f) {
+    while (c.replay_left[f] > 0) {
+      --c.replay_left[f];
+      const IoUnit u = c.replay[f]->next();
+      if (u.direction != Direction::kWrite) continue;
+      HostIo io;
+      io.op = IoOp::kRead;
+      io.volume_id = c.files[f].volume_id;
+      io.offset_bytes = u.offset_bytes;
+      io.length_bytes = u.size_bytes;
+      submit_verifying(c, io, IssuedIo{Direction::kRead, false, false, static_cast<int>(f), u.size_bytes, u.offset_bytes},
+                       sim_.now());
+      return true;
+    }
+  }
+  return false;
+}
+
+// read_iolog=: the trace's next I/O, at its recorded time (relative to the clone's start)
+// unless replay_no_stall; false when it is not due yet (a wake-up is scheduled) or the trace
+// has ended (the workload is over).
+bool FioSession::Impl::issue_from_iolog(Clone& c) {
+  const FioJob& j = *c.job;
+  if (!c.iolog_next) {
+    while (true) {
+      auto next = c.iolog->next();
+      if (!next.is_ok()) {
+        fail_clone(c, EINVAL, "read_iolog: " + next.status().message());
+        return false;
+      }
+      if (!next->has_value()) {
+        end_workload(c);
+        return c.issuing;
+      }
+      if ((*next)->is_io) {
+        c.iolog_next = std::move(**next);
+        break;
+      }
+    }
+  }
+  const TraceRecord& r = *c.iolog_next;
+  const Time due = c.start + r.time_ns;
+  if (!j.replay_no_stall && due > sim_.now()) {
+    if (!c.iolog_wait_scheduled) {
+      c.iolog_wait_scheduled = true;
+      Clone* cp = &c;
+      sim_.at(due, [this, cp] {
+        cp->iolog_wait_scheduled = false;
+        if (!cp->finished) pump(*cp);
+      });
+    }
+    return false;
+  }
+  auto [it, added] = c.iolog_files.try_emplace(r.device, static_cast<int>(c.iolog_files.size()) %
+                                                             static_cast<int>(c.files.size()));
+  const int fi = it->second;
+  const std::int64_t region_end = j.region_offset_bytes(c.result->clone) + j.size_bytes;
+  if (r.offset_bytes + r.length_bytes > region_end) {
+    fail_clone(c, EINVAL, "read_iolog: " + c.iolog->name() + ":" + std::to_string(r.line) +
+                              ": I/O beyond the job's region (size=)");
+    return false;
+  }
+  HostIo io;
+  io.op = r.op == TraceOp::kRead    ? IoOp::kRead
+          : r.op == TraceOp::kWrite ? IoOp::kWrite
+          : r.op == TraceOp::kTrim  ? IoOp::kTrim
+                                    : IoOp::kFlush;
+  io.volume_id = c.files[static_cast<std::size_t>(fi)].volume_id;
+  io.offset_bytes = r.offset_bytes;
+  io.length_bytes = r.length_bytes;
+  const Direction d = r.op == TraceOp::kRead ? Direction::kRead
+                      : r.op == TraceOp::kTrim ? Direction::kTrim
+                                               : Direction::kWrite;
+  c.bytes_issued += r.length_bytes;
+  submit(c, io, IssuedIo{d, r.op == TraceOp::kFlush, false, fi, r.length_bytes, r.offset_bytes},
+         sim_.now());
+  c.iolog_next.reset();
+  return true;
+}
+
+void FioSession::Impl::issue_sync(Clone& c) {
+  c.sync_due = false;
+  HostIo io;
+  io.op = IoOp::kFlush;
+  io.volume_id = c.files[static_cast<std::size_t>(c.file)].volume_id;
+  submit(c, io, IssuedIo{Direction::kWrite, true, false, c.file, 0, 0}, sim_.now());
+}
+
+void FioSession::Impl::issue_next(Clone& c) {
+  const FioJob& j = *c.job;
+  const int fi = next_file(c);
+  CloneFile& file = c.files[static_cast<std::size_t>(fi)];
+  const IoUnit u = file.pattern->next();
+  ++file.units_drawn;
+  const auto d = static_cast<std::size_t>(index_of(u.direction));
+  // Rate limits: the next I/O of a direction may start one interval after the previous.
+  const Time earliest = c.next_allowed[d];
+  if (j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0) {
+    Time gap = 0;
+    if (j.rate_iops[d] > 0) gap = std::max(gap, sim::interval_for_rate(j.rate_iops[d]));
+    if (j.rate_bytes_per_second[d] > 0)
+      gap = std::max(gap, sim::transfer_time(u.size_bytes, j.rate_bytes_per_second[d]));
+    c.next_allowed[d] = std::max(earliest, sim_.now()) + gap;
+  }
+  c.bytes_issued += u.size_bytes;
+  HostIo io;
+  io.op = op_of(u.direction);
+  io.volume_id = file.volume_id;
+  io.offset_bytes = u.offset_bytes;
+  io.length_bytes = u.size_bytes;
+  if (u.direction == Direction::kWrite) {
+    io.fua = j.sync_writes;
+    ++c.writes_issued;
+    if ((j.fsync_every_writes > 0 && c.writes_issued % j.fsync_every_writes == 0) ||
+        (j.fdatasync_every_writes > 0 && c.writes_issued % j.fdatasync_every_writes == 0))
+      c.sync_due = true;
+  }
+  const IssuedIo what{u.direction, false, false, fi, u.size_bytes, u.offset_bytes};
+  if (j.verify && u.direction != Direction::kTrim) return submit_verifying(c, io, what, earliest);
+  submit(c, io, what, earliest);
+}
+
+// verify=: a write carries the pattern; a read is checked against it at completion.
+void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time earliest) {
+  auto buffer = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(what.bytes));
+  if (what.direction == Direction::kWrite) {
+    fill_verify_pattern(c.files[static_cast<std::size_t>(what.file)].verify_key, what.offset,
+                        what.bytes, buffer->data());
+    io.write_data = buffer->data();
+  } else {
+    io.read_buffer = buffer->data();
+    what.verify = true;
+  }
+  ++c.in_flight;
+  Clone* cp = &c;
+  auto go = [this, cp, io, what, buffer = std::move(buffer)] {
+    if (cp->finished) {
+      --cp->in_flight;
+      return;
+    }
+    target_.submit(io, [this, cp, what, buffer](const IoCompletion& done) {
+      on_complete(*cp, what, done, buffer.get());
+    });
+  };
+  if (earliest > sim_.now())
+    sim_.at(earliest, std::move(go));
+  else
+    go();
+}
+
+void FioSession::Impl::submit(Clone& c, const HostIo& io, const IssuedIo& what, Time earliest) {
+  ++c.in_flight;
+  Clone* cp = &c;
+  auto go = [this, cp, io, what] {
+    if (cp->finished) {  // stopped while this I/O waited for its rate slot
+      --cp->in_flight;
+      return;
+    }
+    target_.submit(io, [this, cp, what](const IoCompletion& done) { on_complete(*cp, what, done, nullptr); });
+  };
+  if (earliest > sim_.now())
+    sim_.at(earliest, std::move(go));
+  else
+    go();
+}
+
+void FioSession::Impl::fail_clone(Clone& c, int error, std::string message) {
+  if (c.result->error == 0) {
+    c.result->error = error;
+    c.result->error_message = std::move(message);
+  }
+  c.issuing = false;  // fio stops a job at its first error (continue_on_error=none)
+}
+
+void FioSession::Impl::on_complete(Clone& c, const IssuedIo& what, const IoCompletion& done,
+                                   const std::vector<std::uint8_t>* buffer) {
+  --c.in_flight;
+  if (c.finished) return;  // stopped: I/O still in flight at the stop is not counted
+  ++ios_done_;
+  bool measured = false;
+  if (!done.status.is_ok()) {
+    fail_clone(c, errno_of(done.status.code()), done.status.message());
+  } else if (done.submit_time >= c.measure_from) {
+    measured = true;
+    account(c, what, done);
+  }
+  if (done.status.is_ok() && what.verify && buffer != nullptr) check_verified(c, what, *buffer);
+  if (observer_ && !what.sync) notify(c, what, measured, done);
+  if (measured && c.checks_min_rate) check_min_rate(c, done.complete_time);
+  pump(c);
+}
+
+void FioSession::Impl::account(Clone& c, const IssuedIo& what, const IoCompletion& done) {
+  const Time now = done.complete_time;
+  if (what.sync) {
+    c.result->sync.record(done.latency());
+    return;
+  }
+  const auto di = static_cast<std::size_t>(index_of(what.direction));
+  c.result->record_io(what.direction, what.bytes, 0, done.latency());
+  c.first_io[di] = std::min(c.first_io[di], done.submit_time);
+  c.last_io[di] = std::max(c.last_io[di], now);
+  flush_interval(c, now);
+  c.interval_bytes[di] += what.bytes;
+  c.interval_ios[di] += 1;
+  c.rate_window_ios[di] += 1;
+  c.rate_window_bytes[di] += what.bytes;
+  if (c.logs) c.logs->record(now - c.start, what.direction, what.bytes, what.offset, 0, done.latency());
+}
+
+// backend.c check_min_rate: each rate_cycle, a direction with a minimum must have met it.
+void FioSession::Impl::check_min_rate(Clone& c, Time now) {
+  const FioJob& j = *c.job;
+  if (now < c.rate_window_start + j.rate_cycle_ns) return;
+  const Time window = now - c.rate_window_start;
+  for (int d = 0; d < kDirections; ++d) {
+    if (!does_direction(j.rw, static_cast<Direction>(d))) continue;
+    const auto ios_per_s = static_cast<std::int64_t>(
+        static_cast<__int128>(c.rate_window_ios[d]) * sim::kSecond / window);
+    const auto bytes_per_s = static_cast<std::int64_t>(
+        static_cast<__int128>(c.rate_window_bytes[d]) * sim::kSecond / window);
+    if (j.rate_iops_min[d] > 0 && ios_per_s < j.rate_iops_min[d]) {
+      fail_clone(c, EIO, "min iops rate " + std::to_string(j.rate_iops_min[d]) + " not met, got " +
+                             std::to_string(ios_per_s));
+    } else if (j.rate_min_bytes_per_second[d] > 0 && bytes_per_s < j.rate_min_bytes_per_second[d]) {
+      fail_clone(c, EIO, "min rate " + std::to_string(j.rate_min_bytes_per_second[d]) +
+                             " not met, got " + std::to_string(bytes_per_s));
+    }
+  }
+  c.rate_window_start = now;
+  c.rate_window_ios.fill(0);
+  c.rate_window_bytes.fill(0);
+}
+
+void FioSession::Impl::check_verified(Clone& c, const IssuedIo& what,
+                                      const std::vector<std::uint8_t>& data) {
+  const CloneFile& file = c.files[static_cast<std::size_t>(what.file)];
+  const auto bad = check_verify_pattern(file.verify_key, what.offset, what.bytes, data.data());
+  if (!bad) return;
+  fail_clone(c, EILSEQ,
+             "verify: bad data at byte " + std::to_string(*bad) + " of volume \"" +
+                 file.volume_name + "\" (I/O at " + std::to_string(what.offset) + ", " +
+                 std::to_string(what.bytes) + " bytes): not what this job wrote");
+}
+
+void FioSession::Impl::notify(Clone& c, const IssuedIo& what, bool measured,
+                              const IoCompletion& done) {
+  if (!observer_) return;
+  FioCompletion fc;
+  fc.job_index = c.job->job_index;
+  fc.clone = c.result->clone;
+  fc.volume_id = c.files[static_cast<std::size_t>(what.file)].volume_id;
+  fc.direction = what.direction;
+  fc.bytes = what.bytes;
+  fc.measured = measured;
+  fc.io = &done;
+  observer_(fc);
+}
+
+void FioSession::Impl::flush_interval(Clone& c, Time now) {
+  while (now >= c.interval_start + kSampleInterval) {
+    for (std::size_t d = 0; d < kDirections; ++d) {
+      auto& ds = c.result->direction[d];
+      if (c.first_io[d] != sim::kTimeMax)
+        ds.record_interval(c.interval_bytes[d], c.interval_ios[d], kSampleInterval);
+      c.interval_bytes[d] = 0;
+      c.interval_ios[d] = 0;
+    }
+    c.interval_start += kSampleInterval;
+  }
+}
+
+void FioSession::Impl::finish_clone(Clone& c) {
+  c.finished = true;
+  c.issuing = false;
+  const Time now = sim_.now();
+  c.result->end_ns = now;
+  for (auto& ds : c.result->direction)
+    if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.measure_from);
+  if (c.logs && c.started) c.logs->finish(now - c.start);
+  --clones_left_;
+  --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
+  if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
+  // exitall: a job that ends ends the others (fio's td_exitall on thread exit).
+  if (c.job->exitall && c.started && !stopped_) stop();
+}
+
+}  // namespace afasim::workload

@@ -1,0 +1,105 @@
+// The vocabulary of resolved fio jobs (fio_job.h): names of the enums, the directions a
+// pattern issues, volumes and regions of a job.
+#include <algorithm>
+
+#include "sim/assert.h"
+#include "workload/fio_job.h"
+
+namespace afasim::workload {
+
+std::string_view to_string(Direction d) {
+  static constexpr std::string_view kNames[] = {"read", "write", "trim"};
+  return kNames[index_of(d)];
+}
+
+std::string_view to_string(RwPattern p) {
+  static constexpr std::string_view kNames[] = {"read",   "write",    "randread",  "randwrite",
+                                                "rw",     "randrw",   "trim",      "randtrim",
+                                                "trimwrite", "randtrimwrite"};
+  return kNames[static_cast<int>(p)];
+}
+
+bool is_random(RwPattern p) {
+  return p == RwPattern::kRandRead || p == RwPattern::kRandWrite ||
+         p == RwPattern::kRandReadWrite || p == RwPattern::kRandTrim ||
+         p == RwPattern::kRandTrimWrite;
+}
+bool does_reads(RwPattern p) {
+  return p == RwPattern::kRead || p == RwPattern::kRandRead || p == RwPattern::kReadWrite ||
+         p == RwPattern::kRandReadWrite;
+}
+bool does_writes(RwPattern p) {
+  return p == RwPattern::kWrite || p == RwPattern::kRandWrite || p == RwPattern::kReadWrite ||
+         p == RwPattern::kRandReadWrite || p == RwPattern::kTrimWrite ||
+         p == RwPattern::kRandTrimWrite;
+}
+bool does_trims(RwPattern p) {
+  return p == RwPattern::kTrim || p == RwPattern::kRandTrim || p == RwPattern::kTrimWrite ||
+         p == RwPattern::kRandTrimWrite;
+}
+bool does_direction(RwPattern p, Direction d) {
+  switch (d) {
+    case Direction::kRead:
+      return does_reads(p);
+    case Direction::kWrite:
+      return does_writes(p);
+    case Direction::kTrim:
+      return does_trims(p);
+  }
+  return false;
+}
+
+std::string_view to_string(RandomDistribution d) {
+  static constexpr std::string_view kNames[] = {"random", "zipf",  "pareto",
+                                                "normal", "zoned", "zoned_abs"};
+  return kNames[static_cast<int>(d)];
+}
+
+std::string volume_name_for_path(std::string_view path) {
+  if (path.substr(0, 5) == "/dev/") path.remove_prefix(5);
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  std::string name(path);
+  std::replace(name.begin(), name.end(), '/', '-');
+  return name;
+}
+
+std::string FioJob::volume_name(int clone, int file) const {
+  AFASIM_ASSERT(clone >= 0 && clone < numjobs, "clone index out of range");
+  AFASIM_ASSERT(file >= 0 && file < file_count(), "file index out of range");
+  if (!filenames.empty()) return filenames[static_cast<std::size_t>(file)];
+  // fio's "$jobname.$jobnum.$filenum"
+  return name + "." + std::to_string(clone) + "." + std::to_string(file);
+}
+
+std::int64_t FioJob::region_offset_bytes(int clone) const {
+  AFASIM_ASSERT(clone >= 0 && clone < numjobs, "clone index out of range");
+  return offset_bytes + offset_increment_bytes * clone;
+}
+
+std::int64_t FioJob::min_block_bytes() const {
+  std::int64_t unit = 0;
+  for (int d = 0; d < kDirections; ++d) {
+    if (does_direction(rw, static_cast<Direction>(d)))
+      unit = unit == 0 ? bs[d].min_bytes : std::min(unit, bs[d].min_bytes);
+  }
+  return unit;
+}
+
+std::int64_t FioJob::total_io_bytes() const {
+  const __int128 total = static_cast<__int128>(io_size_bytes) * loops;
+  return total > INT64_MAX ? INT64_MAX : static_cast<std::int64_t>(total);
+}
+
+int FioJobFile::group_count() const {
+  int n = 0;
+  for (const auto& j : jobs) n = std::max(n, j.group_id + 1);
+  return n;
+}
+
+int FioJobFile::clone_count() const {
+  int n = 0;
+  for (const auto& j : jobs) n += j.numjobs;
+  return n;
+}
+
+}  // namespace afasim::workload

@@ -1,0 +1,180 @@
+#include "workload/fio_logs.h"
+
+#include <bit>
+#include <cstdio>
+
+#include "sim/assert.h"
+
+namespace afasim::workload {
+
+int fio_plat_index(std::uint64_t value) {
+  const int msb = value == 0 ? 0 : 63 - std::countl_zero(value);
+  if (msb <= kFioPlatBits) return static_cast<int>(value);
+  const int error_bits = msb - kFioPlatBits;
+  const int base = (error_bits + 1) << kFioPlatBits;
+  const int offset = static_cast<int>((value >> error_bits) & ((1u << kFioPlatBits) - 1));
+  return std::min(base + offset, kFioPlatCount - 1);
+}
+
+std::uint64_t fio_plat_value(int index) {
+  AFASIM_ASSERT(index >= 0 && index < kFioPlatCount, "fio bin index in range");
+  if (index < (2 << kFioPlatBits)) return static_cast<std::uint64_t>(index);
+  const int error_bits = (index >> kFioPlatBits) - 1;
+  const std::uint64_t base = std::uint64_t{1} << (error_bits + kFioPlatBits);
+  const std::uint64_t k = static_cast<std::uint64_t>(index) % (1u << kFioPlatBits);
+  return base + static_cast<std::uint64_t>((static_cast<double>(k) + 0.5) *
+                                           static_cast<double>(std::uint64_t{1} << error_bits));
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> fio_plat_bins(const sim::Histogram& h) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> bins;
+  int last = -1;
+  h.for_each_bucket([&](std::int64_t low, std::int64_t high, std::uint64_t count) {
+    const int index = fio_plat_index(static_cast<std::uint64_t>(low));
+    AFASIM_ASSERT(index == fio_plat_index(static_cast<std::uint64_t>(high)),
+                  "a histogram bucket lies inside one fio bin");
+    if (index == last) {
+      bins.back().second += count;
+    } else {
+      bins.emplace_back(fio_plat_value(index), count);
+      last = index;
+    }
+  });
+  return bins;
+}
+
+namespace {
+
+constexpr const char* kTypeNames[] = {"lat", "slat", "clat", "bw", "iops", "clat_hist"};
+
+std::string log_name(const std::string& prefix, const char* type, int thread_number,
+                     bool per_job) {
+  return per_job ? prefix + "_" + type + "." + std::to_string(thread_number) + ".log"
+                 : prefix + "_" + type + ".log";
+}
+
+}  // namespace
+
+sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& logs,
+                                                             const std::string& dir,
+                                                             int thread_number,
+                                                             std::set<std::string>& opened) {
+  std::unique_ptr<FioLogWriter> w(new FioLogWriter(logs));
+  const std::string* prefixes[kLogKinds] = {&logs.lat_prefix, &logs.lat_prefix,
+                                            &logs.lat_prefix, &logs.bw_prefix,
+                                            &logs.iops_prefix, &logs.hist_prefix};
+  for (int k = 0; k < kLogKinds; ++k) {
+    if (prefixes[k]->empty()) continue;
+    const std::string path = (dir.empty() ? std::string() : dir + "/") +
+                             log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
+    if (opened.insert(path).second) std::ofstream(path, std::ios::trunc);  // this run's file
+    auto file = std::make_unique<std::ofstream>(path, std::ios::app);
+    if (!*file) return sim::io_error(path + ": cannot create the log file");
+    w->files_[k] = std::move(file);
+  }
+  w->window_end_ns_ = logs.avg_ns;
+  w->hist_end_ns_ = logs.hist_ns;
+  if (!logs.hist_prefix.empty())
+    for (auto& bins : w->hist_) bins.assign(kFioPlatCount, 0);
+  return w;
+}
+
+void FioLogWriter::line(LogKind kind, sim::Time elapsed_ns, std::uint64_t value, Direction d,
+                        std::int64_t bytes, std::int64_t offset) {
+  std::ofstream* f = files_[kind].get();
+  if (f == nullptr) return;
+  char text[128];
+  const auto ms = static_cast<unsigned long>(elapsed_ns / sim::kMillisecond);
+  const int n = logs_.offset
+                    ? std::snprintf(text, sizeof text, "%lu, %llu, %d, %lld, %lld, 0\n", ms,
+                                    static_cast<unsigned long long>(value), index_of(d),
+                                    static_cast<long long>(bytes), static_cast<long long>(offset))
+                    : std::snprintf(text, sizeof text, "%lu, %llu, %d, %lld, 0\n", ms,
+                                    static_cast<unsigned long long>(value), index_of(d),
+                                    static_cast<long long>(bytes));
+  f->write(text, n);
+  // per_job_logs=0: clones append to one file; a line goes out whole (one O_APPEND write).
+  if (!logs_.per_job) f->flush();
+}
+
+void FioLogWriter::record(sim::Time elapsed_ns, Direction d, std::int64_t bytes,
+                          std::int64_t offset, sim::Time slat_ns, sim::Time clat_ns) {
+  if (logs_.hist_ns > 0 && files_[kHist]) {
+    close_hist_windows(elapsed_ns);
+    ++hist_[index_of(d)][fio_plat_index(static_cast<std::uint64_t>(clat_ns))];
+    hist_bs_[index_of(d)] = bytes;
+  }
+  const sim::Time lat_ns = slat_ns + clat_ns;
+  if (logs_.avg_ns == 0) {
+    line(kLat, elapsed_ns, static_cast<std::uint64_t>(lat_ns), d, bytes, offset);
+    line(kSlat, elapsed_ns, static_cast<std::uint64_t>(slat_ns), d, bytes, offset);
+    line(kClat, elapsed_ns, static_cast<std::uint64_t>(clat_ns), d, bytes, offset);
+    // fio add_bw_sample: bytes × 10^6 / completion ns, i.e. kB/s over the I/O.
+    const auto bw = clat_ns > 0 ? static_cast<std::uint64_t>(
+                                      static_cast<__int128>(bytes) * 1'000'000 / clat_ns)
+                                : 0;
+    line(kBw, elapsed_ns, bw, d, bytes, offset);
+    line(kIops, elapsed_ns, 1, d, bytes, offset);
+    return;
+  }
+  close_avg_windows(elapsed_ns);
+  Window& w = window_[index_of(d)];
+  ++w.ios;
+  w.bytes += static_cast<std::uint64_t>(bytes);
+  w.latency_sum_ns[0] += static_cast<double>(lat_ns);
+  w.latency_sum_ns[1] += static_cast<double>(slat_ns);
+  w.latency_sum_ns[2] += static_cast<double>(clat_ns);
+}
+
+void FioLogWriter::close_avg_windows(sim::Time elapsed_ns) {
+  while (elapsed_ns >= window_end_ns_) {
+    const auto window_ms = static_cast<std::uint64_t>(logs_.avg_ns / sim::kMillisecond);
+    for (int d = 0; d < kDirections; ++d) {
+      Window& w = window_[d];
+      if (w.ios == 0) continue;
+      const auto dir = static_cast<Direction>(d);
+      for (int k = 0; k < 3; ++k) {  // stat.c __add_stat_to_log: the mean, rounded
+        const auto mean = static_cast<std::uint64_t>(
+            w.latency_sum_ns[k] / static_cast<double>(w.ios) + 0.5);
+        line(static_cast<LogKind>(kLat + k), window_end_ns_, mean, dir, 0, 0);
+      }
+      if (window_ms > 0) {  // stat.c __add_samples: KiB/s and IOPS over the window
+        line(kBw, window_end_ns_, w.bytes * 1000 / window_ms / 1024, dir, 0, 0);
+        line(kIops, window_end_ns_, w.ios * 1000 / window_ms, dir, 0, 0);
+      }
+      w = Window{};
+    }
+    window_end_ns_ += logs_.avg_ns;
+  }
+}
+
+void FioLogWriter::close_hist_windows(sim::Time elapsed_ns) {
+  while (elapsed_ns >= hist_end_ns_) {
+    for (int d = 0; d < kDirections; ++d) {
+      auto& bins = hist_[d];
+      bool any = false;
+      for (auto c : bins) any |= c != 0;
+      if (!any) continue;
+      std::string text = std::to_string(hist_end_ns_ / sim::kMillisecond) + ", " +
+                         std::to_string(d) + ", " + std::to_string(hist_bs_[d]);
+      for (auto c : bins) text += ", " + std::to_string(c);
+      text += "\n";
+      files_[kHist]->write(text.data(), static_cast<std::streamsize>(text.size()));
+      if (!logs_.per_job) files_[kHist]->flush();
+      bins.assign(kFioPlatCount, 0);
+    }
+    hist_end_ns_ += logs_.hist_ns;
+  }
+}
+
+void FioLogWriter::finish(sim::Time elapsed_ns) {
+  if (logs_.avg_ns > 0) {
+    // The last, partial window is written at its end time, as fio's finalize_logs does.
+    close_avg_windows(std::max(elapsed_ns, window_end_ns_));
+  }
+  if (logs_.hist_ns > 0 && files_[kHist]) close_hist_windows(std::max(elapsed_ns, hist_end_ns_));
+  for (auto& f : files_)
+    if (f) f->flush();
+}
+
+}  // namespace afasim::workload

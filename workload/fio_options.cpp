@@ -1,0 +1,275 @@
+// The table of every fio option name afasim knows: supported, ignored (with why) or refused
+// (with why). docs/workloads.md lists them.
+#include "workload/fio_job_internal.h"
+
+
+namespace afasim::workload::fio_detail {
+
+constexpr std::string_view kHostOnly = "host-side only; the simulated array does not see it";
+constexpr std::string_view kEngine = "afasim is the I/O engine";
+constexpr std::string_view kNoLogs = "logs are sampled at afasim's fixed 500 ms interval";
+constexpr std::string_view kBuffers = "buffer contents are not simulated (no dedupe/compression)";
+constexpr std::string_view kFiles = "volumes are block devices, not files";
+
+// Every option name afasim knows, with aliases. Anything else is "unknown option".
+constexpr OptionDef kOptions[] = {
+    {"name", Opt::kName, {}},
+    {"description", Opt::kDescription, {}},
+    {"rw", Opt::kRw, {}},
+    {"readwrite", Opt::kRw, {}},
+    {"rwmixread", Opt::kRwmixRead, {}},
+    {"rwmixwrite", Opt::kRwmixWrite, {}},
+    {"bs", Opt::kBs, {}},
+    {"blocksize", Opt::kBs, {}},
+    {"bssplit", Opt::kBssplit, {}},
+    {"blocksize_range", Opt::kBsRange, {}},
+    {"bsrange", Opt::kBsRange, {}},
+    {"blocksize_unaligned", Opt::kBsUnaligned, {}},
+    {"bs_unaligned", Opt::kBsUnaligned, {}},
+    {"iodepth", Opt::kIodepth, {}},
+    {"numjobs", Opt::kNumjobs, {}},
+    {"size", Opt::kSize, {}},
+    {"io_size", Opt::kIoSize, {}},
+    {"io_limit", Opt::kIoSize, {}},
+    {"offset", Opt::kOffset, {}},
+    {"offset_increment", Opt::kOffsetIncrement, {}},
+    {"filename", Opt::kFilename, {}},
+    {"runtime", Opt::kRuntime, {}},
+    {"timeout", Opt::kRuntime, {}},
+    {"time_based", Opt::kTimeBased, {}},
+    {"ramp_time", Opt::kRampTime, {}},
+    {"startdelay", Opt::kStartDelay, {}},
+    {"loops", Opt::kLoops, {}},
+    {"rate_iops", Opt::kRateIops, {}},
+    {"rate", Opt::kRate, {}},
+    {"rate_process", Opt::kRateProcess, {}},
+    {"random_distribution", Opt::kRandomDistribution, {}},
+    {"norandommap", Opt::kNoRandomMap, {}},
+    {"randseed", Opt::kRandSeed, {}},
+    {"group_reporting", Opt::kGroupReporting, {}},
+    {"new_group", Opt::kNewGroup, {}},
+    {"stonewall", Opt::kStonewall, {}},
+    {"wait_for_previous", Opt::kStonewall, {}},
+    {"wait_for", Opt::kWaitFor, {}},
+    {"percentile_list", Opt::kPercentileList, {}},
+    {"kb_base", Opt::kKbBase, {}},
+    {"verify", Opt::kVerify, {}},
+    {"do_verify", Opt::kDoVerify, {}},
+    {"nrfiles", Opt::kNrFiles, {}},
+    {"file_service_type", Opt::kFileServiceType, {}},
+    {"percentage_random", Opt::kPercentageRandom, {}},
+    {"blockalign", Opt::kBlockAlign, {}},
+    {"ba", Opt::kBlockAlign, {}},
+    {"thinktime", Opt::kThinkTime, {}},
+    {"thinktime_blocks", Opt::kThinkTimeBlocks, {}},
+    {"rate_iops_min", Opt::kRateIopsMin, {}},
+    {"rate_min", Opt::kRateMin, {}},
+    {"ratemin", Opt::kRateMin, {}},
+    {"rate_cycle", Opt::kRateCycle, {}},
+    {"ratecycle", Opt::kRateCycle, {}},
+    {"fsync", Opt::kFsync, {}},
+    {"fdatasync", Opt::kFdatasync, {}},
+    {"sync", Opt::kSync, {}},
+    {"exitall", Opt::kExitAll, {}},
+    {"unified_rw_reporting", Opt::kUnifiedRw, {}},
+    {"significant_figures", Opt::kSigFigs, {}},
+    {"clat_percentiles", Opt::kClatPercentiles, {}},
+    {"lat_percentiles", Opt::kLatPercentiles, {}},
+    {"slat_percentiles", Opt::kSlatPercentiles, {}},
+    {"write_bw_log", Opt::kWriteBwLog, {}},
+    {"write_lat_log", Opt::kWriteLatLog, {}},
+    {"write_iops_log", Opt::kWriteIopsLog, {}},
+    {"write_hist_log", Opt::kWriteHistLog, {}},
+    {"log_avg_msec", Opt::kLogAvgMsec, {}},
+    {"log_hist_msec", Opt::kLogHistMsec, {}},
+    {"per_job_logs", Opt::kPerJobLogs, {}},
+    {"log_offset", Opt::kLogOffset, {}},
+    {"read_iolog", Opt::kReadIolog, {}},
+    {"replay_no_stall", Opt::kReplayNoStall, {}},
+    // Accepted, no effect in a simulation.
+    {"ioengine", Opt::kIgnored, kEngine},
+    {"direct", Opt::kIgnored, "I/O always reaches the array as with direct=1"},
+    {"buffered", Opt::kIgnored, "I/O always reaches the array as with direct=1"},
+    {"thread", Opt::kIgnored, kHostOnly},
+    {"iodepth_batch", Opt::kIgnored, kEngine},
+    {"iodepth_batch_submit", Opt::kIgnored, kEngine},
+    {"iodepth_batch_complete", Opt::kIgnored, kEngine},
+    {"iodepth_batch_complete_min", Opt::kIgnored, kEngine},
+    {"iodepth_batch_complete_max", Opt::kIgnored, kEngine},
+    {"iodepth_low", Opt::kIgnored, kEngine},
+    {"refill_buffers", Opt::kIgnored, kBuffers},
+    {"zero_buffers", Opt::kIgnored, kBuffers},
+    {"scramble_buffers", Opt::kIgnored, kBuffers},
+    {"buffer_pattern", Opt::kIgnored, kBuffers},
+    {"buffer_compress_percentage", Opt::kIgnored, kBuffers},
+    {"buffer_compress_chunk", Opt::kIgnored, kBuffers},
+    {"dedupe_percentage", Opt::kIgnored, kBuffers},
+    {"invalidate", Opt::kIgnored, "there is no host page cache in a simulation"},
+    {"pre_read", Opt::kIgnored, "there is no host page cache in a simulation"},
+    {"fadvise_hint", Opt::kIgnored, kHostOnly},
+    {"randrepeat", Opt::kIgnored, "afasim runs are always repeatable from --seed"},
+    {"allrandrepeat", Opt::kIgnored, "afasim runs are always repeatable from --seed"},
+    {"random_generator", Opt::kIgnored, "afasim draws offsets from its own seeded streams"},
+    {"softrandommap", Opt::kIgnored, "afasim's random map needs no memory"},
+    {"clocksource", Opt::kIgnored, "time is virtual"},
+    {"gtod_reduce", Opt::kIgnored, "time is virtual"},
+    {"disable_lat", Opt::kIgnored, "every latency is measured in virtual time"},
+    {"disable_clat", Opt::kIgnored, "every latency is measured in virtual time"},
+    {"disable_slat", Opt::kIgnored, "every latency is measured in virtual time"},
+    {"disable_bw_measurement", Opt::kIgnored, "every latency is measured in virtual time"},
+    {"cpus_allowed", Opt::kIgnored, kHostOnly},
+    {"cpus_allowed_policy", Opt::kIgnored, kHostOnly},
+    {"cpumask", Opt::kIgnored, kHostOnly},
+    {"numa_cpu_nodes", Opt::kIgnored, kHostOnly},
+    {"numa_mem_policy", Opt::kIgnored, kHostOnly},
+    {"nice", Opt::kIgnored, kHostOnly},
+    {"prio", Opt::kIgnored, kHostOnly},
+    {"prioclass", Opt::kIgnored, kHostOnly},
+    {"lockmem", Opt::kIgnored, kHostOnly},
+    {"mem", Opt::kIgnored, kHostOnly},
+    {"iomem", Opt::kIgnored, kHostOnly},
+    {"mem_align", Opt::kIgnored, kHostOnly},
+    {"iomem_align", Opt::kIgnored, kHostOnly},
+    {"hugepage-size", Opt::kIgnored, kHostOnly},
+    {"ioscheduler", Opt::kIgnored, kHostOnly},
+    {"bwavgtime", Opt::kIgnored, kNoLogs},
+    {"iopsavgtime", Opt::kIgnored, kNoLogs},
+    {"unit_base", Opt::kIgnored, "reports are always in bytes"},
+    {"fallocate", Opt::kIgnored, kFiles},
+    {"create_serialize", Opt::kIgnored, kFiles},
+    {"create_fsync", Opt::kIgnored, kFiles},
+    {"create_on_open", Opt::kIgnored, kFiles},
+    {"allow_file_create", Opt::kIgnored, kFiles},
+    {"allow_mounted_write", Opt::kIgnored, kFiles},
+    {"unlink", Opt::kIgnored, kFiles},
+    {"unlink_each_loop", Opt::kIgnored, kFiles},
+    {"overwrite", Opt::kIgnored, kFiles},
+    {"directory", Opt::kIgnored, "filename= names a volume of the simulated array"},
+    {"end_fsync", Opt::kIgnored,
+     "the array's write cache is non-volatile; a flush changes nothing"},
+    {"fsync_on_close", Opt::kIgnored,
+     "the array's write cache is non-volatile; a flush changes nothing"},
+    {"continue_on_error", Opt::kIgnored, "a simulated I/O error is reported either way"},
+    {"group", Opt::kIgnored, kHostOnly},
+    {"thinktime_spin", Opt::kIgnored, "spinning burns host CPU only; the delay is thinktime"},
+    {"log_compression", Opt::kIgnored, "logs are written whole, uncompressed"},
+    // Known fio options that would change the workload and are not simulated: refused.
+    {"openfiles", Opt::kUnsupported, "one volume per job (one filename)"},
+    {"filesize", Opt::kUnsupported, "volumes are sized from size="},
+    {"filename_format", Opt::kUnsupported, "default volume names follow fio's default format"},
+    {"fill_device", Opt::kUnsupported, "volumes are sized from size="},
+    {"fill_fs", Opt::kUnsupported, "volumes are sized from size="},
+    {"zonemode", Opt::kUnsupported, "zoned I/O is not simulated"},
+    {"zonesize", Opt::kUnsupported, "zoned I/O is not simulated"},
+    {"zonerange", Opt::kUnsupported, "zoned I/O is not simulated"},
+    {"zoneskip", Opt::kUnsupported, "zoned I/O is not simulated"},
+    {"offset_align", Opt::kUnsupported, "percent offsets are aligned to the smallest block size"},
+    {"bs_is_seq_rand", Opt::kUnsupported, "not simulated"},
+    {"rw_sequencer", Opt::kUnsupported, "only the sequential sequencer is simulated"},
+    {"number_ios", Opt::kUnsupported, "use io_size="},
+    {"write_barrier", Opt::kUnsupported, "flushes are not simulated"},
+    {"sync_file_range", Opt::kUnsupported, "flushes are not simulated"},
+    {"trim_percentage", Opt::kUnsupported, "trim is not simulated"},
+    {"trim_backlog", Opt::kUnsupported, "trim is not simulated"},
+    {"exitall_on_error", Opt::kUnsupported, "not simulated"},
+    {"log_max_value", Opt::kUnsupported, "log windows report the average"},
+    {"thinktime_blocks_type", Opt::kUnsupported, "think time counts completed I/Os"},
+    {"thinktime_iotime", Opt::kUnsupported, "think time counts completed I/Os"},
+    {"exit_what", Opt::kUnsupported, "not simulated"},
+    {"steadystate", Opt::kUnsupported, "steady-state detection is not simulated"},
+    {"ss", Opt::kUnsupported, "steady-state detection is not simulated"},
+    {"steadystate_duration", Opt::kUnsupported, "steady-state detection is not simulated"},
+    {"ss_dur", Opt::kUnsupported, "steady-state detection is not simulated"},
+    {"steadystate_ramp_time", Opt::kUnsupported, "steady-state detection is not simulated"},
+    {"ss_ramp", Opt::kUnsupported, "steady-state detection is not simulated"},
+    {"latency_target", Opt::kUnsupported, "latency targets are not simulated"},
+    {"latency_window", Opt::kUnsupported, "latency targets are not simulated"},
+    {"latency_percentile", Opt::kUnsupported, "latency targets are not simulated"},
+    {"max_latency", Opt::kUnsupported, "latency targets are not simulated"},
+    {"rate_ignore_thinktime", Opt::kUnsupported, "rate limits always count think time"},
+    {"flow", Opt::kUnsupported, "flow control is not simulated"},
+    {"flow_id", Opt::kUnsupported, "flow control is not simulated"},
+    {"ignore_error", Opt::kUnsupported, "not simulated"},
+    {"stats", Opt::kUnsupported, "every job is reported"},
+    {"cmdprio_percentage", Opt::kUnsupported, "I/O priorities are not simulated"},
+    {"cmdprio_class", Opt::kUnsupported, "I/O priorities are not simulated"},
+    {"cmdprio_bssplit", Opt::kUnsupported, "I/O priorities are not simulated"},
+    {"exec_prerun", Opt::kUnsupported, "afasim never runs host commands"},
+    {"exec_postrun", Opt::kUnsupported, "afasim never runs host commands"},
+    {"write_iolog", Opt::kUnsupported, "afasim does not record iologs"},
+    {"verify_only", Opt::kUnsupported, "verification follows the job's own writes"},
+    {"experimental_verify", Opt::kUnsupported, "verification follows the job's own writes"},
+    {"atomic", Opt::kUnsupported, "atomic writes are not simulated"},
+    {"create_only", Opt::kUnsupported, "volumes are created by the run"},
+    {"io_submit_mode", Opt::kUnsupported, "not simulated"},
+    {"serialize_overlap", Opt::kUnsupported, "not simulated"},
+    {"file_append", Opt::kUnsupported, kFiles},
+    {"zone_reset_threshold", Opt::kUnsupported, "zoned I/O is not simulated"},
+    {"zone_reset_frequency", Opt::kUnsupported, "zoned I/O is not simulated"},
+    {"include", Opt::kUnsupported, "write `include FILE` (no '='), inside a section"},
+};
+
+const OptionDef* find_option(std::string_view name) {
+  for (const auto& def : kOptions) {
+    if (def.name == name) return &def;
+  }
+  // verify_* modifiers (verify_backlog, verify_interval, ...) change when or how fio checks,
+  // not what: afasim compares every byte once the job's writes are done.
+  static constexpr OptionDef kVerifyModifier{"verify_*", Opt::kIgnored,
+                                             "afasim compares every byte after the writes"};
+  if (name.size() > 7 && name.substr(0, 7) == "verify_") return &kVerifyModifier;
+  return nullptr;
+}
+
+// Why an accepted option changes nothing, or nullopt when it does change the run.
+std::optional<std::string> ignored_reason(const Entry& e) {
+  if (e.def->id == Opt::kIgnored) return std::string(e.def->reason);
+  if (e.def->id == Opt::kVerify && (e.option.value == "0" || e.option.value == "none")) {
+    return std::string("data verification is off");
+  }
+  return std::nullopt;
+}
+
+// The options whose value is a byte count or time: a blank after '=' changes their meaning
+// in fio ("bs= 8k" is 8 bytes there), so afasim refuses it instead of guessing.
+bool is_numeric(Opt id) {
+  switch (id) {
+    case Opt::kBs:
+    case Opt::kBssplit:
+    case Opt::kBsRange:
+    case Opt::kIodepth:
+    case Opt::kNumjobs:
+    case Opt::kSize:
+    case Opt::kIoSize:
+    case Opt::kOffset:
+    case Opt::kOffsetIncrement:
+    case Opt::kRuntime:
+    case Opt::kRampTime:
+    case Opt::kStartDelay:
+    case Opt::kLoops:
+    case Opt::kRateIops:
+    case Opt::kRate:
+    case Opt::kRwmixRead:
+    case Opt::kRwmixWrite:
+    case Opt::kKbBase:
+    case Opt::kRandSeed:
+    case Opt::kNrFiles:
+    case Opt::kPercentageRandom:
+    case Opt::kBlockAlign:
+    case Opt::kThinkTime:
+    case Opt::kThinkTimeBlocks:
+    case Opt::kRateIopsMin:
+    case Opt::kRateMin:
+    case Opt::kRateCycle:
+    case Opt::kFsync:
+    case Opt::kFdatasync:
+    case Opt::kSigFigs:
+    case Opt::kLogAvgMsec:
+    case Opt::kLogHistMsec:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace afasim::workload::fio_detail

@@ -1,0 +1,142 @@
+// The inside of FioSession (fio_runner.h), shared by fio_runner.cpp (life cycle: start,
+// job order, stop) and fio_clone.cpp (one clone's I/O: issue, pacing, completion, think
+// time, flushes, minimum rates, verification, logs). Not a public interface.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/rng.h"
+#include "workload/distribution.h"
+#include "workload/fio_logs.h"
+#include "workload/fio_runner.h"
+#include "workload/trace_reader.h"
+
+namespace afasim::workload {
+
+// One file (volume) of a clone, with its own access pattern.
+struct CloneFile {
+  controller::Id volume_id = 0;
+  std::string volume_name;
+  std::unique_ptr<AccessPattern> pattern;
+  std::int64_t units_drawn = 0;  // I/Os taken from `pattern` (verification replays them)
+  std::uint64_t verify_key = 0;  // fio_verify.h, when the job verifies
+};
+
+// What one I/O in flight was, for its completion.
+struct IssuedIo {
+  Direction direction = Direction::kRead;
+  bool sync = false;     // a flush (fsync / fdatasync)
+  bool verify = false;   // a verification read
+  int file = 0;
+  std::int64_t bytes = 0;
+  std::int64_t offset = 0;
+};
+
+enum class ClonePhase { kWorkload, kVerifyWait, kVerify };
+
+// One clone of one job: its files, queue and counters.
+struct Clone {
+  const FioJob* job = nullptr;
+  JobResult* result = nullptr;
+  int thread_number = 0;  // 1-based over the session's clones (fio's td->thread_number)
+  std::vector<CloneFile> files;
+  int file = 0;                    // the file the next I/O goes to
+  std::int64_t file_ios_left = 0;  // I/Os before file_service switches file
+  std::optional<sim::Rng> file_rng;  // file_service_type=random
+  int in_flight = 0;
+  bool started = false;
+  bool issuing = false;  // accepts new I/O
+  bool finished = false;
+  sim::Time start = 0;
+  sim::Time measure_from = 0;  // start + ramp_time
+  sim::Time stop_at = sim::kTimeMax;
+  std::int64_t bytes_issued = 0;
+  std::int64_t bytes_target = 0;
+  std::array<sim::Time, kDirections> next_allowed{};  // rate limiting
+  std::array<std::int64_t, kDirections> interval_bytes{};
+  std::array<std::int64_t, kDirections> interval_ios{};
+  sim::Time interval_start = 0;
+  std::array<sim::Time, kDirections> first_io{sim::kTimeMax, sim::kTimeMax, sim::kTimeMax};
+  std::array<sim::Time, kDirections> last_io{};
+  // thinktime: I/Os issued since the last pause; pausing = waiting for the queue to drain.
+  std::int64_t think_count = 0;
+  bool pausing = false;
+  bool think_scheduled = false;
+  // fsync / fdatasync: writes issued, and a flush owed before the next I/O.
+  std::int64_t writes_issued = 0;
+  bool sync_due = false;
+  // rate_iops_min / rate_min: completions in the current rate_cycle window.
+  bool checks_min_rate = false;
+  sim::Time rate_window_start = 0;
+  std::array<std::int64_t, kDirections> rate_window_ios{};
+  std::array<std::int64_t, kDirections> rate_window_bytes{};
+  // verify=: after the workload, each file's writes are replayed as reads.
+  ClonePhase phase = ClonePhase::kWorkload;
+  std::vector<std::unique_ptr<AccessPattern>> replay;  // per file
+  std::vector<std::int64_t> replay_left;                 // units still to replay, per file
+  std::unique_ptr<FioLogWriter> logs;
+  // read_iolog=: the trace, its next I/O, and which job file each trace device goes to.
+  std::unique_ptr<TraceReader> iolog;
+  std::optional<TraceRecord> iolog_next;
+  std::map<std::string, int> iolog_files;
+  bool iolog_wait_scheduled = false;
+};
+
+struct FioSession::Impl {
+  Impl(IoTarget& target, sim::Simulator& sim, FioJobFile file, FioRunOptions options)
+      : target_(target), sim_(sim), file_(std::move(file)), options_(std::move(options)) {}
+
+  // fio_runner.cpp
+  sim::Status start();
+  sim::Status build_clones(const std::map<std::string, controller::Id>& volumes);
+  void stop();
+  void start_ready_jobs();
+  int clones_running() const;
+
+  // fio_clone.cpp
+  void start_clone(Clone& c);
+  void pump(Clone& c);
+  bool workload_done(Clone& c, sim::Time now) const;
+  void end_workload(Clone& c);
+  bool issue_verify_read(Clone& c);
+  bool issue_from_iolog(Clone& c);
+  void issue_sync(Clone& c);
+  void issue_next(Clone& c);
+  void submit(Clone& c, const controller::HostIo& io, const IssuedIo& what, sim::Time earliest);
+  void submit_verifying(Clone& c, controller::HostIo io, IssuedIo what, sim::Time earliest);
+  void on_complete(Clone& c, const IssuedIo& what, const controller::IoCompletion& done,
+                   const std::vector<std::uint8_t>* buffer);
+  void account(Clone& c, const IssuedIo& what, const controller::IoCompletion& done);
+  void check_min_rate(Clone& c, sim::Time now);
+  void check_verified(Clone& c, const IssuedIo& what, const std::vector<std::uint8_t>& data);
+  void fail_clone(Clone& c, int error, std::string message);
+  void notify(Clone& c, const IssuedIo& what, bool measured, const controller::IoCompletion& done);
+  void finish_clone(Clone& c);
+  void flush_interval(Clone& c, sim::Time now);
+
+  std::unique_ptr<ArrayTarget> owned_target_;  // when constructed on an Array
+  IoTarget& target_;
+  sim::Simulator& sim_;
+  const FioJobFile file_;  // clones point into its jobs
+  const FioRunOptions options_;
+  Observer observer_;
+  RunReport report_;
+  std::vector<Clone> clones_;
+  std::set<std::string> log_paths_;  // log files this session has opened
+  std::vector<int> job_clones_left_;  // per job: clones not finished
+  std::vector<bool> job_started_;
+  int clones_left_ = 0;
+  std::int64_t ios_done_ = 0;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+// errno of a failed I/O, as fio reports it.
+int errno_of(sim::Code code);
+
+}  // namespace afasim::workload

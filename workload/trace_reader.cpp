@@ -1,0 +1,378 @@
+#include "workload/trace_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <vector>
+
+#include "workload/fio_job.h"
+
+namespace afasim::workload {
+namespace {
+
+using sim::Result;
+
+constexpr std::int64_t kSectorBytes = 512;
+
+std::vector<std::string_view> tokens(std::string_view line, char sep = 0) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (sep == 0) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+      if (i == line.size()) break;
+      std::size_t j = i;
+      while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+      out.push_back(line.substr(i, j - i));
+      i = j;
+    } else {
+      std::size_t j = line.find(sep, i);
+      if (j == std::string_view::npos) j = line.size();
+      std::string_view t = line.substr(i, j - i);
+      while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.remove_suffix(1);
+      while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+      out.push_back(t);
+      i = j + 1;
+      if (j == line.size()) break;
+    }
+  }
+  return out;
+}
+
+std::optional<std::int64_t> integer(std::string_view s) {
+  std::int64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 0) return std::nullopt;
+  return v;
+}
+
+std::optional<double> number(std::string_view s) {
+  double v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+bool is_numeric_token(std::string_view s) { return number(s).has_value(); }
+
+bool looks_like_blkparse(const std::vector<std::string_view>& t) {
+  if (t.size() < 7) return false;
+  const auto comma = t[0].find(',');
+  return comma != std::string_view::npos && integer(t[0].substr(0, comma)) &&
+         integer(t[0].substr(comma + 1)) && integer(t[1]) && number(t[3]);
+}
+
+Result<TraceFormat> detect(std::string_view line, std::string_view name, std::int64_t line_no) {
+  if (line.rfind("fio version 2 iolog", 0) == 0) return TraceFormat::kFioIolog2;
+  if (line.rfind("fio version 3 iolog", 0) == 0) return TraceFormat::kFioIolog3;
+  const auto csv = tokens(line, ',');
+  if (csv.size() == 7 && (csv[0] == "Timestamp" || integer(csv[0]))) return TraceFormat::kMsrCsv;
+  const auto t = tokens(line);
+  if (looks_like_blkparse(t)) return TraceFormat::kBlkparse;
+  if (t.size() == 5 && is_numeric_token(t[0]) && integer(t[1]) && integer(t[2]) && integer(t[3]) &&
+      integer(t[4]))
+    return TraceFormat::kDiskSim;
+  return sim::invalid_argument(std::string(name) + ":" + std::to_string(line_no) +
+                               ": cannot tell the trace format from this line (fio iolog, "
+                               "blkparse, MSR CSV or DiskSim); name it with --format");
+}
+
+std::string bad(std::string_view what) { return std::string(what); }
+
+}  // namespace
+
+std::string_view to_string(TraceFormat f) {
+  static constexpr std::string_view kNames[] = {"fio-iolog-v2", "fio-iolog-v3", "blkparse",
+                                                "msr-csv", "disksim"};
+  return kNames[static_cast<int>(f)];
+}
+
+Result<TraceFormat> parse_trace_format(std::string_view name, std::string_view first_line) {
+  if (name == "fio") {
+    if (first_line.rfind("fio version 3 iolog", 0) == 0) return TraceFormat::kFioIolog3;
+    return TraceFormat::kFioIolog2;
+  }
+  if (name == "blkparse") return TraceFormat::kBlkparse;
+  if (name == "msr" || name == "snia") return TraceFormat::kMsrCsv;
+  if (name == "disksim" || name == "mqsim") return TraceFormat::kDiskSim;
+  return sim::invalid_argument("\"" + std::string(name) +
+                               "\" is not a trace format (fio, blkparse, msr, disksim)");
+}
+
+std::string_view to_string(TraceOp op) {
+  static constexpr std::string_view kNames[] = {"read", "write", "trim", "flush"};
+  return kNames[static_cast<int>(op)];
+}
+
+std::string trace_volume_name(std::string_view device) {
+  std::string name = volume_name_for_path(device);
+  for (char& c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) c = '_';
+  }
+  if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
+    name = "dev" + name;
+  if (name.size() > 64) name.resize(64);
+  return name;
+}
+
+Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path,
+                                                       const TraceReaderOptions& options) {
+  // "-": standard input through a file stream of its own (std::cin's buffer is synced with
+  // stdio, a character at a time: several times slower on a 10 GB pipe).
+  auto file = std::make_unique<std::ifstream>(path == "-" ? "/dev/stdin" : path, std::ios::binary);
+  if (!*file) return sim::not_found(path + ": cannot open the trace");
+  return from_stream(std::move(file), path, options);
+}
+
+Result<std::unique_ptr<TraceReader>> TraceReader::from_stream(std::unique_ptr<std::istream> in,
+                                                              std::string name,
+                                                              const TraceReaderOptions& options) {
+  std::unique_ptr<TraceReader> r(new TraceReader());
+  r->in_ = std::move(in);
+  r->name_ = std::move(name);
+  r->skip_bad_ = options.skip_bad;
+  // The first non-blank line tells the format (and is the fio header, or a record).
+  while (true) {
+    auto more = r->read_line();
+    if (!more.is_ok()) return more.status();
+    if (!*more) return sim::invalid_argument(r->name_ + ": the trace is empty");
+    if (tokens(r->line_).empty()) continue;
+    break;
+  }
+  if (options.format) {
+    r->format_ = *options.format;
+    if (r->format_ == TraceFormat::kFioIolog2 && r->line_.rfind("fio version 3 iolog", 0) == 0)
+      r->format_ = TraceFormat::kFioIolog3;
+  } else {
+    auto f = detect(r->line_, r->name_, r->line_no_);
+    if (!f.is_ok()) return f.status();
+    r->format_ = *f;
+  }
+  const bool header = r->line_.rfind("fio version ", 0) == 0;
+  if (!header) {
+    r->pending_first_ = r->line_;
+    r->has_pending_first_ = true;
+  }
+  return r;
+}
+
+Result<bool> TraceReader::read_line() {
+  char buffer[kMaxLineBytes + 2];
+  while (true) {
+    in_->getline(buffer, sizeof buffer);
+    const std::streamsize n = in_->gcount();
+    if (in_->bad()) return sim::io_error(name_ + ": read error after line " + std::to_string(line_no_));
+    if (n == 0 && in_->eof()) return false;
+    ++line_no_;
+    if (in_->fail() && !in_->eof()) {  // longer than the buffer: skip the rest of it
+      in_->clear();
+      in_->ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+      line_ = std::string(1, '\0');  // marks the over-long line for parse_line
+      return true;
+    }
+    line_.assign(buffer);
+    return true;
+  }
+}
+
+Result<std::optional<TraceRecord>> TraceReader::next() {
+  while (true) {
+    std::string_view line;
+    if (has_pending_first_) {
+      has_pending_first_ = false;
+      line_ = pending_first_;
+    } else {
+      auto more = read_line();
+      if (!more.is_ok()) return more.status();
+      if (!*more) return std::optional<TraceRecord>{};
+    }
+    line = line_;
+    if (tokens(line).empty()) continue;
+    auto r = line.size() == 1 && line[0] == '\0'
+                 ? Result<std::optional<TraceRecord>>(sim::invalid_argument(
+                       "line longer than " + std::to_string(kMaxLineBytes) + " bytes"))
+                 : parse_line(line);
+    if (!r.is_ok()) {
+      const std::string message = name_ + ":" + std::to_string(line_no_) + ": " + r.status().message();
+      if (!skip_bad_) return sim::invalid_argument(message);
+      if (bad_lines_++ == 0) first_bad_ = message;
+      continue;
+    }
+    if (!r->has_value()) continue;  // a line that is no I/O (fio file actions, blkparse events)
+    (*r)->line = line_no_;
+    return r;
+  }
+}
+
+sim::Time TraceReader::relative(__int128 time_ns) {
+  if (!origin_ns_) origin_ns_ = time_ns;
+  const __int128 t = time_ns - *origin_ns_;
+  if (t <= 0) return 0;
+  constexpr sim::Time kMax = 1'000'000'000'000'000'000;  // ~31 years: beyond any trace
+  return t > kMax ? kMax : static_cast<sim::Time>(t);
+}
+
+namespace {
+// A non-negative time in some unit, to whole nanoseconds.
+__int128 to_ns(double value, double ns_per_unit) {
+  return static_cast<__int128>(std::llround(std::min(value * ns_per_unit, 9e18)));
+}
+}  // namespace
+
+Result<std::optional<TraceRecord>> TraceReader::parse_line(std::string_view line) {
+  switch (format_) {
+    case TraceFormat::kFioIolog2:
+    case TraceFormat::kFioIolog3:
+      return parse_fio(line);
+    case TraceFormat::kBlkparse:
+      return parse_blkparse(line);
+    case TraceFormat::kMsrCsv:
+      return parse_msr(line);
+    case TraceFormat::kDiskSim:
+      return parse_disksim(line);
+  }
+  return std::optional<TraceRecord>{};
+}
+
+// fio iolog.c read_iolog: v3 "USEC FILE ACTION [OFFSET LENGTH]", v2 without the time.
+Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line) {
+  auto t = tokens(line);
+  const bool v3 = format_ == TraceFormat::kFioIolog3;
+  std::optional<double> stamp_us;
+  if (v3) {
+    if (t.empty() || !(stamp_us = number(t[0]))) return sim::invalid_argument(bad("no timestamp (µs) first"));
+    t.erase(t.begin());
+  }
+  if (t.size() != 2 && t.size() != 4) return sim::invalid_argument(bad("want FILE ACTION [OFFSET LENGTH]"));
+  const std::string_view action = t[1];
+  if (t.size() == 2) {
+    if (action == "add" || action == "open" || action == "close") return std::optional<TraceRecord>{};
+    return sim::invalid_argument("\"" + std::string(action) + "\" is not add, open or close");
+  }
+  const auto a = integer(t[2]);
+  const auto b = integer(t[3]);
+  if (!a || !b || *a > kMaxBytes || *b > kMaxBytes) return sim::invalid_argument(bad("offset and length are byte counts"));
+  if (action == "wait") {
+    if (!v3) fio_clock_ns_ += *a * sim::kMicrosecond;  // v2: OFFSET is the delay in µs
+    return std::optional<TraceRecord>{};  // v3: ignored, as fio does
+  }
+  TraceRecord r;
+  if (action == "read") r.op = TraceOp::kRead;
+  else if (action == "write") r.op = TraceOp::kWrite;
+  else if (action == "trim") r.op = TraceOp::kTrim;
+  else if (action == "sync" || action == "datasync") r.op = TraceOp::kFlush;
+  else return sim::invalid_argument("\"" + std::string(action) + "\" is not read, write, trim, sync, datasync or wait");
+  if (r.op != TraceOp::kFlush && *b == 0) return sim::invalid_argument(bad("an I/O of 0 bytes"));
+  r.device = std::string(t[0]);
+  r.offset_bytes = *a;
+  r.length_bytes = r.op == TraceOp::kFlush ? 0 : *b;
+  r.time_ns = v3 ? relative(to_ns(*stamp_us, 1e3)) : fio_clock_ns_;
+  return std::optional<TraceRecord>(std::move(r));
+}
+
+// blkparse default output: Q lines are I/Os, C lines their recorded completions.
+Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view line) {
+  const auto t = tokens(line);
+  if (blk_summary_ || t[0] == "CPU" || t[0].rfind("CPU", 0) == 0 || t[0] == "Total") {
+    blk_summary_ = true;  // the per-CPU and total summary after the events
+    return std::optional<TraceRecord>{};
+  }
+  if (!looks_like_blkparse(t)) return sim::invalid_argument(bad("not a blkparse event line"));
+  const std::string_view action = t[5];
+  if (action != "Q" && action != "C") return std::optional<TraceRecord>{};
+  if (t.size() < 8) return std::optional<TraceRecord>{};  // e.g. a flush with no sector
+  const std::string_view rwbs = t[6];
+  const auto sector = integer(t[7]);
+  std::int64_t count = 0;
+  if (t.size() >= 10 && t[8] == "+") {
+    const auto c = integer(t[9]);
+    if (!c) return sim::invalid_argument(bad("the sector count after '+' is not a number"));
+    count = *c;
+  }
+  if (!sector || *sector > kMaxBytes / kSectorBytes || count > kMaxBytes / kSectorBytes)
+    return sim::invalid_argument(bad("the sector is not a number"));
+  const double seconds = *number(t[3]);
+  const sim::Time at = relative(to_ns(seconds, 1e9));
+  const std::string key = std::string(t[0]) + " " + std::string(t[7]);
+  if (action == "C") {
+    auto it = queued_.find(key);
+    if (it == queued_.end()) {
+      ++unpaired_;
+      return std::optional<TraceRecord>{};
+    }
+    TraceRecord r;
+    r.is_io = false;
+    r.device = std::string(t[0]);
+    r.time_ns = it->second;
+    r.recorded_latency_ns = std::max<sim::Time>(0, at - it->second);
+    queued_.erase(it);
+    return std::optional<TraceRecord>(std::move(r));
+  }
+  TraceRecord r;
+  if (rwbs.find('D') != std::string_view::npos) r.op = TraceOp::kTrim;
+  else if (rwbs.find('R') != std::string_view::npos) r.op = TraceOp::kRead;
+  else if (rwbs.find('W') != std::string_view::npos) r.op = TraceOp::kWrite;
+  else if (rwbs.find('F') != std::string_view::npos) r.op = TraceOp::kFlush;
+  else return std::optional<TraceRecord>{};  // N: no data
+  if (r.op != TraceOp::kFlush && count == 0) return std::optional<TraceRecord>{};
+  if (count == 0) r.op = TraceOp::kFlush;
+  r.device = std::string(t[0]);
+  r.offset_bytes = *sector * kSectorBytes;
+  r.length_bytes = count * kSectorBytes;
+  r.time_ns = at;
+  if (queued_.size() < kMaxPendingRequests) queued_[key] = at;
+  return std::optional<TraceRecord>(std::move(r));
+}
+
+// MSR Cambridge: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime (100 ns units).
+Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line) {
+  const auto t = tokens(line, ',');
+  if (t.size() != 7) return sim::invalid_argument(bad("want 7 comma-separated fields"));
+  if (t[0] == "Timestamp") return std::optional<TraceRecord>{};  // the header
+  const auto stamp = integer(t[0]);
+  const auto offset = integer(t[4]);
+  const auto size = integer(t[5]);
+  const auto response = integer(t[6]);
+  if (!stamp || !offset || !size || !response || *offset > kMaxBytes || *size > kMaxBytes || *size == 0)
+    return sim::invalid_argument(bad("Timestamp, Offset, Size and ResponseTime are whole numbers, Size > 0"));
+  TraceRecord r;
+  if (t[3] == "Read" || t[3] == "read") r.op = TraceOp::kRead;
+  else if (t[3] == "Write" || t[3] == "write") r.op = TraceOp::kWrite;
+  else return sim::invalid_argument("Type \"" + std::string(t[3]) + "\" is not Read or Write");
+  if (t[1].empty()) return sim::invalid_argument(bad("no Hostname"));
+  r.device = std::string(t[1]) + "_" + std::string(t[2]);
+  r.offset_bytes = *offset;
+  r.length_bytes = *size;
+  r.time_ns = relative(static_cast<__int128>(*stamp) * 100);
+  if (*response > kMaxBytes / 100) return sim::invalid_argument(bad("ResponseTime is too large"));
+  r.recorded_latency_ns = *response * 100;
+  return std::optional<TraceRecord>(std::move(r));
+}
+
+// DiskSim ASCII: ARRIVAL_MS DEVICE LBA SIZE_BLOCKS FLAGS.
+Result<std::optional<TraceRecord>> TraceReader::parse_disksim(std::string_view line) {
+  const auto t = tokens(line);
+  if (t.size() != 5) return sim::invalid_argument(bad("want ARRIVAL_MS DEVICE LBA SIZE_BLOCKS FLAGS"));
+  const auto ms = number(t[0]);
+  const auto device = integer(t[1]);
+  const auto lba = integer(t[2]);
+  const auto blocks = integer(t[3]);
+  const auto flags = integer(t[4]);
+  if (!ms || !device || !lba || !blocks || !flags)
+    return sim::invalid_argument(bad("fields are non-negative numbers"));
+  if (*blocks == 0 || *lba > kMaxBytes / kSectorBytes || *blocks > kMaxBytes / kSectorBytes)
+    return sim::invalid_argument(bad("SIZE_BLOCKS is 1 or more and LBA within 1 EiB"));
+  TraceRecord r;
+  r.op = (*flags & 1) ? TraceOp::kRead : TraceOp::kWrite;
+  r.device = std::string(t[1]);
+  r.offset_bytes = *lba * kSectorBytes;
+  r.length_bytes = *blocks * kSectorBytes;
+  r.time_ns = relative(to_ns(*ms, 1e6));
+  return std::optional<TraceRecord>(std::move(r));
+}
+
+}  // namespace afasim::workload

@@ -1,0 +1,121 @@
+// Block traces, read a record at a time (docs/workloads.md "Trace replay").
+//
+// Formats, detected from the first lines unless named:
+//  - fio iolog v2 / v3 (fio iolog.c): a "fio version 2 iolog" / "fio version 3 iolog" first
+//    line, then "FILE ACTION [OFFSET LENGTH]" (v2; "FILE wait USEC" delays the next I/O) or
+//    "USEC FILE ACTION [OFFSET LENGTH]" (v3, a timestamp in µs). Actions read, write, trim,
+//    sync, datasync; add/open/close lines name files and are skipped.
+//  - blkparse's default text output: "MAJ,MIN CPU SEQ SECONDS PID ACTION RWBS SECTOR + COUNT
+//    [PROCESS]". A Q (queued) line is an I/O; the C (complete) line of the same device and
+//    sector gives the trace's own response time. Other actions and the summary after the
+//    events are skipped.
+//  - SNIA IOTTA / MSR Cambridge CSV: "Timestamp,Hostname,DiskNumber,Type,Offset,Size,
+//    ResponseTime", times in 100 ns units (Windows filetime), Type Read or Write; the device
+//    is HOSTNAME_DISK. An optional header line.
+//  - DiskSim ASCII (MQSim's input too): "ARRIVAL_MS DEVICE LBA SIZE_BLOCKS FLAGS", 512-byte
+//    blocks, flags bit 0 = read.
+// Times are relative to the first record. The file is streamed: memory is one line plus, for
+// blkparse, the queued requests not yet completed (bounded by kMaxPendingRequests).
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "sim/status.h"
+#include "sim/time.h"
+
+namespace afasim::workload {
+
+enum class TraceFormat { kFioIolog2, kFioIolog3, kBlkparse, kMsrCsv, kDiskSim };
+std::string_view to_string(TraceFormat f);  // "fio-iolog-v2", "blkparse", "msr-csv", "disksim"
+// "fio" (either version, from its first line), "blkparse", "msr", "disksim".
+sim::Result<TraceFormat> parse_trace_format(std::string_view name, std::string_view first_line = {});
+
+enum class TraceOp { kRead, kWrite, kTrim, kFlush };
+std::string_view to_string(TraceOp op);
+
+struct TraceRecord {
+  bool is_io = true;       // false: only the recorded response of an earlier I/O (blkparse C)
+  sim::Time time_ns = 0;   // arrival, since the first record; for !is_io the I/O's arrival
+  std::string device;      // as the trace names it: "/dev/sdb", "8,0", "hm_0", "0"
+  TraceOp op = TraceOp::kRead;
+  std::int64_t offset_bytes = 0;
+  std::int64_t length_bytes = 0;  // 0 for flushes
+  sim::Time recorded_latency_ns = -1;  // the trace's own response time; < 0 when it has none
+  std::int64_t line = 0;               // 1-based
+};
+
+struct TraceReaderOptions {
+  std::optional<TraceFormat> format;  // nullopt: detect
+  bool skip_bad = false;              // count bad lines and go on, instead of failing
+};
+
+class TraceReader {
+ public:
+  static constexpr std::size_t kMaxLineBytes = 4096;
+  static constexpr std::size_t kMaxPendingRequests = 1 << 20;  // blkparse Q without their C yet
+
+  // Opens `path` ("-" is standard input). kNotFound when it cannot be read; kInvalidArgument
+  // "FILE:LINE: ..." when the format cannot be detected.
+  static sim::Result<std::unique_ptr<TraceReader>> open(const std::string& path,
+                                                       const TraceReaderOptions& options);
+  // Reads from `in`; `name` labels messages.
+  static sim::Result<std::unique_ptr<TraceReader>> from_stream(std::unique_ptr<std::istream> in,
+                                                              std::string name,
+                                                              const TraceReaderOptions& options);
+
+  // The next record; nullopt at the end. kInvalidArgument "FILE:LINE: what is wrong" for a bad
+  // line (unless skip_bad), kIoError when reading fails.
+  sim::Result<std::optional<TraceRecord>> next();
+
+  TraceFormat format() const { return format_; }
+  bool skip_bad() const { return skip_bad_; }
+  // Counts a bad record found after reading (an I/O beyond its volume), as a bad line.
+  void count_bad(const std::string& message) {
+    if (bad_lines_++ == 0) first_bad_ = message;
+  }
+  const std::string& name() const { return name_; }
+  std::int64_t bad_lines() const { return bad_lines_; }        // skipped with skip_bad
+  std::int64_t unpaired_completions() const { return unpaired_; }  // blkparse C without Q
+  std::string first_bad() const { return first_bad_; }         // "FILE:LINE: ..." or empty
+
+ private:
+  TraceReader() = default;
+  sim::Result<bool> read_line();  // false at the end
+  sim::Result<std::optional<TraceRecord>> parse_line(std::string_view line);
+  sim::Result<std::optional<TraceRecord>> parse_fio(std::string_view line);
+  sim::Result<std::optional<TraceRecord>> parse_blkparse(std::string_view line);
+  sim::Result<std::optional<TraceRecord>> parse_msr(std::string_view line);
+  sim::Result<std::optional<TraceRecord>> parse_disksim(std::string_view line);
+  sim::Time relative(__int128 time_ns);
+
+  std::unique_ptr<std::istream> in_;
+  std::string name_;
+  TraceFormat format_ = TraceFormat::kDiskSim;
+  bool skip_bad_ = false;
+  std::string line_;
+  std::string pending_first_;  // a line read while detecting the format
+  bool has_pending_first_ = false;
+  std::int64_t line_no_ = 0;
+  std::int64_t bad_lines_ = 0;
+  std::int64_t unpaired_ = 0;
+  std::string first_bad_;
+  std::optional<__int128> origin_ns_;  // the first record's own time
+  sim::Time fio_clock_ns_ = 0;       // fio v2: the sum of waits so far
+  bool blk_summary_ = false;         // blkparse: past the events
+  std::unordered_map<std::string, sim::Time> queued_;  // blkparse "dev sector" → Q time
+};
+
+// The volume name a trace device maps to when no --map names one (docs/workloads.md):
+// volume_name_for_path's rule, characters other than letters, digits, '-', '_' and '.'
+// replaced by '_', and "dev" in front of a name that does not start with a letter.
+// "/dev/sdb" → "sdb", "8,0" → "dev8_0", "hm_0" → "hm_0", "3" → "dev3".
+std::string trace_volume_name(std::string_view device);
+
+}  // namespace afasim::workload

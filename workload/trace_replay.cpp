@@ -1,0 +1,342 @@
+#include "workload/trace_replay.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "sim/assert.h"
+
+namespace afasim::workload {
+namespace {
+
+using controller::HostIo;
+using controller::IoCompletion;
+using controller::IoOp;
+using sim::Time;
+
+constexpr Time kProgressInterval = 100 * sim::kMillisecond;
+// blkparse: a C line comes after its Q; a row waits this much trace time past its end for
+// the recorded responses of its I/Os before it is handed out.
+constexpr Time kRecordedSlack = sim::kSecond;
+
+struct OpenRow {
+  std::int64_t index = 0;
+  std::int64_t pending = 0;                // I/Os that arrived in it and are in flight
+  std::map<std::size_t, TraceStats> stats;  // by volume index
+};
+
+class Replayer {
+ public:
+  Replayer(controller::Array& array, sim::Simulator& sim, TraceReader& reader,
+           const TraceReplayOptions& options, const std::function<void(const TraceRow&)>& on_row)
+      : array_(array), sim_(sim), reader_(reader), options_(options), on_row_(on_row) {}
+
+  sim::Result<TraceReport> run();
+
+ private:
+  sim::Status fetch();  // the next I/O record into lookahead_ (recorded-only records applied)
+  void schedule_next();
+  void issue_ready();
+  void issue(const TraceRecord& r);
+  sim::Result<std::size_t> volume_for(const std::string& device);
+  void complete(std::size_t volume, std::int64_t row, TraceOp op, std::int64_t bytes,
+                const IoCompletion& done);
+  OpenRow* row(std::int64_t index);
+  void emit_rows(bool all);
+  Time arrival(const TraceRecord& r) const;
+  void fail(sim::Status status);
+  void progress_tick();
+
+  controller::Array& array_;
+  sim::Simulator& sim_;
+  TraceReader& reader_;
+  const TraceReplayOptions& options_;
+  const std::function<void(const TraceRow&)>& on_row_;
+  TraceReport report_;
+  std::map<std::string, std::size_t> by_device_;
+  std::optional<TraceRecord> lookahead_;
+  bool reader_done_ = false;
+  bool scheduled_ = false;  // an arrival event is pending
+  bool stalled_ = false;
+  int in_flight_ = 0;
+  Time last_arrival_ = 0;
+  sim::Status error_;
+  std::deque<OpenRow> rows_;
+  std::int64_t next_row_ = 0;  // the first row not handed out
+  sim::EventId tick_;
+};
+
+Time Replayer::arrival(const TraceRecord& r) const {
+  return static_cast<Time>(static_cast<double>(r.time_ns) / options_.speed);
+}
+
+void Replayer::fail(sim::Status status) {
+  if (error_.is_ok()) error_ = std::move(status);
+  reader_done_ = true;  // no more I/O; the loop drains what is in flight
+  lookahead_.reset();
+}
+
+sim::Status Replayer::fetch() {
+  lookahead_.reset();
+  if (options_.max_records > 0 && report_.records >= options_.max_records) {
+    reader_done_ = true;
+    return sim::Status::ok();
+  }
+  while (true) {
+    auto r = reader_.next();
+    if (!r.is_ok()) return r.status();
+    if (!r->has_value()) {
+      reader_done_ = true;
+      return sim::Status::ok();
+    }
+    TraceRecord& rec = **r;
+    if (rec.is_io) {
+      lookahead_ = std::move(rec);
+      return sim::Status::ok();
+    }
+    // A recorded response (blkparse C): its I/O's row, if still open, and the totals.
+    auto v = volume_for(rec.device);
+    if (!v.is_ok()) return v.status();
+    report_.volumes[*v].totals.recorded_latency_ns.record(rec.recorded_latency_ns);
+    if (options_.timing == TraceTiming::kRecorded) {
+      if (OpenRow* open = row(arrival(rec) / options_.interval_ns))
+        open->stats[*v].recorded_latency_ns.record(rec.recorded_latency_ns);
+    }
+  }
+}
+
+// The row of `index`, opened if needed; nullptr when it was already handed out.
+OpenRow* Replayer::row(std::int64_t index) {
+  if (index < next_row_) return nullptr;
+  if (rows_.empty()) rows_.push_back(OpenRow{next_row_, 0, {}});
+  while (rows_.back().index < index) rows_.push_back(OpenRow{rows_.back().index + 1, 0, {}});
+  return &rows_[static_cast<std::size_t>(index - rows_.front().index)];
+}
+
+void Replayer::emit_rows(bool all) {
+  // A row is done when none of its I/Os is in flight and no later record can arrive in it.
+  Time horizon = sim::kTimeMax;
+  if (!all && !reader_done_) {
+    horizon = options_.timing == TraceTiming::kClosedLoop ? sim_.now()
+              : lookahead_ ? arrival(*lookahead_) - (reader_.format() == TraceFormat::kBlkparse
+                                                         ? kRecordedSlack
+                                                         : 0)
+                           : sim_.now();
+  }
+  while (!rows_.empty()) {
+    OpenRow& r = rows_.front();
+    const Time end = (r.index + 1) * options_.interval_ns;
+    if (r.pending > 0 || end > horizon) break;
+    for (auto& [v, stats] : r.stats) {
+      if (!on_row_) break;
+      TraceRow out;
+      out.start_ns = r.index * options_.interval_ns;
+      out.length_ns = options_.interval_ns;
+      out.volume = report_.volumes[v].volume;
+      out.stats = std::move(stats);
+      on_row_(out);
+    }
+    next_row_ = r.index + 1;
+    rows_.pop_front();
+  }
+}
+
+sim::Result<std::size_t> Replayer::volume_for(const std::string& device) {
+  if (auto it = by_device_.find(device); it != by_device_.end()) return it->second;
+  TraceVolume v;
+  v.device = device;
+  auto mapped = options_.device_map.find(device);
+  v.volume = mapped != options_.device_map.end() ? mapped->second : trace_volume_name(device);
+  const controller::Volume* existing = array_.volume_by_name(v.volume);
+  if (existing == nullptr) {
+    controller::VolumeSpec spec;
+    spec.name = v.volume;
+    spec.capacity_bytes = options_.volume_size_bytes;
+    spec.raid_type = options_.raid_type;
+    spec.provisioning = options_.provisioning;
+    auto created = array_.create_volume(spec);
+    if (!created.is_ok())
+      return sim::Status(created.status().code(), reader_.name() + ": device \"" + device +
+                                                      "\": cannot create volume \"" + v.volume +
+                                                      "\": " + created.status().message());
+    existing = array_.volume(created->id);
+  }
+  v.volume_id = existing->id;
+  v.capacity_bytes = existing->capacity_bytes;
+  by_device_[device] = report_.volumes.size();
+  report_.volumes.push_back(std::move(v));
+  return report_.volumes.size() - 1;
+}
+
+void Replayer::issue(const TraceRecord& r) {
+  auto v = volume_for(r.device);
+  if (!v.is_ok()) return fail(v.status());
+  const TraceVolume& vol = report_.volumes[*v];
+  if (r.offset_bytes + r.length_bytes > vol.capacity_bytes) {
+    const std::string message = reader_.name() + ":" + std::to_string(r.line) + ": " +
+                                std::string(to_string(r.op)) + " at " + std::to_string(r.offset_bytes) +
+                                " + " + std::to_string(r.length_bytes) + " is beyond volume \"" +
+                                vol.volume + "\" (" + std::to_string(vol.capacity_bytes) +
+                                " bytes; --volume-size or --map)";
+    if (!reader_.skip_bad()) return fail(sim::invalid_argument(message));
+    reader_.count_bad(message);
+    return;
+  }
+  HostIo io;
+  io.op = r.op == TraceOp::kRead    ? IoOp::kRead
+          : r.op == TraceOp::kWrite ? IoOp::kWrite
+          : r.op == TraceOp::kTrim  ? IoOp::kTrim
+                                    : IoOp::kFlush;
+  io.volume_id = vol.volume_id;
+  io.offset_bytes = r.op == TraceOp::kFlush ? 0 : r.offset_bytes;
+  io.length_bytes = r.op == TraceOp::kFlush ? 0 : r.length_bytes;
+  const std::int64_t row_index = sim_.now() / options_.interval_ns;
+  OpenRow* open = row(row_index);
+  open->pending += 1;
+  if (r.recorded_latency_ns >= 0) {  // the trace's own response time (MSR)
+    report_.volumes[*v].totals.recorded_latency_ns.record(r.recorded_latency_ns);
+    open->stats[*v].recorded_latency_ns.record(r.recorded_latency_ns);
+  }
+  ++in_flight_;
+  ++report_.records;
+  const std::size_t vi = *v;
+  const TraceOp op = r.op;
+  const std::int64_t bytes = io.length_bytes;
+  array_.submit(io, [this, vi, row_index, op, bytes](const IoCompletion& done) {
+    complete(vi, row_index, op, bytes, done);
+  });
+}
+
+void Replayer::complete(std::size_t volume, std::int64_t row_index, TraceOp op, std::int64_t bytes,
+                        const IoCompletion& done) {
+  --in_flight_;
+  report_.end_ns = std::max(report_.end_ns, done.complete_time);
+  auto account = [&](TraceStats& s) {
+    if (!done.status.is_ok()) {
+      ++s.errors;
+      return;
+    }
+    ++s.ios;
+    s.bytes += bytes;
+    (op == TraceOp::kRead ? s.reads : op == TraceOp::kWrite ? s.writes : op == TraceOp::kTrim ? s.trims : s.flushes) += 1;
+    s.latency_ns.record(done.latency());
+  };
+  account(report_.volumes[volume].totals);
+  OpenRow* open = row(row_index);
+  AFASIM_ASSERT(open != nullptr, "a row with I/O in flight is still open");
+  account(open->stats[volume]);
+  --open->pending;
+  if (stalled_) {
+    stalled_ = false;
+    issue_ready();
+  } else if (options_.timing == TraceTiming::kClosedLoop) {
+    issue_ready();
+  }
+  emit_rows(false);
+}
+
+// Issues what is due now: in closed loop, up to iodepth; as recorded, the records whose
+// arrival has come, then an event for the next one.
+void Replayer::issue_ready() {
+  const int depth = options_.timing == TraceTiming::kClosedLoop ? options_.iodepth : options_.max_outstanding;
+  while (lookahead_ && error_.is_ok()) {
+    if (options_.timing == TraceTiming::kRecorded && arrival(*lookahead_) > sim_.now()) {
+      schedule_next();
+      return;
+    }
+    if (in_flight_ >= depth) {
+      if (options_.timing == TraceTiming::kRecorded) {
+        ++report_.stalls;
+        stalled_ = true;
+      }
+      return;
+    }
+    const TraceRecord r = std::move(*lookahead_);
+    issue(r);
+    if (!error_.is_ok()) return;
+    if (sim::Status st = fetch(); !st.is_ok()) return fail(st);
+    if (lookahead_ && options_.timing == TraceTiming::kRecorded) {
+      // Records are replayed in file order; one earlier than the last arrives with it.
+      if (arrival(*lookahead_) < last_arrival_) {
+        ++report_.reordered;
+        lookahead_->time_ns = static_cast<Time>(static_cast<double>(last_arrival_) * options_.speed);
+      }
+      last_arrival_ = std::max(last_arrival_, arrival(*lookahead_));
+    }
+  }
+}
+
+void Replayer::schedule_next() {
+  if (scheduled_ || !lookahead_) return;
+  scheduled_ = true;
+  sim_.at(std::max(sim_.now(), arrival(*lookahead_)), [this] {
+    scheduled_ = false;
+    issue_ready();
+  });
+}
+
+void Replayer::progress_tick() {
+  if (options_.progress) {
+    char line[160];
+    std::snprintf(line, sizeof line, "trace: %.1f s simulated, %lld I/Os replayed, %d in flight",
+                  sim::to_seconds(sim_.now()), static_cast<long long>(report_.records), in_flight_);
+    options_.progress(line);
+  }
+  tick_ = sim_.after(kProgressInterval, [this] { progress_tick(); });
+}
+
+sim::Result<TraceReport> Replayer::run() {
+  report_.file = reader_.name();
+  report_.format = reader_.format();
+  report_.timing = options_.timing;
+  report_.speed = options_.speed;
+  report_.iodepth = options_.timing == TraceTiming::kClosedLoop ? options_.iodepth : 0;
+  report_.interval_ns = options_.interval_ns;
+  next_row_ = sim_.now() / options_.interval_ns;
+  if (sim::Status st = fetch(); !st.is_ok()) return st;
+  if (lookahead_) last_arrival_ = arrival(*lookahead_);
+  tick_ = sim_.after(kProgressInterval, [this] { progress_tick(); });
+  issue_ready();
+  while (!(reader_done_ && !lookahead_ && in_flight_ == 0 && !scheduled_) && sim_.step()) {
+  }
+  sim_.cancel(tick_);  // it refers to this object
+  AFASIM_ASSERT(in_flight_ == 0, "trace replay ended with I/O in flight");
+  if (!error_.is_ok()) return error_;
+  emit_rows(true);
+  report_.bad_lines = reader_.bad_lines();
+  report_.first_bad = reader_.first_bad();
+  report_.unpaired_completions = reader_.unpaired_completions();
+  return report_;
+}
+
+}  // namespace
+
+void TraceStats::merge(const TraceStats& o) {
+  ios += o.ios;
+  bytes += o.bytes;
+  reads += o.reads;
+  writes += o.writes;
+  trims += o.trims;
+  flushes += o.flushes;
+  errors += o.errors;
+  latency_ns.merge(o.latency_ns);
+  recorded_latency_ns.merge(o.recorded_latency_ns);
+}
+
+sim::Result<TraceReport> replay_trace(controller::Array& array, sim::Simulator& sim,
+                                      TraceReader& reader, const TraceReplayOptions& options,
+                                      const std::function<void(const TraceRow&)>& on_row) {
+  if (!(options.speed > 0) || options.speed > 1e6)
+    return sim::invalid_argument("--speed must be in (0, 1000000]");
+  if (options.iodepth < 1 || options.iodepth > 65536)
+    return sim::invalid_argument("--iodepth must be 1 to 65536");
+  if (options.max_outstanding < 1 || options.max_outstanding > (1 << 20))
+    return sim::invalid_argument("max_outstanding must be 1 to 1048576");
+  if (options.interval_ns <= 0) return sim::invalid_argument("--interval must be > 0");
+  Replayer replayer(array, sim, reader, options, on_row);
+  return replayer.run();
+}
+
+}  // namespace afasim::workload

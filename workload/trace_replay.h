@@ -1,0 +1,107 @@
+// Replays a block trace (trace_reader.h) against the simulated array: `afasim trace FILE`.
+//
+// Timing: as recorded (arrival = trace time ÷ speed; --speed 2 replays twice as fast), or
+// closed loop (the trace's order and sizes, `iodepth` I/Os kept in flight, its times
+// ignored). Each trace device is a volume: --map DEV=VOLUME, else trace_volume_name(DEV);
+// volumes that do not exist are created when the device first appears (thin, volume_size
+// bytes). The report gives, per volume, IOPS, MB/s and latency percentiles over the whole
+// replay and per interval, the trace's own response times beside the simulated ones where
+// the format records them (MSR ResponseTime, blkparse Q→C). Rows are handed to `on_row` as
+// soon as every I/O that arrived in them has completed, so a trace of any length replays in
+// memory bounded by the volumes, max_outstanding and the rows still open.
+//
+// Bounds: at most max_outstanding I/Os in flight when replaying as recorded; at the bound
+// the next arrival waits for a completion (counted as `stalls`, the trace's pace not held).
+// Deterministic: the same trace, array and options give the same report.
+// Not thread-safe: runs on the thread that owns the Simulator and Array.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "controller/array.h"
+#include "sim/histogram.h"
+#include "sim/simulator.h"
+#include "workload/trace_reader.h"
+
+namespace afasim::workload {
+
+enum class TraceTiming { kRecorded, kClosedLoop };
+
+struct TraceReplayOptions {
+  TraceTiming timing = TraceTiming::kRecorded;
+  double speed = 1.0;             // kRecorded: > 0; trace time ÷ speed
+  int iodepth = 32;               // kClosedLoop: I/Os in flight, 1..65536
+  int max_outstanding = 65536;    // kRecorded: I/Os in flight at most, 1..1 << 20
+  std::map<std::string, std::string> device_map;  // trace device → volume name
+  std::int64_t volume_size_bytes = std::int64_t{1} << 40;  // new volumes: 1 TiB thin
+  raid::RaidType raid_type = raid::RaidType::kRaid10;
+  controller::Provisioning provisioning = controller::Provisioning::kThin;
+  sim::Time interval_ns = sim::kSecond;  // timeline rows, > 0
+  std::int64_t max_records = 0;          // stop after this many I/Os; 0 = the whole trace
+  // Every 100 ms of simulated time: a one-line status (never changes the run).
+  std::function<void(const std::string& line)> progress;
+};
+
+// One volume's I/O in one interval of arrival time (or over the whole replay).
+struct TraceStats {
+  std::int64_t ios = 0;
+  std::int64_t bytes = 0;
+  std::int64_t reads = 0, writes = 0, trims = 0, flushes = 0, errors = 0;
+  sim::Histogram latency_ns;           // simulated: submit → completion (QoS wait included)
+  sim::Histogram recorded_latency_ns;  // the trace's own, where it has them
+  void merge(const TraceStats& other);
+};
+
+struct TraceRow {
+  sim::Time start_ns = 0;  // interval of arrival (simulated time)
+  sim::Time length_ns = 0;
+  std::string volume;
+  TraceStats stats;
+};
+
+struct TraceVolume {
+  std::string device;
+  std::string volume;
+  controller::Id volume_id = 0;
+  std::int64_t capacity_bytes = 0;
+  TraceStats totals;
+};
+
+struct TraceReport {
+  std::string file;
+  TraceFormat format = TraceFormat::kDiskSim;
+  TraceTiming timing = TraceTiming::kRecorded;
+  double speed = 1.0;
+  int iodepth = 0;
+  sim::Time interval_ns = 0;
+  std::int64_t records = 0;        // I/Os replayed
+  std::int64_t bad_lines = 0;      // skipped (--skip-bad)
+  std::string first_bad;           // the first of them, "FILE:LINE: ..."
+  std::int64_t stalls = 0;         // arrivals that waited for max_outstanding
+  std::int64_t reordered = 0;      // records earlier than the one before (replayed in order)
+  std::int64_t unpaired_completions = 0;  // blkparse C lines without their Q
+  sim::Time end_ns = 0;            // simulated time of the last completion
+  std::vector<TraceVolume> volumes;  // first-appearance order
+};
+
+// Replays `reader` to its end. Errors: the reader's ("FILE:LINE: ..."); kInvalidArgument
+// "FILE:LINE: ..." for an I/O beyond its volume (with skip_bad on the reader, counted as a
+// bad line instead); the Array's when a volume cannot be created. I/O errors of the array
+// (no space, a failed volume) are counted per volume, not fatal.
+sim::Result<TraceReport> replay_trace(controller::Array& array, sim::Simulator& sim,
+                                      TraceReader& reader, const TraceReplayOptions& options,
+                                      const std::function<void(const TraceRow&)>& on_row = {});
+
+// Text: a header, the rows as they come (format_trace_row), then the totals.
+std::string format_trace_header(const TraceReader& reader, const TraceReplayOptions& options);
+std::string format_trace_row(const TraceRow& row);
+std::string format_trace_totals(const TraceReport& report);
+// JSON lines: one object per row ({"row": ...}), then one {"totals": ...}.
+std::string trace_row_json(const TraceRow& row);
+std::string trace_totals_json(const TraceReport& report);
+
+}  // namespace afasim::workload
