@@ -6,18 +6,13 @@
 
 #include "config/preset.h"
 #include "ssd/measure.h"
+#include "tests/ssd/ssd_test_support.h"
 
 using namespace afasim;
 
 namespace {
 
-config::DeviceSpec device_spec(const std::string& name) {
-  auto cat = config::Catalog::embedded();
-  REQUIRE_MESSAGE(cat.is_ok(), cat.status().message());
-  auto d = cat->device(name);
-  REQUIRE(d.is_ok());
-  return *d;
-}
+using ssd_test::device_spec;
 
 struct Corners {
   double seq_read = 0, seq_write = 0, rand_read = 0, rand_write_steady = 0, rand_write_fob = 0,

@@ -9,19 +9,14 @@
 #include "config/preset.h"
 #include "sim/rng.h"
 #include "ssd/measure.h"
+#include "tests/ssd/ssd_test_support.h"
 #include "ssd/replica_ftl.h"
 
 using namespace afasim;
 
 namespace {
 
-config::DeviceSpec device_spec(const std::string& name) {
-  auto cat = config::Catalog::embedded();
-  REQUIRE_MESSAGE(cat.is_ok(), cat.status().message());
-  auto d = cat->device(name);
-  REQUIRE(d.is_ok());
-  return *d;
-}
+using ssd_test::device_spec;
 
 // The analytic greedy WA of Xiang & Kurkoski (arXiv:1110.4245): WA = 1 / (1 − u) with
 // u = exp(−α(1 − u)); solved by fixed-point iteration.
@@ -155,6 +150,9 @@ TEST_CASE("steady-state random writes run below fresh-out-of-box on every seed d
     const auto steady = run(spec, ssd::StartState::kSteady, ssd::Op::kWrite, qd,
                             300 * sim::kMillisecond, 300 * sim::kMillisecond);
     INFO(name << ": FOB " << fob.iops << " IOPS, steady " << steady.iops);
+    MESSAGE(name << ": FOB " << fob.iops << " IOPS (stddev " << fob.stddev_latency_us
+                 << " us), steady " << steady.iops << " IOPS (stddev " << steady.stddev_latency_us
+                 << " us)");
     CHECK(steady.iops < 0.9 * fob.iops);
     // The steady state's latency spread comes from GC: programs and erases it adds.
     CHECK(steady.stddev_latency_us > 2 * fob.stddev_latency_us);
