@@ -8,6 +8,7 @@
 #include <set>
 
 #include "api/fields.h"
+#include "api/observe.h"
 #include "api/problem.h"
 #include "api/rest_server.h"
 
@@ -262,15 +263,21 @@ const std::initializer_list<std::string_view> kQosReadOnly = {"id", "volume_coun
 
 }  // namespace
 
-Endpoints::Endpoints(Array& array, serve::ModelThread& model, SystemIdentity identity)
-    : array_(array), model_(model), identity_(std::move(identity)) {}
+Endpoints::Endpoints(Array& array, serve::ModelThread& model, SystemIdentity identity,
+                     const controller::Telemetry* telemetry)
+    : array_(array), model_(model), identity_(std::move(identity)), telemetry_(telemetry) {}
 
 std::vector<Route> Endpoints::routes() {
+  auto perf = [this](PerfHistory::Kind kind, std::string what) {
+    return [this, kind, what](const Call& c) { return performance(c, kind, what); };
+  };
   auto bind = [this](Reply (Endpoints::*fn)(const Call&)) {
     return [this, fn](const Call& c) { return (this->*fn)(c); };
   };
   return {
       {"GET", "/system", bind(&Endpoints::get_system)},
+      {"GET", "/scrub", bind(&Endpoints::get_scrub)},
+      {"PATCH", "/scrub", bind(&Endpoints::update_scrub)},
       {"GET", "/controllers", bind(&Endpoints::list_controllers)},
       {"GET", "/controllers/{id}", bind(&Endpoints::get_controller)},
       {"GET", "/datapacs", bind(&Endpoints::list_datapacs)},
@@ -300,6 +307,11 @@ std::vector<Route> Endpoints::routes() {
       {"PATCH", "/qos-policies/{id}", bind(&Endpoints::update_qos_policy)},
       {"DELETE", "/qos-policies/{id}", bind(&Endpoints::delete_qos_policy)},
       {"GET", "/events", bind(&Endpoints::list_events)},
+      {"GET", "/alerts", bind(&Endpoints::list_alerts)},
+      {"GET", "/system/performance", perf(PerfHistory::Kind::kArray, "system")},
+      {"GET", "/controllers/{id}/performance", perf(PerfHistory::Kind::kController, "controller")},
+      {"GET", "/volumes/{id}/performance", perf(PerfHistory::Kind::kVolume, "volume")},
+      {"GET", "/drives/{id}/performance", perf(PerfHistory::Kind::kDrive, "drive")},
       {"GET", "/faults", bind(&Endpoints::list_faults)},
       {"POST", "/faults", bind(&Endpoints::create_fault)},
       {"GET", "/faults/{id}", bind(&Endpoints::get_fault)},
@@ -313,6 +325,33 @@ std::vector<Route> Endpoints::routes() {
 Reply Endpoints::get_system(const Call& c) {
   no_query(c.http);
   return on_model([&] { return Reply(200, system_view(array_, identity_)); });
+}
+
+Reply Endpoints::get_scrub(const Call& c) {
+  no_query(c.http);
+  return on_model([&] { return Reply(200, scrub_view(array_.data_path())); });
+}
+
+Reply Endpoints::update_scrub(const Call& c) {
+  no_query(c.http);
+  const json body = json_body(c, true);
+  FieldReader f(body, {"enabled", "bytes_per_second"},
+                {"pass_interval_s", "running", "passes_completed", "rows_checked", "rows_total", "bytes_read",
+                 "media_errors", "repaired", "unrecoverable", "mismatches", "read_repairs", "unrecoverable_reads"});
+  no_nulls(f, {"enabled", "bytes_per_second"});
+  std::optional<bool> enabled;
+  if (const json* e = f.raw("enabled")) {
+    if (!e->is_boolean()) throw bad_request("enabled must be true or false, got " + e->dump());
+    enabled = e->get<bool>();
+  }
+  const std::optional<std::int64_t> rate = f.size("bytes_per_second");
+  return on_model([&] {
+    raid::ScrubOptions o = array_.data_path().scrub_options();
+    if (enabled) o.enabled = *enabled;
+    if (rate) o.bytes_per_second = *rate;
+    check(array_.set_scrub_options(o));
+    return Reply(200, scrub_view(array_.data_path()));
+  });
 }
 
 Reply Endpoints::list_controllers(const Call& c) {
@@ -743,18 +782,51 @@ Reply Endpoints::delete_qos_policy(const Call& c) {
 // ---------------------------------------------------------------------------------------
 // Events and the API's own description
 
+static QueryParams query_params(const httplib::Request& r) {
+  return QueryParams(r.params.begin(), r.params.end());
+}
+
 Reply Endpoints::list_events(const Call& c) {
+  const EventQuery q = parse_event_query(query_params(c.http));
+  const bool filtered = q.since_ns || q.min_severity || !q.kinds.empty() || q.object || q.after || q.before;
+  return on_model([&] {
+    json page = event_page(array_.recent_events(), q);
+    // Unfiltered, `total` counts every event ever logged, those no longer in memory too.
+    if (!filtered) page["total"] = array_.events(0, 0).total;
+    return Reply(200, std::move(page));
+  });
+}
+
+Reply Endpoints::list_alerts(const Call& c) {
   const ListQuery q = parse_list_query(c.http);
   return on_model([&] {
-    const std::int64_t kept = array_.event_count();
-    // Past the events kept in memory the page is empty; the total still counts them all.
-    const auto page = array_.events(std::min(q.offset, kept), q.limit);
-    json items = json::array();
-    for (const auto& e : page.items) items.push_back(event_view(e));
-    return Reply(200, json{{"items", std::move(items)},
-                           {"total", page.total},
-                           {"offset", q.offset},
-                           {"limit", q.limit}});
+    Pager page(q);
+    if (telemetry_)
+      for (const auto& a : telemetry_->alerts()) page.offer([&] { return alert_view(a); });
+    return page.reply();
+  });
+}
+
+Reply Endpoints::performance(const Call& c, PerfHistory::Kind kind, const std::string& what) {
+  const PerformanceQuery q = parse_performance_query(query_params(c.http));
+  const Id id = kind == PerfHistory::Kind::kArray ? 0 : parse_id(c, what);
+  if (telemetry_ == nullptr)
+    throw ApiError(503, problem::kUnavailable, "this server keeps no performance history");
+  return on_model([&] {
+    const std::string object = kind == PerfHistory::Kind::kArray ? "system" : what + "/" + std::to_string(id);
+    bool exists = true;
+    switch (kind) {
+      case PerfHistory::Kind::kArray: break;
+      case PerfHistory::Kind::kController: exists = array_.controller(id) != nullptr; break;
+      case PerfHistory::Kind::kVolume: exists = array_.volume(id) != nullptr; break;
+      case PerfHistory::Kind::kDrive: exists = array_.drive(id) != nullptr; break;
+    }
+    if (!exists) throw not_found("no " + what + " " + std::to_string(id));
+    // Drives are kept by index (id − 1).
+    const Id key = kind == PerfHistory::Kind::kDrive ? id - 1 : id;
+    const PerfSeries series = telemetry_->history().series({kind, key}, q.since_ns, q.limit);
+    const bool controller_fields = kind == PerfHistory::Kind::kArray || kind == PerfHistory::Kind::kController;
+    return Reply(200, performance_view(object, series, controller_fields));
   });
 }
 

@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "api/rest_record.h"
 #include "api/views.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "serve/model_thread.h"
 
 namespace httplib {
@@ -54,18 +56,24 @@ struct Route {
 
 class Endpoints {
  public:
-  Endpoints(controller::Array& array, serve::ModelThread& model, SystemIdentity identity);
+  // `telemetry` (may be null: no performance history, no alerts) is read on the model thread.
+  Endpoints(controller::Array& array, serve::ModelThread& model, SystemIdentity identity,
+            const controller::Telemetry* telemetry = nullptr);
   // Every route, in the order docs/api.md lists them.
   std::vector<Route> routes();
 
  private:
-  // Runs `fn` on the model thread; rethrows its ApiError.
+  // Runs `fn` on the model thread; rethrows its ApiError. Records the call when a session
+  // is recorded (api/rest_record.h).
   template <typename F>
   auto on_model(F&& fn) {
-    return model_.call(std::forward<F>(fn));
+    const CallScope* scope = CallScope::current();
+    return model_.call([&fn, scope] { return recorded(scope, fn); });
   }
 
   Reply get_system(const Call& c);
+  Reply get_scrub(const Call& c);
+  Reply update_scrub(const Call& c);
   Reply list_controllers(const Call& c);
   Reply get_controller(const Call& c);
   Reply list_datapacs(const Call& c);
@@ -101,6 +109,8 @@ class Endpoints {
   Reply delete_qos_policy(const Call& c);
 
   Reply list_events(const Call& c);
+  Reply list_alerts(const Call& c);
+  Reply performance(const Call& c, controller::PerfHistory::Kind kind, const std::string& what);
   Reply list_faults(const Call& c);
   Reply create_fault(const Call& c);
   Reply get_fault(const Call& c);
@@ -109,6 +119,7 @@ class Endpoints {
   controller::Array& array_;
   serve::ModelThread& model_;
   SystemIdentity identity_;
+  const controller::Telemetry* telemetry_;
 };
 
 }  // namespace afasim::api

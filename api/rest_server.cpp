@@ -11,7 +11,10 @@
 #include <stdexcept>
 
 #include "api/endpoints.h"
+#include "api/fields.h"
+#include "api/observe.h"
 #include "api/problem.h"
+#include "api/web.h"
 
 #ifndef AFASIM_VERSION
 #define AFASIM_VERSION "unknown"
@@ -128,6 +131,9 @@ std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// The event stream's path under kApiPrefix.
+constexpr const char* kEventStreamPath = "/events/stream";
+
 // The start of the request this worker thread is serving, for the log line. Set by the
 // pre-routing handler; requests httplib refuses before routing log no duration.
 thread_local std::optional<std::chrono::steady_clock::time_point> request_start;
@@ -138,7 +144,9 @@ class RestServer::Impl {
  public:
   Impl(controller::Array& array, serve::ModelThread& model, RestServerOptions options)
       : options_(std::move(options)),
-        endpoints_(array, model, SystemIdentity{options_.system_name, AFASIM_VERSION}),
+        array_(array),
+        model_(model),
+        endpoints_(array, model, SystemIdentity{options_.system_name, AFASIM_VERSION}, options_.telemetry),
         routes_(endpoints_.routes()),
         logger_(options_.logger ? options_.logger : spdlog::default_logger()) {
     for (auto& r : routes_) segments_.push_back(split_path(r.path));
@@ -175,6 +183,8 @@ class RestServer::Impl {
 
   void stop() {
     if (!listener_.joinable()) return;
+    // Event streams hold workers until their subscription ends.
+    if (options_.events) options_.events->close_all();
     server_.stop();
     listener_.join();
   }
@@ -182,6 +192,7 @@ class RestServer::Impl {
   std::vector<RouteInfo> route_infos() const {
     std::vector<RouteInfo> out;
     for (const auto& r : routes_) out.push_back({r.method, r.path});
+    out.push_back({"GET", kEventStreamPath});
     return out;
   }
 
@@ -302,10 +313,95 @@ class RestServer::Impl {
     }
   }
 
+  // The routes outside the JSON handlers: /metrics, the event stream, the manager page.
+  // True when `req` was one of them.
+  bool route_special(const httplib::Request& req, httplib::Response& res, const std::string& path) {
+    const bool get = req.method == "GET" || req.method == "HEAD";
+    const bool metrics = path == "/metrics";
+    const bool stream = path == std::string(kApiPrefix) + kEventStreamPath;
+    const auto web = options_.web && path.compare(0, 4, "/api") != 0 ? find_web_file(req.path) : std::nullopt;
+    if (!metrics && !stream && !web) return false;
+    if (!get) {
+      res.set_header("Allow", "GET, HEAD");
+      throw ApiError(405, problem::kMethodNotAllowed, req.method + " is not allowed on " + path + "; allowed: GET, HEAD");
+    }
+    if (metrics) serve_metrics(req, res);
+    else if (stream) serve_event_stream(req, res);
+    else {
+      // The page is the same whatever the query (a query is ignored).
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(std::string(web->body), web->content_type);
+    }
+    return true;
+  }
+
+  void serve_metrics(const httplib::Request& req, httplib::Response& res) {
+    if (!req.params.empty()) throw bad_request("/metrics takes no query parameters");
+    MetricsContext context{options_.system_name, AFASIM_VERSION, std::nullopt};
+    if (options_.nbd_metrics) context.nbd = options_.nbd_metrics();
+    auto families = model_.call([&] { return collect_metrics(array_, options_.telemetry, context); });
+    res.set_content(metrics_text(families), kMetricsContentType);
+  }
+
+  void serve_event_stream(const httplib::Request& req, httplib::Response& res) {
+    EventQuery q = parse_event_query(QueryParams(req.params.begin(), req.params.end()), true);
+    // A reconnecting EventSource sends the id of the last event it saw.
+    if (req.has_header("Last-Event-ID")) {
+      const std::string v = req.get_header_value("Last-Event-ID");
+      q.after = parse_query_integer("Last-Event-ID", v, 0, INT64_MAX);
+    }
+    if (options_.events == nullptr) throw ApiError(503, problem::kUnavailable, "this server has no event stream");
+    auto sub = options_.events->subscribe(q);
+    if (!sub) throw ApiError(503, problem::kUnavailable, "too many event streams are open; try again later");
+    // Subscribed first, then the backlog read: an event committed in between is in both and
+    // is sent once (ids only grow).
+    std::vector<controller::Event> backlog;
+    if (q.after) {
+      backlog = model_.call([&] {
+        std::vector<controller::Event> out;
+        for (const auto& e : array_.recent_events())
+          if (q.matches(e)) out.push_back(e);
+        return out;
+      });
+    }
+    auto last_id = std::make_shared<std::int64_t>(q.after.value_or(0));
+    auto pending = std::make_shared<std::vector<controller::Event>>(std::move(backlog));
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("X-Accel-Buffering", "no");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [sub, last_id, pending](std::size_t, httplib::DataSink& sink) {
+          auto send = [&](const std::string& text) { return sink.write(text.data(), text.size()); };
+          if (!pending->empty()) {
+            // retry: how long an EventSource waits before reconnecting, ms.
+            if (!send("retry: 2000\n\n")) return false;
+            for (const auto& e : *pending) {
+              if (!send(sse_message(e))) return false;
+              *last_id = e.id;
+            }
+            pending->clear();
+            return true;
+          }
+          const auto e = sub->next(std::chrono::seconds(15));
+          if (e) {
+            if (e->id <= *last_id) return true;
+            *last_id = e->id;
+            return send(sse_message(*e));
+          }
+          if (sub->closed()) {
+            sink.done();
+            return true;
+          }
+          return send(": keep-alive\n\n");  // a comment: lets a gone client be noticed
+        },
+        [sub](bool) { sub->close(); });
+  }
+
   void route(const httplib::Request& req, httplib::Response& res) {
     const std::string prefix = kApiPrefix;
     std::string path = req.path;
     if (path.size() > 1 && path.back() == '/') path.pop_back();
+    if (route_special(req, res, path)) return;
     if (path.compare(0, prefix.size(), prefix) != 0 ||
         (path.size() > prefix.size() && path[prefix.size()] != '/')) {
       throw not_found("no resource at " + path + "; the API lives under " + prefix);
@@ -317,7 +413,9 @@ class RestServer::Impl {
       std::string id;
       if (!match(segments_[i], segs, id)) continue;
       if (routes_[i].method == method) {
-        write_reply(req, res, routes_[i].handler(Call{req, id}));
+        const Call call{req, id};
+        const CallScope scope(routes_[i], call);  // recorded by on_model in a recorded session
+        write_reply(req, res, routes_[i].handler(call));
         return;
       }
       allowed.push_back(routes_[i].method);
@@ -370,6 +468,8 @@ class RestServer::Impl {
   }
 
   RestServerOptions options_;
+  controller::Array& array_;
+  serve::ModelThread& model_;
   Endpoints endpoints_;
   std::vector<Route> routes_;
   std::vector<std::vector<std::string>> segments_;

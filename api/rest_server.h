@@ -1,7 +1,8 @@
 // api::RestServer — the ReST management API v1 of the simulated array (docs/api.md).
 //
 // Serves /api/v1/... over HTTP (cpp-httplib) on its own listener thread and a bounded pool
-// of worker threads. Handlers parse and check requests on the worker thread, then reach the
+// of worker threads; beside it GET /metrics (Prometheus text format, api/metrics.h), the
+// event stream GET /api/v1/events/stream (Server-Sent Events) and the manager page at /. Handlers parse and check requests on the worker thread, then reach the
 // Array only through serve::ModelThread::call(): nothing here touches the Array from a
 // worker. Errors are application/problem+json (api/problem.h); one spdlog line per request.
 //
@@ -11,12 +12,17 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "api/event_bus.h"
+#include "api/metrics.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "serve/model_thread.h"
 #include "sim/status.h"
 
@@ -45,6 +51,16 @@ struct RestServerOptions {
   std::size_t payload_max_bytes = 1 << 20;
   // Where the per-request lines go; null = spdlog's default logger.
   std::shared_ptr<spdlog::logger> logger;
+  // Performance history and alerts (GET .../performance, /alerts, the I/O families of
+  // /metrics); read on the model thread. Null: none.
+  const controller::Telemetry* telemetry = nullptr;
+  // The events for GET /events/stream (the owner publishes the Array's events into it);
+  // null: the stream answers 503. stop() closes its subscriptions.
+  EventBus* events = nullptr;
+  // The NBD target's counters for /metrics, called on an HTTP worker; null: no NBD families.
+  std::function<std::optional<NbdMetrics>()> nbd_metrics;
+  // Serve the manager page (api/web/) at /.
+  bool web = true;
 };
 
 // One route the server registers: `path` is relative to kApiPrefix, with "{id}" for an id

@@ -294,6 +294,25 @@ json fault_view(const FaultRecord& f) {
   return j;
 }
 
+json scrub_view(const controller::DataPath& dp) {
+  const raid::ScrubOptions& o = dp.scrub_options();
+  const raid::ScrubStatus& s = dp.scrub_status();
+  return {{"enabled", o.enabled},
+          {"bytes_per_second", o.bytes_per_second},
+          {"pass_interval_s", sim::to_seconds(o.pass_interval_ns)},
+          {"running", s.running},
+          {"passes_completed", s.passes_completed},
+          {"rows_checked", s.rows_checked},
+          {"rows_total", s.rows_total},
+          {"bytes_read", s.bytes_read},
+          {"media_errors", s.media_errors},
+          {"repaired", s.repaired},
+          {"unrecoverable", s.unrecoverable},
+          {"mismatches", s.mismatches},
+          {"read_repairs", dp.raid_stats().read_repairs},
+          {"unrecoverable_reads", dp.raid_stats().unrecoverable_reads}};
+}
+
 json rebuild_view(const controller::RebuildStatus& r) {
   if (!r.active) return {{"active", false}};
   return {{"active", true},

@@ -28,6 +28,8 @@ nlohmann::json qos_policy_view(const controller::Array& array, const controller:
 nlohmann::json event_view(const controller::Event& e);
 nlohmann::json fault_view(const controller::FaultRecord& f);
 nlohmann::json rebuild_view(const controller::RebuildStatus& r);
+// The background scrub: its options, what it found, and the RAID engine's read repairs.
+nlohmann::json scrub_view(const controller::DataPath& data_path);
 // The array's wear summary, projected life and the leveler's traffic (docs/wear-leveling.md).
 nlohmann::json wear_view(const controller::WearLeveler& wear);
 

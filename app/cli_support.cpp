@@ -53,4 +53,16 @@ std::function<void(const std::string&)> progress_printer(std::string prefix) {
   };
 }
 
+void add_volume_options(CLI::App* cmd, const std::string& creator, std::string& raid_type, std::string& provisioning,
+                        std::string& config_dir, bool& quiet) {
+  cmd->add_option("--raid-type", raid_type, "RAID type of the volumes the " + creator + " creates")
+      ->check(CLI::IsMember({"RAID10", "RAID5"}))
+      ->capture_default_str();
+  cmd->add_option("--provisioning", provisioning, "thin or fixed volumes")
+      ->check(CLI::IsMember({"thin", "fixed"}))
+      ->capture_default_str();
+  cmd->add_option("--config-dir", config_dir, "Read presets from this folder instead of the built-in ones");
+  cmd->add_flag("--quiet", quiet, "No progress lines on stderr");
+}
+
 }  // namespace afasim::app

@@ -163,20 +163,13 @@ Runner add_fio_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--output", o->output, "Write the report to this file instead of stdout");
   cmd->add_option("--section", o->sections, "Run only this job section (repeatable), as fio's --section");
-  cmd->add_option("--raid-type", o->raid_type, "RAID type of the volumes the job creates")
-      ->check(CLI::IsMember({"RAID10", "RAID5"}))
-      ->capture_default_str();
-  cmd->add_option("--provisioning", o->provisioning, "thin or fixed volumes")
-      ->check(CLI::IsMember({"thin", "fixed"}))
-      ->capture_default_str();
-  cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
+  add_volume_options(cmd, "job", o->raid_type, o->provisioning, o->config_dir, o->quiet);
   cmd->add_option("--device", o->device,
                   "Run on this bare device (afasim devices lists them) instead of an array");
   cmd->add_option("--device-state", o->device_state,
                   "With --device: fresh (out of the box), filled (written once, as reviews start) or steady (SNIA PTS preconditioned)")
       ->check(CLI::IsMember({"fresh", "filled", "steady"}))
       ->capture_default_str();
-  cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
   return [o, cmd] {
     o->extras = cmd->remaining();
     return run_fio_command(*o);

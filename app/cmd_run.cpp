@@ -19,6 +19,7 @@ struct RunOptions {
   std::string scenario;
   std::string format = "text";
   std::string svg;
+  std::string html;
   std::optional<std::uint64_t> seed;
   std::string config_dir;
   bool quiet = false;
@@ -67,12 +68,13 @@ int run_scenario_command(const RunOptions& o) {
   auto scenario = load(o.scenario, *catalog);
   if (!scenario.is_ok()) return fail(scenario.status().message(), 2);
   if (o.seed) scenario->seed = *o.seed;
-  // Before a long run, not after it: the chart's folder must exist.
-  if (!o.svg.empty()) {
-    const std::filesystem::path dir = std::filesystem::path(o.svg).parent_path();
+  // Before a long run, not after it: the charts' folders must exist.
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--svg", o.svg}, {"--html", o.html}}) {
+    if (path.empty()) continue;
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-      return fail("--svg: no folder " + dir.string() + " to write " + o.svg + " into", 2);
+      return fail(std::string(flag) + ": no folder " + dir.string() + " to write " + path + " into", 2);
   }
   for (const auto& w : scenario->warnings)
     std::fprintf(stderr, "afasim run: warning: %s\n", w.c_str());
@@ -88,6 +90,8 @@ int run_scenario_command(const RunOptions& o) {
   std::fflush(stdout);
   if (!o.svg.empty() && !write_file(o.svg, workload::format_scenario_svg(*report)))
     return fail("--svg: cannot write " + o.svg, 1);
+  if (!o.html.empty() && !write_file(o.html, workload::format_scenario_html(*report)))
+    return fail("--html: cannot write " + o.html, 1);
   return 0;
 }
 
@@ -104,7 +108,9 @@ Runner add_run_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->add_option("--svg", o->svg, "Also write a chart of per-volume IOPS over time to FILE (SVG)");
+  cmd->add_option("--svg", o->svg,
+                  "Also write the charts (per-volume IOPS, MB/s, latency; rebuild; cache) to FILE (SVG)");
+  cmd->add_option("--html", o->html, "Also write the report as one HTML page, charts included, to FILE");
   cmd->add_option("--seed", o->seed,
                   "Root seed, instead of the scenario's (same seed, same report)")
       ->check(seed_check());

@@ -1,5 +1,9 @@
 // `afasim serve`: the array on a model thread, its ReST API and NBD target, its state in SQLite.
 #include <signal.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
@@ -11,9 +15,16 @@
 #include "app/commands.h"
 #include "config/preset.h"
 #include "controller/array.h"
+#include "controller/telemetry.h"
 #include "serve/model_thread.h"
-#include "store/sqlite_store.h"
+#include "app/session.h"
 #include "nbd/nbd_server.h"
+#include "serve/session_record.h"
+#include "store/sqlite_store.h"
+
+#ifndef AFASIM_VERSION
+#define AFASIM_VERSION "unknown"
+#endif
 
 namespace afasim::app {
 namespace {
@@ -30,6 +41,7 @@ struct ServeOptions {
   std::string config_dir;
   std::string payload = "file";
   std::string log_level = "info";
+  std::string record;  // --record FILE, "" for none
 };
 
 struct HostPort {
@@ -56,24 +68,83 @@ int fail(const std::string& message, int code = 1) {
   return code;
 }
 
-int run_serve(const ServeOptions& o) {
-  spdlog::set_level(spdlog::level::from_str(o.log_level));
-  const auto listen = parse_host_port(o.listen);
-  if (!listen) return fail("--listen must be HOST:PORT with a port of 0 to 65535, got \"" + o.listen + "\"", 2);
-  std::optional<HostPort> nbd_listen;
+// Checks the flags that CLI11 cannot; "" when they are fine.
+std::string check_flags(const ServeOptions& o, std::optional<HostPort>& listen, std::optional<HostPort>& nbd_listen) {
+  listen = parse_host_port(o.listen);
+  if (!listen) return "--listen must be HOST:PORT with a port of 0 to 65535, got \"" + o.listen + "\"";
   if (o.nbd_listen != "none") {
     nbd_listen = parse_host_port(o.nbd_listen);
     if (!nbd_listen)
-      return fail("--nbd-listen must be HOST:PORT with a port of 0 to 65535, or none, got \"" +
-                      o.nbd_listen + "\"",
-                  2);
+      return "--nbd-listen must be HOST:PORT with a port of 0 to 65535, or none, got \"" + o.nbd_listen + "\"";
   }
-  if (!nbd_listen && o.nbd_socket.empty())
-    return fail("--nbd-listen none needs --nbd-socket PATH", 2);
-  if (o.speed && o.pace == "none") return fail("--speed applies to --pace realtime only", 2);
+  if (!nbd_listen && o.nbd_socket.empty()) return "--nbd-listen none needs --nbd-socket PATH";
+  if (o.speed && o.pace == "none") return "--speed applies to --pace realtime only";
+  return "";
+}
+
+void log_event(const controller::Event& e) {
+  const auto level = e.severity == controller::Severity::kInfo      ? spdlog::level::info
+                     : e.severity == controller::Severity::kWarning ? spdlog::level::warn
+                                                                    : spdlog::level::err;
+  spdlog::log(level, "event {} t={:.3f}s {} {}: {}", e.id, sim::to_seconds(e.time_ns), e.category,
+              e.object.empty() ? "array" : e.object, e.message);
+}
+
+// The session record of --record: its file and the recorder the hooks reach.
+struct Recording {
+  std::unique_ptr<serve::SessionFileWriter> file;
+  std::unique_ptr<serve::Recorder> recorder;
+};
+
+// Opens --record's file for a session on `s`; "" and nothing to do without --record.
+std::string start_recording(const ServeOptions& o, const config::SystemPreset& preset, SessionArray& s,
+                            Recording& rec) {
+  if (o.record.empty()) return "";
+  serve::SessionHeader header{AFASIM_VERSION, preset.name, o.seed, o.payload, s.sim->now(), o.pace};
+  auto file = serve::SessionFileWriter::open(o.record, header);
+  if (!file) return "--record: " + file.status().message();
+  rec.file = std::move(file).value();
+  serve::SessionFileWriter* writer = rec.file.get();
+  rec.recorder = std::make_unique<serve::Recorder>(*s.sim, [writer](const serve::Record& r) { writer->append(r); });
+  rec.recorder->start();
+  return "";
+}
+
+// After the model thread has stopped: closes the record file and the array.
+int finish(SessionArray& s, Recording& rec) {
+  int code = 0;
+  if (rec.file) {
+    rec.recorder->stop();
+    if (const sim::Status st = rec.file->finish(); !st.is_ok()) code = fail(st.message());
+    else spdlog::info("afasim serve: session recorded ({} records)", rec.file->records());
+  }
+  s.array.reset();
+  spdlog::info("afasim serve: stopped cleanly");
+  return code;
+}
+
+// Waits for SIGINT or SIGTERM, then stops the front ends and the model cleanly.
+void serve_until_signal(const sigset_t& signals, SessionArray& s, serve::ModelThread& model, api::RestServer& rest,
+                        nbd::NbdServer& nbd, const std::string& system_name) {
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("afasim serve: {} received, shutting down", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  nbd.stop();
+  rest.stop();
+  try {
+    const sim::Status saved = model.call([&] { return stop_session(*s.array, system_name); });
+    if (!saved.is_ok()) spdlog::warn("afasim serve: could not save the clock: {}", saved.message());
+  } catch (const serve::ModelStopped&) {
+  }
+  model.stop();
+}
+
+int run_serve(const ServeOptions& o) {
+  spdlog::set_level(spdlog::level::from_str(o.log_level));
+  std::optional<HostPort> listen, nbd_listen;
+  if (const std::string bad = check_flags(o, listen, nbd_listen); !bad.empty()) return fail(bad, 2);
   auto payload = datapac::parse_payload_kind(o.payload);
   if (!payload.is_ok()) return fail("--payload: " + payload.status().message(), 2);
-
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
@@ -86,81 +157,79 @@ int run_serve(const ServeOptions& o) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto store = store::SqliteStore::open(o.state);
-  if (!store.is_ok()) return fail(store.status().message());
-  auto snapshot = (*store)->load(controller::Array::kEventsInMemory);
-  if (!snapshot.is_ok()) return fail(snapshot.status().message());
-
-  sim::Simulator sim(o.seed, controller::Array::saved_clock(*snapshot));
-  controller::ArrayOptions array_options;
-  array_options.data_path.payload = *payload;
-  if (*payload == datapac::PayloadKind::kFile) {
-    array_options.data_path.payload_dir = o.state + "/payload";
+  // --record: the file must be creatable and the state directory new before the array is
+  // opened (its first boot writes to the directory); a refused start removes the file it
+  // created, so a second try with a good flag is not refused in turn.
+  bool created_record = false;
+  if (!o.record.empty()) {
     std::error_code ec;
-    std::filesystem::create_directories(array_options.data_path.payload_dir, ec);
-    if (ec) return fail("cannot create " + array_options.data_path.payload_dir + ": " + ec.message());
+    created_record = !std::filesystem::exists(o.record, ec);
+    if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
+    else return fail("--record: cannot create " + o.record + ": " + std::strerror(errno), 2);
   }
-  auto array = controller::Array::open(sim, *catalog, *preset, **store, *snapshot, array_options);
-  if (!array.is_ok()) {
-    if (array.status().code() == sim::Code::kPreconditionFailed)
-      return fail("state directory " + o.state + ": " + array.status().message() +
-                  "; start with the --system it was made for, or use another --state directory");
-    return fail("state directory " + o.state + ": " + array.status().message());
+  auto session = open_session_array(*catalog, *preset, o.state, *payload, o.seed, !o.record.empty());
+  if (!session.is_ok() && created_record) {
+    std::error_code ec;
+    std::filesystem::remove(o.record, ec);
   }
-  (*array)->set_event_listener([](const controller::Event& e) {
-    const auto level = e.severity == controller::Severity::kInfo      ? spdlog::level::info
-                       : e.severity == controller::Severity::kWarning ? spdlog::level::warn
-                                                                      : spdlog::level::err;
-    spdlog::log(level, "event {} t={:.3f}s {} {}: {}", e.id, sim::to_seconds(e.time_ns), e.category,
-                e.object.empty() ? "array" : e.object, e.message);
+  if (!session.is_ok() && !o.record.empty() && session.status().code() == sim::Code::kPreconditionFailed &&
+      session.status().message().find("already holds an array") != std::string::npos)
+    return fail("--record needs a new state directory (a replay starts from a new array): " +
+                    session.status().message(),
+                2);
+  if (!session.is_ok()) return fail(session.status().message());
+  SessionArray& s = *session;
+  Recording recording;
+  if (const std::string bad = start_recording(o, *preset, s, recording); !bad.empty()) return fail(bad, 2);
+  auto telemetry = start_telemetry(*s.array, o.pace);
+  if (!telemetry.is_ok()) return fail(telemetry.status().message());
+  // Up to 4 event streams (each holds one of the API's 8 workers while it lasts).
+  api::EventBus event_bus(4);
+  s.array->set_event_listener([&event_bus](const controller::Event& e) {
+    event_bus.publish(e);
+    log_event(e);
+    record_event(e);
   });
 
-  sim::Pacer pacer(o.pace == "none" ? sim::Pacer::Mode::kNone : sim::Pacer::Mode::kRealtime, o.speed.value_or(1.0));
-  serve::ModelThread model(sim, pacer);
+  serve::ModelThread model(*s.sim, sim::Pacer(o.pace == "none" ? sim::Pacer::Mode::kNone : sim::Pacer::Mode::kRealtime,
+                                              o.speed.value_or(1.0)));
   model.start();
+
+  nbd::NbdServerOptions nbd_options;
+  nbd_options.host = nbd_listen ? nbd_listen->host : "";
+  nbd_options.port = nbd_listen ? nbd_listen->port : 0;
+  nbd_options.unix_socket_path = o.nbd_socket;
+  nbd::NbdServer nbd(*s.array, model, nbd_options);
 
   api::RestServerOptions api_options;
   api_options.host = listen->host;
   api_options.port = listen->port;
   api_options.system_name = preset->name;
-  api::RestServer rest(**array, model, api_options);
+  api_options.telemetry = telemetry->get();
+  api_options.events = &event_bus;
+  api_options.nbd_metrics = [&nbd]() -> std::optional<api::NbdMetrics> {
+    const nbd::NbdServerStats st = nbd.stats();
+    return api::NbdMetrics{st.connections_active, st.connections_accepted, st.connections_refused,
+                           st.requests, st.requests_refused, st.protocol_errors};
+  };
+  api::RestServer rest(*s.array, model, api_options);
   if (sim::Status st = rest.start(); !st.is_ok()) {
     model.stop();
     return fail("--listen " + o.listen + ": " + st.message());
   }
-  nbd::NbdServerOptions nbd_options;
-  nbd_options.host = nbd_listen ? nbd_listen->host : "";
-  nbd_options.port = nbd_listen ? nbd_listen->port : 0;
-  nbd_options.unix_socket_path = o.nbd_socket;
-  nbd::NbdServer nbd(**array, model, nbd_options);
   if (sim::Status st = nbd.start(); !st.is_ok()) {
     rest.stop();
     model.stop();
     return fail(st.message());
   }
-  spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}",
-               preset->model, preset->name, rest.base_url(),
-               nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : std::string(),
-               nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload,
-               o.pace);
-
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
-  spdlog::info("afasim serve: {} received, shutting down", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
-  nbd.stop();
-  rest.stop();
-  try {
-    // Dirty cache blocks reach the SSD payload before the process exits (a destage writes
-    // its bytes when it is issued), so a clean stop loses no acknowledged write.
-    model.call([&] { (*array)->data_path().destage_all(); });
-    const sim::Status saved = model.call([&] { return (*array)->save_clock(); });
-    if (!saved.is_ok()) spdlog::warn("afasim serve: could not save the clock: {}", saved.message());
-  } catch (const serve::ModelStopped&) {
-  }
-  model.stop();
-  array->reset();
-  spdlog::info("afasim serve: stopped cleanly");
-  return 0;
+  spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}{}", preset->model,
+               preset->name, rest.base_url(), nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : "",
+               nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload, o.pace,
+               o.record.empty() ? "" : ", recording to " + o.record);
+  serve_until_signal(signals, s, model, rest, nbd, preset->name);
+  s.array->set_event_listener(nullptr);
+  telemetry->reset();
+  return finish(s, recording);
 }
 
 }  // namespace
@@ -186,6 +255,9 @@ Runner add_serve_command(CLI::App& app) {
       ->check(CLI::IsMember({"file", "memory", "none"}))
       ->capture_default_str();
   cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
+  cmd->add_option("--record", o->record,
+                  "Record every request that enters the model to this file, for `afasim replay` "
+                  "(needs a new --state directory)");
   cmd->add_option("--log-level", o->log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
       ->capture_default_str();

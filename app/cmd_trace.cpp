@@ -118,14 +118,7 @@ Runner add_trace_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--system", o->system, "System preset")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Root seed")->check(seed_check())->capture_default_str();
-  cmd->add_option("--raid-type", o->raid_type, "RAID type of the volumes the replay creates")
-      ->check(CLI::IsMember({"RAID10", "RAID5"}))
-      ->capture_default_str();
-  cmd->add_option("--provisioning", o->provisioning, "thin or fixed volumes")
-      ->check(CLI::IsMember({"thin", "fixed"}))
-      ->capture_default_str();
-  cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
-  cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  add_volume_options(cmd, "replay", o->raid_type, o->provisioning, o->config_dir, o->quiet);
   return [o] { return run_trace_command(*o); };
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,7 @@ Runner add_capacity_command(CLI::App& app);
 Runner add_serve_command(CLI::App& app);
 Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
+Runner add_replay_command(CLI::App& app);
 Runner add_trace_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
 Runner add_vdbench_command(CLI::App& app);
@@ -30,10 +32,20 @@ std::unique_ptr<DeviceRun> open_device_run(const std::string& who, const std::st
                                            const std::string& device, const std::string& start,
                                            std::uint64_t seed);
 
+// The client commands (volume, pool, host, mapping, qos-policy, fault, event, alert, system,
+// controller, metrics), each under its own name in `runners` (app/client.h: exit codes).
+void add_client_commands(CLI::App& app, std::map<std::string, Runner>& runners);
+
 // Checks for option values, before CLI11 converts them (its conversions let "-1" wrap to
 // 2^64 - 1 for an unsigned seed and "nan" through a numeric range):
 // a seed is a decimal integer 0..2^64-1;
 CLI::Validator seed_check();
+
+// The options of a command that builds its own array and volumes (fio, trace): --raid-type
+// (RAID10, RAID5), --provisioning (thin, fixed), --config-dir and --quiet. `creator` names
+// what creates the volumes in the help text ("job", "replay").
+void add_volume_options(CLI::App* cmd, const std::string& creator, std::string& raid_type, std::string& provisioning,
+                        std::string& config_dir, bool& quiet);
 // a finite number in [lo, hi].
 CLI::Validator finite_range_check(double lo, double hi);
 

@@ -1,4 +1,5 @@
 # Helpers shared by every folder.
+include(${CMAKE_CURRENT_LIST_DIR}/test_costs.cmake)
 
 # afasim_library(NAME SOURCES... DEPS ...): one static library per folder, headers included
 # as "folder/file.h" from the repository root.
@@ -29,5 +30,10 @@ function(afasim_test name)
     ENVIRONMENT "AFASIM_SOURCE_DIR=${PROJECT_SOURCE_DIR};AFASIM_BINARY=${PROJECT_BINARY_DIR}/app/afasim")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+  get_directory_property(costs_scheduled AFASIM_TEST_COSTS_SCHEDULED)
+  if(NOT costs_scheduled)
+    set_directory_properties(PROPERTIES AFASIM_TEST_COSTS_SCHEDULED ON)
+    cmake_language(DEFER CALL afasim_apply_test_costs)
   endif()
 endfunction()

@@ -28,6 +28,7 @@
 #include "controller/data_path.h"
 #include "controller/io.h"
 #include "controller/journal.h"
+#include "controller/snapshot.h"
 #include "controller/objects.h"
 #include "controller/wear_leveler.h"
 #include "pool/capacity.h"
@@ -37,19 +38,6 @@
 #include "sim/status.h"
 
 namespace afasim::controller {
-
-// Capacity of one pool (Swordfish words, DESIGN.md). Bytes.
-struct PoolCapacity {
-  std::int64_t pre_raid_bytes = 0;       // Σ SSDs' pre-RAID bytes
-  std::int64_t raw_usable_bytes = 0;     // Σ SSDs' raw usable bytes (docs/capacity.md)
-  std::int64_t raw_allocated_bytes = 0;  // SSD space held by allocated extents, RAID included
-  std::int64_t raw_free_bytes = 0;       // raw_usable − raw_allocated
-  std::int64_t provisioned_bytes = 0;    // Σ volumes' capacity_bytes (thin and fixed)
-  std::int64_t allocated_bytes = 0;      // Σ volumes' allocated extents × extent_bytes
-  // What raw_usable / raw_free hold for each RAID type this pool offers.
-  std::map<raid::RaidType, std::int64_t> usable_bytes;
-  std::map<raid::RaidType, std::int64_t> free_bytes;
-};
 
 struct PoolSpec {
   std::string name;
@@ -112,32 +100,6 @@ struct QosPolicyPatch {
   std::optional<std::optional<std::int64_t>> burst_iops;
 };
 
-// How the array runs QoS (docs/qos.md).
-struct QosOptions {
-  // false: host I/O goes straight to the data path, as before QoS existed — no queues, no
-  // reservations, no limits (QoS settings are still stored, validated and admitted). For
-  // side-by-side measurements of what the scheduler costs or changes.
-  bool enabled = true;
-  qos::SchedulerOptions scheduler;
-  // Share of a controller's cores that admission control lets reservations (min_iops) take,
-  // percent, 1..100. Assumption: 90 leaves a tenth for I/O the cost curve undercharges (RAID 5
-  // writes crossing strips, errors, trims) and for the dispatch slack below.
-  int reservable_percent = 90;
-  // The scheduler hands a controller more I/O while the earliest of its cores frees within
-  // this; beyond it, requests wait in the scheduler, where the reservation and limit tags
-  // order them. Assumption: 100 µs, a little over two 4 KiB reads of core time — enough that
-  // the cores never idle while the first stages of a write (host port, data mover, a few µs)
-  // run, short enough that an I/O the scheduler favours starts within ~0.1 ms. Range
-  // [0, 100 ms].
-  sim::Time dispatch_backlog_ns = 100 * sim::kMicrosecond;
-  // I/Os one controller may have in the data path at once, whatever the cores' backlog: the
-  // bound for workloads whose bottleneck is not the cores (large I/O on the data movers, a slow
-  // SSD). Assumption: 256, above the ~40 a saturated controller holds with 4 KiB I/O
-  // (142,000 IOPS × ~0.25 ms in the data path) so that it never limits throughput there.
-  // Range [1, 1 << 20].
-  int outstanding_ios_max = 256;
-};
-
 struct ArrayOptions {
   DataPathOptions data_path;
   QosOptions qos;
@@ -166,6 +128,7 @@ inline constexpr FaultTypeInfo kFaultTypes[] = {
     {"drive_replace",       kFaultDrive},
     {"drive_slow",          kFaultDrive | kFaultLatencyMultiplier},
     {"drive_restore_speed", kFaultDrive},
+    {"corrupt_block",       kFaultDrive},
     {"controller_fail",     kFaultController},
     {"controller_restore",  kFaultController},
     {"link_cut",            0},
@@ -195,6 +158,9 @@ struct FaultSpec {
   Id drive = 0;
   double latency_multiplier = 1.0;  // drive_slow: DataPath::kLatencyMultiplierMin..Max
   Id controller = 0;
+  // corrupt_block: the device byte offset of the 4 KiB block; unset, the model picks a block
+  // of an allocated chunk from the run's seed. Not a field of the API or scenarios (tests).
+  std::optional<std::int64_t> block_offset_bytes = std::nullopt;
 };
 
 template <typename T>
@@ -203,7 +169,7 @@ struct Page {
   std::int64_t total = 0;
 };
 
-class Array : private qos::Dispatcher {
+class Array {
  public:
   // Builds the array for `preset` and restores `snapshot`. On first boot (an empty
   // snapshot) it creates one pool spanning both DataPacs, as shipped, and commits that.
@@ -216,15 +182,39 @@ class Array : private qos::Dispatcher {
                                                   ArrayOptions options = {});
 
   sim::Simulator& simulator() { return sim_; }
+  const sim::Simulator& simulator() const { return sim_; }
   const config::SystemPreset& preset() const { return preset_; }
   const pool::CapacityModel& capacity_model() const { return capacity_model_; }
   // Host bytes per extent of `type`, the unit of thin allocation (docs/capacity.md).
   std::int64_t extent_bytes(raid::RaidType type = raid::RaidType::kRaid10) const;
-  DataPath& data_path() { return *data_; }
+  // The firmware below the management plane, read-only (views; the layers above never get
+  // a mutable engine: what they may change goes through the methods of this class).
   const DataPath& data_path() const { return *data_; }
   // Array-level wear leveling: per-SSD wear, the leveler, projected life.
-  WearLeveler& wear() { return *wear_; }
   const WearLeveler& wear() const { return *wear_; }
+  // The state of the array as immutable values, taken now on the model thread; safe to hand
+  // to another thread (controller/snapshot.h).
+  std::shared_ptr<const ArraySnapshot> snapshot() const;
+
+  // Wear fast-forward (docs/wear-leveling.md): WearLeveler::begin_measurement / fast_forward.
+  void begin_wear_measurement() { wear_->begin_measurement(); }
+  sim::Status fast_forward_wear(sim::Time until, sim::Time epoch, const WearLeveler::EpochObserver& observer = {}) {
+    return wear_->fast_forward(until, epoch, observer);
+  }
+  // Ages drive `drive` (index) as if `host_bytes` had been written to it over `duration`
+  // from `start` (datapac::Ssd::add_bulk_writes): what-if studies and tests start from a worn
+  // array. Its errors.
+  sim::Status add_drive_wear(int drive, sim::Time start, sim::Time duration, std::int64_t host_bytes,
+                             double sequential_fraction) {
+    return data_->hardware().ssd(drive).add_bulk_writes(start, duration, host_bytes, sequential_fraction);
+  }
+  // Destages every dirty block now (a clean shutdown); the writes complete through events.
+  void destage_all() { data_->destage_all(); }
+  // The invariant checks simulation tests switch on (sim::Invariants).
+  sim::Invariants& invariants() { return data_->invariants(); }
+  // The background scrub (docs/raid.md "Scrub"): on/off and rate. kInvalidArgument for a
+  // rate that is not positive or a negative interval.
+  sim::Status set_scrub_options(const raid::ScrubOptions& options) { return data_->set_scrub_options(options); }
 
   // Host I/O into the model (DESIGN.md "One host write"): the volume's QoS queue, then the data
   // path; `done` runs at the simulated completion time with the outcome, its submit_time the
@@ -233,8 +223,8 @@ class Array : private qos::Dispatcher {
   void submit(const HostIo& io, IoCallback done);
   // The volume's QoS figures now (current IOPS, time throttled, burst credit); nullopt for an
   // unknown volume.
-  std::optional<qos::VolumeStatus> qos_status(Id volume_id) const { return qos_->status(volume_id); }
-  const qos::Scheduler& qos_scheduler() const { return *qos_; }
+  std::optional<qos::VolumeStatus> qos_status(Id volume_id) const { return data_->io().scheduler().status(volume_id); }
+  const qos::Scheduler& qos_scheduler() const { return data_->io().scheduler(); }
   // What each controller can guarantee to reservations, per RAID type (docs/qos.md
   // "Admission control"): reservable_percent of its cores ÷ the core time of a 4 KiB write.
   const qos::ReservableCapacity& reservable_capacity() const { return reservable_; }
@@ -290,6 +280,8 @@ class Array : private qos::Dispatcher {
   // Newest first.
   Page<Event> events(std::int64_t offset, std::int64_t limit) const;
   std::int64_t event_count() const { return static_cast<std::int64_t>(events_.size()); }
+  // The events kept in memory, oldest first (the newest kEventsInMemory).
+  const std::vector<Event>& recent_events() const { return events_; }
 
   sim::Result<Pool> create_pool(const PoolSpec& spec);
   sim::Result<Pool> update_pool(Id id, const PoolPatch& patch,
@@ -318,6 +310,16 @@ class Array : private qos::Dispatcher {
   sim::Status log_event(Severity severity, std::string category, std::string object,
                         std::string message);
 
+  // Hooks `perf` (controller/perf.h) into the I/O path: every host I/O completed through
+  // the QoS scheduler and every SSD command; nullptr removes it. Telemetry does this.
+  void set_perf_counters(PerfCounters* perf) { data_->set_perf_counters(perf); }
+
+  // Called after every committed event, beside the event listener: Telemetry re-evaluates
+  // its alerts on state changes. Model thread.
+  void set_telemetry_listener(std::function<void(const Event&)> listener) {
+    telemetry_listener_ = std::move(listener);
+  }
+
   // Called after every committed event (for the serve log). Model thread.
   void set_event_listener(std::function<void(const Event&)> listener) {
     event_listener_ = std::move(listener);
@@ -338,15 +340,9 @@ class Array : private qos::Dispatcher {
   sim::Status start_data_path(const Snapshot& snapshot, ArrayOptions options);
   sim::Status start_qos(const QosOptions& options);
 
-  // qos::Dispatcher: resources are controllers (index = controller id − 1).
-  sim::Time ready_time(int resource) override;
-  void dispatch(std::uint64_t cookie) override;
-  void finish_io(std::uint64_t cookie, const IoCompletion& done);
-  // Completes `done` with `status` at once (in an event of its own, never inside submit()).
-  void refuse_io(IoCallback done, sim::Status status);
-  // Fails every request waiting in the QoS queues with `status` (power loss: I/O not yet
-  // acknowledged fails, docs/controller-states.md "Power"), each at the current time.
-  void fail_queued_io(const sim::Status& status);
+  // The core time of a 4 KiB write of `type` (the dearer of read and write): admission
+  // control's unit, planned by the RAID engine and priced by the CostModel.
+  sim::Time write_4k_core_ns(raid::RaidType type) const { return data_->host_write_core_ns(type, 4096); }
   // The QoS of `v`, with `policy` standing in for its attached policy when given and the same.
   QosSettings effective_qos_with(const Volume& v, const QosPolicy* policy) const;
   // Every volume's reservation, with `changed` replacing (or adding) one volume and `policy`
@@ -360,6 +356,8 @@ class Array : private qos::Dispatcher {
 
   // The model side of inject_fault: checks the fault applies now and applies it.
   sim::Status apply_fault(const FaultSpec& spec);
+  sim::Status apply_array_fault(const FaultSpec& spec);
+  sim::Status apply_drive_fault(const FaultSpec& spec);
   // Commits `changes` (plus the next-id counters) and applies them to memory.
   sim::Status commit(ChangeSet& changes);
   void apply(const ChangeSet& changes);
@@ -375,6 +373,15 @@ class Array : private qos::Dispatcher {
   // Events for thresholds of `pool_id` crossed upward as its raw allocation goes from
   // `raw_before` to `raw_after`.
   void threshold_events(Id pool_id, std::int64_t raw_before, std::int64_t raw_after, ChangeSet& changes);
+  // create_volume's and update_volume's parts.
+  sim::Result<Id> volume_pool(const VolumeSpec& spec) const;
+  sim::Result<Id> volume_preferred_controller(const VolumeSpec& spec) const;
+  sim::Status check_growth(const Volume& v, std::int64_t capacity_bytes) const;
+  // Applies the QoS fields of `patch` to `v` and checks the result.
+  sim::Status patch_volume_qos(Volume& v, const VolumePatch& patch) const;
+  // kNoSpace (`needs` says what was asked) unless `extents` more extents of `v` fit in its
+  // pool now; else adds the threshold events they cause to `changes`.
+  sim::Status admit_fixed(const Volume& v, std::int64_t extents, const std::string& needs, ChangeSet& changes);
 
   sim::Simulator& sim_;
   const config::Catalog& catalog_;
@@ -396,28 +403,13 @@ class Array : private qos::Dispatcher {
   std::map<std::string, std::int64_t> next_ids_;
   std::int64_t next_event_id_ = 1;
   std::function<void(const Event&)> event_listener_;
+  std::function<void(const Event&)> telemetry_listener_;
   std::unique_ptr<DataPath> data_;
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")
   ChangeSet* fault_changes_ = nullptr;  // set while inject_fault runs: its events' ChangeSet
 
-  // QoS (docs/qos.md). Host I/O waits in the scheduler; its request lives in pending_ (a slab
-  // indexed by the scheduler's cookie) from submit() until its completion. The slab holds at
-  // most the queued requests (bounded per volume by the scheduler) plus those in the data path
-  // (bounded per controller by outstanding_ios_max).
-  struct PendingIo {
-    HostIo io;
-    IoCallback done;
-    sim::Time submit_time = 0;
-    int resource = 0;
-  };
-  QosOptions qos_options_;
-  std::unique_ptr<qos::Scheduler> qos_;
   qos::ReservableCapacity reservable_;
-  std::vector<PendingIo> pending_;
-  std::vector<std::uint64_t> free_pending_;
-  std::vector<int> outstanding_;    // per controller: I/Os in the data path
-  std::vector<bool> waiting_room_;  // per controller: ready_time said "after a completion"
 };
 
 }  // namespace afasim::controller

@@ -25,9 +25,48 @@
 
 #include <cstdint>
 
+#include "raid/plan.h"
 #include "sim/time.h"
 
 namespace afasim::controller {
+
+// A planned piece of controller work, as the cost model prices it: the host commands it
+// answers, the writes it mirrors into the peer's cache, and the RAID work of its plan (member
+// operations, RAID 5 parity rows, bytes XORed). `mirror_bytes` crosses the inter-controller
+// link (timed by the link, not the cores); it is here so that one record says what the work
+// was.
+struct Work {
+  std::int64_t host_ios = 0;
+  std::int64_t mirrored_writes = 0;
+  std::int64_t member_ops = 0;
+  std::int64_t parity_rows = 0;
+  std::int64_t xor_bytes = 0;
+  std::int64_t mirror_bytes = 0;
+
+  // The RAID work of `plan`.
+  static Work of(const raid::Plan& plan) {
+    Work w;
+    w.member_ops = static_cast<std::int64_t>(plan.ops.size());
+    w.parity_rows = plan.parity_rows;
+    w.xor_bytes = plan.xor_bytes;
+    return w;
+  }
+  // Host commands only (an error, a flush, an acknowledgement sent by a survivor).
+  static Work host(std::int64_t ios = 1) {
+    Work w;
+    w.host_ios = ios;
+    return w;
+  }
+  Work& plus_host(std::int64_t ios = 1) {
+    host_ios += ios;
+    return *this;
+  }
+  Work& plus_mirror(std::int64_t bytes) {
+    ++mirrored_writes;
+    mirror_bytes += bytes;
+    return *this;
+  }
+};
 
 struct CostModel {
   // Core time per host I/O (any size, any op). Source: spec sheet, 400,000 IOPS ceiling.
@@ -56,6 +95,13 @@ struct CostModel {
 
   // Core time for `bytes` of parity XOR.
   sim::Time parity_xor_ns(std::int64_t bytes) const { return (bytes * parity_ns_per_kib + 1023) / 1024; }
+
+  // Core time of `w`: the one place the controller's CPU cost of any work is computed (host
+  // I/O, destage, vault replay, extent moves, and admission control's 4 KiB write).
+  sim::Time core_ns(const Work& w) const {
+    return w.host_ios * host_io_ns + w.mirrored_writes * mirror_ns + w.member_ops * backend_op_ns +
+           w.parity_rows * parity_op_ns + parity_xor_ns(w.xor_bytes);
+  }
 };
 
 }  // namespace afasim::controller

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pool/extent_allocator.h"
+#include "pool/extent_record.h"
 #include "raid/raid_type.h"
 #include "sim/time.h"
 
@@ -138,15 +139,8 @@ struct QosPolicy {
 };
 
 // Where one extent of a volume lives: its RAID members (chunks on SSDs). Persisted so that
-// a restarted array finds its data (thin map and placement).
-struct ExtentRecord {
-  Id volume_id = 0;
-  std::int64_t extent_index = 0;  // which extent of the volume (offset / extent size)
-  raid::RaidType raid_type = raid::RaidType::kRaid10;
-  std::vector<pool::ChunkAddr> members;
-  std::uint16_t missing = 0;      // bit i: member i lost with its SSD, awaiting rebuild
-  bool operator==(const ExtentRecord&) const = default;
-};
+// a restarted array finds its data (thin map and placement). The thin map's (pool/).
+using ExtentRecord = pool::ExtentRecord;
 
 // A fault injected through the API or a scenario timeline (DESIGN.md "Faults").
 struct FaultRecord {

@@ -40,36 +40,36 @@ Status WearLeveler::validate(const WearLevelingOptions& o, std::int64_t chunk_by
   return Status::ok();
 }
 
-WearLeveler::WearLeveler(sim::Simulator& sim, DataPath& data_path, WearLevelingOptions options)
-    : sim_(sim), dp_(data_path), options_(std::move(options)) {
-  AFASIM_ASSERT(validate(options_, dp_.allocator_.chunk_bytes()).is_ok(),
+WearLeveler::WearLeveler(sim::Simulator& sim, const WearLevelerParts& parts, WearLevelingOptions options)
+    : sim_(sim), hw_(parts.hw), thin_(parts.thin), mover_(parts.mover), preset_(parts.preset), options_(std::move(options)) {
+  AFASIM_ASSERT(validate(options_, thin_.allocator().chunk_bytes()).is_ok(),
                 "wear leveling options out of range");
-  incarnations_.resize(static_cast<std::size_t>(dp_.drive_count()));
-  for (int d = 0; d < dp_.drive_count(); ++d)
-    incarnations_[static_cast<std::size_t>(d)] = dp_.ssd(d).incarnation();
+  incarnations_.resize(static_cast<std::size_t>(hw_.drive_count()));
+  for (int d = 0; d < hw_.drive_count(); ++d)
+    incarnations_[static_cast<std::size_t>(d)] = hw_.ssd(d).incarnation();
   reset_age_order();
 }
 
 WearLeveler::~WearLeveler() {
   sim_.cancel(tick_event_);
-  dp_.set_write_wakeup({});
-  dp_.set_placement_score({});
+  mover_.set_write_wakeup({});
+  thin_.allocator().set_placement_score({});
 }
 
 void WearLeveler::start() {
   started_ = true;
   last_tick_ = sim_.now();
   if (options_.policy != WearPolicy::kOff)
-    dp_.set_placement_score([this](int drive) { return placement_score(drive); });
-  dp_.set_write_wakeup([this] {
+    thin_.allocator().set_placement_score([this](int drive) { return placement_score(drive); });
+  mover_.set_write_wakeup([this] {
     last_tick_ = sim_.now();
     arm(sim_.now() + options_.check_interval);
   });
-  dp_.arm_write_wakeup();
+  mover_.arm_write_wakeup();
 }
 
 Status WearLeveler::set_options(const WearLevelingOptions& options) {
-  AFASIM_RETURN_IF_ERROR(validate(options, dp_.allocator_.chunk_bytes()));
+  AFASIM_RETURN_IF_ERROR(validate(options, thin_.allocator().chunk_bytes()));
   const bool policy_changed = options.policy != options_.policy;
   options_ = options;
   if (policy_changed)
@@ -81,9 +81,9 @@ Status WearLeveler::set_options(const WearLevelingOptions& options) {
             : std::vector<double>(offsets_.size(), 0.0);
   if (started_) {
     if (options_.policy != WearPolicy::kOff)
-      dp_.set_placement_score([this](int drive) { return placement_score(drive); });
+      thin_.allocator().set_placement_score([this](int drive) { return placement_score(drive); });
     else
-      dp_.set_placement_score({});
+      thin_.allocator().set_placement_score({});
   }
   return Status::ok();
 }
@@ -92,37 +92,37 @@ Status WearLeveler::set_options(const WearLevelingOptions& options) {
 // Drives
 
 bool WearLeveler::in_service(int drive) const {
-  return dp_.ssd(drive).state() == datapac::SsdState::kHealthy &&
-         dp_.allocator_.drive(drive).usable;
+  return hw_.ssd(drive).state() == datapac::SsdState::kHealthy &&
+         thin_.allocator().drive(drive).usable;
 }
 
 double WearLeveler::percent_per_nand_byte(int drive) const {
-  return 100.0 / dp_.ssd(drive).endurance_nand_bytes();
+  return 100.0 / hw_.ssd(drive).endurance_nand_bytes();
 }
 
 double WearLeveler::nand_per_host_byte() const {
   double host = 0, nand = 0;
-  for (int d = 0; d < dp_.drive_count(); ++d) {
+  for (int d = 0; d < hw_.drive_count(); ++d) {
     if (!in_service(d)) continue;
-    host += static_cast<double>(dp_.ssd(d).wear().host_bytes_written);
-    nand += static_cast<double>(dp_.ssd(d).wear().nand_bytes_written);
+    host += static_cast<double>(hw_.ssd(d).wear().host_bytes_written);
+    nand += static_cast<double>(hw_.ssd(d).wear().nand_bytes_written);
   }
   if (host > 0) return nand / host;
-  return dp_.drive_count() > 0 ? dp_.ssd(0).timing().random_write_amplification : 1.0;
+  return hw_.drive_count() > 0 ? hw_.ssd(0).timing().random_write_amplification : 1.0;
 }
 
 void WearLeveler::reset_age_order() {
-  const int n = dp_.drive_count();
-  const int per_datapac = std::max(1, dp_.preset_.datapacs.ssds_per_datapac);
-  const int datapacs = std::max(1, dp_.preset_.datapacs.count);
+  const int n = hw_.drive_count();
+  const int per_datapac = std::max(1, preset_.datapacs.ssds_per_datapac);
+  const int datapacs = std::max(1, preset_.datapacs.count);
   // Youngest first: least worn, then slots interleaved across DataPacs so that each DataPac
   // holds the whole range of offsets (a RAID 10 pair's two SSDs wear alike).
   age_order_.resize(static_cast<std::size_t>(n));
   std::iota(age_order_.begin(), age_order_.end(), 0);
   auto interleaved = [&](int d) { return (d % per_datapac) * datapacs + d / per_datapac; };
   std::stable_sort(age_order_.begin(), age_order_.end(), [&](int a, int b) {
-    const double wa = dp_.ssd(a).wear().percent_endurance_used;
-    const double wb = dp_.ssd(b).wear().percent_endurance_used;
+    const double wa = hw_.ssd(a).wear().percent_endurance_used;
+    const double wb = hw_.ssd(b).wear().percent_endurance_used;
     if (wa != wb) return wa < wb;
     return interleaved(a) < interleaved(b);
   });
@@ -133,7 +133,7 @@ void WearLeveler::reset_age_order() {
 }
 
 double WearLeveler::placement_score(int drive) const {
-  const pool::DriveSlot& slot = dp_.allocator_.drive(drive);
+  const pool::DriveSlot& slot = thin_.allocator().drive(drive);
   const std::int64_t total = slot.normal_chunks + slot.spare_chunks;
   const double fill =
       total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
@@ -142,11 +142,11 @@ double WearLeveler::placement_score(int drive) const {
   // by moving heat), rather than every new extent going to the few oldest-ranked SSDs.
   auto past_target = [&](int d) {
     return std::max(
-        0.0, dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)]);
+        0.0, hw_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)]);
   };
   double least = 0;
   bool any = false;
-  for (int d = 0; d < dp_.drive_count(); ++d) {
+  for (int d = 0; d < hw_.drive_count(); ++d) {
     if (!in_service(d)) continue;
     least = any ? std::min(least, past_target(d)) : past_target(d);
     any = true;
@@ -160,7 +160,7 @@ double WearLeveler::placement_score(int drive) const {
 }
 
 DriveWear WearLeveler::drive_wear(int drive) const {
-  const datapac::Ssd& ssd = dp_.ssd(drive);
+  const datapac::Ssd& ssd = hw_.ssd(drive);
   const Time now = sim_.now();
   DriveWear w;
   w.drive = drive;
@@ -180,10 +180,10 @@ DriveWear WearLeveler::drive_wear(int drive) const {
     // L + offset_d = 100.
     double total_rate = 0, level_sum = 0;
     int n = 0;
-    for (int d = 0; d < dp_.drive_count(); ++d) {
+    for (int d = 0; d < hw_.drive_count(); ++d) {
       if (!in_service(d)) continue;
-      total_rate += dp_.ssd(d).nand_write_bytes_per_second(now) * percent_per_nand_byte(d);
-      level_sum += dp_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
+      total_rate += hw_.ssd(d).nand_write_bytes_per_second(now) * percent_per_nand_byte(d);
+      level_sum += hw_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
       ++n;
     }
     if (total_rate > 0)
@@ -195,7 +195,7 @@ DriveWear WearLeveler::drive_wear(int drive) const {
 
 std::vector<DriveWear> WearLeveler::drive_wear_all() const {
   std::vector<DriveWear> out;
-  for (int d = 0; d < dp_.drive_count(); ++d) out.push_back(drive_wear(d));
+  for (int d = 0; d < hw_.drive_count(); ++d) out.push_back(drive_wear(d));
   return out;
 }
 
@@ -203,7 +203,7 @@ WearSummary WearLeveler::summary() const {
   WearSummary s;
   s.policy = options_.policy;
   double sum = 0, adj_lo = 0, adj_hi = 0;
-  for (int d = 0; d < dp_.drive_count(); ++d) {
+  for (int d = 0; d < hw_.drive_count(); ++d) {
     const DriveWear w = drive_wear(d);
     if (!w.in_service) continue;
     const double p = w.percent_endurance_used;
@@ -233,7 +233,7 @@ WearSummary WearLeveler::summary() const {
     s.adjusted_spread_points = adj_hi - adj_lo;
     if (s.min_percent > 0) s.max_min_ratio = s.max_percent / s.min_percent;
   }
-  s.moves = dp_.move_stats();
+  s.moves = mover_.stats();
   s.fast_forward_moves = ff_moves_;
   s.fast_forward_move_bytes = ff_move_bytes_;
   s.replacements = replacements_;
@@ -244,8 +244,8 @@ WearSummary WearLeveler::summary() const {
 // Replacements
 
 void WearLeveler::notice_replacements() {
-  for (int d = 0; d < dp_.drive_count(); ++d) {
-    const std::uint64_t inc = dp_.ssd(d).incarnation();
+  for (int d = 0; d < hw_.drive_count(); ++d) {
+    const std::uint64_t inc = hw_.ssd(d).incarnation();
     if (inc == incarnations_[static_cast<std::size_t>(d)]) continue;
     incarnations_[static_cast<std::size_t>(d)] = inc;
     if (options_.policy == WearPolicy::kStaggered) {
@@ -276,7 +276,7 @@ void WearLeveler::update_absorption() {
 // Heat and planning
 
 bool WearLeveler::update_heat(Time dt) {
-  const auto& extents = dp_.extents_;
+  const auto& extents = thin_.extents();
   if (heat_.size() < extents.size()) heat_.resize(extents.size());
   const double seconds = sim::to_seconds(std::max<Time>(dt, 1));
   const double alpha = options_.heat_smoothing;
@@ -308,9 +308,9 @@ bool WearLeveler::update_heat(Time dt) {
 }
 
 std::vector<std::array<double, pool::kMaxMembers>> WearLeveler::heat_rates() const {
-  std::vector<std::array<double, pool::kMaxMembers>> out(dp_.extents_.size());
+  std::vector<std::array<double, pool::kMaxMembers>> out(thin_.extents().size());
   for (std::size_t id = 0; id < out.size() && id < heat_.size(); ++id) {
-    const auto& e = dp_.extents_[id];
+    const auto& e = thin_.extents()[id];
     if (e.member_count > 0 && heat_[id].volume_id == e.volume_id && heat_[id].index == e.index)
       out[id] = heat_[id].bytes_per_second;
   }
@@ -318,15 +318,15 @@ std::vector<std::array<double, pool::kMaxMembers>> WearLeveler::heat_rates() con
 }
 
 bool WearLeveler::move_allowed(std::uint32_t extent, int member, int to_drive) const {
-  const auto& e = dp_.extents_[extent];
+  const auto& e = thin_.extents()[extent];
   if (!in_service(to_drive)) return false;
   for (int m = 0; m < e.member_count; ++m)
     if (e.members[static_cast<std::size_t>(m)].drive == to_drive) return false;
   // RAID 10 mirrors straddle the DataPacs: a member stays in its own DataPac.
   if (e.type == raid::RaidType::kRaid10 &&
-      dp_.datapac_of(to_drive) != dp_.datapac_of(e.members[static_cast<std::size_t>(member)].drive))
+      hw_.datapac_of(to_drive) != hw_.datapac_of(e.members[static_cast<std::size_t>(member)].drive))
     return false;
-  const auto* v = dp_.find_volume(e.volume_id);
+  const auto* v = thin_.find(e.volume_id);
   if (v == nullptr) return false;
   return std::find(v->pool_drives.begin(), v->pool_drives.end(), to_drive) != v->pool_drives.end();
 }
@@ -334,27 +334,25 @@ bool WearLeveler::move_allowed(std::uint32_t extent, int member, int to_drive) c
 std::vector<pool::PlannedMove> WearLeveler::plan(
     const std::vector<std::array<double, pool::kMaxMembers>>& rates, int max_moves) const {
   if (options_.policy == WearPolicy::kOff || max_moves <= 0) return {};
-  const int n = dp_.drive_count();
+  const int n = hw_.drive_count();
   std::vector<pool::LevelingDrive> drives(static_cast<std::size_t>(n));
   const double factor = nand_per_host_byte();
   for (int d = 0; d < n; ++d) {
     auto& ld = drives[static_cast<std::size_t>(d)];
     ld.usable = in_service(d);
-    ld.wear_points = dp_.ssd(d).wear().percent_endurance_used;
+    ld.wear_points = hw_.ssd(d).wear().percent_endurance_used;
     ld.target_offset_points = offsets_[static_cast<std::size_t>(d)];
-    ld.free_chunks = dp_.allocator_.drive(d).free_normal_count;
+    ld.free_chunks = thin_.allocator().drive(d).free_normal_count;
   }
   std::vector<pool::LevelingMember> members;
-  const auto& extents = dp_.extents_;
+  const auto& extents = thin_.extents();
   for (std::size_t id = 0; id < extents.size() && id < rates.size(); ++id) {
     const auto& e = extents[id];
     if (e.member_count == 0 || e.lost) continue;
     for (int m = 0; m < e.member_count; ++m) {
       if (is_missing(e.missing, m)) continue;
       int drive = e.members[static_cast<std::size_t>(m)].drive;
-      if (e.moving_member == m)
-        for (const auto& mv : dp_.moves_)
-          if (mv.extent == id) drive = mv.to.drive;  // count it where it is going
+      if (e.moving_member == m) drive = e.move_target.drive;  // count it where it is going
       const double r =
           rates[id][static_cast<std::size_t>(m)] * factor * percent_per_nand_byte(drive);
       drives[static_cast<std::size_t>(drive)].rate_points_per_second += r;
@@ -366,7 +364,7 @@ std::vector<pool::PlannedMove> WearLeveler::plan(
   params.threshold_points = options_.threshold_points;
   params.lookahead_seconds = sim::to_seconds(options_.lookahead);
   params.move_cost_points =
-      static_cast<double>(dp_.allocator_.chunk_bytes()) * percent_per_nand_byte(0);
+      static_cast<double>(thin_.allocator().chunk_bytes()) * percent_per_nand_byte(0);
   params.max_moves = max_moves;
   return pool::plan_moves(std::move(drives), members, params,
                           [this](const pool::LevelingMember& m, int to) {
@@ -392,29 +390,29 @@ void WearLeveler::tick() {
   last_tick_ = now;
   notice_replacements();
   update_absorption();
-  const int free_slots = options_.max_moves_in_flight - static_cast<int>(dp_.moves_in_flight());
+  const int free_slots = options_.max_moves_in_flight - static_cast<int>(mover_.in_flight());
   if (free_slots > 0) {
     const std::int64_t rate =
         std::max<std::int64_t>(1, options_.move_bytes_per_second / options_.max_moves_in_flight);
     for (const pool::PlannedMove& mv : plan(heat_rates(), free_slots)) {
-      auto target = dp_.allocate_move_target(mv.to_drive);
+      auto target = mover_.allocate_target(mv.to_drive);
       if (!target.is_ok()) continue;
-      Status st = dp_.start_member_move(mv.extent, mv.member, *target, rate,
+      Status st = mover_.start(mv.extent, mv.member, *target, rate,
                                         options_.move_segment_bytes, {});
-      if (!st.is_ok()) dp_.release_chunk(*target);
+      if (!st.is_ok()) mover_.release_chunk(*target);
     }
   }
-  if (warm || dp_.moves_in_flight() > 0)
+  if (warm || mover_.in_flight() > 0)
     arm(now + options_.check_interval);
   else
-    dp_.arm_write_wakeup();  // asleep until the next host write
+    mover_.arm_write_wakeup();  // asleep until the next host write
 }
 
 // ---------------------------------------------------------------------------------------
 // Fast-forward
 
 void WearLeveler::begin_measurement() {
-  const auto& extents = dp_.extents_;
+  const auto& extents = thin_.extents();
   measure_start_ = sim_.now();
   measure_base_.assign(extents.size(), Heat{});
   for (std::size_t id = 0; id < extents.size(); ++id) {
@@ -424,19 +422,19 @@ void WearLeveler::begin_measurement() {
     measure_base_[id].index = e.index;
     measure_base_[id].seen = e.written_bytes;
   }
-  measure_host_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
-  measure_nand_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
-  measure_copy_.assign(static_cast<std::size_t>(dp_.drive_count()), 0);
-  for (int d = 0; d < dp_.drive_count(); ++d) {
-    measure_host_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().host_bytes_written;
-    measure_nand_[static_cast<std::size_t>(d)] = dp_.ssd(d).wear().nand_bytes_written;
-    measure_copy_[static_cast<std::size_t>(d)] = dp_.move_copy_bytes_to(d);
+  measure_host_.assign(static_cast<std::size_t>(hw_.drive_count()), 0);
+  measure_nand_.assign(static_cast<std::size_t>(hw_.drive_count()), 0);
+  measure_copy_.assign(static_cast<std::size_t>(hw_.drive_count()), 0);
+  for (int d = 0; d < hw_.drive_count(); ++d) {
+    measure_host_[static_cast<std::size_t>(d)] = hw_.ssd(d).wear().host_bytes_written;
+    measure_nand_[static_cast<std::size_t>(d)] = hw_.ssd(d).wear().nand_bytes_written;
+    measure_copy_[static_cast<std::size_t>(d)] = mover_.copy_bytes_to(d);
   }
 }
 
 void WearLeveler::measure_rates() {
-  const auto& extents = dp_.extents_;
-  const int n = dp_.drive_count();
+  const auto& extents = thin_.extents();
+  const int n = hw_.drive_count();
   const double window_s = sim::to_seconds(sim_.now() - *measure_start_);
   // Each SSD's sequential fraction over the window, from its own NAND / host bytes: the
   // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h). The copies of
@@ -445,12 +443,12 @@ void WearLeveler::measure_rates() {
   std::vector<double> drive_sequential(static_cast<std::size_t>(n), 0.0);
   for (int d = 0; d < n; ++d) {
     const auto k = static_cast<std::size_t>(d);
-    const auto copy = static_cast<double>(dp_.move_copy_bytes_to(d) - measure_copy_[k]);
+    const auto copy = static_cast<double>(mover_.copy_bytes_to(d) - measure_copy_[k]);
     const auto host =
-        static_cast<double>(dp_.ssd(d).wear().host_bytes_written - measure_host_[k]) - copy;
+        static_cast<double>(hw_.ssd(d).wear().host_bytes_written - measure_host_[k]) - copy;
     const auto nand =
-        static_cast<double>(dp_.ssd(d).wear().nand_bytes_written - measure_nand_[k]) - copy;
-    const double wa = dp_.ssd(d).timing().random_write_amplification;
+        static_cast<double>(hw_.ssd(d).wear().nand_bytes_written - measure_nand_[k]) - copy;
+    const double wa = hw_.ssd(d).timing().random_write_amplification;
     if (host > 0 && wa > 1.0 + 1e-9)
       drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
   }
@@ -474,6 +472,74 @@ void WearLeveler::measure_rates() {
   measure_start_.reset();
 }
 
+int WearLeveler::ff_level(int budget, std::vector<double>& host, std::vector<double>& seq_bytes) {
+  const std::int64_t chunk = thin_.allocator().chunk_bytes();
+  const double per_move_bytes_per_second =
+      static_cast<double>(options_.move_bytes_per_second) / options_.max_moves_in_flight;
+  int made = 0;
+  for (const pool::PlannedMove& mv : plan(ff_rates_, budget)) {
+    auto target = mover_.allocate_target(mv.to_drive);
+    if (!target.is_ok()) continue;
+    if (Status st = mover_.move_now(mv.extent, mv.member, *target); !st.is_ok()) {
+      mover_.release_chunk(*target);
+      continue;
+    }
+    // The copy: a sequential chunk written on the target (reads do not wear). Per I/O, a
+    // move lasts chunk / per-move rate, and the host writes to the member's copied part
+    // (half of them, on average) land on both chunks: the target gets those too.
+    const auto to = static_cast<std::size_t>(mv.to_drive);
+    const double copy_s = static_cast<double>(chunk) / per_move_bytes_per_second;
+    const double mirrored = ff_rates_[mv.extent][static_cast<std::size_t>(mv.member)] * copy_s / 2;
+    host[to] += static_cast<double>(chunk) + mirrored;
+    seq_bytes[to] += static_cast<double>(chunk);
+    ++ff_moves_;
+    ++made;
+    ff_move_bytes_ += chunk;
+  }
+  return made;
+}
+
+Status WearLeveler::ff_wear(Time t, Time span, std::vector<double>& host, std::vector<double>& seq_bytes) {
+  // The epoch's host writes, where each member is now.
+  const auto& extents = thin_.extents();
+  const double span_s = sim::to_seconds(span);
+  for (std::size_t id = 0; id < extents.size(); ++id) {
+    const auto& e = extents[id];
+    if (e.member_count == 0 || e.lost) continue;
+    for (int m = 0; m < e.member_count; ++m) {
+      const auto k = static_cast<std::size_t>(m);
+      if (is_missing(e.missing, m) || ff_rates_[id][k] <= 0) continue;
+      const double bytes = ff_rates_[id][k] * span_s;
+      const auto d = static_cast<std::size_t>(e.members[k].drive);
+      host[d] += bytes;
+      seq_bytes[d] += bytes * ff_sequential_[id][k];
+    }
+  }
+  Status result;
+  for (int d = 0; d < hw_.drive_count(); ++d) {
+    const auto k = static_cast<std::size_t>(d);
+    if (host[k] <= 0 || hw_.ssd(d).state() != datapac::SsdState::kHealthy) continue;
+    const auto bytes = static_cast<std::int64_t>(std::llround(host[k]));
+    Status st = hw_.ssd(d).add_bulk_writes(t, span, bytes, std::clamp(seq_bytes[k] / host[k], 0.0, 1.0));
+    if (!st.is_ok()) result = st;
+  }
+  return result;
+}
+
+void WearLeveler::ff_finish() {
+  const auto& extents = thin_.extents();
+  notice_replacements();
+  update_absorption();
+  fast_forwarding_ = false;
+  last_tick_ = sim_.now();
+  // The heat counters restart from here (fast-forward wrote no host bytes).
+  for (std::size_t id = 0; id < heat_.size() && id < extents.size(); ++id)
+    if (extents[id].member_count > 0 && heat_[id].volume_id == extents[id].volume_id &&
+        heat_[id].index == extents[id].index)
+      heat_[id].seen = extents[id].written_bytes;
+  mover_.arm_write_wakeup();
+}
+
 Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& observer) {
   if (until <= sim_.now()) return sim::invalid_argument("fast-forward must end after now");
   if (epoch <= 0) return sim::invalid_argument("fast-forward epochs must be positive");
@@ -481,17 +547,15 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
   if (!have_rates_)
     return sim::precondition_failed(
         "fast-forward needs write rates: begin_measurement(), then host I/O, first");
-  const auto& extents = dp_.extents_;
-  const int n = dp_.drive_count();
+  const auto& extents = thin_.extents();
+  const int n = hw_.drive_count();
   auto& rates = ff_rates_;
   auto& sequential = ff_sequential_;
 
   fast_forwarding_ = true;
   sim_.cancel(tick_event_);
   tick_event_ = {};
-  const std::int64_t chunk = dp_.allocator_.chunk_bytes();
-  const double per_move_bytes_per_second =
-      static_cast<double>(options_.move_bytes_per_second) / options_.max_moves_in_flight;
+  const std::int64_t chunk = thin_.allocator().chunk_bytes();
   std::vector<double> host(static_cast<std::size_t>(n)), seq_bytes(static_cast<std::size_t>(n));
   Status result;
   double budget_moves = 0;
@@ -509,49 +573,9 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
                  budget_moves + std::max(1.0, static_cast<double>(options_.max_moves_per_epoch)));
     const int budget =
         static_cast<int>(std::min<double>(options_.max_moves_per_epoch, std::floor(budget_moves)));
-    int made = 0;
-    for (const pool::PlannedMove& mv : plan(rates, budget)) {
-      auto target = dp_.allocate_move_target(mv.to_drive);
-      if (!target.is_ok()) continue;
-      if (Status st = dp_.move_member_now(mv.extent, mv.member, *target); !st.is_ok()) {
-        dp_.release_chunk(*target);
-        continue;
-      }
-      // The copy: a sequential chunk written on the target (reads do not wear). Per I/O, a
-      // move lasts chunk / per-move rate, and the host writes to the member's copied part
-      // (half of them, on average) land on both chunks: the target gets those too.
-      const auto to = static_cast<std::size_t>(mv.to_drive);
-      const double copy_s = static_cast<double>(chunk) / per_move_bytes_per_second;
-      const double mirrored = rates[mv.extent][static_cast<std::size_t>(mv.member)] * copy_s / 2;
-      host[to] += static_cast<double>(chunk) + mirrored;
-      seq_bytes[to] += static_cast<double>(chunk);
-      ++ff_moves_;
-      ++made;
-      ff_move_bytes_ += chunk;
-    }
+    const int made = ff_level(budget, host, seq_bytes);
     budget_moves = std::min(budget_moves - made, 1.0);
-    // The epoch's host writes, where each member is now.
-    const double span_s = sim::to_seconds(span);
-    for (std::size_t id = 0; id < extents.size(); ++id) {
-      const auto& e = extents[id];
-      if (e.member_count == 0 || e.lost) continue;
-      for (int m = 0; m < e.member_count; ++m) {
-        const auto k = static_cast<std::size_t>(m);
-        if (is_missing(e.missing, m) || rates[id][k] <= 0) continue;
-        const double bytes = rates[id][k] * span_s;
-        const auto d = static_cast<std::size_t>(e.members[k].drive);
-        host[d] += bytes;
-        seq_bytes[d] += bytes * sequential[id][k];
-      }
-    }
-    for (int d = 0; d < n; ++d) {
-      const auto k = static_cast<std::size_t>(d);
-      if (host[k] <= 0 || dp_.ssd(d).state() != datapac::SsdState::kHealthy) continue;
-      const auto bytes = static_cast<std::int64_t>(std::llround(host[k]));
-      Status st =
-          dp_.ssd(d).add_bulk_writes(t, span, bytes, std::clamp(seq_bytes[k] / host[k], 0.0, 1.0));
-      if (!st.is_ok()) result = st;
-    }
+    if (Status st = ff_wear(t, span, host, seq_bytes); !st.is_ok()) result = st;
     sim_.run_until(t + span);  // timeline actions, rebuilds, moves already in flight
     t += span;
     // Extents allocated by a rebuild keep their member's rate: rates follow the extent id.
@@ -561,16 +585,7 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
     }
     if (observer) observer(t);
   }
-  notice_replacements();
-  update_absorption();
-  fast_forwarding_ = false;
-  last_tick_ = sim_.now();
-  // The heat counters restart from here (fast-forward wrote no host bytes).
-  for (std::size_t id = 0; id < heat_.size() && id < extents.size(); ++id)
-    if (extents[id].member_count > 0 && heat_[id].volume_id == extents[id].volume_id &&
-        heat_[id].index == extents[id].index)
-      heat_[id].seen = extents[id].written_bytes;
-  dp_.arm_write_wakeup();
+  ff_finish();
   return result;
 }
 

@@ -1,12 +1,13 @@
 // controller::WearLeveler — array-level wear leveling at run time (docs/wear-leveling.md).
 //
-// What it does, on top of DataPath:
+// What it does, on top of the data path's parts (it reads and acts only through
+// WearLevelerParts: the SSDs' wear, the extents and the allocator, the extent mover):
 // - accounting: each SSD's wear (NAND bytes with write amplification, percent of rated
 //   endurance used, recent rates) and each extent member's heat (host bytes written to it);
 // - placement: installs a wear-aware score in the extent allocator, so that new extents go
 //   to the SSDs with the most endurance left, within the RAID layout's constraints;
 // - leveling, per I/O: every `check_interval` while host writes come, it plans moves with
-//   pool::plan_moves and runs them through DataPath::start_member_move (back-end I/O paced to
+//   pool::plan_moves and runs them through ExtentMover::start (back-end I/O paced to
 //   `move_bytes_per_second`, host I/O to a moving extent stays correct);
 // - fast-forward: for horizons of years, fast_forward() advances wear in epochs from the
 //   per-extent write rates measured since begin_measurement(), leveling between epochs;
@@ -16,7 +17,7 @@
 //   under the threshold is recorded.
 // Sleeps while no host writes come (no events pending), so Simulator::run() still returns.
 //
-// Not thread-safe: belongs to the model thread with its DataPath.
+// Not thread-safe: belongs to the model thread with the data path.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,10 @@
 #include <optional>
 #include <vector>
 
-#include "controller/data_path.h"
+#include "config/preset.h"
+#include "controller/extent_mover.h"
+#include "controller/hardware.h"
+#include "pool/thin_map.h"
 #include "pool/wear_leveling.h"
 #include "sim/simulator.h"
 #include "sim/status.h"
@@ -107,12 +111,20 @@ struct WearSummary {
   std::vector<ReplacementRecord> replacements;
 };
 
+// The narrow interface the leveler works through (no access to the rest of the data path).
+struct WearLevelerParts {
+  Hardware& hw;               // SSD wear, DataPacs
+  pool::ThinMap& thin;        // extents (heat, members), the allocator (placement, free chunks)
+  ExtentMover& mover;         // moves, copy traffic, the write wakeup
+  const config::SystemPreset& preset;
+};
+
 class WearLeveler {
  public:
   // kInvalidArgument naming the field out of range.
   static sim::Status validate(const WearLevelingOptions& options, std::int64_t chunk_bytes);
   // REQUIRES: validate(options) is ok; sim and data_path outlive the leveler.
-  WearLeveler(sim::Simulator& sim, DataPath& data_path, WearLevelingOptions options);
+  WearLeveler(sim::Simulator& sim, const WearLevelerParts& parts, WearLevelingOptions options);
   WearLeveler(const WearLeveler&) = delete;
   WearLeveler& operator=(const WearLeveler&) = delete;
   ~WearLeveler();
@@ -128,7 +140,7 @@ class WearLeveler {
   DriveWear drive_wear(int drive) const;
   std::vector<DriveWear> drive_wear_all() const;
   WearSummary summary() const;
-  std::size_t moves_in_flight() const { return dp_.moves_in_flight(); }
+  std::size_t moves_in_flight() const { return mover_.in_flight(); }
 
   // --- Fast-forward -------------------------------------------------------------------
   // Marks the start of the window whose per-extent write rates fast_forward() will use.
@@ -172,7 +184,10 @@ class WearLeveler {
   std::vector<std::array<double, pool::kMaxMembers>> heat_rates() const;
 
   sim::Simulator& sim_;
-  DataPath& dp_;
+  Hardware& hw_;
+  pool::ThinMap& thin_;
+  ExtentMover& mover_;
+  const config::SystemPreset& preset_;
   WearLevelingOptions options_;
   bool started_ = false;
   bool fast_forwarding_ = false;
@@ -186,6 +201,10 @@ class WearLeveler {
   std::int64_t ff_moves_ = 0;
   std::int64_t ff_move_bytes_ = 0;
 
+  // Fast-forward's parts: one epoch's moves (returns how many), one epoch's wear, the end.
+  int ff_level(int budget, std::vector<double>& host, std::vector<double>& seq_bytes);
+  sim::Status ff_wear(sim::Time t, sim::Time span, std::vector<double>& host, std::vector<double>& seq_bytes);
+  void ff_finish();
   // Turns the open measurement window into ff_rates_ / ff_sequential_ and closes it.
   void measure_rates();
 

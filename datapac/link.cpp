@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "datapac/fault_points.h"
 #include "sim/assert.h"
 
 namespace afasim::datapac {
@@ -25,7 +26,8 @@ sim::Time Link::transfer(sim::Time arrival, std::int64_t bytes) {
   auto lane = lane_free_at_.begin();
   if (lane_free_at_.size() > 1) lane = std::min_element(lane_free_at_.begin(), lane_free_at_.end());
   const sim::Time start = std::max(arrival, *lane);
-  const sim::Time duration = overhead_ns_ + fixed_transfer_time(bytes, ns_per_byte_q32_);
+  sim::Time duration = overhead_ns_ + fixed_transfer_time(bytes, ns_per_byte_q32_);
+  duration += link_drop_fault(duration);
   *lane = start + duration;
   bytes_moved_ += bytes;
   ++transfers_;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -60,6 +61,11 @@ class PayloadStore {
  private:
   std::int64_t capacity_bytes_;
 };
+
+// Wraps the store an SSD opened (named by the SSD's name) in another one, for tests
+// (datapac/fault_injection_payload.h). Empty: the SSD uses its store as opened.
+using PayloadWrapper =
+    std::function<std::unique_ptr<PayloadStore>(std::unique_ptr<PayloadStore>, const std::string& name)>;
 
 // A store that keeps nothing. REQUIRES: capacity_bytes > 0.
 std::unique_ptr<PayloadStore> make_none_store(std::int64_t capacity_bytes);

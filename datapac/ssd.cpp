@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "datapac/fault_points.h"
 #include "sim/assert.h"
 
 namespace afasim::datapac {
@@ -119,6 +120,8 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
   fo.start = options_.preconditioned ? ssd::StartState::kSteady : ssd::StartState::kFresh;
   fo.span_fraction = options_.host_span_fraction;
   flash_ = std::make_unique<ssd::FlashSsd>(model_, fo);
+  if (options_.wrap_payload && payload_) payload_ = options_.wrap_payload(std::move(payload_), options_.name);
+
   // Rated endurance in NAND bytes (see endurance_nand_bytes()).
   endurance_nand_bytes_ = model_.rated_endurance_bytes() *
                           ssd::FlashSsd::steady_random_write_amplification(model_, 1.0);
@@ -179,12 +182,12 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
     case SsdOp::kRead:
       ++counters_.reads;
       counters_.bytes_read += length;
-      return flash_->schedule(arrival, ssd::Op::kRead, offset, length);
+      return ssd_op_fault(arrival, flash_->schedule(arrival, ssd::Op::kRead, offset, length));
     case SsdOp::kWrite: {
       ++counters_.writes;
       counters_.bytes_written += length;
       const bool was_steady = flash_->steady_state();
-      const sim::Time done = flash_->schedule(arrival, ssd::Op::kWrite, offset, length);
+      const sim::Time done = ssd_op_fault(arrival, flash_->schedule(arrival, ssd::Op::kWrite, offset, length));
       wear_.host_bytes_written += length;
       host_rate_.add(arrival, length);
       nand_rate_.add(arrival, count_nand());
@@ -225,6 +228,7 @@ sim::Status Ssd::read_payload(std::int64_t offset, std::span<std::uint8_t> out) 
   AFASIM_RETURN_IF_ERROR(check_access(offset, static_cast<std::int64_t>(out.size())));
   if (!payload_status_.is_ok()) return payload_status_;
   if (out.empty()) return {};
+  AFASIM_RETURN_IF_ERROR(ssd_read_fault(name()));
   return payload_->read(offset, out);
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "config/preset.h"
+#include "datapac/block_device.h"
 #include "datapac/payload.h"
 #include "datapac/wear.h"
 #include "sim/rng.h"
@@ -48,6 +49,8 @@ struct SsdOptions {
   std::string payload_directory;
   // For PayloadKind::kMemory: page size, a power of two in [512, 16 MiB].
   std::int64_t memory_page_bytes = 64 << 10;
+  // Tests only: wraps the opened payload store (a FaultInjectionPayloadStore).
+  PayloadWrapper wrap_payload;
   // true: the drive starts in steady state (filled and random-written over its span, garbage
   // collection running, as random write figures are measured); false: fresh out of the box,
   // nothing mapped, no garbage collection until the NAND has been written over.
@@ -84,7 +87,7 @@ struct SsdTiming {
   double latency_multiplier = 1;
 };
 
-class Ssd {
+class Ssd : public BlockDevice {
  public:
   // Checks the model's figures and the options: kInvalidArgument saying which is wrong.
   static sim::Status validate(const config::SsdModel& model, const SsdOptions& options);
@@ -111,13 +114,13 @@ class Ssd {
   // --- Payload (no timing) ---
   // Each: kIoError if failed, kUnavailable if removed, kOutOfRange if the range passes the
   // end or offset < 0, the store's own error (file) otherwise. An empty span is a no-op.
-  sim::Status write_payload(std::int64_t offset_bytes, std::span<const std::uint8_t> data);
+  sim::Status write_payload(std::int64_t offset_bytes, std::span<const std::uint8_t> data) override;
   // Never-written and trimmed bytes read as zeros; `none` reads zeros everywhere.
-  sim::Status read_payload(std::int64_t offset_bytes, std::span<std::uint8_t> out) const;
-  sim::Status trim_payload(std::int64_t offset_bytes, std::int64_t length_bytes);
+  sim::Status read_payload(std::int64_t offset_bytes, std::span<std::uint8_t> out) const override;
+  sim::Status trim_payload(std::int64_t offset_bytes, std::int64_t length_bytes) override;
   // False only when the range certainly reads as zeros (PayloadStore::may_hold_data); true
   // when unsure or when the drive cannot be read.
-  bool payload_may_hold_data(std::int64_t offset_bytes, std::int64_t length_bytes) const;
+  bool payload_may_hold_data(std::int64_t offset_bytes, std::int64_t length_bytes) const override;
   // File store: fdatasync. Others: no-op.
   sim::Status flush_payload();
   // The error opening the payload store hit (ok when it opened).

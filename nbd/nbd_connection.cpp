@@ -1,5 +1,7 @@
 #include "nbd/nbd_connection.h"
 
+#include "nbd/nbd_record.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -46,6 +48,7 @@ void complete(std::unique_ptr<Request> r, const sim::Status& st, sim::Time laten
 // Model thread
 
 void Mailbox::deliver(std::unique_ptr<Request> r) {
+  record_done(*r);
   std::shared_ptr<Mailbox> mb = r->mailbox;  // keeps the mailbox while `r` may go
   bool wake = false;
   {
@@ -150,6 +153,7 @@ Connection::Connection(std::shared_ptr<ServerCore> core, Socket socket, std::str
       rbuf_(kReadBufferBytes) {
   mailbox_ = std::make_shared<Mailbox>(core_->io.get_executor());
   mailbox_->gate = core_->gate;
+  mailbox_->connection_id = id;
   limits_.min_block_bytes = NbdServer::kMinBlockBytes;
   limits_.max_payload_bytes = static_cast<std::uint32_t>(core_->options.max_payload_bytes);
 }
@@ -211,9 +215,7 @@ asio::awaitable<void> Connection::run() {
     spdlog::debug("{}: {}", label_, message);
     controller::Array* array = core_->array;
     const std::string object = "volume/" + std::to_string(export_->volume_id);
-    core_->model->post([array, object, message] {
-      (void)array->log_event(controller::Severity::kInfo, "nbd", object, message);
-    });
+    core_->model->post([array, object, message] { log_nbd_event(*array, object, message); });
   }
 }
 
@@ -593,9 +595,7 @@ void Connection::enter_transmission(ExportInfo e) {
   spdlog::debug("{}: {}", label_, message);
   controller::Array* array = core_->array;
   const std::string object = "volume/" + std::to_string(e.volume_id);
-  core_->model->post([array, object, message] {
-    (void)array->log_event(controller::Severity::kInfo, "nbd", object, message);
-  });
+  core_->model->post([array, object, message] { log_nbd_event(*array, object, message); });
   export_ = std::make_shared<const ExportInfo>(std::move(e));
 }
 
@@ -727,7 +727,12 @@ void Connection::flush_batch() {
   batch_.clear();
   controller::Array* array = core_->array;
   std::shared_ptr<const ExportInfo> e = export_;
-  if (core_->model->post([batch, e, array] { start_requests(*array, *e, *batch); })) return;
+  const std::uint64_t id = id_;
+  if (core_->model->post([batch, e, array, id] {
+        record_batch(id, *e, *batch);
+        start_requests(*array, *e, *batch);
+      }))
+    return;
   for (auto& r : *batch) {
     r->error = n::kEshutdown;
     r->message = "the array model is stopped";

@@ -95,6 +95,7 @@ struct Mailbox {
   std::vector<std::unique_ptr<Request>> done;
   bool wake_pending = false;  // a wake-up is posted and not yet run
   bool closed = false;        // the connection is gone: drop what arrives
+  std::uint64_t connection_id = 0;  // the connection's id (session records name it)
   asio::io_context::executor_type io_executor;
   std::weak_ptr<Connection> connection;
   std::shared_ptr<Gate> gate;

@@ -18,20 +18,15 @@
 #include <vector>
 
 #include "pool/capacity.h"
+#include "raid/members.h"
 #include "raid/raid_type.h"
 #include "sim/status.h"
 
 namespace afasim::pool {
 
-inline constexpr int kMaxMembers = 9;  // RAID5 up to 8+1; RAID10 4 pairs
-
-struct ChunkAddr {
-  std::int32_t drive = -1;  // array-wide drive index (drive id − 1)
-  std::int32_t chunk = -1;  // chunk index on that SSD
-  bool valid() const { return drive >= 0; }
-  bool operator==(const ChunkAddr&) const = default;
-  std::int64_t offset_bytes(std::int64_t chunk_bytes) const { return std::int64_t{chunk} * chunk_bytes; }
-};
+// Chunks and the member bound are the RAID engine's (raid/members.h).
+using raid::ChunkAddr;
+using raid::kMaxMembers;
 
 struct DriveSlot {
   int datapac = 0;         // DataPac id (1-based)

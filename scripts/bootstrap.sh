@@ -10,10 +10,14 @@ packages=(
   # libraries (DESIGN.md: Boost.Asio, SQLite, cpp-httplib, nlohmann_json, doctest, CLI11, spdlog)
   libboost-dev libboost-system-dev libsqlite3-dev libcpp-httplib-dev nlohmann-json3-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev
+  # GET /metrics (prometheus-cpp); the manager page's Chart.js and Bootstrap, embedded at build time
+  prometheus-cpp-dev libjs-chart.js libjs-bootstrap5
   # real clients the integration tests drive
   curl sqlite3 fio libnbd-bin python3-libnbd qemu-utils nbdkit
   # fio2gnuplot and fio_jsonplus_clat2csv (fio's tools, run on afasim's output) import six
   python3-six
+  # promtool checks /metrics; headless Chromium driven by Selenium tests the manager page
+  prometheus chromium chromium-driver python3-selenium
   # the README tour pretty-prints JSON with python3 -m json.tool
   python3
 )

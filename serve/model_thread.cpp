@@ -15,6 +15,8 @@ constexpr int kEventsBetweenInboxChecks = 4096;
 
 ModelThread::ModelThread(sim::Simulator& sim, sim::Pacer pacer) : sim_(sim), pacer_(pacer) {}
 
+ModelThread::ModelThread(sim::Simulator& sim, Inline) : sim_(sim), pacer_(sim::Pacer::Mode::kNone, 1.0), inline_(true) {}
+
 ModelThread::~ModelThread() { stop(); }
 
 std::int64_t ModelThread::wall_now_ns() {
@@ -24,6 +26,7 @@ std::int64_t ModelThread::wall_now_ns() {
 }
 
 void ModelThread::start() {
+  if (inline_) return;
   pacer_.start(sim_.now(), wall_now_ns());
   thread_ = std::thread([this] { run(); });
 }
@@ -42,6 +45,10 @@ void ModelThread::stop() {
 }
 
 bool ModelThread::post(std::function<void()> fn) {
+  if (inline_) {
+    fn();
+    return true;
+  }
   std::unique_lock<std::mutex> lock(mu_);
   space_.wait(lock, [this] { return stopping_ || inbox_.size() < kInboxCapacity; });
   if (stopping_) return false;

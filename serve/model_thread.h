@@ -38,6 +38,10 @@ class ModelThread {
 
   // REQUIRES: sim outlives this object, and nothing else touches it once start() is called.
   ModelThread(sim::Simulator& sim, sim::Pacer pacer);
+  // No thread: post() and call() run the closure at once on the calling thread, which owns
+  // `sim`. For `afasim replay`, which drives the front ends' model code in batch.
+  struct Inline {};
+  ModelThread(sim::Simulator& sim, Inline);
   ~ModelThread();
   ModelThread(const ModelThread&) = delete;
   ModelThread& operator=(const ModelThread&) = delete;
@@ -87,6 +91,7 @@ class ModelThread {
   std::atomic<bool> inbox_pending_{false};
   std::mutex hook_mu_;                 // held while the hook runs: removing it waits for it
   std::function<void()> round_hook_;   // guarded by hook_mu_
+  const bool inline_ = false;
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread thread_;

@@ -39,6 +39,9 @@ struct SqliteStoreOptions {
   // database past it fails with kUnavailable like a full disk. Lets tests reach the
   // full-disk path; also a guard for a small state volume. >= 0.
   std::int64_t max_db_bytes = 0;
+  // The SQLite VFS to open the database through, "" for SQLite's default. Tests pass a
+  // FaultInjectionVfs's name (store/fault_injection_vfs.h).
+  std::string vfs;
 };
 
 class SqliteStore : public controller::Journal {

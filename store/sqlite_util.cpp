@@ -90,6 +90,12 @@ Statement& Statement::bind_null(int index) {
   return *this;
 }
 
+Statement& Statement::bind(int index, const Value& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return bind(index, *i);
+  if (const auto* t = std::get_if<std::string>(&value)) return bind(index, std::string_view(*t));
+  return bind_null(index);
+}
+
 int Statement::step() {
   return sqlite3_step(stmt_);
 }
@@ -128,6 +134,17 @@ std::optional<std::int64_t> Statement::column_optional_int64(int column) const {
 
 bool Statement::column_is_null(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+Value Statement::column_value(int column) const {
+  switch (sqlite3_column_type(stmt_, column)) {
+    case SQLITE_NULL:
+      return std::monostate{};
+    case SQLITE_INTEGER:
+      return column_int64(column);
+    default:
+      return column_text(column);
+  }
 }
 
 }  // namespace afasim::store

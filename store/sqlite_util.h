@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "sim/status.h"
 
@@ -27,6 +28,10 @@ sim::Status sqlite_error(sqlite3* db, int rc, std::string_view context);
 
 // Runs `sql` (one or more statements, no results wanted). Error: sqlite_error(context).
 sim::Status exec(sqlite3* db, const std::string& sql, std::string_view context);
+
+// One column value of a row: NULL, an INTEGER or a TEXT (the only types the STRICT tables
+// of store/schema.cpp use).
+using Value = std::variant<std::monostate, std::int64_t, std::string>;
 
 class Statement {
  public:
@@ -45,6 +50,7 @@ class Statement {
   Statement& bind(int index, std::string_view value);
   Statement& bind(int index, const std::optional<std::int64_t>& value);  // nullopt → NULL
   Statement& bind_null(int index);
+  Statement& bind(int index, const Value& value);
 
   // Runs one step: SQLITE_ROW, SQLITE_DONE or an error code.
   int step();
@@ -58,6 +64,8 @@ class Statement {
   std::string column_text(int column) const;
   std::optional<std::int64_t> column_optional_int64(int column) const;  // NULL → nullopt
   bool column_is_null(int column) const;
+  // The column as a Value: NULL, INTEGER or TEXT (a REAL or BLOB reads as its text).
+  Value column_value(int column) const;
 
   sqlite3* db() const { return sqlite3_db_handle(stmt_); }
 

@@ -74,7 +74,8 @@ void Loader::top(const json& j) {
 void Loader::options(const json& o, const std::string& path) {
   r.object(o, path,
            {"payload", "rebuild_bytes_per_second", "raid5_data_members", "raid10_pairs",
-            "strip_bytes", "preconditioned", "qos_scheduler", "write_cache", "write_back"});
+            "strip_bytes", "preconditioned", "qos_scheduler", "write_cache", "write_back", "scrub",
+            "scrub_bytes_per_second"});
   controller::DataPathOptions& d = s.array_options.data_path;
   if (o.contains("payload")) {
     const std::string p = r.text(o, path, "payload");
@@ -111,6 +112,11 @@ void Loader::options(const json& o, const std::string& path) {
                  std::to_string(d.cache.write_cache_bytes) + " bytes");
   }
   if (o.contains("write_back")) d.cache.write_back = r.boolean(o, path, "write_back");
+  // The background scrub (docs/raid.md "Scrub"): on/off and its rate.
+  if (o.contains("scrub")) d.scrub.enabled = r.boolean(o, path, "scrub");
+  if (o.contains("scrub_bytes_per_second"))
+    d.scrub.bytes_per_second =
+        r.size(o.at("scrub_bytes_per_second"), join(path, "scrub_bytes_per_second"), 1, true);
 }
 
 void Loader::wear(const json& o, const std::string& path) {

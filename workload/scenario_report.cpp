@@ -1,5 +1,6 @@
-// The scenario report's three forms (scenario_runner.h): text tables, JSON, an SVG chart.
-// All three are pure functions of the report, so the same run prints the same bytes.
+// The scenario report's text tables and JSON (scenario_runner.h; the charts and the HTML
+// page are in scenario_html.cpp). Pure functions of the report, so the same run prints the
+// same bytes.
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "config/size.h"
+#include "workload/report_util.h"
 #include "workload/scenario_runner.h"
 
 namespace afasim::workload {
@@ -15,12 +17,13 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using sim::Time;
+using report::fmt;
+using report::grouped;
+using report::nice_step;
+using report::per_second;
+using report::xml_escape;
 
 // --- numbers ----------------------------------------------------------------------------
-
-double per_second(double count, Time length_ns) {
-  return length_ns <= 0 ? 0 : count * 1e9 / static_cast<double>(length_ns);
-}
 
 // `v` rounded to `decimals` places, as a JSON integer when whole (prints "1200", not "1200.0").
 json number(double v, int decimals) {
@@ -34,23 +37,6 @@ json seconds(Time t) {
 }
 json microseconds(std::int64_t ns) {
   return number(static_cast<double>(ns) / 1e3, 3);
-}
-
-// 1234567.8 → "1,234,567.8".
-std::string grouped(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(v));
-  std::string digits(buf);
-  const std::size_t dot = digits.find('.');
-  std::string whole = digits.substr(0, dot);
-  const std::string fraction = dot == std::string::npos ? "" : digits.substr(dot);
-  std::string out;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
-    out += whole[i];
-  }
-  return (v < 0 && std::round(std::fabs(v) * std::pow(10, decimals)) != 0 ? "-" : "") + out +
-         fraction;
 }
 
 std::string human_bytes(std::int64_t bytes) { return config::human_bytes(bytes, 1); }
@@ -147,6 +133,19 @@ json row_json(const ScenarioReport& report, const TimelineRow& r) {
     volumes[report.volumes[i].name] =
         number(per_second(static_cast<double>(r.volume_ios[i]), r.length_ns), 1);
   j["volume_iops"] = std::move(volumes);
+  j["cache_dirty_bytes"] = r.cache_dirty_bytes;
+  if (!r.volume_detail.empty()) {
+    json bytes = json::object(), latency = json::object();
+    for (std::size_t i = 0; i < report.volumes.size(); ++i) {
+      const TimelineRow::VolumeDetail& d = r.volume_detail[i];
+      bytes[report.volumes[i].name] = number(per_second(static_cast<double>(d.bytes), r.length_ns), 0);
+      latency[report.volumes[i].name] = {{"p50", number(d.latency_us_p50, 1)},
+                                         {"p99", number(d.latency_us_p99, 1)},
+                                         {"max", number(d.latency_us_max, 1)}};
+    }
+    j["volume_bytes_per_second"] = std::move(bytes);
+    j["volume_latency_us"] = std::move(latency);
+  }
   return j;
 }
 
@@ -336,43 +335,6 @@ void text_events(std::string& out, const ScenarioReport& r) {
          e.object.empty() ? "array" : e.object.c_str(), e.message.c_str());
 }
 
-// --- SVG --------------------------------------------------------------------------------
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// A round tick step (1, 2 or 5 × 10^k) giving about `ticks` ticks up to `max`.
-double nice_step(double max, int ticks) {
-  if (max <= 0) return 1;
-  const double raw = max / ticks;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (raw <= m * magnitude) return m * magnitude;
-  return 10 * magnitude;
-}
-
-std::string fmt(const char* format, double v);
-
 json optional_number(const std::optional<double>& v, int decimals) {
   return v ? number(*v, decimals) : json(nullptr);
 }
@@ -488,12 +450,6 @@ void text_wear(std::string& out, const ScenarioReport& r) {
   }
 }
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 }  // namespace
 
 namespace {
@@ -601,91 +557,6 @@ std::string format_scenario_text(const ScenarioReport& report) {
   text_wear(out, report);
   text_events(out, report);
   return out;
-}
-
-std::string format_scenario_svg(const ScenarioReport& r) {
-  // Layout in SVG user units; the plot area is [left, left + plot_w] × [top, top + plot_h].
-  constexpr double width = 960, height = 480, left = 80, right = 200, top = 50, bottom = 60;
-  constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
-  static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-  // The chart covers the per-I/O run (a fast-forward that follows it has no IOPS).
-  const double t_max =
-      std::max(sim::to_seconds(r.timeline.empty() ? r.end_ns : r.timeline.back().end_ns), 1e-9);
-  double iops_max = 0;
-  for (const auto& row : r.timeline)
-    for (auto ios : row.volume_ios)
-      iops_max = std::max(iops_max, per_second(static_cast<double>(ios), row.length_ns));
-  const double y_step = nice_step(iops_max, 5);
-  const double y_max = std::max(y_step, std::ceil(iops_max / y_step) * y_step);
-  const double x_step = nice_step(t_max, 8);
-  auto x_of = [&](double t) { return left + plot_w * t / t_max; };
-  auto y_of = [&](double v) { return top + plot_h * (1 - v / y_max); };
-
-  std::ostringstream o;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-    << "\" viewBox=\"0 0 " << width << " " << height
-    << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  o << "<text x=\"" << left << "\" y=\"24\" font-size=\"16\">" << xml_escape(r.name)
-    << ": IOPS per volume (" << xml_escape(r.system_model) << ", seed " << r.seed << ")</text>\n";
-  // Grid, ticks and labels.
-  for (double v = 0; v <= y_max + y_step / 2; v += y_step) {
-    const std::string y = fmt("%.1f", y_of(v));
-    o << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\"" << y
-      << "\" stroke=\"#e0e0e0\"/>\n";
-    o << "<text x=\"" << left - 6 << "\" y=\"" << y
-      << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << grouped(v, 0) << "</text>\n";
-  }
-  for (double t = 0; t <= t_max + x_step / 1000; t += x_step) {
-    const std::string x = fmt("%.1f", x_of(t));
-    o << "<line x1=\"" << x << "\" y1=\"" << top + plot_h << "\" x2=\"" << x << "\" y2=\""
-      << top + plot_h + 5 << "\" stroke=\"black\"/>\n";
-    o << "<text x=\"" << x << "\" y=\"" << top + plot_h + 18 << "\" text-anchor=\"middle\">"
-      << fmt("%g", t) << "</text>\n";
-  }
-  o << "<line x1=\"" << left << "\" y1=\"" << top + plot_h << "\" x2=\"" << left + plot_w
-    << "\" y2=\"" << top + plot_h << "\" stroke=\"black\"/>\n";
-  o << "<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\""
-    << top + plot_h << "\" stroke=\"black\"/>\n";
-  o << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 15
-    << "\" text-anchor=\"middle\">simulated time (s)</text>\n";
-  o << "<text transform=\"translate(18 " << top + plot_h / 2
-    << ") rotate(-90)\" text-anchor=\"middle\">IOPS (read + write)</text>\n";
-  // Timeline actions: dashed verticals, labelled with their entry.
-  for (const auto& a : r.actions) {
-    if (sim::to_seconds(a.at_ns) > t_max) continue;  // in the fast-forward
-    const std::string x = fmt("%.1f", x_of(sim::to_seconds(a.at_ns)));
-    o << "<line x1=\"" << x << "\" y1=\"" << top << "\" x2=\"" << x << "\" y2=\"" << top + plot_h
-      << "\" stroke=\"#999999\" stroke-dasharray=\"4 3\"/>\n";
-    o << "<text x=\"" << x << "\" y=\"" << top - 6
-      << "\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555555\">" << xml_escape(a.description)
-      << "<title>" << xml_escape(a.key + " " + a.description) << "</title></text>\n";
-  }
-  // One polyline per volume, in steps: each interval's IOPS held across the interval (a
-  // row is an average over it, not a sample at one instant).
-  for (std::size_t i = 0; i < r.volumes.size(); ++i) {
-    const char* colour = palette[i % (sizeof palette / sizeof palette[0])];
-    o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
-    for (std::size_t k = 0; k < r.timeline.size(); ++k) {
-      const TimelineRow& row = r.timeline[k];
-      const std::string y =
-          fmt("%.1f", y_of(per_second(static_cast<double>(row.volume_ios[i]), row.length_ns)));
-      o << (k == 0 ? "" : " ") << fmt("%.1f", x_of(sim::to_seconds(row.end_ns - row.length_ns)))
-        << "," << y << " " << fmt("%.1f", x_of(sim::to_seconds(row.end_ns))) << "," << y;
-    }
-    o << "\"><title>" << xml_escape(r.volumes[i].name) << "</title></polyline>\n";
-    const double ly = top + 10 + 20 * static_cast<double>(i);
-    o << "<rect x=\"" << left + plot_w + 16 << "\" y=\"" << ly - 6
-      << "\" width=\"14\" height=\"3\" fill=\"" << colour << "\"/>\n";
-    o << "<text x=\"" << left + plot_w + 36 << "\" y=\"" << ly << "\" dominant-baseline=\"middle\">"
-      << xml_escape(r.volumes[i].name) << "</text>\n";
-  }
-  if (r.volumes.empty())
-    o << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << top + plot_h / 2
-      << "\" text-anchor=\"middle\">no volumes</text>\n";
-  o << "</svg>\n";
-  return o.str();
 }
 
 }  // namespace afasim::workload

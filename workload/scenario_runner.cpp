@@ -52,6 +52,7 @@ class Runner {
   void fail(Status st);
   void on_completion(std::size_t workload, const FioCompletion& c);
   void sample(Time end, Time length);
+  void open_row();
   bool all_done() const;
   void progress() const;
   void finish();
@@ -82,6 +83,7 @@ class Runner {
   ScenarioReport report_;
   TimelineRow open_;  // the interval being counted
   sim::Histogram open_latency_ns_;
+  std::vector<sim::Histogram> open_volume_latency_ns_;  // per volume slot, while detail is kept
   std::optional<Time> io_end_;          // the per-I/O run's end when fast-forward followed it
   std::vector<bool> stopped_at_io_end_;  // per session: still running when it was stopped
 };
@@ -280,7 +282,23 @@ void Runner::on_completion(std::size_t workload, const FioCompletion& c) {
     ++open_.write_ios;
     open_.write_bytes += c.bytes;
   }
-  ++open_.volume_ios[volume_slot_.at(c.volume_id)];
+  const std::size_t slot = volume_slot_.at(c.volume_id);
+  ++open_.volume_ios[slot];
+  if (!open_.volume_detail.empty()) {
+    open_.volume_detail[slot].bytes += c.bytes;
+    open_volume_latency_ns_[slot].record(latency);
+  }
+}
+
+// A new interval's counters: per-volume detail while the run is under kMaxDetailCells.
+void Runner::open_row() {
+  open_ = TimelineRow{};
+  open_.volume_ios.assign(volume_slot_.size(), 0);
+  const auto cells = static_cast<std::int64_t>((report_.timeline.size() + 1) * volume_slot_.size());
+  if (cells <= kMaxDetailCells) open_.volume_detail.assign(volume_slot_.size(), {});
+  open_volume_latency_ns_.resize(volume_slot_.size());
+  for (auto& h : open_volume_latency_ns_) h.clear();
+  open_latency_ns_.clear();
 }
 
 // Closes the interval ending at `end`: its counts so far, and the array's state now.
@@ -300,10 +318,15 @@ void Runner::sample(Time end, Time length) {
                                    ? 0
                                    : 100.0 * static_cast<double>(pool.raw_allocated_bytes) /
                                          static_cast<double>(pool.raw_usable_bytes);
+  for (std::size_t i = 0; i < row.volume_detail.size(); ++i) {
+    const sim::Histogram& h = open_volume_latency_ns_[i];
+    row.volume_detail[i].latency_us_p50 = static_cast<float>(static_cast<double>(h.percentile(50)) / 1e3);
+    row.volume_detail[i].latency_us_p99 = static_cast<float>(static_cast<double>(h.percentile(99)) / 1e3);
+    row.volume_detail[i].latency_us_max = static_cast<float>(static_cast<double>(h.max()) / 1e3);
+  }
+  row.cache_dirty_bytes = array_->data_path().dirty_bytes();
   report_.timeline.push_back(std::move(row));
-  open_ = TimelineRow{};
-  open_.volume_ios.assign(volume_slot_.size(), 0);
-  open_latency_ns_.clear();
+  open_row();
 }
 
 bool Runner::all_done() const {
@@ -354,7 +377,7 @@ Status Runner::fast_forward() {
   report_.wear.epoch_ns = s_.wear.epoch_ns;
   sample_wear();
   Time next_sample = sim_.now() + s_.wear.sample_every_ns;
-  Status st = array_->wear().fast_forward(s_.wear.until_ns, s_.wear.epoch_ns, [&](Time t) {
+  Status st = array_->fast_forward_wear(s_.wear.until_ns, s_.wear.epoch_ns, [&](Time t) {
     if (options_.progress)
       options_.progress("fast-forward " + std::to_string(static_cast<long long>(t / sim::kDay)) + " of " +
                         std::to_string(static_cast<long long>(s_.wear.until_ns / sim::kDay)) + " days");
@@ -368,9 +391,9 @@ Status Runner::fast_forward() {
 }
 
 void Runner::stop_cleanly() {
-  controller::DataPath& dp = array_->data_path();
+  const controller::DataPath& dp = array_->data_path();
   if (dp.dirty_bytes() == 0) return;
-  dp.destage_all();
+  array_->destage_all();
   const Time deadline = sim_.now() + kCleanStopMax;
   while (dp.dirty_bytes() > 0 && sim_.next_event_time() <= deadline && sim_.step()) {
   }
@@ -449,7 +472,7 @@ sim::Result<ScenarioReport> Runner::run() {
   AFASIM_RETURN_IF_ERROR(create_workload_volumes());
   AFASIM_RETURN_IF_ERROR(create_sessions());
   for (const auto& [id, v] : array_->volumes()) volume_slot_.emplace(id, volume_slot_.size());
-  open_.volume_ios.assign(volume_slot_.size(), 0);
+  open_row();
   const auto cells_per_row = static_cast<std::int64_t>(volume_slot_.size()) + 1;
   if (s_.duration_ns) {
     const std::int64_t rows = (*s_.duration_ns + s_.interval_ns - 1) / s_.interval_ns;
@@ -460,8 +483,8 @@ sim::Result<ScenarioReport> Runner::run() {
                                    " timeline cells; raise the interval");
   }
   if (s_.wear.fast_forward) {
-    if (s_.wear.measure_from_ns == 0) array_->wear().begin_measurement();
-    else sim_.at(s_.wear.measure_from_ns, [this] { array_->wear().begin_measurement(); });
+    if (s_.wear.measure_from_ns == 0) array_->begin_wear_measurement();
+    else sim_.at(s_.wear.measure_from_ns, [this] { array_->begin_wear_measurement(); });
   }
   schedule();
 

@@ -70,7 +70,21 @@ struct TimelineRow {
   std::int64_t pool_allocated_bytes = 0;  // host bytes of allocated extents, at end_ns
   double pool_allocated_percent = 0;      // raw allocated ÷ raw usable × 100, at end_ns
   std::vector<std::int64_t> volume_ios;   // per ScenarioReport::volumes entry, both directions
+  // Per ScenarioReport::volumes entry, the interval's bytes and latency (the HTML report's
+  // per-volume MB/s and latency charts). Empty once the run has passed kMaxDetailCells
+  // (rows × volumes): long runs keep volume_ios only.
+  struct VolumeDetail {
+    std::int64_t bytes = 0;           // both directions, successful I/O
+    float latency_us_p50 = 0;         // 0 when no I/O completed
+    float latency_us_p99 = 0;
+    float latency_us_max = 0;
+  };
+  std::vector<VolumeDetail> volume_detail;
+  std::int64_t cache_dirty_bytes = 0;  // both controllers' dirty write cache, at end_ns
 };
+
+// Rows × volumes for which TimelineRow::volume_detail is kept (about 40 MB at the bound).
+inline constexpr std::int64_t kMaxDetailCells = 2'000'000;
 
 struct ReportVolume {
   controller::Id id = 0;
@@ -160,8 +174,14 @@ std::string format_scenario_text(const ScenarioReport& report);
 // The same data as JSON ("schema": "afasim.scenario-report/1", docs/scenarios.md).
 nlohmann::ordered_json scenario_to_json(const ScenarioReport& report);
 std::string format_scenario_json(const ScenarioReport& report);  // 2-space indent, newline
-// A self-contained SVG line chart of per-volume IOPS over simulated time, with axes, a
-// legend and the timeline actions marked.
+// Self-contained SVG charts stacked on one simulated-time axis (scenario_html.cpp): IOPS,
+// MB/s and latency p50/p99/max per volume (volumes whose lines cannot be told apart drawn
+// as one group: mean line, min-max band), rebuild progress and pool allocation, dirty write
+// cache; the timeline's actions marked through every panel. Without per-volume detail
+// (kMaxDetailCells) the MB/s and latency panels are left out.
 std::string format_scenario_svg(const ScenarioReport& report);
+// One HTML page (no script, no external file): the charts above and the report's tables
+// (volumes, workloads, timeline actions, events).
+std::string format_scenario_html(const ScenarioReport& report);
 
 }  // namespace afasim::workload

@@ -756,4 +756,21 @@ TEST_CASE("wear: /system has the array's wear summary and projected life, /datap
   }
 }
 
+TEST_CASE("scrub: GET shows it off; PATCH switches it on with a rate; bad values are refused") {
+  ApiFixture fx;
+  Http http = fx.client();
+  json s = got(http, "/scrub", "/scrub");
+  CHECK(s["enabled"] == false);
+  CHECK(s["bytes_per_second"] == 100000000);  // raid::ScrubOptions' default
+  Response r = http.patch("/scrub", {{"enabled", true}, {"bytes_per_second", "200MB"}});
+  REQUIRE(r.status == 200);
+  CHECK(r.body["enabled"] == true);
+  CHECK(r.body["bytes_per_second"] == 200000000);
+  CHECK(got(http, "/scrub", "/scrub")["enabled"] == true);
+  CHECK(http.patch("/scrub", {{"enabled", "yes"}}).status == 400);
+  CHECK(http.patch("/scrub", {{"bytes_per_second", 0}}).status == 400);
+  CHECK(http.patch("/scrub", {{"passes_completed", 3}}).status == 422);  // read-only, as elsewhere
+  CHECK(http.patch("/scrub", {{"enabled", false}}).body["enabled"] == false);
+}
+
 }  // namespace afasim::api::testing

@@ -175,7 +175,7 @@ TEST_CASE("TRIM of whole extents drops their cached dirty blocks: nothing comes 
   REQUIRE(run_io(a, trim).ok);
   CHECK(info(a, 1).dirty_bytes == 65536);  // the second extent's write stays
   CHECK(a.array->data_path().allocated_extents(vol) == 1);
-  a.array->data_path().destage_all();
+  a.array->destage_all();
   a.sim->run();
   std::vector<std::uint8_t> r(65536, 0xEE);
   REQUIRE(run_io(a, read_io(vol, 0, 65536, r.data())).ok);

@@ -7,7 +7,9 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
+#include "sim/buggify.h"
 #include "tests/controller/raid_sim_harness.h"
 #include "tests/seed_count.h"
 
@@ -128,10 +130,17 @@ struct PowerCut {
 };
 
 // Writes, cuts the mains at a random moment of a burst, restores them, reads back.
-PowerCut power_cut(std::uint64_t seed, bool skip_vault) {
+// With `fault_points`, the run before the read-back has datapac's fault points on
+// (sim/buggify.h): slow and late SSD ops, media read errors, dropped link frames. (It found
+// acknowledged writes lost at seeds 4 and 5: a destage or vault replay whose
+// read-modify-write met a read error dropped the block; see docs/faults.md.)
+PowerCut power_cut(std::uint64_t seed, bool skip_vault, bool fault_points = false) {
   DataPathOptions o;
   o.controllers.test_skip_vault = skip_vault;
   SimArray a(seed, o);
+  std::optional<sim::BuggifyScope> faults;
+  if (fault_points)
+    faults.emplace(sim::BuggifyOptions{.seed = seed, .activate_probability = 0.5, .fire_probability = 0.05});
   add_volumes(a);
   Tracker t(a);
   sim::Rng rng(seed, "test.power");
@@ -148,6 +157,7 @@ PowerCut power_cut(std::uint64_t seed, bool skip_vault) {
   REQUIRE(a.array->inject_fault({"power_restore"}).is_ok());
   a.sim->run();
   REQUIRE(a.array->data_path().online());
+  faults.reset();
   r.lost = t.lost_blocks();
   r.invariants = a.invariant_report();
   r.parity = a.array->data_path().check_all_parity();
@@ -169,8 +179,19 @@ TEST_CASE("power cut at a random moment: every acknowledged write reads back, pa
   MESSAGE(seeds << " power cuts, no acknowledged write lost");
 }
 
+TEST_CASE("power cut with the fault points on (slow SSD ops, read errors, dropped link frames): nothing acknowledged lost") {
+  const int seeds = seed_count(20, 4);
+  for (int s = 1; s <= seeds; ++s) {
+    const auto r = power_cut(static_cast<std::uint64_t>(s), false, true);
+    INFO("replay with AFASIM_SEEDS covering seed " << s << "; dirty at the cut " << r.dirty_at_cut);
+    CHECK(r.lost == 0);
+    CHECK(r.invariants == "");
+    CHECK(r.parity == "");
+  }
+}
+
 TEST_CASE("the same power cut with the vault switched off loses acknowledged writes, and the check sees it") {
-  const int seeds = std::max(1, seed_count(20) / 4);
+  const int seeds = seed_count(20, 4);
   std::int64_t total = 0;
   for (int s = 1; s <= seeds; ++s) {
     const auto r = power_cut(static_cast<std::uint64_t>(s), true);
@@ -235,7 +256,7 @@ Failover failover(std::uint64_t seed, bool no_mirror) {
 }  // namespace
 
 TEST_CASE("controller failover under load: nothing acknowledged lost, I/O resumes within the takeover time, failback") {
-  const int seeds = std::max(1, seed_count(20) / 2);
+  const int seeds = seed_count(20, 2);
   sim::Time worst = 0;
   for (int s = 1; s <= seeds; ++s) {
     const auto r = failover(static_cast<std::uint64_t>(s), false);
@@ -253,7 +274,7 @@ TEST_CASE("controller failover under load: nothing acknowledged lost, I/O resume
 }
 
 TEST_CASE("failover without the cache mirror (test-only) loses the dead controller's dirty data, and the check sees it") {
-  const int seeds = std::max(1, seed_count(20) / 4);
+  const int seeds = seed_count(20, 4);
   for (int s = 1; s <= seeds; ++s) {
     const auto r = failover(static_cast<std::uint64_t>(s), true);
     INFO("seed " << s);
@@ -287,7 +308,7 @@ LinkCut link_cut(std::uint64_t seed, bool no_fencing) {
     t.random_writes(rng, 16);
     a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
     if (std::string bad = a.array->data_path().check_one_writer(); !bad.empty())
-      a.array->data_path().invariants().violation(a.sim->now(), "one-writer", bad);
+      a.array->invariants().violation(a.sim->now(), "one-writer", bad);
   }
   a.sim->run();
   REQUIRE(a.array->inject_fault({"link_restore"}).is_ok());
@@ -303,7 +324,7 @@ LinkCut link_cut(std::uint64_t seed, bool no_fencing) {
 }  // namespace
 
 TEST_CASE("link cut with both controllers alive: at most one writer per volume at every moment, data consistent") {
-  const int seeds = std::max(1, seed_count(20) / 2);
+  const int seeds = seed_count(20, 2);
   for (int s = 1; s <= seeds; ++s) {
     const auto r = link_cut(static_cast<std::uint64_t>(s), false);
     INFO("seed " << s);

@@ -82,7 +82,7 @@ TEST_CASE("wear-aware placement: new extents go to the SSDs with the most endura
     std::set<int> worn;
     for (int d : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}) {
       REQUIRE(
-          a.array->data_path().ssd(d).add_bulk_writes(0, kDay, 1'500'000'000'000'000, 1.0).is_ok());
+          a.array->add_drive_wear(d, 0, kDay, 1'500'000'000'000'000, 1.0).is_ok());
       worn.insert(d);
     }
     REQUIRE(a.array->data_path().ssd(0).wear().percent_endurance_used > 1.0);
@@ -286,9 +286,9 @@ Agreement agreement(const char* what, WearLevelingOptions o, bool write_back, si
   per_io.writer->run_until(horizon);
   AgreementRun ff(11, o, write_back);
   if (from > 0) ff.writer->run_until(from);
-  ff.a.wear().begin_measurement();
+  ff.a.array->begin_wear_measurement();
   ff.writer->run_until(to);
-  REQUIRE(ff.a.wear().fast_forward(horizon, sim::kSecond).is_ok());
+  REQUIRE(ff.a.array->fast_forward_wear(horizon, sim::kSecond).is_ok());
   CHECK(ff.a.sim->now() == horizon);
   Agreement g;
   g.x = per_io.nand();
@@ -385,16 +385,16 @@ struct ThreeYears {
         {{db, 4 * GiB, 0.45}, {log, 1 * GiB, 0.25}, {app, 8 * GiB, 0.2}, {archive, 64 * GiB, 0.1}},
         20000, 64 * 1024, 1.1, seed);
     w.run_until(sim::kSecond);
-    a.wear().begin_measurement();
+    a.array->begin_wear_measurement();
     w.run_until(6 * sim::kSecond);
     const sim::Time end = 3 * 365 * kDay;
     if (replace_at > 0) {
-      REQUIRE(a.wear().fast_forward(replace_at, kDay).is_ok());
+      REQUIRE(a.array->fast_forward_wear(replace_at, kDay).is_ok());
       before_replacement = a.wear().summary();
       REQUIRE(a.array->inject_fault({"drive_fail", 5}).is_ok());
       REQUIRE(a.array->inject_fault({"drive_replace", 5}).is_ok());
     }
-    REQUIRE(a.wear().fast_forward(end, kDay).is_ok());
+    REQUIRE(a.array->fast_forward_wear(end, kDay).is_ok());
   }
 };
 

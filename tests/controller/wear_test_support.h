@@ -48,7 +48,7 @@ struct WearArray {
     REQUIRE(v.is_ok());
     return v->id;
   }
-  WearLeveler& wear() { return array->wear(); }
+  const WearLeveler& wear() { return array->wear(); }
 };
 
 // Zipf(θ) over `n` ranks by inversion of the exact CDF; rank r's block is scattered over

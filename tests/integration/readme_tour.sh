@@ -35,4 +35,16 @@ check "three faults injected" /faults "j['total'] == 3 and [i['type'] for i in j
 check "power back on after the power cycle" /system "j['power']['state'] == 'on' and j['power']['mains'] == 'on'"
 grep -q '"status":422' "$work/tour.out" || { echo "the min>max request did not answer 422"; exit 1; }
 grep -q '"status":409' "$work/tour.out" || { echo "deleting a mapped volume did not answer 409"; exit 1; }
+# The tour's "Look at it" block: the client commands and /metrics, against the same array.
+awk '/^### Look at it/{t=1} t && /^```sh/{b=1; next} b && /^```/{exit} b' "$readme" |
+  sed "s/localhost:8080/localhost:$port/g; s#build/app/afasim#AFASIM_URL=http://127.0.0.1:$port $binary#g" >"$work/look.sh"
+[[ $(wc -l <"$work/look.sh") -gt 4 ]] || { echo "the Look at it block not found in README.md"; exit 1; }
+bash -eu -o pipefail "$work/look.sh" >"$work/look.out" 2>&1 || { cat "$work/look.out"; echo "Look at it failed"; exit 1; }
+look() { # look DESCRIPTION EXTENDED-REGEX
+  grep -qE "$2" "$work/look.out" || { echo "Look at it: $1"; cat "$work/look.out"; exit 1; }
+}
+look "volume list shows db01 and logs" '^ *1 +db01 +1 +2 TiB +RAID10 +thin'
+look "volume show prints the fixed volume" '^logs online 107374182400$'
+look "deleting a mapped volume is refused with exit code 3" 'refused, exit code 3'
+look "the metrics endpoint counts logs' reads" '^afasim_volume_ios_total\{volume_id="2",volume="logs",op="read"\} [0-9]'
 echo "README tour: ok"

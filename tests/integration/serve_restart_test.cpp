@@ -90,8 +90,6 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
   }
   {
     // Another preset on the same state is refused, and says why.
-    ServeProcess* none = nullptr;
-    (void)none;
     const char* binary = std::getenv("AFASIM_BINARY");
     const std::string cmd = std::string(binary) + " serve --state " + state +
                             " --system ise-850-g3 --listen 127.0.0.1:0 > " + state + ".wrong.log 2>&1";

@@ -4,7 +4,7 @@
 //
 // To keep `make test` fast some runs are shortened where the acceptance allows it, by setting
 // the loaded scenario's duration (the workloads are time-based and are simply cut):
-//   noisy neighbours 30 s → 12 s (5 s warm-up + 7 checked windows), work conservation
+//   noisy neighbours 30 s → 8 s (every window checked), work conservation
 //   15 s → 6 s, limit 20 s → 10 s. The burst (150 s) and policy-change (30 s) scenarios run
 //   in full.
 // Figures: the ISE 860 G3 does 284,024 4 KiB random reads per second (12 cores / 42.25 µs,
@@ -61,34 +61,35 @@ void strip_min(Scenario& s) {
 }  // namespace
 
 TEST_CASE(
-    "noisy neighbours: the victim's min_iops 20,000 holds every second after warm-up; without it, "
-    "it starves") {
+    "noisy neighbours: the victim's min_iops 20,000 gets at least 99 % in every 1-s window; "
+    "without it, it starves at its queue share, 8,354") {
   Scenario s = shipped("qos-noisy-neighbours");
   REQUIRE(s.duration_ns == 30 * sim::kSecond);
-  s.duration_ns = 12 * sim::kSecond;
+  s.duration_ns = 8 * sim::kSecond;
   const ScenarioReport with_min = run_ok(s);
   const std::size_t victim = volume_index(with_min, "victim");
   REQUIRE(with_min.volumes[victim].qos.min_iops == 20'000);
+  REQUIRE(with_min.timeline.size() == 8);
   double lowest = 1e9;
-  for (std::int64_t t = 6; t <= 12; ++t) {
+  for (std::int64_t t = 1; t <= 8; ++t) {
     CAPTURE(t);
-    CHECK(iops_at(with_min, victim, t) >= 19'000);
+    // Issue 11: a reservation delivered at 96 % passed the old >= 19,000 check.
+    CHECK(iops_at(with_min, victim, t) >= 0.99 * 20'000);
     lowest = std::min(lowest, iops_at(with_min, victim, t));
     // The neighbours push hard enough to saturate the array: its calibrated 284,024.
     CHECK(total_at(with_min, t) == doctest::Approx(284'024).epsilon(0.01));
   }
-  MESSAGE("victim with min_iops 20,000: lowest 1-s window after warm-up " << lowest << " IOPS");
+  MESSAGE("victim with min_iops 20,000: lowest 1-s window " << lowest << " IOPS");
 
   strip_min(s);
   const ScenarioReport without = run_ok(s);
-  double highest = 0;
-  for (std::int64_t t = 6; t <= 12; ++t) {
+  // First come, first served: the victim's 32 of the 544 requests on controller A get that
+  // share of the controller's 142,012 IOPS: 142,012 * 32 / 544 = 8,354.
+  const double starved = 142'012.0 * 32 / 544;
+  for (std::int64_t t = 1; t <= 8; ++t) {
     CAPTURE(t);
-    // First come, first served: 32 of the 544 requests on controller A, ~8,400 IOPS.
-    CHECK(iops_at(without, victim, t) < 20'000);
-    highest = std::max(highest, iops_at(without, victim, t));
+    CHECK(iops_at(without, victim, t) == doctest::Approx(starved).epsilon(0.01));
   }
-  MESSAGE("victim without a min: highest 1-s window after warm-up " << highest << " IOPS");
 }
 
 TEST_CASE(

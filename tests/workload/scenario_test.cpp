@@ -455,7 +455,7 @@ TEST_CASE("the JSON report has the documented fields, units last") {
   CHECK(j["volumes"][2]["name"] == "scratch");
 }
 
-TEST_CASE("the text report has its tables; the SVG one polyline per volume, axes and a legend") {
+TEST_CASE("the text report has its tables; the SVG stacks its panels on one time axis with a legend") {
   const ScenarioReport& r = drive_failure_report();
   const std::string text = format_scenario_text(r);
   for (const char* heading : {"Volumes (at the end)", "Workloads (", "Timeline actions",
@@ -465,13 +465,23 @@ TEST_CASE("the text report has its tables; the SVG one polyline per volume, axes
   const std::string svg = format_scenario_svg(r);
   CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
-  std::size_t polylines = 0;
-  for (auto p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
-    ++polylines;
-  CHECK(polylines == r.volumes.size());
+  // Each panel's lines carry their volume (or series) as a title, and a legend entry.
+  auto panel = [&](const std::string& id) {
+    const auto a = svg.find("<g id=\"panel-" + id + "\">");
+    REQUIRE_MESSAGE(a != std::string::npos, id);
+    return svg.substr(a, svg.find("</g>", a) - a);
+  };
+  for (const char* id : {"iops", "mbps"}) {
+    CHECK(panel(id).find("<title>db</title></polyline>") != std::string::npos);
+    CHECK(panel(id).find("<title>archive</title></polyline>") != std::string::npos);
+    CHECK(panel(id).find(">db</text>") != std::string::npos);
+  }
+  for (const char* title : {"db", "db p50", "db max", "archive", "archive p50", "archive max"})
+    CHECK_MESSAGE(panel("latency").find(std::string("<title>") + title + "</title>") != std::string::npos, title);
+  CHECK(panel("progress").find("<title>rebuild %</title>") != std::string::npos);
+  CHECK(panel("cache").find("<title>dirty bytes</title>") != std::string::npos);
   CHECK(svg.find("simulated time (s)") != std::string::npos);
-  CHECK(svg.find(">db</text>") != std::string::npos);
-  CHECK(svg.find(">archive</text>") != std::string::npos);
+  CHECK(svg.find("class=\"action\" data-t=\"10\"") != std::string::npos);
 }
 
 // --- bad scenarios ------------------------------------------------------------------------
@@ -602,7 +612,7 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "mains_power_loss"}}]})",
        "t.json: timeline[0].fault.type: unknown fault type \"mains_power_loss\" (known: "
        "drive_fail, "
-       "drive_pull, drive_replace, drive_slow, drive_restore_speed, controller_fail, "
+       "drive_pull, drive_replace, drive_slow, drive_restore_speed, corrupt_block, controller_fail, "
        "controller_restore, link_cut, link_restore, power_loss, power_restore, supercap_degrade, "
        "supercap_restore)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "latency_multiplier": 2}}]})",
@@ -810,7 +820,7 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
       {"serve --speed 0", "--speed: must be a number from 0.001 to 1000, got 0"},
       {"serve --pace none --speed 5 --state /nonexistent/afasim", "--speed applies to --pace realtime only"},
       {"run thin-fill --svg /nonexistent/dir/x.svg", "--svg: no folder /nonexistent/dir"},
-      {"bogus", "afasim: unknown command \"bogus\" (commands: capacity, fio, run, serve, trace; --help)"},
+      {"bogus", "afasim: unknown command \"bogus\" (commands: alert, capacity, controller, event, fault, fio, host, mapping, metrics, pool, qos-policy, replay, run, serve, system, trace, volume; --help)"},
   };
   for (const auto& f : flags) {
     const Cli r = run_cli(f.args);

@@ -261,8 +261,10 @@ def full_pool():
         _, doc = fio(first, "--verify_only")
         expect(doc["jobs"][0]["error"] == 0, "data written before the pool filled still verifies")
         again = fio_job(ws.path("again.fio"), s.uri("thin"), size="128m", seed=7)
-        fio(again)
-        expect(True, "overwrites of allocated extents (fio randrw with verify) still pass")
+        _, doc = fio(again)
+        rewritten = doc["jobs"][0]["write"]["io_bytes"]
+        expect(rewritten > 0 and doc["jobs"][0]["error"] == 0,
+               f"overwrites of allocated extents (fio randrw with verify) still pass ({rewritten} bytes)")
         vol_doc = s.ok("GET", f"/volumes/{vol}")
         expect(vol_doc["allocated_bytes"] == 128 * MiB, "no extent was allocated by the refused writes")
 

@@ -1,0 +1,301 @@
+// The client commands' HTTP client and output (app/client.h).
+#include "app/client.h"
+
+#include <httplib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <regex>
+
+namespace afasim::app {
+namespace {
+
+using nlohmann::json;
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+bool is_number(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// "HTTP 409: detail" from an error answer; the problem document's detail when there is one.
+ClientError refused(const httplib::Response& res) {
+  const json body = json::parse(res.body, nullptr, false);
+  std::string detail = res.body.substr(0, 200);
+  std::string title;
+  if (body.is_object() && body.contains("detail") && body["detail"].is_string())
+    detail = body["detail"].get<std::string>();
+  if (body.is_object() && body.contains("title") && body["title"].is_string())
+    title = " " + body["title"].get<std::string>();
+  return ClientError(kExitRefused, "refused (" + std::to_string(res.status) + title + "): " + detail);
+}
+
+ClientError unreachable(const std::string& url, httplib::Error e) {
+  std::string why;
+  switch (e) {
+    case httplib::Error::Connection: why = "could not connect (is afasim serve running there?)"; break;
+    case httplib::Error::Read: why = "no answer in time (--timeout)"; break;
+    case httplib::Error::Write: why = "the connection broke while sending"; break;
+    default: why = httplib::to_string(e); break;
+  }
+  return ClientError(kExitUnreachable, "cannot reach the array at " + url + ": " + why);
+}
+
+}  // namespace
+
+void resolve_client_options(ClientOptions& o) {
+  if (o.url.empty()) o.url = env("AFASIM_URL");
+  if (o.url.empty()) o.url = "http://127.0.0.1:8080";
+  if (o.user.empty()) o.user = env("AFASIM_USER");
+  if (o.password.empty()) o.password = env("AFASIM_PASSWORD");
+  if (o.token.empty()) o.token = env("AFASIM_TOKEN");
+  static const std::regex url("^http://[^/?#]+(/[^?#]*)?$");
+  if (!std::regex_match(o.url, url))
+    throw ClientError(kExitUsage, "--url must be http://HOST:PORT[/PATH], got \"" + o.url + "\"");
+}
+
+ApiClient::ApiClient(const ClientOptions& options) : options_(options) {
+  const std::string rest = options_.url.substr(std::string("http://").size());
+  const auto slash = rest.find('/');
+  const std::string host_port = rest.substr(0, slash);
+  if (slash != std::string::npos) base_path_ = rest.substr(slash);
+  while (!base_path_.empty() && base_path_.back() == '/') base_path_.pop_back();
+  http_ = std::make_unique<httplib::Client>("http://" + host_port);
+  const auto secs = static_cast<time_t>(options_.timeout_seconds);
+  const auto usecs = static_cast<time_t>((options_.timeout_seconds - static_cast<double>(secs)) * 1e6);
+  http_->set_connection_timeout(std::min<time_t>(secs, 5), usecs);
+  http_->set_read_timeout(secs, usecs);
+  http_->set_write_timeout(secs, usecs);
+  if (!options_.token.empty()) http_->set_bearer_token_auth(options_.token.c_str());
+  else if (!options_.user.empty()) http_->set_basic_auth(options_.user.c_str(), options_.password.c_str());
+}
+
+ApiClient::~ApiClient() = default;
+
+std::string ApiClient::full_path(const std::string& path) const {
+  if (path.rfind("/api/", 0) == 0 || path.rfind("/metrics", 0) == 0) return base_path_ + path;
+  return base_path_ + "/api/v1" + path;
+}
+
+json ApiClient::send(const std::string& method, const std::string& path, const json* body) {
+  const std::string p = full_path(path);
+  const std::string text = body ? body->dump() : std::string();
+  httplib::Result res = method == "GET"     ? http_->Get(p)
+                        : method == "POST"  ? http_->Post(p, text, "application/json")
+                        : method == "PATCH" ? http_->Patch(p, text, "application/json")
+                                            : http_->Delete(p);
+  if (!res) throw unreachable(options_.url, res.error());
+  if (res->status >= 400) throw refused(*res);
+  if (res->status == 204 || res->body.empty()) return nullptr;
+  json j = json::parse(res->body, nullptr, false);
+  if (j.is_discarded())
+    throw ClientError(kExitFailure, method + " " + p + ": the answer is not JSON (is " + options_.url + " an afasim array?)");
+  return j;
+}
+
+json ApiClient::get(const std::string& path) { return send("GET", path, nullptr); }
+json ApiClient::post(const std::string& path, const json& body) { return send("POST", path, &body); }
+json ApiClient::patch(const std::string& path, const json& body) { return send("PATCH", path, &body); }
+void ApiClient::del(const std::string& path) { send("DELETE", path, nullptr); }
+
+std::string ApiClient::get_text(const std::string& path) {
+  auto res = http_->Get(full_path(path));
+  if (!res) throw unreachable(options_.url, res.error());
+  if (res->status >= 400) throw refused(*res);
+  return res->body;
+}
+
+std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
+                               const std::function<bool(std::int64_t, const std::string&)>& on_data) {
+  std::string buffer;
+  std::int64_t id = last_id;
+  bool stopped = false;
+  int error_status = 0;
+  httplib::Headers headers;
+  if (last_id > 0) headers.emplace("Last-Event-ID", std::to_string(last_id));
+  // Messages end with a blank line; each has "id: N" and "data: {...}" lines.
+  auto receive = [&](const char* data, std::size_t n) {
+    buffer.append(data, n);
+    if (error_status != 0) return buffer.size() < (1 << 20);  // an error's body
+    std::size_t end;
+    while ((end = buffer.find("\n\n")) != std::string::npos) {
+      const std::string message = buffer.substr(0, end);
+      buffer.erase(0, end + 2);
+      std::string payload;
+      std::int64_t message_id = 0;
+      std::size_t i = 0;
+      while (i < message.size()) {
+        const std::size_t nl = std::min(message.find('\n', i), message.size());
+        const std::string line = message.substr(i, nl - i);
+        if (line.rfind("id: ", 0) == 0 && is_number(line.substr(4))) message_id = std::stoll(line.substr(4));
+        if (line.rfind("data: ", 0) == 0) payload = line.substr(6);
+        i = nl + 1;
+      }
+      if (payload.empty()) continue;  // retry: or a keep-alive comment
+      id = message_id;
+      if (!on_data(id, payload)) {
+        stopped = true;
+        return false;
+      }
+    }
+    return true;
+  };
+  auto on_response = [&](const httplib::Response& r) {
+    if (r.status >= 400) error_status = r.status;
+    return true;
+  };
+  auto res = http_->Get(full_path(path), headers, on_response, receive);
+  if (error_status != 0) {
+    httplib::Response r;
+    r.status = error_status;
+    r.body = buffer;
+    throw refused(r);
+  }
+  if (!res && !stopped && res.error() != httplib::Error::Canceled) throw unreachable(options_.url, res.error());
+  return id;
+}
+
+std::int64_t ApiClient::resolve(const std::string& collection, const std::string& noun, const std::string& ref) {
+  if (is_number(ref)) return std::stoll(ref);
+  const json page = get("/" + collection + "?name=" + httplib::detail::encode_query_param(ref));
+  if (!page.contains("items") || page["items"].empty())
+    throw ClientError(kExitRefused, "refused: no " + noun + " named \"" + ref + "\"");
+  return page["items"][0]["id"].get<std::int64_t>();
+}
+
+// ---------------------------------------------------------------------------------------
+
+std::string human_bytes(std::int64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  const bool negative = bytes < 0;
+  double v = std::fabs(static_cast<double>(bytes));
+  int unit = 0;
+  while (v >= 1024 && unit < 6) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0 || std::fabs(v - std::round(v)) < 0.05) std::snprintf(buf, sizeof buf, "%.0f %s", std::round(v), kUnits[unit]);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  return (negative ? "-" : "") + std::string(buf);
+}
+
+std::string cell_text(const std::string& key, const json& v, bool exact_bytes) {
+  // "capacity.free_bytes.RAID10" is a size too: a unit ends a key or one of its parents.
+  const auto ends_with = [&key](const char* suffix) {
+    const std::string s(suffix);
+    return (key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0) ||
+           key.find(s + ".") != std::string::npos;
+  };
+  if (v.is_null()) return "-";
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_integer() && ends_with("_bytes") && !exact_bytes) return human_bytes(v.get<std::int64_t>());
+  if (v.is_number_integer() && ends_with("_ns")) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(v.get<std::int64_t>()) / 1e9);
+    return buf;
+  }
+  if (v.is_number_float()) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+    return buf;
+  }
+  if (v.is_string()) return v.get<std::string>().empty() ? "-" : v.get<std::string>();
+  if (v.is_object() && v.contains("type") && v.contains("address"))  // an initiator
+    return v["type"].get<std::string>() + ":" + v["address"].get<std::string>();
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ",") + cell_text(key, x, exact_bytes);
+    return out;
+  }
+  return v.dump();
+}
+
+std::string Table::str() const {
+  std::vector<std::size_t> width(headers_.size(), 0);
+  std::vector<bool> numeric(headers_.size(), true);
+  static const std::regex number("^-?[0-9][0-9.,]*( [KMGTPE]?i?B| s)?$");
+  for (std::size_t c = 0; c < headers_.size(); ++c) width[c] = headers_[c].size();
+  for (const auto& r : rows_)
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], r[c].size());
+      if (r[c] != "-" && !std::regex_match(r[c], number)) numeric[c] = false;
+    }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string l;
+    for (std::size_t c = 0; c < headers_.size(); ++c) {
+      const std::string cell = c < cells.size() ? cells[c] : "";
+      const std::string pad(width[c] - std::min(width[c], cell.size()), ' ');
+      const bool last = c + 1 == headers_.size();
+      l += numeric[c] ? pad + cell : cell + (last ? "" : pad);
+      if (!last) l += "  ";
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(headers_);
+  for (const auto& r : rows_) line(r);
+  return out;
+}
+
+const json& at_path(const json& j, const std::string& dotted) {
+  static const json kNull = nullptr;
+  const json* cur = &j;
+  std::size_t i = 0;
+  while (i <= dotted.size()) {
+    const std::size_t dot = std::min(dotted.find('.', i), dotted.size());
+    const std::string part = dotted.substr(i, dot - i);
+    if (!cur->is_object() || !cur->contains(part)) return kNull;
+    cur = &(*cur)[part];
+    i = dot + 1;
+  }
+  return *cur;
+}
+
+void print_list(const ClientOptions& o, const json& page, const std::vector<Column>& columns) {
+  if (o.output == "json") {
+    std::cout << page.dump(2) << "\n";
+    return;
+  }
+  std::vector<std::string> headers;
+  for (const auto& c : columns) headers.push_back(c.header);
+  Table t(headers);
+  for (const auto& item : page.value("items", json::array())) {
+    std::vector<std::string> cells;
+    for (const auto& c : columns) cells.push_back(cell_text(c.as.empty() ? c.key : c.as, at_path(item, c.key), o.bytes));
+    t.row(std::move(cells));
+  }
+  std::cout << t.str();
+}
+
+namespace {
+void flatten(const json& j, const std::string& prefix, Table& t, bool exact) {
+  for (const auto& [k, v] : j.items()) {
+    const std::string key = prefix.empty() ? k : prefix + "." + k;
+    if (v.is_object() && !v.empty()) flatten(v, key, t, exact);
+    else if (v.is_array() && !v.empty() && v[0].is_object()) {
+      for (std::size_t i = 0; i < v.size(); ++i) flatten(v[i], key + "[" + std::to_string(i) + "]", t, exact);
+    } else {
+      t.row({key, cell_text(key, v, exact)});
+    }
+  }
+}
+}  // namespace
+
+void print_object(const ClientOptions& o, const json& object) {
+  if (o.output == "json") {
+    std::cout << object.dump(2) << "\n";
+    return;
+  }
+  Table t({"FIELD", "VALUE"});
+  flatten(object, "", t, o.bytes);
+  std::cout << t.str();
+}
+
+}  // namespace afasim::app

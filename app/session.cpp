@@ -1,0 +1,133 @@
+#include "app/session.h"
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "api/views.h"
+#include "serve/session_record.h"
+
+namespace afasim::app {
+
+using nlohmann::json;
+
+sim::Result<std::unique_ptr<controller::Telemetry>> start_telemetry(controller::Array& array, const std::string& pace) {
+  controller::TelemetryOptions options;
+  options.tick_when_idle = pace != "none";
+  options.wall_clock_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  return controller::Telemetry::create(array, options);
+}
+
+sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
+                                             const std::string& state_dir, datapac::PayloadKind payload,
+                                             std::uint64_t seed, bool require_new) {
+  SessionArray s;
+  auto store = store::SqliteStore::open(state_dir);
+  if (!store) return store.status();
+  s.store = std::move(store).value();
+  auto snapshot = s.store->load(controller::Array::kEventsInMemory);
+  if (!snapshot) return snapshot.status();
+  if (require_new && snapshot->meta.count("initialized") != 0)
+    return sim::precondition_failed("state directory " + state_dir + " already holds an array");
+  s.sim = std::make_unique<sim::Simulator>(seed, controller::Array::saved_clock(*snapshot));
+  controller::ArrayOptions options;
+  options.data_path.payload = payload;
+  if (payload == datapac::PayloadKind::kFile) {
+    options.data_path.payload_dir = state_dir + "/payload";
+    std::error_code ec;
+    std::filesystem::create_directories(options.data_path.payload_dir, ec);
+    if (ec) return sim::unavailable("cannot create " + options.data_path.payload_dir + ": " + ec.message());
+  }
+  auto array = controller::Array::open(*s.sim, catalog, preset, *s.store, *snapshot, options);
+  if (!array) {
+    const std::string hint = array.status().code() == sim::Code::kPreconditionFailed
+                                 ? "; start with the --system it was made for, or use another --state directory"
+                                 : "";
+    return sim::Status(array.status().code(), "state directory " + state_dir + ": " + array.status().message() + hint);
+  }
+  s.array = std::move(array).value();
+  return s;
+}
+
+void record_event(const controller::Event& e) {
+  serve::Recorder* rec = serve::Recorder::active();
+  if (rec == nullptr) return;
+  serve::ByteWriter w;
+  w.i64(e.id).i64(e.time_ns).str(controller::to_string(e.severity)).str(e.category).str(e.object).str(e.message);
+  rec->outcome("event", w.take());
+}
+
+namespace {
+
+// The volume's extents, each with the digest of its members' chunks as the SSDs hold them
+// ("unreadable" for a member on a failed or pulled SSD).
+json extents_state(const controller::DataPath& dp, controller::Id volume_id) {
+  json out = json::array();
+  std::vector<std::uint8_t> chunk;
+  for (const controller::ExtentRecord& e : dp.extent_records(volume_id)) {
+    const std::int64_t chunk_bytes = dp.raw_bytes_per_extent(e.raid_type) / static_cast<std::int64_t>(e.members.size());
+    chunk.resize(static_cast<std::size_t>(chunk_bytes));
+    json members = json::array();
+    for (const pool::ChunkAddr& m : e.members) {
+      const sim::Status st = dp.ssd(m.drive).read_payload(m.offset_bytes(chunk_bytes), chunk);
+      members.push_back({{"drive", m.drive + 1},
+                         {"chunk", m.chunk},
+                         {"payload", st.is_ok() ? json(serve::digest64(chunk)) : json("unreadable")}});
+    }
+    out.push_back({{"index", e.extent_index}, {"missing", e.missing}, {"members", members}});
+  }
+  return out;
+}
+
+template <typename Map, typename View>
+json all_of(const Map& objects, View view) {
+  json out = json::array();
+  for (const auto& [id, object] : objects) out.push_back(view(object));
+  return out;
+}
+
+}  // namespace
+
+std::string final_state(controller::Array& array, const std::string& system_name) {
+  const controller::Array& a = array;
+  json volumes = json::array();
+  for (const auto& [id, v] : a.volumes()) {
+    json view = api::volume_view(a, v);
+    view["extents"] = extents_state(a.data_path(), id);
+    volumes.push_back(std::move(view));
+  }
+  json controllers = json::array(), datapacs = json::array();
+  for (const auto& c : a.controllers()) controllers.push_back(api::controller_view(c));
+  for (const auto& d : a.datapacs()) datapacs.push_back(api::datapac_view(a, d));
+  const json state = {
+      {"system", api::system_view(array, {system_name, "-"})},
+      {"controllers", controllers},
+      {"datapacs", datapacs},
+      {"pools", all_of(a.pools(), [&](const auto& p) { return api::pool_view(a, p); })},
+      {"qos_policies", all_of(a.qos_policies(), [&](const auto& q) { return api::qos_policy_view(a, q); })},
+      {"volumes", volumes},
+      {"hosts", all_of(a.hosts(), [&](const auto& h) { return api::host_view(a, h); })},
+      {"mappings", all_of(a.mappings(), [](const auto& m) { return api::mapping_view(m); })},
+      {"events_total", a.events(0, 0).total},
+  };
+  return state.dump(1, ' ', false, json::error_handler_t::replace);
+}
+
+sim::Status stop_session(controller::Array& array, const std::string& system_name) {
+  serve::Recorder* rec = serve::Recorder::active();
+  if (rec != nullptr) rec->request("serve.stop", "");
+  // Dirty cache blocks reach the SSD payload at once (a destage writes its bytes when it is
+  // issued), so a clean stop loses no acknowledged write.
+  array.destage_all();
+  const sim::Status saved = array.save_clock();
+  if (rec != nullptr) {
+    rec->outcome("final", final_state(array, system_name));
+    rec->stop();
+  }
+  return saved;
+}
+
+}  // namespace afasim::app

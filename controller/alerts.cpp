@@ -1,0 +1,148 @@
+#include "controller/alerts.h"
+
+#include <cstdio>
+
+#include "controller/array.h"
+#include "sim/assert.h"
+
+namespace afasim::controller {
+namespace {
+
+std::string percent_text(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", p);
+  return buf;
+}
+
+Alert make(std::string kind, std::string object, Severity severity, std::string message) {
+  Alert a;
+  a.kind = std::move(kind);
+  a.object = std::move(object);
+  a.severity = severity;
+  a.message = std::move(message);
+  return a;
+}
+
+// The severity of a pool's i-th threshold of n (the last one is the most urgent).
+Severity threshold_severity(std::size_t i, std::size_t n) {
+  if (i + 1 == n && n > 1) return Severity::kCritical;
+  return i == 0 ? Severity::kWarning : Severity::kError;
+}
+
+}  // namespace
+
+AlertMonitor::AlertMonitor(Array& array, AlertOptions options) : array_(array), options_(options) {
+  AFASIM_ASSERT(options_.drive_wear_limit_percent > 0 && options_.drive_wear_limit_percent <= 1000,
+                "drive wear limit in (0, 1000] %");
+  restore_from_events();
+}
+
+void AlertMonitor::restore_from_events() {
+  const auto all = array_.events(0, array_.event_count());  // newest first
+  for (auto it = all.items.rbegin(); it != all.items.rend(); ++it) {
+    const Event& e = *it;
+    if (e.category != kCategory) continue;
+    const bool raised = e.message.rfind(kRaisedPrefix, 0) == 0;
+    const bool cleared = e.message.rfind(kClearedPrefix, 0) == 0;
+    if (!raised && !cleared) continue;
+    const std::string rest = e.message.substr(std::string(raised ? kRaisedPrefix : kClearedPrefix).size());
+    const auto colon = rest.find(": ");
+    if (colon == std::string::npos) continue;
+    Key key{rest.substr(0, colon), e.object};
+    if (cleared) {
+      active_.erase(key);
+      continue;
+    }
+    Alert a = make(key.first, e.object, e.severity, rest.substr(colon + 2));
+    a.raised_ns = e.time_ns;
+    a.raised_event_id = e.id;
+    active_[key] = std::move(a);
+  }
+}
+
+std::map<AlertMonitor::Key, Alert> AlertMonitor::conditions() const {
+  std::map<Key, Alert> now;
+  auto add = [&now](Alert a) {
+    Key key{a.kind, a.object};
+    now.emplace(std::move(key), std::move(a));
+  };
+  for (const auto& [id, pool] : array_.pools()) {
+    const PoolCapacity cap = array_.pool_capacity(id);
+    if (cap.raw_usable_bytes <= 0) continue;
+    const double used = 100.0 * static_cast<double>(cap.raw_allocated_bytes) / static_cast<double>(cap.raw_usable_bytes);
+    const auto& t = pool.space_thresholds_percent;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (used < t[i]) continue;
+      add(make("pool_space_" + std::to_string(t[i]), "pool/" + std::to_string(id), threshold_severity(i, t.size()),
+               "pool " + pool.name + " is " + percent_text(used) + " allocated, at or above its " +
+                   std::to_string(t[i]) + " % threshold"));
+    }
+  }
+  for (const DriveWear& w : array_.wear().drive_wear_all()) {
+    if (!w.in_service || w.percent_endurance_used < options_.drive_wear_limit_percent) continue;
+    add(make("drive_wear", "drive/" + std::to_string(w.drive + 1), Severity::kWarning,
+             "SSD " + std::to_string(w.drive + 1) + " has used " + percent_text(w.percent_endurance_used) +
+                 " of its rated endurance (limit " + percent_text(options_.drive_wear_limit_percent) + ")"));
+  }
+  for (const auto& [id, v] : array_.volumes()) {
+    const VolumeState s = array_.volume_state(id);
+    if (s == VolumeState::kOnline) continue;
+    const bool failed = s == VolumeState::kFailed;
+    add(make(failed ? "volume_failed" : "volume_degraded", "volume/" + std::to_string(id),
+             failed ? Severity::kCritical : Severity::kWarning,
+             "volume " + v.name + (failed ? " has lost data" : " is degraded: a member is lost, redundancy reduced")));
+  }
+  for (const ControllerInfo& c : array_.controllers()) {
+    if (c.state != ControllerState::kFailed) continue;
+    add(make("controller_failed", "controller/" + std::to_string(c.id), Severity::kCritical,
+             "controller " + c.name + " has failed"));
+  }
+  const PowerStatus p = array_.data_path().power_status();
+  if (!p.mains_on) add(make("mains_lost", "", Severity::kCritical, "the mains are off"));
+  if (p.supercap_degraded)
+    add(make("supercap_degraded", "", Severity::kWarning,
+             "a supercap pack is degraded: the write cache runs write-through"));
+  if (!p.link_up)
+    add(make("link_down", "", Severity::kError, "the inter-controller link is down: no cache mirroring"));
+  return now;
+}
+
+void AlertMonitor::evaluate() {
+  std::map<Key, Alert> now = conditions();
+  for (auto it = active_.begin(); it != active_.end();) {
+    if (now.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    const Alert& a = it->second;
+    char lasted[48];
+    std::snprintf(lasted, sizeof lasted, "resolved after %.1f s (was: ",
+                  sim::to_seconds(array_.simulator().now() - a.raised_ns));
+    if (!array_.log_event(Severity::kInfo, kCategory, a.object, kClearedPrefix + a.kind + ": " + lasted + a.message + ")")
+             .is_ok()) {
+      ++it;
+      continue;
+    }
+    it = active_.erase(it);
+  }
+  for (auto& [key, a] : now) {
+    auto found = active_.find(key);
+    if (found != active_.end()) {
+      found->second.message = a.message;
+      continue;
+    }
+    if (!array_.log_event(a.severity, kCategory, a.object, kRaisedPrefix + a.kind + ": " + a.message).is_ok())
+      continue;
+    a.raised_ns = array_.simulator().now();
+    a.raised_event_id = array_.events(0, 1).items.front().id;
+    active_.emplace(key, std::move(a));
+  }
+}
+
+std::vector<Alert> AlertMonitor::active() const {
+  std::vector<Alert> out;
+  for (const auto& [key, a] : active_) out.push_back(a);
+  return out;
+}
+
+}  // namespace afasim::controller

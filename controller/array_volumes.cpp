@@ -1,0 +1,418 @@
+// The Array's pools and volumes, and the checks management calls share.
+#include "controller/array.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+#include "controller/array_detail.h"
+#include "pool/space.h"
+#include "qos/cost.h"
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using namespace array_detail;
+using sim::Status;
+
+// ---------------------------------------------------------------------------------------
+// Validation helpers
+
+Status Array::check_name(const std::string& what, const std::string& name) const {
+  if (name.empty() || name.size() > 64)
+    return sim::unprocessable(what + " name must be 1 to 64 characters, got " +
+                              std::to_string(name.size()));
+  if (!std::isalnum(static_cast<unsigned char>(name[0])))
+    return sim::unprocessable(what + " name must start with a letter or digit: \"" + name + "\"");
+  for (char ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
+      return sim::unprocessable(what + " name may hold only letters, digits, '-', '_' and '.': \"" +
+                                name + "\"");
+  }
+  return Status::ok();
+}
+
+Status Array::check_qos(const QosSettings& q, const std::string& context) const {
+  auto range = [&](const char* field, const std::optional<std::int64_t>& v) -> Status {
+    if (v && (*v < 0 || *v > kMaxIops))
+      return sim::unprocessable(context + ": " + field + " must be between 0 and " +
+                                std::to_string(kMaxIops) + ", got " + std::to_string(*v));
+    return Status::ok();
+  };
+  AFASIM_RETURN_IF_ERROR(range("min_iops", q.min_iops));
+  AFASIM_RETURN_IF_ERROR(range("max_iops", q.max_iops));
+  AFASIM_RETURN_IF_ERROR(range("burst_iops", q.burst_iops));
+  if (q.min_iops && q.max_iops && *q.min_iops > *q.max_iops)
+    return sim::unprocessable(context + ": min_iops (" + std::to_string(*q.min_iops) +
+                              ") must not exceed max_iops (" + std::to_string(*q.max_iops) + ")");
+  if (q.burst_iops && !q.max_iops)
+    return sim::unprocessable(context + ": burst_iops needs max_iops (burst is a limit above max)");
+  if (q.max_iops && q.burst_iops && *q.max_iops > *q.burst_iops)
+    return sim::unprocessable(context + ": max_iops (" + std::to_string(*q.max_iops) +
+                              ") must not exceed burst_iops (" + std::to_string(*q.burst_iops) + ")");
+  if (q.min_iops && q.burst_iops && *q.min_iops > *q.burst_iops)
+    return sim::unprocessable(context + ": min_iops must not exceed burst_iops");
+  return Status::ok();
+}
+
+Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host_id) const {
+  static const std::regex wwpn("^([0-9a-fA-F]{2}:){7}[0-9a-fA-F]{2}$|^[0-9a-fA-F]{16}$");
+  static const std::regex iqn(
+      "^iqn\\.[0-9]{4}-[0-9]{2}\\.[a-zA-Z0-9][a-zA-Z0-9.-]*(:[^\\s]+)?$|^eui\\.[0-9A-Fa-f]{16}$|"
+      "^naa\\.[0-9A-Fa-f]{16}([0-9A-Fa-f]{16})?$");
+  // nbd: the client's IP address, a glob over it ("*", "10.0.0.*") or "unix" (docs/nbd.md);
+  // "*" and IPv6's "::1" start with a character other than a letter or digit.
+  static const std::regex nbd("^[A-Za-z0-9:*][A-Za-z0-9._:@*-]{0,254}$");
+  std::set<std::pair<InitiatorType, std::string>> seen;
+  for (const auto& i : initiators) {
+    const std::string& a = i.address;
+    // Bound the length before any regex: std::regex recurses per character and overflows
+    // the stack on megabyte-long inputs.
+    if (a.empty() || a.size() > 255)
+      return sim::unprocessable(std::string(to_string(i.type)) + " initiator address must be 1 to 255 characters, got " +
+                                std::to_string(a.size()));
+    switch (i.type) {
+      case InitiatorType::kFc:
+        if (!std::regex_match(a, wwpn))
+          return sim::unprocessable("fc initiator \"" + a +
+                                    "\" is not a WWPN (16 hex digits, optionally colon-separated)");
+        break;
+      case InitiatorType::kIscsi:
+        if (!std::regex_match(a, iqn))
+          return sim::unprocessable("iscsi initiator \"" + a +
+                                    "\" is not an iqn., eui. or naa. name (RFC 3720)");
+        break;
+      case InitiatorType::kNbd:
+        if (!std::regex_match(a, nbd))
+          return sim::unprocessable("nbd initiator \"" + a +
+                                    "\" must be 1-255 characters of letters, digits and ._:@*-, not starting with . @ or -: "
+                                    "an IP address, a glob such as * or 10.0.0.*, or unix (docs/nbd.md)");
+        break;
+    }
+    if (!seen.insert({i.type, a}).second)
+      return sim::unprocessable(std::string(to_string(i.type)) + " initiator \"" + a +
+                                "\" is listed twice");
+    for (const auto& [id, h] : hosts_) {
+      if (id == host_id) continue;
+      for (const auto& other : h.initiators)
+        if (other.type == i.type && other.address == a)
+          return sim::conflict(std::string(to_string(i.type)) + " initiator \"" + a +
+                               "\" already belongs to host " + std::to_string(id) + " (\"" +
+                               h.name + "\")");
+    }
+  }
+  return Status::ok();
+}
+
+Status Array::check_revision(std::uint64_t actual, std::optional<std::uint64_t> expected,
+                             const std::string& object) const {
+  if (expected && *expected != actual)
+    return sim::precondition_failed(object + " is at revision " + std::to_string(actual) +
+                                    ", the request expected revision " + std::to_string(*expected));
+  return Status::ok();
+}
+
+void Array::threshold_events(Id pool_id, std::int64_t raw_before, std::int64_t raw_after, ChangeSet& changes) {
+  const Pool* p = pool(pool_id);
+  if (p == nullptr) return;
+  const std::int64_t usable = data_->raw_usable_bytes(pool_drives(*p));
+  for (const pool::ThresholdCrossing& x : pool::thresholds_crossed(p->space_thresholds_percent, usable, raw_before, raw_after)) {
+    const Severity sev = x.level == 0 ? Severity::kWarning : (x.level == 1 ? Severity::kError : Severity::kCritical);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "pool \"%s\" is %.1f %% allocated (threshold %d %%)", p->name.c_str(),
+                  x.allocated_percent, x.threshold_percent);
+    changes.events.push_back(make_event(sev, "pool", object_name("pool", pool_id), buf));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pools
+
+sim::Result<Pool> Array::create_pool(const PoolSpec& spec) {
+  AFASIM_RETURN_IF_ERROR(check_name("pool", spec.name));
+  for (const auto& [id, p] : pools_)
+    if (p.name == spec.name) return sim::conflict("a pool named \"" + spec.name + "\" exists (id " + std::to_string(id) + ")");
+  if (spec.datapac_ids.empty()) return sim::unprocessable("a pool needs at least one DataPac");
+  std::vector<Id> dps = spec.datapac_ids;
+  std::sort(dps.begin(), dps.end());
+  if (std::adjacent_find(dps.begin(), dps.end()) != dps.end())
+    return sim::unprocessable("datapac_ids lists a DataPac twice");
+  for (Id dp : dps) {
+    if (datapac(dp) == nullptr) return sim::not_found("no DataPac " + std::to_string(dp));
+    if (auto owner = pool_of_datapac(dp))
+      return sim::conflict("DataPac " + std::to_string(dp) + " already belongs to pool " +
+                           std::to_string(*owner));
+  }
+  Pool p;
+  if (spec.space_thresholds_percent) {
+    AFASIM_RETURN_IF_ERROR(pool::check_space_thresholds(*spec.space_thresholds_percent));
+    p.space_thresholds_percent = *spec.space_thresholds_percent;
+  }
+  ChangeSet c;
+  p.id = next_id("pool", c);
+  p.name = spec.name;
+  p.datapac_ids = dps;
+  c.put_pools.push_back(p);
+  std::string list;
+  for (Id dp : dps) list += (list.empty() ? "" : ", ") + std::to_string(dp);
+  c.events.push_back(make_event(Severity::kInfo, "pool", object_name("pool", p.id),
+                                "pool \"" + p.name + "\" created from DataPac " + list));
+  AFASIM_RETURN_IF_ERROR(commit(c));
+  return p;
+}
+
+sim::Result<Pool> Array::update_pool(Id id, const PoolPatch& patch,
+                                     std::optional<std::uint64_t> expected_revision) {
+  const Pool* cur = pool(id);
+  if (cur == nullptr) return sim::not_found("no pool " + std::to_string(id));
+  AFASIM_RETURN_IF_ERROR(check_revision(cur->revision, expected_revision, "pool " + std::to_string(id)));
+  Pool p = *cur;
+  if (patch.name) {
+    AFASIM_RETURN_IF_ERROR(check_name("pool", *patch.name));
+    for (const auto& [oid, o] : pools_)
+      if (oid != id && o.name == *patch.name) return sim::conflict("a pool named \"" + *patch.name + "\" exists");
+    p.name = *patch.name;
+  }
+  if (patch.space_thresholds_percent) {
+    AFASIM_RETURN_IF_ERROR(pool::check_space_thresholds(*patch.space_thresholds_percent));
+    p.space_thresholds_percent = *patch.space_thresholds_percent;
+  }
+  ++p.revision;
+  ChangeSet c;
+  c.put_pools.push_back(p);
+  c.events.push_back(make_event(Severity::kInfo, "pool", object_name("pool", id), "pool \"" + p.name + "\" updated"));
+  AFASIM_RETURN_IF_ERROR(commit(c));
+  return p;
+}
+
+Status Array::delete_pool(Id id, std::optional<std::uint64_t> expected_revision) {
+  const Pool* p = pool(id);
+  if (p == nullptr) return sim::not_found("no pool " + std::to_string(id));
+  AFASIM_RETURN_IF_ERROR(check_revision(p->revision, expected_revision, "pool " + std::to_string(id)));
+  std::int64_t n = 0;
+  for (const auto& [vid, v] : volumes_) n += v.pool_id == id;
+  if (n > 0)
+    return sim::conflict("pool " + std::to_string(id) + " holds " + std::to_string(n) +
+                         " volume(s); delete them first");
+  ChangeSet c;
+  c.delete_pools.push_back(id);
+  c.events.push_back(make_event(Severity::kInfo, "pool", object_name("pool", id),
+                                "pool \"" + p->name + "\" deleted; its DataPacs are unassigned"));
+  return commit(c);
+}
+
+// ---------------------------------------------------------------------------------------
+// Volumes
+
+sim::Result<Id> Array::volume_pool(const VolumeSpec& spec) const {
+  if (spec.pool_id) {
+    if (pool(*spec.pool_id) == nullptr) return sim::not_found("no pool " + std::to_string(*spec.pool_id));
+    return *spec.pool_id;
+  }
+  if (pools_.size() == 1) return pools_.begin()->first;
+  return sim::unprocessable(pools_.empty() ? "the array has no pool; create one first"
+                                           : "the array has several pools; say which (pool_id)");
+}
+
+sim::Result<Id> Array::volume_preferred_controller(const VolumeSpec& spec) const {
+  if (spec.preferred_controller) {
+    if (controller(*spec.preferred_controller) == nullptr)
+      return sim::unprocessable("preferred_controller must be 1 or 2, got " + std::to_string(*spec.preferred_controller));
+    return *spec.preferred_controller;
+  }
+  std::int64_t on[3] = {0, 0, 0};
+  for (const auto& [id, v] : volumes_) on[v.preferred_controller == 2 ? 2 : 1]++;
+  return on[2] < on[1] ? Id{2} : Id{1};
+}
+
+Status Array::check_growth(const Volume& v, std::int64_t n) const {
+  if (n < v.capacity_bytes)
+    return sim::unprocessable("a volume can grow, not shrink: capacity_bytes " + std::to_string(n) +
+                              " is below the current " + std::to_string(v.capacity_bytes));
+  if (n > kMaxVolumeBytes)
+    return sim::unprocessable("capacity_bytes must be at most " + std::to_string(kMaxVolumeBytes) + " (1 PiB)");
+  if (n % kSectorBytes != 0)
+    return sim::unprocessable("capacity_bytes must be a multiple of 512, got " + std::to_string(n));
+  return Status::ok();
+}
+
+Status Array::patch_volume_qos(Volume& v, const VolumePatch& patch) const {
+  apply_qos_patch(v.qos, patch);
+  if (patch.qos_policy_id) {
+    if (*patch.qos_policy_id && qos_policy(**patch.qos_policy_id) == nullptr)
+      return sim::not_found("no QoS policy " + std::to_string(**patch.qos_policy_id));
+    v.qos_policy_id = *patch.qos_policy_id;
+  }
+  AFASIM_RETURN_IF_ERROR(check_qos(v.qos, "volume QoS"));
+  return check_qos(effective_qos(v), "volume QoS with its policy");
+}
+
+Status Array::admit_fixed(const Volume& v, std::int64_t extents, const std::string& needs, ChangeSet& changes) {
+  // The capacity side of admission (pool/space.h): a fixed volume's extents must fit now.
+  const std::int64_t raw = raw_bytes_for_extents(v.raid_type, extents);
+  const PoolCapacity cap = pool_capacity(v.pool_id);
+  if (!pool::fits(raw, cap.raw_free_bytes))
+    return sim::no_space(needs + "; pool " + std::to_string(v.pool_id) + " has " +
+                         human_bytes(cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0) +
+                         " free for " + std::string(raid::raid_type_name(v.raid_type)));
+  threshold_events(v.pool_id, cap.raw_allocated_bytes, cap.raw_allocated_bytes + raw, changes);
+  return Status::ok();
+}
+
+sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
+  AFASIM_RETURN_IF_ERROR(check_name("volume", spec.name));
+  if (const Volume* other = volume_by_name(spec.name))
+    return sim::conflict("a volume named \"" + spec.name + "\" exists (id " + std::to_string(other->id) + ")");
+  auto chosen = volume_pool(spec);
+  if (!chosen.is_ok()) return chosen.status();
+  const Id pool_id = *chosen;
+  const Pool& p = pools_.at(pool_id);
+  if (spec.capacity_bytes <= 0 || spec.capacity_bytes > kMaxVolumeBytes)
+    return sim::unprocessable("capacity_bytes must be between 1 and " + std::to_string(kMaxVolumeBytes) +
+                              " (1 PiB), got " + std::to_string(spec.capacity_bytes));
+  if (spec.capacity_bytes % kSectorBytes != 0)
+    return sim::unprocessable("capacity_bytes must be a multiple of 512, got " + std::to_string(spec.capacity_bytes));
+  const auto offered = raid_types_offered(p);
+  if (std::find(offered.begin(), offered.end(), spec.raid_type) == offered.end())
+    return sim::unprocessable(std::string(raid::raid_type_name(spec.raid_type)) + " is not offered by pool " +
+                              std::to_string(pool_id) +
+                              (spec.raid_type == raid::RaidType::kRaid10
+                                   ? " (RAID10 mirrors across DataPacs; this pool has one)"
+                                   : " on the " + preset_.model));
+  auto preferred_or = volume_preferred_controller(spec);
+  if (!preferred_or.is_ok()) return preferred_or.status();
+  const Id preferred = *preferred_or;
+  if (spec.qos_policy_id && qos_policy(*spec.qos_policy_id) == nullptr)
+    return sim::not_found("no QoS policy " + std::to_string(*spec.qos_policy_id));
+  AFASIM_RETURN_IF_ERROR(check_qos(spec.qos, "volume QoS"));
+  Volume v;
+  v.name = spec.name;
+  v.pool_id = pool_id;
+  v.capacity_bytes = spec.capacity_bytes;
+  v.raid_type = spec.raid_type;
+  v.provisioning = spec.provisioning;
+  v.preferred_controller = preferred;
+  v.qos = spec.qos;
+  v.qos_policy_id = spec.qos_policy_id;
+  AFASIM_RETURN_IF_ERROR(check_qos(effective_qos(v), "volume QoS with its policy"));
+  v.created_time_ns = sim_.now();
+  ChangeSet c;
+  if (v.provisioning == Provisioning::kFixed) {
+    const std::int64_t ext = extent_bytes(v.raid_type);
+    const std::int64_t extents = (v.capacity_bytes + ext - 1) / ext;
+    AFASIM_RETURN_IF_ERROR(admit_fixed(v, extents,
+                                       "fixed volume \"" + v.name + "\" needs " + human_bytes(extents * ext) + " of " +
+                                           std::string(raid::raid_type_name(v.raid_type)) + " space",
+                                       c));
+  }
+  v.id = next_id("volume", c);
+  AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));
+  // The data path places a fixed volume's extents now; all or nothing.
+  AFASIM_RETURN_IF_ERROR(data_->attach_volume(v, pool_drives(p), true));
+  c.put_extents = data_->extent_records(v.id);
+  c.put_volumes.push_back(v);
+  c.events.insert(c.events.begin(),
+                  make_event(Severity::kInfo, "volume", object_name("volume", v.id),
+                             "volume \"" + v.name + "\" created: " + human_bytes(v.capacity_bytes) + " " +
+                                 std::string(raid::raid_type_name(v.raid_type)) + " " +
+                                 std::string(to_string(v.provisioning)) + " in pool " +
+                                 std::to_string(pool_id) + ", preferred controller " +
+                                 controllers_[static_cast<std::size_t>(preferred - 1)].name));
+  if (Status st = commit(c); !st.is_ok()) {
+    data_->detach_volume(v.id);
+    return st;
+  }
+  sync_qos(v);
+  return v;
+}
+
+sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
+                                         std::optional<std::uint64_t> expected_revision) {
+  const Volume* cur = volume(id);
+  if (cur == nullptr) return sim::not_found("no volume " + std::to_string(id));
+  AFASIM_RETURN_IF_ERROR(check_revision(cur->revision, expected_revision, "volume " + std::to_string(id)));
+  Volume v = *cur;
+  ChangeSet c;
+  std::vector<std::string> changed;
+  std::optional<std::int64_t> grow_to;
+  if (patch.name && *patch.name != v.name) {
+    AFASIM_RETURN_IF_ERROR(check_name("volume", *patch.name));
+    if (const Volume* other = volume_by_name(*patch.name))
+      return sim::conflict("a volume named \"" + *patch.name + "\" exists (id " + std::to_string(other->id) + ")");
+    changed.push_back("renamed from \"" + v.name + "\"");
+    v.name = *patch.name;
+  }
+  if (patch.capacity_bytes && *patch.capacity_bytes != v.capacity_bytes) {
+    const std::int64_t n = *patch.capacity_bytes;
+    AFASIM_RETURN_IF_ERROR(check_growth(v, n));
+    if (v.provisioning == Provisioning::kFixed) {
+      const std::int64_t ext = extent_bytes(v.raid_type);
+      const std::int64_t more = (n + ext - 1) / ext - data_->allocated_extents(id);
+      AFASIM_RETURN_IF_ERROR(admit_fixed(v, more,
+                                         "growing fixed volume \"" + v.name + "\" to " + human_bytes(n) + " needs " +
+                                             human_bytes(more * ext) + " more",
+                                         c));
+    }
+    grow_to = n;
+    changed.push_back("grown from " + human_bytes(v.capacity_bytes) + " to " + human_bytes(n));
+    v.capacity_bytes = n;
+  }
+  if (patch.preferred_controller && *patch.preferred_controller != v.preferred_controller) {
+    if (controller(*patch.preferred_controller) == nullptr)
+      return sim::unprocessable("preferred_controller must be 1 or 2, got " +
+                                std::to_string(*patch.preferred_controller));
+    v.preferred_controller = *patch.preferred_controller;
+    changed.push_back("preferred controller " + controllers_[static_cast<std::size_t>(v.preferred_controller - 1)].name);
+  }
+  const QosSettings qos_before = effective_qos(v);
+  AFASIM_RETURN_IF_ERROR(patch_volume_qos(v, patch));
+  const QosSettings qos_after = effective_qos(v);
+  if (!(qos_after == qos_before) || v.qos_policy_id != cur->qos_policy_id)
+    changed.push_back("QoS " + qos_text(qos_after));
+  if (changed.empty()) return *cur;  // nothing to change: no new revision, no event
+  if (!(qos_after == qos_before) || v.preferred_controller != cur->preferred_controller)
+    AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));
+  const std::int64_t old_capacity = cur->capacity_bytes;
+  if (grow_to) {
+    AFASIM_RETURN_IF_ERROR(data_->grow_volume(id, *grow_to));
+    if (v.provisioning == Provisioning::kFixed) c.put_extents = data_->extent_records(id);
+  }
+  ++v.revision;
+  c.put_volumes.push_back(v);
+  std::string what;
+  for (const auto& s : changed) what += (what.empty() ? "" : "; ") + s;
+  c.events.insert(c.events.begin(), make_event(Severity::kInfo, "volume", object_name("volume", id),
+                                               "volume \"" + v.name + "\" " + what));
+  if (Status st = commit(c); !st.is_ok()) {
+    if (grow_to) data_->shrink_volume(id, old_capacity);
+    return st;
+  }
+  data_->set_preferred_controller(id, v.preferred_controller);
+  sync_qos(v);
+  return v;
+}
+
+Status Array::delete_volume(Id id, std::optional<std::uint64_t> expected_revision) {
+  const Volume* v = volume(id);
+  if (v == nullptr) return sim::not_found("no volume " + std::to_string(id));
+  AFASIM_RETURN_IF_ERROR(check_revision(v->revision, expected_revision, "volume " + std::to_string(id)));
+  for (const auto& [mid, m] : mappings_)
+    if (m.volume_id == id)
+      return sim::conflict("volume " + std::to_string(id) + " is mapped to host " + std::to_string(m.host_id) +
+                           " as LUN " + std::to_string(m.lun) + " (mapping " + std::to_string(mid) +
+                           "); unmap it first");
+  ChangeSet c;
+  c.delete_volumes.push_back(id);
+  c.events.push_back(make_event(Severity::kInfo, "volume", object_name("volume", id),
+                                "volume \"" + v->name + "\" deleted; " +
+                                    human_bytes(data_->allocated_extents(id) * extent_bytes(v->raid_type)) +
+                                    " returned to pool " + std::to_string(v->pool_id)));
+  AFASIM_RETURN_IF_ERROR(commit(c));
+  data_->detach_volume(id);
+  // I/O still waiting for the volume's QoS turn fails: the volume is gone.
+  data_->io().forget_volume(id, sim::not_found("volume " + std::to_string(id) + " was deleted"));
+  return Status::ok();
+}
+
+}  // namespace afasim::controller

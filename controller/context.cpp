@@ -1,0 +1,31 @@
+#include "controller/context.h"
+
+namespace afasim::controller {
+
+void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::string& why, bool rebuilding) {
+  const VolumeState now = volume_state_of(*v.thin);
+  if (now == v.reported_state) return;
+  const VolumeState was = v.reported_state;
+  v.reported_state = now;
+  const std::string name = "volume " + std::to_string(v.id);
+  const std::string object = "volume/" + std::to_string(v.id);
+  const std::string raid(raid::raid_type_name(v.raid_type()));
+  switch (now) {
+    case VolumeState::kFailed:
+      ctx.emit(Severity::kCritical, "volume", object,
+               name + " failed: " + std::to_string(v.thin->lost_extents) + " extent(s) lost more members than " + raid +
+                   " tolerates (" + why + "); its I/O to them now returns errors");
+      break;
+    case VolumeState::kDegraded:
+      ctx.emit(Severity::kWarning, "volume", object,
+               name + " degraded: " + std::to_string(v.thin->degraded_extents) + " extent(s) lost a member (" + why +
+                   "); " + raid + " redundancy covers it" + (rebuilding ? " until the rebuild restores it" : ""));
+      break;
+    case VolumeState::kOnline:
+      ctx.emit(Severity::kInfo, "volume", object,
+               name + " online again (was " + (was == VolumeState::kFailed ? "failed" : "degraded") + "): " + why);
+      break;
+  }
+}
+
+}  // namespace afasim::controller

@@ -1,0 +1,172 @@
+// What the parts of the data path share (controller/data_path.h builds and wires them): the
+// options, the hardware, the RAID engine, the thin map, the controller-side state of each
+// attached volume, the invariant checks and the event sink.
+//
+// Not thread-safe: the model thread's.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/preset.h"
+#include "controller/controller_states.h"
+#include "controller/cost_model.h"
+#include "controller/hardware.h"
+#include "controller/objects.h"
+#include "datapac/payload.h"
+#include "pool/thin_map.h"
+#include "raid/engine.h"
+#include "raid/scrub.h"
+#include "sim/histogram.h"
+#include "sim/invariants.h"
+#include "sim/simulator.h"
+
+namespace afasim::controller {
+
+struct DataPathOptions {
+  datapac::PayloadKind payload = datapac::PayloadKind::kNone;
+  std::string payload_dir;            // for kFile: one sparse file per SSD in here
+  std::int64_t memory_page_bytes = 64 << 10;  // for kMemory
+  datapac::PayloadWrapper wrap_payload;       // tests: wraps each SSD's store (fault injection)
+  // RAID geometry (docs/raid.md). RAID 5 width k+1 with k in [2, 8]; RAID 10 stripes an
+  // extent over `raid10_pairs` mirror pairs; strips of `strip_bytes` (power of two, >= 4 KiB,
+  // dividing the chunk).
+  int raid5_data_members = 4;
+  int raid10_pairs = 4;
+  std::int64_t strip_bytes = 64 << 10;
+  // Rebuild rate per failed SSD, bytes of rebuilt chunk per second. Assumption: the ISE
+  // rebuilt into distributed spare in minutes to hours; 400 MB/s keeps a full 1.6 TB SSD's
+  // data (1.14 TB) under an hour while leaving most back-end bandwidth to hosts.
+  std::int64_t rebuild_bytes_per_second = 400'000'000;
+  // SSDs start in steady state (the review preconditioned them), not fresh out of the box.
+  bool preconditioned = true;
+  CostModel cost;
+  CacheOptions cache;
+  ControllerOptions controllers;
+  raid::ScrubOptions scrub;  // background scrub (docs/raid.md "Scrub"), off by default
+};
+
+// Per-volume counters, since the volume was attached.
+struct VolumeIoStats {
+  std::int64_t read_ops = 0, write_ops = 0, other_ops = 0;
+  std::int64_t read_bytes = 0, write_bytes = 0;
+  std::int64_t errors = 0;
+  sim::Histogram read_latency_ns, write_latency_ns;
+};
+
+// One volume's place in the write cache's destage and eviction order (WriteCache).
+struct CacheFifoEntry {
+  std::int64_t block;
+  std::uint64_t seq;  // matches the block's CacheBlock::queued while the entry is live
+};
+struct CacheVolume {
+  // Blocks in the order they became dirty (destage order) / clean (eviction order). A block
+  // has at most one live entry, the one whose `seq` is its CacheBlock::queued; older entries
+  // are stale and skipped when popped. Bounded: stale entries are dropped when a FIFO grows
+  // past twice the volume's cached blocks.
+  std::deque<CacheFifoEntry> dirty_fifo, clean_fifo;
+  std::int64_t dirty_blocks = 0, cached_blocks = 0;
+  sim::Time destage_until_ns = 0;  // when the last destage issued for it completes
+};
+
+// The controller side of one attached volume.
+struct VolumeRuntime {
+  Id id = 0;
+  pool::ThinVolume* thin = nullptr;  // its thin map (owned by the pool::ThinMap)
+  Id preferred_controller = 1;
+  // Controllers (bit c-1) that hold the volume's reservation and write it (ControllerPair).
+  // One, or none while a takeover is pending; two only when fencing is switched off.
+  std::uint8_t claims = 0;
+  VolumeIoStats stats;
+  // The state last reported by an event: one event per transition.
+  VolumeState reported_state = VolumeState::kOnline;
+  CacheVolume cache;
+  raid::RaidType raid_type() const { return thin->raid_type; }
+};
+
+// Attached volumes by id (ids are small and dense; the lookup is on every I/O's path).
+class VolumeTable {
+ public:
+  VolumeRuntime* find(Id id) {
+    return id > 0 && static_cast<std::size_t>(id) < volumes_.size() ? volumes_[static_cast<std::size_t>(id)].get()
+                                                                     : nullptr;
+  }
+  const VolumeRuntime* find(Id id) const { return const_cast<VolumeTable*>(this)->find(id); }
+  VolumeRuntime& add(Id id) {
+    if (static_cast<std::size_t>(id) >= volumes_.size()) volumes_.resize(static_cast<std::size_t>(id) + 1);
+    auto& slot = volumes_[static_cast<std::size_t>(id)];
+    slot = std::make_unique<VolumeRuntime>();
+    slot->id = id;
+    return *slot;
+  }
+  void remove(Id id) { volumes_[static_cast<std::size_t>(id)].reset(); }
+  // f(VolumeRuntime&) for each attached volume, by id.
+  template <typename F>
+  void for_each(F&& f) {
+    for (auto& v : volumes_)
+      if (v) f(*v);
+  }
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const auto& v : volumes_)
+      if (v) f(static_cast<const VolumeRuntime&>(*v));
+  }
+  // Slots, empty ones included (a round-robin cursor walks them).
+  std::size_t slots() const { return volumes_.size(); }
+  VolumeRuntime* slot(std::size_t i) { return volumes_[i].get(); }
+
+ private:
+  std::vector<std::unique_ptr<VolumeRuntime>> volumes_;
+};
+
+using EventSink = std::function<void(Severity, std::string category, std::string object, std::string message)>;
+
+struct ArrayContext {
+  sim::Simulator& sim;
+  const config::SystemPreset& preset;
+  const DataPathOptions& options;
+  Hardware& hw;
+  raid::Engine& raid;
+  pool::ThinMap& thin;
+  VolumeTable& volumes;
+  sim::Invariants& invariants;
+  EventSink events;
+  // Runs after every executed plan (the extent mover counts the bytes a plan mirrored onto a
+  // move target and the wear leveler wakes on member writes).
+  std::function<void(const raid::Plan&)> after_execute;
+
+  // Moves `plan`'s bytes (raid::Engine::execute) and tells after_execute.
+  sim::Status execute(raid::Plan& plan) const {
+    sim::Status st = raid.execute(plan);
+    if ((plan.member_writes || plan.move_target_bytes > 0) && after_execute) after_execute(plan);
+    return st;
+  }
+
+  void emit(Severity s, std::string category, std::string object, std::string message) const {
+    if (events) events(s, std::move(category), std::move(object), std::move(message));
+  }
+  bool has_payload() const { return options.payload != datapac::PayloadKind::kNone; }
+  std::int64_t extent_bytes(raid::RaidType t) const { return thin.extent_bytes(t); }
+  static std::string controller_name(Id c) { return std::string(1, static_cast<char>('A' + c - 1)); }
+  static Id peer_of(Id c) { return c == 1 ? 2 : 1; }
+};
+
+// The volume's state from its extents (online, degraded, failed).
+inline VolumeState volume_state_of(const pool::ThinVolume& v) {
+  switch (v.health()) {
+    case pool::DataHealth::kFailed: return VolumeState::kFailed;
+    case pool::DataHealth::kDegraded: return VolumeState::kDegraded;
+    case pool::DataHealth::kOnline: return VolumeState::kOnline;
+  }
+  return VolumeState::kOnline;
+}
+
+// Emits a `volume` event when `v`'s state differs from the one last reported, `why` saying
+// what changed it (`rebuilding`: a rebuild is under way, for the degraded message).
+void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::string& why, bool rebuilding);
+
+}  // namespace afasim::controller

@@ -1,0 +1,332 @@
+// The data path of one host I/O: owner, forwarding, thin map, cache, RAID, timing. The QoS
+// gate in front of it: io_qos.cpp.
+#include "controller/io_orchestrator.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "controller/controller_pair.h"
+#include "controller/extent_mover.h"
+#include "controller/write_cache.h"
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using sim::Status;
+using sim::Time;
+
+namespace {
+constexpr std::int64_t B = WriteCache::kBlockBytes;
+}  // namespace
+
+IoOrchestrator::IoOrchestrator(ArrayContext& ctx, ControllerPair& pair, WriteCache& cache, ExtentMover& mover)
+    : ctx_(ctx), pair_(pair), cache_(cache), mover_(mover) {}
+
+IoOrchestrator::~IoOrchestrator() = default;
+
+// ---------------------------------------------------------------------------------------
+// Completion and parking
+
+void IoOrchestrator::complete(IoCallback& done, Status status, Time submitted, Time at) {
+  ctx_.sim.at(at, [cb = std::move(done), status = std::move(status), submitted, at]() mutable {
+    cb(IoCompletion{std::move(status), submitted, at});
+  });
+}
+
+void IoOrchestrator::complete_on(Id c, const HostIo& io, IoCallback& done, Status status, Time submitted, Time at) {
+  const std::uint64_t epoch = pair_.epoch(c);
+  const std::uint64_t power = pair_.power_epoch();
+  ctx_.sim.at(at, [this, c, epoch, power, io, cb = std::move(done), status = std::move(status), submitted]() mutable {
+    if (power != pair_.power_epoch()) {
+      cb(IoCompletion{sim::unavailable("the array lost power"), submitted, ctx_.sim.now()});
+      return;
+    }
+    if (epoch != pair_.epoch(c)) {
+      // The controller failed before it could answer: the host's multipath retries on the
+      // survivor, which answers once it owns the volume (the work itself was done).
+      if (parked_.size() >= kMaxParked) {
+        cb(IoCompletion{sim::unavailable("no path to volume " + std::to_string(io.volume_id)), submitted,
+                        ctx_.sim.now()});
+        return;
+      }
+      parked_.push_back(Parked{io, false, std::move(status), std::move(cb), submitted});
+      release_parked();
+      return;
+    }
+    cb(IoCompletion{std::move(status), submitted, ctx_.sim.now()});
+  });
+}
+
+void IoOrchestrator::park_acknowledged(CacheWaiter& w) {
+  HostIo io;
+  io.op = IoOp::kWrite;
+  io.volume_id = w.volume_id;
+  parked_.push_back(Parked{io, false, Status::ok(), std::move(w.done), w.submitted});
+}
+
+void IoOrchestrator::release_parked() {
+  const std::size_t n = parked_.size();
+  for (std::size_t i = 0; i < n && !parked_.empty(); ++i) {
+    Parked p = std::move(parked_.front());
+    parked_.pop_front();
+    const Id o = pair_.mains_on() ? pair_.owner(p.io.volume_id) : 0;
+    if (o == 0) {
+      if (pair_.mains_on() && (pair_.serving(1) || pair_.serving(2))) parked_.push_back(std::move(p));
+      else
+        p.done(IoCompletion{sim::unavailable("no controller serves volume " + std::to_string(p.io.volume_id)),
+                            p.submitted, ctx_.sim.now()});
+    } else if (p.execute) {
+      run(p.io, std::move(p.done), p.submitted);
+    } else {
+      const Time t = ctx_.hw.cores(o).serve(ctx_.sim.now(), ctx_.options.cost.core_ns(Work::host())) +
+                     ctx_.options.cost.host_port_latency_ns;
+      complete_on(o, p.io, p.done, std::move(p.status), p.submitted, t);
+    }
+  }
+}
+
+void IoOrchestrator::fail_parked(const Status& status) {
+  std::deque<Parked> parked = std::move(parked_);
+  parked_.clear();
+  for (Parked& p : parked) p.done(IoCompletion{status, p.submitted, ctx_.sim.now()});
+}
+
+// ---------------------------------------------------------------------------------------
+// The route
+
+void IoOrchestrator::run(const HostIo& io, IoCallback done, Time submitted) {
+  const Time now = ctx_.sim.now();
+  VolumeRuntime* v = ctx_.volumes.find(io.volume_id);
+  if (v == nullptr) return complete(done, sim::not_found("no volume " + std::to_string(io.volume_id)), submitted, now);
+  if (!pair_.mains_on()) return complete(done, sim::unavailable("the array is powered off"), submitted, now);
+  const Id c = pair_.owner(io.volume_id);
+  if (c == 0) {
+    // No controller owns the volume: a takeover or a boot is under way. The host's
+    // multipath driver retries until a path answers; a bounded queue stands for that.
+    const bool coming = pair_.serving(1) || pair_.serving(2);
+    if (!coming || parked_.size() >= kMaxParked)
+      return complete(done, sim::unavailable("no controller serves volume " + std::to_string(v->id) + " now"),
+                      submitted, now);
+    parked_.push_back(Parked{io, true, Status::ok(), std::move(done), submitted});
+    return;
+  }
+  ++ctx_.hw.stats(c).host_ios;
+  // ALUA: I/O that arrives at the other controller is forwarded over the link (active/
+  // non-optimized), paying its latency each way and the payload's transfer.
+  const CostModel& cost = ctx_.options.cost;
+  Request r{io, done, submitted, *v, c, now, 0};
+  const Id arrival = io.arrival_controller;
+  if (arrival != 0 && arrival != c && pair_.link_up() && pair_.serving(arrival)) {
+    ++ctx_.hw.stats(arrival).forwarded_ios;
+    datapac::Link& link = ctx_.hw.interconnect(arrival);
+    r.start = (io.op == IoOp::kWrite ? link.transfer(now, io.length_bytes) : now) + cost.interconnect_latency_ns;
+    r.back = cost.interconnect_latency_ns +
+             (io.op == IoOp::kRead ? sim::transfer_time(io.length_bytes, cost.interconnect_bytes_per_second) : 0);
+  }
+  if (!admit(r)) return;
+  plan_.clear();
+  switch (io.op) {
+    case IoOp::kFlush: return run_flush(r);
+    case IoOp::kTrim:
+    case IoOp::kWriteZeroes: return run_trim(r);
+    case IoOp::kRead: return run_read(r);
+    case IoOp::kWrite: return run_write(r);
+  }
+}
+
+bool IoOrchestrator::admit(Request& r) {
+  const HostIo& io = r.io;
+  const pool::ThinVolume& t = *r.v.thin;
+  if (io.op != IoOp::kFlush) {
+    if (io.length_bytes <= 0) {
+      fail(r, sim::invalid_argument("empty I/O"));
+      return false;
+    }
+    if (io.offset_bytes < 0 || io.offset_bytes > t.capacity_bytes - io.length_bytes) {
+      fail(r, Status(sim::Code::kOutOfRange, "I/O [" + std::to_string(io.offset_bytes) + ", +" +
+                                                 std::to_string(io.length_bytes) + ") past the end of volume " +
+                                                 std::to_string(r.v.id) + " (" + std::to_string(t.capacity_bytes) +
+                                                 " bytes)"));
+      return false;
+    }
+  }
+  if (t.lost_extents > 0) {
+    fail(r, sim::io_error("volume " + std::to_string(r.v.id) + " has failed: data lost beyond what " +
+                          std::string(raid::raid_type_name(t.raid_type)) + " tolerates"));
+    return false;
+  }
+  return true;
+}
+
+void IoOrchestrator::finish(Request& r, Status status, Time at) {
+  complete_on(r.c, r.io, r.done, std::move(status), r.submitted, at + r.back);
+}
+
+void IoOrchestrator::fail(Request& r, Status status) {
+  ++r.v.stats.errors;
+  finish(r, std::move(status), ctx_.hw.cores(r.c).serve(r.start, ctx_.options.cost.core_ns(Work::host())));
+}
+
+void IoOrchestrator::run_read(Request& r) {
+  const HostIo& io = r.io;
+  VolumeRuntime& v = r.v;
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
+  const std::int64_t end = io.offset_bytes + io.length_bytes;
+  Status st;
+  for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok() && !hit;) {
+    const std::int64_t within = pos % ext;
+    const std::int64_t n = std::min(ext - within, end - pos);
+    std::uint8_t* out = io.read_buffer ? io.read_buffer + (pos - io.offset_bytes) : nullptr;
+    const std::uint32_t id = v.thin->map[static_cast<std::size_t>(pos / ext)];
+    if (id != pool::ThinMap::kNoExtent) st = ctx_.raid.plan_read(ctx_.thin.extents()[id], within, n, out, plan_);
+    else if (out) std::memset(out, 0, static_cast<std::size_t>(n));  // a hole reads as zeros
+    pos += n;
+  }
+  if (st.is_ok()) st = ctx_.execute(plan_);
+  if (!st.is_ok()) return fail(r, st);
+  // What the cache holds is newer than the SSDs: it goes over what they returned.
+  if (io.read_buffer != nullptr && ctx_.has_payload()) cache_.read(v, io.offset_bytes, io.length_bytes, io.read_buffer, true);
+  const CostModel& cost = ctx_.options.cost;
+  Time t = ctx_.hw.cores(r.c).serve(r.start, cost.core_ns(Work::of(plan_).plus_host()));
+  t = ctx_.hw.run_plan(plan_, t, r.c);
+  t = ctx_.hw.data_mover(r.c).transfer(t, io.length_bytes);
+  t = ctx_.hw.host_port_out(r.c).transfer(t, io.length_bytes) + cost.host_port_latency_ns;
+  ++v.stats.read_ops;
+  v.stats.read_bytes += io.length_bytes;
+  v.stats.read_latency_ns.record(t + r.back - r.submitted);
+  ctx_.hw.stats(r.c).read_bytes += io.length_bytes;
+  finish(r, Status::ok(), t);
+}
+
+void IoOrchestrator::run_write(Request& r) {
+  const HostIo& io = r.io;
+  VolumeRuntime& v = r.v;
+  if (Status a = ctx_.thin.allocate_range(*v.thin, io.offset_bytes, io.length_bytes); !a.is_ok()) return fail(r, a);
+  const bool cached = pair_.mode(r.c) == CacheMode::kWriteBack && !io.fua &&
+                      io.length_bytes < ctx_.options.cache.bypass_bytes;
+  std::int64_t new_blocks = 0;
+  Status st;
+  if (cached) {
+    st = cache_.write_back(v, r.c, io, plan_, new_blocks);
+  } else {
+    st = plan_write_through(v, r.c, io.offset_bytes, io.length_bytes, io.write_data, plan_);
+    if (st.is_ok()) st = ctx_.execute(plan_);
+  }
+  if (!st.is_ok()) return fail(r, st);
+  const CostModel& cost = ctx_.options.cost;
+  Time t = ctx_.hw.host_port_in(r.c).transfer(r.start, io.length_bytes);
+  t = ctx_.hw.data_mover(r.c).transfer(t, io.length_bytes);
+  // Write-back: the owner's cores take the host I/O and the mirror's cost (the fill reads
+  // of partial blocks too); the SSD work is the destage's. Write-through: the SSD work
+  // is done now and the ack waits for it.
+  Work work = Work::of(plan_).plus_host();
+  if (cached) work.plus_mirror(io.length_bytes);
+  t = ctx_.hw.cores(r.c).serve(t, cost.core_ns(work));
+  t = ctx_.hw.run_plan(plan_, t, r.c);
+  if (cached) t = ctx_.hw.interconnect(r.c).transfer(t, io.length_bytes) + cost.interconnect_latency_ns;
+  t += cost.host_port_latency_ns;
+  ++v.stats.write_ops;
+  v.stats.write_bytes += io.length_bytes;
+  ctx_.hw.stats(r.c).write_bytes += io.length_bytes;
+  answer_write(r, cached, new_blocks, t);
+  if (cached) cache_.evict_clean(r.c);
+  cache_.pump_destage(r.c);
+}
+
+void IoOrchestrator::answer_write(Request& r, bool cached, std::int64_t new_blocks, Time t) {
+  if (!(cached && cache_.must_wait(r.c, new_blocks))) {
+    r.v.stats.write_latency_ns.record(t + r.back - r.submitted);
+    return finish(r, Status::ok(), t);
+  }
+  // The cache is full: the write is in it (and mirrored) but is acknowledged only when
+  // destage has made room for it — the host sees the back end's rate.
+  if (cache_.waiting_full(r.c)) {
+    ++r.v.stats.errors;
+    return finish(r, sim::unavailable("write cache of controller " + ArrayContext::controller_name(r.c) + " is full"),
+                  t);
+  }
+  cache_.add_waiter(r.c, CacheWaiter{r.v.id, new_blocks, t + r.back, r.submitted, std::move(r.done)});
+}
+
+void IoOrchestrator::run_trim(Request& r) {
+  const HostIo& io = r.io;
+  VolumeRuntime& v = r.v;
+  unmap(v, io, r.c, plan_);
+  ++v.stats.other_ops;
+  Status st;
+  if (io.op == IoOp::kWriteZeroes) {
+    // The partial extents at either end are written with zeros.
+    const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+    const std::int64_t end = io.offset_bytes + io.length_bytes;
+    for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok();) {
+      const std::int64_t within = pos % ext;
+      const std::int64_t n = std::min(ext - within, end - pos);
+      if (ctx_.thin.extent_at(*v.thin, pos) != nullptr && n < ext)
+        st = plan_write_through(v, r.c, pos, n, nullptr, plan_);
+      pos += n;
+    }
+  }
+  const Status done = ctx_.execute(plan_);
+  if (st.is_ok()) st = done;
+  const CostModel& cost = ctx_.options.cost;
+  Time t = ctx_.hw.cores(r.c).serve(r.start, cost.core_ns(Work::of(plan_).plus_host()));
+  t = ctx_.hw.run_plan(plan_, t, r.c) + cost.host_port_latency_ns;
+  if (!st.is_ok()) ++v.stats.errors;
+  finish(r, st, t);
+}
+
+void IoOrchestrator::run_flush(Request& r) {
+  // FLUSH: every block of the volume dirty now reaches the SSDs before the reply.
+  ++r.v.stats.other_ops;
+  const CostModel& cost = ctx_.options.cost;
+  Time last = ctx_.hw.cores(r.c).serve(r.start, cost.core_ns(Work::host()));
+  last = cache_.flush(r.v, r.c, last);
+  Status st;
+  if (ctx_.options.payload == datapac::PayloadKind::kFile)
+    for (int d = 0; d < ctx_.hw.drive_count(); ++d)
+      if (ctx_.hw.ssd(d).state() == datapac::SsdState::kHealthy) st = ctx_.hw.ssd(d).flush_payload();
+  if (!st.is_ok()) ++r.v.stats.errors;
+  complete_on(r.c, r.io, r.done, st, r.submitted, last + cost.host_port_latency_ns);
+}
+
+Status IoOrchestrator::plan_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
+                                          const std::uint8_t* data, raid::Plan& plan) {
+  pair_.check_writer(v, c);
+  std::int64_t lo, hi;
+  const std::uint8_t* src = cache_.merge_write_through(v, c, offset, length, data, lo, hi, plan);
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  for (std::int64_t pos = lo; pos < hi;) {
+    const std::int64_t within = pos % ext;
+    const std::int64_t n = std::min(ext - within, hi - pos);
+    raid::Extent* e = ctx_.thin.extent_at(*v.thin, pos);
+    AFASIM_ASSERT(e != nullptr, "write-through to an unallocated extent");
+    AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(*e, within, n, src ? src + (pos - lo) : nullptr, plan));
+    pos += n;
+  }
+  return Status::ok();
+}
+
+void IoOrchestrator::unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan& plan) {
+  // Only whole extents are unmapped (docs/capacity.md): a thin volume gives them back to the
+  // pool; a fixed one keeps them and zeroes their members so that parity stays whole. Cached
+  // blocks of those extents go with them.
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  const std::int64_t first = (io.offset_bytes + ext - 1) / ext;
+  const std::int64_t last = (io.offset_bytes + io.length_bytes) / ext;  // exclusive
+  if (first < last) cache_.drop_range(v, first * ext / B, last * ext / B, c);
+  for (std::int64_t idx = first; idx < last; ++idx) {
+    const std::uint32_t id = v.thin->map[static_cast<std::size_t>(idx)];
+    if (id == pool::ThinMap::kNoExtent) continue;
+    pair_.check_writer(v, c);
+    raid::Extent& e = ctx_.thin.extents()[id];
+    if (!v.thin->fixed) {
+      if (ctx_.thin.notify(pool::ThinMap::Change::kReleased, e).is_ok()) ctx_.thin.release(id);
+      continue;
+    }
+    mover_.abort(id, "the extent was trimmed");
+    ctx_.raid.plan_trim(e, plan);
+  }
+}
+
+}  // namespace afasim::controller

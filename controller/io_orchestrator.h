@@ -1,0 +1,164 @@
+// controller::IoOrchestrator — the route of one host I/O (DESIGN.md "One host write, end to
+// end"): the volume's QoS queue (qos/, docs/qos.md), the owning controller (ALUA: I/O that
+// arrives at the other one is forwarded over the link), the thin map (pool/: a first write
+// allocates), the write cache (write-back, or write-through to RAID), the RAID engine (raid/:
+// a plan of member operations), and the timing of that plan on the controller's resources,
+// priced by the CostModel. One event at the computed completion time answers the host.
+//
+// The bytes and the time follow the same plan: a request is planned, the plan executed (its
+// payload moved, in event order), then the plan's work priced and timed. A fault between
+// submission and completion decides what the completion does: a controller's failure parks
+// its in-flight I/O until a survivor owns the volume (the host's multipath retry), a power
+// loss fails it with kUnavailable.
+//
+// Not thread-safe (model thread).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "controller/context.h"
+#include "controller/io.h"
+#include "qos/scheduler.h"
+#include "raid/plan.h"
+
+namespace afasim::controller {
+
+class ControllerPair;
+class ExtentMover;
+class WriteCache;
+struct CacheWaiter;
+
+// How the array runs QoS (docs/qos.md).
+struct QosOptions {
+  // false: host I/O goes straight to the data path, as before QoS existed — no queues, no
+  // reservations, no limits (QoS settings are still stored, validated and admitted). For
+  // side-by-side measurements of what the scheduler costs or changes.
+  bool enabled = true;
+  qos::SchedulerOptions scheduler;
+  // Share of a controller's cores that admission control lets reservations (min_iops) take,
+  // percent, 1..100. Assumption: 90 leaves a tenth for I/O the cost curve undercharges (RAID 5
+  // writes crossing strips, errors, trims) and for the dispatch slack below.
+  int reservable_percent = 90;
+  // The scheduler hands a controller more I/O while the earliest of its cores frees within
+  // this; beyond it, requests wait in the scheduler, where the reservation and limit tags
+  // order them. Assumption: 100 µs, a little over two 4 KiB reads of core time — enough that
+  // the cores never idle while the first stages of a write (host port, data mover, a few µs)
+  // run, short enough that an I/O the scheduler favours starts within ~0.1 ms. Range
+  // [0, 100 ms].
+  sim::Time dispatch_backlog_ns = 100 * sim::kMicrosecond;
+  // I/Os one controller may have in the data path at once, whatever the cores' backlog: the
+  // bound for workloads whose bottleneck is not the cores (large I/O on the data movers, a slow
+  // SSD). Assumption: 256, above the ~40 a saturated controller holds with 4 KiB I/O
+  // (142,000 IOPS × ~0.25 ms in the data path) so that it never limits throughput there.
+  // Range [1, 1 << 20].
+  int outstanding_ios_max = 256;
+};
+
+class IoOrchestrator : private qos::Dispatcher {
+ public:
+  IoOrchestrator(ArrayContext& ctx, ControllerPair& pair, WriteCache& cache, ExtentMover& mover);
+  ~IoOrchestrator() override;
+
+  // Creates the QoS scheduler. kInvalidArgument naming the option out of range.
+  sim::Status start_qos(const QosOptions& options);
+  qos::Scheduler& scheduler() { return *qos_; }
+  const qos::Scheduler& scheduler() const { return *qos_; }
+  const QosOptions& qos_options() const { return qos_options_; }
+
+  // A host I/O into the model: its volume's QoS queue, then the data path; `done` runs at the
+  // simulated completion time, its submit_time the time of this call. A full QoS queue
+  // refuses it (kUnavailable, completed at once). Never blocks; `done` never runs inside.
+  void submit(const HostIo& io, IoCallback done);
+  // Straight to the data path, no QoS (the scheduler's dispatch, and QoS switched off).
+  void execute(const HostIo& io, IoCallback done) { run(io, std::move(done), ctx_.sim.now()); }
+  // Fails every request waiting in the QoS queues with `status`, now.
+  void fail_queued(const sim::Status& status);
+  // A deleted volume: its QoS queue goes, what waited in it fails with `status`.
+  void forget_volume(Id volume_id, const sim::Status& status);
+
+  // --- For the cache and the controller pair -----------------------------------------------
+  // Completes host I/O served by controller `c` at `at`, unless `c` fails or the power goes
+  // first (then it is parked for a survivor, or fails with kUnavailable).
+  void complete_on(Id c, const HostIo& io, IoCallback& done, sim::Status status, sim::Time submitted, sim::Time at);
+  // A write in the cache and its mirror whose controller went down: a survivor acknowledges it.
+  void park_acknowledged(CacheWaiter& w);
+  // Runs or answers the parked I/O whose volume has an owner now.
+  void release_parked();
+  // Fails every parked I/O with `status` (power loss).
+  void fail_parked(const sim::Status& status);
+
+ private:
+  // One request on its way through the data path.
+  struct Request {
+    const HostIo& io;
+    IoCallback& done;
+    sim::Time submitted;
+    VolumeRuntime& v;
+    Id c;             // the owning controller
+    sim::Time start;  // when the owner starts on it (after forwarding)
+    sim::Time back;   // the forwarding link's return leg
+  };
+  // Host I/O waiting: for a volume's owner (takeover pending) — `execute` — or, already done,
+  // for its acknowledgement to be sent by a live owner.
+  struct Parked {
+    HostIo io;
+    bool execute = false;
+    sim::Status status;
+    IoCallback done;
+    sim::Time submitted = 0;
+  };
+  struct PendingIo {
+    HostIo io;
+    IoCallback done;
+    sim::Time submit_time = 0;
+    int resource = 0;
+  };
+  static constexpr std::size_t kMaxParked = 65536;
+
+  // qos::Dispatcher: resources are controllers (index = controller id − 1).
+  sim::Time ready_time(int resource) override;
+  void dispatch(std::uint64_t cookie) override;
+  void finish_io(std::uint64_t cookie, const IoCompletion& done);
+  void refuse_io(IoCallback done, sim::Status status);
+
+  void run(const HostIo& io, IoCallback done, sim::Time submitted);
+  // Checks the range and the volume's health; false (and the request failed) when refused.
+  bool admit(Request& r);
+  void finish(Request& r, sim::Status status, sim::Time at);
+  void fail(Request& r, sim::Status status);
+  void run_read(Request& r);
+  void run_write(Request& r);
+  void run_trim(Request& r);
+  void run_flush(Request& r);
+  void answer_write(Request& r, bool cached, std::int64_t new_blocks, sim::Time t);
+  // Plans a write of [offset, +length) straight to RAID (data null: zeros), keeping cached
+  // blocks coherent; the caller executes `plan`.
+  sim::Status plan_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
+                                 const std::uint8_t* data, raid::Plan& plan);
+  // Unmaps the whole extents of the range (docs/capacity.md); a fixed volume's are trimmed.
+  void unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan& plan);
+  void complete(IoCallback& done, sim::Status status, sim::Time submitted, sim::Time at);
+
+  ArrayContext& ctx_;
+  ControllerPair& pair_;
+  WriteCache& cache_;
+  ExtentMover& mover_;
+  raid::Plan plan_;  // the plan being built (one at a time: the model is single-threaded)
+  std::deque<Parked> parked_;
+
+  // QoS: host I/O waits in the scheduler; its request lives in pending_ (a slab indexed by the
+  // scheduler's cookie) from submit() until its completion. The slab holds at most the queued
+  // requests (bounded per volume by the scheduler) plus those in the data path (bounded per
+  // controller by outstanding_ios_max).
+  QosOptions qos_options_;
+  std::unique_ptr<qos::Scheduler> qos_;
+  std::vector<PendingIo> pending_;
+  std::vector<std::uint64_t> free_pending_;
+  std::vector<int> outstanding_;    // per controller: I/Os in the data path
+  std::vector<bool> waiting_room_;  // per controller: ready_time said "after a completion"
+};
+
+}  // namespace afasim::controller

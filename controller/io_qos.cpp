@@ -1,0 +1,125 @@
+// The QoS gate in front of the data path (docs/qos.md): host I/O waits in its volume's queue
+// of the qos::Scheduler, which dispatches it to the owning controller while that
+// controller's cores can take more.
+#include "controller/controller_pair.h"
+#include "controller/io_orchestrator.h"
+#include "controller/perf.h"
+#include "qos/cost.h"
+
+namespace afasim::controller {
+
+using sim::Status;
+
+Status IoOrchestrator::start_qos(const QosOptions& options) {
+  if (options.reservable_percent < 1 || options.reservable_percent > 100)
+    return sim::invalid_argument("qos.reservable_percent must be between 1 and 100, got " +
+                                 std::to_string(options.reservable_percent));
+  if (options.dispatch_backlog_ns < 0 || options.dispatch_backlog_ns > 100 * sim::kMillisecond)
+    return sim::invalid_argument("qos.dispatch_backlog_ns must be between 0 and 100 ms");
+  if (options.outstanding_ios_max < 1 || options.outstanding_ios_max > (1 << 20))
+    return sim::invalid_argument("qos.outstanding_ios_max must be between 1 and 1048576");
+  qos_options_ = options;
+  const int controllers = ctx_.preset.controllers.count;
+  auto scheduler = qos::Scheduler::create(ctx_.sim, options.scheduler, controllers, *this);
+  if (!scheduler.is_ok()) return scheduler.status();
+  qos_ = std::move(scheduler).value();
+  outstanding_.assign(static_cast<std::size_t>(controllers), 0);
+  waiting_room_.assign(static_cast<std::size_t>(controllers), false);
+  return Status::ok();
+}
+
+void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
+  if (!qos_options_.enabled || !qos_->has_volume(io.volume_id) || !pair_.mains_on()) {
+    // No such volume, or no mains: the data path refuses it at once (it must not wait in a
+    // QoS queue to run after the power comes back).
+    execute(io, std::move(done));
+    return;
+  }
+  std::uint64_t cookie;
+  if (!free_pending_.empty()) {
+    cookie = free_pending_.back();
+    free_pending_.pop_back();
+  } else {
+    cookie = pending_.size();
+    pending_.emplace_back();
+  }
+  // The volume's I/O is gated by the controller that owns it now: after a failover or a
+  // move back to the preferred controller, its queue follows.
+  if (const Id owner = pair_.owner(io.volume_id); owner != 0 && qos_->resource_of(io.volume_id) != owner - 1)
+    (void)qos_->move_volume(io.volume_id, static_cast<int>(owner - 1));
+  PendingIo& p = pending_[cookie];
+  p.io = io;
+  p.done = std::move(done);
+  p.submit_time = ctx_.sim.now();
+  const std::int64_t cost = io.op == IoOp::kRead || io.op == IoOp::kWrite ? qos::io_cost_units(io.length_bytes)
+                                                                          : qos::kCommandCostUnits;
+  Status st = qos_->submit(io.volume_id, cookie, cost);
+  if (!st.is_ok()) {
+    IoCallback cb = std::move(pending_[cookie].done);
+    free_pending_.push_back(cookie);
+    refuse_io(std::move(cb), std::move(st));
+  }
+}
+
+void IoOrchestrator::fail_queued(const Status& status) {
+  ctx_.volumes.for_each([&](VolumeRuntime& v) {
+    for (std::uint64_t cookie : qos_->drain_volume(v.id)) {
+      IoCallback cb = std::move(pending_[cookie].done);
+      free_pending_.push_back(cookie);
+      refuse_io(std::move(cb), status);
+    }
+  });
+}
+
+void IoOrchestrator::forget_volume(Id volume_id, const Status& status) {
+  for (std::uint64_t cookie : qos_->remove_volume(volume_id)) {
+    IoCallback cb = std::move(pending_[cookie].done);
+    free_pending_.push_back(cookie);
+    refuse_io(std::move(cb), status);
+  }
+}
+
+void IoOrchestrator::refuse_io(IoCallback done, Status status) {
+  const sim::Time now = ctx_.sim.now();
+  ctx_.sim.at(now, [cb = std::move(done), st = std::move(status), now]() mutable {
+    cb(IoCompletion{std::move(st), now, now});
+  });
+}
+
+sim::Time IoOrchestrator::ready_time(int resource) {
+  const auto r = static_cast<std::size_t>(resource);
+  if (outstanding_[r] >= qos_options_.outstanding_ios_max) {
+    waiting_room_[r] = true;
+    return sim::kTimeMax;
+  }
+  const sim::Time start = ctx_.hw.cores(resource + 1).earliest_start(ctx_.sim.now());
+  return std::max(ctx_.sim.now(), start - qos_options_.dispatch_backlog_ns);
+}
+
+void IoOrchestrator::dispatch(std::uint64_t cookie) {
+  PendingIo& p = pending_[cookie];
+  p.resource = qos_->resource_of(p.io.volume_id).value_or(0);
+  ++outstanding_[static_cast<std::size_t>(p.resource)];
+  execute(p.io, [this, cookie](const IoCompletion& done) { finish_io(cookie, done); });
+}
+
+void IoOrchestrator::finish_io(std::uint64_t cookie, const IoCompletion& done) {
+  PendingIo& p = pending_[cookie];
+  IoCallback cb = std::move(p.done);
+  const Id volume_id = p.io.volume_id;
+  const auto r = static_cast<std::size_t>(p.resource);
+  const sim::Time submitted = p.submit_time;
+  if (PerfCounters* perf = ctx_.hw.perf_counters())
+    perf->host_io(volume_id, p.resource + 1, p.io.op, p.io.length_bytes, done.complete_time - submitted,
+                  done.status.is_ok());
+  free_pending_.push_back(cookie);
+  --outstanding_[r];
+  qos_->complete(volume_id);
+  if (waiting_room_[r]) {
+    waiting_room_[r] = false;
+    qos_->kick(static_cast<int>(r));
+  }
+  cb(IoCompletion{done.status, submitted, done.complete_time});
+}
+
+}  // namespace afasim::controller

@@ -1,0 +1,231 @@
+#include "controller/rebuilder.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "controller/controller_pair.h"
+#include "controller/extent_mover.h"
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using raid::ChunkAddr;
+using raid::RaidType;
+using sim::Status;
+using sim::Time;
+
+namespace {
+std::string drive_object(int drive) { return "drive/" + std::to_string(drive + 1); }
+}  // namespace
+
+void Rebuilder::drive_lost(int drive) {
+  queue_.push_back(drive);
+  if (!status_.active) start();
+}
+
+void Rebuilder::pause(const std::string& why) {
+  if (!status_.active || paused_) return;
+  paused_ = true;
+  status_.paused_since_ns = ctx_.sim.now();
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "rebuild of drive %d paused at %.0f %% (%s)", status_.drive + 1, status_.percent(),
+                why.c_str());
+  ctx_.emit(Severity::kWarning, "rebuild", drive_object(status_.drive), buf);
+}
+
+void Rebuilder::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  const Time paused = status_.paused_since_ns >= 0 ? ctx_.sim.now() - status_.paused_since_ns : 0;
+  status_.paused_ns += paused;
+  status_.paused_since_ns = -1;
+  ++epoch_;  // a piece scheduled before the pause must not start a second chain
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "rebuild of drive %d resumed at %.0f %% after %.1f s paused", status_.drive + 1,
+                status_.percent(), sim::to_seconds(paused));
+  ctx_.emit(Severity::kInfo, "rebuild", drive_object(status_.drive), buf);
+  schedule_next(ctx_.sim.now());
+}
+
+void Rebuilder::schedule_next(Time at) {
+  ctx_.sim.at(at, [this, epoch = epoch_] {
+    if (epoch == epoch_) next();
+  });
+}
+
+void Rebuilder::start() {
+  const raid::ExtentTable& table = ctx_.thin.extents();
+  while (!queue_.empty()) {
+    const int drive = queue_.front();
+    queue_.erase(queue_.begin());
+    extents_.clear();
+    for (std::uint32_t id = 0; id < table.size(); ++id) {
+      const raid::Extent& e = table[id];
+      if (e.is_free() || e.lost) continue;
+      for (int m = 0; m < e.member_count; ++m)
+        if (e.members[static_cast<std::size_t>(m)].drive == drive && e.is_missing(m)) {
+          extents_.push_back(id);
+          break;
+        }
+    }
+    if (extents_.empty()) continue;
+    status_ = RebuildStatus{};
+    status_.active = true;
+    status_.drive = drive;
+    status_.total_bytes = static_cast<std::int64_t>(extents_.size()) * ctx_.raid.chunk_bytes();
+    status_.started_ns = ctx_.sim.now();
+    progress_reported_ = 0;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "rebuild of drive %d started: %zu chunk(s), %.2f GB into spare space at %.0f MB/s",
+                  drive + 1, extents_.size(), status_.total_bytes / 1e9,
+                  ctx_.options.rebuild_bytes_per_second / 1e6);
+    ctx_.emit(Severity::kWarning, "rebuild", drive_object(drive), buf);
+    schedule_next(ctx_.sim.now());
+    return;
+  }
+  status_.active = false;
+}
+
+Time Rebuilder::time_piece(const raid::Extent& e, int m, ChunkAddr replacement, std::int64_t offset,
+                           std::int64_t length) {
+  // The survivors a lost member is rebuilt from: its mirror, or every other RAID 5 member.
+  const Id c = pair_.worker_for(e.volume_id);
+  const Time t = ctx_.sim.now();
+  Time reads_done = t;
+  for (int o = 0; o < e.member_count; ++o) {
+    if (o == m || e.is_missing(o)) continue;
+    if (e.type == RaidType::kRaid10 && o != raid::Layout::mirror_of(m)) continue;
+    reads_done = std::max(reads_done, ctx_.hw.backend(t, c, e.members[static_cast<std::size_t>(o)], offset, length,
+                                                      datapac::SsdOp::kRead));
+  }
+  return ctx_.hw.backend(reads_done, c, replacement, offset, length, datapac::SsdOp::kWrite);
+}
+
+bool Rebuilder::next_chunk() {
+  const int drive = status_.drive;
+  const std::int64_t chunk = ctx_.raid.chunk_bytes();
+  while (!extents_.empty()) {
+    const std::uint32_t id = extents_.back();
+    extents_.pop_back();
+    raid::Extent& e = ctx_.thin.extents()[id];
+    int m = -1;
+    for (int i = 0; i < e.member_count; ++i)
+      if (e.members[static_cast<std::size_t>(i)].drive == drive && e.is_missing(i)) m = i;
+    if (e.is_free() || e.lost || m < 0) {  // freed, lost or already rebuilt meanwhile
+      status_.done_bytes += chunk;
+      continue;
+    }
+    mover_.abort(id, "the extent is being rebuilt");  // its target could take the rebuilt member's SSD
+    const pool::ThinVolume* v = ctx_.thin.find(e.volume_id);
+    std::optional<int> datapac;
+    if (e.type == RaidType::kRaid10) datapac = ctx_.hw.datapac_of(drive);  // keep the pair across DataPacs
+    auto replacement = ctx_.thin.allocator().allocate_replacement(e.member_list(), v ? v->pool_drives : std::vector<int>{},
+                                                                  datapac);
+    if (!replacement.is_ok()) {
+      status_.done_bytes += chunk;
+      ctx_.emit(Severity::kCritical, "rebuild", drive_object(drive),
+                "rebuild of drive " + std::to_string(drive + 1) + " stalled: " + replacement.status().message() +
+                    "; volume " + std::to_string(e.volume_id) + " stays degraded");
+      continue;
+    }
+    chunk_ = Chunk{id, e.volume_id, e.index, m, *replacement, 0};
+    return true;
+  }
+  return false;
+}
+
+void Rebuilder::complete() {
+  const int drive = status_.drive;
+  char buf[200];
+  // The time the array was off (or had no controller serving) is not rebuild time.
+  const Time rebuilding = ctx_.sim.now() - status_.started_ns - status_.paused_ns;
+  if (status_.paused_ns > 0)
+    std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s (not counting %.1f s paused)",
+                  drive + 1, status_.done_bytes / 1e9, sim::to_seconds(rebuilding),
+                  sim::to_seconds(status_.paused_ns));
+  else
+    std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s", drive + 1,
+                  status_.done_bytes / 1e9, sim::to_seconds(rebuilding));
+  ctx_.emit(Severity::kInfo, "rebuild", drive_object(drive), buf);
+  status_.active = false;
+  start();
+}
+
+bool Rebuilder::drop_stale_chunk() {
+  Chunk& rc = *chunk_;
+  raid::Extent& e = ctx_.thin.extents()[rc.extent];
+  const bool replacement_ok = ctx_.thin.allocator().drive(rc.replacement.drive).usable;
+  const bool still_needed = !e.is_free() && e.volume_id == rc.volume_id && e.index == rc.index && !e.lost &&
+                            e.is_missing(rc.member) &&
+                            e.members[static_cast<std::size_t>(rc.member)].drive == status_.drive;
+  if (still_needed && replacement_ok) return false;
+  // The extent went away or was lost meanwhile, or the SSD taking the chunk failed: give
+  // the chunk back and, in the last case, start this extent over elsewhere.
+  if (replacement_ok) ctx_.thin.allocator().release({rc.replacement});
+  if (still_needed) extents_.push_back(rc.extent);
+  status_.done_bytes -= rc.piece * kPieceBytes;
+  if (!still_needed) status_.done_bytes += ctx_.raid.chunk_bytes();
+  chunk_.reset();
+  schedule_next(ctx_.sim.now());
+  return true;
+}
+
+void Rebuilder::next() {
+  if (paused_) return;  // resume() schedules the next piece
+  if (!pair_.online()) {
+    pause(pair_.mains_on() ? "no controller is serving" : "the array lost power");  // resumed when a controller is active
+    return;
+  }
+  const std::int64_t chunk = ctx_.raid.chunk_bytes();
+  if (!chunk_ && !next_chunk()) return complete();
+  if (drop_stale_chunk()) return;
+  Chunk& rc = *chunk_;
+  raid::Extent& e = ctx_.thin.extents()[rc.extent];
+  // One piece of the chunk: read from the survivors, write to the replacement. Pieces keep
+  // the rebuild's back-end I/O in host-sized bites between host I/O on the same SSDs.
+  const std::int64_t piece = std::min(kPieceBytes, chunk);
+  const Time done = time_piece(e, rc.member, rc.replacement, rc.piece * piece, piece);
+  ++rc.piece;
+  status_.done_bytes += piece;
+  if (rc.piece * piece >= chunk) {
+    switch_member(e);
+    chunk_.reset();
+    report_progress();
+  }
+  // Paced: the next piece starts when this one is written and the rate allows.
+  const Time paced = ctx_.sim.now() + sim::transfer_time(piece, ctx_.options.rebuild_bytes_per_second);
+  schedule_next(std::max(done, paced));
+}
+
+void Rebuilder::switch_member(raid::Extent& e) {
+  // A write to the extent lands either before (and is reconstructed) or after (and goes to
+  // the new chunk).
+  const Chunk& rc = *chunk_;
+  const int drive = status_.drive;
+  Status st = ctx_.raid.rebuild_member(e, rc.member, rc.replacement);
+  if (!st.is_ok()) {
+    ctx_.thin.allocator().release({rc.replacement});
+    ctx_.emit(Severity::kCritical, "rebuild", drive_object(drive), "rebuild of a chunk failed: " + st.message());
+    return;
+  }
+  const bool was_degraded = e.degraded();
+  e.members[static_cast<std::size_t>(rc.member)] = rc.replacement;
+  e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << rc.member));
+  ctx_.thin.update_health(e, was_degraded, false);
+  if (Status p = ctx_.thin.notify(pool::ThinMap::Change::kUpdated, e); !p.is_ok())
+    ctx_.emit(Severity::kError, "rebuild", drive_object(drive), "could not persist a rebuilt extent: " + p.message());
+  if (VolumeRuntime* v = ctx_.volumes.find(e.volume_id))
+    report_volume_state(ctx_, *v, "rebuild of drive " + std::to_string(drive + 1) + " restored its extents",
+                        status_.active);
+}
+
+void Rebuilder::report_progress() {
+  const int percent = static_cast<int>(status_.percent());
+  if (percent / 10 > progress_reported_ / 10 && percent < 100) {
+    progress_reported_ = percent;
+    ctx_.emit(Severity::kInfo, "rebuild", drive_object(status_.drive),
+              "rebuild of drive " + std::to_string(status_.drive + 1) + " " + std::to_string(percent) + " % done");
+  }
+}
+
+}  // namespace afasim::controller

@@ -1,0 +1,88 @@
+// controller::Rebuilder — the rebuild of a failed SSD's chunks into distributed spare space
+// (docs/faults.md "Rebuild"): one drive at a time, extent by extent, in pieces paced to
+// `rebuild_bytes_per_second`. The bytes come from the RAID engine (raid::Engine::
+// rebuild_member, a copy of the mirror or the XOR of the survivors); the member switches to
+// its replacement chunk in one event. The rebuild pauses while the array is off or no
+// controller serves, and continues after.
+//
+// Not thread-safe (model thread).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/context.h"
+
+namespace afasim::controller {
+
+class ControllerPair;
+class ExtentMover;
+
+struct RebuildStatus {
+  bool active = false;
+  int drive = -1;                 // drive index being rebuilt (the failed one)
+  std::int64_t total_bytes = 0;   // chunk bytes to rebuild
+  std::int64_t done_bytes = 0;
+  sim::Time started_ns = 0;
+  // Time the rebuild spent paused (array off or no controller serving), not counted in its
+  // duration; paused_since_ns is when the current pause began (-1: running).
+  sim::Time paused_ns = 0;
+  sim::Time paused_since_ns = -1;
+  double percent() const { return total_bytes == 0 ? 100.0 : 100.0 * done_bytes / total_bytes; }
+};
+
+class Rebuilder {
+ public:
+  Rebuilder(ArrayContext& ctx, ControllerPair& pair, ExtentMover& mover) : ctx_(ctx), pair_(pair), mover_(mover) {}
+
+  const RebuildStatus& status() const { return status_; }
+  // Drive `drive` lost members that redundancy covers: queue its rebuild.
+  void drive_lost(int drive);
+  // Pauses the rebuild in progress (an event, once per pause); resume() continues it.
+  void pause(const std::string& why);
+  void resume();
+
+ private:
+  // The chunk being rebuilt: its extent (and the identity it had, in case the slot is
+  // reused), the lost member, where it goes, and how many pieces are done.
+  struct Chunk {
+    std::uint32_t extent;
+    Id volume_id;
+    std::int64_t index;
+    int member;
+    raid::ChunkAddr replacement;
+    std::int64_t piece;
+  };
+  // Rebuild I/O moves in pieces of this size (assumption: the 1 MiB a RAID rebuild
+  // typically issues per request, small enough to interleave with host I/O).
+  static constexpr std::int64_t kPieceBytes = 1 << 20;
+
+  void schedule_next(sim::Time at);
+  void start();
+  void next();
+  void complete();
+  // Picks the next extent to rebuild and its replacement chunk; false when none is left.
+  bool next_chunk();
+  // Gives the chunk back when its extent went away, was lost, or its target SSD failed.
+  bool drop_stale_chunk();
+  sim::Time time_piece(const raid::Extent& e, int m, raid::ChunkAddr replacement, std::int64_t offset,
+                       std::int64_t length);
+  // The bytes move, and the member switches, in one event.
+  void switch_member(raid::Extent& e);
+  void report_progress();
+
+  ArrayContext& ctx_;
+  ControllerPair& pair_;
+  ExtentMover& mover_;
+  RebuildStatus status_;
+  std::vector<int> queue_;               // failed drives waiting for their rebuild
+  std::vector<std::uint32_t> extents_;   // extents left for the current drive
+  std::optional<Chunk> chunk_;
+  int progress_reported_ = 0;
+  bool paused_ = false;       // the array lost power mid-rebuild
+  std::uint64_t epoch_ = 0;   // bumped at each resume: older scheduled pieces are void
+};
+
+}  // namespace afasim::controller

@@ -1,0 +1,229 @@
+// The write-back cache (docs/write-cache.md): blocks, FIFOs, write-back and write-through
+// coherence, reads. Destage and the controller pair's side: write_cache_destage.cpp.
+#include "controller/write_cache.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "controller/controller_pair.h"
+#include "controller/io_orchestrator.h"
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using sim::Status;
+using sim::Time;
+
+namespace {
+constexpr std::int64_t B = WriteCache::kBlockBytes;
+}  // namespace
+
+WriteCache::WriteCache(ArrayContext& ctx, std::int64_t capacity_blocks)
+    : ctx_(ctx), capacity_blocks_(std::max<std::int64_t>(1, capacity_blocks)) {}
+
+WriteCache::Block* WriteCache::find(Id volume, std::int64_t block) {
+  auto it = blocks_.find(key(volume, block));
+  return it == blocks_.end() ? nullptr : &it->second;
+}
+
+void WriteCache::mark_dirty(VolumeRuntime& v, Block& b, std::int64_t block) {
+  b.dirty = true;
+  ++v.cache.dirty_blocks;
+  if (const Id o = pair_->owner(v.id)) ++ctl(o).dirty_blocks;
+  enqueue(v, b, block, true);
+}
+
+void WriteCache::mark_clean(VolumeRuntime& v, Block& b, std::int64_t block) {
+  b.dirty = false;
+  b.destaging_version = 0;
+  --v.cache.dirty_blocks;
+  const Id o = pair_->owner(v.id);
+  if (o != 0) --ctl(o).dirty_blocks;
+  // The peer drops its copy when it can be told; otherwise its copy is stale and the SSDs
+  // hold this version (a survivor skips it, docs/write-cache.md).
+  if (pair_->mirror_reachable(o)) b.mirrored_version = 0;
+  enqueue(v, b, block, false);
+}
+
+void WriteCache::enqueue(VolumeRuntime& v, Block& b, std::int64_t block, bool dirty) {
+  b.queued = ++fifo_seq_;
+  std::deque<CacheFifoEntry>& fifo = dirty ? v.cache.dirty_fifo : v.cache.clean_fifo;
+  fifo.push_back(CacheFifoEntry{block, b.queued});
+  if (static_cast<std::int64_t>(fifo.size()) > 2 * v.cache.cached_blocks + 64) compact_fifo(v, fifo, dirty);
+}
+
+void WriteCache::compact_fifo(VolumeRuntime& v, std::deque<CacheFifoEntry>& fifo, bool dirty) {
+  std::erase_if(fifo, [&](const CacheFifoEntry& e) {
+    const Block* blk = find(v.id, e.block);
+    return blk == nullptr || blk->queued != e.seq || blk->dirty != dirty;
+  });
+}
+
+void WriteCache::drop_block(VolumeRuntime& v, std::int64_t block, Id c) {
+  auto it = blocks_.find(key(v.id, block));
+  if (it == blocks_.end()) return;
+  if (it->second.dirty) {
+    --v.cache.dirty_blocks;
+    if (c != 0) --ctl(c).dirty_blocks;
+  }
+  --v.cache.cached_blocks;
+  if (c != 0) --ctl(c).cached_blocks;
+  blocks_.erase(it);
+}
+
+void WriteCache::drop_range(VolumeRuntime& v, std::int64_t first_block, std::int64_t end_block, Id c) {
+  if (v.cache.cached_blocks == 0 || first_block >= end_block) return;
+  if (end_block - first_block <= static_cast<std::int64_t>(blocks_.size())) {
+    for (std::int64_t b = first_block; b < end_block && v.cache.cached_blocks > 0; ++b) drop_block(v, b, c);
+    return;
+  }
+  const std::uint64_t lo = key(v.id, first_block), hi = key(v.id, end_block);
+  for (std::uint64_t k : sorted_keys([&](std::uint64_t k, const Block&) { return k >= lo && k < hi; }))
+    drop_block(v, static_cast<std::int64_t>(k & ((1ULL << 40) - 1)), c);
+}
+
+void WriteCache::evict_clean(Id c) {
+  PerController& cr = ctl(c);
+  if (cr.cached_blocks <= capacity_blocks_ || cr.cached_blocks == cr.dirty_blocks) return;
+  for (std::size_t i = 0; i < ctx_.volumes.slots(); ++i) {
+    VolumeRuntime* vp = ctx_.volumes.slot(i);
+    if (vp == nullptr || pair_->owner(vp->id) != c) continue;
+    VolumeRuntime& v = *vp;
+    while (cr.cached_blocks > capacity_blocks_ && !v.cache.clean_fifo.empty()) {
+      const CacheFifoEntry e = v.cache.clean_fifo.front();
+      v.cache.clean_fifo.pop_front();
+      Block* blk = find(v.id, e.block);
+      if (blk != nullptr && !blk->dirty && blk->queued == e.seq) drop_block(v, e.block, c);
+    }
+    if (cr.cached_blocks <= capacity_blocks_) return;
+  }
+}
+
+bool WriteCache::read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy) {
+  if (v.cache.cached_blocks == 0) return false;
+  bool all = true;
+  const std::int64_t end = offset + length;
+  for (std::int64_t b = offset / B; b * B < end; ++b) {
+    const Block* blk = find(v.id, b);
+    if (blk == nullptr) {
+      all = false;
+      if (!copy) return false;
+      continue;
+    }
+    if (copy && blk->data) {
+      const std::int64_t lo = std::max(offset, b * B), hi = std::min(end, (b + 1) * B);
+      std::memcpy(out + (lo - offset), blk->data.get() + (lo - b * B), static_cast<std::size_t>(hi - lo));
+    }
+  }
+  return all;
+}
+
+Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan) {
+  // New blocks enter the cache; a partial one is filled from the SSDs first (the cache holds
+  // whole blocks). The fill reads run before the host's bytes are copied in.
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  const std::int64_t end = io.offset_bytes + io.length_bytes;
+  std::vector<std::int64_t> filled;
+  for (std::int64_t b = io.offset_bytes / B; b * B < end; ++b) {
+    const std::int64_t lo = std::max(io.offset_bytes, b * B), hi = std::min(end, (b + 1) * B);
+    auto [it, inserted] = blocks_.try_emplace(key(v.id, b));
+    if (!inserted) continue;
+    Block& blk = it->second;
+    ++v.cache.cached_blocks;
+    ++ctl(c).cached_blocks;
+    if (ctx_.has_payload()) blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(B));
+    if (hi - lo == B) continue;
+    raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(b * B / ext)]];
+    Status st = ctx_.raid.plan_read(e, b * B % ext, B, blk.data.get(), plan);
+    filled.push_back(b);
+    if (!st.is_ok()) {
+      for (std::int64_t f : filled) drop_block(v, f, c);
+      return st;
+    }
+  }
+  if (filled.empty()) return Status::ok();
+  Status st = ctx_.execute(plan);
+  if (!st.is_ok())
+    for (std::int64_t f : filled) drop_block(v, f, c);
+  return st;
+}
+
+Status WriteCache::write_back(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan, std::int64_t& new_blocks) {
+  const std::int64_t end = io.offset_bytes + io.length_bytes;
+  const bool mirrored = pair_->mirror_reachable(c);
+  AFASIM_RETURN_IF_ERROR(fill_partial(v, c, io, plan));
+  for (std::int64_t b = io.offset_bytes / B; b * B < end; ++b) {
+    const std::int64_t lo = std::max(io.offset_bytes, b * B), hi = std::min(end, (b + 1) * B);
+    Block& blk = blocks_.at(key(v.id, b));
+    if (blk.data) {
+      if (io.write_data != nullptr)
+        std::memcpy(blk.data.get() + (lo - b * B), io.write_data + (lo - io.offset_bytes),
+                    static_cast<std::size_t>(hi - lo));
+      else
+        std::memset(blk.data.get() + (lo - b * B), 0, static_cast<std::size_t>(hi - lo));
+    }
+    blk.version = ++version_counter_;
+    if (!blk.dirty) {
+      mark_dirty(v, blk, b);
+      ++new_blocks;
+    }
+    if (mirrored) blk.mirrored_version = blk.version;
+  }
+  return Status::ok();
+}
+
+const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
+                                                    const std::uint8_t* data, std::int64_t& lo, std::int64_t& hi,
+                                                    raid::Plan& plan) {
+  lo = offset;
+  hi = offset + length;
+  if (v.cache.cached_blocks == 0) return data;
+  // Cached blocks in the range take the new bytes and go to the SSDs whole, so that the
+  // SSDs hold their newest version and the cache stays coherent.
+  const std::int64_t b0 = offset / B, b1 = (offset + length + B - 1) / B;
+  Block* head = offset % B ? find(v.id, b0) : nullptr;
+  Block* tail = (offset + length) % B ? find(v.id, b1 - 1) : nullptr;
+  if (head) lo = b0 * B;
+  if (tail) hi = b1 * B;
+  bool any = head != nullptr || tail != nullptr;
+  for (std::int64_t b = b0; b < b1 && !any; ++b) any = find(v.id, b) != nullptr;
+  if (!any) return data;
+  const std::uint8_t* src = data;
+  if (ctx_.has_payload()) {
+    std::uint8_t* buf = plan.scratch(hi - lo);
+    if (head && head->data) std::memcpy(buf, head->data.get(), B);
+    if (tail && tail->data) std::memcpy(buf + (hi - lo - B), tail->data.get(), B);
+    if (data) std::memcpy(buf + (offset - lo), data, static_cast<std::size_t>(length));
+    else std::memset(buf + (offset - lo), 0, static_cast<std::size_t>(length));
+    src = buf;
+  }
+  const bool mirrored = pair_->mirror_reachable(c);
+  for (std::int64_t b = b0; b < b1; ++b) {
+    Block* blk = find(v.id, b);
+    if (blk == nullptr) continue;
+    if (blk->data && src) std::memcpy(blk->data.get(), src + (b * B - lo), B);
+    blk->version = ++version_counter_;
+    if (blk->dirty) mark_clean(v, *blk, b);
+    else if (mirrored) blk->mirrored_version = 0;
+  }
+  return src;
+}
+
+bool WriteCache::must_wait(Id c, std::int64_t new_blocks) const {
+  const PerController& cr = ctl(c);
+  return new_blocks > 0 && (!cr.waiting.empty() || cr.dirty_blocks - cr.waiting_blocks > capacity_blocks_);
+}
+
+void WriteCache::add_waiter(Id c, CacheWaiter w) {
+  PerController& cr = ctl(c);
+  cr.waiting_blocks += w.new_blocks;
+  cr.waiting.push_back(std::move(w));
+}
+
+std::int64_t WriteCache::dirty_bytes() const {
+  std::int64_t blocks = 0;
+  ctx_.volumes.for_each([&](const VolumeRuntime& v) { blocks += v.cache.dirty_blocks; });
+  return blocks * B;
+}
+
+}  // namespace afasim::controller

@@ -1,0 +1,181 @@
+// controller::WriteCache — the write-back cache and its mirror (docs/write-cache.md): blocks
+// of 4 KiB per volume in their owner's cache with a copy in the peer's, destage by
+// watermarks into the RAID engine, eviction of clean blocks, writes that wait for room, and
+// what the controller pair needs of it (a controller lost, a takeover, the mirror rebuilt,
+// the vault at power loss).
+//
+// The cache holds blocks in a hash table (lookups on every I/O); whenever an order matters
+// (the destage queue after a failure, the vault's records) it follows the blocks' keys,
+// never the table's iteration order (docs/architecture.md "Determinism").
+//
+// Not thread-safe (model thread).
+#pragma once
+
+#include <cstdint>
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "controller/context.h"
+#include "controller/io.h"
+#include "raid/plan.h"
+
+namespace afasim::controller {
+
+class ControllerPair;
+class IoOrchestrator;
+
+// A block saved in a controller's vault flash at power loss.
+struct VaultRecord {
+  Id volume_id;
+  std::int64_t block;
+  std::uint64_t version;
+  std::shared_ptr<std::uint8_t[]> data;
+};
+
+// A write-back write acknowledged once the cache has room.
+struct CacheWaiter {
+  Id volume_id;
+  std::int64_t new_blocks;
+  sim::Time ack_ns;
+  sim::Time submitted;
+  IoCallback done;
+};
+
+class WriteCache {
+ public:
+  static constexpr std::int64_t kBlockBytes = 4096;
+
+  WriteCache(ArrayContext& ctx, std::int64_t capacity_blocks);
+  // REQUIRES: called once, before any I/O.
+  void wire(ControllerPair* pair, IoOrchestrator* io) {
+    pair_ = pair;
+    io_ = io;
+  }
+
+  std::int64_t capacity_bytes() const { return capacity_blocks_ * kBlockBytes; }
+  std::int64_t dirty_blocks(Id c) const { return ctl(c).dirty_blocks; }
+  std::int64_t cached_blocks(Id c) const { return ctl(c).cached_blocks; }
+  std::int64_t dirty_bytes() const;
+
+  // --- Host I/O (IoOrchestrator) --------------------------------------------------------
+  // Puts a write into controller `c`'s cache and the peer's mirror; fills partial blocks
+  // from the SSDs through `plan` (executed here). `new_blocks`: blocks that became dirty.
+  sim::Status write_back(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan, std::int64_t& new_blocks);
+  // Before a write-through of [offset, +length): cached blocks it touches take the new bytes
+  // and go to the SSDs whole. Widens [lo, hi) to whole blocks where a partial block is cached
+  // and returns the bytes to write there (a buffer of `plan`'s, or `data` unchanged).
+  const std::uint8_t* merge_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
+                                          const std::uint8_t* data, std::int64_t& lo, std::int64_t& hi,
+                                          raid::Plan& plan);
+  // Overlays cached blocks on a read (copy) or checks them; true when every block was cached.
+  bool read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy);
+  // Whether a new write of `new_blocks` must wait for room; whether the queue of waiting
+  // writes is full (the write then fails with kUnavailable); queues a waiting write.
+  bool must_wait(Id c, std::int64_t new_blocks) const;
+  bool waiting_full(Id c) const { return ctl(c).waiting.size() >= ctx_.options.cache.max_waiting_writes; }
+  void add_waiter(Id c, CacheWaiter w);
+  // Destages every dirty block of `v` now; returns when the last of those writes completes
+  // (at least `last`).
+  sim::Time flush(VolumeRuntime& v, Id c, sim::Time last);
+  void drop_range(VolumeRuntime& v, std::int64_t first_block, std::int64_t end_block, Id c);
+  void evict_clean(Id c);
+  void pump_destage(Id c);
+  void destage_all();
+
+  // --- The controller pair --------------------------------------------------------------
+  void recount();
+  void controller_stopped(Id c) { ctl(c).destages = 0; }
+  // A new owner took `v`: the old owner's clean blocks were in its DRAM only.
+  void drop_clean(VolumeRuntime& v);
+  // Controller `c` went down: its waiting writes (in the cache and its mirror) are handed to
+  // `park`, its DRAM is gone. Returns the dirty bytes lost (no current copy on the peer).
+  std::int64_t controller_lost(Id c, bool peer_serving, const std::function<void(CacheWaiter&)>& park);
+  // Nothing the survivor holds is mirrored any more (its peer is gone).
+  void forget_mirrors();
+  // The mirror is rebuilt: every dirty block has a current copy on the peer.
+  void mirror_all();
+  // Fails every waiting write with `status` (power loss).
+  void fail_waiters(const sim::Status& status);
+  // What each controller (index c-1) vaults: its own dirty blocks and current copies of its
+  // peer's, by (volume, block). `holds[c-1]`: whether controller c's DRAM holds anything.
+  std::vector<std::vector<VaultRecord>> vault_records(const std::vector<bool>& holds) const;
+  // DRAM is gone (power off).
+  void clear();
+
+  static std::uint64_t key(Id volume, std::int64_t block) {
+    return (static_cast<std::uint64_t>(volume) << 40) | static_cast<std::uint64_t>(block);
+  }
+
+ private:
+  struct Block {
+    std::shared_ptr<std::uint8_t[]> data;  // kBlockBytes bytes; null without payload
+    std::uint64_t version = 0;
+    std::uint64_t queued = 0;              // seq of its live FIFO entry (0: none)
+    std::uint64_t mirrored_version = 0;    // the peer's copy (0: none); current when == version
+    std::uint64_t destaging_version = 0;   // version an in-flight destage writes (0: none)
+    sim::Time destage_done_ns = 0;
+    bool dirty = false;
+  };
+  struct PerController {
+    std::int64_t dirty_blocks = 0, cached_blocks = 0;  // its own volumes'
+    int destages = 0;                                   // destage operations in flight
+    std::deque<CacheWaiter> waiting;
+    std::int64_t waiting_blocks = 0;
+    std::size_t destage_cursor = 0;
+  };
+  struct DestageOp {
+    Id controller;
+    std::uint64_t epoch;
+    Id volume_id;
+    std::int64_t first_block;
+    std::vector<std::uint64_t> versions;
+  };
+
+  PerController& ctl(Id c) { return ctl_[static_cast<std::size_t>(c - 1)]; }
+  const PerController& ctl(Id c) const { return ctl_[static_cast<std::size_t>(c - 1)]; }
+  Block* find(Id volume, std::int64_t block);
+  // Keys of the cached blocks that satisfy `pred(key, block)`, ascending.
+  template <typename Pred>
+  std::vector<std::uint64_t> sorted_keys(Pred&& pred) const;
+  void mark_dirty(VolumeRuntime& v, Block& b, std::int64_t block);
+  void mark_clean(VolumeRuntime& v, Block& b, std::int64_t block);
+  void enqueue(VolumeRuntime& v, Block& b, std::int64_t block, bool dirty);
+  void compact_fifo(VolumeRuntime& v, std::deque<CacheFifoEntry>& fifo, bool dirty);
+  void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
+  sim::Status fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan);
+  std::optional<sim::Time> destage_one(Id c, VolumeRuntime* only = nullptr);
+  std::optional<sim::Time> destage_from(Id c, VolumeRuntime& v);
+  std::optional<sim::Time> destage_run(Id c, VolumeRuntime& v, std::int64_t block);
+  std::size_t take_destage_slot(Id c, VolumeRuntime& v, std::int64_t first, std::int64_t end);
+  void destage_done(std::size_t slot);
+  void admit_waiters(Id c);
+
+  ArrayContext& ctx_;
+  ControllerPair* pair_ = nullptr;
+  IoOrchestrator* io_ = nullptr;
+  std::unordered_map<std::uint64_t, Block> blocks_;
+  std::int64_t capacity_blocks_ = 0;
+  std::uint64_t version_counter_ = 0;
+  std::uint64_t fifo_seq_ = 0;  // last CacheFifoEntry::seq handed out
+  std::array<PerController, 2> ctl_;
+  std::vector<DestageOp> destage_ops_;
+  std::vector<std::size_t> free_destage_ops_;
+  raid::Plan destage_plan_;
+};
+
+template <typename Pred>
+inline std::vector<std::uint64_t> WriteCache::sorted_keys(Pred&& pred) const {
+  std::vector<std::uint64_t> keys;
+  for (const auto& [k, blk] : blocks_)
+    if (pred(k, blk)) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+}  // namespace afasim::controller

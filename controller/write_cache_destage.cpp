@@ -1,0 +1,297 @@
+// The write cache's destage (docs/write-cache.md "Destage") and what the controller pair
+// asks of the cache: a controller lost, the mirror forgotten or rebuilt, the vault.
+#include <algorithm>
+#include <cstring>
+
+#include "controller/controller_pair.h"
+#include "controller/io_orchestrator.h"
+#include "controller/write_cache.h"
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using sim::Status;
+using sim::Time;
+
+namespace {
+constexpr std::int64_t B = WriteCache::kBlockBytes;
+std::int64_t block_of(std::uint64_t key) { return static_cast<std::int64_t>(key & ((1ULL << 40) - 1)); }
+Id volume_of(std::uint64_t key) { return static_cast<Id>(key >> 40); }
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Destage
+
+void WriteCache::pump_destage(Id c) {
+  PerController& cr = ctl(c);
+  if (!pair_->serving(c) || cr.dirty_blocks == 0) return;
+  const CacheOptions& o = ctx_.options.cache;
+  int limit = 0;
+  if (pair_->mode(c) != CacheMode::kWriteBack || cr.dirty_blocks * 100 > o.high_watermark_percent * capacity_blocks_)
+    limit = o.destage_ops_max;
+  else if (cr.dirty_blocks * 100 > o.low_watermark_percent * capacity_blocks_)
+    limit = o.destage_ops_trickle;
+  while (cr.destages < limit && destage_one(c)) {
+  }
+}
+
+std::optional<Time> WriteCache::destage_from(Id c, VolumeRuntime& v) {
+  while (!v.cache.dirty_fifo.empty()) {
+    const CacheFifoEntry e = v.cache.dirty_fifo.front();
+    v.cache.dirty_fifo.pop_front();
+    Block* blk = find(v.id, e.block);
+    // Stale: the block was destaged (as part of a neighbour's run), dropped, or cleaned and
+    // dirtied again since this entry was queued (its live entry is further back).
+    if (blk == nullptr || !blk->dirty || blk->queued != e.seq) continue;
+    blk->queued = 0;
+    // Already being destaged (a neighbour's run took it): destage_done queues it again if
+    // it was written meanwhile.
+    if (blk->destaging_version == blk->version) continue;
+    return destage_run(c, v, e.block);
+  }
+  return std::nullopt;
+}
+
+std::optional<Time> WriteCache::destage_one(Id c, VolumeRuntime* only) {
+  if (only != nullptr) return destage_from(c, *only);
+  PerController& cr = ctl(c);
+  const std::size_t n = ctx_.volumes.slots();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t idx = (cr.destage_cursor + i) % n;
+    VolumeRuntime* v = ctx_.volumes.slot(idx);
+    if (v == nullptr || v->cache.dirty_blocks == 0 || pair_->owner(v->id) != c) continue;
+    if (auto t = destage_from(c, *v)) {
+      cr.destage_cursor = idx + 1;
+      return t;
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t WriteCache::take_destage_slot(Id c, VolumeRuntime& v, std::int64_t first, std::int64_t end) {
+  std::size_t slot;
+  if (!free_destage_ops_.empty()) {
+    slot = free_destage_ops_.back();
+    free_destage_ops_.pop_back();
+  } else {
+    slot = destage_ops_.size();
+    destage_ops_.emplace_back();
+  }
+  DestageOp& op = destage_ops_[slot];
+  op.controller = c;
+  op.epoch = pair_->epoch(c);
+  op.volume_id = v.id;
+  op.first_block = first;
+  op.versions.clear();
+  for (std::int64_t b = first; b < end; ++b) op.versions.push_back(find(v.id, b)->version);
+  return slot;
+}
+
+std::optional<Time> WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
+  // The run: the dirty blocks around `block` in its RAID row (a full row makes a RAID 5
+  // full-stripe write), none of them already being destaged.
+  const raid::Layout& l = ctx_.raid.layout(v.raid_type());
+  const std::int64_t ext = l.extent_bytes();
+  const std::int64_t row = l.row_data_bytes();
+  const std::int64_t row_first = (block * B) / row * row / B;
+  const std::int64_t row_end = std::min((block * B / row + 1) * row, (block * B / ext + 1) * ext) / B;
+  auto ready = [&](std::int64_t b) {
+    const Block* x = find(v.id, b);
+    return x != nullptr && x->dirty && x->destaging_version != x->version;
+  };
+  std::int64_t first = block, end = block + 1;
+  while (first > row_first && ready(first - 1)) --first;
+  while (end < row_end && ready(end)) ++end;
+  const std::int64_t count = end - first;
+  const std::size_t slot = take_destage_slot(c, v, first, end);
+
+  raid::Plan& plan = destage_plan_;
+  plan.clear();
+  std::uint8_t* buf = ctx_.has_payload() ? plan.scratch(count * B) : nullptr;
+  if (buf != nullptr)
+    for (std::int64_t b = first; b < end; ++b) {
+      const Block& x = *find(v.id, b);
+      if (x.data) std::memcpy(buf + (b - first) * B, x.data.get(), B);
+    }
+  pair_->check_writer(v, c);
+  const std::uint32_t id = v.thin->map[static_cast<std::size_t>(first * B / ext)];
+  AFASIM_ASSERT(id != pool::ThinMap::kNoExtent, "dirty cache block of an unallocated extent");
+  raid::Extent& e = ctx_.thin.extents()[id];
+  if (!e.lost) {
+    Status st = ctx_.raid.plan_write(e, first * B % ext, count * B, buf, plan);
+    if (st.is_ok()) st = ctx_.execute(plan);
+    if (!st.is_ok())
+      ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id), "destage failed: " + st.message());
+  }
+  const Time t = ctx_.hw.cores(c).serve(ctx_.sim.now(), ctx_.options.cost.core_ns(Work::of(plan)));
+  const Time done = ctx_.hw.run_plan(plan, t, c);
+  for (std::int64_t b = first; b < end; ++b) {
+    Block& x = *find(v.id, b);
+    x.destaging_version = x.version;
+    x.destage_done_ns = done;
+  }
+  v.cache.destage_until_ns = std::max(v.cache.destage_until_ns, done);
+  ++ctl(c).destages;
+  ctx_.sim.at(done, [this, slot] { destage_done(slot); });
+  return done;
+}
+
+void WriteCache::destage_done(std::size_t slot) {
+  DestageOp& op = destage_ops_[slot];
+  const Id c = op.controller;
+  // A controller that failed or lost power since: its completions mean nothing (the bytes
+  // are on the SSDs; the blocks stay dirty for whoever holds them).
+  const bool valid = op.epoch == pair_->epoch(c);
+  if (valid) {
+    --ctl(c).destages;
+    if (VolumeRuntime* v = ctx_.volumes.find(op.volume_id)) {
+      for (std::size_t i = 0; i < op.versions.size(); ++i) {
+        const std::int64_t b = op.first_block + static_cast<std::int64_t>(i);
+        Block* x = find(v->id, b);
+        if (x == nullptr) continue;
+        if (x->dirty && x->version == op.versions[i]) {
+          mark_clean(*v, *x, b);
+        } else if (x->dirty && x->destaging_version == op.versions[i]) {
+          x->destaging_version = 0;  // written again meanwhile: destage the new version later
+          enqueue(*v, *x, b, true);
+        }
+      }
+    }
+  }
+  free_destage_ops_.push_back(slot);
+  if (valid) {
+    admit_waiters(c);
+    evict_clean(c);
+    pump_destage(c);
+  }
+}
+
+void WriteCache::admit_waiters(Id c) {
+  PerController& cr = ctl(c);
+  while (!cr.waiting.empty()) {
+    CacheWaiter& w = cr.waiting.front();
+    if (cr.dirty_blocks - cr.waiting_blocks + w.new_blocks > capacity_blocks_) break;
+    cr.waiting_blocks -= w.new_blocks;
+    const Time at = std::max(ctx_.sim.now(), w.ack_ns);
+    if (VolumeRuntime* v = ctx_.volumes.find(w.volume_id)) v->stats.write_latency_ns.record(at - w.submitted);
+    HostIo io;
+    io.op = IoOp::kWrite;
+    io.volume_id = w.volume_id;
+    io_->complete_on(c, io, w.done, Status::ok(), w.submitted, at);
+    cr.waiting.pop_front();
+  }
+}
+
+Time WriteCache::flush(VolumeRuntime& v, Id c, Time last) {
+  if (v.cache.destage_until_ns > ctx_.sim.now()) last = std::max(last, v.cache.destage_until_ns);
+  while (auto t = destage_one(c, &v)) last = std::max(last, *t);
+  return last;
+}
+
+void WriteCache::destage_all() {
+  for (Id c = 1; c <= 2; ++c)
+    if (pair_->serving(c))
+      while (destage_one(c)) {
+      }
+}
+
+// ---------------------------------------------------------------------------------------
+// The controller pair's side
+
+void WriteCache::recount() {
+  for (auto& c : ctl_) c.dirty_blocks = c.cached_blocks = 0;
+  ctx_.volumes.for_each([&](const VolumeRuntime& v) {
+    if (const Id o = pair_->owner(v.id)) {
+      ctl(o).dirty_blocks += v.cache.dirty_blocks;
+      ctl(o).cached_blocks += v.cache.cached_blocks;
+    }
+  });
+}
+
+void WriteCache::drop_clean(VolumeRuntime& v) {
+  // Its dirty blocks the new owner holds as current mirror copies (the move waits for the
+  // mirror); its clean ones were in the old owner's DRAM only.
+  const std::uint64_t lo = key(v.id, 0), hi = key(v.id + 1, 0);
+  for (std::uint64_t k : sorted_keys([&](std::uint64_t k, const Block& b) { return k >= lo && k < hi && !b.dirty; }))
+    drop_block(v, block_of(k), 0);
+}
+
+std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::function<void(CacheWaiter&)>& park) {
+  PerController& cr = ctl(c);
+  // Writes waiting for cache room are in the cache and its mirror: the survivor acks them.
+  for (CacheWaiter& w : cr.waiting) park(w);
+  cr.waiting.clear();
+  cr.waiting_blocks = 0;
+  // Its DRAM is gone. Its own blocks live on only where the peer holds a current copy; the
+  // copies it held of the peer's are gone. In key order: blocks whose destage died with it
+  // go back to the destage queue in that order.
+  std::int64_t lost = 0;
+  std::vector<std::pair<VolumeRuntime*, std::int64_t>> drop;
+  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block&) { return true; })) {
+    Block& blk = blocks_.at(k);
+    VolumeRuntime* v = ctx_.volumes.find(volume_of(k));
+    const std::int64_t b = block_of(k);
+    const Id o = pair_->owner(v->id);
+    const bool held_by_c = o == c || (o == 0 && !peer_serving);
+    if (!held_by_c) {
+      blk.mirrored_version = 0;
+      continue;
+    }
+    if (blk.dirty && blk.mirrored_version == blk.version && peer_serving) {
+      if (blk.destaging_version != 0) {
+        blk.destaging_version = 0;  // its destage died with it
+        enqueue(*v, blk, b, true);
+      }
+      continue;
+    }
+    if (blk.dirty) lost += B;
+    drop.emplace_back(v, b);
+  }
+  for (auto& [v, b] : drop) drop_block(*v, b, 0);
+  return lost;
+}
+
+void WriteCache::forget_mirrors() {
+  for (auto& [k, blk] : blocks_) blk.mirrored_version = 0;
+}
+
+void WriteCache::mirror_all() {
+  for (auto& [k, blk] : blocks_)
+    if (blk.dirty) blk.mirrored_version = blk.version;
+}
+
+void WriteCache::fail_waiters(const Status& status) {
+  for (auto& cr : ctl_) {
+    for (CacheWaiter& w : cr.waiting) w.done(IoCompletion{status, w.submitted, ctx_.sim.now()});
+    cr.waiting.clear();
+    cr.waiting_blocks = 0;
+  }
+}
+
+std::vector<std::vector<VaultRecord>> WriteCache::vault_records(const std::vector<bool>& holds) const {
+  // What each controller's DRAM holds: its own dirty blocks, and current copies of its
+  // peer's (or, after a failover, of volumes it is taking over). In (volume, block) order.
+  std::vector<std::vector<VaultRecord>> records(holds.size());
+  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty; })) {
+    const Block& blk = blocks_.at(k);
+    const Id o = pair_->owner(volume_of(k));
+    for (Id c = 1; c <= static_cast<Id>(holds.size()); ++c) {
+      if (!holds[static_cast<std::size_t>(c - 1)]) continue;
+      const bool own = o == c;
+      const bool copy = o != c && blk.mirrored_version == blk.version;
+      if (own || copy) records[static_cast<std::size_t>(c - 1)].push_back({volume_of(k), block_of(k), blk.version, blk.data});
+    }
+  }
+  return records;
+}
+
+void WriteCache::clear() {
+  blocks_.clear();
+  ctx_.volumes.for_each([](VolumeRuntime& v) {
+    v.cache.dirty_fifo.clear();
+    v.cache.clean_fifo.clear();
+    v.cache.dirty_blocks = v.cache.cached_blocks = 0;
+  });
+}
+
+}  // namespace afasim::controller

@@ -1,0 +1,130 @@
+// pool::ThinMap — the thin map (DESIGN.md "One host write", step 4): each volume's extents
+// (volume offset → RAID extent id in the raid::ExtentTable), allocate-on-write from the
+// extent allocator, release on unmap, and the health counts of each volume's extents.
+//
+// A thin volume allocates an extent the first time a write touches it; a fixed (thick)
+// volume allocates all of them when it is attached or grown. Releasing an extent trims its
+// chunks (the next extent on them must read zeros, never another volume's data) and gives
+// them back to the allocator. Two hooks reach the layers above: the extent listener
+// persists changes (a refusal fails the allocation), the release hook runs before an extent
+// is freed (the extent mover gives up a move of it).
+//
+// Not thread-safe (model thread). Sizes in bytes; ids as in controller/objects.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "pool/extent_allocator.h"
+#include "pool/extent_record.h"
+#include "raid/engine.h"
+#include "raid/extent.h"
+#include "sim/status.h"
+
+namespace afasim::pool {
+
+// The health of a volume's data, from its extents.
+enum class DataHealth { kOnline, kDegraded, kFailed };
+
+struct ThinVolume {
+  std::int64_t id = 0;
+  raid::RaidType raid_type = raid::RaidType::kRaid10;
+  bool fixed = false;  // fixed (thick) provisioning: every extent allocated up front
+  std::int64_t capacity_bytes = 0;
+  std::vector<int> pool_drives;    // drive indexes of the pool's DataPacs
+  std::vector<std::uint32_t> map;  // extent id per volume extent, raid::ExtentTable::kNone if none
+  std::int64_t allocated = 0;
+  std::int64_t lost_extents = 0;      // extents that lost more members than the layout tolerates
+  std::int64_t degraded_extents = 0;  // extents missing a member redundancy covers
+  DataHealth health() const {
+    return lost_extents > 0 ? DataHealth::kFailed : degraded_extents > 0 ? DataHealth::kDegraded : DataHealth::kOnline;
+  }
+};
+
+class ThinMap {
+ public:
+  static constexpr std::uint32_t kNoExtent = raid::ExtentTable::kNone;
+  enum class Change { kAllocated, kUpdated, kReleased };
+  using Listener = std::function<sim::Status(Change change, const ExtentRecord& record)>;
+
+  // REQUIRES: the engine outlives the map.
+  ThinMap(const CapacityModel& capacity, std::int64_t ssd_nominal_bytes, const std::vector<int>& drive_datapacs,
+          raid::Engine& engine);
+
+  void set_listener(Listener listener) { listener_ = std::move(listener); }
+  void set_release_hook(std::function<void(std::uint32_t extent_id)> hook) { release_hook_ = std::move(hook); }
+
+  // Host bytes per extent of `type`, the unit of thin allocation; SSD bytes it occupies.
+  std::int64_t extent_bytes(raid::RaidType type) const { return engine_.layout(type).extent_bytes(); }
+  std::int64_t raw_bytes_per_extent(raid::RaidType type) const {
+    return engine_.layout(type).member_count() * allocator_.chunk_bytes();
+  }
+
+  // Makes volume `v.id` known, its map sized from its capacity. With `allocate_fixed`, a
+  // fixed volume takes all its extents now; kNoSpace (nothing allocated, not attached) when
+  // they do not fit.
+  sim::Status attach(ThinVolume v, bool allocate_fixed);
+  // Grows the map (a fixed volume allocates the new extents, all or nothing: kNoSpace).
+  // kNotFound, kUnprocessable for a shrink.
+  sim::Status grow(std::int64_t volume_id, std::int64_t capacity_bytes);
+  // Releases the extents past `capacity_bytes` (undoes a grow whose commit failed).
+  void shrink(std::int64_t volume_id, std::int64_t capacity_bytes);
+  // Releases every extent of the volume and forgets it.
+  void detach(std::int64_t volume_id);
+  // Puts back a persisted extent (boot). kConflict if it does not fit the map or its chunks
+  // are taken.
+  sim::Status restore(const ExtentRecord& record);
+  std::vector<ExtentRecord> records(std::int64_t volume_id) const;
+  ExtentRecord record_of(const raid::Extent& e) const;
+
+  // Allocates the missing extents under [offset, +length), all or nothing: kNoSpace (or the
+  // listener's refusal) and nothing stays allocated.
+  sim::Status allocate_range(ThinVolume& v, std::int64_t offset, std::int64_t length);
+  // Frees extent `id` (trimmed, chunks back to the allocator, unmapped from its volume).
+  void release(std::uint32_t id);
+  // Tells the listener; its error is returned (the caller decides what it means).
+  sim::Status notify(Change change, const raid::Extent& e) const;
+  // After `e.missing` / `e.lost` changed: updates its volume's health counts.
+  void update_health(const raid::Extent& e, bool was_degraded, bool was_lost);
+
+  ThinVolume* find(std::int64_t volume_id) {
+    return volume_id > 0 && static_cast<std::size_t>(volume_id) < volumes_.size()
+               ? volumes_[static_cast<std::size_t>(volume_id)].get()
+               : nullptr;
+  }
+  const ThinVolume* find(std::int64_t volume_id) const { return const_cast<ThinMap*>(this)->find(volume_id); }
+  // The extent covering `offset` of the volume, or nullptr (unallocated, unknown).
+  raid::Extent* extent_at(const ThinVolume& v, std::int64_t offset);
+  bool is_allocated(std::int64_t volume_id, std::int64_t offset_bytes) const;
+  // Attached volumes, by id.
+  template <typename F>
+  void for_each_volume(F&& f) {
+    for (auto& v : volumes_)
+      if (v) f(*v);
+  }
+
+  raid::ExtentTable& extents() { return extents_; }
+  const raid::ExtentTable& extents() const { return extents_; }
+  ExtentAllocator& allocator() { return allocator_; }
+  const ExtentAllocator& allocator() const { return allocator_; }
+  // Pool accounting (drives = the pool's drive indexes).
+  std::int64_t raw_usable_bytes(const std::vector<int>& drives) const;
+  std::int64_t raw_allocated_bytes(const std::vector<int>& drives) const;
+
+ private:
+  std::uint32_t place(ThinVolume& v, std::int64_t index, const std::vector<ChunkAddr>& members,
+                      std::uint16_t missing);
+  sim::Result<std::uint32_t> allocate(ThinVolume& v, std::int64_t index);
+
+  raid::Engine& engine_;
+  ExtentAllocator allocator_;
+  raid::ExtentTable extents_;
+  // Indexed by volume id (ids are small and dense): the lookup is on every I/O's path.
+  std::vector<std::unique_ptr<ThinVolume>> volumes_;
+  Listener listener_;
+  std::function<void(std::uint32_t)> release_hook_;
+};
+
+}  // namespace afasim::pool

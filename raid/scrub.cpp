@@ -1,0 +1,153 @@
+#include "raid/scrub.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace afasim::raid {
+
+using sim::Status;
+using sim::Time;
+
+Status Scrubber::validate(const ScrubOptions& o) {
+  if (o.bytes_per_second <= 0)
+    return sim::invalid_argument("scrub.bytes_per_second must be positive, got " + std::to_string(o.bytes_per_second));
+  if (o.pass_interval_ns < 0) return sim::invalid_argument("scrub.pass_interval must not be negative");
+  return Status::ok();
+}
+
+Scrubber::Scrubber(sim::Simulator& sim, Engine& engine, ExtentTable& extents, ScrubHost& host, ScrubOptions options)
+    : sim_(sim), engine_(engine), extents_(extents), host_(host), options_(options) {
+  status_.enabled = options_.enabled;
+  if (options_.enabled) start_pass();
+}
+
+Scrubber::~Scrubber() { sim_.cancel(next_); }
+
+Status Scrubber::set_options(const ScrubOptions& options) {
+  AFASIM_RETURN_IF_ERROR(validate(options));
+  const bool was = options_.enabled;
+  options_ = options;
+  status_.enabled = options.enabled;
+  if (options.enabled && !was) {
+    start_pass();
+  } else if (!options.enabled && was) {
+    sim_.cancel(next_);
+    next_ = {};
+    status_.running = false;
+    waiting_ = false;
+  }
+  return Status::ok();
+}
+
+void Scrubber::resume() {
+  if (!waiting_ || !options_.enabled) return;
+  waiting_ = false;
+  schedule(sim_.now());
+}
+
+void Scrubber::start_pass() {
+  extent_ = 0;
+  row_ = -1;
+  status_.running = true;
+  status_.rows_checked = 0;
+  status_.rows_total = 0;
+  for (std::size_t id = 0; id < extents_.size(); ++id)
+    if (!extents_[static_cast<std::uint32_t>(id)].is_free())
+      status_.rows_total += engine_.layout(extents_[static_cast<std::uint32_t>(id)].type).rows();
+  at_pass_start_ = status_;
+  schedule(sim_.now());
+}
+
+void Scrubber::schedule(Time at) {
+  sim_.cancel(next_);
+  next_ = sim_.at(at, [this] {
+    next_ = {};
+    step();
+  });
+}
+
+bool Scrubber::next_row() {
+  while (extent_ < extents_.size()) {
+    const Extent& e = extents_[extent_];
+    if (!e.is_free() && e.missing == 0 && !e.lost && row_ + 1 < engine_.layout(e.type).rows()) {
+      ++row_;
+      return true;
+    }
+    ++extent_;
+    row_ = -1;
+  }
+  return false;
+}
+
+void Scrubber::step() {
+  if (!options_.enabled) return;
+  if (!host_.scrub_allowed()) {
+    waiting_ = true;  // resume() continues where the pass stopped
+    return;
+  }
+  plan_.clear();
+  std::int64_t bytes = 0;
+  Time done = sim_.now();
+  for (std::int64_t n = 0; n < kRowsPerStep; ++n) {
+    if (!next_row()) {
+      finish_pass();
+      return;
+    }
+    Extent& e = extents_[extent_];
+    plan_.clear();
+    engine_.plan_scrub_row(e, row_, plan_);
+    const RowVerdict v = engine_.scrub_row(e, row_, plan_);
+    for (const MemberOp& op : plan_.ops)
+      if (op.op == MemberOpKind::kRead) bytes += op.length;
+    done = std::max(done, host_.time_scrub(plan_, e));
+    ++status_.rows_checked;
+    if (v.media_errors > 0 || v.mismatches > 0) report(e, row_, v);
+  }
+  status_.bytes_read += bytes;
+  // Paced: the next piece starts when this one is done and the rate allows.
+  schedule(std::max(done, sim_.now() + sim::transfer_time(bytes, options_.bytes_per_second)));
+}
+
+void Scrubber::report(const Extent& e, std::int64_t row, const RowVerdict& v) {
+  status_.media_errors += v.media_errors;
+  status_.repaired += v.repaired;
+  status_.unrecoverable += v.unrecoverable;
+  status_.mismatches += v.mismatches;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "scrub of volume %lld extent %lld row %lld: ", static_cast<long long>(e.volume_id),
+                static_cast<long long>(e.index), static_cast<long long>(row));
+  std::string msg = buf;
+  if (v.unrecoverable > 0)
+    msg += std::to_string(v.unrecoverable) + " unreadable block(s) beyond what " + std::string(raid_type_name(e.type)) +
+           " redundancy covers: reads of them fail";
+  else if (v.repaired > 0)
+    msg += std::to_string(v.repaired) + " unreadable block(s) rebuilt from redundancy and rewritten";
+  if (v.mismatches > 0)
+    msg += (v.unrecoverable + v.repaired > 0 ? "; " : "") + std::to_string(v.mismatches) +
+           " inconsistent block(s) rewritten from the data";
+  msg += " (" + v.detail + ")";
+  const ScrubHost::Level level = v.unrecoverable > 0 ? ScrubHost::Level::kError : ScrubHost::Level::kWarning;
+  host_.scrub_event(level, "volume/" + std::to_string(e.volume_id), msg);
+}
+
+void Scrubber::finish_pass() {
+  ++status_.passes_completed;
+  status_.running = false;
+  char buf[240];
+  std::snprintf(buf, sizeof buf,
+                "scrub pass %lld complete: %lld rows checked, %lld unreadable block(s) found, %lld repaired, "
+                "%lld beyond redundancy, %lld inconsistent",
+                static_cast<long long>(status_.passes_completed), static_cast<long long>(status_.rows_checked),
+                static_cast<long long>(status_.media_errors - at_pass_start_.media_errors),
+                static_cast<long long>(status_.repaired - at_pass_start_.repaired),
+                static_cast<long long>(status_.unrecoverable - at_pass_start_.unrecoverable),
+                static_cast<long long>(status_.mismatches - at_pass_start_.mismatches));
+  host_.scrub_event(ScrubHost::Level::kInfo, "", buf);
+  sim_.cancel(next_);
+  next_ = sim_.at(sim_.now() + options_.pass_interval_ns, [this] {
+    next_ = {};
+    if (options_.enabled) start_pass();
+  });
+}
+
+}  // namespace afasim::raid

@@ -1,0 +1,286 @@
+// The observability endpoints over HTTP: performance history, event filters and cursor,
+// alerts, the Server-Sent Events stream, /metrics and the manager page's files. Expected
+// figures come from the I/O and faults each test makes; shapes are held against
+// api/openapi.json.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "api/event_bus.h"
+#include "api_fixture.h"
+#include "controller/telemetry.h"
+
+namespace afasim::api::testing {
+namespace {
+
+// An array with Telemetry and an event bus behind a RestServer (pace none: time moves only
+// with the I/O a test gives it).
+class ObserveFixture {
+ public:
+  explicit ObserveFixture(std::size_t max_streams = 4) : bus_(max_streams) {
+    catalog_ = std::make_unique<config::Catalog>(config::Catalog::embedded().value());
+    const auto preset = catalog_->system("ise-860-g3").value();
+    array_ = controller::Array::open(sim_, *catalog_, preset, journal_, {}).value();
+    controller::TelemetryOptions t;
+    t.tick_when_idle = false;
+    telemetry_ = controller::Telemetry::create(*array_, t).value();
+    array_->set_event_listener([this](const controller::Event& e) { bus_.publish(e); });
+    model_ = std::make_unique<serve::ModelThread>(sim_, sim::Pacer(sim::Pacer::Mode::kNone));
+    model_->start();
+    RestServerOptions options;
+    options.port = 0;
+    options.telemetry = telemetry_.get();
+    options.events = &bus_;
+    options.nbd_metrics = [] { return NbdMetrics{1, 3, 0, 99, 0, 0}; };
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_);
+    options.logger = std::make_shared<spdlog::logger>("observe-test", sink);
+    server_ = std::make_unique<RestServer>(*array_, *model_, options);
+    REQUIRE(server_->start().is_ok());
+  }
+  ~ObserveFixture() {
+    server_->stop();
+    model_->stop();
+    array_->set_event_listener(nullptr);
+    telemetry_.reset();
+  }
+
+  Http client() { return Http(server_->port()); }
+  int port() const { return server_->port(); }
+  serve::ModelThread& model() { return *model_; }
+  controller::Array& array() { return *array_; }
+
+  // `count` 4 KiB reads of volume `id`, waited for.
+  void reads(controller::Id id, int count) {
+    auto done = std::make_shared<std::atomic<int>>(0);
+    model_->call([&] {
+      for (int i = 0; i < count; ++i) {
+        controller::HostIo io;
+        io.volume_id = id;
+        io.offset_bytes = static_cast<std::int64_t>(i) * 4096;
+        io.length_bytes = 4096;
+        array_->submit(io, [done](const controller::IoCompletion&) { ++*done; });
+      }
+    });
+    while (done->load() < count) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+ private:
+  sim::Simulator sim_{7};
+  std::unique_ptr<config::Catalog> catalog_;
+  controller::MemoryJournal journal_;
+  std::unique_ptr<controller::Array> array_;
+  std::unique_ptr<controller::Telemetry> telemetry_;
+  EventBus bus_;
+  std::unique_ptr<serve::ModelThread> model_;
+  std::ostringstream log_;
+  std::unique_ptr<RestServer> server_;
+};
+
+void check_schema(const Response& r, const std::string& schema) {
+  const std::string m = schema_mismatch(openapi()["components"]["schemas"][schema], r.body, "$");
+  CHECK_MESSAGE(m.empty(), m);
+}
+
+// A request outside /api/v1 (Http prefixes it).
+Response raw(int port, const std::string& method, const std::string& path) {
+  httplib::Client c("127.0.0.1", port);
+  const auto res = method == "GET" ? c.Get(path) : c.Post(path, "{}", "application/json");
+  REQUIRE(res);
+  Response r;
+  r.status = res->status;
+  r.text = res->body;
+  r.content_type = res->get_header_value("Content-Type");
+  return r;
+}
+
+controller::Id make_volume(Http& http, const std::string& name) {
+  const auto r = http.post("/volumes", {{"name", name}, {"capacity_bytes", "1GiB"}, {"provisioning", "fixed"}});
+  REQUIRE(r.status == 201);
+  return r.body["id"].get<controller::Id>();
+}
+
+}  // namespace
+
+TEST_CASE("GET .../performance returns the per-second series the I/O made") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  const auto id = make_volume(http, "db01");
+  fx.reads(id, 250);
+  // Time moves only with events: the sampler's own event closes the second once a later
+  // one exists. A second batch of I/O a simulated second later guarantees it.
+  fx.model().call([&] { fx.array().simulator().run_until(fx.array().simulator().now() + sim::kSecond); });
+  fx.reads(id, 1);
+  const auto r = http.get("/volumes/" + std::to_string(id) + "/performance");
+  REQUIRE(r.status == 200);
+  check_schema(r, "Performance");
+  CHECK(r.body["object"] == "volume/" + std::to_string(id));
+  CHECK(r.body["interval_ns"] == sim::kSecond);
+  double reads = 0;
+  for (const auto& s : r.body["samples"]) reads += s["read_iops"].get<double>();
+  CHECK(reads >= 250);  // all 250 in closed seconds (the last read may still be open)
+  CHECK(r.body["samples"][0]["wall_time"].is_null());  // no wall clock in this fixture
+
+  // since= returns only what came after; limit= the newest.
+  const auto last = r.body["samples"].back()["time_ns"].get<std::int64_t>();
+  CHECK(http.get("/volumes/" + std::to_string(id) + "/performance?since=" + std::to_string(last))
+            .body["samples"]
+            .empty());
+  CHECK(http.get("/volumes/" + std::to_string(id) + "/performance?limit=1").body["samples"].size() == 1);
+
+  const auto sys = http.get("/system/performance");
+  REQUIRE(sys.status == 200);
+  check_schema(sys, "Performance");
+  CHECK(sys.body["samples"][0].contains("cpu_busy_percent"));
+  CHECK(http.get("/controllers/1/performance").status == 200);
+  CHECK(http.get("/drives/40/performance").status == 200);
+  CHECK(http.get("/drives/41/performance").status == 404);
+  CHECK(http.get("/volumes/99/performance").status == 404);
+  CHECK(http.get("/volumes/1/performance?since=-1").status == 400);
+  CHECK(http.get("/volumes/1/performance?every=2").status == 400);
+}
+
+TEST_CASE("GET /events filters by since, severity, kind and object; after= is a cursor new events do not shift") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  const auto a = make_volume(http, "a");
+  make_volume(http, "b");
+  const auto all = http.get("/events?limit=1000");
+  REQUIRE(all.status == 200);
+  check_schema(all, "EventList");
+  const auto newest = all.body["next_after"].get<std::int64_t>();
+  CHECK(newest == all.body["items"][0]["id"]);
+
+  REQUIRE(http.post("/faults", {{"type", "supercap_degrade"}}).status == 201);
+  const auto power = http.get("/events?kind=power");
+  REQUIRE(power.body["items"].size() == 1);
+  CHECK(power.body["items"][0]["category"] == "power");
+  const auto errors = http.get("/events?severity=error");
+  for (const auto& e : errors.body["items"]) CHECK((e["severity"] == "error" || e["severity"] == "critical"));
+  CHECK(errors.body["total"] >= 1);
+  const auto va = http.get("/events?object=volume/" + std::to_string(a));
+  REQUIRE(va.body["items"].size() == 1);
+  CHECK(va.body["items"][0]["message"].get<std::string>().find("\"a\" created") != std::string::npos);
+  CHECK(http.get("/events?object=volume/").body["total"] == 2);
+  const auto t = power.body["items"][0]["time_ns"].get<std::int64_t>();
+  for (const auto& e : http.get("/events?since=" + std::to_string(t)).body["items"]) CHECK(e["time_ns"] >= t);
+
+  // The cursor: oldest first from after=, and a page read before new events still continues
+  // where it stopped.
+  const auto page1 = http.get("/events?after=" + std::to_string(newest) + "&limit=1");
+  REQUIRE(page1.body["items"].size() == 1);
+  CHECK(page1.body["items"][0]["id"] == newest + 1);
+  make_volume(http, "c");  // new events arrive
+  const auto page2 = http.get("/events?after=" + page1.body["next_after"].dump() + "&limit=1000");
+  REQUIRE(!page2.body["items"].empty());
+  CHECK(page2.body["items"][0]["id"] == newest + 2);
+  const auto back = http.get("/events?before=" + std::to_string(newest) + "&limit=1");
+  CHECK(back.body["items"][0]["id"] == newest - 1);
+
+  CHECK(http.get("/events?severity=loud").status == 400);
+  CHECK(http.get("/events?after=1&before=5").status == 400);
+  CHECK(http.get("/events?after=1&offset=5").status == 400);
+  CHECK(http.get("/events?colour=red").status == 400);
+}
+
+TEST_CASE("GET /alerts lists what is wrong now; the stream and the log carry raised and cleared") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  CHECK(http.get("/alerts").body["total"] == 0);
+  REQUIRE(http.post("/faults", {{"type", "controller_fail"}, {"controller", "B"}}).status == 201);
+  // The alert is evaluated in an event at the fault's time: give the model a moment.
+  Response alerts;
+  for (int i = 0; i < 100; ++i) {
+    alerts = http.get("/alerts");
+    if (alerts.body["total"] == 1) break;
+    fx.model().call([&] { fx.array().simulator().run_until(fx.array().simulator().now() + sim::kMillisecond); });
+  }
+  REQUIRE(alerts.body["total"] == 1);
+  check_schema(alerts, "AlertList");
+  CHECK(alerts.body["items"][0]["kind"] == "controller_failed");
+  CHECK(alerts.body["items"][0]["object"] == "controller/2");
+  CHECK(alerts.body["items"][0]["severity"] == "critical");
+  const auto raised = http.get("/events?kind=alert");
+  REQUIRE(raised.body["items"].size() == 1);
+  CHECK(raised.body["items"][0]["message"].get<std::string>().rfind("alert raised: controller_failed", 0) == 0);
+}
+
+TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new event") {
+  ObserveFixture fx(1);
+  Http http = fx.client();
+  make_volume(http, "a");
+  const auto newest = http.get("/events").body["next_after"].get<std::int64_t>();
+  std::string received;
+  std::mutex mu;
+  std::atomic<bool> stop{false};
+  httplib::Client stream_client("127.0.0.1", fx.port());
+  std::thread reader([&] {
+    httplib::Headers h = {{"Last-Event-ID", std::to_string(newest - 1)}};
+    stream_client.Get("/api/v1/events/stream?kind=volume,power", h, [&](const char* data, std::size_t n) {
+      std::lock_guard<std::mutex> lock(mu);
+      received.append(data, n);
+      return !stop.load();
+    });
+  });
+  auto wait_for = [&](const std::string& text) {
+    for (int i = 0; i < 500; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (received.find(text) != std::string::npos) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  // The backlog: the one event after Last-Event-ID (volume "a" created).
+  CHECK(wait_for("id: " + std::to_string(newest) + "\nevent: event\ndata: {"));
+  // A second stream is refused while this one is open (the bus takes one).
+  CHECK(http.get("/events/stream").status == 503);
+  REQUIRE(http.post("/faults", {{"type", "supercap_degrade"}}).status == 201);
+  CHECK(wait_for("supercap pack degraded"));
+  make_volume(http, "b");
+  CHECK(wait_for("\\\"b\\\" created"));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    CHECK(received.find("\"category\":\"alert\"") == std::string::npos);  // kind filter
+    CHECK(received.find("id: " + std::to_string(newest - 1) + "\n") == std::string::npos);
+  }
+  stop = true;
+  make_volume(http, "c");  // one more message so that the reader returns false and closes
+  reader.join();
+  CHECK(http.get("/events/stream?limit=5").status == 400);
+}
+
+TEST_CASE("GET /metrics is the Prometheus text format; the page and its libraries are served from the binary") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  const auto id = make_volume(http, "db01");
+  fx.reads(id, 40);
+  const auto m = raw(fx.port(), "GET", "/metrics");
+  REQUIRE(m.status == 200);
+  CHECK(m.content_type == "text/plain; version=0.0.4; charset=utf-8");
+  CHECK(m.text.find("afasim_volume_ios_total{volume_id=\"" + std::to_string(id) +
+                    "\",volume=\"db01\",op=\"read\"} 40\n") != std::string::npos);
+  CHECK(m.text.find("afasim_nbd_requests_total 99\n") != std::string::npos);
+  CHECK(raw(fx.port(), "POST", "/metrics").status == 405);
+  CHECK(raw(fx.port(), "GET", "/metrics?x=1").status == 400);
+
+  const auto page = raw(fx.port(), "GET", "/");
+  REQUIRE(page.status == 200);
+  CHECK(page.content_type == "text/html; charset=utf-8");
+  CHECK(page.text.find("<html") != std::string::npos);
+  // Chart.js as Debian ships it, byte for byte.
+  std::ifstream chart("/usr/share/javascript/chart.js/chart.min.js", std::ios::binary);
+  std::stringstream bytes;
+  bytes << chart.rdbuf();
+  const auto js = raw(fx.port(), "GET", "/vendor/chart.min.js");
+  CHECK(js.status == 200);
+  CHECK(js.content_type == "text/javascript; charset=utf-8");
+  CHECK(js.text == bytes.str());
+  CHECK(raw(fx.port(), "GET", "/vendor/bootstrap.min.css").status == 200);
+  CHECK(raw(fx.port(), "GET", "/nothing.html").status == 404);
+}
+
+}  // namespace afasim::api::testing

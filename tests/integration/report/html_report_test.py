@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Issue 15's report acceptance: `afasim run config/scenarios/drive-failure-rebuild.json
+--html report.html` shows the rebuild's effect on latency.
+
+Runs the command (with --format json on stdout, from the same run), then checks
+  - the data: each volume's p99 latency while SSD 7 rebuilds (11-24 s) is at least 3 times
+    its p99 before the failure (1-9 s) (the shipped scenario's text report: db 366 µs before,
+    ~1.6 ms array-wide during the rebuild);
+  - the chart: in the HTML's latency panel, each volume's p99 line is drawn higher (a smaller
+    SVG y) during the rebuild than before it, by more than a fifth of the panel's height;
+  - a headless Chromium screenshot of the page (build/test-artifacts/report/), not blank.
+Exit 77 (skipped) without chromium.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SOURCE = os.environ["AFASIM_SOURCE_DIR"]
+BINARY = os.environ["AFASIM_BINARY"]
+ARTIFACTS = os.path.join(os.environ.get("AFASIM_ARTIFACT_DIR", "."), "report")
+PANEL_HEIGHT = 150  # workload/scenario_html.cpp ChartWriter::kPanelH
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+    print("ok: " + what, flush=True)
+
+
+def p99_line(svg, volume):
+    """(x, y) points of `volume`'s p99 polylines in the latency panel."""
+    panel = re.search(r'<g id="panel-latency">(.*?)</g>', svg, re.S).group(1)
+    points = []
+    for attrs, title in re.findall(r"<polyline ([^>]*)><title>([^<]*)</title>", panel):
+        if title == volume:
+            pts = re.search(r'points="([^"]*)"', attrs).group(1)
+            points += [tuple(float(v) for v in p.split(",")) for p in pts.split()]
+    return points
+
+
+def mean_y(points, x_from, x_to):
+    ys = [y for x, y in points if x_from <= x <= x_to]
+    return sum(ys) / len(ys)
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="afasim-report-")
+    try:
+        html_path = os.path.join(work, "report.html")
+        scenario = os.path.join(SOURCE, "config/scenarios/drive-failure-rebuild.json")
+        p = subprocess.run([BINARY, "run", scenario, "--html", html_path, "--format", "json", "--quiet"],
+                           capture_output=True, timeout=300)
+        expect(p.returncode == 0, "afasim run --html exits 0: " + p.stderr.decode()[-400:])
+        report = json.loads(p.stdout)
+        rows = report["timeline"]
+        for volume in ("db", "archive"):
+            before = max(r["volume_latency_us"][volume]["p99"] for r in rows if 1 <= r["t_s"] <= 9)
+            during = min(r["volume_latency_us"][volume]["p99"] for r in rows if 11 <= r["t_s"] <= 24)
+            expect(during >= 3 * before, f"{volume}: p99 during the rebuild {during} µs >= 3 x before {before} µs")
+
+        html = open(html_path, encoding="utf-8").read()
+        expect(html.startswith("<!doctype html>") and "<script" not in html, "one HTML page, no script")
+        marks = {float(t): float(x) for t, x in re.findall(r'class="action" data-t="([0-9.]+)" x1="([0-9.]+)"', html)}
+        expect(sorted(marks) == [10.0, 50.0], "the fault and the replacement are marked at 10 s and 50 s")
+        px_per_s = (marks[50.0] - marks[10.0]) / 40
+        x_of = lambda t: marks[10.0] + (t - 10) * px_per_s  # noqa: E731
+        for volume in ("db", "archive"):
+            line = p99_line(html, volume)
+            before, during = mean_y(line, x_of(1), x_of(9)), mean_y(line, x_of(11), x_of(24))
+            expect(before - during > PANEL_HEIGHT / 5,
+                   f"{volume}: the p99 line is drawn {before - during:.0f} px higher during the rebuild")
+
+        chromium = shutil.which("chromium")
+        if chromium is None:
+            print("SKIP: chromium is not installed (scripts/bootstrap.sh installs it)")
+            return 77
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        png = os.path.join(ARTIFACTS, "drive-failure-rebuild.png")
+        shutil.copy(html_path, os.path.join(ARTIFACTS, "drive-failure-rebuild.html"))
+        if os.path.exists(png):
+            os.remove(png)
+        subprocess.run([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--window-size=1200,1400", "--screenshot=" + png, "file://" + html_path],
+                       capture_output=True, timeout=120)
+        expect(os.path.exists(png) and os.path.getsize(png) > 50_000, "a screenshot of the report: " + png)
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+// serve/session_record.h: the record file round-trips, and every kind of damage is refused
+// with the byte offset (the real-binary session tests are tests/integration/nbd/session_test.py).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "serve/session_record.h"
+
+using namespace afasim;
+using serve::Record;
+using serve::RecordType;
+
+namespace {
+
+std::string temp_path(const char* name) {
+  return (std::filesystem::temp_directory_path() / (std::string("afasim-session-") + name)).string();
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+const serve::SessionHeader kHeader{"0.1.0", "ise-860-g3", 42, "memory", 1'000};
+
+std::vector<Record> some_records() {
+  return {{RecordType::kRequest, "rest", 5, 0, serve::ByteWriter().str("POST").str("/volumes").take()},
+          {RecordType::kOutcome, "event", 7, 3, std::string("\0\1\2 binary", 10)},
+          {RecordType::kRequest, "serve.stop", 9, 12, ""}};
+}
+
+}  // namespace
+
+TEST_CASE("a session record round-trips: header, records in order, payload bytes as written") {
+  const std::string path = temp_path("roundtrip.rec");
+  write_file(path, serve::encode_session(kHeader, some_records()));
+  auto s = serve::read_session_file(path);
+  REQUIRE_MESSAGE(s.is_ok(), s.status().message());
+  CHECK(s->header.system == "ise-860-g3");
+  CHECK(s->header.seed == 42);
+  CHECK(s->header.start_time_ns == 1'000);
+  CHECK(s->records == some_records());
+  // The writer produces the same bytes as encode_session.
+  const std::string written = temp_path("written.rec");
+  {
+    auto w = serve::SessionFileWriter::open(written, kHeader);
+    REQUIRE(w.is_ok());
+    for (const Record& r : some_records()) (*w)->append(r);
+    REQUIRE((*w)->finish().is_ok());
+  }
+  std::ifstream in(written, std::ios::binary);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == serve::encode_session(kHeader, some_records()));
+  std::filesystem::remove(path);
+  std::filesystem::remove(written);
+}
+
+TEST_CASE("damaged records are refused with where and why; a cut at any byte is refused") {
+  const std::string good = serve::encode_session(kHeader, some_records());
+  const std::string path = temp_path("damaged.rec");
+  auto error_of = [&](const std::string& bytes) {
+    write_file(path, bytes);
+    auto s = serve::read_session_file(path);
+    REQUIRE_FALSE(s.is_ok());
+    CHECK(s.status().code() == sim::Code::kInvalidArgument);
+    return s.status().message();
+  };
+  CHECK(error_of("").find("not an afasim session record") != std::string::npos);
+  std::string v2 = good;
+  v2[8] = 2;
+  CHECK(error_of(v2).find("format version 2") != std::string::npos);
+  std::string flipped = good;
+  flipped[good.find("binary")] ^= 0x20;  // inside the second record's payload
+  CHECK(error_of(flipped).find("checksum does not match") != std::string::npos);
+  CHECK(error_of(good + "x").find("bytes after the end record") != std::string::npos);
+  // Every proper prefix is refused, never read as a shorter session.
+  for (std::size_t cut = 0; cut < good.size(); ++cut) {
+    CAPTURE(cut);
+    write_file(path, good.substr(0, cut));
+    CHECK_FALSE(serve::read_session_file(path).is_ok());
+  }
+  std::filesystem::remove(path);
+  CHECK(serve::read_session_file(path).status().code() == sim::Code::kNotFound);
+}
+
+TEST_CASE("the recorder stamps each record with the virtual time and executed events; one at a time") {
+  sim::Simulator sim(1);
+  std::vector<Record> seen;
+  serve::Recorder rec(sim, [&](const Record& r) { seen.push_back(r); });
+  CHECK(serve::Recorder::active() == nullptr);
+  rec.start();
+  CHECK(serve::Recorder::active() == &rec);
+  sim.at(100, [] {});
+  sim.at(250, [&] { serve::Recorder::active()->outcome("event", "x"); });
+  sim.run();
+  rec.request("rest", "y");
+  rec.stop();
+  CHECK(serve::Recorder::active() == nullptr);
+  REQUIRE(seen.size() == 2);
+  // Inside the second event: it counts itself.
+  CHECK(seen[0] == Record{RecordType::kOutcome, "event", 250, 2, "x"});
+  CHECK(seen[1] == Record{RecordType::kRequest, "rest", 250, 2, "y"});
+}
+
+TEST_CASE("ByteReader refuses to read past the payload") {
+  const std::string p = serve::ByteWriter().u32(7).str("abc").take();
+  serve::ByteReader r(p);
+  CHECK(r.u32() == 7);
+  CHECK(r.str() == "abc");
+  CHECK(r.done());
+  CHECK_THROWS_AS(r.u8(), serve::ByteReader::Truncated);
+  serve::ByteReader lying(serve::ByteWriter().u64(1000).take());
+  CHECK_THROWS_AS(lying.str(), serve::ByteReader::Truncated);
+}

@@ -1,0 +1,57 @@
+#include "workload/report_util.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace afasim::workload::report {
+
+double per_second(double count, sim::Time length_ns) {
+  return length_ns <= 0 ? 0 : count * 1e9 / static_cast<double>(length_ns);
+}
+
+std::string grouped(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(v));
+  std::string digits(buf);
+  const std::size_t dot = digits.find('.');
+  std::string whole = digits.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? "" : digits.substr(dot);
+  std::string out;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
+    out += whole[i];
+  }
+  return (v < 0 && std::round(std::fabs(v) * std::pow(10, decimals)) != 0 ? "-" : "") + out +
+         fraction;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+double nice_step(double max, int ticks) {
+  if (max <= 0) return 1;
+  const double raw = max / ticks;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * magnitude) return m * magnitude;
+  return 10 * magnitude;
+}
+
+}  // namespace afasim::workload::report
