@@ -182,12 +182,14 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
     case SsdOp::kRead:
       ++counters_.reads;
       counters_.bytes_read += length;
-      return ssd_op_fault(arrival, flash_->schedule(arrival, ssd::Op::kRead, offset, length));
+      return ssd_op_fault(flash_->schedule(arrival, ssd::Op::kRead, offset, length),
+                          model_.nand.read_ns);
     case SsdOp::kWrite: {
       ++counters_.writes;
       counters_.bytes_written += length;
       const bool was_steady = flash_->steady_state();
-      const sim::Time done = ssd_op_fault(arrival, flash_->schedule(arrival, ssd::Op::kWrite, offset, length));
+      const sim::Time done = ssd_op_fault(flash_->schedule(arrival, ssd::Op::kWrite, offset, length),
+                                          model_.nand.program_ns);
       wear_.host_bytes_written += length;
       host_rate_.add(arrival, length);
       nand_rate_.add(arrival, count_nand());
