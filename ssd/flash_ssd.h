@@ -113,8 +113,9 @@ class FlashSsd {
   // Fast-forward wear: `host_bytes` written, a `sequential_fraction` of them as one
   // sequential stream and the rest uniformly at random over the span, through the mapping
   // table and its garbage collection, without timing. Returns the NAND bytes programmed
-  // (host + relocated). At most 4 × the replica's span is replayed; the rest is extrapolated
-  // at the write amplification the replayed part showed.
+  // (host + relocated). Replayed: up to 4 × the replica's span in all (to steady state),
+  // then at most span / 64 per call; all of it is priced at the replica's recent garbage
+  // collection ratio after the replay, as the per-I/O path prices writes.
   // REQUIRES: host_bytes >= 0, 0 <= sequential_fraction <= 1.
   std::int64_t add_bulk_writes(std::int64_t host_bytes, double sequential_fraction);
 
@@ -214,6 +215,7 @@ class FlashSsd {
   double committed_nand_ = 0;
   std::int64_t ftl_carry_ = 0;     // real units written since the last replica sample
   std::int64_t bulk_cursor_ = 0;   // sequential stream position of add_bulk_writes
+  std::int64_t bulk_replayed_ = 0; // replica units add_bulk_writes has replayed in all
 
   FlashStats stats_;
 };
