@@ -16,11 +16,13 @@ std::unique_ptr<Cli> make_cli() {
   cli->app.require_subcommand(1);
   cli->app.set_version_flag("--version", "afasim 0.1.0");
   cli->runners["capacity"] = add_capacity_command(cli->app);
+  cli->runners["devices"] = add_devices_command(cli->app);
   cli->runners["fio"] = add_fio_command(cli->app);
   cli->runners["run"] = add_run_command(cli->app);
   cli->runners["serve"] = add_serve_command(cli->app);
   cli->runners["replay"] = add_replay_command(cli->app);
   cli->runners["trace"] = add_trace_command(cli->app);
+  cli->runners["vdbench"] = add_vdbench_command(cli->app);
   add_client_commands(cli->app, cli->runners);
   cli->app.footer(
       "Client commands (volume, pool, ..., metrics) talk to a running array; their exit codes: 0 done, 1 an "

@@ -114,6 +114,8 @@ class Table {
 // A list column: header and the key of the item it shows ("qos_status.current_iops" reaches
 // into objects).
 struct Column {
+  Column(std::string header_, std::string key_, std::string as_ = {})
+      : header(std::move(header_)), key(std::move(key_)), as(std::move(as_)) {}
   std::string header;
   std::string key;
   std::string as;  // the key whose formatting applies ("size_bytes"), when not `key`'s own

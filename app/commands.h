@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +41,17 @@ Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
 Runner add_replay_command(CLI::App& app);
 Runner add_trace_command(CLI::App& app);
+Runner add_devices_command(CLI::App& app);
+Runner add_vdbench_command(CLI::App& app);
+
+// A bare device for `--device NAME` runs: the catalog's device in `start` state
+// ("fresh" | "filled" | "steady"), behind the host NVMe queue model. Prints the error
+// (prefixed with `who`) and returns null on a bad name or state.
+struct DeviceRun;
+std::unique_ptr<DeviceRun> open_device_run(const std::string& who, const std::string& config_dir,
+                                           const std::string& device, const std::string& start,
+                                           std::uint64_t seed);
+
 // The client commands (volume, pool, host, mapping, qos-policy, fault, event, alert, system,
 // controller, metrics), each under its own name in `runners` (app/client.h: exit codes).
 void add_client_commands(CLI::App& app, std::map<std::string, Runner>& runners);
