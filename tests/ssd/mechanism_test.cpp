@@ -150,7 +150,7 @@ TEST_CASE("steady-state random writes run below fresh-out-of-box on every seed d
     const auto steady = run(spec, ssd::StartState::kSteady, ssd::Op::kWrite, qd,
                             300 * sim::kMillisecond, 300 * sim::kMillisecond);
     INFO(name << ": FOB " << fob.iops << " IOPS, steady " << steady.iops);
-    MESSAGE(name << ": FOB " << fob.iops << " IOPS (stddev " << fob.stddev_latency_us
+    MESSAGE(std::string(name) << ": FOB " << fob.iops << " IOPS (stddev " << fob.stddev_latency_us
                  << " us), steady " << steady.iops << " IOPS (stddev " << steady.stddev_latency_us
                  << " us)");
     CHECK(steady.iops < 0.9 * fob.iops);
