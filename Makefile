@@ -31,6 +31,7 @@ torture: build
 
 # Benchmarks print ratios measured side by side; they are not pass/fail tests.
 bench: build
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_all
 	@for b in $(BUILD_DIR)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
 
 # libFuzzer targets (tests/fuzz), built with clang, ASan and UBSan in $(FUZZ_BUILD_DIR), each run
