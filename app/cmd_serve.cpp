@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 // clang-format off
 #include <utility>  // before Boost.Asio 1.74's headers, which use std::exchange
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -158,7 +161,21 @@ void serve_until_signal(const sigset_t& signals, SessionArray& s, serve::ModelTh
   model.stop();
 }
 
+// The log (one info line per HTTP request among others) to stdout. On a terminal, spdlog's
+// default colour sink, which flushes every line. Redirected (a service, a pipe, a file), a
+// buffered sink flushed once a second and at every warning: a write(2) per request cost GET
+// /system ~8 % of its rate under wrk (bench_http, 20.2k req/s, 0.46x the baseline).
+void use_buffered_log_unless_terminal() {
+  if (::isatty(STDOUT_FILENO)) return;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(std::cout, /*force_flush=*/false);
+  auto logger = std::make_shared<spdlog::logger>("", std::move(sink));
+  spdlog::set_default_logger(logger);
+  spdlog::flush_on(spdlog::level::warn);
+  spdlog::flush_every(std::chrono::seconds(1));
+}
+
 int run_serve(const ServeOptions& o) {
+  use_buffered_log_unless_terminal();
   spdlog::set_level(spdlog::level::from_str(o.log_level));
   std::optional<HostPort> listen, nbd_listen;
   if (const std::string bad = check_flags(o, listen, nbd_listen); !bad.empty()) return fail(bad, 2);
@@ -276,6 +293,7 @@ int run_serve(const ServeOptions& o) {
                preset->name, rest.base_url(), nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : "",
                nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload, o.pace,
                o.record.empty() ? "" : ", recording to " + o.record);
+  spdlog::default_logger()->flush();  // the listening lines: scripts wait for them
   serve_until_signal(signals, s, model, rest, nbd, preset->name);
   s.array->set_event_listener(nullptr);
   telemetry->reset();
