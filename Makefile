@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD_TYPE ?= RelWithDebInfo
 ARGS ?=
 
-.PHONY: all bootstrap configure build run test bench torture format clean
+.PHONY: all bootstrap configure build run test bench torture fuzz format clean
 
 all: build
 
@@ -31,10 +31,22 @@ torture: build
 
 # Benchmarks print ratios measured side by side; they are not pass/fail tests.
 bench: build
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_all
 	@for b in $(BUILD_DIR)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+
+# libFuzzer targets (tests/fuzz), built with clang, ASan and UBSan in $(FUZZ_BUILD_DIR), each run
+# for FUZZ_SECONDS from its seed corpus; `make test` replays the corpora.
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: bootstrap
+	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_CXX_COMPILER=clang++ -DAFASIM_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_all
+	@scripts/fuzz.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_BUILD_DIR)

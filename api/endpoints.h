@@ -13,38 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "api/problem.h"
+#include "api/request.h"
 #include "api/rest_record.h"
+#include "api/view_cache.h"
 #include "api/views.h"
 #include "controller/array.h"
 #include "controller/telemetry.h"
+#include "http/message.h"
 #include "serve/model_thread.h"
 
-namespace httplib {
-struct Request;
-}
 
 namespace afasim::api {
-
-// If-Match, parsed: absent, "*", or the revisions the listed ETags name.
-struct Precondition {
-  bool present = false;
-  bool any = false;
-  std::vector<std::uint64_t> revisions;
-};
-
-struct Call {
-  const httplib::Request& http;
-  std::string id_segment;  // the "{id}" part of the path, unparsed ("" when none)
-};
-
-struct Reply {
-  Reply(int status_in, nlohmann::json body_in, std::optional<std::uint64_t> revision_in = {})
-      : status(status_in), body(std::move(body_in)), revision(revision_in) {}
-  int status = 200;
-  nlohmann::json body;                    // null: no body (204)
-  std::optional<std::uint64_t> revision;  // sets the ETag
-  std::string location;                   // for 201
-};
 
 using Handler = std::function<Reply(const Call&)>;
 
@@ -52,6 +32,10 @@ struct Route {
   std::string method;
   std::string path;  // relative to kApiPrefix, "{id}" for an id segment
   Handler handler;
+  // The least role that may call it (api/auth.h), or "public".
+  std::string access;
+  // Answers from a snapshot without blocking while it can (http/router.h never_blocks).
+  bool never_blocks = false;
 };
 
 class Endpoints {
@@ -63,12 +47,43 @@ class Endpoints {
   std::vector<Route> routes();
 
  private:
-  // Runs `fn` on the model thread; rethrows its ApiError. Records the call when a session
-  // is recorded (api/rest_record.h).
+  // The view snapshot: get() on a worker, peek() on an I/O thread (NeedsWorker when a new
+  // one must be taken).
+  std::shared_ptr<const ViewSnapshot> snapshot(const Call& c) {
+    if (c.http.may_block) return views_.get();
+    if (auto s = views_.peek()) return s;
+    throw http::NeedsWorker();
+  }
+
+  // Runs `fn` on the model thread on behalf of the caller (the events it causes name the
+  // caller's user); rethrows its ApiError. Records the call when a session is recorded
+  // (api/rest_record.h).
+  // A change (any method but GET and HEAD) is refused with 503 while the array cannot take
+  // it (mains off, booting: views.h management_unavailable) unless `even_offline`.
   template <typename F>
-  auto on_model(F&& fn) {
+  auto on_model(const Call& c, F&& fn, bool even_offline = false) {
     const CallScope* scope = CallScope::current();
-    return model_.call([&fn, scope] { return recorded(scope, fn); });
+    return model_.call([this, &c, &fn, even_offline, scope] {
+      const bool change = c.http.method != "GET" && c.http.method != "HEAD";
+      if (change && !even_offline) {
+        if (std::string why = management_unavailable(array_); !why.empty())
+          throw ApiError(503, problem::kUnavailable, why);
+      }
+      // Before the answer leaves: the client's next GET must see its change.
+      struct Invalidate {
+        ViewCache& views;
+        bool change;
+        ~Invalidate() {
+          if (change) views.invalidate();
+        }
+      } invalidate{views_, change};
+      struct Actor {
+        controller::Array& array;
+        ~Actor() { array.set_actor(""); }
+      } actor{array_};
+      array_.set_actor(c.user());
+      return recorded(scope, fn);
+    });
   }
 
   Reply get_system(const Call& c);
@@ -119,6 +134,7 @@ class Endpoints {
   controller::Array& array_;
   serve::ModelThread& model_;
   SystemIdentity identity_;
+  ViewCache views_;
   const controller::Telemetry* telemetry_;
 };
 

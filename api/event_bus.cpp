@@ -1,66 +1,103 @@
 #include "api/event_bus.h"
 
-#include "sim/assert.h"
+#include <stdexcept>
 
 namespace afasim::api {
 
-std::optional<controller::Event> EventBus::Subscription::next(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  ready_.wait_for(lock, timeout, [this] { return closed_ || !queue_.empty(); });
-  if (closed_ || queue_.empty()) return std::nullopt;
-  controller::Event e = std::move(queue_.front());
-  queue_.pop_front();
-  return e;
+void EventBus::Subscription::attach(std::shared_ptr<http::StreamSink> sink, std::int64_t last_sent_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) {
+    sink->close();
+    return;
+  }
+  sink_ = std::move(sink);
+  last_sent_id_ = last_sent_id;
+  std::deque<controller::Event> queued;
+  queued.swap(queue_);
+  for (const auto& e : queued) {
+    if (e.id <= last_sent_id_) continue;
+    if (!send_locked(sse_message(e))) return;
+    last_sent_id_ = e.id;
+  }
 }
 
 bool EventBus::Subscription::closed() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return closed_;
+  return closed_ || (sink_ && sink_->closed());
 }
 
 void EventBus::Subscription::close() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
-    queue_.clear();
-  }
-  ready_.notify_all();
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  queue_.clear();
+  if (sink_) sink_->close();
+}
+
+bool EventBus::Subscription::send_locked(const std::string& text) {
+  if (sink_->write(text)) return true;
+  // Gone, or too far behind (the sink's bound): the connection is closed by the server.
+  closed_ = true;
+  return false;
 }
 
 void EventBus::Subscription::offer(const controller::Event& e) {
   if (!filter_.matches(e)) return;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return;
+  if (!sink_) {
     if (queue_.size() >= capacity_) {
-      // A reader this far behind is closed rather than holding the publisher or memory.
-      closed_ = true;
+      closed_ = true;  // never attached, and this far behind: give the slot back
       queue_.clear();
     } else {
       queue_.push_back(e);
     }
+    return;
   }
-  ready_.notify_all();
+  if (e.id <= last_sent_id_) return;
+  if (send_locked(sse_message(e))) last_sent_id_ = e.id;
 }
 
-EventBus::EventBus(std::size_t max_subscribers, std::size_t queue_capacity)
-    : max_subscribers_(max_subscribers), queue_capacity_(queue_capacity) {
-  AFASIM_ASSERT(max_subscribers >= 1 && queue_capacity >= 1, "EventBus bounds");
+void EventBus::Subscription::keep_alive(std::chrono::milliseconds max_age) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_ || !sink_) return;
+  if (std::chrono::steady_clock::now() - started_ >= max_age) {
+    closed_ = true;
+    sink_->close();  // a clean end: the EventSource reconnects with Last-Event-ID
+    return;
+  }
+  (void)send_locked(": keep-alive\n\n");  // a comment: lets a gone client be noticed
+}
+
+EventBus::EventBus(EventBusOptions options) : options_(options) {
+  if (options_.max_subscribers < 1 || options_.max_subscribers > 4096)
+    throw std::invalid_argument("EventBus: max_subscribers must be 1..4096");
+  if (options_.max_per_address < 1 || options_.max_per_address > options_.max_subscribers)
+    throw std::invalid_argument("EventBus: max_per_address must be 1..max_subscribers");
+  if (options_.queue_capacity < 1) throw std::invalid_argument("EventBus: queue_capacity must be >= 1");
+  if (options_.max_age.count() < 1) throw std::invalid_argument("EventBus: max_age must be positive");
 }
 
 EventBus::~EventBus() { close_all(); }
 
-std::shared_ptr<EventBus::Subscription> EventBus::subscribe(EventQuery filter) {
-  std::lock_guard<std::mutex> lock(mu_);
+void EventBus::prune_locked() {
   subscribers_.remove_if([](const auto& w) {
     auto s = w.lock();
     return !s || s->closed();
   });
-  if (subscribers_.size() >= max_subscribers_) return nullptr;
+}
+
+std::shared_ptr<EventBus::Subscription> EventBus::subscribe(EventQuery filter, const std::string& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  prune_locked();
+  if (subscribers_.size() >= options_.max_subscribers) return nullptr;
+  std::size_t from_address = 0;
+  for (const auto& w : subscribers_)
+    if (auto s = w.lock(); s && s->address() == address) ++from_address;
+  if (from_address >= options_.max_per_address) return nullptr;
   // The cursor and page fields are the stream's business, not the filter's.
   filter.after.reset();
   filter.before.reset();
-  std::shared_ptr<Subscription> s(new Subscription(std::move(filter), queue_capacity_));
+  std::shared_ptr<Subscription> s(new Subscription(std::move(filter), address, options_.queue_capacity));
   subscribers_.push_back(s);
   return s;
 }
@@ -75,6 +112,13 @@ void EventBus::publish(const controller::Event& e) {
       it = subscribers_.erase(it);
     }
   }
+}
+
+void EventBus::keep_alive() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& w : subscribers_)
+    if (auto s = w.lock()) s->keep_alive(options_.max_age);
+  prune_locked();
 }
 
 void EventBus::close_all() {

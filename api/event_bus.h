@@ -2,68 +2,101 @@
 // (GET /api/v1/events/stream, docs/api.md "Event stream").
 //
 // The model thread publish()es every committed event (serve wires it into the Array's event
-// listener); each stream holds a Subscription with a bounded queue of the events its filter
-// matches. publish() never blocks: a subscriber whose queue is full (a client that stopped
-// reading) is closed, and its stream ends; the client reconnects with Last-Event-ID and
-// reads the rest from the log. At most `max_subscribers` streams at once (a stream holds an
-// HTTP worker while it lasts); subscribe() returns null beyond that.
+// listener); each stream holds a Subscription. Until its HTTP response is under way a
+// subscription keeps the events its filter matches in a bounded queue; attach() hands it the
+// response's sink, and from then on publish() writes each matching event into the sink as
+// one SSE message. Nothing here blocks and nothing grows without bound:
+// - publish() only queues bytes into a sink (http::StreamSink, bounded by the server's
+//   stream_buffer_max_bytes): a client that does not keep up has its stream closed, and
+//   reconnects with Last-Event-ID to read the rest from the log;
+// - a subscription not yet attached holds at most `queue_capacity` events (then it closes);
+// - at most `max_subscribers` streams at once, `max_per_address` from one client address;
+//   subscribe() returns null beyond either (the handler answers 503);
+// - keep_alive() (the server calls it every `keep_alive` period) writes an SSE comment to
+//   every stream, so that a client that went away is noticed and its slot freed, and ends
+//   the streams older than `max_age` (an EventSource reconnects where it stopped), so that
+//   no client holds a slot forever.
 //
 // Thread-safe.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
-#include <optional>
+#include <string>
 
 #include "api/observe.h"
 #include "controller/objects.h"
+#include "http/message.h"
 
 namespace afasim::api {
+
+struct EventBusOptions {
+  std::size_t max_subscribers = 16;  // streams at once, 1..4096
+  std::size_t max_per_address = 4;   // streams from one client address, 1..max_subscribers
+  std::size_t queue_capacity = 4096; // events a stream not yet attached may hold, >= 1
+  // A stream older than this is ended at the next keep_alive(); the client reconnects.
+  std::chrono::milliseconds max_age{std::chrono::hours(1)};
+};
 
 class EventBus {
  public:
   class Subscription {
    public:
-    // The next event, waiting up to `timeout`; nullopt on timeout or once closed (then
-    // closed() is true).
-    std::optional<controller::Event> next(std::chrono::milliseconds timeout);
+    // Starts the stream into `sink`: writes what was queued since subscribe(), then every
+    // matching event as it is published. Events with an id <= `last_sent_id` are skipped
+    // (the backlog already carried them).
+    void attach(std::shared_ptr<http::StreamSink> sink, std::int64_t last_sent_id);
     bool closed() const;
-    // Ends the stream (the client went away, the server stops).
+    // Ends the stream (its last chunk is sent when attached); idempotent.
     void close();
+    const std::string& address() const { return address_; }
 
    private:
     friend class EventBus;
-    Subscription(EventQuery filter, std::size_t capacity) : filter_(std::move(filter)), capacity_(capacity) {}
+    Subscription(EventQuery filter, std::string address, std::size_t capacity)
+        : filter_(std::move(filter)), address_(std::move(address)), capacity_(capacity),
+          started_(std::chrono::steady_clock::now()) {}
     void offer(const controller::Event& e);
+    // Writes `text` into the sink; false (and closed) when the sink refuses it.
+    bool send_locked(const std::string& text);
+    void keep_alive(std::chrono::milliseconds max_age);
 
     const EventQuery filter_;
+    const std::string address_;
     const std::size_t capacity_;
+    const std::chrono::steady_clock::time_point started_;
     mutable std::mutex mu_;
-    std::condition_variable ready_;
-    std::deque<controller::Event> queue_;
+    std::deque<controller::Event> queue_;  // before attach()
+    std::shared_ptr<http::StreamSink> sink_;
+    std::int64_t last_sent_id_ = 0;
     bool closed_ = false;
   };
 
-  // REQUIRES: max_subscribers >= 1, queue_capacity >= 1.
-  explicit EventBus(std::size_t max_subscribers = 16, std::size_t queue_capacity = 4096);
+  // Throws std::invalid_argument for options out of range.
+  explicit EventBus(EventBusOptions options = {});
   ~EventBus();  // close_all()
 
-  // A stream of the events matching `filter` published from now on; null when
-  // max_subscribers streams are open.
-  std::shared_ptr<Subscription> subscribe(EventQuery filter);
+  // A stream of the events matching `filter` published from now on, for a client at
+  // `address`; null when max_subscribers streams are open, or max_per_address from it.
+  std::shared_ptr<Subscription> subscribe(EventQuery filter, const std::string& address = "");
   void publish(const controller::Event& e);
+  // Writes a keep-alive comment to every attached stream and ends those older than max_age;
+  // forgets the closed ones.
+  void keep_alive();
   // Closes every subscription (server stop).
   void close_all();
   std::size_t subscribers() const;
+  const EventBusOptions& options() const { return options_; }
 
  private:
-  const std::size_t max_subscribers_;
-  const std::size_t queue_capacity_;
+  void prune_locked();
+
+  const EventBusOptions options_;
   mutable std::mutex mu_;
   std::list<std::weak_ptr<Subscription>> subscribers_;
 };

@@ -62,10 +62,18 @@ json parse_body_object(std::string_view body) {
                           json(path).dump(-1, ' ', false, json::error_handler_t::replace) +
                           " twice; give each member once");
       }
+      case config::JsonParseError::Kind::kNumberTooLarge: {
+        std::string path = error.path.empty() ? "(top level)" : error.path;
+        if (path.size() > 64) path = path.substr(0, 61) + "...";
+        throw bad_request("the request body has a number beyond the range of a double at " +
+                          json(path).dump(-1, ' ', false, json::error_handler_t::replace));
+      }
       case config::JsonParseError::Kind::kSyntax:
         // nlohmann's messages name the line, column and what it expected.
         throw bad_request("the request body is not valid JSON: " + error.message);
     }
+    // Every kind is handled above (-Werror=switch); an error never reaches value().
+    throw bad_request("the request body is not valid JSON: " + parsed.status().message());
   }
   json doc = std::move(parsed).value();
   if (!doc.is_object()) {

@@ -1,5 +1,7 @@
 #include "api/problem.h"
 
+#include "http/message.h"
+
 namespace afasim::api {
 
 ApiError::ApiError(int status, std::string type, std::string detail, nlohmann::json extra)
@@ -22,54 +24,7 @@ nlohmann::json ApiError::to_json(const std::string& instance) const {
 }
 
 const char* status_title(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 201:
-      return "Created";
-    case 204:
-      return "No Content";
-    case 304:
-      return "Not Modified";
-    case 400:
-      return "Bad Request";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 406:
-      return "Not Acceptable";
-    case 408:
-      return "Request Timeout";
-    case 409:
-      return "Conflict";
-    case 411:
-      return "Length Required";
-    case 412:
-      return "Precondition Failed";
-    case 413:
-      return "Content Too Large";
-    case 414:
-      return "URI Too Long";
-    case 415:
-      return "Unsupported Media Type";
-    case 416:
-      return "Range Not Satisfiable";
-    case 417:
-      return "Expectation Failed";
-    case 422:
-      return "Unprocessable Content";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 501:
-      return "Not Implemented";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return status >= 500 ? "Server Error" : "Client Error";
-  }
+  return http::status_title(status);
 }
 
 ApiError bad_request(std::string detail) {

@@ -10,25 +10,29 @@
 #include <stdexcept>
 #include <string>
 
+#include "http/message.h"
 #include "sim/status.h"
 
 namespace afasim::api {
 
-// The problem `type` URIs (docs/api.md lists them with their HTTP status).
+// The problem `type` URIs (docs/api.md lists them with their HTTP status); those the HTTP
+// front end answers with itself are its own (http/message.h).
 namespace problem {
-inline constexpr const char* kBadRequest = "urn:afasim:problem:bad-request";
+inline constexpr const char* kBadRequest = http::problem::kBadRequest;
 inline constexpr const char* kUnknownFields = "urn:afasim:problem:unknown-fields";
-inline constexpr const char* kNotFound = "urn:afasim:problem:not-found";
-inline constexpr const char* kMethodNotAllowed = "urn:afasim:problem:method-not-allowed";
+inline constexpr const char* kNotFound = http::problem::kNotFound;
+inline constexpr const char* kMethodNotAllowed = http::problem::kMethodNotAllowed;
 inline constexpr const char* kConflict = "urn:afasim:problem:conflict";
 inline constexpr const char* kPreconditionFailed = "urn:afasim:problem:precondition-failed";
-inline constexpr const char* kPayloadTooLarge = "urn:afasim:problem:payload-too-large";
+inline constexpr const char* kPayloadTooLarge = http::problem::kPayloadTooLarge;
 inline constexpr const char* kUnsupportedMediaType = "urn:afasim:problem:unsupported-media-type";
 inline constexpr const char* kUnprocessable = "urn:afasim:problem:unprocessable";
 inline constexpr const char* kImmutableField = "urn:afasim:problem:immutable-field";
 inline constexpr const char* kNoSpace = "urn:afasim:problem:no-space";
 inline constexpr const char* kUnavailable = "urn:afasim:problem:unavailable";
-inline constexpr const char* kInternal = "urn:afasim:problem:internal";
+inline constexpr const char* kInternal = http::problem::kInternal;
+inline constexpr const char* kUnauthorized = "urn:afasim:problem:unauthorized";
+inline constexpr const char* kForbidden = "urn:afasim:problem:forbidden";
 }  // namespace problem
 
 class ApiError : public std::runtime_error {

@@ -1,7 +1,5 @@
 #include "api/rest_record.h"
 
-#include <httplib.h>
-
 #include "api/endpoints.h"
 
 namespace afasim::api {
@@ -31,14 +29,15 @@ const CallScope* CallScope::current() {
 void CallScope::record() const {
   serve::Recorder* rec = serve::Recorder::active();
   if (rec == nullptr) return;
-  const httplib::Request& http = call_.http;
+  const http::Request& http = call_.http;
   ByteWriter w;
-  w.str(route_.method).str(route_.path).str(call_.id_segment).str(http.target);
+  // The user too: the events the call causes name it (Array::set_actor).
+  w.str(route_.method).str(route_.path).str(call_.id_segment).str(http.principal.user).str(http.target);
   w.u32(static_cast<std::uint32_t>(http.params.size()));
   for (const auto& [name, value] : http.params) w.str(name).str(value);
   std::vector<std::pair<std::string, std::string>> headers;
   for (const char* h : kRecordedHeaders)
-    if (http.has_header(h)) headers.emplace_back(h, http.get_header_value(h));
+    if (http.has_header(h)) headers.emplace_back(h, http.header(h));
   w.u32(static_cast<std::uint32_t>(headers.size()));
   for (const auto& [name, value] : headers) w.str(name).str(value);
   w.str(http.body);
@@ -64,9 +63,9 @@ void record_error(int status, const std::string& detail) {
 
 namespace {
 
-// The httplib request a recorded call describes, and the route it went to.
+// The request a recorded call describes, and the route it went to.
 struct ReplayedCall {
-  httplib::Request http;
+  http::Request http;
   std::string method, route_path, id_segment;
 };
 
@@ -76,17 +75,20 @@ ReplayedCall decode_call(std::string_view payload) {
   c.method = r.str();
   c.route_path = r.str();
   c.id_segment = r.str();
+  c.http.principal.user = r.str();
   c.http.method = c.method;
   c.http.target = r.str();
-  c.http.path = c.http.target.substr(0, c.http.target.find('?'));
+  if (!http::split_target(c.http)) throw std::invalid_argument("a recorded call's target is not a path: " + c.http.target);
+  c.http.params.clear();  // the recorded ones, as the handler saw them
   for (std::uint32_t n = r.u32(); n > 0; --n) {
     std::string name = r.str();
-    c.http.params.emplace(std::move(name), r.str());
+    c.http.params.emplace_back(std::move(name), r.str());
   }
   for (std::uint32_t n = r.u32(); n > 0; --n) {
     std::string name = r.str();
-    c.http.headers.emplace(std::move(name), r.str());
+    c.http.headers.add(std::move(name), r.str());
   }
+  if (!c.id_segment.empty()) c.http.path_params.emplace_back("id", c.id_segment);
   c.http.body = r.str();
   return c;
 }

@@ -1,20 +1,17 @@
 #include "api/rest_server.h"
 
-#include <httplib.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-#include <condition_variable>
-#include <cstdlib>
-#include <deque>
-#include <mutex>
 #include <stdexcept>
 
+#include "api/auth.h"
+#include "api/auth_endpoints.h"
 #include "api/endpoints.h"
 #include "api/fields.h"
 #include "api/observe.h"
 #include "api/problem.h"
 #include "api/web.h"
+#include "http/server.h"
 
 #ifndef AFASIM_VERSION
 #define AFASIM_VERSION "unknown"
@@ -24,78 +21,6 @@ namespace afasim::api {
 namespace {
 
 using nlohmann::json;
-
-// httplib's own pool has an unbounded queue; this one holds at most `max_queued` accepted
-// connections. At the bound, enqueue() (called by the listener thread) waits, so the
-// listener stops accepting and new connections wait in the kernel's backlog.
-class BoundedThreadPool : public httplib::TaskQueue {
- public:
-  BoundedThreadPool(std::size_t threads, std::size_t max_queued) : max_queued_(max_queued) {
-    for (std::size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
-  }
-  ~BoundedThreadPool() override { shutdown(); }
-
-  void enqueue(std::function<void()> fn) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    space_.wait(lock, [this] { return jobs_.size() < max_queued_ || shutdown_; });
-    // After shutdown the job still runs: it owns an accepted socket that it must close.
-    jobs_.push_back(std::move(fn));
-    lock.unlock();
-    ready_.notify_one();
-  }
-
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (shutdown_ && workers_.empty()) return;
-      shutdown_ = true;
-    }
-    ready_.notify_all();
-    space_.notify_all();
-    for (auto& t : workers_) t.join();
-    workers_.clear();
-  }
-
- private:
-  void work() {
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        ready_.wait(lock, [this] { return shutdown_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;  // shut down and drained
-        fn = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      space_.notify_one();
-      fn();
-    }
-  }
-
-  const std::size_t max_queued_;
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::condition_variable space_;
-  std::deque<std::function<void()>> jobs_;
-  bool shutdown_ = false;
-  std::vector<std::thread> workers_;
-};
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '/') {
-      ++i;
-      continue;
-    }
-    const std::size_t j = path.find('/', i);
-    out.push_back(path.substr(i, j == std::string::npos ? std::string::npos : j - i));
-    if (j == std::string::npos) break;
-    i = j;
-  }
-  return out;
-}
 
 // FNV-1a, 64 bits: a digest of a representation for its ETag (not a security property).
 std::uint64_t fnv1a(const std::string& s) {
@@ -134,10 +59,6 @@ std::string dump(const json& j) {
 // The event stream's path under kApiPrefix.
 constexpr const char* kEventStreamPath = "/events/stream";
 
-// The start of the request this worker thread is serving, for the log line. Set by the
-// pre-routing handler; requests httplib refuses before routing log no duration.
-thread_local std::optional<std::chrono::steady_clock::time_point> request_start;
-
 }  // namespace
 
 class RestServer::Impl {
@@ -148,353 +69,244 @@ class RestServer::Impl {
         model_(model),
         endpoints_(array, model, SystemIdentity{options_.system_name, AFASIM_VERSION}, options_.telemetry),
         routes_(endpoints_.routes()),
-        logger_(options_.logger ? options_.logger : spdlog::default_logger()) {
-    for (auto& r : routes_) segments_.push_back(split_path(r.path));
-    configure();
+        logger_(options_.http.logger ? options_.http.logger : spdlog::default_logger()) {
+    if (options_.auth) {
+      auth_endpoints_ = std::make_unique<AuthEndpoints>(*options_.auth, array, model);
+      for (Route& r : auth_endpoints_->routes()) routes_.push_back(std::move(r));
+    }
+    http::Router router;
+    for (const Route& r : routes_) {
+      router.add({r.method, std::string(kApiPrefix) + r.path,
+                  [this, &r](http::Request& req) { return serve(r, req); }, r.access,
+                  r.never_blocks});
+    }
+    add_observe_routes(router);
+    for (const http::Route& r : options_.extra_routes) router.add(r);
+    server_ = std::make_unique<http::Server>(http_options(), std::move(router));
+    if (options_.auth) {
+      server_->set_guard([auth = options_.auth](http::Request& r, const http::Route& route,
+                                                bool may_block, http::Response& deny) {
+        const http::Verdict v = auth->guard(r, route, may_block, deny);
+        // A script's request (the manager page sends X-Requested-With) gets only the Bearer
+        // challenge: a Basic one would make the browser open its own login dialog over the
+        // page's form.
+        if (v == http::Verdict::kDeny && deny.status == 401 && r.has_header("X-Requested-With"))
+          deny.headers.set("WWW-Authenticate", "Bearer realm=\"afasim\"");
+        return v;
+      });
+    } else {
+      logger_->warn("ReST API: authentication is off (no users); anyone who reaches the port "
+                    "may change the array");
+    }
   }
 
   sim::Status start(std::atomic<int>& port_out) {
-    if (listener_.joinable()) return sim::conflict("the ReST server is already started");
-    int port = options_.port;
-    if (port == 0) {
-      port = server_.bind_to_any_port(options_.host);
-      if (port <= 0) port = -1;
-    } else if (!server_.bind_to_port(options_.host, port)) {
-      port = -1;
-    }
-    if (port < 0) {
-      return sim::unavailable("cannot listen on " + options_.host + ":" +
-                              std::to_string(options_.port) +
-                              " (address in use, or not an address of this machine)");
-    }
-    port_out = port;
-    listen_returned_ = false;
-    listener_ = std::thread([this] {
-      server_.listen_after_bind();
-      listen_returned_ = true;
-    });
-    // stop() only reaches a server that is running: wait for the listener to get there.
-    while (!server_.is_running() && !listen_returned_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    logger_->info("ReST API v1 listening on http://{}:{}{}", options_.host, port, kApiPrefix);
+    if (sim::Status st = server_->start(); !st.is_ok()) return st;
+    port_out = server_->port();
+    if (options_.events) start_keep_alive();
+    logger_->info("ReST API v1 listening on {}{}", server_->base_url(), kApiPrefix);
     return sim::Status::ok();
   }
 
   void stop() {
-    if (!listener_.joinable()) return;
-    // Event streams hold workers until their subscription ends.
+    stop_keep_alive();
+    // Streams end with their last chunk before the server closes the connections.
     if (options_.events) options_.events->close_all();
-    server_.stop();
-    listener_.join();
+    server_->stop();
   }
 
   std::vector<RouteInfo> route_infos() const {
     std::vector<RouteInfo> out;
-    for (const auto& r : routes_) out.push_back({r.method, r.path});
-    out.push_back({"GET", kEventStreamPath});
+    for (const auto& r : routes_) out.push_back({r.method, r.path, r.access});
+    out.push_back({"GET", kEventStreamPath, kMonitor});
     return out;
   }
 
-  const RestServerOptions& options() const { return options_; }
+  std::string base_url() const { return server_->base_url(); }
 
  private:
-  void configure() {
-    const std::size_t threads = options_.worker_threads;
-    const std::size_t queued = options_.max_queued_connections;
-    server_.new_task_queue = [threads, queued] { return new BoundedThreadPool(threads, queued); };
-    server_.set_payload_max_length(options_.payload_max_bytes);
-    // httplib's default also sets SO_REUSEPORT, which lets a second server bind the same
-    // port and silently share its connections. SO_REUSEADDR alone: restart without waiting
-    // out TIME_WAIT, but a port in use is an error.
-    server_.set_socket_options([](socket_t sock) {
-      int yes = 1;
-      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    });
-    // A client that asks before sending (Expect: 100-continue) learns at once that its
-    // body is too large, instead of after uploading it.
-    const std::size_t max_bytes = options_.payload_max_bytes;
-    server_.set_expect_100_continue_handler(
-        [max_bytes](const httplib::Request& req, httplib::Response& res) {
-          const std::string length = req.get_header_value("Content-Length");
-          if (!length.empty() && std::strtoull(length.c_str(), nullptr, 10) > max_bytes) {
-            res.status = 413;
-            return 413;
-          }
-          return 100;
-        });
-    auto handler = [this](const httplib::Request& req, httplib::Response& res) {
-      dispatch(req, res);
-    };
-    // One catch-all per method: routing, 404 and 405 are ours, so that every answer is a
-    // problem document and 405 carries Allow.
-    server_.Get(".*", handler);
-    server_.Post(".*", handler);
-    server_.Put(".*", handler);
-    server_.Patch(".*", handler);
-    server_.Delete(".*", handler);
-    server_.Options(".*", handler);
-    server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      request_start = std::chrono::steady_clock::now();
-      // A request with neither Content-Length nor chunked Transfer-Encoding has no body
-      // (RFC 9112 6.3), but httplib 0.11 reads a POST/PUT/PATCH body until the connection
-      // closes, stalling `curl -X POST` for the read timeout. Serve those here, bodiless.
-      const bool body_expected =
-          req.method == "POST" || req.method == "PUT" || req.method == "PATCH";
-      if (body_expected && !req.has_header("Content-Length") &&
-          !req.has_header("Transfer-Encoding")) {
-        dispatch(req, res);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      return httplib::Server::HandlerResponse::Unhandled;
-    });
-    // httplib's own refusals (413 body too large, 400 unparseable request, 414 URI too
-    // long) arrive here with no body: give them a problem document too.
-    server_.set_error_handler(httplib::Server::HandlerWithResponse(
-        [](const httplib::Request& req, httplib::Response& res) {
-          if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-          const char* type = res.status == 413   ? problem::kPayloadTooLarge
-                             : res.status >= 500 ? problem::kInternal
-                                                 : problem::kBadRequest;
-          std::string detail;
-          switch (res.status) {
-            case 413:
-              detail = "the request body is too large";
-              break;
-            case 414:
-              detail = "the request target is too long";
-              break;
-            case 431:
-              detail = "the request headers are too large";
-              break;
-            default:
-              detail = "the request could not be processed as HTTP/1.1";
-              break;
-          }
-          write_problem(res, ApiError(res.status, type, detail), req.path);
-          return httplib::Server::HandlerResponse::Handled;
-        }));
-    server_.set_exception_handler(
-        [this](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
-          // dispatch() catches everything; this is the backstop.
-          write_problem(res, ApiError(500, problem::kInternal, "internal error"), req.path);
-        });
-    server_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-      if (request_start) {
-        const double ms = std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - *request_start)
-                              .count();
-        logger_->info("{} {} {} {:.3f} ms", req.method, req.path, res.status, ms);
-        request_start.reset();
-      } else {
-        logger_->info("{} {} {} - ms", req.method, req.path, res.status);
-      }
-    });
+  http::ServerOptions http_options() const {
+    http::ServerOptions o = options_.http;
+    o.logger = logger_;
+    return o;
   }
 
-  static void write_problem(httplib::Response& res, const ApiError& e, const std::string& path) {
-    res.status = e.status();
-    res.set_content(dump(e.to_json(path)), "application/problem+json");
+  static http::Response problem(const ApiError& e, const std::string& path) {
+    return http::problem_response(e.status(), e.type(), e.detail(), path, e.extra());
   }
 
-  void dispatch(const httplib::Request& req, httplib::Response& res) {
+  // One API request: the handler's Reply, or the problem document for what it threw.
+  http::Response serve(const Route& route, http::Request& req) {
     try {
-      route(req, res);
+      const Call call{req, req.path_param("id")};
+      const CallScope scope(route, call);  // recorded by on_model in a recorded session
+      return to_response(req, route.handler(call));
     } catch (const ApiError& e) {
-      write_problem(res, e, req.path);
+      return problem(e, req.path);
     } catch (const serve::ModelStopped&) {
-      write_problem(res,
-                    ApiError(503, problem::kUnavailable,
-                             "the array model is stopped; the API cannot reach it"),
-                    req.path);
+      return problem(ApiError(503, problem::kUnavailable,
+                              "the array model is stopped; the API cannot reach it"),
+                     req.path);
     } catch (const std::exception& e) {
       logger_->error("{} {}: unexpected exception: {}", req.method, req.path, e.what());
-      write_problem(res, ApiError(500, problem::kInternal, "internal error"), req.path);
+      return problem(ApiError(500, problem::kInternal, "internal error"), req.path);
     }
   }
 
-  // The routes outside the JSON handlers: /metrics, the event stream, the manager page.
-  // True when `req` was one of them.
-  bool route_special(const httplib::Request& req, httplib::Response& res, const std::string& path) {
-    const bool get = req.method == "GET" || req.method == "HEAD";
-    const bool metrics = path == "/metrics";
-    const bool stream = path == std::string(kApiPrefix) + kEventStreamPath;
-    const auto web = options_.web && path.compare(0, 4, "/api") != 0 ? find_web_file(req.path) : std::nullopt;
-    if (!metrics && !stream && !web) return false;
-    if (!get) {
-      res.set_header("Allow", "GET, HEAD");
-      throw ApiError(405, problem::kMethodNotAllowed, req.method + " is not allowed on " + path + "; allowed: GET, HEAD");
+  // /metrics, the event stream and the manager page's files: the same front end, the same
+  // guard. Reading metrics and events is a monitor's right; the page itself is public (it
+  // holds no data and logs in before it reads any).
+  void add_observe_routes(http::Router& router) {
+    router.add({"GET", "/metrics", [this](http::Request& r) { return guarded(r, [&] { return serve_metrics(r); }); },
+                kMonitor});
+    router.add({"GET", std::string(kApiPrefix) + kEventStreamPath,
+                [this](http::Request& r) { return guarded(r, [&] { return serve_event_stream(r); }); }, kMonitor});
+    if (!options_.web) return;
+    for (const auto& [path, body] : web_files()) {
+      const auto file = find_web_file(path);
+      const std::string url = path == "/index.html" ? "/" : path;
+      router.add({"GET", url,
+                  [file](http::Request&) {
+                    http::Response res(200, std::string(file->body), file->content_type);
+                    res.headers.set("Cache-Control", "no-cache");
+                    return res;
+                  },
+                  kPublic, true});
     }
-    if (metrics) serve_metrics(req, res);
-    else if (stream) serve_event_stream(req, res);
-    else {
-      // The page is the same whatever the query (a query is ignored).
-      res.set_header("Cache-Control", "no-cache");
-      res.set_content(std::string(web->body), web->content_type);
-    }
-    return true;
   }
 
-  void serve_metrics(const httplib::Request& req, httplib::Response& res) {
-    if (!req.params.empty()) throw bad_request("/metrics takes no query parameters");
+  // Runs a handler outside the JSON routes, turning what it throws into a problem document.
+  template <typename F>
+  http::Response guarded(const http::Request& req, F&& fn) {
+    try {
+      return fn();
+    } catch (const ApiError& e) {
+      return problem(e, req.path);
+    } catch (const serve::ModelStopped&) {
+      return problem(ApiError(503, problem::kUnavailable, "the array model is stopped; the API cannot reach it"),
+                     req.path);
+    }
+  }
+
+  http::Response serve_metrics(const http::Request& req) {
+    if (!req.params.empty() || !req.query.empty()) throw bad_request("/metrics takes no query parameters");
     MetricsContext context{options_.system_name, AFASIM_VERSION, std::nullopt};
     if (options_.nbd_metrics) context.nbd = options_.nbd_metrics();
     auto families = model_.call([&] { return collect_metrics(array_, options_.telemetry, context); });
-    res.set_content(metrics_text(families), kMetricsContentType);
+    return http::Response(200, metrics_text(families), kMetricsContentType);
   }
 
-  void serve_event_stream(const httplib::Request& req, httplib::Response& res) {
+  // GET /events/stream: the backlog after the cursor (Last-Event-ID or after=), then every
+  // new event, as Server-Sent Events. Bounded by the EventBus (streams in all and per
+  // address, a stream's age) and the front end (bytes waiting for a slow reader).
+  http::Response serve_event_stream(const http::Request& req) {
     EventQuery q = parse_event_query(QueryParams(req.params.begin(), req.params.end()), true);
     // A reconnecting EventSource sends the id of the last event it saw.
-    if (req.has_header("Last-Event-ID")) {
-      const std::string v = req.get_header_value("Last-Event-ID");
-      q.after = parse_query_integer("Last-Event-ID", v, 0, INT64_MAX);
-    }
+    if (req.has_header("Last-Event-ID"))
+      q.after = parse_query_integer("Last-Event-ID", req.header("Last-Event-ID"), 0, INT64_MAX);
     if (options_.events == nullptr) throw ApiError(503, problem::kUnavailable, "this server has no event stream");
-    auto sub = options_.events->subscribe(q);
-    if (!sub) throw ApiError(503, problem::kUnavailable, "too many event streams are open; try again later");
-    // Subscribed first, then the backlog read: an event committed in between is in both and
-    // is sent once (ids only grow).
+    // Subscribing and reading the backlog in one model-thread call: every event is in
+    // exactly one of them (events are published on the model thread).
+    std::shared_ptr<EventBus::Subscription> sub;
     std::vector<controller::Event> backlog;
-    if (q.after) {
-      backlog = model_.call([&] {
-        std::vector<controller::Event> out;
-        for (const auto& e : array_.recent_events())
-          if (q.matches(e)) out.push_back(e);
-        return out;
-      });
+    model_.call([&] {
+      sub = options_.events->subscribe(q, req.remote_address);
+      if (!sub || !q.after) return;
+      for (const auto& e : array_.recent_events())
+        if (e.id > *q.after && q.matches(e)) backlog.push_back(e);
+    });
+    if (!sub) {
+      const EventBusOptions& o = options_.events->options();
+      http::Response busy = problem(
+          ApiError(503, problem::kUnavailable,
+                   "too many event streams are open (" + std::to_string(o.max_subscribers) + " in all, " +
+                       std::to_string(o.max_per_address) + " per client address); try again later"),
+          req.path);
+      busy.headers.set("Retry-After", "5");
+      return busy;
     }
-    auto last_id = std::make_shared<std::int64_t>(q.after.value_or(0));
-    auto pending = std::make_shared<std::vector<controller::Event>>(std::move(backlog));
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("X-Accel-Buffering", "no");
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [sub, last_id, pending](std::size_t, httplib::DataSink& sink) {
-          auto send = [&](const std::string& text) { return sink.write(text.data(), text.size()); };
-          if (!pending->empty()) {
-            // retry: how long an EventSource waits before reconnecting, ms.
-            if (!send("retry: 2000\n\n")) return false;
-            for (const auto& e : *pending) {
-              if (!send(sse_message(e))) return false;
-              *last_id = e.id;
-            }
-            pending->clear();
-            return true;
-          }
-          const auto e = sub->next(std::chrono::seconds(15));
-          if (e) {
-            if (e->id <= *last_id) return true;
-            *last_id = e->id;
-            return send(sse_message(*e));
-          }
-          if (sub->closed()) {
-            sink.done();
-            return true;
-          }
-          return send(": keep-alive\n\n");  // a comment: lets a gone client be noticed
-        },
-        [sub](bool) { sub->close(); });
-  }
-
-  void route(const httplib::Request& req, httplib::Response& res) {
-    const std::string prefix = kApiPrefix;
-    std::string path = req.path;
-    if (path.size() > 1 && path.back() == '/') path.pop_back();
-    if (route_special(req, res, path)) return;
-    if (path.compare(0, prefix.size(), prefix) != 0 ||
-        (path.size() > prefix.size() && path[prefix.size()] != '/')) {
-      throw not_found("no resource at " + path + "; the API lives under " + prefix);
-    }
-    const std::vector<std::string> segs = split_path(path.substr(prefix.size()));
-    const std::string method = req.method == "HEAD" ? "GET" : req.method;
-    std::vector<std::string> allowed;
-    for (std::size_t i = 0; i < routes_.size(); ++i) {
-      std::string id;
-      if (!match(segments_[i], segs, id)) continue;
-      if (routes_[i].method == method) {
-        const Call call{req, id};
-        const CallScope scope(routes_[i], call);  // recorded by on_model in a recorded session
-        write_reply(req, res, routes_[i].handler(call));
-        return;
+    http::Response res(200, "", "text/event-stream");
+    res.headers.set("Cache-Control", "no-cache");
+    res.headers.set("X-Accel-Buffering", "no");
+    const std::int64_t after = q.after.value_or(0);
+    res.stream = [sub, backlog = std::move(backlog), after](std::shared_ptr<http::StreamSink> sink) {
+      // retry: how long an EventSource waits before reconnecting, ms.
+      std::string head = "retry: 2000\n\n";
+      std::int64_t last = after;
+      for (const auto& e : backlog) {
+        head += sse_message(e);
+        last = e.id;
       }
-      allowed.push_back(routes_[i].method);
-    }
-    if (allowed.empty()) throw not_found("no resource at " + path);
-    std::string allow;
-    for (const auto& m : allowed) {
-      allow += (allow.empty() ? "" : ", ") + m;
-      if (m == "GET") allow += ", HEAD";
-    }
-    allow += ", OPTIONS";
-    res.set_header("Allow", allow);
-    if (req.method == "OPTIONS") {
-      res.status = 204;
-      return;
-    }
-    throw ApiError(405, problem::kMethodNotAllowed,
-                   req.method + " is not allowed on " + path + "; allowed: " + allow);
+      if (!sink->write(std::move(head))) return sub->close();
+      sub->attach(std::move(sink), last);
+    };
+    return res;
   }
 
-  static bool match(const std::vector<std::string>& pattern, const std::vector<std::string>& segs,
-                    std::string& id) {
-    if (pattern.size() != segs.size()) return false;
-    for (std::size_t i = 0; i < segs.size(); ++i) {
-      if (pattern[i] == "{id}") {
-        id = segs[i];
-      } else if (pattern[i] != segs[i]) {
-        return false;
-      }
-    }
-    return true;
+  void start_keep_alive() {
+    keep_alive_stop_ = false;
+    keep_alive_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(keep_alive_mu_);
+      while (!keep_alive_cv_.wait_for(lock, options_.event_stream_keep_alive, [this] { return keep_alive_stop_; }))
+        options_.events->keep_alive();
+    });
   }
 
-  static void write_reply(const httplib::Request& req, httplib::Response& res, const Reply& r) {
+  void stop_keep_alive() {
+    if (!keep_alive_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(keep_alive_mu_);
+      keep_alive_stop_ = true;
+    }
+    keep_alive_cv_.notify_all();
+    keep_alive_.join();
+  }
+
+  static http::Response to_response(const http::Request& req, const Reply& r) {
+    http::Response res;
     res.status = r.status;
-    if (!r.location.empty()) res.set_header("Location", r.location);
-    if (r.body.is_null()) return;
+    if (!r.location.empty()) res.headers.set("Location", r.location);
+    if (!r.raw_body.empty()) {
+      res.headers.set("Content-Type", http::kJson);
+      res.body = r.raw_body;
+      return res;
+    }
+    if (r.body.is_null()) return res;
     std::string body = dump(r.body);
     if (r.revision) {
       const std::string etag = etag_for(*r.revision, body);
-      res.set_header("ETag", etag);
+      res.headers.set("ETag", etag);
       if (r.status == 200 && (req.method == "GET" || req.method == "HEAD") &&
           req.has_header("If-None-Match") &&
-          none_match_hits(req.get_header_value("If-None-Match"), etag)) {
+          none_match_hits(req.header("If-None-Match"), etag)) {
         res.status = 304;
-        return;
+        return res;
       }
     }
-    res.set_content(body, "application/json");
+    res.headers.set("Content-Type", http::kJson);
+    res.body = std::move(body);
+    return res;
   }
 
   RestServerOptions options_;
   controller::Array& array_;
   serve::ModelThread& model_;
   Endpoints endpoints_;
+  std::unique_ptr<AuthEndpoints> auth_endpoints_;
   std::vector<Route> routes_;
-  std::vector<std::vector<std::string>> segments_;
   std::shared_ptr<spdlog::logger> logger_;
-  httplib::Server server_;
-  std::thread listener_;
-  std::atomic<bool> listen_returned_{false};
+  std::unique_ptr<http::Server> server_;
+  std::thread keep_alive_;  // EventBus::keep_alive every event_stream_keep_alive
+  std::mutex keep_alive_mu_;
+  std::condition_variable keep_alive_cv_;
+  bool keep_alive_stop_ = false;
 };
-
-namespace {
-void check_options(const RestServerOptions& o) {
-  auto fail = [](const std::string& m) { throw std::invalid_argument("RestServerOptions: " + m); };
-  if (o.port < 0 || o.port > 65535) fail("port must be 0..65535, got " + std::to_string(o.port));
-  if (o.host.empty()) fail("host is empty");
-  if (o.worker_threads < 1 || o.worker_threads > 256) fail("worker_threads must be 1..256");
-  if (o.max_queued_connections < 1 || o.max_queued_connections > 65536)
-    fail("max_queued_connections must be 1..65536");
-  if (o.payload_max_bytes < 1024 || o.payload_max_bytes > (64u << 20))
-    fail("payload_max_bytes must be 1 KiB..64 MiB");
-}
-}  // namespace
 
 RestServer::RestServer(controller::Array& array, serve::ModelThread& model,
                        RestServerOptions options) {
-  check_options(options);
+  const auto period = options.event_stream_keep_alive;
+  if (period < std::chrono::milliseconds(10) || period > std::chrono::minutes(10))
+    throw std::invalid_argument("RestServerOptions: event_stream_keep_alive must be 10 ms..10 min");
   impl_ = std::make_unique<Impl>(array, model, std::move(options));
 }
 
@@ -511,7 +323,7 @@ void RestServer::stop() {
 }
 
 std::string RestServer::base_url() const {
-  return "http://" + impl_->options().host + ":" + std::to_string(port());
+  return impl_->base_url();
 }
 
 std::vector<RouteInfo> RestServer::routes() const {

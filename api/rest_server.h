@@ -1,18 +1,23 @@
 // api::RestServer — the ReST management API v1 of the simulated array (docs/api.md).
 //
-// Serves /api/v1/... over HTTP (cpp-httplib) on its own listener thread and a bounded pool
-// of worker threads; beside it GET /metrics (Prometheus text format, api/metrics.h), the
-// event stream GET /api/v1/events/stream (Server-Sent Events) and the manager page at /. Handlers parse and check requests on the worker thread, then reach the
-// Array only through serve::ModelThread::call(): nothing here touches the Array from a
-// worker. Errors are application/problem+json (api/problem.h); one spdlog line per request.
+// Serves /api/v1/... through the HTTP front end (http/server.h: Boost.Beast on Asio, with
+// its bounds against hostile clients); beside it GET /metrics (Prometheus text format,
+// api/metrics.h), the event stream GET /api/v1/events/stream (Server-Sent Events,
+// api/event_bus.h) and the manager page at /, all behind the same authentication. Handlers
+// parse and check requests on a worker thread, then reach the Array only through
+// serve::ModelThread::call(): nothing here touches the Array from a worker. Errors are
+// application/problem+json (api/problem.h); one spdlog line per request.
 //
 // Thread-safety: construct, start(), stop() and destroy from one owning thread; port(),
 // base_url() and routes() may be called from any thread.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <memory>
 #include <string>
@@ -23,43 +28,39 @@
 #include "api/metrics.h"
 #include "controller/array.h"
 #include "controller/telemetry.h"
+#include "http/server.h"
 #include "serve/model_thread.h"
 #include "sim/status.h"
 
-namespace spdlog {
-class logger;
-}
-namespace httplib {
-class Server;
-}
 
 namespace afasim::api {
 
+class Auth;
+
 struct RestServerOptions {
-  // Address to listen on. "127.0.0.1" keeps the API local; "0.0.0.0" for every interface.
-  std::string host = "127.0.0.1";
-  // TCP port; 0 = any free port (port() tells which). Range 0..65535.
-  int port = 8080;
   // The array's name in GET /system.
   std::string system_name = "afasim";
-  // Worker threads serving connections, 1..256.
-  std::size_t worker_threads = 8;
-  // Accepted connections waiting for a worker, 1..65536. At the bound the listener stops
-  // accepting until a worker is free (the kernel's backlog then holds new connections).
-  std::size_t max_queued_connections = 256;
-  // Largest request body in bytes, 1 KiB..64 MiB; a larger one gets 413.
-  std::size_t payload_max_bytes = 1 << 20;
-  // Where the per-request lines go; null = spdlog's default logger.
-  std::shared_ptr<spdlog::logger> logger;
+  // Users, roles and sessions (api/auth.h): every route but POST /sessions and the OpenAPI
+  // document needs credentials. Null: no authentication at all (a warning is logged).
+  std::shared_ptr<Auth> auth;
+  // The HTTP front end: address, threads, limits and timeouts, TLS, allowed Host names, the
+  // request log (http/server.h). Its logger, when null, is spdlog's default.
+  http::ServerOptions http;
+  // More routes on the same front end, behind the same authentication (each with its own
+  // `access`): Redfish, later. Full paths.
+  std::vector<http::Route> extra_routes;
   // Performance history and alerts (GET .../performance, /alerts, the I/O families of
   // /metrics); read on the model thread. Null: none.
   const controller::Telemetry* telemetry = nullptr;
   // The events for GET /events/stream (the owner publishes the Array's events into it);
-  // null: the stream answers 503. stop() closes its subscriptions.
+  // null: the stream answers 503. stop() closes its subscriptions. While the server runs, a
+  // thread of its own calls its keep_alive() every `event_stream_keep_alive`.
   EventBus* events = nullptr;
+  std::chrono::milliseconds event_stream_keep_alive{15'000};  // 10 ms..10 min
   // The NBD target's counters for /metrics, called on an HTTP worker; null: no NBD families.
   std::function<std::optional<NbdMetrics>()> nbd_metrics;
-  // Serve the manager page (api/web/) at /.
+  // Serve the manager page (api/web/) at / (public: the page holds no data; it logs in
+  // through POST /sessions before it reads anything).
   bool web = true;
 };
 
@@ -68,6 +69,7 @@ struct RestServerOptions {
 struct RouteInfo {
   std::string method;  // "GET", "POST", "PATCH", "DELETE"
   std::string path;    // "/volumes/{id}"
+  std::string access;  // the least role that may call it, or "public" (api/auth.h)
 };
 
 inline constexpr const char* kApiPrefix = "/api/v1";
@@ -75,7 +77,7 @@ inline constexpr const char* kApiPrefix = "/api/v1";
 class RestServer {
  public:
   // REQUIRES: array and model outlive this object; array belongs to model's thread.
-  // Throws std::invalid_argument if an option is out of its range.
+  // Throws std::invalid_argument if an option is out of its range (http::Server).
   RestServer(controller::Array& array, serve::ModelThread& model, RestServerOptions options = {});
   ~RestServer();  // stop()s
   RestServer(const RestServer&) = delete;

@@ -26,6 +26,8 @@ json capacity_view(const PoolCapacity& c) {
       {"usable_bytes", by_raid_type(c.usable_bytes)}, {"free_bytes", by_raid_type(c.free_bytes)}};
 }
 
+}  // namespace
+
 // Online while every controller is active, degraded with at least one, else offline.
 std::string system_state(const Array& array) {
   std::size_t active = 0;
@@ -34,7 +36,18 @@ std::string system_state(const Array& array) {
   return active > 0 ? "degraded" : "offline";
 }
 
-}  // namespace
+std::string management_unavailable(const Array& array) {
+  const PowerStatus p = array.data_path().power_status();
+  if (!p.mains_on)
+    return "the mains are off (power " + p.state +
+           "); until POST /faults {\"type\": \"power_restore\"} only reads are served";
+  if (system_state(array) != "offline") return "";
+  std::string states;
+  for (const auto& c : array.controllers())
+    states += (states.empty() ? "" : ", ") + std::string("controller ") + c.name + " " +
+              std::string(to_string(c.state));
+  return "no controller is active (" + states + "); only reads are served until one is";
+}
 
 json qos_view(const QosSettings& q) {
   return {{"min_iops", optional_int(q.min_iops)},
@@ -235,7 +248,9 @@ json volume_view(const Array& array, const Volume& v) {
           {"effective_qos", qos_view(array.effective_qos(v))},
           {"allocated_bytes",
            array.data_path().allocated_extents(v.id) * array.extent_bytes(v.raid_type)},
-          {"state", std::string(to_string(array.volume_state(v.id)))},
+          // While no controller serves I/O (mains off, booting) no volume is online.
+          {"state", system_state(array) == "offline" ? std::string("offline")
+                                                     : std::string(to_string(array.volume_state(v.id)))},
           {"qos_status", qos_status_view(array, v.id)},
           {"created_time_ns", v.created_time_ns},
           {"revision", v.revision}};
@@ -282,7 +297,8 @@ json event_view(const Event& e) {
           {"severity", std::string(to_string(e.severity))},
           {"category", e.category},
           {"object", e.object},
-          {"message", e.message}};
+          {"message", e.message},
+          {"actor", e.actor.empty() ? json(nullptr) : json(e.actor)}};
 }
 
 json fault_view(const FaultRecord& f) {

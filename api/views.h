@@ -16,6 +16,11 @@ struct SystemIdentity {
 };
 
 nlohmann::json system_view(controller::Array& array, const SystemIdentity& identity);
+// "online", "degraded" (a controller is not active) or "offline" (none is).
+std::string system_state(const controller::Array& array);
+// Why the array refuses management changes now (mains off or on hold-up, no controller
+// active: booting, failed); "" when it takes them (issue 14 item 6).
+std::string management_unavailable(const controller::Array& array);
 nlohmann::json controller_view(const controller::ControllerInfo& c);
 // Mains, supercaps and the inter-controller link (GET /system's "power").
 nlohmann::json power_view(const controller::PowerStatus& p);

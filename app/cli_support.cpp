@@ -1,4 +1,5 @@
 // Option checks and the progress line of long runs (app/commands.h).
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -9,6 +10,78 @@
 #include "app/commands.h"
 
 namespace afasim::app {
+
+std::unique_ptr<Cli> make_cli() {
+  auto cli = std::make_unique<Cli>();
+  cli->app.require_subcommand(1);
+  cli->app.set_version_flag("--version", "afasim 0.1.0");
+  cli->runners["capacity"] = add_capacity_command(cli->app);
+  cli->runners["calibrate"] = add_calibrate_command(cli->app);
+  cli->runners["devices"] = add_devices_command(cli->app);
+  cli->runners["fio"] = add_fio_command(cli->app);
+  cli->runners["run"] = add_run_command(cli->app);
+  cli->runners["serve"] = add_serve_command(cli->app);
+  cli->runners["replay"] = add_replay_command(cli->app);
+  cli->runners["trace"] = add_trace_command(cli->app);
+  cli->runners["vdbench"] = add_vdbench_command(cli->app);
+  add_client_commands(cli->app, cli->runners);
+  cli->app.footer(
+      "Client commands (volume, pool, ..., metrics) talk to a running array; their exit codes: 0 done, 1 an "
+      "unexpected answer, 2 bad usage, 3 refused by the array, 4 array unreachable.");
+  return cli;
+}
+
+std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv) {
+  // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
+  if (argc > 1 && argv[1][0] != '-' && cli.runners.count(argv[1]) == 0) {
+    std::string names;  // from the table, so that a new command needs no edit here
+    for (const auto& [name, runner] : cli.runners) names += (names.empty() ? "" : ", ") + name;
+    std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: %s; --help)\n", argv[1],
+                 names.c_str());
+    return 2;
+  }
+  // The same for a client command's verb ("afasim volume lst").
+  if (argc > 2 && argv[2][0] != '-') {
+    CLI::App* group = cli.app.get_subcommand(argv[1]);
+    const auto verbs = group->get_subcommands({});
+    if (!verbs.empty() &&
+        std::none_of(verbs.begin(), verbs.end(), [&](const CLI::App* v) { return v->get_name() == argv[2]; })) {
+      std::string names;
+      for (const CLI::App* v : verbs) names += (names.empty() ? "" : ", ") + v->get_name();
+      std::fprintf(stderr, "afasim %s: unknown command \"%s\" (%s commands: %s)\n", argv[1], argv[2], argv[1],
+                   names.c_str());
+      return 2;
+    }
+  }
+  try {
+    cli.app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = cli.app.exit(e);  // prints help, the version, or the error
+    return code == 0 ? 0 : 2;          // bad usage is exit code 2, whatever CLI11 calls it
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "afasim: %s\n", e.what());
+    return 2;
+  }
+  for (auto* sub : cli.app.get_subcommands()) {
+    auto it = cli.runners.find(sub->get_name());
+    if (it != cli.runners.end()) return it->second;
+  }
+  return 2;
+}
+
+std::optional<HostPort> parse_host_port(const std::string& s) {
+  const auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return std::nullopt;
+  HostPort hp;
+  hp.host = s.substr(0, colon);
+  if (hp.host.size() > 2 && hp.host.front() == '[' && hp.host.back() == ']')
+    hp.host = hp.host.substr(1, hp.host.size() - 2);
+  const std::string port = s.substr(colon + 1);
+  if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  hp.port = std::stoi(port);
+  if (hp.port > 65535) return std::nullopt;
+  return hp;
+}
 
 CLI::Validator seed_check() {
   return CLI::Validator(

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <regex>
 
@@ -41,6 +42,10 @@ ClientError unreachable(const std::string& url, httplib::Error e) {
     case httplib::Error::Connection: why = "could not connect (is afasim serve running there?)"; break;
     case httplib::Error::Read: why = "no answer in time (--timeout)"; break;
     case httplib::Error::Write: why = "the connection broke while sending"; break;
+    case httplib::Error::SSLServerVerification:
+      why = "its TLS certificate is not trusted (--cacert STATE/tls/afasim.crt for --tls self-signed)";
+      break;
+    case httplib::Error::SSLConnection: why = "the TLS handshake failed (an http:// server?)"; break;
     default: why = httplib::to_string(e); break;
   }
   return ClientError(kExitUnreachable, "cannot reach the array at " + url + ": " + why);
@@ -54,18 +59,30 @@ void resolve_client_options(ClientOptions& o) {
   if (o.user.empty()) o.user = env("AFASIM_USER");
   if (o.password.empty()) o.password = env("AFASIM_PASSWORD");
   if (o.token.empty()) o.token = env("AFASIM_TOKEN");
-  static const std::regex url("^http://[^/?#]+(/[^?#]*)?$");
+  if (o.password_file.empty()) o.password_file = env("AFASIM_PASSWORD_FILE");
+  if (o.ca_cert.empty()) o.ca_cert = env("AFASIM_CACERT");
+  if (o.password.empty() && !o.password_file.empty()) {
+    std::ifstream f(o.password_file);
+    if (!f || !std::getline(f, o.password) || o.password.empty())
+      throw ClientError(kExitUsage, "--password-file " + o.password_file + ": cannot read a password from it");
+    if (!o.password.empty() && o.password.back() == '\r') o.password.pop_back();
+  }
+  // A password without a user name is the admin's (the first start's user).
+  if (o.user.empty() && !o.password.empty()) o.user = "admin";
+  static const std::regex url("^https?://[^/?#]+(/[^?#]*)?$");
   if (!std::regex_match(o.url, url))
-    throw ClientError(kExitUsage, "--url must be http://HOST:PORT[/PATH], got \"" + o.url + "\"");
+    throw ClientError(kExitUsage, "--url must be http[s]://HOST:PORT[/PATH], got \"" + o.url + "\"");
 }
 
 ApiClient::ApiClient(const ClientOptions& options) : options_(options) {
-  const std::string rest = options_.url.substr(std::string("http://").size());
+  const std::string scheme = options_.url.substr(0, options_.url.find("://") + 3);
+  const std::string rest = options_.url.substr(scheme.size());
   const auto slash = rest.find('/');
   const std::string host_port = rest.substr(0, slash);
   if (slash != std::string::npos) base_path_ = rest.substr(slash);
   while (!base_path_.empty() && base_path_.back() == '/') base_path_.pop_back();
-  http_ = std::make_unique<httplib::Client>("http://" + host_port);
+  http_ = std::make_unique<httplib::Client>(scheme + host_port);
+  if (!options_.ca_cert.empty()) http_->set_ca_cert_path(options_.ca_cert.c_str());
   const auto secs = static_cast<time_t>(options_.timeout_seconds);
   const auto usecs = static_cast<time_t>((options_.timeout_seconds - static_cast<double>(secs)) * 1e6);
   http_->set_connection_timeout(std::min<time_t>(secs, 5), usecs);

@@ -38,9 +38,15 @@ struct ClientError : std::runtime_error {
 // The flags every client command takes (the environment fills what they leave out).
 struct ClientOptions {
   std::string url;       // --url, $AFASIM_URL, else http://127.0.0.1:8080
-  std::string user;      // --user, $AFASIM_USER
+  std::string user;      // --user, $AFASIM_USER; "admin" when only a password is given
   std::string password;  // --password, $AFASIM_PASSWORD
+  // --password-file, $AFASIM_PASSWORD_FILE: the password is the file's first line (the
+  // admin's is in STATE/admin-password); read when no password is given otherwise.
+  std::string password_file;
   std::string token;     // --token, $AFASIM_TOKEN (bearer)
+  // --cacert, $AFASIM_CACERT: the CA certificate (PEM) an https:// URL is checked against
+  // (for --tls self-signed: STATE/tls/afasim.crt); empty: the system's CAs.
+  std::string ca_cert;
   std::string output = "table";  // --output table|json
   bool bytes = false;            // --bytes: exact byte counts instead of human units
   double timeout_seconds = 30;   // --timeout
@@ -108,6 +114,8 @@ class Table {
 // A list column: header and the key of the item it shows ("qos_status.current_iops" reaches
 // into objects).
 struct Column {
+  Column(std::string header_, std::string key_, std::string as_ = {})
+      : header(std::move(header_)), key(std::move(key_)), as(std::move(as_)) {}
   std::string header;
   std::string key;
   std::string as;  // the key whose formatting applies ("size_bytes"), when not `key`'s own

@@ -24,7 +24,11 @@ void add_client_options(CLI::App* cmd, ClientOptions& o) {
   cmd->add_option("--url", o.url, "The array's ReST API (default $AFASIM_URL or http://127.0.0.1:8080)");
   cmd->add_option("--user", o.user, "User name (default $AFASIM_USER)");
   cmd->add_option("--password", o.password, "Password (default $AFASIM_PASSWORD)");
+  cmd->add_option("--password-file", o.password_file,
+                  "Read the password from this file's first line (default $AFASIM_PASSWORD_FILE; the admin's is "
+                  "STATE/admin-password)");
   cmd->add_option("--token", o.token, "Bearer token (default $AFASIM_TOKEN)");
+  cmd->add_option("--cacert", o.ca_cert, "CA certificate for an https:// --url (default $AFASIM_CACERT)");
   cmd->add_option("-o,--output", o.output, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--bytes", o.bytes, "Sizes as exact byte counts");
   cmd->add_option("--timeout", o.timeout_seconds, "Seconds to wait for the array")->check(finite_range_check(0.1, 3600));

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/device_run.h"
 #include "config/preset.h"
 #include "controller/array.h"
 #include "workload/fio_job.h"
 #include "workload/fio_report.h"
+#include "workload/device_target.h"
 #include "workload/fio_runner.h"
 
 namespace afasim::app {
@@ -27,6 +29,8 @@ struct FioOptions {
   std::string raid_type = "RAID10";
   std::string provisioning = "thin";
   std::string config_dir;
+  std::string device;
+  std::string device_state = "filled";
   bool quiet = false;
   std::vector<std::string> extras;  // fio job options given as --key=value
 };
@@ -77,12 +81,47 @@ int fail(const std::string& message, int code) {
   return code;
 }
 
+// Writes the report to --output or stdout; 1 when a job failed.
+int emit(const FioOptions& o, const workload::RunReport& report,
+         const std::vector<workload::OutputFormat>& formats) {
+  const std::string out = workload::format_report(report, formats);
+  if (o.output.empty()) {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    std::ofstream f(o.output, std::ios::binary);
+    if (!(f << out)) return fail("--output: cannot write " + o.output, 1);
+  }
+  for (const auto& r : report.results)
+    if (r.error != 0) return 1;
+  return 0;
+}
+
+int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
+                  const workload::FioRunOptions& run_options,
+                  const std::vector<workload::OutputFormat>& formats) {
+  auto run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);
+  if (!run) return 2;
+  auto report = workload::run_fio(*run->target, run->target->capacity_bytes(), run->sim, file,
+                                  run_options);
+  if (!report.is_ok()) return fail(report.status().message(), 2);
+  report->afasim_extra["device"] = o.device;
+  report->afasim_extra["device_state"] = o.device_state;
+  report->afasim_extra["device_stats"] = run->target->device_stats();
+  return emit(o, *report, formats);
+}
+
 int run_fio_command(const FioOptions& o) {
   auto formats = workload::parse_output_formats(o.output_format);
   if (!formats.is_ok()) return fail("--output-format: " + formats.status().message(), 2);
   auto file = load_jobs(o);
   if (!file.is_ok()) return fail(file.status().message(), 2);
   for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
+  if (!o.device.empty()) {
+    workload::FioRunOptions run_options;
+    run_options.seed = o.seed;
+    if (!o.quiet) run_options.progress = progress_printer("afasim ");
+    return run_on_device(o, *file, run_options, *formats);
+  }
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
@@ -105,16 +144,7 @@ int run_fio_command(const FioOptions& o) {
   if (!report.is_ok()) return fail(report.status().message(), 2);
   report->afasim_extra["raid_type"] = o.raid_type;
   report->afasim_extra["provisioning"] = o.provisioning;
-  const std::string out = workload::format_report(*report, *formats);
-  if (o.output.empty()) {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  } else {
-    std::ofstream f(o.output, std::ios::binary);
-    if (!(f << out)) return fail("--output: cannot write " + o.output, 1);
-  }
-  for (const auto& r : report->results)
-    if (r.error != 0) return 1;
-  return 0;
+  return emit(o, *report, *formats);
 }
 
 }  // namespace
@@ -134,6 +164,12 @@ Runner add_fio_command(CLI::App& app) {
   cmd->add_option("--output", o->output, "Write the report to this file instead of stdout");
   cmd->add_option("--section", o->sections, "Run only this job section (repeatable), as fio's --section");
   add_volume_options(cmd, "job", o->raid_type, o->provisioning, o->config_dir, o->quiet);
+  cmd->add_option("--device", o->device,
+                  "Run on this bare device (afasim devices lists them) instead of an array");
+  cmd->add_option("--device-state", o->device_state,
+                  "With --device: fresh (out of the box), filled (written once, as reviews start) or steady (SNIA PTS preconditioned)")
+      ->check(CLI::IsMember({"fresh", "filled", "steady"}))
+      ->capture_default_str();
   return [o, cmd] {
     o->extras = cmd->remaining();
     return run_fio_command(*o);

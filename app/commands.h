@@ -4,13 +4,35 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 
 namespace afasim::app {
 
 using Runner = std::function<int()>;
+
+// The whole command line: every subcommand registered on one CLI11 app.
+struct Cli {
+  CLI::App app{"afasim: a simulator of all-flash storage array firmware modelled on the X-IO ISE 800 G3"};
+  std::map<std::string, Runner> runners;
+};
+std::unique_ptr<Cli> make_cli();
+// Parses argv: the runner of the chosen subcommand, or the exit code when there is nothing
+// to run (0 after --help or --version; 2 for bad usage, with the message on stderr).
+// Never throws.
+std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv);
+
+// "HOST:PORT" or "[V6]:PORT", port 0..65535; nullopt otherwise.
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+std::optional<HostPort> parse_host_port(const std::string& s);
 
 // Registers the subcommand; the returned runner is valid once CLI11 has parsed.
 Runner add_capacity_command(CLI::App& app);
@@ -20,6 +42,17 @@ Runner add_run_command(CLI::App& app);
 Runner add_replay_command(CLI::App& app);
 Runner add_trace_command(CLI::App& app);
 Runner add_calibrate_command(CLI::App& app);
+Runner add_devices_command(CLI::App& app);
+Runner add_vdbench_command(CLI::App& app);
+
+// A bare device for `--device NAME` runs: the catalog's device in `start` state
+// ("fresh" | "filled" | "steady"), behind the host NVMe queue model. Prints the error
+// (prefixed with `who`) and returns null on a bad name or state.
+struct DeviceRun;
+std::unique_ptr<DeviceRun> open_device_run(const std::string& who, const std::string& config_dir,
+                                           const std::string& device, const std::string& start,
+                                           std::uint64_t seed);
+
 // The client commands (volume, pool, host, mapping, qos-policy, fault, event, alert, system,
 // controller, metrics), each under its own name in `runners` (app/client.h: exit codes).
 void add_client_commands(CLI::App& app, std::map<std::string, Runner>& runners);

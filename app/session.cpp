@@ -56,7 +56,7 @@ void record_event(const controller::Event& e) {
   serve::Recorder* rec = serve::Recorder::active();
   if (rec == nullptr) return;
   serve::ByteWriter w;
-  w.i64(e.id).i64(e.time_ns).str(controller::to_string(e.severity)).str(e.category).str(e.object).str(e.message);
+  w.i64(e.id).i64(e.time_ns).str(controller::to_string(e.severity)).str(e.category).str(e.object).str(e.message).str(e.actor);
   rec->outcome("event", w.take());
 }
 

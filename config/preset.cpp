@@ -149,34 +149,208 @@ void check_schema(const Reader& r, const json& j, const std::string& expected) {
     r.fail("schema", "expected \"" + expected + "\", got \"" + schema + "\"");
 }
 
-SsdModel read_ssd(const Reader& r, const json& j) {
-  r.only_keys(j, "", {"schema", "name", "description", "interface", "capacity_bytes",
-                      "read_latency_us", "write_latency_us", "random_read_iops",
-                      "random_write_iops", "seq_read_bytes_per_second",
-                      "seq_write_bytes_per_second", "dwpd", "warranty_years", "raw_nand_bytes",
-                      "write_buffer_bytes"});
-  check_schema(r, j, "afasim.ssd/1");
+// PCIe payload rate of one lane per direction before protocol framing, bytes per second:
+// generation 1-2 run 2.5 / 5 GT/s with 8b/10b encoding, 3-5 run 8 / 16 / 32 GT/s with
+// 128b/130b (PCI-SIG base specifications 1.1 to 5.0).
+double pcie_lane_raw_bytes_per_second(int generation) {
+  switch (generation) {
+    case 1: return 2.5e9 * 8 / 10 / 8;
+    case 2: return 5e9 * 8 / 10 / 8;
+    case 3: return 8e9 * 128 / 130 / 8;
+    case 4: return 16e9 * 128 / 130 / 8;
+    default: return 32e9 * 128 / 130 / 8;
+  }
+}
+
+HostInterfaceSpec read_host_interface(const Reader& r, const json& j, const std::string& path) {
+  HostInterfaceSpec h;
+  const json& o = r.member(j, "", path);
+  h.kind = r.text(o, path, "kind", {"nvme", "sas"});
+  if (h.kind == "nvme") {
+    r.only_keys(o, path, {"kind", "pcie_generation", "lanes", "efficiency", "latency_ns"});
+    h.pcie_generation = static_cast<int>(r.integer_figure(o, path, "pcie_generation", 1, 5));
+    h.lanes = static_cast<int>(r.integer_figure(o, path, "lanes", 1, 32));
+    const double efficiency = r.figure(o, path, "efficiency", 0.5, 1.0);
+    h.lane_bytes_per_second = static_cast<std::int64_t>(
+        pcie_lane_raw_bytes_per_second(h.pcie_generation) * efficiency);
+  } else {
+    r.only_keys(o, path, {"kind", "lanes", "lane_bytes_per_second", "latency_ns"});
+    h.lanes = static_cast<int>(r.integer_figure(o, path, "lanes", 1, 8));
+    h.lane_bytes_per_second = r.integer_figure(o, path, "lane_bytes_per_second", 1e6, kMaxRate);
+  }
+  h.latency_ns = r.integer_figure(o, path, "latency_ns", 0, 1e8);
+  return h;
+}
+
+SsdDatasheet read_datasheet(const Reader& r, const json& j, const std::string& path,
+                            const std::set<std::string>& sources) {
+  SsdDatasheet d;
+  if (!j.contains(path)) return d;
+  const json& o = j[path];
+  r.only_keys(o, path, {"source", "seq_read_bytes_per_second", "seq_write_bytes_per_second",
+                        "seq_block_bytes", "random_read_iops", "random_write_iops",
+                        "random_write_iops_fob", "read_latency_us", "write_latency_us"});
+  d.source = r.text(o, path, "source");
+  if (!sources.count(d.source))
+    r.fail(join(path, "source"), "\"" + d.source + "\" is not a key of sources.json");
+  auto opt = [&](const char* key, double lo, double hi) -> std::int64_t {
+    return o.contains(key) ? r.integer_figure(o, path, key, lo, hi) : 0;
+  };
+  d.seq_read_bytes_per_second = opt("seq_read_bytes_per_second", 1e6, kMaxRate);
+  d.seq_write_bytes_per_second = opt("seq_write_bytes_per_second", 1e6, kMaxRate);
+  d.seq_block_bytes = opt("seq_block_bytes", 4096, 1 << 30);
+  d.random_read_iops = opt("random_read_iops", 1, 1e10);
+  d.random_write_iops = opt("random_write_iops", 1, 1e10);
+  d.random_write_iops_fob = opt("random_write_iops_fob", 1, 1e10);
+  d.read_latency_us = opt("read_latency_us", 1, 1e6);
+  d.write_latency_us = opt("write_latency_us", 1, 1e6);
+  return d;
+}
+
+bool flag(const Reader& r, const json& o, const std::string& path, const std::string& key) {
+  const json& v = r.member(o, path, key);
+  if (!v.is_boolean()) r.fail(join(path, key), "must be true or false, got " + type_name(v));
+  return v.get<bool>();
+}
+
+SsdModel read_ssd(const Reader& r, const json& j, const std::set<std::string>& sources) {
+  r.only_keys(j, "", {"schema", "name", "description", "capacity_bytes", "host_interface",
+                      "controller", "nand", "geometry", "reserved_fraction",
+                      "write_buffer_bytes", "power_loss_protection", "dwpd", "warranty_years",
+                      "datasheet"});
+  check_schema(r, j, "afasim.ssd/2");
   SsdModel m;
   m.name = r.text(j, "", "name");
   m.description = r.optional_text(j, "", "description");
-  m.interface = r.text(j, "", "interface", {"sas", "nvme"});
   m.capacity_bytes = r.integer_figure(j, "", "capacity_bytes", 1e6, kMaxBytes);
-  m.read_latency_us = r.integer_figure(j, "", "read_latency_us", 1, 1e6);
-  m.write_latency_us = r.integer_figure(j, "", "write_latency_us", 1, 1e6);
-  m.random_read_iops = r.integer_figure(j, "", "random_read_iops", 1, 1e9);
-  m.random_write_iops = r.integer_figure(j, "", "random_write_iops", 1, 1e9);
-  m.seq_read_bytes_per_second = r.integer_figure(j, "", "seq_read_bytes_per_second", 1, kMaxRate);
-  m.seq_write_bytes_per_second =
-      r.integer_figure(j, "", "seq_write_bytes_per_second", 1, kMaxRate);
-  m.dwpd = r.figure(j, "", "dwpd", 0.01, 1000);
-  m.warranty_years = r.integer_figure(j, "", "warranty_years", 1, 30);
-  m.raw_nand_bytes = r.integer_figure(j, "", "raw_nand_bytes", 1e6, kMaxBytes);
-  if (m.raw_nand_bytes <= m.capacity_bytes)
-    r.fail("raw_nand_bytes.value", "must exceed capacity_bytes (a drive needs spare NAND)");
+  m.host = read_host_interface(r, j, "host_interface");
+  m.interface = m.host.kind;
+
+  const json& c = r.member(j, "", "controller");
+  const std::string cp = "controller";
+  r.only_keys(c, cp, {"name", "cores", "read_command_ns", "write_command_ns", "read_overhead_ns",
+                      "write_overhead_ns",
+                      "write_path_bytes_per_second", "queue_pairs", "queue_entries"});
+  m.controller.name = r.text(c, cp, "name");
+  m.controller.cores = static_cast<int>(r.integer_figure(c, cp, "cores", 1, 256));
+  m.controller.read_command_ns = r.integer_figure(c, cp, "read_command_ns", 0, 1e8);
+  m.controller.write_command_ns = r.integer_figure(c, cp, "write_command_ns", 0, 1e8);
+  m.controller.read_overhead_ns = r.integer_figure(c, cp, "read_overhead_ns", 0, 1e8);
+  m.controller.write_overhead_ns = r.integer_figure(c, cp, "write_overhead_ns", 0, 1e8);
+  if (c.contains("write_path_bytes_per_second"))
+    m.controller.write_path_bytes_per_second =
+        r.integer_figure(c, cp, "write_path_bytes_per_second", 1e6, kMaxRate);
+  m.controller.queue_pairs = static_cast<int>(r.integer_figure(c, cp, "queue_pairs", 1, 65535));
+  m.controller.queue_entries = static_cast<int>(r.integer_figure(c, cp, "queue_entries", 1, 65536));
+
+  const json& n = r.member(j, "", "nand");
+  const std::string np = "nand";
+  r.only_keys(n, np, {"type", "part", "bits_per_cell", "page_bytes", "planes", "program_pages",
+                      "block_bytes", "die_bytes", "read_ns", "program_ns", "erase_ns",
+                      "channel_bytes_per_second", "program_suspend", "erase_suspend",
+                      "suspend_ns", "pe_cycles", "slc_cache_bytes", "slc_program_ns",
+                      "slc_read_ns"});
+  m.nand.type = r.text(n, np, "type", {"SLC", "MLC", "TLC", "eTLC"});
+  m.nand.part = r.text(n, np, "part");
+  m.nand.bits_per_cell = static_cast<int>(r.integer_figure(n, np, "bits_per_cell", 1, 4));
+  m.nand.page_bytes = r.integer_figure(n, np, "page_bytes", 4096, 1 << 20);
+  if (m.nand.page_bytes % 4096 != 0) r.fail("nand.page_bytes.value", "must be a multiple of 4096");
+  m.nand.planes = static_cast<int>(r.integer_figure(n, np, "planes", 1, 8));
+  m.nand.program_pages = static_cast<int>(r.integer_figure(n, np, "program_pages", 1, 4));
+  m.nand.block_bytes = r.integer_figure(n, np, "block_bytes", 4096, 1LL << 32);
+  if (m.nand.block_bytes % m.nand.page_bytes != 0)
+    r.fail("nand.block_bytes.value", "must be a multiple of page_bytes");
+  m.nand.die_bytes = r.integer_figure(n, np, "die_bytes", 1 << 20, 1e13);
+  if (m.nand.die_bytes < m.nand.block_bytes * m.nand.planes * 16)
+    r.fail("nand.die_bytes.value", "must hold at least 16 multi-plane blocks");
+  m.nand.read_ns = r.integer_figure(n, np, "read_ns", 1, 1e7);
+  m.nand.program_ns = r.integer_figure(n, np, "program_ns", 1, 1e8);
+  m.nand.erase_ns = r.integer_figure(n, np, "erase_ns", 1, 1e9);
+  m.nand.channel_bytes_per_second = r.integer_figure(n, np, "channel_bytes_per_second", 1e6, 1e11);
+  m.nand.program_suspend = flag(r, n, np, "program_suspend");
+  m.nand.erase_suspend = flag(r, n, np, "erase_suspend");
+  m.nand.suspend_ns = r.integer_figure(n, np, "suspend_ns", 0, 1e7);
+  m.nand.pe_cycles = r.integer_figure(n, np, "pe_cycles", 1, 1e7);
+  if (n.contains("slc_cache_bytes")) {
+    m.nand.slc_cache_bytes = r.integer_figure(n, np, "slc_cache_bytes", 0, kMaxBytes);
+    if (m.nand.slc_cache_bytes > 0) {
+      m.nand.slc_program_ns = r.integer_figure(n, np, "slc_program_ns", 1, 1e8);
+      m.nand.slc_read_ns = r.integer_figure(n, np, "slc_read_ns", 1, 1e7);
+    }
+  }
+
+  const json& g = r.member(j, "", "geometry");
+  r.only_keys(g, "geometry", {"channels", "dies_per_channel"});
+  m.geometry.channels = static_cast<int>(r.integer_figure(g, "geometry", "channels", 1, 64));
+  m.geometry.dies_per_channel =
+      static_cast<int>(r.integer_figure(g, "geometry", "dies_per_channel", 1, 64));
+  m.raw_nand_bytes = m.nand.die_bytes * m.dies();
+  m.reserved_fraction = r.figure(j, "", "reserved_fraction", 0, 0.49);
+  if (static_cast<double>(m.raw_nand_bytes) * (1 - m.reserved_fraction) <=
+      static_cast<double>(m.capacity_bytes) * 1.02)
+    r.fail("geometry", "the NAND (channels x dies_per_channel x die_bytes, less reserved_fraction) "
+                       "must exceed capacity_bytes by at least 2 % (a drive needs spare NAND)");
   m.write_buffer_bytes = r.integer_figure(j, "", "write_buffer_bytes", 4096, kMaxBytes);
   if (m.write_buffer_bytes >= m.capacity_bytes)
     r.fail("write_buffer_bytes.value", "must be below capacity_bytes");
+  m.power_loss_protection = flag(r, j, "", "power_loss_protection");
+  m.dwpd = r.figure(j, "", "dwpd", 0.01, 1000);
+  m.warranty_years = r.integer_figure(j, "", "warranty_years", 1, 30);
+  m.datasheet = read_datasheet(r, j, "datasheet", sources);
   return m;
+}
+
+DeviceSpec read_device(const Reader& r, const json& j, const std::map<std::string, SsdModel>& ssds,
+                       const std::set<std::string>& sources) {
+  r.only_keys(j, "", {"schema", "name", "model", "vendor", "description", "members", "switch",
+                      "composition", "stripe_bytes", "datasheet"});
+  check_schema(r, j, "afasim.device/1");
+  DeviceSpec d;
+  d.file = r.file();
+  d.name = r.text(j, "", "name");
+  d.model = r.text(j, "", "model");
+  d.vendor = r.optional_text(j, "", "vendor");
+  d.description = r.optional_text(j, "", "description");
+  const json& m = r.member(j, "", "members");
+  r.only_keys(m, "members", {"ssd_model", "count", "capacity_bytes"});
+  const std::string model = r.text(m, "members", "ssd_model");
+  auto it = ssds.find(model);
+  if (it == ssds.end()) r.fail("members.ssd_model", "no SSD model \"" + model + "\" in ssds/");
+  d.member = it->second;
+  d.member_count = static_cast<int>(r.integer_figure(m, "members", "count", 1, 64));
+  if (m.contains("capacity_bytes")) {
+    d.member.capacity_bytes = r.integer_figure(m, "members", "capacity_bytes", 1e6, kMaxBytes);
+    if (d.member.capacity_bytes > it->second.capacity_bytes)
+      r.fail("members.capacity_bytes.value",
+             "must not exceed the model's capacity (" + std::to_string(it->second.capacity_bytes) + ")");
+  }
+  d.composition = r.text(j, "", "composition", {"single", "raid0"});
+  if (d.composition == "single" && d.member_count != 1)
+    r.fail("composition", "\"single\" needs exactly one member");
+  if (d.composition == "raid0") {
+    d.stripe_bytes = r.integer_figure(j, "", "stripe_bytes", 4096, 1LL << 30);
+    if ((d.stripe_bytes & (d.stripe_bytes - 1)) != 0)
+      r.fail("stripe_bytes.value", "must be a power of two");
+  }
+  if (j.contains("switch")) {
+    const json& s = j["switch"];
+    r.only_keys(s, "switch", {"upstream", "latency_ns"});
+    d.has_switch = true;
+    d.upstream = read_host_interface(r, s, "upstream");
+    d.switch_latency_ns = r.integer_figure(s, "switch", "latency_ns", 0, 1e7);
+  }
+  d.datasheet = read_datasheet(r, j, "datasheet", sources);
+  return d;
+}
+
+DeviceSpec device_of_model(const SsdModel& m) {
+  DeviceSpec d;
+  d.name = m.name;
+  d.model = m.name;
+  d.description = m.description;
+  d.member = m;
+  d.datasheet = m.datasheet;
+  return d;
 }
 
 CapacityParams read_capacity(const Reader& r, const json& j) {
@@ -336,7 +510,7 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
     for (const auto& [path, text] : files) {
       if (starts_with(path, "ssds/")) {
         Reader r(path, sources);
-        SsdModel m = read_ssd(r, parse_json(path, text));
+        SsdModel m = read_ssd(r, parse_json(path, text), sources);
         const std::string expected = "ssds/" + m.name + ".json";
         if (path != expected) fail(path, "name", "must match the file name (" + expected + ")");
         cat.ssds_[m.name] = m;
@@ -347,6 +521,16 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
       }
     }
     if (!have_capacity) fail("models/capacity.json", "", "missing");
+    for (const auto& [name, m] : cat.ssds_) cat.devices_[name] = device_of_model(m);
+    for (const auto& [path, text] : files) {
+      if (!starts_with(path, "devices/")) continue;
+      Reader r(path, sources);
+      DeviceSpec d = read_device(r, parse_json(path, text), cat.ssds_, sources);
+      const std::string expected = "devices/" + d.name + ".json";
+      if (path != expected) fail(path, "name", "must match the file name (" + expected + ")");
+      if (cat.ssds_.count(d.name)) fail(path, "name", "\"" + d.name + "\" is an SSD model's name");
+      cat.devices_[d.name] = d;
+    }
 
     // Systems: resolve `extends` chains, then read each concrete one.
     std::map<std::string, std::pair<std::string, json>> raw;  // name -> (file, json)
@@ -366,7 +550,10 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
       raw[name] = {path, std::move(j)};
     }
     for (const auto& [name, entry] : raw) {
-      const auto& [path, j] = entry;
+      // Named references, not a structured binding: clang 14 (make fuzz) cannot capture a
+      // structured binding in a lambda.
+      const std::string& path = entry.first;
+      const json& j = entry.second;
       if (j.value("abstract", false)) continue;
       json merged = json::object();
       std::vector<const json*> chain{&j};
@@ -432,7 +619,7 @@ sim::Result<Catalog> Catalog::from_directory(const std::string& dir) {
     if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
     const std::string rel = fs::relative(entry.path(), dir).generic_string();
     if (!(rel == "sources.json" || starts_with(rel, "systems/") || starts_with(rel, "ssds/") ||
-          starts_with(rel, "models/")))
+          starts_with(rel, "models/") || starts_with(rel, "devices/")))
       continue;  // workloads/, scenarios/ belong to other readers
     std::ifstream in(entry.path(), std::ios::binary);
     std::ostringstream ss;
@@ -450,6 +637,20 @@ sim::Result<SystemPreset> Catalog::system(const std::string& name) const {
   std::string known;
   for (const auto& n : system_names()) known += (known.empty() ? "" : ", ") + n;
   return sim::not_found("no system preset \"" + name + "\" (known: " + known + ")");
+}
+
+sim::Result<DeviceSpec> Catalog::device(const std::string& name) const {
+  auto it = devices_.find(name);
+  if (it != devices_.end()) return it->second;
+  std::string known;
+  for (const auto& n : device_names()) known += (known.empty() ? "" : ", ") + n;
+  return sim::not_found("no device \"" + name + "\" (known: " + known + ")");
+}
+
+std::vector<std::string> Catalog::device_names() const {
+  std::vector<std::string> names;
+  for (const auto& [n, d] : devices_) names.push_back(n);
+  return names;
 }
 
 std::vector<std::string> Catalog::system_names() const {

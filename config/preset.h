@@ -21,28 +21,123 @@
 
 namespace afasim::config {
 
-// One SSD model (config/ssds/NAME.json). Times in microseconds, rates per second.
+// One SSD model (config/ssds/NAME.json, schema afasim.ssd/2): the drive's architecture,
+// from the host link down to the NAND, which ssd::FlashSsd times (docs/ssd-model.md), and
+// the datasheet figures the model is checked against (never read by the model).
+// Times in nanoseconds unless named otherwise, rates per second, sizes in bytes.
+struct HostInterfaceSpec {
+  std::string kind;               // "nvme" (PCIe) or "sas"
+  int pcie_generation = 0;        // nvme: 1..5; sas: 0
+  int lanes = 0;                  // PCIe lanes, or SAS lanes (phys) used by one command stream
+  // Payload per lane per direction after line encoding and protocol framing: PCIe: the
+  // generation's transfer rate × encoding × TLP efficiency; SAS: 1.2 GB/s per 12G lane.
+  std::int64_t lane_bytes_per_second = 0;
+  std::int64_t latency_ns = 0;    // one command's link round trip (doorbell, fetch, completion, interrupt)
+  std::int64_t bytes_per_second() const { return lane_bytes_per_second * lanes; }
+};
+
+struct SsdControllerSpec {
+  std::string name;               // "Samsung Polaris", for reports
+  int cores = 0;                  // command processors working in parallel, >= 1
+  // Firmware time of one command on one core (parsing, FTL lookup or update, scheduling):
+  // reads, and writes / trims / flushes.
+  std::int64_t read_command_ns = 0;
+  std::int64_t write_command_ns = 0;
+  std::int64_t read_overhead_ns = 0;   // fixed read pipeline: ECC decode, DMA, completion; occupies nothing
+  std::int64_t write_overhead_ns = 0;  // fixed write pipeline: buffer acknowledgement; occupies nothing
+  // Host write data the controller can take into its buffer per second (encoder, DRAM); 0 = no
+  // limit below the link and the NAND.
+  std::int64_t write_path_bytes_per_second = 0;
+  int queue_pairs = 0;            // NVMe I/O queue pairs (SAS: 1), >= 1
+  int queue_entries = 0;          // entries per queue (SAS: the drive's command queue depth), >= 1
+};
+
+struct NandSpec {
+  std::string type;               // "SLC", "MLC", "TLC", "eTLC"
+  std::string part;               // "Samsung 48-layer V-NAND MLC", for reports
+  int bits_per_cell = 0;          // 1..4
+  std::int64_t page_bytes = 0;    // one plane's page (user data), a multiple of 4096
+  int planes = 0;                 // planes per die, operated together (multi-plane), 1..8
+  int program_pages = 0;          // pages per plane one program operation writes (3D TLC one-shot: 3)
+  std::int64_t block_bytes = 0;   // one plane's erase block, a multiple of page_bytes
+  std::int64_t die_bytes = 0;     // user-data bytes of one die (LUN)
+  std::int64_t read_ns = 0;       // tR: page sense time
+  std::int64_t program_ns = 0;    // tPROG: one program operation (all planes, program_pages each)
+  std::int64_t erase_ns = 0;      // tBERS: one multi-plane block erase
+  std::int64_t channel_bytes_per_second = 0;  // NAND bus (ONFI / Toggle) rate of one channel
+  bool program_suspend = false;   // a read may suspend a program on its die
+  bool erase_suspend = false;     // a read may suspend an erase on its die
+  std::int64_t suspend_ns = 0;    // suspend + resume cost added to the read and the suspended op
+  std::int64_t pe_cycles = 0;     // rated program/erase cycles per block
+  // SLC cache (client TLC drives): host writes are programmed one bit per cell, faster, while
+  // the cache has room, and folded into TLC when the drive has time. 0 = none.
+  std::int64_t slc_cache_bytes = 0;
+  std::int64_t slc_program_ns = 0;  // one SLC-mode program (all planes, one page each)
+  std::int64_t slc_read_ns = 0;     // SLC-mode page sense
+  std::int64_t program_unit_bytes() const { return page_bytes * planes * program_pages; }
+};
+
+struct NandGeometrySpec {
+  int channels = 0;               // NAND channels of the controller in use, 1..64
+  int dies_per_channel = 0;       // dies (LUNs) per channel, 1..64
+};
+
+// What a datasheet promises; tests compare the model with these. A figure that is absent is 0.
+struct SsdDatasheet {
+  std::int64_t seq_read_bytes_per_second = 0;
+  std::int64_t seq_write_bytes_per_second = 0;
+  std::int64_t seq_block_bytes = 0;           // transfer size of the sequential figures
+  std::int64_t random_read_iops = 0;          // 4 KiB
+  std::int64_t random_write_iops = 0;         // 4 KiB, steady state
+  std::int64_t random_write_iops_fob = 0;     // 4 KiB, fresh out of the box (when published)
+  std::int64_t read_latency_us = 0;           // 4 KiB at queue depth 1
+  std::int64_t write_latency_us = 0;          // 4 KiB at queue depth 1
+  std::string source;                         // sources.json key of the figures
+};
+
 struct SsdModel {
   std::string name;
   std::string description;
-  std::string interface;                 // "sas" or "nvme"
-  std::int64_t capacity_bytes = 0;       // nominal (decimal) capacity, > 0
-  std::int64_t read_latency_us = 0;      // 4 KiB read service time at queue depth 1, > 0
-  std::int64_t write_latency_us = 0;     // 4 KiB write service time at queue depth 1, > 0
-  std::int64_t random_read_iops = 0;     // 4 KiB random read, saturated, > 0
-  std::int64_t random_write_iops = 0;    // 4 KiB random write, steady state, > 0
-  std::int64_t seq_read_bytes_per_second = 0;   // > 0
-  std::int64_t seq_write_bytes_per_second = 0;  // > 0
+  std::string interface;                 // "sas" or "nvme" (= host.kind)
+  std::int64_t capacity_bytes = 0;       // user (decimal) capacity, > 0
+  HostInterfaceSpec host;
+  SsdControllerSpec controller;
+  NandSpec nand;
+  NandGeometrySpec geometry;
+  // Fraction of the raw NAND that is neither user data nor spare for garbage collection: die
+  // parity (RAIN), bad and reserved blocks, FTL metadata. [0, 0.5).
+  double reserved_fraction = 0;
+  // Power-protected (or, without PLP, volatile) DRAM write buffer. >= 4096, < capacity_bytes.
+  std::int64_t write_buffer_bytes = 0;
+  bool power_loss_protection = false;    // buffered writes survive power loss; flush is free
   double dwpd = 0;                       // rated drive writes per day, > 0
   std::int64_t warranty_years = 0;       // the DWPD rating's period, > 0
-  // NAND on the drive, user capacity plus the drive's own spare area; > capacity_bytes.
-  // The spare factor it gives sets write amplification (docs/ssd-model.md).
+  // NAND on the drive: channels × dies per channel × die_bytes; > capacity_bytes.
   std::int64_t raw_nand_bytes = 0;
-  // Power-protected DRAM write buffer: writes are acknowledged from it while it has room.
-  // >= 4096, < capacity_bytes.
-  std::int64_t write_buffer_bytes = 0;
+  SsdDatasheet datasheet;
   // Rated endurance: dwpd × capacity × 365 × warranty_years, in bytes.
   double rated_endurance_bytes() const;
+  int dies() const { return geometry.channels * geometry.dies_per_channel; }
+};
+
+// A device a workload can run on bare (config/devices/NAME.json, schema afasim.device/1):
+// N member SSDs of one model, behind a PCIe switch or not, composed as RAID 0 (one member:
+// the drive itself). Every SSD model is also a device of its own name with one member.
+struct DeviceSpec {
+  std::string name;                      // "liqid-lqd4500"
+  std::string model;                     // "Liqid Element LQD4500"
+  std::string vendor;
+  std::string description;
+  std::string file;                      // where it came from (empty for an SSD model's own device)
+  SsdModel member;                       // the member model (capacity as the device uses it)
+  int member_count = 1;                  // 1..64
+  std::string composition = "single";    // "single" or "raid0"
+  std::int64_t stripe_bytes = 0;         // raid0: strip per member, a power of two >= 4096
+  bool has_switch = false;
+  HostInterfaceSpec upstream;            // the switch's upstream port (has_switch)
+  std::int64_t switch_latency_ns = 0;    // cut-through latency of the switch, each way
+  SsdDatasheet datasheet;                // the device's own datasheet (a single drive: its model's)
+  std::int64_t capacity_bytes() const { return member.capacity_bytes * member_count; }
 };
 
 struct HostPortSpec {
@@ -142,12 +237,17 @@ class Catalog {
   std::vector<std::string> system_names() const;  // concrete systems, sorted
   const CapacityParams& capacity() const { return capacity_; }
   const std::map<std::string, SsdModel>& ssds() const { return ssds_; }
+  // Bare devices: config/devices/*.json and every SSD model under its own name. kNotFound
+  // lists the known names.
+  sim::Result<DeviceSpec> device(const std::string& name) const;
+  std::vector<std::string> device_names() const;  // sorted
 
   static constexpr const char* kDefaultSystem = "ise-860-g3";
 
  private:
   std::map<std::string, SystemPreset> systems_;
   std::map<std::string, SsdModel> ssds_;
+  std::map<std::string, DeviceSpec> devices_;
   CapacityParams capacity_;
 };
 

@@ -36,6 +36,7 @@ sim::Result<std::unique_ptr<Array>> Array::open(sim::Simulator& sim, const confi
   std::unique_ptr<Array> array(new Array(sim, catalog, preset, journal));
   AFASIM_RETURN_IF_ERROR(array->restore(snapshot));
   AFASIM_RETURN_IF_ERROR(array->start_data_path(snapshot, std::move(options)));
+  AFASIM_RETURN_IF_ERROR(array->restore_hardware(snapshot));
   if (!snapshot.meta.count(kMetaInitialized)) {
     // First boot: one pool over both DataPacs, as the array ships.
     ChangeSet c;
@@ -217,6 +218,7 @@ Event Array::make_event(Severity severity, std::string category, std::string obj
   e.category = std::move(category);
   e.object = std::move(object);
   e.message = std::move(message);
+  e.actor = actor_;
   return e;  // id assigned at commit
 }
 
@@ -399,12 +401,13 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
     r.latency_multiplier = spec.latency_multiplier;
     r.controller = spec.controller;
     r.result = "applied";
+    changes.meta[kMetaHardware] = hardware_state();  // kept across restarts
   }
   if (!changes.events.empty() || st.is_ok()) {
     const Status committed = commit(changes);
     if (!committed.is_ok() && st.is_ok()) {
-      // The fault took effect in the model (hardware state is never persisted) but its
-      // events and the counter did not reach the store: keep the counter moving in memory so
+      // The fault took effect in the model but its events, the counter and the saved
+      // hardware state did not reach the store: keep the counter moving in memory so
       // this run hands the id out once, and say so in the record.
       next_ids_["fault"] = r.id + 1;
       r.result = "applied; not recorded in the store: " + committed.message();

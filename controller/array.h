@@ -310,6 +310,12 @@ class Array {
   sim::Status log_event(Severity severity, std::string category, std::string object,
                         std::string message);
 
+  // The user on whose behalf the following changes are made: the API sets it around each
+  // request (issue 14: every mutation's event records who made it); "" while the array
+  // acts on its own. Stamped on every event made meanwhile. Model thread.
+  void set_actor(std::string actor) { actor_ = std::move(actor); }
+  const std::string& actor() const { return actor_; }
+
   // Hooks `perf` (controller/perf.h) into the I/O path: every host I/O completed through
   // the QoS scheduler and every SSD command; nullptr removes it. Telemetry does this.
   void set_perf_counters(PerfCounters* perf) { data_->set_perf_counters(perf); }
@@ -338,6 +344,13 @@ class Array {
         Journal& journal);
   sim::Status restore(const Snapshot& snapshot);
   sim::Status start_data_path(const Snapshot& snapshot, ArrayOptions options);
+  // Hardware state that outlives a restart (controller/hardware_state.cpp): failed and
+  // pulled drives, slow drives, a failed controller, a degraded supercap, a cut link.
+  std::string hardware_state() const;
+  static constexpr const char* kMetaHardware = "hardware";
+  // Applies the saved hardware state, resumes interrupted rebuilds, and logs one event
+  // that says what came back. REQUIRES: start_data_path succeeded.
+  sim::Status restore_hardware(const Snapshot& snapshot);
   sim::Status start_qos(const QosOptions& options);
 
   // The core time of a 4 KiB write of `type` (the dearer of read and write): admission
@@ -404,6 +417,7 @@ class Array {
   std::int64_t next_event_id_ = 1;
   std::function<void(const Event&)> event_listener_;
   std::function<void(const Event&)> telemetry_listener_;
+  std::string actor_;  // set_actor()
   std::unique_ptr<DataPath> data_;
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")

@@ -2,6 +2,19 @@
 
 namespace afasim::controller {
 
+void ArrayContext::note_host_disk(const sim::Status& st) const {
+  if (st.is_ok()) {
+    if (!host_disk_full) return;
+    host_disk_full = false;
+    emit(Severity::kInfo, "system", "", "host file system has space again: payload writes succeed");
+    return;
+  }
+  if (st.code() != sim::Code::kNoSpace || host_disk_full) return;
+  host_disk_full = true;
+  emit(Severity::kCritical, "system", "",
+       "host file system full: a payload write failed (" + st.message() + "); writes fail with ENOSPC until space is freed");
+}
+
 void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::string& why, bool rebuilding) {
   const VolumeState now = volume_state_of(*v.thin);
   if (now == v.reported_state) return;

@@ -147,12 +147,20 @@ struct ArrayContext {
   // move target and the wear leveler wakes on member writes).
   std::function<void(const raid::Plan&)> after_execute;
 
-  // Moves `plan`'s bytes (raid::Engine::execute) and tells after_execute.
+  // True from a payload write that failed because the host's file system is full until the
+  // next one that succeeds (one event each way, issue 14 item 6).
+  mutable bool host_disk_full = false;
+
+  // Moves `plan`'s bytes (raid::Engine::execute) and tells after_execute. A kNoSpace from
+  // the payload (the host's file system is full, not the SSD) raises one critical event per
+  // episode, and its all-clear on the next plan that writes.
   sim::Status execute(raid::Plan& plan) const {
     sim::Status st = raid.execute(plan);
     if ((plan.member_writes || plan.move_target_bytes > 0) && after_execute) after_execute(plan);
+    if (plan.member_writes || st.code() == sim::Code::kNoSpace) note_host_disk(st);
     return st;
   }
+  void note_host_disk(const sim::Status& st) const;
 
   void emit(Severity s, std::string category, std::string object, std::string message) const {
     if (events) events(s, std::move(category), std::move(object), std::move(message));

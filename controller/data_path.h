@@ -136,6 +136,9 @@ class DataPath : private raid::ScrubHost {
   // payload none (nothing to corrupt).
   sim::Result<std::int64_t> corrupt_block(int drive, std::optional<std::int64_t> offset_bytes);
   const RebuildStatus& rebuild_status() const { return rebuild_->status(); }
+  // After a restart: queues a rebuild for every drive that extents are still missing
+  // members on (a rebuild the stop interrupted) and starts the first. How many were queued.
+  int resume_rebuilds() { return rebuild_->resume_interrupted(); }
 
   // --- Scrub (docs/raid.md "Scrub") -----------------------------------------------------
   sim::Status set_scrub_options(const raid::ScrubOptions& options) { return scrubber_->set_options(options); }

@@ -160,6 +160,7 @@ struct Event {
   std::string category;    // "volume", "pool", "drive", "controller", "power", ...
   std::string object;      // "volume/7", "" for the array
   std::string message;
+  std::string actor;       // the user whose request made it, "" for the array itself
 };
 
 inline constexpr std::int64_t kMaxLun = 16383;  // SAM-5 flat space addressing

@@ -23,6 +23,27 @@ void Rebuilder::drive_lost(int drive) {
   if (!status_.active) start();
 }
 
+int Rebuilder::resume_interrupted() {
+  const raid::ExtentTable& table = ctx_.thin.extents();
+  std::vector<bool> pending(static_cast<std::size_t>(ctx_.hw.drive_count()), false);
+  for (std::uint32_t id = 0; id < table.size(); ++id) {
+    const raid::Extent& e = table[id];
+    if (e.is_free() || e.lost) continue;
+    for (int m = 0; m < e.member_count; ++m)
+      if (e.is_missing(m)) pending[static_cast<std::size_t>(e.members[static_cast<std::size_t>(m)].drive)] = true;
+  }
+  int queued = 0;
+  for (int d = 0; d < static_cast<int>(pending.size()); ++d) {
+    const bool already = std::find(queue_.begin(), queue_.end(), d) != queue_.end() ||
+                         (status_.active && status_.drive == d);
+    if (!pending[static_cast<std::size_t>(d)] || already) continue;
+    queue_.push_back(d);
+    ++queued;
+  }
+  if (queued > 0 && !status_.active) start();
+  return queued;
+}
+
 void Rebuilder::pause(const std::string& why) {
   if (!status_.active || paused_) return;
   paused_ = true;

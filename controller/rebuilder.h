@@ -40,6 +40,10 @@ class Rebuilder {
   const RebuildStatus& status() const { return status_; }
   // Drive `drive` lost members that redundancy covers: queue its rebuild.
   void drive_lost(int drive);
+  // After a restart: queues a rebuild for every drive that extents are still missing
+  // members on (a rebuild the stop interrupted, or one never started) and starts the first.
+  // Returns how many drives were queued.
+  int resume_interrupted();
   // Pauses the rebuild in progress (an event, once per pause); resume() continues it.
   void pause(const std::string& why);
   void resume();

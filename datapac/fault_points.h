@@ -2,7 +2,7 @@
 // that a simulation test may switch on. Each is one call at its site, so that the SSD model
 // and the link can be rewritten around it. Off (and free but for one branch) in normal runs.
 //
-//   ssd.slow_op     an SSD command takes 10-100 times its modelled time (firmware garbage
+//   ssd.slow_op     an SSD command takes 10-100 times its NAND operation longer (firmware garbage
 //                   collection stall, an internal read retry): the "slow SSD" of a few ops
 //   ssd.delay       an SSD command completes 0.1-20 ms late (a rare firmware delay)
 //   ssd.read_error  a read of the payload fails with an unrecoverable read error (a media
@@ -27,9 +27,13 @@ namespace afasim::datapac {
 // 1 ms, the order of SAS's ACK/NAK timeout and a PCIe NTB completion timeout.
 inline constexpr sim::Time kLinkRetransmitNs = 1'000'000;
 
-// The completion time of an SSD command that would end at `done` (started at `start`).
-inline sim::Time ssd_op_fault(sim::Time start, sim::Time done) {
-  if (AFASIM_BUGGIFY("ssd.slow_op")) done = start + (done - start) * sim::Buggify::between(10, 100);
+// The completion time of an SSD command that would end at `done`; `unloaded_ns` is the
+// NAND operation behind the command (tR for a read: a read retry senses again; tPROG for a
+// write: a stall behind garbage collection's programs). A slow op takes 10-100 times
+// that: the factor scales the command's own service, not the queueing in front of it (a
+// write that waited 2 s for buffer room is not 200 s late because its firmware stalled).
+inline sim::Time ssd_op_fault(sim::Time done, sim::Time unloaded_ns) {
+  if (AFASIM_BUGGIFY("ssd.slow_op")) done += unloaded_ns * (sim::Buggify::between(10, 100) - 1);
   if (AFASIM_BUGGIFY("ssd.delay")) done += sim::Buggify::between(100'000, 20'000'000);
   return done;
 }

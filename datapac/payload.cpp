@@ -184,8 +184,11 @@ class FileStore final : public PayloadStore {
       const ssize_t n = ::pwrite(fd_, src, left, offset);
       if (n < 0) {
         if (errno == EINTR) continue;
-        return sim::io_error(path_ + ": write at " + std::to_string(offset) + ": " +
-                             errno_text(errno));
+        const std::string what = path_ + ": write at " + std::to_string(offset) + ": " + errno_text(errno);
+        // The host's file system is full: the SSD is not at fault (kNoSpace, ENOSPC to a
+        // host; the data path raises an event, issue 14).
+        if (errno == ENOSPC || errno == EDQUOT) return sim::no_space(what);
+        return sim::io_error(what);
       }
       src += n;
       left -= static_cast<std::size_t>(n);

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "datapac/fault_points.h"
-#include "datapac/link.h"
 #include "sim/assert.h"
 
 namespace afasim::datapac {
@@ -63,21 +62,9 @@ const char* ssd_state_name(SsdState s) {
 }
 
 sim::Status Ssd::validate(const config::SsdModel& m, const SsdOptions& o) {
-  const std::string who = "SSD model \"" + m.name + "\": ";
-  if (m.capacity_bytes < kNandPageBytes)
-    return sim::invalid_argument(who + "capacity_bytes too small");
-  if (m.read_latency_us <= 0 || m.write_latency_us <= 0)
-    return sim::invalid_argument(who + "latencies must be positive");
-  if (m.random_read_iops <= 0 || m.random_write_iops <= 0)
-    return sim::invalid_argument(who + "random IOPS must be positive");
-  if (m.seq_read_bytes_per_second <= 0 || m.seq_write_bytes_per_second <= 0)
-    return sim::invalid_argument(who + "sequential rates must be positive");
+  AFASIM_RETURN_IF_ERROR(ssd::FlashSsd::validate(m));
   if (!(m.dwpd > 0) || m.warranty_years <= 0)
-    return sim::invalid_argument(who + "dwpd and warranty_years must be positive");
-  if (m.raw_nand_bytes <= m.capacity_bytes)
-    return sim::invalid_argument(who + "raw_nand_bytes must exceed capacity_bytes");
-  if (m.write_buffer_bytes < kMappingUnitBytes || m.write_buffer_bytes >= m.capacity_bytes)
-    return sim::invalid_argument(who + "write_buffer_bytes must be in [4096, capacity_bytes)");
+    return sim::invalid_argument("SSD model \"" + m.name + "\": dwpd and warranty_years must be positive");
   if (!valid_name(o.name))
     return sim::invalid_argument("SSD name \"" + o.name +
                                  "\": 1..64 characters of letters, digits, '.', '_', '-'");
@@ -90,8 +77,6 @@ sim::Status Ssd::validate(const config::SsdModel& m, const SsdOptions& o) {
     return sim::invalid_argument(me + "a file payload needs payload_directory");
   if (!(o.host_span_fraction > 0 && o.host_span_fraction <= 1))
     return sim::invalid_argument(me + "host_span_fraction must be in (0, 1]");
-  if (!(o.read_jitter_fraction >= 0 && o.read_jitter_fraction <= 0.5))
-    return sim::invalid_argument(me + "read_jitter_fraction must be in [0, 0.5]");
   if (o.write_rate_window <= 0)
     return sim::invalid_argument(me + "write_rate_window must be positive");
   return {};
@@ -108,8 +93,6 @@ sim::Result<std::unique_ptr<Ssd>> Ssd::create(const config::SsdModel& model,
 Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
     : model_(model),
       options_(options),
-      rng_(options.seed),
-      steady_(options.preconditioned),
       host_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond),
       nand_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond) {
   const sim::Status valid = validate(model, options);
@@ -133,81 +116,32 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       break;
     }
   }
+  ssd::FlashOptions fo;
+  fo.start = options_.preconditioned ? ssd::StartState::kSteady : ssd::StartState::kFresh;
+  fo.span_fraction = options_.host_span_fraction;
+  flash_ = std::make_unique<ssd::FlashSsd>(model_, fo);
   if (options_.wrap_payload && payload_) payload_ = options_.wrap_payload(std::move(payload_), options_.name);
 
   // Rated endurance in NAND bytes (see endurance_nand_bytes()).
-  native_alpha_ =
-      static_cast<double>(model_.raw_nand_bytes) / static_cast<double>(model_.capacity_bytes);
-  endurance_nand_bytes_ =
-      model_.rated_endurance_bytes() * greedy_random_write_amplification(native_alpha_);
+  endurance_nand_bytes_ = model_.rated_endurance_bytes() *
+                          ssd::FlashSsd::steady_random_write_amplification(model_, 1.0);
   percent_per_nand_byte_ = 100.0 / endurance_nand_bytes_;
+  refresh_timing();
+}
 
-  read_q32_ = ns_per_byte_q32(model_.seq_read_bytes_per_second);
-  write_q32_ = ns_per_byte_q32(model_.seq_write_bytes_per_second);
-  recompute_timing();
-  units_.assign(static_cast<std::size_t>(timing_.read_units), 0);
-  buffer_ring_.assign(kBufferRingInitialEntries, BufferEntry{0, 0});
+void Ssd::refresh_timing() {
+  timing_.native_write_amplification = ssd::FlashSsd::steady_random_write_amplification(model_, 1.0);
+  timing_.steady_state = flash_->steady_state();
+  timing_.random_write_amplification =
+      timing_.steady_state
+          ? ssd::FlashSsd::steady_random_write_amplification(model_, options_.host_span_fraction)
+          : 1.0;
+  timing_.latency_multiplier = latency_multiplier_;
 }
 
 Ssd::Ssd(Ssd&&) noexcept = default;
 Ssd& Ssd::operator=(Ssd&&) noexcept = default;
 Ssd::~Ssd() = default;
-
-void Ssd::recompute_timing() {
-  const double m = latency_multiplier_;
-  SsdTiming& t = timing_;
-  t.latency_multiplier = m;
-  t.steady_state = steady_;
-
-  // Reads: the QD1 latency is unit time + 4 KiB transfer + a fixed overhead (command
-  // decode, FTL lookup, ECC, completion) that pipelines and so occupies no unit. The unit
-  // count N and unit time s satisfy Little's law at saturation, N = iops × s, with s as
-  // large as the QD1 latency allows: N = ⌊iops × (latency − transfer)⌋, s = N / iops.
-  t.read_transfer_4k_ns = fixed_transfer_time(4096, read_q32_);
-  const double nand_read_ns =
-      static_cast<double>(model_.read_latency_us * sim::kMicrosecond - t.read_transfer_4k_ns);
-  const double units = std::floor(static_cast<double>(model_.random_read_iops) * nand_read_ns /
-                                  static_cast<double>(sim::kSecond));
-  t.read_units = static_cast<int>(std::clamp(units, 1.0, static_cast<double>(kMaxReadUnits)));
-  const double unit_ns = std::max(1.0, std::round(static_cast<double>(t.read_units) * sim::kSecond /
-                                                  static_cast<double>(model_.random_read_iops)));
-  t.read_unit_ns = std::max<sim::Time>(1, std::llround(unit_ns * m));
-  const double read_overhead = std::max(0.0, nand_read_ns - unit_ns);
-  t.read_overhead_ns = std::llround(read_overhead * m);
-  // A read page takes one of N units for s: 1/N of the die array, the drain's share lost.
-  read_steal_ns_per_page_ = static_cast<double>(t.read_unit_ns) / t.read_units;
-
-  // Writes: QD1 latency = 4 KiB transfer in + the buffer's acknowledgement overhead.
-  t.write_transfer_4k_ns = fixed_transfer_time(4096, write_q32_);
-  t.write_overhead_ns = std::llround(
-      std::max<double>(0.0, static_cast<double>(model_.write_latency_us * sim::kMicrosecond -
-                                                t.write_transfer_4k_ns)) *
-      m);
-  // Trim and flush update the mapping table or confirm the power-protected buffer: a
-  // command round trip with no data, taken as the write latency.
-  t.command_ns = std::llround(static_cast<double>(model_.write_latency_us * sim::kMicrosecond) * m);
-
-  // Drain costs per 4 KiB mapping unit. Sequential: the sequential write rate (WA ≈ 1).
-  // Random, steady state: the spec's random write IOPS were measured full span with the
-  // drive's own spare (WA_native); with more spare (host_span_fraction < 1) WA falls and
-  // the same die time programs proportionally more host data: cost ∝ WA / WA_native.
-  // Fresh out of the box no GC runs yet: random writes fill erased blocks like sequential.
-  t.sequential_drain_ns_per_4k =
-      4096.0 * sim::kSecond / static_cast<double>(model_.seq_write_bytes_per_second) * m;
-  t.native_write_amplification = greedy_random_write_amplification(native_alpha_);
-  const double alpha = native_alpha_ / options_.host_span_fraction;
-  const double steady_wa = greedy_random_write_amplification(alpha);
-  const double steady_cost = static_cast<double>(sim::kSecond) /
-                             static_cast<double>(model_.random_write_iops) * steady_wa /
-                             t.native_write_amplification * m;
-  if (steady_) {
-    t.random_write_amplification = steady_wa;
-    t.random_drain_ns_per_4k = steady_cost;
-  } else {
-    t.random_write_amplification = 1.0;
-    t.random_drain_ns_per_4k = std::min(steady_cost, t.sequential_drain_ns_per_4k);
-  }
-}
 
 // --- Timing ---
 
@@ -233,7 +167,7 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
   if (op == SsdOp::kFlush) {
     AFASIM_RETURN_IF_ERROR(check_access(0, 0));
     ++counters_.flushes;
-    return arrival + timing_.command_ns;
+    return flash_->schedule(arrival, ssd::Op::kFlush, 0, 0);
   }
   if (length <= 0) [[unlikely]] {
     AFASIM_RETURN_IF_ERROR(check_access(0, 0));
@@ -248,15 +182,24 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
     case SsdOp::kRead:
       ++counters_.reads;
       counters_.bytes_read += length;
-      return ssd_op_fault(arrival, schedule_read(arrival, offset, length));
-    case SsdOp::kWrite:
+      return ssd_op_fault(flash_->schedule(arrival, ssd::Op::kRead, offset, length),
+                          model_.nand.read_ns);
+    case SsdOp::kWrite: {
       ++counters_.writes;
       counters_.bytes_written += length;
-      return ssd_op_fault(arrival, schedule_write(arrival, offset, length));
+      const bool was_steady = flash_->steady_state();
+      const sim::Time done = ssd_op_fault(flash_->schedule(arrival, ssd::Op::kWrite, offset, length),
+                                          model_.nand.program_ns);
+      wear_.host_bytes_written += length;
+      host_rate_.add(arrival, length);
+      nand_rate_.add(arrival, count_nand());
+      if (!was_steady && flash_->steady_state()) refresh_timing();
+      return done;
+    }
     case SsdOp::kTrim:
       ++counters_.trims;
       counters_.bytes_trimmed += length;
-      return arrival + timing_.command_ns;
+      return flash_->schedule(arrival, ssd::Op::kTrim, offset, length);
     case SsdOp::kFlush:
       break;
   }
@@ -264,179 +207,14 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
   return arrival;
 }
 
-sim::Time Ssd::take_unit(sim::Time arrival, sim::Time duration, sim::Time* end) {
-  if (options_.read_jitter_fraction > 0) {
-    const double j = options_.read_jitter_fraction;
-    duration = std::max<sim::Time>(
-        1, std::llround(static_cast<double>(duration) * (1.0 - j + 2.0 * j * rng_.uniform01())));
-  }
-  // Replace the heap's top (the earliest-free unit) and sift it down.
-  const sim::Time start = std::max(arrival, units_[0]);
-  const sim::Time value = start + duration;
-  const std::size_t n = units_.size();
-  std::size_t i = 0;
-  for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && units_[child + 1] < units_[child]) ++child;
-    if (units_[child] >= value) break;
-    units_[i] = units_[child];
-    i = child;
-  }
-  units_[i] = value;
-  *end = value;
-  return start;
-}
-
-sim::Time Ssd::schedule_read(sim::Time arrival, std::int64_t offset, std::int64_t length) {
-  const std::int64_t first_page = offset / kNandPageBytes;
-  const std::int64_t pages = (offset + length - 1) / kNandPageBytes - first_page + 1;
-  sim::Time first_ready;
-  sim::Time nand_done;
-  sim::Time first_start;
-  if (pages == 1) {
-    first_start = take_unit(arrival, timing_.read_unit_ns, &nand_done);
-    first_ready = nand_done;
-  } else {
-    // Spread the pages over up to every unit, greedily to the earliest-free one.
-    const std::int64_t k = std::min<std::int64_t>(pages, timing_.read_units);
-    const std::int64_t per_unit = pages / k;
-    const std::int64_t extra = pages % k;
-    first_ready = sim::kTimeMax;
-    first_start = sim::kTimeMax;
-    nand_done = 0;
-    for (std::int64_t i = 0; i < k; ++i) {
-      sim::Time end;
-      const sim::Time start =
-          take_unit(arrival, (per_unit + (i < extra ? 1 : 0)) * timing_.read_unit_ns, &end);
-      first_start = std::min(first_start, start);
-      first_ready = std::min(first_ready, start + timing_.read_unit_ns);
-      nand_done = std::max(nand_done, end);
-    }
-  }
-  // Reads have priority over the buffer's drain but take die time from it.
-  if (drain_until_ > first_start)
-    drain_until_ += std::llround(static_cast<double>(pages) * read_steal_ns_per_page_);
-
-  // Data leaves through the read stage as pages become ready; the last page still has to
-  // cross it after the NAND finishes.
-  const sim::Time xfer_start = std::max(first_ready, read_stage_free_);
-  const sim::Time xfer_end = xfer_start + fixed_transfer_time(length, read_q32_);
-  read_stage_free_ = xfer_end;
-  const sim::Time tail =
-      nand_done + fixed_transfer_time(std::min(length, kNandPageBytes), read_q32_);
-  return std::max(xfer_end, tail) + timing_.read_overhead_ns;
-}
-
-double Ssd::sequential_fraction(std::int64_t offset, std::int64_t length) {
-  ++stream_clock_;
-  // The slot a new stream takes (kWriteStreams): the least recently used entry no longer
-  // than this write, else the least recently used of all.
-  Stream* lru = &streams_[0];
-  Stream* weak = nullptr;
-  for (Stream& s : streams_) {
-    if (s.next_offset == offset) {
-      s.next_offset = offset + length;
-      s.last_used = stream_clock_;
-      s.run_bytes += length;
-      return 1.0;
-    }
-    if (s.last_used < lru->last_used) lru = &s;
-    if (s.run_bytes <= length && (weak == nullptr || s.last_used < weak->last_used)) weak = &s;
-  }
-  if (weak != nullptr) lru = weak;
-  lru->next_offset = offset + length;
-  lru->last_used = stream_clock_;
-  lru->run_bytes = length;
-  return std::clamp(static_cast<double>(length - kMappingUnitBytes) /
-                        static_cast<double>(kGcUnitBytes - kMappingUnitBytes),
-                    0.0, 1.0);
-}
-
-std::int64_t Ssd::add_nand(std::int64_t host_bytes, double sequential) {
-  const double factor = sequential + (1.0 - sequential) * timing_.random_write_amplification;
-  const double amount = static_cast<double>(host_bytes) * factor + nand_carry_;
-  const double whole = std::floor(amount);
-  nand_carry_ = amount - whole;
-  const auto nand = static_cast<std::int64_t>(whole);
-  wear_.nand_bytes_written += nand;
+std::int64_t Ssd::count_nand() {
+  const double committed = flash_->nand_bytes_committed();
+  const auto added = static_cast<std::int64_t>(std::floor(committed - nand_committed_));
+  nand_committed_ += static_cast<double>(added);
+  wear_.nand_bytes_written += added;
   wear_.percent_endurance_used =
       static_cast<double>(wear_.nand_bytes_written) * percent_per_nand_byte_;
-  if (!steady_) {
-    // Garbage collection starts once the NAND has been written over once; a write that
-    // crosses that point is counted at the fresh rate (at most one write's worth of error).
-    nand_since_fresh_ += nand;
-    if (nand_since_fresh_ >= model_.raw_nand_bytes) {
-      steady_ = true;
-      recompute_timing();
-    }
-  }
-  return nand;
-}
-
-sim::Time Ssd::schedule_write(sim::Time arrival, std::int64_t offset, std::int64_t length) {
-  const std::int64_t units =
-      (offset + length - 1) / kMappingUnitBytes - offset / kMappingUnitBytes + 1;
-  const std::int64_t buffer_bytes = units * kMappingUnitBytes;
-  const double sequential = sequential_fraction(offset, length);
-  const auto drain_ns = static_cast<sim::Time>(std::llround(
-      static_cast<double>(units) * (sequential * timing_.sequential_drain_ns_per_4k +
-                                    (1.0 - sequential) * timing_.random_drain_ns_per_4k)));
-
-  wear_.host_bytes_written += length;
-  host_rate_.add(arrival, length);
-  nand_rate_.add(arrival, add_nand(buffer_bytes, sequential));
-
-  const std::size_t cap = buffer_ring_.size();
-  if (buffer_bytes > model_.write_buffer_bytes) {
-    // Larger than the whole buffer: written through once the buffer is empty, draining as
-    // the data streams in, acknowledged when it is on NAND.
-    const sim::Time admit = std::max({arrival, last_admit_, drain_until_});
-    last_admit_ = admit;
-    ring_head_ = ring_size_ = 0;
-    buffer_used_bytes_ = 0;
-    const sim::Time xfer_start = std::max(admit, write_stage_free_);
-    const sim::Time xfer_end = xfer_start + fixed_transfer_time(length, write_q32_);
-    write_stage_free_ = xfer_end;
-    drain_until_ = std::max(xfer_end, xfer_start + drain_ns);
-    return drain_until_ + timing_.write_overhead_ns;
-  }
-
-  // Admission: FIFO, once the buffer has room for this write.
-  sim::Time admit = std::max(arrival, last_admit_);
-  while (ring_size_ > 0) {
-    const BufferEntry& front = buffer_ring_[ring_head_];
-    if (front.drained_at > admit && buffer_used_bytes_ + buffer_bytes <= model_.write_buffer_bytes)
-      break;
-    admit = std::max(admit, front.drained_at);
-    buffer_used_bytes_ -= front.bytes;
-    ring_head_ = ring_head_ + 1 == cap ? 0 : ring_head_ + 1;
-    --ring_size_;
-  }
-  last_admit_ = admit;
-
-  const sim::Time xfer_start = std::max(admit, write_stage_free_);
-  const sim::Time xfer_end = xfer_start + fixed_transfer_time(length, write_q32_);
-  write_stage_free_ = xfer_end;
-  drain_until_ = std::max(xfer_end, drain_until_) + drain_ns;
-
-  if (ring_size_ == cap) grow_buffer_ring();
-  buffer_ring_[(ring_head_ + ring_size_) % buffer_ring_.size()] =
-      BufferEntry{drain_until_, buffer_bytes};
-  ++ring_size_;
-  buffer_used_bytes_ += buffer_bytes;
-  return xfer_end + timing_.write_overhead_ns;
-}
-
-void Ssd::grow_buffer_ring() {
-  // Bounded: entries hold >= 4 KiB each and at most write_buffer_bytes in all.
-  AFASIM_ASSERT(
-      static_cast<std::int64_t>(ring_size_) * kMappingUnitBytes <= model_.write_buffer_bytes,
-      "write buffer FIFO over its bound");
-  std::rotate(buffer_ring_.begin(), buffer_ring_.begin() + static_cast<std::ptrdiff_t>(ring_head_),
-              buffer_ring_.end());
-  ring_head_ = 0;
-  buffer_ring_.resize(buffer_ring_.size() * 2);
+  return added;
 }
 
 // --- Payload ---
@@ -520,26 +298,20 @@ sim::Status Ssd::insert_replacement() {
 }
 
 void Ssd::reset_drive() {
-  steady_ = false;  // a new drive is fresh out of the box
-  std::fill(units_.begin(), units_.end(), 0);
-  read_stage_free_ = write_stage_free_ = drain_until_ = last_admit_ = 0;
-  ring_head_ = ring_size_ = 0;
-  buffer_used_bytes_ = 0;
-  streams_ = {};
-  stream_clock_ = 0;
+  flash_->reset(ssd::StartState::kFresh);  // a new drive is fresh out of the box
   wear_ = {};
   counters_ = {};
-  nand_carry_ = 0;
-  nand_since_fresh_ = 0;
+  nand_committed_ = 0;
   host_rate_.reset();
   nand_rate_.reset();
-  recompute_timing();
+  refresh_timing();
 }
 
 void Ssd::set_latency_multiplier(double m) {
   AFASIM_ASSERT(m > 0 && std::isfinite(m), "latency multiplier must be positive and finite");
   latency_multiplier_ = m;
-  recompute_timing();
+  flash_->set_latency_multiplier(m);
+  refresh_timing();
 }
 
 // --- Wear ---
@@ -553,24 +325,15 @@ sim::Status Ssd::add_bulk_writes(sim::Time start, sim::Time duration, std::int64
   if (!(sequential_fraction >= 0 && sequential_fraction <= 1))
     return sim::invalid_argument("SSD " + name() + ": sequential_fraction must be in [0, 1]");
   if (host_bytes == 0) return {};
+  const bool was_steady = flash_->steady_state();
   wear_.host_bytes_written += host_bytes;
   host_rate_.add_span(start, duration, host_bytes);
-  std::int64_t nand = 0;
-  std::int64_t left = host_bytes;
-  while (left > 0) {
-    // A fresh drive: the part up to the steady-state transition at WA 1, the rest after it.
-    std::int64_t chunk = left;
-    if (!steady_) {
-      const double factor =
-          sequential_fraction + (1.0 - sequential_fraction) * timing_.random_write_amplification;
-      const double to_steady =
-          static_cast<double>(model_.raw_nand_bytes - nand_since_fresh_) / factor;
-      chunk = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(to_steady)), 1, left);
-    }
-    nand += add_nand(chunk, sequential_fraction);
-    left -= chunk;
-  }
+  const std::int64_t nand = flash_->add_bulk_writes(host_bytes, sequential_fraction);
+  wear_.nand_bytes_written += nand;
+  wear_.percent_endurance_used =
+      static_cast<double>(wear_.nand_bytes_written) * percent_per_nand_byte_;
   nand_rate_.add_span(start, duration, nand);
+  if (!was_steady && flash_->steady_state()) refresh_timing();
   return {};
 }
 
@@ -578,7 +341,8 @@ sim::Status Ssd::set_host_span_fraction(double fraction) {
   if (!(fraction > 0 && fraction <= 1))
     return sim::invalid_argument("SSD " + name() + ": host_span_fraction must be in (0, 1]");
   options_.host_span_fraction = fraction;
-  recompute_timing();
+  flash_->set_span_fraction(fraction);
+  refresh_timing();
   return {};
 }
 

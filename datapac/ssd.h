@@ -1,25 +1,11 @@
-// One SSD: spec-sheet timing, wear, failure states and the payload store behind it.
+// One SSD of a DataPac: its timing and wear (an ssd::FlashSsd, the flash-up model of
+// docs/ssd-model.md), its failure states and the payload store behind it.
 //
-// Timing is analytic (docs/ssd-model.md): schedule() reserves the SSD's internal resources
-// for one command and returns its completion time; the caller schedules its own completion
-// event at that time. Resources, each a busy-until server in call (FIFO) order:
-// - read units: `read_units` identical NAND units (dies) derived by Little's law from the
-//   spec's random read IOPS and QD1 latency; a read takes one unit per 16 KiB NAND page,
-//   a large read spreads its pages over up to every unit (so random IOPS saturate at the
-//   spec under deep queues);
-// - two interface stages, one per direction, at the spec's sequential read / write rates;
-// - a power-protected write buffer of `write_buffer_bytes`: a write is acknowledged at the
-//   spec's write latency while the buffer has room, and waits for room when it is full;
-// - the buffer's drain to NAND, one server for the whole die array, at the steady-state
-//   cost of each write (random 4 KiB: 1 / random_write_iops scaled by the current write
-//   amplification; sequential: the sequential write rate). Reads have priority over the
-//   drain (program/erase suspend) but take die time from it, so a saturated read/write mix
-//   meets the harmonic mean of the two rates.
-// schedule() is O(log units) for a read of one NAND page and O(1) for other commands
-// (O(min(pages, units) · log units) for a multi-page read); it never allocates.
-//
-// Payload calls (write_payload, read_payload, ...) move bytes with no timing; the caller
-// times the command with schedule() and moves its bytes with these.
+// schedule() reserves the drive's resources for one command and returns its completion time
+// (the caller schedules its own completion event); the FlashSsd inside times it from the
+// host link down to the NAND dies, with garbage collection, program/erase suspend and the
+// write buffer. Payload calls (write_payload, read_payload, ...) move bytes with no timing;
+// the caller times the command with schedule() and moves its bytes with these.
 //
 // States: healthy → failed (fail()); present ↔ removed (remove(), insert() puts the same
 // drive back, its data and wear intact); insert_replacement() puts a new, empty, fresh
@@ -45,6 +31,7 @@
 #include "sim/rng.h"
 #include "sim/status.h"
 #include "sim/time.h"
+#include "ssd/flash_ssd.h"
 
 namespace afasim::datapac {
 
@@ -53,28 +40,6 @@ enum class SsdState { kHealthy, kFailed, kRemoved };
 
 const char* ssd_op_name(SsdOp op);       // "read", "write", "trim", "flush"
 const char* ssd_state_name(SsdState s);  // "healthy", "failed", "removed"
-
-// The NAND page a read occupies a unit for. Assumption: 16 KiB, the page of the 2x-nm MLC
-// NAND of 2014-2015 enterprise SSDs (e.g. 128 Gb MLC dies with 16 KiB pages); a 4 KiB
-// random read costs one page read, which is how the spec's random read IOPS are measured.
-inline constexpr std::int64_t kNandPageBytes = 16 << 10;
-// The mapping unit of the FTL: a write is buffered, drained and worn in whole 4 KiB units
-// (a 512 B write costs a 4 KiB read-modify-write inside the drive). The standard FTL mapping
-// granularity of enterprise SSDs; also the block size of the spec's random IOPS figures.
-inline constexpr std::int64_t kMappingUnitBytes = 4 << 10;
-// How many concurrent write streams the drive recognises as sequential (the write
-// continues where one of them ended). Assumption: a small stream table like the
-// multi-stream detectors of enterprise FTLs; 8 covers a RAID member serving a few
-// sequential destage streams at once. A write that continues no stream takes the slot of
-// the least recently used entry whose run (bytes written contiguously in it) is no longer
-// than the write, else of the least recently used entry: small random writes replace one
-// another and do not push out a stream that has proven longer than them, so a stream
-// interleaved with random traffic (a wear-leveling copy, a destage stream) stays
-// recognised (docs/ssd-model.md).
-inline constexpr int kWriteStreams = 8;
-// Upper bound on read units, whatever a spec sheet implies (a guard against absurd input,
-// far above any real drive's die count).
-inline constexpr int kMaxReadUnits = 4096;
 
 struct SsdOptions {
   // Names the drive in messages and its payload file; 1..64 characters of [A-Za-z0-9._-].
@@ -86,19 +51,16 @@ struct SsdOptions {
   std::int64_t memory_page_bytes = 64 << 10;
   // Tests only: wraps the opened payload store (a FaultInjectionPayloadStore).
   PayloadWrapper wrap_payload;
-  // true: the drive starts in steady state (garbage collection running, as the spec's
-  // random write IOPS are measured); false: fresh out of the box, random writes drain at
-  // the sequential rate with no amplification until the NAND has been written once over.
+  // true: the drive starts in steady state (filled and random-written over its span, garbage
+  // collection running, as random write figures are measured); false: fresh out of the box,
+  // nothing mapped, no garbage collection until the NAND has been written over.
   bool preconditioned = true;
   // Fraction of the LBA space the host ever writes, (0, 1]. 1 reproduces the spec sheet's
   // full-span conditions; an array that keeps 20 % of every SSD unused passes 0.8, which
   // raises the effective spare area and lowers write amplification.
   double host_span_fraction = 1.0;
-  // Seed of this drive's random stream (latency jitter only).
+  // Seed of this drive (kept for callers; the model draws nothing at random while it runs).
   std::uint64_t seed = 0;
-  // Each read unit's service time is drawn uniformly in [1 − j, 1 + j] × its mean; 0 (the
-  // default) makes timing exactly the analytic model. [0, 0.5].
-  double read_jitter_fraction = 0;
   // Window of the recent write-rate meters, > 0.
   sim::Time write_rate_window = 60 * sim::kSecond;
 };
@@ -114,19 +76,13 @@ struct SsdCounters {
   std::int64_t bytes_trimmed = 0;
 };
 
-// The model's derived parameters (docs/ssd-model.md), for reports and tests.
+// Figures of the drive's state the layers above read (wear leveling, reports, tests).
 struct SsdTiming {
-  int read_units = 0;                     // ⌊random_read_iops × read NAND time⌋, >= 1
-  sim::Time read_unit_ns = 0;             // one page read on one unit: read_units / iops
-  sim::Time read_overhead_ns = 0;         // read latency − unit time − 4 KiB transfer
-  sim::Time read_transfer_4k_ns = 0;      // 4 KiB at seq_read_bytes_per_second
-  sim::Time write_overhead_ns = 0;        // write latency − 4 KiB transfer
-  sim::Time write_transfer_4k_ns = 0;     // 4 KiB at seq_write_bytes_per_second
-  sim::Time command_ns = 0;               // trim and flush: write latency
-  double sequential_drain_ns_per_4k = 0;  // 4 KiB / seq_write_bytes_per_second
-  double random_drain_ns_per_4k = 0;      // now: fresh, or steady at the current spare
-  double native_write_amplification = 0;  // random, full span, the drive's own spare
-  double random_write_amplification = 0;  // random, now (1 while fresh)
+  // Write amplification of uniform random writes over the drive's current span in steady
+  // state, from its mapping table's greedy GC (1 while the drive is fresh).
+  double random_write_amplification = 1;
+  // The same at full span: the rating's workload (JESD219 is random and full-span).
+  double native_write_amplification = 1;
   bool steady_state = false;
   double latency_multiplier = 1;
 };
@@ -223,38 +179,24 @@ class Ssd : public BlockDevice {
   const config::SsdModel& model() const { return model_; }
   const SsdTiming& timing() const { return timing_; }
   const SsdCounters& counters() const { return counters_; }
-  // Bytes in the write buffer not yet drained, as of the last write scheduled.
-  std::int64_t buffered_bytes() const { return buffer_used_bytes_; }
+  // Bytes in the write buffer not yet programmed, as of the last command scheduled.
+  std::int64_t buffered_bytes() const { return flash_->buffered_bytes(); }
+  // The flash model inside (stats: waits, suspends, GC and program bytes).
+  const ssd::FlashSsd& flash() const { return *flash_; }
 
  private:
-  struct BufferEntry {
-    sim::Time drained_at;
-    std::int64_t bytes;
-  };
-  struct Stream {
-    std::int64_t next_offset = -1;
-    std::uint64_t last_used = 0;
-    std::int64_t run_bytes = 0;  // bytes written contiguously in this stream so far
-  };
-
   sim::Status check_access(std::int64_t offset, std::int64_t length) const;
-  sim::Time schedule_read(sim::Time arrival, std::int64_t offset, std::int64_t length);
-  sim::Time schedule_write(sim::Time arrival, std::int64_t offset, std::int64_t length);
-  // Takes the earliest-free read unit for `duration` from `arrival`; returns its start.
-  sim::Time take_unit(sim::Time arrival, sim::Time duration, sim::Time* end);
-  double sequential_fraction(std::int64_t offset, std::int64_t length);
-  // Counts `host_bytes` written, a `sequential` fraction of them sequential, into NAND wear
-  // (and the fresh → steady-state transition); returns the NAND bytes added.
-  std::int64_t add_nand(std::int64_t host_bytes, double sequential);
-  void grow_buffer_ring();
-  void recompute_timing();
+  void refresh_timing();
+  // Counts the NAND bytes the flash model committed since the last count into the wear;
+  // returns them.
+  std::int64_t count_nand();
   void reset_drive();
 
   config::SsdModel model_;
   SsdOptions options_;
   std::unique_ptr<PayloadStore> payload_;
   sim::Status payload_status_;
-  sim::Rng rng_;
+  std::unique_ptr<ssd::FlashSsd> flash_;
 
   // State.
   bool failed_ = false;
@@ -262,35 +204,14 @@ class Ssd : public BlockDevice {
   bool enclosure_present_ = true;
   std::uint64_t incarnation_ = 0;
   double latency_multiplier_ = 1.0;
-  bool steady_ = true;
 
-  // Derived timing (recompute_timing()).
   SsdTiming timing_;
-  std::uint64_t read_q32_ = 0;   // ns per byte, read direction
-  std::uint64_t write_q32_ = 0;  // ns per byte, write direction
-  double read_steal_ns_per_page_ = 0;
-  double native_alpha_ = 0;
-
-  // Resources.
-  std::vector<sim::Time> units_;  // min-heap of each read unit's busy-until
-  sim::Time read_stage_free_ = 0;
-  sim::Time write_stage_free_ = 0;
-  sim::Time drain_until_ = 0;
-  sim::Time last_admit_ = 0;
-  std::vector<BufferEntry> buffer_ring_;  // FIFO of undrained writes, as a ring
-  std::size_t ring_head_ = 0;
-  std::size_t ring_size_ = 0;
-  std::int64_t buffer_used_bytes_ = 0;
-  std::array<Stream, kWriteStreams> streams_{};
-  std::uint64_t stream_clock_ = 0;
-
   // Wear.
   SsdWear wear_;
   SsdCounters counters_;
-  double nand_carry_ = 0;              // fraction of a NAND byte not yet counted
-  std::int64_t nand_since_fresh_ = 0;  // NAND bytes since a fresh drive went in
   double endurance_nand_bytes_ = 0;
   double percent_per_nand_byte_ = 0;
+  double nand_committed_ = 0;  // the FlashSsd's committed NAND bytes at the last count
   RateMeter host_rate_;
   RateMeter nand_rate_;
 };

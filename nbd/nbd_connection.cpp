@@ -26,8 +26,6 @@ constexpr std::size_t kMaxBatch = 64;
 // costs at most 32 × 128 KiB = 4 MiB per connection.
 constexpr std::size_t kPooledRequests = 32;
 constexpr std::uint32_t kPooledBufferBytes = 128 << 10;
-// The single base:allocation context's id on a connection.
-constexpr std::uint32_t kBaseAllocationId = 1;
 
 std::string mib(std::int64_t bytes) {
   char buf[32];
@@ -139,6 +137,37 @@ void start_requests(controller::Array& array, const ExportInfo& e,
 }
 
 // ---------------------------------------------------------------------------------------
+// Admission
+
+std::uint64_t ServerCore::admit(const std::string& address, std::string& why) {
+  std::lock_guard<std::mutex> lock(registry_mu);
+  int& from_here = per_address[address];
+  if (stopping)
+    why = "the server is stopping";
+  else if (connections_active.load() >= options.max_connections)
+    why = std::to_string(options.max_connections) + " connections already open";
+  else if (from_here >= options.max_connections_per_address)
+    why = std::to_string(from_here) + " connections already open from this address";
+  if (!why.empty()) {
+    if (from_here == 0) per_address.erase(address);
+    ++connections_refused;
+    return 0;
+  }
+  ++from_here;
+  ++connections_active;
+  ++connections_accepted;
+  return next_connection_id++;
+}
+
+void ServerCore::leave(std::uint64_t id, const std::string& address) {
+  std::lock_guard<std::mutex> lock(registry_mu);
+  registry.erase(id);
+  auto it = per_address.find(address);
+  if (it != per_address.end() && --it->second <= 0) per_address.erase(it);
+  --connections_active;
+}
+
+// ---------------------------------------------------------------------------------------
 // Life of a connection
 
 Connection::Connection(std::shared_ptr<ServerCore> core, Socket socket, std::string client_address,
@@ -149,6 +178,7 @@ Connection::Connection(std::shared_ptr<ServerCore> core, Socket socket, std::str
       id_(id),
       label_("nbd#" + std::to_string(id) + " " + client_address_),
       handshake_timer_(socket_.get_executor()),
+      idle_timer_(socket_.get_executor()),
       room_timer_(socket_.get_executor()),
       rbuf_(kReadBufferBytes) {
   mailbox_ = std::make_shared<Mailbox>(core_->io.get_executor());
@@ -165,11 +195,7 @@ Connection::~Connection() {
     mailbox_->closed = true;
     dropped.swap(mailbox_->done);
   }
-  {
-    std::lock_guard<std::mutex> lock(core_->registry_mu);
-    core_->registry.erase(id_);
-  }
-  --core_->connections_active;
+  core_->leave(id_, client_address_);
 }
 
 asio::awaitable<void> Connection::run() {
@@ -227,6 +253,7 @@ void Connection::close(std::string_view why) {
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.close(ec);
   handshake_timer_.cancel();
+  idle_timer_.cancel();
   room_timer_.cancel();
   std::vector<std::unique_ptr<Request>> dropped;
   {
@@ -258,8 +285,7 @@ asio::awaitable<void> Connection::fill(std::size_t need) {
   }
   flush_batch();  // about to wait: what was read goes to the array first
   while (rend_ - rpos_ < need)
-    rend_ += co_await socket_.async_read_some(
-        asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_), asio::use_awaitable);
+    rend_ += co_await read_some(asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_));
 }
 
 asio::awaitable<void> Connection::read_into(std::uint8_t* dst, std::size_t n) {
@@ -268,7 +294,8 @@ asio::awaitable<void> Connection::read_into(std::uint8_t* dst, std::size_t n) {
   rpos_ += have;
   if (have == n) co_return;
   flush_batch();
-  co_await asio::async_read(socket_, asio::buffer(dst + have, n - have), asio::use_awaitable);
+  for (std::size_t got = have; got < n;)
+    got += co_await read_some(asio::buffer(dst + got, n - got));
 }
 
 asio::awaitable<void> Connection::discard(std::size_t n) {
@@ -276,7 +303,7 @@ asio::awaitable<void> Connection::discard(std::size_t n) {
     if (rpos_ == rend_) {
       rpos_ = rend_ = 0;
       flush_batch();
-      rend_ = co_await socket_.async_read_some(asio::buffer(rbuf_), asio::use_awaitable);
+      rend_ = co_await read_some(asio::buffer(rbuf_));
     }
     const std::size_t k = std::min(n, rend_ - rpos_);
     rpos_ += k;
@@ -285,318 +312,7 @@ asio::awaitable<void> Connection::discard(std::size_t n) {
 }
 
 asio::awaitable<void> Connection::send(std::vector<std::uint8_t> bytes) {
-  co_await asio::async_write(socket_, asio::buffer(bytes), asio::use_awaitable);
-}
-
-// ---------------------------------------------------------------------------------------
-// Handshake
-
-asio::awaitable<bool> Connection::handshake() {
-  co_await send(n::server_greeting(n::kFlagFixedNewstyle | n::kFlagNoZeroes));
-  co_await fill(4);
-  const std::uint32_t client_flags = n::load_u32(buffered().data());
-  consume(4);
-  if ((client_flags & ~(n::kClientFlagFixedNewstyle | n::kClientFlagNoZeroes)) != 0) {
-    ++core_->protocol_errors;
-    close("unknown client flags");
-    co_return false;
-  }
-  fixed_newstyle_ = (client_flags & n::kClientFlagFixedNewstyle) != 0;
-  no_zeroes_ = (client_flags & n::kClientFlagNoZeroes) != 0;
-  for (int count = 0;; ++count) {
-    co_await fill(n::kOptionHeaderBytes);
-    const std::uint8_t* p = buffered().data();
-    const std::uint64_t magic = n::load_u64(p);
-    const std::uint32_t option = n::load_u32(p + 8);
-    const std::uint32_t length = n::load_u32(p + 12);
-    consume(n::kOptionHeaderBytes);
-    std::string violation;
-    if (magic != n::kIHaveOpt)
-      violation = "bad option magic";
-    else if (count >= core_->options.max_options)
-      violation = "more options than the server takes in one handshake";
-    else if (!fixed_newstyle_ && option != static_cast<std::uint32_t>(n::Option::kExportName))
-      violation = "an option other than NBD_OPT_EXPORT_NAME without fixed newstyle";
-    else if (length > NbdServer::kMaxOptionDataBytes &&
-             option == static_cast<std::uint32_t>(n::Option::kExportName))
-      violation = "NBD_OPT_EXPORT_NAME longer than the server takes";
-    if (!violation.empty()) {
-      ++core_->protocol_errors;
-      spdlog::warn("{}: handshake: {}; closing", label_, violation);
-      close(violation);
-      co_return false;
-    }
-    if (length > NbdServer::kMaxOptionDataBytes) {
-      co_await discard(length);
-      std::vector<std::uint8_t> out;
-      n::append_option_error(out, option, n::kRepErrTooBig,
-                             "option data of " + std::to_string(length) +
-                                 " bytes; this server takes at most " +
-                                 std::to_string(NbdServer::kMaxOptionDataBytes));
-      co_await send(std::move(out));
-      continue;
-    }
-    co_await fill(length);
-    std::vector<std::uint8_t> data(buffered().begin(), buffered().begin() + length);
-    consume(length);
-    spdlog::debug("{}: option {} ({} bytes)", label_, n::option_name(option), length);
-    if (co_await handle_option(option, data)) co_return true;
-    if (closed_) co_return false;
-  }
-}
-
-asio::awaitable<bool> Connection::handle_option(std::uint32_t option,
-                                                std::vector<std::uint8_t>& data) {
-  std::vector<std::uint8_t> out;
-  switch (static_cast<n::Option>(option)) {
-    case n::Option::kExportName:
-      co_return co_await reply_export_name(data);
-    case n::Option::kAbort:
-      n::append_option_reply(out, option, n::kRepAck);
-      co_await send(std::move(out));
-      close("client sent NBD_OPT_ABORT");
-      co_return false;
-    case n::Option::kList:
-      if (!data.empty()) {
-        n::append_option_error(out, option, n::kRepErrInvalid, "NBD_OPT_LIST takes no data");
-        co_await send(std::move(out));
-      } else {
-        co_await reply_list(option);
-      }
-      co_return false;
-    case n::Option::kInfo:
-    case n::Option::kGo:
-      co_return co_await reply_info(option, data);
-    case n::Option::kStructuredReply:
-      if (!data.empty())
-        n::append_option_error(out, option, n::kRepErrInvalid,
-                               "NBD_OPT_STRUCTURED_REPLY takes no data");
-      else if (structured_)
-        n::append_option_error(out, option, n::kRepErrInvalid, "structured replies are already on");
-      else {
-        structured_ = true;
-        n::append_option_reply(out, option, n::kRepAck);
-      }
-      co_await send(std::move(out));
-      co_return false;
-    case n::Option::kListMetaContext:
-    case n::Option::kSetMetaContext:
-      co_await reply_meta_context(option, data);
-      co_return false;
-    case n::Option::kStartTls:
-      n::append_option_error(out, option, n::kRepErrUnsup, "this server does not offer TLS");
-      co_await send(std::move(out));
-      co_return false;
-    default:
-      n::append_option_error(out, option, n::kRepErrUnsup,
-                             "option " + std::to_string(option) + " (" +
-                                 std::string(n::option_name(option)) + ") is not supported");
-      co_await send(std::move(out));
-      co_return false;
-  }
-}
-
-namespace {
-
-// The answer of a look-up on the model thread.
-struct Lookup {
-  std::optional<ExportInfo> e;
-  std::string why;       // when not found
-  bool stopped = false;  // the model thread is stopped
-};
-
-Lookup find_on_model(ServerCore& core, const std::string& client, const std::string& name) {
-  try {
-    return core.model->call([&core, &client, &name] {
-      Lookup l;
-      l.e = find_export(*core.array, client, name);
-      if (l.e) return l;
-      const controller::Host* h = host_for_client(*core.array, client);
-      const std::string which =
-          name.empty() ? "no export at LUN 0 (the default export)" : "no export \"" + name + "\"";
-      l.why = h == nullptr ? which + ": client " + client + " matches no host's nbd initiator"
-                           : which + " mapped to host \"" + h->name + "\" (client " + client + ")";
-      return l;
-    });
-  } catch (const serve::ModelStopped&) {
-    Lookup l;
-    l.stopped = true;
-    l.why = "the array is stopping";
-    return l;
-  }
-}
-
-std::uint16_t transmission_flags(const ExportInfo& e, bool structured) {
-  // Multi-conn: every connection reaches the one model and the same payload files, and a
-  // FLUSH syncs them all, so a flush on one connection covers writes answered on another.
-  std::uint16_t f = n::kFlagHasFlags | n::kFlagSendFlush | n::kFlagSendFua | n::kFlagCanMultiConn;
-  f |= e.read_only ? n::kFlagReadOnly : (n::kFlagSendTrim | n::kFlagSendWriteZeroes);
-  if (structured) f |= n::kFlagSendDf;
-  return f;
-}
-
-}  // namespace
-
-asio::awaitable<void> Connection::reply_list(std::uint32_t option) {
-  std::vector<ExportInfo> exports;
-  bool stopped = false;
-  try {
-    exports =
-        core_->model->call([this] { return visible_exports(*core_->array, client_address_); });
-  } catch (const serve::ModelStopped&) {
-    stopped = true;
-  }
-  std::vector<std::uint8_t> out;
-  if (stopped) {
-    n::append_option_error(out, option, n::kRepErrShutdown, "the array is stopping");
-  } else {
-    for (const ExportInfo& e : exports) {
-      std::vector<std::uint8_t> data;
-      n::Writer(data)
-          .u32(static_cast<std::uint32_t>(e.name.size()))
-          .bytes(e.name)
-          .bytes(e.description);
-      n::append_option_reply(out, option, n::kRepServer, data);
-    }
-    n::append_option_reply(out, option, n::kRepAck);
-  }
-  co_await send(std::move(out));
-}
-
-asio::awaitable<bool> Connection::reply_info(std::uint32_t option,
-                                             std::span<const std::uint8_t> data) {
-  std::vector<std::uint8_t> out;
-  auto req = n::parse_info_request(data);
-  if (!req.is_ok()) {
-    n::append_option_error(out, option, n::kRepErrInvalid, req.status().message());
-    co_await send(std::move(out));
-    co_return false;
-  }
-  const Lookup found = find_on_model(*core_, client_address_, req->export_name);
-  if (!found.e) {
-    n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown,
-                           found.why);
-    co_await send(std::move(out));
-    co_return false;
-  }
-  const ExportInfo& e = *found.e;
-  std::vector<std::uint8_t> info;
-  n::Writer(info)
-      .u16(n::kInfoExport)
-      .u64(static_cast<std::uint64_t>(e.size_bytes))
-      .u16(transmission_flags(e, structured_));
-  n::append_option_reply(out, option, n::kRepInfo, info);
-  const auto asked = [&](std::uint16_t t) {
-    return std::find(req->info_types.begin(), req->info_types.end(), t) != req->info_types.end();
-  };
-  if (asked(n::kInfoName)) {
-    info.clear();
-    n::Writer(info).u16(n::kInfoName).bytes(e.name);
-    n::append_option_reply(out, option, n::kRepInfo, info);
-  }
-  if (asked(n::kInfoDescription)) {
-    info.clear();
-    n::Writer(info).u16(n::kInfoDescription).bytes(e.description);
-    n::append_option_reply(out, option, n::kRepInfo, info);
-  }
-  // Sent whether asked or not: the constraints are not the defaults (proto.md "Block size
-  // constraints"); a client that did not ask still gets clean EINVALs, never corruption.
-  info.clear();
-  n::Writer(info)
-      .u16(n::kInfoBlockSize)
-      .u32(NbdServer::kMinBlockBytes)
-      .u32(NbdServer::kPreferredBlockBytes)
-      .u32(limits_.max_payload_bytes);
-  n::append_option_reply(out, option, n::kRepInfo, info);
-  n::append_option_reply(out, option, n::kRepAck);
-  co_await send(std::move(out));
-  if (option != static_cast<std::uint32_t>(n::Option::kGo)) co_return false;
-  limits_.block_status = structured_ && meta_selected_ && meta_export_ == req->export_name;
-  enter_transmission(e);
-  co_return true;
-}
-
-asio::awaitable<bool> Connection::reply_export_name(std::span<const std::uint8_t> data) {
-  if (data.size() > n::kMaxStringBytes) {
-    ++core_->protocol_errors;
-    close("NBD_OPT_EXPORT_NAME with a name over 4096 bytes");
-    co_return false;
-  }
-  const std::string name(data.begin(), data.end());
-  const Lookup found = find_on_model(*core_, client_address_, name);
-  if (!found.e) {
-    // proto.md: the server MUST terminate the session; it cannot say why.
-    spdlog::info("{}: NBD_OPT_EXPORT_NAME: {}; closing", label_, found.why);
-    close(found.why);
-    co_return false;
-  }
-  std::vector<std::uint8_t> out;
-  n::Writer w(out);
-  w.u64(static_cast<std::uint64_t>(found.e->size_bytes))
-      .u16(transmission_flags(*found.e, structured_));
-  if (!no_zeroes_) w.zeros(124);
-  co_await send(std::move(out));
-  limits_.block_status = structured_ && meta_selected_ && meta_export_ == name;
-  enter_transmission(*found.e);
-  co_return true;
-}
-
-asio::awaitable<void> Connection::reply_meta_context(std::uint32_t option,
-                                                     std::span<const std::uint8_t> data) {
-  const bool set = option == static_cast<std::uint32_t>(n::Option::kSetMetaContext);
-  if (set) {  // a SET replaces the selection even when it fails
-    meta_selected_ = false;
-    meta_export_.clear();
-  }
-  std::vector<std::uint8_t> out;
-  if (!structured_) {
-    n::append_option_error(out, option, n::kRepErrInvalid,
-                           "negotiate NBD_OPT_STRUCTURED_REPLY first");
-    co_await send(std::move(out));
-    co_return;
-  }
-  auto req = n::parse_meta_context_request(data, NbdServer::kMaxMetaQueries);
-  if (!req.is_ok()) {
-    const bool too_big = req.status().code() == sim::Code::kOutOfRange;
-    n::append_option_error(out, option, too_big ? n::kRepErrTooBig : n::kRepErrInvalid,
-                           req.status().message());
-    co_await send(std::move(out));
-    co_return;
-  }
-  const Lookup found = find_on_model(*core_, client_address_, req->export_name);
-  if (!found.e) {
-    n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown,
-                           found.why);
-    co_await send(std::move(out));
-    co_return;
-  }
-  if (n::meta_queries_name_base_allocation(req->queries, !set)) {
-    std::vector<std::uint8_t> ctx;
-    n::Writer(ctx).u32(set ? kBaseAllocationId : 0).bytes(n::kBaseAllocation);
-    n::append_option_reply(out, option, n::kRepMetaContext, ctx);
-    if (set) {
-      meta_selected_ = true;
-      meta_export_ = req->export_name;
-    }
-  }
-  n::append_option_reply(out, option, n::kRepAck);
-  co_await send(std::move(out));
-}
-
-void Connection::enter_transmission(ExportInfo e) {
-  in_transmission_ = true;
-  handshake_timer_.cancel();
-  limits_.export_size_bytes = static_cast<std::uint64_t>(e.size_bytes);
-  limits_.read_only = e.read_only;
-  limits_.structured_replies = structured_;
-  const std::string message = "NBD client " + client_address_ + " connected to " + e.description +
-                              (structured_ ? ", structured replies" : ", simple replies") +
-                              (limits_.block_status ? ", base:allocation" : "");
-  spdlog::debug("{}: {}", label_, message);
-  controller::Array* array = core_->array;
-  const std::string object = "volume/" + std::to_string(e.volume_id);
-  core_->model->post([array, object, message] { log_nbd_event(*array, object, message); });
-  export_ = std::make_shared<const ExportInfo>(std::move(e));
+  co_await write_all(asio::buffer(bytes));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -604,7 +320,13 @@ void Connection::enter_transmission(ExportInfo e) {
 
 asio::awaitable<void> Connection::transmission() {
   for (;;) {
-    if (rend_ - rpos_ < n::kRequestHeaderBytes) co_await fill(n::kRequestHeaderBytes);
+    if (rend_ - rpos_ < n::kRequestHeaderBytes) {
+      waiting_for_header_ = true;
+      arm_idle();
+      co_await fill(n::kRequestHeaderBytes);
+      waiting_for_header_ = false;
+      idle_timer_.cancel();
+    }
     const auto header =
         n::parse_request_header(std::span<const std::uint8_t, n::kRequestHeaderBytes>(
             rbuf_.data() + rpos_, n::kRequestHeaderBytes));
@@ -661,6 +383,20 @@ asio::awaitable<void> Connection::wait_for_room(std::int64_t bytes) {
     reader_waiting_ = false;
   }
   if (closed_) throw boost::system::system_error(asio::error::operation_aborted);
+}
+
+void Connection::arm_idle() {
+  if (requests_in_flight_ > 0 || !batch_.empty()) return;  // the client waits for replies
+  idle_timer_.expires_after(core_->options.idle_timeout);
+  idle_timer_.async_wait([w = weak_from_this()](const error_code& ec) {
+    if (ec) return;  // cancelled: a request arrived
+    if (auto c = w.lock()) {
+      ++c->core_->connections_idle_closed;
+      spdlog::info("{}: idle for {} s with nothing in flight; closing", c->label_,
+                   std::chrono::duration_cast<std::chrono::seconds>(c->core_->options.idle_timeout).count());
+      c->close("idle timeout");
+    }
+  });
 }
 
 void Connection::count_in_flight(std::int64_t bytes) {
@@ -806,9 +542,11 @@ void Connection::pump_writes() {
     out_queue_.pop_front();
   }
   write_in_progress_ = true;
-  asio::async_write(
-      socket_, write_buffers_,
-      [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); });
+  auto done = [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_written(ec); };
+  if (tls_)
+    asio::async_write(*tls_, write_buffers_, std::move(done));
+  else
+    asio::async_write(socket_, write_buffers_, std::move(done));
 }
 
 void Connection::on_written(const error_code& ec) {
@@ -826,6 +564,7 @@ void Connection::on_written(const error_code& ec) {
   wake_reader();
   pump_writes();
   if (shutting_down_ && requests_in_flight_ == 0) close("the server is stopping");
+  if (waiting_for_header_ && requests_in_flight_ == 0) arm_idle();
 }
 
 }  // namespace afasim::nbd::detail

@@ -10,6 +10,7 @@
 // clang-format off
 #include <utility>  // before Boost.Asio 1.74's awaitable.hpp, which uses std::exchange
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 // clang-format on
 
 #include <atomic>
@@ -38,6 +39,9 @@ class Connection;
 // option data, NbdServer::kMaxOptionDataBytes, is 64 KiB).
 inline constexpr std::size_t kReadBufferBytes = 256 << 10;
 
+// The single base:allocation context's id on a connection.
+inline constexpr std::uint32_t kBaseAllocationId = 1;
+
 struct Mailbox;
 
 // The model thread's way back to the Asio threads. Closed when the server stops: after that
@@ -63,13 +67,20 @@ struct ServerCore {
 
   std::atomic<std::int64_t> connections_accepted{0}, connections_refused{0}, connections_active{0};
   std::atomic<std::int64_t> requests{0}, requests_refused{0}, protocol_errors{0};
-  std::atomic<std::int64_t> in_flight_high_water{0};
+  std::atomic<std::int64_t> in_flight_high_water{0}, connections_idle_closed{0};
   std::atomic<std::uint64_t> next_connection_id{1};
 
-  // Live connections, to close them at stop(). Guarded by `registry_mu`.
+  // Live connections, to close them at stop(), and the admission counts. Guarded by
+  // `registry_mu`: a connection is admitted (both counts checked and taken) under it.
   std::mutex registry_mu;
   std::map<std::uint64_t, std::weak_ptr<Connection>> registry;
-  bool stopping = false;  // guarded by registry_mu
+  std::map<std::string, int> per_address;
+  bool stopping = false;
+
+  // Accept: takes a slot for `address` (0 when over a bound or stopping: the reason in
+  // `why`), else a new connection id. leave() gives the slot back.
+  std::uint64_t admit(const std::string& address, std::string& why);
+  void leave(std::uint64_t id, const std::string& address);
 };
 
 // One transmission request from header to reply. Owned by exactly one party at a time:
@@ -143,6 +154,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> reply_meta_context(std::uint32_t option,
                                            std::span<const std::uint8_t> data);
   asio::awaitable<void> send(std::vector<std::uint8_t> bytes);
+  // NBD_OPT_STARTTLS: acknowledges, then runs the TLS handshake; every byte after is TLS.
+  asio::awaitable<void> start_tls(std::uint32_t option, std::span<const std::uint8_t> data);
+  // The socket's bytes, through TLS once it is on.
+  template <typename Buffers>
+  asio::awaitable<std::size_t> read_some(const Buffers& b) {
+    if (tls_) co_return co_await tls_->async_read_some(b, asio::use_awaitable);
+    co_return co_await socket_.async_read_some(b, asio::use_awaitable);
+  }
+  template <typename Buffers>
+  asio::awaitable<void> write_all(const Buffers& b) {
+    if (tls_)
+      co_await asio::async_write(*tls_, b, asio::use_awaitable);
+    else
+      co_await asio::async_write(socket_, b, asio::use_awaitable);
+  }
   // Looks an export up on the model thread; nullopt also when the model is stopped.
   std::optional<ExportInfo> lookup_export(const std::string& name);
   void enter_transmission(ExportInfo e);
@@ -157,6 +183,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Transmission.
   asio::awaitable<void> transmission();
   asio::awaitable<void> wait_for_room(std::int64_t bytes);
+  // Arms idle_timer_ when nothing is in flight: no request within idle_timeout closes the
+  // connection. Disarmed when a request header arrives.
+  void arm_idle();
   void refuse(const proto::RequestHeader& h, std::uint32_t error, std::string why);
   void flush_batch();
   void finish(std::unique_ptr<Request> r);  // builds the reply and queues it
@@ -171,14 +200,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   std::shared_ptr<ServerCore> core_;
   Socket socket_;
+  std::unique_ptr<asio::ssl::stream<Socket&>> tls_;  // after STARTTLS
   std::string client_address_;
   std::uint64_t id_;
   std::string label_;  // "nbd#7 127.0.0.1", for logs
   bool closed_ = false;
   bool shutting_down_ = false;
   asio::steady_timer handshake_timer_;
+  asio::steady_timer idle_timer_;  // armed while transmission waits with nothing in flight
   asio::steady_timer room_timer_;  // the reader waits on it for in-flight room
   bool reader_waiting_ = false;
+  bool waiting_for_header_ = false;  // transmission waits for the next request header
 
   std::vector<std::uint8_t> rbuf_;
   std::size_t rpos_ = 0, rend_ = 0;

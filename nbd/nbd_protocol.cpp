@@ -337,7 +337,9 @@ std::uint32_t check_request(const RequestHeader& h, const TransmissionLimits& l,
                       std::to_string(l.min_block_bytes) + "-byte minimum block size");
   const bool writes = c == Command::kWrite || c == Command::kTrim || c == Command::kWriteZeroes;
   if (writes && l.read_only) return refuse(why, kEperm, name + " on a read-only export");
-  const bool bounded = c == Command::kRead || c == Command::kWrite || c == Command::kWriteZeroes;
+  // Only commands that carry a payload are bounded by it: WRITE_ZEROES and TRIM of any
+  // length within the export are served (nbdcopy zeroes a whole hole in one request).
+  const bool bounded = c == Command::kRead || c == Command::kWrite;
   if (bounded && h.length > l.max_payload_bytes)
     return refuse(why, kEinval,
                   name + ": length " + std::to_string(h.length) +

@@ -250,7 +250,8 @@ struct TransmissionLimits {
 //   length 0 (any command but FLUSH and DISC)                     → EINVAL
 //   offset or length not a multiple of the minimum block size     → EINVAL
 //   WRITE, TRIM, WRITE_ZEROES on a read-only export               → EPERM
-//   READ, WRITE, WRITE_ZEROES longer than the maximum payload     → EINVAL
+//   READ, WRITE longer than the maximum payload                   → EINVAL
+//   (WRITE_ZEROES and TRIM may be as long as the export)
 //   a range past the end: WRITE, WRITE_ZEROES → ENOSPC, others    → EINVAL
 // Returns 0 when the request may go to the array, else the error, with `why` set to a
 // sentence for the client. DISC always passes.

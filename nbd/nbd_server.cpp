@@ -60,17 +60,10 @@ std::string peer_address(Socket& socket) {
 
 void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix) {
   const std::string address = is_unix ? "unix" : peer_address(socket);
-  bool stopping;
-  {
-    std::lock_guard<std::mutex> lock(core->registry_mu);
-    stopping = core->stopping;
-  }
-  if (stopping || core->connections_active.load() >= core->options.max_connections) {
-    ++core->connections_refused;
-    spdlog::warn("nbd: refusing a connection from {}: {}", address,
-                 stopping
-                     ? "the server is stopping"
-                     : std::to_string(core->options.max_connections) + " connections already open");
+  std::string why;
+  const std::uint64_t id = core->admit(address, why);
+  if (id == 0) {
+    spdlog::warn("nbd: refusing a connection from {}: {}", address, why);
     error_code ec;
     socket.close(ec);
     return;
@@ -79,9 +72,6 @@ void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix)
     error_code ec;
     socket.set_option(asio::ip::tcp::no_delay(true), ec);
   }
-  ++core->connections_accepted;
-  ++core->connections_active;
-  const std::uint64_t id = core->next_connection_id++;
   auto c = std::make_shared<Connection>(core, std::move(socket), address, id);
   {
     std::lock_guard<std::mutex> lock(core->registry_mu);
@@ -119,6 +109,10 @@ sim::Status check_options(const NbdServerOptions& o) {
   if (o.io_threads < 1 || o.io_threads > 64) return bad("io_threads must be 1..64");
   if (o.max_connections < 1 || o.max_connections > 4096)
     return bad("max_connections must be 1..4096");
+  if (o.max_connections_per_address < 1 || o.max_connections_per_address > 4096)
+    return bad("max_connections_per_address must be 1..4096");
+  if (o.idle_timeout < std::chrono::seconds(1) || o.idle_timeout > std::chrono::hours(24))
+    return bad("idle_timeout must be 1 s..24 h");
   if (o.max_payload_bytes < (64 << 10) || o.max_payload_bytes > (256 << 20) ||
       o.max_payload_bytes % 512 != 0)
     return bad("max_payload_bytes must be a multiple of 512 in [64 KiB, 256 MiB]");
@@ -298,6 +292,7 @@ NbdServerStats NbdServer::stats() const {
   s.connections_accepted = c.connections_accepted.load();
   s.connections_refused = c.connections_refused.load();
   s.connections_active = c.connections_active.load();
+  s.connections_idle_closed = c.connections_idle_closed.load();
   s.requests = c.requests.load();
   s.requests_refused = c.requests_refused.load();
   s.protocol_errors = c.protocol_errors.load();

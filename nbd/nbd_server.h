@@ -2,7 +2,8 @@
 // fio's nbd engine, the kernel's nbd-client) do real I/O on its volumes (issue 4,
 // docs/nbd.md).
 //
-// The protocol is NetworkBlockDevice's doc/proto.md: fixed newstyle handshake only (no TLS);
+// The protocol is NetworkBlockDevice's doc/proto.md: fixed newstyle handshake only, with
+// STARTTLS when a TLS context is given (`tls_required` refuses plain clients);
 // options EXPORT_NAME, ABORT, LIST, INFO, GO, STRUCTURED_REPLY, LIST_META_CONTEXT and
 // SET_META_CONTEXT (base:allocation); commands READ, WRITE, FLUSH, TRIM, WRITE_ZEROES,
 // BLOCK_STATUS, DISC, with FUA. Exports follow LUN masking (nbd/nbd_exports.h).
@@ -16,7 +17,11 @@
 // Public methods are for the owning thread; stats() is thread-safe.
 //
 // Bounds (each says what happens at the bound):
-// - connections: at most `max_connections`; one more is accepted and closed at once.
+// - connections: at most `max_connections` in all and `max_connections_per_address` from
+//   one client address, counted under one lock at accept; one more is accepted and closed
+//   at once.
+// - idle: a connection in transmission with nothing in flight that sends nothing for
+//   `idle_timeout` is closed (an NBD client reconnects; a forgotten one frees its slot).
 // - handshake: `handshake_timeout` to reach transmission, at most `max_options` options,
 //   option data up to kMaxOptionDataBytes (larger: NBD_REP_ERR_TOO_BIG); past the first
 //   two the connection is closed.
@@ -38,9 +43,18 @@
 #include "serve/model_thread.h"
 #include "sim/status.h"
 
+namespace boost::asio::ssl {
+class context;
+}
+
 namespace afasim::nbd {
 
 struct NbdServerOptions {
+  // NBD_OPT_STARTTLS with this context (serve/tls.h); null: TLS is not offered.
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  // With `tls`: every option but STARTTLS and ABORT before TLS is NBD_REP_ERR_TLS_REQD, and
+  // NBD_OPT_EXPORT_NAME closes the connection (proto.md "TLS support", FORCEDTLS).
+  bool tls_required = false;
   // TCP listener address; port 0 picks a free port (see port()). An empty host means no
   // TCP listener. Default: the IANA NBD port on loopback.
   std::string host = "127.0.0.1";
@@ -53,6 +67,13 @@ struct NbdServerOptions {
   int io_threads = 1;
   // Simultaneous connections, 1..4096.
   int max_connections = 64;
+  // Simultaneous connections from one client address, 1..4096 (above max_connections it
+  // is max_connections). 16 leaves room
+  // for nbdcopy's 4 connections and qemu's multi-conn from several clients of one host.
+  int max_connections_per_address = 16;
+  // Time a connection in transmission may sit with nothing in flight and nothing sent,
+  // 1 s..24 h (docs/nbd.md "Limits").
+  std::chrono::milliseconds idle_timeout{300'000};
   // Largest READ/WRITE/WRITE_ZEROES, bytes: a multiple of 512 in [64 KiB, 256 MiB]. 32 MiB
   // is proto.md's "SHOULD NOT be considered a denial of service" size.
   std::int64_t max_payload_bytes = 32 << 20;
@@ -61,8 +82,9 @@ struct NbdServerOptions {
   // Per connection, bytes, >= max_payload_bytes (a request never waits for more than the
   // bound). Worst-case payload memory of the server: max_connections × this.
   std::int64_t max_bytes_in_flight = 64 << 20;
-  // Time from connect to the end of the handshake, 100 ms..1 h.
-  std::chrono::milliseconds handshake_timeout{30'000};
+  // Time from connect to the end of the handshake, 100 ms..1 h. A real client needs well
+  // under a second; 10 s holds a slot only briefly against one that never finishes.
+  std::chrono::milliseconds handshake_timeout{10'000};
   // Options per handshake, 1..65536 (nbdinfo --list sends 2 per export).
   int max_options = 4096;
 };
@@ -70,7 +92,8 @@ struct NbdServerOptions {
 // Counters since start(); read from any thread.
 struct NbdServerStats {
   std::int64_t connections_accepted = 0;
-  std::int64_t connections_refused = 0;  // over max_connections
+  std::int64_t connections_refused = 0;  // over max_connections or the per-address cap
+  std::int64_t connections_idle_closed = 0;  // closed by idle_timeout
   std::int64_t connections_active = 0;
   std::int64_t requests = 0;                       // transmission requests read, DISC excluded
   std::int64_t requests_refused = 0;               // refused by the target's own checks

@@ -14,6 +14,10 @@ packages=(
   prometheus-cpp-dev libjs-chart.js libjs-bootstrap5
   # real clients the integration tests drive
   curl sqlite3 fio libnbd-bin python3-libnbd qemu-utils nbdkit
+  # `make bench` (bench_http) and `make fuzz` (clang with libFuzzer)
+  wrk clang libfuzzer-14-dev
+  # passwords (argon2id) and TLS
+  libargon2-dev libssl-dev openssl
   # fio2gnuplot and fio_jsonplus_clat2csv (fio's tools, run on afasim's output) import six
   python3-six
   # promtool checks /metrics; headless Chromium driven by Selenium tests the manager page

@@ -14,8 +14,8 @@ import re
 import sys
 
 # Rank of each folder, bottom to top (docs/architecture.md "afasim as built").
-LAYERS = ["sim", "config", "perf", "datapac", "raid", "pool", "qos", "controller", "store", "serve",
-          "nbd", "api", "workload", "app"]
+LAYERS = ["sim", "config", "ssd", "perf", "datapac", "raid", "pool", "qos", "controller", "store", "serve",
+          "http", "nbd", "api", "workload", "app"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 LIB_TO_FOLDER = {"afasim_" + name: name for name in LAYERS}
 LIB_TO_FOLDER["afasim"] = "app"
@@ -30,7 +30,7 @@ def cmake_deps(text):
         body = m.group(2)
         if "DEPS" in body:
             deps.update(re.findall(r"\bafasim_\w+", body.split("DEPS", 1)[1]))
-    for m in re.finditer(r"target_link_libraries\(\s*afasim\b(.*?)\)", text, re.S):
+    for m in re.finditer(r"target_link_libraries\(\s*afasim(?:_app)?\s(.*?)\)", text, re.S):
         deps.update(re.findall(r"\bafasim_\w+", m.group(1)))
     return {LIB_TO_FOLDER[d] for d in deps if d in LIB_TO_FOLDER}
 
@@ -55,7 +55,7 @@ def check(root):
         if not os.path.exists(cmake):
             continue
         with open(cmake, encoding="utf-8") as f:
-            linked = cmake_deps(f.read())
+            linked = cmake_deps(f.read()) - {folder}  # app/'s executable links app/'s own library
         included = included_folders(path, folder)
         for dep in sorted(linked | set(included)):
             if RANK[dep] >= RANK[folder]:

@@ -39,7 +39,7 @@
 namespace afasim::serve {
 
 // The record file format this binary writes and reads (docs/record-replay.md).
-inline constexpr std::uint32_t kSessionFormatVersion = 1;
+inline constexpr std::uint32_t kSessionFormatVersion = 2;  // 2: a "rest" call names its user
 
 enum class RecordType : std::uint8_t { kRequest = 'Q', kOutcome = 'O' };
 

@@ -131,9 +131,15 @@ CREATE TABLE extents (
 ) STRICT, WITHOUT ROWID;
 )sql";
 
+// Version 3 (issue 14): who made each event's change (the API's user; '' for the array).
+constexpr std::string_view kVersion3 = R"sql(
+ALTER TABLE events ADD COLUMN actor TEXT NOT NULL DEFAULT '';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "pools, volumes, hosts, mappings, QoS policies, events, meta", kVersion1},
     {2, "thin maps: the extents of each volume and where they live", kVersion2},
+    {3, "the user behind each event", kVersion3},
     // Later issues append here (per-volume counters, ...).
 };
 

@@ -283,11 +283,15 @@ Status SqliteStore::Impl::put_objects(const Table<T>& table, const std::vector<T
 }
 
 Status SqliteStore::Impl::put_extents(const ChangeSet& c) {
-  for (const auto& [volume_id, index] : c.delete_extents)
+  for (const auto& key : c.delete_extents) {
+    // Named copies, not a structured binding: clang 14 cannot capture those in the lambda.
+    const auto volume_id = key.first;
+    const auto index = key.second;
     AFASIM_RETURN_IF_ERROR(run(
         "DELETE FROM extents WHERE volume_id = ?1 AND extent_index = ?2",
         [&](Statement& s) { s.bind(1, volume_id).bind(2, index); },
         "deleting extent " + std::to_string(index) + " of volume " + std::to_string(volume_id)));
+  }
   const std::set<Id> deleted_volumes = as_set(c.delete_volumes);
   return put_all<controller::ExtentRecord>(
       extents_table(), c.put_extents,

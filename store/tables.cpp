@@ -203,7 +203,9 @@ const Table<controller::Event>& events_table() {
                            field<T>("severity", [](auto& e) -> auto& { return e.severity; }),
                            field<T>("category", [](auto& e) -> auto& { return e.category; }),
                            field<T>("object", [](auto& e) -> auto& { return e.object; }),
-                           field<T>("message", [](auto& e) -> auto& { return e.message; })},
+                           field<T>("message", [](auto& e) -> auto& { return e.message; }),
+                           // schema version 3 (issue 14): the user whose request made it
+                           field<T>("actor", [](auto& e) -> auto& { return e.actor; })},
                           [](const T& e) { return "event " + std::to_string(e.id); }};
   return t;
 }

@@ -265,7 +265,7 @@ void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time
       --cp->in_flight;
       return;
     }
-    array_.submit(io, [this, cp, what, buffer](const IoCompletion& done) {
+    target_.submit(io, [this, cp, what, buffer](const IoCompletion& done) {
       on_complete(*cp, what, done, buffer.get());
     });
   };
@@ -283,7 +283,7 @@ void FioSession::Impl::submit(Clone& c, const HostIo& io, const IssuedIo& what, 
       --cp->in_flight;
       return;
     }
-    array_.submit(io, [this, cp, what](const IoCompletion& done) { on_complete(*cp, what, done, nullptr); });
+    target_.submit(io, [this, cp, what](const IoCompletion& done) { on_complete(*cp, what, done, nullptr); });
   };
   if (earliest > sim_.now())
     sim_.at(earliest, std::move(go));

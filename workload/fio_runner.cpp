@@ -37,22 +37,20 @@ int errno_of(sim::Code code) {
 sim::Status FioSession::Impl::start() {
   AFASIM_ASSERT(!started_, "FioSession started twice");
   report_.job_file = file_;
-  report_.system = array_.preset().name;
+  report_.system = target_.name();
   report_.seed = options_.seed;
   std::map<std::string, controller::Id> volumes;
   for (const auto& v : file_.volumes) {
-    const controller::Volume* found = array_.volume_by_name(v.name);
-    if (found == nullptr)
+    auto found = target_.volume(v.name);
+    if (!found.is_ok())
       return sim::not_found(file_.file_name + ":" + std::to_string(v.line) +
-                            ": filename: no volume \"" + v.name + "\" in the array");
-    volumes[v.name] = found->id;
+                            ": filename: " + found.status().message());
+    volumes[v.name] = *found;
   }
-  const bool payload = array_.data_path().options().payload != datapac::PayloadKind::kNone;
   for (const auto& j : file_.jobs) {
-    if (j.verify && !payload)
-      return sim::unprocessable(file_.file_name + ":" + std::to_string(j.line) +
-                                      ": verify: the array keeps no payload (payload none); "
-                                      "verification needs memory or file payload");
+    if (j.verify && !target_.keeps_payload())
+      return sim::unprocessable(file_.file_name + ":" + std::to_string(j.line) + ": verify: " +
+                                target_.payload_refusal());
   }
   AFASIM_RETURN_IF_ERROR(build_clones(volumes));
   started_ = true;
@@ -158,8 +156,15 @@ void FioSession::Impl::stop() {
 }
 
 FioSession::FioSession(controller::Array& array, sim::Simulator& sim, FioJobFile file,
+                       FioRunOptions options) {
+  auto owned = std::make_unique<ArrayTarget>(array);
+  impl_ = std::make_unique<Impl>(*owned, sim, std::move(file), std::move(options));
+  impl_->owned_target_ = std::move(owned);
+}
+
+FioSession::FioSession(IoTarget& target, sim::Simulator& sim, FioJobFile file,
                        FioRunOptions options)
-    : impl_(std::make_unique<Impl>(array, sim, std::move(file), std::move(options))) {}
+    : impl_(std::make_unique<Impl>(target, sim, std::move(file), std::move(options))) {}
 FioSession::~FioSession() = default;
 
 void FioSession::set_observer(Observer observer) {
@@ -225,10 +230,10 @@ sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
   return sim::Status::ok();
 }
 
-sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
-                               const FioJobFile& file, const FioRunOptions& options) {
-  AFASIM_RETURN_IF_ERROR(prepare_volumes(array, file, options));
-  FioSession session(array, sim, file, options);
+namespace {
+
+sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
+                                   const FioRunOptions& options) {
   AFASIM_RETURN_IF_ERROR(session.start());
   // The progress tick only reads: the events it adds never reorder the run's own.
   sim::EventId tick;
@@ -250,6 +255,27 @@ sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
   AFASIM_ASSERT(session.finished(), "fio run ended with clones still running");
   sim.cancel(tick);  // it refers to this frame
   return session.report();
+}
+
+}  // namespace
+
+sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
+                               const FioJobFile& file, const FioRunOptions& options) {
+  AFASIM_RETURN_IF_ERROR(prepare_volumes(array, file, options));
+  FioSession session(array, sim, file, options);
+  return run_session(session, sim, options);
+}
+
+sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, sim::Simulator& sim,
+                               const FioJobFile& file, const FioRunOptions& options) {
+  for (const auto& v : file.volumes)
+    if (v.size_bytes > capacity_bytes)
+      return sim::unprocessable(file.file_name + ":" + std::to_string(v.line) + ": filename: \"" +
+                                v.name + "\" needs " + std::to_string(v.size_bytes) +
+                                " bytes; device " + target.name() + " has " +
+                                std::to_string(capacity_bytes));
+  FioSession session(target, sim, file, options);
+  return run_session(session, sim, options);
 }
 
 }  // namespace afasim::workload

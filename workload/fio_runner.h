@@ -28,6 +28,7 @@
 #include "sim/simulator.h"
 #include "workload/fio_job.h"
 #include "workload/fio_report.h"
+#include "workload/io_target.h"
 
 namespace afasim::workload {
 
@@ -76,6 +77,9 @@ class FioSession {
   using Observer = std::function<void(const FioCompletion&)>;
 
   FioSession(controller::Array& array, sim::Simulator& sim, FioJobFile file, FioRunOptions options);
+  // Against any target (a bare device: workload/device_target.h). REQUIRES: `target`
+  // outlives the session.
+  FioSession(IoTarget& target, sim::Simulator& sim, FioJobFile file, FioRunOptions options);
   ~FioSession();
   FioSession(const FioSession&) = delete;
   FioSession& operator=(const FioSession&) = delete;
@@ -119,6 +123,10 @@ class FioSession {
 // Errors of the I/O itself (ENOSPC, EIO) stop the clone and are reported in its result,
 // as fio does; the Status is for failures to set up (volumes).
 sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
+                               const FioJobFile& file, const FioRunOptions& options);
+// The same against a bare device: no volumes are created; a job whose size passes the
+// device's end is refused (kUnprocessable naming the job file and line).
+sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, sim::Simulator& sim,
                                const FioJobFile& file, const FioRunOptions& options);
 
 }  // namespace afasim::workload

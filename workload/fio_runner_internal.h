@@ -88,8 +88,8 @@ struct Clone {
 };
 
 struct FioSession::Impl {
-  Impl(controller::Array& array, sim::Simulator& sim, FioJobFile file, FioRunOptions options)
-      : array_(array), sim_(sim), file_(std::move(file)), options_(std::move(options)) {}
+  Impl(IoTarget& target, sim::Simulator& sim, FioJobFile file, FioRunOptions options)
+      : target_(target), sim_(sim), file_(std::move(file)), options_(std::move(options)) {}
 
   // fio_runner.cpp
   sim::Status start();
@@ -119,7 +119,8 @@ struct FioSession::Impl {
   void finish_clone(Clone& c);
   void flush_interval(Clone& c, sim::Time now);
 
-  controller::Array& array_;
+  std::unique_ptr<ArrayTarget> owned_target_;  // when constructed on an Array
+  IoTarget& target_;
   sim::Simulator& sim_;
   const FioJobFile file_;  // clones point into its jobs
   const FioRunOptions options_;

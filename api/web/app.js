@@ -15,7 +15,9 @@ const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '
 
 // A request to the API; throws an Error carrying the problem document's detail.
 async function api(method, path, body) {
-  const init = { method, headers: {} };
+  // X-Requested-With: the API then challenges with Bearer only, so that the browser does not
+  // open its own Basic dialog over the login form below.
+  const init = { method, headers: { 'X-Requested-With': 'afasim-web' } };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -452,7 +454,7 @@ async function connectStream() {
   const status = (text, kind) => { $('#stream-state').textContent = text; $('#stream-state').className = 'badge bg-' + kind; };
   for (;;) {
     try {
-      const headers = { 'Last-Event-ID': String(state.lastEventId) };
+      const headers = { 'Last-Event-ID': String(state.lastEventId), 'X-Requested-With': 'afasim-web' };
       if (state.auth) headers.Authorization = state.auth;
       const res = await fetch(`${API}/events/stream`, { headers });
       if (res.status === 401) { await login(); continue; }
@@ -489,7 +491,8 @@ function login() {
     form.onsubmit = async (ev) => {
       ev.preventDefault();
       const credentials = { username: form.elements.user.value, password: form.elements.password.value };
-      const res = await fetch(API + '/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      const res = await fetch(API + '/sessions', { method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'afasim-web' },
         body: JSON.stringify(credentials) });
       const body = await res.json().catch(() => ({}));
       if (!res.ok || !body.token) { $('#login-error').textContent = body.detail || ('login refused: ' + res.status); return; }

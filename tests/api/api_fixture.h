@@ -9,15 +9,18 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "api/auth.h"
 #include "api/rest_server.h"
 #include "config/preset.h"
 #include "controller/array.h"
 #include "controller/journal.h"
+#include "controller/telemetry.h"
 #include "serve/model_thread.h"
 #include "sim/pacer.h"
 #include "sim/simulator.h"
@@ -43,11 +46,23 @@ struct Response {
   }
 };
 
+// The admin's password in every ApiFixture.
+inline constexpr const char* kAdminPassword = "test-admin-password";
+
 class Http {
  public:
-  explicit Http(int port) : client_("127.0.0.1", port) {
+  // Sends HTTP Basic credentials for `user` unless `user` is empty (an anonymous client).
+  explicit Http(int port, const std::string& user = "admin",
+                const std::string& password = kAdminPassword)
+      : client_("127.0.0.1", port) {
     client_.set_read_timeout(30, 0);
     client_.set_write_timeout(30, 0);
+    if (!user.empty()) client_.set_basic_auth(user.c_str(), password.c_str());
+  }
+  // Sends `Authorization: Bearer token` instead of Basic credentials.
+  void use_bearer(const std::string& token) {
+    client_.set_basic_auth("", "");
+    client_.set_bearer_token_auth(token.c_str());
   }
   Response get(const std::string& path, const httplib::Headers& h = {}) {
     return wrap(client_.Get(prefix(path), h));
@@ -96,7 +111,10 @@ class Http {
 // One array behind one RestServer, torn down in order.
 class ApiFixture {
  public:
-  explicit ApiFixture(std::uint64_t seed = 42) : sim_(seed) {
+  // `tweak` adjusts the server's options (limits, timeouts) before it starts.
+  explicit ApiFixture(std::uint64_t seed = 42,
+                      const std::function<void(RestServerOptions&)>& tweak = {})
+      : sim_(seed) {
     auto catalog = config::Catalog::embedded();
     REQUIRE(catalog);
     catalog_ = std::make_unique<config::Catalog>(std::move(catalog).value());
@@ -105,15 +123,28 @@ class ApiFixture {
     auto array = controller::Array::open(sim_, *catalog_, *preset, journal_, {});
     REQUIRE(array);
     array_ = std::move(array).value();
+    controller::TelemetryOptions t;
+    t.tick_when_idle = false;  // pace none: time moves only with the tests' requests
+    telemetry_ = controller::Telemetry::create(*array_, t).value();
     model_ = std::make_unique<serve::ModelThread>(sim_, sim::Pacer(sim::Pacer::Mode::kNone));
     model_->start();
     log_ = std::make_shared<std::ostringstream>();
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(*log_);
     sink->set_pattern("%v");
     RestServerOptions options;
-    options.port = 0;
+    options.http.port = 0;
     options.system_name = "test-array";
-    options.logger = std::make_shared<spdlog::logger>("api-test", sink);
+    options.telemetry = telemetry_.get();
+    options.http.logger = std::make_shared<spdlog::logger>("api-test", sink);
+    AuthOptions auth;
+    auth.initial_admin_password = kAdminPassword;
+    auth.argon2_passes = 1;  // tests hash many passwords; the product's cost is in AuthOptions
+    auth.argon2_memory_kib = 1024;
+    auto opened = Auth::open(auth);
+    REQUIRE(opened);
+    auth_ = std::shared_ptr<Auth>(std::move(opened).value());
+    options.auth = auth_;
+    if (tweak) tweak(options);
     server_ = std::make_unique<RestServer>(*array_, *model_, options);
     const sim::Status st = server_->start();
     REQUIRE_MESSAGE(st.is_ok(), st.to_string());
@@ -122,9 +153,15 @@ class ApiFixture {
   ~ApiFixture() {
     server_->stop();
     model_->stop();
+    telemetry_.reset();
   }
 
   Http client() { return Http(server_->port()); }
+  Http anonymous() { return Http(server_->port(), ""); }
+  Http client_as(const std::string& user, const std::string& password) {
+    return Http(server_->port(), user, password);
+  }
+  Auth& auth() { return *auth_; }
   RestServer& server() { return *server_; }
   serve::ModelThread& model() { return *model_; }
   controller::MemoryJournal& journal() { return journal_; }
@@ -136,8 +173,10 @@ class ApiFixture {
   std::unique_ptr<config::Catalog> catalog_;
   controller::MemoryJournal journal_;
   std::unique_ptr<controller::Array> array_;
+  std::unique_ptr<controller::Telemetry> telemetry_;
   std::unique_ptr<serve::ModelThread> model_;
   std::shared_ptr<std::ostringstream> log_;
+  std::shared_ptr<Auth> auth_;
   std::unique_ptr<RestServer> server_;
 };
 

@@ -21,6 +21,7 @@ TEST_CASE("8 concurrent clients create 50 volumes each: 400 volumes, unique, no 
   for (int c = 0; c < kClients; ++c) {
     threads.emplace_back([&, c] {
       httplib::Client client("127.0.0.1", fx.server().port());
+      client.set_basic_auth("admin", kAdminPassword);
       client.set_read_timeout(60, 0);
       for (int i = 0; i < kVolumesPerClient; ++i) {
         const json body = {{"name", "c" + std::to_string(c) + "-v" + std::to_string(i)},

@@ -11,6 +11,7 @@
 
 #include "api/event_bus.h"
 #include "api_fixture.h"
+#include "tests/raw_socket.h"
 #include "controller/telemetry.h"
 
 namespace afasim::api::testing {
@@ -20,7 +21,8 @@ namespace {
 // with the I/O a test gives it).
 class ObserveFixture {
  public:
-  explicit ObserveFixture(std::size_t max_streams = 4) : bus_(max_streams) {
+  explicit ObserveFixture(EventBusOptions streams = {}, std::chrono::milliseconds keep_alive = std::chrono::seconds(15))
+      : bus_(streams) {
     catalog_ = std::make_unique<config::Catalog>(config::Catalog::embedded().value());
     const auto preset = catalog_->system("ise-860-g3").value();
     array_ = controller::Array::open(sim_, *catalog_, preset, journal_, {}).value();
@@ -31,12 +33,19 @@ class ObserveFixture {
     model_ = std::make_unique<serve::ModelThread>(sim_, sim::Pacer(sim::Pacer::Mode::kNone));
     model_->start();
     RestServerOptions options;
-    options.port = 0;
+    options.http.port = 0;
+    options.event_stream_keep_alive = keep_alive;
     options.telemetry = telemetry_.get();
     options.events = &bus_;
     options.nbd_metrics = [] { return NbdMetrics{1, 3, 0, 99, 0, 0}; };
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_);
-    options.logger = std::make_shared<spdlog::logger>("observe-test", sink);
+    options.http.logger = std::make_shared<spdlog::logger>("observe-test", sink);
+    AuthOptions auth;
+    auth.initial_admin_password = kAdminPassword;
+    auth.argon2_passes = 1;
+    auth.argon2_memory_kib = 1024;
+    auth_ = std::shared_ptr<Auth>(Auth::open(auth).value());
+    options.auth = auth_;
     server_ = std::make_unique<RestServer>(*array_, *model_, options);
     REQUIRE(server_->start().is_ok());
   }
@@ -48,6 +57,8 @@ class ObserveFixture {
   }
 
   Http client() { return Http(server_->port()); }
+  Auth& auth() { return *auth_; }
+  EventBus& bus() { return bus_; }
   int port() const { return server_->port(); }
   serve::ModelThread& model() { return *model_; }
   controller::Array& array() { return *array_; }
@@ -74,6 +85,7 @@ class ObserveFixture {
   std::unique_ptr<controller::Array> array_;
   std::unique_ptr<controller::Telemetry> telemetry_;
   EventBus bus_;
+  std::shared_ptr<Auth> auth_;
   std::unique_ptr<serve::ModelThread> model_;
   std::ostringstream log_;
   std::unique_ptr<RestServer> server_;
@@ -84,9 +96,11 @@ void check_schema(const Response& r, const std::string& schema) {
   CHECK_MESSAGE(m.empty(), m);
 }
 
-// A request outside /api/v1 (Http prefixes it).
-Response raw(int port, const std::string& method, const std::string& path) {
+// A request outside /api/v1 (Http prefixes it), as `user` ("" for none).
+Response raw(int port, const std::string& method, const std::string& path, const std::string& user = "admin",
+             const std::string& password = kAdminPassword) {
   httplib::Client c("127.0.0.1", port);
+  if (!user.empty()) c.set_basic_auth(user.c_str(), password.c_str());
   const auto res = method == "GET" ? c.Get(path) : c.Post(path, "{}", "application/json");
   REQUIRE(res);
   Response r;
@@ -208,7 +222,7 @@ TEST_CASE("GET /alerts lists what is wrong now; the stream and the log carry rai
 }
 
 TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new event") {
-  ObserveFixture fx(1);
+  ObserveFixture fx(EventBusOptions{1, 1});
   Http http = fx.client();
   make_volume(http, "a");
   const auto newest = http.get("/events").body["next_after"].get<std::int64_t>();
@@ -216,6 +230,7 @@ TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new 
   std::mutex mu;
   std::atomic<bool> stop{false};
   httplib::Client stream_client("127.0.0.1", fx.port());
+  stream_client.set_basic_auth("admin", kAdminPassword);
   std::thread reader([&] {
     httplib::Headers h = {{"Last-Event-ID", std::to_string(newest - 1)}};
     stream_client.Get("/api/v1/events/stream?kind=volume,power", h, [&](const char* data, std::size_t n) {
@@ -281,6 +296,115 @@ TEST_CASE("GET /metrics is the Prometheus text format; the page and its librarie
   CHECK(js.text == bytes.str());
   CHECK(raw(fx.port(), "GET", "/vendor/bootstrap.min.css").status == 200);
   CHECK(raw(fx.port(), "GET", "/nothing.html").status == 404);
+}
+
+namespace {
+// A raw GET of the event stream as the fixture's admin, from `from`.
+std::string stream_request(const std::string& query = "") {
+  return "GET /api/v1/events/stream" + query +
+         " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+         "Authorization: Basic YWRtaW46dGVzdC1hZG1pbi1wYXNzd29yZA==\r\n\r\n";
+}
+}  // namespace
+
+TEST_CASE("/metrics, the event stream and the page obey the authentication: 401 without credentials, monitor reads") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  REQUIRE(fx.auth().create_user("watcher", Role::kMonitor, "watch-only-1").is_ok());
+  // Without credentials: 401 with WWW-Authenticate, on every data route (issue 14 item 4).
+  const auto anonymous_metrics = raw(fx.port(), "GET", "/metrics", "");
+  CHECK(anonymous_metrics.status == 401);
+  CHECK(raw(fx.port(), "GET", "/api/v1/events/stream", "").status == 401);
+  CHECK(raw(fx.port(), "GET", "/api/v1/alerts", "").status == 401);
+  CHECK(raw(fx.port(), "GET", "/api/v1/system/performance", "").status == 401);
+  // A monitor reads them all ...
+  CHECK(raw(fx.port(), "GET", "/metrics", "watcher", "watch-only-1").status == 200);
+  CHECK(raw(fx.port(), "GET", "/api/v1/alerts", "watcher", "watch-only-1").status == 200);
+  CHECK(raw(fx.port(), "GET", "/api/v1/scrub", "watcher", "watch-only-1").status == 200);
+  afasim::testing::RawSocket stream(fx.port());
+  REQUIRE(stream.send("GET /api/v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic d2F0Y2hlcjp3YXRjaC1vbmx5LTE=\r\n\r\n"));
+  CHECK(afasim::testing::status_of(stream.read_until("retry:", std::chrono::seconds(5))) == 200);
+  // ... and changes nothing: 403.
+  Http watcher(fx.port(), "watcher", "watch-only-1");
+  CHECK(watcher.patch("/scrub", {{"enabled", true}}).status == 403);
+  CHECK(http.patch("/scrub", {{"enabled", false}}).status == 200);
+  // The page is public: it holds no data and logs in (POST /sessions) before it reads any.
+  CHECK(raw(fx.port(), "GET", "/", "").status == 200);
+  CHECK(raw(fx.port(), "GET", "/app.js", "").status == 200);
+}
+
+TEST_CASE("event streams are bounded: per client address, in all, a reader that stops reading, and by age") {
+  // 3 streams in all, 2 per address; a stream ends after 600 ms (then the client reconnects);
+  // keep-alive comments every 50 ms find the clients that went away.
+  EventBusOptions o;
+  o.max_subscribers = 3;
+  o.max_per_address = 2;
+  o.max_age = std::chrono::milliseconds(600);
+  ObserveFixture fx(o, std::chrono::milliseconds(50));
+  Http http = fx.client();
+  using afasim::testing::RawSocket;
+  using afasim::testing::status_of;
+  RawSocket a1(fx.port(), "127.0.0.1"), a2(fx.port(), "127.0.0.1"), a3(fx.port(), "127.0.0.1");
+  REQUIRE(a1.send(stream_request()));
+  REQUIRE(a2.send(stream_request()));
+  CHECK(status_of(a1.read_until("retry:", std::chrono::seconds(5))) == 200);
+  CHECK(status_of(a2.read_until("retry:", std::chrono::seconds(5))) == 200);
+  // A third stream from the same address: 503 with Retry-After.
+  REQUIRE(a3.send(stream_request()));
+  const std::string third = a3.read_until("\r\n\r\n", std::chrono::seconds(5));
+  CHECK(status_of(third) == 503);
+  CHECK(third.find("Retry-After: 5") != std::string::npos);
+  // Another address may still open one, and then the bus is full.
+  RawSocket b1(fx.port(), "127.0.0.2"), b2(fx.port(), "127.0.0.2");
+  REQUIRE(b1.send(stream_request()));
+  CHECK(status_of(b1.read_until("retry:", std::chrono::seconds(5))) == 200);
+  REQUIRE(b2.send(stream_request()));
+  CHECK(status_of(b2.read_until("\r\n\r\n", std::chrono::seconds(5))) == 503);
+  CHECK(fx.bus().subscribers() == 3);
+  // A client that goes away gives its slot back at the next keep-alive.
+  a1.close();
+  bool freed = false;
+  for (int i = 0; i < 100 && !freed; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    freed = fx.bus().subscribers() == 2;
+  }
+  CHECK(freed);
+  // Every stream ends at its age bound: the connection sees the last chunk, and the slots
+  // are free again (a reconnecting client gets one).
+  CHECK(a2.read_until("0\r\n\r\n", std::chrono::seconds(5)).find("0\r\n\r\n") != std::string::npos);
+  CHECK(b1.read_until("0\r\n\r\n", std::chrono::seconds(5)).find("0\r\n\r\n") != std::string::npos);
+  CHECK(fx.bus().subscribers() == 0);
+  RawSocket again(fx.port(), "127.0.0.1");
+  REQUIRE(again.send(stream_request()));
+  CHECK(status_of(again.read_until("retry:", std::chrono::seconds(5))) == 200);
+}
+
+TEST_CASE("an event stream whose reader stops reading is closed once the bytes waiting for it pass the bound") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  using afasim::testing::RawSocket;
+  // The reader never reads after its request: its socket buffers fill, then the server's
+  // stream buffer (stream_buffer_max_bytes, 4 MiB), then the stream is dropped and the slot
+  // is free. Each event is ~300 bytes; the faults below make two events each.
+  RawSocket stalled(fx.port(), "127.0.0.1");
+  const int small_buffer = 4096;
+  ::setsockopt(stalled.fd(), SOL_SOCKET, SO_RCVBUF, &small_buffer, sizeof small_buffer);
+  REQUIRE(stalled.send(stream_request()));
+  for (int i = 0; i < 100 && fx.bus().subscribers() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(fx.bus().subscribers() == 1);
+  // Events published directly (as the model thread does), large enough to pass the bounds
+  // quickly: 4 KiB messages, 4,000 of them = 16 MiB > twice the 4 MiB bound + the socket buffers.
+  controller::Event e;
+  e.severity = controller::Severity::kInfo;
+  e.category = "test";
+  e.message = std::string(4096, 'x');
+  bool dropped = false;
+  for (std::int64_t id = 1; id <= 4000 && !dropped; ++id) {
+    e.id = id;
+    fx.bus().publish(e);
+    dropped = fx.bus().subscribers() == 0;
+  }
+  CHECK(dropped);
 }
 
 }  // namespace afasim::api::testing

@@ -539,11 +539,11 @@ TEST_CASE("a stopped model gives 503 problem documents, not a hang or a crash") 
 TEST_CASE("RestServer options are checked and a port in use is reported") {
   ApiFixture fx;
   RestServerOptions bad;
-  bad.port = 70000;
+  bad.http.port = 70000;
   CHECK_THROWS_AS(RestServer(fx.array(), fx.model(), bad), std::invalid_argument);
   RestServerOptions taken;
-  taken.port = fx.server().port();
-  taken.logger = std::make_shared<spdlog::logger>("quiet");
+  taken.http.port = fx.server().port();
+  taken.http.logger = std::make_shared<spdlog::logger>("quiet");
   RestServer second(fx.array(), fx.model(), taken);
   const sim::Status st = second.start();
   CHECK(st.code() == sim::Code::kUnavailable);

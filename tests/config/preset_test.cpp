@@ -49,8 +49,10 @@ TEST_CASE("the embedded presets load, with the ISE 860 G3 as the default") {
   CHECK(s.ssd.capacity_bytes == 1'600'000'000'000);
   CHECK(cat->system("ise-850-g3")->drive_count() == 20);
   CHECK(cat->system("ise-820-g3")->ssd.capacity_bytes == 200'000'000'000);
-  // The SSD model's NAND and buffer sizes (assumptions in config/ssds/*.json).
+  // The SSD model's NAND and buffer sizes (assumptions in config/ssds/*.json): 8 channels x
+  // 16 dies of 128 Gb.
   CHECK(s.ssd.raw_nand_bytes == 2LL << 40);
+  CHECK(s.ssd.dies() == 128);
   CHECK(s.ssd.write_buffer_bytes == 64LL << 20);
 }
 
@@ -99,12 +101,26 @@ TEST_CASE("malformed and inconsistent presets fail with file: key: what is wrong
        [](json& j) { j["controllers"]["count"]["value"] = 3; }},
       {fam + ": controllers.host_ports.protocol: must be one of", fam,
        [](json& j) { j["controllers"]["host_ports"]["protocol"] = "scsi-over-pigeon"; }},
-      {ssd + ": interface: must be one of nvme, sas, got \"sata\"", ssd,
-       [](json& j) { j["interface"] = "sata"; }},
+      {ssd + ": host_interface.kind: must be one of nvme, sas, got \"sata\"", ssd,
+       [](json& j) { j["host_interface"]["kind"] = "sata"; }},
+      {ssd + ": nand.page_bytes.value: must be a multiple of 4096", ssd,
+       [](json& j) { j["nand"]["page_bytes"]["value"] = 6000; }},
+      {ssd + ": nand.program_suspend: must be true or false", ssd,
+       [](json& j) { j["nand"]["program_suspend"] = "yes"; }},
+      {ssd + ": nand.tlc_magic: unknown key", ssd, [](json& j) { j["nand"]["tlc_magic"] = 1; }},
+      {ssd + ": datasheet.source: \"nowhere\" is not a key of sources.json", ssd,
+       [](json& j) { j["datasheet"] = {{"source", "nowhere"}}; }},
+      {"devices/liqid-lqd4500.json: members.ssd_model: no SSD model \"nope\"",
+       "devices/liqid-lqd4500.json", [](json& j) { j["members"]["ssd_model"] = "nope"; }},
+      {"devices/liqid-lqd4500.json: composition: \"single\" needs exactly one member",
+       "devices/liqid-lqd4500.json", [](json& j) { j["composition"] = "single"; }},
+      {"devices/liqid-lqd4500.json: stripe_bytes.value: must be a power of two",
+       "devices/liqid-lqd4500.json", [](json& j) { j["stripe_bytes"]["value"] = 100000; }},
       {ssd + ": dwpd: missing", ssd, [](json& j) { j.erase("dwpd"); }},
-      {ssd + ": schema: expected \"afasim.ssd/1\"", ssd, [](json& j) { j["schema"] = "afasim.ssd/9"; }},
-      {ssd + ": raw_nand_bytes.value: must exceed capacity_bytes", ssd,
-       [](json& j) { j["raw_nand_bytes"]["value"] = 1'600'000'000'000; }},
+      {ssd + ": schema: expected \"afasim.ssd/2\"", ssd, [](json& j) { j["schema"] = "afasim.ssd/9"; }},
+      {ssd + ": geometry: the NAND (channels x dies_per_channel x die_bytes, less reserved_fraction) "
+             "must exceed capacity_bytes",
+       ssd, [](json& j) { j["geometry"]["dies_per_channel"]["value"] = 11; }},
       {ssd + ": write_buffer_bytes.value: must be in [4096, ", ssd,
        [](json& j) { j["write_buffer_bytes"]["value"] = 512; }},
       {ssd + ": write_buffer_bytes: missing", ssd, [](json& j) { j.erase("write_buffer_bytes"); }},
@@ -143,4 +159,28 @@ TEST_CASE("derived figures: rated endurance and supercap energy") {
   CHECK(s.ssd.rated_endurance_bytes() == doctest::Approx(2.92e16));
   // 2 packs × ½ × 30 F × (16.2² − 8²) V² = 5,953.2 J.
   CHECK(s.supercaps.usable_energy_joules() == doctest::Approx(5953.2));
+}
+
+TEST_CASE("devices: the seed devices from devices/ and every SSD model as a device of its own") {
+  auto cat = config::Catalog::embedded().value();
+  const auto names = cat.device_names();
+  CHECK(names.size() == 8);
+  const auto lqd = cat.device("liqid-lqd4500").value();
+  // liqid-lqd4500: 8 members behind a PCIe 4.0 x16 switch, RAID 0.
+  CHECK(lqd.member_count == 8);
+  CHECK(lqd.member.name == "toshiba-xg5p-2048gb");
+  CHECK(lqd.has_switch);
+  CHECK(lqd.upstream.pcie_generation == 4);
+  CHECK(lqd.upstream.lanes == 16);
+  CHECK(lqd.composition == "raid0");
+  CHECK(lqd.datasheet.random_read_iops == 4'000'000);
+  // liqid-element-aic: the members over-provisioned to 1.6 TB each, 6.4 TB in all.
+  CHECK(cat.device("liqid-element-aic-7.68tb")->capacity_bytes() == 6'400'000'000'000);
+  const auto p5 = cat.device("memblaze-pblaze5-916-aic-6400gb").value();
+  CHECK(p5.member_count == 1);
+  CHECK_FALSE(p5.has_switch);
+  CHECK(p5.datasheet.source == "memblaze-pblaze5-916");
+  auto missing = cat.device("optane");
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().message().find("liqid-lqd4500") != std::string::npos);
 }

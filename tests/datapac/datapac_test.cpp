@@ -40,17 +40,6 @@ TEST_CASE("an ISE 860 G3 DataPac has 20 SSDs and an x4 12G SAS port per controll
   CHECK(dp->backplane(1, LinkDirection::kFromDataPac).name() == "dp1-c1-from");
 }
 
-TEST_CASE("SSDs of a DataPac get distinct seeds, so jitter differs between them") {
-  auto cat = config::Catalog::embedded();
-  const auto preset = cat->system("ise-860-g3").value();
-  DataPacOptions o;
-  o.ssd.read_jitter_fraction = 0.2;
-  auto dp = DataPac::create(preset.datapacs, preset.ssd, o).value();
-  const auto a = *dp->ssd(0).schedule(0, SsdOp::kRead, 0, 4096);
-  const auto b = *dp->ssd(1).schedule(0, SsdOp::kRead, 0, 4096);
-  CHECK(a != b);
-}
-
 TEST_CASE("pulling a DataPac removes all its SSDs; inserting it restores their states") {
   auto dp = ise860_datapac(0);
   const std::vector<std::uint8_t> data(512, 0x3C);

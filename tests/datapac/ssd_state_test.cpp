@@ -85,8 +85,11 @@ TEST_CASE("a replacement SSD is healthy, empty, fresh, idle and has zero wear") 
   std::vector<std::uint8_t> out(data.size(), 0xFF);
   REQUIRE(ssd->read_payload(12345, out).is_ok());
   CHECK(out == std::vector<std::uint8_t>(data.size(), 0));
-  // Idle: a QD1 read at t=1 µs is not queued behind the old drive's work.
-  CHECK(*ssd->schedule(1000, SsdOp::kRead, 0, 4096) == 1000 + 90'000);
+  // Idle and empty: a read at t=1 µs is not queued behind the old drive's work, and a
+  // never-written range is answered without touching the NAND.
+  const auto& c = ssd->model().controller;
+  CHECK(*ssd->schedule(1000, SsdOp::kRead, 0, 4096) <
+        1000 + c.read_command_ns + c.read_overhead_ns + ssd->model().host.latency_ns + 5000);
 }
 
 TEST_CASE("validation names the bad option or model figure") {
@@ -106,5 +109,5 @@ TEST_CASE("validation names the bad option or model figure") {
   CHECK(Ssd::create(model, o).status().message().find("payload_directory") != std::string::npos);
   auto bad = model;
   bad.raw_nand_bytes = bad.capacity_bytes;
-  CHECK(Ssd::validate(bad, {}).message().find("raw_nand_bytes") != std::string::npos);
+  CHECK(Ssd::validate(bad, {}).message().find("exceed capacity") != std::string::npos);
 }

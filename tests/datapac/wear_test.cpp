@@ -35,116 +35,62 @@ TEST_CASE("greedy-GC write amplification matches the published analytic and simu
   CHECK(greedy_random_write_amplification(50.0) == doctest::Approx(1.0).epsilon(1e-6));
 }
 
-TEST_CASE("random 4K writes wear NAND at the model's WA, sequential streams at 1") {
+TEST_CASE("random 4K writes wear NAND at the write amplification the mapping table shows") {
   const auto model = preset_ssd();
-  const double wa_native = greedy_random_write_amplification(native_alpha(model));
-  // The 1.6 TB drive: 2 TiB of NAND for 1.6 TB, α = 1.374; between the published α = 1.3
-  // (2.36) and a hand solution of u = exp(−α(1 − u)) at α = 1.374: u = 0.510, WA = 2.04.
-  CHECK(wa_native == doctest::Approx(2.04).epsilon(0.005));
-
+  // The replica's greedy GC at α = 2 TiB / 1.6 TB = 1.374 against Xiang & Kurkoski's
+  // analytic greedy WA (2.04): within 3 % (the replica has 1,024 blocks of 128 units).
+  const double wa_native = ssd::FlashSsd::steady_random_write_amplification(model, 1.0);
+  CHECK(wa_native == doctest::Approx(greedy_random_write_amplification(native_alpha(model))).epsilon(0.03));
   auto random = make_ssd(model);
   sim::Rng rng(3);
   for (int i = 0; i < 20000; ++i)
     REQUIRE(random
-                ->schedule(i * 1000, SsdOp::kWrite,
+                ->schedule(i * 10000, SsdOp::kWrite,
                            static_cast<std::int64_t>(rng.uniform(1 << 24)) * k4K, k4K)
                 .is_ok());
   CHECK(random->wear().host_bytes_written == 20000 * k4K);
-  CHECK(random->wear().write_amplification() == doctest::Approx(wa_native).epsilon(1e-6));
-
-  auto sequential = make_ssd(model);
+  CHECK(random->wear().write_amplification() == doctest::Approx(wa_native).epsilon(0.05));
+  // Sequential writes on a fresh drive fill erased blocks: no garbage collection.
+  SsdOptions fresh;
+  fresh.preconditioned = false;
+  auto sequential = make_ssd(model, fresh);
   for (int i = 0; i < 2000; ++i)
-    REQUIRE(sequential->schedule(i * 1000, SsdOp::kWrite, i * 65536LL, 65536).is_ok());
-  // The first write starts no stream yet: 64 KiB counts as (64 − 4) / (8192 − 4) sequential.
-  const double sigma_first = (65536.0 - 4096) / (kGcUnitBytes - 4096);
-  const double first = 65536 * (sigma_first + (1 - sigma_first) * wa_native);
-  CHECK(sequential->wear().nand_bytes_written ==
-        doctest::Approx(first + 1999 * 65536.0).epsilon(1e-6));
-  CHECK(sequential->wear().write_amplification() < 1.01);
-
-  // A 512 B write costs a whole 4 KiB mapping unit inside the drive.
-  auto small = make_ssd(model);
-  REQUIRE(small->schedule(0, SsdOp::kWrite, 512 * 1001, 512).is_ok());
-  CHECK(small->wear().host_bytes_written == 512);
-  CHECK(small->wear().nand_bytes_written ==
-        static_cast<std::int64_t>(std::floor(4096 * wa_native)));
-}
-
-TEST_CASE(
-    "a stream interleaved with random writes stays sequential; random writes replace each other") {
-  const auto model = preset_ssd();
-  const double wa_native = greedy_random_write_amplification(native_alpha(model));
-  // A 16 MiB copy in 1 MiB segments (the wear leveler's move), 50 random 4 KiB writes between
-  // segments: far more than the 8-entry stream table, but they only replace one another.
-  auto ssd = make_ssd(model);
-  sim::Rng rng(5);
-  const std::int64_t segment = 1 << 20;
-  const std::int64_t base = std::int64_t{1} << 36;  // far from the random writes' 64 GiB
-  sim::Time t = 0;
-  for (int s = 0; s < 16; ++s) {
-    REQUIRE(ssd->schedule(t += 1000, SsdOp::kWrite, base + s * segment, segment).is_ok());
-    for (int i = 0; i < 50; ++i)
-      REQUIRE(ssd->schedule(t += 1000, SsdOp::kWrite,
-                            static_cast<std::int64_t>(rng.uniform(1 << 24)) * k4K, k4K)
-                  .is_ok());
-  }
-  // The first segment starts the stream: (1 MiB − 4 KiB) / (8 MiB − 4 KiB) sequential.
-  const double sigma_first = (segment - 4096.0) / (kGcUnitBytes - 4096);
-  const double expected = segment * (sigma_first + (1 - sigma_first) * wa_native) + 15.0 * segment +
-                          16 * 50 * k4K * wa_native;
-  CHECK(ssd->wear().nand_bytes_written == doctest::Approx(expected).epsilon(1e-6));
-
-  // Eight long streams fill the table; a new stream of small writes still gets a slot (the
-  // least recently used long one) and its second write continues it.
-  auto full = make_ssd(model);
-  t = 0;
-  for (int s = 0; s < 8; ++s)
-    for (int i = 0; i < 4; ++i)
-      REQUIRE(
-          full->schedule(t += 1000, SsdOp::kWrite, (s + 1) * base + i * segment, segment).is_ok());
-  const std::int64_t before = full->wear().nand_bytes_written;
-  REQUIRE(full->schedule(t += 1000, SsdOp::kWrite, 123 * k4K, k4K).is_ok());
-  const std::int64_t lone = full->wear().nand_bytes_written - before;
-  CHECK(static_cast<double>(lone) == doctest::Approx(k4K * wa_native).epsilon(1e-3));
-  REQUIRE(full->schedule(t += 1000, SsdOp::kWrite, 124 * k4K, k4K).is_ok());
-  CHECK(static_cast<double>(full->wear().nand_bytes_written - before - lone) ==
-        doctest::Approx(k4K).epsilon(1e-3));
+    REQUIRE(sequential->schedule(i * 100000, SsdOp::kWrite, i * 65536LL, 65536).is_ok());
+  CHECK(sequential->wear().write_amplification() == doctest::Approx(1.0));
 }
 
 TEST_CASE("percent of endurance: rated DWPD bytes at the rating's WA make 100 %") {
   const auto model = preset_ssd();
   // Rated: 10 DWPD × 1.6 TB × 365 × 5 = 2.92e16 host bytes, at full-span random WA.
   auto ssd = make_ssd(model);
-  const std::int64_t one_percent = static_cast<std::int64_t>(model.rated_endurance_bytes() / 100);
+  const auto one_percent = static_cast<std::int64_t>(model.rated_endurance_bytes() / 100);
   REQUIRE(ssd->add_bulk_writes(0, 30 * sim::kDay, one_percent, 0.0).is_ok());
-  CHECK(ssd->wear().percent_endurance_used == doctest::Approx(1.0).epsilon(1e-9));
-  // The same host bytes written sequentially wear 1 / WA_native as much.
-  auto seq = make_ssd(model);
-  REQUIRE(seq->add_bulk_writes(0, 30 * sim::kDay, one_percent, 1.0).is_ok());
-  const double wa_native = greedy_random_write_amplification(native_alpha(model));
-  CHECK(seq->wear().percent_endurance_used == doctest::Approx(1.0 / wa_native).epsilon(1e-9));
-  // With 20 % of the drive never written, random writes wear less than at full span.
+  CHECK(ssd->wear().percent_endurance_used == doctest::Approx(1.0).epsilon(0.03));
+  // With 20 % of the drive never written, random writes wear less than at full span:
+  // Xiang & Kurkoski at α / 0.8 over α (1.43 / 2.04).
   SsdOptions o;
   o.host_span_fraction = 0.8;
   auto array = make_ssd(model, o);
   REQUIRE(array->add_bulk_writes(0, 30 * sim::kDay, one_percent, 0.0).is_ok());
-  const double wa_array = greedy_random_write_amplification(native_alpha(model) / 0.8);
-  CHECK(array->wear().percent_endurance_used ==
-        doctest::Approx(wa_array / wa_native).epsilon(1e-9));
+  const double ratio = greedy_random_write_amplification(native_alpha(model) / 0.8) /
+                       greedy_random_write_amplification(native_alpha(model));
+  CHECK(array->wear().percent_endurance_used == doctest::Approx(ratio).epsilon(0.05));
   CHECK(array->wear().percent_endurance_used < 0.75);
 }
 
-TEST_CASE("bulk writes on a fresh drive count WA 1 until the NAND is written over once") {
+TEST_CASE("bulk writes on a fresh drive count WA 1 until garbage collection starts") {
   const auto model = preset_ssd("xio-g3-sas-200gb");
   SsdOptions o;
   o.preconditioned = false;
   auto ssd = make_ssd(model, o);
-  const std::int64_t raw = model.raw_nand_bytes;
-  const double wa = greedy_random_write_amplification(native_alpha(model));
-  REQUIRE(ssd->add_bulk_writes(0, sim::kDay, 2 * raw, 0.0).is_ok());
-  // raw bytes at WA 1, then raw more at steady state.
+  // Less than the drive's user capacity: every block was erased, nothing to collect.
+  REQUIRE(ssd->add_bulk_writes(0, sim::kDay, model.capacity_bytes / 2, 0.0).is_ok());
+  CHECK_FALSE(ssd->timing().steady_state);
+  CHECK(ssd->wear().write_amplification() == doctest::Approx(1.0));
+  // Three times the capacity more: garbage collection has started and amplifies.
+  REQUIRE(ssd->add_bulk_writes(sim::kDay, sim::kDay, 3 * model.capacity_bytes, 0.0).is_ok());
   CHECK(ssd->timing().steady_state);
-  CHECK(ssd->wear().nand_bytes_written == doctest::Approx(raw + raw * wa).epsilon(1e-9));
+  CHECK(ssd->wear().write_amplification() > 1.3);
 }
 
 TEST_CASE("recent write rates over the rate window, from I/O and from bulk spans") {

@@ -29,10 +29,11 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `afasim ARGS` (a shell word list) with AFASIM_URL pointing at `port`.
-Run run_afasim(int port, const std::string& args, const std::string& dir) {
+// Runs `afasim ARGS` (a shell word list) with AFASIM_URL pointing at `port` and `env` (more
+// VAR=value words: the credentials) before it.
+Run run_afasim(int port, const std::string& args, const std::string& dir, const std::string& env = "") {
   const std::string err_file = dir + "/cli.err";
-  const std::string cmd = "AFASIM_URL=http://127.0.0.1:" + std::to_string(port) + " " +
+  const std::string cmd = "AFASIM_URL=http://127.0.0.1:" + std::to_string(port) + " " + env + " " +
                           quote(std::getenv("AFASIM_BINARY")) + " " + args + " 2>" + quote(err_file);
   Run r;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -52,8 +53,10 @@ Run run_afasim(int port, const std::string& args, const std::string& dir) {
 struct Fixture {
   TempStateDir dir;
   ServeProcess serve{dir.path() + "/state", {"--payload", "memory"}};
+  // The admin's password file, which the first start wrote (docs/cli.md "Credentials").
+  std::string credentials() const { return "AFASIM_PASSWORD_FILE=" + quote(dir.path() + "/state/admin-password"); }
   Run operator()(const std::string& args) {
-    Run r = run_afasim(serve.port(), args, dir.path());
+    Run r = run_afasim(serve.port(), args, dir.path(), credentials());
     INFO("afasim " << args << "\nstdout:\n" << r.out << "stderr:\n" << r.err);
     return r;
   }
@@ -174,7 +177,8 @@ TEST_CASE("pool, system, controller, fault, alert, event and metrics") {
 TEST_CASE("event list --follow prints new events as they happen") {
   Fixture cli;
   const std::string out_file = cli.dir.path() + "/follow.out";
-  const std::string cmd = "AFASIM_URL=http://127.0.0.1:" + std::to_string(cli.serve.port()) + " timeout 8 " +
+  const std::string cmd = "AFASIM_URL=http://127.0.0.1:" + std::to_string(cli.serve.port()) + " " +
+                          cli.credentials() + " timeout 8 " +
                           quote(std::getenv("AFASIM_BINARY")) + " event list --follow --kind power > " +
                           quote(out_file) + " 2>&1 &";
   REQUIRE(std::system(cmd.c_str()) == 0);
@@ -206,6 +210,51 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   CHECK(run_afasim(1, "volume create x", dir.path()).code == 2);  // --size is required
   const Run url = run_afasim(1, "volume list --url ftp://x", dir.path());
   CHECK(url.code == 2);
-  CHECK(url.err.find("--url must be http://HOST:PORT") != std::string::npos);
+  CHECK(url.err.find("--url must be http[s]://HOST:PORT") != std::string::npos);
   CHECK(run_afasim(1, "volume update 1 --min-iops lots", dir.path()).code == 2);
+}
+
+TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from a file, a token, or over HTTPS") {
+  Fixture cli;
+  const std::string d = cli.dir.path();
+  // No credentials at all: refused with 401, nothing created.
+  const Run anonymous = run_afasim(cli.serve.port(), "volume create v --size 1GiB", d);
+  CHECK(anonymous.code == 3);
+  CHECK(anonymous.err.find("refused (401") != std::string::npos);
+  CHECK(cli.ok("volume list -o json").j()["total"] == 0);
+  // A monitor reads, and is refused (403) a change.
+  cli.ok("volume create v --size 1GiB");
+  REQUIRE(run_afasim(cli.serve.port(), "volume list", d, "AFASIM_USER=nobody AFASIM_PASSWORD=wrong-password").code == 3);
+  // (users are made through the API: the client has no user commands)
+  const std::string create_user =
+      "curl -sf -u admin:$(cat " + quote(d + "/state/admin-password") + ") -H 'Content-Type: application/json' "
+      "-d '{\"name\": \"watcher\", \"role\": \"monitor\", \"password\": \"watch-only-1\"}' "
+      "http://127.0.0.1:" + std::to_string(cli.serve.port()) + "/api/v1/users >/dev/null";
+  REQUIRE(std::system(create_user.c_str()) == 0);
+  const std::string monitor = "AFASIM_USER=watcher AFASIM_PASSWORD=watch-only-1";
+  CHECK(run_afasim(cli.serve.port(), "volume list -o json", d, monitor).code == 0);
+  const Run refused = run_afasim(cli.serve.port(), "volume delete v", d, monitor);
+  CHECK(refused.code == 3);
+  CHECK(refused.err.find("refused (403") != std::string::npos);
+  // A password file that cannot be read is bad usage, said at once.
+  const Run missing = run_afasim(cli.serve.port(), "volume list --password-file /nonexistent", d);
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("--password-file /nonexistent: cannot read a password") != std::string::npos);
+}
+
+TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signed made") {
+  TempStateDir dir;
+  ServeProcess serve{dir.path() + "/state", {"--payload", "none", "--tls", "self-signed"}};
+  const std::string state = dir.path() + "/state";
+  const std::string url = "https://127.0.0.1:" + std::to_string(serve.port());
+  const std::string creds = "AFASIM_PASSWORD_FILE=" + quote(state + "/admin-password");
+  const Run ok = run_afasim(serve.port(), "system show -o json --url " + url + " --cacert " + quote(state + "/tls/afasim.crt"),
+                            dir.path(), creds);
+  INFO(ok.err);
+  CHECK(ok.code == 0);
+  CHECK(ok.j()["state"] == "online");
+  // Without the CA the certificate is not trusted: unreachable (4), saying why.
+  const Run untrusted = run_afasim(serve.port(), "system show --url " + url, dir.path(), creds);
+  CHECK(untrusted.code == 4);
+  CHECK(untrusted.err.find("not trusted") != std::string::npos);
 }

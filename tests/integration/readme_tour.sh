@@ -18,13 +18,14 @@ done
 
 # The first sh block after the tour's heading, with the port swapped in.
 awk '/^## A five-minute tour/{t=1} t && /^```sh/{b=1; next} b && /^```/{exit} b' "$readme" |
-  sed "s/localhost:8080/localhost:$port/g" >"$work/tour.sh"
+  sed -e "s/localhost:8080/localhost:$port/g" -e "s#var/afasim#$work/state#g" >"$work/tour.sh"
 [[ $(wc -l <"$work/tour.sh") -gt 10 ]] || { echo "tour block not found in README.md"; exit 1; }
 bash -eu "$work/tour.sh" >"$work/tour.out" 2>&1 || { cat "$work/tour.out"; echo "the tour failed"; exit 1; }
 
 api=http://127.0.0.1:$port/api/v1
+credentials="admin:$(cat "$work/state/admin-password")"
 check() { # check DESCRIPTION PATH PYTHON-EXPRESSION-ON-j
-  curl -sf "$api$2" | python3 -c "import json,sys; j=json.load(sys.stdin); assert ($3), '$1'" ||
+  curl -sf -u "$credentials" "$api$2" | python3 -c "import json,sys; j=json.load(sys.stdin); assert ($3), '$1'" ||
     { echo "tour result wrong: $1"; cat "$work/tour.out"; exit 1; }
 }
 check "two volumes" /volumes "j['total'] == 2"
@@ -35,9 +36,13 @@ check "three faults injected" /faults "j['total'] == 3 and [i['type'] for i in j
 check "power back on after the power cycle" /system "j['power']['state'] == 'on' and j['power']['mains'] == 'on'"
 grep -q '"status":422' "$work/tour.out" || { echo "the min>max request did not answer 422"; exit 1; }
 grep -q '"status":409' "$work/tour.out" || { echo "deleting a mapped volume did not answer 409"; exit 1; }
+grep -qx 'anonymous DELETE: 401' "$work/tour.out" || { echo "the request without credentials did not answer 401"; exit 1; }
+grep -qx 'monitor DELETE: 403' "$work/tour.out" || { echo "the monitor's DELETE did not answer 403"; exit 1; }
+grep -q '^admin user "watcher" created' "$work/tour.out" || { echo "the events do not name admin"; cat "$work/tour.out"; exit 1; }
+[[ $(stat -c %a "$work/state/admin-password") == 600 ]] || { echo "admin-password is not mode 0600"; exit 1; }
 # The tour's "Look at it" block: the client commands and /metrics, against the same array.
 awk '/^### Look at it/{t=1} t && /^```sh/{b=1; next} b && /^```/{exit} b' "$readme" |
-  sed "s/localhost:8080/localhost:$port/g; s#build/app/afasim#AFASIM_URL=http://127.0.0.1:$port $binary#g" >"$work/look.sh"
+  sed "s/localhost:8080/localhost:$port/g; s#var/afasim#$work/state#g; s#build/app/afasim#AFASIM_URL=http://127.0.0.1:$port $binary#g" >"$work/look.sh"
 [[ $(wc -l <"$work/look.sh") -gt 4 ]] || { echo "the Look at it block not found in README.md"; exit 1; }
 bash -eu -o pipefail "$work/look.sh" >"$work/look.out" 2>&1 || { cat "$work/look.out"; echo "Look at it failed"; exit 1; }
 look() { # look DESCRIPTION EXTENDED-REGEX

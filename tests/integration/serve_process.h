@@ -61,7 +61,7 @@ class ServeProcess {
       std::_Exit(127);
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    static const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
+    static const std::regex listening("listening on https?://127\\.0\\.0\\.1:([0-9]+)");
     while (std::chrono::steady_clock::now() < deadline) {
       std::smatch m;
       const std::string text = log();

@@ -13,9 +13,21 @@ using afasim::testing::TempStateDir;
 
 namespace {
 
+#include <fstream>
+
+// The admin's password, as the first start wrote it into the state directory.
+std::string admin_password(const std::string& state) {
+  std::ifstream in(state + "/admin-password");
+  std::string password;
+  std::getline(in, password);
+  return password;
+}
+
 struct Client {
   httplib::Client http;
-  explicit Client(int port) : http("127.0.0.1", port) {}
+  Client(int port, const std::string& state) : http("127.0.0.1", port) {
+    http.set_basic_auth("admin", admin_password(state));
+  }
   json post(const std::string& path, const json& body, int want = 201) {
     auto r = http.Post(("/api/v1" + path).c_str(), body.dump(), "application/json");
     REQUIRE(r);
@@ -51,7 +63,7 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
   std::vector<std::int64_t> volume_ids;
   {
     ServeProcess serve(state, {"--pace", "none"});
-    Client c(serve.port());
+    Client c(serve.port(), state);
     const json gold = c.post("/qos-policies", {{"name", "gold"}, {"min_iops", 10000}, {"max_iops", 50000}, {"burst_iops", 80000}});
     volume_ids.push_back(c.post("/volumes", {{"name", "thin-a"}, {"capacity_bytes", "2TiB"}, {"raid_type", "RAID10"}})["id"]);
     volume_ids.push_back(c.post("/volumes", {{"name", "thin-b"}, {"capacity_bytes", "500GB"}, {"raid_type", "RAID5"},
@@ -78,7 +90,7 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
   }
   {
     ServeProcess serve(state, {"--pace", "none"});
-    Client c(serve.port());
+    Client c(serve.port(), state);
     const json after = inventory(c);
     CHECK(after == before);
     // The next volume gets a new id, after the ones that exist.

@@ -66,9 +66,9 @@ TEST_CASE("damaged records are refused with where and why; a cut at any byte is 
     return s.status().message();
   };
   CHECK(error_of("").find("not an afasim session record") != std::string::npos);
-  std::string v2 = good;
-  v2[8] = 2;
-  CHECK(error_of(v2).find("format version 2") != std::string::npos);
+  std::string v9 = good;
+  v9[8] = 9;
+  CHECK(error_of(v9).find("format version 9") != std::string::npos);
   std::string flipped = good;
   flipped[good.find("binary")] ^= 0x20;  // inside the second record's payload
   CHECK(error_of(flipped).find("checksum does not match") != std::string::npos);

@@ -220,3 +220,97 @@ TEST_CASE("an Array call whose commit hits a full disk changes nothing, in memor
   Boot boot(dir.path());
   CHECK(dump(*boot.array) == before);
 }
+
+// ---------------------------------------------------------------------------------------
+// Hardware state and rebuilds across a restart (issue 14 item 6). On main at 4676db3 a
+// failed drive came back healthy after a restart, and a volume it had degraded stayed
+// degraded with no rebuild queued.
+
+namespace {
+
+FaultSpec fault(std::string type, Id drive = 0, Id controller = 0) {
+  FaultSpec f;
+  f.type = std::move(type);
+  f.drive = drive;
+  f.controller = controller;
+  return f;
+}
+
+bool has_event(const Array& a, const std::string& part) {
+  const auto page = a.events(0, 1000);
+  for (const auto& e : page.items)
+    if (e.message.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("failed and pulled drives, a failed controller, a degraded supercap and a cut link survive a restart") {
+  TempDir dir;
+  {
+    Boot boot(dir.path());
+    Array& a = *boot.array;
+    ok(a.inject_fault(fault("drive_fail", 7)));
+    ok(a.inject_fault(fault("drive_pull", 30)));
+    ok(a.inject_fault(fault("controller_fail", 0, 2)));
+    ok(a.inject_fault(fault("supercap_degrade")));
+    ok(a.inject_fault(fault("link_cut")));
+    FaultSpec slow = fault("drive_slow", 3);
+    slow.latency_multiplier = 4;
+    ok(a.inject_fault(slow));
+    boot.sim.run_until(boot.sim.now() + sim::kSecond);
+  }
+  Boot again(dir.path());
+  Array& a = *again.array;
+  CHECK(a.drives()[6].state == DriveState::kFailed);
+  CHECK(a.drives()[29].state == DriveState::kRemoved);
+  CHECK(a.drives()[0].state == DriveState::kHealthy);
+  CHECK(a.data_path().ssd(2).latency_multiplier() == 4.0);
+  CHECK(a.controller(2)->state == ControllerState::kFailed);
+  const PowerStatus p = a.data_path().power_status();
+  CHECK(p.supercap_degraded);
+  CHECK(!p.link_up);
+  CHECK(has_event(a, "restart: hardware state restored: drive 3 slow 4, drive 7 failed, drive 30 pulled, "
+                     "controller 2 failed, supercap degraded, link cut"));
+}
+
+TEST_CASE("a drive replaced after a restart stays healthy through the next one") {
+  TempDir dir;
+  {
+    Boot boot(dir.path());
+    ok(boot.array->inject_fault(fault("drive_fail", 7)));
+    ok(boot.array->inject_fault(fault("drive_pull", 30)));
+  }
+  {
+    Boot again(dir.path());
+    REQUIRE(again.array->drives()[6].state == DriveState::kFailed);
+    ok(again.array->inject_fault(fault("drive_replace", 7)));
+  }
+  Boot third(dir.path());
+  CHECK(third.array->drives()[6].state == DriveState::kHealthy);
+  CHECK(third.array->drives()[29].state == DriveState::kRemoved);
+}
+
+TEST_CASE("a rebuild interrupted by a stop resumes after the restart and finishes") {
+  TempDir dir;
+  Id volume_id = 0;
+  {
+    Boot boot(dir.path());
+    Array& a = *boot.array;
+    volume_id = ok(a.create_volume(volume_spec("fixed", 200LL << 30, raid::RaidType::kRaid5, Provisioning::kFixed))).id;
+    ok(a.inject_fault(fault("drive_fail", 7)));
+    CHECK(a.data_path().rebuild_status().active);
+    boot.sim.run_until(boot.sim.now() + 100 * sim::kMillisecond);  // part of it, then a stop
+    REQUIRE(a.data_path().rebuild_status().active);
+    CHECK(a.volume_state(volume_id) == VolumeState::kDegraded);
+  }
+  Boot again(dir.path());
+  Array& a = *again.array;
+  CHECK(a.volume_state(volume_id) == VolumeState::kDegraded);
+  CHECK(a.data_path().rebuild_status().active);  // queued at open, not waiting for a fault
+  CHECK(has_event(a, "interrupted rebuild(s) resumed"));
+  for (int i = 0; i < 600 && a.data_path().rebuild_status().active; ++i)
+    again.sim.run_until(again.sim.now() + sim::kSecond);
+  CHECK(!a.data_path().rebuild_status().active);
+  CHECK(a.volume_state(volume_id) == VolumeState::kOnline);
+}

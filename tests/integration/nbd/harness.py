@@ -69,6 +69,7 @@ class Serve:
         self.pace = pace
         self.extra = list(extra)
         self.proc = None
+        self.scheme = "http"
         self.log_path = os.path.join(os.path.dirname(state_dir), "serve.log")
 
     def start(self):
@@ -90,10 +91,10 @@ class Serve:
             with open(self.log_path, "rb") as f:
                 f.seek(log_start)
                 text = f.read().decode(errors="replace")
-            rest = re.search(r"listening on http://127\.0\.0\.1:(\d+)", text)
+            rest = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", text)
             nbd = re.search(r"nbd: listening on 127\.0\.0\.1:(\d+)", text)
             if rest and nbd:
-                self.rest_port, self.nbd_port = int(rest.group(1)), int(nbd.group(1))
+                self.scheme, self.rest_port, self.nbd_port = rest.group(1), int(rest.group(2)), int(nbd.group(1))
                 if self.api("GET", "/system")[0] == 200:
                     return self
             time.sleep(0.05)
@@ -126,16 +127,39 @@ class Serve:
 
     def api(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{self.rest_port}/api/v1{path}", data=data, method=method)
+        req = urllib.request.Request(f"{self.scheme}://127.0.0.1:{self.rest_port}/api/v1{path}", data=data,
+                                     method=method)
+        if self.authorization():
+            req.add_header("Authorization", self.authorization())
         if data is not None:
             req.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(req, timeout=60) as r:
+            with urllib.request.urlopen(req, timeout=60, context=self.tls_context()) as r:
                 raw = r.read()
                 return r.status, (json.loads(raw) if raw else None)
         except urllib.error.HTTPError as e:
             raw = e.read()
             return e.code, (json.loads(raw) if raw else None)
+
+    def tls_context(self):
+        """For HTTPS: trust the self-signed certificate the server made (--tls self-signed)."""
+        if self.scheme != "https":
+            return None
+        import ssl
+        return ssl.create_default_context(cafile=self.cert_file())
+
+    def cert_file(self):
+        return os.path.join(self.state_dir, "tls", "afasim.crt")
+
+    def authorization(self):
+        """Basic credentials of the admin the first start created (its password file)."""
+        import base64
+        path = os.path.join(self.state_dir, "admin-password")
+        if not os.path.exists(path):  # a server without authentication (an older afasim)
+            return None
+        with open(path) as f:
+            password = f.read().strip()
+        return "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()
 
     def ok(self, method, path, body=None):
         status, doc = self.api(method, path, body)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 4's acceptance lines, with the real `afasim serve` binary and the real NBD clients.
 
-    nbd_test.py [clients | fio_restart | ssd_fault | full_pool | bad_requests]...
+    nbd_test.py [clients | fio_restart | ssd_fault | full_pool | bad_requests | sparse | limits | tls]...
 
 Each case starts its own `afasim serve` (--pace none unless it says otherwise) over a
 temporary state directory, provisions through the ReST API and runs nbdinfo, nbdcopy,
@@ -10,6 +10,7 @@ printed, so a failure replays. Exit 77 (ctest: skipped) when a client is not ins
 """
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -292,7 +293,153 @@ def bad_requests():
         listing = run(["nbdinfo", "--list", f"nbd://127.0.0.1:{s.nbd_port}"], check=False)
         expect(listing.returncode == 0, "the server still answers new clients")
 
+# ---------------------------------------------------------------------------------------
+def sparse():
+    """nbdcopy a sparse image into a volume and back, with and without --allocated, and
+    qemu-img convert both ways (issue 14: main refused WRITE_ZEROES over 32 MiB)."""
+    require_tools("nbdcopy", "qemu-img")
+    with Workspace() as ws, Serve(ws.state) as s:
+        vol = s.volume("sparse", 512 * MiB, "RAID5")
+        s.map(vol, s.host("me", ["127.0.0.1"]))
+        # Old data where the image has a hole: the copy must zero it, not skip it.
+        old = ws.path("old.img")
+        random_file(old, 64 * MiB, seed=21)
+        run(["qemu-img", "convert", "-n", "-f", "raw", "-O", "raw", old, s.uri("sparse")], timeout=300)
+        src = ws.path("sparse.raw")
+        with open(src, "wb") as f:
+            f.truncate(512 * MiB)
+        for offset, length, seed in ((64 * MiB, 4 * MiB, 22), (300 * MiB, 1 * MiB, 23), (512 * MiB - 64 * 1024, 64 * 1024, 24)):
+            piece = ws.path("piece")
+            random_file(piece, length, seed)
+            with open(piece, "rb") as p, open(src, "r+b") as f:
+                f.seek(offset)
+                f.write(p.read())
+        for flags in ([], ["--allocated"]):
+            run(["nbdcopy", *flags, src, s.uri("sparse")], timeout=300)
+            back = ws.path("back.raw")
+            run(["nbdcopy", *flags, s.uri("sparse"), back], timeout=300)
+            expect(same_bytes(src, back, 512 * MiB), f"nbdcopy {' '.join(flags)} in and out: byte-identical")
+            os.remove(back)
+            alloc = s.ok("GET", f"/volumes/{vol}")["allocated_bytes"]
+            if flags:  # --allocated: zeroes written as data, every extent allocated
+                expect(alloc == 512 * MiB, f"nbdcopy --allocated allocates the whole volume ({alloc} bytes)")
+            else:  # the holes were zeroed by giving extents back: 3 extents of 64 MiB hold data
+                expect(alloc <= 192 * MiB, f"nbdcopy leaves the holes unallocated ({alloc} bytes allocated)")
+        run(["qemu-img", "convert", "-n", "-f", "raw", "-O", "raw", src, s.uri("sparse")], timeout=300)
+        out = ws.path("qemu.raw")
+        run(["qemu-img", "convert", "-f", "raw", "-O", "raw", s.uri("sparse"), out], timeout=300)
+        expect(same_bytes(src, out, 512 * MiB), "qemu-img convert in and out: byte-identical")
+
+
+# ---------------------------------------------------------------------------------------
+def nbd_greet(sock):
+    """The fixed newstyle greeting; False when the server closed at once (refused)."""
+    import socket as socket_module
+    data = b""
+    while len(data) < 18:
+        try:
+            chunk = sock.recv(18 - len(data))
+        except (ConnectionResetError, socket_module.timeout):
+            return False
+        if not chunk:
+            return False
+        data += chunk
+    return True
+
+
+def nbd_go(sock, name):
+    """Greeting, then NBD_OPT_EXPORT_NAME: the connection is in transmission; False if refused."""
+    import struct
+    if not nbd_greet(sock):
+        return False
+    sock.sendall(struct.pack(">I", 3))  # fixed newstyle, no zeroes
+    sock.sendall(struct.pack(">QII", 0x49484156454F5054, 1, len(name)) + name.encode())
+    reply = sock.recv(10)
+    return len(reply) == 10
+
+
+def closed_within(sock, seconds):
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except OSError:
+        return False
+
+
+def limits():
+    """64 half-open and 64 idle connections from 127.0.0.2 while 127.0.0.1 reads and writes;
+    the handshake and idle timeouts close them (issue 14: on main they locked everyone out)."""
+    require_tools("nbdcopy")
+    import socket
+    with Workspace() as ws, Serve(ws.state, extra=["--nbd-idle-timeout", "3", "--nbd-handshake-timeout", "3"]) as s:
+        vol = s.volume("vol", 256 * MiB, "RAID10")
+        s.map(vol, s.host("any", ["*"]))
+
+        def connect():
+            sock = socket.socket()
+            sock.bind(("127.0.0.2", 0))
+            sock.connect(("127.0.0.1", s.nbd_port))
+            sock.settimeout(5)
+            return sock
+
+        idle = [connect() for _ in range(64)]
+        in_transmission = [sk for sk in idle if nbd_go(sk, "vol")]
+        half_open = [connect() for _ in range(64)]
+        greeted = [sk for sk in half_open if nbd_greet(sk)]
+        log(f"from 127.0.0.2: {len(in_transmission)} idle in transmission, {len(greeted)} half-open admitted")
+        expect(len(in_transmission) + len(greeted) <= 16, "at most 16 connections from one address")
+        src, back = ws.path("data.img"), ws.path("back.img")
+        random_file(src, 16 * MiB, seed=31)
+        run(["nbdcopy", src, s.uri("vol")], timeout=120)
+        run(["nbdcopy", s.uri("vol"), back], timeout=120)
+        expect(same_bytes(src, back, 16 * MiB), "127.0.0.1 writes and reads while 127.0.0.2 holds its slots")
+        expect(all(closed_within(sk, 8) for sk in in_transmission), "idle connections closed by the idle timeout")
+        expect(all(closed_within(sk, 8) for sk in greeted), "half-open connections closed by the handshake timeout")
+        for sk in idle + half_open:
+            sk.close()
+        again = connect()
+        expect(nbd_go(again, "vol"), "127.0.0.2 is served again once its slots are free")
+        again.close()
+
+
+
+# ---------------------------------------------------------------------------------------
+def tls():
+    """--tls self-signed: curl --cacert over HTTPS, nbdinfo nbds:// with the certificate;
+    --nbd-tls require refuses plain NBD clients (issue 14 item 5)."""
+    require_tools("curl", "nbdinfo", "nbdcopy")
+    with Workspace() as ws, Serve(ws.state, extra=["--tls", "self-signed", "--nbd-tls", "require"]) as s:
+        expect(s.scheme == "https", "the API listens on https")
+        vol = s.volume("secure", 64 * MiB, "RAID10")
+        s.map(vol, s.host("me", ["127.0.0.1"]))
+        with open(os.path.join(s.state_dir, "admin-password")) as f:
+            password = f.read().strip()
+        p = run(["curl", "-sS", "--cacert", s.cert_file(), "-u", f"admin:{password}",
+                 f"https://127.0.0.1:{s.rest_port}/api/v1/system"], check=False)
+        expect(p.returncode == 0 and b'"counts"' in p.stdout, "curl --cacert https://.../system answers")
+        p = run(["curl", "-sS", f"https://127.0.0.1:{s.rest_port}/api/v1/system"], check=False)
+        expect(p.returncode != 0, "curl without the certificate refuses the server")
+        # libnbd reads ca-cert.pem from the directory tls-certificates names.
+        certs = ws.path("certs")
+        os.makedirs(certs)
+        shutil.copy(s.cert_file(), os.path.join(certs, "ca-cert.pem"))
+        uri = f"nbds://127.0.0.1:{s.nbd_port}/secure?tls-certificates={certs}"
+        p = run(["nbdinfo", "--json", uri], check=False)
+        log(p.stderr.decode(errors="replace"))
+        expect(p.returncode == 0 and json.loads(p.stdout)["exports"][0]["export-size"] == 64 * MiB,
+               "nbdinfo nbds:// with the certificate: the export over TLS")
+        src, back = ws.path("src.img"), ws.path("back.img")
+        random_file(src, 8 * MiB, seed=41)
+        run(["nbdcopy", src, uri.replace("/secure?", "/secure?")], timeout=120)
+        run(["nbdcopy", uri, back], timeout=120)
+        expect(same_bytes(src, back, 8 * MiB), "nbdcopy over TLS: in and out byte-identical")
+        p = run(["nbdinfo", s.uri("secure")], check=False)
+        expect(p.returncode != 0, "a plain NBD client is refused (--nbd-tls require)")
+
 
 if __name__ == "__main__":
     main({"clients": clients, "fio_restart": fio_restart, "ssd_fault": ssd_fault, "full_pool": full_pool,
-          "bad_requests": bad_requests})
+          "bad_requests": bad_requests, "sparse": sparse, "limits": limits,
+          "tls": tls})

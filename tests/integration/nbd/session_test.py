@@ -34,7 +34,7 @@ def read_session(path):
     data = open(path, "rb").read()
     assert data[:8] == MAGIC
     version, hlen = struct.unpack_from("<II", data, 8)
-    assert version == 1
+    assert version == 2
     header = data[:16 + hlen + 4]
     pos, records = len(header), []
     while True:
@@ -114,6 +114,10 @@ def record_replay():
                "the record holds the NBD batches and their completions")
         expect(kinds.get("rest", 0) >= 9 and kinds.get("rest.error", 0) == 1, "and every ReST call, the 409 included")
         expect(kinds.get("event", 0) > 5 and kinds.get("final") == 1, "and the events and the final state")
+        # The API's calls were the admin's: their events name it last (the actor field), and
+        # the replay must make the same.
+        expect(any(r[1] == "event" and r[4].endswith(struct.pack("<Q", 5) + b"admin") for r in records),
+               "and the events the admin's calls made name the admin")
         expect(any(r[1] == "rest" and b"drive_fail" in r[4] for r in records), "and the drive failure")
 
         replayed = ws.path("replay.rec")

@@ -49,7 +49,9 @@ def browser():
 
 
 def metrics(serve):
-    with urllib.request.urlopen(f"http://127.0.0.1:{serve.rest_port}/metrics", timeout=30) as r:
+    req = urllib.request.Request(f"http://127.0.0.1:{serve.rest_port}/metrics",
+                                 headers={"Authorization": serve.authorization()})
+    with urllib.request.urlopen(req, timeout=30) as r:
         return r.read().decode()
 
 
@@ -113,6 +115,13 @@ def test():
         try:
             page = Page(d, f"http://127.0.0.1:{s.rest_port}/", shots)
             d.get(page.url)
+            # The API answers 401 until the page has logged in (POST /sessions with the admin's
+            # password from the state directory); the page then keeps a bearer token.
+            page.wait.until(lambda d: d.find_element(By.ID, "login").is_displayed(), message="the login form")
+            with open(os.path.join(ws.state, "admin-password")) as f:
+                page.fill("login-form", user="admin", password=f.read().strip())
+            page.wait.until(lambda d: not d.find_element(By.ID, "login").is_displayed(), message="logged in")
+            log(f"ok ({time.time() - STARTED:.1f} s): logged in through the page's form")
             page.until_text("#controllers", r"Controller A[\s\S]*Controller B", "physical view shows both controllers")
 
             # Storage: a volume, a host with an NBD initiator, a mapping, all through the forms.
@@ -180,7 +189,9 @@ def test():
             page.no_error()
             page.shot("physical")
             # The one refused request above is logged by the browser as a failed load.
-            console = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "status of 422" not in e["message"]]
+            # So are the 401s that came before the login.
+            console = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "status of 422" not in e["message"]
+                       and "status of 401" not in e["message"]]
             expect(not console, f"no errors in the browser console: {console}")
         finally:
             d.quit()

@@ -1,0 +1,494 @@
+#include "api/auth.h"
+
+#include "api/problem.h"
+
+#include <argon2.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_map>
+
+namespace afasim::api {
+
+using nlohmann::json;
+
+namespace {
+
+std::int64_t now_unix_s() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+// Bytes from OpenSSL's CSPRNG: credentials must not follow the simulation's seed (anyone
+// with the seed would know the admin's password), so this is the one place that does not.
+std::string random_bytes(std::size_t n) {
+  std::string out(n, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1)
+    throw std::runtime_error("OpenSSL RAND_bytes failed");
+  return out;
+}
+
+std::string base64url(const std::string& bytes) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  unsigned bits = 0, value = 0;
+  for (unsigned char ch : bytes) {
+    value = (value << 8) | ch;
+    bits += 8;
+    while (bits >= 6) {
+      out.push_back(kAlphabet[(value >> (bits - 6)) & 63]);
+      bits -= 6;
+    }
+  }
+  if (bits > 0) out.push_back(kAlphabet[(value << (6 - bits)) & 63]);
+  return out;
+}
+
+// Standard base64 (RFC 4648 section 4) as Basic credentials use it; nullopt when malformed.
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.empty() || text.size() % 4 != 0 || text.size() > 4096) return std::nullopt;
+  std::string out(text.size() / 4 * 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(text.data()),
+                                static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  std::size_t pad = 0;
+  if (text.back() == '=') ++pad;
+  if (text.size() > 1 && text[text.size() - 2] == '=') ++pad;
+  out.resize(static_cast<std::size_t>(n) - pad);
+  return out;
+}
+
+std::string sha256(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  return std::string(reinterpret_cast<char*>(md), len);
+}
+
+std::string hmac(const std::string& key, std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len);
+  return std::string(reinterpret_cast<char*>(md), len);
+}
+
+bool equal_constant_time(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+sim::Status check_name(const std::string& name) {
+  const bool ok = !name.empty() && name.size() <= 64 &&
+                  std::all_of(name.begin(), name.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                           c == '.';
+                  });
+  if (!ok) return sim::invalid_argument("a user name is 1 to 64 letters, digits, '-', '_' or '.'");
+  return sim::Status::ok();
+}
+
+sim::Status check_password_rules(const std::string& password) {
+  if (password.size() < kPasswordMinBytes || password.size() > kPasswordMaxBytes)
+    return sim::invalid_argument("a password is " + std::to_string(kPasswordMinBytes) + " to " +
+                                 std::to_string(kPasswordMaxBytes) + " bytes long");
+  return sim::Status::ok();
+}
+
+// Writes `text` to `path` with mode 0600: a temporary file, fsync, rename.
+sim::Status write_private_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return sim::io_error("cannot write " + tmp + ": " + std::strerror(errno));
+  ::fchmod(fd, 0600);  // an older file of that name may have had another mode
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ok = ::fsync(fd) == 0 && ok;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return sim::io_error("cannot write " + path + ": " + std::strerror(errno));
+  }
+  return sim::Status::ok();
+}
+
+}  // namespace
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::kMonitor:
+      return "monitor";
+    case Role::kOperator:
+      return "operator";
+    case Role::kAdmin:
+      return "admin";
+  }
+  return "monitor";
+}
+
+std::optional<Role> parse_role(std::string_view name) {
+  if (name == "monitor") return Role::kMonitor;
+  if (name == "operator") return Role::kOperator;
+  if (name == "admin") return Role::kAdmin;
+  return std::nullopt;
+}
+
+http::Response unauthorized(const std::string& detail, const std::string& instance) {
+  http::Response res =
+      http::problem_response(401, problem::kUnauthorized, detail, instance);
+  res.headers.set("WWW-Authenticate", "Basic realm=\"afasim\", charset=\"UTF-8\", Bearer realm=\"afasim\"");
+  return res;
+}
+
+struct Auth::Impl {
+  struct Stored {
+    User user;
+    std::string hash;  // argon2id encoded
+  };
+  struct Live {
+    Session session;
+    std::string token_digest;  // SHA-256 of the token
+  };
+
+  AuthOptions options;
+  mutable std::mutex mu;
+  std::vector<Stored> users;
+  std::int64_t next_user_id = 1;
+  std::vector<Live> sessions;
+  std::int64_t next_session_id = 1;
+  const std::string mac_key = random_bytes(32);
+  std::unordered_map<std::string, std::string> verified;  // user -> HMAC of "user:password"
+  bool created_admin = false;
+
+  std::string hash_password(const std::string& password) const {
+    const std::string salt = random_bytes(16);
+    std::string encoded(argon2_encodedlen(options.argon2_passes, options.argon2_memory_kib, 1,
+                                          16, 32, Argon2_id),
+                        '\0');
+    const int rc = argon2id_hash_encoded(options.argon2_passes, options.argon2_memory_kib, 1,
+                                         password.data(), password.size(), salt.data(),
+                                         salt.size(), 32, encoded.data(), encoded.size());
+    if (rc != ARGON2_OK) throw std::runtime_error(std::string("argon2: ") + argon2_error_message(rc));
+    encoded.resize(std::strlen(encoded.c_str()));
+    return encoded;
+  }
+
+  Stored* find(std::string_view name) {
+    for (auto& u : users)
+      if (u.user.name == name) return &u;
+    return nullptr;
+  }
+  Stored* find(std::int64_t id) {
+    for (auto& u : users)
+      if (u.user.id == id) return &u;
+    return nullptr;
+  }
+  int admins() const {
+    return static_cast<int>(std::count_if(users.begin(), users.end(), [](const Stored& s) {
+      return s.user.role == Role::kAdmin;
+    }));
+  }
+
+  // REQUIRES: mu held.
+  sim::Status save() const {
+    if (options.users_file.empty()) return sim::Status::ok();
+    json doc{{"format", "afasim-users-1"}, {"next_id", next_user_id}, {"users", json::array()}};
+    for (const auto& s : users) {
+      doc["users"].push_back({{"id", s.user.id},
+                              {"name", s.user.name},
+                              {"role", role_name(s.user.role)},
+                              {"created_unix_s", s.user.created_unix_s},
+                              {"password_hash", s.hash}});
+    }
+    return write_private_file(options.users_file, doc.dump(2) + "\n");
+  }
+
+  sim::Status load(const std::string& text) {
+    json doc = json::parse(text, nullptr, false);
+    auto bad = [&](const std::string& why) {
+      return sim::invalid_argument(options.users_file + ": " + why);
+    };
+    if (!doc.is_object() || doc.value("format", "") != "afasim-users-1" ||
+        !doc["users"].is_array() || !doc["next_id"].is_number_integer())
+      return bad("not an afasim users file");
+    next_user_id = doc["next_id"].get<std::int64_t>();
+    for (const auto& u : doc["users"]) {
+      if (!u.is_object() || !u["id"].is_number_integer() || !u["name"].is_string() ||
+          !u["role"].is_string() || !u["password_hash"].is_string())
+        return bad("a user entry lacks id, name, role or password_hash");
+      Stored s;
+      s.user.id = u["id"].get<std::int64_t>();
+      s.user.name = u["name"].get<std::string>();
+      const auto role = parse_role(u["role"].get<std::string>());
+      if (!role) return bad("unknown role for user " + s.user.name);
+      s.user.role = *role;
+      s.user.created_unix_s = u.value("created_unix_s", std::int64_t{0});
+      s.hash = u["password_hash"].get<std::string>();
+      users.push_back(std::move(s));
+    }
+    return sim::Status::ok();
+  }
+
+  // The user a bearer token names, with the role the user has now; nullptr if none.
+  const Stored* bearer(const std::string& token) {
+    const std::string digest = sha256(token);
+    const std::int64_t now = now_unix_s();
+    std::erase_if(sessions, [now](const Live& l) { return l.session.expires_unix_s <= now; });
+    for (const auto& l : sessions)
+      if (equal_constant_time(l.token_digest, digest)) return find(l.session.user);
+    return nullptr;
+  }
+};
+
+Auth::Auth(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Auth::~Auth() = default;
+
+sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  const AuthOptions& o = impl->options;
+  if (!o.users_file.empty()) {
+    std::ifstream in(o.users_file);
+    if (in) {
+      std::stringstream text;
+      text << in.rdbuf();
+      AFASIM_RETURN_IF_ERROR(impl->load(text.str()));
+      return std::unique_ptr<Auth>(new Auth(std::move(impl)));
+    }
+  }
+  const std::string password =
+      o.initial_admin_password.empty() ? base64url(random_bytes(18)) : o.initial_admin_password;
+  impl->users.push_back({User{impl->next_user_id++, "admin", Role::kAdmin, now_unix_s()},
+                         impl->hash_password(password)});
+  impl->created_admin = true;
+  if (!o.admin_password_file.empty())
+    AFASIM_RETURN_IF_ERROR(write_private_file(o.admin_password_file, password + "\n"));
+  AFASIM_RETURN_IF_ERROR(impl->save());
+  return std::unique_ptr<Auth>(new Auth(std::move(impl)));
+}
+
+bool Auth::created_admin() const {
+  return impl_->created_admin;
+}
+
+const AuthOptions& Auth::options() const {
+  return impl_->options;
+}
+
+http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_block,
+                          http::Response& deny) {
+  const std::string& header = r.header("Authorization");
+  const bool is_public = route.access == kPublic;
+  if (header.empty()) {
+    if (is_public) return http::Verdict::kAllow;
+    deny = unauthorized("this request needs credentials: HTTP Basic, or a bearer token from "
+                        "POST /api/v1/sessions",
+                        r.path);
+    return http::Verdict::kDeny;
+  }
+  const std::size_t space = header.find(' ');
+  const std::string scheme = header.substr(0, space);
+  const std::string value = space == std::string::npos ? "" : header.substr(space + 1);
+  std::string user;
+  Role role = Role::kMonitor;
+  if (http::iequals(scheme, "Bearer")) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    const Impl::Stored* s = impl_->bearer(value);
+    if (s == nullptr) {
+      deny = unauthorized("the bearer token is unknown, expired or revoked", r.path);
+      return http::Verdict::kDeny;
+    }
+    user = s->user.name;
+    role = s->user.role;
+  } else if (http::iequals(scheme, "Basic")) {
+    std::string why;
+    const http::Verdict v = authenticate_basic(value, may_block, user, role, why);
+    if (v == http::Verdict::kNeedsWorker) return v;
+    if (v == http::Verdict::kDeny) {
+      deny = unauthorized(why, r.path);
+      return v;
+    }
+  } else {
+    deny = unauthorized("unsupported authorization scheme \"" + scheme.substr(0, 20) +
+                            "\"; use Basic or Bearer",
+                        r.path);
+    return http::Verdict::kDeny;
+  }
+  r.principal = {user, role_name(role), http::iequals(scheme, "Bearer") ? "bearer" : "basic"};
+  const auto needed = parse_role(route.access);
+  if (!is_public && needed && static_cast<int>(role) < static_cast<int>(*needed)) {
+    deny = http::problem_response(
+        403, problem::kForbidden,
+        "user \"" + user + "\" has role " + role_name(role) + "; " + r.method + " " + r.path +
+            " needs " + route.access,
+        r.path);
+    return http::Verdict::kDeny;
+  }
+  return http::Verdict::kAllow;
+}
+
+http::Verdict Auth::authenticate_basic(const std::string& value, bool may_block, std::string& user,
+                                       Role& role, std::string& why) {
+  const auto decoded = base64_decode(value);
+  const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
+  if (colon == std::string::npos) {
+    why = "malformed Basic credentials";
+    return http::Verdict::kDeny;
+  }
+  user = decoded->substr(0, colon);
+  const std::string mac = hmac(impl_->mac_key, *decoded);
+  bool known = false;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->verified.find(user);
+    known = it != impl_->verified.end() && equal_constant_time(it->second, mac);
+  }
+  if (!known) {
+    if (!may_block) return http::Verdict::kNeedsWorker;  // the hash takes ~40 ms
+    if (!check_password(user, decoded->substr(colon + 1))) {
+      why = "wrong user name or password";
+      return http::Verdict::kDeny;
+    }
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->verified[user] = mac;
+  }
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const Impl::Stored* s = impl_->find(std::string_view(user));
+  if (s == nullptr) {  // deleted since its password was checked
+    why = "wrong user name or password";
+    return http::Verdict::kDeny;
+  }
+  role = s->user.role;
+  return http::Verdict::kAllow;
+}
+
+bool Auth::check_password(const std::string& user, const std::string& password) {
+  std::string hash;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    const Impl::Stored* s = impl_->find(std::string_view(user));
+    if (s != nullptr) hash = s->hash;
+  }
+  if (hash.empty() || password.size() > kPasswordMaxBytes) {
+    // Spend the same time on an unknown user, so that timing does not tell which names exist.
+    (void)impl_->hash_password(password.substr(0, kPasswordMaxBytes));
+    return false;
+  }
+  return argon2id_verify(hash.c_str(), password.data(), password.size()) == ARGON2_OK;
+}
+
+std::vector<User> Auth::users() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  std::vector<User> out;
+  for (const auto& s : impl_->users) out.push_back(s.user);
+  return out;
+}
+
+sim::Result<User> Auth::user(std::int64_t id) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  for (const auto& s : impl_->users)
+    if (s.user.id == id) return s.user;
+  return sim::not_found("no user " + std::to_string(id));
+}
+
+sim::Result<User> Auth::create_user(const std::string& name, Role role, const std::string& password) {
+  AFASIM_RETURN_IF_ERROR(check_name(name));
+  AFASIM_RETURN_IF_ERROR(check_password_rules(password));
+  const std::string hash = impl_->hash_password(password);  // outside the lock: it is slow
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->find(std::string_view(name)) != nullptr)
+    return sim::conflict("a user named \"" + name + "\" exists");
+  impl_->users.push_back({User{impl_->next_user_id++, name, role, now_unix_s()}, hash});
+  if (sim::Status st = impl_->save(); !st.is_ok()) {
+    impl_->users.pop_back();
+    return st;
+  }
+  return impl_->users.back().user;
+}
+
+sim::Result<User> Auth::update_user(std::int64_t id, std::optional<Role> role,
+                                    const std::optional<std::string>& password) {
+  if (password) AFASIM_RETURN_IF_ERROR(check_password_rules(*password));
+  const std::string hash = password ? impl_->hash_password(*password) : "";
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  Impl::Stored* s = impl_->find(id);
+  if (s == nullptr) return sim::not_found("no user " + std::to_string(id));
+  if (role && *role != Role::kAdmin && s->user.role == Role::kAdmin && impl_->admins() == 1)
+    return sim::conflict("user \"" + s->user.name + "\" is the last admin");
+  const Impl::Stored before = *s;
+  if (role) s->user.role = *role;
+  if (password) {
+    s->hash = hash;
+    impl_->verified.erase(s->user.name);
+  }
+  if (sim::Status st = impl_->save(); !st.is_ok()) {
+    *s = before;
+    return st;
+  }
+  return s->user;
+}
+
+sim::Status Auth::delete_user(std::int64_t id) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  Impl::Stored* s = impl_->find(id);
+  if (s == nullptr) return sim::not_found("no user " + std::to_string(id));
+  if (s->user.role == Role::kAdmin && impl_->admins() == 1)
+    return sim::conflict("user \"" + s->user.name + "\" is the last admin");
+  const auto before = impl_->users;
+  const std::string name = s->user.name;
+  std::erase_if(impl_->users, [id](const Impl::Stored& u) { return u.user.id == id; });
+  if (sim::Status st = impl_->save(); !st.is_ok()) {
+    impl_->users = before;
+    return st;
+  }
+  impl_->verified.erase(name);
+  std::erase_if(impl_->sessions, [&](const Impl::Live& l) { return l.session.user == name; });
+  return sim::Status::ok();
+}
+
+sim::Result<std::pair<Session, std::string>> Auth::create_session(const std::string& user) {
+  const std::string token = "afs_" + base64url(random_bytes(32));
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const Impl::Stored* s = impl_->find(std::string_view(user));
+  if (s == nullptr) return sim::not_found("no user \"" + user + "\"");
+  const std::int64_t now = now_unix_s();
+  std::erase_if(impl_->sessions, [now](const Impl::Live& l) { return l.session.expires_unix_s <= now; });
+  if (static_cast<int>(impl_->sessions.size()) >= impl_->options.max_sessions)
+    return sim::conflict(std::to_string(impl_->options.max_sessions) +
+                         " sessions are open; delete one (DELETE /api/v1/sessions/{id})");
+  Session session{impl_->next_session_id++, user, s->user.role, now,
+                  now + impl_->options.session_ttl.count()};
+  impl_->sessions.push_back({session, sha256(token)});
+  return std::make_pair(session, token);
+}
+
+std::vector<Session> Auth::sessions() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const std::int64_t now = now_unix_s();
+  std::vector<Session> out;
+  for (const auto& l : impl_->sessions)
+    if (l.session.expires_unix_s > now) out.push_back(l.session);
+  return out;
+}
+
+sim::Status Auth::delete_session(std::int64_t id) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const auto n = std::erase_if(impl_->sessions, [id](const Impl::Live& l) { return l.session.id == id; });
+  if (n == 0) return sim::not_found("no session " + std::to_string(id));
+  return sim::Status::ok();
+}
+
+}  // namespace afasim::api

@@ -1,0 +1,128 @@
+// api::Auth — users, roles and sessions of the management plane, and the guard that checks
+// every request before its handler runs (docs/api.md "Authentication").
+//
+// Roles, each including the ones below it:
+//   monitor   reads everything (GET), manages its own sessions and password;
+//   operator  provisions: volumes, hosts, mappings, QoS policies;
+//   admin     everything: pools, faults, users.
+// Credentials: HTTP Basic (RFC 7617) with a user's password, or a bearer token (RFC 6750)
+// from POST /api/v1/sessions, which expires and can be revoked. Passwords are stored as
+// argon2id hashes (libargon2, RFC 9106) and never logged. No or bad credentials: 401 with
+// WWW-Authenticate; good credentials without the role: 403 (RFC 9110 15.5.2, 15.5.4).
+//
+// Users live in `users_file` (JSON, mode 0600, written whole and renamed into place); on a
+// first start (no file) the array creates "admin" with a random password and writes it to
+// `admin_password_file` (0600). Sessions live in memory: a restart ends them.
+//
+// Thread-safe: every method may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/message.h"
+#include "http/server.h"
+#include "sim/status.h"
+
+namespace afasim::api {
+
+enum class Role { kMonitor = 1, kOperator = 2, kAdmin = 3 };
+const char* role_name(Role r);
+std::optional<Role> parse_role(std::string_view name);
+
+// A route's `access` (http/router.h): "public", or the least role that may call it.
+inline constexpr const char* kPublic = "public";
+inline constexpr const char* kMonitor = "monitor";
+inline constexpr const char* kOperator = "operator";
+inline constexpr const char* kAdmin = "admin";
+
+struct User {
+  std::int64_t id = 0;
+  std::string name;
+  Role role = Role::kMonitor;
+  std::int64_t created_unix_s = 0;
+};
+
+struct Session {
+  std::int64_t id = 0;
+  std::string user;
+  Role role = Role::kMonitor;
+  std::int64_t created_unix_s = 0;
+  std::int64_t expires_unix_s = 0;
+};
+
+struct AuthOptions {
+  // Where users are kept; empty: in memory only (tests).
+  std::string users_file;
+  // Where a first start writes the admin's password; empty: not written.
+  std::string admin_password_file;
+  // The admin's password on a first start; empty: 24 random characters.
+  std::string initial_admin_password;
+  // Lifetime of a session token, 1 min..30 days.
+  std::chrono::seconds session_ttl{8 * 3600};
+  // Sessions alive at once, all users, 1..65536; one more is 409 until one ends.
+  int max_sessions = 4096;
+  // argon2id cost: passes and memory (KiB). RFC 9106 section 4's second recommended option
+  // is t=3, m=64 MiB; OWASP's minimum is t=2, m=19 MiB, which this uses: a check costs
+  // ~40 ms of one core here, and a verified password is remembered (HMAC) so that only
+  // the first request of a Basic client pays it.
+  std::uint32_t argon2_passes = 2;
+  std::uint32_t argon2_memory_kib = 19 * 1024;
+};
+
+// Password rules: 8..1024 bytes (a passphrase may be long; the hash reads all of it).
+inline constexpr std::size_t kPasswordMinBytes = 8;
+inline constexpr std::size_t kPasswordMaxBytes = 1024;
+
+class Auth {
+ public:
+  // Loads the users, or creates the admin on a first start. kIoError when the users file
+  // cannot be read or written; kInvalidArgument when it is not what this writes.
+  static sim::Result<std::unique_ptr<Auth>> open(AuthOptions options);
+  ~Auth();
+
+  // True when open() created the admin (its password is in admin_password_file).
+  bool created_admin() const;
+  const AuthOptions& options() const;
+
+  // The server's guard (http::Guard): authenticates r (filling r.principal) and checks the
+  // route's access. A Basic password not yet verified needs a worker (kNeedsWorker).
+  http::Verdict guard(http::Request& r, const http::Route& route, bool may_block,
+                      http::Response& deny);
+
+  // Users. Errors: kInvalidArgument (name, role or password rules), kConflict (name taken;
+  // deleting or demoting the last admin), kNotFound, kIoError (the file).
+  std::vector<User> users() const;
+  sim::Result<User> user(std::int64_t id) const;
+  sim::Result<User> create_user(const std::string& name, Role role, const std::string& password);
+  sim::Result<User> update_user(std::int64_t id, std::optional<Role> role,
+                                const std::optional<std::string>& password);
+  sim::Status delete_user(std::int64_t id);
+
+  // Sessions. create_session: a new token for `user` (who has just authenticated); the
+  // token is returned once and only its SHA-256 is kept. kConflict at max_sessions.
+  sim::Result<std::pair<Session, std::string>> create_session(const std::string& user);
+  // Checks a username and password (a POST /sessions body); blocks for the hash.
+  bool check_password(const std::string& user, const std::string& password);
+  std::vector<Session> sessions() const;
+  sim::Status delete_session(std::int64_t id);
+
+ private:
+  struct Impl;
+  explicit Auth(std::unique_ptr<Impl> impl);
+  // Checks Basic credentials (base64 "user:password"): kAllow with user and role set,
+  // kDeny with why, or kNeedsWorker when the password is not yet verified and !may_block.
+  http::Verdict authenticate_basic(const std::string& value, bool may_block, std::string& user,
+                                   Role& role, std::string& why);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The 401 answer: problem+json with WWW-Authenticate for Basic and Bearer.
+http::Response unauthorized(const std::string& detail, const std::string& instance);
+
+}  // namespace afasim::api

@@ -1,0 +1,100 @@
+#include "http/parse.h"
+
+#include <boost/asio/error.hpp>
+#include <boost/beast/core/error.hpp>
+
+namespace afasim::http {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace asio = boost::asio;
+
+void limit_parser(RequestParser& p, const ServerOptions& options) {
+  p.header_limit(static_cast<std::uint32_t>(options.header_max_bytes));
+  p.body_limit(options.body_max_bytes);
+}
+
+Request to_request(bhttp::request<bhttp::string_body>&& m, std::string address, bool tls) {
+  Request r;
+  r.method = std::string(m.method_string());
+  r.target = std::string(m.target());
+  for (const auto& f : m) r.headers.add(std::string(f.name_string()), std::string(f.value()));
+  r.body = std::move(m.body());
+  r.remote_address = std::move(address);
+  r.tls = tls;
+  return r;
+}
+
+std::optional<Response> refusal_for(const boost::system::error_code& ec,
+                                    const ServerOptions& options) {
+  if (ec == beast::error::timeout || ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+      ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
+      ec == asio::error::bad_descriptor || ec == asio::error::broken_pipe)
+    return std::nullopt;
+  if (ec == bhttp::error::header_limit) {
+    return problem_response(431, problem::kHeadersTooLarge,
+                            "the request's header section is larger than " +
+                                std::to_string(options.header_max_bytes) + " bytes",
+                            "");
+  }
+  if (ec == bhttp::error::body_limit) {
+    return problem_response(413, problem::kPayloadTooLarge,
+                            "the request body is larger than " +
+                                std::to_string(options.body_max_bytes) + " bytes",
+                            "");
+  }
+  return problem_response(
+      400, problem::kBadRequest,
+      "the request is not HTTP/1.1 as this server reads it (" + ec.message() + ")", "");
+}
+
+std::optional<Response> precheck(Request& r, unsigned http_version, const ServerOptions& options) {
+  if (!split_target(r)) {
+    return problem_response(400, problem::kBadRequest,
+                            "the request target is not an absolute path with a valid "
+                            "percent-encoding",
+                            "");
+  }
+  const bool has_host = r.has_header("Host");
+  if (!has_host && http_version >= 11)
+    return problem_response(400, problem::kBadRequest, "an HTTP/1.1 request needs a Host header",
+                            r.path);
+  if (has_host && !host_allowed(r.header("Host"), options.allowed_hosts)) {
+    std::string host = r.header("Host").substr(0, 100);
+    return problem_response(421, problem::kMisdirected,
+                            "this server does not answer for host " +
+                                nlohmann::json(host).dump(-1, ' ', false,
+                                                          nlohmann::json::error_handler_t::replace) +
+                                " (an IP address, localhost, or a name given with --allowed-hosts)",
+                            r.path);
+  }
+  return std::nullopt;
+}
+
+ParsedRequest parse_request(std::string_view bytes, const ServerOptions& options) {
+  ParsedRequest out;
+  RequestParser parser;
+  limit_parser(parser, options);
+  parser.eager(true);
+  boost::system::error_code ec;
+  std::size_t used = 0;
+  while (!parser.is_done() && used < bytes.size()) {
+    const std::size_t n = parser.put(asio::buffer(bytes.data() + used, bytes.size() - used), ec);
+    if (ec == bhttp::error::need_more) ec = {};
+    if (ec || n == 0) break;
+    used += n;
+  }
+  if (!ec && !parser.is_done()) {
+    parser.put_eof(ec);
+    if (!ec && !parser.is_done()) ec = bhttp::error::partial_message;
+  }
+  if (ec) {
+    out.refusal = refusal_for(ec, options);
+    return out;
+  }
+  out.version = parser.get().version();
+  out.request = to_request(parser.release(), "fuzz", false);
+  return out;
+}
+
+}  // namespace afasim::http

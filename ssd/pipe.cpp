@@ -1,0 +1,84 @@
+#include "ssd/pipe.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/assert.h"
+
+namespace afasim::ssd {
+
+Pipe::Pipe(double bytes_per_second, sim::Time keep) : ns_per_byte_(1e9 / bytes_per_second), keep_(keep) {
+  AFASIM_ASSERT(bytes_per_second > 0 && keep > 0, "Pipe: bad rate or keep");
+}
+
+void Pipe::reset() {
+  latest_ = 0;
+  fg_.clear();
+  all_.clear();
+}
+
+void Pipe::add(std::vector<Span>& spans, sim::Time start, sim::Time end) {
+  // First span that ends at or after `start` (it may touch or overlap the new one).
+  auto it = std::lower_bound(spans.begin(), spans.end(), start,
+                             [](const Span& s, sim::Time t) { return s.end < t; });
+  auto last = it;
+  while (last != spans.end() && last->start <= end) {
+    start = std::min(start, last->start);
+    end = std::max(end, last->end);
+    ++last;
+  }
+  it = spans.erase(it, last);
+  spans.insert(it, Span{start, end});
+  if (spans.size() > kMaxSpans) {  // the oldest two become one, their gap counted busy
+    spans[1].start = spans[0].start;
+    spans.erase(spans.begin());
+  }
+}
+
+void Pipe::forget(std::vector<Span>& spans) const {
+  const sim::Time horizon = latest_ - keep_;
+  std::size_t n = 0;
+  while (n < spans.size() && spans[n].end < horizon) ++n;
+  if (n > 0) spans.erase(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
+  AFASIM_ASSERT(bytes >= 0 && ready >= 0, "Pipe::transfer of negative bytes or time");
+  if (!background && ready > latest_) {
+    latest_ = ready;
+    forget(fg_);
+    forget(all_);
+  }
+  const std::vector<Span>& busy = background ? all_ : fg_;
+  auto need = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
+  // Pieces of idle time the transfer takes, earliest first (usually one).
+  Span pieces[4];
+  int count = 0;
+  sim::Time t = ready;
+  auto it = std::lower_bound(busy.begin(), busy.end(), ready,
+                             [](const Span& s, sim::Time x) { return s.end <= x; });
+  while (need > 0) {
+    if (it == busy.end() || count == 3) {  // the rest in one piece after everything booked
+      if (it != busy.end()) t = std::max(t, busy.back().end);
+      pieces[count++] = {t, t + need};
+      t += need;
+      need = 0;
+    } else if (it->start > t) {
+      const sim::Time take = std::min(it->start - t, need);
+      pieces[count++] = {t, t + take};
+      t += take;
+      need -= take;
+    } else {
+      t = std::max(t, it->end);
+      ++it;
+    }
+  }
+  if (count == 0) return ready;
+  for (int i = 0; i < count; ++i) {
+    if (!background) add(fg_, pieces[i].start, pieces[i].end);
+    add(all_, pieces[i].start, pieces[i].end);
+  }
+  return pieces[count - 1].end;
+}
+
+}  // namespace afasim::ssd

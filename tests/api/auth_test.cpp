@@ -1,0 +1,257 @@
+// Users, roles and sessions (issue 14 item 4). On main at 4676db3 there was no
+// authentication at all: an anonymous DELETE /pools/1 answered 204 and an anonymous
+// POST /faults {"type": "power_loss"} took the array offline.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/api/api_fixture.h"
+
+namespace afasim::api::testing {
+namespace {
+
+int rank(const std::string& role) {
+  return role == "public" ? 0 : role == "monitor" ? 1 : role == "operator" ? 2 : 3;
+}
+
+// A request for `method path` with every {id} as 1 and an empty object as the body.
+Response call(Http& http, const std::string& method, const std::string& path) {
+  std::string concrete = path;
+  for (std::size_t at; (at = concrete.find("{id}")) != std::string::npos;) concrete.replace(at, 4, "1");
+  if (method == "get") return http.get(concrete);
+  if (method == "delete") return http.del(concrete);
+  if (method == "post") return http.post_raw(concrete, "{}", "application/json");
+  return http.patch_raw(concrete, "{}", "application/json");
+}
+
+struct Users {
+  explicit Users(ApiFixture& fx) {
+    REQUIRE(fx.auth().create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
+    REQUIRE(fx.auth().create_user("provisioner", Role::kOperator, "operator-pass-1").is_ok());
+  }
+};
+
+TEST_CASE("every operation of the OpenAPI document, with each role, answers as documented") {
+  ApiFixture fx;
+  Users users(fx);
+  const int port = fx.server().port();
+  const std::vector<std::string> roles = {"none", "monitor", "operator", "admin"};
+  std::deque<Http> clients;
+  clients.emplace_back(port, "");
+  clients.emplace_back(port, "watcher", "monitor-pass-1");
+  clients.emplace_back(port, "provisioner", "operator-pass-1");
+  clients.emplace_back(port, "admin", kAdminPassword);
+  int walked = 0;
+  for (auto& [path, item] : openapi()["paths"].items()) {
+    for (auto& [method, op] : item.items()) {
+      const std::string needed = op.at("x-required-role").get<std::string>();
+      for (std::size_t i = 0; i < roles.size(); ++i) {
+        const std::string& role = roles[i];
+        const Response r = call(clients[i], method, path);
+        ++walked;
+        INFO(role << " " << method << " " << path << " (needs " << needed << ") -> " << r.status
+                  << " " << r.text.substr(0, 200));
+        CHECK(op["responses"].contains(std::to_string(r.status)));  // documented
+        if (role == "none" && needed != "public") {
+          CHECK(r.status == 401);
+          CHECK(r.is_problem());
+          CHECK(r.header("WWW-Authenticate").find("Basic") != std::string::npos);
+        } else if (role != "none" && rank(role) < rank(needed)) {
+          CHECK(r.status == 403);
+          CHECK(r.is_problem());
+        } else if (path.rfind("/users/", 0) != 0 || role == "admin") {
+          CHECK(r.status != 401);
+          CHECK(r.status != 403);
+        }
+      }
+    }
+  }
+  CHECK(walked >= 4 * 40);
+}
+
+TEST_CASE("the server's routes carry the roles the OpenAPI document gives them") {
+  ApiFixture fx;
+  const json& paths = openapi()["paths"];
+  int checked = 0;
+  for (const auto& r : fx.server().routes()) {
+    std::string m = r.method;
+    for (char& ch : m) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    INFO(r.method << " " << r.path);
+    REQUIRE(paths.contains(r.path));
+    CHECK(paths[r.path][m]["x-required-role"] == r.access);
+    ++checked;
+  }
+  CHECK(checked > 40);
+}
+
+TEST_CASE("anonymous mutations get 401; a monitor gets 403 on every mutation and 200 on reads") {
+  ApiFixture fx;
+  Users users(fx);
+  Http admin = fx.client();
+  REQUIRE(admin.post("/volumes", {{"name", "v"}, {"capacity_bytes", "1GiB"}}).status == 201);
+  REQUIRE(admin.post("/hosts", {{"name", "h"}}).status == 201);
+  REQUIRE(admin.post("/mappings", {{"volume_id", 1}, {"host_id", 1}}).status == 201);
+  REQUIRE(admin.post("/qos-policies", {{"name", "q"}, {"max_iops", 100}}).status == 201);
+  REQUIRE(admin.post("/faults", {{"type", "link_cut"}}).status == 201);
+  Http anonymous = fx.anonymous();
+  const Response del = anonymous.del("/pools/1");
+  CHECK(del.status == 401);
+  CHECK(del.is_problem());
+  CHECK(anonymous.post("/faults", {{"type", "power_loss"}}).status == 401);
+  CHECK(admin.get("/system").body["power"]["state"] == "on");
+  Http monitor = fx.client_as("watcher", "monitor-pass-1");
+  int mutations = 0, reads = 0;
+  for (auto& [path, item] : openapi()["paths"].items()) {
+    for (auto& [method, op] : item.items()) {
+      if (path.rfind("/users", 0) == 0 || path.rfind("/sessions", 0) == 0) continue;
+      // A stream never ends: observe_api_test reads it as a monitor.
+      if (path == "/events/stream") continue;
+      const Response r = call(monitor, method, path);
+      INFO(method << " " << path << " -> " << r.status << " " << r.text.substr(0, 200));
+      if (method == "get") {
+        CHECK(r.status == 200);
+        ++reads;
+      } else {
+        CHECK(r.status == 403);
+        ++mutations;
+      }
+    }
+  }
+  CHECK(mutations == 16);  // every POST, PATCH and DELETE but users' and sessions' (PATCH /scrub the 16th)
+  CHECK(reads >= 16);
+  CHECK(admin.get("/pools/1").status == 200);  // nothing was deleted
+}
+
+TEST_CASE("a session token works until it is revoked; a bad one is 401") {
+  ApiFixture fx;
+  Users users(fx);
+  Http basic = fx.client_as("provisioner", "operator-pass-1");
+  const Response login = basic.post_raw("/sessions", "", "application/json");
+  REQUIRE(login.status == 201);
+  const std::string token = login.body["token"].get<std::string>();
+  CHECK(login.body["user"] == "provisioner");
+  CHECK(login.body["role"] == "operator");
+  check_conforms("POST", "/sessions", login);
+  Http bearer = fx.anonymous();
+  bearer.use_bearer(token);
+  CHECK(bearer.post("/volumes", {{"name", "t"}, {"capacity_bytes", "1GiB"}}).status == 201);
+  CHECK(bearer.post("/pools", {{"name", "p"}, {"datapac_ids", {1}}}).status == 403);
+  // A login with a body instead of Basic credentials.
+  Http anonymous = fx.anonymous();
+  const Response body_login = anonymous.post(
+      "/sessions", {{"username", "watcher"}, {"password", "monitor-pass-1"}});
+  CHECK(body_login.status == 201);
+  CHECK(anonymous.post("/sessions", {{"username", "watcher"}, {"password", "wrong-pass"}}).status == 401);
+  CHECK(bearer.del("/sessions/" + login.body["id"].dump()).status == 204);
+  const Response after = bearer.get("/system");
+  CHECK(after.status == 401);
+  Http garbage = fx.anonymous();
+  garbage.use_bearer("afs_not-a-token");
+  CHECK(garbage.get("/system").status == 401);
+  CHECK(fx.client_as("admin", "wrong-password").get("/system").status == 401);
+}
+
+TEST_CASE("tokens expire") {
+  AuthOptions o;
+  o.session_ttl = std::chrono::seconds(1);
+  o.initial_admin_password = "expiry-test-pass";
+  o.argon2_memory_kib = 1024;
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  auto made = (*auth)->create_session("admin");
+  REQUIRE(made);
+  http::Request r;
+  r.method = "GET";
+  r.path = "/api/v1/system";
+  r.headers.set("Authorization", "Bearer " + made->second);
+  http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
+  http::Response deny;
+  CHECK((*auth)->guard(r, route, true, deny) == http::Verdict::kAllow);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  CHECK((*auth)->guard(r, route, true, deny) == http::Verdict::kDeny);
+  CHECK(deny.status == 401);
+}
+
+TEST_CASE("every mutation's event names the user who made it") {
+  ApiFixture fx;
+  Users users(fx);
+  Http op = fx.client_as("provisioner", "operator-pass-1");
+  REQUIRE(op.post("/volumes", {{"name", "mine"}, {"capacity_bytes", "1GiB"}}).status == 201);
+  Http admin = fx.client();
+  REQUIRE(admin.post("/faults", {{"type", "link_cut"}}).status == 201);
+  REQUIRE(admin.post("/users", {{"name", "newbie"}, {"role", "monitor"}, {"password", "newbie-pass"}}).status == 201);
+  const json events = admin.get("/events?limit=100").body["items"];
+  bool volume_by_op = false, fault_by_admin = false, user_by_admin = false;
+  for (const auto& e : events) {
+    const std::string m = e["message"].get<std::string>();
+    if (m.find("\"mine\"") != std::string::npos && e["category"] == "volume")
+      volume_by_op = e["actor"] == "provisioner";
+    if (e["category"] == "fault" || m.find("link") != std::string::npos)
+      fault_by_admin = fault_by_admin || e["actor"] == "admin";
+    if (e["category"] == "user") user_by_admin = e["actor"] == "admin";
+  }
+  CHECK(volume_by_op);
+  CHECK(fault_by_admin);
+  CHECK(user_by_admin);
+}
+
+TEST_CASE("users: roles change, the last admin stays, passwords never reach the log") {
+  ApiFixture fx;
+  Users users(fx);
+  Http admin = fx.client();
+  const Response made = admin.post("/users", {{"name", "temp"}, {"role", "operator"}, {"password", "temporary-1"}});
+  REQUIRE(made.status == 201);
+  check_conforms("POST", "/users", made);
+  const std::string id = made.body["id"].dump();
+  CHECK(admin.post("/users", {{"name", "temp"}, {"role", "monitor"}, {"password", "temporary-2"}}).status == 409);
+  CHECK(admin.post("/users", {{"name", "x"}, {"role", "root"}, {"password", "long-enough"}}).status == 422);
+  CHECK(admin.post("/users", {{"name", "y"}, {"role", "monitor"}, {"password", "short"}}).status == 400);
+  Http temp = fx.client_as("temp", "temporary-1");
+  CHECK(temp.patch("/users/" + id, {{"role", "admin"}}).status == 403);  // no promoting oneself
+  CHECK(temp.patch("/users/" + id, {{"password", "temporary-3"}}).status == 200);
+  CHECK(fx.client_as("temp", "temporary-1").get("/system").status == 401);
+  CHECK(fx.client_as("temp", "temporary-3").get("/system").status == 200);
+  CHECK(admin.patch("/users/1", {{"role", "monitor"}}).status == 409);  // the last admin
+  CHECK(admin.del("/users/1").status == 409);
+  CHECK(admin.del("/users/" + id).status == 204);
+  CHECK(fx.client_as("temp", "temporary-3").get("/system").status == 401);
+  for (const char* secret : {kAdminPassword, "temporary-1", "temporary-3", "monitor-pass-1"})
+    CHECK(fx.log().find(secret) == std::string::npos);
+}
+
+TEST_CASE("first start: the admin's password in a 0600 file, the users file without passwords") {
+  const auto dir = std::filesystem::temp_directory_path() / ("afasim-auth-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  AuthOptions o;
+  o.users_file = (dir / "users.json").string();
+  o.admin_password_file = (dir / "admin-password").string();
+  o.argon2_memory_kib = 1024;
+  auto first = Auth::open(o);
+  REQUIRE(first);
+  CHECK((*first)->created_admin());
+  struct stat st {};
+  REQUIRE(::stat(o.admin_password_file.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  REQUIRE(::stat(o.users_file.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  std::string password;
+  std::getline(std::ifstream(o.admin_password_file), password);
+  CHECK(password.size() >= 20);
+  CHECK((*first)->check_password("admin", password));
+  std::stringstream users;
+  users << std::ifstream(o.users_file).rdbuf();
+  CHECK(users.str().find(password) == std::string::npos);
+  CHECK(users.str().find("$argon2id$") != std::string::npos);
+  auto second = Auth::open(o);  // a restart keeps the users and makes no new admin
+  REQUIRE(second);
+  CHECK(!(*second)->created_admin());
+  CHECK((*second)->check_password("admin", password));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace afasim::api::testing

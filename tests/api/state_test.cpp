@@ -1,0 +1,66 @@
+// State that tells the truth (issue 14 item 6). On main at 4676db3, after a power_loss,
+// POST /volumes still answered 201 and every volume said "online".
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/api/api_fixture.h"
+
+namespace afasim::api::testing {
+namespace {
+
+// Waits (wall clock, the model runs unpaced) until GET /system's state is `want`.
+bool wait_for_state(Http& http, const std::string& want) {
+  for (int i = 0; i < 500; ++i) {
+    if (http.get("/system").body["state"] == want) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST_CASE("while the mains are off: management changes get 503, reads and power_restore are served") {
+  ApiFixture fx;
+  Http http = fx.client();
+  const Response v = http.post("/volumes", {{"name", "v1"}, {"capacity_bytes", "1GiB"}});
+  REQUIRE(v.status == 201);
+  REQUIRE(http.post("/faults", {{"type", "power_loss"}}).status == 201);
+  REQUIRE(wait_for_state(http, "offline"));
+
+  const Response refused = http.post("/volumes", {{"name", "v2"}, {"capacity_bytes", "1GiB"}});
+  CHECK(refused.status == 503);
+  CHECK(refused.is_problem());
+  CHECK(refused.body["detail"].get<std::string>().find("mains are off") != std::string::npos);
+  check_conforms("POST", "/volumes", refused);
+  CHECK(http.patch("/volumes/1", {{"name", "renamed"}}).status == 503);
+  CHECK(http.del("/volumes/1").status == 503);
+  CHECK(http.post("/hosts", {{"name", "h"}}).status == 503);
+  CHECK(http.post("/faults", {{"type", "drive_fail"}, {"drive", 3}}).status == 503);
+
+  const Response vol = http.get("/volumes/1");
+  CHECK(vol.status == 200);
+  CHECK(vol.body["state"] == "offline");  // no controller serves it
+  check_conforms("GET", "/volumes/{id}", vol);
+  CHECK(http.get("/volumes").body["total"] == 1);  // nothing was created
+
+  CHECK(http.post("/faults", {{"type", "power_restore"}}).status == 201);
+  REQUIRE(wait_for_state(http, "online"));
+  CHECK(http.get("/volumes/1").body["state"] == "online");
+  CHECK(http.post("/volumes", {{"name", "v2"}, {"capacity_bytes", "1GiB"}}).status == 201);
+}
+
+TEST_CASE("with both controllers failed: 503 for changes, controller_restore is served") {
+  ApiFixture fx;
+  Http http = fx.client();
+  REQUIRE(http.post("/faults", {{"type", "controller_fail"}, {"controller", 1}}).status == 201);
+  REQUIRE(http.post("/faults", {{"type", "controller_fail"}, {"controller", 2}}).status == 201);
+  REQUIRE(wait_for_state(http, "offline"));
+  const Response refused = http.post("/qos-policies", {{"name", "q"}, {"max_iops", 10}});
+  INFO(refused.text);
+  CHECK(refused.status == 503);
+  CHECK(refused.body["detail"].get<std::string>().find("no controller is active") != std::string::npos);
+  CHECK(http.post("/faults", {{"type", "controller_restore"}, {"controller", 1}}).status == 201);
+}
+
+}  // namespace
+}  // namespace afasim::api::testing

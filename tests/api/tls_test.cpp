@@ -1,0 +1,68 @@
+// HTTPS with a self-signed certificate (issue 14 item 5): a client that trusts the
+// certificate gets answers; one that does not, or that speaks plain HTTP, gets none.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "serve/tls.h"
+#include "tests/api/api_fixture.h"
+
+namespace afasim::api::testing {
+namespace {
+
+struct TlsDir {
+  static inline int next = 0;
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("afasim-tls-" + std::to_string(::getpid()) + "-" + std::to_string(next++));
+  TlsDir() { std::filesystem::create_directories(path); }
+  ~TlsDir() { std::filesystem::remove_all(path); }
+};
+
+TEST_CASE("HTTPS with --tls self-signed: trusted clients are served, others are not") {
+  TlsDir dir;
+  auto files = serve::ensure_self_signed(dir.path.string(), {"127.0.0.1"});
+  REQUIRE(files);
+  auto ctx = serve::server_tls_context(*files);
+  REQUIRE(ctx);
+  ApiFixture fx(42, [&](RestServerOptions& o) { o.http.tls = *ctx; });
+  CHECK(fx.server().base_url().rfind("https://", 0) == 0);
+
+  httplib::SSLClient trusting("127.0.0.1", fx.server().port());
+  trusting.set_ca_cert_path(files->cert_file.c_str());
+  trusting.enable_server_certificate_verification(true);
+  trusting.set_basic_auth("admin", kAdminPassword);
+  auto ok = trusting.Get("/api/v1/system");
+  REQUIRE(ok);
+  CHECK(ok->status == 200);
+
+  httplib::SSLClient doubting("127.0.0.1", fx.server().port());
+  doubting.enable_server_certificate_verification(true);  // the system's CAs only
+  CHECK(!doubting.Get("/api/v1/system"));
+
+  httplib::Client plain("127.0.0.1", fx.server().port());
+  plain.set_read_timeout(2, 0);
+  auto refused = plain.Get("/api/v1/system");
+  CHECK((!refused || refused->status != 200));
+
+  // The certificate is kept: a second call finds the same files.
+  auto again = serve::ensure_self_signed(dir.path.string(), {"127.0.0.1"});
+  REQUIRE(again);
+  CHECK(again->cert_file == files->cert_file);
+  CHECK((std::filesystem::status(files->key_file).permissions() & std::filesystem::perms::others_read) ==
+        std::filesystem::perms::none);
+}
+
+TEST_CASE("a TLS key that does not match its certificate is refused with the reason") {
+  TlsDir a, b;
+  auto fa = serve::ensure_self_signed(a.path.string(), {});
+  auto fb = serve::ensure_self_signed(b.path.string(), {});
+  REQUIRE(fa);
+  REQUIRE(fb);
+  auto mixed = serve::server_tls_context({fa->cert_file, fb->key_file});
+  CHECK(!mixed);
+  CHECK(mixed.status().message().find("cannot be used with the certificate") != std::string::npos);
+  CHECK(!serve::server_tls_context({"/nonexistent.crt", fa->key_file}));
+}
+
+}  // namespace
+}  // namespace afasim::api::testing

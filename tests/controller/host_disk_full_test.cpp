@@ -1,0 +1,79 @@
+// A payload write that fails because the host's file system is full (ENOSPC) fails the host
+// I/O with kNoSpace and raises one critical event; the next successful write raises the
+// all-clear (issue 14 item 6). The payload stores are swapped for ones that can be told to
+// be full (DataPathOptions::wrap_payload, the data path's Env seam).
+#include <doctest/doctest.h>
+
+#include <atomic>
+
+#include "datapac/payload.h"
+#include "tests/controller/raid_sim_harness.h"
+
+using namespace afasim;
+using namespace afasim::testing;
+
+namespace {
+
+// A memory store whose writes fail as a full file system's do while `full` is set.
+class FullableStore : public datapac::PayloadStore {
+ public:
+  FullableStore(std::unique_ptr<datapac::PayloadStore> inner, std::shared_ptr<std::atomic<bool>> full)
+      : PayloadStore(inner->capacity_bytes()), inner_(std::move(inner)), full_(std::move(full)) {}
+  datapac::PayloadKind kind() const override { return inner_->kind(); }
+  sim::Status write(std::int64_t offset, std::span<const std::uint8_t> data) override {
+    if (*full_) return sim::no_space("ssd.payload: write at " + std::to_string(offset) + ": No space left on device");
+    return inner_->write(offset, data);
+  }
+  sim::Status read(std::int64_t offset, std::span<std::uint8_t> out) const override { return inner_->read(offset, out); }
+  sim::Status trim(std::int64_t offset, std::int64_t length) override { return inner_->trim(offset, length); }
+  bool may_hold_data(std::int64_t offset, std::int64_t length) const override { return inner_->may_hold_data(offset, length); }
+  sim::Status flush() override { return inner_->flush(); }
+  sim::Status erase_all() override { return inner_->erase_all(); }
+
+ private:
+  std::unique_ptr<datapac::PayloadStore> inner_;
+  std::shared_ptr<std::atomic<bool>> full_;
+};
+
+sim::Status write_through(SimArray& a, Id volume, std::int64_t offset) {
+  std::vector<std::uint8_t> buf(4096, 0x5A);
+  HostIo io;
+  io.op = IoOp::kWrite;
+  io.volume_id = volume;
+  io.offset_bytes = offset;
+  io.length_bytes = 4096;
+  io.fua = true;  // straight to the SSDs' payload, not only into the cache
+  io.write_data = buf.data();
+  sim::Status result = sim::unavailable("never completed");
+  a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  return result;
+}
+
+int events_with(const Array& a, const std::string& part) {
+  int n = 0;
+  for (const auto& e : a.events(0, 1000).items) n += e.message.find(part) != std::string::npos;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a full host file system fails writes with kNoSpace and raises one event per episode") {
+  auto full = std::make_shared<std::atomic<bool>>(false);
+  DataPathOptions dpo;
+  dpo.payload = datapac::PayloadKind::kMemory;
+  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
+    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
+  };
+  SimArray a(3, dpo);
+  const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kThin);
+  REQUIRE(write_through(a, v, 0).is_ok());
+  *full = true;
+  const sim::Status failed = write_through(a, v, 4096);
+  CHECK(failed.code() == sim::Code::kNoSpace);
+  CHECK(write_through(a, v, 8192).code() == sim::Code::kNoSpace);
+  CHECK(events_with(*a.array, "host file system full") == 1);  // once, not once per write
+  *full = false;
+  CHECK(write_through(a, v, 12288).is_ok());
+  CHECK(events_with(*a.array, "host file system has space again") == 1);
+}

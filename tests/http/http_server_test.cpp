@@ -1,0 +1,223 @@
+// http::Server without an array: routing, HEAD/OPTIONS/404/405, streamed bodies, handlers on
+// the I/O thread, the worker queue bound, the guard, and the request parser the fuzz target
+// drives.
+#include <doctest/doctest.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "http/parse.h"
+#include "http/server.h"
+#include "tests/raw_socket.h"
+
+namespace afasim::http {
+namespace {
+
+using afasim::testing::RawSocket;
+using afasim::testing::status_of;
+using namespace std::chrono_literals;
+
+ServerOptions quiet_options() {
+  ServerOptions o;
+  o.port = 0;
+  o.logger = std::make_shared<spdlog::logger>("http-test", std::make_shared<spdlog::sinks::null_sink_mt>());
+  return o;
+}
+
+std::string exchange(int port, const std::string& request, const std::string& until = "\r\n\r\n") {
+  RawSocket s(port);
+  s.send(request);
+  return s.read_until(until, 5000ms);
+}
+
+TEST_CASE("routes: {id} segments, HEAD, OPTIONS, 404 and 405 as problem documents") {
+  Router router;
+  router.add({"GET", "/things/{id}", [](Request& r) {
+                return Response(200, "{\"id\":\"" + r.path_param("id") + "\"}", kJson);
+              }});
+  router.add({"DELETE", "/things/{id}", [](Request&) { return Response(204, "", ""); }});
+  Server server(quiet_options(), std::move(router));
+  REQUIRE(server.start().is_ok());
+  const int port = server.port();
+  const std::string got = exchange(port, "GET /things/a%20b HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "}");
+  CHECK(status_of(got) == 200);
+  CHECK(got.find("{\"id\":\"a b\"}") != std::string::npos);
+  const std::string head = exchange(port, "HEAD /things/7 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  CHECK(status_of(head) == 200);
+  CHECK(head.find("Content-Length: 10") != std::string::npos);
+  const std::string options = exchange(port, "OPTIONS /things/7 HTTP/1.1\r\nHost: x.example\r\n\r\n");
+  CHECK(status_of(options) == 421);  // Host is checked before routing
+  const std::string opt = exchange(port, "OPTIONS /things/7 HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  CHECK(status_of(opt) == 204);
+  CHECK(opt.find("Allow: GET, HEAD, DELETE, OPTIONS") != std::string::npos);
+  const std::string put = exchange(port, "PUT /things/7 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n", "}");
+  CHECK(status_of(put) == 405);
+  CHECK(put.find("application/problem+json") != std::string::npos);
+  CHECK(status_of(exchange(port, "GET /nothing HTTP/1.1\r\nHost: localhost\r\n\r\n", "}")) == 404);
+  CHECK(status_of(exchange(port, "GET /things//7 HTTP/1.1\r\nHost: localhost\r\n\r\n", "}")) == 404);
+  CHECK(status_of(exchange(port, "GET /things/%zz HTTP/1.1\r\nHost: localhost\r\n\r\n", "}")) == 400);
+  CHECK(status_of(exchange(port, "GET /things/7 HTTP/1.1\r\n\r\n", "}")) == 400);  // no Host
+}
+
+TEST_CASE("a streamed body goes out chunk by chunk as it is written, then ends") {
+  std::shared_ptr<StreamSink> held;
+  std::mutex mu;
+  std::condition_variable cv;
+  Router router;
+  router.add({"GET", "/events", [&](Request&) {
+                Response res(200, "", "text/event-stream");
+                res.stream = [&](std::shared_ptr<StreamSink> sink) {
+                  sink->write("data: one\n\n");
+                  std::lock_guard<std::mutex> lock(mu);
+                  held = std::move(sink);
+                  cv.notify_all();
+                };
+                return res;
+              }});
+  Server server(quiet_options(), std::move(router));
+  REQUIRE(server.start().is_ok());
+  RawSocket s(server.port());
+  s.send("GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  std::string got = s.read_until("data: one", 5000ms);
+  CHECK(got.find("Transfer-Encoding: chunked") != std::string::npos);
+  CHECK(got.find("text/event-stream") != std::string::npos);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    REQUIRE(cv.wait_for(lock, 5s, [&] { return held != nullptr; }));
+  }
+  CHECK(held->write("data: two\n\n"));  // from another thread, later
+  CHECK(s.read_until("data: two", 5000ms).find("data: two") != std::string::npos);
+  held->close();
+  CHECK(s.read_until("0\r\n\r\n", 5000ms).find("0\r\n\r\n") != std::string::npos);
+  CHECK(!held->write("late"));
+}
+
+TEST_CASE("a client that stops reading a stream is cut off at the stream buffer bound") {
+  std::shared_ptr<StreamSink> held;
+  std::atomic<bool> ready{false};
+  Router router;
+  router.add({"GET", "/flood", [&](Request&) {
+                Response res(200, "", "text/plain");
+                res.stream = [&](std::shared_ptr<StreamSink> sink) {
+                  held = std::move(sink);
+                  ready = true;
+                };
+                return res;
+              }});
+  ServerOptions o = quiet_options();
+  o.stream_buffer_max_bytes = 64 << 10;
+  Server server(o, std::move(router));
+  REQUIRE(server.start().is_ok());
+  RawSocket s(server.port());
+  s.send("GET /flood HTTP/1.1\r\nHost: localhost\r\n\r\n");  // and never reads
+  while (!ready) std::this_thread::sleep_for(1ms);
+  const std::string block(16 << 10, 'x');
+  int accepted = 0;
+  for (int i = 0; i < 10000 && held->write(block); ++i) ++accepted;
+  CHECK(accepted < 10000);  // refused once the bound is reached: memory stays bounded
+  CHECK(held->closed());
+}
+
+TEST_CASE("never_blocks routes answer on the I/O thread even when every worker is busy") {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  Router router;
+  router.add({"GET", "/slow", [&](Request&) {
+                std::unique_lock<std::mutex> lock(mu);
+                cv.wait(lock, [&] { return release; });
+                return Response(200, "{}", kJson);
+              }});
+  router.add({"GET", "/fast", [](Request&) { return Response(200, "{\"fast\":1}", kJson); },
+              "public", true});
+  ServerOptions o = quiet_options();
+  o.worker_threads = 1;
+  o.worker_queue_max = 1;
+  Server server(o, std::move(router));
+  REQUIRE(server.start().is_ok());
+  RawSocket slow(server.port()), waiting(server.port());
+  slow.send("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  std::this_thread::sleep_for(100ms);  // the only worker is now taken
+  waiting.send("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  std::this_thread::sleep_for(100ms);  // and one request waits for it: the queue is full
+  const std::string busy = exchange(server.port(), "GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n", "}");
+  CHECK(status_of(busy) == 503);
+  CHECK(busy.find("Retry-After: 1") != std::string::npos);
+  CHECK(status_of(exchange(server.port(), "GET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n", "}")) == 200);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  CHECK(status_of(slow.read_until("{}", 5000ms)) == 200);
+  CHECK(status_of(waiting.read_until("{}", 5000ms)) == 200);
+}
+
+TEST_CASE("the guard runs before the handler and may deny or send the request to a worker") {
+  Router router;
+  router.add({"GET", "/open", [](Request&) { return Response(200, "{}", kJson); }, "public", true});
+  router.add({"GET", "/closed", [](Request& r) { return Response(200, r.principal.user, "text/plain"); },
+              "admin", true});
+  Server server(quiet_options(), std::move(router));
+  std::atomic<int> blocking_calls{0};
+  server.set_guard([&](Request& r, const Route& route, bool may_block, Response& deny) {
+    if (route.access == "public") return Verdict::kAllow;
+    if (!may_block) return Verdict::kNeedsWorker;  // as a password hash would
+    ++blocking_calls;
+    if (r.header("Authorization") != "yes") {
+      deny = problem_response(401, "urn:test", "who are you", r.path);
+      return Verdict::kDeny;
+    }
+    r.principal.user = "tester";
+    return Verdict::kAllow;
+  });
+  REQUIRE(server.start().is_ok());
+  const int port = server.port();
+  CHECK(status_of(exchange(port, "GET /open HTTP/1.1\r\nHost: localhost\r\n\r\n", "}")) == 200);
+  CHECK(status_of(exchange(port, "GET /closed HTTP/1.1\r\nHost: localhost\r\n\r\n", "}")) == 401);
+  const std::string ok =
+      exchange(port, "GET /closed HTTP/1.1\r\nHost: localhost\r\nAuthorization: yes\r\n\r\n", "tester");
+  CHECK(status_of(ok) == 200);
+  CHECK(blocking_calls == 2);
+}
+
+TEST_CASE("parse_request: bounds, framing and checks as a connection applies them") {
+  ServerOptions o;
+  o.header_max_bytes = 1024;
+  o.body_max_bytes = 1024;
+  auto parsed = parse_request("POST /a?x=1&y=%41 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}", o);
+  REQUIRE(parsed.request);
+  CHECK(parsed.request->body == "{}");
+  CHECK(!precheck(*parsed.request, parsed.version, o));
+  CHECK(parsed.request->params == std::vector<std::pair<std::string, std::string>>{{"x", "1"}, {"y", "A"}});
+  auto big = parse_request("GET / HTTP/1.1\r\nX: " + std::string(2000, 'a') + "\r\n\r\n", o);
+  REQUIRE(big.refusal);
+  CHECK(big.refusal->status == 431);
+  auto chunked = parse_request(
+      "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n" + std::string(2048, 'b') + "\r\n0\r\n\r\n", o);
+  REQUIRE(chunked.refusal);
+  CHECK(chunked.refusal->status == 413);
+  auto garbage = parse_request("\x01\x02 nonsense\r\n\r\n", o);
+  REQUIRE(garbage.refusal);
+  CHECK(garbage.refusal->status == 400);
+  CHECK(!parse_request("GET / HTTP/1.1\r\nHost: a", o).request);  // cut short
+}
+
+TEST_CASE("host_allowed: IP literals, localhost and listed names; nothing else") {
+  CHECK(host_allowed("127.0.0.1:8080", {}));
+  CHECK(host_allowed("[::1]:8080", {}));
+  CHECK(host_allowed("LOCALHOST", {}));
+  CHECK(!host_allowed("evil.example", {}));
+  CHECK(!host_allowed("127.0.0.1.evil.example", {}));
+  CHECK(host_allowed("array.lab:8443", {"array.lab"}));
+  CHECK(host_allowed("anything", {"*"}));
+  CHECK(!host_allowed("", {}));
+  CHECK(!host_allowed("[::1", {}));
+}
+
+}  // namespace
+}  // namespace afasim::http

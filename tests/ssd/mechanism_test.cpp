@@ -1,0 +1,179 @@
+// The mechanisms of the flash-up SSD model (docs/ssd-model.md), each checked where it shows:
+// write amplification from greedy GC, reads waiting for programs and erases, suspend,
+// fresh-out-of-box against steady state, the shape of the latency curve.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "config/preset.h"
+#include "sim/rng.h"
+#include "ssd/measure.h"
+#include "tests/ssd/ssd_test_support.h"
+#include "ssd/replica_ftl.h"
+
+using namespace afasim;
+
+namespace {
+
+using ssd_test::device_spec;
+
+// The analytic greedy WA of Xiang & Kurkoski (arXiv:1110.4245): WA = 1 / (1 − u) with
+// u = exp(−α(1 − u)); solved by fixed-point iteration.
+double xiang_kurkoski(double alpha) {
+  double u = 0.5;
+  for (int i = 0; i < 2000; ++i) u = std::exp(-alpha * (1 - u));
+  return 1 / (1 - u);
+}
+
+ssd::ClosedLoopResult run(const config::DeviceSpec& spec, ssd::StartState start, ssd::Op op,
+                          int outstanding, sim::Time duration, sim::Time warmup = 0) {
+  auto dev = ssd::Device::create(spec, {start, 1.0});
+  REQUIRE(dev.is_ok());
+  ssd::ClosedLoop l;
+  l.op = op;
+  l.outstanding = outstanding;
+  l.duration = duration;
+  l.warmup = warmup;
+  return ssd::run_closed_loop(**dev, l);
+}
+
+}  // namespace
+
+TEST_CASE("greedy GC over the replica mapping table gives the analytic write amplification") {
+  // Xiang & Kurkoski's greedy-GC simulation and expression agree within 1 % (α = 1.3: 2.35
+  // simulated, 2.36 analytic); the replica's 1,024 blocks must come within 3 %.
+  for (double alpha : {1.1, 1.3, 1.5, 1.718}) {
+    ssd::ReplicaFtl f(1'000'000'000, alpha);
+    sim::Rng rng(7, "wa");
+    f.precondition(f.user_units(), 2.0, rng);
+    const auto h0 = f.host_units_written();
+    const auto g0 = f.gc_units_relocated();
+    for (std::int64_t i = 0; i < 2 * f.user_units(); ++i)
+      f.write(static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(f.user_units()))), nullptr);
+    const double wa = 1.0 + static_cast<double>(f.gc_units_relocated() - g0) /
+                                static_cast<double>(f.host_units_written() - h0);
+    INFO("alpha " << alpha);
+    CHECK(wa == doctest::Approx(xiang_kurkoski(alpha)).epsilon(0.03));
+  }
+}
+
+TEST_CASE("sequential overwrites relocate nothing: whole blocks are invalidated together") {
+  ssd::ReplicaFtl f(1'000'000'000, 1.2);
+  sim::Rng rng(3, "seq");
+  f.precondition(f.user_units(), 0.0, rng);
+  for (int pass = 0; pass < 3; ++pass)
+    for (std::int64_t u = 0; u < f.user_units(); ++u) f.write(u, nullptr);
+  CHECK(f.steady());
+  CHECK(f.gc_units_relocated() == 0);
+}
+
+// The same arrivals twice: 4K random reads every 20 us, with and without a 4K random write
+// every 10 us beside them (100,000 writes/s, half the drive's steady-state rate).
+struct ReadTail {
+  double mean_us = 0, max_us = 0;
+  ssd::FlashStats stats;
+};
+
+ReadTail read_tail(const config::DeviceSpec& spec, bool with_writes) {
+  auto dev = ssd::Device::create(spec, {ssd::StartState::kSteady, 1.0}).value();
+  sim::Rng rng(9, "mix");
+  ReadTail r;
+  int reads = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const sim::Time t = static_cast<sim::Time>(i) * 10'000;
+    const bool write = i % 2 == 0;
+    const auto off = static_cast<std::int64_t>(rng.uniform(dev->capacity_bytes() / 4096)) * 4096;
+    if (write && !with_writes) continue;
+    const sim::Time done = *dev->schedule(t, write ? ssd::Op::kWrite : ssd::Op::kRead, off, 4096);
+    if (!write && i > 50000) {
+      const double us = static_cast<double>(done - t) / 1e3;
+      r.max_us = std::max(r.max_us, us);
+      r.mean_us += us;
+      ++reads;
+    }
+  }
+  r.mean_us /= reads;
+  r.stats = dev->total_stats();
+  return r;
+}
+
+TEST_CASE("reads wait for programs and erases on their die: writes beside reads make the read tail") {
+  // PBlaze5 3.2 TB in steady state. Alone, a read waits only for other reads. Beside writes,
+  // a read lands on a die that is programming or erasing for GC and host data: it suspends
+  // the operation (20 us) or waits behind other suspending reads.
+  auto spec = device_spec("memblaze-pblaze5-916-aic-3200gb");
+  const ReadTail alone = read_tail(spec, false);
+  const ReadTail mixed = read_tail(spec, true);
+  MESSAGE("reads alone: mean " << alone.mean_us << " us, max " << alone.max_us
+                               << " us; beside writes: mean " << mixed.mean_us << " us, max "
+                               << mixed.max_us << " us");
+  CHECK(alone.stats.reads_suspended == 0);
+  CHECK(mixed.stats.gc_program_bytes > 0);
+  CHECK(mixed.stats.block_erases > 0);
+  CHECK(mixed.stats.reads_suspended > 0);
+  CHECK(mixed.mean_us > alone.mean_us + 2);
+  CHECK(mixed.max_us >= alone.max_us);
+}
+
+TEST_CASE("without program suspend a read waits for the whole program: the tail is tPROG long") {
+  auto spec = device_spec("memblaze-pblaze5-916-aic-3200gb");
+  auto no_suspend = spec;
+  no_suspend.member.nand.program_suspend = false;
+  no_suspend.member.nand.erase_suspend = false;
+  auto tail = [](const config::DeviceSpec& s) {
+    auto dev = ssd::Device::create(s, {ssd::StartState::kSteady, 1.0}).value();
+    sim::Rng rng(11, "tail");
+    sim::Time t = 0;
+    double max_us = 0;
+    for (int i = 0; i < 100000; ++i, t += 4000) {
+      const bool write = i % 2 == 0;
+      const auto off = static_cast<std::int64_t>(rng.uniform(dev->capacity_bytes() / 4096)) * 4096;
+      const auto done = *dev->schedule(t, write ? ssd::Op::kWrite : ssd::Op::kRead, off, 4096);
+      if (!write && i > 20000) max_us = std::max(max_us, static_cast<double>(done - t) / 1e3);
+    }
+    return max_us;
+  };
+  const double with = tail(spec), without = tail(no_suspend);
+  MESSAGE("read max with suspend " << with << " us, without " << without << " us");
+  // tPROG is 1,850 us: a read that waits for a whole program takes at least that long.
+  CHECK(without > 1850);
+  CHECK(with < without / 3);
+}
+
+TEST_CASE("steady-state random writes run below fresh-out-of-box on every seed device") {
+  for (const char* name : {"liqid-element-aic-7.68tb", "liqid-lqd4500",
+                           "memblaze-pblaze5-916-aic-6400gb", "memblaze-pblaze5-916-aic-3200gb"}) {
+    auto spec = device_spec(name);
+    const int qd = 64 * spec.member_count;
+    const auto fob = run(spec, ssd::StartState::kFresh, ssd::Op::kWrite, qd, 100 * sim::kMillisecond);
+    const auto steady = run(spec, ssd::StartState::kSteady, ssd::Op::kWrite, qd,
+                            300 * sim::kMillisecond, 300 * sim::kMillisecond);
+    INFO(name << ": FOB " << fob.iops << " IOPS, steady " << steady.iops);
+    MESSAGE(std::string(name) << ": FOB " << fob.iops << " IOPS (stddev " << fob.stddev_latency_us
+                 << " us), steady " << steady.iops << " IOPS (stddev " << steady.stddev_latency_us
+                 << " us)");
+    CHECK(steady.iops < 0.9 * fob.iops);
+    // The steady state's latency spread comes from GC: programs and erases it adds.
+    CHECK(steady.stddev_latency_us > 2 * fob.stddev_latency_us);
+  }
+}
+
+TEST_CASE("the 4K read latency curve is flat at low load, has a knee and then queues") {
+  auto spec = device_spec("memblaze-pblaze5-916-aic-6400gb");
+  const auto qd1 = run(spec, ssd::StartState::kFilled, ssd::Op::kRead, 1, 20 * sim::kMillisecond);
+  const auto light = run(spec, ssd::StartState::kFilled, ssd::Op::kRead, 16, 20 * sim::kMillisecond);
+  const auto knee = run(spec, ssd::StartState::kFilled, ssd::Op::kRead, 128, 20 * sim::kMillisecond);
+  const auto deep = run(spec, ssd::StartState::kFilled, ssd::Op::kRead, 1024, 20 * sim::kMillisecond);
+  MESSAGE("QD1 " << qd1.iops << " / " << qd1.mean_latency_us << " us; QD16 " << light.iops << " / "
+                 << light.mean_latency_us << " us; QD128 " << knee.iops << " / " << knee.mean_latency_us
+                 << " us; QD1024 " << deep.iops << " / " << deep.mean_latency_us << " us");
+  // Flat: 16 outstanding on 128 dies barely queue (within 10 % of QD1's 87 us).
+  CHECK(light.mean_latency_us < 1.1 * qd1.mean_latency_us);
+  CHECK(light.iops > 12 * qd1.iops);
+  // Knee: near the controller's 1 M commands/s the rate stops growing...
+  CHECK(knee.iops > 0.9e6);
+  CHECK(deep.iops < 1.05 * knee.iops);
+  // ... and latency grows with the queue (Little's law: 1024 / 1 M = 1 ms).
+  CHECK(deep.mean_latency_us > 8 * qd1.mean_latency_us);
+}

@@ -1,0 +1,159 @@
+// VDBench parameter files: parsing, refusals with FILE:LINE, runs on bare devices and the
+// consistency of a run's avg_ line with its interval lines.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "config/preset.h"
+#include "ssd/device.h"
+#include "workload/device_target.h"
+#include "workload/vdbench_parm.h"
+#include "workload/vdbench_runner.h"
+
+using namespace afasim;
+
+namespace {
+
+workload::VdbenchFile parse_ok(const std::string& text) {
+  auto f = workload::parse_vdbench(text, "t.vdb");
+  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
+  return std::move(f).value();
+}
+
+std::string parse_error(const std::string& text) {
+  auto f = workload::parse_vdbench(text, "t.vdb");
+  return f.is_ok() ? "" : f.status().message();
+}
+
+struct Bench {
+  explicit Bench(const std::string& device) : sim(1) {
+    auto cat = config::Catalog::embedded().value();
+    auto dev = ssd::Device::create(cat.device(device).value(), {ssd::StartState::kFilled, 1.0});
+    REQUIRE(dev.is_ok());
+    target = std::make_unique<workload::DeviceTarget>(sim, std::move(dev).value());
+  }
+  workload::VdbenchReport run(const workload::VdbenchFile& f, sim::Time elapsed, sim::Time interval) {
+    workload::VdbenchRunOptions o;
+    o.elapsed = elapsed;
+    o.interval = interval;
+    auto r = workload::run_vdbench(*target, target->capacity_bytes(), sim, f, o);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    return std::move(r).value();
+  }
+  sim::Simulator sim;
+  std::unique_ptr<workload::DeviceTarget> target;
+};
+
+}  // namespace
+
+TEST_CASE("a parameter file with defaults, lists, distributions and continuation lines parses") {
+  const auto f = parse_ok(
+      "* comment\n"
+      "sd=default,threads=16\n"
+      "sd=sd1,lun=/dev/nvme0n1,size=100g,range=(0,25)\n"
+      "sd=sd2,lun=/dev/nvme1n1,threads=4\n"
+      "wd=wd1,sd=sd*,xfersize=(4k,60,64k,40),rdpct=70,\n"
+      "   seekpct=80,skew=75\n"
+      "wd=wd2,sd=sd2,xfersize=1m,seekpct=eof,rdpct=0\n"
+      "rd=run1,wd=(wd1,wd2),iorate=curve,curve=(10,50,120),elapsed=20,interval=2,warmup=4,forthreads=(8,32)\n");
+  REQUIRE(f.sds.size() == 2);
+  CHECK(f.sds[0].size_bytes == 100LL << 30);
+  CHECK(f.sds[0].threads == 16);
+  CHECK(f.sds[0].range_to == 25);
+  CHECK(f.sds[1].threads == 4);
+  const auto& w1 = f.wds[0];
+  CHECK(w1.sds == std::vector<std::string>{"sd1", "sd2"});
+  REQUIRE(w1.xfersize.size() == 2);
+  CHECK(w1.xfersize[1].size_bytes == 65536);
+  CHECK(w1.xfersize[1].percent == 40);
+  CHECK(w1.seekpct == 80);
+  CHECK(w1.skew == 75);
+  CHECK(f.wds[1].eof);
+  const auto& r = f.rds[0];
+  CHECK(r.rate == workload::VdRate::kCurve);
+  CHECK(r.curve == std::vector<double>{10, 50, 120});
+  CHECK(r.elapsed == 20 * sim::kSecond);
+  CHECK(*r.warmup == 4 * sim::kSecond);
+  CHECK(r.forthreads == std::vector<int>{8, 32});
+}
+
+TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what is wrong") {
+  const std::pair<std::string, std::string> cases[] = {
+      {"sd=sd1,lun=x,compratio=2\nwd=w,sd=sd1\nrd=r,wd=w\n", "t.vdb:1: compratio: unknown or unsupported parameter of sd="},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=4q\nrd=r,wd=w\n", "t.vdb:2: xfersize: \"4q\" is not a size"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,rdpct=120\nrd=r,wd=w\n", "t.vdb:2: rdpct: \"120\" is outside [0, 100]"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd9\nrd=r,wd=w\n", "t.vdb:2: sd: no sd named \"sd9\""},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,curve=(10,20\n", "t.vdb:3: '(' without ')'"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=(4k,50,8k,40)\nrd=r,wd=w\n", "t.vdb:2: xfersize: the percentages add up to"},
+      {"sd=sd1,lun=x\nwd=a,sd=sd1,skew=70\nwd=b,sd=sd1,skew=70\nrd=r,wd=(a,b)\n", "t.vdb:4: skew: the skews of rd=r's workloads add up to"},
+      {"hd=localhost,jvms=1\n", "t.vdb:1: hd: not supported"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\n", "t.vdb:1: rd: the file defines no run"},
+      {"sd=sd1,lun=x\nsd=sd1,lun=y\n", "t.vdb:2: sd: \"sd1\" is defined twice"},
+      {"data_errors=1\nsd=sd1,lun=x\n", "t.vdb:1: data_errors: unknown or unsupported parameter"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=5,interval=10\n", "t.vdb:3: interval: longer than elapsed"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,iorate=fast\n", "t.vdb:3: iorate: \"fast\" is not a number"},
+      {"sd=sd1,lun=x,threads\n", "t.vdb:1: threads: expected keyword=value"},
+  };
+  for (const auto& [text, expect] : cases) {
+    const std::string err = parse_error(text);
+    INFO("expected: " << expect << "\n     got: " << err);
+    CHECK(err.rfind(expect, 0) == 0);
+  }
+}
+
+TEST_CASE("a curve run's avg_ line is the I/O-weighted summary of its interval lines") {
+  Bench b("memblaze-pblaze5-916-aic-3200gb");
+  const auto f = parse_ok(
+      "sd=sd1,lun=/dev/nvme0n1,range=(0,25),threads=32\n"
+      "wd=wd1,sd=sd1,xfersize=4k,rdpct=70,seekpct=100\n"
+      "rd=c,wd=wd1,iorate=curve,curve=(50,100),elapsed=1,interval=1\n");
+  const auto report = b.run(f, 40 * sim::kMillisecond, 5 * sim::kMillisecond);
+  REQUIRE(report.runs.size() == 3);  // max, then 50 % and 100 % of it
+  CHECK(report.runs[1].target_rate == doctest::Approx(report.runs[0].avg.rate * 0.5));
+  // The 50 % point runs at half the rate (Poisson arrivals: within 5 %).
+  CHECK(report.runs[1].avg.rate == doctest::Approx(report.runs[0].avg.rate * 0.5).epsilon(0.05));
+  for (const auto& run : report.runs) {
+    REQUIRE(run.intervals.size() == 8);
+    CHECK(run.avg_from == 2);  // the warm-up interval is left out
+    CHECK(run.avg_to == 8);
+    std::int64_t ios = 0;
+    double resp = 0, max = 0, read_ios = 0;
+    for (int i = run.avg_from; i <= run.avg_to; ++i) {
+      const auto& v = run.intervals[static_cast<std::size_t>(i - 1)];
+      ios += v.ios;
+      resp += v.resp_ms * static_cast<double>(v.ios);
+      read_ios += v.read_pct / 100 * static_cast<double>(v.ios);
+      max = std::max(max, v.resp_max_ms);
+    }
+    CHECK(run.avg.ios == ios);
+    CHECK(run.avg.rate == doctest::Approx(static_cast<double>(ios) / 0.035));
+    CHECK(run.avg.resp_ms == doctest::Approx(resp / static_cast<double>(ios)));
+    CHECK(run.avg.read_pct == doctest::Approx(100 * read_ios / static_cast<double>(ios)));
+    CHECK(run.avg.resp_max_ms == max);
+    CHECK(run.avg.queue_depth == doctest::Approx(run.avg.rate * run.avg.resp_ms / 1000));
+  }
+  const std::string text = workload::format_vdbench_summary(report);
+  CHECK(text.find("Starting RD=c; I/O rate: Uncontrolled curve") != std::string::npos);
+  CHECK(text.find("avg_2-8") != std::string::npos);
+  const std::string svg = workload::format_vdbench_svg(report);
+  CHECK(svg.find("<polyline") != std::string::npos);
+}
+
+TEST_CASE("the shipped VDBench parameter files run on every seed device") {
+  std::map<std::string, workload::VdbenchFile> files;
+  for (const auto& [path, text] : config::embedded_files())
+    if (path.rfind("workloads/vdbench/", 0) == 0) files.emplace(path, parse_ok(text));
+  CHECK(files.size() == 11);
+  for (const char* device : {"liqid-element-aic-7.68tb", "liqid-lqd4500",
+                             "memblaze-pblaze5-916-aic-6400gb", "memblaze-pblaze5-916-aic-3200gb"}) {
+    Bench b(device);
+    for (const auto& [path, f] : files) {
+      INFO(device << " " << path);
+      const auto report = b.run(f, 4 * sim::kMillisecond, 2 * sim::kMillisecond);
+      REQUIRE(!report.runs.empty());
+      for (const auto& run : report.runs) CHECK(run.avg.ios > 0);
+    }
+  }
+}

@@ -1,0 +1,410 @@
+#include "workload/vdbench_parm.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+namespace afasim::workload {
+namespace {
+
+// Thrown inside this file only; parse_vdbench turns it into a Status.
+struct ParmError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Param {
+  std::string key;
+  std::string value;  // a list keeps its parentheses
+  int line = 0;
+};
+
+struct Definition {
+  std::string kind;  // "sd", "wd", "rd"
+  std::string name;
+  int line = 0;
+  std::vector<Param> params;
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(int line, const std::string& key, const std::string& what) const {
+    throw ParmError(file_ + ":" + std::to_string(line) + ": " + (key.empty() ? "" : key + ": ") + what);
+  }
+
+  // Splits a line on commas outside parentheses into key=value pairs.
+  std::vector<Param> split(const std::string& text, int line) const {
+    std::vector<Param> out;
+    std::string cur;
+    int depth = 0;
+    auto flush = [&] {
+      const std::string t = trim(cur);
+      cur.clear();
+      if (t.empty()) return;
+      const auto eq = t.find('=');
+      if (eq == std::string::npos) fail(line, t, "expected keyword=value");
+      Param p{lower(trim(t.substr(0, eq))), trim(t.substr(eq + 1)), line};
+      if (p.key.empty()) fail(line, "", "a value without a keyword: \"" + t + "\"");
+      if (p.value.empty()) fail(line, p.key, "no value");
+      out.push_back(std::move(p));
+    };
+    for (char c : text) {
+      if (c == '(') ++depth;
+      if (c == ')') {
+        if (--depth < 0) fail(line, "", "')' without '('");
+      }
+      if (c == ',' && depth == 0) {
+        flush();
+      } else {
+        cur += c;
+      }
+    }
+    if (depth != 0) fail(line, "", "'(' without ')'");
+    flush();
+    return out;
+  }
+
+  std::vector<Definition> definitions(const std::string& text) const {
+    std::vector<Definition> defs;
+    std::istringstream in(text);
+    std::string raw;
+    int line = 0;
+    while (std::getline(in, raw)) {
+      ++line;
+      std::string t = trim(raw);
+      if (t.empty() || t[0] == '*' || t[0] == '#' || t.rfind("//", 0) == 0) continue;
+      // A comment after the parameters: VDBench ignores what follows whitespace + '*'... keep
+      // it simple and strict: '*' only starts comment lines.
+      auto params = split(t, line);
+      if (params.empty()) continue;
+      const std::string& first = params.front().key;
+      if (first == "sd" || first == "wd" || first == "rd") {
+        Definition d{first, params.front().value, line, {}};
+        d.params.assign(params.begin() + 1, params.end());
+        defs.push_back(std::move(d));
+      } else if (first == "hd" || first == "fsd" || first == "fwd" || first == "include") {
+        fail(line, first, "not supported (afasim reads sd=, wd= and rd= definitions)");
+      } else if (defs.empty()) {
+        fail(line, first, "unknown or unsupported parameter");
+      } else {
+        for (auto& p : params) defs.back().params.push_back(std::move(p));
+      }
+    }
+    return defs;
+  }
+
+  // --- values ---
+  std::vector<std::string> list(const Param& p) const {
+    std::string v = p.value;
+    if (v.front() != '(') return {v};
+    if (v.back() != ')') fail(p.line, p.key, "a list must end with ')'");
+    v = v.substr(1, v.size() - 2);
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : v + ",") {
+      if (c == ',') {
+        const std::string t = trim(cur);
+        if (t.empty()) fail(p.line, p.key, "an empty item in the list");
+        out.push_back(t);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    return out;
+  }
+
+  double number(const Param& p, const std::string& text, double lo, double hi) const {
+    std::size_t used = 0;
+    double d = 0;
+    try {
+      d = std::stod(text, &used);
+    } catch (...) {
+      fail(p.line, p.key, "\"" + text + "\" is not a number");
+    }
+    if (used != text.size() || !std::isfinite(d)) fail(p.line, p.key, "\"" + text + "\" is not a number");
+    if (d < lo || d > hi) {
+      std::ostringstream os;
+      os << "\"" << text << "\" is outside [" << lo << ", " << hi << "]";
+      fail(p.line, p.key, os.str());
+    }
+    return d;
+  }
+
+  int integer(const Param& p, const std::string& text, double lo, double hi) const {
+    const double d = number(p, text, lo, hi);
+    if (d != std::floor(d)) fail(p.line, p.key, "\"" + text + "\" is not a whole number");
+    return static_cast<int>(d);
+  }
+
+  // VDBench sizes: a number with an optional k, m, g or t (powers of 1024).
+  std::int64_t size(const Param& p, const std::string& text) const {
+    std::string t = lower(text);
+    double mult = 1;
+    if (!t.empty()) {
+      switch (t.back()) {
+        case 'k': mult = 1024.0; break;
+        case 'm': mult = 1024.0 * 1024; break;
+        case 'g': mult = 1024.0 * 1024 * 1024; break;
+        case 't': mult = 1024.0 * 1024 * 1024 * 1024; break;
+        default: break;
+      }
+      if (mult != 1) t.pop_back();
+    }
+    std::size_t used = 0;
+    double d = 0;
+    try {
+      d = std::stod(t, &used);
+    } catch (...) {
+      fail(p.line, p.key, "\"" + text + "\" is not a size");
+    }
+    if (used != t.size() || !(d > 0) || d * mult > 1e18) fail(p.line, p.key, "\"" + text + "\" is not a size");
+    return static_cast<std::int64_t>(std::llround(d * mult));
+  }
+
+  sim::Time seconds(const Param& p, const std::string& text, double lo) const {
+    std::string t = lower(text);
+    double mult = 1;
+    if (!t.empty() && (t.back() == 's' || t.back() == 'm' || t.back() == 'h')) {
+      mult = t.back() == 'm' ? 60 : t.back() == 'h' ? 3600 : 1;
+      t.pop_back();
+    }
+    const double d = number(p, t, lo, 1e7) * mult;
+    return static_cast<sim::Time>(std::llround(d * 1e9));
+  }
+
+  std::vector<VdSizeShare> xfersize(const Param& p) const {
+    const auto items = list(p);
+    std::vector<VdSizeShare> out;
+    if (items.size() == 1) {
+      out.push_back({size(p, items[0]), 100});
+    } else {
+      if (items.size() % 2 != 0)
+        fail(p.line, p.key, "a distribution is (size,percent,size,percent,...)");
+      double total = 0;
+      for (std::size_t i = 0; i < items.size(); i += 2) {
+        VdSizeShare s{size(p, items[i]), number(p, items[i + 1], 0, 100)};
+        total += s.percent;
+        out.push_back(s);
+      }
+      if (std::abs(total - 100) > 1e-6) fail(p.line, p.key, "the percentages add up to " + std::to_string(total) + ", not 100");
+    }
+    for (const auto& s : out)
+      if (s.size_bytes % 512 != 0) fail(p.line, p.key, std::to_string(s.size_bytes) + " is not a multiple of 512");
+    return out;
+  }
+
+  std::pair<double, double> range(const Param& p) const {
+    const auto items = list(p);
+    if (items.size() != 2) fail(p.line, p.key, "expected (from%,to%)");
+    const double a = number(p, items[0], 0, 100), b = number(p, items[1], 0, 100);
+    if (!(a < b)) fail(p.line, p.key, "the range must go up: (" + items[0] + "," + items[1] + ")");
+    return {a, b};
+  }
+
+  // seekpct: a percentage or a word.
+  void seekpct(const Param& p, VdWorkload& w) const {
+    const std::string v = lower(p.value);
+    w.eof = false;
+    if (v == "eof") {
+      w.seekpct = 0;
+      w.eof = true;
+    } else if (v == "seq" || v == "sequential") {
+      w.seekpct = 0;
+    } else if (v == "random" || v == "rand") {
+      w.seekpct = 100;
+    } else {
+      w.seekpct = number(p, p.value, 0, 100);
+    }
+  }
+
+  // A list of names with wildcards (`sd*`) resolved against `known`, in known order.
+  std::vector<std::string> names(const Param& p, const std::vector<std::string>& known,
+                                 const std::string& kind) const {
+    std::vector<std::string> out;
+    for (const auto& item : list(p)) {
+      bool matched = false;
+      const bool wild = !item.empty() && item.back() == '*';
+      const std::string prefix = wild ? item.substr(0, item.size() - 1) : item;
+      for (const auto& k : known)
+        if ((wild && k.rfind(prefix, 0) == 0) || (!wild && k == item)) {
+          if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+          matched = true;
+        }
+      if (!matched) fail(p.line, p.key, "no " + kind + " named \"" + item + "\"");
+    }
+    return out;
+  }
+
+  void apply_sd(const Param& p, VdStorage& s) const {
+    if (p.key == "lun") s.lun = p.value;
+    else if (p.key == "size") s.size_bytes = size(p, p.value);
+    else if (p.key == "range") std::tie(s.range_from, s.range_to) = range(p);
+    else if (p.key == "threads") s.threads = integer(p, p.value, 1, 4096);
+    else if (p.key == "openflags") {
+      for (const auto& f : list(p)) {
+        const std::string l = lower(f);
+        if (l != "o_direct" && l != "directio" && l != "o_dsync" && l != "o_sync")
+          fail(p.line, p.key, "\"" + f + "\" is not supported (o_direct, directio, o_dsync, o_sync)");
+      }
+    } else fail(p.line, p.key, "unknown or unsupported parameter of sd=");
+  }
+
+  void apply_wd(const Param& p, VdWorkload& w, const std::vector<std::string>& sd_names) const {
+    if (p.key == "sd") w.sds = names(p, sd_names, "sd");
+    else if (p.key == "xfersize") w.xfersize = xfersize(p);
+    else if (p.key == "rdpct") w.rdpct = number(p, p.value, 0, 100);
+    else if (p.key == "seekpct") seekpct(p, w);
+    else if (p.key == "skew") w.skew = number(p, p.value, 0, 100);
+    else if (p.key == "range") w.range = range(p);
+    else fail(p.line, p.key, "unknown or unsupported parameter of wd=");
+  }
+
+  void apply_rd(const Param& p, VdRun& r, const std::vector<std::string>& wd_names) const {
+    if (p.key == "wd") r.wds = names(p, wd_names, "wd");
+    else if (p.key == "iorate") {
+      const std::string v = lower(p.value);
+      if (v == "max") r.rate = VdRate::kMax;
+      else if (v == "curve") r.rate = VdRate::kCurve;
+      else {
+        r.rate = VdRate::kFixed;
+        r.iorate = number(p, p.value, 1e-3, 1e10);
+      }
+    } else if (p.key == "curve") {
+      r.curve.clear();
+      for (const auto& c : list(p)) r.curve.push_back(number(p, c, 0.1, 1000));
+    } else if (p.key == "elapsed") r.elapsed = seconds(p, p.value, 1e-3);
+    else if (p.key == "interval") r.interval = seconds(p, p.value, 1e-3);
+    else if (p.key == "warmup") r.warmup = seconds(p, p.value, 0);
+    else if (p.key == "forthreads" || p.key == "threads") {
+      r.forthreads.clear();
+      for (const auto& t : list(p)) r.forthreads.push_back(integer(p, t, 1, 4096));
+    } else if (p.key == "forxfersize") {
+      r.forxfersize.clear();
+      for (const auto& t : list(p)) r.forxfersize.push_back({{size(p, t), 100}});
+    } else if (p.key == "forrdpct") {
+      r.forrdpct.clear();
+      for (const auto& t : list(p)) r.forrdpct.push_back(number(p, t, 0, 100));
+    } else if (p.key == "forseekpct") {
+      r.forseekpct.clear();
+      for (const auto& t : list(p)) r.forseekpct.push_back(number(p, t, 0, 100));
+    } else fail(p.line, p.key, "unknown or unsupported parameter of rd=");
+  }
+
+  VdbenchFile parse(const std::string& text) const {
+    VdbenchFile f;
+    f.file_name = file_;
+    VdStorage sd_default;
+    VdWorkload wd_default;
+    VdRun rd_default;
+    std::vector<std::string> sd_names, wd_names;
+    std::set<std::string> rd_names;
+    for (const Definition& d : definitions(text)) {
+      const bool is_default = lower(d.name) == "default";
+      if (d.kind == "sd") {
+        VdStorage s = sd_default;
+        for (const auto& p : d.params) apply_sd(p, s);
+        if (is_default) { sd_default = s; continue; }
+        if (std::count(sd_names.begin(), sd_names.end(), d.name)) fail(d.line, "sd", "\"" + d.name + "\" is defined twice");
+        s.name = d.name;
+        s.line = d.line;
+        sd_names.push_back(d.name);
+        f.sds.push_back(s);
+      } else if (d.kind == "wd") {
+        VdWorkload w = wd_default;
+        for (const auto& p : d.params) apply_wd(p, w, sd_names);
+        if (is_default) { wd_default = w; continue; }
+        if (std::count(wd_names.begin(), wd_names.end(), d.name)) fail(d.line, "wd", "\"" + d.name + "\" is defined twice");
+        if (w.sds.empty()) {
+          if (sd_names.empty()) fail(d.line, "sd", "wd=" + d.name + " names no sd and none is defined");
+          w.sds = sd_names;  // VDBench: all sds
+        }
+        w.name = d.name;
+        w.line = d.line;
+        wd_names.push_back(d.name);
+        f.wds.push_back(w);
+      } else {
+        VdRun r = rd_default;
+        for (const auto& p : d.params) apply_rd(p, r, wd_names);
+        if (is_default) { rd_default = r; continue; }
+        if (!rd_names.insert(d.name).second) fail(d.line, "rd", "\"" + d.name + "\" is defined twice");
+        if (r.wds.empty()) {
+          if (wd_names.empty()) fail(d.line, "wd", "rd=" + d.name + " names no wd and none is defined");
+          r.wds = wd_names;
+        }
+        if (r.interval > r.elapsed) fail(d.line, "interval", "longer than elapsed");
+        if (r.warmup && *r.warmup >= r.elapsed) fail(d.line, "warmup", "not shorter than elapsed");
+        r.name = d.name;
+        r.line = d.line;
+        f.rds.push_back(r);
+      }
+    }
+    if (f.rds.empty()) fail(1, "rd", "the file defines no run (rd=)");
+    for (const auto& r : f.rds) {
+      double skew = 0;
+      int unskewed = 0;
+      for (const auto& w : r.wds) {
+        skew += f.wd(w)->skew;
+        unskewed += f.wd(w)->skew == 0;
+      }
+      if (skew > 100 + 1e-6 || (unskewed == 0 && std::abs(skew - 100) > 1e-6))
+        fail(r.line, "skew", "the skews of rd=" + r.name + "'s workloads add up to " +
+                                 std::to_string(skew) + ", not 100");
+    }
+    return f;
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+const VdStorage* VdbenchFile::sd(const std::string& name) const {
+  for (const auto& s : sds)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const VdWorkload* VdbenchFile::wd(const std::string& name) const {
+  for (const auto& w : wds)
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+sim::Result<VdbenchFile> parse_vdbench(const std::string& text, const std::string& file_name) {
+  try {
+    return Parser(file_name).parse(text);
+  } catch (const ParmError& e) {
+    return sim::invalid_argument(e.what());
+  }
+}
+
+sim::Result<VdbenchFile> load_vdbench_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return sim::not_found(path + ": cannot read the parameter file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_vdbench(ss.str(), path);
+}
+
+}  // namespace afasim::workload
