@@ -26,12 +26,41 @@ class Timing::SsdPort final : public perf::Server {
   datapac::SsdOp op_;
 };
 
+// A controller's cores as one perf::Server for host commands: the command runs on the core
+// that can start it first when it gets there — the cores pull host commands from the
+// controller's QoS queue (docs/performance-model.md "Host commands and the QoS gate"). What
+// is in transit to it (dispatched, not yet at a core) is counted for the gate.
+class Timing::HostCores final : public perf::Server {
+ public:
+  explicit HostCores(perf::ControllerResources& cr) : cr_(cr) {}
+  // A host command of `ns` of core time was dispatched: it is on its way to a core.
+  void dispatched(Time ns) { transit_ns_ += ns; }
+  Time admit(Time arrival, std::int64_t bytes, Time extra_service_ns, std::int64_t address) override {
+    transit_ns_ -= extra_service_ns;
+    perf::Resource* best = &cr_.cores.front();
+    for (perf::Resource& core : cr_.cores)
+      if (core.earliest_start(arrival) < best->earliest_start(arrival)) best = &core;
+    return best->admit(arrival, bytes, extra_service_ns, address);
+  }
+  // Core time queued or in service on the cores, plus in transit, per core, at `now`.
+  Time backlog_ns(Time now) const {
+    Time queued = transit_ns_;
+    for (const perf::Resource& core : cr_.cores) queued += core.earliest_start(now) - now;
+    return queued / static_cast<Time>(cr_.cores.size());
+  }
+
+ private:
+  perf::ControllerResources& cr_;
+  Time transit_ns_ = 0;
+};
+
 Timing::Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& params, int controllers, int datapacs,
                std::int64_t chunk_bytes)
     : sim_(sim), hw_(hw), params_(params), chunk_bytes_(chunk_bytes), flow_(sim), rng_(sim.rng("controller.timing")) {
-  pending_host_ns_.assign(static_cast<std::size_t>(controllers), 0);
-  for (int c = 0; c < controllers; ++c)
+  for (int c = 0; c < controllers; ++c) {
     ctl_.push_back(std::make_unique<perf::ControllerResources>(params_, datapacs, "ctrl-" + std::string(1, static_cast<char>('A' + c))));
+    host_cores_.push_back(std::make_unique<HostCores>(*ctl_.back()));
+  }
   for (int d = 0; d < hw.drive_count(); ++d) {
     ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kRead));
     ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kWrite));
@@ -49,24 +78,16 @@ Time Timing::cpu(Time ns) {
   return static_cast<Time>(static_cast<double>(ns) * (1.0 - cv + cv * rng_.exponential(1.0)));
 }
 
-perf::Resource& Timing::host_core(perf::ControllerResources& cr, Time now) {
-  return cr.host_core(rng_, params_.cpu_rebalance_fraction, now);
-}
-
-void Timing::note_host_work(Req& r, Time ns) {
-  r.host_ns = ns;
-  pending_host_ns_[static_cast<std::size_t>(r.c - 1)] += ns;
+perf::Server& Timing::host_command(Id c, Time ns) {
+  HostCores& cores = *host_cores_[static_cast<std::size_t>(c - 1)];
+  cores.dispatched(ns);
+  return cores;
 }
 
 Time Timing::cores_free_at(Id c) const {
-  // Host commands already handed to the controller whose core work is not done yet — queued
-  // at a core, in service, or still on their way from the FC port — spread over its cores:
-  // what a new command would wait for on average. Not less than the earliest free core.
-  const auto& cores = ctl_[static_cast<std::size_t>(c - 1)]->cores;
-  Time best = cores.front().earliest_start(sim_.now());
-  for (const auto& r : cores) best = std::min(best, r.earliest_start(sim_.now()));
-  const Time backlog = pending_host_ns_[static_cast<std::size_t>(c - 1)] / static_cast<Time>(params_.cpu_cores);
-  return std::max(best, sim_.now() + backlog);
+  // The cores pull host commands, so they stay level: the core time queued on them and on
+  // its way to them, spread over the cores, is what a new command would wait for.
+  return sim_.now() + host_cores_[static_cast<std::size_t>(c - 1)]->backlog_ns(sim_.now());
 }
 
 sim::Time Timing::cores_busy_ns(Id c) const {
@@ -93,7 +114,6 @@ std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initial
   r.length = length;
   r.fill = 0;
   r.parity_rows = r.xor_memory_bytes = 0;
-  r.host_ns = 0;
   r.ops.clear();
   std::size_t i = 0;
   for (Stage s : program) r.program[i++] = s;
@@ -118,11 +138,6 @@ void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
 }
 
 void Timing::next(std::uint32_t id) {
-  {
-    Req& r = reqs_[id];  // its host command's core work, if any, is done
-    pending_host_ns_[static_cast<std::size_t>(r.c - 1)] -= r.host_ns;
-    r.host_ns = 0;
-  }
   for (;;) {
     Req& r = reqs_[id];
     const Stage s = r.program[r.pc++];
@@ -179,9 +194,8 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
   const Time now = sim_.now();
   switch (s) {
     case kReadCommand: {
-      const Time ns = costs.ns(CpuOp::kHostRead, 1, r.length);
-      note_host_work(r, ns);
-      const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_core(cr, now), 0, cpu(ns)}};
+      const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length));
+      const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_command(r.c, ns), 0, ns}};
       flow_.start(steps, resume(id));
       return true;
     }
@@ -208,9 +222,9 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
     case kWriteIn: {
       Time ns = costs.ns(CpuOp::kHostWrite, 1, r.length);
       if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
-      note_host_work(r, ns);
+      ns = cpu(ns);
       const std::array<Step, 3> steps{Step{&cr.port_in(now), r.length, 0}, Step{&cr.memory, r.length, 0},
-                                      Step{&host_core(cr, now), 0, cpu(ns)}};
+                                      Step{&host_command(r.c, ns), 0, ns}};
       flow_.start(steps, resume(id));
       return true;
     }
@@ -269,9 +283,8 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
     for (std::uint32_t f : start.fills) cr.cache.wait(f, [this, join] { flow_.branch_done(join)(sim_.now()); });
     const Time now = sim_.now();
     const perf::CpuCosts& costs = params_.cpu;
-    const Time ns = costs.ns(CpuOp::kHostRead, 1, length) + costs.ns(CpuOp::kCacheHit, 1, length);
-    note_host_work(reqs_[id], ns);
-    const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_core(cr, now), 0, cpu(ns)}};
+    const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, length) + costs.ns(CpuOp::kCacheHit, 1, length));
+    const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_command(c, ns), 0, ns}};
     flow_.start(steps, flow_.branch_done(join));
     return;
   }

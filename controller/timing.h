@@ -91,6 +91,8 @@ class Timing {
  private:
   // One SSD command queue as a perf::Server: admit() times the command on the SSD model.
   class SsdPort;
+  // A controller's cores as the server of host commands (the first free core takes one).
+  class HostCores;
   struct MemberWork {
     int drive;
     std::int64_t address, length;
@@ -118,7 +120,6 @@ class Timing {
     std::int64_t length = 0;
     std::uint32_t fill = 0;
     std::int64_t parity_rows = 0, xor_memory_bytes = 0;
-    sim::Time host_ns = 0;  // its host command's core time, counted in pending_host_ns_ until done
     std::vector<MemberWork> ops;
     Stage program[8] = {kEnd};
     int pc = 0;
@@ -134,10 +135,11 @@ class Timing {
   Done resume(std::uint32_t id) {
     return [this, id](sim::Time) { next(id); };
   }
-  void note_host_work(Req& r, sim::Time ns);
   // A core's service time: the mean varied by cpu_service_cv (docs/performance-model.md).
   sim::Time cpu(sim::Time ns);
-  perf::Resource& host_core(perf::ControllerResources& cr, sim::Time now);
+  // Where a host command of `ns` core time on controller `c` runs (HostCores), counted as in
+  // transit until it gets there.
+  perf::Server& host_command(Id c, sim::Time ns);
   int datapac_of(int drive) const { return hw_.datapac_of(drive) - 1; }
 
   sim::Simulator& sim_;
@@ -148,7 +150,7 @@ class Timing {
   sim::Rng rng_;
   std::vector<std::unique_ptr<perf::ControllerResources>> ctl_;
   std::vector<std::unique_ptr<SsdPort>> ssd_ports_;  // [drive * 3 + kind]
-  std::vector<sim::Time> pending_host_ns_;  // per controller: host command core time not yet done
+  std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller
   std::deque<Req> reqs_;  // stable references: a journey may end inside another's start
   std::vector<std::uint32_t> free_reqs_;
   TimingStats stats_;
