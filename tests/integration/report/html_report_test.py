@@ -24,7 +24,6 @@ import tempfile
 SOURCE = os.environ["AFASIM_SOURCE_DIR"]
 BINARY = os.environ["AFASIM_BINARY"]
 ARTIFACTS = os.path.join(os.environ.get("AFASIM_ARTIFACT_DIR", "."), "report")
-PANEL_HEIGHT = 150  # workload/scenario_html.cpp ChartWriter::kPanelH
 
 
 def expect(cond, what):
