@@ -5,7 +5,7 @@
 # Figures: seconds of wall time per test from a `make test` run of main at 37d6b25 (its
 # CTestCostData.txt); only the order matters, so they need not be exact. docs/build.md.
 set(AFASIM_TEST_COSTS
-  test_wear 74 fio_tools 54 test_calibration 53 test_power_sim 43 test_raid_sim 41
+  test_wear 74 fio_tools 54 test_calibration 45 test_power_sim 43 test_raid_sim 41
   web_manager 37 nbd_controller_fail 27 html_report 22 nbd_clients 16 nbd_ssd_fault 16
   test_controller 13 qos_nbd_max_iops 13 test_scenario 10 calibrate_model 10 test_cli 8 test_qos_scenarios 8
   readme_tour 8 test_store 7)
