@@ -68,6 +68,11 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
   return 2;
 }
 
+int fail_command(const char* command, const std::string& message, int code) {
+  std::fprintf(stderr, "afasim %s: %s\n", command, message.c_str());
+  return code;
+}
+
 std::optional<HostPort> parse_host_port(const std::string& s) {
   const auto colon = s.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return std::nullopt;
