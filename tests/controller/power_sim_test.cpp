@@ -5,6 +5,7 @@
 // also runs with a test-only switch that breaks the guarantee, to show the check sees it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -72,13 +73,18 @@ struct Tracker {
     for (std::size_t vi = 0; vi < a.vols.size(); ++vi) {
       const Id id = a.vols[vi].id;
       for (std::int64_t off = 0; off < a.vols[vi].bytes; off += sim::kMiB) {
-        auto buf = std::make_shared<std::vector<std::uint8_t>>(sim::kMiB);
+        // Only the MiBs that hold a written block are compared below: skip the others' reads.
+        const auto& blocks = history[vi];
+        const auto first = blocks.begin() + off / kBlock, last = first + sim::kMiB / kBlock;
+        if (std::all_of(first, last, [](const auto& writers) { return writers.empty(); })) continue;
+        // Not zero-filled: the read writes all of it (zeroing 1 MiB buffers was 30 % of the test).
+        auto buf = std::make_shared_for_overwrite<std::uint8_t[]>(sim::kMiB);
         HostIo io;
         io.op = IoOp::kRead;
         io.volume_id = id;
         io.offset_bytes = off;
         io.length_bytes = sim::kMiB;
-        io.read_buffer = buf->data();
+        io.read_buffer = buf.get();
         a.array->submit(io, [this, buf, vi, id, off, lost](const IoCompletion& c) {
           if (!c.status.is_ok()) {
             *lost += sim::kMiB / kBlock;
@@ -94,7 +100,7 @@ struct Tracker {
                 k = i;
                 break;
               }
-            const std::uint8_t* got = buf->data() + b * kBlock;
+            const std::uint8_t* got = buf.get() + b * kBlock;
             bool ok = false;
             if (k == writers.size()) {  // nothing acknowledged: zeros are fine too
               std::memset(want, 0, kBlock);
