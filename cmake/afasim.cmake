@@ -19,11 +19,11 @@ function(afasim_test_code target)
   target_compile_options(${target} PRIVATE ${AFASIM_TEST_OPTIMIZATION})
 endfunction()
 
-# afasim_test(NAME SOURCES... DEPS ... [LABELS ...] [TIMEOUT s]): one doctest executable,
+# afasim_test(NAME SOURCES... DEPS ... [LABELS ...] [TIMEOUT s] [ARGS ...]): one doctest executable,
 # registered with CTest. Labels `torture` and `bench` keep a test out of `make test`.
 # doctest's main() is compiled once for every test executable (it takes ~10 s of a core).
 function(afasim_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;ARGS" ${ARGN})
   if(NOT TARGET afasim_doctest_main)
     add_library(afasim_doctest_main STATIC ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
     target_link_libraries(afasim_doctest_main PUBLIC doctest::doctest)
@@ -33,7 +33,7 @@ function(afasim_test name)
   afasim_test_code(${name})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} afasim_doctest_main doctest::doctest)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
-  add_test(NAME ${name} COMMAND ${name})
+  add_test(NAME ${name} COMMAND ${name} ${ARG_ARGS})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
