@@ -39,8 +39,9 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
                  names.c_str());
     return 2;
   }
-  // The same for a client command's verb ("afasim volume lst").
-  if (argc > 2 && argv[2][0] != '-') {
+  // The same for a client command's verb ("afasim volume lst"); argv[1] may be an option
+  // ("afasim -x y": CLI11 refuses it below), which get_subcommand would throw on (make fuzz).
+  if (argc > 2 && argv[2][0] != '-' && cli.runners.count(argv[1]) != 0) {
     CLI::App* group = cli.app.get_subcommand(argv[1]);
     const auto verbs = group->get_subcommands({});
     if (!verbs.empty() &&
