@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "app/commands.h"
 
@@ -38,6 +39,14 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
     std::fprintf(stderr, "afasim: unknown command \"%s\" (commands: %s; --help)\n", argv[1],
                  names.c_str());
     return 2;
+  }
+  // Before the command only --help and --version are options ("afasim -x volume").
+  if (argc > 1 && argv[1][0] == '-') {
+    const std::string_view first = argv[1];
+    if (first != "-h" && first != "--help" && first != "--version") {
+      std::fprintf(stderr, "afasim: unknown option \"%s\" before the command (afasim --help)\n", argv[1]);
+      return 2;
+    }
   }
   // The same for a client command's verb ("afasim volume lst"); argv[1] may be an option
   // ("afasim -x y": CLI11 refuses it below), which get_subcommand would throw on (make fuzz).
