@@ -161,12 +161,14 @@ Reply Endpoints::update_scrub(const Call& c) {
 // ---------------------------------------------------------------------------------------
 // Pools
 
+// The list lambdas capture a structured binding through an init-capture (`&p = p`): clang 14
+// (make fuzz) cannot capture the binding itself.
 Reply Endpoints::list_pools(const Call& c) {
   const ListQuery q = parse_list_query(c.http, {}, {"name"});
   return on_model(c, [&] {
     Pager page(q);
     for (const auto& [id, p] : array_.pools()) {
-      if (matches(q, "name", p.name)) page.offer([&] { return pool_view(array_, p); });
+      if (matches(q, "name", p.name)) page.offer([this, &p = p] { return pool_view(array_, p); });
     }
     return page.reply();
   });
@@ -364,7 +366,7 @@ Reply Endpoints::list_hosts(const Call& c) {
   return on_model(c, [&] {
     Pager page(q);
     for (const auto& [id, h] : array_.hosts()) {
-      if (matches(q, "name", h.name)) page.offer([&] { return host_view(array_, h); });
+      if (matches(q, "name", h.name)) page.offer([this, &h = h] { return host_view(array_, h); });
     }
     return page.reply();
   });
@@ -436,7 +438,7 @@ Reply Endpoints::list_mappings(const Call& c) {
     Pager page(q);
     for (const auto& [id, m] : array_.mappings()) {
       if (matches(q, "volume_id", m.volume_id) && matches(q, "host_id", m.host_id))
-        page.offer([&] { return mapping_view(m); });
+        page.offer([&m = m] { return mapping_view(m); });
     }
     return page.reply();
   });
@@ -488,7 +490,7 @@ Reply Endpoints::list_qos_policies(const Call& c) {
   return on_model(c, [&] {
     Pager page(q);
     for (const auto& [id, p] : array_.qos_policies()) {
-      if (matches(q, "name", p.name)) page.offer([&] { return qos_policy_view(array_, p); });
+      if (matches(q, "name", p.name)) page.offer([this, &p = p] { return qos_policy_view(array_, p); });
     }
     return page.reply();
   });

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "app/commands.h"
 
@@ -40,8 +41,17 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
                  names.c_str());
     return 2;
   }
-  // The same for a client command's verb ("afasim volume lst").
-  if (argc > 2 && argv[2][0] != '-') {
+  // Before the command only --help and --version are options ("afasim -x volume").
+  if (argc > 1 && argv[1][0] == '-') {
+    const std::string_view first = argv[1];
+    if (first != "-h" && first != "--help" && first != "--version") {
+      std::fprintf(stderr, "afasim: unknown option \"%s\" before the command (afasim --help)\n", argv[1]);
+      return 2;
+    }
+  }
+  // The same for a client command's verb ("afasim volume lst"); argv[1] may be an option
+  // ("afasim -x y": CLI11 refuses it below), which get_subcommand would throw on (make fuzz).
+  if (argc > 2 && argv[2][0] != '-' && cli.runners.count(argv[1]) != 0) {
     CLI::App* group = cli.app.get_subcommand(argv[1]);
     const auto verbs = group->get_subcommands({});
     if (!verbs.empty() &&
@@ -67,6 +77,11 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
     if (it != cli.runners.end()) return it->second;
   }
   return 2;
+}
+
+int fail_command(const char* command, const std::string& message, int code) {
+  std::fprintf(stderr, "afasim %s: %s\n", command, message.c_str());
+  return code;
 }
 
 std::optional<HostPort> parse_host_port(const std::string& s) {

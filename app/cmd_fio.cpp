@@ -76,11 +76,6 @@ sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o) {
   return workload::parse_fio_job_file(text, name, parse);
 }
 
-int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "afasim fio: %s\n", message.c_str());
-  return code;
-}
-
 // Writes the report to --output or stdout; 1 when a job failed.
 int emit(const FioOptions& o, const workload::RunReport& report,
          const std::vector<workload::OutputFormat>& formats) {
@@ -89,7 +84,7 @@ int emit(const FioOptions& o, const workload::RunReport& report,
     std::fwrite(out.data(), 1, out.size(), stdout);
   } else {
     std::ofstream f(o.output, std::ios::binary);
-    if (!(f << out)) return fail("--output: cannot write " + o.output, 1);
+    if (!(f << out)) return fail_command("fio", "--output: cannot write " + o.output, 1);
   }
   for (const auto& r : report.results)
     if (r.error != 0) return 1;
@@ -103,7 +98,7 @@ int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
   if (!run) return 2;
   auto report = workload::run_fio(*run->target, run->target->capacity_bytes(), run->sim, file,
                                   run_options);
-  if (!report.is_ok()) return fail(report.status().message(), 2);
+  if (!report.is_ok()) return fail_command("fio", report.status().message(), 2);
   report->afasim_extra["device"] = o.device;
   report->afasim_extra["device_state"] = o.device_state;
   report->afasim_extra["device_stats"] = run->target->device_stats();
@@ -112,9 +107,9 @@ int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
 
 int run_fio_command(const FioOptions& o) {
   auto formats = workload::parse_output_formats(o.output_format);
-  if (!formats.is_ok()) return fail("--output-format: " + formats.status().message(), 2);
+  if (!formats.is_ok()) return fail_command("fio", "--output-format: " + formats.status().message(), 2);
   auto file = load_jobs(o);
-  if (!file.is_ok()) return fail(file.status().message(), 2);
+  if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
   for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
   if (!o.device.empty()) {
     workload::FioRunOptions run_options;
@@ -123,9 +118,9 @@ int run_fio_command(const FioOptions& o) {
     return run_on_device(o, *file, run_options, *formats);
   }
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
-  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  if (!catalog.is_ok()) return fail_command("fio", catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
-  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+  if (!preset.is_ok()) return fail_command("fio", "--system: " + preset.status().message(), 2);
   workload::FioRunOptions run_options;
   run_options.seed = o.seed;
   run_options.raid_type = *raid::parse_raid_type(o.raid_type);
@@ -139,9 +134,9 @@ int run_fio_command(const FioOptions& o) {
   sim::Simulator sim(o.seed);
   controller::MemoryJournal journal;
   auto array = controller::Array::open(sim, *catalog, *preset, journal, journal.snapshot(), array_options);
-  if (!array.is_ok()) return fail(array.status().message(), 1);
+  if (!array.is_ok()) return fail_command("fio", array.status().message(), 1);
   auto report = workload::run_fio(**array, sim, *file, run_options);
-  if (!report.is_ok()) return fail(report.status().message(), 2);
+  if (!report.is_ok()) return fail_command("fio", report.status().message(), 2);
   report->afasim_extra["raid_type"] = o.raid_type;
   report->afasim_extra["provisioning"] = o.provisioning;
   return emit(o, *report, *formats);

@@ -38,11 +38,6 @@ struct ReplayOptions {
   bool keep_state = false;
 };
 
-int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "afasim replay: %s\n", message.c_str());
-  return code;
-}
-
 std::string seconds(sim::Time t) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9f s", sim::to_seconds(t));
@@ -191,26 +186,26 @@ std::map<std::string, Handler> replay_handlers(controller::Array& array, serve::
 int run_replay(const ReplayOptions& o) {
   spdlog::set_level(spdlog::level::warn);
   auto session = serve::read_session_file(o.file);
-  if (!session) return fail(session.status().message(), 2);
+  if (!session) return fail_command("replay", session.status().message(), 2);
   const serve::SessionHeader& header = session->header;
   if (header.afasim_version != AFASIM_VERSION)
     spdlog::warn("{} was recorded by afasim {}, this is {}: outcomes may differ", o.file, header.afasim_version,
                  AFASIM_VERSION);
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
-  if (!catalog) return fail(catalog.status().message(), 2);
+  if (!catalog) return fail_command("replay", catalog.status().message(), 2);
   auto preset = catalog->system(header.system);
-  if (!preset) return fail(o.file + ": system " + header.system + ": " + preset.status().message(), 2);
+  if (!preset) return fail_command("replay", o.file + ": system " + header.system + ": " + preset.status().message(), 2);
   auto payload = datapac::parse_payload_kind(header.payload);
-  if (!payload) return fail(o.file + ": payload: " + payload.status().message(), 2);
+  if (!payload) return fail_command("replay", o.file + ": payload: " + payload.status().message(), 2);
   ScratchDir scratch;
-  if (sim::Status st = make_scratch(o, scratch); !st.is_ok()) return fail(st.message(), 2);
+  if (sim::Status st = make_scratch(o, scratch); !st.is_ok()) return fail_command("replay", st.message(), 2);
   auto opened = open_session_array(*catalog, *preset, scratch.path, *payload, header.seed);
-  if (!opened) return fail(opened.status().message(), 1);
+  if (!opened) return fail_command("replay", opened.status().message(), 1);
   SessionArray& s = *opened;
   std::unique_ptr<serve::SessionFileWriter> out;
   if (!o.record.empty()) {
     auto w = serve::SessionFileWriter::open(o.record, header);
-    if (!w) return fail(w.status().message(), 1);
+    if (!w) return fail_command("replay", w.status().message(), 1);
     out = std::move(w).value();
   }
   serve::ModelThread inline_model(*s.sim, serve::ModelThread::Inline{});
@@ -221,7 +216,7 @@ int run_replay(const ReplayOptions& o) {
   });
   // As afasim serve ran it: the sampler's ticks are events of the session.
   auto telemetry = start_telemetry(*s.array, header.pace);
-  if (!telemetry) return fail(telemetry.status().message(), 1);
+  if (!telemetry) return fail_command("replay", telemetry.status().message(), 1);
   s.array->set_event_listener(record_event);
   recorder.start();
   const std::string diverged = s.sim->now() == header.start_time_ns
@@ -230,9 +225,9 @@ int run_replay(const ReplayOptions& o) {
                                          seconds(header.start_time_ns);
   recorder.stop();
   if (out) {
-    if (sim::Status st = out->finish(); !st.is_ok()) return fail(st.message(), 1);
+    if (sim::Status st = out->finish(); !st.is_ok()) return fail_command("replay", st.message(), 1);
   }
-  if (!diverged.empty()) return fail("the replay diverged from " + o.file + ": " + diverged, 1);
+  if (!diverged.empty()) return fail_command("replay", "the replay diverged from " + o.file + ": " + diverged, 1);
   std::printf("afasim replay: %s: %zu records reproduced byte for byte (%s of virtual time)\n", o.file.c_str(),
               replayer.matched(), seconds(session->records.empty() ? 0 : session->records.back().time_ns).c_str());
   return 0;

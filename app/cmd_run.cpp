@@ -25,11 +25,6 @@ struct RunOptions {
   bool quiet = false;
 };
 
-int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "afasim run: %s\n", message.c_str());
-  return code;
-}
-
 // A path on disk, else the name of a built-in scenario (config/scenarios/NAME.json).
 sim::Result<workload::Scenario> load(const std::string& name, const config::Catalog& catalog) {
   std::error_code ec;
@@ -64,9 +59,9 @@ bool write_file(const std::string& path, const std::string& text) {
 int run_scenario_command(const RunOptions& o) {
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded()
                                       : config::Catalog::from_directory(o.config_dir);
-  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  if (!catalog.is_ok()) return fail_command("run", catalog.status().message(), 2);
   auto scenario = load(o.scenario, *catalog);
-  if (!scenario.is_ok()) return fail(scenario.status().message(), 2);
+  if (!scenario.is_ok()) return fail_command("run", scenario.status().message(), 2);
   if (o.seed) scenario->seed = *o.seed;
   // Before a long run, not after it: the charts' folders must exist.
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--svg", o.svg}, {"--html", o.html}}) {
@@ -74,7 +69,7 @@ int run_scenario_command(const RunOptions& o) {
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-      return fail(std::string(flag) + ": no folder " + dir.string() + " to write " + path + " into", 2);
+      return fail_command("run", std::string(flag) + ": no folder " + dir.string() + " to write " + path + " into", 2);
   }
   for (const auto& w : scenario->warnings)
     std::fprintf(stderr, "afasim run: warning: %s\n", w.c_str());
@@ -82,16 +77,16 @@ int run_scenario_command(const RunOptions& o) {
   workload::ScenarioRunOptions run_options;
   if (!o.quiet) run_options.progress = progress_printer("afasim run: ");
   auto report = workload::run_scenario(*scenario, *catalog, run_options);
-  if (!report.is_ok()) return fail(report.status().message(), exit_code_of(report.status().code()));
+  if (!report.is_ok()) return fail_command("run", report.status().message(), exit_code_of(report.status().code()));
 
   const std::string out = o.format == "json" ? workload::format_scenario_json(*report)
                                              : workload::format_scenario_text(*report);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   if (!o.svg.empty() && !write_file(o.svg, workload::format_scenario_svg(*report)))
-    return fail("--svg: cannot write " + o.svg, 1);
+    return fail_command("run", "--svg: cannot write " + o.svg, 1);
   if (!o.html.empty() && !write_file(o.html, workload::format_scenario_html(*report)))
-    return fail("--html: cannot write " + o.html, 1);
+    return fail_command("run", "--html: cannot write " + o.html, 1);
   return 0;
 }
 

@@ -85,7 +85,7 @@ sim::Result<std::shared_ptr<boost::asio::ssl::context>> tls_context(const ServeO
   return serve::server_tls_context(files);
 }
 
-int fail(const std::string& message, int code = 1) {
+int log_failure(const std::string& message, int code = 1) {
   spdlog::error("afasim serve: {}", message);
   return code;
 }
@@ -137,7 +137,7 @@ int finish(SessionArray& s, Recording& rec) {
   int code = 0;
   if (rec.file) {
     rec.recorder->stop();
-    if (const sim::Status st = rec.file->finish(); !st.is_ok()) code = fail(st.message());
+    if (const sim::Status st = rec.file->finish(); !st.is_ok()) code = log_failure(st.message());
     else spdlog::info("afasim serve: session recorded ({} records)", rec.file->records());
   }
   s.array.reset();
@@ -178,13 +178,13 @@ int run_serve(const ServeOptions& o) {
   use_buffered_log_unless_terminal();
   spdlog::set_level(spdlog::level::from_str(o.log_level));
   std::optional<HostPort> listen, nbd_listen;
-  if (const std::string bad = check_flags(o, listen, nbd_listen); !bad.empty()) return fail(bad, 2);
+  if (const std::string bad = check_flags(o, listen, nbd_listen); !bad.empty()) return log_failure(bad, 2);
   auto payload = datapac::parse_payload_kind(o.payload);
-  if (!payload.is_ok()) return fail("--payload: " + payload.status().message(), 2);
+  if (!payload.is_ok()) return log_failure("--payload: " + payload.status().message(), 2);
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
-  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  if (!catalog.is_ok()) return log_failure(catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
-  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+  if (!preset.is_ok()) return log_failure("--system: " + preset.status().message(), 2);
 
   // Signals are waited for by this thread only: block them before any thread starts.
   sigset_t signals;
@@ -201,7 +201,7 @@ int run_serve(const ServeOptions& o) {
     std::error_code ec;
     created_record = !std::filesystem::exists(o.record, ec);
     if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
-    else return fail("--record: cannot create " + o.record + ": " + std::strerror(errno), 2);
+    else return log_failure("--record: cannot create " + o.record + ": " + std::strerror(errno), 2);
   }
   auto session = open_session_array(*catalog, *preset, o.state, *payload, o.seed, !o.record.empty());
   if (!session.is_ok() && created_record) {
@@ -210,15 +210,15 @@ int run_serve(const ServeOptions& o) {
   }
   if (!session.is_ok() && !o.record.empty() && session.status().code() == sim::Code::kPreconditionFailed &&
       session.status().message().find("already holds an array") != std::string::npos)
-    return fail("--record needs a new state directory (a replay starts from a new array): " +
+    return log_failure("--record needs a new state directory (a replay starts from a new array): " +
                     session.status().message(),
                 2);
-  if (!session.is_ok()) return fail(session.status().message());
+  if (!session.is_ok()) return log_failure(session.status().message());
   SessionArray& s = *session;
   Recording recording;
-  if (const std::string bad = start_recording(o, *preset, s, recording); !bad.empty()) return fail(bad, 2);
+  if (const std::string bad = start_recording(o, *preset, s, recording); !bad.empty()) return log_failure(bad, 2);
   auto telemetry = start_telemetry(*s.array, o.pace);
-  if (!telemetry.is_ok()) return fail(telemetry.status().message());
+  if (!telemetry.is_ok()) return log_failure(telemetry.status().message());
   // Event streams: 16 at once, 4 per client address, each at most an hour (api/event_bus.h).
   api::EventBus event_bus(api::EventBusOptions{});
   s.array->set_event_listener([&event_bus](const controller::Event& e) {
@@ -237,7 +237,7 @@ int run_serve(const ServeOptions& o) {
   auto auth = api::Auth::open(auth_options);
   if (!auth.is_ok()) {
     model.stop();
-    return fail("users: " + auth.status().message());
+    return log_failure("users: " + auth.status().message());
   }
   if ((*auth)->created_admin())
     spdlog::info("afasim serve: first start: created user admin; its password is in {} (mode 0600)",
@@ -245,7 +245,7 @@ int run_serve(const ServeOptions& o) {
   auto tls = tls_context(o, listen->host, nbd_listen ? nbd_listen->host : "");
   if (!tls.is_ok()) {
     model.stop();
-    return fail(tls.status().message(), 2);
+    return log_failure(tls.status().message(), 2);
   }
   api::RestServerOptions api_options;
   api_options.http.tls = *tls;
@@ -268,7 +268,7 @@ int run_serve(const ServeOptions& o) {
   api::RestServer rest(*s.array, model, api_options);
   if (sim::Status st = rest.start(); !st.is_ok()) {
     model.stop();
-    return fail("--listen " + o.listen + ": " + st.message());
+    return log_failure("--listen " + o.listen + ": " + st.message());
   }
   nbd::NbdServerOptions nbd_options;
   nbd_options.host = nbd_listen ? nbd_listen->host : "";
@@ -287,7 +287,7 @@ int run_serve(const ServeOptions& o) {
   if (sim::Status st = nbd.start(); !st.is_ok()) {
     rest.stop();
     model.stop();
-    return fail(st.message());
+    return log_failure(st.message());
   }
   spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}{}", preset->model,
                preset->name, rest.base_url(), nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : "",

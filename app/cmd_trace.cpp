@@ -33,11 +33,6 @@ struct TraceCliOptions {
   bool quiet = false;
 };
 
-int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "afasim trace: %s\n", message.c_str());
-  return code;
-}
-
 sim::Status fill_replay_options(const TraceCliOptions& o, workload::TraceReplayOptions& r) {
   r.timing = o.iodepth > 0 ? workload::TraceTiming::kClosedLoop : workload::TraceTiming::kRecorded;
   r.speed = o.speed;
@@ -63,24 +58,24 @@ sim::Status fill_replay_options(const TraceCliOptions& o, workload::TraceReplayO
 
 int run_trace_command(const TraceCliOptions& o) {
   workload::TraceReplayOptions replay;
-  if (sim::Status st = fill_replay_options(o, replay); !st.is_ok()) return fail(st.message(), 2);
+  if (sim::Status st = fill_replay_options(o, replay); !st.is_ok()) return fail_command("trace", st.message(), 2);
   workload::TraceReaderOptions read;
   read.skip_bad = o.skip_bad;
   if (!o.format.empty()) {
     auto f = workload::parse_trace_format(o.format);
-    if (!f.is_ok()) return fail("--format: " + f.status().message(), 2);
+    if (!f.is_ok()) return fail_command("trace", "--format: " + f.status().message(), 2);
     read.format = *f;
   }
   auto reader = workload::TraceReader::open(o.file, read);
-  if (!reader.is_ok()) return fail(reader.status().message(), 2);
+  if (!reader.is_ok()) return fail_command("trace", reader.status().message(), 2);
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
-  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  if (!catalog.is_ok()) return fail_command("trace", catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
-  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+  if (!preset.is_ok()) return fail_command("trace", "--system: " + preset.status().message(), 2);
   sim::Simulator sim(o.seed);
   controller::MemoryJournal journal;
   auto array = controller::Array::open(sim, *catalog, *preset, journal, journal.snapshot());
-  if (!array.is_ok()) return fail(array.status().message(), 1);
+  if (!array.is_ok()) return fail_command("trace", array.status().message(), 1);
   const bool json = o.output_format == "json";
   if (!json) std::fputs(workload::format_trace_header(**reader, replay).c_str(), stdout);
   auto on_row = [json](const workload::TraceRow& row) {
@@ -88,7 +83,7 @@ int run_trace_command(const TraceCliOptions& o) {
     std::fwrite(line.data(), 1, line.size(), stdout);
   };
   auto report = workload::replay_trace(**array, sim, **reader, replay, on_row);
-  if (!report.is_ok()) return fail(report.status().message(), report.status().code() == sim::Code::kInvalidArgument ? 2 : 1);
+  if (!report.is_ok()) return fail_command("trace", report.status().message(), report.status().code() == sim::Code::kInvalidArgument ? 2 : 1);
   const std::string totals = json ? workload::trace_totals_json(*report) : workload::format_trace_totals(*report);
   std::fwrite(totals.data(), 1, totals.size(), stdout);
   return 0;

@@ -27,6 +27,9 @@ std::unique_ptr<Cli> make_cli();
 // Never throws.
 std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv);
 
+// Prints "afasim COMMAND: MESSAGE" on stderr and returns `code`, the command's exit code.
+int fail_command(const char* command, const std::string& message, int code);
+
 // "HOST:PORT" or "[V6]:PORT", port 0..65535; nullopt otherwise.
 struct HostPort {
   std::string host;

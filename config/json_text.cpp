@@ -15,10 +15,6 @@ struct Refused {
   JsonParseError error;
 };
 
-std::string join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-
 // Follows the parse to know the path of the value being read, and the keys seen in each
 // open object.
 class PathTracker {
@@ -44,7 +40,7 @@ class PathTracker {
         f.key = parsed.get<std::string>();
         if (!f.keys.insert(f.key).second)
           throw Refused{
-              {JsonParseError::Kind::kDuplicateKey, join(f.path, f.key), "duplicate key"}};
+              {JsonParseError::Kind::kDuplicateKey, json_path_join(f.path, f.key), "duplicate key"}};
         break;
       }
       case E::object_end:
@@ -63,7 +59,7 @@ class PathTracker {
   std::string child_path() const {
     if (stack_.empty()) return "";
     const Frame& f = stack_.back();
-    return f.is_array ? f.path + "[" + std::to_string(f.index) + "]" : join(f.path, f.key);
+    return f.is_array ? f.path + "[" + std::to_string(f.index) + "]" : json_path_join(f.path, f.key);
   }
 
  private:
@@ -84,6 +80,10 @@ class PathTracker {
 };
 
 }  // namespace
+
+std::string json_path_join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
 
 sim::Result<json> parse_json_strict(std::string_view text, const JsonParseOptions& options,
                                     JsonParseError* error) {

@@ -44,4 +44,7 @@ sim::Result<nlohmann::json> parse_json_strict(std::string_view text,
                                               const JsonParseOptions& options = {},
                                               JsonParseError* error = nullptr);
 
+// "path.key", or "key" at the top level: the JSON paths error messages name.
+std::string json_path_join(const std::string& path, const std::string& key);
+
 }  // namespace afasim::config

@@ -1,4 +1,5 @@
 #include "config/preset.h"
+#include "config/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,10 +23,6 @@ struct ConfigError : std::runtime_error {
 
 [[noreturn]] void fail(const std::string& file, const std::string& key, const std::string& what) {
   throw ConfigError(file + ": " + (key.empty() ? "(top level)" : key) + ": " + what);
-}
-
-std::string join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
 }
 
 std::string type_name(const json& j) {
@@ -58,27 +55,27 @@ class Reader {
       if (!allowed.count(it.key())) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(join(path, it.key()), "unknown key (expected one of: " + list + ")");
+        fail(json_path_join(path, it.key()), "unknown key (expected one of: " + list + ")");
       }
     }
   }
 
   const json& member(const json& obj, const std::string& path, const std::string& key) const {
     auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing");
+    if (it == obj.end()) fail(json_path_join(path, key), "missing");
     return *it;
   }
 
   std::string text(const json& obj, const std::string& path, const std::string& key,
                    std::set<std::string> one_of = {}) const {
     const json& v = member(obj, path, key);
-    if (!v.is_string()) fail(join(path, key), "must be a string, got " + type_name(v));
+    if (!v.is_string()) fail(json_path_join(path, key), "must be a string, got " + type_name(v));
     std::string s = v.get<std::string>();
-    if (s.empty()) fail(join(path, key), "must not be empty");
+    if (s.empty()) fail(json_path_join(path, key), "must not be empty");
     if (!one_of.empty() && !one_of.count(s)) {
       std::string list;
       for (const auto& a : one_of) list += (list.empty() ? "" : ", ") + a;
-      fail(join(path, key), "must be one of " + list + ", got \"" + s + "\"");
+      fail(json_path_join(path, key), "must be one of " + list + ", got \"" + s + "\"");
     }
     return s;
   }
@@ -90,7 +87,7 @@ class Reader {
   // A figure: {"value": N, "source": KEY | "assumption": TEXT [, "note": TEXT]}.
   double figure(const json& obj, const std::string& path, const std::string& key, double lo,
                 double hi) const {
-    const std::string p = join(path, key);
+    const std::string p = json_path_join(path, key);
     const json& f = member(obj, path, key);
     if (f.is_number())
       fail(p, "a bare number; write {\"value\": N, \"source\": KEY} or "
@@ -103,18 +100,18 @@ class Reader {
     if (has_source) {
       const std::string src = text(f, p, "source");
       if (!sources_.count(src))
-        fail(join(p, "source"), "\"" + src + "\" is not a key of sources.json");
+        fail(json_path_join(p, "source"), "\"" + src + "\" is not a key of sources.json");
     } else {
       text(f, p, "assumption");
     }
     if (f.contains("note")) text(f, p, "note");
     const json& v = member(f, p, "value");
-    if (!v.is_number()) fail(join(p, "value"), "must be a number, got " + type_name(v));
+    if (!v.is_number()) fail(json_path_join(p, "value"), "must be a number, got " + type_name(v));
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < lo || d > hi) {
       std::ostringstream os;
       os << "must be in [" << lo << ", " << hi << "], got " << v.dump();
-      fail(join(p, "value"), os.str());
+      fail(json_path_join(p, "value"), os.str());
     }
     return d;
   }
@@ -122,7 +119,7 @@ class Reader {
   std::int64_t integer_figure(const json& obj, const std::string& path, const std::string& key,
                               double lo, double hi) const {
     const double d = figure(obj, path, key, lo, hi);
-    if (d != std::floor(d)) fail(join(join(path, key), "value"), "must be an integer");
+    if (d != std::floor(d)) fail(json_path_join(json_path_join(path, key), "value"), "must be an integer");
     return static_cast<std::int64_t>(d);
   }
 
@@ -192,7 +189,7 @@ SsdDatasheet read_datasheet(const Reader& r, const json& j, const std::string& p
                         "random_write_iops_fob", "read_latency_us", "write_latency_us"});
   d.source = r.text(o, path, "source");
   if (!sources.count(d.source))
-    r.fail(join(path, "source"), "\"" + d.source + "\" is not a key of sources.json");
+    r.fail(json_path_join(path, "source"), "\"" + d.source + "\" is not a key of sources.json");
   auto opt = [&](const char* key, double lo, double hi) -> std::int64_t {
     return o.contains(key) ? r.integer_figure(o, path, key, lo, hi) : 0;
   };
@@ -209,7 +206,7 @@ SsdDatasheet read_datasheet(const Reader& r, const json& j, const std::string& p
 
 bool flag(const Reader& r, const json& o, const std::string& path, const std::string& key) {
   const json& v = r.member(o, path, key);
-  if (!v.is_boolean()) r.fail(join(path, key), "must be true or false, got " + type_name(v));
+  if (!v.is_boolean()) r.fail(json_path_join(path, key), "must be true or false, got " + type_name(v));
   return v.get<bool>();
 }
 

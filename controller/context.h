@@ -168,6 +168,9 @@ struct ArrayContext {
   bool has_payload() const { return options.payload != datapac::PayloadKind::kNone; }
   std::int64_t extent_bytes(raid::RaidType t) const { return thin.extent_bytes(t); }
   static std::string controller_name(Id c) { return std::string(1, static_cast<char>('A' + c - 1)); }
+  // The object an event names: "controller/1"; "drive/7" for the 0-based drive 6.
+  static std::string controller_object(Id c) { return "controller/" + std::to_string(c); }
+  static std::string drive_object(int drive) { return "drive/" + std::to_string(drive + 1); }
   static Id peer_of(Id c) { return c == 1 ? 2 : 1; }
 };
 

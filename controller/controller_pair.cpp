@@ -17,8 +17,6 @@ using sim::Status;
 using sim::Time;
 
 namespace {
-constexpr std::int64_t B = WriteCache::kBlockBytes;
-std::string controller_object(Id c) { return "controller/" + std::to_string(c); }
 std::string seconds(Time t) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f s", sim::to_seconds(t));
@@ -46,7 +44,7 @@ void ControllerPair::announce_cache_modes() {
   for (Id c = 1; c <= 2; ++c) {
     const Runtime& cr = ctl(c);
     if (cr.mode == CacheMode::kWriteThrough && ctx_.options.cache.write_back)
-      ctx_.emit(Severity::kWarning, "cache", controller_object(c),
+      ctx_.emit(Severity::kWarning, "cache", ArrayContext::controller_object(c),
                 "controller " + name(c) + " cache write-through (" + cr.mode_reason + ")");
   }
 }
@@ -62,11 +60,11 @@ ControllerInfo ControllerPair::info(Id c) const {
   info.state = cr.state;
   info.cache_mode = cr.mode;
   info.cache_mode_reason = cr.mode_reason;
-  info.dirty_bytes = cache_.dirty_blocks(c) * B;
-  info.cached_bytes = cache_.cached_blocks(c) * B;
+  info.dirty_bytes = cache_.dirty_blocks(c) * WriteCache::kBlockBytes;
+  info.cached_bytes = cache_.cached_blocks(c) * WriteCache::kBlockBytes;
   info.write_cache_bytes = cache_.capacity_bytes();
   const Id p = ArrayContext::peer_of(c);
-  info.mirrored_bytes = serving(c) && mirror_reachable(p) ? cache_.dirty_blocks(p) * B : 0;
+  info.mirrored_bytes = serving(c) && mirror_reachable(p) ? cache_.dirty_blocks(p) * WriteCache::kBlockBytes : 0;
   ctx_.volumes.for_each([&](const VolumeRuntime& v) {
     if (owner(v.id) == c) ++info.owned_volumes;
   });
@@ -119,7 +117,7 @@ void ControllerPair::transition(Id c, ControllerTrigger trigger, const std::stri
   const Severity sev = *to == ControllerState::kFailed ? Severity::kCritical
                        : (*to == ControllerState::kVaulting || *to == ControllerState::kOff) ? Severity::kWarning
                                                                                              : Severity::kInfo;
-  ctx_.emit(sev, "controller", controller_object(c),
+  ctx_.emit(sev, "controller", ArrayContext::controller_object(c),
             "controller " + name(c) + ": " + std::string(to_string(from)) + " -> " + std::string(to_string(*to)) +
                 " (" + std::string(to_string(trigger)) + (why.empty() ? "" : ": " + why) + ")");
 }
@@ -166,7 +164,7 @@ void ControllerPair::update_cache_modes(const std::string& why) {
     cr.mode = mode;
     cr.mode_reason = reason;
     if (changed && mode != CacheMode::kNone)
-      ctx_.emit(mode == CacheMode::kWriteBack ? Severity::kInfo : Severity::kWarning, "cache", controller_object(c),
+      ctx_.emit(mode == CacheMode::kWriteBack ? Severity::kInfo : Severity::kWarning, "cache", ArrayContext::controller_object(c),
                 "controller " + name(c) + " cache " + std::string(to_string(mode)) +
                     (reason.empty() ? "" : " (" + reason + ")") + (why.empty() ? "" : "; " + why));
     if (changed) cache_.pump_destage(c);
@@ -236,7 +234,7 @@ void ControllerPair::become_active(Id c) {
   // A vault left on a controller that did not come back with the array: its peer vaulted
   // current copies of the same data and has replayed them.
   if (!is_up(ctl(p).state) && !ctl(p).vault.empty()) {
-    ctx_.emit(Severity::kWarning, "power", controller_object(p),
+    ctx_.emit(Severity::kWarning, "power", ArrayContext::controller_object(p),
               "controller " + name(p) + "'s vault (" + std::to_string(ctl(p).vault.size()) +
                   " blocks) discarded: the array is back without it and its mirror copies were replayed");
     ctl(p).vault.clear();
@@ -276,7 +274,7 @@ void ControllerPair::controller_down(Id c, const std::string& why) {
   if (lost > 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(lost) / (1 << 20));
-    ctx_.emit(Severity::kCritical, "cache", controller_object(c),
+    ctx_.emit(Severity::kCritical, "cache", ArrayContext::controller_object(c),
               "controller " + name(c) + " went down (" + why + ") holding " + buf +
                   " of dirty data with no current copy on its peer: lost");
   }
@@ -305,7 +303,7 @@ void ControllerPair::peer_lost(Id s, Id lost) {
   if (is_up(pl.state) && !o.test_no_fencing) {
     // Split brain: the link is cut, both are alive. The peer keeps renewing its reservation
     // on the DataPacs, so nothing is preempted: each keeps its own volumes, write-through.
-    ctx_.emit(Severity::kWarning, "controller", controller_object(s),
+    ctx_.emit(Severity::kWarning, "controller", ArrayContext::controller_object(s),
               "controller " + name(s) + ": no heartbeat from " + name(lost) +
                   " over the link, but it holds its DataPac reservation: split brain avoided, each controller "
                   "keeps its own volumes");
@@ -316,7 +314,7 @@ void ControllerPair::peer_lost(Id s, Id lost) {
   const Time now = ctx_.sim.now();
   const Time expiry = is_up(pl.state) ? now : pl.down_since_ns / o.lease_renew_ns * o.lease_renew_ns + o.lease_ns;
   const Time at = std::max(now, expiry) + o.takeover_ns;
-  ctx_.emit(Severity::kWarning, "controller", controller_object(s),
+  ctx_.emit(Severity::kWarning, "controller", ArrayContext::controller_object(s),
             "controller " + name(s) + ": no heartbeat from " + name(lost) + "; taking over its volumes at t=" +
                 seconds(at) + " (its DataPac reservation lapses at t=" + seconds(std::max(now, expiry)) + ")");
   const std::uint64_t epoch = ctl(s).epoch;
@@ -376,7 +374,7 @@ void ControllerPair::start_sync(Id c) {
     return;
   }
   // The mirror: both controllers' dirty data crosses the link once.
-  const std::int64_t bytes = (cache_.dirty_blocks(p) + cache_.dirty_blocks(c)) * B;
+  const std::int64_t bytes = (cache_.dirty_blocks(p) + cache_.dirty_blocks(c)) * WriteCache::kBlockBytes;
   const CostModel& cost = ctx_.options.cost;
   const Time t = cost.interconnect_latency_ns + sim::transfer_time(bytes, cost.interconnect_bytes_per_second);
   Runtime& cr = ctl(c);

@@ -13,8 +13,6 @@ using sim::Status;
 using sim::Time;
 
 namespace {
-constexpr std::int64_t B = WriteCache::kBlockBytes;
-std::string controller_object(Id c) { return "controller/" + std::to_string(c); }
 std::string mib(std::int64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
@@ -90,13 +88,13 @@ Time ControllerPair::replay_vault(Id c, const std::vector<VaultRecord>& records,
     VolumeRuntime* v = ctx_.volumes.find(r.volume_id);
     if (v == nullptr) continue;  // deleted meanwhile
     const std::int64_t ext = ctx_.extent_bytes(v->raid_type());
-    const std::uint32_t id = v->thin->map[static_cast<std::size_t>(r.block * B / ext)];
+    const std::uint32_t id = v->thin->map[static_cast<std::size_t>(r.block * WriteCache::kBlockBytes / ext)];
     if (id == pool::ThinMap::kNoExtent) continue;  // unmapped after it was vaulted: nothing to put back
     plan.clear();
-    Status st = ctx_.raid.plan_write(ctx_.thin.extents()[id], r.block * B % ext, B, r.data.get(), plan);
+    Status st = ctx_.raid.plan_write(ctx_.thin.extents()[id], r.block * WriteCache::kBlockBytes % ext, WriteCache::kBlockBytes, r.data.get(), plan);
     if (st.is_ok()) st = ctx_.execute(plan);
     if (!st.is_ok()) {
-      ctx_.emit(Severity::kError, "power", controller_object(c), "vault replay of a block failed: " + st.message());
+      ctx_.emit(Severity::kError, "power", ArrayContext::controller_object(c), "vault replay of a block failed: " + st.message());
       continue;
     }
     const Time t = ctx_.hw.cores(c).serve(ctx_.sim.now(), ctx_.options.cost.core_ns(Work::of(plan)));
@@ -114,8 +112,8 @@ void ControllerPair::boot_complete(Id c) {
   std::int64_t replayed = 0;
   const Time done = replay_vault(c, records, replayed);
   if (!records.empty())
-    ctx_.emit(Severity::kInfo, "power", controller_object(c),
-              "controller " + name(c) + " replayed " + mib(replayed * B) + " from its vault into the pool (" +
+    ctx_.emit(Severity::kInfo, "power", ArrayContext::controller_object(c),
+              "controller " + name(c) + " replayed " + mib(replayed * WriteCache::kBlockBytes) + " from its vault into the pool (" +
                   std::to_string(records.size() - static_cast<std::size_t>(replayed)) + " blocks already replayed)");
   // The supercaps charge once a controller is up.
   if (mains_on_ && !charging_) {
@@ -170,7 +168,7 @@ void ControllerPair::start_vaults(double holdup_s) {
     if (!serving(c)) continue;
     transition(c, ControllerTrigger::kPowerLoss, "mains lost");
     auto recs = std::make_shared<std::vector<VaultRecord>>(std::move(records[static_cast<std::size_t>(c - 1)]));
-    const std::int64_t bytes = static_cast<std::int64_t>(recs->size()) * B;
+    const std::int64_t bytes = static_cast<std::int64_t>(recs->size()) * WriteCache::kBlockBytes;
     const Time duration = o.vault_overhead_ns + sim::transfer_time(bytes, o.vault_bytes_per_second);
     const Time holdup = static_cast<Time>(holdup_s * 1e9);
     const bool ok = duration <= holdup && !o.test_skip_vault;
@@ -185,11 +183,11 @@ void ControllerPair::vault_done(Id c, bool ok, std::vector<VaultRecord> records,
   if (ctl(c).state != ControllerState::kVaulting) return;  // failed during the vault
   if (ok) {
     ctl(c).vault = std::move(records);
-    ctx_.emit(Severity::kInfo, "power", controller_object(c),
+    ctx_.emit(Severity::kInfo, "power", ArrayContext::controller_object(c),
               "controller " + name(c) + " vaulted " + mib(bytes) + " of write cache to flash");
     transition(c, ControllerTrigger::kVaultComplete, "");
   } else {
-    ctx_.emit(Severity::kCritical, "power", controller_object(c),
+    ctx_.emit(Severity::kCritical, "power", ArrayContext::controller_object(c),
               "controller " + name(c) + "'s vault did not complete (" +
                   (ctx_.options.controllers.test_skip_vault ? std::string("vault switched off")
                                                            : std::string("the supercaps ran out")) +

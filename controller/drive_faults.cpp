@@ -11,7 +11,6 @@ namespace afasim::controller {
 using sim::Status;
 
 namespace {
-std::string drive_object(int drive) { return "drive/" + std::to_string(drive + 1); }
 
 // "5", "4.5", "1.25": a multiplier as a person writes it.
 std::string multiplier_text(double m) {
@@ -49,7 +48,7 @@ Status DataPath::lose_drive(int drive, const char* how) {
   mover_->abort_on_drive(drive);  // before the drive goes: a move from or to it is given up
   AFASIM_RETURN_IF_ERROR(std::strcmp(how, "pulled") == 0 ? ssd.remove() : ssd.fail());
   thin_->allocator().set_usable(drive, false);
-  ctx_->emit(Severity::kError, "drive", drive_object(drive),
+  ctx_->emit(Severity::kError, "drive", ArrayContext::drive_object(drive),
              "drive " + std::to_string(drive + 1) + " (DataPac " + std::to_string(datapac_of(drive)) + ") " + how);
   const bool affected = mark_members_lost(drive);
   // One event per volume whose state changed (online -> degraded, or -> failed).
@@ -69,7 +68,7 @@ Status DataPath::replace_drive(int drive) {
   if (ssd.latency_multiplier() != 1.0) ssd.set_latency_multiplier(1.0);
   members_->clear_drive(drive);
   thin_->allocator().reset_drive(drive);
-  ctx_->emit(Severity::kInfo, "drive", drive_object(drive),
+  ctx_->emit(Severity::kInfo, "drive", ArrayContext::drive_object(drive),
              "drive " + std::to_string(drive + 1) + " replaced by a new SSD (empty, 0 % wear); new extents may use it");
   return Status::ok();
 }
@@ -89,7 +88,7 @@ Status DataPath::set_drive_latency_multiplier(int drive, double multiplier) {
     return sim::conflict(multiplier == 1.0 ? name + " is at normal speed"
                                            : name + " is already slowed to latency x" + multiplier_text(multiplier));
   ssd.set_latency_multiplier(multiplier);
-  ctx_->emit(multiplier > 1 ? Severity::kWarning : Severity::kInfo, "drive", drive_object(drive),
+  ctx_->emit(multiplier > 1 ? Severity::kWarning : Severity::kInfo, "drive", ArrayContext::drive_object(drive),
              multiplier > 1 ? name + " slowed: latency x" + multiplier_text(multiplier)
                             : name + " back to normal latency");
   return Status::ok();
@@ -128,7 +127,7 @@ sim::Result<std::int64_t> DataPath::corrupt_block(int drive, std::optional<std::
   if (at < 0) return sim::unprocessable("a block offset is not negative, got " + std::to_string(at));
   AFASIM_RETURN_IF_ERROR(members_->corrupt_block(drive, at));
   at = at / raid::DriveMembers::kMediaBlockBytes * raid::DriveMembers::kMediaBlockBytes;
-  ctx_->emit(Severity::kWarning, "drive", drive_object(drive),
+  ctx_->emit(Severity::kWarning, "drive", ArrayContext::drive_object(drive),
              name + ": the 4 KiB block at byte " + std::to_string(at) +
                  " is corrupted (a media error: reads of it fail until it is rewritten)");
   return at;

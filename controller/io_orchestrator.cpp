@@ -15,10 +15,6 @@ namespace afasim::controller {
 using sim::Status;
 using sim::Time;
 
-namespace {
-constexpr std::int64_t B = WriteCache::kBlockBytes;
-}  // namespace
-
 IoOrchestrator::IoOrchestrator(ArrayContext& ctx, ControllerPair& pair, WriteCache& cache, ExtentMover& mover)
     : ctx_(ctx), pair_(pair), cache_(cache), mover_(mover) {}
 
@@ -381,7 +377,7 @@ void IoOrchestrator::unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan&
   const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
   const std::int64_t first = (io.offset_bytes + ext - 1) / ext;
   const std::int64_t last = (io.offset_bytes + io.length_bytes) / ext;  // exclusive
-  if (first < last) cache_.drop_range(v, first * ext / B, last * ext / B, c);
+  if (first < last) cache_.drop_range(v, first * ext / WriteCache::kBlockBytes, last * ext / WriteCache::kBlockBytes, c);
   for (std::int64_t idx = first; idx < last; ++idx) {
     const std::uint32_t id = v.thin->map[static_cast<std::size_t>(idx)];
     if (id == pool::ThinMap::kNoExtent) continue;

@@ -14,10 +14,6 @@ using raid::RaidType;
 using sim::Status;
 using sim::Time;
 
-namespace {
-std::string drive_object(int drive) { return "drive/" + std::to_string(drive + 1); }
-}  // namespace
-
 void Rebuilder::drive_lost(int drive) {
   queue_.push_back(drive);
   if (!status_.active) start();
@@ -51,7 +47,7 @@ void Rebuilder::pause(const std::string& why) {
   char buf[200];
   std::snprintf(buf, sizeof buf, "rebuild of drive %d paused at %.0f %% (%s)", status_.drive + 1, status_.percent(),
                 why.c_str());
-  ctx_.emit(Severity::kWarning, "rebuild", drive_object(status_.drive), buf);
+  ctx_.emit(Severity::kWarning, "rebuild", ArrayContext::drive_object(status_.drive), buf);
 }
 
 void Rebuilder::resume() {
@@ -64,7 +60,7 @@ void Rebuilder::resume() {
   char buf[200];
   std::snprintf(buf, sizeof buf, "rebuild of drive %d resumed at %.0f %% after %.1f s paused", status_.drive + 1,
                 status_.percent(), sim::to_seconds(paused));
-  ctx_.emit(Severity::kInfo, "rebuild", drive_object(status_.drive), buf);
+  ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(status_.drive), buf);
   schedule_next(ctx_.sim.now());
 }
 
@@ -100,7 +96,7 @@ void Rebuilder::start() {
     std::snprintf(buf, sizeof buf, "rebuild of drive %d started: %zu chunk(s), %.2f GB into spare space at %.0f MB/s",
                   drive + 1, extents_.size(), status_.total_bytes / 1e9,
                   ctx_.options.rebuild_bytes_per_second / 1e6);
-    ctx_.emit(Severity::kWarning, "rebuild", drive_object(drive), buf);
+    ctx_.emit(Severity::kWarning, "rebuild", ArrayContext::drive_object(drive), buf);
     schedule_next(ctx_.sim.now());
     return;
   }
@@ -144,7 +140,7 @@ bool Rebuilder::next_chunk() {
                                                                   datapac);
     if (!replacement.is_ok()) {
       status_.done_bytes += chunk;
-      ctx_.emit(Severity::kCritical, "rebuild", drive_object(drive),
+      ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive),
                 "rebuild of drive " + std::to_string(drive + 1) + " stalled: " + replacement.status().message() +
                     "; volume " + std::to_string(e.volume_id) + " stays degraded");
       continue;
@@ -167,7 +163,7 @@ void Rebuilder::complete() {
   else
     std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s", drive + 1,
                   status_.done_bytes / 1e9, sim::to_seconds(rebuilding));
-  ctx_.emit(Severity::kInfo, "rebuild", drive_object(drive), buf);
+  ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(drive), buf);
   status_.active = false;
   start();
 }
@@ -226,7 +222,7 @@ void Rebuilder::switch_member(raid::Extent& e) {
   Status st = ctx_.raid.rebuild_member(e, rc.member, rc.replacement);
   if (!st.is_ok()) {
     ctx_.thin.allocator().release({rc.replacement});
-    ctx_.emit(Severity::kCritical, "rebuild", drive_object(drive), "rebuild of a chunk failed: " + st.message());
+    ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), "rebuild of a chunk failed: " + st.message());
     return;
   }
   const bool was_degraded = e.degraded();
@@ -234,7 +230,7 @@ void Rebuilder::switch_member(raid::Extent& e) {
   e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << rc.member));
   ctx_.thin.update_health(e, was_degraded, false);
   if (Status p = ctx_.thin.notify(pool::ThinMap::Change::kUpdated, e); !p.is_ok())
-    ctx_.emit(Severity::kError, "rebuild", drive_object(drive), "could not persist a rebuilt extent: " + p.message());
+    ctx_.emit(Severity::kError, "rebuild", ArrayContext::drive_object(drive), "could not persist a rebuilt extent: " + p.message());
   if (VolumeRuntime* v = ctx_.volumes.find(e.volume_id))
     report_volume_state(ctx_, *v, "rebuild of drive " + std::to_string(drive + 1) + " restored its extents",
                         status_.active);
@@ -244,7 +240,7 @@ void Rebuilder::report_progress() {
   const int percent = static_cast<int>(status_.percent());
   if (percent / 10 > progress_reported_ / 10 && percent < 100) {
     progress_reported_ = percent;
-    ctx_.emit(Severity::kInfo, "rebuild", drive_object(status_.drive),
+    ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(status_.drive),
               "rebuild of drive " + std::to_string(status_.drive + 1) + " " + std::to_string(percent) + " % done");
   }
 }

@@ -14,10 +14,6 @@ namespace afasim::controller {
 using sim::Status;
 using sim::Time;
 
-namespace {
-constexpr std::int64_t B = WriteCache::kBlockBytes;
-}  // namespace
-
 WriteCache::WriteCache(ArrayContext& ctx, std::int64_t capacity_blocks)
     : ctx_(ctx), capacity_blocks_(std::max<std::int64_t>(1, capacity_blocks)) {}
 
@@ -103,7 +99,7 @@ bool WriteCache::read(VolumeRuntime& v, std::int64_t offset, std::int64_t length
   if (v.cache.cached_blocks == 0) return false;
   bool all = true;
   const std::int64_t end = offset + length;
-  for (std::int64_t b = offset / B; b * B < end; ++b) {
+  for (std::int64_t b = offset / kBlockBytes; b * kBlockBytes < end; ++b) {
     const Block* blk = find(v.id, b);
     if (blk == nullptr) {
       all = false;
@@ -111,8 +107,8 @@ bool WriteCache::read(VolumeRuntime& v, std::int64_t offset, std::int64_t length
       continue;
     }
     if (copy && blk->data) {
-      const std::int64_t lo = std::max(offset, b * B), hi = std::min(end, (b + 1) * B);
-      std::memcpy(out + (lo - offset), blk->data.get() + (lo - b * B), static_cast<std::size_t>(hi - lo));
+      const std::int64_t lo = std::max(offset, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
+      std::memcpy(out + (lo - offset), blk->data.get() + (lo - b * kBlockBytes), static_cast<std::size_t>(hi - lo));
     }
   }
   return all;
@@ -124,17 +120,17 @@ Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::
   const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   std::vector<std::int64_t> filled;
-  for (std::int64_t b = io.offset_bytes / B; b * B < end; ++b) {
-    const std::int64_t lo = std::max(io.offset_bytes, b * B), hi = std::min(end, (b + 1) * B);
+  for (std::int64_t b = io.offset_bytes / kBlockBytes; b * kBlockBytes < end; ++b) {
+    const std::int64_t lo = std::max(io.offset_bytes, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
     auto [it, inserted] = blocks_.try_emplace(key(v.id, b));
     if (!inserted) continue;
     Block& blk = it->second;
     ++v.cache.cached_blocks;
     ++ctl(c).cached_blocks;
-    if (ctx_.has_payload()) blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(B));
-    if (hi - lo == B) continue;
-    raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(b * B / ext)]];
-    Status st = ctx_.raid.plan_read(e, b * B % ext, B, blk.data.get(), plan);
+    if (ctx_.has_payload()) blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
+    if (hi - lo == kBlockBytes) continue;
+    raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(b * kBlockBytes / ext)]];
+    Status st = ctx_.raid.plan_read(e, b * kBlockBytes % ext, kBlockBytes, blk.data.get(), plan);
     filled.push_back(b);
     if (!st.is_ok()) {
       for (std::int64_t f : filled) drop_block(v, f, c);
@@ -152,15 +148,15 @@ Status WriteCache::write_back(VolumeRuntime& v, Id c, const HostIo& io, raid::Pl
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   const bool mirrored = pair_->mirror_reachable(c);
   AFASIM_RETURN_IF_ERROR(fill_partial(v, c, io, plan));
-  for (std::int64_t b = io.offset_bytes / B; b * B < end; ++b) {
-    const std::int64_t lo = std::max(io.offset_bytes, b * B), hi = std::min(end, (b + 1) * B);
+  for (std::int64_t b = io.offset_bytes / kBlockBytes; b * kBlockBytes < end; ++b) {
+    const std::int64_t lo = std::max(io.offset_bytes, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
     Block& blk = blocks_.at(key(v.id, b));
     if (blk.data) {
       if (io.write_data != nullptr)
-        std::memcpy(blk.data.get() + (lo - b * B), io.write_data + (lo - io.offset_bytes),
+        std::memcpy(blk.data.get() + (lo - b * kBlockBytes), io.write_data + (lo - io.offset_bytes),
                     static_cast<std::size_t>(hi - lo));
       else
-        std::memset(blk.data.get() + (lo - b * B), 0, static_cast<std::size_t>(hi - lo));
+        std::memset(blk.data.get() + (lo - b * kBlockBytes), 0, static_cast<std::size_t>(hi - lo));
     }
     blk.version = ++version_counter_;
     if (!blk.dirty) {
@@ -180,19 +176,19 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
   if (v.cache.cached_blocks == 0) return data;
   // Cached blocks in the range take the new bytes and go to the SSDs whole, so that the
   // SSDs hold their newest version and the cache stays coherent.
-  const std::int64_t b0 = offset / B, b1 = (offset + length + B - 1) / B;
-  Block* head = offset % B ? find(v.id, b0) : nullptr;
-  Block* tail = (offset + length) % B ? find(v.id, b1 - 1) : nullptr;
-  if (head) lo = b0 * B;
-  if (tail) hi = b1 * B;
+  const std::int64_t b0 = offset / kBlockBytes, b1 = (offset + length + kBlockBytes - 1) / kBlockBytes;
+  Block* head = offset % kBlockBytes ? find(v.id, b0) : nullptr;
+  Block* tail = (offset + length) % kBlockBytes ? find(v.id, b1 - 1) : nullptr;
+  if (head) lo = b0 * kBlockBytes;
+  if (tail) hi = b1 * kBlockBytes;
   bool any = head != nullptr || tail != nullptr;
   for (std::int64_t b = b0; b < b1 && !any; ++b) any = find(v.id, b) != nullptr;
   if (!any) return data;
   const std::uint8_t* src = data;
   if (ctx_.has_payload()) {
     std::uint8_t* buf = plan.scratch(hi - lo);
-    if (head && head->data) std::memcpy(buf, head->data.get(), B);
-    if (tail && tail->data) std::memcpy(buf + (hi - lo - B), tail->data.get(), B);
+    if (head && head->data) std::memcpy(buf, head->data.get(), kBlockBytes);
+    if (tail && tail->data) std::memcpy(buf + (hi - lo - kBlockBytes), tail->data.get(), kBlockBytes);
     if (data) std::memcpy(buf + (offset - lo), data, static_cast<std::size_t>(length));
     else std::memset(buf + (offset - lo), 0, static_cast<std::size_t>(length));
     src = buf;
@@ -201,7 +197,7 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
   for (std::int64_t b = b0; b < b1; ++b) {
     Block* blk = find(v.id, b);
     if (blk == nullptr) continue;
-    if (blk->data && src) std::memcpy(blk->data.get(), src + (b * B - lo), B);
+    if (blk->data && src) std::memcpy(blk->data.get(), src + (b * kBlockBytes - lo), kBlockBytes);
     blk->version = ++version_counter_;
     if (blk->dirty) mark_clean(v, *blk, b);
     else if (mirrored) blk->mirrored_version = 0;
@@ -223,7 +219,7 @@ void WriteCache::add_waiter(Id c, CacheWaiter w) {
 std::int64_t WriteCache::dirty_bytes() const {
   std::int64_t blocks = 0;
   ctx_.volumes.for_each([&](const VolumeRuntime& v) { blocks += v.cache.dirty_blocks; });
-  return blocks * B;
+  return blocks * kBlockBytes;
 }
 
 }  // namespace afasim::controller

@@ -14,7 +14,6 @@ using sim::Status;
 using sim::Time;
 
 namespace {
-constexpr std::int64_t B = WriteCache::kBlockBytes;
 std::int64_t block_of(std::uint64_t key) { return static_cast<std::int64_t>(key & ((1ULL << 40) - 1)); }
 Id volume_of(std::uint64_t key) { return static_cast<Id>(key >> 40); }
 }  // namespace
@@ -93,8 +92,8 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
   const raid::Layout& l = ctx_.raid.layout(v.raid_type());
   const std::int64_t ext = l.extent_bytes();
   const std::int64_t row = l.row_data_bytes();
-  const std::int64_t row_first = (block * B) / row * row / B;
-  const std::int64_t row_end = std::min((block * B / row + 1) * row, (block * B / ext + 1) * ext) / B;
+  const std::int64_t row_first = (block * kBlockBytes) / row * row / kBlockBytes;
+  const std::int64_t row_end = std::min((block * kBlockBytes / row + 1) * row, (block * kBlockBytes / ext + 1) * ext) / kBlockBytes;
   auto ready = [&](std::int64_t b) {
     const Block* x = find(v.id, b);
     return x != nullptr && x->dirty && x->destaging_version != x->version;
@@ -107,18 +106,18 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
 
   raid::Plan& plan = destage_plan_;
   plan.clear();
-  std::uint8_t* buf = ctx_.has_payload() ? plan.scratch(count * B) : nullptr;
+  std::uint8_t* buf = ctx_.has_payload() ? plan.scratch(count * kBlockBytes) : nullptr;
   if (buf != nullptr)
     for (std::int64_t b = first; b < end; ++b) {
       const Block& x = *find(v.id, b);
-      if (x.data) std::memcpy(buf + (b - first) * B, x.data.get(), B);
+      if (x.data) std::memcpy(buf + (b - first) * kBlockBytes, x.data.get(), kBlockBytes);
     }
   pair_->check_writer(v, c);
-  const std::uint32_t id = v.thin->map[static_cast<std::size_t>(first * B / ext)];
+  const std::uint32_t id = v.thin->map[static_cast<std::size_t>(first * kBlockBytes / ext)];
   AFASIM_ASSERT(id != pool::ThinMap::kNoExtent, "dirty cache block of an unallocated extent");
   raid::Extent& e = ctx_.thin.extents()[id];
   if (!e.lost) {
-    Status st = ctx_.raid.plan_write(e, first * B % ext, count * B, buf, plan);
+    Status st = ctx_.raid.plan_write(e, first * kBlockBytes % ext, count * kBlockBytes, buf, plan);
     if (st.is_ok()) st = ctx_.execute(plan);
     if (!st.is_ok())
       ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id), "destage failed: " + st.message());
@@ -131,7 +130,7 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
   if (plan.ops.empty())
     ctx_.sim.at(ctx_.sim.now(), [this, slot] { destage_done(slot); });
   else
-    ctx_.timing.destage(c, plan, count * B, [this, slot](Time) { destage_done(slot); });
+    ctx_.timing.destage(c, plan, count * kBlockBytes, [this, slot](Time) { destage_done(slot); });
   return true;
 }
 
@@ -259,7 +258,7 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
       }
       continue;
     }
-    if (blk.dirty) lost += B;
+    if (blk.dirty) lost += kBlockBytes;
     drop.emplace_back(v, b);
   }
   for (auto& [v, b] : drop) drop_block(*v, b, 0);

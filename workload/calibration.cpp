@@ -10,6 +10,7 @@
 #include "workload/fio_job.h"
 #include "workload/fio_report.h"
 #include "workload/fio_runner.h"
+#include "workload/report_util.h"
 
 namespace afasim::workload {
 
@@ -23,11 +24,7 @@ constexpr std::int64_t kCalibrationWriteCacheBytes = 256LL << 20;
 constexpr sim::Time kModelWarmNs = 1500 * sim::kMillisecond;
 constexpr sim::Time kModelMeasureNs = 1000 * sim::kMillisecond;
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using report::fmt;
 
 // The group a figure reads: the first whose first job's name starts with `section` + "-",
 // else the last group (group 0 preconditions).

@@ -14,7 +14,6 @@
 namespace afasim::workload {
 namespace {
 
-constexpr sim::Time kProgressInterval = 100 * sim::kMillisecond;
 
 }  // namespace
 

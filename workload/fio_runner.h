@@ -32,6 +32,9 @@
 
 namespace afasim::workload {
 
+// How often, in simulated time, run_fio and replay_trace call their `progress` callback.
+inline constexpr sim::Time kProgressInterval = 100 * sim::kMillisecond;
+
 struct FioRunOptions {
   std::uint64_t seed = 1;
   // How volumes that do not exist yet are created.

@@ -15,7 +15,7 @@
 namespace afasim::workload {
 namespace {
 
-using json = nlohmann::ordered_json;
+using nlohmann::ordered_json;
 using sim::Time;
 using report::fmt;
 using report::grouped;
@@ -26,16 +26,16 @@ using report::xml_escape;
 // --- numbers ----------------------------------------------------------------------------
 
 // `v` rounded to `decimals` places, as a JSON integer when whole (prints "1200", not "1200.0").
-json number(double v, int decimals) {
+ordered_json number(double v, int decimals) {
   const double scale = std::pow(10.0, decimals);
   const double r = std::round(v * scale) / scale;
   if (r == std::floor(r) && std::fabs(r) < 9e15) return static_cast<std::int64_t>(r);
   return r;
 }
-json seconds(Time t) {
+ordered_json seconds(Time t) {
   return number(sim::to_seconds(t), 9);
 }
-json microseconds(std::int64_t ns) {
+ordered_json microseconds(std::int64_t ns) {
   return number(static_cast<double>(ns) / 1e3, 3);
 }
 
@@ -54,27 +54,27 @@ std::string qos_text(const controller::QosSettings& q) {
 
 // --- JSON -------------------------------------------------------------------------------
 
-json latency_json(const sim::Histogram& h) {
-  json j;
+ordered_json scenario_latency_json(const sim::Histogram& h) {
+  ordered_json j;
   j["latency_us_mean"] = number(h.mean() / 1e3, 3);
   j["latency_us_p99"] = microseconds(h.percentile(99));
   j["latency_us_max"] = microseconds(h.max());
   return j;
 }
 
-json direction_json(const DirectionTotals& d, Time length) {
-  json j;
+ordered_json direction_json(const DirectionTotals& d, Time length) {
+  ordered_json j;
   j["ios"] = d.ios;
   j["bytes"] = d.bytes;
   j["iops"] = number(per_second(static_cast<double>(d.ios), length), 1);
   j["bytes_per_second"] = number(per_second(static_cast<double>(d.bytes), length), 0);
-  j.update(latency_json(d.latency_ns));
+  j.update(scenario_latency_json(d.latency_ns));
   return j;
 }
 
-json totals_json(const WorkloadTotals& w) {
+ordered_json totals_json(const WorkloadTotals& w) {
   const Time length = w.end_ns - w.start_ns;
-  json j;
+  ordered_json j;
   j["name"] = w.name;
   j["start_s"] = seconds(w.start_ns);
   j["end_s"] = seconds(w.end_ns);
@@ -85,18 +85,18 @@ json totals_json(const WorkloadTotals& w) {
   j["write"] = direction_json(wr, length);
   j["iops"] = number(per_second(static_cast<double>(r.ios + wr.ios), length), 1);
   j["bytes_per_second"] = number(per_second(static_cast<double>(r.bytes + wr.bytes), length), 0);
-  j.update(latency_json(w.latency_ns));
+  j.update(scenario_latency_json(w.latency_ns));
   j["errors"] = w.errors;
-  j["first_error"] = w.first_error.empty() ? json(nullptr) : json(w.first_error);
+  j["first_error"] = w.first_error.empty() ? ordered_json(nullptr) : ordered_json(w.first_error);
   return j;
 }
 
-json qos_json(const std::optional<std::int64_t>& v) {
-  return v ? json(*v) : json(nullptr);
+ordered_json qos_json(const std::optional<std::int64_t>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
 }
 
-json volume_json(const ReportVolume& v) {
-  json j;
+ordered_json volume_json(const ReportVolume& v) {
+  ordered_json j;
   j["id"] = v.id;
   j["name"] = v.name;
   j["raid_type"] = std::string(raid::raid_type_name(v.raid_type));
@@ -112,8 +112,8 @@ json volume_json(const ReportVolume& v) {
   return j;
 }
 
-json row_json(const ScenarioReport& report, const TimelineRow& r) {
-  json j;
+ordered_json row_json(const ScenarioReport& report, const TimelineRow& r) {
+  ordered_json j;
   j["t_s"] = seconds(r.end_ns);
   j["read_iops"] = number(per_second(static_cast<double>(r.read_ios), r.length_ns), 1);
   j["write_iops"] = number(per_second(static_cast<double>(r.write_ios), r.length_ns), 1);
@@ -125,17 +125,17 @@ json row_json(const ScenarioReport& report, const TimelineRow& r) {
   j["latency_us_mean"] = microseconds(r.latency_ns_mean);
   j["latency_us_p99"] = microseconds(r.latency_ns_p99);
   j["latency_us_max"] = microseconds(r.latency_ns_max);
-  j["rebuild_percent"] = r.rebuild_percent ? number(*r.rebuild_percent, 1) : json(nullptr);
+  j["rebuild_percent"] = r.rebuild_percent ? number(*r.rebuild_percent, 1) : ordered_json(nullptr);
   j["pool_allocated_bytes"] = r.pool_allocated_bytes;
   j["pool_allocated_percent"] = number(r.pool_allocated_percent, 2);
-  json volumes = json::object();
+  ordered_json volumes = ordered_json::object();
   for (std::size_t i = 0; i < report.volumes.size(); ++i)
     volumes[report.volumes[i].name] =
         number(per_second(static_cast<double>(r.volume_ios[i]), r.length_ns), 1);
   j["volume_iops"] = std::move(volumes);
   j["cache_dirty_bytes"] = r.cache_dirty_bytes;
   if (!r.volume_detail.empty()) {
-    json bytes = json::object(), latency = json::object();
+    ordered_json bytes = ordered_json::object(), latency = ordered_json::object();
     for (std::size_t i = 0; i < report.volumes.size(); ++i) {
       const TimelineRow::VolumeDetail& d = r.volume_detail[i];
       bytes[report.volumes[i].name] = number(per_second(static_cast<double>(d.bytes), r.length_ns), 0);
@@ -335,15 +335,15 @@ void text_events(std::string& out, const ScenarioReport& r) {
          e.object.empty() ? "array" : e.object.c_str(), e.message.c_str());
 }
 
-json optional_number(const std::optional<double>& v, int decimals) {
-  return v ? number(*v, decimals) : json(nullptr);
+ordered_json optional_number(const std::optional<double>& v, int decimals) {
+  return v ? number(*v, decimals) : ordered_json(nullptr);
 }
 
 // The run's wear (docs/wear-leveling.md, docs/scenarios.md "wear").
-json wear_json(const ScenarioReport& r) {
+ordered_json wear_json(const ScenarioReport& r) {
   const ScenarioWearReport& w = r.wear;
   const controller::WearSummary& s = w.summary;
-  json j;
+  ordered_json j;
   j["policy"] = pool::wear_policy_name(s.policy);
   j["threshold_points"] = w.options.threshold_points;
   j["stagger_gap_points"] = w.options.stagger_gap_points;
@@ -353,8 +353,8 @@ json wear_json(const ScenarioReport& r) {
   j["mean_percent"] = number(s.mean_percent, 4);
   j["spread_points"] = number(s.spread_points, 4);
   j["adjusted_spread_points"] = number(s.adjusted_spread_points, 4);
-  j["most_worn_drive"] = s.most_worn_drive >= 0 ? json(s.most_worn_drive + 1) : json(nullptr);
-  j["least_worn_drive"] = s.least_worn_drive >= 0 ? json(s.least_worn_drive + 1) : json(nullptr);
+  j["most_worn_drive"] = s.most_worn_drive >= 0 ? ordered_json(s.most_worn_drive + 1) : ordered_json(nullptr);
+  j["least_worn_drive"] = s.least_worn_drive >= 0 ? ordered_json(s.least_worn_drive + 1) : ordered_json(nullptr);
   j["projected_life_s"] = optional_number(s.projected_life_s, 0);
   j["projected_life_unleveled_s"] = optional_number(s.projected_life_unleveled_s, 0);
   if (w.fast_forward)
@@ -371,16 +371,16 @@ json wear_json(const ScenarioReport& r) {
                           {"bytes_written", s.moves.bytes_written},
                           {"fast_forward_moves", s.fast_forward_moves},
                           {"fast_forward_bytes", s.fast_forward_move_bytes}};
-  json replacements = json::array();
+  ordered_json replacements = ordered_json::array();
   for (const auto& rep : s.replacements)
     replacements.push_back(
         {{"drive", rep.drive + 1},
          {"replaced_s", seconds(rep.replaced_ns)},
          {"spread_at_replacement_points", number(rep.spread_at_replacement_points, 4)},
-         {"absorbed_s", rep.absorbed_ns ? seconds(*rep.absorbed_ns) : json(nullptr)},
-         {"absorbed_after_s", rep.absorbed_ns ? seconds(*rep.absorbed_ns - rep.replaced_ns) : json(nullptr)}});
+         {"absorbed_s", rep.absorbed_ns ? seconds(*rep.absorbed_ns) : ordered_json(nullptr)},
+         {"absorbed_after_s", rep.absorbed_ns ? seconds(*rep.absorbed_ns - rep.replaced_ns) : ordered_json(nullptr)}});
   j["replacements"] = std::move(replacements);
-  json drives = json::array();
+  ordered_json drives = ordered_json::array();
   for (const auto& d : w.drives)
     drives.push_back({{"id", d.drive + 1},
                       {"in_service", d.in_service},
@@ -391,10 +391,10 @@ json wear_json(const ScenarioReport& r) {
                       {"target_offset_points", number(d.target_offset_points, 4)},
                       {"life_at_current_rate_s", optional_number(d.life_at_current_rate_s, 0)}});
   j["drives"] = std::move(drives);
-  json times = json::array(), percent = json::array();
+  ordered_json times = ordered_json::array(), percent = ordered_json::array();
   for (const auto& sample : w.over_time) {
     times.push_back(seconds(sample.t_ns));
-    json row = json::array();
+    ordered_json row = ordered_json::array();
     for (double p : sample.percent) row.push_back(number(p, 4));
     percent.push_back(std::move(row));
   }
@@ -455,8 +455,8 @@ void text_wear(std::string& out, const ScenarioReport& r) {
 namespace {
 
 // The pool's capacity at the end of the run.
-json pool_json(const ScenarioReport& r) {
-  json pool;
+ordered_json pool_json(const ScenarioReport& r) {
+  ordered_json pool;
   pool["provisioned_bytes"] = r.pool.provisioned_bytes;
   pool["allocated_bytes"] = r.pool.allocated_bytes;
   pool["raw_usable_bytes"] = r.pool.raw_usable_bytes;
@@ -470,9 +470,9 @@ json pool_json(const ScenarioReport& r) {
 }
 
 // The rebuild, or null when none ran.
-json rebuild_json(const ScenarioReport& r) {
+ordered_json rebuild_json(const ScenarioReport& r) {
   if (!r.rebuild.active && r.rebuild.total_bytes == 0) return nullptr;
-  json rb;
+  ordered_json rb;
   rb["active"] = r.rebuild.active;
   rb["drive"] = r.rebuild.drive + 1;
   rb["percent"] = number(r.rebuild.percent(), 1);
@@ -482,8 +482,8 @@ json rebuild_json(const ScenarioReport& r) {
   return rb;
 }
 
-json events_json(const ScenarioReport& r) {
-  json events = json::array();
+ordered_json events_json(const ScenarioReport& r) {
+  ordered_json events = ordered_json::array();
   for (const auto& e : r.events)
     events.push_back({{"id", e.id},
                       {"time_s", seconds(e.time_ns)},
@@ -496,45 +496,45 @@ json events_json(const ScenarioReport& r) {
 
 }  // namespace
 
-json scenario_to_json(const ScenarioReport& r) {
-  json j;
+ordered_json scenario_to_json(const ScenarioReport& r) {
+  ordered_json j;
   j["schema"] = "afasim.scenario-report/1";
   j["afasim_version"] = r.afasim_version;
-  json s;
+  ordered_json s;
   s["name"] = r.name;
   s["description"] = r.description;
   s["file"] = r.file_name;
   s["system"] = r.system;
   s["system_model"] = r.system_model;
   s["seed"] = r.seed;
-  s["duration_s"] = r.duration_ns ? seconds(*r.duration_ns) : json(nullptr);
+  s["duration_s"] = r.duration_ns ? seconds(*r.duration_ns) : ordered_json(nullptr);
   s["interval_ms"] = r.interval_ns / sim::kMillisecond;
   j["scenario"] = std::move(s);
   j["end_s"] = seconds(r.end_ns);
   j["end_reason"] = r.end_reason;
   j["warnings"] = r.warnings;
-  json volumes = json::array();
+  ordered_json volumes = ordered_json::array();
   for (const auto& v : r.volumes) volumes.push_back(volume_json(v));
   j["volumes"] = std::move(volumes);
-  json workloads = json::array();
+  ordered_json workloads = ordered_json::array();
   for (const auto& w : r.workloads) workloads.push_back(totals_json(w));
   j["workloads"] = std::move(workloads);
   j["array"] = totals_json(r.array);
   j["pool"] = pool_json(r);
   j["rebuild"] = rebuild_json(r);
-  json drives = json::array();
+  ordered_json drives = ordered_json::array();
   for (const auto& d : r.drives)
     drives.push_back({{"id", d.id},
                       {"datapac", d.datapac_id},
                       {"slot", d.slot},
                       {"state", std::string(controller::to_string(d.state))}});
   j["drives"] = std::move(drives);
-  json actions = json::array();
+  ordered_json actions = ordered_json::array();
   for (const auto& a : r.actions)
     actions.push_back(
         {{"key", a.key}, {"at_s", seconds(a.at_ns)}, {"action", a.description}, {"note", a.note}});
   j["actions"] = std::move(actions);
-  json rows = json::array();
+  ordered_json rows = ordered_json::array();
   for (const auto& row : r.timeline) rows.push_back(row_json(r, row));
   j["timeline"] = std::move(rows);
   j["events"] = events_json(r);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sim/assert.h"
+#include "workload/fio_runner.h"
 
 namespace afasim::workload {
 namespace {
@@ -16,7 +17,6 @@ using controller::IoCompletion;
 using controller::IoOp;
 using sim::Time;
 
-constexpr Time kProgressInterval = 100 * sim::kMillisecond;
 // blkparse: a C line comes after its Q; a row waits this much trace time past its end for
 // the recorded responses of its I/Os before it is handed out.
 constexpr Time kRecordedSlack = sim::kSecond;

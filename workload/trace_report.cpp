@@ -19,7 +19,7 @@ std::string percentiles_text(const sim::Histogram& h) {
   return text;
 }
 
-ordered_json latency_json(const sim::Histogram& h) {
+ordered_json trace_latency_json(const sim::Histogram& h) {
   ordered_json j = ordered_json::object();
   j["count"] = h.count();
   if (h.count() == 0) return j;
@@ -45,8 +45,8 @@ ordered_json stats_json(const TraceStats& s, sim::Time length_ns) {
   j["errors"] = s.errors;
   j["iops"] = seconds > 0 ? std::round(static_cast<double>(s.ios) / seconds * 10) / 10 : 0.0;
   j["mb_per_s"] = seconds > 0 ? std::round(static_cast<double>(s.bytes) / seconds / 1e4) / 100 : 0.0;
-  j["latency"] = latency_json(s.latency_ns);
-  j["recorded_latency"] = latency_json(s.recorded_latency_ns);
+  j["latency"] = trace_latency_json(s.latency_ns);
+  j["recorded_latency"] = trace_latency_json(s.recorded_latency_ns);
   return j;
 }
 

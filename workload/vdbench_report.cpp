@@ -6,10 +6,14 @@
 #include <cstdio>
 #include <map>
 
+#include "workload/report_util.h"
 #include "workload/vdbench_runner.h"
 
 namespace afasim::workload {
 namespace {
+
+using report::nice_step;
+using report::xml_escape;
 
 std::string clock(sim::Time t) {
   const std::int64_t ms = t / sim::kMillisecond;
@@ -30,7 +34,7 @@ std::string line(const std::string& when, const std::string& label, const VdInte
   return b;
 }
 
-std::string seconds_text(sim::Time t) {
+std::string vdbench_seconds_text(sim::Time t) {
   char b[32];
   std::snprintf(b, sizeof b, "%g", sim::to_seconds(t));
   return b;
@@ -46,35 +50,12 @@ nlohmann::json interval_json(const VdInterval& v) {
           {"queue_depth", v.queue_depth}};
 }
 
-// A "nice" axis step for `span` over about `ticks` ticks.
-double nice_step(double span, int ticks) {
-  const double raw = span / ticks;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (raw <= m * mag) return m * mag;
-  return 10 * mag;
-}
-
 std::string number_text(double v) {
   char b[32];
   if (v >= 1e6) std::snprintf(b, sizeof b, "%gM", v / 1e6);
   else if (v >= 1e3) std::snprintf(b, sizeof b, "%gk", v / 1e3);
   else std::snprintf(b, sizeof b, "%g", v);
   return b;
-}
-
-std::string xml_escape(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -84,7 +65,7 @@ std::string format_vdbench_summary(const VdbenchReport& r) {
                     " (afasim, virtual time; time of day is simulated time)\n";
   for (const auto& run : r.runs) {
     out += "\nStarting RD=" + run.rd + "; I/O rate: " + run.rate_label +
-           "; elapsed=" + seconds_text(run.elapsed) + "; For loops: " + run.for_loops + "\n\n";
+           "; elapsed=" + vdbench_seconds_text(run.elapsed) + "; For loops: " + run.for_loops + "\n\n";
     out += "             interval        i/o   MB/sec   bytes   read     resp     read    write"
            "     resp     resp  queue\n";
     out += "                             rate  1024**2     i/o    pct     time     resp     resp"

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "controller/array.h"
+#include "sim/units.h"
 
 using namespace afasim;
 using namespace afasim::controller;
@@ -33,7 +34,6 @@ struct Fixture {
   }
 };
 
-constexpr std::int64_t GiB = 1LL << 30;
 constexpr std::int64_t TB = 1'000'000'000'000LL;
 
 }  // namespace
@@ -57,9 +57,9 @@ TEST_CASE("first boot: 2 controllers, 2 DataPacs of 20 SSDs, one pool spanning b
 TEST_CASE("fixed volumes are allocated at creation, thin ones only provisioned") {
   Fixture f;
   const std::int64_t extent = f.array->extent_bytes();
-  auto thin = f.array->create_volume(f.spec("thin1", 100 * GiB));
-  auto fixed = f.array->create_volume(f.spec("fixed1", 100 * GiB, Provisioning::kFixed));
-  auto fixed5 = f.array->create_volume(f.spec("fixed5", 10 * GiB + 512, Provisioning::kFixed, raid::RaidType::kRaid5));
+  auto thin = f.array->create_volume(f.spec("thin1", 100 * sim::kGiB));
+  auto fixed = f.array->create_volume(f.spec("fixed1", 100 * sim::kGiB, Provisioning::kFixed));
+  auto fixed5 = f.array->create_volume(f.spec("fixed5", 10 * sim::kGiB + 512, Provisioning::kFixed, raid::RaidType::kRaid5));
   REQUIRE(thin.is_ok());
   REQUIRE(fixed.is_ok());
   REQUIRE(fixed5.is_ok());
@@ -67,10 +67,10 @@ TEST_CASE("fixed volumes are allocated at creation, thin ones only provisioned")
   const std::int64_t fixed_extents = dp.allocated_extents(fixed->id);
   const std::int64_t fixed5_extents = dp.allocated_extents(fixed5->id);
   CHECK(dp.allocated_extents(thin->id) == 0);
-  CHECK(fixed_extents == 100 * GiB / extent);
-  CHECK(fixed5_extents == 10 * GiB / extent + 1);  // a partial extent is a whole one
+  CHECK(fixed_extents == 100 * sim::kGiB / extent);
+  CHECK(fixed5_extents == 10 * sim::kGiB / extent + 1);  // a partial extent is a whole one
   const auto cap = f.array->pool_capacity(1);
-  CHECK(cap.provisioned_bytes == 100 * GiB + 100 * GiB + 10 * GiB + 512);
+  CHECK(cap.provisioned_bytes == 100 * sim::kGiB + 100 * sim::kGiB + 10 * sim::kGiB + 512);
   CHECK(cap.allocated_bytes == (fixed_extents + fixed5_extents) * extent);
   // RAID10 keeps two copies; RAID5 4+1 keeps 5/4 of the data.
   CHECK(cap.raw_allocated_bytes ==
@@ -107,16 +107,16 @@ TEST_CASE("crossing a space threshold raises an event") {
 
 TEST_CASE("names are unique, volumes grow and never shrink, immutable rules hold") {
   Fixture f;
-  auto v = f.array->create_volume(f.spec("db", 10 * GiB)).value();
-  CHECK(f.array->create_volume(f.spec("db", 1 * GiB)).status().code() == sim::Code::kConflict);
+  auto v = f.array->create_volume(f.spec("db", 10 * sim::kGiB)).value();
+  CHECK(f.array->create_volume(f.spec("db", 1 * sim::kGiB)).status().code() == sim::Code::kConflict);
   VolumePatch shrink;
-  shrink.capacity_bytes = 5 * GiB;
+  shrink.capacity_bytes = 5 * sim::kGiB;
   CHECK(f.array->update_volume(v.id, shrink).status().code() == sim::Code::kUnprocessable);
   VolumePatch grow;
-  grow.capacity_bytes = 20 * GiB;
+  grow.capacity_bytes = 20 * sim::kGiB;
   auto grown = f.array->update_volume(v.id, grow);
   REQUIRE(grown.is_ok());
-  CHECK(grown->capacity_bytes == 20 * GiB);
+  CHECK(grown->capacity_bytes == 20 * sim::kGiB);
   CHECK(grown->revision == 2);
   // A stale revision is refused.
   CHECK(f.array->update_volume(v.id, grow, 1).status().code() == sim::Code::kPreconditionFailed);
@@ -124,7 +124,7 @@ TEST_CASE("names are unique, volumes grow and never shrink, immutable rules hold
 
 TEST_CASE("QoS is validated: min <= max <= burst, non-negative, burst needs max") {
   Fixture f;
-  auto bad = f.spec("q", GiB);
+  auto bad = f.spec("q", sim::kGiB);
   bad.qos.min_iops = 5000;
   bad.qos.max_iops = 1000;
   CHECK(f.array->create_volume(bad).status().code() == sim::Code::kUnprocessable);
@@ -140,7 +140,7 @@ TEST_CASE("QoS is validated: min <= max <= burst, non-negative, burst needs max"
   CHECK(f.array->create_volume(bad).status().code() == sim::Code::kUnprocessable);
   // A policy plus a per-volume override: the effective QoS is checked as a whole.
   auto pol = f.array->create_qos_policy({"gold", {1000, 5000, 10000}}).value();
-  auto ok = f.spec("gold-vol", GiB);
+  auto ok = f.spec("gold-vol", sim::kGiB);
   ok.qos_policy_id = pol.id;
   ok.qos.max_iops = 8000;
   auto v = f.array->create_volume(ok);
@@ -158,8 +158,8 @@ TEST_CASE("QoS is validated: min <= max <= burst, non-negative, burst needs max"
 
 TEST_CASE("mappings: LUN unique per host, mapped volumes cannot be deleted") {
   Fixture f;
-  auto v1 = f.array->create_volume(f.spec("a", GiB)).value();
-  auto v2 = f.array->create_volume(f.spec("b", GiB)).value();
+  auto v1 = f.array->create_volume(f.spec("a", sim::kGiB)).value();
+  auto v2 = f.array->create_volume(f.spec("b", sim::kGiB)).value();
   auto h = f.array->create_host({"esx1", "", {{InitiatorType::kFc, "21000024FF4B8A10"}}}).value();
   CHECK(h.initiators[0].address == "21:00:00:24:ff:4b:8a:10");  // canonical WWPN
   auto m1 = f.array->create_mapping({v1.id, h.id, 0, MappingAccess::kReadWrite});
@@ -184,13 +184,13 @@ TEST_CASE("mappings: LUN unique per host, mapped volumes cannot be deleted") {
 TEST_CASE("pools: delete only when empty, a DataPac in at most one pool, RAID10 needs both") {
   Fixture f;
   CHECK(f.array->create_pool({"p2", {1}, std::nullopt}).status().code() == sim::Code::kConflict);
-  auto v = f.array->create_volume(f.spec("x", GiB)).value();
+  auto v = f.array->create_volume(f.spec("x", sim::kGiB)).value();
   CHECK(f.array->delete_pool(1).code() == sim::Code::kConflict);
   REQUIRE(f.array->delete_volume(v.id).is_ok());
   REQUIRE(f.array->delete_pool(1).is_ok());
   auto p1 = f.array->create_pool({"dp1", {1}, std::nullopt}).value();
   auto p2 = f.array->create_pool({"dp2", {2}, std::nullopt}).value();
-  auto s = f.spec("r10", GiB);
+  auto s = f.spec("r10", sim::kGiB);
   s.pool_id = p1.id;
   CHECK(f.array->create_volume(s).status().code() == sim::Code::kUnprocessable);
   s.raid_type = raid::RaidType::kRaid5;
@@ -204,19 +204,19 @@ TEST_CASE("a failed journal commit changes nothing") {
   Fixture f;
   const auto events_before = f.array->event_count();
   f.journal.fail_next_commits(1);
-  auto r = f.array->create_volume(f.spec("lost", GiB, Provisioning::kFixed));
+  auto r = f.array->create_volume(f.spec("lost", sim::kGiB, Provisioning::kFixed));
   CHECK(r.status().code() == sim::Code::kUnavailable);
   CHECK(f.array->volumes().empty());
   CHECK(f.array->event_count() == events_before);
   CHECK(f.array->pool_capacity(1).allocated_bytes == 0);
   // The next attempt works and takes the first volume id.
-  CHECK(f.array->create_volume(f.spec("lost", GiB)).value().id == 1);
+  CHECK(f.array->create_volume(f.spec("lost", sim::kGiB)).value().id == 1);
 }
 
 TEST_CASE("a restart restores every object with its id, and ids are never reused") {
   Fixture f;
-  auto a = f.array->create_volume(f.spec("a", GiB)).value();
-  auto b = f.array->create_volume(f.spec("b", 2 * GiB, Provisioning::kFixed)).value();
+  auto a = f.array->create_volume(f.spec("a", sim::kGiB)).value();
+  auto b = f.array->create_volume(f.spec("b", 2 * sim::kGiB, Provisioning::kFixed)).value();
   auto h = f.array->create_host({"h", "test host", {{InitiatorType::kNbd, "client1"}}}).value();
   auto m = f.array->create_mapping({a.id, h.id, 7, MappingAccess::kReadOnly}).value();
   auto q = f.array->create_qos_policy({"silver", {100, 200, 400}}).value();
@@ -231,7 +231,7 @@ TEST_CASE("a restart restores every object with its id, and ids are never reused
   CHECK(f.array->qos_policy(q.id)->qos.burst_iops == 400);
   CHECK(f.array->event_count() == events);
   CHECK(f.array->pools().size() == 1);  // no second "first boot"
-  CHECK(f.array->create_volume(f.spec("c", GiB)).value().id == b.id + 1);
+  CHECK(f.array->create_volume(f.spec("c", sim::kGiB)).value().id == b.id + 1);
 }
 
 TEST_CASE("state from another system preset is refused") {
@@ -245,7 +245,7 @@ TEST_CASE("state from another system preset is refused") {
 
 TEST_CASE("events page newest first") {
   Fixture f;
-  for (int i = 0; i < 5; ++i) REQUIRE(f.array->create_volume(f.spec("v" + std::to_string(i), GiB)).is_ok());
+  for (int i = 0; i < 5; ++i) REQUIRE(f.array->create_volume(f.spec("v" + std::to_string(i), sim::kGiB)).is_ok());
   auto page = f.array->events(0, 2);
   CHECK(page.total == 6);
   REQUIRE(page.items.size() == 2);
@@ -280,7 +280,7 @@ TEST_CASE(
     "faults: ids are never reused across a restart; the list is per run, the event log keeps every "
     "fault") {
   Fixture f;
-  const Volume v = f.array->create_volume(f.spec("v", 64 * GiB, Provisioning::kFixed)).value();
+  const Volume v = f.array->create_volume(f.spec("v", 64 * sim::kGiB, Provisioning::kFixed)).value();
   REQUIRE(f.array->inject_fault(fault("drive_fail", 7)).value().id == 1);
   REQUIRE(f.array->inject_fault(fault("link_cut")).value().id == 2);
   CHECK(f.array->volume_state(v.id) == VolumeState::kDegraded);

@@ -8,13 +8,13 @@
 #include <cstdio>
 
 #include "tests/controller/raid_sim_harness.h"
+#include "sim/units.h"
 
 using namespace afasim;
 using namespace afasim::testing;
 
 namespace {
 
-constexpr std::int64_t MiB = 1 << 20;
 
 struct Done {
   bool ok = false;
@@ -67,7 +67,7 @@ bool has_event(SimArray& a, const std::string& needle) {
 
 TEST_CASE("write-back: a 4 KiB write is acknowledged once in the owner's cache and mirrored; write-through waits for the SSDs") {
   SimArray a(1);
-  const Id vol = a.add_volume("v", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  const Id vol = a.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
   const Id owner = a.array->data_path().owner(vol);
   REQUIRE(owner == 1);  // the first volume prefers A
   std::vector<std::uint8_t> buf(4096, 0x5A);
@@ -110,7 +110,7 @@ TEST_CASE("write-back: a 4 KiB write is acknowledged once in the owner's cache a
 
 TEST_CASE("a read of cached blocks is served from the cache with the newest bytes and no SSD operation") {
   SimArray a(2);
-  const Id vol = a.add_volume("v", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  const Id vol = a.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
   std::vector<std::uint8_t> w(16384), r(16384);
   fill_pattern(w.data(), 16384, 7, vol, 4096);
   REQUIRE(run_io(a, write_io(vol, 4096, 16384, w.data())).ok);
@@ -128,7 +128,7 @@ TEST_CASE("a read of cached blocks is served from the cache with the newest byte
 
 TEST_CASE("FLUSH replies once the volume's dirty data is on the SSDs; a FUA write is written through") {
   SimArray a(3);
-  const Id vol = a.add_volume("v", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  const Id vol = a.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
   std::vector<std::uint8_t> w(65536, 0x33);
   for (int i = 0; i < 8; ++i) REQUIRE(run_io(a, write_io(vol, i * 131072, 65536, w.data())).ok);
   CHECK(info(a, 1).dirty_bytes == 8 * 65536);  // under the low watermark: no destage yet
@@ -146,21 +146,21 @@ TEST_CASE("FLUSH replies once the volume's dirty data is on the SSDs; a FUA writ
 
 TEST_CASE("a full cache makes writes wait for destage: dirty data stays bounded and everything reads back") {
   DataPathOptions o;
-  o.cache.write_cache_bytes = 1 * MiB;
+  o.cache.write_cache_bytes = 1 * sim::kMiB;
   SimArray a(4, o);
-  a.add_volume("v", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  a.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
   sim::Rng rng(4, "test.cache");
   std::int64_t max_dirty = 0;
   for (int batch = 0; batch < 40; ++batch) {
     for (int i = 0; i < 16; ++i) {
-      const std::int64_t block = static_cast<std::int64_t>(rng.uniform(64 * MiB / kBlock - 16));
+      const std::int64_t block = static_cast<std::int64_t>(rng.uniform(64 * sim::kMiB / kBlock - 16));
       a.write(a.vols[0], block * kBlock, 16 * kBlock);
     }
     while (a.sim->step()) max_dirty = std::max(max_dirty, info(a, 1).dirty_bytes);
   }
   // At most the cache plus what the 16 writes of a batch put in it before they wait.
-  CHECK(max_dirty <= 1 * MiB + 16 * 16 * kBlock);
-  CHECK(max_dirty > 1 * MiB / 2);
+  CHECK(max_dirty <= 1 * sim::kMiB + 16 * 16 * kBlock);
+  CHECK(max_dirty > 1 * sim::kMiB / 2);
   a.read_all();
   CHECK(a.write_errors == 0);
   CHECK(a.wrong_bytes == 0);
@@ -196,7 +196,7 @@ TEST_CASE("TRIM of whole extents drops their cached dirty blocks: nothing comes 
 
 TEST_CASE("after a power cycle the cache is write-through until the supercaps hold a vault's energy") {
   SimArray a(6);
-  const Id vol = a.add_volume("v", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  const Id vol = a.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
   std::vector<std::uint8_t> w(65536, 0x42);
   REQUIRE(run_io(a, write_io(vol, 0, 65536, w.data())).ok);
   const double full = a.preset.supercaps.usable_energy_joules();
@@ -229,7 +229,7 @@ TEST_CASE("after a power cycle the cache is write-through until the supercaps ho
   DataPathOptions o;
   o.controllers.holdup_load_w = 300;
   SimArray b(7, o);
-  const Id vb = b.add_volume("v", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  const Id vb = b.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
   REQUIRE(run_io(b, write_io(vb, 0, 4096, w.data())).ok);
   for (int i = 0; i < 2; ++i) {
     REQUIRE(b.array->inject_fault({"power_loss"}).is_ok());
@@ -251,8 +251,8 @@ TEST_CASE("after a power cycle the cache is write-through until the supercaps ho
 
 TEST_CASE("link cut with both controllers alive: each keeps its volumes, write-through; restore resyncs to write-back") {
   SimArray a(8);
-  const Id v1 = a.add_volume("a", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
-  const Id v2 = a.add_volume("b", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  const Id v1 = a.add_volume("a", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  const Id v2 = a.add_volume("b", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
   CHECK(a.array->data_path().owner(v1) == 1);
   CHECK(a.array->data_path().owner(v2) == 2);
   REQUIRE(a.array->inject_fault({"link_cut"}).is_ok());
@@ -274,8 +274,8 @@ TEST_CASE("link cut with both controllers alive: each keeps its volumes, write-t
 
 TEST_CASE("controller failure: takeover within the bound, write-through solo, failback after restore") {
   SimArray a(9);
-  const Id v1 = a.add_volume("a", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
-  const Id v2 = a.add_volume("b", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  const Id v1 = a.add_volume("a", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  const Id v2 = a.add_volume("b", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
   REQUIRE(a.array->data_path().owner(v2) == 2);
   std::vector<std::uint8_t> w(4096, 0x11);
   REQUIRE(run_io(a, write_io(v2, 0, 4096, w.data())).ok);
@@ -432,7 +432,7 @@ TEST_CASE(
     "controller restored while the link is cut: sync_complete says the link is cut, not that it "
     "runs solo") {
   SimArray a(24);
-  a.add_volume("a", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  a.add_volume("a", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
   FaultSpec f{"controller_fail"};
   f.controller = 2;
   REQUIRE(a.array->inject_fault(f).is_ok());
@@ -460,8 +460,8 @@ TEST_CASE(
   DataPathOptions o;
   o.rebuild_bytes_per_second = 16'000'000;  // 1 s per 16 MiB chunk
   SimArray a(25, o);
-  const Id v1 = a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
-  const Id v2 = a.add_volume("r10", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  const Id v1 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  const Id v2 = a.add_volume("r10", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
   a.sim->run();
   const int drive = a.array->data_path().extent_records(v1)[0].members[0].drive;
   FaultSpec f{"drive_fail"};
@@ -509,7 +509,7 @@ TEST_CASE(
   DataPathOptions o;
   o.rebuild_bytes_per_second = 16'000'000;
   SimArray a(26, o);
-  const Id v1 = a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  const Id v1 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
   a.sim->run();
   const int drive = a.array->data_path().extent_records(v1)[0].members[0].drive;
   FaultSpec f{"drive_fail"};

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "datapac/fault_injection_payload.h"
+#include "sim/units.h"
 #include "tests/controller/raid_sim_harness.h"
 
 using namespace afasim;
@@ -14,8 +15,7 @@ using namespace afasim::testing;
 
 namespace {
 
-constexpr std::int64_t MiB = 1 << 20;
-constexpr std::int64_t kBytes = 4 * MiB;
+constexpr std::int64_t kBytes = 4 * sim::kMiB;
 
 struct Outcome {
   bool done = false, ok = false;
@@ -63,7 +63,7 @@ TEST_CASE("FLUSH reaches the SSD media: SSDs that lose their volatile caches kee
   std::map<std::string, datapac::FaultInjectionPayloadStore*> stores;
   SimArray a(3, faulting_file_payload(dir, stores));
   REQUIRE(stores.size() == 40);
-  const Id vol = a.add_volume("v", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  const Id vol = a.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
   std::vector<std::uint8_t> flushed(kBytes, 0xA5), later(kBytes, 0x3C), back(kBytes);
   REQUIRE(run_io(*a.sim, *a.array, io_of(IoOp::kWrite, vol, 0, kBytes, flushed.data())).ok);
   REQUIRE(run_io(*a.sim, *a.array, io_of(IoOp::kFlush, vol, 0, 0, nullptr)).ok);
@@ -95,7 +95,7 @@ TEST_CASE("an SSD write error fails the host write that met it; it is never ackn
   o.wrap_payload = datapac::fault_injection_wrapper(
       [&stores](const std::string& name, datapac::FaultInjectionPayloadStore* s) { stores[name] = s; });
   SimArray a(5, o);
-  const Id vol = a.add_volume("v", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  const Id vol = a.add_volume("v", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
   std::vector<std::uint8_t> data(64 * 1024, 0x77);
   for (auto& [name, s] : stores) s->fail_next_writes(1);
   HostIo fua = io_of(IoOp::kWrite, vol, 0, 64 * 1024, data.data());

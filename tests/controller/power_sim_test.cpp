@@ -5,11 +5,13 @@
 // also runs with a test-only switch that breaks the guarantee, to show the check sees it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 
 #include "sim/buggify.h"
+#include "sim/units.h"
 #include "tests/controller/raid_sim_harness.h"
 #include "tests/seed_count.h"
 
@@ -18,7 +20,6 @@ using namespace afasim::testing;
 
 namespace {
 
-constexpr std::int64_t MiB = 1 << 20;
 
 // A verifying writer that knows, for every 4 KiB block, the writes submitted to it in order
 // and which were acknowledged: after a power cut a block may hold its last acknowledged
@@ -71,21 +72,26 @@ struct Tracker {
     auto lost = std::make_shared<std::int64_t>(0);
     for (std::size_t vi = 0; vi < a.vols.size(); ++vi) {
       const Id id = a.vols[vi].id;
-      for (std::int64_t off = 0; off < a.vols[vi].bytes; off += MiB) {
-        auto buf = std::make_shared<std::vector<std::uint8_t>>(MiB);
+      for (std::int64_t off = 0; off < a.vols[vi].bytes; off += sim::kMiB) {
+        // Only the MiBs that hold a written block are compared below: skip the others' reads.
+        const auto& blocks = history[vi];
+        const auto first = blocks.begin() + off / kBlock, last = first + sim::kMiB / kBlock;
+        if (std::all_of(first, last, [](const auto& writers) { return writers.empty(); })) continue;
+        // Not zero-filled: the read writes all of it (zeroing 1 MiB buffers was 30 % of the test).
+        auto buf = std::make_shared_for_overwrite<std::uint8_t[]>(sim::kMiB);
         HostIo io;
         io.op = IoOp::kRead;
         io.volume_id = id;
         io.offset_bytes = off;
-        io.length_bytes = MiB;
-        io.read_buffer = buf->data();
+        io.length_bytes = sim::kMiB;
+        io.read_buffer = buf.get();
         a.array->submit(io, [this, buf, vi, id, off, lost](const IoCompletion& c) {
           if (!c.status.is_ok()) {
-            *lost += MiB / kBlock;
+            *lost += sim::kMiB / kBlock;
             return;
           }
           std::uint8_t want[kBlock];
-          for (std::int64_t b = 0; b < MiB / kBlock; ++b) {
+          for (std::int64_t b = 0; b < sim::kMiB / kBlock; ++b) {
             const auto& writers = history[vi][static_cast<std::size_t>(off / kBlock + b)];
             if (writers.empty()) continue;
             std::size_t k = writers.size();  // the last acknowledged one, or none
@@ -94,7 +100,7 @@ struct Tracker {
                 k = i;
                 break;
               }
-            const std::uint8_t* got = buf->data() + b * kBlock;
+            const std::uint8_t* got = buf.get() + b * kBlock;
             bool ok = false;
             if (k == writers.size()) {  // nothing acknowledged: zeros are fine too
               std::memset(want, 0, kBlock);
@@ -117,10 +123,10 @@ struct Tracker {
 
 void add_volumes(SimArray& a) {
   // Volumes alternate preferred controllers (A, B, A, B): both caches hold dirty data.
-  a.add_volume("r10-thin", 48 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
-  a.add_volume("r5-thin", 48 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
-  a.add_volume("r5-fixed", 32 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
-  a.add_volume("r10-fixed", 32 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  a.add_volume("r10-thin", 48 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  a.add_volume("r5-thin", 48 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  a.add_volume("r5-fixed", 32 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.add_volume("r10-fixed", 32 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
 }
 
 struct PowerCut {

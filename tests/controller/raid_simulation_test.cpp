@@ -7,6 +7,7 @@
 #include <map>
 
 #include "sim/buggify.h"
+#include "sim/units.h"
 #include "tests/controller/raid_sim_harness.h"
 #include "tests/seed_count.h"
 
@@ -15,17 +16,16 @@ using namespace afasim::testing;
 
 namespace {
 
-constexpr std::int64_t MiB = 1 << 20;
 
 // One run: random I/O; a drive fails; degraded I/O; rebuild; a second failure after the
 // rebuild; rebuild; everything read back.
 void fail_rebuild_fail_rebuild(std::uint64_t seed) {
   SimArray a(seed);
   sim::Rng rng(seed, "test.raid");
-  a.add_volume("r10-thin", 192 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
-  a.add_volume("r5-thin", 192 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
-  a.add_volume("r5-fixed", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
-  a.add_volume("r10-fixed", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  a.add_volume("r10-thin", 192 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  a.add_volume("r5-thin", 192 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  a.add_volume("r5-fixed", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.add_volume("r10-fixed", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
 
   a.random_io(rng, 150);
   const int first = a.used_drive(rng, /*hot_extent=*/true);
@@ -68,8 +68,8 @@ namespace {
 void with_fault_points(std::uint64_t seed, std::map<std::string, std::int64_t>& firings) {
   SimArray a(seed);
   sim::Rng rng(seed, "test.raid.buggify");
-  a.add_volume("r10", 128 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
-  a.add_volume("r5", 128 * MiB, raid::RaidType::kRaid5, Provisioning::kThin);
+  a.add_volume("r10", 128 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  a.add_volume("r5", 128 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
   int failed = -1;
   {
     const sim::BuggifyScope faults({.seed = seed, .activate_probability = 0.5, .fire_probability = 0.05});
@@ -121,7 +121,7 @@ void overwrite_then_fail(std::uint64_t seed) {
   small_cache.cache.write_cache_bytes = 256 << 10;  // most reads miss it and go to the SSDs
   SimArray a(seed, small_cache);
   sim::Rng rng(seed, "test.raid.rmw");
-  a.add_volume("r5-small", 8 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.add_volume("r5-small", 8 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
   for (int round = 0; round < 4; ++round) {
     a.random_io(rng, 40);
     a.array->destage_all();
@@ -152,8 +152,8 @@ TEST_CASE("two failures in one RAID5 extent before the rebuild: errors, never wr
     slow.rebuild_bytes_per_second = 1;  // the rebuild never gets anywhere
     SimArray a(static_cast<std::uint64_t>(s), slow);
     sim::Rng rng(static_cast<std::uint64_t>(s), "test.raid5.double");
-    const Id r5 = a.add_volume("r5", 128 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
-    const Id r10 = a.add_volume("r10", 128 * MiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+    const Id r5 = a.add_volume("r5", 128 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+    const Id r10 = a.add_volume("r10", 128 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
     a.random_io(rng, 100);
     // Two members of the same RAID 5 extent.
     const auto records = a.array->data_path().extent_records(r5);
@@ -181,11 +181,11 @@ TEST_CASE("two failures in one RAID5 extent before the rebuild: errors, never wr
     for (auto& v : a.vols) {
       a.read_errors = 0;
       if (v.id == r5) {
-        a.read_check(v, 0, 4 * MiB);
+        a.read_check(v, 0, 4 * sim::kMiB);
       } else {
         // A 4 KiB block on each of the 4 pairs (64 KiB strips) in every MiB reaches every
         // pair of every extent.
-        for (std::int64_t off = 0; off < v.bytes; off += MiB)
+        for (std::int64_t off = 0; off < v.bytes; off += sim::kMiB)
           for (std::int64_t strip = 0; strip < 4; ++strip) a.read_check(v, off + strip * 64 * 1024, 4096);
       }
       a.sim->run_until(a.sim->now() + sim::kSecond);
@@ -199,14 +199,14 @@ TEST_CASE("two failures in one RAID5 extent before the rebuild: errors, never wr
 TEST_CASE("RAID10 survives losing one member of every pair: a whole DataPac's worth") {
   SimArray a(7);
   sim::Rng rng(7, "test.raid10.datapac");
-  a.add_volume("r10", 256 * MiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  a.add_volume("r10", 256 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
   a.random_io(rng, 200);
   // Fail every SSD of DataPac 2 (drives 21..40); every pair keeps its DataPac-1 member.
   DataPathOptions o;
   for (int d = 20; d < 40; ++d) REQUIRE(a.array->inject_fault({"drive_fail", d + 1}).is_ok());
   CHECK(a.array->volume_state(a.vols[0].id) == VolumeState::kDegraded);
   a.read_errors = 0;
-  for (std::int64_t off = 0; off < a.vols[0].bytes; off += MiB) a.read_check(a.vols[0], off, MiB);
+  for (std::int64_t off = 0; off < a.vols[0].bytes; off += sim::kMiB) a.read_check(a.vols[0], off, sim::kMiB);
   a.sim->run_until(a.sim->now() + sim::kSecond);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);
@@ -218,9 +218,9 @@ TEST_CASE("RAID5 read-modify-write over old data: a degraded read-back of every 
   DataPathOptions slow;
   slow.rebuild_bytes_per_second = 1;  // reads stay degraded
   SimArray a(11, slow);
-  const Id r5 = a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  const Id r5 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
   auto& v = a.vols[0];
-  for (std::int64_t off = 0; off < 4 * MiB; off += 256 * 1024) a.write(v, off, 256 * 1024);
+  for (std::int64_t off = 0; off < 4 * sim::kMiB; off += 256 * 1024) a.write(v, off, 256 * 1024);
   a.sim->run();
   a.array->destage_all();
   a.sim->run();
@@ -235,7 +235,7 @@ TEST_CASE("RAID5 read-modify-write over old data: a degraded read-back of every 
   const auto members = a.array->data_path().extent_records(r5).at(0).members;
   REQUIRE(a.array->inject_fault({"drive_fail", members[1].drive + 1}).is_ok());
   a.read_errors = 0;
-  for (std::int64_t off = 0; off < 4 * MiB; off += 256 * 1024) a.read_check(v, off, 256 * 1024);
+  for (std::int64_t off = 0; off < 4 * sim::kMiB; off += 256 * 1024) a.read_check(v, off, 256 * 1024);
   a.sim->run_until(a.sim->now() + sim::kSecond);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);
@@ -243,7 +243,7 @@ TEST_CASE("RAID5 read-modify-write over old data: a degraded read-back of every 
 
 TEST_CASE("RAID5 full-stripe writes read nothing; read-modify-write reads old data and parity") {
   SimArray a(3);
-  a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
   const auto& dp = a.array->data_path();
   auto backend_ops = [&] { return dp.controller_stats(1).backend_ops + dp.controller_stats(2).backend_ops; };
   // 4 data strips of 64 KiB = one full row: 5 writes, no reads. The writes land in the

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "tests/controller/raid_sim_harness.h"
+#include "sim/units.h"
 #include "tests/seed_count.h"
 
 using namespace afasim;
@@ -16,7 +17,6 @@ using namespace afasim::testing;
 
 namespace {
 
-constexpr std::int64_t MiB = 1 << 20;
 constexpr std::int64_t kStrip = 64 << 10;  // DataPathOptions::strip_bytes
 constexpr std::int64_t kMediaBlock = raid::DriveMembers::kMediaBlockBytes;
 
@@ -77,10 +77,10 @@ void scrub_sweep(std::uint64_t seed) {
   SimArray a(seed);
   sim::Rng rng(seed, "test.scrub");
   const std::vector<raid::RaidType> types = {raid::RaidType::kRaid5, raid::RaidType::kRaid10};
-  a.add_volume("r5", 64 * MiB, types[0], Provisioning::kFixed);   // one extent each
-  a.add_volume("r10", 64 * MiB, types[1], Provisioning::kFixed);
+  a.add_volume("r5", 64 * sim::kMiB, types[0], Provisioning::kFixed);   // one extent each
+  a.add_volume("r10", 64 * sim::kMiB, types[1], Provisioning::kFixed);
   for (auto& v : a.vols)
-    for (std::int64_t off = 0; off < v.bytes; off += MiB) a.write(v, off, MiB);
+    for (std::int64_t off = 0; off < v.bytes; off += sim::kMiB) a.write(v, off, sim::kMiB);
   a.sim->run();
   a.array->destage_all();
   a.sim->run();
@@ -133,12 +133,12 @@ void scrub_sweep(std::uint64_t seed) {
   const std::int64_t repairs_before = a.array->data_path().raid_stats().read_repairs;
   std::int64_t failed_blocks = 0;
   for (std::size_t vol = 0; vol < a.vols.size(); ++vol)
-    for (std::int64_t off = 0; off < a.vols[vol].bytes; off += MiB) {
+    for (std::int64_t off = 0; off < a.vols[vol].bytes; off += sim::kMiB) {
       std::int64_t errors = a.read_errors;
-      a.read_check(a.vols[vol], off, MiB);
+      a.read_check(a.vols[vol], off, sim::kMiB);
       a.sim->run();
       if (a.read_errors == errors) continue;
-      for (std::int64_t b = off / kBlock; b < (off + MiB) / kBlock; ++b) {  // which blocks
+      for (std::int64_t b = off / kBlock; b < (off + sim::kMiB) / kBlock; ++b) {  // which blocks
         errors = a.read_errors;
         a.read_check(a.vols[vol], b * kBlock, kBlock);
         a.sim->run();
@@ -163,8 +163,8 @@ TEST_CASE("scrub over seeds: every corrupted block redundancy covers is repaired
 
 TEST_CASE("a host read of a corrupted block is served from redundancy and repairs it") {
   SimArray a(5);
-  const Id r5 = a.add_volume("r5", 64 * MiB, raid::RaidType::kRaid5, Provisioning::kFixed);
-  a.write(a.vols[0], 0, MiB);
+  const Id r5 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.write(a.vols[0], 0, sim::kMiB);
   a.sim->run();
   a.array->destage_all();
   a.sim->run();

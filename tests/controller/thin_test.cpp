@@ -4,13 +4,13 @@
 #include <doctest/doctest.h>
 
 #include "tests/controller/raid_sim_harness.h"
+#include "sim/units.h"
 
 using namespace afasim;
 using namespace afasim::testing;
 
 namespace {
 
-constexpr std::int64_t MiB = 1 << 20;
 
 sim::Status run_io(SimArray& a, IoOp op, Id volume, std::int64_t offset, std::int64_t len) {
   std::vector<std::uint8_t> buf(static_cast<std::size_t>(len), 0x5A);
@@ -73,8 +73,8 @@ TEST_CASE("a full pool refuses only writes that need a new extent; TRIM gives ex
   // A write spanning an allocated and a new extent is refused whole.
   CHECK(run_io(a, IoOp::kWrite, thin, 3 * ext - 4096, 8192).code() == sim::Code::kNoSpace);
   // Overwrites of allocated extents, and reads of anything, keep working.
-  CHECK(run_io(a, IoOp::kWrite, thin, ext + 8 * MiB, 64 * 1024).is_ok());
-  CHECK(run_io(a, IoOp::kWrite, big, 0, 1 * MiB).is_ok());
+  CHECK(run_io(a, IoOp::kWrite, thin, ext + 8 * sim::kMiB, 64 * 1024).is_ok());
+  CHECK(run_io(a, IoOp::kWrite, big, 0, 1 * sim::kMiB).is_ok());
   CHECK(run_io(a, IoOp::kRead, thin, 10 * ext, 4096).is_ok());
   CHECK(run_io(a, IoOp::kRead, thin, 0, 4096).is_ok());
   // A TRIM of part of an extent frees nothing; of a whole extent, frees it.
@@ -95,20 +95,20 @@ TEST_CASE("a full pool refuses only writes that need a new extent; TRIM gives ex
 
 TEST_CASE("a trimmed extent reads as zeros; WRITE_ZEROES of whole thin extents unmaps them") {
   SimArray a(2);
-  const Id v = a.add_volume("t", 256 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  const Id v = a.add_volume("t", 256 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
   auto& vol = a.vols[0];
   a.write(vol, 0, 256 * 1024);
-  a.write(vol, 64 * MiB, 256 * 1024);
+  a.write(vol, 64 * sim::kMiB, 256 * 1024);
   a.sim->run();
   CHECK(a.array->data_path().allocated_extents(v) == 2);
-  CHECK(run_io(a, IoOp::kWriteZeroes, v, 64 * MiB, 64 * MiB).is_ok());
+  CHECK(run_io(a, IoOp::kWriteZeroes, v, 64 * sim::kMiB, 64 * sim::kMiB).is_ok());
   CHECK(a.array->data_path().allocated_extents(v) == 1);
-  for (std::int64_t b = 64 * MiB / kBlock; b < 128 * MiB / kBlock; ++b) vol.last_writer[static_cast<std::size_t>(b)] = 0;
+  for (std::int64_t b = 64 * sim::kMiB / kBlock; b < 128 * sim::kMiB / kBlock; ++b) vol.last_writer[static_cast<std::size_t>(b)] = 0;
   // WRITE_ZEROES of part of an extent writes zeros there.
   CHECK(run_io(a, IoOp::kWriteZeroes, v, 4096, 8192).is_ok());
   vol.last_writer[1] = vol.last_writer[2] = 0;
-  a.read_check(vol, 0, 1 * MiB);
-  a.read_check(vol, 64 * MiB, 1 * MiB);
+  a.read_check(vol, 0, 1 * sim::kMiB);
+  a.read_check(vol, 64 * sim::kMiB, 1 * sim::kMiB);
   a.sim->run();
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);
@@ -116,8 +116,8 @@ TEST_CASE("a trimmed extent reads as zeros; WRITE_ZEROES of whole thin extents u
 
 TEST_CASE("I/O outside the volume or of zero length is refused before anything happens") {
   SimArray a(3);
-  const Id v = a.add_volume("t", 64 * MiB, raid::RaidType::kRaid10, Provisioning::kThin);
-  CHECK(run_io(a, IoOp::kWrite, v, 64 * MiB - 4096, 8192).code() == sim::Code::kOutOfRange);
+  const Id v = a.add_volume("t", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  CHECK(run_io(a, IoOp::kWrite, v, 64 * sim::kMiB - 4096, 8192).code() == sim::Code::kOutOfRange);
   CHECK(run_io(a, IoOp::kRead, v, -4096, 4096).code() == sim::Code::kOutOfRange);
   CHECK(run_io(a, IoOp::kRead, v, 0, 0).code() == sim::Code::kInvalidArgument);
   CHECK(run_io(a, IoOp::kRead, 999, 0, 4096).code() == sim::Code::kNotFound);

@@ -205,6 +205,7 @@ TEST_CASE("parse_request: bounds, framing and checks as a connection applies the
   REQUIRE(garbage.refusal);
   CHECK(garbage.refusal->status == 400);
   CHECK(!parse_request("GET / HTTP/1.1\r\nHost: a", o).request);  // cut short
+  CHECK(!parse_request("", o).request);  // no byte at all (aborted in Beast's put_eof)
 }
 
 TEST_CASE("host_allowed: IP literals, localhost and listed names; nothing else") {

@@ -206,6 +206,11 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   const Run verb = run_afasim(1, "volume lst", dir.path());
   CHECK(verb.code == 2);
   CHECK(verb.err == "afasim volume: unknown command \"lst\" (volume commands: list, show, delete, create, update)\n");
+  // An option before a word: CLI11's get_subcommand threw and the process aborted (make fuzz).
+  const Run option_first = run_afasim(1, "-x volume", dir.path());
+  CHECK(option_first.code == 2);
+  CHECK(option_first.err == "afasim: unknown option \"-x\" before the command (afasim --help)\n");
+  CHECK(run_afasim(1, "--version", dir.path()).code == 0);
   CHECK(run_afasim(1, "volume list --output yaml", dir.path()).code == 2);
   CHECK(run_afasim(1, "volume create x", dir.path()).code == 2);  // --size is required
   const Run url = run_afasim(1, "volume list --url ftp://x", dir.path());

@@ -1,10 +1,12 @@
 // The NBD wire format and request checks of nbd/nbd_protocol.h, against proto.md.
 #include "nbd/nbd_protocol.h"
+#include "tests/nbd/nbd_test_client.h"
 
 #include <doctest/doctest.h>
 
 using namespace afasim;
 using namespace afasim::nbd::proto;
+using namespace afasim::nbd::testing;
 
 namespace {
 
@@ -31,13 +33,6 @@ std::uint32_t check(std::uint16_t type, std::uint64_t offset, std::uint32_t leng
   return e;
 }
 
-constexpr auto kRead = static_cast<std::uint16_t>(Command::kRead);
-constexpr auto kWrite = static_cast<std::uint16_t>(Command::kWrite);
-constexpr auto kTrim = static_cast<std::uint16_t>(Command::kTrim);
-constexpr auto kFlush = static_cast<std::uint16_t>(Command::kFlush);
-constexpr auto kZero = static_cast<std::uint16_t>(Command::kWriteZeroes);
-constexpr auto kStatus = static_cast<std::uint16_t>(Command::kBlockStatus);
-constexpr auto kCache = static_cast<std::uint16_t>(Command::kCache);
 constexpr auto kDisc = static_cast<std::uint16_t>(Command::kDisc);
 
 }  // namespace

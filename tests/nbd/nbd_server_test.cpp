@@ -23,13 +23,6 @@ namespace n = afasim::nbd::proto;
 
 namespace {
 
-constexpr auto kRead = static_cast<std::uint16_t>(n::Command::kRead);
-constexpr auto kWrite = static_cast<std::uint16_t>(n::Command::kWrite);
-constexpr auto kFlush = static_cast<std::uint16_t>(n::Command::kFlush);
-constexpr auto kTrim = static_cast<std::uint16_t>(n::Command::kTrim);
-constexpr auto kZero = static_cast<std::uint16_t>(n::Command::kWriteZeroes);
-constexpr auto kStatus = static_cast<std::uint16_t>(n::Command::kBlockStatus);
-constexpr auto kCache = static_cast<std::uint16_t>(n::Command::kCache);
 
 // The usual layout: "vol" (1 GiB RAID10 thin, LUN 0) and "ro" (256 MiB, read-only, LUN 1)
 // mapped to the loopback client's host; "hidden" mapped to another host; "loose" unmapped.

@@ -17,6 +17,15 @@
 
 namespace afasim::nbd::testing {
 
+// Command codes as the wire carries them (NBD_CMD_*, 16 bits), for building raw requests.
+inline constexpr auto kRead = static_cast<std::uint16_t>(proto::Command::kRead);
+inline constexpr auto kWrite = static_cast<std::uint16_t>(proto::Command::kWrite);
+inline constexpr auto kFlush = static_cast<std::uint16_t>(proto::Command::kFlush);
+inline constexpr auto kTrim = static_cast<std::uint16_t>(proto::Command::kTrim);
+inline constexpr auto kZero = static_cast<std::uint16_t>(proto::Command::kWriteZeroes);
+inline constexpr auto kStatus = static_cast<std::uint16_t>(proto::Command::kBlockStatus);
+inline constexpr auto kCache = static_cast<std::uint16_t>(proto::Command::kCache);
+
 struct ConnectionClosed : std::runtime_error {
   ConnectionClosed() : std::runtime_error("the server closed the connection") {}
 };

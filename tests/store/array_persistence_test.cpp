@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "config/preset.h"
+#include "sim/units.h"
 #include "controller/array.h"
 #include "sim/simulator.h"
 #include "store/sqlite_store.h"
@@ -15,7 +16,6 @@ using store::testing::TempDir;
 
 namespace {
 
-constexpr std::int64_t kTiB = 1LL << 40;
 
 const config::Catalog& catalog() {
   static const config::Catalog c = config::Catalog::embedded().value();
@@ -99,7 +99,7 @@ TEST_CASE("an Array over a SqliteStore restarts with the same objects, ids and e
     boot.sim.run_until(1'000'000);
 
     VolumeSpec thin =
-        volume_spec("vm-store", 2 * kTiB, raid::RaidType::kRaid10, Provisioning::kThin);
+        volume_spec("vm-store", 2 * sim::kTiB, raid::RaidType::kRaid10, Provisioning::kThin);
     thin.pool_id.reset();  // the only pool, by default
     thin.qos.min_iops = 200;
     thin.qos_policy_id = gold.id;
@@ -113,9 +113,9 @@ TEST_CASE("an Array over a SqliteStore restarts with the same objects, ids and e
     const Volume oracle = ok(a.create_volume(fixed));
     CHECK(a.data_path().allocated_extents(oracle.id) > 0);
     const Volume backup = ok(a.create_volume(
-        volume_spec("backup", 10 * kTiB, raid::RaidType::kRaid5, Provisioning::kThin)));
+        volume_spec("backup", 10 * sim::kTiB, raid::RaidType::kRaid5, Provisioning::kThin)));
     const Volume temp = ok(
-        a.create_volume(volume_spec("temp", kTiB, raid::RaidType::kRaid5, Provisioning::kFixed)));
+        a.create_volume(volume_spec("temp", sim::kTiB, raid::RaidType::kRaid5, Provisioning::kFixed)));
 
     const Host esx = ok(a.create_host({"esx-01",
                                        "cluster A",
@@ -128,7 +128,7 @@ TEST_CASE("an Array over a SqliteStore restarts with the same objects, ids and e
 
     VolumePatch grow;
     grow.name = "vm-store-2";
-    grow.capacity_bytes = 3 * kTiB;
+    grow.capacity_bytes = 3 * sim::kTiB;
     grow.qos_policy_id = std::optional<Id>(bronze.id);
     ok(a.update_volume(vm.id, grow));
     PoolPatch pool_patch;
@@ -159,10 +159,10 @@ TEST_CASE("an Array over a SqliteStore restarts with the same objects, ids and e
     CHECK(dump(a) == before);
     CHECK(a.event_count() == events_before);  // no second "initialized" event
     CHECK(a.pools().at(1).name == "Main");
-    CHECK(a.volume_by_name("vm-store-2")->capacity_bytes == 3 * kTiB);
+    CHECK(a.volume_by_name("vm-store-2")->capacity_bytes == 3 * sim::kTiB);
 
     const Volume next = ok(a.create_volume(
-        volume_spec("after-restart", kTiB, raid::RaidType::kRaid5, Provisioning::kThin)));
+        volume_spec("after-restart", sim::kTiB, raid::RaidType::kRaid5, Provisioning::kThin)));
     CHECK(next.id == deleted_volume_id + 1);
     CHECK(next.created_time_ns == 5'000'000);
     const QosPolicy policy = ok(a.create_qos_policy({"silver", {}}));

@@ -20,6 +20,8 @@ using namespace afasim;
 using namespace afasim::controller;
 using store::SqliteStore;
 using store::testing::TempDir;
+using store::testing::load_ok;
+using store::testing::open_ok;
 
 namespace {
 
@@ -181,22 +183,6 @@ TEST_CASE("a process SIGKILLed while committing leaves the last commit whole and
 // the fsync contract (synchronous=FULL), not only atomicity.
 
 namespace {
-
-std::unique_ptr<SqliteStore> open_ok(const std::string& dir, const std::string& vfs = "") {
-  store::SqliteStoreOptions o;
-  o.vfs = vfs;
-  auto s = SqliteStore::open(dir, o);
-  INFO(s.status().to_string());
-  REQUIRE(s.is_ok());
-  return std::move(s).value();
-}
-
-Snapshot load_ok(SqliteStore& s) {
-  auto snap = s.load(1'000'000);
-  INFO(snap.status().to_string());
-  REQUIRE(snap.is_ok());
-  return std::move(snap).value();
-}
 
 }  // namespace
 

@@ -18,22 +18,10 @@ using namespace afasim::controller;
 using store::SqliteStore;
 using store::testing::dump;
 using store::testing::TempDir;
+using store::testing::load_ok;
+using store::testing::open_ok;
 
 namespace {
-
-std::unique_ptr<SqliteStore> open_ok(const std::string& dir, store::SqliteStoreOptions o = {}) {
-  auto s = SqliteStore::open(dir, o);
-  INFO(s.status().to_string());
-  REQUIRE(s.is_ok());
-  return std::move(s).value();
-}
-
-Snapshot load_ok(SqliteStore& s, std::size_t max_events = 1'000'000) {
-  auto snap = s.load(max_events);
-  INFO(snap.status().to_string());
-  REQUIRE(snap.is_ok());
-  return std::move(snap).value();
-}
 
 void commit_ok(Journal& j, const ChangeSet& c) {
   const sim::Status st = j.commit(c);

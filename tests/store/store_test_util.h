@@ -2,10 +2,14 @@
 // Snapshot, so that "the same state" is one string comparison that shows the difference.
 #pragma once
 
+#include <doctest/doctest.h>
+
+#include <memory>
 #include <string>
 
 #include "controller/array.h"
 #include "controller/journal.h"
+#include "store/sqlite_store.h"
 
 namespace afasim::store::testing {
 
@@ -30,5 +34,28 @@ std::string dump(const controller::Array& a);
 
 // Writes `bytes` to `path`, replacing it.
 void write_file(const std::string& path, const std::string& bytes);
+
+// SqliteStore::open that must succeed (REQUIRE, with the status on failure).
+inline std::unique_ptr<SqliteStore> open_ok(const std::string& dir, SqliteStoreOptions o = {}) {
+  auto s = SqliteStore::open(dir, o);
+  INFO(s.status().to_string());
+  REQUIRE(s.is_ok());
+  return std::move(s).value();
+}
+
+// The same, through the SQLite VFS named `vfs` (a FaultInjectionVfs's name).
+inline std::unique_ptr<SqliteStore> open_ok(const std::string& dir, const std::string& vfs) {
+  SqliteStoreOptions o;
+  o.vfs = vfs;
+  return open_ok(dir, o);
+}
+
+// SqliteStore::load that must succeed.
+inline controller::Snapshot load_ok(SqliteStore& s, std::size_t max_events = 1'000'000) {
+  auto snap = s.load(max_events);
+  INFO(snap.status().to_string());
+  REQUIRE(snap.is_ok());
+  return std::move(snap).value();
+}
 
 }  // namespace afasim::store::testing

@@ -1,6 +1,7 @@
 // The fio job-file parser: shipped files, inheritance, fio's number and time syntax, the
 // per-direction forms, volumes and groups, and bad input (errors, never crashes).
 #include "workload/fio_job.h"
+#include "sim/units.h"
 
 #include <doctest/doctest.h>
 
@@ -11,21 +12,14 @@
 #include "config/preset.h"
 #include "sim/rng.h"
 #include "workload/distribution.h"
+#include "tests/workload/fio_test_support.h"
 
 using namespace afasim;
 using namespace afasim::workload;
+using afasim::workload::testing::parse_job_ok;
 
 namespace {
 
-constexpr std::int64_t kKiB = 1024;
-constexpr std::int64_t kMiB = 1024 * kKiB;
-constexpr std::int64_t kGiB = 1024 * kMiB;
-
-FioJobFile parse_ok(std::string_view text, std::string_view name = "test.fio") {
-  auto r = parse_fio_job_file(text, name);
-  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-  return std::move(r).value();
-}
 
 std::string parse_error(std::string_view text) {
   auto r = parse_fio_job_file(text, "bad.fio");
@@ -51,25 +45,25 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
       continue;
     }
     CAPTURE(path);
-    const FioJobFile f = parse_ok(text, path);
+    const FioJobFile f = parse_job_ok(text, path);
     CHECK(f.warnings.empty());
     // Every ISE 860 file uses the same four 128 GiB LUNs and fills them in group 0.
     REQUIRE(f.volumes.size() == 4);
     for (int i = 0; i < 4; ++i) {
       CHECK(f.volumes[i].name == "lun" + std::to_string(i));
-      CHECK(f.volumes[i].size_bytes == 128 * kGiB);
+      CHECK(f.volumes[i].size_bytes == 128 * sim::kGiB);
       const FioJob& fill = f.jobs[static_cast<std::size_t>(i)];
       CHECK(fill.group_id == 0);
       CHECK(fill.rw == RwPattern::kWrite);
       CHECK_FALSE(fill.time_based);
-      CHECK(fill.total_io_bytes() == 128 * kGiB);  // one full pass over the LUN
+      CHECK(fill.total_io_bytes() == 128 * sim::kGiB);  // one full pass over the LUN
     }
     ++parsed;
   }
   CHECK(parsed == 6);
 
   // The review's load: 16 jobs x 16 outstanding 4 KiB random reads, one reporting group.
-  const FioJobFile read = parse_ok(files.at("workloads/ise860-4k-randread.fio"));
+  const FioJobFile read = parse_job_ok(files.at("workloads/ise860-4k-randread.fio"));
   CHECK(read.clone_count() == 4 + 16);
   CHECK(read.group_count() == 2);
   for (const FioJob& j : read.jobs) {
@@ -85,22 +79,22 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
     CHECK(j.ramp_time_ns == 5 * sim::kSecond);
     CHECK_FALSE(j.random_map);  // norandommap
   }
-  CHECK(parse_ok(files.at("workloads/ise860-4k-randwrite.fio")).jobs[4].rw ==
+  CHECK(parse_job_ok(files.at("workloads/ise860-4k-randwrite.fio")).jobs[4].rw ==
         RwPattern::kRandWrite);
 
-  const FioJobFile mix = parse_ok(files.at("workloads/ise860-8k-7030.fio"));
+  const FioJobFile mix = parse_job_ok(files.at("workloads/ise860-8k-7030.fio"));
   CHECK(mix.jobs[4].rw == RwPattern::kRandReadWrite);
   CHECK(mix.jobs[4].rwmix_read_percent == 70);
   CHECK(mix.jobs[4].bs[0].min_bytes == 8192);
 
-  const FioJobFile seq = parse_ok(files.at("workloads/ise860-128k-seq.fio"));
+  const FioJobFile seq = parse_job_ok(files.at("workloads/ise860-128k-seq.fio"));
   CHECK(seq.group_count() == 3);
-  CHECK(seq.jobs[4].size_bytes == 32 * kGiB);
-  CHECK(seq.jobs[4].region_offset_bytes(3) == 96 * kGiB);  // the last quarter of the LUN
+  CHECK(seq.jobs[4].size_bytes == 32 * sim::kGiB);
+  CHECK(seq.jobs[4].region_offset_bytes(3) == 96 * sim::kGiB);  // the last quarter of the LUN
 
   // The review's 8K 70/30 sweep (issue 13): 16 points, T x Q from 2T2Q to 16T16Q, every job
   // over the four LUNs.
-  const FioJobFile sweep = parse_ok(files.at("workloads/ise860-8k-7030-sweep.fio"));
+  const FioJobFile sweep = parse_job_ok(files.at("workloads/ise860-8k-7030-sweep.fio"));
   CHECK(sweep.group_count() == 1 + 16);
   const FioJob& first = sweep.jobs[4];
   CHECK(first.name == "2t2q");
@@ -112,7 +106,7 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
   CHECK(last.name == "16t16q");
   CHECK(last.numjobs == 16);
   CHECK(last.iodepth == 16);
-  const FioJobFile seq8 = parse_ok(files.at("workloads/ise860-8k-seq.fio"));
+  const FioJobFile seq8 = parse_job_ok(files.at("workloads/ise860-8k-seq.fio"));
   CHECK(seq8.group_count() == 3);
   CHECK(seq8.jobs[4].rw == RwPattern::kRead);
   CHECK(seq8.jobs[4].bs[0].min_bytes == 8192);
@@ -121,7 +115,7 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
 
 TEST_CASE(
     "[global] is inherited, a job overrides it, and a later [global] only affects later jobs") {
-  const FioJobFile f = parse_ok(R"(; comment
+  const FioJobFile f = parse_job_ok(R"(; comment
 # another comment
 [global]
 rw=randread
@@ -143,11 +137,11 @@ rw=write
   const FioJob& b = f.jobs[1];
   CHECK(a.name == "first");
   CHECK(a.rw == RwPattern::kRandRead);
-  CHECK(a.bs[0].min_bytes == 8 * kKiB);
+  CHECK(a.bs[0].min_bytes == 8 * sim::kKiB);
   CHECK(a.iodepth == 32);
-  CHECK(a.size_bytes == kGiB);
+  CHECK(a.size_bytes == sim::kGiB);
   CHECK(b.rw == RwPattern::kWrite);
-  CHECK(b.bs[1].min_bytes == 64 * kKiB);
+  CHECK(b.bs[1].min_bytes == 64 * sim::kKiB);
   CHECK(b.iodepth == 4);
   // The JSON's "job options" are a job's own lines; "global options" are every [global] line.
   REQUIRE(a.options.size() == 1);
@@ -161,7 +155,7 @@ rw=write
 }
 
 TEST_CASE("fio's defaults apply when nothing is said") {
-  const FioJob j = parse_ok("[only]\nsize=1m\n").jobs[0];
+  const FioJob j = parse_job_ok("[only]\nsize=1m\n").jobs[0];
   CHECK(j.rw == RwPattern::kRead);   // HOWTO rw: "Fio defaults to read"
   CHECK(j.bs[0].min_bytes == 4096);  // HOWTO bs: "Default: 4096"
   CHECK(j.iodepth == 1);             // HOWTO iodepth: "Default: 1"
@@ -173,7 +167,7 @@ TEST_CASE("fio's defaults apply when nothing is said") {
   CHECK(j.distribution == RandomDistribution::kUniform);
   CHECK(j.percentile_list == default_percentile_list());
   CHECK(j.volume_name(0) == "only.0.0");  // fio's filename_format $jobname.$jobnum.$filenum
-  CHECK(j.io_size_bytes == kMiB);
+  CHECK(j.io_size_bytes == sim::kMiB);
 }
 
 TEST_CASE("sizes follow fio's kb_base rules, as fio 3.33 prints them") {
@@ -192,23 +186,23 @@ TEST_CASE("sizes follow fio's kb_base rules, as fio 3.33 prints them") {
   CHECK(size_of("4096") == 4096);
   CHECK(size_of("4kib") == 4000);
   CHECK(size_of("4KiB") == 4000);
-  CHECK(size_of("1m") == kMiB);
-  CHECK(size_of("1mi") == kMiB);
-  CHECK(size_of("1mb") == kMiB);
+  CHECK(size_of("1m") == sim::kMiB);
+  CHECK(size_of("1mi") == sim::kMiB);
+  CHECK(size_of("1mb") == sim::kMiB);
   CHECK(size_of("1MiB") == 1'000'000);
-  CHECK(size_of("1g") == kGiB);
-  CHECK(size_of("1t") == 1024 * kGiB);
-  CHECK(size_of("1p") == 1024 * 1024 * kGiB);
+  CHECK(size_of("1g") == sim::kGiB);
+  CHECK(size_of("1t") == 1024 * sim::kGiB);
+  CHECK(size_of("1p") == 1024 * 1024 * sim::kGiB);
   CHECK(size_of("1tib") == 1'000'000'000'000);
   // HOWTO "int", kb_base=1000: 4k is 4000, 4KiB is 4096, 1 MB is 1m.
   CHECK(size_of("4k", 1000) == 4000);
   CHECK(size_of("4kib", 1000) == 4096);
   CHECK(size_of("1m", 1000) == 1'000'000);
-  CHECK(size_of("1gib", 1000) == kGiB);
+  CHECK(size_of("1gib", 1000) == sim::kGiB);
 
   // Fractions are read as written (issue 16): 1.5k is 1536 bytes, rounded down to a byte.
   CHECK(size_of("1.5k", 1024) == 1536);
-  CHECK(size_of("1.5g", 1024) == kGiB + kGiB / 2);
+  CHECK(size_of("1.5g", 1024) == sim::kGiB + sim::kGiB / 2);
   CHECK(size_of("0.1k", 1000) == 100);
   CHECK(size_of("0.001k", 1024) == 1);  // 1.024 bytes
   // What fio would silently misread is refused: fio 3.33 reads 4q as 4, 4kx and 4k5 as 4096,
@@ -261,7 +255,7 @@ TEST_CASE("times follow fio's units: seconds by default, m is minutes") {
 TEST_CASE("bs, rate and rate_iops take fio's read,write form") {
   // HOWTO blocksize: "bs=8k,32k means 8k for reads, 32k for writes"; "bs=,8k" leaves reads
   // at their default; rate: "rate=,500k" caps writes only.
-  const FioJobFile f = parse_ok(R"([a]
+  const FioJobFile f = parse_job_ok(R"([a]
 size=1g
 bs=8k,32k
 rate_iops=100,50
@@ -274,31 +268,31 @@ size=1g
 bs=16k,
 rate=1m,
 )");
-  CHECK(f.jobs[0].bs[0].min_bytes == 8 * kKiB);
-  CHECK(f.jobs[0].bs[1].min_bytes == 32 * kKiB);
+  CHECK(f.jobs[0].bs[0].min_bytes == 8 * sim::kKiB);
+  CHECK(f.jobs[0].bs[1].min_bytes == 32 * sim::kKiB);
   CHECK(f.jobs[0].rate_iops == std::array<std::int64_t, 3>{100, 50, 50});
   CHECK(f.jobs[1].bs[0].min_bytes == 4096);
-  CHECK(f.jobs[1].bs[1].min_bytes == 8 * kKiB);
-  CHECK(f.jobs[1].rate_bytes_per_second == std::array<std::int64_t, 3>{0, 500 * kKiB, 500 * kKiB});
-  CHECK(f.jobs[2].bs[0].min_bytes == 16 * kKiB);
+  CHECK(f.jobs[1].bs[1].min_bytes == 8 * sim::kKiB);
+  CHECK(f.jobs[1].rate_bytes_per_second == std::array<std::int64_t, 3>{0, 500 * sim::kKiB, 500 * sim::kKiB});
+  CHECK(f.jobs[2].bs[0].min_bytes == 16 * sim::kKiB);
   CHECK(f.jobs[2].bs[1].min_bytes == 4096);
-  CHECK(f.jobs[2].rate_bytes_per_second == std::array<std::int64_t, 3>{kMiB, 0, 0});
+  CHECK(f.jobs[2].rate_bytes_per_second == std::array<std::int64_t, 3>{sim::kMiB, 0, 0});
 }
 
 TEST_CASE("bssplit and blocksize_range follow fio's syntax") {
   auto split_of = [](std::string_view value, int d = 0) {
-    const FioJobFile f = parse_ok("[j]\nsize=1g\nrw=randrw\nbssplit=" + std::string(value) + "\n");
+    const FioJobFile f = parse_job_ok("[j]\nsize=1g\nrw=randrw\nbssplit=" + std::string(value) + "\n");
     return f.jobs[0].bs[d];
   };
   // HOWTO bssplit: "4k/50:1k/:32k/ would have 50% 4k ios, and 25% 1k and 32k ios".
   BlockSizeSpec s = split_of("4k/50:1k/:32k/");
   CHECK(s.min_bytes == 1024);
-  CHECK(s.max_bytes == 32 * kKiB);
+  CHECK(s.max_bytes == 32 * sim::kKiB);
   int pct_4k = 0, pct_1k = 0, pct_32k = 0;
   for (const auto& share : s.split) {
     if (share.size_bytes == 4096) pct_4k = share.percent;
     if (share.size_bytes == 1024) pct_1k = share.percent;
-    if (share.size_bytes == 32 * kKiB) pct_32k = share.percent;
+    if (share.size_bytes == 32 * sim::kKiB) pct_32k = share.percent;
   }
   CHECK(pct_4k == 50);
   CHECK(pct_1k == 25);
@@ -312,15 +306,15 @@ TEST_CASE("bssplit and blocksize_range follow fio's syntax") {
   CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 1).max_bytes == 8192);
   CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 1).split.size() == 2);
 
-  const FioJobFile r = parse_ok("[j]\nsize=1g\nbsrange=16k-4k\nbs_unaligned\n");
+  const FioJobFile r = parse_job_ok("[j]\nsize=1g\nbsrange=16k-4k\nbs_unaligned\n");
   CHECK(r.jobs[0].bs[0].min_bytes == 4096);  // HOWTO irange: "the two values are swapped"
-  CHECK(r.jobs[0].bs[0].max_bytes == 16 * kKiB);
+  CHECK(r.jobs[0].bs[0].max_bytes == 16 * sim::kKiB);
   CHECK(r.jobs[0].bs[0].unaligned);
   CHECK(r.jobs[0].min_block_bytes() == 4096);
 }
 
 TEST_CASE("rw takes fio's :N modifier, rwmixread/rwmixwrite the later of the two") {
-  const FioJobFile f = parse_ok(R"([a]
+  const FioJobFile f = parse_job_ok(R"([a]
 size=1g
 rw=randread:8
 [b]
@@ -345,7 +339,7 @@ rwmixread=80
 }
 
 TEST_CASE("random_distribution: zipf, pareto, defaults and center") {
-  const FioJobFile f = parse_ok(R"([global]
+  const FioJobFile f = parse_job_ok(R"([global]
 size=1g
 rw=randread
 [a]
@@ -369,14 +363,14 @@ random_distribution=random
   CHECK(f.jobs[3].pareto_h == 0.2);  // fio.h FIO_DEF_PARETO
   CHECK(f.jobs[4].distribution == RandomDistribution::kUniform);
   // A skew on a sequential job does nothing in fio either: a warning, not an error.
-  const FioJobFile w = parse_ok("[s]\nsize=1g\nrw=read\nrandom_distribution=zipf:1.2\n", "w.fio");
+  const FioJobFile w = parse_job_ok("[s]\nsize=1g\nrw=read\nrandom_distribution=zipf:1.2\n", "w.fio");
   REQUIRE(w.warnings.size() == 1);
   CHECK(w.warnings[0] ==
         "w.fio:4: random_distribution: no effect on sequential rw=read (job \"s\")");
 }
 
 TEST_CASE("stonewall and new_group start reporting groups as fio's add_job does") {
-  const FioJobFile f = parse_ok(R"([global]
+  const FioJobFile f = parse_job_ok(R"([global]
 size=1g
 [a]
 stonewall
@@ -397,11 +391,11 @@ wait_for=a
   CHECK(f.jobs[4].wait_for == "a");
   CHECK(f.group_count() == 3);
   // stonewall in [global] applies to every job: one group each.
-  CHECK(parse_ok("[global]\nsize=1g\nstonewall\n[a]\n[b]\n[c]\n").group_count() == 3);
+  CHECK(parse_job_ok("[global]\nsize=1g\nstonewall\n[a]\n[b]\n[c]\n").group_count() == 3);
 }
 
 TEST_CASE("volumes are sized from the jobs' size and offset; percentages are of that size") {
-  const FioJobFile f = parse_ok(R"([big]
+  const FioJobFile f = parse_job_ok(R"([big]
 filename=vol
 size=100g
 offset=28g
@@ -422,20 +416,20 @@ numjobs=2
 )");
   REQUIRE(f.volumes.size() == 4);
   CHECK(f.volumes[0].name == "vol");
-  CHECK(f.volumes[0].size_bytes == 128 * kGiB);  // 28g + 100g
+  CHECK(f.volumes[0].size_bytes == 128 * sim::kGiB);  // 28g + 100g
   CHECK(f.volumes[1].name == "other");
-  CHECK(f.volumes[1].size_bytes == 30 * kGiB);  // 2 × 10g + 10g
+  CHECK(f.volumes[1].size_bytes == 30 * sim::kGiB);  // 2 × 10g + 10g
   CHECK(f.volumes[2].name == "private.0.0");    // no filename: one volume per clone, as fio
   CHECK(f.volumes[3].name == "private.1.0");
-  CHECK(f.jobs[1].size_bytes == 64 * kGiB);    // 50 % of 128 GiB
-  CHECK(f.jobs[2].offset_bytes == 96 * kGiB);  // 75 %; no size: to the end of the volume
-  CHECK(f.jobs[2].size_bytes == 32 * kGiB);
-  CHECK(f.jobs[3].region_offset_bytes(2) == 20 * kGiB);
+  CHECK(f.jobs[1].size_bytes == 64 * sim::kGiB);    // 50 % of 128 GiB
+  CHECK(f.jobs[2].offset_bytes == 96 * sim::kGiB);  // 75 %; no size: to the end of the volume
+  CHECK(f.jobs[2].size_bytes == 32 * sim::kGiB);
+  CHECK(f.jobs[3].region_offset_bytes(2) == 20 * sim::kGiB);
   CHECK(f.jobs[4].volume_name(1) == "private.1.0");
 }
 
 TEST_CASE("host-side options are accepted and listed as ignored, with their reason") {
-  const FioJobFile f = parse_ok(R"([global]
+  const FioJobFile f = parse_job_ok(R"([global]
 ioengine=libaio
 direct=1
 thread

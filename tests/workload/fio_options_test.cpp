@@ -15,6 +15,7 @@
 #include <string>
 
 #include "config/preset.h"
+#include "sim/units.h"
 #include "controller/array.h"
 #include "workload/distribution.h"
 #include "workload/fio_report.h"
@@ -25,8 +26,6 @@ using namespace afasim::workload;
 
 namespace {
 
-constexpr std::int64_t kKiB = 1024;
-constexpr std::int64_t kMiB = 1024 * kKiB;
 
 FioJobFile parse(const std::string& text, const FioParseOptions& options = {}) {
   auto f = parse_fio_job_file(text, "t.fio", options);
@@ -86,7 +85,7 @@ std::vector<IoUnit> units(const std::string& text, int n) {
 TEST_CASE("rw=trim, randtrim and trimwrite trim through the array; trimwrite writes each trimmed block") {
   const RunReport r = run("[t]\nfilename=v\nsize=64m\nrw=randtrim\nbs=1m\niodepth=4\n");
   CHECK(dir(r, 0, Direction::kTrim).io_count == 64);  // every 1 MiB block of 64 MiB once
-  CHECK(dir(r, 0, Direction::kTrim).io_bytes == 64 * kMiB);
+  CHECK(dir(r, 0, Direction::kTrim).io_bytes == 64 * sim::kMiB);
   CHECK(dir(r, 0, Direction::kRead).io_count + dir(r, 0, Direction::kWrite).io_count == 0);
   const auto json = to_fio_json(r);
   CHECK(json["jobs"][0]["trim"]["total_ios"] == 64);
@@ -96,7 +95,7 @@ TEST_CASE("rw=trim, randtrim and trimwrite trim through the array; trimwrite wri
     CHECK(seq[i].direction == Direction::kTrim);
     CHECK(seq[i + 1].direction == Direction::kWrite);
     CHECK(seq[i + 1].offset_bytes == seq[i].offset_bytes);
-    CHECK(seq[i].offset_bytes == i / 2 * 64 * kKiB);
+    CHECK(seq[i].offset_bytes == i / 2 * 64 * sim::kKiB);
   }
 }
 
@@ -154,10 +153,10 @@ TEST_CASE("random_distribution=zoned, zoned_abs and normal skew the offsets as f
   };
   const auto zoned = units(
       "[z]\nfilename=v\nsize=64m\nrw=randread\nrandom_distribution=zoned:90/10:10/90\n", 20000);
-  CHECK(share_below(zoned, 64 * kMiB / 10) == doctest::Approx(0.90).epsilon(0.02));
+  CHECK(share_below(zoned, 64 * sim::kMiB / 10) == doctest::Approx(0.90).epsilon(0.02));
   const auto abs = units(
       "[z]\nfilename=v\nsize=64m\nrw=randread\nrandom_distribution=zoned_abs:80/16m:20/48m\n", 20000);
-  CHECK(share_below(abs, 16 * kMiB) == doctest::Approx(0.80).epsilon(0.02));
+  CHECK(share_below(abs, 16 * sim::kMiB) == doctest::Approx(0.80).epsilon(0.02));
   // normal:5 — fio's mean of 12 uniform draws has sd ≈ N/12: the 10 % hottest blocks take far
   // more than the 10 % a uniform draw gives them.
   auto top_decile_share = [](const std::vector<IoUnit>& us) {
@@ -193,9 +192,9 @@ TEST_CASE("percentage_random mixes sequential runs into random I/O; blockalign a
   CHECK(sequential_share(units(job + "percentage_random=0\n", 4000)) == 1.0);
   CHECK(sequential_share(units(job + "percentage_random=25\n", 4000)) ==
         doctest::Approx(0.75).epsilon(0.05));
-  for (const IoUnit& u : units(job + "blockalign=64k\n", 2000)) CHECK(u.offset_bytes % (64 * kKiB) == 0);
+  for (const IoUnit& u : units(job + "blockalign=64k\n", 2000)) CHECK(u.offset_bytes % (64 * sim::kKiB) == 0);
   int unaligned = 0;
-  for (const IoUnit& u : units(job, 2000)) unaligned += u.offset_bytes % (64 * kKiB) != 0;
+  for (const IoUnit& u : units(job, 2000)) unaligned += u.offset_bytes % (64 * sim::kKiB) != 0;
   CHECK(unaligned > 1500);  // without blockalign, 15 of 16 4 KiB blocks are not 64 KiB-aligned
 }
 
@@ -203,13 +202,13 @@ TEST_CASE("nrfiles and filename=a:b spread a job over several volumes, size divi
   const FioJobFile f = parse("[j]\nsize=8m\nnrfiles=4\nrw=write\nbs=64k\n");
   REQUIRE(f.volumes.size() == 4);
   CHECK(f.volumes[3].name == "j.0.3");  // fio's $jobname.$jobnum.$filenum
-  CHECK(f.volumes[0].size_bytes == 2 * kMiB);
+  CHECK(f.volumes[0].size_bytes == 2 * sim::kMiB);
   const FioJobFile paths = parse("[j]\nfilename=/dev/sdb:/dev/mapper/vg-lv:/mnt/t/f1\nsize=3m\n");
   REQUIRE(paths.volumes.size() == 3);
   CHECK(paths.volumes[0].name == "sdb");
   CHECK(paths.volumes[1].name == "mapper-vg-lv");
   CHECK(paths.volumes[2].name == "mnt-t-f1");
-  CHECK(paths.volumes[0].size_bytes == kMiB);
+  CHECK(paths.volumes[0].size_bytes == sim::kMiB);
 
   // Round robin, one I/O each: 8 MiB of 64 KiB writes is 32 to each of the 4 volumes.
   const auto catalog = config::Catalog::embedded().value();
@@ -317,9 +316,9 @@ TEST_CASE("include, ${ENV} and --section reach outside the text only through Fio
     return sim::not_found(path + ": no such file");
   };
   const FioJobFile f = parse("[a]\nfilename=v\ninclude common.fio\nbs=${BS}\n[b]\nfilename=w\nsize=1m\n", options);
-  CHECK(f.jobs[0].size_bytes == 8 * kMiB);
+  CHECK(f.jobs[0].size_bytes == 8 * sim::kMiB);
   CHECK(f.jobs[0].rw == RwPattern::kRandWrite);
-  CHECK(f.jobs[0].bs[1].min_bytes == 16 * kKiB);
+  CHECK(f.jobs[0].bs[1].min_bytes == 16 * sim::kKiB);
   options.sections = {"b"};
   const FioJobFile only_b = parse("[a]\nfilename=v\nsize=1m\n[b]\nfilename=w\nsize=1m\n", options);
   REQUIRE(only_b.jobs.size() == 1);

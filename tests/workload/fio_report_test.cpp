@@ -12,18 +12,14 @@
 
 #include "sim/rng.h"
 #include "workload/fio_job.h"
+#include "tests/workload/fio_test_support.h"
 
 using namespace afasim;
 using namespace afasim::workload;
+using afasim::workload::testing::parse_job_ok;
 using nlohmann::json;
 
 namespace {
-
-FioJobFile parse_ok(std::string_view text, std::string_view name = "report.fio") {
-  auto r = parse_fio_job_file(text, name);
-  REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-  return std::move(r).value();
-}
 
 // A direction with only counts (no latency samples), as fio's summary lines need them.
 DirectionStats counted(std::uint64_t bytes, std::uint64_t ios, std::int64_t runtime_ms) {
@@ -63,7 +59,7 @@ void check_golden(const std::string& name, const std::string& actual) {
 // ignored options, deterministic latencies from a fixed seed.
 RunReport sample_report() {
   RunReport report;
-  report.job_file = parse_ok(R"(; golden report
+  report.job_file = parse_job_ok(R"(; golden report
 [global]
 ioengine=libaio
 direct=1
@@ -86,7 +82,7 @@ description=sequential 128k writes
 rw=write
 bs=128k
 iodepth=4
-)");
+)", "report.fio");
   report.system = "ise-860-g3";
   report.seed = 42;
   sim::Rng rng(7, "golden-latencies");
@@ -168,7 +164,7 @@ TEST_CASE("direction and group lines match fio 3.33's for the same counts") {
   // fio 3.33, three null-engine jobs in one group, 1 s time_based (see the test above): the
   // JSON gave io_bytes/total_ios/runtime, the normal output printed these lines.
   RunReport report;
-  report.job_file = parse_ok(R"([global]
+  report.job_file = parse_job_ok(R"([global]
 size=1g
 [fast]
 rw=randrw
@@ -179,7 +175,7 @@ bs=7k
 [mid]
 rw=read
 bs=64k
-)");
+)", "report.fio");
   JobResult fast, slow, mid;
   fast.job_index = 0;
   slow.job_index = 1;
@@ -355,7 +351,7 @@ TEST_CASE("the JSON has fio's field names, parses back, and is byte-deterministi
 
 TEST_CASE("an empty run prints headers and no job blocks, and a failed clone shows its error") {
   RunReport report;
-  report.job_file = parse_ok("[j]\nsize=1m\n");
+  report.job_file = parse_job_ok("[j]\nsize=1m\n", "report.fio");
   JobResult r;
   report.results.push_back(r);
   const std::string quiet = format_normal(report);

@@ -296,10 +296,11 @@ def bad_requests():
 # ---------------------------------------------------------------------------------------
 def sparse():
     """nbdcopy a sparse image into a volume and back, with and without --allocated, and
-    qemu-img convert both ways (issue 14: main refused WRITE_ZEROES over 32 MiB)."""
+    qemu-img convert both ways (issue 14: main refused WRITE_ZEROES over 32 MiB). 256 MiB:
+    its holes (82 and 105 MiB) are still well over the 32 MiB that failed."""
     require_tools("nbdcopy", "qemu-img")
     with Workspace() as ws, Serve(ws.state) as s:
-        vol = s.volume("sparse", 512 * MiB, "RAID5")
+        vol = s.volume("sparse", 256 * MiB, "RAID5")
         s.map(vol, s.host("me", ["127.0.0.1"]))
         # Old data where the image has a hole: the copy must zero it, not skip it.
         old = ws.path("old.img")
@@ -307,8 +308,8 @@ def sparse():
         run(["qemu-img", "convert", "-n", "-f", "raw", "-O", "raw", old, s.uri("sparse")], timeout=300)
         src = ws.path("sparse.raw")
         with open(src, "wb") as f:
-            f.truncate(512 * MiB)
-        for offset, length, seed in ((64 * MiB, 4 * MiB, 22), (300 * MiB, 1 * MiB, 23), (512 * MiB - 64 * 1024, 64 * 1024, 24)):
+            f.truncate(256 * MiB)
+        for offset, length, seed in ((64 * MiB, 4 * MiB, 22), (150 * MiB, 1 * MiB, 23), (256 * MiB - 64 * 1024, 64 * 1024, 24)):
             piece = ws.path("piece")
             random_file(piece, length, seed)
             with open(piece, "rb") as p, open(src, "r+b") as f:
@@ -318,17 +319,17 @@ def sparse():
             run(["nbdcopy", *flags, src, s.uri("sparse")], timeout=300)
             back = ws.path("back.raw")
             run(["nbdcopy", *flags, s.uri("sparse"), back], timeout=300)
-            expect(same_bytes(src, back, 512 * MiB), f"nbdcopy {' '.join(flags)} in and out: byte-identical")
+            expect(same_bytes(src, back, 256 * MiB), f"nbdcopy {' '.join(flags)} in and out: byte-identical")
             os.remove(back)
             alloc = s.ok("GET", f"/volumes/{vol}")["allocated_bytes"]
             if flags:  # --allocated: zeroes written as data, every extent allocated
-                expect(alloc == 512 * MiB, f"nbdcopy --allocated allocates the whole volume ({alloc} bytes)")
+                expect(alloc == 256 * MiB, f"nbdcopy --allocated allocates the whole volume ({alloc} bytes)")
             else:  # the holes were zeroed by giving extents back: 3 extents of 64 MiB hold data
                 expect(alloc <= 192 * MiB, f"nbdcopy leaves the holes unallocated ({alloc} bytes allocated)")
         run(["qemu-img", "convert", "-n", "-f", "raw", "-O", "raw", src, s.uri("sparse")], timeout=300)
         out = ws.path("qemu.raw")
         run(["qemu-img", "convert", "-f", "raw", "-O", "raw", s.uri("sparse"), out], timeout=300)
-        expect(same_bytes(src, out, 512 * MiB), "qemu-img convert in and out: byte-identical")
+        expect(same_bytes(src, out, 256 * MiB), "qemu-img convert in and out: byte-identical")
 
 
 # ---------------------------------------------------------------------------------------
