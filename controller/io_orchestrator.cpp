@@ -246,6 +246,20 @@ void IoOrchestrator::read_timed(std::uint32_t id) {
   InFlight& f = inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
   if (VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
+  complete_timed(id, at);
+}
+
+void IoOrchestrator::complete_timed(std::uint32_t id, Time at) {
+  InFlight& f = inflight_[id];
+  if (at == ctx_.sim.now() && f.power == pair_.power_epoch() && f.epoch == pair_.epoch(f.c)) {
+    // Answered from the timing model's own completion event (no forwarding leg): no second
+    // event at the same time. The slot is free before the host's callback may submit again.
+    IoCallback cb = std::move(f.done);
+    const Time submitted = f.submitted;
+    free_timed(id);
+    cb(IoCompletion{Status::ok(), submitted, at});
+    return;
+  }
   complete_on(f.c, f.epoch, f.power, f.io, f.done, Status::ok(), f.submitted, at);
   free_timed(id);
 }
@@ -300,8 +314,7 @@ void IoOrchestrator::write_timed(std::uint32_t id) {
     return free_timed(id);
   }
   if (v != nullptr) v->stats.write_latency_ns.record(at - f.submitted);
-  complete_on(f.c, f.epoch, f.power, f.io, f.done, Status::ok(), f.submitted, at);
-  free_timed(id);
+  complete_timed(id, at);
 }
 
 void IoOrchestrator::run_trim(Request& r) {

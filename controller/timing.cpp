@@ -114,6 +114,8 @@ std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initial
   r.length = length;
   r.fill = 0;
   r.parity_rows = r.xor_memory_bytes = 0;
+  r.reads_issued = false;
+  r.read_out_done = false;
   r.ops.clear();
   std::size_t i = 0;
   for (Stage s : program) r.program[i++] = s;
@@ -155,7 +157,11 @@ void Timing::next(std::uint32_t id) {
 bool Timing::start_phase(std::uint32_t id, int phase) {
   Req& r = reqs_[id];
   int n = 0;
-  for (const MemberWork& m : r.ops) n += m.phase == phase;
+  bool has_phase1 = false;
+  for (const MemberWork& m : r.ops) {
+    n += m.phase == phase;
+    has_phase1 |= m.phase == 1;
+  }
   if (n == 0) return false;
   perf::ControllerResources& cr = resources(r.c);
   // One branch more than the operations, released after the loop: no journey that ends at
@@ -169,16 +175,30 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
     perf::Server* ssd = ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind].get();
     perf::Resource& core = cr.drive_core(m.drive);
     if (m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead)) {
-      // The core issues the SAS command; the SSD; the SAS path back; DMA into DRAM.
-      const std::array<Step, 4> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendRead, 1, 0))},
-                                      Step{ssd, m.length, 0, m.address}, Step{&cr.backend_from[dp], m.length, 0},
-                                      Step{&cr.memory, m.length, 0}};
-      flow_.start(steps, flow_.branch_done(join));
+      // The core issues the SAS command (a host read's core did it with the command:
+      // kReadCommand); the SSD; the SAS path back cut through into DRAM (one DMA).
+      Step back{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, nullptr, nullptr}};
+      const Step on_ssd{ssd, m.length, 0, m.address};
+      if (phase == 0 && r.reads_issued && n == 1 && m.length == r.length && !has_phase1) {
+        // A host read that is one SSD command: its data goes on to the host in the same DMA
+        // pass (SAS path, DRAM in and out, the FC port: kReadOut's step folded in), and its
+        // segment counts as filled when that ends.
+        back.with = {&cr.memory, &cr.memory, &cr.port_out(sim_.now())};
+        back.delay_ns = params_.host_port_latency_ns;
+        r.read_out_done = true;
+      }
+      if (phase == 0 && r.reads_issued) {
+        const std::array<Step, 2> steps{on_ssd, back};
+        flow_.start(steps, flow_.branch_done(join));
+      } else {
+        const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendRead, 1, 0))}, on_ssd, back};
+        flow_.start(steps, flow_.branch_done(join));
+      }
     } else {
-      // The core; DMA out of DRAM; the SAS path; the SSD.
+      // The core; DMA out of DRAM cut through onto the SAS path; the SSD.
       const std::int64_t bytes = m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kTrim) ? 0 : m.length;
-      const std::array<Step, 4> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendWrite, 1, 0))},
-                                      Step{&cr.memory, bytes, 0}, Step{&cr.backend_to[dp], bytes, 0},
+      const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendWrite, 1, 0))},
+                                      Step{&cr.memory, bytes, 0, 0, {&cr.backend_to[dp], nullptr}},
                                       Step{ssd, m.length, 0, m.address}};
       flow_.start(steps, flow_.branch_done(join));
     }
@@ -194,8 +214,17 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
   const Time now = sim_.now();
   switch (s) {
     case kReadCommand: {
-      const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length));
-      const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_command(r.c, ns), 0, ns}};
+      // The core that takes the command maps it and posts its SAS reads in the same run
+      // (phase 0's member reads then start at the SSDs).
+      int reads = 0;
+      for (const MemberWork& m : r.ops)
+        reads += m.phase == 0 && m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead);
+      r.reads_issued = true;
+      const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
+      // The command frame's FC latency is a pure delay (it interleaves with data frames, so
+      // it waits for none); it is taken on the way out (kReadOut's delay), where it makes the
+      // same latency without an event of its own.
+      const std::array<Step, 1> steps{Step{&host_command(r.c, ns), 0, ns}};
       flow_.start(steps, resume(id));
       return true;
     }
@@ -215,7 +244,11 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
       r.fill = 0;
       return false;
     case kReadOut: {
-      const std::array<Step, 2> steps{Step{&cr.memory, r.length, 0}, Step{&cr.port_out(now), r.length, 0}};
+      if (r.read_out_done) return false;  // folded into the SSD read's DMA (start_phase)
+      // DRAM to the FC HBA cut through onto the wire (one DMA), then the command frame's
+      // latency (kReadCommand).
+      const std::array<Step, 1> steps{
+          Step{&cr.memory, r.length, 0, 0, {&cr.port_out(now), nullptr}, params_.host_port_latency_ns}};
       flow_.start(steps, resume(id));
       return true;
     }
@@ -223,23 +256,25 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
       Time ns = costs.ns(CpuOp::kHostWrite, 1, r.length);
       if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
       ns = cpu(ns);
-      const std::array<Step, 3> steps{Step{&cr.port_in(now), r.length, 0}, Step{&cr.memory, r.length, 0},
+      // The data off the wire cut through into DRAM (one DMA), then a core.
+      const std::array<Step, 2> steps{Step{&cr.port_in(now), r.length, 0, 0, {&cr.memory, nullptr}},
                                       Step{&host_command(r.c, ns), 0, ns}};
       flow_.start(steps, resume(id));
       return true;
     }
     case kMirror: {
       perf::ControllerResources& peer = resources(r.c == 1 ? 2 : 1);
-      const std::array<Step, 3> steps{Step{&cr.memory, r.length, 0}, Step{&cr.mirror_out, r.length, 0},
-                                      Step{&peer.memory, r.length, 0}};
+      // DMA out of DRAM over the link into the peer's DRAM (one cut-through transfer), then
+      // the acknowledgement frame's FC latency (a pure delay, as kAck).
+      const std::array<Step, 1> steps{
+          Step{&cr.memory, r.length, 0, 0, {&cr.mirror_out, &peer.memory}, params_.host_port_latency_ns}};
       flow_.start(steps, resume(id));
       return true;
     }
-    case kAck: {
-      const std::array<Step, 1> steps{Step{&cr.port_out(now), 0, 0}};
-      flow_.start(steps, resume(id));
+    case kAck:
+      // The acknowledgement frame: its FC latency, a pure delay (kReadCommand).
+      sim_.at(now + params_.host_port_latency_ns, [this, id] { next(id); });
       return true;
-    }
     case kEnd: break;
   }
   return false;
@@ -281,10 +316,9 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
     const std::uint32_t join = flow_.join(1 + static_cast<int>(start.fills.size()), resume(id));
     perf::ControllerResources& cr = resources(c);
     for (std::uint32_t f : start.fills) cr.cache.wait(f, [this, join] { flow_.branch_done(join)(sim_.now()); });
-    const Time now = sim_.now();
     const perf::CpuCosts& costs = params_.cpu;
     const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, length) + costs.ns(CpuOp::kCacheHit, 1, length));
-    const std::array<Step, 2> steps{Step{&cr.port_in(now), 0, 0}, Step{&host_command(c, ns), 0, ns}};
+    const std::array<Step, 1> steps{Step{&host_command(c, ns), 0, ns}};  // the frame's latency: kReadOut
     flow_.start(steps, flow_.branch_done(join));
     return;
   }
@@ -299,7 +333,7 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
 
 void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
   resources(c).cache.write(volume, offset, length);
-  const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror, kAck});
+  const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror});
   Req& r = reqs_[id];
   r.cached_write = true;
   copy_ops(r, plan, 0);  // reads filling partial blocks, if any

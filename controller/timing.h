@@ -101,15 +101,15 @@ class Timing {
   };
   // What a request does, in order (Req::program).
   enum Stage : std::uint8_t {
-    kReadCommand,  // FC command in, a core: host read cost (a miss; a hit's is in host_read)
+    kReadCommand,  // a core: host read cost and its SAS reads' issue (a miss; a hit's is in host_read)
     kPhase0,       // member operations of phase 0 (reads), in parallel
     kParity,       // RAID 5 parity update: a core, then the XOR engine's DRAM traffic
     kPhase1,       // member operations of phase 1 (writes), in parallel
     kFillDone,     // the read's segments are in the read cache
-    kReadOut,      // DRAM to the FC HBA, the wire
+    kReadOut,      // DRAM to the FC HBA and the wire (one DMA), then the command frame's latency
     kWriteIn,      // FC data in, DMA into DRAM, a core (host write cost, + mirror if cached)
-    kMirror,       // DMA out of DRAM over the link into the peer's DRAM
-    kAck,          // the acknowledgement over a host port
+    kMirror,       // DMA out of DRAM over the link into the peer's DRAM, then the ack frame's latency
+    kAck,          // the acknowledgement frame's FC latency (write-through)
     kEnd
   };
   struct Req {
@@ -120,6 +120,8 @@ class Timing {
     std::int64_t length = 0;
     std::uint32_t fill = 0;
     std::int64_t parity_rows = 0, xor_memory_bytes = 0;
+    bool reads_issued = false;  // kReadCommand's core posted phase 0's SAS reads
+    bool read_out_done = false; // kReadOut folded into the one SSD read's DMA
     std::vector<MemberWork> ops;
     Stage program[8] = {kEnd};
     int pc = 0;

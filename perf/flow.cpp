@@ -1,5 +1,7 @@
 #include "perf/flow.h"
 
+#include <algorithm>
+
 namespace afasim::perf {
 
 void Flow::start(std::span<const Step> steps, Done done) {
@@ -35,7 +37,10 @@ void Flow::advance(std::uint32_t id) {
       return;
     }
     const Step& s = j.steps[static_cast<std::size_t>(j.next++)];
-    const sim::Time t = s.resource->admit(now, s.bytes, s.extra_service_ns, s.address);
+    sim::Time t = s.resource->admit(now, s.bytes, s.extra_service_ns, s.address);
+    for (Resource* r : s.with)
+      if (r != nullptr) t = std::max(t, r->admit(now, s.bytes));
+    t += s.delay_ns;
     if (t > now) {
       ++events_;
       sim_.at(t, [this, id] { advance(id); });

@@ -4,10 +4,15 @@
 // it). Flow admits step k at the simulated time step k-1 finished, from an event scheduled
 // at that time, so each resource sees its work in arrival order and nothing is booked ahead
 // of its time (the contract of perf::Resource). A step that takes no time is chained without
-// an event. Parallel work (a RAID 10 write's two copies, a full-stripe destage's five
+// an event. A step may cross up to three more resources at once (`with`; one named twice is crossed twice): a cut-through DMA
+// transfer (the SAS HBA writing DRAM as the frames arrive, the FC HBA reading DRAM as it
+// sends) occupies each of them for its own service time, all admitted at the step's arrival
+// in arrival order, and ends when the slowest is done: one event for the transfer, not one
+// per resource it crosses. Parallel work (a RAID 10 write's two copies, a full-stripe destage's five
 // strips) is several journeys joined by a Join: its `done` runs when the last one finishes.
 //
-// Costs: one simulator event per step that takes time; journeys live in a slab reused
+// Costs: one simulator event per step that takes time (a step crossing several resources at
+// once is one); journeys live in a slab reused
 // through a free list (bounded by kMaxJourneys: more in flight than that is a bug of the
 // caller, whose outstanding I/O is itself bounded). Not thread-safe.
 #pragma once
@@ -28,6 +33,11 @@ struct Step {
   std::int64_t bytes = 0;        // bytes this step moves through the resource
   sim::Time extra_service_ns = 0;  // server time priced elsewhere (CPU costs: perf::CpuCosts)
   std::int64_t address = 0;        // where on the device (an SSD's byte offset); Server::admit
+  // Resources the same `bytes` cross at the same time (cut-through DMA); null: none.
+  std::array<Resource*, 3> with{};
+  // Pure latency after the step that occupies nothing (a command's or a response's FC frame:
+  // frames of different exchanges interleave, so a frame without data waits for none).
+  sim::Time delay_ns = 0;
 };
 
 class Flow {

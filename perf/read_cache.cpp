@@ -25,39 +25,44 @@ ReadCache::ReadCache(ReadCacheOptions options)
 
 std::int32_t ReadCache::find(const Key& k) const {
   const std::size_t mask = table_.size() - 1;
-  for (std::size_t i = hash(k) & mask;; i = (i + 1) & mask) {
-    const std::int32_t n = table_[i];
-    if (n == kNone) return kNone;
-    if (nodes_[static_cast<std::size_t>(n)].key == k) return n;
+  const std::size_t h = hash(k);
+  const auto h32 = static_cast<std::uint32_t>(h);
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = table_[i];
+    if (slot.node == kNone) return kNone;
+    if (slot.hash == h32 && nodes_[static_cast<std::size_t>(slot.node)].key == k) return slot.node;
   }
 }
 
 void ReadCache::table_insert(std::int32_t node) {
   const std::size_t mask = table_.size() - 1;
-  std::size_t i = hash(nodes_[static_cast<std::size_t>(node)].key) & mask;
-  while (table_[i] != kNone) i = (i + 1) & mask;
-  table_[i] = node;
+  const std::size_t h = hash(nodes_[static_cast<std::size_t>(node)].key);
+  std::size_t i = h & mask;
+  while (table_[i].node != kNone) i = (i + 1) & mask;
+  table_[i] = Slot{node, static_cast<std::uint32_t>(h)};
 }
 
 void ReadCache::rehash(std::size_t buckets) {
-  table_.assign(buckets, kNone);
+  AFASIM_ASSERT(buckets <= (std::size_t{1} << 32), "perf::ReadCache: table beyond 2^32 slots");
+  table_.assign(buckets, Slot{});
   for (std::int32_t n = head_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].next) table_insert(n);
 }
 
 void ReadCache::erase(std::int32_t node) {
-  // Backward-shift deletion: later entries of the probe run move into the hole.
+  // Backward-shift deletion: later entries of the probe run move into the hole (their home
+  // slot from the stored hash bits: the table is at most 2^32 slots).
   const std::size_t mask = table_.size() - 1;
   std::size_t i = hash(nodes_[static_cast<std::size_t>(node)].key) & mask;
-  while (table_[i] != node) i = (i + 1) & mask;
-  for (std::size_t j = (i + 1) & mask; table_[j] != kNone; j = (j + 1) & mask) {
-    const std::size_t home = hash(nodes_[static_cast<std::size_t>(table_[j])].key) & mask;
+  while (table_[i].node != node) i = (i + 1) & mask;
+  for (std::size_t j = (i + 1) & mask; table_[j].node != kNone; j = (j + 1) & mask) {
+    const std::size_t home = table_[j].hash & mask;
     // Move table_[j] into the hole at i unless its home lies cyclically in (i, j].
     if (((j - home) & mask) >= ((j - i) & mask)) {
       table_[i] = table_[j];
       i = j;
     }
   }
-  table_[i] = kNone;
+  table_[i] = Slot{};
   unlink(node);
   free_nodes_.push_back(node);
   --size_;
@@ -118,6 +123,10 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
     if (nodes_[static_cast<std::size_t>(found)].fill == 0) nodes_[static_cast<std::size_t>(found)].fill = fill;
     return;
   }
+  insert_absent(k, fill);
+}
+
+std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
   if (size_ >= capacity_segments_) evict_one();
   std::int32_t n;
   if (!free_nodes_.empty()) {
@@ -133,6 +142,7 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
   ++size_;
   if (static_cast<std::size_t>(size_) * 2 > table_.size()) rehash(table_.size() * 2);
   else table_insert(n);
+  return n;
 }
 
 std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
@@ -156,18 +166,16 @@ std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, s
       touch(found);
       continue;
     }
-    insert(k, id);
-    fills_[id].segments.push_back(k);
+    fills_[id].segments.push_back(insert_absent(k, id));
   }
   return id;
 }
 
 void ReadCache::fill_done(std::uint32_t fill) {
   AFASIM_ASSERT(fill > 0 && fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
-  for (const Key& k : fills_[fill].segments) {
-    const std::int32_t n = find(k);
-    if (n != kNone && nodes_[static_cast<std::size_t>(n)].fill == fill) nodes_[static_cast<std::size_t>(n)].fill = 0;
-  }
+  // A filling node is pinned (not evicted, not dropped) until its fill is done.
+  for (const std::int32_t n : fills_[fill].segments)
+    if (nodes_[static_cast<std::size_t>(n)].fill == fill) nodes_[static_cast<std::size_t>(n)].fill = 0;
   std::vector<sim::Action> waiters = std::move(fills_[fill].waiters);
   fills_[fill].waiters.clear();
   fills_[fill].live = false;
@@ -204,7 +212,11 @@ sim::Status StreamOptions::validate() const {
 }
 
 ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  auto& streams = volumes_[volume];
+  if (last_streams_ == nullptr || last_volume_ != volume) {
+    last_streams_ = &volumes_[volume];
+    last_volume_ = volume;
+  }
+  auto& streams = *last_streams_;
   ++clock_;
   const std::int64_t end = offset + length;
   // A read continues a stream if it starts where the stream's last read ended, or inside the

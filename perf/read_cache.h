@@ -74,7 +74,7 @@ class ReadCache {
     std::int32_t prev = kNone, next = kNone;
   };
   struct Fill {
-    std::vector<Key> segments;
+    std::vector<std::int32_t> segments;  // its nodes (pinned while it is live)
     std::vector<sim::Action> waiters;
     bool live = false;
   };
@@ -82,6 +82,12 @@ class ReadCache {
     std::uint64_t x = k.volume * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.segment) * 0xBF58476D1CE4E5B9ULL;
     return static_cast<std::size_t>(x ^ (x >> 29));
   }
+  // A table slot: the node and the low 32 bits of its key's hash (compared before the key,
+  // and the home slot of backward-shift deletion, without touching the node).
+  struct Slot {
+    std::int32_t node = kNone;
+    std::uint32_t hash = 0;
+  };
   std::int32_t find(const Key& k) const;
   void erase(std::int32_t node);
   void table_insert(std::int32_t node);
@@ -90,6 +96,8 @@ class ReadCache {
   void unlink(std::int32_t node);
   void touch(std::int32_t node);
   void insert(const Key& k, std::uint32_t fill);
+  // Inserts `k`, known absent; returns its node.
+  std::int32_t insert_absent(const Key& k, std::uint32_t fill);
   void evict_one();
 
   ReadCacheOptions options_;
@@ -97,7 +105,7 @@ class ReadCache {
   std::int64_t capacity_segments_;
   std::vector<Node> nodes_;
   std::vector<std::int32_t> free_nodes_;
-  std::vector<std::int32_t> table_;  // node index or kNone; size a power of two
+  std::vector<Slot> table_;  // size a power of two
   std::int64_t size_ = 0;            // nodes in use
   std::int32_t head_ = kNone, tail_ = kNone;  // head: most recently used
   std::vector<Fill> fills_;  // index = fill id; 0 unused
@@ -128,7 +136,10 @@ class StreamDetector {
   // range from the end of what was read ahead to `depth_bytes` past this read, at most
   // max_io_bytes × 8 at once.
   ReadAhead on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
-  void drop_volume(std::uint64_t volume) { volumes_.erase(volume); }
+  void drop_volume(std::uint64_t volume) {
+    volumes_.erase(volume);
+    last_streams_ = nullptr;
+  }
   std::int64_t streams_detected() const { return streams_detected_; }
 
  private:
@@ -140,6 +151,9 @@ class StreamDetector {
   };
   StreamOptions options_;
   std::unordered_map<std::uint64_t, std::vector<Stream>> volumes_;
+  // The last volume looked up and its streams (map nodes are stable): most reads repeat it.
+  std::uint64_t last_volume_ = 0;
+  std::vector<Stream>* last_streams_ = nullptr;
   std::uint64_t clock_ = 0;
   std::int64_t streams_detected_ = 0;
 };
