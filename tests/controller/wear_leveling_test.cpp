@@ -357,10 +357,11 @@ TEST_CASE(
   CHECK(std::abs(off.ratio_error()) < 0.06);
   const Agreement on =
       agreement("write-back, leveler on", agreement_on(), true, sim::kSecond, 5 * sim::kSecond);
-  // Seeds 11-16: total −2.3..−0.3 %: fast-forward makes 66-72 moves where the per-I/O leveler
-  // completes 72 and has 4 more under way (the max/min, 1.4..1.9 after 20 s of eager
-  // leveling, differs by up to 22 % between the two: too noisy to compare).
-  CHECK(std::abs(on.total_error()) < 0.03);
+  // Seeds 11-16 (the performance model's timing, cut-through DMA): total −3.3..−0.2 %:
+  // fast-forward makes 64-73 moves where the per-I/O leveler completes 72 and has 4 more under
+  // way (the max/min, 1.6..2.2 after 20 s of eager leveling, differs by up to 12 % between
+  // the two: too noisy to compare).
+  CHECK(std::abs(on.total_error()) < 0.04);
   CHECK(on.sx.moves.completed > 0);
   CHECK(on.sy.moves.completed > 0);
 }
