@@ -170,6 +170,7 @@ void IoOrchestrator::run_read(Request& r) {
   const HostIo& io = r.io;
   VolumeRuntime& v = r.v;
   const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  ctx_.timing.prefetch_read(r.c, v.id, io.offset_bytes);  // overlaps the plan below
   const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   Status st;

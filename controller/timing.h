@@ -58,6 +58,9 @@ class Timing {
     std::vector<std::uint32_t> fills;  // a hit waits for these fills in progress
   };
   ReadStart begin_read(Id c, Id volume, std::int64_t offset, std::int64_t length, bool in_write_cache);
+  // A read of `offset` of `volume` on `c` is coming (begin_read after the RAID plan): start
+  // loading its read-cache slot. Speed only.
+  void prefetch_read(Id c, Id volume, std::int64_t offset) { resources(c).cache.prefetch(volume, offset); }
   // Reads ahead [offset, +length) of `volume` (the caller's plan of it): its segments fill.
   void read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan);
   // The host read's journey: FC command, a core, then (a miss) `plan`'s member reads into

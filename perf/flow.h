@@ -43,7 +43,7 @@ struct Step {
 class Flow {
  public:
   using Done = sim::InlineFunction<void(sim::Time)>;
-  static constexpr int kMaxSteps = 12;
+  static constexpr int kMaxSteps = 8;  // the longest journey (ArrayModel's write) has 7
   static constexpr std::size_t kMaxJourneys = 1 << 20;
 
   explicit Flow(sim::Simulator& sim) : sim_(sim) {}

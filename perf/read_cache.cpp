@@ -101,6 +101,8 @@ CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::in
     const std::int32_t n = find(Key{volume, s});
     if (n == kNone) {
       out.all_present = false;
+      absent_ = Key{volume, s};
+      absent_valid_ = true;
       continue;
     }
     touch(n);
@@ -113,7 +115,18 @@ CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::in
 void ReadCache::evict_one() {
   // The least recently used segment that is not filling (a fill in flight is pinned).
   for (std::int32_t n = tail_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].prev)
-    if (nodes_[static_cast<std::size_t>(n)].fill == 0) return erase(n);
+    if (nodes_[static_cast<std::size_t>(n)].fill == 0) {
+      erase(n);
+      // The next victims are cold: start loading the new tail's table slot and the node
+      // before it now, so that the next eviction (a few µs of simulation later) finds them in
+      // the CPU cache. Speed only: nothing here changes what is evicted.
+      if (tail_ != kNone) {
+        const Node& t = nodes_[static_cast<std::size_t>(tail_)];
+        __builtin_prefetch(&table_[hash(t.key) & (table_.size() - 1)]);
+        if (t.prev != kNone) __builtin_prefetch(&nodes_[static_cast<std::size_t>(t.prev)]);
+      }
+      return;
+    }
 }
 
 void ReadCache::insert(const Key& k, std::uint32_t fill) {
@@ -127,6 +140,7 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
 }
 
 std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
+  absent_valid_ = false;
   if (size_ >= capacity_segments_) evict_one();
   std::int32_t n;
   if (!free_nodes_.empty()) {
@@ -161,7 +175,7 @@ std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, s
   const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
   for (std::int64_t s = first; s <= last; ++s) {
     const Key k{volume, s};
-    const std::int32_t found = find(k);
+    const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
     if (found != kNone) {  // already resident or filling under another fill
       touch(found);
       continue;
