@@ -221,9 +221,7 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
         reads += m.phase == 0 && m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead);
       r.reads_issued = true;
       const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
-      // The command frame's FC latency is a pure delay (it interleaves with data frames, so
-      // it waits for none); it is taken on the way out (kReadOut's delay), where it makes the
-      // same latency without an event of its own.
+      // The command frame's FC latency is a pure delay, taken on the way out (kReadOut).
       const std::array<Step, 1> steps{Step{&host_command(r.c, ns), 0, ns}};
       flow_.start(steps, resume(id));
       return true;
