@@ -31,6 +31,7 @@
 #include "serve/model_thread.h"
 #include "app/session.h"
 #include "nbd/nbd_server.h"
+#include "redfish/service.h"
 #include "serve/session_record.h"
 #include "store/sqlite_store.h"
 
@@ -265,6 +266,10 @@ int run_serve(const ServeOptions& o) {
     return api::NbdMetrics{st.connections_active, st.connections_accepted, st.connections_refused,
                            st.requests, st.requests_refused, st.protocol_errors};
   };
+  // Redfish / Swordfish at /redfish/v1 (docs/swordfish.md): the same front end, users and model.
+  redfish::Service redfish_service(*s.array, model,
+                                   redfish::ServiceOptions{preset->name, AFASIM_VERSION, api_options.auth});
+  api_options.extra_routes = redfish_service.routes();
   api::RestServer rest(*s.array, model, api_options);
   if (sim::Status st = rest.start(); !st.is_ok()) {
     model.stop();

@@ -1,0 +1,351 @@
+#include "redfish/service.h"
+
+#include <cstdio>
+#include <functional>
+
+#include "api/views.h"
+#include "redfish/accounts.h"
+#include "redfish/internal.h"
+
+namespace afasim::redfish {
+
+// ---- shared helpers (internal.h) --------------------------------------------------------
+
+RedfishError not_found(const std::string& what) {
+  return RedfishError(404, "ResourceNotFound", "The requested resource (" + what + ") was not found.");
+}
+
+RedfishError from_status(const sim::Status& s, std::vector<std::string> related) {
+  const std::string& m = s.message();
+  switch (s.code()) {
+    case sim::Code::kInvalidArgument: return RedfishError(400, "PropertyValueError", m, std::move(related));
+    case sim::Code::kNotFound: return RedfishError(404, "ResourceNotFound", m, std::move(related));
+    case sim::Code::kConflict: return RedfishError(409, "ResourceInUse", m, std::move(related));
+    case sim::Code::kPreconditionFailed: return RedfishError(412, "PreconditionFailed", m, std::move(related));
+    case sim::Code::kUnprocessable: return RedfishError(400, "PropertyValueConflict", m, std::move(related));
+    case sim::Code::kOutOfRange: return RedfishError(400, "PropertyValueOutOfRange", m, std::move(related));
+    case sim::Code::kNoSpace: return RedfishError(507, "InsufficientStorage", m, std::move(related));
+    case sim::Code::kReadOnly: return RedfishError(409, "OperationNotAllowed", m, std::move(related));
+    case sim::Code::kUnavailable: return RedfishError(503, "ServiceTemporarilyUnavailable", m, std::move(related));
+    default: return RedfishError(500, "InternalError", m, std::move(related));
+  }
+}
+
+json error_body(const RedfishError& e) {
+  const char* severity = e.status >= 500 ? "Critical" : "Warning";
+  json info = {{"@odata.type", "#Message.v1_3_0.Message"},
+               {"MessageId", std::string(kBaseRegistry) + "." + e.message_id},
+               {"Message", e.what()},
+               {"MessageSeverity", severity},
+               {"Resolution", e.resolution.empty() ? "Correct the request and resubmit it." : e.resolution}};
+  if (!e.related.empty()) info["RelatedProperties"] = e.related;
+  return {{"error", {{"code", std::string(kBaseRegistry) + "." + e.message_id},
+                     {"message", e.what()},
+                     {"@Message.ExtendedInfo", json::array({info})}}}};
+}
+
+http::Response json_response(int status, const json& body) {
+  http::Response res(status, body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json;charset=utf-8");
+  res.headers.set("OData-Version", "4.0");
+  res.headers.set("Cache-Control", "no-cache");
+  if (body.is_object() && body.contains("@odata.etag")) res.headers.set("ETag", body["@odata.etag"].get<std::string>());
+  return res;
+}
+
+std::string etag_for(std::uint64_t revision, const json& body) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char ch : body.dump()) h = (h ^ ch) * 1099511628211ULL;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "\"%llu-%016llx\"", static_cast<unsigned long long>(revision),
+                static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::optional<std::uint64_t> if_match_revision(const http::Request& r) {
+  if (!r.has_header("If-Match")) return std::nullopt;
+  const std::string& v = r.header("If-Match");
+  if (v.find('*') != std::string::npos && v.find('"') == std::string::npos) return std::nullopt;
+  const std::size_t open = v.find('"');
+  std::uint64_t revision = 0;
+  std::size_t i = open == std::string::npos ? v.size() : open + 1;
+  const std::size_t start = i;
+  while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 19) revision = revision * 10 + (v[i++] - '0');
+  if (i == start || i >= v.size() || (v[i] != '-' && v[i] != '"'))
+    throw RedfishError(400, "HeaderInvalid", "The If-Match header does not hold an ETag this service made: " + v.substr(0, 80));
+  return revision;
+}
+
+json parse_body(const http::Request& r) {
+  const std::string& type = r.header("Content-Type");
+  if (!type.empty() && type.rfind("application/json", 0) != 0)
+    throw RedfishError(415, "UnrecognizedRequestBody", "The request body must be application/json, not " + type.substr(0, 80) + ".");
+  json body = json::parse(r.body, nullptr, false);
+  if (body.is_discarded())
+    throw RedfishError(400, "MalformedJSON", "The request body submitted was malformed JSON and could not be parsed by the receiving service.");
+  if (!body.is_object())
+    throw RedfishError(400, "UnrecognizedRequestBody", "The request body must be one JSON object.");
+  return body;
+}
+
+// ---- the service -------------------------------------------------------------------------
+
+namespace {
+
+// Every type the service serves, with its namespace's version and where DMTF publishes its
+// CSDL (Swordfish's types live under /schemas/swordfish/v1/).
+struct ServedType {
+  const char* name;
+  const char* version;  // "" for a collection (unversioned namespace)
+  bool swordfish;
+};
+constexpr ServedType kServedTypes[] = {
+    {"ServiceRoot", "v1_20_0", false}, {"ComputerSystemCollection", "", false}, {"ComputerSystem", "v1_27_0", false},
+    {"StorageCollection", "", false}, {"Storage", "v1_21_0", false}, {"ChassisCollection", "", false},
+    {"Chassis", "v1_28_0", false}, {"DriveCollection", "", false}, {"Drive", "v1_22_0", false},
+    {"PowerSubsystem", "v1_1_3", false}, {"BatteryCollection", "", false}, {"Battery", "v1_5_0", false},
+    {"ManagerCollection", "", false}, {"Manager", "v1_24_0", false}, {"StoragePoolCollection", "", true},
+    {"StoragePool", "v1_7_0", true}, {"Capacity", "v1_2_0", true}, {"VolumeCollection", "", true},
+    {"Volume", "v1_10_2", true}, {"EndpointGroupCollection", "", false}, {"EndpointGroup", "v1_3_4", false},
+    {"EndpointCollection", "", false}, {"Endpoint", "v1_8_2", false}, {"ConnectionCollection", "", false},
+    {"Connection", "v1_4_0", false}, {"SessionService", "v1_2_0", false}, {"SessionCollection", "", false},
+    {"Session", "v1_8_0", false}, {"AccountService", "v1_18_1", false}, {"ManagerAccountCollection", "", false},
+    {"ManagerAccount", "v1_14_1", false}, {"RoleCollection", "", false}, {"Role", "v1_3_3", false},
+    {"Message", "v1_3_0", false}, {"Resource", "v1_23_0", false},
+};
+
+std::string metadata_document() {
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<edmx:Edmx xmlns:edmx=\"http://docs.oasis-open.org/odata/ns/edmx\" Version=\"4.0\">\n";
+  for (const ServedType& t : kServedTypes) {
+    x += std::string("  <edmx:Reference Uri=\"http://redfish.dmtf.org/schemas/") + (t.swordfish ? "swordfish/" : "") + "v1/" +
+         t.name + (t.version[0] ? "_v1" : "") + ".xml\">\n    <edmx:Include Namespace=\"" + t.name + "\"/>\n";
+    if (t.version[0]) x += std::string("    <edmx:Include Namespace=\"") + t.name + "." + t.version + "\"/>\n";
+    x += "  </edmx:Reference>\n";
+  }
+  x += "  <edmx:DataServices>\n"
+       "    <Schema xmlns=\"http://docs.oasis-open.org/odata/ns/edm\" Namespace=\"Service\">\n"
+       "      <EntityContainer Name=\"Service\" Extends=\"ServiceRoot.v1_20_0.ServiceContainer\"/>\n"
+       "    </Schema>\n  </edmx:DataServices>\n</edmx:Edmx>\n";
+  return x;
+}
+
+json odata_document(bool sessions) {
+  json value = json::array();
+  auto add = [&](const char* name, const std::string& url) {
+    value.push_back({{"name", name}, {"kind", "Singleton"}, {"url", url}});
+  };
+  add("Service", uri("/"));
+  add("Systems", uri("/Systems"));
+  add("Chassis", uri("/Chassis"));
+  add("Managers", uri("/Managers"));
+  add("Storage", uri("/Storage"));
+  if (sessions) {
+    add("SessionService", uri("/SessionService"));
+    add("AccountService", uri("/AccountService"));
+    add("Sessions", uri("/SessionService/Sessions"));
+  }
+  return {{"@odata.context", uri("/$metadata")}, {"value", value}};
+}
+
+}  // namespace
+
+struct Service::Impl {
+  controller::Array& array;
+  serve::ModelThread& model;
+  ServiceOptions options;
+  Identity identity;
+  std::unique_ptr<Accounts> accounts;
+
+  // Runs a handler, turning what it throws into Redfish's error shape.
+  template <typename F>
+  http::Response guarded(F&& fn) {
+    try {
+      return fn();
+    } catch (const RedfishError& e) {
+      http::Response res = json_response(e.status, error_body(e));
+      if (e.status == 503) res.headers.set("Retry-After", "5");
+      return res;
+    } catch (const serve::ModelStopped&) {
+      return json_response(503, error_body(RedfishError(503, "ServiceTemporarilyUnavailable",
+                                                        "The array model is stopped; the service cannot reach it.")));
+    } catch (const std::exception& e) {
+      return json_response(500, error_body(RedfishError(500, "InternalError", std::string("Internal error: ") + e.what())));
+    }
+  }
+
+  static void no_query(const http::Request& r) {
+    if (!r.query.empty())
+      throw RedfishError(400, "QueryNotSupported",
+                         "Querying is not supported by the implementation (" + r.query.substr(0, 80) +
+                             "); see ProtocolFeaturesSupported in the service root.");
+  }
+
+  using Builder = std::function<json(const controller::Array&, const http::Request&)>;
+
+  http::Route get(const std::string& pattern, const char* access, Builder build) {
+    return {"GET", std::string(kRedfishRoot) + pattern,
+            [this, build](http::Request& r) {
+              return guarded([&] {
+                no_query(r);
+                json body = model.call([&] { return build(array, r); });
+                return json_response(200, body);
+              });
+            },
+            access};
+  }
+
+  // A change on the model thread on behalf of the caller: refused with 503 while the array
+  // takes no management changes (api/views.h), its events name the caller.
+  template <typename F>
+  auto change(const http::Request& r, F&& fn) {
+    return model.call([&] {
+      if (std::string why = api::management_unavailable(array); !why.empty())
+        throw RedfishError(503, "ServiceTemporarilyUnavailable", why);
+      struct Actor {
+        controller::Array& a;
+        ~Actor() { a.set_actor(""); }
+      } actor{array};
+      array.set_actor(r.principal.user);
+      return fn(array);
+    });
+  }
+
+  using Creator = std::function<json(controller::Array&, const json&)>;
+  using Deleter = std::function<void(controller::Array&, const std::string&, std::optional<std::uint64_t>)>;
+
+  http::Route post(const std::string& pattern, Creator create) {
+    return {"POST", std::string(kRedfishRoot) + pattern,
+            [this, create](http::Request& r) {
+              return guarded([&] {
+                no_query(r);
+                const json body = parse_body(r);
+                json made = change(r, [&](controller::Array& a) { return create(a, body); });
+                http::Response res = json_response(201, made);
+                res.headers.set("Location", made["@odata.id"].get<std::string>());
+                return res;
+              });
+            },
+            api::kOperator};
+  }
+
+  http::Route remove(const std::string& pattern, Deleter del) {
+    return {"DELETE", std::string(kRedfishRoot) + pattern,
+            [this, del](http::Request& r) {
+              return guarded([&] {
+                no_query(r);
+                const auto if_match = if_match_revision(r);
+                change(r, [&](controller::Array& a) {
+                  del(a, r.path_param("id"), if_match);
+                  return 0;
+                });
+                return http::Response(204, "", "");
+              });
+            },
+            api::kOperator};
+  }
+
+  http::Route patch_volume_route() {
+    return {"PATCH", storage_uri() + "/Volumes/{id}",
+            [this](http::Request& r) {
+              return guarded([&] {
+                no_query(r);
+                const auto if_match = if_match_revision(r);
+                const json body = parse_body(r);
+                json changed = change(r, [&](controller::Array& a) {
+                  return patch_volume(a, r.path_param("id"), body, if_match);
+                });
+                return json_response(200, changed);
+              });
+            },
+            api::kOperator};
+  }
+
+  std::vector<http::Route> read_routes();
+  std::vector<http::Route> change_routes();
+};
+
+std::vector<http::Route> Service::Impl::read_routes() {
+  using A = const controller::Array&;
+  using R = const http::Request&;
+  const std::string st = std::string("/Storage/") + kStorageId;
+  const bool sessions = options.auth != nullptr;
+  std::vector<http::Route> out;
+  // The version document, the service root, $metadata and the OData service document are
+  // public (DSP0266 13.3.3: a client needs them before it logs in).
+  out.push_back({"GET", "/redfish", [this](http::Request& r) {
+                   return guarded([&] { no_query(r); return json_response(200, {{"v1", "/redfish/v1/"}}); });
+                 }, api::kPublic});
+  out.push_back({"GET", kRedfishRoot, [this](http::Request& r) {
+                   return guarded([&] {
+                     no_query(r);
+                     return json_response(200, model.call([&] { return service_root(array, identity); }));
+                   });
+                 }, api::kPublic});
+  out.push_back({"GET", uri("/$metadata"), [](http::Request&) {
+                   http::Response res(200, metadata_document(), "application/xml");
+                   res.headers.set("OData-Version", "4.0");
+                   return res;
+                 }, api::kPublic, true});
+  out.push_back({"GET", uri("/odata"), [sessions](http::Request&) { return json_response(200, odata_document(sessions)); },
+                 api::kPublic, true});
+  const char* m = api::kMonitor;
+  out.push_back(get("/Systems", m, [](A a, R) { return systems(a); }));
+  out.push_back(get(std::string("/Systems/") + kSystemId, m, [this](A a, R) { return system(a, identity); }));
+  out.push_back(get(std::string("/Systems/") + kSystemId + "/Storage", m,
+                    [](A, R r) { return storage_collection(r.path.back() == '/' ? r.path.substr(0, r.path.size() - 1) : r.path); }));
+  out.push_back(get("/Storage", m, [](A, R) { return storage_collection(uri("/Storage")); }));
+  out.push_back(get(st, m, [](A a, R) { return storage(a); }));
+  out.push_back(get("/Chassis", m, [](A a, R) { return chassis_collection(a); }));
+  out.push_back(get("/Chassis/{c}", m, [](A a, R r) { return chassis(a, r.path_param("c")); }));
+  out.push_back(get("/Chassis/{c}/Drives", m, [](A a, R r) { return chassis_drives(a, r.path_param("c")); }));
+  out.push_back(get("/Chassis/{c}/Drives/{id}", m, [](A a, R r) { return drive(a, r.path_param("c"), r.path_param("id")); }));
+  out.push_back(get("/Chassis/{c}/PowerSubsystem", m, [](A a, R r) { return power_subsystem(a, r.path_param("c")); }));
+  out.push_back(get("/Chassis/{c}/PowerSubsystem/Batteries", m, [](A a, R r) { return batteries(a, r.path_param("c")); }));
+  out.push_back(get("/Chassis/{c}/PowerSubsystem/Batteries/{id}", m,
+                    [](A a, R r) { return battery(a, r.path_param("c"), r.path_param("id")); }));
+  out.push_back(get("/Managers", m, [](A a, R) { return managers(a); }));
+  out.push_back(get("/Managers/{id}", m, [this](A a, R r) { return manager(a, identity, r.path_param("id")); }));
+  out.push_back(get(st + "/StoragePools", m, [](A a, R) { return storage_pools(a); }));
+  out.push_back(get(st + "/StoragePools/{id}", m, [](A a, R r) { return storage_pool(a, r.path_param("id")); }));
+  out.push_back(get(st + "/StoragePools/{id}/AllocatedVolumes", m, [](A a, R r) { return pool_volumes(a, r.path_param("id")); }));
+  out.push_back(get(st + "/Volumes", m, [](A a, R) { return volumes(a); }));
+  out.push_back(get(st + "/Volumes/{id}", m, [](A a, R r) { return volume(a, r.path_param("id")); }));
+  out.push_back(get(st + "/EndpointGroups", m, [](A a, R) { return endpoint_groups(a); }));
+  out.push_back(get(st + "/EndpointGroups/{id}", m, [](A a, R r) { return endpoint_group(a, r.path_param("id")); }));
+  out.push_back(get(st + "/Endpoints", m, [](A a, R) { return endpoints(a); }));
+  out.push_back(get(st + "/Endpoints/{id}", m, [](A a, R r) { return endpoint(a, r.path_param("id")); }));
+  out.push_back(get(st + "/Connections", m, [](A a, R) { return connections(a); }));
+  out.push_back(get(st + "/Connections/{id}", m, [](A a, R r) { return connection(a, r.path_param("id")); }));
+  return out;
+}
+
+std::vector<http::Route> Service::Impl::change_routes() {
+  const std::string st = std::string("/Storage/") + kStorageId;
+  std::vector<http::Route> out;
+  out.push_back(post(st + "/Volumes", create_volume));
+  out.push_back(patch_volume_route());
+  out.push_back(remove(st + "/Volumes/{id}", delete_volume));
+  out.push_back(post(st + "/EndpointGroups", create_endpoint_group));
+  out.push_back(remove(st + "/EndpointGroups/{id}", delete_endpoint_group));
+  out.push_back(post(st + "/Connections", create_connection));
+  out.push_back(remove(st + "/Connections/{id}", delete_connection));
+  return out;
+}
+
+Service::Service(controller::Array& array, serve::ModelThread& model, ServiceOptions options)
+    : impl_(std::make_unique<Impl>(Impl{array, model, std::move(options), {}, nullptr})) {
+  impl_->identity = {impl_->options.system_name, impl_->options.afasim_version, impl_->options.auth != nullptr};
+  if (impl_->options.auth) impl_->accounts = std::make_unique<Accounts>(*impl_->options.auth, array, model);
+}
+
+Service::~Service() = default;
+
+std::vector<http::Route> Service::routes() {
+  std::vector<http::Route> out = impl_->read_routes();
+  for (http::Route& r : impl_->change_routes()) out.push_back(std::move(r));
+  if (impl_->accounts)
+    for (http::Route& r : impl_->accounts->routes([this](const std::function<http::Response()>& fn) { return impl_->guarded(fn); })) out.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace afasim::redfish
