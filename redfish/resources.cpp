@@ -187,6 +187,10 @@ json system(const Array& array, const Identity& id) {
   s["PowerState"] = power.mains_on || power.state == "holdup" ? "On" : "Off";
   s["Status"] = array_online(array) ? status("Enabled", storage_health(array)) : status("StandbyOffline", "Warning");
   s["Storage"] = link(uri(std::string("/Systems/") + kSystemId + "/Storage"));
+  // An array boots its own firmware: no boot override, and no actions (a reset is refused:
+  // power is a fault of the model, POST /api/v1/faults). Clients such as sushy require both.
+  s["Boot"] = {{"BootSourceOverrideEnabled", "Disabled"}, {"BootSourceOverrideTarget", "None"}};
+  s["Actions"] = json::object();
   s["Links"] = {{"Chassis", json::array({link(uri(std::string("/Chassis/") + kChassisId))})},
                 {"ManagedBy", manager_links(array)}};
   return s;
