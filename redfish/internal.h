@@ -64,6 +64,7 @@ struct Identity {
   std::string system_name;
   std::string afasim_version;
   bool sessions = false;  // SessionService and AccountService are served
+  bool events = false;    // EventService is served
 };
 
 json service_root(const controller::Array& array, const Identity& id);

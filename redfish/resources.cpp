@@ -163,6 +163,7 @@ json service_root(const Array& array, const Identity& id) {
   } else {
     root["Links"] = json::object();
   }
+  if (id.events) root["EventService"] = link(uri("/EventService"));
   root["ProtocolFeaturesSupported"] = {{"ExpandQuery", {{"ExpandAll", false}, {"Levels", false}, {"Links", false}, {"NoLinks", false}}},
                                        {"SelectQuery", false},
                                        {"FilterQuery", false},

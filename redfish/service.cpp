@@ -110,7 +110,8 @@ constexpr ServedType kServedTypes[] = {
     {"Connection", "v1_4_0", false}, {"SessionService", "v1_2_0", false}, {"SessionCollection", "", false},
     {"Session", "v1_8_0", false}, {"AccountService", "v1_18_1", false}, {"ManagerAccountCollection", "", false},
     {"ManagerAccount", "v1_14_1", false}, {"RoleCollection", "", false}, {"Role", "v1_3_3", false},
-    {"Message", "v1_3_0", false}, {"Resource", "v1_23_0", false},
+    {"Message", "v1_3_0", false}, {"Resource", "v1_23_0", false}, {"EventService", "v1_12_0", false},
+    {"EventDestinationCollection", "", false}, {"EventDestination", "v1_16_0", false}, {"Event", "v1_13_0", false},
 };
 
 std::string metadata_document() {
@@ -129,7 +130,7 @@ std::string metadata_document() {
   return x;
 }
 
-json odata_document(bool sessions) {
+json odata_document(bool sessions, bool events) {
   json value = json::array();
   auto add = [&](const char* name, const std::string& url) {
     value.push_back({{"name", name}, {"kind", "Singleton"}, {"url", url}});
@@ -139,6 +140,7 @@ json odata_document(bool sessions) {
   add("Chassis", uri("/Chassis"));
   add("Managers", uri("/Managers"));
   add("Storage", uri("/Storage"));
+  if (events) add("EventService", uri("/EventService"));
   if (sessions) {
     add("SessionService", uri("/SessionService"));
     add("AccountService", uri("/AccountService"));
@@ -262,7 +264,114 @@ struct Service::Impl {
 
   std::vector<http::Route> read_routes();
   std::vector<http::Route> change_routes();
+  std::vector<http::Route> event_routes();
 };
+
+namespace {
+
+json subscription_view(const Subscription& s) {
+  return {{"@odata.id", uri("/EventService/Subscriptions/" + std::to_string(s.id))},
+          {"@odata.type", "#EventDestination.v1_16_0.EventDestination"},
+          {"Id", std::to_string(s.id)},
+          {"Name", "Event subscription " + std::to_string(s.id)},
+          {"Destination", s.destination},
+          {"Context", s.context},
+          {"Protocol", "Redfish"},
+          {"EventFormatType", "Event"},
+          {"SubscriptionType", "RedfishEvent"},
+          {"Oem", {{"Afasim", {{"Delivered", s.delivered}, {"Failed", s.failed}}}}}};
+}
+
+}  // namespace
+
+std::vector<http::Route> Service::Impl::event_routes() {
+  Events& ev = *options.events;
+  std::vector<http::Route> out;
+  auto route = [this](const char* method, const std::string& path, const char* access,
+                      std::function<http::Response(http::Request&)> fn) {
+    return http::Route{method, uri(path), [this, fn](http::Request& r) {
+                         return guarded([&] {
+                           no_query(r);
+                           return fn(r);
+                         });
+                       },
+                       access};
+  };
+  out.push_back(route("GET", "/EventService", api::kMonitor, [&ev](http::Request&) {
+    return json_response(200, {{"@odata.id", uri("/EventService")},
+                               {"@odata.type", "#EventService.v1_12_0.EventService"},
+                               {"Id", "EventService"},
+                               {"Name", "Event Service"},
+                               {"ServiceEnabled", true},
+                               {"DeliveryRetryAttempts", 0},
+                               {"EventFormatTypes", json::array({"Event"})},
+                               {"ServerSentEventUri", uri("/EventService/SSE")},
+                               {"Subscriptions", link(uri("/EventService/Subscriptions"))},
+                               {"Status", {{"State", "Enabled"}, {"Health", "OK"}}},
+                               {"Oem", {{"Afasim", {{"DroppedDeliveries", ev.dropped()}}}}}});
+  }));
+  out.push_back(route("GET", "/EventService/Subscriptions", api::kMonitor, [&ev](http::Request&) {
+    json members = json::array();
+    for (const Subscription& s : ev.subscriptions()) members.push_back(link(uri("/EventService/Subscriptions/" + std::to_string(s.id))));
+    const std::size_t n = members.size();
+    return json_response(200, {{"@odata.id", uri("/EventService/Subscriptions")},
+                               {"@odata.type", "#EventDestinationCollection.EventDestinationCollection"},
+                               {"Name", "Event subscriptions"},
+                               {"Members", members},
+                               {"Members@odata.count", n}});
+  }));
+  out.push_back(route("GET", "/EventService/Subscriptions/{id}", api::kMonitor, [&ev](http::Request& r) {
+    const controller::Id id = parse_segment(r.path_param("id"), "event subscription");
+    for (const Subscription& s : ev.subscriptions())
+      if (s.id == id) return json_response(200, subscription_view(s));
+    throw not_found("event subscription " + r.path_param("id"));
+  }));
+  out.push_back(route("POST", "/EventService/Subscriptions", api::kOperator, [&ev](http::Request& r) {
+    const json body = parse_body(r);
+    for (const auto& [key, value] : body.items()) {
+      static const char* const kAllowed[] = {"Destination", "Context", "Protocol", "EventFormatType", "SubscriptionType"};
+      bool ok = key.rfind("@odata.", 0) == 0;
+      for (const char* a : kAllowed) ok = ok || key == a;
+      if (!ok)
+        throw RedfishError(400, "PropertyUnknown", "The property " + key + " is not in the list of valid properties for the resource.",
+                           {"#/" + key});
+      if (!value.is_string())
+        throw RedfishError(400, "PropertyValueTypeError", "The value of the property " + key + " must be a string.", {"#/" + key});
+    }
+    if (!body.contains("Destination"))
+      throw RedfishError(400, "CreateFailedMissingReqProperties",
+                         "The create operation failed because the required property Destination was missing from the request.",
+                         {"#/Destination"});
+    for (const auto& [key, only] : {std::pair<const char*, const char*>{"Protocol", "Redfish"}, {"EventFormatType", "Event"},
+                                    {"SubscriptionType", "RedfishEvent"}})
+      if (body.contains(key) && body[key] != only)
+        throw RedfishError(400, "PropertyValueNotInList",
+                           std::string("afasim delivers ") + key + " " + only + " only.", {std::string("#/") + key});
+    auto made = ev.subscribe(body["Destination"].get<std::string>(), body.value("Context", std::string()));
+    if (!made.is_ok()) throw from_status(made.status(), {"#/Destination"});
+    http::Response res = json_response(201, subscription_view(*made));
+    res.headers.set("Location", uri("/EventService/Subscriptions/" + std::to_string(made->id)));
+    return res;
+  }));
+  out.push_back(route("DELETE", "/EventService/Subscriptions/{id}", api::kOperator, [&ev](http::Request& r) {
+    if (sim::Status s = ev.unsubscribe(parse_segment(r.path_param("id"), "event subscription")); !s.is_ok()) throw from_status(s);
+    return http::Response(204, "", "");
+  }));
+  out.push_back(route("GET", "/EventService/SSE", api::kMonitor, [&ev](http::Request&) {
+    http::Response res(200, "", "text/event-stream");
+    res.headers.set("Cache-Control", "no-cache");
+    res.stream = [&ev](std::shared_ptr<http::StreamSink> sink) {
+      // retry: how long an EventSource waits before reconnecting, ms.
+      if (!sink->write("retry: 2000\n\n")) return;
+      if (!ev.attach_stream(sink)) {
+        sink->write(": too many event streams are open; try again later\n\n");
+        sink->close();
+      }
+    };
+    return res;
+  }));
+  return out;
+}
 
 std::vector<http::Route> Service::Impl::read_routes() {
   using A = const controller::Array&;
@@ -286,7 +395,8 @@ std::vector<http::Route> Service::Impl::read_routes() {
                    res.headers.set("OData-Version", "4.0");
                    return res;
                  }, api::kPublic, true});
-  out.push_back({"GET", uri("/odata"), [sessions](http::Request&) { return json_response(200, odata_document(sessions)); },
+  const bool events = options.events != nullptr;
+  out.push_back({"GET", uri("/odata"), [sessions, events](http::Request&) { return json_response(200, odata_document(sessions, events)); },
                  api::kPublic, true});
   const char* m = api::kMonitor;
   out.push_back(get("/Systems", m, [](A a, R) { return systems(a); }));
@@ -334,7 +444,8 @@ std::vector<http::Route> Service::Impl::change_routes() {
 
 Service::Service(controller::Array& array, serve::ModelThread& model, ServiceOptions options)
     : impl_(std::make_unique<Impl>(Impl{array, model, std::move(options), {}, nullptr})) {
-  impl_->identity = {impl_->options.system_name, impl_->options.afasim_version, impl_->options.auth != nullptr};
+  impl_->identity = {impl_->options.system_name, impl_->options.afasim_version, impl_->options.auth != nullptr,
+                     impl_->options.events != nullptr};
   if (impl_->options.auth) impl_->accounts = std::make_unique<Accounts>(*impl_->options.auth, array, model);
 }
 
@@ -343,6 +454,8 @@ Service::~Service() = default;
 std::vector<http::Route> Service::routes() {
   std::vector<http::Route> out = impl_->read_routes();
   for (http::Route& r : impl_->change_routes()) out.push_back(std::move(r));
+  if (impl_->options.events)
+    for (http::Route& r : impl_->event_routes()) out.push_back(std::move(r));
   if (impl_->accounts)
     for (http::Route& r : impl_->accounts->routes([this](const std::function<http::Response()>& fn) { return impl_->guarded(fn); })) out.push_back(std::move(r));
   return out;

@@ -23,6 +23,7 @@
 #include "api/auth.h"
 #include "controller/array.h"
 #include "http/router.h"
+#include "redfish/events.h"
 #include "serve/model_thread.h"
 
 namespace afasim::redfish {
@@ -34,6 +35,8 @@ struct ServiceOptions {
   // Users and sessions (SessionService, AccountService). Null: no SessionService and no
   // AccountService routes (a server without authentication).
   std::shared_ptr<api::Auth> auth;
+  // The EventService (redfish/events.h); null: none. REQUIRES: outlives the routes.
+  Events* events = nullptr;
 };
 
 inline constexpr const char* kRedfishRoot = "/redfish/v1";

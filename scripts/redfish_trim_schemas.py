@@ -2,7 +2,7 @@
 """Writes redfish/schemas/: afasim's trimmed JSON schemas of the Redfish/Swordfish types it
 serves (docs/swordfish.md "Schemas"). A maintainer's tool, not run by the build or the tests.
 
-    scripts/redfish_trim_schemas.py REDFISH_PUBLICATIONS_GIT_DIR WALK.json
+    scripts/redfish_trim_schemas.py REDFISH_PUBLICATIONS_GIT_DIR WALK.json [WALK.json.events]
 
 REDFISH_PUBLICATIONS_GIT_DIR is a clone of DMTF/Redfish-Publications (bare is fine; read with
 `git show HEAD:json-schema/...`); WALK.json is {path: resource} from a walk of a running
@@ -156,7 +156,7 @@ def trim(repo, odata_type, served_props):
         "type": "object",
         "additionalProperties": False,
         "patternProperties": {ANNOTATION: {}},
-        "required": sorted(set(definition.get("required", [])) & set(kept) | {"@odata.id", "@odata.type"}),
+        "required": sorted(set(definition.get("required", [])) & set(kept)),
         "properties": {k: t.clean(v, file) for k, v in kept.items()},
     }
     schema["definitions"] = t.defs
@@ -196,9 +196,10 @@ def collection_definition():
 
 
 def main():
-    repo, walk_file = sys.argv[1], sys.argv[2]
-    with open(walk_file) as f:
-        walk = json.load(f)
+    repo, walk = sys.argv[1], {}
+    for walk_file in sys.argv[2:]:  # the walk, and the events case's documents (WALK.json.events)
+        with open(walk_file) as f:
+            walk.update(json.load(f))
     served = {}
     for doc in walk.values():
         if doc:
