@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "raid/raid_type.h"
 #include "redfish/internal.h"
 
 namespace afasim::redfish {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "raid/raid_type.h"
 #include "redfish/internal.h"
 #include "redfish/service.h"
 
