@@ -71,6 +71,8 @@ json service_root(const controller::Array& array, const Identity& id);
 json systems(const controller::Array& array);
 json system(const controller::Array& array, const Identity& id);
 json storage_collection(const std::string& self);
+json simple_storages(const controller::Array& array);
+json simple_storage(const controller::Array& array, const std::string& id);
 json storage(const controller::Array& array);
 json chassis_collection(const controller::Array& array);
 json chassis(const controller::Array& array, const std::string& chassis_id);

@@ -189,6 +189,7 @@ json system(const Array& array, const Identity& id) {
   s["PowerState"] = power.mains_on || power.state == "holdup" ? "On" : "Off";
   s["Status"] = array_online(array) ? status("Enabled", storage_health(array)) : status("StandbyOffline", "Warning");
   s["Storage"] = link(uri(std::string("/Systems/") + kSystemId + "/Storage"));
+  s["SimpleStorage"] = link(uri(std::string("/Systems/") + kSystemId + "/SimpleStorage"));
   // An array boots its own firmware: no boot override, and no actions (a reset is refused:
   // power is a fault of the model, POST /api/v1/faults). Clients such as sushy require both.
   s["Boot"] = {{"BootSourceOverrideEnabled", "Disabled"}, {"BootSourceOverrideTarget", "None"}};
@@ -196,6 +197,37 @@ json system(const Array& array, const Identity& id) {
   s["Links"] = {{"Chassis", json::array({link(uri(std::string("/Chassis/") + kChassisId))})},
                 {"ManagedBy", manager_links(array)}};
   return s;
+}
+
+json simple_storages(const Array& array) {
+  json members = json::array();
+  for (const auto& d : array.datapacs())
+    members.push_back(link(uri(std::string("/Systems/") + kSystemId + "/SimpleStorage/" + datapac_chassis_id(d.id))));
+  return collection("SimpleStorageCollection", uri(std::string("/Systems/") + kSystemId + "/SimpleStorage"),
+                    "Simple storage (one per DataPac)", members);
+}
+
+// SimpleStorage (deprecated in favour of Storage, but the one storage command redfishtool
+// has): a DataPac and its SSDs as Devices.
+json simple_storage(const Array& array, const std::string& id) {
+  const controller::DataPacInfo* d = datapac_of_chassis(array, id);
+  if (d == nullptr) throw not_found("simple storage " + id);
+  json j = resource("SimpleStorage.v1_3_2.SimpleStorage", uri(std::string("/Systems/") + kSystemId + "/SimpleStorage/" + id), id,
+                    d->name);
+  json devices = json::array();
+  bool lost = false;
+  for (Id drive_id : d->drive_ids) {
+    const controller::DriveInfo* drive = array.drive(drive_id);
+    lost = lost || drive->state != controller::DriveState::kHealthy;
+    devices.push_back({{"Name", "SSD " + std::to_string(drive->slot)},
+                       {"Model", drive->model},
+                       {"CapacityBytes", drive->capacity_bytes},
+                       {"Status", drive_status(*drive)}});
+  }
+  j["Devices"] = devices;
+  j["Status"] = status("Enabled", lost ? "Warning" : "OK");
+  j["Links"] = {{"Chassis", link(uri("/Chassis/" + id))}};
+  return j;
 }
 
 json storage_collection(const std::string& self) {

@@ -100,7 +100,8 @@ struct ServedType {
 };
 constexpr ServedType kServedTypes[] = {
     {"ServiceRoot", "v1_20_0", false}, {"ComputerSystemCollection", "", false}, {"ComputerSystem", "v1_27_0", false},
-    {"StorageCollection", "", false}, {"Storage", "v1_21_0", false}, {"ChassisCollection", "", false},
+    {"StorageCollection", "", false}, {"Storage", "v1_21_0", false}, {"SimpleStorageCollection", "", false},
+    {"SimpleStorage", "v1_3_2", false}, {"ChassisCollection", "", false},
     {"Chassis", "v1_28_0", false}, {"DriveCollection", "", false}, {"Drive", "v1_22_0", false},
     {"PowerSubsystem", "v1_1_3", false}, {"BatteryCollection", "", false}, {"Battery", "v1_5_0", false},
     {"ManagerCollection", "", false}, {"Manager", "v1_24_0", false}, {"StoragePoolCollection", "", true},
@@ -403,6 +404,9 @@ std::vector<http::Route> Service::Impl::read_routes() {
   out.push_back(get(std::string("/Systems/") + kSystemId, m, [this](A a, R) { return system(a, identity); }));
   out.push_back(get(std::string("/Systems/") + kSystemId + "/Storage", m,
                     [](A, R r) { return storage_collection(r.path.back() == '/' ? r.path.substr(0, r.path.size() - 1) : r.path); }));
+  out.push_back(get(std::string("/Systems/") + kSystemId + "/SimpleStorage", m, [](A a, R) { return simple_storages(a); }));
+  out.push_back(get(std::string("/Systems/") + kSystemId + "/SimpleStorage/{id}", m,
+                    [](A a, R r) { return simple_storage(a, r.path_param("id")); }));
   out.push_back(get("/Storage", m, [](A, R) { return storage_collection(uri("/Storage")); }));
   out.push_back(get(st, m, [](A a, R) { return storage(a); }));
   out.push_back(get("/Chassis", m, [](A a, R) { return chassis_collection(a); }));

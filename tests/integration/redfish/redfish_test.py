@@ -212,6 +212,12 @@ def case_redfishtool(rf):
     expect(sorted(m["Id"] for m in out["Members"]) == ["DataPac1", "DataPac2", "ISE"], "redfishtool Chassis list: ISE, DataPac1, DataPac2")
     out = json.loads(run(base + ["Managers", "list"]).stdout)
     expect(sorted(m["Id"] for m in out["Members"]) == ["A", "B"], "redfishtool Managers list: controllers A and B")
+    # redfishtool's storage command: SimpleStorage, one per DataPac, its SSDs as Devices.
+    out = json.loads(run(base + ["Systems", "SimpleStorage", "list"]).stdout)
+    expect(sorted(m["Id"] for m in out["Members"]) == ["DataPac1", "DataPac2"], "redfishtool Systems SimpleStorage list: the DataPacs")
+    out = json.loads(run(base + ["Systems", "SimpleStorage", "-i", "DataPac2"]).stdout)
+    expect(len(out["Devices"]) == 20 and out["Devices"][0]["CapacityBytes"] == 1600000000000,
+           "redfishtool Systems SimpleStorage -i DataPac2: 20 SSDs of 1.6 TB")
     out = json.loads(run(base + ["raw", "GET", STORAGE + "/Volumes"]).stdout)
     expect(out["Members@odata.count"] >= 2, f"redfishtool raw GET Volumes: {out['Members@odata.count']} volumes")
     body = json.dumps({"Name": "rft", "CapacityBytes": GiB, "RAIDType": "RAID10", "ProvisioningPolicy": "Fixed"})
