@@ -160,9 +160,41 @@ nlohmann::json Events::event_document(const controller::Event& e, const controll
           {"Events@odata.count", 1}};
 }
 
+void Events::observe_tasks(const controller::Array& array) {
+  std::lock_guard<std::mutex> lock(mu_);
+  observe_tasks_locked(array);
+}
+
+void Events::observe_tasks_locked(const controller::Array& array) {
+  const controller::RebuildStatus& r = array.data_path().rebuild_status();
+  const std::int64_t now_ns = array.simulator().now();
+  bool seen = false;
+  for (RebuildTask& t : tasks_) {
+    if (t.ended_ns >= 0) continue;
+    if (r.active && t.drive_index == r.drive && t.started_ns == r.started_ns) {
+      t.percent = static_cast<int>(r.percent());
+      seen = true;
+    } else {  // its rebuild is no longer the running one: it finished
+      t.ended_ns = now_ns;
+      t.percent = 100;
+      t.end_time = now_iso8601();
+    }
+  }
+  if (r.active && !seen) {
+    if (tasks_.size() >= kMaxTasks) tasks_.erase(tasks_.begin());
+    tasks_.push_back({next_task_id_++, r.drive, r.started_ns, -1, static_cast<int>(r.percent()), now_iso8601(), ""});
+  }
+}
+
+std::vector<RebuildTask> Events::tasks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tasks_;
+}
+
 void Events::publish(const controller::Event& e, const controller::Array& array) {
   json doc = event_document(e, array);
   std::lock_guard<std::mutex> lock(mu_);
+  if (e.category == "rebuild" || e.category == "drive" || e.category == "volume") observe_tasks_locked(array);
   if (streams_.empty() && subscriptions_.empty()) return;
   const std::string sse = "id: " + std::to_string(e.id) + "\ndata: " + doc.dump() + "\n\n";
   std::vector<std::shared_ptr<http::StreamSink>> alive;

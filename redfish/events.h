@@ -47,6 +47,16 @@ struct Subscription {
   std::int64_t delivered = 0, failed = 0;
 };
 
+// A rebuild as a Redfish Task (TaskService): seen running, then completed.
+struct RebuildTask {
+  std::int64_t id = 0;
+  int drive_index = -1;             // the failed drive being rebuilt (drive id − 1)
+  std::int64_t started_ns = 0;      // simulated time the rebuild started
+  std::int64_t ended_ns = -1;       // simulated time it was seen finished; -1 while running
+  int percent = 0;
+  std::string start_time, end_time;  // wall clock (ISO 8601) when the service saw it start, end
+};
+
 class Events {
  public:
   // Throws std::invalid_argument for options out of range. Starts the sender thread.
@@ -69,6 +79,13 @@ class Events {
   bool attach_stream(std::shared_ptr<http::StreamSink> sink);
   std::int64_t dropped() const;  // deliveries dropped at the queue's bound
 
+  // TaskService: the rebuilds the service has seen (publish() looks at the rebuild after
+  // every event; call observe_tasks() before reading to see the live percentage). The last
+  // kMaxTasks are kept (the oldest completed one goes first). Model thread for observe_tasks.
+  static constexpr std::size_t kMaxTasks = 64;
+  void observe_tasks(const controller::Array& array);
+  std::vector<RebuildTask> tasks() const;
+
  private:
   struct Delivery {
     std::int64_t subscription = 0;
@@ -85,6 +102,9 @@ class Events {
   std::vector<std::shared_ptr<http::StreamSink>> streams_;
   std::deque<Delivery> queue_;
   std::int64_t dropped_ = 0;
+  std::vector<RebuildTask> tasks_;  // oldest first
+  std::int64_t next_task_id_ = 1;
+  void observe_tasks_locked(const controller::Array& array);
   bool stop_ = false;
   std::thread sender_;
 };

@@ -164,7 +164,10 @@ json service_root(const Array& array, const Identity& id) {
   } else {
     root["Links"] = json::object();
   }
-  if (id.events) root["EventService"] = link(uri("/EventService"));
+  if (id.events) {
+    root["EventService"] = link(uri("/EventService"));
+    root["Tasks"] = link(uri("/TaskService"));
+  }
   root["ProtocolFeaturesSupported"] = {{"ExpandQuery", {{"ExpandAll", false}, {"Levels", false}, {"Links", false}, {"NoLinks", false}}},
                                        {"SelectQuery", false},
                                        {"FilterQuery", false},

@@ -113,6 +113,7 @@ constexpr ServedType kServedTypes[] = {
     {"ManagerAccount", "v1_14_1", false}, {"RoleCollection", "", false}, {"Role", "v1_3_3", false},
     {"Message", "v1_3_0", false}, {"Resource", "v1_23_0", false}, {"EventService", "v1_12_0", false},
     {"EventDestinationCollection", "", false}, {"EventDestination", "v1_16_0", false}, {"Event", "v1_13_0", false},
+    {"TaskService", "v1_3_0", false}, {"TaskCollection", "", false}, {"Task", "v1_7_4", false},
 };
 
 std::string metadata_document() {
@@ -142,6 +143,7 @@ json odata_document(bool sessions, bool events) {
   add("Managers", uri("/Managers"));
   add("Storage", uri("/Storage"));
   if (events) add("EventService", uri("/EventService"));
+  if (events) add("TaskService", uri("/TaskService"));
   if (sessions) {
     add("SessionService", uri("/SessionService"));
     add("AccountService", uri("/AccountService"));
@@ -357,6 +359,58 @@ std::vector<http::Route> Service::Impl::event_routes() {
   out.push_back(route("DELETE", "/EventService/Subscriptions/{id}", api::kOperator, [&ev](http::Request& r) {
     if (sim::Status s = ev.unsubscribe(parse_segment(r.path_param("id"), "event subscription")); !s.is_ok()) throw from_status(s);
     return http::Response(204, "", "");
+  }));
+  // TaskService: the rebuilds (the one long operation afasim has), seen by the events.
+  auto tasks = [this, &ev] {
+    return model.call([&] {
+      ev.observe_tasks(array);
+      return ev.tasks();
+    });
+  };
+  out.push_back(route("GET", "/TaskService", api::kMonitor, [](http::Request&) {
+    return json_response(200, {{"@odata.id", uri("/TaskService")},
+                               {"@odata.type", "#TaskService.v1_3_0.TaskService"},
+                               {"Id", "TaskService"},
+                               {"Name", "Task Service"},
+                               {"ServiceEnabled", true},
+                               {"CompletedTaskOverWritePolicy", "Oldest"},
+                               {"LifeCycleEventOnTaskStateChange", false},
+                               {"Tasks", link(uri("/TaskService/Tasks"))},
+                               {"Status", {{"State", "Enabled"}, {"Health", "OK"}}}});
+  }));
+  out.push_back(route("GET", "/TaskService/Tasks", api::kMonitor, [tasks](http::Request&) {
+    json members = json::array();
+    for (const RebuildTask& t : tasks()) members.push_back(link(uri("/TaskService/Tasks/" + std::to_string(t.id))));
+    const std::size_t n = members.size();
+    return json_response(200, {{"@odata.id", uri("/TaskService/Tasks")},
+                               {"@odata.type", "#TaskCollection.TaskCollection"},
+                               {"Name", "Tasks"},
+                               {"Members", members},
+                               {"Members@odata.count", n}});
+  }));
+  out.push_back(route("GET", "/TaskService/Tasks/{id}", api::kMonitor, [this, tasks](http::Request& r) {
+    const controller::Id id = parse_segment(r.path_param("id"), "task");
+    for (const RebuildTask& t : tasks()) {
+      if (t.id != id) continue;
+      const std::string drive = model.call([&] {
+        const controller::DriveInfo* d = array.drive(t.drive_index + 1);
+        return d ? drive_uri(*d) : uri("");
+      });
+      json j = {{"@odata.id", uri("/TaskService/Tasks/" + std::to_string(t.id))},
+                {"@odata.type", "#Task.v1_7_4.Task"},
+                {"Id", std::to_string(t.id)},
+                {"Name", "Rebuild of drive " + std::to_string(t.drive_index + 1)},
+                {"TaskState", t.ended_ns < 0 ? "Running" : "Completed"},
+                {"TaskStatus", "OK"},
+                {"PercentComplete", t.percent},
+                {"StartTime", t.start_time},
+                {"Oem", {{"Afasim", {{"Drive", link(drive)},
+                                     {"StartedSimulatedNs", t.started_ns},
+                                     {"EndedSimulatedNs", t.ended_ns < 0 ? json(nullptr) : json(t.ended_ns)}}}}}};
+      if (t.ended_ns >= 0) j["EndTime"] = t.end_time;
+      return json_response(200, j);
+    }
+    throw not_found("task " + r.path_param("id"));
   }));
   out.push_back(route("GET", "/EventService/SSE", api::kMonitor, [&ev](http::Request&) {
     http::Response res(200, "", "text/event-stream");

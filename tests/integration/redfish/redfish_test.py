@@ -390,6 +390,12 @@ def case_drive_failure(rf):
     expect(drive["Status"] == {"State": "UnavailableOffline", "Health": "Critical"}, f"drive 5 after the fault: {drive['Status']}")
     volume = rf.json("GET", vol_path)[0]
     expect(volume["Status"]["Health"] == "Warning", f"the volume's Health: {volume['Status']} {volume.get('Operations')}")
+    tasks = rf.json("GET", ROOT + "/TaskService/Tasks")[0]["Members"]
+    task_path = tasks[-1]["@odata.id"]
+    task = rf.json("GET", task_path)[0]
+    expect(task["TaskState"] == "Running" and task["PercentComplete"] < 100
+           and task["Oem"]["Afasim"]["Drive"]["@odata.id"] == drive_path,
+           f"TaskService: the rebuild of drive 5 is a Running task ({task['PercentComplete']} %)")
 
     def drive_event(events):
         return [r for r in records(events) if r["OriginOfCondition"]["@odata.id"] == drive_path
@@ -415,10 +421,14 @@ def case_drive_failure(rf):
     expect(volume["Status"] == {"State": "Enabled", "Health": "OK"} and "Operations" not in volume,
            f"after the rebuild the volume is Enabled, OK: {volume['Status']}")
     expect(rf.json("GET", drive_path)[0]["Status"]["Health"] == "Critical", "drive 5 stays Critical until it is replaced")
+    task = rf.json("GET", task_path)[0]
+    expect(task["TaskState"] == "Completed" and task["PercentComplete"] == 100 and "EndTime" in task,
+           "the rebuild's task is Completed, 100 %")
     # Every document of this case against its schema (the subscription, the service, the events).
     subscription, _ = rf.json("GET", doc["@odata.id"])
     docs = {doc["@odata.id"]: subscription, ROOT + "/EventService": service,
-            ROOT + "/EventService/Subscriptions": rf.json("GET", ROOT + "/EventService/Subscriptions")[0]}
+            ROOT + "/EventService/Subscriptions": rf.json("GET", ROOT + "/EventService/Subscriptions")[0],
+            task_path: task, ROOT + "/TaskService/Tasks": rf.json("GET", ROOT + "/TaskService/Tasks")[0]}
     for i, e in enumerate(sub.received + sse.events):
         docs[f"event {i}"] = e
     if os.environ.get("AFASIM_REDFISH_WALK_OUT"):  # for scripts/redfish_trim_schemas.py
