@@ -47,7 +47,7 @@ struct RestServerOptions {
   // request log (http/server.h). Its logger, when null, is spdlog's default.
   http::ServerOptions http;
   // More routes on the same front end, behind the same authentication (each with its own
-  // `access`): Redfish, later. Full paths.
+  // `access`): the Redfish service (redfish/service.h). Full paths.
   std::vector<http::Route> extra_routes;
   // Performance history and alerts (GET .../performance, /alerts, the I/O families of
   // /metrics); read on the model thread. Null: none.

@@ -31,6 +31,7 @@
 #include "serve/model_thread.h"
 #include "app/session.h"
 #include "nbd/nbd_server.h"
+#include "redfish/service.h"
 #include "serve/session_record.h"
 #include "store/sqlite_store.h"
 
@@ -221,8 +222,11 @@ int run_serve(const ServeOptions& o) {
   if (!telemetry.is_ok()) return log_failure(telemetry.status().message());
   // Event streams: 16 at once, 4 per client address, each at most an hour (api/event_bus.h).
   api::EventBus event_bus(api::EventBusOptions{});
-  s.array->set_event_listener([&event_bus](const controller::Event& e) {
+  // The Redfish EventService's subscriptions and streams (redfish/events.h).
+  redfish::Events redfish_events;
+  s.array->set_event_listener([&event_bus, &redfish_events, &array = *s.array](const controller::Event& e) {
     event_bus.publish(e);
+    redfish_events.publish(e, array);
     log_event(e);
     record_event(e);
   });
@@ -265,6 +269,10 @@ int run_serve(const ServeOptions& o) {
     return api::NbdMetrics{st.connections_active, st.connections_accepted, st.connections_refused,
                            st.requests, st.requests_refused, st.protocol_errors};
   };
+  // Redfish / Swordfish at /redfish/v1 (docs/swordfish.md): the same front end, users and model.
+  redfish::Service redfish_service(*s.array, model,
+                                   redfish::ServiceOptions{preset->name, AFASIM_VERSION, api_options.auth, &redfish_events});
+  api_options.extra_routes = redfish_service.routes();
   api::RestServer rest(*s.array, model, api_options);
   if (sim::Status st = rest.start(); !st.is_ok()) {
     model.stop();
