@@ -124,8 +124,12 @@ std::optional<Destination> parse_destination(const std::string& url) {
 
 Events::Events(EventsOptions options) : options_(options) {
   if (options_.max_subscriptions < 1 || options_.max_subscriptions > 1024 || options_.max_streams < 1 ||
-      options_.max_streams > 1024 || options_.queue_capacity < 1)
-    throw std::invalid_argument("EventsOptions: max_subscriptions and max_streams 1..1024, queue_capacity >= 1");
+      options_.max_streams > 1024 || options_.queue_capacity < 1 || options_.delivery_retry_attempts < 0 ||
+      options_.delivery_retry_attempts > 10 || options_.delivery_retry_interval_seconds < 1 ||
+      options_.delivery_retry_interval_seconds > 3600)
+    throw std::invalid_argument(
+        "EventsOptions: max_subscriptions and max_streams 1..1024, queue_capacity >= 1, delivery_retry_attempts 0..10, "
+        "delivery_retry_interval_seconds 1..3600");
   sender_ = std::thread([this] { send_loop(); });
 }
 
@@ -219,19 +223,34 @@ void Events::send_loop() {
     if (stop_) return;
     Delivery d = std::move(queue_.front());
     queue_.pop_front();
-    lock.unlock();
     bool ok = false;
-    if (auto dest = parse_destination(d.destination)) {
-      httplib::Client client(dest->host, dest->port);
-      client.set_connection_timeout(std::chrono::seconds(2));
-      client.set_read_timeout(std::chrono::seconds(2));
-      client.set_write_timeout(std::chrono::seconds(2));
-      auto res = client.Post(dest->path, d.body, "application/json");
-      ok = res && res->status / 100 == 2;
+    for (int attempt = 0; attempt <= options_.delivery_retry_attempts; ++attempt) {
+      if (attempt > 0) {
+        // Wait the interval (a stop ends it), and give up when the subscription is gone.
+        const auto interval = std::chrono::seconds(options_.delivery_retry_interval_seconds);
+        if (cv_.wait_for(lock, interval, [this] { return stop_; })) return;
+        auto it = subscriptions_.find(d.subscription);
+        if (it == subscriptions_.end()) break;
+        ++it->second.retries;
+      }
+      lock.unlock();
+      ok = post_once(d);
+      lock.lock();
+      if (ok || stop_) break;
     }
-    lock.lock();
     if (auto it = subscriptions_.find(d.subscription); it != subscriptions_.end()) (ok ? it->second.delivered : it->second.failed)++;
   }
+}
+
+bool Events::post_once(const Delivery& d) {
+  auto dest = parse_destination(d.destination);
+  if (!dest) return false;
+  httplib::Client client(dest->host, dest->port);
+  client.set_connection_timeout(std::chrono::seconds(2));
+  client.set_read_timeout(std::chrono::seconds(2));
+  client.set_write_timeout(std::chrono::seconds(2));
+  auto res = client.Post(dest->path, d.body, "application/json");
+  return res && res->status / 100 == 2;
 }
 
 sim::Result<Subscription> Events::subscribe(const std::string& destination, const std::string& context) {

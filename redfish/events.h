@@ -5,7 +5,8 @@
 // publish() runs on the model thread (afasim serve wires it into the Array's event listener)
 // and never blocks: it writes each event into the SSE sinks (bounded by the HTTP front end's
 // stream buffer: a reader that does not keep up is dropped) and queues one delivery per
-// subscription; a sender thread of its own POSTs them, one attempt each with a 2 s timeout.
+// subscription; a sender thread of its own POSTs them (2 s timeouts), retrying a failed one
+// EventsOptions::delivery_retry_attempts times.
 // Bounds: `max_subscriptions` subscriptions, `max_streams` SSE streams, `queue_capacity`
 // deliveries waiting (at the bound the oldest is dropped and counted). Subscriptions live in
 // memory: a restart ends them, as it ends sessions.
@@ -38,13 +39,22 @@ struct EventsOptions {
   std::size_t max_subscriptions = 16;  // 1..1024
   std::size_t max_streams = 8;         // SSE streams at once, 1..1024
   std::size_t queue_capacity = 1024;   // deliveries waiting for the sender, >= 1
+  // A failed POST (no answer, or not 2xx) is tried again this many times, 0..10, each after
+  // `delivery_retry_interval_seconds`, 1..3600 (EventService DeliveryRetryAttempts /
+  // DeliveryRetryIntervalSeconds). The sender retries in place: while it waits, the
+  // deliveries behind it wait too (still bounded by queue_capacity). 3 and 2 s: a subscriber
+  // restarting within ~6 s loses nothing, and a dead one holds the queue at most 3 × (2 s
+  // timeout + 2 s) = 12 s per event.
+  int delivery_retry_attempts = 3;
+  int delivery_retry_interval_seconds = 2;
 };
 
 struct Subscription {
   std::int64_t id = 0;
   std::string destination;  // "http://127.0.0.1:8000/events"
   std::string context;      // echoed in every Event's Context
-  std::int64_t delivered = 0, failed = 0;
+  std::int64_t delivered = 0, failed = 0;  // events delivered; events given up after every retry
+  std::int64_t retries = 0;                 // POSTs that were retries of a failed one
 };
 
 // A rebuild as a Redfish Task (TaskService): seen running, then completed.
@@ -78,6 +88,7 @@ class Events {
   // Adds an SSE stream; false at max_streams.
   bool attach_stream(std::shared_ptr<http::StreamSink> sink);
   std::int64_t dropped() const;  // deliveries dropped at the queue's bound
+  const EventsOptions& options() const { return options_; }
 
   // TaskService: the rebuilds the service has seen (publish() looks at the rebuild after
   // every event; call observe_tasks() before reading to see the live percentage). The last
@@ -93,6 +104,7 @@ class Events {
     std::string body;
   };
   void send_loop();
+  static bool post_once(const Delivery& d);  // one POST: true on a 2xx answer
 
   const EventsOptions options_;
   mutable std::mutex mu_;

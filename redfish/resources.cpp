@@ -6,6 +6,7 @@
 
 #include "raid/raid_type.h"
 #include "redfish/internal.h"
+#include "redfish/query.h"
 #include "redfish/service.h"
 
 namespace afasim::redfish {
@@ -168,8 +169,8 @@ json service_root(const Array& array, const Identity& id) {
     root["EventService"] = link(uri("/EventService"));
     root["Tasks"] = link(uri("/TaskService"));
   }
-  root["ProtocolFeaturesSupported"] = {{"ExpandQuery", {{"ExpandAll", false}, {"Levels", false}, {"Links", false}, {"NoLinks", false}}},
-                                       {"SelectQuery", false},
+  root["ProtocolFeaturesSupported"] = {{"ExpandQuery", {{"ExpandAll", true}, {"Levels", true}, {"MaxLevels", kMaxExpandLevels}, {"Links", true}, {"NoLinks", true}}},
+                                       {"SelectQuery", true},
                                        {"FilterQuery", false},
                                        {"OnlyMemberQuery", false},
                                        {"ExcerptQuery", false}};

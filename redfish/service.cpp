@@ -6,6 +6,7 @@
 #include "api/views.h"
 #include "redfish/accounts.h"
 #include "redfish/internal.h"
+#include "redfish/query.h"
 
 namespace afasim::redfish {
 
@@ -268,6 +269,61 @@ struct Service::Impl {
   std::vector<http::Route> read_routes();
   std::vector<http::Route> change_routes();
   std::vector<http::Route> event_routes();
+
+  // Every GET route as its handler answers without a query: what $expand resolves a link by.
+  http::Router getters;
+
+  static int rank(const std::string& role) {
+    if (role == api::kPublic) return 0;
+    if (role == api::kMonitor) return 1;
+    if (role == api::kOperator) return 2;
+    return role == api::kAdmin ? 3 : 4;
+  }
+
+  // The resource at `target` as `outer`'s caller may read it, else nullopt (no such GET
+  // route, a role the caller lacks, an error, a streamed or non-JSON answer).
+  std::optional<json> resolve(const std::string& target, const http::Request& outer) const {
+    http::Request r;
+    r.method = "GET";
+    r.target = r.path = target;
+    r.principal = outer.principal;
+    r.remote_address = outer.remote_address;
+    r.tls = outer.tls;
+    const http::Router::Match m = getters.match(r);
+    if (!m.route) return std::nullopt;
+    // Without authentication (no options.auth) the guard lets every request through.
+    const std::string caller = outer.principal.role.empty() ? api::kPublic : outer.principal.role;
+    if (options.auth && rank(m.route->access) > rank(caller)) return std::nullopt;
+    http::Response res = m.route->handler(r);
+    if (res.status != 200 || res.stream) return std::nullopt;
+    json j = json::parse(res.body, nullptr, false);
+    if (j.is_discarded()) return std::nullopt;
+    return j;
+  }
+
+  // `route` with the query parameters handled (redfish/query.h): the handler itself sees none.
+  http::Route with_query(http::Route route) {
+    route.handler = [this, inner = route.handler](http::Request& r) -> http::Response {
+      Query q;
+      try {
+        q = parse_query(r.method == "HEAD" ? "GET" : r.method, r.params);
+      } catch (const RedfishError& e) {
+        return json_response(e.status, error_body(e));
+      }
+      if (q.expand != Query::Expand::kNone && !r.may_block) throw http::NeedsWorker{};
+      r.query.clear();
+      r.params.clear();
+      http::Response res = inner(r);
+      if (q.empty() || res.status != 200 || res.stream) return res;
+      json body = json::parse(res.body, nullptr, false);
+      if (body.is_discarded()) return res;
+      body = apply_expand(apply_select(body, q.select), q,
+                          [this, &r](const std::string& target) { return resolve(target, r); });
+      res.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+      return res;
+    };
+    return route;
+  }
 };
 
 namespace {
@@ -282,7 +338,7 @@ json subscription_view(const Subscription& s) {
           {"Protocol", "Redfish"},
           {"EventFormatType", "Event"},
           {"SubscriptionType", "RedfishEvent"},
-          {"Oem", {{"Afasim", {{"Delivered", s.delivered}, {"Failed", s.failed}}}}}};
+          {"Oem", {{"Afasim", {{"Delivered", s.delivered}, {"Failed", s.failed}, {"Retries", s.retries}}}}}};
 }
 
 }  // namespace
@@ -306,7 +362,8 @@ std::vector<http::Route> Service::Impl::event_routes() {
                                {"Id", "EventService"},
                                {"Name", "Event Service"},
                                {"ServiceEnabled", true},
-                               {"DeliveryRetryAttempts", 0},
+                               {"DeliveryRetryAttempts", ev.options().delivery_retry_attempts},
+                               {"DeliveryRetryIntervalSeconds", ev.options().delivery_retry_interval_seconds},
                                {"EventFormatTypes", json::array({"Event"})},
                                {"ServerSentEventUri", uri("/EventService/SSE")},
                                {"Subscriptions", link(uri("/EventService/Subscriptions"))},
@@ -509,6 +566,27 @@ Service::Service(controller::Array& array, serve::ModelThread& model, ServiceOpt
 
 Service::~Service() = default;
 
+void Service::reshape_deny(const http::Request& r, http::Response& deny) {
+  if (r.path != "/redfish" && r.path.rfind("/redfish/", 0) != 0) return;
+  if (deny.status != 401 && deny.status != 403) return;
+  const json problem = json::parse(deny.body, nullptr, false);
+  const std::string why = problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
+                              ? " (" + problem["detail"].get<std::string>() + ")"
+                              : "";
+  const RedfishError e =
+      deny.status == 401
+          ? RedfishError(401, "NoValidSession", "There is no valid session established with the implementation" + why + ".", {},
+                         "Establish a session (POST /redfish/v1/SessionService/Sessions) or send valid HTTP Basic credentials.")
+          : RedfishError(403, "InsufficientPrivilege",
+                         "There are insufficient privileges for the account or credentials associated with the current session to "
+                         "perform the requested operation" + why + ".",
+                         {}, "Either abandon the operation or change the associated access rights and resubmit the request.");
+  http::Response res = json_response(e.status, error_body(e));
+  // DSP0266 "HTTP status codes", 401: the WWW-Authenticate header for Basic authentication.
+  if (e.status == 401) res.headers.set("WWW-Authenticate", "Basic realm=\"afasim\", charset=\"UTF-8\"");
+  deny = std::move(res);
+}
+
 std::vector<http::Route> Service::routes() {
   std::vector<http::Route> out = impl_->read_routes();
   for (http::Route& r : impl_->change_routes()) out.push_back(std::move(r));
@@ -516,6 +594,10 @@ std::vector<http::Route> Service::routes() {
     for (http::Route& r : impl_->event_routes()) out.push_back(std::move(r));
   if (impl_->accounts)
     for (http::Route& r : impl_->accounts->routes([this](const std::function<http::Response()>& fn) { return impl_->guarded(fn); })) out.push_back(std::move(r));
+  for (http::Route& r : out) {
+    if (r.method == "GET") impl_->getters.add(r);
+    r = impl_->with_query(std::move(r));
+  }
   return out;
 }
 

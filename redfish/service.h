@@ -52,6 +52,11 @@ class Service {
   // Every route of the service (full paths under /redfish), each with its `access`.
   std::vector<http::Route> routes();
 
+  // For api::RestServerOptions::reshape_deny: a 401 or 403 of a /redfish path in Redfish's
+  // error shape (Base.1.22 NoValidSession / InsufficientPrivilege, the guard's reason as the
+  // message), a 401 with the Basic challenge DSP0266 asks for. Other paths: unchanged.
+  static void reshape_deny(const http::Request& r, http::Response& deny);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

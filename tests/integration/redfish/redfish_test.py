@@ -152,8 +152,11 @@ def case_walk(rf):
     expect(status == 200 and not missing, f"$metadata names the namespace of every type served (missing: {missing})")
     doc, _ = rf.json("GET", "/redfish", auth=False)
     expect(doc == {"v1": "/redfish/v1/"}, "GET /redfish names v1")
-    status, _, _ = rf.call("GET", ROOT + "/Systems", auth=False)
+    status, headers, raw = rf.call("GET", ROOT + "/Systems", auth=False)
     expect(status == 401, "GET /Systems without credentials: 401")
+    expect(json.loads(raw)["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.NoValidSession",
+           f"the 401 is in Redfish's error shape: {raw[:200]!r}")
+    expect(headers.get("WWW-Authenticate", "").startswith("Basic realm="), f"the 401 has a Basic challenge: {headers}")
 
 
 def case_errors(rf):
@@ -172,7 +175,19 @@ def case_errors(rf):
     expect("min" in info["Message"].lower(), f"min above max is refused: {info['Message'][:100]}")
     expect(rf.json("GET", vols)[0]["Members@odata.count"] == before, "no volume was made by the refused requests")
     rf.error("GET", vols + "/999", None, 404, "ResourceNotFound")
-    rf.error("GET", vols + "?$expand=.", None, 400, "QueryNotSupported")
+    # Query parameters (DSP0266 "Query parameters"; redfish/query.h): $select and $expand
+    # served, other '$' parameters 501, a bad value 400, a parameter without '$' ignored.
+    sel = rf.json("GET", vols + "?$select=Members")[0]
+    expect(set(sel) == {"@odata.id", "@odata.type", "Members", "Members@odata.count"}, f"$select=Members keeps: {sorted(sel)}")
+    expanded = rf.json("GET", vols + "?$expand=.($levels=1)")[0]["Members"]
+    expect(len(expanded) == before and all(m.get("@odata.type", "").startswith("#Volume.") for m in expanded),
+           f"$expand=. gives the {before} member volumes in full")
+    for m in expanded:
+        validator_for(m["@odata.type"]).validate(m)
+    rf.error("GET", vols + "?$filter=Name%20eq%20'x'", None, 501, "QueryNotSupported")
+    rf.error("GET", vols + "?$expand=.($levels=9)", None, 400, "QueryParameterOutOfRange")
+    rf.error("GET", vols + "?$select=", None, 400, "QueryParameterValueFormatError")
+    expect(rf.json("GET", vols + "?only")[0]["Members@odata.count"] == before, "a parameter without '$' is ignored")
     doc, headers = rf.json("POST", vols, {"Name": "etag", "CapacityBytes": GiB}, expect_status=201)
     path = headers["Location"]
     rf.error("PATCH", path, {"RAIDType": "RAID5"}, 400, "PropertyNotWritable")
@@ -187,8 +202,9 @@ def case_errors(rf):
             {"UserName": "watcher", "Password": "watch-only-1", "RoleId": "ReadOnly"}, expect_status=201)
     watcher = rf.basic("watcher", "watch-only-1")
     rf.json("GET", path, auth=watcher)
-    status, _, _ = rf.call("DELETE", path, auth=watcher)
+    status, _, raw = rf.call("DELETE", path, auth=watcher)
     expect(status == 403, "a ReadOnly account's DELETE: 403")
+    expect(json.loads(raw)["error"]["code"] == "Base.1.22.InsufficientPrivilege", f"the 403 is in Redfish's error shape: {raw[:200]!r}")
     current = rf.json("GET", path)[0]["@odata.etag"]
     status, _, _ = rf.call("DELETE", path, headers={"If-Match": current})
     expect(status == 204, "DELETE with the current If-Match: 204")
