@@ -127,8 +127,8 @@ void Accounts::log(const http::Request& r, const std::string& object, const std:
 }
 
 std::vector<http::Route> Accounts::routes(Guard guard) {
-  auto route = [guard](const char* method, const std::string& path, const char* access,
-                       std::function<http::Response(http::Request&)> fn) {
+  const RouteMaker route = [guard](const char* method, const std::string& path, const char* access,
+                                   std::function<http::Response(http::Request&)> fn) {
     return http::Route{method, uri(path), [guard, fn](http::Request& r) {
                          return guard([&] {
                            if (!r.query.empty())
@@ -138,6 +138,12 @@ std::vector<http::Route> Accounts::routes(Guard guard) {
                        },
                        access};
   };
+  std::vector<http::Route> out = session_routes(route);
+  for (http::Route& r : account_routes(route)) out.push_back(std::move(r));
+  return out;
+}
+
+std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
   std::vector<http::Route> out;
   out.push_back(route("GET", "/SessionService", api::kMonitor, [this](http::Request&) {
     return json_response(200, {{"@odata.id", uri("/SessionService")},
@@ -194,6 +200,11 @@ std::vector<http::Route> Accounts::routes(Guard guard) {
     check(auth_.delete_session(id));
     return http::Response(204, "", "");
   }));
+  return out;
+}
+
+std::vector<http::Route> Accounts::account_routes(const RouteMaker& route) {
+  std::vector<http::Route> out;
   out.push_back(route("GET", "/AccountService", api::kMonitor, [](http::Request&) {
     return json_response(200, {{"@odata.id", uri("/AccountService")},
                                {"@odata.type", "#AccountService.v1_18_1.AccountService"},
@@ -216,6 +227,12 @@ std::vector<http::Route> Accounts::routes(Guard guard) {
     if (!role) throw not_found("role " + r.path_param("id"));
     return json_response(200, role_view(*role));
   }));
+  for (http::Route& r : user_account_routes(route)) out.push_back(std::move(r));
+  return out;
+}
+
+std::vector<http::Route> Accounts::user_account_routes(const RouteMaker& route) {
+  std::vector<http::Route> out;
   out.push_back(route("GET", "/AccountService/Accounts", api::kMonitor, [this](http::Request& r) {
     json members = json::array();
     for (const api::User& u : auth_.users())

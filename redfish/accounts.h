@@ -27,7 +27,14 @@ class Accounts {
 
   std::vector<http::Route> routes(Guard guard);
 
+  // Builds one route under /redfish/v1: method, path below the root, access, handler.
+  using RouteMaker = std::function<http::Route(const char*, const std::string&, const char*,
+                                               std::function<http::Response(http::Request&)>)>;
+
  private:
+  std::vector<http::Route> session_routes(const RouteMaker& route);  // SessionService
+  std::vector<http::Route> account_routes(const RouteMaker& route);  // AccountService, Roles
+  std::vector<http::Route> user_account_routes(const RouteMaker& route);  // its Accounts
   // Adds an event (category "user") on the model thread, naming the caller.
   void log(const http::Request& r, const std::string& object, const std::string& message);
 
