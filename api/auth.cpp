@@ -290,7 +290,11 @@ const AuthOptions& Auth::options() const {
 
 http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_block,
                           http::Response& deny) {
-  const std::string& header = r.header("Authorization");
+  // Redfish clients send a session token as X-Auth-Token (DSP0266 13.3.4); it is the same
+  // token as a bearer one, so it is read as "Bearer <token>" when Authorization is absent.
+  const std::string header = r.has_header("Authorization") || !r.has_header("X-Auth-Token")
+                                 ? r.header("Authorization")
+                                 : "Bearer " + r.header("X-Auth-Token");
   const bool is_public = route.access == kPublic;
   if (header.empty()) {
     if (is_public) return http::Verdict::kAllow;

@@ -84,14 +84,15 @@ class RestServer::Impl {
     for (const http::Route& r : options_.extra_routes) router.add(r);
     server_ = std::make_unique<http::Server>(http_options(), std::move(router));
     if (options_.auth) {
-      server_->set_guard([auth = options_.auth](http::Request& r, const http::Route& route,
-                                                bool may_block, http::Response& deny) {
+      server_->set_guard([auth = options_.auth, reshape = options_.reshape_deny](
+                             http::Request& r, const http::Route& route, bool may_block, http::Response& deny) {
         const http::Verdict v = auth->guard(r, route, may_block, deny);
         // A script's request (the manager page sends X-Requested-With) gets only the Bearer
         // challenge: a Basic one would make the browser open its own login dialog over the
         // page's form.
         if (v == http::Verdict::kDeny && deny.status == 401 && r.has_header("X-Requested-With"))
           deny.headers.set("WWW-Authenticate", "Bearer realm=\"afasim\"");
+        if (v == http::Verdict::kDeny && reshape) reshape(r, deny);
         return v;
       });
     } else {

@@ -47,8 +47,12 @@ struct RestServerOptions {
   // request log (http/server.h). Its logger, when null, is spdlog's default.
   http::ServerOptions http;
   // More routes on the same front end, behind the same authentication (each with its own
-  // `access`): Redfish, later. Full paths.
+  // `access`): the Redfish service (redfish/service.h). Full paths.
   std::vector<http::Route> extra_routes;
+  // Rewrites a 401 or 403 of the guard (one authentication for every route) before it is
+  // sent: another dialect on the same port answers in its own error shape (the Redfish
+  // service: redfish::Service::reshape_deny). Null: problem+json for every path.
+  std::function<void(const http::Request&, http::Response&)> reshape_deny;
   // Performance history and alerts (GET .../performance, /alerts, the I/O families of
   // /metrics); read on the model thread. Null: none.
   const controller::Telemetry* telemetry = nullptr;

@@ -31,6 +31,7 @@
 #include "serve/model_thread.h"
 #include "app/session.h"
 #include "nbd/nbd_server.h"
+#include "redfish/service.h"
 #include "serve/session_record.h"
 #include "store/sqlite_store.h"
 
@@ -174,6 +175,121 @@ void use_buffered_log_unless_terminal() {
   spdlog::flush_every(std::chrono::seconds(1));
 }
 
+// Opens the array of `afasim serve`. With --record, the file must be creatable and the state
+// directory new before the array is opened (its first boot writes to the directory); a
+// refused start removes the file it created, so a second try with a good flag is not refused
+// in turn. On failure `*exit_code` is 2 for a flag's fault, 1 otherwise.
+sim::Result<SessionArray> open_serve_session(const ServeOptions& o, const config::Catalog& catalog,
+                                             const config::SystemPreset& preset, datapac::PayloadKind payload,
+                                             int* exit_code) {
+  *exit_code = 2;
+  bool created_record = false;
+  if (!o.record.empty()) {
+    std::error_code ec;
+    created_record = !std::filesystem::exists(o.record, ec);
+    if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
+    else return sim::invalid_argument("--record: cannot create " + o.record + ": " + std::strerror(errno));
+  }
+  auto session = open_session_array(catalog, preset, o.state, payload, o.seed, !o.record.empty());
+  if (!session.is_ok() && created_record) {
+    std::error_code ec;
+    std::filesystem::remove(o.record, ec);
+  }
+  if (!session.is_ok() && !o.record.empty() && session.status().code() == sim::Code::kPreconditionFailed &&
+      session.status().message().find("already holds an array") != std::string::npos)
+    return sim::invalid_argument("--record needs a new state directory (a replay starts from a new array): " +
+                                 session.status().message());
+  *exit_code = 1;
+  return session;
+}
+
+// The ReST front end's options; `nbd_for_metrics` is read by /metrics once the NBD target
+// exists (it starts after the API).
+api::RestServerOptions rest_server_options(const ServeOptions& o, const HostPort& listen,
+                                           const std::shared_ptr<boost::asio::ssl::context>& tls,
+                                           const std::string& system_name, const controller::Telemetry* telemetry,
+                                           api::EventBus* events,
+                                           const std::atomic<nbd::NbdServer*>* nbd_for_metrics) {
+  api::RestServerOptions options;
+  options.http.tls = tls;
+  options.http.host = listen.host;
+  options.http.port = listen.port;
+  options.http.allowed_hosts = o.allowed_hosts;
+  options.system_name = system_name;
+  options.telemetry = telemetry;
+  options.events = events;
+  options.nbd_metrics = [nbd_for_metrics]() -> std::optional<api::NbdMetrics> {
+    const nbd::NbdServer* n = nbd_for_metrics->load();
+    if (n == nullptr) return std::nullopt;
+    const nbd::NbdServerStats st = n->stats();
+    return api::NbdMetrics{st.connections_active, st.connections_accepted, st.connections_refused,
+                           st.requests, st.requests_refused, st.protocol_errors};
+  };
+  return options;
+}
+
+nbd::NbdServerOptions nbd_server_options(const ServeOptions& o, const std::optional<HostPort>& nbd_listen,
+                                         const std::shared_ptr<boost::asio::ssl::context>& tls) {
+  nbd::NbdServerOptions options;
+  options.host = nbd_listen ? nbd_listen->host : "";
+  options.port = nbd_listen ? nbd_listen->port : 0;
+  options.unix_socket_path = o.nbd_socket;
+  options.idle_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.nbd_idle_timeout_s * 1000));
+  options.handshake_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(o.nbd_handshake_timeout_s * 1000));
+  options.max_connections_per_address = o.nbd_max_connections_per_address;
+  if (tls && o.nbd_tls != "off") {
+    options.tls = tls;
+    options.tls_required = o.nbd_tls == "require";
+  }
+  return options;
+}
+
+// Signals are waited for by the main thread only: block them before any thread starts.
+sigset_t block_stop_signals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+// The users of <state>/users.json; on the first start, creates the admin and says where its
+// password is.
+sim::Result<std::shared_ptr<api::Auth>> open_users(const std::string& state) {
+  api::AuthOptions options;
+  options.users_file = state + "/users.json";
+  options.admin_password_file = state + "/admin-password";
+  auto auth = api::Auth::open(options);
+  if (!auth.is_ok()) return auth.status();
+  if ((*auth)->created_admin())
+    spdlog::info("afasim serve: first start: created user admin; its password is in {} (mode 0600)",
+                 options.admin_password_file);
+  return std::shared_ptr<api::Auth>(std::move(auth).value());
+}
+
+// The listening lines, flushed at once: scripts wait for them.
+void log_listening(const ServeOptions& o, const config::SystemPreset& preset, const api::RestServer& rest,
+                   const nbd::NbdServer& nbd, const std::optional<HostPort>& nbd_listen) {
+  spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}{}", preset.model,
+               preset.name, rest.base_url(), nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : "",
+               nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload, o.pace,
+               o.record.empty() ? "" : ", recording to " + o.record);
+  spdlog::default_logger()->flush();
+}
+
+// Every event of the array goes to the ReST event streams, the Redfish EventService, the log
+// and the recording.
+void publish_events(controller::Array& array, api::EventBus& event_bus, redfish::Events& redfish_events) {
+  array.set_event_listener([&event_bus, &redfish_events, &array](const controller::Event& e) {
+    event_bus.publish(e);
+    redfish_events.publish(e, array);
+    log_event(e);
+    record_event(e);
+  });
+}
+
 int run_serve(const ServeOptions& o) {
   use_buffered_log_unless_terminal();
   spdlog::set_level(spdlog::level::from_str(o.log_level));
@@ -186,34 +302,11 @@ int run_serve(const ServeOptions& o) {
   auto preset = catalog->system(o.system);
   if (!preset.is_ok()) return log_failure("--system: " + preset.status().message(), 2);
 
-  // Signals are waited for by this thread only: block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = block_stop_signals();
 
-  // --record: the file must be creatable and the state directory new before the array is
-  // opened (its first boot writes to the directory); a refused start removes the file it
-  // created, so a second try with a good flag is not refused in turn.
-  bool created_record = false;
-  if (!o.record.empty()) {
-    std::error_code ec;
-    created_record = !std::filesystem::exists(o.record, ec);
-    if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
-    else return log_failure("--record: cannot create " + o.record + ": " + std::strerror(errno), 2);
-  }
-  auto session = open_session_array(*catalog, *preset, o.state, *payload, o.seed, !o.record.empty());
-  if (!session.is_ok() && created_record) {
-    std::error_code ec;
-    std::filesystem::remove(o.record, ec);
-  }
-  if (!session.is_ok() && !o.record.empty() && session.status().code() == sim::Code::kPreconditionFailed &&
-      session.status().message().find("already holds an array") != std::string::npos)
-    return log_failure("--record needs a new state directory (a replay starts from a new array): " +
-                    session.status().message(),
-                2);
-  if (!session.is_ok()) return log_failure(session.status().message());
+  int exit_code = 1;
+  auto session = open_serve_session(o, *catalog, *preset, *payload, &exit_code);
+  if (!session.is_ok()) return log_failure(session.status().message(), exit_code);
   SessionArray& s = *session;
   Recording recording;
   if (const std::string bad = start_recording(o, *preset, s, recording); !bad.empty()) return log_failure(bad, 2);
@@ -221,79 +314,46 @@ int run_serve(const ServeOptions& o) {
   if (!telemetry.is_ok()) return log_failure(telemetry.status().message());
   // Event streams: 16 at once, 4 per client address, each at most an hour (api/event_bus.h).
   api::EventBus event_bus(api::EventBusOptions{});
-  s.array->set_event_listener([&event_bus](const controller::Event& e) {
-    event_bus.publish(e);
-    log_event(e);
-    record_event(e);
-  });
+  // The Redfish EventService's subscriptions and streams (redfish/events.h).
+  redfish::Events redfish_events;
+  publish_events(*s.array, event_bus, redfish_events);
 
   serve::ModelThread model(*s.sim, sim::Pacer(o.pace == "none" ? sim::Pacer::Mode::kNone : sim::Pacer::Mode::kRealtime,
                                               o.speed.value_or(1.0)));
   model.start();
 
-  api::AuthOptions auth_options;
-  auth_options.users_file = o.state + "/users.json";
-  auth_options.admin_password_file = o.state + "/admin-password";
-  auto auth = api::Auth::open(auth_options);
+  auto auth = open_users(o.state);
   if (!auth.is_ok()) {
     model.stop();
     return log_failure("users: " + auth.status().message());
   }
-  if ((*auth)->created_admin())
-    spdlog::info("afasim serve: first start: created user admin; its password is in {} (mode 0600)",
-                 auth_options.admin_password_file);
   auto tls = tls_context(o, listen->host, nbd_listen ? nbd_listen->host : "");
   if (!tls.is_ok()) {
     model.stop();
     return log_failure(tls.status().message(), 2);
   }
-  api::RestServerOptions api_options;
-  api_options.http.tls = *tls;
-  api_options.auth = std::shared_ptr<api::Auth>(std::move(auth).value());
-  api_options.http.host = listen->host;
-  api_options.http.port = listen->port;
-  api_options.system_name = preset->name;
-  api_options.http.allowed_hosts = o.allowed_hosts;
-  api_options.telemetry = telemetry->get();
-  api_options.events = &event_bus;
-  // The NBD target starts after the API; its counters are read once it exists.
   std::atomic<nbd::NbdServer*> nbd_for_metrics{nullptr};
-  api_options.nbd_metrics = [&nbd_for_metrics]() -> std::optional<api::NbdMetrics> {
-    const nbd::NbdServer* n = nbd_for_metrics.load();
-    if (n == nullptr) return std::nullopt;
-    const nbd::NbdServerStats st = n->stats();
-    return api::NbdMetrics{st.connections_active, st.connections_accepted, st.connections_refused,
-                           st.requests, st.requests_refused, st.protocol_errors};
-  };
+  api::RestServerOptions api_options = rest_server_options(o, *listen, *tls, preset->name, telemetry->get(),
+                                                           &event_bus, &nbd_for_metrics);
+  api_options.auth = *auth;
+  // Redfish / Swordfish at /redfish/v1 (docs/swordfish.md): the same front end, users and model.
+  redfish::Service redfish_service(*s.array, model,
+                                   redfish::ServiceOptions{preset->name, AFASIM_VERSION, api_options.auth, &redfish_events});
+  api_options.extra_routes = redfish_service.routes();
+  api_options.reshape_deny = &redfish::Service::reshape_deny;
   api::RestServer rest(*s.array, model, api_options);
   if (sim::Status st = rest.start(); !st.is_ok()) {
     model.stop();
     return log_failure("--listen " + o.listen + ": " + st.message());
   }
-  nbd::NbdServerOptions nbd_options;
-  nbd_options.host = nbd_listen ? nbd_listen->host : "";
-  nbd_options.port = nbd_listen ? nbd_listen->port : 0;
-  nbd_options.unix_socket_path = o.nbd_socket;
-  nbd_options.idle_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.nbd_idle_timeout_s * 1000));
-  nbd_options.handshake_timeout =
-      std::chrono::milliseconds(static_cast<std::int64_t>(o.nbd_handshake_timeout_s * 1000));
-  nbd_options.max_connections_per_address = o.nbd_max_connections_per_address;
-  if (*tls && o.nbd_tls != "off") {
-    nbd_options.tls = *tls;
-    nbd_options.tls_required = o.nbd_tls == "require";
-  }
-  nbd::NbdServer nbd(*s.array, model, nbd_options);
+  nbd::NbdServer nbd(*s.array, model, nbd_server_options(o, nbd_listen, *tls));
   nbd_for_metrics = &nbd;
   if (sim::Status st = nbd.start(); !st.is_ok()) {
     rest.stop();
     model.stop();
     return log_failure(st.message());
   }
-  spdlog::info("afasim serve: {} ({}) on {}, NBD on {}{}{}, state in {}, payload {}, pace {}{}", preset->model,
-               preset->name, rest.base_url(), nbd_listen ? nbd_listen->host + ":" + std::to_string(nbd.port()) : "",
-               nbd_listen && !o.nbd_socket.empty() ? " and " : "", o.nbd_socket, o.state, o.payload, o.pace,
-               o.record.empty() ? "" : ", recording to " + o.record);
-  spdlog::default_logger()->flush();  // the listening lines: scripts wait for them
+  log_listening(o, *preset, rest, nbd, nbd_listen);
   serve_until_signal(signals, s, model, rest, nbd, preset->name);
   s.array->set_event_listener(nullptr);
   telemetry->reset();

@@ -1,5 +1,5 @@
 #include "config/preset.h"
-#include "config/json_text.h"
+#include "config/preset_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,137 +14,15 @@
 namespace afasim::config {
 namespace {
 
-using nlohmann::json;
-
-// Thrown inside this file only; Catalog's factories turn it into a Status.
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const std::string& file, const std::string& key, const std::string& what) {
-  throw ConfigError(file + ": " + (key.empty() ? "(top level)" : key) + ": " + what);
-}
-
-std::string type_name(const json& j) {
-  if (j.is_number_integer()) return "an integer";
-  if (j.is_number()) return "a number";
-  return std::string("a ") + j.type_name();
-}
-
-// Reads one JSON file with the rules of preset.h: every figure carries its provenance,
-// unknown keys are errors.
-class Reader {
- public:
-  // Maps a key path to the file that defined it (for presets merged through `extends`).
-  using Origin = std::function<std::string(const std::string& key)>;
-
-  Reader(std::string file, const std::set<std::string>& sources, Origin origin = nullptr)
-      : file_(std::move(file)), sources_(sources), origin_(std::move(origin)) {}
-
-  const std::string& file() const { return file_; }
-  // The file to blame for `key`.
-  std::string file_for(const std::string& key) const { return origin_ ? origin_(key) : file_; }
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    ::afasim::config::fail(file_for(key), key, what);
-  }
-
-  // REQUIRES the object at `path` to hold only `allowed` keys.
-  void only_keys(const json& obj, const std::string& path, std::set<std::string> allowed) const {
-    if (!obj.is_object()) fail(path, "must be an object, got " + type_name(obj));
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-      if (!allowed.count(it.key())) {
-        std::string list;
-        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(json_path_join(path, it.key()), "unknown key (expected one of: " + list + ")");
-      }
-    }
-  }
-
-  const json& member(const json& obj, const std::string& path, const std::string& key) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(json_path_join(path, key), "missing");
-    return *it;
-  }
-
-  std::string text(const json& obj, const std::string& path, const std::string& key,
-                   std::set<std::string> one_of = {}) const {
-    const json& v = member(obj, path, key);
-    if (!v.is_string()) fail(json_path_join(path, key), "must be a string, got " + type_name(v));
-    std::string s = v.get<std::string>();
-    if (s.empty()) fail(json_path_join(path, key), "must not be empty");
-    if (!one_of.empty() && !one_of.count(s)) {
-      std::string list;
-      for (const auto& a : one_of) list += (list.empty() ? "" : ", ") + a;
-      fail(json_path_join(path, key), "must be one of " + list + ", got \"" + s + "\"");
-    }
-    return s;
-  }
-
-  std::string optional_text(const json& obj, const std::string& path, const std::string& key) const {
-    return obj.contains(key) ? text(obj, path, key) : std::string();
-  }
-
-  // A figure: {"value": N, "source": KEY | "assumption": TEXT [, "note": TEXT]}.
-  double figure(const json& obj, const std::string& path, const std::string& key, double lo,
-                double hi) const {
-    const std::string p = json_path_join(path, key);
-    const json& f = member(obj, path, key);
-    if (f.is_number())
-      fail(p, "a bare number; write {\"value\": N, \"source\": KEY} or "
-                     "{\"value\": N, \"assumption\": \"why\"}");
-    only_keys(f, p, {"value", "source", "assumption", "note"});
-    const bool has_source = f.contains("source");
-    const bool has_assumption = f.contains("assumption");
-    if (has_source == has_assumption)
-      fail(p, "needs exactly one of \"source\" or \"assumption\"");
-    if (has_source) {
-      const std::string src = text(f, p, "source");
-      if (!sources_.count(src))
-        fail(json_path_join(p, "source"), "\"" + src + "\" is not a key of sources.json");
-    } else {
-      text(f, p, "assumption");
-    }
-    if (f.contains("note")) text(f, p, "note");
-    const json& v = member(f, p, "value");
-    if (!v.is_number()) fail(json_path_join(p, "value"), "must be a number, got " + type_name(v));
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d < lo || d > hi) {
-      std::ostringstream os;
-      os << "must be in [" << lo << ", " << hi << "], got " << v.dump();
-      fail(json_path_join(p, "value"), os.str());
-    }
-    return d;
-  }
-
-  std::int64_t integer_figure(const json& obj, const std::string& path, const std::string& key,
-                              double lo, double hi) const {
-    const double d = figure(obj, path, key, lo, hi);
-    if (d != std::floor(d)) fail(json_path_join(json_path_join(path, key), "value"), "must be an integer");
-    return static_cast<std::int64_t>(d);
-  }
-
- private:
-  std::string file_;
-  const std::set<std::string>& sources_;
-  Origin origin_;
-};
-
-constexpr double kMaxBytes = 1e18;
-constexpr double kMaxRate = 1e15;
-
-json parse_json(const std::string& file, const std::string& text) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(file, "", std::string("not valid JSON: ") + e.what());
-  }
-}
-
-void check_schema(const Reader& r, const json& j, const std::string& expected) {
-  const std::string schema = r.text(j, "", "schema");
-  if (schema != expected)
-    r.fail("schema", "expected \"" + expected + "\", got \"" + schema + "\"");
-}
+using preset_detail::check_schema;
+using preset_detail::ConfigError;
+using preset_detail::fail;
+using preset_detail::json;
+using preset_detail::kMaxBytes;
+using preset_detail::kMaxRate;
+using preset_detail::parse_json;
+using preset_detail::Reader;
+using preset_detail::type_name;
 
 // PCIe payload rate of one lane per direction before protocol framing, bytes per second:
 // generation 1-2 run 2.5 / 5 GT/s with 8b/10b encoding, 3-5 run 8 / 16 / 32 GT/s with
@@ -210,6 +88,67 @@ bool flag(const Reader& r, const json& o, const std::string& path, const std::st
   return v.get<bool>();
 }
 
+SsdControllerSpec read_ssd_controller(const Reader& r, const json& j) {
+  SsdControllerSpec controller;
+  const json& c = r.member(j, "", "controller");
+  const std::string cp = "controller";
+  r.only_keys(c, cp, {"name", "cores", "read_command_ns", "write_command_ns", "read_overhead_ns",
+                      "write_overhead_ns",
+                      "write_path_bytes_per_second", "queue_pairs", "queue_entries"});
+  controller.name = r.text(c, cp, "name");
+  controller.cores = static_cast<int>(r.integer_figure(c, cp, "cores", 1, 256));
+  controller.read_command_ns = r.integer_figure(c, cp, "read_command_ns", 0, 1e8);
+  controller.write_command_ns = r.integer_figure(c, cp, "write_command_ns", 0, 1e8);
+  controller.read_overhead_ns = r.integer_figure(c, cp, "read_overhead_ns", 0, 1e8);
+  controller.write_overhead_ns = r.integer_figure(c, cp, "write_overhead_ns", 0, 1e8);
+  if (c.contains("write_path_bytes_per_second"))
+    controller.write_path_bytes_per_second =
+        r.integer_figure(c, cp, "write_path_bytes_per_second", 1e6, kMaxRate);
+  controller.queue_pairs = static_cast<int>(r.integer_figure(c, cp, "queue_pairs", 1, 65535));
+  controller.queue_entries = static_cast<int>(r.integer_figure(c, cp, "queue_entries", 1, 65536));
+  return controller;
+}
+
+NandSpec read_nand(const Reader& r, const json& j) {
+  NandSpec nand;
+  const json& n = r.member(j, "", "nand");
+  const std::string np = "nand";
+  r.only_keys(n, np, {"type", "part", "bits_per_cell", "page_bytes", "planes", "program_pages",
+                      "block_bytes", "die_bytes", "read_ns", "program_ns", "erase_ns",
+                      "channel_bytes_per_second", "program_suspend", "erase_suspend",
+                      "suspend_ns", "pe_cycles", "slc_cache_bytes", "slc_program_ns",
+                      "slc_read_ns"});
+  nand.type = r.text(n, np, "type", {"SLC", "MLC", "TLC", "eTLC"});
+  nand.part = r.text(n, np, "part");
+  nand.bits_per_cell = static_cast<int>(r.integer_figure(n, np, "bits_per_cell", 1, 4));
+  nand.page_bytes = r.integer_figure(n, np, "page_bytes", 4096, 1 << 20);
+  if (nand.page_bytes % 4096 != 0) r.fail("nand.page_bytes.value", "must be a multiple of 4096");
+  nand.planes = static_cast<int>(r.integer_figure(n, np, "planes", 1, 8));
+  nand.program_pages = static_cast<int>(r.integer_figure(n, np, "program_pages", 1, 4));
+  nand.block_bytes = r.integer_figure(n, np, "block_bytes", 4096, 1LL << 32);
+  if (nand.block_bytes % nand.page_bytes != 0)
+    r.fail("nand.block_bytes.value", "must be a multiple of page_bytes");
+  nand.die_bytes = r.integer_figure(n, np, "die_bytes", 1 << 20, 1e13);
+  if (nand.die_bytes < nand.block_bytes * nand.planes * 16)
+    r.fail("nand.die_bytes.value", "must hold at least 16 multi-plane blocks");
+  nand.read_ns = r.integer_figure(n, np, "read_ns", 1, 1e7);
+  nand.program_ns = r.integer_figure(n, np, "program_ns", 1, 1e8);
+  nand.erase_ns = r.integer_figure(n, np, "erase_ns", 1, 1e9);
+  nand.channel_bytes_per_second = r.integer_figure(n, np, "channel_bytes_per_second", 1e6, 1e11);
+  nand.program_suspend = flag(r, n, np, "program_suspend");
+  nand.erase_suspend = flag(r, n, np, "erase_suspend");
+  nand.suspend_ns = r.integer_figure(n, np, "suspend_ns", 0, 1e7);
+  nand.pe_cycles = r.integer_figure(n, np, "pe_cycles", 1, 1e7);
+  if (n.contains("slc_cache_bytes")) {
+    nand.slc_cache_bytes = r.integer_figure(n, np, "slc_cache_bytes", 0, kMaxBytes);
+    if (nand.slc_cache_bytes > 0) {
+      nand.slc_program_ns = r.integer_figure(n, np, "slc_program_ns", 1, 1e8);
+      nand.slc_read_ns = r.integer_figure(n, np, "slc_read_ns", 1, 1e7);
+    }
+  }
+  return nand;
+}
+
 SsdModel read_ssd(const Reader& r, const json& j, const std::set<std::string>& sources) {
   r.only_keys(j, "", {"schema", "name", "description", "capacity_bytes", "host_interface",
                       "controller", "nand", "geometry", "reserved_fraction",
@@ -223,58 +162,9 @@ SsdModel read_ssd(const Reader& r, const json& j, const std::set<std::string>& s
   m.host = read_host_interface(r, j, "host_interface");
   m.interface = m.host.kind;
 
-  const json& c = r.member(j, "", "controller");
-  const std::string cp = "controller";
-  r.only_keys(c, cp, {"name", "cores", "read_command_ns", "write_command_ns", "read_overhead_ns",
-                      "write_overhead_ns",
-                      "write_path_bytes_per_second", "queue_pairs", "queue_entries"});
-  m.controller.name = r.text(c, cp, "name");
-  m.controller.cores = static_cast<int>(r.integer_figure(c, cp, "cores", 1, 256));
-  m.controller.read_command_ns = r.integer_figure(c, cp, "read_command_ns", 0, 1e8);
-  m.controller.write_command_ns = r.integer_figure(c, cp, "write_command_ns", 0, 1e8);
-  m.controller.read_overhead_ns = r.integer_figure(c, cp, "read_overhead_ns", 0, 1e8);
-  m.controller.write_overhead_ns = r.integer_figure(c, cp, "write_overhead_ns", 0, 1e8);
-  if (c.contains("write_path_bytes_per_second"))
-    m.controller.write_path_bytes_per_second =
-        r.integer_figure(c, cp, "write_path_bytes_per_second", 1e6, kMaxRate);
-  m.controller.queue_pairs = static_cast<int>(r.integer_figure(c, cp, "queue_pairs", 1, 65535));
-  m.controller.queue_entries = static_cast<int>(r.integer_figure(c, cp, "queue_entries", 1, 65536));
+  m.controller = read_ssd_controller(r, j);
 
-  const json& n = r.member(j, "", "nand");
-  const std::string np = "nand";
-  r.only_keys(n, np, {"type", "part", "bits_per_cell", "page_bytes", "planes", "program_pages",
-                      "block_bytes", "die_bytes", "read_ns", "program_ns", "erase_ns",
-                      "channel_bytes_per_second", "program_suspend", "erase_suspend",
-                      "suspend_ns", "pe_cycles", "slc_cache_bytes", "slc_program_ns",
-                      "slc_read_ns"});
-  m.nand.type = r.text(n, np, "type", {"SLC", "MLC", "TLC", "eTLC"});
-  m.nand.part = r.text(n, np, "part");
-  m.nand.bits_per_cell = static_cast<int>(r.integer_figure(n, np, "bits_per_cell", 1, 4));
-  m.nand.page_bytes = r.integer_figure(n, np, "page_bytes", 4096, 1 << 20);
-  if (m.nand.page_bytes % 4096 != 0) r.fail("nand.page_bytes.value", "must be a multiple of 4096");
-  m.nand.planes = static_cast<int>(r.integer_figure(n, np, "planes", 1, 8));
-  m.nand.program_pages = static_cast<int>(r.integer_figure(n, np, "program_pages", 1, 4));
-  m.nand.block_bytes = r.integer_figure(n, np, "block_bytes", 4096, 1LL << 32);
-  if (m.nand.block_bytes % m.nand.page_bytes != 0)
-    r.fail("nand.block_bytes.value", "must be a multiple of page_bytes");
-  m.nand.die_bytes = r.integer_figure(n, np, "die_bytes", 1 << 20, 1e13);
-  if (m.nand.die_bytes < m.nand.block_bytes * m.nand.planes * 16)
-    r.fail("nand.die_bytes.value", "must hold at least 16 multi-plane blocks");
-  m.nand.read_ns = r.integer_figure(n, np, "read_ns", 1, 1e7);
-  m.nand.program_ns = r.integer_figure(n, np, "program_ns", 1, 1e8);
-  m.nand.erase_ns = r.integer_figure(n, np, "erase_ns", 1, 1e9);
-  m.nand.channel_bytes_per_second = r.integer_figure(n, np, "channel_bytes_per_second", 1e6, 1e11);
-  m.nand.program_suspend = flag(r, n, np, "program_suspend");
-  m.nand.erase_suspend = flag(r, n, np, "erase_suspend");
-  m.nand.suspend_ns = r.integer_figure(n, np, "suspend_ns", 0, 1e7);
-  m.nand.pe_cycles = r.integer_figure(n, np, "pe_cycles", 1, 1e7);
-  if (n.contains("slc_cache_bytes")) {
-    m.nand.slc_cache_bytes = r.integer_figure(n, np, "slc_cache_bytes", 0, kMaxBytes);
-    if (m.nand.slc_cache_bytes > 0) {
-      m.nand.slc_program_ns = r.integer_figure(n, np, "slc_program_ns", 1, 1e8);
-      m.nand.slc_read_ns = r.integer_figure(n, np, "slc_read_ns", 1, 1e7);
-    }
-  }
+  m.nand = read_nand(r, j);
 
   const json& g = r.member(j, "", "geometry");
   r.only_keys(g, "geometry", {"channels", "dies_per_channel"});
@@ -380,6 +270,85 @@ void merge_into(json& base, const json& overlay) {
   }
 }
 
+ChassisSpec read_chassis(const Reader& r, const json& j) {
+  ChassisSpec chassis;
+  const json& ch = r.member(j, "", "chassis");
+  r.only_keys(ch, "chassis",
+              {"power_typical_w", "power_max_w", "max_iops", "max_bandwidth_bytes_per_second"});
+  chassis.power_typical_w = r.integer_figure(ch, "chassis", "power_typical_w", 1, 1e6);
+  chassis.power_max_w = r.integer_figure(ch, "chassis", "power_max_w", 1, 1e6);
+  if (chassis.power_max_w < chassis.power_typical_w)
+    r.fail("chassis.power_max_w", "must be at least power_typical_w");
+  chassis.max_iops = r.integer_figure(ch, "chassis", "max_iops", 1, 1e10);
+  chassis.max_bandwidth_bytes_per_second =
+      r.integer_figure(ch, "chassis", "max_bandwidth_bytes_per_second", 1, kMaxRate);
+  return chassis;
+}
+
+ControllerSpec read_controllers(const Reader& r, const json& j) {
+  ControllerSpec controllers;
+  const json& c = r.member(j, "", "controllers");
+  r.only_keys(c, "controllers", {"count", "cpu_cores", "cpu_clock_mhz", "dram_bytes",
+                                 "host_ports", "management_port_speed_gbps"});
+  controllers.count = static_cast<int>(r.integer_figure(c, "controllers", "count", 2, 2));
+  controllers.cpu_cores = static_cast<int>(r.integer_figure(c, "controllers", "cpu_cores", 1, 256));
+  controllers.cpu_clock_mhz =
+      static_cast<int>(r.integer_figure(c, "controllers", "cpu_clock_mhz", 100, 10000));
+  controllers.dram_bytes = r.integer_figure(c, "controllers", "dram_bytes", 1 << 20, 1e14);
+  controllers.management_port_speed_gbps =
+      static_cast<int>(r.integer_figure(c, "controllers", "management_port_speed_gbps", 1, 400));
+  const json& hp = r.member(c, "controllers", "host_ports");
+  const std::string hpp = "controllers.host_ports";
+  r.only_keys(hp, hpp, {"protocol", "count_per_controller", "speed_gbps", "payload_bytes_per_second"});
+  controllers.host_ports.protocol = r.text(hp, hpp, "protocol", {"fc", "iscsi", "nvme-of"});
+  controllers.host_ports.count_per_controller =
+      static_cast<int>(r.integer_figure(hp, hpp, "count_per_controller", 1, 64));
+  controllers.host_ports.speed_gbps = static_cast<int>(r.integer_figure(hp, hpp, "speed_gbps", 1, 800));
+  controllers.host_ports.payload_bytes_per_second =
+      r.integer_figure(hp, hpp, "payload_bytes_per_second", 1, kMaxRate);
+  return controllers;
+}
+
+// The DataPacs; `*ssd_model` gets the SSD model they hold (from `ssds`).
+DataPacSpec read_datapacs(const Reader& r, const json& j,
+                          const std::map<std::string, SsdModel>& ssds, SsdModel* ssd_model) {
+  DataPacSpec datapacs;
+  const json& d = r.member(j, "", "datapacs");
+  r.only_keys(d, "datapacs", {"count", "backplane", "ssd_model", "ssds_per_datapac"});
+  datapacs.count = static_cast<int>(r.integer_figure(d, "datapacs", "count", 2, 2));
+  datapacs.ssds_per_datapac =
+      static_cast<int>(r.integer_figure(d, "datapacs", "ssds_per_datapac", 1, 64));
+  datapacs.ssd_model = r.text(d, "datapacs", "ssd_model");
+  auto ssd = ssds.find(datapacs.ssd_model);
+  if (ssd == ssds.end())
+    r.fail("datapacs.ssd_model", "no SSD model \"" + datapacs.ssd_model + "\" in ssds/");
+  *ssd_model = ssd->second;
+  const json& bp = r.member(d, "datapacs", "backplane");
+  r.only_keys(bp, "datapacs.backplane", {"type", "lanes_per_controller", "lane_bytes_per_second"});
+  datapacs.backplane.type = r.text(bp, "datapacs.backplane", "type", {"sas", "pcie"});
+  datapacs.backplane.lanes_per_controller =
+      static_cast<int>(r.integer_figure(bp, "datapacs.backplane", "lanes_per_controller", 1, 64));
+  datapacs.backplane.lane_bytes_per_second =
+      r.integer_figure(bp, "datapacs.backplane", "lane_bytes_per_second", 1, kMaxRate);
+  return datapacs;
+}
+
+SupercapSpec read_supercaps(const Reader& r, const json& j) {
+  SupercapSpec supercaps;
+  const json& sc = r.member(j, "", "supercaps");
+  r.only_keys(sc, "supercaps", {"packs", "capacitance_farads_per_pack", "voltage_max",
+                                "voltage_min", "charge_power_w"});
+  supercaps.packs = static_cast<int>(r.integer_figure(sc, "supercaps", "packs", 1, 16));
+  supercaps.capacitance_farads_per_pack =
+      r.figure(sc, "supercaps", "capacitance_farads_per_pack", 0.001, 1e5);
+  supercaps.voltage_max = r.figure(sc, "supercaps", "voltage_max", 0.1, 1000);
+  supercaps.voltage_min = r.figure(sc, "supercaps", "voltage_min", 0, 1000);
+  if (supercaps.voltage_min >= supercaps.voltage_max)
+    r.fail("supercaps.voltage_min", "must be below voltage_max");
+  supercaps.charge_power_w = r.figure(sc, "supercaps", "charge_power_w", 0.1, 1e5);
+  return supercaps;
+}
+
 SystemPreset read_system(const Reader& r, const json& j,
                          const std::map<std::string, SsdModel>& ssds) {
   r.only_keys(j, "", {"schema", "name", "abstract", "description", "vendor", "model",
@@ -393,66 +362,10 @@ SystemPreset read_system(const Reader& r, const json& j,
   s.description = r.optional_text(j, "", "description");
   s.list_price_usd = r.integer_figure(j, "", "list_price_usd", 0, 1e12);
 
-  const json& ch = r.member(j, "", "chassis");
-  r.only_keys(ch, "chassis",
-              {"power_typical_w", "power_max_w", "max_iops", "max_bandwidth_bytes_per_second"});
-  s.chassis.power_typical_w = r.integer_figure(ch, "chassis", "power_typical_w", 1, 1e6);
-  s.chassis.power_max_w = r.integer_figure(ch, "chassis", "power_max_w", 1, 1e6);
-  if (s.chassis.power_max_w < s.chassis.power_typical_w)
-    r.fail("chassis.power_max_w", "must be at least power_typical_w");
-  s.chassis.max_iops = r.integer_figure(ch, "chassis", "max_iops", 1, 1e10);
-  s.chassis.max_bandwidth_bytes_per_second =
-      r.integer_figure(ch, "chassis", "max_bandwidth_bytes_per_second", 1, kMaxRate);
-
-  const json& c = r.member(j, "", "controllers");
-  r.only_keys(c, "controllers", {"count", "cpu_cores", "cpu_clock_mhz", "dram_bytes",
-                                 "host_ports", "management_port_speed_gbps"});
-  s.controllers.count = static_cast<int>(r.integer_figure(c, "controllers", "count", 2, 2));
-  s.controllers.cpu_cores = static_cast<int>(r.integer_figure(c, "controllers", "cpu_cores", 1, 256));
-  s.controllers.cpu_clock_mhz =
-      static_cast<int>(r.integer_figure(c, "controllers", "cpu_clock_mhz", 100, 10000));
-  s.controllers.dram_bytes = r.integer_figure(c, "controllers", "dram_bytes", 1 << 20, 1e14);
-  s.controllers.management_port_speed_gbps =
-      static_cast<int>(r.integer_figure(c, "controllers", "management_port_speed_gbps", 1, 400));
-  const json& hp = r.member(c, "controllers", "host_ports");
-  const std::string hpp = "controllers.host_ports";
-  r.only_keys(hp, hpp, {"protocol", "count_per_controller", "speed_gbps", "payload_bytes_per_second"});
-  s.controllers.host_ports.protocol = r.text(hp, hpp, "protocol", {"fc", "iscsi", "nvme-of"});
-  s.controllers.host_ports.count_per_controller =
-      static_cast<int>(r.integer_figure(hp, hpp, "count_per_controller", 1, 64));
-  s.controllers.host_ports.speed_gbps = static_cast<int>(r.integer_figure(hp, hpp, "speed_gbps", 1, 800));
-  s.controllers.host_ports.payload_bytes_per_second =
-      r.integer_figure(hp, hpp, "payload_bytes_per_second", 1, kMaxRate);
-
-  const json& d = r.member(j, "", "datapacs");
-  r.only_keys(d, "datapacs", {"count", "backplane", "ssd_model", "ssds_per_datapac"});
-  s.datapacs.count = static_cast<int>(r.integer_figure(d, "datapacs", "count", 2, 2));
-  s.datapacs.ssds_per_datapac =
-      static_cast<int>(r.integer_figure(d, "datapacs", "ssds_per_datapac", 1, 64));
-  s.datapacs.ssd_model = r.text(d, "datapacs", "ssd_model");
-  auto ssd = ssds.find(s.datapacs.ssd_model);
-  if (ssd == ssds.end())
-    r.fail("datapacs.ssd_model", "no SSD model \"" + s.datapacs.ssd_model + "\" in ssds/");
-  s.ssd = ssd->second;
-  const json& bp = r.member(d, "datapacs", "backplane");
-  r.only_keys(bp, "datapacs.backplane", {"type", "lanes_per_controller", "lane_bytes_per_second"});
-  s.datapacs.backplane.type = r.text(bp, "datapacs.backplane", "type", {"sas", "pcie"});
-  s.datapacs.backplane.lanes_per_controller =
-      static_cast<int>(r.integer_figure(bp, "datapacs.backplane", "lanes_per_controller", 1, 64));
-  s.datapacs.backplane.lane_bytes_per_second =
-      r.integer_figure(bp, "datapacs.backplane", "lane_bytes_per_second", 1, kMaxRate);
-
-  const json& sc = r.member(j, "", "supercaps");
-  r.only_keys(sc, "supercaps", {"packs", "capacitance_farads_per_pack", "voltage_max",
-                                "voltage_min", "charge_power_w"});
-  s.supercaps.packs = static_cast<int>(r.integer_figure(sc, "supercaps", "packs", 1, 16));
-  s.supercaps.capacitance_farads_per_pack =
-      r.figure(sc, "supercaps", "capacitance_farads_per_pack", 0.001, 1e5);
-  s.supercaps.voltage_max = r.figure(sc, "supercaps", "voltage_max", 0.1, 1000);
-  s.supercaps.voltage_min = r.figure(sc, "supercaps", "voltage_min", 0, 1000);
-  if (s.supercaps.voltage_min >= s.supercaps.voltage_max)
-    r.fail("supercaps.voltage_min", "must be below voltage_max");
-  s.supercaps.charge_power_w = r.figure(sc, "supercaps", "charge_power_w", 0.1, 1e5);
+  s.chassis = read_chassis(r, j);
+  s.controllers = read_controllers(r, j);
+  s.datapacs = read_datapacs(r, j, ssds, &s.ssd);
+  s.supercaps = read_supercaps(r, j);
 
   if (j.contains("published_capacity_tb")) {
     const json& pc = j["published_capacity_tb"];
@@ -469,6 +382,111 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
+// sources.json: its keys are the names every figure may cite.
+std::set<std::string> read_sources(const std::map<std::string, std::string>& files) {
+  const std::string file = "sources.json";
+  auto it = files.find(file);
+  if (it == files.end()) fail(file, "", "missing: every figure must name a source in it");
+  const std::set<std::string> none;
+  Reader r(file, none);
+  const json j = parse_json(file, it->second);
+  r.only_keys(j, "", {"schema", "comment", "sources"});
+  check_schema(r, j, "afasim.sources/1");
+  const json& src = r.member(j, "", "sources");
+  if (!src.is_object()) fail(file, "sources", "must be an object");
+  std::set<std::string> sources;
+  for (auto s = src.begin(); s != src.end(); ++s) {
+    if (!s->is_string() || s->get<std::string>().empty())
+      fail(file, "sources." + s.key(), "must be a non-empty description");
+    sources.insert(s.key());
+  }
+  return sources;
+}
+
+// The system files as written, before `extends` is resolved: name -> (file, json).
+using RawSystems = std::map<std::string, std::pair<std::string, json>>;
+
+RawSystems read_raw_systems(const std::map<std::string, std::string>& files,
+                            const std::set<std::string>& sources) {
+  RawSystems raw;
+  for (const auto& [path, text] : files) {
+    if (!starts_with(path, "systems/")) continue;
+    json j = parse_json(path, text);
+    Reader r(path, sources);
+    r.only_keys(j, "", {"schema", "name", "abstract", "extends", "description", "vendor",
+                        "model", "list_price_usd", "chassis", "controllers", "datapacs",
+                        "supercaps", "published_capacity_tb"});
+    check_schema(r, j, "afasim.system/1");
+    const std::string name = r.text(j, "", "name");
+    const std::string expected = "systems/" + name + ".json";
+    if (path != expected) fail(path, "name", "must match the file name (" + expected + ")");
+    if (j.contains("abstract") && !j["abstract"].is_boolean())
+      fail(path, "abstract", "must be true or false");
+    raw[name] = {path, std::move(j)};
+  }
+  return raw;
+}
+
+// True if the dotted key path `key` ("controllers.host_ports.speed_gbps") names a member of
+// `node`.
+bool defines_key(const json* node, const std::string& key) {
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t dot = key.find('.', pos);
+    const std::string part = key.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (!node->is_object() || !node->contains(part)) return false;
+    node = &(*node)[part];
+    if (dot == std::string::npos) return true;
+    pos = dot + 1;
+  }
+}
+
+// The file to blame for `key` of a system merged from `chain` (the child first): the file
+// nearest the child that defines the key or, failing that, its closest parent key; `path`
+// (the child's file) when none does.
+std::string origin_of(const std::vector<const json*>& chain, const RawSystems& raw,
+                      const std::string& path, std::string key) {
+  for (;;) {
+    for (const json* file_json : chain) {
+      if (!defines_key(file_json, key)) continue;
+      for (const auto& [n, e] : raw)
+        if (&e.second == file_json) return e.first;
+    }
+    const std::size_t dot = key.rfind('.');
+    if (dot == std::string::npos) return path;
+    key.resize(dot);
+  }
+}
+
+// The concrete system `name`: its `extends` chain merged (parents first), then read.
+SystemPreset resolve_system(const RawSystems& raw, const std::string& name,
+                            const std::set<std::string>& sources,
+                            const std::map<std::string, SsdModel>& ssds) {
+  const std::string& path = raw.at(name).first;
+  const json& j = raw.at(name).second;
+  std::vector<const json*> chain{&j};
+  std::set<std::string> seen{name};
+  const json* cur = &j;
+  while (cur->contains("extends")) {
+    Reader r(path, sources);
+    const std::string parent = r.text(*cur, "", "extends");
+    if (!seen.insert(parent).second) fail(path, "extends", "cycle through \"" + parent + "\"");
+    auto p = raw.find(parent);
+    if (p == raw.end()) fail(path, "extends", "no system \"" + parent + "\" in systems/");
+    cur = &p->second.second;
+    chain.push_back(cur);
+  }
+  json merged = json::object();
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) merge_into(merged, **it);
+  merged.erase("extends");
+  merged.erase("abstract");
+  merged.erase("schema");
+  Reader r(path, sources, [&chain, &raw, &path](const std::string& key) {
+    return origin_of(chain, raw, path, key);
+  });
+  return read_system(r, merged, ssds);
+}
+
 }  // namespace
 
 double SsdModel::rated_endurance_bytes() const {
@@ -483,26 +501,7 @@ double SupercapSpec::usable_energy_joules() const {
 sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string>& files) {
   try {
     Catalog cat;
-    // sources.json: its keys are the names every figure may cite.
-    std::set<std::string> sources;
-    {
-      const std::string file = "sources.json";
-      auto it = files.find(file);
-      if (it == files.end()) fail(file, "", "missing: every figure must name a source in it");
-      const std::set<std::string> none;
-      Reader r(file, none);
-      const json j = parse_json(file, it->second);
-      r.only_keys(j, "", {"schema", "comment", "sources"});
-      check_schema(r, j, "afasim.sources/1");
-      const json& src = r.member(j, "", "sources");
-      if (!src.is_object()) fail(file, "sources", "must be an object");
-      for (auto s = src.begin(); s != src.end(); ++s) {
-        if (!s->is_string() || s->get<std::string>().empty())
-          fail(file, "sources." + s.key(), "must be a non-empty description");
-        sources.insert(s.key());
-      }
-    }
-
+    const std::set<std::string> sources = read_sources(files);
     bool have_capacity = false;
     for (const auto& [path, text] : files) {
       if (starts_with(path, "ssds/")) {
@@ -528,75 +527,10 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
       if (cat.ssds_.count(d.name)) fail(path, "name", "\"" + d.name + "\" is an SSD model's name");
       cat.devices_[d.name] = d;
     }
-
-    // Systems: resolve `extends` chains, then read each concrete one.
-    std::map<std::string, std::pair<std::string, json>> raw;  // name -> (file, json)
-    for (const auto& [path, text] : files) {
-      if (!starts_with(path, "systems/")) continue;
-      json j = parse_json(path, text);
-      Reader r(path, sources);
-      r.only_keys(j, "", {"schema", "name", "abstract", "extends", "description", "vendor",
-                          "model", "list_price_usd", "chassis", "controllers", "datapacs",
-                          "supercaps", "published_capacity_tb"});
-      check_schema(r, j, "afasim.system/1");
-      const std::string name = r.text(j, "", "name");
-      const std::string expected = "systems/" + name + ".json";
-      if (path != expected) fail(path, "name", "must match the file name (" + expected + ")");
-      if (j.contains("abstract") && !j["abstract"].is_boolean())
-        fail(path, "abstract", "must be true or false");
-      raw[name] = {path, std::move(j)};
-    }
+    const RawSystems raw = read_raw_systems(files, sources);
     for (const auto& [name, entry] : raw) {
-      // Named references, not a structured binding: clang 14 (make fuzz) cannot capture a
-      // structured binding in a lambda.
-      const std::string& path = entry.first;
-      const json& j = entry.second;
-      if (j.value("abstract", false)) continue;
-      json merged = json::object();
-      std::vector<const json*> chain{&j};
-      std::set<std::string> seen{name};
-      const json* cur = &j;
-      while (cur->contains("extends")) {
-        Reader r(path, sources);
-        const std::string parent = r.text(*cur, "", "extends");
-        if (!seen.insert(parent).second) fail(path, "extends", "cycle through \"" + parent + "\"");
-        auto p = raw.find(parent);
-        if (p == raw.end()) fail(path, "extends", "no system \"" + parent + "\" in systems/");
-        cur = &p->second.second;
-        chain.push_back(cur);
-      }
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it) merge_into(merged, **it);
-      merged.erase("extends");
-      merged.erase("abstract");
-      merged.erase("schema");
-      // Blame the file nearest the child that defines the key (or its closest parent key).
-      auto origin = [&chain, &raw, &path](const std::string& key) -> std::string {
-        std::string k = key;
-        for (;;) {
-          for (const json* file_json : chain) {
-            const json* node = file_json;
-            std::size_t pos = 0;
-            bool found = true;
-            while (found && pos <= k.size()) {
-              const std::size_t dot = k.find('.', pos);
-              const std::string part = k.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-              if (!node->is_object() || !node->contains(part)) found = false;
-              else node = &(*node)[part];
-              if (dot == std::string::npos) break;
-              pos = dot + 1;
-            }
-            if (found) {
-              for (const auto& [n, e] : raw)
-                if (&e.second == file_json) return e.first;
-            }
-          }
-          const std::size_t dot = k.rfind('.');
-          if (dot == std::string::npos) return path;
-          k.resize(dot);
-        }
-      };
-      Reader r(path, sources, origin);
-      cat.systems_[name] = read_system(r, merged, cat.ssds_);
+      if (entry.second.value("abstract", false)) continue;
+      cat.systems_[name] = resolve_system(raw, name, sources, cat.ssds_);
     }
     if (cat.systems_.empty()) fail("systems/", "", "no concrete system preset");
     return cat;

@@ -53,6 +53,31 @@ sim::Status bad(std::string_view text, const std::string& why) {
                                " (examples: 1073741824, \"100GiB\", \"2TB\", \"1.5TiB\")");
 }
 
+// bytes = mantissa × unit_bytes / 10^fraction_digits, exactly or not at all (`text` names the
+// input in errors). The mantissa is split into whole and fractional parts so that no product
+// can overflow: whole is checked against the int64 range first, fraction < 10^18 and
+// unit_bytes <= 2^60.
+sim::Result<std::int64_t> scale_exactly(std::string_view text, __int128 mantissa,
+                                        int fraction_digits, std::int64_t unit_bytes) {
+  __int128 divisor = 1;
+  for (int k = 0; k < fraction_digits; ++k) divisor *= 10;
+  const __int128 limit = std::numeric_limits<std::int64_t>::max();
+  const __int128 whole = mantissa / divisor;
+  const __int128 fraction = mantissa % divisor;
+  if (whole > limit / unit_bytes) {
+    return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
+  }
+  const __int128 fraction_scaled = fraction * unit_bytes;
+  if (fraction_scaled % divisor != 0) {
+    return sim::unprocessable("size \"" + std::string(text) + "\" is not a whole number of bytes");
+  }
+  const __int128 bytes = whole * unit_bytes + fraction_scaled / divisor;
+  if (bytes > limit) {
+    return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
+  }
+  return static_cast<std::int64_t>(bytes);
+}
+
 }  // namespace
 
 sim::Result<std::int64_t> parse_size(std::string_view text) {
@@ -105,29 +130,13 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
     return bad(text, "has an unknown unit \"" + unit +
                          "\" (B, KiB, MiB, GiB, TiB, PiB, EiB, kB, MB, GB, TB, PB, EB)");
   }
-  // bytes = mantissa × unit / 10^fraction_digits, exactly or not at all. Split the mantissa
-  // into whole and fractional parts so that no product can overflow: whole is checked
-  // against the int64 range first, fraction < 10^18 and unit <= 2^60.
-  __int128 divisor = 1;
-  for (int k = 0; k < fraction_digits; ++k) divisor *= 10;
-  const __int128 limit = std::numeric_limits<std::int64_t>::max();
-  const __int128 whole = mantissa / divisor;
-  const __int128 fraction = mantissa % divisor;
-  if (whole > limit / found->bytes) {
-    return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
-  }
-  const __int128 fraction_scaled = fraction * found->bytes;
-  if (fraction_scaled % divisor != 0) {
-    return sim::unprocessable("size \"" + std::string(text) + "\" is not a whole number of bytes");
-  }
-  const __int128 bytes = whole * found->bytes + fraction_scaled / divisor;
-  if (bytes > limit) {
-    return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
-  }
+  const auto scaled = scale_exactly(text, mantissa, fraction_digits, found->bytes);
+  if (!scaled.is_ok()) return scaled.status();
+  const std::int64_t bytes = scaled.value();
   if (negative && bytes != 0) {
     return sim::unprocessable("size \"" + std::string(text) + "\" is negative");
   }
-  return static_cast<std::int64_t>(bytes);
+  return bytes;
 }
 
 std::string human_bytes(std::int64_t bytes, int decimals) {

@@ -22,6 +22,8 @@ packages=(
   python3-six
   # promtool checks /metrics; headless Chromium driven by Selenium tests the manager page
   prometheus chromium chromium-driver python3-selenium
+  # Redfish / Swordfish (issue 17): real clients and the schema validator the tests use
+  redfishtool python3-sushy python3-jsonschema
   # the README tour pretty-prints JSON with python3 -m json.tool
   python3
 )

@@ -1,6 +1,7 @@
 #include "ssd/flash_ssd.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -546,15 +547,27 @@ std::int64_t FlashSsd::add_bulk_writes(std::int64_t host_bytes, double sequentia
   sim::Rng rng(mix64(static_cast<std::uint64_t>(stats_.host_write_bytes) ^
                      static_cast<std::uint64_t>(ftl_->host_units_written())));
   const std::int64_t relocated_before = ftl_->gc_units_relocated();
-  for (std::int64_t i = 0; i < replay; ++i) {
-    std::int64_t u;
-    if (static_cast<std::int64_t>(i % 1024) < sequential) {
-      u = bulk_cursor_;
-      bulk_cursor_ = (bulk_cursor_ + 1) % span;
-    } else {
-      u = static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(span)));
+  // The units are drawn a batch ahead so that their map slots can be prefetched (the same
+  // units in the same order as drawing one at a time: the replay is unchanged, only faster).
+  constexpr std::int64_t kBatch = 64, kMapAhead = 16, kOldCopyAhead = 8;
+  std::array<std::int64_t, kBatch> units;
+  for (std::int64_t done = 0; done < replay; done += kBatch) {
+    const std::int64_t n = std::min(kBatch, replay - done);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t i = done + j;
+      if (static_cast<std::int64_t>(i % 1024) < sequential) {
+        units[j] = bulk_cursor_;
+        bulk_cursor_ = (bulk_cursor_ + 1) % span;
+      } else {
+        units[j] = static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(span)));
+      }
     }
-    ftl_->write(u, nullptr);
+    for (std::int64_t j = 0; j < std::min(n, kMapAhead); ++j) ftl_->prefetch_map(units[j]);
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (j + kMapAhead < n) ftl_->prefetch_map(units[j + kMapAhead]);
+      if (j + kOldCopyAhead < n) ftl_->prefetch_old_copy(units[j + kOldCopyAhead]);
+      ftl_->write(units[j], nullptr);
+    }
   }
   // Priced as the per-I/O path prices a write (committed NAND = (1 + recent GC ratio) ×
   // host bytes): the ratio over the replica's last garbage collections, not this call's own

@@ -20,6 +20,7 @@
 // Not thread-safe; belongs to its FlashSsd.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -54,6 +55,17 @@ class ReplicaFtl {
   // Unmaps `u` (a trim covering the whole replica unit).
   void trim(std::int64_t u);
   bool mapped(std::int64_t u) const { return map_[static_cast<std::size_t>(u)] >= 0; }
+  // Hints for a caller that knows the units it will write next (a bulk replay): start
+  // loading `u`'s map slot, and, once that has arrived, the reverse-map slot its old copy
+  // holds. No effect on state; a write then misses the cache less (the map and reverse map,
+  // 1 MiB per drive, are read at random).
+  void prefetch_map(std::int64_t u) const {
+    __builtin_prefetch(&map_[static_cast<std::size_t>(u)], 1);
+  }
+  void prefetch_old_copy(std::int64_t u) const {
+    const std::int32_t slot = map_[static_cast<std::size_t>(u)];
+    if (slot >= 0) __builtin_prefetch(&rmap_[static_cast<std::size_t>(slot)], 1);
+  }
 
   // Preconditioning as SNIA's PTS does it: a sequential fill of the first `span_units`
   // units, then `random_passes` × span_units uniform random writes over them. Runs the real
@@ -97,6 +109,14 @@ class ReplicaFtl {
   std::vector<std::int32_t> valid_;  // per block
   std::vector<std::int32_t> erases_;
   std::vector<std::uint8_t> full_;   // per block: written to its end and not a write point
+  // The full blocks by valid count: bit b of by_valid_[c] is set iff block b is full and
+  // holds c valid units (by_valid_count_[c] of them), so the greedy victim, the lowest-
+  // numbered full block with the fewest valid units, is found without scanning every block.
+  static constexpr int kBlockWords = kBlocks / 64;
+  std::vector<std::array<std::uint64_t, kBlockWords>> by_valid_;
+  std::vector<std::int32_t> by_valid_count_;
+  void mark_full(int block);
+  void move_full(int block, std::int32_t from, std::int32_t to);
   std::vector<std::int32_t> free_;   // stack of erased blocks
   WritePoint host_;
   WritePoint gc_;

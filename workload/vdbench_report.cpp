@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "workload/report_util.h"
 #include "workload/vdbench_runner.h"
@@ -113,16 +114,24 @@ std::string format_vdbench_json(const VdbenchReport& r) {
   return j.dump(2) + "\n";
 }
 
-std::string format_vdbench_svg(const VdbenchReport& r) {
-  // One line per rd (and for-loop combination): its curve runs' (rate, response) points.
-  std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> lines;
+namespace {
+
+// One line per rd (and for-loop combination): its curve runs' (rate, response) points.
+using CurveLines = std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>;
+
+CurveLines curve_lines(const VdbenchReport& r) {
+  CurveLines lines;
   for (const auto& run : r.runs) {
     if (!run.curve || run.curve_pct <= 0) continue;
     const std::string name = run.rd + (run.for_loops.empty() ? "" : " (" + run.for_loops + ")");
     if (lines.empty() || lines.back().first != name) lines.push_back({name, {}});
     lines.back().second.emplace_back(run.avg.rate, run.avg.resp_ms);
   }
-  if (lines.empty()) return "";
+  return lines;
+}
+
+// Sorts each line's points by rate; returns the largest rate and response over all lines.
+std::pair<double, double> sort_and_bound(CurveLines& lines) {
   double xmax = 0, ymax = 0;
   for (auto& [n, pts] : lines) {
     std::sort(pts.begin(), pts.end());
@@ -131,6 +140,17 @@ std::string format_vdbench_svg(const VdbenchReport& r) {
       ymax = std::max(ymax, y);
     }
   }
+  return {xmax, ymax};
+}
+
+}  // namespace
+
+std::string format_vdbench_svg(const VdbenchReport& r) {
+  CurveLines lines = curve_lines(r);
+  if (lines.empty()) return "";
+  // Not a structured binding: the plot's lambdas capture these (clang 14, make fuzz).
+  double xmax = 0, ymax = 0;
+  std::tie(xmax, ymax) = sort_and_bound(lines);
   xmax = std::max(xmax, 1.0) * 1.05;
   ymax = std::max(ymax, 1e-3) * 1.1;
   const double xs = nice_step(xmax, 6), ys = nice_step(ymax, 6);

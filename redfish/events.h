@@ -1,0 +1,124 @@
+// redfish::Events — the Redfish EventService (docs/swordfish.md "Events"): the array's event
+// log as Redfish Event documents, pushed to subscribers (EventDestination, HTTP POST to a
+// loopback URL) and streamed as Server-Sent Events (GET /redfish/v1/EventService/SSE).
+//
+// publish() runs on the model thread (afasim serve wires it into the Array's event listener)
+// and never blocks: it writes each event into the SSE sinks (bounded by the HTTP front end's
+// stream buffer: a reader that does not keep up is dropped) and queues one delivery per
+// subscription; a sender thread of its own POSTs them (2 s timeouts), retrying a failed one
+// EventsOptions::delivery_retry_attempts times.
+// Bounds: `max_subscriptions` subscriptions, `max_streams` SSE streams, `queue_capacity`
+// deliveries waiting (at the bound the oldest is dropped and counted). Subscriptions live in
+// memory: a restart ends them, as it ends sessions.
+//
+// Destinations must be http:// on a loopback address (127.0.0.0/8, ::1, localhost): a
+// simulator that POSTs wherever a client asks is a request-forgery tool.
+//
+// Thread-safety: every method may be called from any thread, publish() from one at a time.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "controller/array.h"
+#include "http/message.h"
+#include "sim/status.h"
+
+namespace afasim::redfish {
+
+struct EventsOptions {
+  std::size_t max_subscriptions = 16;  // 1..1024
+  std::size_t max_streams = 8;         // SSE streams at once, 1..1024
+  std::size_t queue_capacity = 1024;   // deliveries waiting for the sender, >= 1
+  // A failed POST (no answer, or not 2xx) is tried again this many times, 0..10, each after
+  // `delivery_retry_interval_seconds`, 1..3600 (EventService DeliveryRetryAttempts /
+  // DeliveryRetryIntervalSeconds). The sender retries in place: while it waits, the
+  // deliveries behind it wait too (still bounded by queue_capacity). 3 and 2 s: a subscriber
+  // restarting within ~6 s loses nothing, and a dead one holds the queue at most 3 × (2 s
+  // timeout + 2 s) = 12 s per event.
+  int delivery_retry_attempts = 3;
+  int delivery_retry_interval_seconds = 2;
+};
+
+struct Subscription {
+  std::int64_t id = 0;
+  std::string destination;  // "http://127.0.0.1:8000/events"
+  std::string context;      // echoed in every Event's Context
+  std::int64_t delivered = 0, failed = 0;  // events delivered; events given up after every retry
+  std::int64_t retries = 0;                 // POSTs that were retries of a failed one
+};
+
+// A rebuild as a Redfish Task (TaskService): seen running, then completed.
+struct RebuildTask {
+  std::int64_t id = 0;
+  int drive_index = -1;             // the failed drive being rebuilt (drive id − 1)
+  std::int64_t started_ns = 0;      // simulated time the rebuild started
+  std::int64_t ended_ns = -1;       // simulated time it was seen finished; -1 while running
+  int percent = 0;
+  std::string start_time, end_time;  // wall clock (ISO 8601) when the service saw it start, end
+};
+
+class Events {
+ public:
+  // Throws std::invalid_argument for options out of range. Starts the sender thread.
+  explicit Events(EventsOptions options = {});
+  ~Events();  // stops the sender (deliveries still queued are dropped) and closes the streams
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+
+  // The Redfish Event document for `e` (model thread: it reads `array` to name the resource).
+  static nlohmann::json event_document(const controller::Event& e, const controller::Array& array);
+  // Hands `e` to every stream and subscription. Model thread.
+  void publish(const controller::Event& e, const controller::Array& array);
+
+  // kInvalidArgument (destination not http:// on loopback, or malformed), kConflict (at
+  // max_subscriptions).
+  sim::Result<Subscription> subscribe(const std::string& destination, const std::string& context);
+  std::vector<Subscription> subscriptions() const;
+  sim::Status unsubscribe(std::int64_t id);  // kNotFound
+  // Adds an SSE stream; false at max_streams.
+  bool attach_stream(std::shared_ptr<http::StreamSink> sink);
+  std::int64_t dropped() const;  // deliveries dropped at the queue's bound
+  const EventsOptions& options() const { return options_; }
+
+  // TaskService: the rebuilds the service has seen (publish() looks at the rebuild after
+  // every event; call observe_tasks() before reading to see the live percentage). The last
+  // kMaxTasks are kept (the oldest completed one goes first). Model thread for observe_tasks.
+  static constexpr std::size_t kMaxTasks = 64;
+  void observe_tasks(const controller::Array& array);
+  std::vector<RebuildTask> tasks() const;
+
+ private:
+  struct Delivery {
+    std::int64_t subscription = 0;
+    std::string destination;
+    std::string body;
+  };
+  void send_loop();
+  static bool post_once(const Delivery& d);  // one POST: true on a 2xx answer
+
+  const EventsOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::int64_t, Subscription> subscriptions_;
+  std::int64_t next_id_ = 1;
+  std::vector<std::shared_ptr<http::StreamSink>> streams_;
+  std::deque<Delivery> queue_;
+  std::int64_t dropped_ = 0;
+  std::vector<RebuildTask> tasks_;  // oldest first
+  std::int64_t next_task_id_ = 1;
+  void observe_tasks_locked(const controller::Array& array);
+  bool stop_ = false;
+  std::thread sender_;
+};
+
+}  // namespace afasim::redfish

@@ -1,0 +1,85 @@
+// The helpers every part of the Redfish service shares (internal.h): errors in Redfish's
+// shape, JSON responses, ETags, If-Match and request bodies.
+#include "redfish/internal.h"
+
+#include <cstdio>
+
+namespace afasim::redfish {
+
+RedfishError not_found(const std::string& what) {
+  return RedfishError(404, "ResourceNotFound", "The requested resource (" + what + ") was not found.");
+}
+
+RedfishError from_status(const sim::Status& s, std::vector<std::string> related) {
+  const std::string& m = s.message();
+  switch (s.code()) {
+    case sim::Code::kInvalidArgument: return RedfishError(400, "PropertyValueError", m, std::move(related));
+    case sim::Code::kNotFound: return RedfishError(404, "ResourceNotFound", m, std::move(related));
+    case sim::Code::kConflict: return RedfishError(409, "ResourceInUse", m, std::move(related));
+    case sim::Code::kPreconditionFailed: return RedfishError(412, "PreconditionFailed", m, std::move(related));
+    case sim::Code::kUnprocessable: return RedfishError(400, "PropertyValueConflict", m, std::move(related));
+    case sim::Code::kOutOfRange: return RedfishError(400, "PropertyValueOutOfRange", m, std::move(related));
+    case sim::Code::kNoSpace: return RedfishError(507, "InsufficientStorage", m, std::move(related));
+    case sim::Code::kReadOnly: return RedfishError(409, "OperationNotAllowed", m, std::move(related));
+    case sim::Code::kUnavailable: return RedfishError(503, "ServiceTemporarilyUnavailable", m, std::move(related));
+    default: return RedfishError(500, "InternalError", m, std::move(related));
+  }
+}
+
+json error_body(const RedfishError& e) {
+  const char* severity = e.status >= 500 ? "Critical" : "Warning";
+  json info = {{"@odata.type", "#Message.v1_3_0.Message"},
+               {"MessageId", std::string(kBaseRegistry) + "." + e.message_id},
+               {"Message", e.what()},
+               {"MessageSeverity", severity},
+               {"Resolution", e.resolution.empty() ? "Correct the request and resubmit it." : e.resolution}};
+  if (!e.related.empty()) info["RelatedProperties"] = e.related;
+  return {{"error", {{"code", std::string(kBaseRegistry) + "." + e.message_id},
+                     {"message", e.what()},
+                     {"@Message.ExtendedInfo", json::array({info})}}}};
+}
+
+http::Response json_response(int status, const json& body) {
+  http::Response res(status, body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json;charset=utf-8");
+  res.headers.set("OData-Version", "4.0");
+  res.headers.set("Cache-Control", "no-cache");
+  if (body.is_object() && body.contains("@odata.etag")) res.headers.set("ETag", body["@odata.etag"].get<std::string>());
+  return res;
+}
+
+std::string etag_for(std::uint64_t revision, const json& body) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char ch : body.dump()) h = (h ^ ch) * 1099511628211ULL;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "\"%llu-%016llx\"", static_cast<unsigned long long>(revision),
+                static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::optional<std::uint64_t> if_match_revision(const http::Request& r) {
+  if (!r.has_header("If-Match")) return std::nullopt;
+  const std::string& v = r.header("If-Match");
+  if (v.find('*') != std::string::npos && v.find('"') == std::string::npos) return std::nullopt;
+  const std::size_t open = v.find('"');
+  std::uint64_t revision = 0;
+  std::size_t i = open == std::string::npos ? v.size() : open + 1;
+  const std::size_t start = i;
+  while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 19) revision = revision * 10 + (v[i++] - '0');
+  if (i == start || i >= v.size() || (v[i] != '-' && v[i] != '"'))
+    throw RedfishError(400, "HeaderInvalid", "The If-Match header does not hold an ETag this service made: " + v.substr(0, 80));
+  return revision;
+}
+
+json parse_body(const http::Request& r) {
+  const std::string& type = r.header("Content-Type");
+  if (!type.empty() && type.rfind("application/json", 0) != 0)
+    throw RedfishError(415, "UnrecognizedRequestBody", "The request body must be application/json, not " + type.substr(0, 80) + ".");
+  json body = json::parse(r.body, nullptr, false);
+  if (body.is_discarded())
+    throw RedfishError(400, "MalformedJSON", "The request body submitted was malformed JSON and could not be parsed by the receiving service.");
+  if (!body.is_object())
+    throw RedfishError(400, "UnrecognizedRequestBody", "The request body must be one JSON object.");
+  return body;
+}
+
+}  // namespace afasim::redfish

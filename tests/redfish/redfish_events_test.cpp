@@ -1,0 +1,80 @@
+// EventService delivery retries (redfish/events.h): a subscriber that fails twice then
+// answers gets the event once, after two retries; one that never answers is given up after
+// delivery_retry_attempts. An in-process HTTP server on loopback; ~3 s of wall clock waiting
+// (the retry interval's minimum is 1 s), next to no CPU.
+#include <doctest/doctest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "controller/array.h"
+#include "redfish/events.h"
+
+using namespace afasim;
+
+namespace {
+
+// Polls `done` for up to 20 s of wall clock (a bound on a hang, not a speed assertion).
+template <typename F>
+bool eventually(F done) {
+  for (int i = 0; i < 400; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+}  // namespace
+
+TEST_CASE("a failed event delivery is retried DeliveryRetryAttempts times, then counted as failed") {
+  config::Catalog catalog = config::Catalog::embedded().value();
+  sim::Simulator sim{3};
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot()).value();
+
+  std::atomic<int> posts{0};
+  httplib::Server subscriber;
+  subscriber.Post("/flaky", [&](const httplib::Request&, httplib::Response& res) {
+    res.status = ++posts <= 2 ? 500 : 204;  // fails twice, then takes it
+  });
+  const int port = subscriber.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread serving([&] { subscriber.listen_after_bind(); });
+
+  redfish::EventsOptions options;
+  options.delivery_retry_attempts = 2;
+  options.delivery_retry_interval_seconds = 1;
+  redfish::Events events(options);
+  const auto flaky = events.subscribe("http://127.0.0.1:" + std::to_string(port) + "/flaky", "ctx").value();
+  // Port 1 on loopback: nothing listens there, every attempt is refused at once.
+  const auto dead = events.subscribe("http://127.0.0.1:1/none", "").value();
+  controller::Event e;
+  e.id = 1;
+  e.category = "drive";
+  e.message = "drive 7 failed";
+  events.publish(e, *array);
+  auto find = [&](std::int64_t id) {
+    for (const auto& s : events.subscriptions())
+      if (s.id == id) return s;
+    return redfish::Subscription{};
+  };
+  CHECK(eventually([&] { return find(flaky.id).delivered == 1 && find(dead.id).failed == 1; }));
+  CHECK(posts == 3);  // the first attempt and two retries
+  CHECK(find(flaky.id).retries == 2);
+  CHECK(find(flaky.id).failed == 0);
+  CHECK(find(dead.id).retries == 2);
+  CHECK(find(dead.id).delivered == 0);
+  subscriber.stop();
+  serving.join();
+}
+
+TEST_CASE("EventsOptions out of range are refused") {
+  redfish::EventsOptions o;
+  o.delivery_retry_attempts = 11;
+  CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
+  o.delivery_retry_attempts = 0;
+  o.delivery_retry_interval_seconds = 0;
+  CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
+}
