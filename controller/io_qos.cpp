@@ -95,9 +95,18 @@ sim::Time IoOrchestrator::ready_time(int resource) {
     waiting_room_[r] = true;
     return sim::kTimeMax;
   }
-  // The gate: open while the cores' backlog is under dispatch_backlog_ns; once full, open
-  // again when the backlog has fallen by dispatch_refill_ns.
+  // Without a reservation to keep on this controller the scheduler only paces limits: work
+  // goes on at once, each command to its interrupt core. With one, the gate keeps the cores'
+  // queues short (the reservation phase orders what waits here) and the cores pull: open
+  // while their backlog is under dispatch_backlog_ns; once full, open again when it has
+  // fallen by dispatch_refill_ns.
   const sim::Time now = ctx_.sim.now();
+  const bool reserving = qos_->reserving_volumes(resource) > 0;
+  ctx_.timing.set_cores_pull(resource + 1, reserving);
+  if (!reserving) {
+    gate_full_[r] = false;
+    return now;
+  }
   const sim::Time start = ctx_.timing.cores_free_at(resource + 1);
   const sim::Time high = now + qos_options_.dispatch_backlog_ns;
   if (!gate_full_[r]) {

@@ -32,15 +32,18 @@ class Timing::SsdPort final : public perf::Server {
 // is in transit to it (dispatched, not yet at a core) is counted for the gate.
 class Timing::HostCores final : public perf::Server {
  public:
-  explicit HostCores(perf::ControllerResources& cr) : cr_(cr) {}
+  HostCores(perf::ControllerResources& cr, sim::Rng& rng, double rebalance)
+      : cr_(cr), rng_(rng), rebalance_(rebalance) {}
   // A host command of `ns` of core time was dispatched: it is on its way to a core.
   void dispatched(Time ns) { transit_ns_ += ns; }
+  void set_pull(bool pull) { pull_ = pull; }
   Time admit(Time arrival, std::int64_t bytes, Time extra_service_ns, std::int64_t address) override {
     transit_ns_ -= extra_service_ns;
-    perf::Resource* best = &cr_.cores.front();
-    for (perf::Resource& core : cr_.cores)
-      if (core.earliest_start(arrival) < best->earliest_start(arrival)) best = &core;
-    return best->admit(arrival, bytes, extra_service_ns, address);
+    // Pulled: the first core free takes it. Pushed: the core its exchange's interrupt lands
+    // on, or for cpu_rebalance_fraction of commands the less busy of that and another.
+    perf::Resource& core = pull_ ? perf::ControllerResources::least_busy(cr_.cores, arrival)
+                                 : cr_.host_core(rng_, rebalance_, arrival);
+    return core.admit(arrival, bytes, extra_service_ns, address);
   }
   // Core time queued or in service on the cores, plus in transit, per core, at `now`.
   Time backlog_ns(Time now) const {
@@ -51,15 +54,19 @@ class Timing::HostCores final : public perf::Server {
 
  private:
   perf::ControllerResources& cr_;
+  sim::Rng& rng_;
+  double rebalance_;
+  bool pull_ = true;
   Time transit_ns_ = 0;
 };
 
 Timing::Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& params, int controllers, int datapacs,
                std::int64_t chunk_bytes)
-    : sim_(sim), hw_(hw), params_(params), chunk_bytes_(chunk_bytes), flow_(sim), rng_(sim.rng("controller.timing")) {
+    : sim_(sim), hw_(hw), params_(params), chunk_bytes_(chunk_bytes), flow_(sim), rng_(sim.rng("controller.timing")),
+      core_rng_(sim.rng("controller.timing.cores")) {
   for (int c = 0; c < controllers; ++c) {
     ctl_.push_back(std::make_unique<perf::ControllerResources>(params_, datapacs, "ctrl-" + std::string(1, static_cast<char>('A' + c))));
-    host_cores_.push_back(std::make_unique<HostCores>(*ctl_.back()));
+    host_cores_.push_back(std::make_unique<HostCores>(*ctl_.back(), core_rng_, params_.cpu_rebalance_fraction));
   }
   for (int d = 0; d < hw.drive_count(); ++d) {
     ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kRead));
@@ -83,6 +90,8 @@ perf::Server& Timing::host_command(Id c, Time ns) {
   cores.dispatched(ns);
   return cores;
 }
+
+void Timing::set_cores_pull(Id c, bool pull) { host_cores_[static_cast<std::size_t>(c - 1)]->set_pull(pull); }
 
 Time Timing::cores_free_at(Id c) const {
   // The cores pull host commands, so they stay level: the core time queued on them and on

@@ -83,8 +83,13 @@ class Timing {
   void forget_volume(Id volume);
 
   // When one of controller `c`'s cores frees for work arriving now (the QoS dispatcher's
-  // backlog test).
+  // backlog test), with the cores pulling host commands.
   sim::Time cores_free_at(Id c) const;
+  // How controller `c`'s host commands find a core: pulled (the first free core takes each:
+  // the QoS gate keeps the cores' queues short and level while a reservation needs it) or
+  // pushed (each to its interrupt core, cpu_rebalance_fraction of them to the less busy of
+  // two: uneven per-core queues, the latency spread). Pulled at first.
+  void set_cores_pull(Id c, bool pull);
   // Core time handed out on controller `c`'s cores so far (utilisation).
   sim::Time cores_busy_ns(Id c) const;
   const TimingStats& stats() const { return stats_; }
@@ -153,6 +158,7 @@ class Timing {
   std::int64_t chunk_bytes_;
   perf::Flow flow_;
   sim::Rng rng_;
+  sim::Rng core_rng_;  // interrupt cores of pushed host commands
   std::vector<std::unique_ptr<perf::ControllerResources>> ctl_;
   std::vector<std::unique_ptr<SsdPort>> ssd_ports_;  // [drive * 3 + kind]
   std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller

@@ -74,8 +74,7 @@ class ControllerResources {
   // The core that issues and completes SAS commands to `drive`.
   Resource& drive_core(int drive) { return cores[static_cast<std::size_t>(drive) % cores.size()]; }
   Resource& port_out(sim::Time now) { return least_busy(ports_out, now); }
-
- private:
+  // The one of `rs` that would start work arriving at `now` first (the lowest index on ties).
   static Resource& least_busy(std::vector<Resource>& rs, sim::Time now);
 };
 
