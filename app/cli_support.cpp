@@ -17,6 +17,7 @@ std::unique_ptr<Cli> make_cli() {
   cli->app.require_subcommand(1);
   cli->app.set_version_flag("--version", "afasim 0.1.0");
   cli->runners["capacity"] = add_capacity_command(cli->app);
+  cli->runners["calibrate"] = add_calibrate_command(cli->app);
   cli->runners["devices"] = add_devices_command(cli->app);
   cli->runners["fio"] = add_fio_command(cli->app);
   cli->runners["run"] = add_run_command(cli->app);

@@ -44,6 +44,7 @@ Runner add_fio_command(CLI::App& app);
 Runner add_run_command(CLI::App& app);
 Runner add_replay_command(CLI::App& app);
 Runner add_trace_command(CLI::App& app);
+Runner add_calibrate_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
 Runner add_vdbench_command(CLI::App& app);
 

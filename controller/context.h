@@ -16,6 +16,7 @@
 #include "controller/controller_states.h"
 #include "controller/cost_model.h"
 #include "controller/hardware.h"
+#include "controller/timing.h"
 #include "controller/objects.h"
 #include "datapac/payload.h"
 #include "pool/thin_map.h"
@@ -44,6 +45,12 @@ struct DataPathOptions {
   std::int64_t rebuild_bytes_per_second = 400'000'000;
   // SSDs start in steady state (the review preconditioned them), not fresh out of the box.
   bool preconditioned = true;
+  // The performance model's parameters (docs/performance-model.md): null loads
+  // config/calibration/<system>.json, or ise-860-g3's for a system without its own (the G3
+  // models share their controllers; only the DataPacs differ).
+  std::shared_ptr<const perf::ModelParameters> model;
+  // Error replies, FLUSH replies, trims, rebuild, extent moves, scrub, vault replay and QoS
+  // admission's prices still use the analytic cost model (docs/performance-model.md).
   CostModel cost;
   CacheOptions cache;
   ControllerOptions controllers;
@@ -70,7 +77,7 @@ struct CacheVolume {
   // past twice the volume's cached blocks.
   std::deque<CacheFifoEntry> dirty_fifo, clean_fifo;
   std::int64_t dirty_blocks = 0, cached_blocks = 0;
-  sim::Time destage_until_ns = 0;  // when the last destage issued for it completes
+  int destages_in_flight = 0;  // destage operations of its blocks under way (a FLUSH waits for 0)
 };
 
 // The controller side of one attached volume.
@@ -130,6 +137,7 @@ struct ArrayContext {
   const config::SystemPreset& preset;
   const DataPathOptions& options;
   Hardware& hw;
+  Timing& timing;
   raid::Engine& raid;
   pool::ThinMap& thin;
   VolumeTable& volumes;

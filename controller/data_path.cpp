@@ -64,13 +64,20 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
   if (!hw.is_ok()) return hw.status();
   hw_ = std::move(hw).value();
   const std::int64_t chunk = capacity.params().chunk_bytes;
+  if (!options_.model) {
+    auto cal = perf::load_calibration(preset_.name);
+    if (!cal.is_ok() && cal.status().code() == sim::Code::kNotFound) cal = perf::load_calibration(kFamilyCalibration);
+    if (!cal.is_ok()) return cal.status();
+    options_.model = std::make_shared<const perf::ModelParameters>(cal->model);
+  }
+  timing_ = std::make_unique<Timing>(sim_, *hw_, *options_.model, preset_.controllers.count, preset_.datapacs.count, chunk);
   members_ = std::make_unique<raid::DriveMembers>(hw_->block_devices(), chunk);
   raid_ = std::make_unique<raid::Engine>(
       raid::Geometry{options_.raid5_data_members, options_.raid10_pairs, options_.strip_bytes, chunk},
       options_.payload != datapac::PayloadKind::kNone ? members_.get() : nullptr);
   raid_->set_invariants(&invariants_, &sim_);
   thin_ = std::make_unique<pool::ThinMap>(capacity, preset_.ssd.capacity_bytes, hw_->drive_datapacs(), *raid_);
-  ctx_.reset(new ArrayContext{sim_, preset_, options_, *hw_, *raid_, *thin_, volumes_, invariants_, events_, {}});
+  ctx_.reset(new ArrayContext{sim_, preset_, options_, *hw_, *timing_, *raid_, *thin_, volumes_, invariants_, events_, {}});
   const std::int64_t cache_bytes = options_.cache.write_cache_bytes > 0 ? options_.cache.write_cache_bytes
                                                                        : preset_.controllers.dram_bytes / 4;
   cache_ = std::make_unique<WriteCache>(*ctx_, cache_bytes / kCacheBlock);

@@ -146,6 +146,10 @@ class DataPath : private raid::ScrubHost {
   const raid::ScrubStatus& scrub_status() const { return scrubber_->status(); }
 
   // --- Parts, for the wear leveler and read-only views ------------------------------------
+  // The performance model's timing of host I/O and destage (controller/timing.h).
+  static constexpr const char* kFamilyCalibration = "ise-860-g3";
+  Timing& timing() { return *timing_; }
+  const Timing& timing() const { return *timing_; }
   Hardware& hardware() { return *hw_; }
   const Hardware& hardware() const { return *hw_; }
   pool::ThinMap& thin_map() { return *thin_; }
@@ -171,7 +175,9 @@ class DataPath : private raid::ScrubHost {
   const ControllerIoStats& controller_stats(Id controller) const { return hw_->stats(controller); }
   // When a core of `controller` could start new work, at the earliest.
   sim::Time core_earliest_start(Id controller) const { return hw_->cores(controller).earliest_start(sim_.now()); }
-  sim::Time controller_busy_ns(Id controller) const { return hw_->cores(controller).busy_ns(); }
+  sim::Time controller_busy_ns(Id controller) const {
+    return hw_->cores(controller).busy_ns() + timing_->cores_busy_ns(controller);
+  }
   const pool::ExtentAllocator& allocator() const { return thin_->allocator(); }
   const raid::EngineStats& raid_stats() const { return raid_->stats(); }
   // The core time of a host write of `bytes` at the start of a whole extent of `type`: the
@@ -202,6 +208,7 @@ class DataPath : private raid::ScrubHost {
   DataPathOptions options_;
   EventSink events_;
   std::unique_ptr<Hardware> hw_;
+  std::unique_ptr<Timing> timing_;
   std::unique_ptr<raid::DriveMembers> members_;
   std::unique_ptr<raid::Engine> raid_;
   std::unique_ptr<pool::ThinMap> thin_;

@@ -77,21 +77,24 @@ datapac::Link& Hardware::least_busy(std::vector<datapac::Link>& links) {
   });
 }
 
+Time Hardware::ssd_command(Time arrival, int drive, std::int64_t offset, std::int64_t length, datapac::SsdOp op) {
+  auto done = ssds_[static_cast<std::size_t>(drive)]->schedule(arrival, op, offset, length);
+  // A failed SSD answers at once; the RAID layer has already routed around lost members,
+  // so an error here is an SSD that failed under an operation planned before: the time
+  // still counts, the data was placed before the failure.
+  if (perf_ != nullptr && done.is_ok() && (op == datapac::SsdOp::kRead || op == datapac::SsdOp::kWrite))
+    perf_->drive_op(drive, op == datapac::SsdOp::kWrite, length, *done - arrival);
+  return done.is_ok() ? *done : arrival;
+}
+
 Time Hardware::backend(Time start, Id c, raid::ChunkAddr addr, std::int64_t offset_in_chunk, std::int64_t length,
                        datapac::SsdOp op) {
-  datapac::Ssd& ssd = *ssds_[static_cast<std::size_t>(addr.drive)];
   const auto dp = static_cast<std::size_t>(drive_datapac_[static_cast<std::size_t>(addr.drive)] - 1);
   auto& links = backplane_[static_cast<std::size_t>(c - 1)];
   const std::int64_t offset = addr.offset_bytes(chunk_bytes_) + offset_in_chunk;
   Time t = start;
   if (op == datapac::SsdOp::kWrite) t = links[0][dp].transfer(t, length);
-  auto done = ssd.schedule(t, op, offset, length);
-  // A failed SSD answers at once; the RAID layer has already routed around lost members,
-  // so an error here is an SSD that failed under an operation planned before: the time
-  // still counts, the data was placed before the failure.
-  if (perf_ != nullptr && done.is_ok() && (op == datapac::SsdOp::kRead || op == datapac::SsdOp::kWrite))
-    perf_->drive_op(addr.drive, op == datapac::SsdOp::kWrite, length, *done - t);
-  t = done.is_ok() ? *done : t;
+  t = ssd_command(t, addr.drive, offset, length, op);
   if (op == datapac::SsdOp::kRead) t = links[1][dp].transfer(t, length);
   ++controller_stats_[static_cast<std::size_t>(c - 1)].backend_ops;
   return t;

@@ -63,6 +63,9 @@ class Hardware {
   // to the SSD, the SSD serves it, a read's bytes come back. Counts a back-end op.
   sim::Time backend(sim::Time start, Id c, raid::ChunkAddr addr, std::int64_t offset_in_chunk,
                     std::int64_t length, datapac::SsdOp op);
+  // Times one command on SSD `drive` arriving at `arrival` (no backplane): its completion, or
+  // `arrival` for a failed drive. Tells the perf counters. (controller::Timing's SSD step.)
+  sim::Time ssd_command(sim::Time arrival, int drive, std::int64_t offset, std::int64_t length, datapac::SsdOp op);
   // Times `plan`'s member operations from `start` on controller `c`; returns when the last
   // completes (`start` for an empty plan).
   sim::Time run_plan(const raid::Plan& plan, sim::Time start, Id c);

@@ -30,8 +30,11 @@ void IoOrchestrator::complete(IoCallback& done, Status status, Time submitted, T
 }
 
 void IoOrchestrator::complete_on(Id c, const HostIo& io, IoCallback& done, Status status, Time submitted, Time at) {
-  const std::uint64_t epoch = pair_.epoch(c);
-  const std::uint64_t power = pair_.power_epoch();
+  complete_on(c, pair_.epoch(c), pair_.power_epoch(), io, done, std::move(status), submitted, at);
+}
+
+void IoOrchestrator::complete_on(Id c, std::uint64_t epoch, std::uint64_t power, const HostIo& io, IoCallback& done,
+                                 Status status, Time submitted, Time at) {
   ctx_.sim.at(at, [this, c, epoch, power, io, cb = std::move(done), status = std::move(status), submitted]() mutable {
     if (power != pair_.power_epoch()) {
       cb(IoCompletion{sim::unavailable("the array lost power"), submitted, ctx_.sim.now()});
@@ -167,6 +170,7 @@ void IoOrchestrator::run_read(Request& r) {
   const HostIo& io = r.io;
   VolumeRuntime& v = r.v;
   const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  ctx_.timing.prefetch_read(r.c, v.id, io.offset_bytes);  // overlaps the plan below
   const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   Status st;
@@ -183,16 +187,82 @@ void IoOrchestrator::run_read(Request& r) {
   if (!st.is_ok()) return fail(r, st);
   // What the cache holds is newer than the SSDs: it goes over what they returned.
   if (io.read_buffer != nullptr && ctx_.has_payload()) cache_.read(v, io.offset_bytes, io.length_bytes, io.read_buffer, true);
-  const CostModel& cost = ctx_.options.cost;
-  Time t = ctx_.hw.cores(r.c).serve(r.start, cost.core_ns(Work::of(plan_).plus_host()));
-  t = ctx_.hw.run_plan(plan_, t, r.c);
-  t = ctx_.hw.data_mover(r.c).transfer(t, io.length_bytes);
-  t = ctx_.hw.host_port_out(r.c).transfer(t, io.length_bytes) + cost.host_port_latency_ns;
+  // The bytes are in place; the time is the performance model's (controller/timing.h): the
+  // read cache and read-ahead, the cores, DRAM, the SSDs, the host port.
+  Timing::ReadStart start = ctx_.timing.begin_read(r.c, v.id, io.offset_bytes, io.length_bytes, hit);
+  if (start.ahead_length > 0) plan_read_ahead(v, r.c, start.ahead_offset, start.ahead_length);
   ++v.stats.read_ops;
   v.stats.read_bytes += io.length_bytes;
-  v.stats.read_latency_ns.record(t + r.back - r.submitted);
   ctx_.hw.stats(r.c).read_bytes += io.length_bytes;
-  finish(r, Status::ok(), t);
+  const std::uint32_t id = start_timed(r);
+  ctx_.timing.host_read(r.c, v.id, io.offset_bytes, io.length_bytes, std::move(start), plan_,
+                        [this, id](Time) { read_timed(id); });
+}
+
+void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {
+  // What the stream detector reads ahead: the allocated extents of the range, within the
+  // volume (a hole or the end reads nothing). Timing only: no bytes move.
+  const std::int64_t end = std::min(offset + length, v.thin->capacity_bytes);
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  ahead_plan_.clear();
+  for (std::int64_t pos = offset; pos < end;) {
+    const std::int64_t within = pos % ext;
+    const std::int64_t n = std::min(ext - within, end - pos);
+    const std::uint32_t id = v.thin->map[static_cast<std::size_t>(pos / ext)];
+    if (id != pool::ThinMap::kNoExtent && !ctx_.raid.plan_read(ctx_.thin.extents()[id], within, n, nullptr, ahead_plan_).is_ok())
+      return;
+    pos += n;
+  }
+  if (end > offset) ctx_.timing.read_ahead(c, v.id, offset, end - offset, ahead_plan_);
+}
+
+std::uint32_t IoOrchestrator::start_timed(Request& r) {
+  std::uint32_t id;
+  if (!free_inflight_.empty()) {
+    id = free_inflight_.back();
+    free_inflight_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(inflight_.size());
+    inflight_.emplace_back();
+  }
+  InFlight& f = inflight_[id];
+  f.io = r.io;
+  f.done = std::move(r.done);
+  f.submitted = r.submitted;
+  f.back = r.back;
+  f.c = r.c;
+  f.epoch = pair_.epoch(r.c);
+  f.power = pair_.power_epoch();
+  f.cached = false;
+  f.new_blocks = 0;
+  return id;
+}
+
+void IoOrchestrator::free_timed(std::uint32_t id) {
+  inflight_[id].done = nullptr;
+  free_inflight_.push_back(id);
+}
+
+void IoOrchestrator::read_timed(std::uint32_t id) {
+  InFlight& f = inflight_[id];
+  const Time at = ctx_.sim.now() + f.back;
+  if (VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
+  complete_timed(id, at);
+}
+
+void IoOrchestrator::complete_timed(std::uint32_t id, Time at) {
+  InFlight& f = inflight_[id];
+  if (at == ctx_.sim.now() && f.power == pair_.power_epoch() && f.epoch == pair_.epoch(f.c)) {
+    // Answered from the timing model's own completion event (no forwarding leg): no second
+    // event at the same time. The slot is free before the host's callback may submit again.
+    IoCallback cb = std::move(f.done);
+    const Time submitted = f.submitted;
+    free_timed(id);
+    cb(IoCompletion{Status::ok(), submitted, at});
+    return;
+  }
+  complete_on(f.c, f.epoch, f.power, f.io, f.done, Status::ok(), f.submitted, at);
+  free_timed(id);
 }
 
 void IoOrchestrator::run_write(Request& r) {
@@ -210,39 +280,42 @@ void IoOrchestrator::run_write(Request& r) {
     if (st.is_ok()) st = ctx_.execute(plan_);
   }
   if (!st.is_ok()) return fail(r, st);
-  const CostModel& cost = ctx_.options.cost;
-  Time t = ctx_.hw.host_port_in(r.c).transfer(r.start, io.length_bytes);
-  t = ctx_.hw.data_mover(r.c).transfer(t, io.length_bytes);
-  // Write-back: the owner's cores take the host I/O and the mirror's cost (the fill reads
-  // of partial blocks too); the SSD work is the destage's. Write-through: the SSD work
-  // is done now and the ack waits for it.
-  Work work = Work::of(plan_).plus_host();
-  if (cached) work.plus_mirror(io.length_bytes);
-  t = ctx_.hw.cores(r.c).serve(t, cost.core_ns(work));
-  t = ctx_.hw.run_plan(plan_, t, r.c);
-  if (cached) t = ctx_.hw.interconnect(r.c).transfer(t, io.length_bytes) + cost.interconnect_latency_ns;
-  t += cost.host_port_latency_ns;
   ++v.stats.write_ops;
   v.stats.write_bytes += io.length_bytes;
   ctx_.hw.stats(r.c).write_bytes += io.length_bytes;
-  answer_write(r, cached, new_blocks, t);
+  // Write-back: FC in, DRAM, the core's command and mirroring work, the mirror into the
+  // peer's DRAM, the acknowledgement; the SSD work is the destage's. Write-through: the SSD
+  // work is done now and the ack waits for it (controller/timing.h).
+  const std::uint32_t id = start_timed(r);
+  inflight_[id].cached = cached;
+  inflight_[id].new_blocks = new_blocks;
+  if (cached)
+    ctx_.timing.host_write(r.c, v.id, io.offset_bytes, io.length_bytes, plan_, [this, id](Time) { write_timed(id); });
+  else
+    ctx_.timing.write_through(r.c, v.id, io.offset_bytes, io.length_bytes, plan_, [this, id](Time) { write_timed(id); });
   if (cached) cache_.evict_clean(r.c);
   cache_.pump_destage(r.c);
 }
 
-void IoOrchestrator::answer_write(Request& r, bool cached, std::int64_t new_blocks, Time t) {
-  if (!(cached && cache_.must_wait(r.c, new_blocks))) {
-    r.v.stats.write_latency_ns.record(t + r.back - r.submitted);
-    return finish(r, Status::ok(), t);
-  }
+void IoOrchestrator::write_timed(std::uint32_t id) {
+  InFlight& f = inflight_[id];
+  const Time at = ctx_.sim.now() + f.back;
+  VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id);
   // The cache is full: the write is in it (and mirrored) but is acknowledged only when
   // destage has made room for it — the host sees the back end's rate.
-  if (cache_.waiting_full(r.c)) {
-    ++r.v.stats.errors;
-    return finish(r, sim::unavailable("write cache of controller " + ArrayContext::controller_name(r.c) + " is full"),
-                  t);
+  if (v != nullptr && f.cached && f.epoch == pair_.epoch(f.c) && cache_.must_wait(f.c, f.new_blocks)) {
+    if (cache_.waiting_full(f.c)) {
+      ++v->stats.errors;
+      complete_on(f.c, f.epoch, f.power, f.io, f.done,
+                  sim::unavailable("write cache of controller " + ArrayContext::controller_name(f.c) + " is full"),
+                  f.submitted, at);
+    } else {
+      cache_.add_waiter(f.c, CacheWaiter{v->id, f.new_blocks, at, f.submitted, std::move(f.done)});
+    }
+    return free_timed(id);
   }
-  cache_.add_waiter(r.c, CacheWaiter{r.v.id, new_blocks, t + r.back, r.submitted, std::move(r.done)});
+  if (v != nullptr) v->stats.write_latency_ns.record(at - f.submitted);
+  complete_timed(id, at);
 }
 
 void IoOrchestrator::run_trim(Request& r) {
@@ -275,15 +348,23 @@ void IoOrchestrator::run_trim(Request& r) {
 void IoOrchestrator::run_flush(Request& r) {
   // FLUSH: every block of the volume dirty now reaches the SSDs before the reply.
   ++r.v.stats.other_ops;
-  const CostModel& cost = ctx_.options.cost;
-  Time last = ctx_.hw.cores(r.c).serve(r.start, cost.core_ns(Work::host()));
-  last = cache_.flush(r.v, r.c, last);
+  const std::uint32_t id = start_timed(r);
+  cache_.flush(r.v, r.c, [this, id](Time) { flush_timed(id); });
+}
+
+void IoOrchestrator::flush_timed(std::uint32_t id) {
+  InFlight& f = inflight_[id];
   Status st;
   if (ctx_.options.payload == datapac::PayloadKind::kFile)
     for (int d = 0; d < ctx_.hw.drive_count(); ++d)
       if (ctx_.hw.ssd(d).state() == datapac::SsdState::kHealthy) st = ctx_.hw.ssd(d).flush_payload();
-  if (!st.is_ok()) ++r.v.stats.errors;
-  complete_on(r.c, r.io, r.done, st, r.submitted, last + cost.host_port_latency_ns);
+  VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id);
+  if (!st.is_ok() && v != nullptr) ++v->stats.errors;
+  // The command on a core, then the reply (errors and flushes: the analytic cost model).
+  const CostModel& cost = ctx_.options.cost;
+  const Time t = ctx_.hw.cores(f.c).serve(ctx_.sim.now(), cost.core_ns(Work::host())) + cost.host_port_latency_ns;
+  complete_on(f.c, f.epoch, f.power, f.io, f.done, st, f.submitted, t + f.back);
+  free_timed(id);
 }
 
 Status IoOrchestrator::plan_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,

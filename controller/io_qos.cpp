@@ -16,6 +16,8 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
                                  std::to_string(options.reservable_percent));
   if (options.dispatch_backlog_ns < 0 || options.dispatch_backlog_ns > 100 * sim::kMillisecond)
     return sim::invalid_argument("qos.dispatch_backlog_ns must be between 0 and 100 ms");
+  if (options.dispatch_refill_ns < 0 || options.dispatch_refill_ns > options.dispatch_backlog_ns)
+    return sim::invalid_argument("qos.dispatch_refill_ns must be between 0 and dispatch_backlog_ns");
   if (options.outstanding_ios_max < 1 || options.outstanding_ios_max > (1 << 20))
     return sim::invalid_argument("qos.outstanding_ios_max must be between 1 and 1048576");
   qos_options_ = options;
@@ -25,6 +27,7 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
   qos_ = std::move(scheduler).value();
   outstanding_.assign(static_cast<std::size_t>(controllers), 0);
   waiting_room_.assign(static_cast<std::size_t>(controllers), false);
+  gate_full_.assign(static_cast<std::size_t>(controllers), false);
   return Status::ok();
 }
 
@@ -92,8 +95,28 @@ sim::Time IoOrchestrator::ready_time(int resource) {
     waiting_room_[r] = true;
     return sim::kTimeMax;
   }
-  const sim::Time start = ctx_.hw.cores(resource + 1).earliest_start(ctx_.sim.now());
-  return std::max(ctx_.sim.now(), start - qos_options_.dispatch_backlog_ns);
+  // Without a reservation to keep on this controller the scheduler only paces limits: work
+  // goes on at once, each command to its interrupt core. With one, the gate keeps the cores'
+  // queues short (the reservation phase orders what waits here) and the cores pull: open
+  // while their backlog is under dispatch_backlog_ns; once full, open again when it has
+  // fallen by dispatch_refill_ns.
+  const sim::Time now = ctx_.sim.now();
+  const bool reserving = qos_->reserving_volumes(resource) > 0;
+  ctx_.timing.set_cores_pull(resource + 1, reserving);
+  if (!reserving) {
+    gate_full_[r] = false;
+    return now;
+  }
+  const sim::Time start = ctx_.timing.cores_free_at(resource + 1);
+  const sim::Time high = now + qos_options_.dispatch_backlog_ns;
+  if (!gate_full_[r]) {
+    if (start <= high) return now;
+    gate_full_[r] = true;
+  }
+  const sim::Time ready = start - (qos_options_.dispatch_backlog_ns - qos_options_.dispatch_refill_ns);
+  if (ready > now) return ready;
+  gate_full_[r] = false;
+  return now;
 }
 
 void IoOrchestrator::dispatch(std::uint64_t cookie) {

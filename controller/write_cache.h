@@ -80,9 +80,9 @@ class WriteCache {
   bool must_wait(Id c, std::int64_t new_blocks) const;
   bool waiting_full(Id c) const { return ctl(c).waiting.size() >= ctx_.options.cache.max_waiting_writes; }
   void add_waiter(Id c, CacheWaiter w);
-  // Destages every dirty block of `v` now; returns when the last of those writes completes
-  // (at least `last`).
-  sim::Time flush(VolumeRuntime& v, Id c, sim::Time last);
+  // Destages every dirty block of `v` now; `done` runs when none of its destages is in flight
+  // any more (at once if none is).
+  void flush(VolumeRuntime& v, Id c, sim::InlineFunction<void(sim::Time)> done);
   void drop_range(VolumeRuntime& v, std::int64_t first_block, std::int64_t end_block, Id c);
   void evict_clean(Id c);
   void pump_destage(Id c);
@@ -119,7 +119,6 @@ class WriteCache {
     std::uint64_t queued = 0;              // seq of its live FIFO entry (0: none)
     std::uint64_t mirrored_version = 0;    // the peer's copy (0: none); current when == version
     std::uint64_t destaging_version = 0;   // version an in-flight destage writes (0: none)
-    sim::Time destage_done_ns = 0;
     bool dirty = false;
   };
   struct PerController {
@@ -149,11 +148,14 @@ class WriteCache {
   void compact_fifo(VolumeRuntime& v, std::deque<CacheFifoEntry>& fifo, bool dirty);
   void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
   sim::Status fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan);
-  std::optional<sim::Time> destage_one(Id c, VolumeRuntime* only = nullptr);
-  std::optional<sim::Time> destage_from(Id c, VolumeRuntime& v);
-  std::optional<sim::Time> destage_run(Id c, VolumeRuntime& v, std::int64_t block);
+  // Starts one destage (of `only`'s blocks if given); false when there was nothing to destage.
+  bool destage_one(Id c, VolumeRuntime* only = nullptr);
+  bool destage_from(Id c, VolumeRuntime& v);
+  bool destage_run(Id c, VolumeRuntime& v, std::int64_t block);
   std::size_t take_destage_slot(Id c, VolumeRuntime& v, std::int64_t first, std::int64_t end);
   void destage_done(std::size_t slot);
+  // Runs the FLUSHes of `volume_id` that wait for its destages.
+  void release_flushes(Id volume_id);
   void admit_waiters(Id c);
 
   ArrayContext& ctx_;
@@ -164,7 +166,12 @@ class WriteCache {
   std::uint64_t version_counter_ = 0;
   std::uint64_t fifo_seq_ = 0;  // last CacheFifoEntry::seq handed out
   std::array<PerController, 2> ctl_;
+  struct FlushWaiter {
+    Id volume_id;
+    sim::InlineFunction<void(sim::Time)> done;
+  };
   std::vector<DestageOp> destage_ops_;
+  std::vector<FlushWaiter> flush_waiters_;  // FLUSHes waiting for their volume's destages
   std::vector<std::size_t> free_destage_ops_;
   raid::Plan destage_plan_;
 };

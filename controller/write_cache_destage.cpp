@@ -34,7 +34,7 @@ void WriteCache::pump_destage(Id c) {
   }
 }
 
-std::optional<Time> WriteCache::destage_from(Id c, VolumeRuntime& v) {
+bool WriteCache::destage_from(Id c, VolumeRuntime& v) {
   while (!v.cache.dirty_fifo.empty()) {
     const CacheFifoEntry e = v.cache.dirty_fifo.front();
     v.cache.dirty_fifo.pop_front();
@@ -48,10 +48,10 @@ std::optional<Time> WriteCache::destage_from(Id c, VolumeRuntime& v) {
     if (blk->destaging_version == blk->version) continue;
     return destage_run(c, v, e.block);
   }
-  return std::nullopt;
+  return false;
 }
 
-std::optional<Time> WriteCache::destage_one(Id c, VolumeRuntime* only) {
+bool WriteCache::destage_one(Id c, VolumeRuntime* only) {
   if (only != nullptr) return destage_from(c, *only);
   PerController& cr = ctl(c);
   const std::size_t n = ctx_.volumes.slots();
@@ -59,12 +59,12 @@ std::optional<Time> WriteCache::destage_one(Id c, VolumeRuntime* only) {
     const std::size_t idx = (cr.destage_cursor + i) % n;
     VolumeRuntime* v = ctx_.volumes.slot(idx);
     if (v == nullptr || v->cache.dirty_blocks == 0 || pair_->owner(v->id) != c) continue;
-    if (auto t = destage_from(c, *v)) {
+    if (destage_from(c, *v)) {
       cr.destage_cursor = idx + 1;
-      return t;
+      return true;
     }
   }
-  return std::nullopt;
+  return false;
 }
 
 std::size_t WriteCache::take_destage_slot(Id c, VolumeRuntime& v, std::int64_t first, std::int64_t end) {
@@ -86,7 +86,7 @@ std::size_t WriteCache::take_destage_slot(Id c, VolumeRuntime& v, std::int64_t f
   return slot;
 }
 
-std::optional<Time> WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
+bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
   // The run: the dirty blocks around `block` in its RAID row (a full row makes a RAID 5
   // full-stripe write), none of them already being destaged.
   const raid::Layout& l = ctx_.raid.layout(v.raid_type());
@@ -122,17 +122,16 @@ std::optional<Time> WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t
     if (!st.is_ok())
       ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id), "destage failed: " + st.message());
   }
-  const Time t = ctx_.hw.cores(c).serve(ctx_.sim.now(), ctx_.options.cost.core_ns(Work::of(plan)));
-  const Time done = ctx_.hw.run_plan(plan, t, c);
-  for (std::int64_t b = first; b < end; ++b) {
-    Block& x = *find(v.id, b);
-    x.destaging_version = x.version;
-    x.destage_done_ns = done;
-  }
-  v.cache.destage_until_ns = std::max(v.cache.destage_until_ns, done);
+  for (std::int64_t b = first; b < end; ++b) find(v.id, b)->destaging_version = find(v.id, b)->version;
   ++ctl(c).destages;
-  ctx_.sim.at(done, [this, slot] { destage_done(slot); });
-  return done;
+  ++v.cache.destages_in_flight;
+  // Timed on the performance model (controller/timing.h): the member operations through the
+  // cores, DRAM, the SAS paths and the SSDs, in arrival order with host I/O.
+  if (plan.ops.empty())
+    ctx_.sim.at(ctx_.sim.now(), [this, slot] { destage_done(slot); });
+  else
+    ctx_.timing.destage(c, plan, count * kBlockBytes, [this, slot](Time) { destage_done(slot); });
+  return true;
 }
 
 void WriteCache::destage_done(std::size_t slot) {
@@ -141,6 +140,9 @@ void WriteCache::destage_done(std::size_t slot) {
   // A controller that failed or lost power since: its completions mean nothing (the bytes
   // are on the SSDs; the blocks stay dirty for whoever holds them).
   const bool valid = op.epoch == pair_->epoch(c);
+  VolumeRuntime* vol = ctx_.volumes.find(op.volume_id);
+  if (vol != nullptr) --vol->cache.destages_in_flight;
+  if (vol == nullptr || vol->cache.destages_in_flight == 0) release_flushes(op.volume_id);
   if (valid) {
     --ctl(c).destages;
     if (VolumeRuntime* v = ctx_.volumes.find(op.volume_id)) {
@@ -181,10 +183,23 @@ void WriteCache::admit_waiters(Id c) {
   }
 }
 
-Time WriteCache::flush(VolumeRuntime& v, Id c, Time last) {
-  if (v.cache.destage_until_ns > ctx_.sim.now()) last = std::max(last, v.cache.destage_until_ns);
-  while (auto t = destage_one(c, &v)) last = std::max(last, *t);
-  return last;
+void WriteCache::flush(VolumeRuntime& v, Id c, sim::InlineFunction<void(Time)> done) {
+  while (destage_one(c, &v)) {
+  }
+  if (v.cache.destages_in_flight == 0) return done(ctx_.sim.now());
+  flush_waiters_.push_back(FlushWaiter{v.id, std::move(done)});
+}
+
+void WriteCache::release_flushes(Id volume_id) {
+  for (std::size_t i = 0; i < flush_waiters_.size();) {
+    if (flush_waiters_[i].volume_id != volume_id) {
+      ++i;
+      continue;
+    }
+    auto done = std::move(flush_waiters_[i].done);
+    flush_waiters_.erase(flush_waiters_.begin() + static_cast<std::ptrdiff_t>(i));
+    done(ctx_.sim.now());
+  }
 }
 
 void WriteCache::destage_all() {

@@ -154,6 +154,7 @@ Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings
   v->resource = resource;
   v->settings = settings;
   v->r_clock = v->m_clock = v->b_clock = now;
+  if (v->has_min()) ++resources_[static_cast<std::size_t>(resource)].reserving_volumes;
   volumes_[static_cast<std::size_t>(id)] = std::move(v);
   ++volume_count_;
   return Status::ok();
@@ -190,7 +191,9 @@ Status Scheduler::update_volume(VolumeId id, const Settings& s) {
     v->credit_ns = 0;
   }
   if (!s.max_iops) v->credit_ns = 0;
+  resources_[static_cast<std::size_t>(v->resource)].reserving_volumes -= v->has_min() ? 1 : 0;
   v->settings = s;
+  resources_[static_cast<std::size_t>(v->resource)].reserving_volumes += v->has_min() ? 1 : 0;
   if (!v->queue.empty()) file_head(*v, now);
   pump(v->resource);
   return Status::ok();
@@ -205,6 +208,10 @@ Status Scheduler::move_volume(VolumeId id, int resource) {
   const Time now = sim_.now();
   const int old = v->resource;
   unfile(*v, now);
+  if (v->has_min()) {
+    --resources_[static_cast<std::size_t>(old)].reserving_volumes;
+    ++resources_[static_cast<std::size_t>(resource)].reserving_volumes;
+  }
   v->resource = resource;
   if (!v->queue.empty()) file_head(*v, now);
   pump(old);
@@ -217,6 +224,7 @@ std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
   Volume* v = find(id);
   if (v == nullptr) return cookies;
   unfile(*v, sim_.now());
+  if (v->has_min()) --resources_[static_cast<std::size_t>(v->resource)].reserving_volumes;
   for (const Request& r : v->queue) cookies.push_back(r.cookie);
   queued_total_ -= static_cast<std::int64_t>(v->queue.size());
   volumes_[static_cast<std::size_t>(id)].reset();

@@ -154,6 +154,12 @@ class Scheduler {
   const SchedulerCounters& counters() const { return counters_; }
   // Requests waiting in the scheduler, all volumes.
   std::int64_t queued_total() const { return queued_total_; }
+  // Volumes served by `resource` with a reservation (min_iops above 0). While there is none,
+  // the resource needs no short queue of its own for the reservation phase to act on.
+  // REQUIRES: 0 <= resource < resource_count().
+  std::int64_t reserving_volumes(int resource) const {
+    return resources_[static_cast<std::size_t>(resource)].reserving_volumes;
+  }
 
  private:
   struct Request {
@@ -177,6 +183,7 @@ class Scheduler {
     MinHeap limited;      // throttled volumes by their head's L tag
     sim::EventId wake;
     sim::Time wake_time = sim::kTimeMax;
+    std::int64_t reserving_volumes = 0;  // volumes with a min_iops above 0
   };
 
   Scheduler(sim::Simulator& sim, SchedulerOptions options, int resource_count,

@@ -30,6 +30,10 @@ struct Tracker {
   std::vector<char> acked{0};                                    // by writer
   std::int64_t errors = 0;
   sim::Time max_latency = 0;
+  // Writes slower than this waited out a controller's outage (parked): when the first and
+  // the last of them completed.
+  static constexpr sim::Time kParkedLatency = 200 * sim::kMillisecond;
+  sim::Time parked_first = sim::kTimeMax, parked_last = 0;
 
   explicit Tracker(SimArray& array) : a(array) {
     for (const auto& v : a.vols) history.emplace_back(static_cast<std::size_t>(v.bytes / kBlock));
@@ -53,6 +57,10 @@ struct Tracker {
       if (c.status.is_ok()) acked[w] = 1;
       else ++errors;
       max_latency = std::max(max_latency, c.latency());
+      if (c.latency() > kParkedLatency) {
+        parked_first = std::min(parked_first, c.complete_time);
+        parked_last = std::max(parked_last, c.complete_time);
+      }
     });
   }
 
@@ -216,6 +224,7 @@ struct Failover {
   std::int64_t errors = 0;
   sim::Time max_latency = 0;
   sim::Time bound = 0;
+  sim::Time resumed = 0, drained = 0;  // after the fault: the first and last parked write done
   bool failback = false;
   std::string invariants;
 };
@@ -238,6 +247,7 @@ Failover failover(std::uint64_t seed, bool no_mirror) {
   FaultSpec f{"controller_fail"};
   f.controller = 1 + static_cast<Id>(rng.uniform(2));
   REQUIRE(a.array->inject_fault(f).is_ok());
+  const sim::Time fault = a.sim->now();
   // Keep writing through the detection and takeover, 16 at a time every 100 ms.
   for (int batch = 0; batch < 15; ++batch) {
     t.random_writes(rng, 16);
@@ -247,6 +257,8 @@ Failover failover(std::uint64_t seed, bool no_mirror) {
   Failover r;
   r.max_latency = t.max_latency;
   r.bound = a.array->data_path().takeover_bound_ns();
+  r.resumed = t.parked_first - fault;
+  r.drained = t.parked_last - fault;
   f.type = "controller_restore";
   REQUIRE(a.array->inject_fault(f).is_ok());
   a.sim->run();
@@ -266,11 +278,20 @@ TEST_CASE("controller failover under load: nothing acknowledged lost, I/O resume
   sim::Time worst = 0;
   for (int s = 1; s <= seeds; ++s) {
     const auto r = failover(static_cast<std::uint64_t>(s), false);
-    INFO("seed " << s << ": max latency " << r.max_latency << " ns, bound " << r.bound << " ns");
+    INFO("seed " << s << ": max latency " << r.max_latency << " ns, bound " << r.bound
+                  << " ns; parked writes done " << r.resumed << ".." << r.drained << " ns after the fault");
     CHECK(r.lost == 0);
     CHECK(r.errors == 0);
-    // The takeover bound plus the service of the parked I/O (well under 10 ms).
-    CHECK(r.max_latency <= r.bound + 10 * sim::kMillisecond);
+    // I/O resumes within the takeover bound: the first parked write is done by then.
+    CHECK(r.resumed <= r.bound);
+    // Then the survivor, writing through, drains what was parked during the outage (seeds
+    // 1-4: 74-90 writes of 4-256 KiB, ~10 MB) in 14-20 ms. Which parked write finishes last
+    // is not the order they were parked in: their member operations queue at 40 SSDs, and
+    // the write parked at the fault (the slowest, submitted earliest) finished 1 ms into the
+    // drain on the old one-step-per-resource timing and ~17 ms into it on the cut-through
+    // journeys. So the bound is on the drain, not on the first write's place in it.
+    CHECK(r.drained - r.resumed <= 20 * sim::kMillisecond);
+    CHECK(r.max_latency <= r.bound + 20 * sim::kMillisecond);
     CHECK(r.max_latency > 300 * sim::kMillisecond);  // there was an outage to measure
     CHECK(r.failback);
     CHECK(r.invariants == "");

@@ -125,8 +125,15 @@ TEST_CASE("without QoS the array runs at its calibrated 4 KiB read rate through 
   a.greedy(v1, 128, 2 * kSecond);
   a.greedy(v2, 128, 2 * kSecond);
   a.sim.run_until(2 * kSecond);
-  // 12 cores / 42.25 µs = 284,024 (docs/performance-model.md).
-  CHECK(a.per_second[v1][1] + a.per_second[v2][1] == doctest::Approx(284'024).epsilon(0.01));
+  // The 1 GiB volumes fit the 2 GiB read cache per controller (config/calibration/
+  // ise-860-g3.json), and the reads stride 1 MiB, so after the first 1,024 every read is a
+  // cache hit, whose ceiling is the host command alone, 12 cores / (30 µs + 4 KiB x 0.25 µs)
+  // = 387,097 (the spec's 400,000 less the per-KiB work), well above the read-miss rate of
+  // 284,000 (docs/performance-model.md). The cores pull host commands from the scheduler, so
+  // none idles while it holds work: the ceiling, within 1 % (the cores' service time varies,
+  // cv 0.2, and the one-second window cuts commands in service at its edges).
+  const std::int64_t both = a.per_second[v1][1] + a.per_second[v2][1];
+  CHECK(both == doctest::Approx(387'097).epsilon(0.01));
   a.sim.run();
 }
 
@@ -141,8 +148,8 @@ TEST_CASE("a reservation holds on a saturated controller; spare capacity goes to
   std::int64_t total = a.per_second[victim][2];
   for (Id n : noisy) total += a.per_second[n][2];
   CHECK(a.per_second[victim][2] >= 20'000);
-  // Controller A alone: 6 cores / 42.25 µs = 142,012.
-  CHECK(total == doctest::Approx(142'012).epsilon(0.01));
+  // Controller A alone, cache hits (see above): 6 cores / 31 µs = 193,548, within 1 %.
+  CHECK(total == doctest::Approx(193'548).epsilon(0.01));
   a.sim.run();
 }
 

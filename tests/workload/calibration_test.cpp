@@ -1,29 +1,60 @@
-// The ISE 860 G3 calibration: the shipped fio job files, run in virtual time on the
-// ise-860-g3 preset, give the eight figures of the StorageReview review
-// (config/sources.json "storagereview-ise860"; ../shared/reference/SEED-FIGURES.md):
+// The ISE 860 G3 calibration on the array (the product path: the shipped fio job files on the
+// simulated array, timed by controller::Timing on perf/'s resources with the flash-level SSD
+// model behind it): the figures of the StorageReview review (config/sources.json
+// "storagereview-ise860"; ../shared/reference/SEED-FIGURES.md; config/calibration/
+// ise-860-g3.json), IOPS / MB/s within ±5 %, mean latency within ±10 %, the latency
+// standard deviation within ±30 % (issue 13):
 //
 //   workload                         RAID 5              RAID 10
 //   4K random read, IOPS             286,694             281,253
 //   4K random write, IOPS            117,131             174,572
 //   4K random read, average latency  0.89 ms             0.91 ms
 //   4K random write, average latency 2.18 ms             1.46 ms
+//   4K random read, latency stddev                       0.25 ms
 //
-// IOPS within ±5 %, average latency within ±10 %, from one parameter set
-// (controller/cost_model.h, docs/performance-model.md). The measured group runs 3 s after a
-// 1 s ramp instead of the files' 60 s after 5 s, to keep `make test` fast; the model reaches
-// its steady state as soon as the queues fill (well within the ramp). The 4K random-write
-// case runs in `make torture` (test_calibration_write), not in `make test`.
+// Each run first fills its four 128 GiB LUNs (the job files' group 0), ~15 s of CPU per run,
+// so `make test` runs the three figures of 4K random read on RAID 10 (IOPS, mean latency and
+// its spread, one run, ~30 s), and determinism on a small job (~1 s); the whole training set
+// on the array (15 figures: the 4K table, 128K sequential, 8K 70/30, the spread; ~7 runs) is
+// the `torture` case (ctest test_calibration_torture). docs/build.md lists the split.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "config/preset.h"
 #include "controller/array.h"
+#include "perf/calibration.h"
+#include "workload/calibration.h"
 #include "workload/fio_runner.h"
 
 using namespace afasim;
 
 namespace {
+
+// Measured `runtime_s` after a 1.5 s ramp instead of the files' 60 s after 5 s: the queues
+// fill within a few ms (~256 I/Os in flight), and the 256 MiB write cache per controller
+// (calibrate's own runs use the same) reaches destage's steady state within the ramp at the
+// 8K 70/30 write rate (~300 MB/s per controller); with a 0.5 s ramp the 8K pair measured
+// the cache still absorbing writes (+6.0 % IOPS, -12.7 % latency).
+void check_figures(const std::string& only, double runtime_s = 1) {
+  const auto catalog = config::Catalog::embedded().value();
+  const auto preset = catalog.system("ise-860-g3").value();
+  const auto calibration = perf::load_calibration("ise-860-g3").value();
+  workload::CalibrationRunOptions o;
+  o.seed = 1;
+  o.runtime_ns = static_cast<sim::Time>(runtime_s * 1e9);
+  o.ramp_ns = 1500 * sim::kMillisecond;
+  o.only = only;
+  auto results = workload::run_calibration(catalog, preset, calibration, o);
+  REQUIRE_MESSAGE(results.is_ok(), results.status().to_string());
+  REQUIRE(!results->empty());
+  for (const auto& r : *results) {
+    INFO(r.figure.id << ": array " << r.model << ", published " << r.figure.value << ", error "
+                     << 100 * r.error << " %, tolerance " << 100 * workload::figure_tolerance(r.figure.metric) << " %");
+    CHECK(r.within);
+  }
+}
 
 struct Measured {
   double iops = 0;
@@ -31,19 +62,33 @@ struct Measured {
   std::string json;
 };
 
-workload::FioJobFile shipped(const std::string& name) {
-  const auto& files = config::embedded_files();
-  auto parsed = workload::parse_fio_job_file(files.at("workloads/" + name), name);
-  REQUIRE(parsed.is_ok());
-  for (auto& j : parsed->jobs)
-    if (j.time_based) {
-      j.ramp_time_ns = 1 * sim::kSecond;
-      j.runtime_ns = 3 * sim::kSecond;
-    }
-  return std::move(parsed).value();
+// The last reporting group's IOPS and mean latency, both directions together.
+Measured measured_of(const workload::RunReport& report) {
+  const auto entries = workload::aggregate_entries(report);
+  Measured m;
+  sim::Histogram lat;
+  std::uint64_t ios = 0;
+  sim::Time runtime = 0;
+  for (const auto& d : entries.back().direction) {
+    ios += d.io_count;
+    runtime = std::max(runtime, d.runtime_ns);
+    lat.merge(d.lat_ns);
+  }
+  m.iops = static_cast<double>(ios) / sim::to_seconds(runtime);
+  m.mean_latency_ms = lat.mean() / 1e6;
+  m.json = workload::format_json(report);
+  return m;
 }
 
-Measured run(const std::string& file, raid::RaidType raid, std::uint64_t seed = 1) {
+// 8K 70/30 at 4 jobs x QD8 on four fixed 8 GiB RAID 5 LUNs: no fill needed (fixed volumes
+// are allocated), 0.3 s after a 0.1 s ramp.
+Measured run_small(std::uint64_t seed) {
+  std::string job =
+      "[global]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nnumjobs=1\nsize=8g\ntime_based\nramp_time=100ms\n"
+      "runtime=300ms\ngroup_reporting\n";
+  for (int l = 0; l < 4; ++l) job += "[lun" + std::to_string(l) + "]\nfilename=lun" + std::to_string(l) + "\n";
+  auto file = workload::parse_fio_job_file(job, "small.fio");
+  REQUIRE(file.is_ok());
   const auto catalog = config::Catalog::embedded().value();
   const auto preset = catalog.system("ise-860-g3").value();
   sim::Simulator sim(seed);
@@ -51,46 +96,34 @@ Measured run(const std::string& file, raid::RaidType raid, std::uint64_t seed = 
   auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot()).value();
   workload::FioRunOptions options;
   options.seed = seed;
-  options.raid_type = raid;
-  auto report = workload::run_fio(*array, sim, shipped(file), options);
+  options.raid_type = raid::RaidType::kRaid5;
+  options.provisioning = controller::Provisioning::kFixed;
+  auto report = workload::run_fio(*array, sim, *file, options);
   REQUIRE(report.is_ok());
-  // The last reporting group is the measurement (group 0 preconditions).
-  const auto entries = workload::aggregate_entries(*report);
-  const auto& last = entries.back();
-  const auto& d = last.direction[last.direction[0].io_count > 0 ? 0 : 1];
-  Measured m;
-  m.iops = static_cast<double>(d.io_count) / sim::to_seconds(d.runtime_ns);
-  m.mean_latency_ms = d.lat_ns.mean() / 1e6;
-  m.json = workload::format_json(*report);
-  return m;
-}
-
-void check(const Measured& m, double iops, double latency_ms) {
-  INFO("measured " << m.iops << " IOPS, " << m.mean_latency_ms << " ms; review " << iops << " IOPS, " << latency_ms
-                   << " ms");
-  CHECK(std::abs(m.iops - iops) <= 0.05 * iops);
-  CHECK(std::abs(m.mean_latency_ms - latency_ms) <= 0.10 * latency_ms);
+  return measured_of(*report);
 }
 
 }  // namespace
 
-TEST_CASE("4K random read: RAID5 286,694 IOPS / 0.89 ms, RAID10 281,253 IOPS / 0.91 ms (StorageReview)") {
-  check(run("ise860-4k-randread.fio", raid::RaidType::kRaid5), 286'694, 0.89);
-  check(run("ise860-4k-randread.fio", raid::RaidType::kRaid10), 281'253, 0.91);
-}
-
-TEST_CASE("4K random write: RAID5 117,131 IOPS / 2.18 ms, RAID10 174,572 IOPS / 1.46 ms (StorageReview)") {
-  check(run("ise860-4k-randwrite.fio", raid::RaidType::kRaid5), 117'131, 2.18);
-  check(run("ise860-4k-randwrite.fio", raid::RaidType::kRaid10), 174'572, 1.46);
+TEST_CASE("4K random read, RAID 10: 281,253 IOPS / 0.91 ms mean / 0.25 ms stddev (StorageReview)") {
+  check_figures("4k-randread-raid10");
 }
 
 TEST_CASE("the same seed gives byte-identical JSON; another seed different but statistically equal figures") {
-  const Measured a = run("ise860-8k-7030.fio", raid::RaidType::kRaid5, 11);
-  const Measured b = run("ise860-8k-7030.fio", raid::RaidType::kRaid5, 11);
-  const Measured c = run("ise860-8k-7030.fio", raid::RaidType::kRaid5, 12);
+  const Measured a = run_small(11);
+  const Measured b = run_small(11);
+  const Measured c = run_small(12);
   CHECK(a.json == b.json);
   CHECK(a.json != c.json);
-  // Statistically equal: the 3 s means of ~0.45 M I/Os differ by far less than 1 %.
-  CHECK(std::abs(a.iops - c.iops) <= 0.01 * a.iops);
-  CHECK(std::abs(a.mean_latency_ms - c.mean_latency_ms) <= 0.01 * a.mean_latency_ms);
+  INFO("seed 11: " << a.iops << " IOPS, " << a.mean_latency_ms << " ms; seed 12: " << c.iops << " IOPS, "
+                   << c.mean_latency_ms << " ms");
+  CHECK(a.iops > 0);
+  // Statistically equal: 0.3 s means of ~54,000 I/Os each differ by a few percent at most.
+  CHECK(std::abs(a.iops - c.iops) <= 0.03 * a.iops);
+  CHECK(std::abs(a.mean_latency_ms - c.mean_latency_ms) <= 0.03 * a.mean_latency_ms);
+}
+
+// make torture (ctest test_calibration_torture): every training figure on the array.
+TEST_CASE("the training set on the array: 4K, 128K sequential, 8K 70/30 (StorageReview)" * doctest::skip()) {
+  check_figures("", 2);
 }

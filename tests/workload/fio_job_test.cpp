@@ -60,7 +60,7 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
     }
     ++parsed;
   }
-  CHECK(parsed == 4);
+  CHECK(parsed == 6);
 
   // The review's load: 16 jobs x 16 outstanding 4 KiB random reads, one reporting group.
   const FioJobFile read = parse_job_ok(files.at("workloads/ise860-4k-randread.fio"));
@@ -91,6 +91,26 @@ TEST_CASE("every shipped workload file parses, with the layout its comments desc
   CHECK(seq.group_count() == 3);
   CHECK(seq.jobs[4].size_bytes == 32 * sim::kGiB);
   CHECK(seq.jobs[4].region_offset_bytes(3) == 96 * sim::kGiB);  // the last quarter of the LUN
+
+  // The review's 8K 70/30 sweep (issue 13): 16 points, T x Q from 2T2Q to 16T16Q, every job
+  // over the four LUNs.
+  const FioJobFile sweep = parse_job_ok(files.at("workloads/ise860-8k-7030-sweep.fio"));
+  CHECK(sweep.group_count() == 1 + 16);
+  const FioJob& first = sweep.jobs[4];
+  CHECK(first.name == "2t2q");
+  CHECK(first.numjobs == 2);
+  CHECK(first.iodepth == 2);
+  CHECK(first.filenames.size() == 4);
+  CHECK(first.rwmix_read_percent == 70);
+  const FioJob& last = sweep.jobs.back();
+  CHECK(last.name == "16t16q");
+  CHECK(last.numjobs == 16);
+  CHECK(last.iodepth == 16);
+  const FioJobFile seq8 = parse_job_ok(files.at("workloads/ise860-8k-seq.fio"));
+  CHECK(seq8.group_count() == 3);
+  CHECK(seq8.jobs[4].rw == RwPattern::kRead);
+  CHECK(seq8.jobs[4].bs[0].min_bytes == 8192);
+  CHECK(seq8.jobs[8].rw == RwPattern::kWrite);
 }
 
 TEST_CASE(

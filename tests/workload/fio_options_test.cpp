@@ -116,7 +116,9 @@ TEST_CASE("sync=1 writes with FUA: the ack waits for the SSDs instead of the mir
   const double cached = dir(run(job), 0, Direction::kWrite).clat_ns.mean();
   const double fua = dir(run(job + "sync=1\n"), 0, Direction::kWrite).clat_ns.mean();
   MESSAGE("write-back " << cached << " ns, FUA " << fua << " ns");
-  CHECK(fua > 1.3 * cached);
+  // FUA adds the SSD write (25 µs, config/ssds/xio-g3-sas-1600gb.json) and its SAS command's
+  // core time (11.25 µs) but skips the mirror (15.2 µs of core, the link): at least 10 µs more.
+  CHECK(fua > cached + 10'000);
 }
 
 TEST_CASE("thinktime pauses after every thinktime_blocks I/Os, once the queue has drained") {
@@ -364,15 +366,20 @@ TEST_CASE("log files: one line per I/O, or per log_avg_msec window, in fio's col
   CHECK(log_lines(logs + "/e_iops.1.log").size() == ios);
   const RunReport avg = run(job + "write_iops_log=a\nlog_avg_msec=100\n", false, logs);
   const auto windows = log_lines(logs + "/a_iops.1.log");
-  // Three 100 ms windows of the runtime and a fourth with the completions of the I/Os in
-  // flight at its end, one line per direction each; IOPS × 0.1 s adds up to the I/Os.
-  REQUIRE(windows.size() == 8);
+  // Three 100 ms windows of the runtime, one line per direction each, and a fourth with the
+  // completions of the 4 I/Os in flight at its end: a line for each direction they had (one
+  // or two); IOPS × 0.1 s adds up to the I/Os.
+  REQUIRE(windows.size() >= 7);
+  REQUIRE(windows.size() <= 8);
   std::int64_t counted = 0;
+  std::map<std::int64_t, int> lines_at;
   for (const auto& f : windows) {
     CHECK(f.size() == 5);
     CHECK(f[0] % 100 == 0);
+    ++lines_at[f[0]];
     counted += f[1] / 10;
   }
+  CHECK(lines_at == std::map<std::int64_t, int>{{100, 2}, {200, 2}, {300, 2}, {400, static_cast<int>(windows.size()) - 6}});
   const auto avg_ios = static_cast<std::int64_t>(dir(avg, 0, Direction::kRead).io_count +
                                                  dir(avg, 0, Direction::kWrite).io_count);
   CHECK(counted == avg_ios);

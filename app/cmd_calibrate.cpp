@@ -1,0 +1,123 @@
+// `afasim calibrate --system ise-860-g3`: runs the system's training figures (its
+// config/calibration/<system>.json) with the shipped fio job files and prints, per figure,
+// the model's value, the published one and the error, then the fitted parameters with the
+// figures each was fitted to (docs/performance-model.md "Calibration").
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "app/commands.h"
+#include "config/preset.h"
+#include "perf/calibration.h"
+#include "workload/calibration.h"
+
+namespace afasim::app {
+namespace {
+
+struct CalibrateOptions {
+  std::string system = config::Catalog::kDefaultSystem;
+  std::uint64_t seed = 1;
+  double runtime_s = 0;
+  double ramp_s = 2;
+  std::string only;
+  std::string engine = "array";
+  std::string config_dir;
+  bool check = false;
+  std::string sweep;
+  std::string raid = "RAID10";
+  std::string svg;
+  bool quiet = false;
+};
+
+int fail(const std::string& message, int code) {
+  std::fprintf(stderr, "afasim calibrate: %s\n", message.c_str());
+  return code;
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  auto calibration = perf::load_calibration(o.system, o.config_dir);
+  if (!calibration.is_ok()) return fail(calibration.status().message(), 2);
+  auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
+  if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
+  auto preset = catalog->system(o.system);
+  if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+  workload::CalibrationRunOptions run;
+  run.seed = o.seed;
+  run.only = o.only;
+  run.engine = o.engine == "model" ? workload::CalibrationEngine::kModel : workload::CalibrationEngine::kArray;
+  if (o.runtime_s > 0) {
+    run.runtime_ns = static_cast<sim::Time>(o.runtime_s * 1e9);
+    run.ramp_ns = static_cast<sim::Time>(o.ramp_s * 1e9);
+  }
+  if (!o.quiet) run.progress = progress_printer("afasim calibrate: ");
+  if (!o.sweep.empty()) {
+    if (run.engine != workload::CalibrationEngine::kModel)
+      return fail("--sweep runs on --engine model; for the array run `afasim fio` on the job file", 2);
+    auto points = workload::run_model_sweep(*calibration, o.sweep, o.raid, run);
+    if (!points.is_ok()) return fail(points.status().message(), 2);
+    const std::string table = workload::format_sweep_table(*points);
+    std::fwrite(table.data(), 1, table.size(), stdout);
+    if (!o.svg.empty()) {
+      std::ofstream f(o.svg, std::ios::binary);
+      if (!(f << workload::format_sweep_svg(*points, o.system + " " + o.raid + " " + o.sweep + " (perf::ArrayModel)")))
+        return fail("--svg: cannot write " + o.svg, 1);
+    }
+    return 0;
+  }
+  auto results = workload::run_calibration(*catalog, *preset, *calibration, run);
+  if (!results.is_ok()) return fail(results.status().message(), 1);
+  char runtime[32];
+  std::snprintf(runtime, sizeof runtime, "%g s after a %g s ramp", o.runtime_s, o.ramp_s);
+  const std::string runs = o.runtime_s > 0 ? std::string("measured ") + runtime : "the job files' run times";
+  // The array engine: the shipped fio job files on the simulated array, whose timing is the
+  // performance model (controller/timing.h) with the SSD model behind it.
+  const std::string engine =
+      "seed " + std::to_string(o.seed) + ", " +
+      (run.engine == workload::CalibrationEngine::kModel
+           ? std::string("engine: perf::ArrayModel, closed loop of each job file's measured group, stand-in SSDs, "
+                         "256 MiB write cache; ") +
+                 (o.runtime_s > 0 ? runs : "measured 1 s after a 1.5 s warm-up")
+           : runs + "; engine: the array (fio job files; perf/ resources via controller::Timing, the SSD model), "
+                    "256 MiB write cache per controller");
+  const std::string table = workload::format_calibration(*calibration, *results, engine);
+  std::fwrite(table.data(), 1, table.size(), stdout);
+  if (o.check)
+    for (const auto& r : *results)
+      if (!r.within) return 1;
+  return 0;
+}
+
+}  // namespace
+
+Runner add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Run the system's training figures and print model / published / error and the fitted parameters");
+  cmd->add_option("--system", o->system, "System preset with a config/calibration/<system>.json")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Root seed (same seed, same table)")->check(seed_check())->capture_default_str();
+  cmd->add_option("--runtime", o->runtime_s, "Seconds each measured job runs (0: the job files' 60 s)")
+      ->check(finite_range_check(0, 3600))
+      ->capture_default_str();
+  cmd->add_option("--ramp", o->ramp_s, "Seconds of ramp before each measured job, with --runtime")
+      ->check(finite_range_check(0, 3600))
+      ->capture_default_str();
+  cmd->add_option("--only", o->only, "Only figures whose id contains this text (e.g. 128k)");
+  cmd->add_option("--engine", o->engine,
+                  "array: fio job files on the simulated array; model: perf::ArrayModel alone (closed loop)")
+      ->check(CLI::IsMember({"array", "model"}))
+      ->capture_default_str();
+  cmd->add_option("--config-dir", o->config_dir, "Read presets and calibration from this folder");
+  cmd->add_option("--sweep", o->sweep,
+                  "With --engine model: run every measured group of this config/workloads job file "
+                  "(e.g. ise860-8k-7030-sweep.fio) and print a table per point");
+  cmd->add_option("--raid-type", o->raid, "RAID type for --sweep")
+      ->check(CLI::IsMember({"RAID10", "RAID5"}))
+      ->capture_default_str();
+  cmd->add_option("--svg", o->svg, "With --sweep: also write an SVG chart of IOPS and latency to this file");
+  cmd->add_flag("--check", o->check, "Exit 1 if any figure is outside its tolerance");
+  cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  return [o] { return run_calibrate(*o); };
+}
+
+}  // namespace afasim::app

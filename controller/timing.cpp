@@ -1,0 +1,371 @@
+#include "controller/timing.h"
+
+#include <algorithm>
+#include <array>
+
+#include "sim/assert.h"
+
+namespace afasim::controller {
+
+using perf::CpuOp;
+using perf::Step;
+using sim::Time;
+
+// An SSD's command queue for one kind of command, as a perf::Server: the command is timed by
+// the SSD model (datapac::Ssd::schedule) at the time the journey reaches the drive.
+class Timing::SsdPort final : public perf::Server {
+ public:
+  SsdPort(Hardware& hw, int drive, datapac::SsdOp op) : hw_(hw), drive_(drive), op_(op) {}
+  Time admit(Time arrival, std::int64_t bytes, Time /*extra_service_ns*/, std::int64_t address) override {
+    return hw_.ssd_command(arrival, drive_, address, bytes, op_);
+  }
+
+ private:
+  Hardware& hw_;
+  int drive_;
+  datapac::SsdOp op_;
+};
+
+// A controller's cores as one perf::Server for host commands: the command runs on the core
+// that can start it first when it gets there — the cores pull host commands from the
+// controller's QoS queue (docs/performance-model.md "Host commands and the QoS gate"). What
+// is in transit to it (dispatched, not yet at a core) is counted for the gate.
+class Timing::HostCores final : public perf::Server {
+ public:
+  HostCores(perf::ControllerResources& cr, sim::Rng& rng, double rebalance)
+      : cr_(cr), rng_(rng), rebalance_(rebalance) {}
+  // A host command of `ns` of core time was dispatched: it is on its way to a core.
+  void dispatched(Time ns) { transit_ns_ += ns; }
+  void set_pull(bool pull) { pull_ = pull; }
+  Time admit(Time arrival, std::int64_t bytes, Time extra_service_ns, std::int64_t address) override {
+    transit_ns_ -= extra_service_ns;
+    // Pulled: the first core free takes it. Pushed: the core its exchange's interrupt lands
+    // on, or for cpu_rebalance_fraction of commands the less busy of that and another.
+    perf::Resource& core = pull_ ? perf::ControllerResources::least_busy(cr_.cores, arrival)
+                                 : cr_.host_core(rng_, rebalance_, arrival);
+    return core.admit(arrival, bytes, extra_service_ns, address);
+  }
+  // Core time queued or in service on the cores, plus in transit, per core, at `now`.
+  Time backlog_ns(Time now) const {
+    Time queued = transit_ns_;
+    for (const perf::Resource& core : cr_.cores) queued += core.earliest_start(now) - now;
+    return queued / static_cast<Time>(cr_.cores.size());
+  }
+
+ private:
+  perf::ControllerResources& cr_;
+  sim::Rng& rng_;
+  double rebalance_;
+  bool pull_ = true;
+  Time transit_ns_ = 0;
+};
+
+Timing::Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& params, int controllers, int datapacs,
+               std::int64_t chunk_bytes)
+    : sim_(sim), hw_(hw), params_(params), chunk_bytes_(chunk_bytes), flow_(sim), rng_(sim.rng("controller.timing")),
+      core_rng_(sim.rng("controller.timing.cores")) {
+  for (int c = 0; c < controllers; ++c) {
+    ctl_.push_back(std::make_unique<perf::ControllerResources>(params_, datapacs, "ctrl-" + std::string(1, static_cast<char>('A' + c))));
+    host_cores_.push_back(std::make_unique<HostCores>(*ctl_.back(), core_rng_, params_.cpu_rebalance_fraction));
+  }
+  for (int d = 0; d < hw.drive_count(); ++d) {
+    ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kRead));
+    ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kWrite));
+    ssd_ports_.push_back(std::make_unique<SsdPort>(hw, d, datapac::SsdOp::kTrim));
+  }
+}
+
+Timing::~Timing() = default;
+
+Time Timing::cpu(Time ns) {
+  // A core's service time varies (interrupt coalescing, locks, cache misses): a fixed part
+  // and an exponential part, mean ns, coefficient of variation cpu_service_cv.
+  const double cv = params_.cpu_service_cv;
+  if (cv <= 0 || ns == 0) return ns;
+  return static_cast<Time>(static_cast<double>(ns) * (1.0 - cv + cv * rng_.exponential(1.0)));
+}
+
+perf::Server& Timing::host_command(Id c, Time ns) {
+  HostCores& cores = *host_cores_[static_cast<std::size_t>(c - 1)];
+  cores.dispatched(ns);
+  return cores;
+}
+
+void Timing::set_cores_pull(Id c, bool pull) { host_cores_[static_cast<std::size_t>(c - 1)]->set_pull(pull); }
+
+Time Timing::cores_free_at(Id c) const {
+  // The cores pull host commands, so they stay level: the core time queued on them and on
+  // its way to them, spread over the cores, is what a new command would wait for.
+  return sim_.now() + host_cores_[static_cast<std::size_t>(c - 1)]->backlog_ns(sim_.now());
+}
+
+sim::Time Timing::cores_busy_ns(Id c) const {
+  Time busy = 0;
+  for (const auto& r : ctl_[static_cast<std::size_t>(c - 1)]->cores) busy += r.stats().busy_ns;
+  return busy;
+}
+
+std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program) {
+  std::uint32_t id;
+  if (!free_reqs_.empty()) {
+    id = free_reqs_.back();
+    free_reqs_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(reqs_.size());
+    reqs_.emplace_back();
+  }
+  Req& r = reqs_[id];
+  AFASIM_ASSERT(program.size() < std::size(r.program), "Timing: program too long");
+  r.done = std::move(done);
+  r.c = c;
+  r.volume = 0;
+  r.cached_write = false;
+  r.length = length;
+  r.fill = 0;
+  r.parity_rows = r.xor_memory_bytes = 0;
+  r.reads_issued = false;
+  r.read_out_done = false;
+  r.ops.clear();
+  std::size_t i = 0;
+  for (Stage s : program) r.program[i++] = s;
+  r.program[i] = kEnd;
+  r.pc = 0;
+  return id;
+}
+
+void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
+  std::int64_t write_bytes = 0;
+  for (const raid::MemberOp& op : plan.ops) {
+    r.ops.push_back(MemberWork{op.addr.drive, op.addr.offset_bytes(chunk_bytes_) + op.offset_in_chunk, op.length,
+                               static_cast<std::uint8_t>(op.op), op.phase});
+    if (op.op == raid::MemberOpKind::kWrite) write_bytes += op.length;
+  }
+  r.parity_rows = plan.parity_rows;
+  // RAID 5: the XOR engine reads the sources from DRAM and writes the parity into it (what
+  // the plan writes beyond the data is parity).
+  if (plan.parity_rows > 0) r.xor_memory_bytes = plan.xor_bytes + std::max<std::int64_t>(0, write_bytes - data_bytes);
+  stats_.member_ops += static_cast<std::int64_t>(plan.ops.size());
+  hw_.stats(r.c).backend_ops += static_cast<std::int64_t>(plan.ops.size());
+}
+
+void Timing::next(std::uint32_t id) {
+  for (;;) {
+    Req& r = reqs_[id];
+    const Stage s = r.program[r.pc++];
+    if (s == kEnd) {
+      Done done = std::move(r.done);
+      r.ops.clear();
+      free_reqs_.push_back(id);
+      done(sim_.now());
+      return;
+    }
+    if (start_stage(id, s)) return;
+  }
+}
+
+bool Timing::start_phase(std::uint32_t id, int phase) {
+  Req& r = reqs_[id];
+  int n = 0;
+  bool has_phase1 = false;
+  for (const MemberWork& m : r.ops) {
+    n += m.phase == phase;
+    has_phase1 |= m.phase == 1;
+  }
+  if (n == 0) return false;
+  perf::ControllerResources& cr = resources(r.c);
+  // One branch more than the operations, released after the loop: no journey that ends at
+  // once can finish the request while its operations are being started.
+  const std::uint32_t join = flow_.join(n + 1, resume(id));
+  const perf::CpuCosts& costs = params_.cpu;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const MemberWork m = r.ops[i];
+    if (m.phase != phase) continue;
+    const auto dp = static_cast<std::size_t>(datapac_of(m.drive));
+    perf::Server* ssd = ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind].get();
+    perf::Resource& core = cr.drive_core(m.drive);
+    if (m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead)) {
+      // The core issues the SAS command (a host read's core did it with the command:
+      // kReadCommand); the SSD; the SAS path back cut through into DRAM (one DMA).
+      Step back{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, nullptr, nullptr}};
+      const Step on_ssd{ssd, m.length, 0, m.address};
+      if (phase == 0 && r.reads_issued && n == 1 && m.length == r.length && !has_phase1) {
+        // A host read that is one SSD command: its data goes on to the host in the same DMA
+        // pass (SAS path, DRAM in and out, the FC port: kReadOut's step folded in), and its
+        // segment counts as filled when that ends.
+        back.with = {&cr.memory, &cr.memory, &cr.port_out(sim_.now())};
+        back.delay_ns = params_.host_port_latency_ns;
+        r.read_out_done = true;
+      }
+      if (phase == 0 && r.reads_issued) {
+        const std::array<Step, 2> steps{on_ssd, back};
+        flow_.start(steps, flow_.branch_done(join));
+      } else {
+        const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendRead, 1, 0))}, on_ssd, back};
+        flow_.start(steps, flow_.branch_done(join));
+      }
+    } else {
+      // The core; DMA out of DRAM cut through onto the SAS path; the SSD.
+      const std::int64_t bytes = m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kTrim) ? 0 : m.length;
+      const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendWrite, 1, 0))},
+                                      Step{&cr.memory, bytes, 0, 0, {&cr.backend_to[dp], nullptr}},
+                                      Step{ssd, m.length, 0, m.address}};
+      flow_.start(steps, flow_.branch_done(join));
+    }
+  }
+  flow_.branch_done(join)(sim_.now());
+  return true;
+}
+
+bool Timing::start_stage(std::uint32_t id, Stage s) {
+  Req& r = reqs_[id];
+  perf::ControllerResources& cr = resources(r.c);
+  const perf::CpuCosts& costs = params_.cpu;
+  const Time now = sim_.now();
+  switch (s) {
+    case kReadCommand: {
+      // The core that takes the command maps it and posts its SAS reads in the same run
+      // (phase 0's member reads then start at the SSDs).
+      int reads = 0;
+      for (const MemberWork& m : r.ops)
+        reads += m.phase == 0 && m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead);
+      r.reads_issued = true;
+      const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
+      // The command frame's FC latency is a pure delay, taken on the way out (kReadOut).
+      const std::array<Step, 1> steps{Step{&host_command(r.c, ns), 0, ns}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kPhase0: return start_phase(id, 0);
+    case kPhase1: return start_phase(id, 1);
+    case kParity: {
+      if (r.parity_rows == 0) return false;
+      const int drive = r.ops.empty() ? 0 : r.ops.front().drive;
+      const std::array<Step, 2> steps{
+          Step{&cr.drive_core(drive), 0, cpu(costs.ns(CpuOp::kParity, r.parity_rows, r.xor_memory_bytes))},
+          Step{&cr.memory, r.xor_memory_bytes, 0}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kFillDone:
+      if (r.fill != 0) cr.cache.fill_done(r.fill);
+      r.fill = 0;
+      return false;
+    case kReadOut: {
+      if (r.read_out_done) return false;  // folded into the SSD read's DMA (start_phase)
+      // DRAM to the FC HBA cut through onto the wire (one DMA), then the command frame's
+      // latency (kReadCommand).
+      const std::array<Step, 1> steps{
+          Step{&cr.memory, r.length, 0, 0, {&cr.port_out(now), nullptr}, params_.host_port_latency_ns}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kWriteIn: {
+      Time ns = costs.ns(CpuOp::kHostWrite, 1, r.length);
+      if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
+      ns = cpu(ns);
+      // The data off the wire cut through into DRAM (one DMA), then a core.
+      const std::array<Step, 2> steps{Step{&cr.port_in(now), r.length, 0, 0, {&cr.memory, nullptr}},
+                                      Step{&host_command(r.c, ns), 0, ns}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kMirror: {
+      perf::ControllerResources& peer = resources(r.c == 1 ? 2 : 1);
+      // DMA out of DRAM over the link into the peer's DRAM (one cut-through transfer), then
+      // the acknowledgement frame's FC latency (a pure delay, as kAck).
+      const std::array<Step, 1> steps{
+          Step{&cr.memory, r.length, 0, 0, {&cr.mirror_out, &peer.memory}, params_.host_port_latency_ns}};
+      flow_.start(steps, resume(id));
+      return true;
+    }
+    case kAck:
+      // The acknowledgement frame: its FC latency, a pure delay (kReadCommand).
+      sim_.at(now + params_.host_port_latency_ns, [this, id] { next(id); });
+      return true;
+    case kEnd: break;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+Timing::ReadStart Timing::begin_read(Id c, Id volume, std::int64_t offset, std::int64_t length, bool in_write_cache) {
+  perf::ControllerResources& cr = resources(c);
+  ReadStart rs;
+  const perf::CacheLookup look = cr.cache.lookup(volume, offset, length);
+  rs.hit = in_write_cache || look.all_present;
+  const perf::ReadAhead ra = cr.streams.on_read(volume, offset, length);
+  rs.ahead_offset = ra.offset;
+  rs.ahead_length = ra.length;
+  if (rs.hit && !in_write_cache) rs.fills = look.fills;
+  return rs;
+}
+
+void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan) {
+  perf::ControllerResources& cr = resources(c);
+  const std::uint32_t id = new_req(c, length, [](Time) {}, {kPhase0, kFillDone});
+  Req& r = reqs_[id];
+  r.volume = volume;
+  r.fill = cr.cache.start_fill(volume, offset, length);
+  copy_ops(r, plan, 0);
+  stats_.read_ahead_bytes += length;
+  next(id);
+}
+
+void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, ReadStart start,
+                       const raid::Plan& plan, Done done) {
+  if (start.hit) {
+    // The command and the fills in progress that bring in its segments, in parallel; then
+    // DRAM to the HBA.
+    ++stats_.read_cache_hits;
+    const std::uint32_t id = new_req(c, length, std::move(done), {kReadOut});
+    const std::uint32_t join = flow_.join(1 + static_cast<int>(start.fills.size()), resume(id));
+    perf::ControllerResources& cr = resources(c);
+    for (std::uint32_t f : start.fills) cr.cache.wait(f, [this, join] { flow_.branch_done(join)(sim_.now()); });
+    const perf::CpuCosts& costs = params_.cpu;
+    const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, length) + costs.ns(CpuOp::kCacheHit, 1, length));
+    const std::array<Step, 1> steps{Step{&host_command(c, ns), 0, ns}};  // the frame's latency: kReadOut
+    flow_.start(steps, flow_.branch_done(join));
+    return;
+  }
+  const std::uint32_t id = new_req(c, length, std::move(done), {kReadCommand, kPhase0, kParity, kPhase1, kFillDone, kReadOut});
+  Req& r = reqs_[id];
+  r.volume = volume;
+  r.fill = resources(c).cache.start_fill(volume, offset, length);
+  copy_ops(r, plan, 0);
+  r.parity_rows = 0;  // a degraded read's reconstruction XOR is priced with its reads
+  next(id);
+}
+
+void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
+  resources(c).cache.write(volume, offset, length);
+  const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror});
+  Req& r = reqs_[id];
+  r.cached_write = true;
+  copy_ops(r, plan, 0);  // reads filling partial blocks, if any
+  next(id);
+}
+
+void Timing::write_through(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan,
+                           Done done) {
+  resources(c).cache.write(volume, offset, length);
+  const std::uint32_t id = new_req(c, length, std::move(done), {kWriteIn, kPhase0, kParity, kPhase1, kAck});
+  copy_ops(reqs_[id], plan, length);
+  next(id);
+}
+
+void Timing::destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, Done done) {
+  const std::uint32_t id = new_req(c, data_bytes, std::move(done), {kPhase0, kParity, kPhase1});
+  copy_ops(reqs_[id], plan, data_bytes);
+  next(id);
+}
+
+void Timing::forget_volume(Id volume) {
+  for (auto& cr : ctl_) {
+    cr->cache.drop_volume(volume);
+    cr->streams.drop_volume(volume);
+  }
+}
+
+}  // namespace afasim::controller

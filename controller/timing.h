@@ -1,0 +1,170 @@
+// controller::Timing — the array's own timing of host I/O and destage on the performance
+// model's resources (perf/, docs/performance-model.md): per controller the cores (one queue
+// per core), DRAM/DMA bandwidth, the FC host ports, the link to the peer that carries the
+// cache mirror, the SAS paths to each DataPac, the read cache with stream detection and
+// read-ahead; then the SSDs of Hardware (datapac::Ssd, the SSD model) behind a perf::Server
+// adapter. Every step is admitted to its resource from an event at the simulated time the
+// request gets there (perf::Flow), so each resource serves its work in arrival order.
+//
+// The data path decides what happens (the RAID engine's plan, the write cache's blocks; the
+// bytes move at submission, as before); Timing decides when: host_read(), host_write(),
+// write_through() and destage() start a request's journey and call `done(t)` at the time it
+// completes. The parameters come from config/calibration/<system>.json (none in code).
+//
+// Costs: one event per step that takes time, a slab entry per request (reused), no heap
+// allocation per request in steady state. Not thread-safe (model thread).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "controller/hardware.h"
+#include "controller/objects.h"
+#include "perf/array_model.h"
+#include "perf/calibration.h"
+#include "perf/flow.h"
+#include "raid/plan.h"
+#include "sim/rng.h"
+#include "sim/simulator.h"
+
+namespace afasim::controller {
+
+// Counters of the timing model, for reports and tests.
+struct TimingStats {
+  std::int64_t read_cache_hits = 0;     // host reads served from DRAM (read cache or write cache)
+  std::int64_t read_ahead_bytes = 0;    // bytes the stream detector had read ahead
+  std::int64_t member_ops = 0;          // SSD commands timed (host reads, write-through, destage, read-ahead)
+};
+
+class Timing {
+ public:
+  using Done = perf::Flow::Done;
+
+  // `params`: the loaded calibration's model (REQUIRES: validated by perf::load_calibration).
+  Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& params, int controllers, int datapacs,
+         std::int64_t chunk_bytes);
+  ~Timing();
+
+  // --- Reads ---------------------------------------------------------------------------
+  // What a host read of [offset, +length) of `volume` on controller `c` finds: whether its
+  // data is in DRAM (`in_write_cache`: the write cache holds all of it) and what the stream
+  // detector wants read ahead (`ahead_*`, length 0: nothing). REQUIRES: a host_read() follows.
+  struct ReadStart {
+    bool hit = false;
+    std::int64_t ahead_offset = 0, ahead_length = 0;
+    std::vector<std::uint32_t> fills;  // a hit waits for these fills in progress
+  };
+  ReadStart begin_read(Id c, Id volume, std::int64_t offset, std::int64_t length, bool in_write_cache);
+  // A read of `offset` of `volume` on `c` is coming (begin_read after the RAID plan): start
+  // loading its read-cache slot. Speed only.
+  void prefetch_read(Id c, Id volume, std::int64_t offset) { resources(c).cache.prefetch(volume, offset); }
+  // Reads ahead [offset, +length) of `volume` (the caller's plan of it): its segments fill.
+  void read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan);
+  // The host read's journey: FC command, a core, then (a miss) `plan`'s member reads into
+  // DRAM or (a hit) waiting for any fill in progress, then DRAM to the HBA and the wire.
+  void host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, ReadStart start,
+                 const raid::Plan& plan, Done done);
+
+  // --- Writes --------------------------------------------------------------------------
+  // A write-back write: FC in, DMA into DRAM, a core (command and mirroring), DMA out over the
+  // link into the peer's DRAM, the acknowledgement. `plan`: fills of partial blocks (read
+  // first), usually empty.
+  void host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done);
+  // A write-through write: FC in, DMA into DRAM, a core, `plan`'s member operations, the
+  // acknowledgement.
+  void write_through(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done);
+  // A destage of `data_bytes` of dirty data: `plan`'s member operations (RAID 5: reads, the
+  // parity update on a core and the XOR engine's DRAM traffic, then writes).
+  void destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, Done done);
+  // A volume was deleted, or its data changed behind the cache (trim): forget its segments.
+  void forget_volume(Id volume);
+
+  // When one of controller `c`'s cores frees for work arriving now (the QoS dispatcher's
+  // backlog test), with the cores pulling host commands.
+  sim::Time cores_free_at(Id c) const;
+  // How controller `c`'s host commands find a core: pulled (the first free core takes each:
+  // the QoS gate keeps the cores' queues short and level while a reservation needs it) or
+  // pushed (each to its interrupt core, cpu_rebalance_fraction of them to the less busy of
+  // two: uneven per-core queues, the latency spread). Pulled at first.
+  void set_cores_pull(Id c, bool pull);
+  // Core time handed out on controller `c`'s cores so far (utilisation).
+  sim::Time cores_busy_ns(Id c) const;
+  const TimingStats& stats() const { return stats_; }
+  perf::ControllerResources& resources(Id c) { return *ctl_[static_cast<std::size_t>(c - 1)]; }
+  perf::Flow& flow() { return flow_; }
+
+ private:
+  // One SSD command queue as a perf::Server: admit() times the command on the SSD model.
+  class SsdPort;
+  // A controller's cores as the server of host commands (the first free core takes one).
+  class HostCores;
+  struct MemberWork {
+    int drive;
+    std::int64_t address, length;
+    std::uint8_t kind;   // raid::MemberOpKind
+    std::uint8_t phase;
+  };
+  // What a request does, in order (Req::program).
+  enum Stage : std::uint8_t {
+    kReadCommand,  // a core: host read cost and its SAS reads' issue (a miss; a hit's is in host_read)
+    kPhase0,       // member operations of phase 0 (reads), in parallel
+    kParity,       // RAID 5 parity update: a core, then the XOR engine's DRAM traffic
+    kPhase1,       // member operations of phase 1 (writes), in parallel
+    kFillDone,     // the read's segments are in the read cache
+    kReadOut,      // DRAM to the FC HBA and the wire (one DMA), then the command frame's latency
+    kWriteIn,      // FC data in, DMA into DRAM, a core (host write cost, + mirror if cached)
+    kMirror,       // DMA out of DRAM over the link into the peer's DRAM, then the ack frame's latency
+    kAck,          // the acknowledgement frame's FC latency (write-through)
+    kEnd
+  };
+  struct Req {
+    Done done;
+    Id c = 1;
+    Id volume = 0;
+    bool cached_write = false;
+    std::int64_t length = 0;
+    std::uint32_t fill = 0;
+    std::int64_t parity_rows = 0, xor_memory_bytes = 0;
+    bool reads_issued = false;  // kReadCommand's core posted phase 0's SAS reads
+    bool read_out_done = false; // kReadOut folded into the one SSD read's DMA
+    std::vector<MemberWork> ops;
+    Stage program[8] = {kEnd};
+    int pc = 0;
+  };
+  std::uint32_t new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program);
+  void copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes);
+  // Runs request `id`'s stages from its program counter until one waits (then its journey's
+  // end calls next(id) again) or the program ends (then done(now)).
+  void next(std::uint32_t id);
+  // Starts the stage; false when it had nothing to do (the program moves on at once).
+  bool start_stage(std::uint32_t id, Stage s);
+  bool start_phase(std::uint32_t id, int phase);
+  Done resume(std::uint32_t id) {
+    return [this, id](sim::Time) { next(id); };
+  }
+  // A core's service time: the mean varied by cpu_service_cv (docs/performance-model.md).
+  sim::Time cpu(sim::Time ns);
+  // Where a host command of `ns` core time on controller `c` runs (HostCores), counted as in
+  // transit until it gets there.
+  perf::Server& host_command(Id c, sim::Time ns);
+  int datapac_of(int drive) const { return hw_.datapac_of(drive) - 1; }
+
+  sim::Simulator& sim_;
+  Hardware& hw_;
+  perf::ModelParameters params_;
+  std::int64_t chunk_bytes_;
+  perf::Flow flow_;
+  sim::Rng rng_;
+  sim::Rng core_rng_;  // interrupt cores of pushed host commands
+  std::vector<std::unique_ptr<perf::ControllerResources>> ctl_;
+  std::vector<std::unique_ptr<SsdPort>> ssd_ports_;  // [drive * 3 + kind]
+  std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller
+  std::deque<Req> reqs_;  // stable references: a journey may end inside another's start
+  std::vector<std::uint32_t> free_reqs_;
+  TimingStats stats_;
+};
+
+}  // namespace afasim::controller

@@ -1,0 +1,237 @@
+#include "perf/calibration.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "config/preset.h"
+
+namespace afasim::perf {
+
+namespace {
+
+using json = nlohmann::json;
+
+// A parse failure: the message names the file and the field.
+struct Bad {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& field, const std::string& what) {
+  throw Bad{path + (field.empty() ? "" : ": " + field) + ": " + what};
+}
+
+std::string string_at(const std::string& path, const json& j, const std::string& key, const std::string& field,
+                      bool required = true) {
+  if (!j.contains(key)) {
+    if (required) fail(path, field + key, "missing");
+    return "";
+  }
+  if (!j[key].is_string()) fail(path, field + key, "must be a string");
+  return j[key].get<std::string>();
+}
+
+FigureMetric parse_metric(const std::string& path, const std::string& field, const std::string& s) {
+  if (s == "iops") return FigureMetric::kIops;
+  if (s == "mb_per_s") return FigureMetric::kMbPerSecond;
+  if (s == "lat_mean_ms") return FigureMetric::kLatencyMeanMs;
+  if (s == "lat_stddev_ms") return FigureMetric::kLatencyStddevMs;
+  fail(path, field, "unknown metric \"" + s + "\" (iops, mb_per_s, lat_mean_ms, lat_stddev_ms)");
+}
+
+TrainingFigure parse_figure(const std::string& path, const json& f, std::size_t i, const std::set<std::string>& sources) {
+  const std::string field = "training_figures[" + std::to_string(i) + "].";
+  if (!f.is_object()) fail(path, field, "must be an object");
+  TrainingFigure t;
+  t.id = string_at(path, f, "id", field);
+  t.workload = string_at(path, f, "workload", field);
+  t.section = string_at(path, f, "section", field, false);
+  t.raid = string_at(path, f, "raid", field);
+  if (t.raid != "RAID5" && t.raid != "RAID10") fail(path, field + "raid", "must be RAID5 or RAID10");
+  t.metric = parse_metric(path, field + "metric", string_at(path, f, "metric", field));
+  if (!f.contains("value") || !f["value"].is_number() || f["value"].get<double>() <= 0)
+    fail(path, field + "value", "must be a positive number");
+  t.value = f["value"].get<double>();
+  t.source = string_at(path, f, "source", field);
+  if (!sources.count(t.source)) fail(path, field + "source", "\"" + t.source + "\" is not a key of sources.json");
+  return t;
+}
+
+Parameter parse_parameter(const std::string& path, const std::string& name, const json& p,
+                          const std::set<std::string>& sources, const std::set<std::string>& figure_ids) {
+  const std::string field = "parameters." + name + ".";
+  if (!p.is_object()) fail(path, field, "must be an object");
+  Parameter out;
+  if (!p.contains("value") || !p["value"].is_number()) fail(path, field + "value", "must be a number");
+  out.value = p["value"].get<double>();
+  if (out.value < 0) fail(path, field + "value", "must be >= 0");
+  out.unit = string_at(path, p, "unit", field);
+  out.source = string_at(path, p, "source", field, false);
+  out.assumption = string_at(path, p, "assumption", field, false);
+  if (p.contains("fitted_to")) {
+    if (!p["fitted_to"].is_array() || p["fitted_to"].empty())
+      fail(path, field + "fitted_to", "must be a non-empty list of training figure ids");
+    for (const auto& id : p["fitted_to"]) {
+      if (!id.is_string() || !figure_ids.count(id.get<std::string>()))
+        fail(path, field + "fitted_to", "names no training figure: " + id.dump());
+      out.fitted_to.push_back(id.get<std::string>());
+    }
+  }
+  const int kinds = !out.source.empty() + !out.assumption.empty() + out.fitted();
+  if (kinds != 1) fail(path, field, "needs exactly one of source, assumption, fitted_to");
+  if (!out.source.empty() && !sources.count(out.source))
+    fail(path, field + "source", "\"" + out.source + "\" is not a key of sources.json");
+  if (p.contains("provisional")) {
+    if (!p["provisional"].is_boolean()) fail(path, field + "provisional", "must be true or false");
+    out.provisional = p["provisional"].get<bool>();
+  }
+  return out;
+}
+
+// The typed model parameters from the named ones.
+ModelParameters model_of(const std::string& path, const std::map<std::string, Parameter>& ps) {
+  auto get = [&](const char* name) -> double {
+    auto it = ps.find(name);
+    if (it == ps.end()) fail(path, std::string("parameters.") + name, "missing");
+    return it->second.value;
+  };
+  auto whole = [&](const char* name, double lo, double hi) -> std::int64_t {
+    const double v = get(name);
+    if (v < lo || v > hi || v != static_cast<double>(static_cast<std::int64_t>(v)))
+      fail(path, std::string("parameters.") + name, "must be a whole number in " + std::to_string(static_cast<std::int64_t>(lo)) +
+                                                       ".." + std::to_string(static_cast<std::int64_t>(hi)));
+    return static_cast<std::int64_t>(v);
+  };
+  constexpr double kBig = 1e15;
+  ModelParameters m;
+  m.cpu_cores = static_cast<int>(whole("cpu_cores", 1, 256));
+  m.cpu_per_core_queues = whole("cpu_per_core_queues", 0, 1) == 1;
+  m.cpu_rebalance_fraction = get("cpu_rebalance_fraction");
+  if (m.cpu_rebalance_fraction > 1) fail(path, "parameters.cpu_rebalance_fraction", "must be 0..1");
+  const std::int64_t host_kib = whole("cpu_host_ns_per_kib", 0, 1e6);
+  m.cpu.set(CpuOp::kHostRead, {whole("cpu_host_read_ns", 0, 1e9), host_kib});
+  m.cpu.set(CpuOp::kHostWrite, {whole("cpu_host_write_ns", 0, 1e9), host_kib});
+  m.cpu.set(CpuOp::kCacheHit, {whole("cpu_cache_hit_ns", 0, 1e9), 0});
+  const std::int64_t backend = whole("cpu_backend_op_ns", 0, 1e9);
+  m.cpu.set(CpuOp::kBackendRead, {backend, 0});
+  m.cpu.set(CpuOp::kBackendWrite, {backend, 0});
+  m.cpu.set(CpuOp::kMirror, {whole("cpu_mirror_ns", 0, 1e9), 0});
+  m.cpu.set(CpuOp::kParity, {whole("cpu_parity_ns", 0, 1e9), whole("cpu_parity_ns_per_kib", 0, 1e6)});
+  m.cpu_service_cv = get("cpu_service_cv");
+  if (m.cpu_service_cv > 1) fail(path, "parameters.cpu_service_cv", "must be 0..1");
+  m.memory_bytes_per_second = whole("memory_bytes_per_second", 1, kBig);
+  m.host_ports = static_cast<int>(whole("host_ports_per_controller", 1, 64));
+  m.host_port_bytes_per_second = whole("host_port_bytes_per_second", 1, kBig);
+  m.host_port_latency_ns = whole("host_port_latency_ns", 0, 1e9);
+  m.mirror_link_bytes_per_second = whole("mirror_link_bytes_per_second", 1, kBig);
+  m.mirror_link_latency_ns = whole("mirror_link_latency_ns", 0, 1e9);
+  m.backend_lanes = static_cast<int>(whole("backend_lanes_per_datapac", 1, 64));
+  m.backend_lane_bytes_per_second = whole("backend_lane_bytes_per_second", 1, kBig);
+  m.read_cache.capacity_bytes = whole("read_cache_bytes_per_controller", 0, kBig);
+  m.read_cache.segment_bytes = whole("read_cache_segment_bytes", 1, kBig);
+  m.streams.trigger_ios = static_cast<int>(whole("read_ahead_trigger_ios", 1, 1e6));
+  m.streams.depth_bytes = whole("read_ahead_depth_bytes", 0, kBig);
+  m.streams.max_io_bytes = whole("read_ahead_max_io_bytes", 1, kBig);
+  m.streams.streams_per_volume = static_cast<int>(whole("streams_per_volume", 1, 64));
+  if (auto s = m.read_cache.validate(); !s.is_ok()) fail(path, "parameters", s.message());
+  if (auto s = m.streams.validate(); !s.is_ok()) fail(path, "parameters", s.message());
+  return m;
+}
+
+Calibration parse(const std::string& path, const std::string& text, const std::set<std::string>& sources) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) fail(path, "", "not a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "schema" && it.key() != "system" && it.key() != "comment" && it.key() != "training_figures" &&
+        it.key() != "parameters")
+      fail(path, it.key(), "unknown field");
+  if (string_at(path, j, "schema", "") != "afasim.calibration/1") fail(path, "schema", "must be afasim.calibration/1");
+  Calibration c;
+  c.system = string_at(path, j, "system", "");
+  if (!j.contains("training_figures") || !j["training_figures"].is_array()) fail(path, "training_figures", "must be a list");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < j["training_figures"].size(); ++i) {
+    c.figures.push_back(parse_figure(path, j["training_figures"][i], i, sources));
+    if (!ids.insert(c.figures.back().id).second) fail(path, "training_figures", "duplicate id " + c.figures.back().id);
+  }
+  if (!j.contains("parameters") || !j["parameters"].is_object()) fail(path, "parameters", "must be an object");
+  for (auto it = j["parameters"].begin(); it != j["parameters"].end(); ++it)
+    c.parameters[it.key()] = parse_parameter(path, it.key(), it.value(), sources, ids);
+  const auto fitted = c.fitted_names();
+  if (static_cast<int>(fitted.size()) > Calibration::kMaxFitted)
+    fail(path, "parameters", std::to_string(fitted.size()) + " fitted parameters; at most " +
+                                 std::to_string(Calibration::kMaxFitted) + " may be fitted");
+  c.model = model_of(path, c.parameters);
+  return c;
+}
+
+std::set<std::string> source_keys(const std::string& text) {
+  std::set<std::string> keys;
+  json j = json::parse(text, nullptr, false);
+  if (j.is_object() && j.contains("sources") && j["sources"].is_object())
+    for (auto it = j["sources"].begin(); it != j["sources"].end(); ++it) keys.insert(it.key());
+  return keys;
+}
+
+sim::Result<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return sim::not_found(path + ": cannot open");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string_view figure_metric_name(FigureMetric m) {
+  switch (m) {
+    case FigureMetric::kIops: return "IOPS";
+    case FigureMetric::kMbPerSecond: return "MB/s";
+    case FigureMetric::kLatencyMeanMs: return "ms mean";
+    case FigureMetric::kLatencyStddevMs: return "ms stddev";
+  }
+  return "?";
+}
+
+std::vector<std::string> Calibration::fitted_names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, p] : parameters)
+    if (p.fitted()) out.push_back(name);
+  return out;
+}
+
+sim::Result<Calibration> parse_calibration(const std::string& path, const std::string& text,
+                                           const std::set<std::string>& sources) {
+  try {
+    return parse(path, text, sources);
+  } catch (const Bad& b) {
+    return sim::invalid_argument(b.message);
+  }
+}
+
+sim::Result<Calibration> load_calibration(const std::string& system, const std::string& config_dir) {
+  const std::string rel = "calibration/" + system + ".json";
+  std::string text, sources_text;
+  if (config_dir.empty()) {
+    const auto& files = config::embedded_files();
+    auto it = files.find(rel);
+    if (it == files.end()) return sim::not_found("no calibration for system \"" + system + "\" (config/" + rel + ")");
+    text = it->second;
+    sources_text = files.at("sources.json");
+  } else {
+    const std::string path = (std::filesystem::path(config_dir) / rel).string();
+    auto t = read_text(path);
+    if (!t.is_ok()) return sim::not_found("no calibration for system \"" + system + "\" (" + path + ")");
+    auto s = read_text((std::filesystem::path(config_dir) / "sources.json").string());
+    if (!s.is_ok()) return s.status();
+    text = *t;
+    sources_text = *s;
+  }
+  auto c = parse_calibration(rel, text, source_keys(sources_text));
+  if (c.is_ok() && c->system != system)
+    return sim::invalid_argument(rel + ": system: \"" + c->system + "\" does not match the file name");
+  return c;
+}
+
+}  // namespace afasim::perf

@@ -1,0 +1,81 @@
+#include "perf/flow.h"
+
+#include <algorithm>
+
+namespace afasim::perf {
+
+void Flow::start(std::span<const Step> steps, Done done) {
+  AFASIM_ASSERT(steps.size() <= static_cast<std::size_t>(kMaxSteps), "perf::Flow: too many steps in one journey");
+  std::uint32_t id;
+  if (!free_journeys_.empty()) {
+    id = free_journeys_.back();
+    free_journeys_.pop_back();
+  } else {
+    AFASIM_ASSERT(journeys_.size() < kMaxJourneys, "perf::Flow: journey bound reached (unbounded outstanding I/O?)");
+    id = static_cast<std::uint32_t>(journeys_.size());
+    journeys_.emplace_back();
+  }
+  Journey& j = journeys_[id];
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    AFASIM_ASSERT(steps[i].resource != nullptr, "perf::Flow: a step without a resource");
+    j.steps[i] = steps[i];
+  }
+  j.count = static_cast<int>(steps.size());
+  j.next = 0;
+  j.done = std::move(done);
+  advance(id);
+}
+
+void Flow::advance(std::uint32_t id) {
+  const sim::Time now = sim_.now();
+  for (;;) {
+    Journey& j = journeys_[id];
+    if (j.next == j.count) {
+      Done done = std::move(j.done);
+      free_journeys_.push_back(id);
+      done(now);
+      return;
+    }
+    const Step& s = j.steps[static_cast<std::size_t>(j.next++)];
+    sim::Time t = s.resource->admit(now, s.bytes, s.extra_service_ns, s.address);
+    for (Resource* r : s.with)
+      if (r != nullptr) t = std::max(t, r->admit(now, s.bytes));
+    t += s.delay_ns;
+    if (t > now) {
+      ++events_;
+      sim_.at(t, [this, id] { advance(id); });
+      return;
+    }
+  }
+}
+
+std::uint32_t Flow::join(int branches, Done done) {
+  AFASIM_ASSERT(branches >= 1, "perf::Flow: a join of no branches");
+  std::uint32_t id;
+  if (!free_joins_.empty()) {
+    id = free_joins_.back();
+    free_joins_.pop_back();
+  } else {
+    AFASIM_ASSERT(joins_.size() < kMaxJourneys, "perf::Flow: join bound reached");
+    id = static_cast<std::uint32_t>(joins_.size());
+    joins_.emplace_back();
+  }
+  joins_[id].remaining = branches;
+  joins_[id].done = std::move(done);
+  return id;
+}
+
+Flow::Done Flow::branch_done(std::uint32_t join_id) {
+  return [this, join_id](sim::Time) { arrive(join_id); };
+}
+
+void Flow::arrive(std::uint32_t join_id) {
+  JoinState& s = joins_[join_id];
+  AFASIM_ASSERT(s.remaining > 0, "perf::Flow: a join finished twice");
+  if (--s.remaining > 0) return;
+  Done done = std::move(s.done);
+  free_joins_.push_back(join_id);
+  done(sim_.now());
+}
+
+}  // namespace afasim::perf

@@ -1,0 +1,267 @@
+#include "perf/read_cache.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "sim/assert.h"
+
+namespace afasim::perf {
+
+sim::Status ReadCacheOptions::validate() const {
+  if (segment_bytes < 4096 || segment_bytes > (16 << 20) || !std::has_single_bit(static_cast<std::uint64_t>(segment_bytes)))
+    return sim::invalid_argument("read cache: segment_bytes must be a power of two, 4 KiB..16 MiB");
+  if (capacity_bytes < segment_bytes) return sim::invalid_argument("read cache: capacity_bytes must be >= segment_bytes");
+  return sim::Status::ok();
+}
+
+ReadCache::ReadCache(ReadCacheOptions options)
+    : options_(options),
+      segment_shift_(std::countr_zero(static_cast<std::uint64_t>(options.segment_bytes))),
+      capacity_segments_(options.capacity_bytes / options.segment_bytes),
+      fills_(1) {
+  AFASIM_ASSERT(options_.validate().is_ok(), "perf::ReadCache built from invalid options");
+  rehash(64);
+}
+
+std::int32_t ReadCache::find(const Key& k) const {
+  const std::size_t mask = table_.size() - 1;
+  const std::size_t h = hash(k);
+  const auto h32 = static_cast<std::uint32_t>(h);
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = table_[i];
+    if (slot.node == kNone) return kNone;
+    if (slot.hash == h32 && nodes_[static_cast<std::size_t>(slot.node)].key == k) return slot.node;
+  }
+}
+
+void ReadCache::table_insert(std::int32_t node) {
+  const std::size_t mask = table_.size() - 1;
+  const std::size_t h = hash(nodes_[static_cast<std::size_t>(node)].key);
+  std::size_t i = h & mask;
+  while (table_[i].node != kNone) i = (i + 1) & mask;
+  table_[i] = Slot{node, static_cast<std::uint32_t>(h)};
+}
+
+void ReadCache::rehash(std::size_t buckets) {
+  AFASIM_ASSERT(buckets <= (std::size_t{1} << 32), "perf::ReadCache: table beyond 2^32 slots");
+  table_.assign(buckets, Slot{});
+  for (std::int32_t n = head_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].next) table_insert(n);
+}
+
+void ReadCache::erase(std::int32_t node) {
+  // Backward-shift deletion: later entries of the probe run move into the hole (their home
+  // slot from the stored hash bits: the table is at most 2^32 slots).
+  const std::size_t mask = table_.size() - 1;
+  std::size_t i = hash(nodes_[static_cast<std::size_t>(node)].key) & mask;
+  while (table_[i].node != node) i = (i + 1) & mask;
+  for (std::size_t j = (i + 1) & mask; table_[j].node != kNone; j = (j + 1) & mask) {
+    const std::size_t home = table_[j].hash & mask;
+    // Move table_[j] into the hole at i unless its home lies cyclically in (i, j].
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      table_[i] = table_[j];
+      i = j;
+    }
+  }
+  table_[i] = Slot{};
+  unlink(node);
+  free_nodes_.push_back(node);
+  --size_;
+}
+
+void ReadCache::link_front(std::int32_t node) {
+  Node& n = nodes_[static_cast<std::size_t>(node)];
+  n.prev = kNone;
+  n.next = head_;
+  if (head_ != kNone) nodes_[static_cast<std::size_t>(head_)].prev = node;
+  head_ = node;
+  if (tail_ == kNone) tail_ = node;
+}
+
+void ReadCache::unlink(std::int32_t node) {
+  Node& n = nodes_[static_cast<std::size_t>(node)];
+  if (n.prev != kNone) nodes_[static_cast<std::size_t>(n.prev)].next = n.next;
+  else head_ = n.next;
+  if (n.next != kNone) nodes_[static_cast<std::size_t>(n.next)].prev = n.prev;
+  else tail_ = n.prev;
+  n.prev = n.next = kNone;
+}
+
+void ReadCache::touch(std::int32_t node) {
+  if (node == head_) return;
+  unlink(node);
+  link_front(node);
+}
+
+CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  CacheLookup out;
+  out.all_present = true;
+  const std::int64_t first = offset >> segment_shift_;
+  const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
+  for (std::int64_t s = first; s <= last; ++s) {
+    const std::int32_t n = find(Key{volume, s});
+    if (n == kNone) {
+      out.all_present = false;
+      absent_ = Key{volume, s};
+      absent_valid_ = true;
+      continue;
+    }
+    touch(n);
+    const std::uint32_t fill = nodes_[static_cast<std::size_t>(n)].fill;
+    if (fill != 0 && std::find(out.fills.begin(), out.fills.end(), fill) == out.fills.end()) out.fills.push_back(fill);
+  }
+  return out;
+}
+
+void ReadCache::evict_one() {
+  // The least recently used segment that is not filling (a fill in flight is pinned).
+  for (std::int32_t n = tail_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].prev)
+    if (nodes_[static_cast<std::size_t>(n)].fill == 0) {
+      erase(n);
+      // The next victims are cold: start loading the new tail's table slot and the node
+      // before it now, so that the next eviction (a few µs of simulation later) finds them in
+      // the CPU cache. Speed only: nothing here changes what is evicted.
+      if (tail_ != kNone) {
+        const Node& t = nodes_[static_cast<std::size_t>(tail_)];
+        __builtin_prefetch(&table_[hash(t.key) & (table_.size() - 1)]);
+        if (t.prev != kNone) __builtin_prefetch(&nodes_[static_cast<std::size_t>(t.prev)]);
+      }
+      return;
+    }
+}
+
+void ReadCache::insert(const Key& k, std::uint32_t fill) {
+  const std::int32_t found = find(k);
+  if (found != kNone) {
+    touch(found);
+    if (nodes_[static_cast<std::size_t>(found)].fill == 0) nodes_[static_cast<std::size_t>(found)].fill = fill;
+    return;
+  }
+  insert_absent(k, fill);
+}
+
+std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
+  absent_valid_ = false;
+  if (size_ >= capacity_segments_) evict_one();
+  std::int32_t n;
+  if (!free_nodes_.empty()) {
+    n = free_nodes_.back();
+    free_nodes_.pop_back();
+  } else {
+    n = static_cast<std::int32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  nodes_[static_cast<std::size_t>(n)].key = k;
+  nodes_[static_cast<std::size_t>(n)].fill = fill;
+  link_front(n);
+  ++size_;
+  if (static_cast<std::size_t>(size_) * 2 > table_.size()) rehash(table_.size() * 2);
+  else table_insert(n);
+  return n;
+}
+
+std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  std::uint32_t id;
+  if (!free_fills_.empty()) {
+    id = free_fills_.back();
+    free_fills_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(fills_.size());
+    fills_.emplace_back();
+  }
+  Fill& f = fills_[id];
+  f.live = true;
+  f.segments.clear();
+  const std::int64_t first = offset >> segment_shift_;
+  const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
+  for (std::int64_t s = first; s <= last; ++s) {
+    const Key k{volume, s};
+    const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
+    if (found != kNone) {  // already resident or filling under another fill
+      touch(found);
+      continue;
+    }
+    fills_[id].segments.push_back(insert_absent(k, id));
+  }
+  return id;
+}
+
+void ReadCache::fill_done(std::uint32_t fill) {
+  AFASIM_ASSERT(fill > 0 && fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
+  // A filling node is pinned (not evicted, not dropped) until its fill is done.
+  for (const std::int32_t n : fills_[fill].segments)
+    if (nodes_[static_cast<std::size_t>(n)].fill == fill) nodes_[static_cast<std::size_t>(n)].fill = 0;
+  std::vector<sim::Action> waiters = std::move(fills_[fill].waiters);
+  fills_[fill].waiters.clear();
+  fills_[fill].live = false;
+  free_fills_.push_back(fill);
+  for (auto& w : waiters) w();
+}
+
+void ReadCache::wait(std::uint32_t fill, sim::Action waiter) {
+  AFASIM_ASSERT(fill > 0 && fill < fills_.size() && fills_[fill].live, "perf::ReadCache: waiting on no fill");
+  fills_[fill].waiters.push_back(std::move(waiter));
+}
+
+void ReadCache::write(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  const std::int64_t first = offset >> segment_shift_;
+  const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
+  for (std::int64_t s = first; s <= last; ++s) insert(Key{volume, s}, 0);
+}
+
+void ReadCache::drop_volume(std::uint64_t volume) {
+  for (std::int32_t n = head_; n != kNone;) {
+    const Node& node = nodes_[static_cast<std::size_t>(n)];
+    const std::int32_t next = node.next;
+    if (node.key.volume == volume && node.fill == 0) erase(n);
+    n = next;
+  }
+}
+
+sim::Status StreamOptions::validate() const {
+  if (streams_per_volume < 1 || streams_per_volume > 64) return sim::invalid_argument("read-ahead: streams_per_volume must be 1..64");
+  if (trigger_ios < 1) return sim::invalid_argument("read-ahead: trigger_ios must be >= 1");
+  if (depth_bytes < 0) return sim::invalid_argument("read-ahead: depth_bytes must be >= 0");
+  if (max_io_bytes <= 0) return sim::invalid_argument("read-ahead: max_io_bytes must be > 0");
+  return sim::Status::ok();
+}
+
+ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  if (last_streams_ == nullptr || last_volume_ != volume) {
+    last_streams_ = &volumes_[volume];
+    last_volume_ = volume;
+  }
+  auto& streams = *last_streams_;
+  ++clock_;
+  const std::int64_t end = offset + length;
+  // A read continues a stream if it starts where the stream's last read ended, or inside the
+  // window already read ahead for it (reads of one stream arrive out of order at queue depth > 1).
+  Stream* match = nullptr;
+  for (auto& s : streams)
+    if (s.next_offset >= 0 && (offset == s.next_offset || (offset > s.next_offset - length * 16 && offset < s.ahead_until))) {
+      match = &s;
+      break;
+    }
+  if (match == nullptr) {
+    if (static_cast<int>(streams.size()) < options_.streams_per_volume) {
+      streams.emplace_back();
+      match = &streams.back();
+    } else {
+      match = &*std::min_element(streams.begin(), streams.end(),
+                                 [](const Stream& a, const Stream& b) { return a.last_use < b.last_use; });
+    }
+    *match = Stream{end, end, 1, clock_};
+    return {};
+  }
+  match->last_use = clock_;
+  match->next_offset = std::max(match->next_offset, end);
+  if (++match->run_ios == options_.trigger_ios) ++streams_detected_;
+  if (match->run_ios < options_.trigger_ios || options_.depth_bytes == 0) return {};
+  // Keep the window at least half full: read ahead again when less than half the depth remains.
+  const std::int64_t from = std::max(match->ahead_until, end);
+  if (from - end >= options_.depth_bytes / 2) return {};
+  const std::int64_t to = std::min(end + options_.depth_bytes, from + 8 * options_.max_io_bytes);
+  match->ahead_until = to;
+  return ReadAhead{from, to - from};
+}
+
+}  // namespace afasim::perf

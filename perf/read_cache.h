@@ -1,0 +1,170 @@
+// perf::ReadCache and perf::StreamDetector — the controller's read cache with sequential
+// detection and read-ahead (docs/performance-model.md "Read cache").
+//
+// ReadCache holds fixed-size segments of volumes, least recently used out first, up to a
+// capacity. A segment is resident (its data is in DRAM) or filling (a back-end read or a
+// read-ahead is bringing it in: a host read that needs it waits for that fill instead of
+// issuing its own). StreamDetector finds sequential streams per volume (several streams per
+// volume, as several fio jobs or a database's scans give) and says what to read ahead so that
+// a stream's reads find their data already resident or filling.
+//
+// The sizes are parameters (config/calibration/<system>.json): the spec sheet says the ISE's
+// caching is tuned for I/O of 512 B to 1 MB; segment size, capacity, trigger and depth are
+// stated assumptions. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/action.h"
+#include "sim/status.h"
+
+namespace afasim::perf {
+
+struct ReadCacheOptions {
+  std::int64_t segment_bytes = 64 << 10;       // power of two, 4 KiB..16 MiB
+  std::int64_t capacity_bytes = 4LL << 30;     // >= segment_bytes
+  sim::Status validate() const;
+};
+
+// What a host read finds in the cache.
+struct CacheLookup {
+  bool all_present = false;            // every segment resident or filling: no back-end read
+  std::vector<std::uint32_t> fills;    // the fills still bringing in its segments (wait on them)
+};
+
+class ReadCache {
+ public:
+  // REQUIRES: options.validate() is ok.
+  explicit ReadCache(ReadCacheOptions options);
+
+  // Starts loading the table slot of the segment holding `offset` into the CPU cache (a
+  // caller that will look it up after other work). Speed only: no state changes.
+  void prefetch(std::uint64_t volume, std::int64_t offset) const {
+    __builtin_prefetch(&table_[hash(Key{volume, offset >> segment_shift_}) & (table_.size() - 1)]);
+  }
+  // Looks up [offset, offset + length) of `volume` and refreshes the segments it finds.
+  CacheLookup lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // Marks the segments of [offset, offset + length) that are absent as filling under a new
+  // fill id (returned), evicting the least recently used resident segments if full. The
+  // caller reads them from the back end and calls fill_done(id) when they are in.
+  std::uint32_t start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // The fill is in: its segments become resident; the waiters registered on it run now.
+  void fill_done(std::uint32_t fill);
+  // Runs `waiter` when `fill` completes. REQUIRES: fill is in progress.
+  void wait(std::uint32_t fill, sim::Action waiter);
+  // A host write of [offset, offset + length) puts the new data in the cache (resident).
+  void write(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // Forgets the volume's segments (volume deleted).
+  void drop_volume(std::uint64_t volume);
+
+  std::int64_t resident_segments() const { return size_; }
+  std::int64_t capacity_segments() const { return capacity_segments_; }
+  const ReadCacheOptions& options() const { return options_; }
+
+ private:
+  // Segments live in a node pool linked into the LRU list by index, and are found through an
+  // open-addressing table (linear probing, backward-shift deletion) of node indices: no heap
+  // allocation per miss once the pool has grown to the cache's size.
+  static constexpr std::int32_t kNone = -1;
+  struct Key {
+    std::uint64_t volume;
+    std::int64_t segment;
+    bool operator==(const Key& o) const { return volume == o.volume && segment == o.segment; }
+  };
+  struct Node {
+    Key key{};
+    std::uint32_t fill = 0;  // 0: resident
+    std::int32_t prev = kNone, next = kNone;
+  };
+  struct Fill {
+    std::vector<std::int32_t> segments;  // its nodes (pinned while it is live)
+    std::vector<sim::Action> waiters;
+    bool live = false;
+  };
+  static std::size_t hash(const Key& k) {
+    std::uint64_t x = k.volume * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.segment) * 0xBF58476D1CE4E5B9ULL;
+    return static_cast<std::size_t>(x ^ (x >> 29));
+  }
+  // A table slot: the node and the low 32 bits of its key's hash (compared before the key,
+  // and the home slot of backward-shift deletion, without touching the node).
+  struct Slot {
+    std::int32_t node = kNone;
+    std::uint32_t hash = 0;
+  };
+  std::int32_t find(const Key& k) const;
+  void erase(std::int32_t node);
+  void table_insert(std::int32_t node);
+  void rehash(std::size_t buckets);
+  void link_front(std::int32_t node);
+  void unlink(std::int32_t node);
+  void touch(std::int32_t node);
+  void insert(const Key& k, std::uint32_t fill);
+  // Inserts `k`, known absent; returns its node.
+  std::int32_t insert_absent(const Key& k, std::uint32_t fill);
+  void evict_one();
+
+  ReadCacheOptions options_;
+  int segment_shift_ = 16;
+  std::int64_t capacity_segments_;
+  std::vector<Node> nodes_;
+  std::vector<std::int32_t> free_nodes_;
+  std::vector<Slot> table_;  // size a power of two
+  std::int64_t size_ = 0;            // nodes in use
+  std::int32_t head_ = kNone, tail_ = kNone;  // head: most recently used
+  std::vector<Fill> fills_;  // index = fill id; 0 unused
+  // The last segment lookup() found absent, while nothing has been inserted since: start_fill
+  // of a read miss right after its lookup skips a second probe of the table for it.
+  Key absent_{};
+  bool absent_valid_ = false;
+  std::vector<std::uint32_t> free_fills_;
+};
+
+struct StreamOptions {
+  int streams_per_volume = 8;          // sequential streams tracked per volume, 1..64
+  int trigger_ios = 2;                 // back-to-back sequential reads that declare a stream, >= 1
+  std::int64_t depth_bytes = 4 << 20;  // how far ahead of the stream the cache reads, >= 0
+  std::int64_t max_io_bytes = 1 << 20; // largest back-end read-ahead request, > 0
+  sim::Status validate() const;
+};
+
+// A range to read ahead: [offset, offset + length) of the volume. length 0: nothing.
+struct ReadAhead {
+  std::int64_t offset = 0;
+  std::int64_t length = 0;
+};
+
+class StreamDetector {
+ public:
+  // REQUIRES: options.validate() is ok.
+  explicit StreamDetector(StreamOptions options) : options_(options) {}
+
+  // A host read of [offset, offset + length) of `volume` arrived. Returns what to read ahead
+  // now: nothing for a random read or a stream whose window is still deep enough; else the
+  // range from the end of what was read ahead to `depth_bytes` past this read, at most
+  // max_io_bytes × 8 at once.
+  ReadAhead on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  void drop_volume(std::uint64_t volume) {
+    volumes_.erase(volume);
+    last_streams_ = nullptr;
+  }
+  std::int64_t streams_detected() const { return streams_detected_; }
+
+ private:
+  struct Stream {
+    std::int64_t next_offset = -1;      // where the next sequential read starts
+    std::int64_t ahead_until = 0;       // read ahead up to here
+    int run_ios = 0;
+    std::uint64_t last_use = 0;
+  };
+  StreamOptions options_;
+  std::unordered_map<std::uint64_t, std::vector<Stream>> volumes_;
+  // The last volume looked up and its streams (map nodes are stable): most reads repeat it.
+  std::uint64_t last_volume_ = 0;
+  std::vector<Stream>* last_streams_ = nullptr;
+  std::uint64_t clock_ = 0;
+  std::int64_t streams_detected_ = 0;
+};
+
+}  // namespace afasim::perf

@@ -1,0 +1,94 @@
+// perf::Resource — one hardware resource of the performance model (docs/performance-model.md):
+// k identical servers, each serving one piece of work at a time, in arrival order.
+//
+// A piece of work costs `ns_per_op + bytes / bytes_per_second` of one server, then
+// `latency_ns` of pure delay that occupies nothing (a link's propagation and handshake). The
+// resource is timed analytically (the server that frees first takes the work: max(arrival,
+// free_at) + service), which is exact FIFO *provided arrivals are presented in time order*.
+// The old model broke that by booking work at future times; here it is a contract, checked
+// on every call: admit() REQUIRES an arrival no earlier than the previous one, and the
+// perf::Flow that drives requests through resources calls admit() from an event at the
+// arrival's own time, so nothing is booked ahead of its time. Not thread-safe.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/assert.h"
+#include "sim/status.h"
+#include "sim/time.h"
+
+namespace afasim::perf {
+
+struct ResourceOptions {
+  std::string name;                    // for reports: "ctrl-A.cores", "ctrl-A.fc0.in"
+  int servers = 1;                     // parallel servers (cores, lanes); >= 1
+  std::int64_t bytes_per_second = 0;   // per server; 0: bytes cost nothing here
+  sim::Time ns_per_op = 0;             // fixed cost of each piece of work, >= 0
+  sim::Time latency_ns = 0;            // delay after service that occupies no server, >= 0
+
+  // kInvalidArgument naming the field when out of range.
+  sim::Status validate() const;
+};
+
+// Counters for utilisation and queueing reports.
+struct ResourceStats {
+  std::int64_t ops = 0;
+  std::int64_t bytes = 0;
+  sim::Time busy_ns = 0;   // service handed out, all servers
+  sim::Time wait_ns = 0;   // time pieces of work spent queued before service
+  sim::Time wait_ns_max = 0;
+};
+
+// Anything a perf::Flow step can be admitted to: a Resource here, or an adapter the controller
+// builds around a device with its own timing (the SSD model of datapac/, whose schedule()
+// returns a completion time for work arriving at a time). admit() is called at the work's
+// arrival time, in arrival order.
+class Server {
+ public:
+  virtual ~Server() = default;
+  // Work of `bytes` plus `extra_service_ns` of server time arriving at `arrival`; returns
+  // when it is done. `address`: where on the device the work goes (an SSD's byte offset;
+  // ignored by a Resource). REQUIRES: arrival >= every earlier arrival.
+  virtual sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns,
+                          std::int64_t address) = 0;
+};
+
+class Resource final : public Server {
+ public:
+  // REQUIRES: options.validate() is ok (the loader checks it; a bad value here is a bug).
+  explicit Resource(ResourceOptions options);
+
+  // Service time of a piece of work of `bytes` (no queueing, no latency).
+  sim::Time service_ns(std::int64_t bytes) const {
+    sim::Time t = options_.ns_per_op;
+    if (options_.bytes_per_second > 0 && bytes > 0)
+      t += (bytes * sim::kSecond + options_.bytes_per_second - 1) / options_.bytes_per_second;
+    return t;
+  }
+
+  // Work of `bytes` (plus `extra_service_ns` of server time, e.g. a CPU cost priced
+  // elsewhere) arriving at `arrival`; returns when it leaves the resource (service done
+  // plus the latency). REQUIRES: arrival >= every earlier arrival (time order).
+  sim::Time admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns = 0,
+                  std::int64_t address = 0) override;
+
+  // When work arriving at `t` would start service (for choosing among parallel resources,
+  // such as the host ports of a controller, at the arrival's own time).
+  sim::Time earliest_start(sim::Time t) const { return std::max(t, *std::min_element(free_at_.begin(), free_at_.end())); }
+
+  const ResourceOptions& options() const { return options_; }
+  const ResourceStats& stats() const { return stats_; }
+  // Busy fraction over `elapsed_ns` of all servers together, 0..1.
+  double utilisation(sim::Time elapsed_ns) const;
+
+ private:
+  ResourceOptions options_;
+  std::vector<sim::Time> free_at_;
+  sim::Time last_arrival_ = 0;
+  ResourceStats stats_;
+};
+
+}  // namespace afasim::perf

@@ -1,0 +1,99 @@
+// perf::Calibration: the shipped ISE 860 G3 file holds the 15 training figures of issue 13 with
+// their source and at most 6 fitted parameters; a bad file is refused with the field named.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "config/preset.h"
+#include "perf/calibration.h"
+
+using namespace afasim;
+
+namespace {
+const std::set<std::string> kSources = {"xio-spec-sheet", "storagereview-ise860", "fc-8g", "t10-sas3"};
+
+std::string shipped_text() { return config::embedded_files().at("calibration/ise-860-g3.json"); }
+
+std::string edited(const std::function<void(nlohmann::json&)>& edit) {
+  auto j = nlohmann::json::parse(shipped_text());
+  edit(j);
+  return j.dump();
+}
+
+int perf_fitted(const nlohmann::json& j) {
+  int n = 0;
+  for (const auto& p : j["parameters"]) n += p.contains("fitted_to");
+  return n;
+}
+
+std::string error_of(const std::string& text) {
+  auto c = perf::parse_calibration("calibration/x.json", text, kSources);
+  return c.is_ok() ? "" : c.status().message();
+}
+}  // namespace
+
+TEST_CASE("the shipped ise-860-g3 calibration: 15 training figures, at most 6 fitted parameters") {
+  auto c = perf::load_calibration("ise-860-g3");
+  REQUIRE(c.is_ok());
+  CHECK(c->figures.size() == 15);  // issue 13: the 4K table (8), 128K (4), RAID 10 8K 70/30 (2), stddev (1)
+  CHECK(c->fitted_names().size() <= 6);
+  // Figures from SEED-FIGURES.md ("ISE 860 G3 measured with fio").
+  int seen = 0;
+  for (const auto& f : c->figures) {
+    if (f.id == "4k-randwrite-raid5-iops") {
+      CHECK(f.value == 117131);
+      ++seen;
+    }
+    if (f.id == "128k-seqwrite-raid10-mbps") {
+      CHECK(f.value == 1913);
+      ++seen;
+    }
+    if (f.id == "4k-randread-raid10-stddev") {
+      CHECK(f.value == 0.25);
+      ++seen;
+    }
+  }
+  CHECK(seen == 3);
+  CHECK(c->model.cpu_cores == 6);                           // xio-spec-sheet
+  CHECK(c->model.host_port_bytes_per_second == 800'000'000);  // fc-8g
+}
+
+TEST_CASE("calibration: every fitted parameter names training figures that exist") {
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_mirror_ns"]["fitted_to"] = {"no-such-figure"}; }))
+            .find("names no training figure") != std::string::npos);
+}
+
+TEST_CASE("calibration: a seventh fitted parameter is refused") {
+  const auto msg = error_of(edited([](auto& j) {
+    // Fit assumed parameters until there are 7 fitted ones.
+    for (auto it = j["parameters"].begin(); it != j["parameters"].end() && perf_fitted(j) < 7; ++it)
+      if (it.value().contains("assumption")) {
+        it.value().erase("assumption");
+        it.value()["fitted_to"] = {"4k-randread-raid5-lat"};
+      }
+    REQUIRE(perf_fitted(j) == 7);
+  }));
+  CHECK(msg.find("at most 6") != std::string::npos);
+}
+
+TEST_CASE("calibration: a parameter needs exactly one provenance, a known source, a value in range") {
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_cores"]["assumption"] = "two kinds"; }))
+            .find("exactly one of") != std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_cores"]["source"] = "a-blog"; }))
+            .find("not a key of sources.json") != std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_cores"]["value"] = 0; })).find("cpu_cores") !=
+        std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["parameters"].erase("memory_bytes_per_second"); }))
+            .find("memory_bytes_per_second: missing") != std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["training_figures"][0]["metric"] = "furlongs"; })).find("unknown metric") !=
+        std::string::npos);
+  CHECK(error_of("{not json").find("not a JSON object") != std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["extra"] = 1; })).find("unknown field") != std::string::npos);
+}
+
+TEST_CASE("load_calibration: a system without a calibration file is kNotFound") {
+  auto c = perf::load_calibration("ise-820-g3");
+  REQUIRE_FALSE(c.is_ok());
+  CHECK(c.status().code() == sim::Code::kNotFound);
+}

@@ -1,0 +1,78 @@
+// perf::ReadCache and perf::StreamDetector: segments resident and filling, LRU eviction, fill
+// waiters, and stream detection with read-ahead ahead of the stream.
+#include <doctest/doctest.h>
+
+#include "perf/read_cache.h"
+
+using namespace afasim;
+
+namespace {
+perf::ReadCache small_cache(std::int64_t segments) {
+  perf::ReadCacheOptions o;
+  o.segment_bytes = 64 << 10;
+  o.capacity_bytes = segments * o.segment_bytes;
+  return perf::ReadCache(o);
+}
+}  // namespace
+
+TEST_CASE("ReadCache: a miss, then a fill; a read during the fill waits on it; after it, a hit") {
+  auto cache = small_cache(16);
+  CHECK_FALSE(cache.lookup(1, 0, 8192).all_present);
+  const auto fill = cache.start_fill(1, 0, 128 << 10);  // two segments
+  auto during = cache.lookup(1, 64 << 10, 8192);
+  CHECK(during.all_present);
+  REQUIRE(during.fills.size() == 1);
+  CHECK(during.fills[0] == fill);
+  int woken = 0;
+  cache.wait(fill, [&] { ++woken; });
+  cache.fill_done(fill);
+  CHECK(woken == 1);
+  auto after = cache.lookup(1, 0, 128 << 10);
+  CHECK(after.all_present);
+  CHECK(after.fills.empty());
+  CHECK_FALSE(cache.lookup(2, 0, 8192).all_present);  // another volume
+}
+
+TEST_CASE("ReadCache: full, it evicts the least recently used resident segment, never a filling one") {
+  auto cache = small_cache(2);
+  cache.write(1, 0, 4096);             // segment 0
+  cache.write(1, 64 << 10, 4096);      // segment 1
+  (void)cache.lookup(1, 0, 4096);      // segment 0 is now the most recent
+  cache.write(1, 128 << 10, 4096);     // evicts segment 1
+  CHECK(cache.lookup(1, 0, 4096).all_present);
+  CHECK_FALSE(cache.lookup(1, 64 << 10, 4096).all_present);
+  CHECK(cache.resident_segments() == 2);
+}
+
+TEST_CASE("ReadCacheOptions and StreamOptions reject bad values") {
+  perf::ReadCacheOptions o;
+  o.segment_bytes = 3000;
+  CHECK_FALSE(o.validate().is_ok());
+  o.segment_bytes = 65536;
+  o.capacity_bytes = 1000;
+  CHECK_FALSE(o.validate().is_ok());
+  perf::StreamOptions s;
+  s.streams_per_volume = 0;
+  CHECK_FALSE(s.validate().is_ok());
+}
+
+TEST_CASE("StreamDetector: random reads read nothing ahead; a stream is declared on its trigger-th read") {
+  perf::StreamOptions o;
+  o.trigger_ios = 2;
+  o.depth_bytes = 4 << 20;
+  o.max_io_bytes = 1 << 20;
+  perf::StreamDetector d(o);
+  CHECK(d.on_read(1, 10 << 20, 8192).length == 0);
+  CHECK(d.on_read(1, 500 << 20, 8192).length == 0);   // not where the first ended: a second stream
+  const auto ra = d.on_read(1, (10 << 20) + 8192, 8192);  // continues the first
+  CHECK(ra.offset == (10 << 20) + 16384);
+  CHECK(ra.length == 4 << 20);                        // the whole window ahead
+  CHECK(d.streams_detected() == 1);
+  // The window is deep enough until half of it is consumed.
+  std::int64_t pos = (10 << 20) + 16384;
+  int refills = 0;
+  for (int i = 0; i < 768; ++i, pos += 8192)
+    if (d.on_read(1, pos, 8192).length > 0) ++refills;
+  // 6 MiB consumed in 8 KiB reads: a refill each time only 2 MiB remain ahead, one per 2 MiB.
+  CHECK(refills == 2);
+}
