@@ -16,11 +16,6 @@ namespace afasim::workload {
 
 namespace {
 
-// Both engines' runs: a 256 MiB write cache per controller (instead of 4 GiB) reaches
-// destage's steady state within the warm-up; the steady-state rates do not depend on its size
-// (the published figures are steady-state ones: the review preconditioned to steady state).
-// With 4 GiB, a short run measures the cache absorbing writes (128K writes +40 %).
-constexpr std::int64_t kCalibrationWriteCacheBytes = 256LL << 20;
 constexpr sim::Time kModelWarmNs = 1500 * sim::kMillisecond;
 constexpr sim::Time kModelMeasureNs = 1000 * sim::kMillisecond;
 
