@@ -1,5 +1,6 @@
 #include "workload/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -169,6 +170,13 @@ sim::Result<std::vector<FigureResult>> run_calibration(const config::Catalog& ca
                                                        const CalibrationRunOptions& options) {
   std::map<std::pair<std::string, std::string>, std::vector<ReportEntry>> runs;
   std::vector<FigureResult> out;
+  if (!options.only.empty() &&
+      std::none_of(calibration.figures.begin(), calibration.figures.end(),
+                   [&](const perf::TrainingFigure& f) { return f.id.find(options.only) != std::string::npos; })) {
+    std::string ids;
+    for (const auto& f : calibration.figures) ids += (ids.empty() ? "" : ", ") + f.id;
+    return sim::invalid_argument("no training figure's id contains \"" + options.only + "\" (the figures: " + ids + ")");
+  }
   for (const auto& f : calibration.figures) {
     if (!options.only.empty() && f.id.find(options.only) == std::string::npos) continue;
     FigureResult r;

@@ -53,8 +53,10 @@ struct CalibrationRunOptions {
   std::function<void(const std::string&)> progress;
 };
 
-// Runs every figure of `calibration` on `preset`. kNotFound when a figure names a job file
-// that is not among the shipped workloads; the job file's or the array's errors otherwise.
+// Runs every figure of `calibration` on `preset` (those whose id contains options.only, when
+// it is set). kNotFound when a figure names a job file that is not among the shipped
+// workloads; kInvalidArgument when options.only matches no figure (naming the ids there are);
+// the job file's or the array's errors otherwise.
 sim::Result<std::vector<FigureResult>> run_calibration(const config::Catalog& catalog,
                                                        const config::SystemPreset& preset,
                                                        const perf::Calibration& calibration,

@@ -109,6 +109,19 @@ TEST_CASE("4K random read, RAID 10: 281,253 IOPS / 0.91 ms mean / 0.25 ms stddev
   check_figures("4k-randread-raid10");
 }
 
+TEST_CASE("--only that matches no training figure is refused, naming the figures (before any run)") {
+  const auto catalog = config::Catalog::embedded().value();
+  const auto preset = catalog.system("ise-860-g3").value();
+  const auto calibration = perf::load_calibration("ise-860-g3").value();
+  workload::CalibrationRunOptions o;
+  o.only = "4k-randread-raid6";
+  auto results = workload::run_calibration(catalog, preset, calibration, o);
+  REQUIRE_FALSE(results.is_ok());
+  CHECK(results.status().code() == sim::Code::kInvalidArgument);
+  CHECK(results.status().message().find("no training figure's id contains \"4k-randread-raid6\"") == 0);
+  CHECK(results.status().message().find("4k-randread-raid10-stddev") != std::string::npos);
+}
+
 TEST_CASE("the same seed gives byte-identical JSON; another seed different but statistically equal figures") {
   const Measured a = run_small(11);
   const Measured b = run_small(11);
