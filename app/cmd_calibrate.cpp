@@ -66,7 +66,11 @@ int run_calibrate(const CalibrateOptions& o) {
     return 0;
   }
   auto results = workload::run_calibration(*catalog, *preset, *calibration, run);
-  if (!results.is_ok()) return fail(results.status().message(), 1);
+  // A --only that matches nothing is a bad option (2); a run that failed is 1.
+  if (!results.is_ok()) {
+    if (results.status().code() == sim::Code::kInvalidArgument) return fail("--only: " + results.status().message(), 2);
+    return fail(results.status().message(), 1);
+  }
   char runtime[32];
   std::snprintf(runtime, sizeof runtime, "%g s after a %g s ramp", o.runtime_s, o.ramp_s);
   const std::string runs = o.runtime_s > 0 ? std::string("measured ") + runtime : "the job files' run times";

@@ -1,5 +1,6 @@
 #include "workload/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -16,11 +17,6 @@ namespace afasim::workload {
 
 namespace {
 
-// Both engines' runs: a 256 MiB write cache per controller (instead of 4 GiB) reaches
-// destage's steady state within the warm-up; the steady-state rates do not depend on its size
-// (the published figures are steady-state ones: the review preconditioned to steady state).
-// With 4 GiB, a short run measures the cache absorbing writes (128K writes +40 %).
-constexpr std::int64_t kCalibrationWriteCacheBytes = 256LL << 20;
 constexpr sim::Time kModelWarmNs = 1500 * sim::kMillisecond;
 constexpr sim::Time kModelMeasureNs = 1000 * sim::kMillisecond;
 
@@ -174,6 +170,13 @@ sim::Result<std::vector<FigureResult>> run_calibration(const config::Catalog& ca
                                                        const CalibrationRunOptions& options) {
   std::map<std::pair<std::string, std::string>, std::vector<ReportEntry>> runs;
   std::vector<FigureResult> out;
+  if (!options.only.empty() &&
+      std::none_of(calibration.figures.begin(), calibration.figures.end(),
+                   [&](const perf::TrainingFigure& f) { return f.id.find(options.only) != std::string::npos; })) {
+    std::string ids;
+    for (const auto& f : calibration.figures) ids += (ids.empty() ? "" : ", ") + f.id;
+    return sim::invalid_argument("no training figure's id contains \"" + options.only + "\" (the figures: " + ids + ")");
+  }
   for (const auto& f : calibration.figures) {
     if (!options.only.empty() && f.id.find(options.only) == std::string::npos) continue;
     FigureResult r;

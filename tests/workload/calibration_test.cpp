@@ -109,6 +109,19 @@ TEST_CASE("4K random read, RAID 10: 281,253 IOPS / 0.91 ms mean / 0.25 ms stddev
   check_figures("4k-randread-raid10");
 }
 
+TEST_CASE("--only that matches no training figure is refused, naming the figures (before any run)") {
+  const auto catalog = config::Catalog::embedded().value();
+  const auto preset = catalog.system("ise-860-g3").value();
+  const auto calibration = perf::load_calibration("ise-860-g3").value();
+  workload::CalibrationRunOptions o;
+  o.only = "4k-randread-raid6";
+  auto results = workload::run_calibration(catalog, preset, calibration, o);
+  REQUIRE_FALSE(results.is_ok());
+  CHECK(results.status().code() == sim::Code::kInvalidArgument);
+  CHECK(results.status().message().find("no training figure's id contains \"4k-randread-raid6\"") == 0);
+  CHECK(results.status().message().find("4k-randread-raid10-stddev") != std::string::npos);
+}
+
 TEST_CASE("the same seed gives byte-identical JSON; another seed different but statistically equal figures") {
   const Measured a = run_small(11);
   const Measured b = run_small(11);
@@ -121,6 +134,44 @@ TEST_CASE("the same seed gives byte-identical JSON; another seed different but s
   // Statistically equal: 0.3 s means of ~54,000 I/Os each differ by a few percent at most.
   CHECK(std::abs(a.iops - c.iops) <= 0.03 * a.iops);
   CHECK(std::abs(a.mean_latency_ms - c.mean_latency_ms) <= 0.03 * a.mean_latency_ms);
+}
+
+// 8K random at 16 jobs x QD16 on four fixed 32 GiB LUNs (allocated: no fill), the calibration
+// runs' 256 MiB write cache per controller, 0.5 s after a 1.5 s ramp: IOPS of `rw`.
+double array_8k_iops(raid::RaidType raid, const std::string& rw) {
+  std::string job = "[global]\nrw=" + rw +
+                    "\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=4\nsize=32g\ntime_based\nramp_time=1500ms\n"
+                    "runtime=500ms\ngroup_reporting\n";
+  for (int l = 0; l < 4; ++l) job += "[lun" + std::to_string(l) + "]\nfilename=lun" + std::to_string(l) + "\n";
+  auto file = workload::parse_fio_job_file(job, "mix.fio");
+  REQUIRE(file.is_ok());
+  const auto catalog = config::Catalog::embedded().value();
+  const auto preset = catalog.system("ise-860-g3").value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  controller::ArrayOptions array_options;
+  array_options.data_path.cache.write_cache_bytes = workload::kCalibrationWriteCacheBytes;
+  auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot(), array_options).value();
+  workload::FioRunOptions options;
+  options.seed = 1;
+  options.raid_type = raid;
+  options.provisioning = controller::Provisioning::kFixed;
+  auto report = workload::run_fio(*array, sim, *file, options);
+  REQUIRE(report.is_ok());
+  return measured_of(*report).iops;
+}
+
+// make torture (ctest test_calibration_torture): issue 13's acceptance line on the array
+// itself (test_perf asserts it on perf::ArrayModel in make test).
+TEST_CASE("70/30 on the array lies between pure read and pure write, RAID 5 and RAID 10" * doctest::skip()) {
+  for (const auto raid : {raid::RaidType::kRaid5, raid::RaidType::kRaid10}) {
+    const double read = array_8k_iops(raid, "randread");
+    const double write = array_8k_iops(raid, "randwrite");
+    const double mixed = array_8k_iops(raid, "randrw");
+    MESSAGE(raid::raid_type_name(raid) << " 8K: read " << read << ", write " << write << ", 70/30 " << mixed << " IOPS");
+    CHECK(mixed < std::max(read, write));
+    CHECK(mixed > std::min(read, write));
+  }
 }
 
 // make torture (ctest test_calibration_torture): every training figure on the array.
