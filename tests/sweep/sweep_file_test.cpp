@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "sim/rng.h"
 #include "sweep/field_pointer.h"
 #include "sweep/statistics.h"
 #include "sweep/sweep_file.h"
@@ -106,6 +107,37 @@ TEST_CASE("sweep file: every rule refused with FILE: KEY: what is wrong") {
   CHECK(parse_sweep_file(R"({"schema": "afasim.sweep/1", "schema": "x"})", "s.json").status().message() ==
         "s.json: schema: duplicate key");
   CHECK(parse_sweep_file("{", "s.json").status().message().rfind("s.json: invalid JSON: ", 0) == 0);
+}
+
+TEST_CASE("sweep file: mangled sweep files are refused with a message, never a crash") {
+  // The shipped sweep's shape, edited at random: bytes cut, tokens inserted, bytes replaced.
+  const std::string source = R"({"schema": "afasim.sweep/1", "name": "r", "base": "b.json", "set": {"/duration_s": 2},
+    "axes": [{"field": "/volumes/*/raid_type", "values": ["RAID5", "RAID10"]},
+             {"field": "/options/rebuild_bytes_per_second", "values": ["100MB/s", 2e9]}],
+    "seeds": {"first": 1, "count": 8}})";
+  const std::vector<std::string> tokens = {"[", "]", "{", "}", ",", ":", "\"", "*", "/", "~", "-1", "1e999",
+                                           "null", "\"points\": [{}]", "\"seeds\": []", "/*"};
+  std::size_t accepted = 0;
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
+    sim::Rng rng(seed, "sweep-fuzz");
+    std::string text = source;
+    for (int e = 0, edits = 1 + static_cast<int>(rng.uniform(3)); e < edits; ++e) {
+      const std::size_t at = rng.uniform(text.size());
+      switch (rng.uniform(3)) {
+        case 0: text.erase(at, 1 + rng.uniform(6)); break;
+        case 1: text.insert(at, tokens[rng.uniform(tokens.size())]); break;
+        default: text[at] = static_cast<char>(rng.uniform(256)); break;
+      }
+    }
+    auto f = parse_sweep_file(text, "s.json");
+    if (f.is_ok()) {
+      ++accepted;
+      CHECK_MESSAGE(f->runs() >= 1, "seed " << seed);
+    } else if (f.status().message().rfind("s.json: ", 0) != 0) {
+      FAIL("seed " << seed << ": " << f.status().message());
+    }
+  }
+  CHECK(accepted < 2000);  // the edits did reach the checks
 }
 
 TEST_CASE("field pointer: * sets the field in every element; RFC 6901 escapes") {
