@@ -357,13 +357,22 @@ TEST_CASE(
   CHECK(std::abs(off.ratio_error()) < 0.06);
   const Agreement on =
       agreement("write-back, leveler on", agreement_on(), true, sim::kSecond, 5 * sim::kSecond);
-  // Seeds 11-16 (the performance model's timing, cut-through DMA): total −3.3..−0.2 %:
-  // fast-forward makes 64-73 moves where the per-I/O leveler completes 72 and has 4 more under
-  // way (the max/min, 1.6..2.2 after 20 s of eager leveling, differs by up to 12 % between
-  // the two: too noisy to compare).
-  CHECK(std::abs(on.total_error()) < 0.04);
-  CHECK(on.sx.moves.completed > 0);
+  // The totals differ by the moves: fast-forward plans them per 1 s epoch from the window's
+  // mean heat, the per-I/O leveler from smoothed heat, so they make a few moves more or less
+  // (seed 11: 63 against 72 completed and 4 under way; seeds 11-16 before the interrupt
+  // cores: 64-73 against 72). Each move's NAND, measured as the per-I/O run's NAND with the
+  // leveler on less with it off, over its moves (seed 11: 25.7 MB, 0.3 % of the total), is
+  // taken out of both: what is left, the host's writes and their destage, must agree as
+  // closely as with the leveler off (2 %); the move counts within 20 % (a fast-forward that
+  // made no moves, or twice as many, fails).
+  REQUIRE(on.sx.moves.completed > 0);
   CHECK(on.sy.moves.completed > 0);
+  const double move_nand = (on.total_x - off.total_x) / static_cast<double>(on.sx.moves.completed);
+  const double host_y = on.total_y - move_nand * static_cast<double>(on.sy.moves.completed);
+  INFO("NAND per move " << move_nand / 1e6 << " MB; fast-forward without its moves " << host_y / 1e9
+                        << " GB against " << off.total_x / 1e9 << " GB");
+  CHECK(std::abs(host_y / off.total_x - 1) < 0.02);
+  CHECK(std::abs(static_cast<double>(on.sy.moves.completed) / static_cast<double>(on.sx.moves.completed) - 1) < 0.2);
 }
 
 namespace {
