@@ -14,7 +14,7 @@
 // (docs/ssd-model.md measures it against Xiang & Kurkoski's analytic greedy WA).
 //
 // Memory: about (kBlocks × kUnitsPerBlock) × 8 bytes (a map and a reverse map of int32):
-// 1 MiB per drive, and a bitmap of which units are mapped (16 KiB). O(1) per write except a
+// 1 MiB per drive, and a bitmap of which units are mapped (<= 16 KiB). O(1) per write except a
 // garbage collection, which scans kBlocks blocks for the victim (once per kUnitsPerBlock ×
 // (1 − valid fraction) writes).
 //
