@@ -174,8 +174,11 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
   if (n == 0) return false;
   perf::ControllerResources& cr = resources(r.c);
   // One branch more than the operations, released after the loop: no journey that ends at
-  // once can finish the request while its operations are being started.
-  const std::uint32_t join = flow_.join(n + 1, resume(id));
+  // once can finish the request while its operations are being started. One operation needs
+  // no join: its journey's end resumes the request (at the same point: it starts last).
+  const bool single = n == 1;
+  const std::uint32_t join = single ? 0 : flow_.join(n + 1, resume(id));
+  const auto branch = [&]() -> Done { return single ? resume(id) : flow_.branch_done(join); };
   const perf::CpuCosts& costs = params_.cpu;
   for (std::size_t i = 0; i < r.ops.size(); ++i) {
     const MemberWork m = r.ops[i];
@@ -198,10 +201,10 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
       }
       if (phase == 0 && r.reads_issued) {
         const std::array<Step, 2> steps{on_ssd, back};
-        flow_.start(steps, flow_.branch_done(join));
+        flow_.start(steps, branch());
       } else {
         const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendRead, 1, 0))}, on_ssd, back};
-        flow_.start(steps, flow_.branch_done(join));
+        flow_.start(steps, branch());
       }
     } else {
       // The core; DMA out of DRAM cut through onto the SAS path; the SSD.
@@ -209,10 +212,10 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
       const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendWrite, 1, 0))},
                                       Step{&cr.memory, bytes, 0, 0, {&cr.backend_to[dp], nullptr}},
                                       Step{ssd, m.length, 0, m.address}};
-      flow_.start(steps, flow_.branch_done(join));
+      flow_.start(steps, branch());
     }
   }
-  flow_.branch_done(join)(sim_.now());
+  if (!single) flow_.branch_done(join)(sim_.now());
   return true;
 }
 
