@@ -66,6 +66,11 @@ class Hardware {
   // Times one command on SSD `drive` arriving at `arrival` (no backplane): its completion, or
   // `arrival` for a failed drive. Tells the perf counters. (controller::Timing's SSD step.)
   sim::Time ssd_command(sim::Time arrival, int drive, std::int64_t offset, std::int64_t length, datapac::SsdOp op);
+  // A read of `drive` at `offset` is coming (an ssd_command after other work): start loading
+  // the SSD model's state it touches. Speed only.
+  void prefetch_ssd_read(int drive, std::int64_t offset) const {
+    ssds_[static_cast<std::size_t>(drive)]->prefetch_read(offset);
+  }
   // Times `plan`'s member operations from `start` on controller `c`; returns when the last
   // completes (`start` for an empty plan).
   sim::Time run_plan(const raid::Plan& plan, sim::Time start, Id c);

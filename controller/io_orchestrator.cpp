@@ -171,6 +171,10 @@ void IoOrchestrator::run_read(Request& r) {
   VolumeRuntime& v = r.v;
   const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
   ctx_.timing.prefetch_read(r.c, v.id, io.offset_bytes);  // overlaps the plan below
+  // The first extent's descriptor, read by the plan: a random read finds it cold.
+  if (const std::uint32_t first = v.thin->map[static_cast<std::size_t>(io.offset_bytes / ext)];
+      first != pool::ThinMap::kNoExtent)
+    ctx_.thin.extents().prefetch(first);
   const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   Status st;
@@ -223,9 +227,9 @@ std::uint32_t IoOrchestrator::start_timed(Request& r) {
     free_inflight_.pop_back();
   } else {
     id = static_cast<std::uint32_t>(inflight_.size());
-    inflight_.emplace_back();
+    inflight_.push_back(std::make_unique<InFlight>());
   }
-  InFlight& f = inflight_[id];
+  InFlight& f = *inflight_[id];
   f.io = r.io;
   f.done = std::move(r.done);
   f.submitted = r.submitted;
@@ -239,19 +243,19 @@ std::uint32_t IoOrchestrator::start_timed(Request& r) {
 }
 
 void IoOrchestrator::free_timed(std::uint32_t id) {
-  inflight_[id].done = nullptr;
+  inflight_[id]->done = nullptr;
   free_inflight_.push_back(id);
 }
 
 void IoOrchestrator::read_timed(std::uint32_t id) {
-  InFlight& f = inflight_[id];
+  InFlight& f = *inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
   if (VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
   complete_timed(id, at);
 }
 
 void IoOrchestrator::complete_timed(std::uint32_t id, Time at) {
-  InFlight& f = inflight_[id];
+  InFlight& f = *inflight_[id];
   if (at == ctx_.sim.now() && f.power == pair_.power_epoch() && f.epoch == pair_.epoch(f.c)) {
     // Answered from the timing model's own completion event (no forwarding leg): no second
     // event at the same time. The slot is free before the host's callback may submit again.
@@ -287,8 +291,8 @@ void IoOrchestrator::run_write(Request& r) {
   // peer's DRAM, the acknowledgement; the SSD work is the destage's. Write-through: the SSD
   // work is done now and the ack waits for it (controller/timing.h).
   const std::uint32_t id = start_timed(r);
-  inflight_[id].cached = cached;
-  inflight_[id].new_blocks = new_blocks;
+  inflight_[id]->cached = cached;
+  inflight_[id]->new_blocks = new_blocks;
   if (cached)
     ctx_.timing.host_write(r.c, v.id, io.offset_bytes, io.length_bytes, plan_, [this, id](Time) { write_timed(id); });
   else
@@ -298,7 +302,7 @@ void IoOrchestrator::run_write(Request& r) {
 }
 
 void IoOrchestrator::write_timed(std::uint32_t id) {
-  InFlight& f = inflight_[id];
+  InFlight& f = *inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
   VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id);
   // The cache is full: the write is in it (and mirrored) but is acknowledged only when
@@ -353,7 +357,7 @@ void IoOrchestrator::run_flush(Request& r) {
 }
 
 void IoOrchestrator::flush_timed(std::uint32_t id) {
-  InFlight& f = inflight_[id];
+  InFlight& f = *inflight_[id];
   Status st;
   if (ctx_.options.payload == datapac::PayloadKind::kFile)
     for (int d = 0; d < ctx_.hw.drive_count(); ++d)

@@ -178,7 +178,7 @@ class IoOrchestrator : private qos::Dispatcher {
   raid::Plan plan_;  // the plan being built (one at a time: the model is single-threaded)
   raid::Plan ahead_plan_;  // a read-ahead's plan
   std::deque<Parked> parked_;
-  std::deque<InFlight> inflight_;
+  std::vector<std::unique_ptr<InFlight>> inflight_;  // stable references, one indirection
   std::vector<std::uint32_t> free_inflight_;
 
   // QoS: host I/O waits in the scheduler; its request lives in pending_ (a slab indexed by the

@@ -112,9 +112,9 @@ std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initial
     free_reqs_.pop_back();
   } else {
     id = static_cast<std::uint32_t>(reqs_.size());
-    reqs_.emplace_back();
+    reqs_.push_back(std::make_unique<Req>());
   }
-  Req& r = reqs_[id];
+  Req& r = *reqs_[id];
   AFASIM_ASSERT(program.size() < std::size(r.program), "Timing: program too long");
   r.done = std::move(done);
   r.c = c;
@@ -150,7 +150,7 @@ void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
 
 void Timing::next(std::uint32_t id) {
   for (;;) {
-    Req& r = reqs_[id];
+    Req& r = *reqs_[id];
     const Stage s = r.program[r.pc++];
     if (s == kEnd) {
       Done done = std::move(r.done);
@@ -164,7 +164,7 @@ void Timing::next(std::uint32_t id) {
 }
 
 bool Timing::start_phase(std::uint32_t id, int phase) {
-  Req& r = reqs_[id];
+  Req& r = *reqs_[id];
   int n = 0;
   bool has_phase1 = false;
   for (const MemberWork& m : r.ops) {
@@ -174,8 +174,11 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
   if (n == 0) return false;
   perf::ControllerResources& cr = resources(r.c);
   // One branch more than the operations, released after the loop: no journey that ends at
-  // once can finish the request while its operations are being started.
-  const std::uint32_t join = flow_.join(n + 1, resume(id));
+  // once can finish the request while its operations are being started. One operation needs
+  // no join: its journey's end resumes the request (at the same point: it starts last).
+  const bool single = n == 1;
+  const std::uint32_t join = single ? 0 : flow_.join(n + 1, resume(id));
+  const auto branch = [&]() -> Done { return single ? resume(id) : flow_.branch_done(join); };
   const perf::CpuCosts& costs = params_.cpu;
   for (std::size_t i = 0; i < r.ops.size(); ++i) {
     const MemberWork m = r.ops[i];
@@ -198,10 +201,10 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
       }
       if (phase == 0 && r.reads_issued) {
         const std::array<Step, 2> steps{on_ssd, back};
-        flow_.start(steps, flow_.branch_done(join));
+        flow_.start(steps, branch());
       } else {
         const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendRead, 1, 0))}, on_ssd, back};
-        flow_.start(steps, flow_.branch_done(join));
+        flow_.start(steps, branch());
       }
     } else {
       // The core; DMA out of DRAM cut through onto the SAS path; the SSD.
@@ -209,15 +212,25 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
       const std::array<Step, 3> steps{Step{&core, 0, cpu(costs.ns(CpuOp::kBackendWrite, 1, 0))},
                                       Step{&cr.memory, bytes, 0, 0, {&cr.backend_to[dp], nullptr}},
                                       Step{ssd, m.length, 0, m.address}};
-      flow_.start(steps, flow_.branch_done(join));
+      flow_.start(steps, branch());
     }
   }
-  flow_.branch_done(join)(sim_.now());
+  if (!single) flow_.branch_done(join)(sim_.now());
   return true;
 }
 
+int Timing::phase0_reads(const Req& r) const {
+  int reads = 0;
+  for (const MemberWork& m : r.ops) {
+    if (m.phase != 0 || m.kind != static_cast<std::uint8_t>(raid::MemberOpKind::kRead)) continue;
+    ++reads;
+    hw_.prefetch_ssd_read(m.drive, m.address);  // the SSD model is reached after the core
+  }
+  return reads;
+}
+
 bool Timing::start_stage(std::uint32_t id, Stage s) {
-  Req& r = reqs_[id];
+  Req& r = *reqs_[id];
   perf::ControllerResources& cr = resources(r.c);
   const perf::CpuCosts& costs = params_.cpu;
   const Time now = sim_.now();
@@ -225,9 +238,7 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
     case kReadCommand: {
       // The core that takes the command maps it and posts its SAS reads in the same run
       // (phase 0's member reads then start at the SSDs).
-      int reads = 0;
-      for (const MemberWork& m : r.ops)
-        reads += m.phase == 0 && m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead);
+      const int reads = phase0_reads(r);
       r.reads_issued = true;
       const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
       // The command frame's FC latency is a pure delay, taken on the way out (kReadOut).
@@ -305,7 +316,7 @@ Timing::ReadStart Timing::begin_read(Id c, Id volume, std::int64_t offset, std::
 void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan) {
   perf::ControllerResources& cr = resources(c);
   const std::uint32_t id = new_req(c, length, [](Time) {}, {kPhase0, kFillDone});
-  Req& r = reqs_[id];
+  Req& r = *reqs_[id];
   r.volume = volume;
   r.fill = cr.cache.start_fill(volume, offset, length);
   copy_ops(r, plan, 0);
@@ -330,7 +341,7 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
     return;
   }
   const std::uint32_t id = new_req(c, length, std::move(done), {kReadCommand, kPhase0, kParity, kPhase1, kFillDone, kReadOut});
-  Req& r = reqs_[id];
+  Req& r = *reqs_[id];
   r.volume = volume;
   r.fill = resources(c).cache.start_fill(volume, offset, length);
   copy_ops(r, plan, 0);
@@ -341,7 +352,7 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
 void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
   resources(c).cache.write(volume, offset, length);
   const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror});
-  Req& r = reqs_[id];
+  Req& r = *reqs_[id];
   r.cached_write = true;
   copy_ops(r, plan, 0);  // reads filling partial blocks, if any
   next(id);
@@ -351,13 +362,13 @@ void Timing::write_through(Id c, Id volume, std::int64_t offset, std::int64_t le
                            Done done) {
   resources(c).cache.write(volume, offset, length);
   const std::uint32_t id = new_req(c, length, std::move(done), {kWriteIn, kPhase0, kParity, kPhase1, kAck});
-  copy_ops(reqs_[id], plan, length);
+  copy_ops(*reqs_[id], plan, length);
   next(id);
 }
 
 void Timing::destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, Done done) {
   const std::uint32_t id = new_req(c, data_bytes, std::move(done), {kPhase0, kParity, kPhase1});
-  copy_ops(reqs_[id], plan, data_bytes);
+  copy_ops(*reqs_[id], plan, data_bytes);
   next(id);
 }
 

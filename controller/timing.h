@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <initializer_list>
 #include <memory>
 #include <vector>
@@ -142,6 +141,9 @@ class Timing {
   // Starts the stage; false when it had nothing to do (the program moves on at once).
   bool start_stage(std::uint32_t id, Stage s);
   bool start_phase(std::uint32_t id, int phase);
+  // Phase 0's member reads of `r` (what a host read's command core posts); starts loading the
+  // SSD model's state each will touch after the core. Speed only.
+  int phase0_reads(const Req& r) const;
   Done resume(std::uint32_t id) {
     return [this, id](sim::Time) { next(id); };
   }
@@ -162,7 +164,8 @@ class Timing {
   std::vector<std::unique_ptr<perf::ControllerResources>> ctl_;
   std::vector<std::unique_ptr<SsdPort>> ssd_ports_;  // [drive * 3 + kind]
   std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller
-  std::deque<Req> reqs_;  // stable references: a journey may end inside another's start
+  // Stable references (a journey may end inside another's start), one indirection.
+  std::vector<std::unique_ptr<Req>> reqs_;
   std::vector<std::uint32_t> free_reqs_;
   TimingStats stats_;
 };

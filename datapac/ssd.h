@@ -110,6 +110,9 @@ class Ssd : public BlockDevice {
   // REQUIRES: arrival >= 0.
   sim::Result<sim::Time> schedule(sim::Time arrival, SsdOp op, std::int64_t offset_bytes,
                                   std::int64_t length_bytes);
+  // Starts loading into the CPU cache what a read at `offset_bytes` will touch (a caller that
+  // schedules it after other work). Speed only. REQUIRES: 0 <= offset_bytes < capacity.
+  void prefetch_read(std::int64_t offset_bytes) const { flash_->prefetch_read(offset_bytes); }
 
   // --- Payload (no timing) ---
   // Each: kIoError if failed, kUnavailable if removed, kOutOfRange if the range passes the

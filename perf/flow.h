@@ -64,11 +64,13 @@ class Flow {
   std::int64_t events_scheduled() const { return events_; }
 
  private:
+  // The counters and the callback first: with the first steps they share the cache lines an
+  // advance touches (the unused tail of `steps` is never read).
   struct Journey {
-    std::array<Step, kMaxSteps> steps{};
     int count = 0;
     int next = 0;
     Done done;
+    std::array<Step, kMaxSteps> steps{};
   };
   struct JoinState {
     int remaining = 0;

@@ -11,9 +11,9 @@ sim::Status ResourceOptions::validate() const {
   return sim::Status::ok();
 }
 
-Resource::Resource(ResourceOptions options)
-    : options_(std::move(options)), free_at_(static_cast<std::size_t>(std::max(options_.servers, 1)), 0) {
+Resource::Resource(ResourceOptions options) : servers_(std::max(options.servers, 1)), options_(std::move(options)) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::Resource built from invalid options");
+  if (servers_ > 1) more_free_at_.assign(static_cast<std::size_t>(servers_), 0);
 }
 
 sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns, std::int64_t /*address*/) {
@@ -21,7 +21,7 @@ sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra
   AFASIM_ASSERT(arrival >= last_arrival_, "perf::Resource: work presented out of arrival order (booked ahead)");
   AFASIM_ASSERT(bytes >= 0 && extra_service_ns >= 0, "perf::Resource: negative work");
   last_arrival_ = arrival;
-  auto it = std::min_element(free_at_.begin(), free_at_.end());
+  sim::Time* it = std::min_element(free_begin(), free_begin() + servers_);
   const sim::Time start = std::max(arrival, *it);
   const sim::Time service = service_ns(bytes) + extra_service_ns;
   *it = start + service;
@@ -35,7 +35,7 @@ sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra
 
 double Resource::utilisation(sim::Time elapsed_ns) const {
   if (elapsed_ns <= 0) return 0;
-  return static_cast<double>(stats_.busy_ns) / (static_cast<double>(elapsed_ns) * static_cast<double>(free_at_.size()));
+  return static_cast<double>(stats_.busy_ns) / (static_cast<double>(elapsed_ns) * static_cast<double>(servers_));
 }
 
 }  // namespace afasim::perf

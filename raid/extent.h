@@ -57,6 +57,14 @@ class ExtentTable {
   // Slots, free ones included: ids run from 0 to size() − 1.
   std::size_t size() const { return extents_.size(); }
   bool holds(std::uint32_t id) const { return id < extents_.size() && !extents_[id].is_free(); }
+  // Starts loading extent `id`'s type and members into the CPU cache (a caller that will plan
+  // on it after other work). Speed only. REQUIRES: id < size().
+  void prefetch(std::uint32_t id) const {
+    const Extent& e = extents_[id];
+    __builtin_prefetch(&e.type);
+    __builtin_prefetch(&e.members[kMaxMembers / 2]);
+    __builtin_prefetch(&e.members[kMaxMembers - 1]);
+  }
   std::uint32_t id_of(const Extent& e) const { return static_cast<std::uint32_t>(&e - extents_.data()); }
 
  private:

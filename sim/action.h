@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -62,12 +63,14 @@ class InlineFunction<R(Args...)> {
 
   void reset() {
     if (ops_ != nullptr) {
-      ops_->destroy(storage_);
+      if (ops_->destroy != nullptr) ops_->destroy(storage_);
       ops_ = nullptr;
     }
   }
 
  private:
+  // move null: the stored bytes move as they are (a trivially copyable callable, or the
+  // pointer to one on the heap), without an indirect call; destroy null: nothing to do.
   struct Ops {
     R (*invoke)(void*, Args&&...);
     void (*move)(void* dst, void* src);  // move-constructs dst from src, destroys src
@@ -75,24 +78,33 @@ class InlineFunction<R(Args...)> {
   };
 
   template <typename D>
+  static constexpr bool kTrivial = std::is_trivially_copyable_v<D> && std::is_trivially_destructible_v<D>;
+  template <typename D>
+  static void move_inline(void* dst, void* src) {
+    ::new (dst) D(std::move(*static_cast<D*>(src)));
+    static_cast<D*>(src)->~D();
+  }
+  template <typename D>
+  static void destroy_inline(void* p) {
+    static_cast<D*>(p)->~D();
+  }
+  template <typename D>
   static constexpr Ops inline_ops = {
       [](void* p, Args&&... args) -> R { return (*static_cast<D*>(p))(std::forward<Args>(args)...); },
-      [](void* dst, void* src) {
-        ::new (dst) D(std::move(*static_cast<D*>(src)));
-        static_cast<D*>(src)->~D();
-      },
-      [](void* p) { static_cast<D*>(p)->~D(); },
+      kTrivial<D> ? nullptr : &move_inline<D>,
+      kTrivial<D> ? nullptr : &destroy_inline<D>,
   };
   template <typename D>
   static constexpr Ops heap_ops = {
       [](void* p, Args&&... args) -> R { return (**static_cast<D**>(p))(std::forward<Args>(args)...); },
-      [](void* dst, void* src) { *static_cast<D**>(dst) = *static_cast<D**>(src); },
+      nullptr,
       [](void* p) { delete *static_cast<D**>(p); },
   };
 
   void move_from(InlineFunction& other) noexcept {
     if (other.ops_ != nullptr) {
-      other.ops_->move(storage_, other.storage_);
+      if (other.ops_->move != nullptr) other.ops_->move(storage_, other.storage_);
+      else std::memcpy(storage_, other.storage_, kInlineBytes);
       ops_ = other.ops_;
       other.ops_ = nullptr;
     }

@@ -1,5 +1,6 @@
 #include "sim/simulator.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/assert.h"
@@ -40,18 +41,22 @@ bool Simulator::cancel(EventId id) {
   ++s.generation;  // the heap key now points at a dead generation and is skipped
   free_slots_.push_back(id.slot);
   --live_events_;
+  ++dead_keys_;
   return true;
 }
 
+// A 4-ary heap: children of i are 4i+1..4i+4. Keys are unique (the sequence), so any heap
+// pops them in the same order.
 void Simulator::heap_push(const Key& key) {
   heap_.push_back(key);
   std::size_t i = heap_.size() - 1;
   while (i > 0) {
-    const std::size_t parent = (i - 1) / 2;
-    if (!(heap_[i] < heap_[parent])) break;
-    std::swap(heap_[i], heap_[parent]);
+    const std::size_t parent = (i - 1) / 4;
+    if (!(key < heap_[parent])) break;
+    heap_[i] = heap_[parent];
     i = parent;
   }
+  heap_[i] = key;
 }
 
 Simulator::Key Simulator::heap_pop() {
@@ -62,9 +67,12 @@ Simulator::Key Simulator::heap_pop() {
   if (n > 0) {
     std::size_t i = 0;
     for (;;) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && heap_[child + 1] < heap_[child]) ++child;
+      const std::size_t first = 4 * i + 1;
+      if (first >= n) break;
+      std::size_t child = first;
+      const std::size_t end = std::min(first + 4, n);
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (heap_[c] < heap_[child]) child = c;
       if (!(heap_[child] < last)) break;
       heap_[i] = heap_[child];
       i = child;
@@ -76,10 +84,11 @@ Simulator::Key Simulator::heap_pop() {
 
 void Simulator::skip_dead() const {
   auto* self = const_cast<Simulator*>(this);
-  while (!heap_.empty()) {
+  while (dead_keys_ > 0 && !heap_.empty()) {
     const Key& k = heap_.front();
     if (slots_[k.slot].generation == k.generation) return;
     self->heap_pop();
+    --dead_keys_;
   }
 }
 

@@ -2,7 +2,7 @@
 //
 // Events run in (time, insertion sequence) order, so two events at the same nanosecond run
 // in the order they were scheduled and a run is a pure function of its seed and inputs.
-// The queue is a binary min-heap of 24-byte keys; actions live in a slab indexed by the
+// The queue is a 4-ary min-heap of 24-byte keys (half the depth of a binary one); actions live in a slab indexed by the
 // key, so sifting never moves a callable. Single-threaded: the Simulator and everything
 // it drives belong to one thread (DESIGN.md); serve mode hands work in through an inbox
 // outside this class.
@@ -91,6 +91,7 @@ class Simulator {
   std::size_t live_events_ = 0;
   bool stopped_ = false;
   mutable std::vector<Key> heap_;
+  mutable std::size_t dead_keys_ = 0;  // keys of cancelled events still in heap_
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
 };

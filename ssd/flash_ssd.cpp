@@ -247,6 +247,14 @@ int FlashSsd::die_of_page(std::int64_t page) const {
   return static_cast<int>((p + mix64(p / n)) % n);
 }
 
+void FlashSsd::prefetch_read(std::int64_t offset) const {
+  const int d = die_of_page(offset / model_.nand.page_bytes);
+  __builtin_prefetch(&dies_[static_cast<std::size_t>(d)]);
+  channels_[static_cast<std::size_t>(d % model_.geometry.channels)].prefetch();
+  link_out_.prefetch();
+  ftl_->prefetch_mapped(offset / (ftl_->scale() * kUnitBytes));
+}
+
 sim::Time FlashSsd::read_on_die(int d, sim::Time t) {
   Die& die = dies_[static_cast<std::size_t>(d)];
   sim::Time start;

@@ -99,6 +99,10 @@ class FlashSsd {
   // the replica units it covers whole.
   // REQUIRES: arrival >= 0; for read/write/trim length > 0 and the range inside the drive.
   sim::Time schedule(sim::Time arrival, Op op, std::int64_t offset_bytes, std::int64_t length_bytes);
+  // Starts loading into the CPU cache what a read at `offset_bytes` will touch (its die, its
+  // channel, the host link, its mapped bit): for a caller that schedules it after other work.
+  // Speed only: no state changes. REQUIRES: 0 <= offset_bytes < capacity.
+  void prefetch_read(std::int64_t offset_bytes) const;
 
   // A new drive in the same slot: `start` state, every resource idle from time 0, stats and
   // wear zero.

@@ -15,31 +15,39 @@ void Pipe::reset() {
   latest_ = 0;
   fg_.clear();
   all_.clear();
+  all_is_fg_ = true;
 }
 
-void Pipe::add(std::vector<Span>& spans, sim::Time start, sim::Time end) {
+void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
   // First span that ends at or after `start` (it may touch or overlap the new one).
-  auto it = std::lower_bound(spans.begin(), spans.end(), start,
-                             [](const Span& s, sim::Time t) { return s.end < t; });
-  auto last = it;
+  Span* it = std::lower_bound(spans.begin(), spans.end(), start, [](const Span& s, sim::Time t) { return s.end < t; });
+  Span* last = it;
   while (last != spans.end() && last->start <= end) {
     start = std::min(start, last->start);
     end = std::max(end, last->end);
     ++last;
   }
-  it = spans.erase(it, last);
-  spans.insert(it, Span{start, end});
+  const auto at = spans.v.begin() + (it - spans.v.data());
+  if (last != it) {  // the merged span takes the first one's place
+    *it = Span{start, end};
+    spans.v.erase(at + 1, at + (last - it));
+  } else {
+    spans.v.insert(at, Span{start, end});
+  }
   if (spans.size() > kMaxSpans) {  // the oldest two become one, their gap counted busy
-    spans[1].start = spans[0].start;
-    spans.erase(spans.begin());
+    spans.v[spans.head + 1].start = spans.v[spans.head].start;
+    ++spans.head;
   }
 }
 
-void Pipe::forget(std::vector<Span>& spans) const {
+void Pipe::forget(Spans& spans) const {
   const sim::Time horizon = latest_ - keep_;
-  std::size_t n = 0;
-  while (n < spans.size() && spans[n].end < horizon) ++n;
-  if (n > 0) spans.erase(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(n));
+  while (spans.head < spans.v.size() && spans.v[spans.head].end < horizon) ++spans.head;
+  // Compact once the forgotten prefix is as long as the bound: O(1) amortized per span.
+  if (spans.head >= kMaxSpans) {
+    spans.v.erase(spans.v.begin(), spans.v.begin() + static_cast<std::ptrdiff_t>(spans.head));
+    spans.head = 0;
+  }
 }
 
 sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
@@ -47,19 +55,22 @@ sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
   if (!background && ready > latest_) {
     latest_ = ready;
     forget(fg_);
-    forget(all_);
+    if (!all_is_fg_) forget(all_);
   }
-  const std::vector<Span>& busy = background ? all_ : fg_;
+  if (background && all_is_fg_) {  // the classes part: both lists kept from now on
+    all_ = fg_;
+    all_is_fg_ = false;
+  }
+  Spans& busy = background ? all_ : fg_;
   auto need = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
   // Pieces of idle time the transfer takes, earliest first (usually one).
   Span pieces[4];
   int count = 0;
   sim::Time t = ready;
-  auto it = std::lower_bound(busy.begin(), busy.end(), ready,
-                             [](const Span& s, sim::Time x) { return s.end <= x; });
+  const Span* it = std::lower_bound(busy.begin(), busy.end(), ready, [](const Span& s, sim::Time x) { return s.end <= x; });
   while (need > 0) {
     if (it == busy.end() || count == 3) {  // the rest in one piece after everything booked
-      if (it != busy.end()) t = std::max(t, busy.back().end);
+      if (it != busy.end()) t = std::max(t, (busy.end() - 1)->end);
       pieces[count++] = {t, t + need};
       t += need;
       need = 0;
@@ -76,7 +87,7 @@ sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
   if (count == 0) return ready;
   for (int i = 0; i < count; ++i) {
     if (!background) add(fg_, pieces[i].start, pieces[i].end);
-    add(all_, pieces[i].start, pieces[i].end);
+    if (!all_is_fg_) add(all_, pieces[i].start, pieces[i].end);
   }
   return pieces[count - 1].end;
 }

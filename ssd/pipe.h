@@ -5,7 +5,8 @@
 // its ready time, split over gaps if it must (fluid, as a link interleaves its packets).
 // Spans older than `keep` behind the latest foreground ready time are forgotten; at most
 // kMaxSpans are kept (the oldest are merged, counting their gap as busy). O(spans touched)
-// per call, a handful in practice; memory 16 bytes per span.
+// per call, a handful in practice; memory 16 bytes per span. Forgetting is O(1) (the list
+// keeps a start index and compacts now and then).
 //
 // Two classes share the capacity: foreground transfers (host reads) see only one another, so
 // background transfers (program data: host writes from the buffer, garbage collection, SLC
@@ -14,7 +15,8 @@
 // time (the background one is not pushed back): the controller's priority for reads on the
 // bus, approximated.
 //
-// Not thread-safe.
+// While no background transfer has been booked, the two classes' lists are the same and only
+// the foreground one is kept. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,13 @@ class Pipe {
   // When `bytes` made ready at `ready` have crossed the stage. REQUIRES: bytes >= 0, ready >= 0.
   sim::Time transfer(sim::Time ready, std::int64_t bytes, bool background = false);
   double bytes_per_second() const { return 1e9 / ns_per_byte_; }
+  // Starts loading the foreground spans a transfer looks at first (the oldest kept, the
+  // latest) into the CPU cache. Speed only.
+  void prefetch() const {
+    if (fg_.size() == 0) return;
+    __builtin_prefetch(&fg_.v[fg_.head]);
+    __builtin_prefetch(&fg_.v.back());
+  }
   void reset();
 
  private:
@@ -39,15 +48,28 @@ class Pipe {
     sim::Time start;
     sim::Time end;
   };
+  // Busy spans sorted by time: [head, v.size()) of `v` (spans before head are forgotten).
+  struct Spans {
+    std::vector<Span> v;
+    std::size_t head = 0;
+    Span* begin() { return v.data() + head; }
+    Span* end() { return v.data() + v.size(); }
+    std::size_t size() const { return v.size() - head; }
+    void clear() {
+      v.clear();
+      head = 0;
+    }
+  };
   // Adds [start, end) to `spans`, merging what it overlaps or touches.
-  static void add(std::vector<Span>& spans, sim::Time start, sim::Time end);
-  void forget(std::vector<Span>& spans) const;
+  static void add(Spans& spans, sim::Time start, sim::Time end);
+  void forget(Spans& spans) const;
 
   double ns_per_byte_;
   sim::Time keep_;
   sim::Time latest_ = 0;      // latest foreground ready time seen
-  std::vector<Span> fg_;      // foreground busy spans
-  std::vector<Span> all_;     // busy spans of both classes
+  Spans fg_;                  // foreground busy spans
+  Spans all_;                 // busy spans of both classes (unless all_is_fg_)
+  bool all_is_fg_ = true;     // no background transfer yet: all_ is fg_ (not kept apart)
 };
 
 }  // namespace afasim::ssd

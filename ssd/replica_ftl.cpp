@@ -23,6 +23,7 @@ ReplicaFtl::ReplicaFtl(std::int64_t real_user_units, double spare_ratio) {
 
 void ReplicaFtl::reset() {
   map_.assign(static_cast<std::size_t>(user_units_), -1);
+  mapped_bits_.assign((static_cast<std::size_t>(user_units_) + 63) / 64, 0);
   rmap_.assign(static_cast<std::size_t>(kBlocks) * kUnitsPerBlock, -1);
   valid_.assign(kBlocks, 0);
   erases_.assign(kBlocks, 0);
@@ -71,6 +72,7 @@ void ReplicaFtl::place(std::int64_t u, WritePoint& wp) {
   }
   const std::int32_t slot = wp.block * kUnitsPerBlock + wp.next_slot++;
   map_[static_cast<std::size_t>(u)] = slot;
+  mapped_bits_[static_cast<std::size_t>(u) / 64] |= std::uint64_t{1} << (static_cast<std::size_t>(u) % 64);
   rmap_[static_cast<std::size_t>(slot)] = static_cast<std::int32_t>(u);
   ++valid_[static_cast<std::size_t>(wp.block)];
 }
@@ -85,6 +87,7 @@ void ReplicaFtl::trim(std::int64_t u) {
   if (full_[static_cast<std::size_t>(block)] != 0) move_full(block, valid, valid - 1);
   --valid;
   slot = -1;
+  mapped_bits_[static_cast<std::size_t>(u) / 64] &= ~(std::uint64_t{1} << (static_cast<std::size_t>(u) % 64));
 }
 
 void ReplicaFtl::mark_full(int block) {

@@ -14,8 +14,9 @@
 // (docs/ssd-model.md measures it against Xiang & Kurkoski's analytic greedy WA).
 //
 // Memory: about (kBlocks × kUnitsPerBlock) × 8 bytes (a map and a reverse map of int32):
-// 1 MiB per drive. O(1) per write except a garbage collection, which scans kBlocks blocks
-// for the victim (once per kUnitsPerBlock × (1 − valid fraction) writes).
+// 1 MiB per drive, and a bitmap of which units are mapped (<= 16 KiB). O(1) per write except a
+// garbage collection, which scans kBlocks blocks for the victim (once per kUnitsPerBlock ×
+// (1 − valid fraction) writes).
 //
 // Not thread-safe; belongs to its FlashSsd.
 #pragma once
@@ -54,13 +55,22 @@ class ReplicaFtl {
   void write(std::int64_t u, GcWork* gc);
   // Unmaps `u` (a trim covering the whole replica unit).
   void trim(std::int64_t u);
-  bool mapped(std::int64_t u) const { return map_[static_cast<std::size_t>(u)] >= 0; }
+  // From a bitmap of the map (1 bit per unit: a few KiB per drive that stay in the CPU
+  // cache, where the map itself is read at random by every host read).
+  bool mapped(std::int64_t u) const {
+    const auto i = static_cast<std::size_t>(u);
+    return (mapped_bits_[i / 64] >> (i % 64)) & 1u;
+  }
   // Hints for a caller that knows the units it will write next (a bulk replay): start
   // loading `u`'s map slot, and, once that has arrived, the reverse-map slot its old copy
   // holds. No effect on state; a write then misses the cache less (the map and reverse map,
   // 1 MiB per drive, are read at random).
   void prefetch_map(std::int64_t u) const {
     __builtin_prefetch(&map_[static_cast<std::size_t>(u)], 1);
+  }
+  void prefetch_mapped(std::int64_t u) const {
+    const auto word = static_cast<std::size_t>(u) / 64;
+    if (word < mapped_bits_.size()) __builtin_prefetch(mapped_bits_.data() + word);
   }
   void prefetch_old_copy(std::int64_t u) const {
     const std::int32_t slot = map_[static_cast<std::size_t>(u)];
@@ -106,6 +116,7 @@ class ReplicaFtl {
   std::int64_t scale_ = 1;
   std::vector<std::int32_t> map_;   // user unit -> slot (block × kUnitsPerBlock + i), -1 unmapped
   std::vector<std::int32_t> rmap_;  // slot -> user unit, -1 invalid
+  std::vector<std::uint64_t> mapped_bits_;  // bit u: map_[u] >= 0
   std::vector<std::int32_t> valid_;  // per block
   std::vector<std::int32_t> erases_;
   std::vector<std::uint8_t> full_;   // per block: written to its end and not a write point
