@@ -22,6 +22,7 @@ std::unique_ptr<Cli> make_cli() {
   cli->runners["fio"] = add_fio_command(cli->app);
   cli->runners["run"] = add_run_command(cli->app);
   cli->runners["serve"] = add_serve_command(cli->app);
+  cli->runners["sweep"] = add_sweep_command(cli->app);
   cli->runners["replay"] = add_replay_command(cli->app);
   cli->runners["trace"] = add_trace_command(cli->app);
   cli->runners["vdbench"] = add_vdbench_command(cli->app);

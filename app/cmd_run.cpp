@@ -27,12 +27,9 @@ struct RunOptions {
 
 // A path on disk, else the name of a built-in scenario (config/scenarios/NAME.json).
 sim::Result<workload::Scenario> load(const std::string& name, const config::Catalog& catalog) {
-  std::error_code ec;
-  if (std::filesystem::exists(name, ec) || name.find('/') != std::string::npos)
-    return workload::load_scenario_file(name, catalog);
-  auto embedded = workload::load_embedded_scenario(name, catalog);
-  if (embedded.is_ok() || embedded.status().code() != sim::Code::kNotFound) return embedded;
-  return sim::not_found("cannot read " + name + ", and " + embedded.status().message());
+  auto source = workload::read_scenario_source(name);
+  if (!source.is_ok()) return source.status();
+  return workload::parse_scenario_source(*source, catalog);
 }
 
 // Errors the array raises because of what the scenario asked are bad input (2); the ones

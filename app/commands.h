@@ -47,6 +47,7 @@ Runner add_trace_command(CLI::App& app);
 Runner add_calibrate_command(CLI::App& app);
 Runner add_devices_command(CLI::App& app);
 Runner add_vdbench_command(CLI::App& app);
+Runner add_sweep_command(CLI::App& app);
 
 // A bare device for `--device NAME` runs: the catalog's device in `start` state
 // ("fresh" | "filled" | "steady"), behind the host NVMe queue model. Prints the error

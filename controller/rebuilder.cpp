@@ -165,6 +165,7 @@ void Rebuilder::complete() {
                   status_.done_bytes / 1e9, sim::to_seconds(rebuilding));
   ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(drive), buf);
   status_.active = false;
+  status_.completed_ns = ctx_.sim.now();
   start();
 }
 

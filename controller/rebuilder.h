@@ -30,6 +30,9 @@ struct RebuildStatus {
   // duration; paused_since_ns is when the current pause began (-1: running).
   sim::Time paused_ns = 0;
   sim::Time paused_since_ns = -1;
+  // When this rebuild completed; -1 while it runs (a sweep's rebuild duration is
+  // completed − started − paused).
+  sim::Time completed_ns = -1;
   double percent() const { return total_bytes == 0 ? 100.0 : 100.0 * done_bytes / total_bytes; }
 };
 

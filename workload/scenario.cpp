@@ -365,14 +365,13 @@ constexpr std::string_view kEmbeddedPrefix = "config/";
 
 }  // namespace
 
-sim::Result<Scenario> load_scenario_file(const std::string& path, const config::Catalog& catalog) {
+sim::Result<ScenarioSource> read_scenario_file(const std::string& path) {
   auto text = read_disk_file(path);
   if (!text.is_ok()) return text.status();
-  return parse_scenario(*text, path, catalog, read_disk_file);
+  return ScenarioSource{std::move(text).value(), path, read_disk_file};
 }
 
-sim::Result<Scenario> load_embedded_scenario(const std::string& name,
-                                             const config::Catalog& catalog) {
+sim::Result<ScenarioSource> read_embedded_scenario(const std::string& name) {
   std::string base = name;
   if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0)
     base.resize(base.size() - 5);
@@ -383,13 +382,40 @@ sim::Result<Scenario> load_embedded_scenario(const std::string& name,
                           " (built in: " + list_of(embedded_scenario_names()) + ")");
   // Messages name the file as it sits in the source tree; fio_file paths resolve among
   // the embedded files the same way.
-  const ScenarioFileReader reader = [&files](const std::string& path) -> sim::Result<std::string> {
+  // The reader outlives this call: it holds the (static) map itself, not the reference.
+  const ScenarioFileReader reader = [all = &files](const std::string& path) -> sim::Result<std::string> {
     if (path.rfind(kEmbeddedPrefix, 0) == 0)
-      if (auto f = files.find(path.substr(kEmbeddedPrefix.size())); f != files.end())
+      if (auto f = all->find(path.substr(kEmbeddedPrefix.size())); f != all->end())
         return f->second;
     return sim::not_found("no built-in file " + path);
   };
-  return parse_scenario(it->second, std::string(kEmbeddedPrefix) + it->first, catalog, reader);
+  return ScenarioSource{it->second, std::string(kEmbeddedPrefix) + it->first, reader};
+}
+
+sim::Result<ScenarioSource> read_scenario_source(const std::string& path_or_name) {
+  std::error_code ec;
+  if (std::filesystem::exists(path_or_name, ec) || path_or_name.find('/') != std::string::npos)
+    return read_scenario_file(path_or_name);
+  auto embedded = read_embedded_scenario(path_or_name);
+  if (embedded.is_ok() || embedded.status().code() != sim::Code::kNotFound) return embedded;
+  return sim::not_found("cannot read " + path_or_name + ", and " + embedded.status().message());
+}
+
+sim::Result<Scenario> parse_scenario_source(const ScenarioSource& source, const config::Catalog& catalog) {
+  return parse_scenario(source.text, source.file_name, catalog, source.read_file);
+}
+
+sim::Result<Scenario> load_scenario_file(const std::string& path, const config::Catalog& catalog) {
+  auto source = read_scenario_file(path);
+  if (!source.is_ok()) return source.status();
+  return parse_scenario_source(*source, catalog);
+}
+
+sim::Result<Scenario> load_embedded_scenario(const std::string& name,
+                                             const config::Catalog& catalog) {
+  auto source = read_embedded_scenario(name);
+  if (!source.is_ok()) return source.status();
+  return parse_scenario_source(*source, catalog);
 }
 
 std::vector<std::string> embedded_scenario_names() {

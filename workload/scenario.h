@@ -145,6 +145,27 @@ sim::Result<Scenario> parse_scenario(std::string_view text, const std::string& f
                                      const config::Catalog& catalog,
                                      const ScenarioFileReader& read_file);
 
+// A scenario's text with what its loader needs besides: the name its messages start with
+// (and its relative fio_file paths are anchored at) and the reader of those files.
+struct ScenarioSource {
+  std::string text;
+  std::string file_name;  // the path, or "config/scenarios/NAME.json" for a built-in one
+  ScenarioFileReader read_file;
+};
+
+// A scenario file on disk; kNotFound when it cannot be read, kIoError on a read error.
+sim::Result<ScenarioSource> read_scenario_file(const std::string& path);
+// A scenario compiled into the binary (config/scenarios/NAME.json, ".json" optional); its
+// fio_file paths resolve among the embedded files ("../workloads/x.fio"). kNotFound lists
+// the names there are.
+sim::Result<ScenarioSource> read_embedded_scenario(const std::string& name);
+// As `afasim run SCENARIO` takes it: a path when a file of that name exists or the text has
+// a `/`, else the name of a built-in scenario. kNotFound says both what was tried and the
+// built-in names.
+sim::Result<ScenarioSource> read_scenario_source(const std::string& path_or_name);
+// parse_scenario of the source's text, name and reader.
+sim::Result<Scenario> parse_scenario_source(const ScenarioSource& source, const config::Catalog& catalog);
+
 // Reads `path` from disk and parses it (fio_file paths from disk too). kNotFound when the
 // file cannot be read; kInvalidArgument for a file over kMaxScenarioFileBytes or bad content.
 sim::Result<Scenario> load_scenario_file(const std::string& path, const config::Catalog& catalog);

@@ -833,7 +833,7 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
       {"serve --speed 0", "--speed: must be a number from 0.001 to 1000, got 0"},
       {"serve --pace none --speed 5 --state /nonexistent/afasim", "--speed applies to --pace realtime only"},
       {"run thin-fill --svg /nonexistent/dir/x.svg", "--svg: no folder /nonexistent/dir"},
-      {"bogus", "afasim: unknown command \"bogus\" (commands: alert, calibrate, capacity, controller, devices, event, fault, fio, host, mapping, metrics, pool, qos-policy, replay, run, serve, system, trace, vdbench, volume; --help)"},
+      {"bogus", "afasim: unknown command \"bogus\" (commands: alert, calibrate, capacity, controller, devices, event, fault, fio, host, mapping, metrics, pool, qos-policy, replay, run, serve, sweep, system, trace, vdbench, volume; --help)"},
   };
   for (const auto& f : flags) {
     const Cli r = run_cli(f.args);

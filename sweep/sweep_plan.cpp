@@ -1,0 +1,97 @@
+#include "sweep/sweep_plan.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "config/json_text.h"
+
+namespace afasim::sweep {
+namespace {
+
+// The base as written, resolved against the sweep file's folder: a file there when one
+// exists or the text has a `/`, else the name of a built-in scenario.
+std::string base_path_or_name(const SweepFile& file) {
+  const std::filesystem::path base(file.base);
+  const std::filesystem::path folder = std::filesystem::path(file.file_name).parent_path();
+  if (base.is_absolute() || folder.empty()) return file.base;
+  const std::filesystem::path candidate = folder / base;
+  std::error_code ec;
+  if (std::filesystem::exists(candidate, ec) || file.base.find('/') != std::string::npos) return candidate.string();
+  return file.base;
+}
+
+std::uint64_t fnv1a(std::uint64_t h, const std::string& bytes) {
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ULL;  // the 64-bit FNV prime (FNV-1a, Fowler/Noll/Vo)
+  }
+  return h;
+}
+
+std::string fingerprint_of(const SweepPlan& plan) {
+  std::uint64_t h = fnv1a(0xcbf29ce484222325ULL, plan.base.text);  // the 64-bit offset basis
+  for (const FieldValue& f : plan.file.set) h = fnv1a(h, "set " + f.pointer.text + "=" + f.value.dump());
+  for (const SweepPoint& p : plan.file.points) {
+    h = fnv1a(h, "point");
+    for (const FieldValue& f : p.fields) h = fnv1a(h, " " + f.pointer.text + "=" + f.value.dump());
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+sim::Status apply(nlohmann::json& document, const FieldValue& field, const std::string& where) {
+  auto set = set_field(document, field.pointer, field.value);
+  if (!set.is_ok()) return sim::invalid_argument(where + ": " + field.key + ": " + set.status().message());
+  return sim::Status::ok();
+}
+
+sim::Status apply_point(nlohmann::json& document, const SweepPlan& plan, std::size_t point, bool name_point) {
+  for (const FieldValue& f : plan.file.points[point].fields) {
+    auto st = apply(document, f, plan.file.file_name);
+    if (!st.is_ok())
+      return sim::invalid_argument(st.message() + (name_point ? ", in point " + std::to_string(point) : ""));
+  }
+  return sim::Status::ok();
+}
+
+}  // namespace
+
+sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& catalog) {
+  SweepPlan plan;
+  plan.file = std::move(file);
+  const std::string& name = plan.file.file_name;
+  auto base = workload::read_scenario_source(base_path_or_name(plan.file));
+  if (!base.is_ok()) return sim::Status(base.status().code(), name + ": base: " + base.status().message());
+  plan.base = std::move(base).value();
+  auto checked = workload::parse_scenario_source(plan.base, catalog);
+  if (!checked.is_ok()) return sim::invalid_argument(name + ": base: " + checked.status().message());
+  config::JsonParseOptions options;
+  options.allow_comments = true;  // what the loader accepted, it parses the same way
+  auto document = config::parse_json_strict(plan.base.text, options);
+  if (!document.is_ok()) return sim::invalid_argument(name + ": base: " + document.status().message());
+  plan.document = std::move(document).value();
+  for (const FieldValue& f : plan.file.set) AFASIM_RETURN_IF_ERROR(apply(plan.document, f, name));
+  // A point's fields are all values of the same axes, so with axes checking the first
+  // point would do, but one field's value may change the shape another walks
+  // ("/volumes" then "/volumes/0/name"): every point is checked.
+  for (std::size_t p = 0; p < plan.file.points.size(); ++p) {
+    nlohmann::json copy = plan.document;
+    AFASIM_RETURN_IF_ERROR(apply_point(copy, plan, p, plan.file.points.size() > 1));
+  }
+  plan.fingerprint = fingerprint_of(plan);
+  return plan;
+}
+
+sim::Result<workload::Scenario> point_scenario(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
+                                               const config::Catalog& catalog) {
+  AFASIM_ASSERT(point < plan.file.points.size(), "point_scenario of a point the sweep does not have");
+  nlohmann::json document = plan.document;
+  AFASIM_RETURN_IF_ERROR(apply_point(document, plan, point, true));
+  auto scenario = workload::parse_scenario(document.dump(), plan.base.file_name, catalog, plan.base.read_file);
+  if (!scenario.is_ok()) return scenario.status();
+  scenario->seed = seed;
+  return scenario;
+}
+
+}  // namespace afasim::sweep

@@ -1,0 +1,249 @@
+#include "sweep/sweep_results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "sweep/statistics.h"
+#include "workload/report_util.h"
+
+namespace afasim::sweep {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void csv_line(std::string& out, const std::vector<std::string>& cells) {
+  for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
+  out += '\n';
+}
+
+ordered_json figure_json(const std::optional<double>& v, int decimals) {
+  if (!v) return nullptr;
+  if (decimals == 0) return static_cast<std::int64_t>(std::llround(*v));
+  return *v;
+}
+
+// The point's value of each of the sweep's fields, as cells: empty where it sets none.
+std::vector<std::string> field_cells(const SweepFile& file, std::size_t point) {
+  std::vector<std::string> cells(file.fields.size());
+  for (const FieldValue& f : file.points[point].fields) {
+    const auto at = std::find(file.fields.begin(), file.fields.end(), f.pointer.text) - file.fields.begin();
+    cells[static_cast<std::size_t>(at)] = f.value.is_string() ? f.value.get<std::string>() : f.value.dump();
+  }
+  return cells;
+}
+
+ordered_json field_object(const SweepFile& file, std::size_t point) {
+  ordered_json fields = ordered_json::object();
+  for (const FieldValue& f : file.points[point].fields) fields[f.pointer.text] = f.value;
+  return fields;
+}
+
+std::vector<std::string> header(const SweepFile& file, std::vector<std::string> middle) {
+  std::vector<std::string> h{"point"};
+  h.insert(h.end(), file.fields.begin(), file.fields.end());
+  h.insert(h.end(), middle.begin(), middle.end());
+  return h;
+}
+
+// Per point of the file, the summary: runs, failed, then per figure its mean and interval.
+struct PointSummary {
+  std::size_t runs = 0, failed = 0;
+  std::array<MeanInterval, kFigures.size()> figures;
+};
+
+std::vector<PointSummary> summarize(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  std::vector<std::array<std::vector<double>, kFigures.size()>> samples(file.points.size());
+  std::vector<PointSummary> out(file.points.size());
+  for (const SweepRow& row : rows) {
+    PointSummary& s = out[row.point];
+    if (row.failed()) {
+      ++s.failed;
+      continue;
+    }
+    ++s.runs;
+    for (std::size_t f = 0; f < kFigures.size(); ++f)
+      if (row.figures[f]) samples[row.point][f].push_back(*row.figures[f]);
+  }
+  for (std::size_t p = 0; p < out.size(); ++p)
+    for (std::size_t f = 0; f < kFigures.size(); ++f) out[p].figures[f] = mean_ci95(samples[p][f]);
+  return out;
+}
+
+// A summary figure is shown to one more decimal than the figure: means of rounded values.
+std::vector<std::string> summary_cells(const PointSummary& s) {
+  std::vector<std::string> cells{std::to_string(s.runs), std::to_string(s.failed)};
+  for (std::size_t f = 0; f < kFigures.size(); ++f) {
+    const MeanInterval& m = s.figures[f];
+    const int decimals = kFigures[f].decimals + 1;
+    cells.push_back(m.count == 0 ? "" : fixed(m.mean, decimals));
+    cells.push_back(m.ci95_half_width ? fixed(*m.ci95_half_width, decimals) : "");
+  }
+  return cells;
+}
+
+}  // namespace
+
+Figures figures_of(const workload::ScenarioReport& report) {
+  const workload::WorkloadTotals& a = report.array;
+  const sim::Time length = a.end_ns - a.start_ns;
+  const auto& rd = a.direction[0];
+  const auto& wr = a.direction[1];
+  Figures f;
+  f[0] = workload::report::per_second(static_cast<double>(rd.ios + wr.ios), length);
+  f[1] = workload::report::per_second(static_cast<double>(rd.ios), length);
+  f[2] = workload::report::per_second(static_cast<double>(wr.ios), length);
+  f[3] = workload::report::per_second(static_cast<double>(rd.bytes + wr.bytes), length) / 1e6;
+  if (a.latency_ns.count() > 0) {
+    f[4] = a.latency_ns.mean() / 1e3;
+    f[5] = static_cast<double>(a.latency_ns.percentile(99)) / 1e3;
+    f[6] = static_cast<double>(a.latency_ns.max()) / 1e3;
+  }
+  f[7] = static_cast<double>(a.errors);
+  const controller::RebuildStatus& rb = report.rebuild;
+  if (rb.completed_ns >= 0) f[8] = sim::to_seconds(rb.completed_ns - rb.started_ns - rb.paused_ns);
+  if (rb.active || rb.total_bytes > 0) f[9] = rb.percent();
+  f[10] = static_cast<double>(std::count_if(report.volumes.begin(), report.volumes.end(), [](const auto& v) {
+    return v.state == controller::VolumeState::kFailed;
+  }));
+  f[11] = report.wear.summary.max_percent;
+  f[12] = report.wear.summary.min_percent;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i]) f[i] = rounded(*f[i], kFigures[i].decimals);
+  return f;
+}
+
+std::string row_to_line(const SweepRow& row) {
+  ordered_json j;
+  j["point"] = row.point;
+  j["seed"] = row.seed;
+  j["error"] = row.failed() ? ordered_json(row.error) : ordered_json(nullptr);
+  ordered_json figures = ordered_json::object();
+  for (std::size_t f = 0; f < kFigures.size(); ++f) figures[kFigures[f].name] = figure_json(row.figures[f], kFigures[f].decimals);
+  j["figures"] = std::move(figures);
+  return j.dump();
+}
+
+sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points) {
+  const json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return sim::invalid_argument("not a JSON object");
+  SweepRow row;
+  if (!j.contains("point") || !j["point"].is_number_unsigned() || j["point"].get<std::uint64_t>() >= points)
+    return sim::invalid_argument("\"point\" is not a point of this sweep");
+  row.point = j["point"].get<std::size_t>();
+  if (!j.contains("seed") || !j["seed"].is_number_unsigned()) return sim::invalid_argument("no \"seed\"");
+  row.seed = j["seed"].get<std::uint64_t>();
+  if (!j.contains("error") || !(j["error"].is_null() || j["error"].is_string()))
+    return sim::invalid_argument("\"error\" is neither null nor a string");
+  if (j["error"].is_string()) row.error = j["error"].get<std::string>();
+  if (row.error.empty() && j["error"].is_string()) return sim::invalid_argument("an empty \"error\"");
+  if (!j.contains("figures") || !j["figures"].is_object() || j["figures"].size() != kFigures.size())
+    return sim::invalid_argument("\"figures\" are not this version's figures");
+  for (std::size_t f = 0; f < kFigures.size(); ++f) {
+    const auto it = j["figures"].find(kFigures[f].name);
+    if (it == j["figures"].end() || !(it->is_null() || it->is_number()))
+      return sim::invalid_argument(std::string("figure ") + kFigures[f].name + " is missing or not a number");
+    if (it->is_number()) row.figures[f] = it->get<double>();
+  }
+  return row;
+}
+
+void sort_rows(std::vector<SweepRow>& rows) {
+  std::sort(rows.begin(), rows.end(),
+            [](const SweepRow& a, const SweepRow& b) { return a.point != b.point ? a.point < b.point : a.seed < b.seed; });
+}
+
+std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  std::vector<std::string> middle{"seed", "status"};
+  for (const Figure& f : kFigures) middle.push_back(f.name);
+  middle.push_back("error");
+  std::string out;
+  csv_line(out, header(file, middle));
+  for (const SweepRow& row : rows) {
+    std::vector<std::string> cells{std::to_string(row.point)};
+    for (auto& c : field_cells(file, row.point)) cells.push_back(std::move(c));
+    cells.push_back(std::to_string(row.seed));
+    cells.push_back(row.failed() ? "failed" : "ok");
+    for (std::size_t f = 0; f < kFigures.size(); ++f)
+      cells.push_back(row.figures[f] ? fixed(*row.figures[f], kFigures[f].decimals) : "");
+    cells.push_back(row.error);
+    csv_line(out, cells);
+  }
+  return out;
+}
+
+std::string summary_csv(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  std::vector<std::string> middle{"runs", "failed"};
+  for (const Figure& f : kFigures) {
+    middle.push_back(std::string(f.name) + "_mean");
+    middle.push_back(std::string(f.name) + "_ci95");
+  }
+  std::string out;
+  csv_line(out, header(file, middle));
+  const std::vector<PointSummary> summary = summarize(file, rows);
+  for (std::size_t p = 0; p < summary.size(); ++p) {
+    std::vector<std::string> cells{std::to_string(p)};
+    for (auto& c : field_cells(file, p)) cells.push_back(std::move(c));
+    for (auto& c : summary_cells(summary[p])) cells.push_back(std::move(c));
+    csv_line(out, cells);
+  }
+  return out;
+}
+
+std::string results_json(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  ordered_json j;
+  j["schema"] = "afasim.sweep-results/1";
+  j["name"] = file.name;
+  j["base"] = file.base;
+  j["fields"] = file.fields;
+  ordered_json names = ordered_json::array();
+  for (const Figure& f : kFigures) names.push_back(f.name);
+  j["figures"] = names;
+  j["seeds"] = file.seeds;
+  ordered_json out_rows = ordered_json::array();
+  for (const SweepRow& row : rows) {
+    ordered_json r = ordered_json::parse(row_to_line(row));
+    out_rows.push_back({{"point", row.point},
+                        {"fields", field_object(file, row.point)},
+                        {"seed", row.seed},
+                        {"status", row.failed() ? "failed" : "ok"},
+                        {"figures", r["figures"]},
+                        {"error", r["error"]}});
+  }
+  j["rows"] = std::move(out_rows);
+  const std::vector<PointSummary> summary = summarize(file, rows);
+  ordered_json points = ordered_json::array();
+  for (std::size_t p = 0; p < summary.size(); ++p) {
+    ordered_json s{{"point", p}, {"fields", field_object(file, p)}, {"runs", summary[p].runs}, {"failed", summary[p].failed}};
+    for (std::size_t f = 0; f < kFigures.size(); ++f) {
+      const MeanInterval& m = summary[p].figures[f];
+      s[std::string(kFigures[f].name) + "_mean"] = m.count == 0 ? ordered_json(nullptr) : ordered_json(m.mean);
+      s[std::string(kFigures[f].name) + "_ci95"] = m.ci95_half_width ? ordered_json(*m.ci95_half_width) : ordered_json(nullptr);
+    }
+    points.push_back(std::move(s));
+  }
+  j["summary"] = std::move(points);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace afasim::sweep

@@ -1,0 +1,116 @@
+#include "sweep/sweep_runner.h"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "workload/scenario_runner.h"
+
+namespace afasim::sweep {
+namespace {
+
+// What the workers share, behind one mutex: the runs to do and the next one to hand out,
+// the rows, the counts and the first error of on_row.
+struct Pool {
+  const SweepPlan& plan;
+  const config::Catalog& catalog;
+  const SweepRunOptions& options;
+  std::vector<std::size_t> todo;  // run indexes (point × seeds + seed index), table order
+  std::mutex mu;
+  std::size_t next = 0;  // the shared next-run counter: dynamic load balancing
+  SweepProgress progress;
+  std::vector<SweepRow> rows;
+  sim::Status status;
+
+  void report() {
+    if (options.progress) options.progress(progress);
+  }
+
+  void worker() {
+    while (true) {
+      std::size_t run = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!status.is_ok() || next >= todo.size()) return;
+        run = todo[next++];
+        ++progress.running;
+        report();
+      }
+      const std::size_t seeds = plan.file.seeds.size();
+      SweepRow row = run_point(plan, run / seeds, plan.file.seeds[run % seeds], catalog);
+      std::lock_guard<std::mutex> lock(mu);
+      --progress.running;
+      ++progress.done;
+      if (row.failed()) ++progress.failed;
+      if (options.on_row && status.is_ok()) status = options.on_row(row);
+      rows.push_back(std::move(row));
+      report();
+    }
+  }
+};
+
+}  // namespace
+
+SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed, const config::Catalog& catalog) {
+  SweepRow row;
+  row.point = point;
+  row.seed = seed;
+  try {
+    auto scenario = point_scenario(plan, point, seed, catalog);
+    if (!scenario.is_ok()) {
+      row.error = scenario.status().message();
+      return row;
+    }
+    auto report = workload::run_scenario(*scenario, catalog);
+    if (!report.is_ok()) {
+      row.error = report.status().message();
+      return row;
+    }
+    row.figures = figures_of(*report);
+  } catch (const std::exception& e) {  // out of memory, say: this run fails, the others go on
+    row.error = std::string("the run threw: ") + e.what();
+    row.figures = {};
+  }
+  return row;
+}
+
+sim::Result<std::vector<SweepRow>> run_sweep(const SweepPlan& plan, const config::Catalog& catalog,
+                                             std::vector<SweepRow> done, const SweepRunOptions& options) {
+  AFASIM_ASSERT(options.jobs >= 1 && options.jobs <= kMaxSweepJobs, "run_sweep: jobs out of range");
+  const std::vector<std::uint64_t>& seeds = plan.file.seeds;
+  Pool pool{plan, catalog, options, {}, {}, 0, {}, {}, sim::Status::ok()};
+  std::vector<bool> have(plan.file.runs(), false);
+  for (SweepRow& row : done) {
+    const auto s = std::lower_bound(seeds.begin(), seeds.end(), row.seed);
+    if (row.point >= plan.file.points.size() || s == seeds.end() || *s != row.seed) continue;
+    const std::size_t run = row.point * seeds.size() + static_cast<std::size_t>(s - seeds.begin());
+    if (have[run]) continue;  // the same run twice (two processes on one DIR): the first counts
+    have[run] = true;
+    if (row.failed()) ++pool.progress.failed;
+    pool.rows.push_back(std::move(row));
+  }
+  for (std::size_t run = 0; run < have.size() && pool.todo.size() < options.max_runs; ++run)
+    if (!have[run]) pool.todo.push_back(run);
+  pool.progress.total = plan.file.runs();
+  pool.progress.done = pool.rows.size();
+
+  const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(options.jobs), pool.todo.size());
+  if (threads <= 1) {
+    pool.worker();
+  } else {
+    std::vector<std::thread> workers;
+    try {
+      for (std::size_t t = 0; t < threads; ++t) workers.emplace_back([&pool] { pool.worker(); });
+    } catch (const std::system_error&) {  // no more threads to be had: fewer workers
+    }
+    if (workers.empty()) pool.worker();
+    for (std::thread& w : workers) w.join();
+  }
+  if (!pool.status.is_ok()) return pool.status;
+  sort_rows(pool.rows);
+  return std::move(pool.rows);
+}
+
+}  // namespace afasim::sweep

@@ -1,0 +1,118 @@
+#include "sweep/sweep_store.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace afasim::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string header_line(const SweepPlan& plan) {
+  nlohmann::ordered_json h;
+  h["schema"] = kRowsSchema;
+  h["sweep"] = plan.file.name;
+  h["fingerprint"] = plan.fingerprint;
+  return h.dump();
+}
+
+sim::Status check_header(const std::string& path, const std::string& line, const SweepPlan& plan) {
+  const nlohmann::json h = nlohmann::json::parse(line, nullptr, false);
+  if (h.is_discarded() || !h.is_object() || !h.contains("schema") || h["schema"] != kRowsSchema ||
+      !h.contains("fingerprint") || !h["fingerprint"].is_string())
+    return sim::invalid_argument(path + ":1: not a rows.jsonl header (" + std::string(kRowsSchema) + ")");
+  const std::string theirs = h["fingerprint"].get<std::string>();
+  if (theirs != plan.fingerprint)
+    return sim::conflict(path + ": the rows of another sweep (fingerprint " + theirs + ", this sweep " +
+                         plan.fingerprint + ": its base, set or points differ); use another --out folder or remove it");
+  return sim::Status::ok();
+}
+
+// Reads the whole lines of `path`; a last line without its newline is cut off the file.
+sim::Result<std::vector<std::string>> whole_lines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return sim::io_error("cannot read " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  if (whole != text.size()) {
+    std::error_code ec;
+    fs::resize_file(path, whole, ec);
+    if (ec) return sim::io_error("cannot cut the torn last line of " + path + ": " + ec.message());
+  }
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  while (at < whole) {
+    const std::size_t end = text.find('\n', at);
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+sim::Status write_whole(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) return sim::io_error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return sim::io_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  return sim::Status::ok();
+}
+
+}  // namespace
+
+sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir, const SweepPlan& plan,
+                                                         std::vector<SweepRow>* rows) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec)) return sim::io_error("cannot create the folder " + dir);
+  const std::string path = (fs::path(dir) / "rows.jsonl").string();
+  std::vector<std::string> lines;
+  if (fs::exists(path, ec)) {
+    auto read = whole_lines(path);
+    if (!read.is_ok()) return read.status();
+    lines = std::move(read).value();
+  }
+  if (!lines.empty()) AFASIM_RETURN_IF_ERROR(check_header(path, lines[0], plan));
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    auto row = row_from_line(lines[i], plan.file.points.size());
+    if (!row.is_ok()) return sim::invalid_argument(path + ":" + std::to_string(i + 1) + ": " + row.status().message());
+    rows->push_back(std::move(row).value());
+  }
+  std::FILE* file = std::fopen(path.c_str(), "ab");
+  if (file == nullptr) return sim::io_error("cannot open " + path + ": " + std::strerror(errno));
+  std::unique_ptr<RowJournal> journal(new RowJournal(path, file));
+  if (lines.empty()) {
+    const std::string header = header_line(plan) + "\n";
+    if (std::fwrite(header.data(), 1, header.size(), file) != header.size() || std::fflush(file) != 0)
+      return sim::io_error("cannot write " + path);
+  }
+  return journal;
+}
+
+RowJournal::~RowJournal() { std::fclose(file_); }
+
+sim::Status RowJournal::append(const SweepRow& row) {
+  const std::string line = row_to_line(row) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
+    return sim::io_error("cannot append to " + path_ + ": " + std::strerror(errno));
+  return sim::Status::ok();
+}
+
+sim::Status write_results(const std::string& dir, const SweepFile& file, const std::vector<SweepRow>& rows) {
+  AFASIM_RETURN_IF_ERROR(write_whole(fs::path(dir) / "results.csv", results_csv(file, rows)));
+  AFASIM_RETURN_IF_ERROR(write_whole(fs::path(dir) / "results.json", results_json(file, rows)));
+  return write_whole(fs::path(dir) / "summary.csv", summary_csv(file, rows));
+}
+
+}  // namespace afasim::sweep

@@ -1,0 +1,270 @@
+// Running sweeps (sweep/sweep_plan.h, sweep_runner.h, sweep_store.h) on a tiny base
+// scenario, and `afasim sweep` itself on a cut-down config/sweeps/raid-vs-rebuild-rate.json.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_runner.h"
+#include "sweep/sweep_store.h"
+#include "workload/scenario.h"
+#include "workload/scenario_runner.h"
+
+namespace afasim::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+const config::Catalog& catalog() {
+  static const config::Catalog c = config::Catalog::embedded().value();
+  return c;
+}
+
+// One second: a 1 GiB volume under a light random load, drive 7 failing at 0.1 s (its
+// rebuild, a few chunks, is done well before the end).
+constexpr const char* kBase = R"({
+  "schema": "afasim.scenario/1", "name": "tiny", "duration_s": 1,
+  "options": {"rebuild_bytes_per_second": "200MB/s"},
+  "volumes": [{"name": "v", "capacity": "1GiB", "raid_type": "RAID10", "provisioning": "fixed"},
+              {"name": "w", "capacity": "1GiB", "raid_type": "RAID10", "provisioning": "fixed"}],
+  "workloads": [{"name": "l", "fio": ["[l]", "filename=v", "size=1g", "rw=randrw", "bs=8k", "iodepth=4",
+                                      "rate_iops=1000", "time_based", "runtime=1s"]}],
+  "timeline": [{"at_s": 0.1, "fault": {"type": "drive_fail", "drive": 7}}]
+})";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// A fresh folder holding base.json and sweep.json (`body` inside the sweep's braces).
+fs::path folder_with(const std::string& name, const std::string& body) {
+  const fs::path dir = fs::temp_directory_path() / ("afasim-sweep-" + std::to_string(getpid()) + "-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  spit(dir / "base.json", kBase);
+  spit(dir / "sweep.json", R"({"schema": "afasim.sweep/1", "name": ")" + name + R"(", "base": "base.json", )" + body + "}");
+  return dir;
+}
+
+SweepPlan plan_in(const fs::path& dir) {
+  auto file = load_sweep_file((dir / "sweep.json").string());
+  REQUIRE_MESSAGE(file.is_ok(), file.status().message());
+  auto plan = prepare_sweep(std::move(file).value(), catalog());
+  REQUIRE_MESSAGE(plan.is_ok(), plan.status().message());
+  return std::move(plan).value();
+}
+
+std::vector<SweepRow> run_all(const SweepPlan& plan, int jobs, std::vector<SweepRow> done = {}) {
+  SweepRunOptions options;
+  options.jobs = jobs;
+  auto rows = run_sweep(plan, catalog(), std::move(done), options);
+  REQUIRE_MESSAGE(rows.is_ok(), rows.status().message());
+  return std::move(rows).value();
+}
+
+Figures run_directly(const std::string& text, std::uint64_t seed) {
+  auto s = workload::parse_scenario(text, "base.json", catalog(), nullptr);
+  REQUIRE_MESSAGE(s.is_ok(), s.status().message());
+  s->seed = seed;
+  auto report = workload::run_scenario(*s, catalog());
+  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
+  return figures_of(*report);
+}
+
+const std::string kRaidAxis = R"("axes": [{"field": "/volumes/*/raid_type", "values": ["RAID10", "RAID5"]}])";
+
+}  // namespace
+
+TEST_CASE("a point runs exactly as afasim run would with its fields set and its seed") {
+  const fs::path dir = folder_with("exact", kRaidAxis + R"(, "seeds": [5])");
+  const SweepPlan plan = plan_in(dir);
+  const SweepRow raid10 = run_point(plan, 0, 5, catalog());
+  const SweepRow raid5 = run_point(plan, 1, 5, catalog());
+  REQUIRE_MESSAGE(!raid5.failed(), raid5.error);
+  // The same scenario edited by hand: both volumes RAID5 (the * set both), seed 5.
+  std::string edited = kBase;
+  for (std::size_t at; (at = edited.find("\"RAID10\"")) != std::string::npos;) edited.replace(at, 8, "\"RAID5\"");
+  CHECK(raid5.figures == run_directly(edited, 5));
+  CHECK(raid10.figures == run_directly(kBase, 5));
+  CHECK(raid10.figures != raid5.figures);  // the field reached the run
+  REQUIRE(raid5.figures[8]);               // a rebuild completed in both
+  CHECK(*raid5.figures[8] > 0);
+  CHECK(*raid10.figures[8] != *raid5.figures[8]);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("rows come in table order and --jobs 1 and 2 give the same bytes") {
+  const fs::path dir = folder_with("order", kRaidAxis + R"(, "seeds": [3, 1, 2])");
+  const SweepPlan plan = plan_in(dir);
+  const std::vector<SweepRow> one = run_all(plan, 1);
+  const std::vector<SweepRow> two = run_all(plan, 2);
+  REQUIRE(one.size() == 6);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    CHECK(one[i].point == i / 3);
+    CHECK(one[i].seed == 1 + i % 3);
+  }
+  CHECK(results_csv(plan.file, one) == results_csv(plan.file, two));
+  CHECK(results_json(plan.file, one) == results_json(plan.file, two));
+  CHECK(summary_csv(plan.file, one) == summary_csv(plan.file, two));
+  // Different seeds give different runs: the seed reached the run.
+  CHECK(one[0].figures != one[1].figures);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a failed point is a row with its error; the other points run") {
+  const fs::path dir = folder_with("fail", R"("axes": [{"field": "/volumes/*/raid_type", "values": ["RAID6", "RAID10"]}],
+                                              "seeds": [1, 2])");
+  const SweepPlan plan = plan_in(dir);
+  const std::vector<SweepRow> rows = run_all(plan, 2);
+  REQUIRE(rows.size() == 4);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(rows[i].failed());
+    CHECK(rows[i].error.find("base.json: volumes[0].raid_type: ") != std::string::npos);
+    CHECK(!rows[i].figures[0]);
+    CHECK_MESSAGE(!rows[i + 2].failed(), rows[i + 2].error);
+    CHECK(rows[i + 2].figures[0]);
+  }
+  const std::string csv = results_csv(plan.file, rows);
+  CHECK(csv.find("\n0,RAID6,1,failed,,,,") != std::string::npos);
+  CHECK(csv.find("\n1,RAID10,2,ok,") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("resume: a sweep cut short, its torn last line dropped, ends with the same results") {
+  const fs::path dir = folder_with("resume", kRaidAxis + R"(, "seeds": {"first": 1, "count": 3})");
+  const SweepPlan plan = plan_in(dir);
+  const std::string whole = results_csv(plan.file, run_all(plan, 1));
+  const fs::path out = dir / "out";
+  {
+    std::vector<SweepRow> done;
+    auto journal = RowJournal::open(out.string(), plan, &done);
+    REQUIRE(journal.is_ok());
+    CHECK(done.empty());
+    SweepRunOptions options;
+    options.max_runs = 4;
+    options.on_row = [&](const SweepRow& r) { return (*journal)->append(r); };
+    auto rows = run_sweep(plan, catalog(), {}, options);
+    REQUIRE(rows.is_ok());
+    CHECK(rows->size() == 4);
+  }
+  std::ofstream(out / "rows.jsonl", std::ios::app) << R"({"point":1,"seed":3,"err)";  // killed mid-line
+  std::vector<SweepRow> done;
+  auto journal = RowJournal::open(out.string(), plan, &done);
+  REQUIRE_MESSAGE(journal.is_ok(), journal.status().message());
+  CHECK(done.size() == 4);
+  // rows.jsonl holds rows in the order runs finished, which on many workers is any order.
+  std::reverse(done.begin(), done.end());
+  std::size_t ran = 0;
+  SweepRunOptions options;
+  options.on_row = [&](const SweepRow& r) { ++ran; return (*journal)->append(r); };
+  auto rows = run_sweep(plan, catalog(), done, options);
+  REQUIRE(rows.is_ok());
+  CHECK(ran == 2);  // only the runs not done
+  CHECK(results_csv(plan.file, *rows) == whole);
+  // The journal now holds the header and six whole rows.
+  const std::string text = slurp(out / "rows.jsonl");
+  CHECK(std::count(text.begin(), text.end(), '\n') == 7);
+  CHECK(text.back() == '\n');
+  fs::remove_all(dir);
+}
+
+TEST_CASE("rows of another sweep are refused; a bad base or a pointer that names nothing is the sweep file's error") {
+  const fs::path dir = folder_with("other", kRaidAxis + R"(, "seeds": [1])");
+  const SweepPlan plan = plan_in(dir);
+  std::vector<SweepRow> done;
+  REQUIRE(RowJournal::open((dir / "out").string(), plan, &done).is_ok());
+  spit(dir / "sweep.json", R"({"schema": "afasim.sweep/1", "name": "other", "base": "base.json", "set": {"/duration_s": 0.5},)" +
+                               kRaidAxis + R"(, "seeds": [1]})");
+  auto other = RowJournal::open((dir / "out").string(), plan_in(dir), &done);
+  REQUIRE(!other.is_ok());
+  CHECK(other.status().code() == sim::Code::kConflict);
+  CHECK(other.status().message().find("rows.jsonl: the rows of another sweep") != std::string::npos);
+
+  auto prepare = [&](const std::string& body) {
+    spit(dir / "sweep.json", R"({"schema": "afasim.sweep/1", "name": "x", )" + body + "}");
+    auto file = load_sweep_file((dir / "sweep.json").string());
+    REQUIRE_MESSAGE(file.is_ok(), file.status().message());
+    auto p = prepare_sweep(std::move(file).value(), catalog());
+    REQUIRE(!p.is_ok());
+    return p.status().message();
+  };
+  const std::string s = (dir / "sweep.json").string();
+  CHECK(prepare(R"("base": "nothing/here.json", "points": [{}], "seeds": [1])") ==
+        s + ": base: cannot read " + (dir / "nothing/here.json").string());
+  spit(dir / "bad.json", R"({"schema": "afasim.scenario/1", "name": "b", "duration_s": -1})");
+  CHECK(prepare(R"("base": "bad.json", "points": [{}], "seeds": [1])").find(s + ": base: " + (dir / "bad.json").string() +
+                                                                        ": duration_s: ") == 0);
+  CHECK(prepare(R"("base": "base.json", "points": [{}, {"/volumes/5/name": "x"}], "seeds": [1])") ==
+        s + ": points[1][\"/volumes/5/name\"]: /volumes/5/name: no element 5 (the array has 2) (at /volumes), in point 1");
+  CHECK(prepare(R"("base": "base.json", "set": {"/volumes": []}, "axes": [{"field": "/volumes/*/name", "values": ["a"]}], "seeds": [1])") ==
+        s + ": axes[0].field: /volumes/*/name: * on an empty array sets nothing (at /volumes)");
+  fs::remove_all(dir);
+}
+
+namespace {
+
+struct Cli {
+  int exit_code = -1;
+  std::string err;
+};
+
+Cli afasim(const std::string& args, const fs::path& dir) {
+  const char* binary = std::getenv("AFASIM_BINARY");
+  REQUIRE_MESSAGE(binary != nullptr, "AFASIM_BINARY is not set (run through ctest)");
+  const std::string cmd = std::string(binary) + " " + args + " >/dev/null 2>" + (dir / "err").string();
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "err")};
+}
+
+}  // namespace
+
+TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1 and 2 give the same files") {
+  const char* source = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  const fs::path dir = folder_with("cli", kRaidAxis + R"(, "seeds": [1])");
+  const std::string sweep = (fs::path(source) / "config/sweeps/raid-vs-rebuild-rate.json").string();
+  const Cli one = afasim("sweep " + sweep + " --seed-count 2 --jobs 1 --out " + (dir / "one").string(), dir);
+  CHECK_MESSAGE(one.exit_code == 0, one.err);
+  CHECK(one.err.find("sweep: 12/12 runs, 0 running, 0 failed\n") != std::string::npos);
+  // Half of it, then the rest on two workers: the same files as one go on one.
+  const Cli half = afasim("sweep " + sweep + " --seed-count 2 --jobs 2 --max-runs 6 --out " + (dir / "two").string(), dir);
+  CHECK_MESSAGE(half.exit_code == 0, half.err);
+  CHECK(!fs::exists(dir / "two" / "results.csv"));
+  const Cli two = afasim("sweep " + sweep + " --seed-count 2 --jobs 2 --quiet --out " + (dir / "two").string(), dir);
+  CHECK_MESSAGE(two.exit_code == 0, two.err);
+  for (const char* f : {"results.csv", "results.json", "summary.csv"}) {
+    CAPTURE(f);
+    CHECK(slurp(dir / "one" / f) == slurp(dir / "two" / f));
+  }
+  const std::string csv = slurp(dir / "one" / "results.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 13);  // header + 2 RAID × 3 rates × 2 seeds
+  CHECK(csv.rfind("point,/volumes/*/raid_type,/options/rebuild_bytes_per_second,seed,status,iops,", 0) == 0);
+  // A failed point: exit 1, its row kept; a bad sweep file: exit 2.
+  const Cli tiny = afasim("sweep " + (dir / "sweep.json").string() + " --quiet --out " + (dir / "f").string(), dir);
+  CHECK_MESSAGE(tiny.exit_code == 0, tiny.err);
+  spit(dir / "bad.json", R"({"schema": "afasim.sweep/1", "name": "b", "base": "base.json", "points": [{"/volumes/*/raid_type": "RAID6"}], "seeds": [1]})");
+  const Cli bad_point = afasim("sweep " + (dir / "bad.json").string() + " --quiet --out " + (dir / "g").string(), dir);
+  CHECK(bad_point.exit_code == 1);
+  CHECK(slurp(dir / "g" / "results.csv").find(",failed,") != std::string::npos);
+  const Cli bad_file = afasim("sweep " + (dir / "base.json").string() + " --out " + (dir / "h").string(), dir);
+  CHECK(bad_file.exit_code == 2);
+  CHECK(bad_file.err.find("base.json: duration_s: unknown key (known: schema,") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace afasim::sweep
