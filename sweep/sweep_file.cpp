@@ -4,12 +4,12 @@
 #include "sweep/sweep_file.h"
 
 #include <algorithm>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <set>
 #include <stdexcept>
 
+#include "config/file_text.h"
 #include "config/json_text.h"
 
 namespace afasim::sweep {
@@ -203,16 +203,9 @@ sim::Result<SweepFile> parse_sweep_file(std::string_view text, const std::string
 }
 
 sim::Result<SweepFile> load_sweep_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::not_found("cannot read " + path);
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxSweepFileBytes) break;  // parse_sweep_file refuses the size
-  }
-  if (in.bad()) return sim::io_error("cannot read " + path);
-  return parse_sweep_file(text, path);
+  auto text = config::read_file_text(path, kMaxSweepFileBytes);  // parse_sweep_file refuses the size
+  if (!text.is_ok()) return text.status();
+  return parse_sweep_file(*text, path);
 }
 
 }  // namespace afasim::sweep

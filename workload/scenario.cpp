@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "config/file_text.h"
 #include "config/json_text.h"
 #include "config/size.h"
 #include "datapac/payload.h"
@@ -348,17 +348,7 @@ sim::Result<Scenario> parse_scenario(std::string_view text, const std::string& f
 namespace {
 
 sim::Result<std::string> read_disk_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::not_found("cannot read " + path);
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxScenarioFileBytes)  // stop reading; the caller refuses the size
-      break;
-  }
-  if (in.bad()) return sim::io_error("cannot read " + path);
-  return text;
+  return config::read_file_text(path, kMaxScenarioFileBytes);  // the loader refuses the size
 }
 
 constexpr std::string_view kEmbeddedPrefix = "config/";

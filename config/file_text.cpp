@@ -1,0 +1,20 @@
+#include "config/file_text.h"
+
+#include <fstream>
+
+namespace afasim::config {
+
+sim::Result<std::string> read_file_text(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return sim::not_found("cannot read " + path);
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) break;
+  }
+  if (in.bad()) return sim::io_error("cannot read " + path);
+  return text;
+}
+
+}  // namespace afasim::config
