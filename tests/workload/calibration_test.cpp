@@ -80,27 +80,35 @@ Measured measured_of(const workload::RunReport& report) {
   return m;
 }
 
-// 8K 70/30 at 4 jobs x QD8 on four fixed 8 GiB RAID 5 LUNs: no fill needed (fixed volumes
-// are allocated), 0.3 s after a 0.1 s ramp.
-Measured run_small(std::uint64_t seed) {
-  std::string job =
-      "[global]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nnumjobs=1\nsize=8g\ntime_based\nramp_time=100ms\n"
-      "runtime=300ms\ngroup_reporting\n";
+// `global` (a job file's [global] section, without its header) on four fixed LUNs lun0..3
+// (allocated: no fill needed) of a fresh ISE 860 G3, `write_cache_bytes` per controller.
+Measured run_four_luns(const std::string& global, std::uint64_t seed, raid::RaidType raid,
+                       std::int64_t write_cache_bytes) {
+  std::string job = "[global]\n" + global;
   for (int l = 0; l < 4; ++l) job += "[lun" + std::to_string(l) + "]\nfilename=lun" + std::to_string(l) + "\n";
-  auto file = workload::parse_fio_job_file(job, "small.fio");
+  auto file = workload::parse_fio_job_file(job, "four-luns.fio");
   REQUIRE(file.is_ok());
   const auto catalog = config::Catalog::embedded().value();
   const auto preset = catalog.system("ise-860-g3").value();
   sim::Simulator sim(seed);
   controller::MemoryJournal journal;
-  auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot()).value();
+  controller::ArrayOptions array_options;
+  array_options.data_path.cache.write_cache_bytes = write_cache_bytes;
+  auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot(), array_options).value();
   workload::FioRunOptions options;
   options.seed = seed;
-  options.raid_type = raid::RaidType::kRaid5;
+  options.raid_type = raid;
   options.provisioning = controller::Provisioning::kFixed;
   auto report = workload::run_fio(*array, sim, *file, options);
   REQUIRE(report.is_ok());
   return measured_of(*report);
+}
+
+// 8K 70/30 at 4 jobs x QD8 on four fixed 8 GiB RAID 5 LUNs, 0.3 s after a 0.1 s ramp.
+Measured run_small(std::uint64_t seed) {
+  return run_four_luns("rw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nnumjobs=1\nsize=8g\ntime_based\n"
+                       "ramp_time=100ms\nruntime=300ms\ngroup_reporting\n",
+                       seed, raid::RaidType::kRaid5, controller::ArrayOptions{}.data_path.cache.write_cache_bytes);
 }
 
 }  // namespace
@@ -136,29 +144,14 @@ TEST_CASE("the same seed gives byte-identical JSON; another seed different but s
   CHECK(std::abs(a.mean_latency_ms - c.mean_latency_ms) <= 0.03 * a.mean_latency_ms);
 }
 
-// 8K random at 16 jobs x QD16 on four fixed 32 GiB LUNs (allocated: no fill), the calibration
-// runs' 256 MiB write cache per controller, 0.5 s after a 1.5 s ramp: IOPS of `rw`.
+// 8K random at 16 jobs x QD16 on four fixed 32 GiB LUNs, the calibration runs' 256 MiB write
+// cache per controller, 0.5 s after a 1.5 s ramp: IOPS of `rw`.
 double array_8k_iops(raid::RaidType raid, const std::string& rw) {
-  std::string job = "[global]\nrw=" + rw +
-                    "\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=4\nsize=32g\ntime_based\nramp_time=1500ms\n"
-                    "runtime=500ms\ngroup_reporting\n";
-  for (int l = 0; l < 4; ++l) job += "[lun" + std::to_string(l) + "]\nfilename=lun" + std::to_string(l) + "\n";
-  auto file = workload::parse_fio_job_file(job, "mix.fio");
-  REQUIRE(file.is_ok());
-  const auto catalog = config::Catalog::embedded().value();
-  const auto preset = catalog.system("ise-860-g3").value();
-  sim::Simulator sim(1);
-  controller::MemoryJournal journal;
-  controller::ArrayOptions array_options;
-  array_options.data_path.cache.write_cache_bytes = workload::kCalibrationWriteCacheBytes;
-  auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot(), array_options).value();
-  workload::FioRunOptions options;
-  options.seed = 1;
-  options.raid_type = raid;
-  options.provisioning = controller::Provisioning::kFixed;
-  auto report = workload::run_fio(*array, sim, *file, options);
-  REQUIRE(report.is_ok());
-  return measured_of(*report).iops;
+  return run_four_luns("rw=" + rw +
+                           "\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=4\nsize=32g\ntime_based\n"
+                           "ramp_time=1500ms\nruntime=500ms\ngroup_reporting\n",
+                       1, raid, workload::kCalibrationWriteCacheBytes)
+      .iops;
 }
 
 // make torture (ctest test_calibration_torture): issue 13's acceptance line on the array
