@@ -9,6 +9,9 @@
 
 #include "app/commands.h"
 #include "config/preset.h"
+#include "reliability/reliability_report.h"
+#include "reliability/reliability_scenario.h"
+#include "reliability/simulate.h"
 #include "workload/scenario.h"
 #include "workload/scenario_runner.h"
 
@@ -53,10 +56,35 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+// A reliability scenario (docs/reliability.md): lifetimes, not I/Os; no charts.
+int run_reliability_command(const RunOptions& o, const workload::ScenarioSource& source,
+                            const config::Catalog& catalog) {
+  if (!o.svg.empty() || !o.html.empty())
+    return fail_command("run", std::string(o.svg.empty() ? "--html" : "--svg") +
+                                   ": a reliability scenario's report has no charts (text or --format json)", 2);
+  auto scenario = reliability::parse_reliability(source.text, source.file_name, catalog);
+  if (!scenario.is_ok()) return fail_command("run", scenario.status().message(), 2);
+  if (o.seed) scenario->seed = *o.seed;
+  reliability::ReliabilityRunOptions run_options;
+  if (!o.quiet) run_options.progress = progress_printer("afasim run: ");
+  auto report = reliability::run_reliability(*scenario, catalog, run_options);
+  if (!report.is_ok()) return fail_command("run", report.status().message(), exit_code_of(report.status().code()));
+  const std::string out = o.format == "json" ? reliability::format_reliability_json(*report)
+                                             : reliability::format_reliability_text(*report);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
 int run_scenario_command(const RunOptions& o) {
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded()
                                       : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail_command("run", catalog.status().message(), 2);
+  {
+    auto source = workload::read_scenario_source(o.scenario);
+    if (source.is_ok() && reliability::is_reliability_text(source->text))
+      return run_reliability_command(o, *source, *catalog);
+  }
   auto scenario = load(o.scenario, *catalog);
   if (!scenario.is_ok()) return fail_command("run", scenario.status().message(), 2);
   if (o.seed) scenario->seed = *o.seed;
@@ -94,8 +122,8 @@ Runner add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Run a scenario (system, volumes, fio workloads, fault timeline) in virtual time");
   cmd->add_option("scenario", o->scenario,
-                  "Scenario file (JSON, docs/scenarios.md), or the name of a built-in one "
-                  "(drive-failure-rebuild, thin-fill)")
+                  "Scenario file (JSON, docs/scenarios.md; or a reliability scenario, docs/reliability.md), "
+                  "or the name of a built-in one (drive-failure-rebuild, thin-fill, ise860-raid5-reliability)")
       ->required();
   cmd->add_option("--format", o->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))

@@ -15,6 +15,7 @@ namespace afasim::config {
 namespace {
 
 using preset_detail::check_schema;
+using preset_detail::read_reliability;
 using preset_detail::ConfigError;
 using preset_detail::fail;
 using preset_detail::json;
@@ -514,6 +515,9 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
         Reader r(path, sources);
         cat.capacity_ = read_capacity(r, parse_json(path, text));
         have_capacity = true;
+      } else if (path == "models/reliability.json") {
+        Reader r(path, sources);
+        cat.reliability_ = read_reliability(r, parse_json(path, text));
       }
     }
     if (!have_capacity) fail("models/capacity.json", "", "missing");

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -222,6 +223,20 @@ struct CapacityParams {
   int raid5_parity_drives = 0;               // 1
 };
 
+// Defaults of the reliability mode (config/models/reliability.json, docs/reliability.md).
+// Rates per hour or year as named; every value > 0.
+struct ReliabilityParams {
+  double drive_mtbf_hours = 0;              // random (non-wear) failures, exponential
+  double latent_errors_per_drive_year = 0;  // Poisson rate of latent (unreadable-block) errors
+  double uncorrectable_bit_error_rate = 0;  // per bit a rebuild reads
+  double wear_out_weibull_shape = 0;        // wear-out life in units of rated endurance used
+  double wear_out_weibull_scale = 0;
+  double scrub_interval_hours = 0;          // a latent error is found at the next scrub pass
+  double controller_mtbf_hours = 0;
+  double controller_replacement_hours = 0;
+  double datapac_replacement_hours = 0;     // when a DataPac's distributed spare is used up
+};
+
 class Catalog {
  public:
   // The files compiled into the binary. Fails only if the build embedded a bad file.
@@ -236,6 +251,9 @@ class Catalog {
   sim::Result<SystemPreset> system(const std::string& name) const;
   std::vector<std::string> system_names() const;  // concrete systems, sorted
   const CapacityParams& capacity() const { return capacity_; }
+  // models/reliability.json; kNotFound when the folder has none (it is optional: only the
+  // reliability mode needs it).
+  sim::Result<ReliabilityParams> reliability() const;
   const std::map<std::string, SsdModel>& ssds() const { return ssds_; }
   // Bare devices: config/devices/*.json and every SSD model under its own name. kNotFound
   // lists the known names.
@@ -249,6 +267,7 @@ class Catalog {
   std::map<std::string, SsdModel> ssds_;
   std::map<std::string, DeviceSpec> devices_;
   CapacityParams capacity_;
+  std::optional<ReliabilityParams> reliability_;
 };
 
 // The embedded config files, keyed by path relative to config/ (generated at build time).

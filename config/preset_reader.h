@@ -16,6 +16,10 @@
 
 #include "config/json_text.h"
 
+namespace afasim::config {
+struct ReliabilityParams;
+}
+
 namespace afasim::config::preset_detail {
 
 using nlohmann::json;
@@ -149,5 +153,8 @@ inline void check_schema(const Reader& r, const json& j, const std::string& expe
   if (schema != expected)
     r.fail("schema", "expected \"" + expected + "\", got \"" + schema + "\"");
 }
+
+// models/reliability.json (config/reliability_model.cpp).
+ReliabilityParams read_reliability(const Reader& r, const json& j);
 
 }  // namespace afasim::config::preset_detail

@@ -15,7 +15,7 @@ import sys
 
 # Rank of each folder, bottom to top (docs/architecture.md "afasim as built").
 LAYERS = ["sim", "config", "ssd", "perf", "datapac", "raid", "pool", "qos", "controller", "store", "serve",
-          "http", "nbd", "api", "redfish", "workload", "sweep", "app"]
+          "http", "nbd", "api", "redfish", "workload", "reliability", "sweep", "app"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 LIB_TO_FOLDER = {"afasim_" + name: name for name in LAYERS}
 LIB_TO_FOLDER["afasim"] = "app"

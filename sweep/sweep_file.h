@@ -54,6 +54,10 @@ struct SweepPoint {
   std::vector<FieldValue> fields;
 };
 
+// What the base is: an I/O scenario (docs/scenarios.md) or a reliability scenario
+// (docs/reliability.md). It decides the figures of the results (sweep_results.h).
+enum class SweepKind { kScenario, kReliability };
+
 struct SweepFile {
   std::string file_name;  // as given to the parser; starts every message
   std::string name;
@@ -68,6 +72,7 @@ struct SweepFile {
   std::vector<std::string> fields;
   std::vector<SweepPoint> points;    // in order: the axes multiplied out, first axis slowest
   std::vector<std::uint64_t> seeds;  // ascending, distinct, at least one
+  SweepKind kind = SweepKind::kScenario;  // set by prepare_sweep from the base's schema
   std::size_t runs() const { return points.size() * seeds.size(); }
 };
 

@@ -1,24 +1,11 @@
 #include "sweep/sweep_plan.h"
 
 #include <cstdio>
-#include <filesystem>
 
 #include "config/json_text.h"
 
 namespace afasim::sweep {
 namespace {
-
-// The base as written, resolved against the sweep file's folder: a file there when one
-// exists or the text has a `/`, else the name of a built-in scenario.
-std::string base_path_or_name(const SweepFile& file) {
-  const std::filesystem::path base(file.base);
-  const std::filesystem::path folder = std::filesystem::path(file.file_name).parent_path();
-  if (base.is_absolute() || folder.empty()) return file.base;
-  const std::filesystem::path candidate = folder / base;
-  std::error_code ec;
-  if (std::filesystem::exists(candidate, ec) || file.base.find('/') != std::string::npos) return candidate.string();
-  return file.base;
-}
 
 std::uint64_t fnv1a(std::uint64_t h, const std::string& bytes) {
   for (unsigned char c : bytes) {
@@ -61,11 +48,17 @@ sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& cata
   SweepPlan plan;
   plan.file = std::move(file);
   const std::string& name = plan.file.file_name;
-  auto base = workload::read_scenario_source(base_path_or_name(plan.file));
+  auto base = workload::read_scenario_source(workload::resolve_scenario_reference(plan.file.base, plan.file.file_name));
   if (!base.is_ok()) return sim::Status(base.status().code(), name + ": base: " + base.status().message());
   plan.base = std::move(base).value();
-  auto checked = workload::parse_scenario_source(plan.base, catalog);
-  if (!checked.is_ok()) return sim::invalid_argument(name + ": base: " + checked.status().message());
+  if (reliability::is_reliability_text(plan.base.text)) {
+    plan.file.kind = SweepKind::kReliability;
+    auto checked = reliability::parse_reliability(plan.base.text, plan.base.file_name, catalog);
+    if (!checked.is_ok()) return sim::invalid_argument(name + ": base: " + checked.status().message());
+  } else {
+    auto checked = workload::parse_scenario_source(plan.base, catalog);
+    if (!checked.is_ok()) return sim::invalid_argument(name + ": base: " + checked.status().message());
+  }
   config::JsonParseOptions options;
   options.allow_comments = true;  // what the loader accepted, it parses the same way
   auto document = config::parse_json_strict(plan.base.text, options);
@@ -83,12 +76,34 @@ sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& cata
   return plan;
 }
 
-sim::Result<workload::Scenario> point_scenario(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
-                                               const config::Catalog& catalog) {
-  AFASIM_ASSERT(point < plan.file.points.size(), "point_scenario of a point the sweep does not have");
+static sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
+  AFASIM_ASSERT(point < plan.file.points.size(), "a point the sweep does not have");
   nlohmann::json document = plan.document;
   AFASIM_RETURN_IF_ERROR(apply_point(document, plan, point, true));
-  auto scenario = workload::parse_scenario(document.dump(), plan.base.file_name, catalog, plan.base.read_file);
+  return document.dump();
+}
+
+sim::Result<workload::Scenario> point_scenario(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
+                                               const config::Catalog& catalog) {
+  AFASIM_ASSERT(plan.file.kind == SweepKind::kScenario, "point_scenario of a reliability sweep");
+  auto text = point_text(plan, point);
+  if (!text.is_ok()) return text.status();
+  auto scenario = workload::parse_scenario(*text, plan.base.file_name, catalog, plan.base.read_file);
+  if (!scenario.is_ok()) return scenario.status();
+  scenario->seed = seed;
+  return scenario;
+}
+
+}  // namespace afasim::sweep
+
+namespace afasim::sweep {
+
+sim::Result<reliability::ReliabilityScenario> point_reliability(const SweepPlan& plan, std::size_t point,
+                                                                std::uint64_t seed, const config::Catalog& catalog) {
+  AFASIM_ASSERT(plan.file.kind == SweepKind::kReliability, "point_reliability of an I/O scenario sweep");
+  auto text = point_text(plan, point);
+  if (!text.is_ok()) return text.status();
+  auto scenario = reliability::parse_reliability(*text, plan.base.file_name, catalog);
   if (!scenario.is_ok()) return scenario.status();
   scenario->seed = seed;
   return scenario;

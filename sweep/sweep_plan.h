@@ -19,6 +19,7 @@
 #include <string>
 
 #include "config/preset.h"
+#include "reliability/reliability_scenario.h"
 #include "sim/status.h"
 #include "sweep/sweep_file.h"
 #include "workload/scenario.h"
@@ -41,10 +42,17 @@ struct SweepPlan {
 // the field's place in the sweep file, with ", in point N" for a point's own fields.
 sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& catalog);
 
+// The base is a reliability scenario (docs/reliability.md) when its schema says so; then
+// plan.file.kind is kReliability and its points are built by point_reliability.
+//
 // The scenario of point `point` (index into plan.file.points) with seed `seed`. Errors:
 // the scenario loader's "BASE: KEY: what is wrong" for a value it refuses.
-// REQUIRES: point < plan.file.points.size().
+// REQUIRES: point < plan.file.points.size(), plan.file.kind == kScenario.
 sim::Result<workload::Scenario> point_scenario(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
                                                const config::Catalog& catalog);
+
+// The same for a reliability sweep. REQUIRES: plan.file.kind == kReliability.
+sim::Result<reliability::ReliabilityScenario> point_reliability(const SweepPlan& plan, std::size_t point,
+                                                                std::uint64_t seed, const config::Catalog& catalog);
 
 }  // namespace afasim::sweep

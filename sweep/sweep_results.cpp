@@ -69,11 +69,30 @@ std::vector<std::string> header(const SweepFile& file, std::vector<std::string> 
 // Per point of the file, the summary: runs, failed, then per figure its mean and interval.
 struct PointSummary {
   std::size_t runs = 0, failed = 0;
-  std::array<MeanInterval, kFigures.size()> figures;
+  std::vector<MeanInterval> figures;
+  // Reliability sweeps: the seeds' lifetimes pooled (sums of array_years, arrays_with_loss,
+  // losses_double_failure), whose MTTDL intervals are the Poisson ones of the whole exposure.
+  double array_years = 0;
+  std::int64_t losses = 0, double_failures = 0;
 };
 
+// The pooled columns of a reliability sweep's summary (docs/reliability.md "Sweeps").
+constexpr const char* kPooledColumns[] = {"array_years_total", "losses_total", "mttdl_years_pooled",
+                                          "mttdl_years_low", "mttdl_years_high", "losses_double_failure_total",
+                                          "mttdl_double_failure_years_low", "mttdl_double_failure_years_high"};
+
+// The pooled values, as (column, value or nullopt) in kPooledColumns' order.
+std::vector<std::optional<double>> pooled_values(const PointSummary& s) {
+  const reliability::Estimate all = reliability::poisson_mean_time(s.losses, s.array_years);
+  const reliability::Estimate dbl = reliability::poisson_mean_time(s.double_failures, s.array_years);
+  auto finite = [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; };
+  return {s.array_years, static_cast<double>(s.losses), all.value, all.low, finite(all.high),
+          static_cast<double>(s.double_failures), dbl.low, finite(dbl.high)};
+}
+
 std::vector<PointSummary> summarize(const SweepFile& file, const std::vector<SweepRow>& rows) {
-  std::vector<std::array<std::vector<double>, kFigures.size()>> samples(file.points.size());
+  const std::span<const Figure> figures = figure_set(file.kind);
+  std::vector<std::vector<std::vector<double>>> samples(file.points.size(), std::vector<std::vector<double>>(figures.size()));
   std::vector<PointSummary> out(file.points.size());
   for (const SweepRow& row : rows) {
     PointSummary& s = out[row.point];
@@ -82,23 +101,30 @@ std::vector<PointSummary> summarize(const SweepFile& file, const std::vector<Swe
       continue;
     }
     ++s.runs;
-    for (std::size_t f = 0; f < kFigures.size(); ++f)
+    for (std::size_t f = 0; f < figures.size() && f < row.figures.size(); ++f)
       if (row.figures[f]) samples[row.point][f].push_back(*row.figures[f]);
+    if (file.kind == SweepKind::kReliability) {  // kReliabilityFigures' first three
+      s.array_years += row.figures[0].value_or(0);
+      s.losses += static_cast<std::int64_t>(row.figures[1].value_or(0));
+      s.double_failures += static_cast<std::int64_t>(row.figures[2].value_or(0));
+    }
   }
   for (std::size_t p = 0; p < out.size(); ++p)
-    for (std::size_t f = 0; f < kFigures.size(); ++f) out[p].figures[f] = mean_ci95(samples[p][f]);
+    for (std::size_t f = 0; f < figures.size(); ++f) out[p].figures.push_back(mean_ci95(samples[p][f]));
   return out;
 }
 
 // A summary figure is shown to one more decimal than the figure: means of rounded values.
-std::vector<std::string> summary_cells(const PointSummary& s) {
+std::vector<std::string> summary_cells(const PointSummary& s, std::span<const Figure> figures, SweepKind kind) {
   std::vector<std::string> cells{std::to_string(s.runs), std::to_string(s.failed)};
-  for (std::size_t f = 0; f < kFigures.size(); ++f) {
+  for (std::size_t f = 0; f < figures.size(); ++f) {
     const MeanInterval& m = s.figures[f];
-    const int decimals = kFigures[f].decimals + 1;
+    const int decimals = figures[f].decimals + 1;
     cells.push_back(m.count == 0 ? "" : fixed(m.mean, decimals));
     cells.push_back(m.ci95_half_width ? fixed(*m.ci95_half_width, decimals) : "");
   }
+  if (kind == SweepKind::kReliability)
+    for (const auto& v : pooled_values(s)) cells.push_back(v ? fixed(*v, 1) : "");
   return cells;
 }
 
@@ -109,7 +135,7 @@ Figures figures_of(const workload::ScenarioReport& report) {
   const sim::Time length = a.end_ns - a.start_ns;
   const auto& rd = a.direction[0];
   const auto& wr = a.direction[1];
-  Figures f;
+  Figures f(kFigures.size());
   f[0] = workload::report::per_second(static_cast<double>(rd.ios + wr.ios), length);
   f[1] = workload::report::per_second(static_cast<double>(rd.ios), length);
   f[2] = workload::report::per_second(static_cast<double>(wr.ios), length);
@@ -133,18 +159,49 @@ Figures figures_of(const workload::ScenarioReport& report) {
   return f;
 }
 
-std::string row_to_line(const SweepRow& row) {
+Figures figures_of(const reliability::ReliabilityReport& r) {
+  Figures f(kReliabilityFigures.size());
+  f[0] = r.array_years;
+  f[1] = static_cast<double>(r.arrays_with_loss);
+  f[2] = static_cast<double>(r.first_loss.double_failure);
+  f[3] = static_cast<double>(r.first_loss.latent_error);
+  f[4] = static_cast<double>(r.first_loss.rebuild_read_error);
+  f[5] = r.loss_probability.value;
+  if (r.array_years > 0) f[6] = 1000.0 * static_cast<double>(r.arrays_with_loss) / r.array_years;
+  f[7] = r.mttdl_years.value;
+  if (std::isfinite(r.markov_mttdl_years)) f[8] = r.markov_mttdl_years;
+  f[9] = static_cast<double>(r.drive_failures);
+  f[10] = static_cast<double>(r.rebuilds);
+  f[11] = static_cast<double>(r.datapac_replacements);
+  f[12] = static_cast<double>(r.latent_errors);
+  f[13] = r.rebuild_hours;
+  f[14] = r.unavailable_hours;
+  f[15] = r.wear_percent_per_year;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i]) f[i] = rounded(*f[i], kReliabilityFigures[i].decimals);
+  return f;
+}
+
+std::span<const Figure> figure_set(SweepKind kind) {
+  if (kind == SweepKind::kReliability) return kReliabilityFigures;
+  return kFigures;
+}
+
+std::string row_to_line(const SweepRow& row, SweepKind kind) {
+  const std::span<const Figure> figures = figure_set(kind);
   ordered_json j;
   j["point"] = row.point;
   j["seed"] = row.seed;
   j["error"] = row.failed() ? ordered_json(row.error) : ordered_json(nullptr);
-  ordered_json figures = ordered_json::object();
-  for (std::size_t f = 0; f < kFigures.size(); ++f) figures[kFigures[f].name] = figure_json(row.figures[f], kFigures[f].decimals);
-  j["figures"] = std::move(figures);
+  ordered_json values = ordered_json::object();
+  for (std::size_t f = 0; f < figures.size(); ++f)
+    values[figures[f].name] = figure_json(f < row.figures.size() ? row.figures[f] : std::nullopt, figures[f].decimals);
+  j["figures"] = std::move(values);
   return j.dump();
 }
 
-sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points) {
+sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points, SweepKind kind) {
+  const std::span<const Figure> figures = figure_set(kind);
   const json j = json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return sim::invalid_argument("not a JSON object");
   SweepRow row;
@@ -157,12 +214,13 @@ sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points)
     return sim::invalid_argument("\"error\" is neither null nor a string");
   if (j["error"].is_string()) row.error = j["error"].get<std::string>();
   if (row.error.empty() && j["error"].is_string()) return sim::invalid_argument("an empty \"error\"");
-  if (!j.contains("figures") || !j["figures"].is_object() || j["figures"].size() != kFigures.size())
+  if (!j.contains("figures") || !j["figures"].is_object() || j["figures"].size() != figures.size())
     return sim::invalid_argument("\"figures\" are not this version's figures");
-  for (std::size_t f = 0; f < kFigures.size(); ++f) {
-    const auto it = j["figures"].find(kFigures[f].name);
+  row.figures.assign(figures.size(), std::nullopt);
+  for (std::size_t f = 0; f < figures.size(); ++f) {
+    const auto it = j["figures"].find(figures[f].name);
     if (it == j["figures"].end() || !(it->is_null() || it->is_number()))
-      return sim::invalid_argument(std::string("figure ") + kFigures[f].name + " is missing or not a number");
+      return sim::invalid_argument(std::string("figure ") + figures[f].name + " is missing or not a number");
     if (it->is_number()) row.figures[f] = it->get<double>();
   }
   return row;
@@ -174,8 +232,9 @@ void sort_rows(std::vector<SweepRow>& rows) {
 }
 
 std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  const std::span<const Figure> figures = figure_set(file.kind);
   std::vector<std::string> middle{"seed", "status"};
-  for (const Figure& f : kFigures) middle.push_back(f.name);
+  for (const Figure& f : figures) middle.push_back(f.name);
   middle.push_back("error");
   std::string out;
   csv_line(out, header(file, middle));
@@ -184,8 +243,8 @@ std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows
     for (auto& c : field_cells(file, row.point)) cells.push_back(std::move(c));
     cells.push_back(std::to_string(row.seed));
     cells.push_back(row.failed() ? "failed" : "ok");
-    for (std::size_t f = 0; f < kFigures.size(); ++f)
-      cells.push_back(row.figures[f] ? fixed(*row.figures[f], kFigures[f].decimals) : "");
+    for (std::size_t f = 0; f < figures.size(); ++f)
+      cells.push_back(f < row.figures.size() && row.figures[f] ? fixed(*row.figures[f], figures[f].decimals) : "");
     cells.push_back(row.error);
     csv_line(out, cells);
   }
@@ -193,36 +252,40 @@ std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows
 }
 
 std::string summary_csv(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  const std::span<const Figure> figures = figure_set(file.kind);
   std::vector<std::string> middle{"runs", "failed"};
-  for (const Figure& f : kFigures) {
+  for (const Figure& f : figures) {
     middle.push_back(std::string(f.name) + "_mean");
     middle.push_back(std::string(f.name) + "_ci95");
   }
+  if (file.kind == SweepKind::kReliability)
+    for (const char* c : kPooledColumns) middle.push_back(c);
   std::string out;
   csv_line(out, header(file, middle));
   const std::vector<PointSummary> summary = summarize(file, rows);
   for (std::size_t p = 0; p < summary.size(); ++p) {
     std::vector<std::string> cells{std::to_string(p)};
     for (auto& c : field_cells(file, p)) cells.push_back(std::move(c));
-    for (auto& c : summary_cells(summary[p])) cells.push_back(std::move(c));
+    for (auto& c : summary_cells(summary[p], figures, file.kind)) cells.push_back(std::move(c));
     csv_line(out, cells);
   }
   return out;
 }
 
 std::string results_json(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  const std::span<const Figure> figures = figure_set(file.kind);
   ordered_json j;
   j["schema"] = "afasim.sweep-results/1";
   j["name"] = file.name;
   j["base"] = file.base;
   j["fields"] = file.fields;
   ordered_json names = ordered_json::array();
-  for (const Figure& f : kFigures) names.push_back(f.name);
+  for (const Figure& f : figures) names.push_back(f.name);
   j["figures"] = names;
   j["seeds"] = file.seeds;
   ordered_json out_rows = ordered_json::array();
   for (const SweepRow& row : rows) {
-    ordered_json r = ordered_json::parse(row_to_line(row));
+    ordered_json r = ordered_json::parse(row_to_line(row, file.kind));
     out_rows.push_back({{"point", row.point},
                         {"fields", field_object(file, row.point)},
                         {"seed", row.seed},
@@ -235,10 +298,15 @@ std::string results_json(const SweepFile& file, const std::vector<SweepRow>& row
   ordered_json points = ordered_json::array();
   for (std::size_t p = 0; p < summary.size(); ++p) {
     ordered_json s{{"point", p}, {"fields", field_object(file, p)}, {"runs", summary[p].runs}, {"failed", summary[p].failed}};
-    for (std::size_t f = 0; f < kFigures.size(); ++f) {
+    for (std::size_t f = 0; f < figures.size(); ++f) {
       const MeanInterval& m = summary[p].figures[f];
-      s[std::string(kFigures[f].name) + "_mean"] = m.count == 0 ? ordered_json(nullptr) : ordered_json(m.mean);
-      s[std::string(kFigures[f].name) + "_ci95"] = m.ci95_half_width ? ordered_json(*m.ci95_half_width) : ordered_json(nullptr);
+      s[std::string(figures[f].name) + "_mean"] = m.count == 0 ? ordered_json(nullptr) : ordered_json(m.mean);
+      s[std::string(figures[f].name) + "_ci95"] = m.ci95_half_width ? ordered_json(*m.ci95_half_width) : ordered_json(nullptr);
+    }
+    if (file.kind == SweepKind::kReliability) {
+      const auto pooled = pooled_values(summary[p]);
+      for (std::size_t c = 0; c < pooled.size(); ++c)
+        s[kPooledColumns[c]] = pooled[c] ? ordered_json(rounded(*pooled[c], 1)) : ordered_json(nullptr);
     }
     points.push_back(std::move(s));
   }

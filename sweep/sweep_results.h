@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "sim/status.h"
 #include "sweep/sweep_file.h"
+#include "reliability/simulate.h"
 #include "workload/scenario_runner.h"
 
 namespace afasim::sweep {
@@ -55,30 +57,66 @@ inline constexpr std::array<Figure, 13> kFigures = {{{"iops", 1},
                                                      {"wear_percent_max", 6},
                                                      {"wear_percent_min", 6}}};
 
-using Figures = std::array<std::optional<double>, kFigures.size()>;
+// The figures of a reliability sweep (a base with "schema": "afasim.reliability/1",
+// docs/reliability.md), from its ReliabilityReport:
+//   array_years                    exposure: lifetimes until their first loss or horizon
+//   arrays_with_loss               lifetimes that lost data
+//   losses_double_failure, losses_latent_error, losses_rebuild_read_error   by cause
+//   loss_probability               of a loss within the horizon
+//   losses_per_1000_array_years    arrays_with_loss ÷ array_years × 1000 (the seeds of a
+//                                  point have equal lifetimes, so its mean is the pooled rate)
+//   mttdl_years                    array_years ÷ losses; empty with no loss
+//   markov_mttdl_years             the closed form for double failures (markov.h)
+//   drive_failures, rebuilds, datapac_replacements, latent_errors   counts
+//   rebuild_hours                  one SSD's rebuild, mean over SSDs
+//   unavailable_hours              both controllers down
+inline constexpr std::array<Figure, 16> kReliabilityFigures = {{{"array_years", 1},
+                                                                {"arrays_with_loss", 0},
+                                                                {"losses_double_failure", 0},
+                                                                {"losses_latent_error", 0},
+                                                                {"losses_rebuild_read_error", 0},
+                                                                {"loss_probability", 6},
+                                                                {"losses_per_1000_array_years", 4},
+                                                                {"mttdl_years", 1},
+                                                                {"markov_mttdl_years", 1},
+                                                                {"drive_failures", 0},
+                                                                {"rebuilds", 0},
+                                                                {"datapac_replacements", 0},
+                                                                {"latent_errors", 0},
+                                                                {"rebuild_hours", 4},
+                                                                {"unavailable_hours", 3},
+                                                                {"wear_percent_per_year", 4}}};
+
+// The figures of a kind, in column order.
+std::span<const Figure> figure_set(SweepKind kind);
+
+// One value per figure of the kind, in its order.
+using Figures = std::vector<std::optional<double>>;
 
 // One run: a point with a seed.
 struct SweepRow {
   std::size_t point = 0;  // index into SweepFile::points
   std::uint64_t seed = 0;
   std::string error;  // empty when the run completed; else why it did not ("BASE: KEY: ...")
-  Figures figures;    // all nullopt for a failed run
+  Figures figures;    // one per figure of the sweep's kind; empty or all nullopt for a failed run
   bool failed() const { return !error.empty(); }
 };
 
 // The figures of a completed run, rounded to their decimals.
 Figures figures_of(const workload::ScenarioReport& report);
+Figures figures_of(const reliability::ReliabilityReport& report);
 
-// A row as one line of rows.jsonl (no newline):
+// A row as one line of rows.jsonl (no newline), with the figures of `kind`:
 // {"point": 3, "seed": 1, "error": null, "figures": {"iops": 1907.8, ..., "rebuild_s": null}}
-std::string row_to_line(const SweepRow& row);
+std::string row_to_line(const SweepRow& row, SweepKind kind);
 // The row of a line row_to_line wrote. kInvalidArgument "what is wrong" for anything else
-// (not JSON, a missing or mistyped member, an unknown figure, a point ≥ `points`).
-sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points);
+// (not JSON, a missing or mistyped member, a figure not of `kind`, a point ≥ `points`).
+sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points, SweepKind kind);
 
 // Sorts rows into table order: by point, then seed.
 void sort_rows(std::vector<SweepRow>& rows);
 
+// The tables take the figures of file.kind.
 // results.csv: a header, then one line per row in the order given: point, the sweep's
 // fields (a string value as its text, any other JSON value as JSON; empty when the point
 // does not set it), seed, status (ok | failed), the figures (empty when nullopt), error.

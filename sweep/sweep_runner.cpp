@@ -57,7 +57,22 @@ SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
   SweepRow row;
   row.point = point;
   row.seed = seed;
+  row.figures.assign(figure_set(plan.file.kind).size(), std::nullopt);  // a failed row's
   try {
+    if (plan.file.kind == SweepKind::kReliability) {
+      auto scenario = point_reliability(plan, point, seed, catalog);
+      if (!scenario.is_ok()) {
+        row.error = scenario.status().message();
+        return row;
+      }
+      auto report = reliability::run_reliability(*scenario, catalog);
+      if (!report.is_ok()) {
+        row.error = report.status().message();
+        return row;
+      }
+      row.figures = figures_of(*report);
+      return row;
+    }
     auto scenario = point_scenario(plan, point, seed, catalog);
     if (!scenario.is_ok()) {
       row.error = scenario.status().message();
@@ -71,7 +86,7 @@ SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
     row.figures = figures_of(*report);
   } catch (const std::exception& e) {  // out of memory, say: this run fails, the others go on
     row.error = std::string("the run threw: ") + e.what();
-    row.figures = {};
+    row.figures.assign(figure_set(plan.file.kind).size(), std::nullopt);
   }
   return row;
 }

@@ -85,13 +85,13 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   }
   if (!lines.empty()) AFASIM_RETURN_IF_ERROR(check_header(path, lines[0], plan));
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    auto row = row_from_line(lines[i], plan.file.points.size());
+    auto row = row_from_line(lines[i], plan.file.points.size(), plan.file.kind);
     if (!row.is_ok()) return sim::invalid_argument(path + ":" + std::to_string(i + 1) + ": " + row.status().message());
     rows->push_back(std::move(row).value());
   }
   std::FILE* file = std::fopen(path.c_str(), "ab");
   if (file == nullptr) return sim::io_error("cannot open " + path + ": " + std::strerror(errno));
-  std::unique_ptr<RowJournal> journal(new RowJournal(path, file));
+  std::unique_ptr<RowJournal> journal(new RowJournal(path, file, plan.file.kind));
   if (lines.empty()) {
     const std::string header = header_line(plan) + "\n";
     if (std::fwrite(header.data(), 1, header.size(), file) != header.size() || std::fflush(file) != 0)
@@ -103,7 +103,7 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
 RowJournal::~RowJournal() { std::fclose(file_); }
 
 sim::Status RowJournal::append(const SweepRow& row) {
-  const std::string line = row_to_line(row) + "\n";
+  const std::string line = row_to_line(row, kind_) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
     return sim::io_error("cannot append to " + path_ + ": " + std::strerror(errno));
   return sim::Status::ok();

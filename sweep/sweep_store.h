@@ -44,9 +44,10 @@ class RowJournal {
   sim::Status append(const SweepRow& row);
 
  private:
-  RowJournal(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
+  RowJournal(std::string path, std::FILE* file, SweepKind kind) : path_(std::move(path)), file_(file), kind_(kind) {}
   std::string path_;
   std::FILE* file_;
+  SweepKind kind_;
 };
 
 // Writes DIR/results.csv, DIR/results.json and DIR/summary.csv from `rows` (table order),

@@ -366,10 +366,17 @@ sim::Result<ScenarioSource> read_embedded_scenario(const std::string& name) {
   if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0)
     base.resize(base.size() - 5);
   const auto& files = config::embedded_files();
+  // Built-in reliability scenarios (config/reliability/, docs/reliability.md) are found
+  // the same way; their loader is reliability/.
   auto it = files.find("scenarios/" + base + ".json");
-  if (it == files.end())
-    return sim::not_found("no built-in scenario " + in_quotes(name) +
-                          " (built in: " + list_of(embedded_scenario_names()) + ")");
+  if (it == files.end()) it = files.find("reliability/" + base + ".json");
+  if (it == files.end()) {
+    std::vector<std::string> names = embedded_scenario_names();
+    for (const auto& [path, text] : files)
+      if (path.rfind("reliability/", 0) == 0 && path.size() > 17 && path.compare(path.size() - 5, 5, ".json") == 0)
+        names.push_back(path.substr(12, path.size() - 17));
+    return sim::not_found("no built-in scenario " + in_quotes(name) + " (built in: " + list_of(names) + ")");
+  }
   // Messages name the file as it sits in the source tree; fio_file paths resolve among
   // the embedded files the same way.
   // The reader outlives this call: it holds the (static) map itself, not the reference.
@@ -389,6 +396,16 @@ sim::Result<ScenarioSource> read_scenario_source(const std::string& path_or_name
   auto embedded = read_embedded_scenario(path_or_name);
   if (embedded.is_ok() || embedded.status().code() != sim::Code::kNotFound) return embedded;
   return sim::not_found("cannot read " + path_or_name + ", and " + embedded.status().message());
+}
+
+std::string resolve_scenario_reference(const std::string& reference, const std::string& referring_file) {
+  const std::filesystem::path ref(reference);
+  const std::filesystem::path folder = std::filesystem::path(referring_file).parent_path();
+  if (ref.is_absolute() || folder.empty()) return reference;
+  const std::filesystem::path candidate = folder / ref;
+  std::error_code ec;
+  if (std::filesystem::exists(candidate, ec) || reference.find('/') != std::string::npos) return candidate.string();
+  return reference;
 }
 
 sim::Result<Scenario> parse_scenario_source(const ScenarioSource& source, const config::Catalog& catalog) {

@@ -163,6 +163,11 @@ sim::Result<ScenarioSource> read_embedded_scenario(const std::string& name);
 // a `/`, else the name of a built-in scenario. kNotFound says both what was tried and the
 // built-in names.
 sim::Result<ScenarioSource> read_scenario_source(const std::string& path_or_name);
+// A scenario named inside another file (a sweep's base, a reliability scenario's probe):
+// `reference` as written there, resolved against `referring_file`'s folder (a file there
+// when one exists or the text has a `/`), else the name of a built-in scenario. Returns the
+// path or name to give read_scenario_source.
+std::string resolve_scenario_reference(const std::string& reference, const std::string& referring_file);
 // parse_scenario of the source's text, name and reader.
 sim::Result<Scenario> parse_scenario_source(const ScenarioSource& source, const config::Catalog& catalog);
 

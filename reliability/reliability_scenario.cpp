@@ -1,0 +1,171 @@
+#include "reliability/reliability_scenario.h"
+
+#include <cmath>
+
+#include "config/json_text.h"
+#include "workload/scenario_loader.h"
+
+namespace afasim::reliability {
+namespace {
+
+using nlohmann::json;
+using workload::scenario_detail::in_quotes;
+using workload::scenario_detail::join;
+using workload::scenario_detail::LoadError;
+using workload::scenario_detail::Reader;
+using workload::scenario_detail::type_name;
+
+// A JSON number in [lo, hi].
+double number(const Reader& r, const json& obj, const std::string& path, const std::string& key, double lo, double hi) {
+  const json& v = obj.at(key);
+  const std::string p = join(path, key);
+  if (!v.is_number()) r.fail(p, "must be a number, got " + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d < lo || d > hi) {
+    char range[96];
+    std::snprintf(range, sizeof range, "must be %g to %g, got ", lo, hi);
+    r.fail(p, range + v.dump());
+  }
+  return d;
+}
+
+void read_model(const Reader& r, const json& m, config::ReliabilityParams& p) {
+  r.object(m, "model",
+           {"drive_afr_percent", "drive_mtbf_hours", "latent_errors_per_drive_year", "uncorrectable_bit_error_rate",
+            "wear_out_weibull_shape", "wear_out_weibull_scale", "scrub_interval_hours", "controller_mtbf_hours",
+            "controller_replacement_hours", "datapac_replacement_hours"});
+  if (m.contains("drive_afr_percent") && m.contains("drive_mtbf_hours"))
+    r.fail("model", "give drive_afr_percent or drive_mtbf_hours, not both");
+  auto set = [&](const char* key, double& field, double lo, double hi) {
+    if (m.contains(key)) field = number(r, m, "model", key, lo, hi);
+  };
+  if (m.contains("drive_afr_percent"))
+    p.drive_mtbf_hours = 8766.0 / (number(r, m, "model", "drive_afr_percent", 1e-6, 1e6) / 100.0);
+  set("drive_mtbf_hours", p.drive_mtbf_hours, 1, 1e12);
+  set("latent_errors_per_drive_year", p.latent_errors_per_drive_year, 0, 1e6);
+  set("uncorrectable_bit_error_rate", p.uncorrectable_bit_error_rate, 0, 1e-3);
+  set("wear_out_weibull_shape", p.wear_out_weibull_shape, 0.1, 100);
+  set("wear_out_weibull_scale", p.wear_out_weibull_scale, 1e-3, 1e3);
+  set("scrub_interval_hours", p.scrub_interval_hours, 1e-3, 1e6);
+  set("controller_mtbf_hours", p.controller_mtbf_hours, 1, 1e12);
+  set("controller_replacement_hours", p.controller_replacement_hours, 1e-3, 1e6);
+  set("datapac_replacement_hours", p.datapac_replacement_hours, 1e-3, 1e6);
+}
+
+// `rebuild`: a probe scenario (read and checked here), the rate, the distribution.
+void read_rebuild(const Reader& r, const json& j, const config::Catalog& catalog, ReliabilityScenario& s) {
+  if (!j.contains("rebuild")) r.fail("rebuild", "missing (give a probe scenario or bytes_per_second)");
+  const json& rb = j.at("rebuild");
+  r.object(rb, "rebuild", {"probe", "bytes_per_second", "distribution"});
+  if (rb.contains("bytes_per_second"))
+    s.rebuild_bytes_per_second =
+        static_cast<double>(r.size(rb.at("bytes_per_second"), "rebuild.bytes_per_second", 1, true));
+  if (rb.contains("probe")) {
+    const std::string probe = r.text(rb, "rebuild", "probe", 4096);
+    auto source = workload::read_scenario_source(workload::resolve_scenario_reference(probe, r.file()));
+    if (!source.is_ok()) r.fail("rebuild.probe", source.status().message(), source.status().code());
+    auto checked = workload::parse_scenario_source(*source, catalog);
+    if (!checked.is_ok()) r.fail("rebuild.probe", checked.status().message());
+    s.probe = std::move(source).value();
+  } else if (!s.rebuild_bytes_per_second) {
+    r.fail("rebuild", "give a probe scenario (its rebuild is measured) or bytes_per_second (the rate)");
+  }
+  if (rb.contains("distribution"))
+    s.repair = r.choice<RepairDistribution>(
+        rb, "rebuild", "distribution",
+        [](const std::string& v) -> std::optional<RepairDistribution> {
+          if (v == "fixed") return RepairDistribution::kFixed;
+          if (v == "exponential") return RepairDistribution::kExponential;
+          return std::nullopt;
+        },
+        {"fixed", "exponential"});
+}
+
+void read_replacement_and_mechanisms(const Reader& r, const json& j, ReliabilityScenario& s) {
+  if (j.contains("replacement"))
+    s.replacement = r.choice<Replacement>(
+        j, "", "replacement",
+        [](const std::string& v) -> std::optional<Replacement> {
+          if (v == "datapac") return Replacement::kDatapac;
+          if (v == "drive") return Replacement::kDrive;
+          return std::nullopt;
+        },
+        {"datapac", "drive"});
+  if (j.contains("mechanisms")) {
+    const json& m = j.at("mechanisms");
+    r.object(m, "mechanisms", {"latent_errors", "rebuild_read_errors", "wear_out", "controllers"});
+    if (m.contains("latent_errors")) s.mechanisms.latent_errors = r.boolean(m, "mechanisms", "latent_errors");
+    if (m.contains("rebuild_read_errors"))
+      s.mechanisms.rebuild_read_errors = r.boolean(m, "mechanisms", "rebuild_read_errors");
+    if (m.contains("wear_out")) s.mechanisms.wear_out = r.boolean(m, "mechanisms", "wear_out");
+    if (m.contains("controllers")) s.mechanisms.controllers = r.boolean(m, "mechanisms", "controllers");
+  }
+}
+
+ReliabilityScenario read(const Reader& r, const json& j, const config::Catalog& catalog) {
+  r.object(j, "",
+           {"schema", "name", "description", "system", "raid_type", "fill_percent", "seed", "arrays", "horizon_years",
+            "host_write_bytes_per_second", "rebuild", "replacement", "mechanisms", "model"});
+  const std::string schema = r.required_text(j, "", "schema");
+  if (schema != kReliabilitySchema)
+    r.fail("schema", "expected \"" + std::string(kReliabilitySchema) + "\", got " + in_quotes(schema));
+  ReliabilityScenario s;
+  s.file_name = r.file();
+  s.name = r.required_text(j, "", "name", 200);
+  if (j.contains("description")) s.description = r.text(j, "", "description");
+  const std::string system = j.contains("system") ? r.text(j, "", "system", 200) : config::Catalog::kDefaultSystem;
+  auto preset = catalog.system(system);
+  if (!preset.is_ok()) r.fail("system", preset.status().message(), sim::Code::kNotFound);
+  s.system = *preset;
+  if (!j.contains("raid_type")) r.fail("raid_type", "missing");
+  s.raid_type = r.choice<raid::RaidType>(j, "", "raid_type", workload::scenario_detail::volume_raid_type,
+                                         workload::scenario_detail::kRaidNames);
+  if (j.contains("fill_percent")) s.fill = number(r, j, "", "fill_percent", 0.001, 100) / 100.0;
+  if (j.contains("seed"))
+    s.seed = static_cast<std::uint64_t>(r.integer(j.at("seed"), "seed", 0, INT64_MAX));
+  if (!j.contains("arrays")) r.fail("arrays", "missing");
+  s.arrays = r.integer(j.at("arrays"), "arrays", 1, kMaxArrays);
+  if (j.contains("horizon_years")) s.horizon_years = number(r, j, "", "horizon_years", 1e-3, kMaxHorizonYears);
+  if (j.contains("host_write_bytes_per_second"))
+    s.host_write_bytes_per_second =
+        static_cast<double>(r.size(j.at("host_write_bytes_per_second"), "host_write_bytes_per_second", 0, true));
+
+  read_rebuild(r, j, catalog, s);
+  read_replacement_and_mechanisms(r, j, s);
+  auto defaults = catalog.reliability();
+  if (!defaults.is_ok()) r.fail("model", defaults.status().message(), sim::Code::kNotFound);
+  s.model = *defaults;
+  if (j.contains("model")) read_model(r, j.at("model"), s.model);
+  return s;
+}
+
+}  // namespace
+
+bool is_reliability_text(std::string_view text) {
+  config::JsonParseOptions options;
+  options.allow_comments = true;
+  auto j = config::parse_json_strict(text, options);
+  if (!j.is_ok() || !j->is_object()) return false;
+  auto it = j->find("schema");
+  return it != j->end() && it->is_string() && it->get<std::string>() == kReliabilitySchema;
+}
+
+sim::Result<ReliabilityScenario> parse_reliability(std::string_view text, const std::string& file_name,
+                                                   const config::Catalog& catalog) {
+  if (text.size() > workload::kMaxScenarioFileBytes)
+    return sim::invalid_argument(file_name + ": (top level): the file is over " +
+                                 std::to_string(workload::kMaxScenarioFileBytes) + " bytes");
+  config::JsonParseOptions options;
+  options.allow_comments = true;
+  auto j = config::parse_json_strict(text, options);
+  if (!j.is_ok()) return sim::invalid_argument(file_name + ": " + j.status().message());
+  try {
+    return read(Reader(file_name), *j, catalog);
+  } catch (const LoadError& e) {
+    return sim::Status(e.code, e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return sim::invalid_argument(file_name + ": " + e.what());
+  }
+}
+
+}  // namespace afasim::reliability
