@@ -1,29 +1,22 @@
 // `afasim sweep SWEEP.json --out DIR`: many runs of one scenario, a point per combination of
-// field values and a run per seed, on a pool of worker threads (docs/sweeps.md).
+// field values and a run per seed, on a pool of worker threads, or over MPI ranks when an MPI
+// launcher started it (cmd_sweep_mpi.cpp) (docs/sweeps.md).
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "app/cmd_sweep.h"
 #include "app/commands.h"
 #include "config/preset.h"
 #include "sweep/sweep_file.h"
+#include "sweep/sweep_mpi.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_runner.h"
 #include "sweep/sweep_store.h"
 
 namespace afasim::app {
 namespace {
-
-struct SweepOptions {
-  std::string sweep_file;
-  std::string out;
-  int jobs = 1;
-  std::size_t max_runs = 0;    // 0: no limit
-  std::size_t seed_count = 0;  // 0: every seed of the file
-  std::string config_dir;
-  bool quiet = false;
-};
 
 int default_jobs() {
   const unsigned cores = std::thread::hardware_concurrency();
@@ -43,40 +36,61 @@ sim::Result<sweep::SweepPlan> plan_of(const SweepOptions& o, const config::Catal
 }
 
 int run_sweep_command(const SweepOptions& o) {
-  auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
-  if (!catalog.is_ok()) return fail_command("sweep", catalog.status().message(), 2);
-  const auto plan = plan_of(o, *catalog);
-  if (!plan.is_ok()) return fail_command("sweep", plan.status().message(), 2);
-
-  std::vector<sweep::SweepRow> done;
-  auto journal = sweep::RowJournal::open(o.out, *plan, &done);
-  if (!journal.is_ok())
-    return fail_command("sweep", journal.status().message(), journal.status().code() == sim::Code::kIoError ? 1 : 2);
-  sweep::SweepRunOptions run;
-  run.jobs = o.jobs;
-  if (o.max_runs > 0) run.max_runs = o.max_runs;
-  run.on_row = [j = journal->get()](const sweep::SweepRow& row) { return j->append(row); };
+  if (sweep::mpi_launch_from_environment()) return run_sweep_over_mpi(o);
+  SweepSetup setup;
+  std::string message;
+  if (const int code = set_up_sweep(o, true, &setup, &message); code != 0) return fail_command("sweep", message, code);
   sweep::SweepProgress last;
-  run.progress = [&](const sweep::SweepProgress& p) {
-    if (!o.quiet && p.done != last.done) print_progress(p);
-    last = p;
-  };
-  auto rows = sweep::run_sweep(*plan, *catalog, std::move(done), run);
-  if (!rows.is_ok()) return fail_command("sweep", rows.status().message(), 1);
-
-  const std::size_t failed = last.failed;
-  if (rows->size() < plan->file.runs()) {
-    std::fprintf(stderr, "afasim sweep: stopped by --max-runs: %zu of %zu runs done, %zu failed; run it again with --out %s to go on\n",
-                 rows->size(), plan->file.runs(), failed, o.out.c_str());
-    return failed > 0 ? 1 : 0;
-  }
-  if (auto st = sweep::write_results(o.out, plan->file, *rows); !st.is_ok()) return fail_command("sweep", st.message(), 1);
-  std::fprintf(stderr, "afasim sweep: %zu runs (%zu points × %zu seeds), %zu failed: %s/results.csv, results.json, summary.csv\n",
-               plan->file.runs(), plan->file.points.size(), plan->file.seeds.size(), failed, o.out.c_str());
-  return failed > 0 ? 1 : 0;
+  const auto rows = sweep::run_sweep(*setup.plan, *setup.catalog, std::move(setup.done),
+                                     sweep_run_options(o, setup.journal.get(), &last));
+  return finish_sweep(o, *setup.plan, rows, last.failed);
 }
 
 }  // namespace
+
+int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, std::string* message) {
+  const auto fail = [message](const sim::Status& st, int code) {
+    *message = st.message();
+    return code;
+  };
+  auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
+  if (!catalog.is_ok()) return fail(catalog.status(), 2);
+  setup->catalog = std::move(catalog).value();
+  auto plan = plan_of(o, *setup->catalog);
+  if (!plan.is_ok()) return fail(plan.status(), 2);
+  setup->plan = std::move(plan).value();
+  if (!open_journal) return 0;
+  auto journal = sweep::RowJournal::open(o.out, *setup->plan, &setup->done);
+  if (!journal.is_ok()) return fail(journal.status(), journal.status().code() == sim::Code::kIoError ? 1 : 2);
+  setup->journal = std::move(journal).value();
+  return 0;
+}
+
+sweep::SweepRunOptions sweep_run_options(const SweepOptions& o, sweep::RowJournal* journal, sweep::SweepProgress* last) {
+  sweep::SweepRunOptions run;
+  run.jobs = o.jobs;
+  if (o.max_runs > 0) run.max_runs = o.max_runs;
+  run.on_row = [journal](const sweep::SweepRow& row) { return journal->append(row); };
+  run.progress = [&o, last](const sweep::SweepProgress& p) {
+    if (!o.quiet && p.done != last->done) print_progress(p);
+    *last = p;
+  };
+  return run;
+}
+
+int finish_sweep(const SweepOptions& o, const sweep::SweepPlan& plan,
+                 const sim::Result<std::vector<sweep::SweepRow>>& rows, std::size_t failed) {
+  if (!rows.is_ok()) return fail_command("sweep", rows.status().message(), 1);
+  if (rows->size() < plan.file.runs()) {
+    std::fprintf(stderr, "afasim sweep: stopped by --max-runs: %zu of %zu runs done, %zu failed; run it again with --out %s to go on\n",
+                 rows->size(), plan.file.runs(), failed, o.out.c_str());
+    return failed > 0 ? 1 : 0;
+  }
+  if (auto st = sweep::write_results(o.out, plan.file, *rows); !st.is_ok()) return fail_command("sweep", st.message(), 1);
+  std::fprintf(stderr, "afasim sweep: %zu runs (%zu points × %zu seeds), %zu failed: %s/results.csv, results.json, summary.csv\n",
+               plan.file.runs(), plan.file.points.size(), plan.file.seeds.size(), failed, o.out.c_str());
+  return failed > 0 ? 1 : 0;
+}
 
 Runner add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
@@ -88,16 +102,21 @@ Runner add_sweep_command(CLI::App& app) {
                   "Folder for rows.jsonl (written as runs finish; a rerun resumes from it), results.csv, "
                   "results.json and summary.csv")
       ->required();
-  cmd->add_option("--jobs", o->jobs, "Runs at once, on worker threads (default: the machine's cores)")
-      ->check(CLI::Range(1, sweep::kMaxSweepJobs))
-      ->capture_default_str();
+  CLI::Option* jobs = cmd->add_option("--jobs", o->jobs,
+                                      "Runs at once, on worker threads (default: the machine's cores; under mpirun or "
+                                      "srun: threads per rank, default 1)")
+                          ->check(CLI::Range(1, sweep::kMaxSweepJobs))
+                          ->capture_default_str();
   cmd->add_option("--max-runs", o->max_runs, "Start at most N runs, then stop (rerun to go on)")
       ->check(CLI::Range(std::size_t{1}, sweep::kMaxSweepRuns));
   cmd->add_option("--seed-count", o->seed_count, "Only the first N of the file's seeds (a quick look first)")
       ->check(CLI::Range(std::size_t{1}, sweep::kMaxSweepSeeds));
   cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
-  return [o] { return run_sweep_command(*o); };
+  return [o, jobs] {
+    o->jobs_given = jobs->count() > 0;
+    return run_sweep_command(*o);
+  };
 }
 
 }  // namespace afasim::app

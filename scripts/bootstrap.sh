@@ -26,6 +26,9 @@ packages=(
   redfishtool python3-sushy python3-jsonschema
   # the README tour pretty-prints JSON with python3 -m json.tool
   python3
+  # `mpirun -np N afasim sweep` (issue 18, docs/sweeps.md): Open MPI's library and headers, and
+  # mpirun for the test that runs a sweep over 4 ranks
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -53,6 +53,24 @@ struct Pool {
 
 }  // namespace
 
+RunsLeft runs_left(const SweepPlan& plan, std::vector<SweepRow> done, std::size_t max_runs) {
+  const std::vector<std::uint64_t>& seeds = plan.file.seeds;
+  RunsLeft left;
+  std::vector<bool> have(plan.file.runs(), false);
+  for (SweepRow& row : done) {
+    const auto s = std::lower_bound(seeds.begin(), seeds.end(), row.seed);
+    if (row.point >= plan.file.points.size() || s == seeds.end() || *s != row.seed) continue;
+    const std::size_t run = row.point * seeds.size() + static_cast<std::size_t>(s - seeds.begin());
+    if (have[run]) continue;  // the same run twice (two processes on one DIR): the first counts
+    have[run] = true;
+    if (row.failed()) ++left.failed;
+    left.rows.push_back(std::move(row));
+  }
+  for (std::size_t run = 0; run < have.size() && left.todo.size() < max_runs; ++run)
+    if (!have[run]) left.todo.push_back(run);
+  return left;
+}
+
 SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed, const config::Catalog& catalog) {
   SweepRow row;
   row.point = point;
@@ -94,20 +112,11 @@ SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
 sim::Result<std::vector<SweepRow>> run_sweep(const SweepPlan& plan, const config::Catalog& catalog,
                                              std::vector<SweepRow> done, const SweepRunOptions& options) {
   AFASIM_ASSERT(options.jobs >= 1 && options.jobs <= kMaxSweepJobs, "run_sweep: jobs out of range");
-  const std::vector<std::uint64_t>& seeds = plan.file.seeds;
   Pool pool{plan, catalog, options, {}, {}, 0, {}, {}, sim::Status::ok()};
-  std::vector<bool> have(plan.file.runs(), false);
-  for (SweepRow& row : done) {
-    const auto s = std::lower_bound(seeds.begin(), seeds.end(), row.seed);
-    if (row.point >= plan.file.points.size() || s == seeds.end() || *s != row.seed) continue;
-    const std::size_t run = row.point * seeds.size() + static_cast<std::size_t>(s - seeds.begin());
-    if (have[run]) continue;  // the same run twice (two processes on one DIR): the first counts
-    have[run] = true;
-    if (row.failed()) ++pool.progress.failed;
-    pool.rows.push_back(std::move(row));
-  }
-  for (std::size_t run = 0; run < have.size() && pool.todo.size() < options.max_runs; ++run)
-    if (!have[run]) pool.todo.push_back(run);
+  RunsLeft left = runs_left(plan, std::move(done), options.max_runs);
+  pool.rows = std::move(left.rows);
+  pool.progress.failed = left.failed;
+  pool.todo = std::move(left.todo);
   pool.progress.total = plan.file.runs();
   pool.progress.done = pool.rows.size();
 

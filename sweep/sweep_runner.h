@@ -58,6 +58,18 @@ struct SweepRunOptions {
 
 inline constexpr int kMaxSweepJobs = 1024;
 
+// What is left of a plan given the rows already done: `done`'s rows of this plan's points
+// and seeds (the first of two rows of one run counts; rows of other seeds are left out),
+// how many of them failed, and the run indexes (point × seeds + seed index) without a row,
+// at most `max_runs` of them, in table order. run_sweep and the MPI coordinator share it,
+// so a sweep resumed with or without MPI runs the same runs.
+struct RunsLeft {
+  std::vector<SweepRow> rows;
+  std::size_t failed = 0;
+  std::vector<std::size_t> todo;
+};
+RunsLeft runs_left(const SweepPlan& plan, std::vector<SweepRow> done, std::size_t max_runs);
+
 // The one run of `point` with `seed`: its row (failed rows carry the error). Never throws.
 SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed, const config::Catalog& catalog);
 
