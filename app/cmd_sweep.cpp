@@ -12,6 +12,7 @@
 #include "sweep/sweep_file.h"
 #include "sweep/sweep_mpi.h"
 #include "sweep/sweep_plan.h"
+#include "sweep/sweep_plot.h"
 #include "sweep/sweep_runner.h"
 #include "sweep/sweep_store.h"
 
@@ -59,6 +60,10 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   auto plan = plan_of(o, *setup->catalog);
   if (!plan.is_ok()) return fail(plan.status(), 2);
   setup->plan = std::move(plan).value();
+  for (const std::string& figure : o.plots) {  // before any run: a typo costs nothing
+    auto probe = sweep::plot_svg(setup->plan->file, {}, figure);
+    if (!probe.is_ok()) return fail(sim::invalid_argument("--plot " + probe.status().message()), 2);
+  }
   if (!open_journal) return 0;
   auto journal = sweep::RowJournal::open(o.out, *setup->plan, &setup->done);
   if (!journal.is_ok()) return fail(journal.status(), journal.status().code() == sim::Code::kIoError ? 1 : 2);
@@ -89,6 +94,11 @@ int finish_sweep(const SweepOptions& o, const sweep::SweepPlan& plan,
   if (auto st = sweep::write_results(o.out, plan.file, *rows); !st.is_ok()) return fail_command("sweep", st.message(), 1);
   std::fprintf(stderr, "afasim sweep: %zu runs (%zu points × %zu seeds), %zu failed: %s/results.csv, results.json, summary.csv\n",
                plan.file.runs(), plan.file.points.size(), plan.file.seeds.size(), failed, o.out.c_str());
+  for (const std::string& figure : o.plots) {
+    const std::string path = o.out + "/plot-" + figure + ".svg";
+    if (auto st = sweep::write_plot(path, plan.file, *rows, figure); !st.is_ok()) return fail_command("sweep", st.message(), 1);
+    std::fprintf(stderr, "afasim sweep: plot %s\n", path.c_str());
+  }
   return failed > 0 ? 1 : 0;
 }
 
@@ -113,6 +123,9 @@ Runner add_sweep_command(CLI::App& app) {
       ->check(CLI::Range(std::size_t{1}, sweep::kMaxSweepSeeds));
   cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
+  cmd->add_option("--plot", o->plots,
+                  "Also plot FIGURE (a results column: iops, latency_us_p99, rebuild_s, mttdl_years...) against the "
+                  "sweep's fields into DIR/plot-FIGURE.svg; repeatable");
   return [o, jobs] {
     o->jobs_given = jobs->count() > 0;
     return run_sweep_command(*o);

@@ -27,6 +27,7 @@ struct SweepOptions {
   std::size_t seed_count = 0;  // 0: every seed of the file
   std::string config_dir;
   bool quiet = false;
+  std::vector<std::string> plots;  // figures to plot into DIR/plot-FIGURE.svg (sweep_plot.h)
 };
 
 // What a sweep runs with, read and checked.

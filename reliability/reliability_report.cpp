@@ -4,14 +4,12 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "workload/report_util.h"
+
 namespace afasim::reliability {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
+using workload::report::fmt;
 
 // "1,234 years [567, 8,901]" style: a value and its interval, "> low" when unbounded.
 std::string years(const Estimate& e) {

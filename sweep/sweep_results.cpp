@@ -272,6 +272,12 @@ std::string summary_csv(const SweepFile& file, const std::vector<SweepRow>& rows
   return out;
 }
 
+std::vector<MeanInterval> figure_by_point(const SweepFile& file, const std::vector<SweepRow>& rows, std::size_t figure) {
+  std::vector<MeanInterval> out;
+  for (const PointSummary& p : summarize(file, rows)) out.push_back(p.figures[figure]);
+  return out;
+}
+
 std::string results_json(const SweepFile& file, const std::vector<SweepRow>& rows) {
   const std::span<const Figure> figures = figure_set(file.kind);
   ordered_json j;

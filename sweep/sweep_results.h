@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/status.h"
+#include "sweep/statistics.h"
 #include "sweep/sweep_file.h"
 #include "reliability/simulate.h"
 #include "workload/scenario_runner.h"
@@ -122,6 +123,11 @@ void sort_rows(std::vector<SweepRow>& rows);
 // does not set it), seed, status (ok | failed), the figures (empty when nullopt), error.
 // Fields are quoted as RFC 4180 asks (a comma, quote or line break inside).
 std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows);
+// Per point of the file, in its order, the mean and 95 % interval of figure number
+// `figure` (an index into figure_set(file.kind)) over the point's completed runs: the
+// summary's FIGURE_mean and FIGURE_ci95. REQUIRES: figure < figure_set(file.kind).size().
+std::vector<MeanInterval> figure_by_point(const SweepFile& file, const std::vector<SweepRow>& rows, std::size_t figure);
+
 // results.json: {"schema": "afasim.sweep-results/1", "name", "base", "fields", "figures",
 // "seeds", "rows": [{"point", "fields": {POINTER: value}, "seed", "status", "figures":
 // {...}, "error"}], "summary": [the summary's rows as objects]}; 2-space indent, newline.

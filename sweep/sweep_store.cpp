@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sweep/sweep_plot.h"
+
 namespace afasim::sweep {
 namespace {
 
@@ -113,6 +115,13 @@ sim::Status write_results(const std::string& dir, const SweepFile& file, const s
   AFASIM_RETURN_IF_ERROR(write_whole(fs::path(dir) / "results.csv", results_csv(file, rows)));
   AFASIM_RETURN_IF_ERROR(write_whole(fs::path(dir) / "results.json", results_json(file, rows)));
   return write_whole(fs::path(dir) / "summary.csv", summary_csv(file, rows));
+}
+
+sim::Status write_plot(const std::string& path, const SweepFile& file, const std::vector<SweepRow>& rows,
+                       const std::string& figure) {
+  auto svg = plot_svg(file, rows, figure);
+  if (!svg.is_ok()) return svg.status();
+  return write_whole(path, *svg);
 }
 
 }  // namespace afasim::sweep

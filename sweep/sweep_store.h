@@ -54,4 +54,9 @@ class RowJournal {
 // each to a temporary file renamed over the old one. kIoError when one cannot be written.
 sim::Status write_results(const std::string& dir, const SweepFile& file, const std::vector<SweepRow>& rows);
 
+// Writes plot_svg(file, rows, figure) to `path` (a temporary file renamed over it).
+// kInvalidArgument for a figure the sweep does not have, kIoError when it cannot be written.
+sim::Status write_plot(const std::string& path, const SweepFile& file, const std::vector<SweepRow>& rows,
+                       const std::string& figure);
+
 }  // namespace afasim::sweep

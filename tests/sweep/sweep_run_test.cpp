@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "sweep/sweep_plan.h"
+#include "sweep/sweep_plot.h"
 #include "sweep/sweep_runner.h"
 #include "sweep/sweep_store.h"
 #include "workload/scenario.h"
@@ -123,6 +125,36 @@ TEST_CASE("rows come in table order and --jobs 1 and 2 give the same bytes") {
   CHECK(summary_csv(plan.file, one) == summary_csv(plan.file, two));
   // Different seeds give different runs: the seed reached the run.
   CHECK(one[0].figures != one[1].figures);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("plots: one marker per point at its mean over the seeds, x by the first field; a bad figure is refused") {
+  const fs::path dir = folder_with("plot", kRaidAxis + R"(, "seeds": [1, 2])");
+  const SweepPlan plan = plan_in(dir);
+  const std::vector<SweepRow> rows = run_all(plan, 1);
+  auto svg = plot_svg(plan.file, rows, "latency_us_mean");
+  REQUIRE_MESSAGE(svg.is_ok(), svg.status().message());
+  // latency_us_mean is figure 4; each point's mean over its two seeds, worked out here.
+  double mean[2] = {0, 0};
+  for (const SweepRow& r : rows) mean[r.point] += *r.figures[4] / 2;
+  CHECK(mean[0] != mean[1]);
+  double cy[2] = {0, 0};
+  for (std::size_t p = 0; p < 2; ++p) {
+    char title[160];
+    std::snprintf(title, sizeof title, "point %zu: %s: %.6g ± ", p, p == 0 ? "RAID10" : "RAID5", mean[p]);
+    const std::size_t at = svg->find(title);
+    REQUIRE_MESSAGE(at != std::string::npos, title);
+    const std::size_t circle = svg->rfind("<circle cx=\"", at);
+    const std::size_t y = svg->find("cy=\"", circle) + 4;
+    cy[p] = std::stod(svg->substr(y));
+  }
+  CHECK(std::count(svg->begin(), svg->end(), '\n') > 10);
+  CHECK((svg->find("<circle") != svg->rfind("<circle")));  // two markers
+  // SVG y grows downwards: the larger mean is drawn higher.
+  CHECK((mean[0] > mean[1]) == (cy[0] < cy[1]));
+  auto bad = plot_svg(plan.file, rows, "colour");
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message().rfind("colour: not a figure of this sweep (figures: iops, read_iops,", 0) == 0);
   fs::remove_all(dir);
 }
 
@@ -238,9 +270,14 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   REQUIRE(source != nullptr);
   const fs::path dir = folder_with("cli", kRaidAxis + R"(, "seeds": [1])");
   const std::string sweep = (fs::path(source) / "config/sweeps/raid-vs-rebuild-rate.json").string();
-  const Cli one = afasim("sweep " + sweep + " --seed-count 2 --jobs 1 --out " + (dir / "one").string(), dir);
+  const Cli one = afasim("sweep " + sweep + " --seed-count 2 --jobs 1 --plot rebuild_s --out " + (dir / "one").string(), dir);
   CHECK_MESSAGE(one.exit_code == 0, one.err);
   CHECK(one.err.find("sweep: 12/12 runs, 0 running, 0 failed\n") != std::string::npos);
+  CHECK(slurp(dir / "one" / "plot-rebuild_s.svg").find("raid-vs-rebuild-rate: rebuild_s") != std::string::npos);
+  const Cli bad_plot = afasim("sweep " + sweep + " --plot colour --out " + (dir / "p").string(), dir);
+  CHECK(bad_plot.exit_code == 2);
+  CHECK(bad_plot.err.find("--plot colour: not a figure of this sweep") != std::string::npos);
+  CHECK(!fs::exists(dir / "p" / "rows.jsonl"));  // refused before anything ran
   // Half of it, then the rest on two workers: the same files as one go on one.
   const Cli half = afasim("sweep " + sweep + " --seed-count 2 --jobs 2 --max-runs 6 --out " + (dir / "two").string(), dir);
   CHECK_MESSAGE(half.exit_code == 0, half.err);

@@ -1,0 +1,135 @@
+#include "sweep/sweep_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "workload/report_util.h"
+
+namespace afasim::sweep {
+namespace {
+
+using workload::report::fmt;
+const auto& escaped = workload::report::xml_escape;
+
+// A point's value of field `f` as a label ("" when the point does not set it).
+std::string value_of(const SweepFile& file, std::size_t point, std::size_t f) {
+  for (const FieldValue& v : file.points[point].fields)
+    if (v.pointer.text == file.fields[f]) return v.value.is_string() ? v.value.get<std::string>() : v.value.dump();
+  return "";
+}
+
+// Index of `label` in `labels`, appending it when new (first-appearance order).
+std::size_t index_of(std::vector<std::string>& labels, const std::string& label) {
+  const auto it = std::find(labels.begin(), labels.end(), label);
+  if (it != labels.end()) return static_cast<std::size_t>(it - labels.begin());
+  labels.push_back(label);
+  return labels.size() - 1;
+}
+
+// The chart's geometry: the plot area, the y range, the x slots.
+struct Frame {
+  double w, left, right, top, plot_h, legend_h, y_min, y_max;
+  std::size_t slots;
+  double plot_w() const { return w - left - right; }
+  double height() const { return top + plot_h + 60 + legend_h; }
+  double x_at(std::size_t i) const {
+    return left + plot_w() / static_cast<double>(std::max<std::size_t>(slots, 1)) * (static_cast<double>(i) + 0.5);
+  }
+  double y_at(double v) const { return top + plot_h * (1 - (v - y_min) / (y_max - y_min)); }
+};
+
+// The <svg> element, title, plot area, y ticks, x labels and x axis name (not closed).
+std::string frame_svg(const Frame& f, const std::string& title, const std::vector<std::string>& xs,
+                      const std::string& x_name) {
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fmt("%.0f", f.w) + "\" height=\"" +
+                  fmt("%.0f", f.height()) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  s += "<text x=\"" + fmt("%.0f", f.w / 2) + "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">" + escaped(title) +
+       "</text>\n";
+  s += "<rect x=\"" + fmt("%.0f", f.left) + "\" y=\"" + fmt("%.0f", f.top) + "\" width=\"" + fmt("%.0f", f.plot_w()) +
+       "\" height=\"" + fmt("%.0f", f.plot_h) + "\" fill=\"none\" stroke=\"#888\"/>\n";
+  for (int k = 0; k <= 4; ++k) {
+    const double v = f.y_min + (f.y_max - f.y_min) * k / 4.0;
+    s += "<text x=\"" + fmt("%.0f", f.left - 6) + "\" y=\"" + fmt("%.1f", f.y_at(v) + 4) + "\" text-anchor=\"end\">" +
+         fmt("%.4g", v) + "</text>\n";
+  }
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    s += "<text x=\"" + fmt("%.1f", f.x_at(i)) + "\" y=\"" + fmt("%.0f", f.top + f.plot_h + 16) +
+         "\" text-anchor=\"middle\">" + escaped(xs[i]) + "</text>\n";
+  s += "<text x=\"" + fmt("%.0f", f.left + f.plot_w() / 2) + "\" y=\"" + fmt("%.0f", f.top + f.plot_h + 34) +
+       "\" text-anchor=\"middle\">" + escaped(x_name) + "</text>\n";
+  return s;
+}
+
+constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+
+}  // namespace
+
+std::string figure_names(SweepKind kind) {
+  std::string names;
+  for (const Figure& f : figure_set(kind)) names += (names.empty() ? "" : ", ") + std::string(f.name);
+  return names;
+}
+
+sim::Result<std::string> plot_svg(const SweepFile& file, const std::vector<SweepRow>& rows, std::string_view figure) {
+  const std::span<const Figure> figures = figure_set(file.kind);
+  const auto found = std::find_if(figures.begin(), figures.end(), [&](const Figure& f) { return figure == f.name; });
+  if (found == figures.end())
+    return sim::invalid_argument(std::string(figure) + ": not a figure of this sweep (figures: " + figure_names(file.kind) + ")");
+  const std::vector<MeanInterval> by_point = figure_by_point(file, rows, static_cast<std::size_t>(found - figures.begin()));
+
+  // x: the first field's values; series: the other fields' values joined.
+  std::vector<std::string> xs, series;
+  std::vector<std::size_t> x_of(file.points.size()), series_of(file.points.size());
+  for (std::size_t p = 0; p < file.points.size(); ++p) {
+    x_of[p] = index_of(xs, file.fields.empty() ? "point " + std::to_string(p) : value_of(file, p, 0));
+    std::string label;
+    for (std::size_t f = 1; f < file.fields.size(); ++f)
+      label += (label.empty() ? "" : ", ") + file.fields[f] + " = " + value_of(file, p, f);
+    series_of[p] = index_of(series, label);
+  }
+  double y_max = 0, y_min = 0;
+  for (const MeanInterval& m : by_point) {
+    if (m.count == 0) continue;
+    const double half = m.ci95_half_width.value_or(0);
+    y_max = std::max(y_max, m.mean + half);
+    y_min = std::min(y_min, m.mean - half);
+  }
+  if (y_max <= y_min) y_max = y_min + 1;
+  y_max += 0.08 * (y_max - y_min);
+
+  const Frame f{880, 90, 30, 40, 320, 16.0 * static_cast<double>(series.size()), y_min, y_max, xs.size()};
+  auto x_at = [&](std::size_t i) { return f.x_at(i); };
+  auto y_at = [&](double v) { return f.y_at(v); };
+  const double top = f.top, plot_h = f.plot_h, left = f.left;
+  std::string s = frame_svg(f, file.name + ": " + std::string(figure) + " (mean and 95 % interval over the seeds)", xs,
+                            file.fields.empty() ? "point" : file.fields[0]);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const std::string colour = kColours[k % std::size(kColours)];
+    std::string line;
+    for (std::size_t p = 0; p < file.points.size(); ++p) {
+      const MeanInterval& m = by_point[p];
+      if (series_of[p] != k || m.count == 0) continue;
+      const double x = x_at(x_of[p]), y = y_at(m.mean);
+      line += fmt("%.1f,", x) + fmt("%.1f ", y);
+      if (m.ci95_half_width)
+        s += "<line x1=\"" + fmt("%.1f", x) + "\" x2=\"" + fmt("%.1f", x) + "\" y1=\"" + fmt("%.1f", y_at(m.mean - *m.ci95_half_width)) +
+             "\" y2=\"" + fmt("%.1f", y_at(m.mean + *m.ci95_half_width)) + "\" stroke=\"" + colour + "\"/>\n";
+      s += "<circle cx=\"" + fmt("%.1f", x) + "\" cy=\"" + fmt("%.1f", y) + "\" r=\"3.5\" fill=\"" + colour + "\"><title>point " +
+           std::to_string(p) + ": " + escaped(xs[x_of[p]]) + (series[k].empty() ? "" : ", " + escaped(series[k])) + ": " +
+           fmt("%.6g", m.mean) + (m.ci95_half_width ? " ± " + fmt("%.3g", *m.ci95_half_width) : "") + " (" +
+           std::to_string(m.count) + " runs)</title></circle>\n";
+    }
+    if (!line.empty())
+      s += "<polyline points=\"" + line + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\"/>\n";
+    if (!series[k].empty()) {
+      const double y = top + plot_h + 52 + 16.0 * static_cast<double>(k);
+      s += "<rect x=\"" + fmt("%.0f", left) + "\" y=\"" + fmt("%.1f", y - 9) + "\" width=\"12\" height=\"3\" fill=\"" + colour +
+           "\"/><text x=\"" + fmt("%.0f", left + 18) + "\" y=\"" + fmt("%.1f", y) + "\">" + escaped(series[k]) + "</text>\n";
+    }
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+}  // namespace afasim::sweep
