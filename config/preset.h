@@ -226,7 +226,7 @@ struct CapacityParams {
 // Defaults of the reliability mode (config/models/reliability.json, docs/reliability.md).
 // Rates per hour or year as named; every value > 0.
 struct ReliabilityParams {
-  double drive_mtbf_hours = 0;              // random (non-wear) failures, exponential
+  double drive_mtbf_hours = 0;              // random (non-wear) failures, exponential (the file gives drive_afr_percent)
   double latent_errors_per_drive_year = 0;  // Poisson rate of latent (unreadable-block) errors
   double uncorrectable_bit_error_rate = 0;  // per bit a rebuild reads
   double wear_out_weibull_shape = 0;        // wear-out life in units of rated endurance used

@@ -6,13 +6,14 @@
 namespace afasim::config::preset_detail {
 
 ReliabilityParams read_reliability(const Reader& r, const json& j) {
-  r.only_keys(j, "", {"schema", "description", "drive_mtbf_hours", "latent_errors_per_drive_year",
+  r.only_keys(j, "", {"schema", "description", "drive_afr_percent", "latent_errors_per_drive_year",
                       "uncorrectable_bit_error_rate", "wear_out_weibull_shape", "wear_out_weibull_scale",
                       "scrub_interval_hours", "controller_mtbf_hours", "controller_replacement_hours",
                       "datapac_replacement_hours"});
   check_schema(r, j, "afasim.reliability-model/1");
   ReliabilityParams p;
-  p.drive_mtbf_hours = r.figure(j, "", "drive_mtbf_hours", 1, 1e12);
+  // Failures per drive-year as a percentage; kept as the equivalent MTBF (8,766 h a year).
+  p.drive_mtbf_hours = 8766.0 / (r.figure(j, "", "drive_afr_percent", 1e-6, 1e6) / 100.0);
   p.latent_errors_per_drive_year = r.figure(j, "", "latent_errors_per_drive_year", 0, 1e6);
   p.uncorrectable_bit_error_rate = r.figure(j, "", "uncorrectable_bit_error_rate", 0, 1e-3);
   p.wear_out_weibull_shape = r.figure(j, "", "wear_out_weibull_shape", 0.1, 100);
