@@ -123,7 +123,7 @@ Runner add_run_command(CLI::App& app) {
       "run", "Run a scenario (system, volumes, fio workloads, fault timeline) in virtual time");
   cmd->add_option("scenario", o->scenario,
                   "Scenario file (JSON, docs/scenarios.md; or a reliability scenario, docs/reliability.md), "
-                  "or the name of a built-in one (drive-failure-rebuild, thin-fill, ise860-raid5-reliability)")
+                  "or the name of a built-in one (drive-failure-rebuild, thin-fill, ise860-reliability)")
       ->required();
   cmd->add_option("--format", o->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))

@@ -224,13 +224,13 @@ struct CapacityParams {
 };
 
 // Defaults of the reliability mode (config/models/reliability.json, docs/reliability.md).
-// Rates per hour or year as named; every value > 0.
+// Rates per hour or year as named; > 0 except the two error rates, which may be 0.
 struct ReliabilityParams {
   double drive_mtbf_hours = 0;              // random (non-wear) failures, exponential (the file gives drive_afr_percent)
   double latent_errors_per_drive_year = 0;  // Poisson rate of latent (unreadable-block) errors
   double uncorrectable_bit_error_rate = 0;  // per bit a rebuild reads
-  double wear_out_weibull_shape = 0;        // wear-out life in units of rated endurance used
-  double wear_out_weibull_scale = 0;
+  double wear_out_weibull_shape = 0;        // of the wear-out life, in rated endurances used
+  double wear_out_weibull_scale = 0;        // rated endurances (DWPD x capacity x 365 x warranty years)
   double scrub_interval_hours = 0;          // a latent error is found at the next scrub pass
   double controller_mtbf_hours = 0;
   double controller_replacement_hours = 0;

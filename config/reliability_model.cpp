@@ -12,8 +12,9 @@ ReliabilityParams read_reliability(const Reader& r, const json& j) {
                       "datapac_replacement_hours"});
   check_schema(r, j, "afasim.reliability-model/1");
   ReliabilityParams p;
-  // Failures per drive-year as a percentage; kept as the equivalent MTBF (8,766 h a year).
-  p.drive_mtbf_hours = 8766.0 / (r.figure(j, "", "drive_afr_percent", 1e-6, 1e6) / 100.0);
+  // Failures per drive-year as a percentage; kept as the equivalent MTBF (8,766 hours in a
+  // year of 365.25 days, reliability::kHoursPerYear; config/ sits below reliability/).
+  p.drive_mtbf_hours = 8766.0 / (r.figure(j, "", "drive_afr_percent", 1e-6, 1e5) / 100.0);
   p.latent_errors_per_drive_year = r.figure(j, "", "latent_errors_per_drive_year", 0, 1e6);
   p.uncorrectable_bit_error_rate = r.figure(j, "", "uncorrectable_bit_error_rate", 0, 1e-3);
   p.wear_out_weibull_shape = r.figure(j, "", "wear_out_weibull_shape", 0.1, 100);

@@ -40,7 +40,7 @@ void read_model(const Reader& r, const json& m, config::ReliabilityParams& p) {
     if (m.contains(key)) field = number(r, m, "model", key, lo, hi);
   };
   if (m.contains("drive_afr_percent"))
-    p.drive_mtbf_hours = 8766.0 / (number(r, m, "model", "drive_afr_percent", 1e-6, 1e6) / 100.0);
+    p.drive_mtbf_hours = kHoursPerYear / (number(r, m, "model", "drive_afr_percent", 1e-6, 1e5) / 100.0);
   set("drive_mtbf_hours", p.drive_mtbf_hours, 1, 1e12);
   set("latent_errors_per_drive_year", p.latent_errors_per_drive_year, 0, 1e6);
   set("uncorrectable_bit_error_rate", p.uncorrectable_bit_error_rate, 0, 1e-3);
@@ -64,6 +64,8 @@ void read_rebuild(const Reader& r, const json& j, const config::Catalog& catalog
     const std::string probe = r.text(rb, "rebuild", "probe", 4096);
     auto source = workload::read_scenario_source(workload::resolve_scenario_reference(probe, r.file()));
     if (!source.is_ok()) r.fail("rebuild.probe", source.status().message(), source.status().code());
+    if (is_reliability_text(source->text))
+      r.fail("rebuild.probe", source->file_name + " is a reliability scenario; the probe is an I/O scenario with a drive_fail");
     auto checked = workload::parse_scenario_source(*source, catalog);
     if (!checked.is_ok()) r.fail("rebuild.probe", checked.status().message());
     s.probe = std::move(source).value();
@@ -79,6 +81,15 @@ void read_rebuild(const Reader& r, const json& j, const config::Catalog& catalog
           return std::nullopt;
         },
         {"fixed", "exponential"});
+}
+
+// The probe as it will run (with this scenario's system, RAID type and rebuild setting) must
+// load too (read_rebuild checked it as written), so that a probe the loader refuses is bad
+// input here, not a failed run later.
+void check_probe(const Reader& r, const ReliabilityScenario& s, const config::Catalog& catalog) {
+  const workload::ScenarioSource& probe = *s.probe;
+  auto checked = workload::parse_scenario(probe_scenario_text(s), probe.file_name, catalog, probe.read_file);
+  if (!checked.is_ok()) r.fail("rebuild.probe", checked.status().message());
 }
 
 void read_replacement_and_mechanisms(const Reader& r, const json& j, ReliabilityScenario& s) {
@@ -136,10 +147,26 @@ ReliabilityScenario read(const Reader& r, const json& j, const config::Catalog& 
   if (!defaults.is_ok()) r.fail("model", defaults.status().message(), sim::Code::kNotFound);
   s.model = *defaults;
   if (j.contains("model")) read_model(r, j.at("model"), s.model);
+  if (s.probe) check_probe(r, s, catalog);
   return s;
 }
 
 }  // namespace
+
+std::string probe_scenario_text(const ReliabilityScenario& s) {
+  config::JsonParseOptions options;
+  options.allow_comments = true;
+  nlohmann::json j = config::parse_json_strict(s.probe->text, options).value();
+  j["system"] = s.system.name;
+  if (j.contains("volumes") && j["volumes"].is_array())
+    for (auto& v : j["volumes"])
+      if (v.is_object()) v["raid_type"] = std::string(raid::raid_type_name(s.raid_type));
+  if (s.rebuild_bytes_per_second) {
+    if (!j.contains("options") || !j["options"].is_object()) j["options"] = nlohmann::json::object();
+    j["options"]["rebuild_bytes_per_second"] = static_cast<std::int64_t>(*s.rebuild_bytes_per_second);
+  }
+  return j.dump();
+}
 
 bool is_reliability_text(std::string_view text) {
   config::JsonParseOptions options;

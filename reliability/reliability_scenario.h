@@ -33,6 +33,8 @@
 namespace afasim::reliability {
 
 inline constexpr std::string_view kReliabilitySchema = "afasim.reliability/1";
+// Hours in a year of 365.25 days: AFR (failures per drive-year) = kHoursPerYear / MTBF.
+inline constexpr double kHoursPerYear = 8766;
 inline constexpr std::int64_t kMaxArrays = 100'000'000;
 inline constexpr double kMaxHorizonYears = 100;
 
@@ -75,8 +77,12 @@ struct ReliabilityScenario {
   Mechanisms mechanisms;
   config::ReliabilityParams model;  // the defaults with the file's overrides
 
-  double drive_afr() const { return 8766.0 / model.drive_mtbf_hours; }  // failures per drive-year
+  double drive_failures_per_year() const { return kHoursPerYear / model.drive_mtbf_hours; }
 };
+
+// The probe's scenario as it runs: its JSON with the scenario's system, every volume's RAID
+// type and (when set) the rebuild setting replaced. REQUIRES: s.probe, whose text parses.
+std::string probe_scenario_text(const ReliabilityScenario& s);
 
 // True when `text` is a JSON object whose "schema" is kReliabilitySchema (a quick look for
 // commands that take either kind of scenario; comments allowed).

@@ -42,6 +42,14 @@ sim::Status apply_point(nlohmann::json& document, const SweepPlan& plan, std::si
   return sim::Status::ok();
 }
 
+// The point's scenario text: the base document with `set` and the point's fields set.
+sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
+  AFASIM_ASSERT(point < plan.file.points.size(), "a point the sweep does not have");
+  nlohmann::json document = plan.document;
+  AFASIM_RETURN_IF_ERROR(apply_point(document, plan, point, true));
+  return document.dump();
+}
+
 }  // namespace
 
 sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& catalog) {
@@ -76,13 +84,6 @@ sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& cata
   return plan;
 }
 
-static sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
-  AFASIM_ASSERT(point < plan.file.points.size(), "a point the sweep does not have");
-  nlohmann::json document = plan.document;
-  AFASIM_RETURN_IF_ERROR(apply_point(document, plan, point, true));
-  return document.dump();
-}
-
 sim::Result<workload::Scenario> point_scenario(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
                                                const config::Catalog& catalog) {
   AFASIM_ASSERT(plan.file.kind == SweepKind::kScenario, "point_scenario of a reliability sweep");
@@ -93,10 +94,6 @@ sim::Result<workload::Scenario> point_scenario(const SweepPlan& plan, std::size_
   scenario->seed = seed;
   return scenario;
 }
-
-}  // namespace afasim::sweep
-
-namespace afasim::sweep {
 
 sim::Result<reliability::ReliabilityScenario> point_reliability(const SweepPlan& plan, std::size_t point,
                                                                 std::uint64_t seed, const config::Catalog& catalog) {

@@ -107,9 +107,13 @@ sim::Result<std::string> plot_svg(const SweepFile& file, const std::vector<Sweep
   for (std::size_t k = 0; k < series.size(); ++k) {
     const std::string colour = kColours[k % std::size(kColours)];
     std::string line;
-    for (std::size_t p = 0; p < file.points.size(); ++p) {
+    // The series' points left to right (a `points` list may give them in any order).
+    std::vector<std::size_t> order;
+    for (std::size_t p = 0; p < file.points.size(); ++p)
+      if (series_of[p] == k && by_point[p].count > 0) order.push_back(p);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x_of[a] < x_of[b]; });
+    for (const std::size_t p : order) {
       const MeanInterval& m = by_point[p];
-      if (series_of[p] != k || m.count == 0) continue;
       const double x = x_at(x_of[p]), y = y_at(m.mean);
       line += fmt("%.1f,", x) + fmt("%.1f ", y);
       if (m.ci95_half_width)

@@ -124,7 +124,7 @@ std::vector<std::string> summary_cells(const PointSummary& s, std::span<const Fi
     cells.push_back(m.ci95_half_width ? fixed(*m.ci95_half_width, decimals) : "");
   }
   if (kind == SweepKind::kReliability)
-    for (const auto& v : pooled_values(s)) cells.push_back(v ? fixed(*v, 1) : "");
+    for (const auto& v : pooled_values(s)) cells.push_back(v ? fixed(*v, 3) : "");
   return cells;
 }
 
@@ -312,7 +312,7 @@ std::string results_json(const SweepFile& file, const std::vector<SweepRow>& row
     if (file.kind == SweepKind::kReliability) {
       const auto pooled = pooled_values(summary[p]);
       for (std::size_t c = 0; c < pooled.size(); ++c)
-        s[kPooledColumns[c]] = pooled[c] ? ordered_json(rounded(*pooled[c], 1)) : ordered_json(nullptr);
+        s[kPooledColumns[c]] = pooled[c] ? ordered_json(rounded(*pooled[c], 3)) : ordered_json(nullptr);
     }
     points.push_back(std::move(s));
   }

@@ -64,22 +64,23 @@ inline constexpr std::array<Figure, 13> kFigures = {{{"iops", 1},
 //   arrays_with_loss               lifetimes that lost data
 //   losses_double_failure, losses_latent_error, losses_rebuild_read_error   by cause
 //   loss_probability               of a loss within the horizon
-//   losses_per_1000_array_years    arrays_with_loss ÷ array_years × 1000 (the seeds of a
-//                                  point have equal lifetimes, so its mean is the pooled rate)
+//   losses_per_1000_array_years    arrays_with_loss ÷ array_years × 1000 (its mean over seeds
+//                                  is near the pooled rate, not equal to it: a lifetime that
+//                                  loses data ends early; the summary's pooled columns are exact)
 //   mttdl_years                    array_years ÷ losses; empty with no loss
 //   markov_mttdl_years             the closed form for double failures (markov.h)
 //   drive_failures, rebuilds, datapac_replacements, latent_errors   counts
 //   rebuild_hours                  one SSD's rebuild, mean over SSDs
 //   unavailable_hours              both controllers down
-inline constexpr std::array<Figure, 16> kReliabilityFigures = {{{"array_years", 1},
+inline constexpr std::array<Figure, 16> kReliabilityFigures = {{{"array_years", 6},
                                                                 {"arrays_with_loss", 0},
                                                                 {"losses_double_failure", 0},
                                                                 {"losses_latent_error", 0},
                                                                 {"losses_rebuild_read_error", 0},
                                                                 {"loss_probability", 6},
                                                                 {"losses_per_1000_array_years", 4},
-                                                                {"mttdl_years", 1},
-                                                                {"markov_mttdl_years", 1},
+                                                                {"mttdl_years", 3},
+                                                                {"markov_mttdl_years", 3},
                                                                 {"drive_failures", 0},
                                                                 {"rebuilds", 0},
                                                                 {"datapac_replacements", 0},
