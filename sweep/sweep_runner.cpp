@@ -76,32 +76,26 @@ SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
   row.point = point;
   row.seed = seed;
   row.figures.assign(figure_set(plan.file.kind).size(), std::nullopt);  // a failed row's
-  try {
-    if (plan.file.kind == SweepKind::kReliability) {
-      auto scenario = point_reliability(plan, point, seed, catalog);
-      if (!scenario.is_ok()) {
-        row.error = scenario.status().message();
-        return row;
-      }
-      auto report = reliability::run_reliability(*scenario, catalog);
-      if (!report.is_ok()) {
-        row.error = report.status().message();
-        return row;
-      }
-      row.figures = figures_of(*report);
-      return row;
-    }
-    auto scenario = point_scenario(plan, point, seed, catalog);
+  // The point's scenario of either kind, run: its figures, or its error in the row.
+  const auto run = [&row](auto scenario, auto run_it) {
     if (!scenario.is_ok()) {
       row.error = scenario.status().message();
-      return row;
+      return;
     }
-    auto report = workload::run_scenario(*scenario, catalog);
+    auto report = run_it(*scenario);
     if (!report.is_ok()) {
       row.error = report.status().message();
-      return row;
+      return;
     }
     row.figures = figures_of(*report);
+  };
+  try {
+    if (plan.file.kind == SweepKind::kReliability)
+      run(point_reliability(plan, point, seed, catalog),
+          [&](const reliability::ReliabilityScenario& s) { return reliability::run_reliability(s, catalog); });
+    else
+      run(point_scenario(plan, point, seed, catalog),
+          [&](const workload::Scenario& s) { return workload::run_scenario(s, catalog); });
   } catch (const std::exception& e) {  // out of memory, say: this run fails, the others go on
     row.error = std::string("the run threw: ") + e.what();
     row.figures.assign(figure_set(plan.file.kind).size(), std::nullopt);
