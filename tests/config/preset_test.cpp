@@ -126,6 +126,14 @@ TEST_CASE("malformed and inconsistent presets fail with file: key: what is wrong
       {ssd + ": write_buffer_bytes: missing", ssd, [](json& j) { j.erase("write_buffer_bytes"); }},
       {"models/capacity.json: chunk_bytes.value: must be a power of two", "models/capacity.json",
        [](json& j) { j["chunk_bytes"]["value"] = 3 << 20; }},
+      {"models/reliability.json: drive_afr_percent.value: must be in [1e-06, 100000], got 0",
+       "models/reliability.json", [](json& j) { j["drive_afr_percent"]["value"] = 0; }},
+      {"models/reliability.json: scrub_interval_hours: needs exactly one of \"source\" or \"assumption\"",
+       "models/reliability.json", [](json& j) { j["scrub_interval_hours"].erase("assumption"); }},
+      {"models/reliability.json: mttdl_magic: unknown key", "models/reliability.json",
+       [](json& j) { j["mttdl_magic"] = 1; }},
+      {"models/reliability.json: controller_mtbf_hours: missing", "models/reliability.json",
+       [](json& j) { j.erase("controller_mtbf_hours"); }},
   };
   for (const Case& c : cases) {
     const std::string err = load_error(c.path, c.edit);
