@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -236,6 +237,24 @@ struct ReliabilityParams {
   double controller_replacement_hours = 0;
   double datapac_replacement_hours = 0;     // when a DataPac's distributed spare is used up
 };
+
+// Hours in a year of 365.25 days: a failure rate per drive-year (AFR) is kHoursPerYear / MTBF.
+inline constexpr double kHoursPerYear = 8766;
+
+// The SSD failure rate as files give it (drive_afr_percent), and its range.
+inline constexpr double kDriveAfrPercentMin = 1e-6;
+inline constexpr double kDriveAfrPercentMax = 1e5;
+inline double mtbf_hours_of_afr_percent(double afr_percent) { return kHoursPerYear / (afr_percent / 100.0); }
+
+// Every other ReliabilityParams field as files name it, with its range [lo, hi]: the one table
+// that models/reliability.json's reader and a reliability scenario's `model` overrides use.
+struct ReliabilityParamSpec {
+  const char* key;
+  double ReliabilityParams::*field;
+  double lo;
+  double hi;
+};
+std::span<const ReliabilityParamSpec> reliability_param_specs();
 
 class Catalog {
  public:

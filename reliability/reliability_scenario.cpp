@@ -1,6 +1,9 @@
 #include "reliability/reliability_scenario.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "config/json_text.h"
 #include "workload/scenario_loader.h"
@@ -30,30 +33,40 @@ double number(const Reader& r, const json& obj, const std::string& path, const s
 }
 
 void read_model(const Reader& r, const json& m, config::ReliabilityParams& p) {
-  r.object(m, "model",
-           {"drive_afr_percent", "drive_mtbf_hours", "latent_errors_per_drive_year", "uncorrectable_bit_error_rate",
-            "wear_out_weibull_shape", "wear_out_weibull_scale", "scrub_interval_hours", "controller_mtbf_hours",
-            "controller_replacement_hours", "datapac_replacement_hours"});
+  if (!m.is_object()) r.fail("model", "must be an object, got " + type_name(m));
+  std::vector<std::string> known{"drive_afr_percent", "drive_mtbf_hours"};
+  for (const config::ReliabilityParamSpec& spec : config::reliability_param_specs()) known.push_back(spec.key);
+  for (auto it = m.begin(); it != m.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end())
+      r.fail(join("model", it.key()), "unknown key (expected one of: " + workload::scenario_detail::list_of(known) + ")");
   if (m.contains("drive_afr_percent") && m.contains("drive_mtbf_hours"))
     r.fail("model", "give drive_afr_percent or drive_mtbf_hours, not both");
-  auto set = [&](const char* key, double& field, double lo, double hi) {
-    if (m.contains(key)) field = number(r, m, "model", key, lo, hi);
-  };
   if (m.contains("drive_afr_percent"))
-    p.drive_mtbf_hours = kHoursPerYear / (number(r, m, "model", "drive_afr_percent", 1e-6, 1e5) / 100.0);
-  set("drive_mtbf_hours", p.drive_mtbf_hours, 1, 1e12);
-  set("latent_errors_per_drive_year", p.latent_errors_per_drive_year, 0, 1e6);
-  set("uncorrectable_bit_error_rate", p.uncorrectable_bit_error_rate, 0, 1e-3);
-  set("wear_out_weibull_shape", p.wear_out_weibull_shape, 0.1, 100);
-  set("wear_out_weibull_scale", p.wear_out_weibull_scale, 1e-3, 1e3);
-  set("scrub_interval_hours", p.scrub_interval_hours, 1e-3, 1e6);
-  set("controller_mtbf_hours", p.controller_mtbf_hours, 1, 1e12);
-  set("controller_replacement_hours", p.controller_replacement_hours, 1e-3, 1e6);
-  set("datapac_replacement_hours", p.datapac_replacement_hours, 1e-3, 1e6);
+    p.drive_mtbf_hours = config::mtbf_hours_of_afr_percent(
+        number(r, m, "model", "drive_afr_percent", config::kDriveAfrPercentMin, config::kDriveAfrPercentMax));
+  if (m.contains("drive_mtbf_hours")) p.drive_mtbf_hours = number(r, m, "model", "drive_mtbf_hours", 1, 1e12);
+  for (const config::ReliabilityParamSpec& spec : config::reliability_param_specs())
+    if (m.contains(spec.key)) p.*spec.field = number(r, m, "model", spec.key, spec.lo, spec.hi);
+}
+
+// The value of `key` in `obj`, one of `names` (text -> value), as Reader::choice reads it.
+template <typename T>
+T one_of(const Reader& r, const json& obj, const std::string& path, const char* key,
+         std::initializer_list<std::pair<const char*, T>> names) {
+  std::vector<std::string> texts;
+  for (const auto& n : names) texts.emplace_back(n.first);
+  return r.choice<T>(
+      obj, path, key,
+      [&](const std::string& v) -> std::optional<T> {
+        for (const auto& n : names)
+          if (v == n.first) return n.second;
+        return std::nullopt;
+      },
+      texts);
 }
 
 // `rebuild`: a probe scenario (read and checked here), the rate, the distribution.
-void read_rebuild(const Reader& r, const json& j, const config::Catalog& catalog, ReliabilityScenario& s) {
+void read_rebuild(const Reader& r, const json& j, ReliabilityScenario& s) {
   if (!j.contains("rebuild")) r.fail("rebuild", "missing (give a probe scenario or bytes_per_second)");
   const json& rb = j.at("rebuild");
   r.object(rb, "rebuild", {"probe", "bytes_per_second", "distribution"});
@@ -66,26 +79,23 @@ void read_rebuild(const Reader& r, const json& j, const config::Catalog& catalog
     if (!source.is_ok()) r.fail("rebuild.probe", source.status().message(), source.status().code());
     if (is_reliability_text(source->text))
       r.fail("rebuild.probe", source->file_name + " is a reliability scenario; the probe is an I/O scenario with a drive_fail");
-    auto checked = workload::parse_scenario_source(*source, catalog);
-    if (!checked.is_ok()) r.fail("rebuild.probe", checked.status().message());
+    // Only the JSON here: check_probe loads the probe as it will run, once everything it
+    // takes from this file is read.
+    config::JsonParseOptions options;
+    options.allow_comments = true;
+    auto parsed = config::parse_json_strict(source->text, options);
+    if (!parsed.is_ok()) r.fail("rebuild.probe", source->file_name + ": " + parsed.status().message());
     s.probe = std::move(source).value();
   } else if (!s.rebuild_bytes_per_second) {
     r.fail("rebuild", "give a probe scenario (its rebuild is measured) or bytes_per_second (the rate)");
   }
   if (rb.contains("distribution"))
-    s.repair = r.choice<RepairDistribution>(
-        rb, "rebuild", "distribution",
-        [](const std::string& v) -> std::optional<RepairDistribution> {
-          if (v == "fixed") return RepairDistribution::kFixed;
-          if (v == "exponential") return RepairDistribution::kExponential;
-          return std::nullopt;
-        },
-        {"fixed", "exponential"});
+    s.repair = one_of<RepairDistribution>(r, rb, "rebuild", "distribution",
+                                          {{"fixed", RepairDistribution::kFixed}, {"exponential", RepairDistribution::kExponential}});
 }
 
 // The probe as it will run (with this scenario's system, RAID type and rebuild setting) must
-// load too (read_rebuild checked it as written), so that a probe the loader refuses is bad
-// input here, not a failed run later.
+// load, so that a probe the loader refuses is bad input here, not a failed run later.
 void check_probe(const Reader& r, const ReliabilityScenario& s, const config::Catalog& catalog) {
   const workload::ScenarioSource& probe = *s.probe;
   auto checked = workload::parse_scenario(probe_scenario_text(s), probe.file_name, catalog, probe.read_file);
@@ -94,22 +104,17 @@ void check_probe(const Reader& r, const ReliabilityScenario& s, const config::Ca
 
 void read_replacement_and_mechanisms(const Reader& r, const json& j, ReliabilityScenario& s) {
   if (j.contains("replacement"))
-    s.replacement = r.choice<Replacement>(
-        j, "", "replacement",
-        [](const std::string& v) -> std::optional<Replacement> {
-          if (v == "datapac") return Replacement::kDatapac;
-          if (v == "drive") return Replacement::kDrive;
-          return std::nullopt;
-        },
-        {"datapac", "drive"});
+    s.replacement = one_of<Replacement>(r, j, "", "replacement",
+                                        {{"datapac", Replacement::kDatapac}, {"drive", Replacement::kDrive}});
   if (j.contains("mechanisms")) {
     const json& m = j.at("mechanisms");
     r.object(m, "mechanisms", {"latent_errors", "rebuild_read_errors", "wear_out", "controllers"});
-    if (m.contains("latent_errors")) s.mechanisms.latent_errors = r.boolean(m, "mechanisms", "latent_errors");
-    if (m.contains("rebuild_read_errors"))
-      s.mechanisms.rebuild_read_errors = r.boolean(m, "mechanisms", "rebuild_read_errors");
-    if (m.contains("wear_out")) s.mechanisms.wear_out = r.boolean(m, "mechanisms", "wear_out");
-    if (m.contains("controllers")) s.mechanisms.controllers = r.boolean(m, "mechanisms", "controllers");
+    const std::pair<const char*, bool Mechanisms::*> flags[] = {{"latent_errors", &Mechanisms::latent_errors},
+                                                               {"rebuild_read_errors", &Mechanisms::rebuild_read_errors},
+                                                               {"wear_out", &Mechanisms::wear_out},
+                                                               {"controllers", &Mechanisms::controllers}};
+    for (const auto& [key, field] : flags)
+      if (m.contains(key)) s.mechanisms.*field = r.boolean(m, "mechanisms", key);
   }
 }
 
@@ -141,7 +146,7 @@ ReliabilityScenario read(const Reader& r, const json& j, const config::Catalog& 
     s.host_write_bytes_per_second =
         static_cast<double>(r.size(j.at("host_write_bytes_per_second"), "host_write_bytes_per_second", 0, true));
 
-  read_rebuild(r, j, catalog, s);
+  read_rebuild(r, j, s);
   read_replacement_and_mechanisms(r, j, s);
   auto defaults = catalog.reliability();
   if (!defaults.is_ok()) r.fail("model", defaults.status().message(), sim::Code::kNotFound);

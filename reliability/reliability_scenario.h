@@ -34,7 +34,7 @@ namespace afasim::reliability {
 
 inline constexpr std::string_view kReliabilitySchema = "afasim.reliability/1";
 // Hours in a year of 365.25 days: AFR (failures per drive-year) = kHoursPerYear / MTBF.
-inline constexpr double kHoursPerYear = 8766;
+inline constexpr double kHoursPerYear = config::kHoursPerYear;
 inline constexpr std::int64_t kMaxArrays = 100'000'000;
 inline constexpr double kMaxHorizonYears = 100;
 

@@ -103,10 +103,10 @@ std::vector<PointSummary> summarize(const SweepFile& file, const std::vector<Swe
     ++s.runs;
     for (std::size_t f = 0; f < figures.size() && f < row.figures.size(); ++f)
       if (row.figures[f]) samples[row.point][f].push_back(*row.figures[f]);
-    if (file.kind == SweepKind::kReliability) {  // kReliabilityFigures' first three
-      s.array_years += row.figures[0].value_or(0);
-      s.losses += static_cast<std::int64_t>(row.figures[1].value_or(0));
-      s.double_failures += static_cast<std::int64_t>(row.figures[2].value_or(0));
+    if (file.kind == SweepKind::kReliability) {
+      s.array_years += row.figures[kArrayYearsFigure].value_or(0);
+      s.losses += static_cast<std::int64_t>(row.figures[kArraysWithLossFigure].value_or(0));
+      s.double_failures += static_cast<std::int64_t>(row.figures[kLossesDoubleFailureFigure].value_or(0));
     }
   }
   for (std::size_t p = 0; p < out.size(); ++p)

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/status.h"
@@ -88,6 +89,14 @@ inline constexpr std::array<Figure, 16> kReliabilityFigures = {{{"array_years", 
                                                                 {"rebuild_hours", 4},
                                                                 {"unavailable_hours", 3},
                                                                 {"wear_percent_per_year", 4}}};
+
+// Where the summary's pooled columns find their inputs in kReliabilityFigures.
+inline constexpr std::size_t kArrayYearsFigure = 0;
+inline constexpr std::size_t kArraysWithLossFigure = 1;
+inline constexpr std::size_t kLossesDoubleFailureFigure = 2;
+static_assert(std::string_view(kReliabilityFigures[kArrayYearsFigure].name) == "array_years");
+static_assert(std::string_view(kReliabilityFigures[kArraysWithLossFigure].name) == "arrays_with_loss");
+static_assert(std::string_view(kReliabilityFigures[kLossesDoubleFailureFigure].name) == "losses_double_failure");
 
 // The figures of a kind, in column order.
 std::span<const Figure> figure_set(SweepKind kind);
