@@ -31,6 +31,7 @@ torture: build
 
 # Benchmarks print ratios measured side by side; they are not pass/fail tests.
 bench: build
+	@scripts/bootstrap.sh bench
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_all
 	@for b in $(BUILD_DIR)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
 
@@ -40,6 +41,7 @@ FUZZ_BUILD_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 fuzz: bootstrap
+	@scripts/bootstrap.sh fuzz
 	@cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_CXX_COMPILER=clang++ -DAFASIM_FUZZ=ON >/dev/null
 	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_all

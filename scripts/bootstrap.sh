@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages afasim needs to build, test and run.
+# Installs the Debian 12 packages afasim needs to build, test and run; `bootstrap.sh bench`
+# adds what `make bench` alone needs, `bootstrap.sh fuzz` what `make fuzz` alone needs (a
+# fresh machine running `make test` does not download them).
 # Idempotent: when every package is already installed it only runs dpkg-query (well under
 # a second) and installs nothing.
 set -euo pipefail
+
+profile=${1:-test}
+case "$profile" in
+  test | bench | fuzz) ;;
+  *)
+    echo "bootstrap: unknown profile '$profile' (test, bench or fuzz)" >&2
+    exit 2
+    ;;
+esac
 
 packages=(
   # build (lld: links in a third of GNU ld's time, docs/build.md)
@@ -13,9 +24,7 @@ packages=(
   # GET /metrics (prometheus-cpp); the manager page's Chart.js and Bootstrap, embedded at build time
   prometheus-cpp-dev libjs-chart.js libjs-bootstrap5
   # real clients the integration tests drive
-  curl sqlite3 fio libnbd-bin python3-libnbd qemu-utils nbdkit
-  # `make bench` (bench_http) and `make fuzz` (clang with libFuzzer)
-  wrk clang libfuzzer-14-dev
+  curl sqlite3 fio libnbd-bin python3-libnbd qemu-utils
   # passwords (argon2id) and TLS
   libargon2-dev libssl-dev openssl
   # fio2gnuplot and fio_jsonplus_clat2csv (fio's tools, run on afasim's output) import six
@@ -30,6 +39,12 @@ packages=(
   # mpirun for the test that runs a sweep over 4 ranks
   libopenmpi-dev openmpi-bin
 )
+case "$profile" in
+  # bench_http drives the ReST server with wrk; bench_nbd compares with `nbdkit memory`
+  bench) packages+=(wrk nbdkit) ;;
+  # clang with libFuzzer, ASan and UBSan (tests/fuzz; `make test` replays the corpora with g++)
+  fuzz) packages+=(clang libfuzzer-14-dev) ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -81,7 +81,10 @@ def controller_fail():
     """Controller A fails while fio writes; fio finishes, every block verifies, failback follows."""
     require_tools("fio")
     # --pace realtime: the writes span wall time, so the failure lands in the middle of them.
-    with Workspace() as ws, Serve(ws.state, pace="realtime") as s:
+    # --speed 4: the array's clock runs 4x wall time, so controller A's restore (a 20 s boot,
+    # controller/controller_states.h) takes 5 s of the test's wall time instead of 20; fio's
+    # rate_iops paces the writes in wall time, so they still span the failure.
+    with Workspace() as ws, Serve(ws.state, pace="realtime", extra=["--speed", "4"]) as s:
         host = s.host("any", ["*"])
         vol = s.volume("ctl", 1 * GiB, "RAID5")
         s.ok("PATCH", f"/volumes/{vol}", {"preferred_controller": 1})

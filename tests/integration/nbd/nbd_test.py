@@ -208,7 +208,9 @@ def ssd_fault():
         s.map(vol, s.host("any", ["*"]))
         # Rate-limited so that the run spans the failure; verify_backlog interleaves verifying
         # reads with the writes, so verification happens while the volume is degraded too.
-        job = fio_job(ws.path("job.fio"), s.uri("busy"), size="48m", extra="rate_iops=800,800\nverify_backlog=32")
+        # 24 MiB at 800 writes/s: ~8 s of wall time, the failure at 1.5 s, the rebuild done
+        # by ~2 s.
+        job = fio_job(ws.path("job.fio"), s.uri("busy"), size="24m", extra="rate_iops=800,800\nverify_backlog=32")
         log("$ fio " + job + " (in the background)")
         proc = subprocess.Popen(["fio", "--output-format=json", job], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(1.5)
