@@ -33,21 +33,29 @@ function(afasim_front_end_code target)
   target_compile_options(${target} PRIVATE ${AFASIM_FRONT_END_OPTIMIZATION})
 endfunction()
 
-# afasim_test(NAME SOURCES... DEPS ... [LABELS ...] [TIMEOUT s] [ARGS ...]): one doctest executable,
-# registered with CTest. Labels `torture` and `bench` keep a test out of `make test`.
+# afasim_test(NAME SOURCES... DEPS ... [IN EXE] [LABELS ...] [TIMEOUT s] [ARGS ...]): a doctest
+# test registered with CTest. Labels `torture` and `bench` keep a test out of `make test`.
+# Without IN it is its own executable NAME. With IN, its SOURCES go into the shared
+# executable EXE (afasim_test_executable) and the CTest test runs only their test cases
+# (doctest --source-file): one compile of the heavy headers and one link per folder instead
+# of one per test, while CTest still runs the tests side by side (docs/build.md).
 # doctest's main() is compiled once for every test executable (it takes ~10 s of a core).
 function(afasim_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;ARGS" ${ARGN})
-  if(NOT TARGET afasim_doctest_main)
-    add_library(afasim_doctest_main STATIC ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
-    target_link_libraries(afasim_doctest_main PUBLIC doctest::doctest)
-    afasim_test_code(afasim_doctest_main)
+  cmake_parse_arguments(ARG "" "TIMEOUT;IN" "SOURCES;DEPS;LABELS;ARGS" ${ARGN})
+  if(ARG_IN)
+    target_sources(${ARG_IN} PRIVATE ${ARG_SOURCES})
+    target_link_libraries(${ARG_IN} PRIVATE ${ARG_DEPS})
+    set(files "")
+    foreach(source ${ARG_SOURCES})
+      list(APPEND files "*/${source}")
+    endforeach()
+    list(JOIN files "," filter)
+    add_test(NAME ${name} COMMAND ${ARG_IN} "--source-file=${filter}" ${ARG_ARGS})
+  else()
+    afasim_test_executable(${name} DEPS ${ARG_DEPS})
+    target_sources(${name} PRIVATE ${ARG_SOURCES})
+    add_test(NAME ${name} COMMAND ${name} ${ARG_ARGS})
   endif()
-  add_executable(${name} ${ARG_SOURCES})
-  afasim_test_code(${name})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} afasim_doctest_main doctest::doctest)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
-  add_test(NAME ${name} COMMAND ${name} ${ARG_ARGS})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
@@ -61,4 +69,19 @@ function(afasim_test name)
     set_directory_properties(PROPERTIES AFASIM_TEST_COSTS_SCHEDULED ON)
     cmake_language(DEFER CALL afasim_apply_test_costs)
   endif()
+endfunction()
+
+# afasim_test_executable(EXE DEPS ...): a doctest executable that afasim_test(... IN EXE) fills.
+# File-scope names of its sources must be unique across them (one unity batch).
+function(afasim_test_executable exe)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  if(NOT TARGET afasim_doctest_main)
+    add_library(afasim_doctest_main STATIC ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
+    target_link_libraries(afasim_doctest_main PUBLIC doctest::doctest)
+    afasim_test_code(afasim_doctest_main)
+  endif()
+  add_executable(${exe})
+  afasim_test_code(${exe})
+  target_link_libraries(${exe} PRIVATE ${ARG_DEPS} afasim_doctest_main doctest::doctest)
+  target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR})
 endfunction()

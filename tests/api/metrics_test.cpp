@@ -23,7 +23,7 @@ using sim::kSecond;
 
 namespace {
 
-struct Fixture : testing::ArrayWithVolumes {
+struct Fixture : afasim::controller::testing::ArrayWithVolumes {
   std::unique_ptr<Telemetry> telemetry = Telemetry::create(*array, {}).value();
 
   void io(Id v, IoOp op, int count, std::int64_t bytes) {

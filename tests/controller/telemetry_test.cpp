@@ -22,7 +22,7 @@ using Kind = PerfHistory::Kind;
 
 namespace {
 
-struct Fixture : testing::ArrayWithVolumes {
+struct TelemetryFixture : afasim::controller::testing::ArrayWithVolumes {
   // Completions the test saw, by the second they completed in: count and latencies.
   std::map<std::int64_t, std::vector<Time>> read_latency_by_second;
   std::int64_t completed = 0;
@@ -64,7 +64,7 @@ struct Fixture : testing::ArrayWithVolumes {
 }  // namespace
 
 TEST_CASE("each second's sample counts the I/O that completed in it, per volume, controller and array") {
-  Fixture f;
+  TelemetryFixture f;
   const Id a = f.volume("a", 1);
   const Id b = f.volume("b", 2);
   auto t = f.telemetry();
@@ -127,7 +127,7 @@ TEST_CASE("each second's sample counts the I/O that completed in it, per volume,
 }
 
 TEST_CASE("the SSD hook counts back-end commands per drive") {
-  Fixture f;
+  TelemetryFixture f;
   const Id a = f.volume("a");
   auto t = f.telemetry();
   f.reads(a, 100, 0, kSecond);
@@ -177,7 +177,7 @@ TEST_CASE("a ring keeps the newest samples; since and limit select from them") {
 }
 
 TEST_CASE("history length is bounded by history_samples and wall stamps come from the given clock") {
-  Fixture f;
+  TelemetryFixture f;
   const Id a = f.volume("a");
   TelemetryOptions o;
   o.history_samples = 5;
@@ -194,7 +194,7 @@ TEST_CASE("history length is bounded by history_samples and wall stamps come fro
 }
 
 TEST_CASE("with tick_when_idle off the sampler stops on an empty queue and the next I/O restarts it") {
-  Fixture f;
+  TelemetryFixture f;
   const Id a = f.volume("a");
   TelemetryOptions o;
   o.tick_when_idle = false;
@@ -218,7 +218,7 @@ TEST_CASE("with tick_when_idle off the sampler stops on an empty queue and the n
 }
 
 TEST_CASE("a deleted volume's ring and counters go at the next sample") {
-  Fixture f;
+  TelemetryFixture f;
   const Id a = f.volume("a");
   auto t = f.telemetry();
   f.reads(a, 10, 0, kSecond);
@@ -231,7 +231,7 @@ TEST_CASE("a deleted volume's ring and counters go at the next sample") {
 }
 
 TEST_CASE("alerts: a failed SSD raises volume_degraded for each volume it held; the rebuild clears it") {
-  Fixture f;
+  TelemetryFixture f;
   const Id a = f.volume("a");
   auto t = f.telemetry();
   f.sim.run_until(kSecond + 1);
@@ -264,7 +264,7 @@ TEST_CASE("alerts: a failed SSD raises volume_degraded for each volume it held; 
 }
 
 TEST_CASE("alerts: controller, link, supercap and mains; none raised twice across a restart of the monitor") {
-  Fixture f;
+  TelemetryFixture f;
   f.volume("a");
   auto t = f.telemetry();
   auto inject = [&](const char* type, Id controller = 0) {
@@ -306,7 +306,7 @@ TEST_CASE("alerts: controller, link, supercap and mains; none raised twice acros
 }
 
 TEST_CASE("alerts: a pool at or above a space threshold, cleared when the volume goes") {
-  Fixture f;
+  TelemetryFixture f;
   PoolPatch p;
   p.space_thresholds_percent = std::vector<int>{1, 2};
   const Id pool_id = f.array->pools().begin()->first;

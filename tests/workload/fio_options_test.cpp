@@ -27,7 +27,7 @@ using namespace afasim::workload;
 namespace {
 
 
-FioJobFile parse(const std::string& text, const FioParseOptions& options = {}) {
+FioJobFile parse_options_job(const std::string& text, const FioParseOptions& options = {}) {
   auto f = parse_fio_job_file(text, "t.fio", options);
   REQUIRE_MESSAGE(f.is_ok(), f.status().message());
   return std::move(f).value();
@@ -44,7 +44,7 @@ RunReport run(const std::string& text, bool payload = false, const std::string& 
   auto array = controller::Array::open(sim, catalog, preset, journal, journal.snapshot(), options).value();
   FioRunOptions run_options;
   run_options.log_dir = log_dir;
-  auto report = run_fio(*array, sim, parse(text), run_options);
+  auto report = run_fio(*array, sim, parse_options_job(text), run_options);
   REQUIRE_MESSAGE(report.is_ok(), report.status().message());
   return std::move(report).value();
 }
@@ -73,7 +73,7 @@ const DirectionStats& dir(const RunReport& r, int result, Direction d) {
 
 // The first `n` I/Os of clone 0 of the file's first job.
 std::vector<IoUnit> units(const std::string& text, int n) {
-  const FioJobFile f = parse(text);
+  const FioJobFile f = parse_options_job(text);
   AccessPattern p(f.jobs[0], 0, access_pattern_rng(1, f.jobs[0], 0));
   std::vector<IoUnit> out;
   for (int i = 0; i < n; ++i) out.push_back(p.next());
@@ -199,11 +199,11 @@ TEST_CASE("percentage_random mixes sequential runs into random I/O; blockalign a
 }
 
 TEST_CASE("nrfiles and filename=a:b spread a job over several volumes, size divided among them") {
-  const FioJobFile f = parse("[j]\nsize=8m\nnrfiles=4\nrw=write\nbs=64k\n");
+  const FioJobFile f = parse_options_job("[j]\nsize=8m\nnrfiles=4\nrw=write\nbs=64k\n");
   REQUIRE(f.volumes.size() == 4);
   CHECK(f.volumes[3].name == "j.0.3");  // fio's $jobname.$jobnum.$filenum
   CHECK(f.volumes[0].size_bytes == 2 * sim::kMiB);
-  const FioJobFile paths = parse("[j]\nfilename=/dev/sdb:/dev/mapper/vg-lv:/mnt/t/f1\nsize=3m\n");
+  const FioJobFile paths = parse_options_job("[j]\nfilename=/dev/sdb:/dev/mapper/vg-lv:/mnt/t/f1\nsize=3m\n");
   REQUIRE(paths.volumes.size() == 3);
   CHECK(paths.volumes[0].name == "sdb");
   CHECK(paths.volumes[1].name == "mapper-vg-lv");
@@ -315,12 +315,12 @@ TEST_CASE("include, ${ENV} and --section reach outside the text only through Fio
     if (path == "common.fio") return std::string("size=8m\nrw=randwrite\n");
     return sim::not_found(path + ": no such file");
   };
-  const FioJobFile f = parse("[a]\nfilename=v\ninclude common.fio\nbs=${BS}\n[b]\nfilename=w\nsize=1m\n", options);
+  const FioJobFile f = parse_options_job("[a]\nfilename=v\ninclude common.fio\nbs=${BS}\n[b]\nfilename=w\nsize=1m\n", options);
   CHECK(f.jobs[0].size_bytes == 8 * sim::kMiB);
   CHECK(f.jobs[0].rw == RwPattern::kRandWrite);
   CHECK(f.jobs[0].bs[1].min_bytes == 16 * sim::kKiB);
   options.sections = {"b"};
-  const FioJobFile only_b = parse("[a]\nfilename=v\nsize=1m\n[b]\nfilename=w\nsize=1m\n", options);
+  const FioJobFile only_b = parse_options_job("[a]\nfilename=v\nsize=1m\n[b]\nfilename=w\nsize=1m\n", options);
   REQUIRE(only_b.jobs.size() == 1);
   CHECK(only_b.jobs[0].name == "b");
   auto missing = parse_fio_job_file("[a]\nsize=1m\ninclude nope.fio\n", "t.fio", options);

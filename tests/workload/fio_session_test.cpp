@@ -25,7 +25,7 @@ struct Fixture {
   }
 };
 
-FioJobFile parse(const std::string& text, const std::string& name) {
+FioJobFile parse_session_job(const std::string& text, const std::string& name) {
   auto f = parse_fio_job_file(text, name);
   REQUIRE_MESSAGE(f.is_ok(), f.status().message());
   return std::move(f).value();
@@ -59,7 +59,7 @@ std::uint64_t measured_ios(const RunReport& r) {
 }  // namespace
 
 TEST_CASE("run_fio and a FioSession driven by hand give the same report, byte for byte") {
-  const FioJobFile file = parse(kMixed, "mixed.fio");
+  const FioJobFile file = parse_session_job(kMixed, "mixed.fio");
   FioRunOptions o;
   o.seed = 3;
   Fixture a;
@@ -91,10 +91,10 @@ TEST_CASE("run_fio and a FioSession driven by hand give the same report, byte fo
 
 TEST_CASE("two sessions run at once on one array, each with its own results") {
   Fixture f;
-  const FioJobFile reads = parse(
+  const FioJobFile reads = parse_session_job(
       "[r]\nfilename=a\nsize=1g\nrw=randread\nrate_iops=1000\ntime_based\nruntime=1s\n", "r.fio");
   const FioJobFile writes =
-      parse("[w]\nfilename=b\nsize=1g\nrw=write\nbs=64k\nio_size=32m\n", "w.fio");
+      parse_session_job("[w]\nfilename=b\nsize=1g\nrw=write\nbs=64k\nio_size=32m\n", "w.fio");
   FioRunOptions o;
   REQUIRE(prepare_volumes(*f.array, reads, o).is_ok());
   REQUIRE(prepare_volumes(*f.array, writes, o).is_ok());
@@ -115,7 +115,7 @@ TEST_CASE("two sessions run at once on one array, each with its own results") {
 TEST_CASE(
     "stop() ends every job now; I/O still in flight is not counted; unstarted jobs never start") {
   Fixture f;
-  const FioJobFile file = parse(
+  const FioJobFile file = parse_session_job(
       "[a]\nfilename=v\nsize=1g\nrw=randwrite\niodepth=16\ntime_based\nruntime=10s\n"
       "[b]\nfilename=v\nsize=1g\nstonewall\nrw=read\n",
       "s.fio");
@@ -142,7 +142,7 @@ TEST_CASE(
 
 TEST_CASE("start() names the job file and line when a volume is missing") {
   Fixture f;
-  const FioJobFile file = parse("[a]\nsize=1m\n\n[b]\nfilename=nope\nsize=1m\n", "m.fio");
+  const FioJobFile file = parse_session_job("[a]\nsize=1m\n\n[b]\nfilename=nope\nsize=1m\n", "m.fio");
   FioSession s(*f.array, f.sim, file, {});
   const auto st = s.start();
   CHECK(st.code() == sim::Code::kNotFound);

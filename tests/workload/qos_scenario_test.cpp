@@ -25,13 +25,6 @@ using namespace afasim::workload::testing;
 
 namespace {
 
-std::size_t volume_index(const ScenarioReport& r, const std::string& name) {
-  for (std::size_t i = 0; i < r.volumes.size(); ++i)
-    if (r.volumes[i].name == name) return i;
-  FAIL("no volume " << name);
-  return 0;
-}
-
 // IOPS of volume `v` in the row ending at second `t` (rows are 1 s: row i ends at i + 1 s).
 double iops_at(const ScenarioReport& r, std::size_t v, std::int64_t t) {
   const TimelineRow& row = r.timeline.at(static_cast<std::size_t>(t - 1));

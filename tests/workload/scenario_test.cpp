@@ -31,25 +31,18 @@ sim::Result<std::string> no_files(const std::string& path) {
   return sim::not_found("cannot read " + path);
 }
 
-sim::Result<Scenario> parse(const std::string& text, const ScenarioFileReader& reader = no_files) {
+sim::Result<Scenario> parse_text(const std::string& text, const ScenarioFileReader& reader = no_files) {
   return parse_scenario(text, "t.json", catalog(), reader);
 }
 
-Scenario parse_ok(const std::string& text, const ScenarioFileReader& reader = no_files) {
-  auto s = parse(text, reader);
+Scenario parse_scenario_ok(const std::string& text, const ScenarioFileReader& reader = no_files) {
+  auto s = parse_text(text, reader);
   REQUIRE_MESSAGE(s.is_ok(), s.status().message());
   return std::move(s).value();
 }
 
 double iops(const TimelineRow& row, std::size_t volume) {
   return static_cast<double>(row.volume_ios[volume]) * 1e9 / static_cast<double>(row.length_ns);
-}
-
-std::size_t volume_index(const ScenarioReport& r, const std::string& name) {
-  for (std::size_t i = 0; i < r.volumes.size(); ++i)
-    if (r.volumes[i].name == name) return i;
-  FAIL("no volume " << name);
-  return 0;
 }
 
 const WorkloadTotals& totals_of(const ScenarioReport& r, const std::string& name) {
@@ -288,7 +281,7 @@ TEST_CASE("the progress callback only reads: a run with it equals a run without"
 
 TEST_CASE("without duration_s the run ends at the interval in which the last workload ends") {
   // 2500 4 KiB writes at 1000 IOPS from 0.5 s: one every 1 ms, the last issued at 2.999 s.
-  const Scenario s = parse_ok(std::string("{") + kHead + R"(,
+  const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(,
     "report": {"interval_ms": 500},
     "workloads": [{"name": "w", "start_s": 0.5, "fio": ["[w]", "filename=v", "size=10m", "io_size=10000k",
                    "rw=write", "bs=4k", "rate_iops=1000"]}]})");
@@ -312,7 +305,7 @@ TEST_CASE("without duration_s the run ends at the interval in which the last wor
 }
 
 TEST_CASE("duration_s cuts the last row and stops running workloads") {
-  const Scenario s = parse_ok(std::string("{") + kHead + R"(, "duration_s": 2.25,
+  const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 2.25,
     "workloads": [{"name": "w", "fio": "[w]\nfilename=v\nsize=1g\nrw=randread\nrate_iops=100\ntime_based\nruntime=1h\n"}]})");
   const ScenarioReport r = run_ok(s);
   check_consistent(r);
@@ -326,7 +319,7 @@ TEST_CASE("duration_s cuts the last row and stops running workloads") {
 }
 
 TEST_CASE("timeline changes reach the array: set_volume and set_qos_policy, in time order") {
-  const Scenario s = parse_ok(std::string("{") + kHead + R"(, "duration_s": 3,
+  const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 3,
     "qos_policies": [{"name": "gold", "min_iops": 100, "max_iops": 5000}],
     "volumes": [{"name": "a", "capacity": "10GiB", "qos_policy": "gold"},
                 {"name": "b", "capacity": 1073741824, "max_iops": 900, "preferred_controller": "B"}],
@@ -379,7 +372,7 @@ TEST_CASE("fio_file is read relative to the scenario file; two workloads share a
 TEST_CASE("a timeline action the array refuses stops the run with the action's key") {
   auto refused = [](const std::string& timeline) {
     const Scenario s =
-        parse_ok(std::string("{") + kHead + R"(, "duration_s": 5, "timeline": )" + timeline + "}");
+        parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 5, "timeline": )" + timeline + "}");
     return run_scenario(s, catalog()).status();
   };
   const auto replace_healthy =
@@ -421,7 +414,7 @@ TEST_CASE("the example of docs/scenarios.md loads, and the array accepts its tim
     if (path != "../workloads/backup.fio") return sim::not_found("cannot read " + path);
     return std::string("[backup]\nfilename=backup\nsize=100g\nrw=read\nbs=1m\n");
   };
-  Scenario s = parse_ok(text.substr(begin + 8, end - begin - 8), backup);
+  Scenario s = parse_scenario_ok(text.substr(begin + 8, end - begin - 8), backup);
   CHECK(s.name == "drive-failure-under-load");
   CHECK(s.array_options.data_path.rebuild_bytes_per_second == 400'000'000);
   CHECK(s.volumes[0].spec.qos.min_iops == 20000);
@@ -435,7 +428,7 @@ TEST_CASE("the example of docs/scenarios.md loads, and the array accepts its tim
 }
 
 TEST_CASE("drive_slow and drive_restore_speed go through with their fields") {
-  const Scenario s = parse_ok(std::string("{") + kHead + R"(, "duration_s": 2, "timeline": [
+  const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 2, "timeline": [
       {"at_s": 0.5, "fault": {"type": "drive_slow", "drive": 40, "latency_multiplier": 4}},
       {"at_s": 1, "fault": {"type": "drive_restore_speed", "drive": 40}}]})");
   const ScenarioReport r = run_ok(s);
@@ -638,7 +631,7 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
   // Mismatches are collected and compared once, so that a failure prints them all.
   std::string mismatches;
   for (const auto& c : cases) {
-    auto s = parse(c.text);
+    auto s = parse_text(c.text);
     const std::string got = s.is_ok() ? "(accepted)" : s.status().message();
     const bool prefix = c.message.size() > 3 && c.message.substr(c.message.size() - 3) == "...";
     const bool match =
@@ -695,7 +688,7 @@ TEST_CASE("fuzz: mutated shipped scenarios never crash the loader; errors keep t
           break;
       }
     }
-    auto s = parse(text);
+    auto s = parse_text(text);
     if (!s.is_ok() && s.status().message().rfind("t.json: ", 0) != 0) {
       FAIL("seed " << seed << ": " << s.status().message());
     }
@@ -704,7 +697,7 @@ TEST_CASE("fuzz: mutated shipped scenarios never crash the loader; errors keep t
 
 TEST_CASE("setup errors the array raises name the scenario key") {
   auto setup = [](const std::string& rest) {
-    const Scenario s = parse_ok(std::string("{") + kHead + rest + "}");
+    const Scenario s = parse_scenario_ok(std::string("{") + kHead + rest + "}");
     return run_scenario(s, catalog()).status();
   };
   const auto qos =

@@ -32,4 +32,12 @@ inline ScenarioReport run_ok(const Scenario& s, const ScenarioRunOptions& option
   return std::move(r).value();
 }
 
+// The index of the volume called `name` in the report; fails the test when there is none.
+inline std::size_t volume_index(const ScenarioReport& r, const std::string& name) {
+  for (std::size_t i = 0; i < r.volumes.size(); ++i)
+    if (r.volumes[i].name == name) return i;
+  FAIL("no volume " << name);
+  return 0;
+}
+
 }  // namespace afasim::workload::testing

@@ -16,7 +16,7 @@ using namespace afasim;
 
 namespace {
 
-workload::VdbenchFile parse_ok(const std::string& text) {
+workload::VdbenchFile parse_vdbench_ok(const std::string& text) {
   auto f = workload::parse_vdbench(text, "t.vdb");
   REQUIRE_MESSAGE(f.is_ok(), f.status().message());
   return std::move(f).value();
@@ -49,7 +49,7 @@ struct Bench {
 }  // namespace
 
 TEST_CASE("a parameter file with defaults, lists, distributions and continuation lines parses") {
-  const auto f = parse_ok(
+  const auto f = parse_vdbench_ok(
       "* comment\n"
       "sd=default,threads=16\n"
       "sd=sd1,lun=/dev/nvme0n1,size=100g,range=(0,25)\n"
@@ -105,7 +105,7 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
 
 TEST_CASE("a curve run's avg_ line is the I/O-weighted summary of its interval lines") {
   Bench b("memblaze-pblaze5-916-aic-3200gb");
-  const auto f = parse_ok(
+  const auto f = parse_vdbench_ok(
       "sd=sd1,lun=/dev/nvme0n1,range=(0,25),threads=32\n"
       "wd=wd1,sd=sd1,xfersize=4k,rdpct=70,seekpct=100\n"
       "rd=c,wd=wd1,iorate=curve,curve=(50,100),elapsed=1,interval=1\n");
@@ -144,7 +144,7 @@ TEST_CASE("a curve run's avg_ line is the I/O-weighted summary of its interval l
 TEST_CASE("the shipped VDBench parameter files run on every seed device") {
   std::map<std::string, workload::VdbenchFile> files;
   for (const auto& [path, text] : config::embedded_files())
-    if (path.rfind("workloads/vdbench/", 0) == 0) files.emplace(path, parse_ok(text));
+    if (path.rfind("workloads/vdbench/", 0) == 0) files.emplace(path, parse_vdbench_ok(text));
   CHECK(files.size() == 11);
   for (const char* device : {"liqid-element-aic-7.68tb", "liqid-lqd4500",
                              "memblaze-pblaze5-916-aic-6400gb", "memblaze-pblaze5-916-aic-3200gb"}) {
