@@ -4,12 +4,13 @@
 # and leave one core idle). CTest starts the tests with the highest COST first.
 # Figures: seconds of wall time per test from a fresh-clone `make test` of main at 1dc35be
 # (2026-12-02, ctest -j2, machine otherwise idle), test_wear after its three-year cases were
-# folded into test_scenario's (the same shipped workload, run once); only the order matters,
-# so they need not be exact. docs/build.md.
+# folded into test_scenario's (the same shipped workload, run once); nbd_controller_fail,
+# nbd_ssd_fault and sweep_mpi as measured after they were shortened (539e2b1); only the order
+# matters, so they need not be exact. docs/build.md.
 set(AFASIM_TEST_COSTS
-  test_scenario 40 nbd_controller_fail 27 test_raid_sim 27 test_qos_scenarios 26 test_wear 22
-  test_calibration 21 test_power_sim 16 nbd_ssd_fault 16 redfish_clients 16 nbd_clients 13
-  qos_nbd_max_iops 13 sweep_mpi 12 test_controller 12 calibrate_model 11 web_manager 10 test_store 9
+  test_scenario 40 test_raid_sim 27 test_qos_scenarios 26 test_wear 22 test_calibration 21
+  test_power_sim 16 redfish_clients 16 nbd_clients 13 qos_nbd_max_iops 13 nbd_controller_fail 12
+  sweep_mpi 10 nbd_ssd_fault 8 test_controller 12 calibrate_model 11 web_manager 10 test_store 9
   test_reliability 8 test_sweep 7 nbd_sparse 6 test_api 6 html_report 5 session_record_replay 4
   test_redfish 4 nbd_full_pool 4 test_cli 4 fio_tools 4 readme_tour 4 test_scrub 4)
 

@@ -22,12 +22,18 @@ async function api(method, path, body) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  if (state.auth) init.headers.Authorization = state.auth;
+  const sent = state.auth;
+  if (sent) init.headers.Authorization = sent;
   let res = await fetch(API + path, init);
   if (res.status === 401) {
-    sessionStorage.removeItem('afasim-auth');
-    state.auth = null;
-    await login();
+    // Only a refusal of the credential the page holds now sends it back to the login form: a
+    // request sent before the login finished (a poll) can answer 401 after it, and must not
+    // throw away the new token (that showed the login form a second time).
+    if (state.auth === sent) {
+      sessionStorage.removeItem('afasim-auth');
+      state.auth = null;
+      await login();
+    }
     init.headers.Authorization = state.auth;
     res = await fetch(API + path, init);
   }
@@ -455,9 +461,13 @@ async function connectStream() {
   for (;;) {
     try {
       const headers = { 'Last-Event-ID': String(state.lastEventId), 'X-Requested-With': 'afasim-web' };
-      if (state.auth) headers.Authorization = state.auth;
+      const sent = state.auth;
+      if (sent) headers.Authorization = sent;
       const res = await fetch(`${API}/events/stream`, { headers });
-      if (res.status === 401) { await login(); continue; }
+      if (res.status === 401) {
+        if (state.auth === sent) await login();  // else: logged in meanwhile, retry with the token
+        continue;
+      }
       if (!res.ok) throw new Error('stream: ' + res.status);
       status('live', 'success');
       const reader = res.body.getReader();

@@ -244,7 +244,7 @@ def main():
     ap.add_argument("--state", help="with --hostile: the server's state directory (credentials)")
     args = ap.parse_args()
     if shutil.which("wrk") is None and not args.hostile:
-        sys.exit("bench_http: wrk is not installed (scripts/bootstrap.sh installs it)")
+        sys.exit("bench_http: wrk is not installed (make bench installs it: scripts/bootstrap.sh bench)")
     if args.hostile:
         hostile(args.hostile, args.hostile_count, auth_header(args.state) if args.state else {})
     else:

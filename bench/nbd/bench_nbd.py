@@ -157,7 +157,7 @@ def main():
     args = ap.parse_args()
     for tool in ("fio", "nbdkit"):
         if shutil.which(tool) is None:
-            print(f"bench_nbd: {tool} is not installed (scripts/bootstrap.sh installs it); skipped")
+            print(f"bench_nbd: {tool} is not installed (make bench installs it: scripts/bootstrap.sh bench); skipped")
             return 0
 
     work = tempfile.mkdtemp(prefix="afasim-bench-nbd-")

@@ -22,7 +22,7 @@ workload::VdbenchFile parse_vdbench_ok(const std::string& text) {
   return std::move(f).value();
 }
 
-std::string parse_error(const std::string& text) {
+std::string parse_vdbench_error(const std::string& text) {
   auto f = workload::parse_vdbench(text, "t.vdb");
   return f.is_ok() ? "" : f.status().message();
 }
@@ -97,7 +97,7 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
       {"sd=sd1,lun=x,threads\n", "t.vdb:1: threads: expected keyword=value"},
   };
   for (const auto& [text, expect] : cases) {
-    const std::string err = parse_error(text);
+    const std::string err = parse_vdbench_error(text);
     INFO("expected: " << expect << "\n     got: " << err);
     CHECK(err.rfind(expect, 0) == 0);
   }
