@@ -28,7 +28,9 @@ endfunction()
 # sweep/ 34 -> 24, config/ 23 -> 13); their work is parsing and formatting a request, not the
 # simulation, which stays -O2 (-O1 there costs 15 % of test_scenario's CPU). nbd/, serve/ and
 # store/ carry NBD's data path and stay -O2. docs/build.md.
-set(AFASIM_FRONT_END_OPTIMIZATION "-O1" CACHE STRING "Optimization flags for front-end libraries")
+# -g0 as well: their line tables were ~15 % of their compile (http/: 113 against 96 CPU-s at
+# -O2); a backtrace through them still names the functions.
+set(AFASIM_FRONT_END_OPTIMIZATION "-O1;-g0" CACHE STRING "Optimization flags for front-end libraries")
 function(afasim_front_end_code target)
   target_compile_options(${target} PRIVATE ${AFASIM_FRONT_END_OPTIMIZATION})
 endfunction()

@@ -8,7 +8,7 @@
 # nbd_ssd_fault and sweep_mpi as measured after they were shortened (539e2b1); only the order
 # matters, so they need not be exact. docs/build.md.
 set(AFASIM_TEST_COSTS
-  test_scenario 40 test_raid_sim 27 test_qos_scenarios 26 test_wear 22 test_calibration 21
+  test_scenario 40 test_raid_sim 27 test_qos_scenarios 26 test_wear 22
   test_power_sim 16 redfish_clients 16 nbd_clients 13 qos_nbd_max_iops 13 nbd_controller_fail 12
   sweep_mpi 10 nbd_ssd_fault 8 test_controller 12 calibrate_model 11 web_manager 10 test_store 9
   test_reliability 8 test_sweep 7 nbd_sparse 6 test_api 6 html_report 5 session_record_replay 4
