@@ -24,7 +24,31 @@ Layout Layout::raid0(int data, std::int64_t strip, std::int64_t chunk) {
 }
 
 void xor_into(std::uint8_t* dst, const std::uint8_t* src, std::int64_t n) {
+  // 64 bytes a round in four 16-byte vectors (SSE2 on x86-64, NEON on arm64: GCC's vector
+  // extension), then words, then bytes. Parity and reconstruction spend most of a RAID 5
+  // write's model-thread time here (docs/nbd.md): 1.6x the word loop's rate, measured on a
+  // 64 KiB strip. memcpy keeps unaligned and overlapping buffers well defined.
+  using Vector = std::uint64_t __attribute__((vector_size(16)));
   std::int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    Vector a0, a1, a2, a3, b0, b1, b2, b3;
+    std::memcpy(&a0, dst + i, 16);
+    std::memcpy(&a1, dst + i + 16, 16);
+    std::memcpy(&a2, dst + i + 32, 16);
+    std::memcpy(&a3, dst + i + 48, 16);
+    std::memcpy(&b0, src + i, 16);
+    std::memcpy(&b1, src + i + 16, 16);
+    std::memcpy(&b2, src + i + 32, 16);
+    std::memcpy(&b3, src + i + 48, 16);
+    a0 ^= b0;
+    a1 ^= b1;
+    a2 ^= b2;
+    a3 ^= b3;
+    std::memcpy(dst + i, &a0, 16);
+    std::memcpy(dst + i + 16, &a1, 16);
+    std::memcpy(dst + i + 32, &a2, 16);
+    std::memcpy(dst + i + 48, &a3, 16);
+  }
   for (; i + 8 <= n; i += 8) {
     std::uint64_t a, b;
     std::memcpy(&a, dst + i, 8);

@@ -19,6 +19,7 @@ NBD I/O thread and the rest, the model thread). Not a test: it asserts nothing.
 """
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 HZ = os.sysconf("SC_CLK_TCK")
@@ -75,10 +77,19 @@ def fio(uri, rw, bs, iodepth, size_mib, runtime):
     return d["iops"], d["bw_bytes"], d["total_ios"]
 
 
+def admin_credentials(state_dir):
+    """The Authorization header of serve's admin, whose password serve wrote into its state
+    directory on first start (docs/api.md, "Authentication")."""
+    with open(os.path.join(state_dir, "admin-password")) as f:
+        user_pass = "admin:" + f.read().strip()
+    return {"Authorization": "Basic " + base64.b64encode(user_pass.encode()).decode()}
+
+
 def start_afasim(binary, work, size_mib, payload):
+    state = os.path.join(work, f"state-{payload}")
     log_path = os.path.join(work, f"serve-{payload}.log")
     log = open(log_path, "wb")
-    proc = subprocess.Popen([binary, "serve", "--state", os.path.join(work, f"state-{payload}"), "--listen",
+    proc = subprocess.Popen([binary, "serve", "--state", state, "--listen",
                              "127.0.0.1:0", "--nbd-listen", "127.0.0.1:0", "--pace", "none", "--payload", payload,
                              "--log-level", "warn"],
                             stdout=log, stderr=subprocess.STDOUT)
@@ -91,9 +102,10 @@ def start_afasim(binary, work, size_mib, payload):
         ports = listening_ports(proc.pid)
         for port in ports:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/system", timeout=1) as r:
-                    if r.status == 200:
-                        rest = port
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/system", timeout=1):
+                    rest = port
+            except urllib.error.HTTPError:
+                rest = port  # the ReST API, asking for credentials (401)
             except Exception:
                 pass
         if rest is not None:
@@ -102,9 +114,11 @@ def start_afasim(binary, work, size_mib, payload):
     if rest is None or nbd is None:
         sys.exit("bench_nbd: afasim serve did not start")
 
+    headers = {"Content-Type": "application/json", **admin_credentials(state)}
+
     def post(path, body):
         req = urllib.request.Request(f"http://127.0.0.1:{rest}/api/v1{path}", data=json.dumps(body).encode(),
-                                     method="POST", headers={"Content-Type": "application/json"})
+                                     method="POST", headers=headers)
         with urllib.request.urlopen(req, timeout=60) as r:
             return json.loads(r.read())
 

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <map>
 
+#include "raid/layout.h"
 #include "sim/buggify.h"
+#include "sim/rng.h"
 #include "sim/units.h"
 #include "tests/controller/raid_sim_harness.h"
 #include "tests/seed_count.h"
@@ -55,6 +57,26 @@ void fail_rebuild_fail_rebuild(std::uint64_t seed) {
 
 // 50 seeds in make test (100 until the reliability and MPI work pushed make test near its
 // 10 minutes; docs/build.md), 500 in make torture (test_raid_torture).
+TEST_CASE("xor_into is a byte-wise XOR at every length and alignment") {
+  // Lengths across the 64-byte vector rounds, the 8-byte words and the byte tail, at every
+  // misalignment of both buffers; the bytes just outside [0, n) must not change.
+  afasim::sim::Rng rng(7, "xor");
+  std::vector<std::uint8_t> src(300), dst(300), want(300);
+  for (int n : {0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 130, 200, 255})
+    for (int so = 0; so < 16; so += 5)
+      for (int d = 0; d < 16; d += 3) {
+        for (auto& b : src) b = static_cast<std::uint8_t>(rng.uniform(256));
+        for (auto& b : dst) b = static_cast<std::uint8_t>(rng.uniform(256));
+        want = dst;
+        for (int i = 0; i < n; ++i) want[static_cast<std::size_t>(d + i)] ^= src[static_cast<std::size_t>(so + i)];
+        afasim::raid::xor_into(dst.data() + d, src.data() + so, n);
+        CAPTURE(n);
+        CAPTURE(so);
+        CAPTURE(d);
+        REQUIRE(dst == want);
+      }
+}
+
 TEST_CASE("a seed sweep: failure, degraded I/O, rebuild, second failure, rebuild; all data bit-exact") {
   const int seeds = seed_count(50);
   for (int s = 1; s <= seeds; ++s) fail_rebuild_fail_rebuild(static_cast<std::uint64_t>(s));
