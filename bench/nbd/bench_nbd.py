@@ -112,6 +112,8 @@ def start_afasim(binary, work, size_mib, payload):
             nbd = next((p for p in ports if p != rest), None)
         time.sleep(0.1)
     if rest is None or nbd is None:
+        proc.kill()  # not yet in main's list of servers to stop
+        proc.wait()
         sys.exit("bench_nbd: afasim serve did not start")
 
     headers = {"Content-Type": "application/json", **admin_credentials(state)}
