@@ -159,7 +159,22 @@ double WearLeveler::placement_score(int drive) const {
   return fill + std::min(0.10, 0.0125 * steps);
 }
 
-DriveWear WearLeveler::drive_wear(int drive) const {
+DriveWear WearLeveler::drive_wear(int drive) const { return drive_wear(drive, pooled_level()); }
+
+WearLeveler::PooledLevel WearLeveler::pooled_level() const {
+  PooledLevel p;
+  if (options_.policy == WearPolicy::kOff) return p;
+  const Time now = sim_.now();
+  for (int d = 0; d < hw_.drive_count(); ++d) {
+    if (!in_service(d)) continue;
+    p.total_rate += hw_.ssd(d).nand_write_bytes_per_second(now) * percent_per_nand_byte(d);
+    p.level_sum += hw_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
+    ++p.n;
+  }
+  return p;
+}
+
+DriveWear WearLeveler::drive_wear(int drive, const PooledLevel& pooled) const {
   const datapac::Ssd& ssd = hw_.ssd(drive);
   const Time now = sim_.now();
   DriveWear w;
@@ -174,28 +189,19 @@ DriveWear WearLeveler::drive_wear(int drive) const {
   w.target_offset_points = offsets_[static_cast<std::size_t>(drive)];
   const double rate = w.nand_write_bytes_per_second * percent_per_nand_byte(drive);
   if (rate > 0) w.life_at_current_rate_s = std::max(0.0, 100.0 - w.percent_endurance_used) / rate;
-  if (options_.policy != WearPolicy::kOff && w.in_service) {
-    // Pooled: the leveler holds every in-service SSD at a common level L plus its offset, and
-    // L rises at the array's total rate spread over n SSDs. SSD d reaches 100 % when
-    // L + offset_d = 100.
-    double total_rate = 0, level_sum = 0;
-    int n = 0;
-    for (int d = 0; d < hw_.drive_count(); ++d) {
-      if (!in_service(d)) continue;
-      total_rate += hw_.ssd(d).nand_write_bytes_per_second(now) * percent_per_nand_byte(d);
-      level_sum += hw_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
-      ++n;
-    }
-    if (total_rate > 0)
-      w.life_leveled_s =
-          std::max(0.0, ((100.0 - w.target_offset_points) * n - level_sum) / total_rate);
-  }
+  // Pooled: the leveler holds every in-service SSD at a common level L plus its offset, and
+  // L rises at the array's total rate spread over n SSDs. SSD d reaches 100 % when
+  // L + offset_d = 100.
+  if (options_.policy != WearPolicy::kOff && w.in_service && pooled.total_rate > 0)
+    w.life_leveled_s =
+        std::max(0.0, ((100.0 - w.target_offset_points) * pooled.n - pooled.level_sum) / pooled.total_rate);
   return w;
 }
 
 std::vector<DriveWear> WearLeveler::drive_wear_all() const {
+  const PooledLevel pooled = pooled_level();  // once, not per drive (every telemetry sample)
   std::vector<DriveWear> out;
-  for (int d = 0; d < hw_.drive_count(); ++d) out.push_back(drive_wear(d));
+  for (int d = 0; d < hw_.drive_count(); ++d) out.push_back(drive_wear(d, pooled));
   return out;
 }
 
@@ -203,8 +209,9 @@ WearSummary WearLeveler::summary() const {
   WearSummary s;
   s.policy = options_.policy;
   double sum = 0, adj_lo = 0, adj_hi = 0;
+  const PooledLevel pooled = pooled_level();
   for (int d = 0; d < hw_.drive_count(); ++d) {
-    const DriveWear w = drive_wear(d);
+    const DriveWear w = drive_wear(d, pooled);
     if (!w.in_service) continue;
     const double p = w.percent_endurance_used;
     const double a = p - w.target_offset_points;

@@ -178,6 +178,15 @@ class WearLeveler {
   void update_absorption();
   void reset_age_order();
   double percent_per_nand_byte(int drive) const;
+  // The pooled leveling state of the in-service SSDs now (drive_wear's life_leveled_s): the
+  // sum of their wear rates (percentage points per second) and of their levels (wear minus
+  // offset), and how many there are. Computed once for all drives by drive_wear_all().
+  struct PooledLevel {
+    double total_rate = 0, level_sum = 0;
+    int n = 0;
+  };
+  PooledLevel pooled_level() const;
+  DriveWear drive_wear(int drive, const PooledLevel& pooled) const;
   double nand_per_host_byte() const;
   bool in_service(int drive) const;
   double placement_score(int drive) const;
