@@ -167,8 +167,9 @@ WearLeveler::PooledLevel WearLeveler::pooled_level() const {
   const Time now = sim_.now();
   for (int d = 0; d < hw_.drive_count(); ++d) {
     if (!in_service(d)) continue;
-    p.total_rate += hw_.ssd(d).nand_write_bytes_per_second(now) * percent_per_nand_byte(d);
-    p.level_sum += hw_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
+    const datapac::Ssd& ssd = hw_.ssd(d);
+    p.total_rate_points_per_s += ssd.nand_write_bytes_per_second(now) * percent_per_nand_byte(d);
+    p.level_sum_points += ssd.wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)];
     ++p.n;
   }
   return p;
@@ -189,17 +190,17 @@ DriveWear WearLeveler::drive_wear(int drive, const PooledLevel& pooled) const {
   w.target_offset_points = offsets_[static_cast<std::size_t>(drive)];
   const double rate = w.nand_write_bytes_per_second * percent_per_nand_byte(drive);
   if (rate > 0) w.life_at_current_rate_s = std::max(0.0, 100.0 - w.percent_endurance_used) / rate;
-  // Pooled: the leveler holds every in-service SSD at a common level L plus its offset, and
-  // L rises at the array's total rate spread over n SSDs. SSD d reaches 100 % when
-  // L + offset_d = 100.
-  if (options_.policy != WearPolicy::kOff && w.in_service && pooled.total_rate > 0)
-    w.life_leveled_s =
-        std::max(0.0, ((100.0 - w.target_offset_points) * pooled.n - pooled.level_sum) / pooled.total_rate);
+  // Pooled: the leveler holds every in-service SSD at a common level L plus its offset; L rises
+  // at the array's total rate spread over n SSDs; SSD d reaches 100 % when L + offset_d = 100.
+  if (options_.policy != WearPolicy::kOff && w.in_service && pooled.total_rate_points_per_s > 0)
+    w.life_leveled_s = std::max(
+        0.0, ((100.0 - w.target_offset_points) * pooled.n - pooled.level_sum_points) /
+                 pooled.total_rate_points_per_s);
   return w;
 }
 
 std::vector<DriveWear> WearLeveler::drive_wear_all() const {
-  const PooledLevel pooled = pooled_level();  // once, not per drive (every telemetry sample)
+  const PooledLevel pooled = pooled_level();  // once, not per drive: every telemetry sample
   std::vector<DriveWear> out;
   for (int d = 0; d < hw_.drive_count(); ++d) out.push_back(drive_wear(d, pooled));
   return out;

@@ -179,10 +179,11 @@ class WearLeveler {
   void reset_age_order();
   double percent_per_nand_byte(int drive) const;
   // The pooled leveling state of the in-service SSDs now (drive_wear's life_leveled_s): the
-  // sum of their wear rates (percentage points per second) and of their levels (wear minus
-  // offset), and how many there are. Computed once for all drives by drive_wear_all().
+  // sum of their wear rates and of their levels (wear minus offset), and how many there are.
+  // Computed once for all drives by drive_wear_all() and summary().
   struct PooledLevel {
-    double total_rate = 0, level_sum = 0;
+    double total_rate_points_per_s = 0;  // percentage points of rated endurance per second
+    double level_sum_points = 0;
     int n = 0;
   };
   PooledLevel pooled_level() const;

@@ -27,7 +27,7 @@ void xor_into(std::uint8_t* dst, const std::uint8_t* src, std::int64_t n) {
   // 64 bytes a round in four 16-byte vectors (SSE2 on x86-64, NEON on arm64: GCC's vector
   // extension), then words, then bytes. Parity and reconstruction spend most of a RAID 5
   // write's model-thread time here (docs/nbd.md): 1.6x the word loop's rate, measured on a
-  // 64 KiB strip. memcpy keeps unaligned and overlapping buffers well defined.
+  // 64 KiB strip. memcpy keeps unaligned buffers well defined.
   using Vector = std::uint64_t __attribute__((vector_size(16)));
   std::int64_t i = 0;
   for (; i + 64 <= n; i += 64) {

@@ -95,7 +95,8 @@ class Layout {
   std::int64_t chunk_;
 };
 
-// dst[i] ^= src[i] for n bytes. Parity arithmetic.
+// dst[i] ^= src[i] for n bytes. Parity arithmetic. REQUIRES: dst and src are the same
+// buffer or do not overlap.
 void xor_into(std::uint8_t* dst, const std::uint8_t* src, std::int64_t n);
 
 }  // namespace afasim::raid

@@ -116,17 +116,22 @@ def start_afasim(binary, work, size_mib, payload):
         proc.wait()
         sys.exit("bench_nbd: afasim serve did not start")
 
-    headers = {"Content-Type": "application/json", **admin_credentials(state)}
+    try:
+        headers = {"Content-Type": "application/json", **admin_credentials(state)}
 
-    def post(path, body):
-        req = urllib.request.Request(f"http://127.0.0.1:{rest}/api/v1{path}", data=json.dumps(body).encode(),
-                                     method="POST", headers=headers)
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return json.loads(r.read())
+        def post(path, body):
+            req = urllib.request.Request(f"http://127.0.0.1:{rest}/api/v1{path}",
+                                         data=json.dumps(body).encode(), method="POST", headers=headers)
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return json.loads(r.read())
 
-    vol = post("/volumes", {"name": "bench", "capacity_bytes": size_mib << 20, "raid_type": "RAID5"})
-    host = post("/hosts", {"name": "bench", "initiators": [{"type": "nbd", "address": "*"}]})
-    post("/mappings", {"volume_id": vol["id"], "host_id": host["id"]})
+        vol = post("/volumes", {"name": "bench", "capacity_bytes": size_mib << 20, "raid_type": "RAID5"})
+        host = post("/hosts", {"name": "bench", "initiators": [{"type": "nbd", "address": "*"}]})
+        post("/mappings", {"volume_id": vol["id"], "host_id": host["id"]})
+    except BaseException:
+        proc.kill()  # a failed set-up (credentials, a refused POST) must not leave serve running
+        proc.wait()
+        raise
     return proc, f"nbd://127.0.0.1:{nbd}/bench"
 
 
