@@ -34,6 +34,12 @@ struct Tracker {
   // the last of them completed.
   static constexpr sim::Time kParkedLatency = 200 * sim::kMillisecond;
   sim::Time parked_first = sim::kTimeMax, parked_last = 0;
+  struct Parked {
+    std::size_t vi;
+    std::int64_t offset, len;
+  };
+  std::vector<Parked> parked;  // the parked writes, in completion order
+  sim::Time last_latency = 0;  // of the write that completed last
 
   explicit Tracker(SimArray& array) : a(array) {
     for (const auto& v : a.vols) history.emplace_back(static_cast<std::size_t>(v.bytes / kBlock));
@@ -53,13 +59,15 @@ struct Tracker {
     io.offset_bytes = offset;
     io.length_bytes = len;
     io.write_data = buf->data();
-    a.array->submit(io, [this, buf, w](const IoCompletion& c) {
+    a.array->submit(io, [this, buf, w, vi, offset, len](const IoCompletion& c) {
       if (c.status.is_ok()) acked[w] = 1;
       else ++errors;
       max_latency = std::max(max_latency, c.latency());
+      last_latency = c.latency();
       if (c.latency() > kParkedLatency) {
         parked_first = std::min(parked_first, c.complete_time);
         parked_last = std::max(parked_last, c.complete_time);
+        parked.push_back(Parked{vi, offset, len});
       }
     });
   }
@@ -225,6 +233,10 @@ struct Failover {
   sim::Time max_latency = 0;
   sim::Time bound = 0;
   sim::Time resumed = 0, drained = 0;  // after the fault: the first and last parked write done
+  int parked = 0;
+  // The same writes as the parked ones, each submitted after the one before it completed, on
+  // the survivor alone: the sum of their latencies (0 when not measured).
+  sim::Time serial_ns = 0;
   bool failback = false;
   std::string invariants;
 };
@@ -259,6 +271,14 @@ Failover failover(std::uint64_t seed, bool no_mirror) {
   r.bound = a.array->data_path().takeover_bound_ns();
   r.resumed = t.parked_first - fault;
   r.drained = t.parked_last - fault;
+  r.parked = static_cast<int>(t.parked.size());
+  if (!no_mirror) {  // (more writes would overwrite what the no-mirror run must find lost)
+    for (const Tracker::Parked p : std::vector<Tracker::Parked>(t.parked)) {
+      t.write(p.vi, p.offset, p.len);
+      a.sim->run();
+      r.serial_ns += t.last_latency;
+    }
+  }
   f.type = "controller_restore";
   REQUIRE(a.array->inject_fault(f).is_ok());
   a.sim->run();
@@ -278,20 +298,25 @@ TEST_CASE("controller failover under load: nothing acknowledged lost, I/O resume
   sim::Time worst = 0;
   for (int s = 1; s <= seeds; ++s) {
     const auto r = failover(static_cast<std::uint64_t>(s), false);
-    INFO("seed " << s << ": max latency " << r.max_latency << " ns, bound " << r.bound
-                  << " ns; parked writes done " << r.resumed << ".." << r.drained << " ns after the fault");
+    INFO("seed " << s << ": max latency " << r.max_latency << " ns, bound " << r.bound << " ns; " << r.parked
+                  << " parked writes done " << r.resumed << ".." << r.drained
+                  << " ns after the fault; the same writes one at a time " << r.serial_ns << " ns");
     CHECK(r.lost == 0);
     CHECK(r.errors == 0);
     // I/O resumes within the takeover bound: the first parked write is done by then.
     CHECK(r.resumed <= r.bound);
-    // Then the survivor, writing through, drains what was parked during the outage (seeds
-    // 1-4: 74-90 writes of 4-256 KiB, ~10 MB) in 14-20 ms. Which parked write finishes last
-    // is not the order they were parked in: their member operations queue at 40 SSDs, and
-    // the write parked at the fault (the slowest, submitted earliest) finished 1 ms into the
-    // drain on the old one-step-per-resource timing and ~17 ms into it on the cut-through
-    // journeys. So the bound is on the drain, not on the first write's place in it.
-    CHECK(r.drained - r.resumed <= 20 * sim::kMillisecond);
-    CHECK(r.max_latency <= r.bound + 20 * sim::kMillisecond);
+    // Then the survivor, writing through, drains what was parked during the outage (67-97
+    // writes of 4-256 KiB, 7-14 MB, in 14-21 ms over seeds 1-100). Which parked write
+    // finishes last is not the order they were parked in: their member operations queue at
+    // 40 SSDs. The bound comes from the mechanism, not from the drain times seen: resources
+    // that serve queued work in arrival order and never idle while work waits finish a batch
+    // no later than the same work done one request at a time (the parked writes resubmitted
+    // one after another on the survivor: 2.4-3.1x the drain over seeds 1-100;
+    // releasing them 1 ms apart fails it in 10 of 10 seeds). A drain that stalls fails it;
+    // one that only ran the parked writes one at a time would sit at the bound itself.
+    CHECK(r.serial_ns > 0);
+    CHECK(r.drained - r.resumed <= r.serial_ns);
+    CHECK(r.max_latency <= r.bound + r.serial_ns + 200 * sim::kMicrosecond);  // submitted <= 200 us before the fault
     CHECK(r.max_latency > 300 * sim::kMillisecond);  // there was an outage to measure
     CHECK(r.failback);
     CHECK(r.invariants == "");
