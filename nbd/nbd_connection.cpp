@@ -78,7 +78,7 @@ void flush_wakes(Gate& gate) {
 }
 
 void start_requests(controller::Array& array, const ExportInfo& e,
-                    std::vector<std::unique_ptr<Request>>& batch) {
+                    std::vector<std::unique_ptr<Request>>& batch, serve::ModelThread* model) {
   // Masking is checked again for every batch: a mapping deleted while the client is
   // connected takes effect at its next request.
   const bool mapped = export_still_mapped(array, e);
@@ -130,7 +130,9 @@ void start_requests(controller::Array& array, const ExportInfo& e,
     }
     // FUA goes with the I/O: the array writes it through its cache (docs/write-cache.md)
     // and acknowledges it once it is on the SSDs.
-    array.submit(io, [r = std::move(r)](const IoCompletion& c) mutable {
+    if (model != nullptr) model->host_io_started();
+    array.submit(io, [r = std::move(r), model](const IoCompletion& c) mutable {
+      if (model != nullptr) model->host_io_completed();
       complete(std::move(r), c.status, c.latency());
     });
   }
@@ -464,9 +466,10 @@ void Connection::flush_batch() {
   controller::Array* array = core_->array;
   std::shared_ptr<const ExportInfo> e = export_;
   const std::uint64_t id = id_;
-  if (core_->model->post([batch, e, array, id] {
+  serve::ModelThread* model = core_->model;
+  if (model->post([batch, e, array, id, model] {
         record_batch(id, *e, *batch);
-        start_requests(*array, *e, *batch);
+        start_requests(*array, *e, *batch, model);
       }))
     return;
   for (auto& r : *batch) {

@@ -117,9 +117,10 @@ struct Mailbox {
 };
 
 // Runs `batch` on the model thread: each request into Array::submit (or answered there:
-// BLOCK_STATUS, unmapped export), completions to their mailboxes.
+// BLOCK_STATUS, unmapped export), completions to their mailboxes. `model`: told of each I/O
+// submitted and completed (ModelThread::host_io_started); null in batch replay.
 void start_requests(controller::Array& array, const ExportInfo& e,
-                    std::vector<std::unique_ptr<Request>>& batch);
+                    std::vector<std::unique_ptr<Request>>& batch, serve::ModelThread* model = nullptr);
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:

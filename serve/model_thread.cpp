@@ -74,6 +74,7 @@ void ModelThread::run() {
     }
     space_.notify_all();
     // Closures run at the model's current time; what they schedule runs in event order.
+    if (!batch.empty()) gap_waited_ = false;
     for (auto& fn : batch) fn();
     batch.clear();
 
@@ -83,7 +84,8 @@ void ModelThread::run() {
       const sim::Time due = pacer_.virtual_at(wall_now_ns());
       if (due > sim_.now()) sim_.run_until(due);
     } else {
-      for (int i = 0; i < kEventsBetweenInboxChecks && !inbox_pending_.load(std::memory_order_acquire) && sim_.step();
+      for (int i = 0; i < kEventsBetweenInboxChecks && !inbox_pending_.load(std::memory_order_acquire) &&
+                      !hold_for_host() && sim_.step();
            ++i) {
       }
     }
@@ -104,6 +106,11 @@ void ModelThread::run() {
       if (wait_ns > kSpinThresholdNs)
         wake_.wait_for(lock, std::chrono::nanoseconds(wait_ns - kSpinThresholdNs / 2),
                        [this] { return stopping_ || !inbox_.empty(); });
+    } else if (hold_for_host()) {
+      // pace none, no host I/O in flight, only later events left: give the host kHostGapNs
+      // to send its next request at this virtual time; then run them (the host is idle).
+      if (!wake_.wait_for(lock, std::chrono::nanoseconds(host_gap_ns_), [this] { return stopping_ || !inbox_.empty(); }))
+        gap_waited_ = true;
     }
     // pace none with events pending: loop straight back.
   }

@@ -73,12 +73,28 @@ class ModelThread {
   // it returns, a replaced or removed hook is not running and will not run again.
   void set_round_hook(std::function<void()> hook);
 
+  // A front end started a host I/O on the model thread / its completion ran (model thread
+  // only). With `--pace none`, while no host I/O is in flight, the model waits up to
+  // kHostGapNs of wall time for the host's next request before it runs an event later than
+  // now (run()): otherwise every gap between a host's requests lets virtual time race
+  // through background events (the wear leveler's next check 60 s on, a telemetry sample
+  // every virtual second until then), burning the CPU the host needs.
+  void host_io_started() { ++host_ios_; }
+  void host_io_completed() { --host_ios_; }
+  static constexpr std::int64_t kHostGapNs = 1'000'000;
+  // Another wait than kHostGapNs (tests). REQUIRES: before start(); gap_ns > 0.
+  void set_host_gap_ns(std::int64_t gap_ns) { host_gap_ns_ = gap_ns; }
+
   // Wall-clock nanoseconds from the steady clock (the runtime's only clock).
   static std::int64_t wall_now_ns();
   const sim::Pacer& pacer() const { return pacer_; }
 
  private:
   void run();
+  // --pace none: hold virtual time at now() for the host (host_io_started).
+  bool hold_for_host() const {
+    return !pacer_.paced() && !inline_ && host_ios_ == 0 && !gap_waited_ && sim_.next_event_time() > sim_.now();
+  }
 
   sim::Simulator& sim_;
   sim::Pacer pacer_;
@@ -92,6 +108,9 @@ class ModelThread {
   std::mutex hook_mu_;                 // held while the hook runs: removing it waits for it
   std::function<void()> round_hook_;   // guarded by hook_mu_
   const bool inline_ = false;
+  std::int64_t host_ios_ = 0;  // model thread only
+  std::int64_t host_gap_ns_ = kHostGapNs;
+  bool gap_waited_ = false;    // this gap's wait for the host has timed out (model thread only)
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread thread_;
