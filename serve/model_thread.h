@@ -8,7 +8,8 @@
 // The inbox is bounded (kInboxCapacity closures); at the bound, post() and call() block the
 // calling thread until the model catches up (backpressure, never a dropped request). After
 // stop(), post() returns false and call() throws ModelStopped. Thread-safe, except start()
-// and stop(), which the owning thread calls.
+// and stop(), which the owning thread calls, set_host_gap_ns() (before start()), and
+// host_io_started()/host_io_completed() (the model thread's own closures call them).
 #pragma once
 
 #include <atomic>
@@ -23,6 +24,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "sim/assert.h"
 #include "sim/pacer.h"
 #include "sim/simulator.h"
 
@@ -73,17 +75,30 @@ class ModelThread {
   // it returns, a replaced or removed hook is not running and will not run again.
   void set_round_hook(std::function<void()> hook);
 
-  // A front end started a host I/O on the model thread / its completion ran (model thread
-  // only). With `--pace none`, while no host I/O is in flight, the model waits up to
-  // kHostGapNs of wall time for the host's next request before it runs an event later than
-  // now (run()): otherwise every gap between a host's requests lets virtual time race
-  // through background events (the wear leveler's next check 60 s on, a telemetry sample
-  // every virtual second until then), burning the CPU the host needs.
-  void host_io_started() { ++host_ios_; }
-  void host_io_completed() { --host_ios_; }
+  // A front end started a host I/O / its completion ran. Model thread only (not thread-safe).
+  // With `--pace none`, once the last host I/O in flight completes and only later events
+  // are left, the model waits up to kHostGapNs of wall time for the host's next request
+  // before it runs them (run()): otherwise every gap between a host's requests lets virtual
+  // time race through background events (the wear leveler's next check 60 s on, a telemetry
+  // sample every virtual second until then). Other closures (ReST calls) neither start nor
+  // extend that wait; after it, events run freely until the next host I/O starts.
+  void host_io_started() {
+    ++host_ios_in_flight_;
+    host_quiet_ = false;
+    hold_deadline_ns_ = 0;
+  }
+  void host_io_completed() {
+    AFASIM_ASSERT(host_ios_in_flight_ > 0, "ModelThread: a host I/O completed that was not started");
+    --host_ios_in_flight_;
+  }
+  // 1 ms: fio's requests at iodepth 1-32 over loopback TCP come 10-80 us apart, and a host
+  // that sends nothing for a millisecond has gone quiet.
   static constexpr std::int64_t kHostGapNs = 1'000'000;
   // Another wait than kHostGapNs (tests). REQUIRES: before start(); gap_ns > 0.
-  void set_host_gap_ns(std::int64_t gap_ns) { host_gap_ns_ = gap_ns; }
+  void set_host_gap_ns(std::int64_t gap_ns) {
+    AFASIM_ASSERT(gap_ns > 0, "ModelThread: host gap must be > 0");
+    host_gap_ns_ = gap_ns;
+  }
 
   // Wall-clock nanoseconds from the steady clock (the runtime's only clock).
   static std::int64_t wall_now_ns();
@@ -93,8 +108,11 @@ class ModelThread {
   void run();
   // --pace none: hold virtual time at now() for the host (host_io_started).
   bool hold_for_host() const {
-    return !pacer_.paced() && !inline_ && host_ios_ == 0 && !gap_waited_ && sim_.next_event_time() > sim_.now();
+    return !pacer_.paced() && !inline_ && host_ios_in_flight_ == 0 && !host_quiet_ &&
+           sim_.next_event_time() > sim_.now();
   }
+  // Waits, `lock` held, for the inbox until this hold's deadline; then the host is quiet.
+  void wait_for_host(std::unique_lock<std::mutex>& lock);
 
   sim::Simulator& sim_;
   sim::Pacer pacer_;
@@ -108,9 +126,12 @@ class ModelThread {
   std::mutex hook_mu_;                 // held while the hook runs: removing it waits for it
   std::function<void()> round_hook_;   // guarded by hook_mu_
   const bool inline_ = false;
-  std::int64_t host_ios_ = 0;  // model thread only
+  // Model thread only: host I/O in flight; the hold's wall-clock deadline (0: none yet);
+  // the host sent nothing until that deadline (events run freely until its next I/O).
+  std::int64_t host_ios_in_flight_ = 0;
+  std::int64_t hold_deadline_ns_ = 0;
+  bool host_quiet_ = false;
   std::int64_t host_gap_ns_ = kHostGapNs;
-  bool gap_waited_ = false;    // this gap's wait for the host has timed out (model thread only)
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread thread_;

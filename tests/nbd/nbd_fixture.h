@@ -33,6 +33,7 @@ struct TargetFixture {
   std::unique_ptr<controller::Array> array;
   std::unique_ptr<serve::ModelThread> model;
   std::unique_ptr<NbdServer> server;
+  std::int64_t host_gap_ns = 0;  // 0: ModelThread's own (kHostGapNs)
 
   explicit TargetFixture(const std::string& system = "ise-860-g3") {
     preset = catalog.system(system).value();
@@ -48,6 +49,7 @@ struct TargetFixture {
   void start(NbdServerOptions o = loopback_options(),
              sim::Pacer::Mode pace = sim::Pacer::Mode::kNone) {
     model = std::make_unique<serve::ModelThread>(sim, sim::Pacer(pace));
+    if (host_gap_ns > 0) model->set_host_gap_ns(host_gap_ns);
     model->start();
     server = std::make_unique<NbdServer>(*array, *model, o);
     const sim::Status st = server->start();
