@@ -273,6 +273,7 @@ Failover failover(std::uint64_t seed, bool no_mirror) {
   r.drained = t.parked_last - fault;
   r.parked = static_cast<int>(t.parked.size());
   if (!no_mirror) {  // (more writes would overwrite what the no-mirror run must find lost)
+    // Over a copy: t.write's completion appends to t.parked if a write is parked again.
     for (const Tracker::Parked p : std::vector<Tracker::Parked>(t.parked)) {
       t.write(p.vi, p.offset, p.len);
       a.sim->run();
