@@ -67,7 +67,7 @@ void PerfCounters::host_io(Id volume_id, Id controller, IoOp op, std::int64_t by
   const bool data = op == IoOp::kRead || op == IoOp::kWrite;
   if (!data && ok) return;
   const bool write = op != IoOp::kRead;
-  volumes_[volume_id].record(write, bytes, latency_ns, ok);
+  if (Object* v = volume(volume_id, true)) v->record(write, bytes, latency_ns, ok);
   if (controller == 1 || controller == 2) controllers_[index(controller)].record(write, bytes, latency_ns, ok);
   array_.record(write, bytes, latency_ns, ok);
 }
@@ -78,13 +78,13 @@ void PerfCounters::drive_op(int drive, bool write, std::int64_t bytes, sim::Time
 }
 
 const ObjectTotals* PerfCounters::volume_totals(Id volume_id) const {
-  const auto it = volumes_.find(volume_id);
-  return it == volumes_.end() ? nullptr : &it->second.totals;
+  const Object* v = volume(volume_id);
+  return v == nullptr ? nullptr : &v->totals;
 }
 
 PerfSample PerfCounters::close_volume(Id volume_id) {
-  const auto it = volumes_.find(volume_id);
-  return it == volumes_.end() ? PerfSample{} : it->second.open.close();
+  Object* v = volume(volume_id, false);
+  return v == nullptr ? PerfSample{} : v->open.close();
 }
 
 PerfSample PerfCounters::close_controller(Id controller) { return controllers_.at(index(controller)).open.close(); }
@@ -93,11 +93,25 @@ PerfSample PerfCounters::close_drive(int drive) { return drives_.at(static_cast<
 
 PerfSample PerfCounters::close_array() { return array_.open.close(); }
 
-void PerfCounters::forget_volume(Id volume_id) { volumes_.erase(volume_id); }
+PerfCounters::Object* PerfCounters::volume(Id volume_id, bool create) {
+  if (volume_id < 0) return nullptr;
+  const auto i = static_cast<std::size_t>(volume_id);
+  if (i >= volumes_.size()) {
+    if (!create) return nullptr;
+    volumes_.resize(i + 1);
+  }
+  if (!volumes_[i] && create) volumes_[i].emplace();
+  return volumes_[i] ? &*volumes_[i] : nullptr;
+}
+
+void PerfCounters::forget_volume(Id volume_id) {
+  if (volume(volume_id, false) != nullptr) volumes_[static_cast<std::size_t>(volume_id)].reset();
+}
 
 std::vector<Id> PerfCounters::volume_ids() const {
   std::vector<Id> out;
-  for (const auto& [id, o] : volumes_) out.push_back(id);
+  for (std::size_t i = 0; i < volumes_.size(); ++i)
+    if (volumes_[i]) out.push_back(static_cast<Id>(i));
   return out;
 }
 

@@ -18,7 +18,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -127,7 +126,13 @@ class PerfCounters {
     }
   }
 
-  std::map<Id, Object> volumes_;
+  // The volume's counters, or null. `create`: made on first use.
+  Object* volume(Id volume_id, bool create);
+  const Object* volume(Id volume_id) const { return const_cast<PerfCounters*>(this)->volume(volume_id, false); }
+
+  // By volume id (ids are small and dense, as VolumeTable's): one indexed load per host I/O,
+  // where a map walked ~10 cold nodes with 1,000 volumes.
+  std::vector<std::optional<Object>> volumes_;
   std::array<Object, 2> controllers_;
   std::vector<Object> drives_;
   Object array_;

@@ -226,11 +226,8 @@ sim::Status StreamOptions::validate() const {
 }
 
 ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  if (last_streams_ == nullptr || last_volume_ != volume) {
-    last_streams_ = &volumes_[volume];
-    last_volume_ = volume;
-  }
-  auto& streams = *last_streams_;
+  if (volume >= volumes_.size()) volumes_.resize(volume + 1);
+  auto& streams = volumes_[volume];
   ++clock_;
   const std::int64_t end = offset + length;
   // A read continues a stream if it starts where the stream's last read ended, or inside the

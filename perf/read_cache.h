@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/action.h"
@@ -146,8 +145,7 @@ class StreamDetector {
   // max_io_bytes × 8 at once.
   ReadAhead on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
   void drop_volume(std::uint64_t volume) {
-    volumes_.erase(volume);
-    last_streams_ = nullptr;
+    if (volume < volumes_.size()) volumes_[volume] = {};
   }
   std::int64_t streams_detected() const { return streams_detected_; }
 
@@ -159,10 +157,9 @@ class StreamDetector {
     std::uint64_t last_use = 0;
   };
   StreamOptions options_;
-  std::unordered_map<std::uint64_t, std::vector<Stream>> volumes_;
-  // The last volume looked up and its streams (map nodes are stable): most reads repeat it.
-  std::uint64_t last_volume_ = 0;
-  std::vector<Stream>* last_streams_ = nullptr;
+  // By volume id (small and dense: controller::VolumeTable's ids): one indexed load per
+  // read, where a hash map's bucket and node were two more cold lines with many volumes.
+  std::vector<std::vector<Stream>> volumes_;
   std::uint64_t clock_ = 0;
   std::int64_t streams_detected_ = 0;
 };

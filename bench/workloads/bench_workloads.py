@@ -40,21 +40,40 @@ WORKLOADS = [
 ]
 
 
-def job_text(rw, bs, extra, seconds):
-    text = (f"[global]\nrw={rw}\nbs={bs}\n{extra}iodepth=16\nnumjobs=4\nsize=128g\nnorandommap\n"
+# Volume layouts, all 16 jobs x QD16: the four 128 GiB LUNs of the workloads above; one
+# 1,000 GiB volume; 1,000 volumes of 1 GiB, each job spreading its I/O round-robin over 62 or
+# 63 of them (filename=a:b:...), so that the two differ only in how many volumes are active.
+LAYOUT_LUNS, LAYOUT_ONE, LAYOUT_MANY = "4 LUNs", "1 volume", "1,000 volumes"
+MANY_VOLUMES = 1000
+
+
+def job_text(rw, bs, extra, seconds, layout=LAYOUT_LUNS):
+    text = (f"[global]\nrw={rw}\nbs={bs}\n{extra}iodepth=16\nnorandommap\n"
             f"time_based\nruntime={seconds}s\ngroup_reporting\n")
-    for lun in range(4):
-        text += f"[lun{lun}]\nfilename=lun{lun}\n"
+    if layout == LAYOUT_LUNS:
+        text += "numjobs=4\nsize=128g\n"
+        for lun in range(4):
+            text += f"[lun{lun}]\nfilename=lun{lun}\n"
+    elif layout == LAYOUT_ONE:
+        text += "numjobs=16\nsize=1000g\n[vol]\nfilename=vol\n"
+    else:
+        for job in range(16):
+            volumes = [f"vol{v}" for v in range(job, MANY_VOLUMES, 16)]
+            text += f"[job{job}]\nsize={len(volumes)}g\nfilename={':'.join(volumes)}\n"
     return text
 
 
+class RunFailed(Exception):
+    pass
+
+
 def run(argv, cwd):
-    """Runs argv; returns (stdout, cpu seconds, peak RSS in bytes)."""
+    """Runs argv; returns (stdout, cpu seconds, peak RSS in bytes). RunFailed with its stderr."""
     with open(os.path.join(cwd, "out"), "wb") as out, open(os.path.join(cwd, "err"), "wb") as err:
         proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
     if status != 0:
-        sys.exit(f"bench_workloads: {' '.join(argv)} failed:\n" + open(os.path.join(cwd, "err")).read())
+        raise RunFailed(f"{' '.join(argv)} failed:\n" + open(os.path.join(cwd, "err")).read())
     return open(os.path.join(cwd, "out")).read(), usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
 
 
@@ -67,12 +86,12 @@ def fio_ios(report):
     return ios
 
 
-def measure_fio(binary, rw, bs, extra, raid, tmp):
+def measure_fio(binary, rw, bs, extra, raid, tmp, layout=LAYOUT_LUNS):
     points = []
     for seconds in (SHORT_S, LONG_S):
         path = os.path.join(tmp, f"job-{seconds}.fio")
         with open(path, "w") as f:
-            f.write(job_text(rw, bs, extra, seconds))
+            f.write(job_text(rw, bs, extra, seconds, layout))
         out, cpu, rss = run([binary, "fio", path, "--raid-type", raid, "--provisioning", "fixed",
                              "--output-format", "json", "--quiet"], tmp)
         points.append((fio_ios(out), cpu, rss))
@@ -151,7 +170,41 @@ def main():
         mine, mine_rss = measure_trace(AFASIM, tmp)
         print(f"  {'trace replay: DiskSim, 4K 70/30, 200k IOPS, 4 devices':45s} {mine / 1e6:12.2f} M "
               f"{mine_rss / 2**20:6.0f} MB   {'(afasim trace is new: no baseline)':>26s}", flush=True)
+        many_volumes(baseline, tmp)
+
+
+def many_volumes(baseline, tmp):
+    """What an I/O costs with 1,000 active volumes against one: 4K random read, RAID10, the
+    same 16 jobs x QD16 (LAYOUT_ONE, LAYOUT_MANY), side by side with the baseline."""
+    rates = {}
+    for who, binary in (("this tree", AFASIM), ("baseline", baseline)):
+        if binary is None:
+            continue
+        for layout in (LAYOUT_ONE, LAYOUT_MANY):
+            try:
+                rates[who, layout] = measure_fio(binary, "randread", "4k", "", "RAID10", tmp, layout)
+            except RunFailed as e:
+                if who == "this tree":
+                    sys.exit(f"bench_workloads: {e}")
+                rates[who, layout] = None  # an older afasim may refuse filename=a:b
+    for layout in (LAYOUT_ONE, LAYOUT_MANY):
+        mine, mine_rss = rates["this tree", layout]
+        line = f"  {'4K random read, RAID10, ' + layout:45s} {mine / 1e6:12.2f} M {mine_rss / 2**20:6.0f} MB"
+        base = rates.get(("baseline", layout))
+        if base:
+            line += f"   {base[0] / 1e6:12.2f} M {base[1] / 2**20:6.0f} MB   {mine / base[0]:5.2f}x"
+        elif ("baseline", layout) in rates:
+            line += "   (the baseline refused the job)"
+        print(line, flush=True)
+    cost = rates["this tree", LAYOUT_ONE][0] / rates["this tree", LAYOUT_MANY][0]
+    line = f"  cost per I/O, 1,000 volumes / 1 volume: this tree {cost:.2f}x"
+    if rates.get(("baseline", LAYOUT_ONE)) and rates.get(("baseline", LAYOUT_MANY)):
+        line += f", baseline {rates['baseline', LAYOUT_ONE][0] / rates['baseline', LAYOUT_MANY][0]:.2f}x"
+    print(line, flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except RunFailed as e:
+        sys.exit(f"bench_workloads: {e}")

@@ -328,3 +328,27 @@ TEST_CASE("alerts: a pool at or above a space threshold, cleared when the volume
   f.sim.run_until(2 * kSecond + 1);
   CHECK(t->alerts().empty());
 }
+
+TEST_CASE("PerfCounters: volumes by id, ascending; a forgotten volume's counters are gone") {
+  PerfCounters p(2);
+  p.host_io(5, 1, IoOp::kRead, 4096, 100'000, true);
+  p.host_io(2, 2, IoOp::kWrite, 8192, 300'000, true);
+  p.host_io(5, 1, IoOp::kRead, 4096, 200'000, true);
+  CHECK(p.volume_ids() == std::vector<Id>{2, 5});
+  REQUIRE(p.volume_totals(5) != nullptr);
+  CHECK(p.volume_totals(5)->read.ios == 2);
+  CHECK(p.volume_totals(5)->read.latency_ns_sum == 300'000);
+  CHECK(p.volume_totals(2)->write.bytes == 8192);
+  CHECK(p.volume_totals(3) == nullptr);      // below the largest id, never seen
+  CHECK(p.volume_totals(1000) == nullptr);   // beyond it
+  const PerfSample s = p.close_volume(5);
+  CHECK(s.read_ios == 2);
+  CHECK(s.latency_us_max == doctest::Approx(200.0));
+  CHECK(p.close_volume(5).read_ios == 0);    // the interval was cleared
+  CHECK(p.close_volume(77).read_ios == 0);   // unknown: an empty sample
+  p.forget_volume(5);
+  p.forget_volume(77);                       // unknown: nothing happens
+  CHECK(p.volume_ids() == std::vector<Id>{2});
+  CHECK(p.volume_totals(5) == nullptr);
+  CHECK(p.array_totals().read.ios == 2);     // the array's totals keep what the volume did
+}

@@ -76,3 +76,20 @@ TEST_CASE("StreamDetector: random reads read nothing ahead; a stream is declared
   // 6 MiB consumed in 8 KiB reads: a refill each time only 2 MiB remain ahead, one per 2 MiB.
   CHECK(refills == 2);
 }
+
+TEST_CASE("StreamDetector: streams are per volume, and a dropped volume's streams are gone") {
+  perf::StreamOptions o;
+  o.trigger_ios = 2;
+  perf::StreamDetector d(o);
+  CHECK(d.on_read(7, 0, 8192).length == 0);
+  CHECK(d.on_read(3, 8192, 8192).length == 0);       // another volume: not the stream of volume 7
+  CHECK(d.on_read(7, 8192, 8192).length > 0);        // volume 7's second sequential read
+  CHECK(d.streams_detected() == 1);
+  d.drop_volume(3);
+  d.drop_volume(1000);                               // never seen: nothing to drop
+  d.drop_volume(7);
+  // The stream went with the volume: the next two sequential reads declare a new one.
+  CHECK(d.on_read(7, 16384, 8192).length == 0);
+  CHECK(d.on_read(7, 24576, 8192).length > 0);
+  CHECK(d.streams_detected() == 2);
+}
