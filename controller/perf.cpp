@@ -105,7 +105,8 @@ PerfCounters::Object* PerfCounters::volume(Id volume_id, bool create) {
 }
 
 void PerfCounters::forget_volume(Id volume_id) {
-  if (volume(volume_id, false) != nullptr) volumes_[static_cast<std::size_t>(volume_id)].reset();
+  if (volume_id >= 0 && static_cast<std::size_t>(volume_id) < volumes_.size())
+    volumes_[static_cast<std::size_t>(volume_id)].reset();
 }
 
 std::vector<Id> PerfCounters::volume_ids() const {

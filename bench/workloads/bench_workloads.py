@@ -161,12 +161,9 @@ def main():
     print(f"  {'':45s} {'I/Os per CPU-s':>14s} {'peak RSS':>9s}   {'I/Os per CPU-s':>14s} {'peak RSS':>9s}")
     with tempfile.TemporaryDirectory() as tmp:
         for name, rw, bs, extra, raid in WORKLOADS:
-            mine, mine_rss = measure_fio(AFASIM, rw, bs, extra, raid, tmp)
-            line = f"  {name:45s} {mine / 1e6:12.2f} M {mine_rss / 2**20:6.0f} MB"
-            if baseline:
-                base, base_rss = measure_fio(baseline, rw, bs, extra, raid, tmp)
-                line += f"   {base / 1e6:12.2f} M {base_rss / 2**20:6.0f} MB   {mine / base:5.2f}x"
-            print(line, flush=True)
+            mine = measure_fio(AFASIM, rw, bs, extra, raid, tmp)
+            print(row(name, mine, measure_fio(baseline, rw, bs, extra, raid, tmp) if baseline else None),
+                  flush=True)
         mine, mine_rss = measure_trace(AFASIM, tmp)
         print(f"  {'trace replay: DiskSim, 4K 70/30, 200k IOPS, 4 devices':45s} {mine / 1e6:12.2f} M "
               f"{mine_rss / 2**20:6.0f} MB   {'(afasim trace is new: no baseline)':>26s}", flush=True)
@@ -176,31 +173,30 @@ def main():
 def many_volumes(baseline, tmp):
     """What an I/O costs with 1,000 active volumes against one: 4K random read, RAID10, the
     same 16 jobs x QD16 (LAYOUT_ONE, LAYOUT_MANY), side by side with the baseline."""
-    rates = {}
-    for who, binary in (("this tree", AFASIM), ("baseline", baseline)):
-        if binary is None:
-            continue
-        for layout in (LAYOUT_ONE, LAYOUT_MANY):
-            try:
-                rates[who, layout] = measure_fio(binary, "randread", "4k", "", "RAID10", tmp, layout)
-            except RunFailed as e:
-                if who == "this tree":
-                    sys.exit(f"bench_workloads: {e}")
-                rates[who, layout] = None  # an older afasim may refuse filename=a:b
+    mine, base = {}, {}
     for layout in (LAYOUT_ONE, LAYOUT_MANY):
-        mine, mine_rss = rates["this tree", layout]
-        line = f"  {'4K random read, RAID10, ' + layout:45s} {mine / 1e6:12.2f} M {mine_rss / 2**20:6.0f} MB"
-        base = rates.get(("baseline", layout))
-        if base:
-            line += f"   {base[0] / 1e6:12.2f} M {base[1] / 2**20:6.0f} MB   {mine / base[0]:5.2f}x"
-        elif ("baseline", layout) in rates:
-            line += "   (the baseline refused the job)"
-        print(line, flush=True)
-    cost = rates["this tree", LAYOUT_ONE][0] / rates["this tree", LAYOUT_MANY][0]
-    line = f"  cost per I/O, 1,000 volumes / 1 volume: this tree {cost:.2f}x"
-    if rates.get(("baseline", LAYOUT_ONE)) and rates.get(("baseline", LAYOUT_MANY)):
-        line += f", baseline {rates['baseline', LAYOUT_ONE][0] / rates['baseline', LAYOUT_MANY][0]:.2f}x"
+        mine[layout] = measure_fio(AFASIM, "randread", "4k", "", "RAID10", tmp, layout)
+        if baseline:
+            try:
+                base[layout] = measure_fio(baseline, "randread", "4k", "", "RAID10", tmp, layout)
+            except RunFailed:
+                base[layout] = "(the baseline refused the job)"  # an older afasim may refuse filename=a:b
+        print(row("4K random read, RAID10, " + layout, mine[layout], base.get(layout)), flush=True)
+    line = f"  cost per I/O, 1,000 volumes / 1 volume: this tree {mine[LAYOUT_ONE][0] / mine[LAYOUT_MANY][0]:.2f}x"
+    if all(isinstance(base.get(layout), tuple) for layout in (LAYOUT_ONE, LAYOUT_MANY)):
+        line += f", baseline {base[LAYOUT_ONE][0] / base[LAYOUT_MANY][0]:.2f}x"
     print(line, flush=True)
+
+
+def row(name, mine, base):
+    """One output line: this tree's (rate, RSS), then the baseline's and the ratio; `base`
+    None (no baseline) or a sentence saying why there is none."""
+    line = f"  {name:45s} {mine[0] / 1e6:12.2f} M {mine[1] / 2**20:6.0f} MB"
+    if isinstance(base, tuple):
+        line += f"   {base[0] / 1e6:12.2f} M {base[1] / 2**20:6.0f} MB   {mine[0] / base[0]:5.2f}x"
+    elif base:
+        line += "   " + base
+    return line
 
 
 if __name__ == "__main__":
