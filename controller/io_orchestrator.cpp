@@ -169,20 +169,21 @@ void IoOrchestrator::fail(Request& r, Status status) {
 void IoOrchestrator::run_read(Request& r) {
   const HostIo& io = r.io;
   VolumeRuntime& v = r.v;
-  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v.raid_type());
+  const std::int64_t ext = ext_div.value();
   ctx_.timing.prefetch_read(r.c, v.id, io.offset_bytes);  // overlaps the plan below
   // The first extent's descriptor, read by the plan: a random read finds it cold.
-  if (const std::uint32_t first = v.thin->map[static_cast<std::size_t>(io.offset_bytes / ext)];
+  if (const std::uint32_t first = v.thin->map[static_cast<std::size_t>(ext_div.div(io.offset_bytes))];
       first != pool::ThinMap::kNoExtent)
     ctx_.thin.extents().prefetch(first);
   const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   Status st;
   for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok() && !hit;) {
-    const std::int64_t within = pos % ext;
+    const std::int64_t within = ext_div.mod(pos);
     const std::int64_t n = std::min(ext - within, end - pos);
     std::uint8_t* out = io.read_buffer ? io.read_buffer + (pos - io.offset_bytes) : nullptr;
-    const std::uint32_t id = v.thin->map[static_cast<std::size_t>(pos / ext)];
+    const std::uint32_t id = v.thin->map[static_cast<std::size_t>(ext_div.div(pos))];
     if (id != pool::ThinMap::kNoExtent) st = ctx_.raid.plan_read(ctx_.thin.extents()[id], within, n, out, plan_);
     else if (out) std::memset(out, 0, static_cast<std::size_t>(n));  // a hole reads as zeros
     pos += n;

@@ -11,7 +11,12 @@ sim::Status ResourceOptions::validate() const {
   return sim::Status::ok();
 }
 
-Resource::Resource(ResourceOptions options) : servers_(std::max(options.servers, 1)), options_(std::move(options)) {
+Resource::Resource(ResourceOptions options)
+    : servers_(std::max(options.servers, 1)),
+      bytes_per_second_(options.bytes_per_second),
+      ns_per_op_(options.ns_per_op),
+      latency_ns_(options.latency_ns),
+      options_(std::move(options)) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::Resource built from invalid options");
   if (servers_ > 1) more_free_at_.assign(static_cast<std::size_t>(servers_), 0);
 }
@@ -30,7 +35,7 @@ sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra
   stats_.busy_ns += service;
   stats_.wait_ns += start - arrival;
   stats_.wait_ns_max = std::max(stats_.wait_ns_max, start - arrival);
-  return *it + options_.latency_ns;
+  return *it + latency_ns_;
 }
 
 double Resource::utilisation(sim::Time elapsed_ns) const {

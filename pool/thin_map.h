@@ -58,6 +58,7 @@ class ThinMap {
 
   // Host bytes per extent of `type`, the unit of thin allocation; SSD bytes it occupies.
   std::int64_t extent_bytes(raid::RaidType type) const { return engine_.layout(type).extent_bytes(); }
+  const sim::Divisor& extent_divisor(raid::RaidType type) const { return engine_.layout(type).extent_divisor(); }
   std::int64_t raw_bytes_per_extent(raid::RaidType type) const {
     return engine_.layout(type).member_count() * allocator_.chunk_bytes();
   }

@@ -5,7 +5,7 @@
 namespace afasim::raid {
 
 Layout::Layout(RaidType type, int members, int data, std::int64_t strip, std::int64_t chunk)
-    : type_(type), members_(members), data_(data), strip_(strip), chunk_(chunk) {
+    : type_(type), members_(members), data_(data), strip_(strip), chunk_(chunk), strip_div_(strip), data_div_(data), extent_div_(chunk * data) {
   AFASIM_ASSERT(strip > 0 && chunk > 0 && chunk % strip == 0, "strip must divide chunk");
   AFASIM_ASSERT(data >= 1 && members >= data, "bad member counts");
 }

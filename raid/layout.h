@@ -16,6 +16,7 @@
 
 #include "raid/raid_type.h"
 #include "sim/assert.h"
+#include "sim/divisor.h"
 
 namespace afasim::raid {
 
@@ -44,6 +45,7 @@ class Layout {
   std::int64_t rows() const { return chunk_ / strip_; }
   std::int64_t row_data_bytes() const { return strip_ * data_; }
   std::int64_t extent_bytes() const { return chunk_ * data_; }
+  const sim::Divisor& extent_divisor() const { return extent_div_; }  // of extent_bytes()
 
   // RAID5: the member holding row `row`'s parity.
   int parity_member(std::int64_t row) const {
@@ -70,12 +72,12 @@ class Layout {
     std::int64_t done = 0;
     while (done < length) {
       const std::int64_t pos = offset + done;
-      const std::int64_t strip_index = pos / strip_;
-      const std::int64_t within = pos % strip_;
+      const std::int64_t strip_index = strip_div_.div(pos);
+      const std::int64_t within = strip_div_.mod(pos);
       const std::int64_t n = std::min(strip_ - within, length - done);
       Piece p;
-      p.row = strip_index / data_;
-      p.data_index = static_cast<int>(strip_index % data_);
+      p.row = data_div_.div(strip_index);
+      p.data_index = static_cast<int>(data_div_.mod(strip_index));
       p.member = data_member(p.row, p.data_index);
       p.member_offset = p.row * strip_ + within;
       p.length = n;
@@ -93,6 +95,7 @@ class Layout {
   int data_;
   std::int64_t strip_;
   std::int64_t chunk_;
+  sim::Divisor strip_div_, data_div_, extent_div_;  // strip_, data_, extent_bytes(): per-I/O arithmetic
 };
 
 // dst[i] ^= src[i] for n bytes. Parity arithmetic. REQUIRES: dst and src are the same

@@ -12,7 +12,7 @@
 namespace afasim::sim {
 
 // Prints the failure and aborts. Never returns.
-[[noreturn]] void assert_fail(const char* condition, std::string_view message, const char* file,
+[[noreturn, gnu::cold]] void assert_fail(const char* condition, std::string_view message, const char* file,
                               int line);
 
 // Records the root seed of the simulation running on this thread, so that a failing

@@ -7,10 +7,25 @@
 
 namespace afasim::sim {
 
-Simulator::Simulator(std::uint64_t seed, Time start) : seed_(seed), now_(start) {
+namespace {
+
+// Time as an unsigned number in the same order (sign bit flipped), and back.
+constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+std::uint64_t key_time(Time t) { return static_cast<std::uint64_t>(t) ^ kSignBit; }
+Time time_of(std::uint64_t key_time) { return static_cast<Time>(key_time ^ kSignBit); }
+
+// Heap entries before the root, so that every node's four children share a cache line.
+constexpr std::size_t kFront = 3;
+
+}  // namespace
+
+Simulator::Simulator(std::uint64_t seed, Time start, std::uint64_t sequence_limit)
+    : seed_(seed), now_(start), sequence_limit_(sequence_limit) {
+  AFASIM_ASSERT(sequence_limit >= 1 && sequence_limit <= kSequenceLimit, "Simulator: sequence limit out of range");
   set_current_seed(seed);
-  heap_.reserve(1024);
-  slots_.reserve(1024);
+  heap_.assign(1024, kNoKey);
+  actions_.reserve(1024);
+  slot_states_.reserve(1024);
 }
 
 EventId Simulator::at(Time t, Action action) {
@@ -21,24 +36,27 @@ EventId Simulator::at(Time t, Action action) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
+    AFASIM_ASSERT(actions_.size() <= kSlotMask, "Simulator: more pending events than key slots");
+    slot = static_cast<std::uint32_t>(actions_.size());
+    actions_.emplace_back();
+    slot_states_.emplace_back();
   }
-  Slot& s = slots_[slot];
-  s.action = std::move(action);
-  s.live = true;
-  heap_push(Key{t, next_sequence_++, slot, s.generation});
+  if (next_sequence_ >= sequence_limit_) renumber();
+  const Key key{key_time(t), next_sequence_++ << kSlotBits | slot};
+  actions_[slot] = std::move(action);
+  slot_states_[slot].sequence_slot = key.sequence_slot;
+  heap_push(key);
   ++live_events_;
-  return EventId{slot, s.generation};
+  return EventId{slot, slot_states_[slot].generation};
 }
 
 bool Simulator::cancel(EventId id) {
-  if (!id.valid() || id.slot >= slots_.size()) return false;
-  Slot& s = slots_[id.slot];
-  if (!s.live || s.generation != id.generation) return false;
-  s.action.reset();
-  s.live = false;
-  ++s.generation;  // the heap key now points at a dead generation and is skipped
+  if (!id.valid() || id.slot >= slot_states_.size()) return false;
+  SlotState& s = slot_states_[id.slot];
+  if (s.sequence_slot == SlotState::kFree || s.generation != id.generation) return false;
+  actions_[id.slot].reset();
+  s.sequence_slot = SlotState::kFree;  // the heap key no longer matches: it is skipped
+  ++s.generation;
   free_slots_.push_back(id.slot);
   --live_events_;
   ++dead_keys_;
@@ -48,65 +66,92 @@ bool Simulator::cancel(EventId id) {
 // A 4-ary heap: children of i are 4i+1..4i+4. Keys are unique (the sequence), so any heap
 // pops them in the same order.
 void Simulator::heap_push(const Key& key) {
-  heap_.push_back(key);
-  std::size_t i = heap_.size() - 1;
+  // Room for the new key and the padding a node's last child block may reach into.
+  if (heap_.size() < heap_size_ + 1 + 2 * kFront + 1) heap_.resize(heap_.size() * 2, kNoKey);
+  Key* h = heap_.data() + kFront;
+  std::size_t i = heap_size_++;
   while (i > 0) {
     const std::size_t parent = (i - 1) / 4;
-    if (!(key < heap_[parent])) break;
-    heap_[i] = heap_[parent];
+    if (!(key < h[parent])) break;
+    h[i] = h[parent];
     i = parent;
   }
-  heap_[i] = key;
+  h[i] = key;
 }
 
+// Floyd's bottom-up pop: the hole at the root follows the smallest children down to a leaf,
+// then the last key sifts up from there (it belongs near the bottom, so this compares less
+// than sifting it down). The smallest of four children is found without branches; padding
+// past the last key is kNoKey, which is larger than every key.
 Simulator::Key Simulator::heap_pop() {
-  const Key top = heap_.front();
-  const Key last = heap_.back();
-  heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n > 0) {
-    std::size_t i = 0;
-    for (;;) {
-      const std::size_t first = 4 * i + 1;
-      if (first >= n) break;
-      std::size_t child = first;
-      const std::size_t end = std::min(first + 4, n);
-      for (std::size_t c = first + 1; c < end; ++c)
-        if (heap_[c] < heap_[child]) child = c;
-      if (!(heap_[child] < last)) break;
-      heap_[i] = heap_[child];
-      i = child;
-    }
-    heap_[i] = last;
+  Key* h = heap_.data() + kFront;
+  const Key top = h[0];
+  const std::size_t n = --heap_size_;
+  const Key last = h[n];
+  h[n] = kNoKey;
+  if (n == 0) return top;
+  std::size_t i = 0;
+  for (std::size_t first = 1; first < n; first = 4 * i + 1) {
+    const Key* c = h + first;
+    std::size_t m = 0;
+    if (c[1] < c[m]) m = 1;
+    if (c[2] < c[m]) m = 2;
+    if (c[3] < c[m]) m = 3;
+    h[i] = c[m];
+    i = first + m;
   }
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 4;
+    if (!(last < h[parent])) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = last;
   return top;
 }
 
 void Simulator::skip_dead() const {
   auto* self = const_cast<Simulator*>(this);
-  while (dead_keys_ > 0 && !heap_.empty()) {
-    const Key& k = heap_.front();
-    if (slots_[k.slot].generation == k.generation) return;
+  while (dead_keys_ > 0 && heap_size_ > 0) {
+    if (live(heap_[kFront])) return;
     self->heap_pop();
     --dead_keys_;
   }
 }
 
+void Simulator::renumber() {
+  Key* h = heap_.data() + kFront;
+  std::vector<Key> keys;
+  keys.reserve(heap_size_);
+  for (std::size_t i = 0; i < heap_size_; ++i)
+    if (live(h[i])) keys.push_back(h[i]);
+  std::sort(keys.begin(), keys.end());
+  std::fill(heap_.begin(), heap_.end(), kNoKey);
+  for (std::size_t i = 0; i < keys.size(); ++i) {  // a sorted array is a heap
+    const std::uint64_t sequence_slot = static_cast<std::uint64_t>(i) << kSlotBits | keys[i].slot();
+    h[i] = Key{keys[i].time, sequence_slot};
+    slot_states_[keys[i].slot()].sequence_slot = sequence_slot;
+  }
+  heap_size_ = keys.size();
+  dead_keys_ = 0;
+  next_sequence_ = keys.size();
+}
+
 Time Simulator::next_event_time() const {
   skip_dead();
-  return heap_.empty() ? kTimeMax : heap_.front().time;
+  return heap_size_ == 0 ? kTimeMax : time_of(heap_[kFront].time);
 }
 
 bool Simulator::step() {
   skip_dead();
-  if (heap_.empty()) return false;
+  if (heap_size_ == 0) return false;
   const Key key = heap_pop();
-  Slot& s = slots_[key.slot];
-  now_ = key.time;
-  Action action = std::move(s.action);
-  s.live = false;
-  ++s.generation;
-  free_slots_.push_back(key.slot);
+  const std::uint32_t slot = key.slot();
+  now_ = time_of(key.time);
+  Action action = std::move(actions_[slot]);
+  slot_states_[slot].sequence_slot = SlotState::kFree;
+  ++slot_states_[slot].generation;
+  free_slots_.push_back(slot);
   --live_events_;
   ++executed_;
   action();

@@ -2,14 +2,16 @@
 //
 // Events run in (time, insertion sequence) order, so two events at the same nanosecond run
 // in the order they were scheduled and a run is a pure function of its seed and inputs.
-// The queue is a 4-ary min-heap of 24-byte keys (half the depth of a binary one); actions live in a slab indexed by the
-// key, so sifting never moves a callable. Single-threaded: the Simulator and everything
+// The queue is a 4-ary min-heap (half the depth of a binary one) of 16-byte keys laid out so
+// that the four children of a node fill one 64-byte cache line, compared branch-free as one
+// 128-bit number; actions live in a slab indexed by the key, so sifting never moves a callable. Single-threaded: the Simulator and everything
 // it drives belong to one thread (DESIGN.md); serve mode hands work in through an inbox
 // outside this class.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string_view>
 #include <vector>
 
@@ -30,7 +32,11 @@ class Simulator {
  public:
   // `seed` is the run's root seed; every Rng of the run derives from it. `start` is the
   // virtual time the run begins at (serve mode resumes the clock where it stopped).
-  explicit Simulator(std::uint64_t seed, Time start = 0);
+  // `sequence_limit` bounds the insertion sequence numbers before they are renumbered
+  // (order kept); tests lower it to exercise renumbering. REQUIRES: 1 <= sequence_limit <=
+  // kSequenceLimit.
+  static constexpr std::uint64_t kSequenceLimit = std::uint64_t{1} << 36;
+  explicit Simulator(std::uint64_t seed, Time start = 0, std::uint64_t sequence_limit = kSequenceLimit);
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
@@ -64,25 +70,44 @@ class Simulator {
   Rng rng(std::string_view stream) const { return Rng(seed_, stream); }
 
  private:
+  // A key orders (time, sequence) as one unsigned 128-bit number: the time with its sign
+  // bit flipped (so unsigned order is signed order), then the sequence above the slot bits.
+  static constexpr int kSlotBits = 28;  // 268 M pending events: memory runs out first
+  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
   struct Key {
-    Time time;
-    std::uint64_t sequence;
-    std::uint32_t slot;
-    std::uint32_t generation;
-    bool operator<(const Key& o) const {
-      return time != o.time ? time < o.time : sequence < o.sequence;
-    }
+    std::uint64_t time;
+    std::uint64_t sequence_slot;
+    unsigned __int128 order() const { return static_cast<unsigned __int128>(time) << 64 | sequence_slot; }
+    bool operator<(const Key& o) const { return order() < o.order(); }
+    std::uint32_t slot() const { return static_cast<std::uint32_t>(sequence_slot & kSlotMask); }
   };
-  struct Slot {
-    Action action;
+  static constexpr Key kNoKey{UINT64_MAX, UINT64_MAX};  // pads the heap: after every key
+  // What the slab knows of a slot besides its action: the key of its pending event (kFree
+  // when none; a heap key that differs is a cancelled event's) and the generation EventIds name.
+  struct SlotState {
+    std::uint64_t sequence_slot = kFree;
     std::uint32_t generation = 0;
-    bool live = false;
+    static constexpr std::uint64_t kFree = UINT64_MAX;
+  };
+  // A 64-byte aligned buffer for the heap (std::vector aligns to 16).
+  template <typename T>
+  struct CacheLineAllocator {
+    using value_type = T;
+    CacheLineAllocator() = default;
+    template <typename U>
+    CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT
+    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+    void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+    bool operator==(const CacheLineAllocator&) const { return true; }
   };
 
   void heap_push(const Key& key);
   Key heap_pop();
   // Drops cancelled keys from the top of the heap.
   void skip_dead() const;
+  bool live(const Key& key) const { return slot_states_[key.slot()].sequence_slot == key.sequence_slot; }
+  // Gives the pending events sequences 0..n-1 in the order they would run (cancelled keys go).
+  void renumber();
 
   std::uint64_t seed_;
   Time now_ = 0;
@@ -90,9 +115,14 @@ class Simulator {
   std::uint64_t executed_ = 0;
   std::size_t live_events_ = 0;
   bool stopped_ = false;
-  mutable std::vector<Key> heap_;
-  mutable std::size_t dead_keys_ = 0;  // keys of cancelled events still in heap_
-  std::vector<Slot> slots_;
+  std::uint64_t sequence_limit_;
+  // The heap: entry i of the 4-ary heap is heap_[i + 3], so the children of i (4i+1..4i+4)
+  // are heap_[4(i+1)..4(i+1)+3], one cache line. Entries past the last key are kNoKey.
+  mutable std::vector<Key, CacheLineAllocator<Key>> heap_;
+  mutable std::size_t heap_size_ = 0;
+  mutable std::size_t dead_keys_ = 0;  // keys of cancelled events still in the heap
+  std::vector<Action> actions_;        // by slot
+  std::vector<SlotState> slot_states_; // by slot
   std::vector<std::uint32_t> free_slots_;
 };
 

@@ -55,16 +55,16 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status invalid_argument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }
-inline Status not_found(std::string m) { return {Code::kNotFound, std::move(m)}; }
-inline Status conflict(std::string m) { return {Code::kConflict, std::move(m)}; }
-inline Status precondition_failed(std::string m) {
+[[gnu::cold]] inline Status invalid_argument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }
+[[gnu::cold]] inline Status not_found(std::string m) { return {Code::kNotFound, std::move(m)}; }
+[[gnu::cold]] inline Status conflict(std::string m) { return {Code::kConflict, std::move(m)}; }
+[[gnu::cold]] inline Status precondition_failed(std::string m) {
   return {Code::kPreconditionFailed, std::move(m)};
 }
-inline Status unprocessable(std::string m) { return {Code::kUnprocessable, std::move(m)}; }
-inline Status no_space(std::string m) { return {Code::kNoSpace, std::move(m)}; }
-inline Status io_error(std::string m) { return {Code::kIoError, std::move(m)}; }
-inline Status unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
+[[gnu::cold]] inline Status unprocessable(std::string m) { return {Code::kUnprocessable, std::move(m)}; }
+[[gnu::cold]] inline Status no_space(std::string m) { return {Code::kNoSpace, std::move(m)}; }
+[[gnu::cold]] inline Status io_error(std::string m) { return {Code::kIoError, std::move(m)}; }
+[[gnu::cold]] inline Status unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
 
 // A T or an error. REQUIRES: the Status given is not ok.
 template <typename T>

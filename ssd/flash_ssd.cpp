@@ -154,10 +154,14 @@ void FlashSsd::derive_timing() {
   tlc_unit_ = n.program_unit_bytes();
   slc_unit_ = n.page_bytes * n.planes;
   units_per_page_ = n.page_bytes / kUnitBytes;
+  page_div_ = sim::Divisor(n.page_bytes);
+  dies_div_ = sim::Divisor(model_.dies());
+  channels_div_ = sim::Divisor(model_.geometry.channels);
   erase_per_byte_ = 1.0 / static_cast<double>(n.block_bytes * n.planes);
 }
 
 void FlashSsd::reset_state() {
+  replica_unit_div_ = sim::Divisor(ftl_->scale() * kUnitBytes);
   cores_ = sim::Station(model_.controller.cores);
   dies_.assign(static_cast<std::size_t>(model_.dies()), Die{});
   channels_.assign(static_cast<std::size_t>(model_.geometry.channels),
@@ -242,17 +246,21 @@ sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset, std:
 int FlashSsd::die_of_page(std::int64_t page) const {
   // Pages are striped over the dies a stripe at a time, each stripe rotated by a hash of its
   // index: a sequential run touches every die once per stripe, random pages spread evenly.
-  const auto n = static_cast<std::uint64_t>(dies_.size());
+  AFASIM_ASSERT(page >= 0, "FlashSsd: a negative page");
   const auto p = static_cast<std::uint64_t>(page);
-  return static_cast<int>((p + mix64(p / n)) % n);
+  const std::uint64_t stripe = static_cast<std::uint64_t>(dies_div_.div(page));
+  // (p + mix64(stripe)) % n, the sum taken modulo 2^64 as before.
+  const std::uint64_t sum = p + mix64(stripe);
+  const auto n = static_cast<std::uint64_t>(dies_div_.value());
+  return static_cast<int>(std::has_single_bit(n) ? sum & (n - 1) : sum % n);
 }
 
 void FlashSsd::prefetch_read(std::int64_t offset) const {
-  const int d = die_of_page(offset / model_.nand.page_bytes);
+  const int d = die_of_page(page_div_.div(offset));
   __builtin_prefetch(&dies_[static_cast<std::size_t>(d)]);
-  channels_[static_cast<std::size_t>(d % model_.geometry.channels)].prefetch();
+  channels_[static_cast<std::size_t>(channels_div_.mod(d))].prefetch();
   link_out_.prefetch();
-  ftl_->prefetch_mapped(offset / (ftl_->scale() * kUnitBytes));
+  ftl_->prefetch_mapped(replica_unit_div_.div(offset));
 }
 
 sim::Time FlashSsd::read_on_die(int d, sim::Time t) {
@@ -296,22 +304,20 @@ sim::Time FlashSsd::channel_transfer(int channel, sim::Time at, std::int64_t byt
 
 sim::Time FlashSsd::schedule_read(sim::Time t, std::int64_t offset, std::int64_t length) {
   advance(t);
-  const std::int64_t s = ftl_->scale() * kUnitBytes;
   sim::Time first_ready = sim::kTimeMax;
   sim::Time last_ready = t;
   std::int64_t last_bytes = length;
-  if (!ftl_->mapped(offset / s) && !ftl_->mapped((offset + length - 1) / s)) {
+  if (!ftl_->mapped(replica_unit_div_.div(offset)) && !ftl_->mapped(replica_unit_div_.div(offset + length - 1))) {
     // Never written (or trimmed): the controller answers zeros without touching the NAND.
     first_ready = last_ready = t;
   } else {
-    const std::int64_t page_bytes = model_.nand.page_bytes;
-    const int channels = model_.geometry.channels;
+    const std::int64_t page_bytes = page_div_.value();
     for (std::int64_t pos = offset; pos < offset + length;) {
-      const std::int64_t page = pos / page_bytes;
+      const std::int64_t page = page_div_.div(pos);
       const std::int64_t chunk = std::min(offset + length, (page + 1) * page_bytes) - pos;
       const int d = die_of_page(page);
       const sim::Time sensed = read_on_die(d, t);
-      const sim::Time moved = channel_transfer(d % channels, sensed, chunk);
+      const sim::Time moved = channel_transfer(static_cast<int>(channels_div_.mod(d)), sensed, chunk);
       first_ready = std::min(first_ready, moved);
       if (moved >= last_ready) {
         last_ready = moved;

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "config/preset.h"
+#include "sim/divisor.h"
 #include "sim/station.h"
 #include "sim/status.h"
 #include "sim/time.h"
@@ -199,6 +200,9 @@ class FlashSsd {
   std::int64_t slc_unit_ = 0;       // program unit in SLC mode
   std::int64_t units_per_page_ = 1;  // 4 KiB units per NAND page
   double erase_per_byte_ = 0;       // block erases per programmed byte
+  // Divisors of the read path (sim::Divisor): the NAND page, the replica's unit (scale × 4 KiB,
+  // set with the replica), the dies and the channels.
+  sim::Divisor page_div_, replica_unit_div_, dies_div_, channels_div_;
 
   // Resources.
   sim::Station cores_{1};
