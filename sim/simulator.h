@@ -103,6 +103,8 @@ class Simulator {
 
   void heap_push(const Key& key);
   Key heap_pop();
+  // Moves `key` from the hole at heap entry i up to where it belongs and stores it there.
+  static void sift_up(Key* h, std::size_t i, const Key& key);
   // Drops cancelled keys from the top of the heap.
   void skip_dead() const;
   bool live(const Key& key) const { return slot_states_[key.slot()].sequence_slot == key.sequence_slot; }
