@@ -2,11 +2,11 @@
 //
 // Events run in (time, insertion sequence) order, so two events at the same nanosecond run
 // in the order they were scheduled and a run is a pure function of its seed and inputs.
-// The queue is a 4-ary min-heap (half the depth of a binary one) of 16-byte keys laid out so
-// that the four children of a node fill one 64-byte cache line, compared branch-free as one
-// 128-bit number; actions live in a slab indexed by the key, so sifting never moves a callable. Single-threaded: the Simulator and everything
-// it drives belong to one thread (DESIGN.md); serve mode hands work in through an inbox
-// outside this class.
+// The queue is a 4-ary min-heap (half the depth of a binary one) of 16-byte keys, each
+// compared as one 128-bit number, laid out so that the four children of a node fill one
+// 64-byte cache line; actions live in a slab indexed by the key, so sifting never moves a
+// callable. Single-threaded: the Simulator and everything it drives belong to one thread
+// (DESIGN.md); serve mode hands work in through an inbox outside this class.
 #pragma once
 
 #include <cstddef>
