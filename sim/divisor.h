@@ -24,6 +24,11 @@ class Divisor {
   std::int64_t value() const { return d_; }
   std::int64_t div(std::int64_t x) const { return shift_ >= 0 && x >= 0 ? x >> shift_ : x / d_; }
   std::int64_t mod(std::int64_t x) const { return shift_ >= 0 && x >= 0 ? x & (d_ - 1) : x % d_; }
+  // x % d of an unsigned x (a hash or a sum taken modulo 2^64).
+  std::uint64_t mod_unsigned(std::uint64_t x) const {
+    const auto d = static_cast<std::uint64_t>(d_);
+    return shift_ >= 0 ? x & (d - 1) : x % d;
+  }
 
  private:
   std::int64_t d_ = 1;

@@ -249,10 +249,7 @@ int FlashSsd::die_of_page(std::int64_t page) const {
   AFASIM_ASSERT(page >= 0, "FlashSsd: a negative page");
   const auto p = static_cast<std::uint64_t>(page);
   const std::uint64_t stripe = static_cast<std::uint64_t>(dies_div_.div(page));
-  // (p + mix64(stripe)) % n, the sum taken modulo 2^64 as before.
-  const std::uint64_t sum = p + mix64(stripe);
-  const auto n = static_cast<std::uint64_t>(dies_div_.value());
-  return static_cast<int>(std::has_single_bit(n) ? sum & (n - 1) : sum % n);
+  return static_cast<int>(dies_div_.mod_unsigned(p + mix64(stripe)));  // the sum taken modulo 2^64
 }
 
 void FlashSsd::prefetch_read(std::int64_t offset) const {
