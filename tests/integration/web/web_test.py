@@ -31,6 +31,7 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
     log("SKIP: python3-selenium is not installed (scripts/bootstrap.sh installs it)")
@@ -80,11 +81,26 @@ class Page:
         for name, value in fields.items():
             el = self.d.find_element(By.CSS_SELECTOR, f"#{form} [name={name}]")
             if el.tag_name == "select":
-                Select(el).select_by_visible_text(str(value))
+                self.choose(form, name, str(value))
             else:
                 el.clear()
                 el.send_keys(str(value))
         self.d.find_element(By.CSS_SELECTOR, f"#{form} button[type=submit]").click()
+
+    def choose(self, form, name, text):
+        # The page rebuilds a select's options when its lists refresh (fillSelect keeps the
+        # chosen value, but the option elements Selenium holds go stale): choose again until
+        # the choice reads back.
+        selector = f"#{form} [name={name}]"
+
+        def chosen(d):
+            try:
+                Select(d.find_element(By.CSS_SELECTOR, selector)).select_by_visible_text(text)
+                return Select(d.find_element(By.CSS_SELECTOR, selector)).first_selected_option.text == text
+            except StaleElementReferenceException:
+                return False
+
+        self.wait.until(chosen, message=f"{form}: choose {text!r} for {name}")
 
     def text_of(self, selector):
         return self.d.find_element(By.CSS_SELECTOR, selector).text
