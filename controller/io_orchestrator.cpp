@@ -171,11 +171,6 @@ void IoOrchestrator::run_read(Request& r) {
   VolumeRuntime& v = r.v;
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v.raid_type());
   const std::int64_t ext = ext_div.value();
-  ctx_.timing.prefetch_read(r.c, v.id, io.offset_bytes);  // overlaps the plan below
-  // The first extent's descriptor, read by the plan: a random read finds it cold.
-  if (const std::uint32_t first = v.thin->map[static_cast<std::size_t>(ext_div.div(io.offset_bytes))];
-      first != pool::ThinMap::kNoExtent)
-    ctx_.thin.extents().prefetch(first);
   const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   Status st;
@@ -204,6 +199,18 @@ void IoOrchestrator::run_read(Request& r) {
                         [this, id](Time) { read_timed(id); });
 }
 
+void IoOrchestrator::prefetch(const HostIo& io) {
+  if (io.op != IoOp::kRead) return;
+  const VolumeRuntime* v = ctx_.volumes.find(io.volume_id);
+  if (v == nullptr || io.offset_bytes < 0 || io.offset_bytes >= v->thin->capacity_bytes) return;
+  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_read(c, v->id, io.offset_bytes);
+  // The first extent's descriptor, read by the RAID plan: a random read finds it cold.
+  const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v->raid_type());
+  if (const std::uint32_t first = v->thin->map[static_cast<std::size_t>(ext_div.div(io.offset_bytes))];
+      first != pool::ThinMap::kNoExtent)
+    ctx_.thin.extents().prefetch(first);
+}
+
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {
   // What the stream detector reads ahead: the allocated extents of the range, within the
   // volume (a hole or the end reads nothing). Timing only: no bytes move.
@@ -222,15 +229,8 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
 }
 
 std::uint32_t IoOrchestrator::start_timed(Request& r) {
-  std::uint32_t id;
-  if (!free_inflight_.empty()) {
-    id = free_inflight_.back();
-    free_inflight_.pop_back();
-  } else {
-    id = static_cast<std::uint32_t>(inflight_.size());
-    inflight_.push_back(std::make_unique<InFlight>());
-  }
-  InFlight& f = *inflight_[id];
+  const std::uint32_t id = inflight_.acquire();
+  InFlight& f = inflight_[id];
   f.io = r.io;
   f.done = std::move(r.done);
   f.submitted = r.submitted;
@@ -244,19 +244,19 @@ std::uint32_t IoOrchestrator::start_timed(Request& r) {
 }
 
 void IoOrchestrator::free_timed(std::uint32_t id) {
-  inflight_[id]->done = nullptr;
-  free_inflight_.push_back(id);
+  inflight_[id].done = nullptr;
+  inflight_.release(id);
 }
 
 void IoOrchestrator::read_timed(std::uint32_t id) {
-  InFlight& f = *inflight_[id];
+  InFlight& f = inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
   if (VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
   complete_timed(id, at);
 }
 
 void IoOrchestrator::complete_timed(std::uint32_t id, Time at) {
-  InFlight& f = *inflight_[id];
+  InFlight& f = inflight_[id];
   if (at == ctx_.sim.now() && f.power == pair_.power_epoch() && f.epoch == pair_.epoch(f.c)) {
     // Answered from the timing model's own completion event (no forwarding leg): no second
     // event at the same time. The slot is free before the host's callback may submit again.
@@ -292,8 +292,8 @@ void IoOrchestrator::run_write(Request& r) {
   // peer's DRAM, the acknowledgement; the SSD work is the destage's. Write-through: the SSD
   // work is done now and the ack waits for it (controller/timing.h).
   const std::uint32_t id = start_timed(r);
-  inflight_[id]->cached = cached;
-  inflight_[id]->new_blocks = new_blocks;
+  inflight_[id].cached = cached;
+  inflight_[id].new_blocks = new_blocks;
   if (cached)
     ctx_.timing.host_write(r.c, v.id, io.offset_bytes, io.length_bytes, plan_, [this, id](Time) { write_timed(id); });
   else
@@ -303,7 +303,7 @@ void IoOrchestrator::run_write(Request& r) {
 }
 
 void IoOrchestrator::write_timed(std::uint32_t id) {
-  InFlight& f = *inflight_[id];
+  InFlight& f = inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
   VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id);
   // The cache is full: the write is in it (and mirrored) but is acknowledged only when
@@ -358,7 +358,7 @@ void IoOrchestrator::run_flush(Request& r) {
 }
 
 void IoOrchestrator::flush_timed(std::uint32_t id) {
-  InFlight& f = *inflight_[id];
+  InFlight& f = inflight_[id];
   Status st;
   if (ctx_.options.payload == datapac::PayloadKind::kFile)
     for (int d = 0; d < ctx_.hw.drive_count(); ++d)

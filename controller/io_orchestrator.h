@@ -23,6 +23,7 @@
 #include "controller/io.h"
 #include "qos/scheduler.h"
 #include "raid/plan.h"
+#include "sim/slab.h"
 
 namespace afasim::controller {
 
@@ -155,6 +156,10 @@ class IoOrchestrator : private qos::Dispatcher {
   void run_flush(Request& r);
   // Moves `r` into the in-flight slab (the epochs of now) and returns its id.
   std::uint32_t start_timed(Request& r);
+  // A host read of `io` enters the array: starts loading what its plan and the read cache
+  // will touch (the extent descriptor, the cache's table slot), cold for a random read.
+  // Speed only: no state changes.
+  void prefetch(const HostIo& io);
   // Plans (no bytes) and starts the read-ahead of [offset, +length) of `v`.
   void plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length);
   // Completes timed I/O `id` successfully at `at` and frees its slot.
@@ -178,8 +183,7 @@ class IoOrchestrator : private qos::Dispatcher {
   raid::Plan plan_;  // the plan being built (one at a time: the model is single-threaded)
   raid::Plan ahead_plan_;  // a read-ahead's plan
   std::deque<Parked> parked_;
-  std::vector<std::unique_ptr<InFlight>> inflight_;  // stable references, one indirection
-  std::vector<std::uint32_t> free_inflight_;
+  sim::Slab<InFlight> inflight_;  // by the id the timing model's callback names
 
   // QoS: host I/O waits in the scheduler; its request lives in pending_ (a slab indexed by the
   // scheduler's cookie) from submit() until its completion. The slab holds at most the queued

@@ -32,6 +32,7 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
 }
 
 void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
+  prefetch(io);  // the QoS gate's work below hides the memory latency of the read's plan
   if (!qos_options_.enabled || !qos_->has_volume(io.volume_id) || !pair_.mains_on()) {
     // No such volume, or no mains: the data path refuses it at once (it must not wait in a
     // QoS queue to run after the power comes back).

@@ -106,15 +106,8 @@ sim::Time Timing::cores_busy_ns(Id c) const {
 }
 
 std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program) {
-  std::uint32_t id;
-  if (!free_reqs_.empty()) {
-    id = free_reqs_.back();
-    free_reqs_.pop_back();
-  } else {
-    id = static_cast<std::uint32_t>(reqs_.size());
-    reqs_.push_back(std::make_unique<Req>());
-  }
-  Req& r = *reqs_[id];
+  const std::uint32_t id = reqs_.acquire();
+  Req& r = reqs_[id];
   AFASIM_ASSERT(program.size() < std::size(r.program), "Timing: program too long");
   r.done = std::move(done);
   r.c = c;
@@ -136,7 +129,7 @@ std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initial
 void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
   std::int64_t write_bytes = 0;
   for (const raid::MemberOp& op : plan.ops) {
-    r.ops.push_back(MemberWork{op.addr.drive, op.addr.offset_bytes(chunk_bytes_) + op.offset_in_chunk, op.length,
+    r.ops.push_back(MemberWork{op.addr.offset_bytes(chunk_bytes_) + op.offset_in_chunk, op.length, op.addr.drive,
                                static_cast<std::uint8_t>(op.op), op.phase});
     if (op.op == raid::MemberOpKind::kWrite) write_bytes += op.length;
   }
@@ -150,12 +143,12 @@ void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
 
 void Timing::next(std::uint32_t id) {
   for (;;) {
-    Req& r = *reqs_[id];
+    Req& r = reqs_[id];
     const Stage s = r.program[r.pc++];
     if (s == kEnd) {
       Done done = std::move(r.done);
       r.ops.clear();
-      free_reqs_.push_back(id);
+      reqs_.release(id);
       done(sim_.now());
       return;
     }
@@ -164,7 +157,7 @@ void Timing::next(std::uint32_t id) {
 }
 
 bool Timing::start_phase(std::uint32_t id, int phase) {
-  Req& r = *reqs_[id];
+  Req& r = reqs_[id];
   int n = 0;
   bool has_phase1 = false;
   for (const MemberWork& m : r.ops) {
@@ -230,7 +223,7 @@ int Timing::phase0_reads(const Req& r) const {
 }
 
 bool Timing::start_stage(std::uint32_t id, Stage s) {
-  Req& r = *reqs_[id];
+  Req& r = reqs_[id];
   perf::ControllerResources& cr = resources(r.c);
   const perf::CpuCosts& costs = params_.cpu;
   const Time now = sim_.now();
@@ -316,7 +309,7 @@ Timing::ReadStart Timing::begin_read(Id c, Id volume, std::int64_t offset, std::
 void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan) {
   perf::ControllerResources& cr = resources(c);
   const std::uint32_t id = new_req(c, length, [](Time) {}, {kPhase0, kFillDone});
-  Req& r = *reqs_[id];
+  Req& r = reqs_[id];
   r.volume = volume;
   r.fill = cr.cache.start_fill(volume, offset, length);
   copy_ops(r, plan, 0);
@@ -341,7 +334,7 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
     return;
   }
   const std::uint32_t id = new_req(c, length, std::move(done), {kReadCommand, kPhase0, kParity, kPhase1, kFillDone, kReadOut});
-  Req& r = *reqs_[id];
+  Req& r = reqs_[id];
   r.volume = volume;
   r.fill = resources(c).cache.start_fill(volume, offset, length);
   copy_ops(r, plan, 0);
@@ -352,7 +345,7 @@ void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length
 void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
   resources(c).cache.write(volume, offset, length);
   const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror});
-  Req& r = *reqs_[id];
+  Req& r = reqs_[id];
   r.cached_write = true;
   copy_ops(r, plan, 0);  // reads filling partial blocks, if any
   next(id);
@@ -362,13 +355,13 @@ void Timing::write_through(Id c, Id volume, std::int64_t offset, std::int64_t le
                            Done done) {
   resources(c).cache.write(volume, offset, length);
   const std::uint32_t id = new_req(c, length, std::move(done), {kWriteIn, kPhase0, kParity, kPhase1, kAck});
-  copy_ops(*reqs_[id], plan, length);
+  copy_ops(reqs_[id], plan, length);
   next(id);
 }
 
 void Timing::destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, Done done) {
   const std::uint32_t id = new_req(c, data_bytes, std::move(done), {kPhase0, kParity, kPhase1});
-  copy_ops(*reqs_[id], plan, data_bytes);
+  copy_ops(reqs_[id], plan, data_bytes);
   next(id);
 }
 

@@ -20,6 +20,8 @@
 #include <memory>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "controller/hardware.h"
 #include "controller/objects.h"
 #include "perf/array_model.h"
@@ -28,6 +30,7 @@
 #include "raid/plan.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
+#include "sim/slab.h"
 
 namespace afasim::controller {
 
@@ -57,9 +60,13 @@ class Timing {
     std::vector<std::uint32_t> fills;  // a hit waits for these fills in progress
   };
   ReadStart begin_read(Id c, Id volume, std::int64_t offset, std::int64_t length, bool in_write_cache);
-  // A read of `offset` of `volume` on `c` is coming (begin_read after the RAID plan): start
-  // loading its read-cache slot. Speed only.
-  void prefetch_read(Id c, Id volume, std::int64_t offset) { resources(c).cache.prefetch(volume, offset); }
+  // A read of `offset` of `volume` on `c` is coming (begin_read after the QoS gate and the
+  // RAID plan): start loading its read-cache slot and the volume's streams. Speed only.
+  void prefetch_read(Id c, Id volume, std::int64_t offset) {
+    perf::ControllerResources& cr = resources(c);
+    cr.cache.prefetch(volume, offset);
+    cr.streams.prefetch(volume);
+  }
   // Reads ahead [offset, +length) of `volume` (the caller's plan of it): its segments fill.
   void read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan);
   // The host read's journey: FC command, a core, then (a miss) `plan`'s member reads into
@@ -101,8 +108,8 @@ class Timing {
   // A controller's cores as the server of host commands (the first free core takes one).
   class HostCores;
   struct MemberWork {
-    int drive;
     std::int64_t address, length;
+    int drive;
     std::uint8_t kind;   // raid::MemberOpKind
     std::uint8_t phase;
   };
@@ -129,7 +136,9 @@ class Timing {
     std::int64_t parity_rows = 0, xor_memory_bytes = 0;
     bool reads_issued = false;  // kReadCommand's core posted phase 0's SAS reads
     bool read_out_done = false; // kReadOut folded into the one SSD read's DMA
-    std::vector<MemberWork> ops;
+    // Inline up to two (a host read's one, a RAID 10 write's two): no second allocation to
+    // fetch on the request's events.
+    boost::container::small_vector<MemberWork, 2> ops;
     Stage program[8] = {kEnd};
     int pc = 0;
   };
@@ -164,9 +173,8 @@ class Timing {
   std::vector<std::unique_ptr<perf::ControllerResources>> ctl_;
   std::vector<std::unique_ptr<SsdPort>> ssd_ports_;  // [drive * 3 + kind]
   std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller
-  // Stable references (a journey may end inside another's start), one indirection.
-  std::vector<std::unique_ptr<Req>> reqs_;
-  std::vector<std::uint32_t> free_reqs_;
+  // Stable references (a journey may end inside another's start).
+  sim::Slab<Req> reqs_;
   TimingStats stats_;
 };
 

@@ -91,10 +91,13 @@ sim::Result<std::unique_ptr<Ssd>> Ssd::create(const config::SsdModel& model,
 }
 
 Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
-    : model_(model),
-      options_(options),
+    : capacity_bytes_(model.capacity_bytes),
+      read_ns_(model.nand.read_ns),
+      program_ns_(model.nand.program_ns),
       host_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond),
-      nand_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond) {
+      nand_rate_(options.write_rate_window > 0 ? options.write_rate_window : sim::kSecond),
+      model_(model),
+      options_(options) {
   const sim::Status valid = validate(model, options);
   AFASIM_ASSERT(valid.is_ok(), valid.message());
   switch (options_.payload) {
@@ -174,7 +177,7 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
     return sim::invalid_argument("SSD " + name() + ": " + ssd_op_name(op) + " of " +
                                  std::to_string(length) + " bytes");
   }
-  if (state() != SsdState::kHealthy || offset < 0 || offset > model_.capacity_bytes - length)
+  if (state() != SsdState::kHealthy || offset < 0 || offset > capacity_bytes_ - length)
       [[unlikely]] {
     return check_access(offset, length);
   }
@@ -182,14 +185,13 @@ sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t o
     case SsdOp::kRead:
       ++counters_.reads;
       counters_.bytes_read += length;
-      return ssd_op_fault(flash_->schedule(arrival, ssd::Op::kRead, offset, length),
-                          model_.nand.read_ns);
+      return ssd_op_fault(flash_->schedule(arrival, ssd::Op::kRead, offset, length), read_ns_);
     case SsdOp::kWrite: {
       ++counters_.writes;
       counters_.bytes_written += length;
       const bool was_steady = flash_->steady_state();
       const sim::Time done = ssd_op_fault(flash_->schedule(arrival, ssd::Op::kWrite, offset, length),
-                                          model_.nand.program_ns);
+                                          program_ns_);
       wear_.host_bytes_written += length;
       host_rate_.add(arrival, length);
       nand_rate_.add(arrival, count_nand());

@@ -195,11 +195,10 @@ class Ssd : public BlockDevice {
   std::int64_t count_nand();
   void reset_drive();
 
-  config::SsdModel model_;
-  SsdOptions options_;
-  std::unique_ptr<PayloadStore> payload_;
-  sim::Status payload_status_;
   std::unique_ptr<ssd::FlashSsd> flash_;
+  // What a command reads of model_, here in the object's first cache line.
+  std::int64_t capacity_bytes_ = 0;
+  sim::Time read_ns_ = 0, program_ns_ = 0;
 
   // State.
   bool failed_ = false;
@@ -217,6 +216,11 @@ class Ssd : public BlockDevice {
   double nand_committed_ = 0;  // the FlashSsd's committed NAND bytes at the last count
   RateMeter host_rate_;
   RateMeter nand_rate_;
+
+  config::SsdModel model_;
+  SsdOptions options_;
+  std::unique_ptr<PayloadStore> payload_;
+  sim::Status payload_status_;
 };
 
 }  // namespace afasim::datapac

@@ -122,8 +122,8 @@ void ReadCache::evict_one() {
       // the CPU cache. Speed only: nothing here changes what is evicted.
       if (tail_ != kNone) {
         const Node& t = nodes_[static_cast<std::size_t>(tail_)];
-        __builtin_prefetch(&table_[hash(t.key) & (table_.size() - 1)]);
-        if (t.prev != kNone) __builtin_prefetch(&nodes_[static_cast<std::size_t>(t.prev)]);
+        sim::prefetch(&table_[hash(t.key) & (table_.size() - 1)]);
+        if (t.prev != kNone) sim::prefetch(&nodes_[static_cast<std::size_t>(t.prev)]);
       }
       return;
     }

@@ -16,7 +16,10 @@
 #include <cstdint>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "sim/action.h"
+#include "sim/prefetch.h"
 #include "sim/status.h"
 
 namespace afasim::perf {
@@ -41,7 +44,7 @@ class ReadCache {
   // Starts loading the table slot of the segment holding `offset` into the CPU cache (a
   // caller that will look it up after other work). Speed only: no state changes.
   void prefetch(std::uint64_t volume, std::int64_t offset) const {
-    __builtin_prefetch(&table_[hash(Key{volume, offset >> segment_shift_}) & (table_.size() - 1)]);
+    sim::prefetch(&table_[hash(Key{volume, offset >> segment_shift_}) & (table_.size() - 1)]);
   }
   // Looks up [offset, offset + length) of `volume` and refreshes the segments it finds.
   CacheLookup lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length);
@@ -78,7 +81,7 @@ class ReadCache {
     std::int32_t prev = kNone, next = kNone;
   };
   struct Fill {
-    std::vector<std::int32_t> segments;  // its nodes (pinned while it is live)
+    boost::container::small_vector<std::int32_t, 4> segments;  // its nodes (pinned while it is live); inline up to 4
     std::vector<sim::Action> waiters;
     bool live = false;
   };
@@ -144,6 +147,14 @@ class StreamDetector {
   // range from the end of what was read ahead to `depth_bytes` past this read, at most
   // max_io_bytes × 8 at once.
   ReadAhead on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // A read of `volume` is coming: starts loading its streams (every one is compared with a
+  // random read). Speed only.
+  void prefetch(std::uint64_t volume) const {
+    if (volume >= volumes_.size()) return;
+    const auto& streams = volumes_[volume];
+    const auto* bytes = reinterpret_cast<const char*>(streams.data());
+    for (std::size_t at = 0; at < streams.size() * sizeof(Stream); at += 64) sim::prefetch(bytes + at);
+  }
   void drop_volume(std::uint64_t volume) {
     if (volume < volumes_.size()) volumes_[volume] = {};
   }

@@ -12,6 +12,7 @@
 #include "raid/members.h"
 #include "raid/raid_type.h"
 #include "sim/assert.h"
+#include "sim/prefetch.h"
 
 namespace afasim::raid {
 
@@ -61,9 +62,9 @@ class ExtentTable {
   // on it after other work). Speed only. REQUIRES: id < size().
   void prefetch(std::uint32_t id) const {
     const Extent& e = extents_[id];
-    __builtin_prefetch(&e.type);
-    __builtin_prefetch(&e.members[kMaxMembers / 2]);
-    __builtin_prefetch(&e.members[kMaxMembers - 1]);
+    sim::prefetch(&e.type);
+    sim::prefetch(&e.members[kMaxMembers / 2]);
+    sim::prefetch(&e.members[kMaxMembers - 1]);
   }
   std::uint32_t id_of(const Extent& e) const { return static_cast<std::uint32_t>(&e - extents_.data()); }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sim/assert.h"
+#include "sim/prefetch.h"
 #include "sim/rng.h"
 
 namespace afasim::ssd {
@@ -158,6 +159,9 @@ void FlashSsd::derive_timing() {
   dies_div_ = sim::Divisor(model_.dies());
   channels_div_ = sim::Divisor(model_.geometry.channels);
   erase_per_byte_ = 1.0 / static_cast<double>(n.block_bytes * n.planes);
+  host_latency_ns_ = model_.host.latency_ns;
+  capacity_bytes_ = model_.capacity_bytes;
+  slc_cache_bytes_ = n.slc_cache_bytes;
 }
 
 void FlashSsd::reset_state() {
@@ -220,7 +224,7 @@ double FlashSsd::ftl_write_amplification() const {
 sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset, std::int64_t length) {
   AFASIM_ASSERT(arrival >= 0, "FlashSsd::schedule before time 0");
   AFASIM_ASSERT(op == Op::kFlush || (length > 0 && offset >= 0 &&
-                                     offset <= model_.capacity_bytes - length),
+                                     offset <= capacity_bytes_ - length),
                 "FlashSsd::schedule: range outside the drive");
   switch (op) {
     case Op::kRead:
@@ -235,7 +239,7 @@ sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset, std:
       const std::int64_t first = (offset + s - 1) / s;
       const std::int64_t end = std::min((offset + length) / s, ftl_->user_units());
       for (std::int64_t u = first; u < end; ++u) ftl_->trim(u);
-      return t + write_ovh_ns_ + model_.host.latency_ns;
+      return t + write_ovh_ns_ + host_latency_ns_;
     }
     case Op::kFlush:
       return schedule_flush(cores_.serve(arrival, write_cmd_ns_));
@@ -254,7 +258,7 @@ int FlashSsd::die_of_page(std::int64_t page) const {
 
 void FlashSsd::prefetch_read(std::int64_t offset) const {
   const int d = die_of_page(page_div_.div(offset));
-  __builtin_prefetch(&dies_[static_cast<std::size_t>(d)]);
+  sim::prefetch(&dies_[static_cast<std::size_t>(d)]);
   channels_[static_cast<std::size_t>(channels_div_.mod(d))].prefetch();
   link_out_.prefetch();
   ftl_->prefetch_mapped(replica_unit_div_.div(offset));
@@ -328,7 +332,7 @@ sim::Time FlashSsd::schedule_read(sim::Time t, std::int64_t offset, std::int64_t
   const sim::Time link_end =
       std::max(link_out_.transfer(first_ready + read_ovh_ns_, length),
                last_ready + read_ovh_ns_ + bytes_time(last_bytes, link_ns_per_byte_));
-  return link_end + model_.host.latency_ns;
+  return link_end + host_latency_ns_;
 }
 
 void FlashSsd::update_gc_rate() {
@@ -392,13 +396,13 @@ sim::Time FlashSsd::schedule_write(sim::Time t, std::int64_t offset, std::int64_
   // Buffered data waits for the next call's flusher; a write the buffer cannot hold twice
   // over is programmed at once.
   advance(ready);
-  return ready + write_ovh_ns_ + model_.host.latency_ns;
+  return ready + write_ovh_ns_ + host_latency_ns_;
 }
 
 sim::Time FlashSsd::schedule_flush(sim::Time t) {
   advance(t);
   if (model_.power_loss_protection || buffer_used_ == 0)
-    return t + write_ovh_ns_ + model_.host.latency_ns;
+    return t + write_ovh_ns_ + host_latency_ns_;
   // A volatile buffer: everything in it must reach NAND (a partial unit is padded).
   while (host_pending_ > 0) {
     const std::int64_t keep = host_pending_;
@@ -417,7 +421,7 @@ sim::Time FlashSsd::schedule_flush(sim::Time t) {
     releases_.pop();
   }
   buffer_used_ = std::max<std::int64_t>(0, buffer_used_);
-  return done + write_ovh_ns_ + model_.host.latency_ns;
+  return done + write_ovh_ns_ + host_latency_ns_;
 }
 
 void FlashSsd::pop_releases(sim::Time t) {
@@ -430,8 +434,7 @@ void FlashSsd::pop_releases(sim::Time t) {
 // --- The flusher ---
 
 FlashSsd::Unit FlashSsd::next_unit(bool forced) const {
-  const bool slc = model_.nand.slc_cache_bytes > 0 &&
-                   slc_used_ + slc_unit_ <= model_.nand.slc_cache_bytes;
+  const bool slc = slc_cache_bytes_ > 0 && slc_used_ + slc_unit_ <= slc_cache_bytes_;
   const std::int64_t host_unit = slc ? slc_unit_ : tlc_unit_;
   const bool gc = gc_debt_ >= static_cast<double>(tlc_unit_);
   // GC work owed goes first: it accrues with host data, so the two interleave in proportion.
@@ -489,8 +492,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
   std::int64_t unit = tlc_unit_;
   switch (kind) {
     case Unit::kHost: {
-      const bool slc = model_.nand.slc_cache_bytes > 0 &&
-                       slc_used_ + slc_unit_ <= model_.nand.slc_cache_bytes;
+      const bool slc = slc_cache_bytes_ > 0 && slc_used_ + slc_unit_ <= slc_cache_bytes_;
       unit = std::min(host_pending_, slc ? slc_unit_ : tlc_unit_);
       host_pending_ -= unit;
       const sim::Time loaded = channel_transfer(channel, start + erase_part, unit, true);

@@ -186,8 +186,6 @@ class FlashSsd {
   void update_gc_rate();
   double gc_ratio_ = 0;  // relocated bytes per host byte, from the replica
 
-  config::SsdModel model_;
-  FlashOptions options_;
   std::unique_ptr<ReplicaFtl> ftl_;
   double latency_multiplier_ = 1;
 
@@ -200,6 +198,9 @@ class FlashSsd {
   std::int64_t slc_unit_ = 0;       // program unit in SLC mode
   std::int64_t units_per_page_ = 1;  // 4 KiB units per NAND page
   double erase_per_byte_ = 0;       // block erases per programmed byte
+  sim::Time host_latency_ns_ = 0;   // model_.host.latency_ns
+  std::int64_t capacity_bytes_ = 0;   // model_.capacity_bytes
+  std::int64_t slc_cache_bytes_ = 0;  // model_.nand.slc_cache_bytes
   // Divisors of the read path (sim::Divisor): the NAND page, the replica's unit (scale × 4 KiB,
   // set with the replica), the dies and the channels.
   sim::Divisor page_div_, replica_unit_div_, dies_div_, channels_div_;
@@ -226,6 +227,11 @@ class FlashSsd {
   std::int64_t bulk_replayed_ = 0; // replica units add_bulk_writes has replayed in all
 
   FlashStats stats_;
+
+  // Last: what a read uses of them is copied above (derive_timing()), so that the read path's
+  // fields share the object's first cache lines.
+  config::SsdModel model_;
+  FlashOptions options_;
 };
 
 }  // namespace afasim::ssd

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/prefetch.h"
 #include "sim/time.h"
 
 namespace afasim::ssd {
@@ -38,8 +39,8 @@ class Pipe {
   // latest) into the CPU cache. Speed only.
   void prefetch() const {
     if (fg_.size() == 0) return;
-    __builtin_prefetch(&fg_.v[fg_.head]);
-    __builtin_prefetch(&fg_.v.back());
+    sim::prefetch(&fg_.v[fg_.head]);
+    sim::prefetch(&fg_.v.back());
   }
   void reset();
 

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/prefetch.h"
 #include "sim/rng.h"
 
 namespace afasim::ssd {
@@ -66,15 +67,15 @@ class ReplicaFtl {
   // holds. No effect on state; a write then misses the cache less (the map and reverse map,
   // 1 MiB per drive, are read at random).
   void prefetch_map(std::int64_t u) const {
-    __builtin_prefetch(&map_[static_cast<std::size_t>(u)], 1);
+    sim::prefetch(&map_[static_cast<std::size_t>(u)], true);
   }
   void prefetch_mapped(std::int64_t u) const {
     const auto word = static_cast<std::size_t>(u) / 64;
-    if (word < mapped_bits_.size()) __builtin_prefetch(mapped_bits_.data() + word);
+    if (word < mapped_bits_.size()) sim::prefetch(mapped_bits_.data() + word);
   }
   void prefetch_old_copy(std::int64_t u) const {
     const std::int32_t slot = map_[static_cast<std::size_t>(u)];
-    if (slot >= 0) __builtin_prefetch(&rmap_[static_cast<std::size_t>(slot)], 1);
+    if (slot >= 0) sim::prefetch(&rmap_[static_cast<std::size_t>(slot)], true);
   }
 
   // Preconditioning as SNIA's PTS does it: a sequential fill of the first `span_units`

@@ -41,7 +41,7 @@ double metric_of(const ReportEntry& e, perf::FigureMetric m) {
     ios += d.io_count;
     bytes += d.io_bytes;
     runtime = std::max(runtime, d.runtime_ns);
-    lat.merge(d.lat_ns);
+    lat.merge(d.lat_ns());
   }
   if (runtime <= 0) return 0;
   switch (m) {

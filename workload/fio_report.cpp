@@ -109,9 +109,42 @@ void DirectionStats::record_io(std::int64_t bytes, sim::Time slat, sim::Time cla
   AFASIM_ASSERT(bytes > 0 && slat >= 0 && clat >= 0, "a completed I/O has bytes and latencies");
   ++io_count;
   io_bytes += static_cast<std::uint64_t>(bytes);
-  slat_ns.record(slat);
+  if (slat != 0 && slat_zero_) split_slat();
   clat_ns.record(clat);
-  lat_ns.record(slat + clat);
+  if (!slat_zero_) {
+    slat_.record(slat);
+    lat_.record(slat + clat);
+  }
+}
+
+void DirectionStats::split_slat() {
+  slat_ = sim::Histogram();
+  slat_.record_n(0, clat_ns.count());
+  lat_ = clat_ns;
+  slat_zero_ = false;
+}
+
+sim::Histogram DirectionStats::slat_ns() const {
+  if (!slat_zero_) return slat_;
+  sim::Histogram zeros;
+  zeros.record_n(0, clat_ns.count());
+  return zeros;
+}
+
+void DirectionStats::add(const DirectionStats& other) {
+  io_count += other.io_count;
+  io_bytes += other.io_bytes;
+  runtime_ns = std::max(runtime_ns, other.runtime_ns);  // fio: max over members
+  if (!other.slat_zero_ && slat_zero_) split_slat();
+  if (!slat_zero_) {
+    slat_.merge(other.slat_ns());
+    lat_.merge(other.lat_ns());
+  }
+  clat_ns.merge(other.clat_ns);
+  bw_kib_per_second.add_as_sum(other.bw_kib_per_second);
+  iops.add_as_sum(other.iops);
+  short_ios += other.short_ios;
+  dropped_ios += other.dropped_ios;
 }
 
 void DirectionStats::record_interval(std::int64_t bytes, std::int64_t ios, sim::Time interval) {
@@ -173,23 +206,6 @@ std::string fio_num2str(std::uint64_t num, int maxlen, int base, bool pow2, NumU
 
 // --- aggregation -------------------------------------------------------------------------
 
-namespace {
-
-void add_direction(DirectionStats& into, const DirectionStats& from) {
-  into.io_count += from.io_count;
-  into.io_bytes += from.io_bytes;
-  into.runtime_ns = std::max(into.runtime_ns, from.runtime_ns);  // fio: max over members
-  into.slat_ns.merge(from.slat_ns);
-  into.clat_ns.merge(from.clat_ns);
-  into.lat_ns.merge(from.lat_ns);
-  into.bw_kib_per_second.add_as_sum(from.bw_kib_per_second);
-  into.iops.add_as_sum(from.iops);
-  into.short_ios += from.short_ios;
-  into.dropped_ios += from.dropped_ios;
-}
-
-}  // namespace
-
 std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
   std::vector<ReportEntry> entries;
   const auto& jobs = report.job_file.jobs;
@@ -220,7 +236,7 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
     e.lat_percentiles = job.lat_percentiles;
     e.slat_percentiles = job.slat_percentiles;
     e.unified = job.unified_rw_reporting;
-    for (int d = 0; d < kDirections; ++d) add_direction(e.direction[d], r.direction[d]);
+    for (int d = 0; d < kDirections; ++d) e.direction[d].add(r.direction[d]);
     e.clat_bins.merge(r.clat_bins);
     e.sync.io_count += r.sync.io_count;
     e.sync.lat_ns.merge(r.sync.lat_ns);
@@ -234,7 +250,7 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
   }
   for (ReportEntry& e : entries) {
     if (e.unified == UnifiedReporting::kNone) continue;
-    for (const DirectionStats& ds : e.direction) add_direction(e.mixed, ds);  // stat.c unified
+    for (const DirectionStats& ds : e.direction) e.mixed.add(ds);  // stat.c unified
   }
   return entries;
 }

@@ -74,9 +74,7 @@ struct DirectionStats {
   std::uint64_t io_count = 0;     // completed I/Os (fio total_ios)
   std::uint64_t io_bytes = 0;     // completed bytes
   sim::Time runtime_ns = 0;       // how long this direction ran, ramp_time excluded
-  sim::Histogram slat_ns;         // submission: created → accepted by the array (may be ~0)
   sim::Histogram clat_ns;         // completion: accepted → completed
-  sim::Histogram lat_ns;          // total: slat + clat
   SampleStats bw_kib_per_second;  // one sample per interval (fio default interval: 500 ms)
   SampleStats iops;
   std::uint64_t short_ios = 0;
@@ -84,11 +82,26 @@ struct DirectionStats {
 
   // Counts one completed I/O. REQUIRES: bytes > 0, slat_ns >= 0, clat_ns >= 0.
   void record_io(std::int64_t bytes, sim::Time slat_ns, sim::Time clat_ns);
+  // Submission latency (created → accepted by the array) and total latency (slat + clat).
+  // The fio engine submits each I/O at once (slat 0): while every slat is 0, the slat
+  // distribution is that many zeros and lat's is clat's, and neither is recorded apart (two
+  // histogram updates less per simulated I/O); the first slat above 0 starts recording both.
+  sim::Histogram slat_ns() const;
+  const sim::Histogram& lat_ns() const { return slat_zero_ ? clat_ns : lat_; }
+  // Adds `other`'s I/Os and samples (fio's group_reporting and unified_rw_reporting sums).
+  void add(const DirectionStats& other);
   // Adds one bandwidth and one IOPS sample for an interval in which `bytes` and `ios`
   // completed. REQUIRES: interval_ns > 0, bytes >= 0, ios >= 0.
   void record_interval(std::int64_t bytes, std::int64_t ios, sim::Time interval_ns);
   // fio's runtime in ms (integer, at least 1 when anything completed).
   std::int64_t runtime_ms() const;
+
+ private:
+  // Starts recording slat and lat apart (the zeros and clat's samples so far first).
+  void split_slat();
+  bool slat_zero_ = true;  // every slat so far was 0: slat_ and lat_ are not kept
+  sim::Histogram slat_;
+  sim::Histogram lat_;
 };
 
 // fio's sync statistics (fsync / fdatasync flushes): count and latency.

@@ -59,9 +59,9 @@ ordered_json direction_json(const DirectionStats& ds, const ReportEntry& e,
   j["total_ios"] = ds.io_count;
   j["short_ios"] = ds.short_ios;
   j["drop_ios"] = ds.dropped_ios;
-  j["slat_ns"] = latency_json(ds.slat_ns, e.slat_percentiles ? &percentiles : nullptr, plus);
+  j["slat_ns"] = latency_json(ds.slat_ns(), e.slat_percentiles ? &percentiles : nullptr, plus);
   j["clat_ns"] = latency_json(ds.clat_ns, e.clat_percentiles ? &percentiles : nullptr, plus);
-  j["lat_ns"] = latency_json(ds.lat_ns, e.lat_percentiles ? &percentiles : nullptr, plus);
+  j["lat_ns"] = latency_json(ds.lat_ns(), e.lat_percentiles ? &percentiles : nullptr, plus);
   const SampleStats& bw = ds.bw_kib_per_second;
   double per = 0;
   if (bw.samples > 0) {

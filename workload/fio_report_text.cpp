@@ -150,12 +150,12 @@ std::string direction_block(const ReportEntry& e, const DirectionStats& ds, std:
                      fio_num2str(bw, figures, 1, false, NumUnit::kBytePerSecond).c_str(),
                      fio_num2str(ds.io_bytes, figures, 1, true, NumUnit::kByte).c_str(),
                      static_cast<unsigned long long>(runt));
-  if (ds.slat_ns.count() > 0) out += latency_line("slat", ds.slat_ns);
+  if (ds.slat_ns().count() > 0) out += latency_line("slat", ds.slat_ns());
   if (ds.clat_ns.count() > 0) out += latency_line("clat", ds.clat_ns);
-  if (ds.lat_ns.count() > 0) out += latency_line(" lat", ds.lat_ns);
-  if (e.slat_percentiles) out += percentile_block(ds.slat_ns, e.percentile_list, "slat");
+  if (ds.lat_ns().count() > 0) out += latency_line(" lat", ds.lat_ns());
+  if (e.slat_percentiles) out += percentile_block(ds.slat_ns(), e.percentile_list, "slat");
   if (e.clat_percentiles) out += percentile_block(ds.clat_ns, e.percentile_list, "clat");
-  if (e.lat_percentiles) out += percentile_block(ds.lat_ns, e.percentile_list, "lat");
+  if (e.lat_percentiles) out += percentile_block(ds.lat_ns(), e.percentile_list, "lat");
   out += sample_lines(ds, group_agg_bytes_per_second);
   return out;
 }
@@ -342,8 +342,8 @@ std::string terse_direction(const ReportEntry& e, const DirectionStats& ds,
                                    static_cast<unsigned long long>(bw),
                                    static_cast<unsigned long long>(iops),
                                    static_cast<unsigned long long>(runt));
-  out += terse_latency(ds.slat_ns) + terse_latency(ds.clat_ns);
-  const sim::Histogram* pct = e.lat_percentiles    ? &ds.lat_ns
+  out += terse_latency(ds.slat_ns()) + terse_latency(ds.clat_ns);
+  const sim::Histogram* pct = e.lat_percentiles    ? &ds.lat_ns()
                               : e.clat_percentiles ? &ds.clat_ns
                                                    : nullptr;
   for (std::size_t i = 0; i < 20; ++i) {  // FIO_IO_U_LIST_MAX_LEN
@@ -354,7 +354,7 @@ std::string terse_direction(const ReportEntry& e, const DirectionStats& ds,
     out += sprintf_string(";%f%%=%llu", e.percentile_list[i],
                           static_cast<unsigned long long>(pct->percentile(e.percentile_list[i]) / 1000));
   }
-  out += terse_latency(ds.lat_ns);
+  out += terse_latency(ds.lat_ns());
   const SampleStats& b = ds.bw_kib_per_second;
   double p_of_agg = b.samples > 0 ? 100.0 : 0.0;
   if (b.samples > 0 && group_agg_bytes_per_second / 1024 > 0)

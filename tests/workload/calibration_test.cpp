@@ -72,7 +72,7 @@ Measured measured_of(const workload::RunReport& report) {
   for (const auto& d : entries.back().direction) {
     ios += d.io_count;
     runtime = std::max(runtime, d.runtime_ns);
-    lat.merge(d.lat_ns);
+    lat.merge(d.lat_ns());
   }
   m.iops = static_cast<double>(ios) / sim::to_seconds(runtime);
   m.mean_latency_ms = lat.mean() / 1e6;

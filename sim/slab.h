@@ -1,0 +1,61 @@
+// sim::Slab<T> — objects named by a small integer id, at addresses that never move, reused
+// through a free list: the per-request state of the hot path (a timed host I/O, a timing
+// request), which callbacks name by id and which may be reached again while another one is
+// being created.
+//
+// The objects live in chunks of 256 allocated as the slab grows; id → object is a load from
+// the chunk table (one cache line for the first 2,048 ids) and an offset, where a vector of
+// unique_ptr cost a load from an array as long as the slab, a cache line per 8 ids, usually
+// cold on the simulated I/O's next event. Objects are constructed once and kept: acquire()
+// hands back a released one as it was left (the caller resets what it uses). Not
+// thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/assert.h"
+
+namespace afasim::sim {
+
+template <typename T>
+class Slab {
+ public:
+  static constexpr int kChunkBits = 8;
+  static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+
+  Slab() = default;
+  Slab(const Slab&) = delete;
+  Slab& operator=(const Slab&) = delete;
+
+  // An id not in use: a released one (most recently released first), else a new object.
+  // REQUIRES: fewer than `limit` objects exist already, when this needs a new one.
+  std::uint32_t acquire(std::uint32_t limit = UINT32_MAX) {
+    if (!free_.empty()) {
+      const std::uint32_t id = free_.back();
+      free_.pop_back();
+      return id;
+    }
+    AFASIM_ASSERT(size_ < limit, "sim::Slab: more objects in use than the caller's bound");
+    if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<T[]>(kChunk));
+    return size_++;
+  }
+  // Gives `id` back for reuse. REQUIRES: id came from acquire() and is in use.
+  void release(std::uint32_t id) { free_.push_back(id); }
+
+  // REQUIRES: id < size().
+  T& operator[](std::uint32_t id) { return chunks_[id >> kChunkBits][id & (kChunk - 1)]; }
+  const T& operator[](std::uint32_t id) const { return chunks_[id >> kChunkBits][id & (kChunk - 1)]; }
+
+  // Objects created (in use or free).
+  std::uint32_t size() const { return size_; }
+  std::uint32_t in_use() const { return size_ - static_cast<std::uint32_t>(free_.size()); }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::vector<std::uint32_t> free_;
+  std::uint32_t size_ = 0;
+};
+
+}  // namespace afasim::sim
