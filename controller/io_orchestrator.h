@@ -191,8 +191,7 @@ class IoOrchestrator : private qos::Dispatcher {
   // controller by outstanding_ios_max).
   QosOptions qos_options_;
   std::unique_ptr<qos::Scheduler> qos_;
-  std::vector<PendingIo> pending_;
-  std::vector<std::uint64_t> free_pending_;
+  sim::Slab<PendingIo> pending_;
   std::vector<int> outstanding_;    // per controller: I/Os in the data path
   std::vector<bool> waiting_room_;  // per controller: ready_time said "after a completion"
   std::vector<bool> gate_full_;     // per controller: the backlog reached dispatch_backlog_ns

@@ -39,19 +39,12 @@ void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
     execute(io, std::move(done));
     return;
   }
-  std::uint64_t cookie;
-  if (!free_pending_.empty()) {
-    cookie = free_pending_.back();
-    free_pending_.pop_back();
-  } else {
-    cookie = pending_.size();
-    pending_.emplace_back();
-  }
+  const std::uint64_t cookie = pending_.acquire();
   // The volume's I/O is gated by the controller that owns it now: after a failover or a
   // move back to the preferred controller, its queue follows.
   if (const Id owner = pair_.owner(io.volume_id); owner != 0 && qos_->resource_of(io.volume_id) != owner - 1)
     (void)qos_->move_volume(io.volume_id, static_cast<int>(owner - 1));
-  PendingIo& p = pending_[cookie];
+  PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   p.io = io;
   p.done = std::move(done);
   p.submit_time = ctx_.sim.now();
@@ -59,8 +52,8 @@ void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
                                                                           : qos::kCommandCostUnits;
   Status st = qos_->submit(io.volume_id, cookie, cost);
   if (!st.is_ok()) {
-    IoCallback cb = std::move(pending_[cookie].done);
-    free_pending_.push_back(cookie);
+    IoCallback cb = std::move(pending_[static_cast<std::uint32_t>(cookie)].done);
+    pending_.release(static_cast<std::uint32_t>(cookie));
     refuse_io(std::move(cb), std::move(st));
   }
 }
@@ -68,8 +61,8 @@ void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
 void IoOrchestrator::fail_queued(const Status& status) {
   ctx_.volumes.for_each([&](VolumeRuntime& v) {
     for (std::uint64_t cookie : qos_->drain_volume(v.id)) {
-      IoCallback cb = std::move(pending_[cookie].done);
-      free_pending_.push_back(cookie);
+      IoCallback cb = std::move(pending_[static_cast<std::uint32_t>(cookie)].done);
+      pending_.release(static_cast<std::uint32_t>(cookie));
       refuse_io(std::move(cb), status);
     }
   });
@@ -77,8 +70,8 @@ void IoOrchestrator::fail_queued(const Status& status) {
 
 void IoOrchestrator::forget_volume(Id volume_id, const Status& status) {
   for (std::uint64_t cookie : qos_->remove_volume(volume_id)) {
-    IoCallback cb = std::move(pending_[cookie].done);
-    free_pending_.push_back(cookie);
+    IoCallback cb = std::move(pending_[static_cast<std::uint32_t>(cookie)].done);
+    pending_.release(static_cast<std::uint32_t>(cookie));
     refuse_io(std::move(cb), status);
   }
 }
@@ -121,14 +114,14 @@ sim::Time IoOrchestrator::ready_time(int resource) {
 }
 
 void IoOrchestrator::dispatch(std::uint64_t cookie) {
-  PendingIo& p = pending_[cookie];
+  PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   p.resource = qos_->resource_of(p.io.volume_id).value_or(0);
   ++outstanding_[static_cast<std::size_t>(p.resource)];
   execute(p.io, [this, cookie](const IoCompletion& done) { finish_io(cookie, done); });
 }
 
 void IoOrchestrator::finish_io(std::uint64_t cookie, const IoCompletion& done) {
-  PendingIo& p = pending_[cookie];
+  PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   IoCallback cb = std::move(p.done);
   const Id volume_id = p.io.volume_id;
   const auto r = static_cast<std::size_t>(p.resource);
@@ -136,7 +129,7 @@ void IoOrchestrator::finish_io(std::uint64_t cookie, const IoCompletion& done) {
   if (PerfCounters* perf = ctx_.hw.perf_counters())
     perf->host_io(volume_id, p.resource + 1, p.io.op, p.io.length_bytes, done.complete_time - submitted,
                   done.status.is_ok());
-  free_pending_.push_back(cookie);
+  pending_.release(static_cast<std::uint32_t>(cookie));
   --outstanding_[r];
   qos_->complete(volume_id);
   if (waiting_room_[r]) {

@@ -6,15 +6,7 @@ namespace afasim::perf {
 
 void Flow::start(std::span<const Step> steps, Done done) {
   AFASIM_ASSERT(steps.size() <= static_cast<std::size_t>(kMaxSteps), "perf::Flow: too many steps in one journey");
-  std::uint32_t id;
-  if (!free_journeys_.empty()) {
-    id = free_journeys_.back();
-    free_journeys_.pop_back();
-  } else {
-    AFASIM_ASSERT(journeys_.size() < kMaxJourneys, "perf::Flow: journey bound reached (unbounded outstanding I/O?)");
-    id = static_cast<std::uint32_t>(journeys_.size());
-    journeys_.emplace_back();
-  }
+  const std::uint32_t id = journeys_.acquire(kMaxJourneys);
   Journey& j = journeys_[id];
   for (std::size_t i = 0; i < steps.size(); ++i) {
     AFASIM_ASSERT(steps[i].resource != nullptr, "perf::Flow: a step without a resource");
@@ -32,7 +24,7 @@ void Flow::advance(std::uint32_t id) {
     Journey& j = journeys_[id];
     if (j.next == j.count) {
       Done done = std::move(j.done);
-      free_journeys_.push_back(id);
+      journeys_.release(id);
       done(now);
       return;
     }
@@ -51,15 +43,7 @@ void Flow::advance(std::uint32_t id) {
 
 std::uint32_t Flow::join(int branches, Done done) {
   AFASIM_ASSERT(branches >= 1, "perf::Flow: a join of no branches");
-  std::uint32_t id;
-  if (!free_joins_.empty()) {
-    id = free_joins_.back();
-    free_joins_.pop_back();
-  } else {
-    AFASIM_ASSERT(joins_.size() < kMaxJourneys, "perf::Flow: join bound reached");
-    id = static_cast<std::uint32_t>(joins_.size());
-    joins_.emplace_back();
-  }
+  const std::uint32_t id = joins_.acquire(kMaxJourneys);
   joins_[id].remaining = branches;
   joins_[id].done = std::move(done);
   return id;
@@ -74,7 +58,7 @@ void Flow::arrive(std::uint32_t join_id) {
   AFASIM_ASSERT(s.remaining > 0, "perf::Flow: a join finished twice");
   if (--s.remaining > 0) return;
   Done done = std::move(s.done);
-  free_joins_.push_back(join_id);
+  joins_.release(join_id);
   done(sim_.now());
 }
 

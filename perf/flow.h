@@ -20,11 +20,11 @@
 #include <array>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "perf/resource.h"
 #include "sim/action.h"
 #include "sim/simulator.h"
+#include "sim/slab.h"
 
 namespace afasim::perf {
 
@@ -60,7 +60,7 @@ class Flow {
   std::uint32_t join(int branches, Done done);
   Done branch_done(std::uint32_t join_id);
 
-  std::size_t in_flight() const { return journeys_.size() - free_journeys_.size(); }
+  std::size_t in_flight() const { return journeys_.in_use(); }
   std::int64_t events_scheduled() const { return events_; }
 
  private:
@@ -80,10 +80,8 @@ class Flow {
   void arrive(std::uint32_t join_id);
 
   sim::Simulator& sim_;
-  std::vector<Journey> journeys_;
-  std::vector<std::uint32_t> free_journeys_;
-  std::vector<JoinState> joins_;
-  std::vector<std::uint32_t> free_joins_;
+  sim::Slab<Journey> journeys_;
+  sim::Slab<JoinState> joins_;
   std::int64_t events_ = 0;
 };
 

@@ -17,9 +17,9 @@ sim::Status ReadCacheOptions::validate() const {
 ReadCache::ReadCache(ReadCacheOptions options)
     : options_(options),
       segment_shift_(std::countr_zero(static_cast<std::uint64_t>(options.segment_bytes))),
-      capacity_segments_(options.capacity_bytes / options.segment_bytes),
-      fills_(1) {
+      capacity_segments_(options.capacity_bytes / options.segment_bytes) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::ReadCache built from invalid options");
+  (void)fills_.acquire();  // fill id 0 means resident: never handed out
   rehash(64);
 }
 
@@ -160,14 +160,7 @@ std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
 }
 
 std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  std::uint32_t id;
-  if (!free_fills_.empty()) {
-    id = free_fills_.back();
-    free_fills_.pop_back();
-  } else {
-    id = static_cast<std::uint32_t>(fills_.size());
-    fills_.emplace_back();
-  }
+  const std::uint32_t id = fills_.acquire();
   Fill& f = fills_[id];
   f.live = true;
   f.segments.clear();
@@ -193,7 +186,7 @@ void ReadCache::fill_done(std::uint32_t fill) {
   std::vector<sim::Action> waiters = std::move(fills_[fill].waiters);
   fills_[fill].waiters.clear();
   fills_[fill].live = false;
-  free_fills_.push_back(fill);
+  fills_.release(fill);
   for (auto& w : waiters) w();
 }
 

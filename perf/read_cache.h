@@ -20,6 +20,7 @@
 
 #include "sim/action.h"
 #include "sim/prefetch.h"
+#include "sim/slab.h"
 #include "sim/status.h"
 
 namespace afasim::perf {
@@ -115,12 +116,11 @@ class ReadCache {
   std::vector<Slot> table_;  // size a power of two
   std::int64_t size_ = 0;            // nodes in use
   std::int32_t head_ = kNone, tail_ = kNone;  // head: most recently used
-  std::vector<Fill> fills_;  // index = fill id; 0 unused
+  sim::Slab<Fill> fills_;  // by fill id; 0 is taken at construction, never a fill
   // The last segment lookup() found absent, while nothing has been inserted since: start_fill
   // of a read miss right after its lookup skips a second probe of the table for it.
   Key absent_{};
   bool absent_valid_ = false;
-  std::vector<std::uint32_t> free_fills_;
 };
 
 struct StreamOptions {

@@ -28,6 +28,8 @@ class Slab {
   Slab() = default;
   Slab(const Slab&) = delete;
   Slab& operator=(const Slab&) = delete;
+  Slab(Slab&&) noexcept = default;
+  Slab& operator=(Slab&&) noexcept = default;
 
   // An id not in use: a released one (most recently released first), else a new object.
   // REQUIRES: fewer than `limit` objects exist already, when this needs a new one.
