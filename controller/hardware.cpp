@@ -77,7 +77,7 @@ datapac::Link& Hardware::least_busy(std::vector<datapac::Link>& links) {
   });
 }
 
-Time Hardware::ssd_command(Time arrival, int drive, std::int64_t offset, std::int64_t length, datapac::SsdOp op) {
+[[gnu::hot]] Time Hardware::ssd_command(Time arrival, int drive, std::int64_t offset, std::int64_t length, datapac::SsdOp op) {
   auto done = ssds_[static_cast<std::size_t>(drive)]->schedule(arrival, op, offset, length);
   // A failed SSD answers at once; the RAID layer has already routed around lost members,
   // so an error here is an SSD that failed under an operation planned before: the time

@@ -93,7 +93,7 @@ void IoOrchestrator::fail_parked(const Status& status) {
 // ---------------------------------------------------------------------------------------
 // The route
 
-void IoOrchestrator::run(const HostIo& io, IoCallback done, Time submitted) {
+[[gnu::hot]] void IoOrchestrator::run(const HostIo& io, IoCallback done, Time submitted) {
   const Time now = ctx_.sim.now();
   VolumeRuntime* v = ctx_.volumes.find(io.volume_id);
   if (v == nullptr) return complete(done, sim::not_found("no volume " + std::to_string(io.volume_id)), submitted, now);
@@ -133,7 +133,7 @@ void IoOrchestrator::run(const HostIo& io, IoCallback done, Time submitted) {
   }
 }
 
-bool IoOrchestrator::admit(Request& r) {
+[[gnu::hot]] bool IoOrchestrator::admit(Request& r) {
   const HostIo& io = r.io;
   const pool::ThinVolume& t = *r.v.thin;
   if (io.op != IoOp::kFlush) {
@@ -166,7 +166,7 @@ void IoOrchestrator::fail(Request& r, Status status) {
   finish(r, std::move(status), ctx_.hw.cores(r.c).serve(r.start, ctx_.options.cost.core_ns(Work::host())));
 }
 
-void IoOrchestrator::run_read(Request& r) {
+[[gnu::hot]] void IoOrchestrator::run_read(Request& r) {
   const HostIo& io = r.io;
   VolumeRuntime& v = r.v;
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v.raid_type());
@@ -199,7 +199,7 @@ void IoOrchestrator::run_read(Request& r) {
                         [this, id](Time) { read_timed(id); });
 }
 
-void IoOrchestrator::prefetch(const HostIo& io) {
+[[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io) {
   if (io.op != IoOp::kRead) return;
   const VolumeRuntime* v = ctx_.volumes.find(io.volume_id);
   if (v == nullptr || io.offset_bytes < 0 || io.offset_bytes >= v->thin->capacity_bytes) return;
@@ -228,7 +228,7 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
   if (end > offset) ctx_.timing.read_ahead(c, v.id, offset, end - offset, ahead_plan_);
 }
 
-std::uint32_t IoOrchestrator::start_timed(Request& r) {
+[[gnu::hot]] std::uint32_t IoOrchestrator::start_timed(Request& r) {
   const std::uint32_t id = inflight_.acquire();
   InFlight& f = inflight_[id];
   f.io = r.io;
@@ -243,19 +243,19 @@ std::uint32_t IoOrchestrator::start_timed(Request& r) {
   return id;
 }
 
-void IoOrchestrator::free_timed(std::uint32_t id) {
+[[gnu::hot]] void IoOrchestrator::free_timed(std::uint32_t id) {
   inflight_[id].done = nullptr;
   inflight_.release(id);
 }
 
-void IoOrchestrator::read_timed(std::uint32_t id) {
+[[gnu::hot]] void IoOrchestrator::read_timed(std::uint32_t id) {
   InFlight& f = inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
   if (VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
   complete_timed(id, at);
 }
 
-void IoOrchestrator::complete_timed(std::uint32_t id, Time at) {
+[[gnu::hot]] void IoOrchestrator::complete_timed(std::uint32_t id, Time at) {
   InFlight& f = inflight_[id];
   if (at == ctx_.sim.now() && f.power == pair_.power_epoch() && f.epoch == pair_.epoch(f.c)) {
     // Answered from the timing model's own completion event (no forwarding leg): no second

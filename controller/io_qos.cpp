@@ -31,7 +31,7 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
   return Status::ok();
 }
 
-void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
+[[gnu::hot]] void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
   prefetch(io);  // the QoS gate's work below hides the memory latency of the read's plan
   if (!qos_options_.enabled || !qos_->has_volume(io.volume_id) || !pair_.mains_on()) {
     // No such volume, or no mains: the data path refuses it at once (it must not wait in a
@@ -83,7 +83,7 @@ void IoOrchestrator::refuse_io(IoCallback done, Status status) {
   });
 }
 
-sim::Time IoOrchestrator::ready_time(int resource) {
+[[gnu::hot]] sim::Time IoOrchestrator::ready_time(int resource) {
   const auto r = static_cast<std::size_t>(resource);
   if (outstanding_[r] >= qos_options_.outstanding_ios_max) {
     waiting_room_[r] = true;
@@ -113,14 +113,14 @@ sim::Time IoOrchestrator::ready_time(int resource) {
   return now;
 }
 
-void IoOrchestrator::dispatch(std::uint64_t cookie) {
+[[gnu::hot]] void IoOrchestrator::dispatch(std::uint64_t cookie) {
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   p.resource = qos_->resource_of(p.io.volume_id).value_or(0);
   ++outstanding_[static_cast<std::size_t>(p.resource)];
   execute(p.io, [this, cookie](const IoCompletion& done) { finish_io(cookie, done); });
 }
 
-void IoOrchestrator::finish_io(std::uint64_t cookie, const IoCompletion& done) {
+[[gnu::hot]] void IoOrchestrator::finish_io(std::uint64_t cookie, const IoCompletion& done) {
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   IoCallback cb = std::move(p.done);
   const Id volume_id = p.io.volume_id;

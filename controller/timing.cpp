@@ -16,7 +16,7 @@ using sim::Time;
 class Timing::SsdPort final : public perf::Server {
  public:
   SsdPort(Hardware& hw, int drive, datapac::SsdOp op) : hw_(hw), drive_(drive), op_(op) {}
-  Time admit(Time arrival, std::int64_t bytes, Time /*extra_service_ns*/, std::int64_t address) override {
+  [[gnu::hot]] Time admit(Time arrival, std::int64_t bytes, Time /*extra_service_ns*/, std::int64_t address) override {
     return hw_.ssd_command(arrival, drive_, address, bytes, op_);
   }
 
@@ -37,7 +37,7 @@ class Timing::HostCores final : public perf::Server {
   // A host command of `ns` of core time was dispatched: it is on its way to a core.
   void dispatched(Time ns) { transit_ns_ += ns; }
   void set_pull(bool pull) { pull_ = pull; }
-  Time admit(Time arrival, std::int64_t bytes, Time extra_service_ns, std::int64_t address) override {
+  [[gnu::hot]] Time admit(Time arrival, std::int64_t bytes, Time extra_service_ns, std::int64_t address) override {
     transit_ns_ -= extra_service_ns;
     // Pulled: the first core free takes it. Pushed: the core its exchange's interrupt lands
     // on, or for cpu_rebalance_fraction of commands the less busy of that and another.
@@ -77,7 +77,7 @@ Timing::Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& p
 
 Timing::~Timing() = default;
 
-Time Timing::cpu(Time ns) {
+[[gnu::hot]] Time Timing::cpu(Time ns) {
   // A core's service time varies (interrupt coalescing, locks, cache misses): a fixed part
   // and an exponential part, mean ns, coefficient of variation cpu_service_cv.
   const double cv = params_.cpu_service_cv;
@@ -105,7 +105,7 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   return busy;
 }
 
-std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program) {
+[[gnu::hot]] std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program) {
   const std::uint32_t id = reqs_.acquire();
   Req& r = reqs_[id];
   AFASIM_ASSERT(program.size() < std::size(r.program), "Timing: program too long");
@@ -126,7 +126,7 @@ std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initial
   return id;
 }
 
-void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
+[[gnu::hot]] void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
   std::int64_t write_bytes = 0;
   for (const raid::MemberOp& op : plan.ops) {
     r.ops.push_back(MemberWork{op.addr.offset_bytes(chunk_bytes_) + op.offset_in_chunk, op.length, op.addr.drive,
@@ -141,7 +141,7 @@ void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
   hw_.stats(r.c).backend_ops += static_cast<std::int64_t>(plan.ops.size());
 }
 
-void Timing::next(std::uint32_t id) {
+[[gnu::hot]] void Timing::next(std::uint32_t id) {
   for (;;) {
     Req& r = reqs_[id];
     const Stage s = r.program[r.pc++];
@@ -156,7 +156,7 @@ void Timing::next(std::uint32_t id) {
   }
 }
 
-bool Timing::start_phase(std::uint32_t id, int phase) {
+[[gnu::hot]] bool Timing::start_phase(std::uint32_t id, int phase) {
   Req& r = reqs_[id];
   int n = 0;
   bool has_phase1 = false;
@@ -212,7 +212,7 @@ bool Timing::start_phase(std::uint32_t id, int phase) {
   return true;
 }
 
-int Timing::phase0_reads(const Req& r) const {
+[[gnu::hot]] int Timing::phase0_reads(const Req& r) const {
   int reads = 0;
   for (const MemberWork& m : r.ops) {
     if (m.phase != 0 || m.kind != static_cast<std::uint8_t>(raid::MemberOpKind::kRead)) continue;
@@ -222,7 +222,7 @@ int Timing::phase0_reads(const Req& r) const {
   return reads;
 }
 
-bool Timing::start_stage(std::uint32_t id, Stage s) {
+[[gnu::hot]] bool Timing::start_stage(std::uint32_t id, Stage s) {
   Req& r = reqs_[id];
   perf::ControllerResources& cr = resources(r.c);
   const perf::CpuCosts& costs = params_.cpu;
@@ -294,7 +294,7 @@ bool Timing::start_stage(std::uint32_t id, Stage s) {
 // ---------------------------------------------------------------------------------------
 // Requests
 
-Timing::ReadStart Timing::begin_read(Id c, Id volume, std::int64_t offset, std::int64_t length, bool in_write_cache) {
+[[gnu::hot]] Timing::ReadStart Timing::begin_read(Id c, Id volume, std::int64_t offset, std::int64_t length, bool in_write_cache) {
   perf::ControllerResources& cr = resources(c);
   ReadStart rs;
   const perf::CacheLookup look = cr.cache.lookup(volume, offset, length);
@@ -317,7 +317,7 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   next(id);
 }
 
-void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, ReadStart start,
+[[gnu::hot]] void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, ReadStart start,
                        const raid::Plan& plan, Done done) {
   if (start.hit) {
     // The command and the fills in progress that bring in its segments, in parallel; then

@@ -95,7 +95,7 @@ void WriteCache::evict_clean(Id c) {
   }
 }
 
-bool WriteCache::read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy) {
+[[gnu::hot]] bool WriteCache::read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy) {
   if (v.cache.cached_blocks == 0) return false;
   bool all = true;
   const std::int64_t end = offset + length;

@@ -164,7 +164,7 @@ sim::Status Ssd::check_access(std::int64_t offset, std::int64_t length) const {
   return {};
 }
 
-sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t offset,
+[[gnu::hot]] sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t offset,
                                      std::int64_t length) {
   AFASIM_ASSERT(arrival >= 0, "Ssd::schedule before time 0");
   if (op == SsdOp::kFlush) {
@@ -260,7 +260,7 @@ std::int64_t Ssd::payload_memory_bytes() const {
 
 // --- State ---
 
-SsdState Ssd::state() const {
+[[gnu::hot]] SsdState Ssd::state() const {
   if (!inserted_ || !enclosure_present_) return SsdState::kRemoved;
   return failed_ ? SsdState::kFailed : SsdState::kHealthy;
 }

@@ -54,14 +54,14 @@ ControllerResources::ControllerResources(const ModelParameters& p, int datapacs,
   }
 }
 
-Resource& ControllerResources::host_core(sim::Rng& rng, double rebalance, sim::Time now) {
+[[gnu::hot]] Resource& ControllerResources::host_core(sim::Rng& rng, double rebalance, sim::Time now) {
   Resource& first = cores[rng.uniform(cores.size())];
   if (cores.size() == 1 || rebalance <= 0 || !rng.bernoulli(rebalance)) return first;
   Resource& second = cores[rng.uniform(cores.size())];
   return second.earliest_start(now) < first.earliest_start(now) ? second : first;
 }
 
-Resource& ControllerResources::least_busy(std::vector<Resource>& rs, sim::Time now) {
+[[gnu::hot]] Resource& ControllerResources::least_busy(std::vector<Resource>& rs, sim::Time now) {
   Resource* best = &rs.front();
   for (auto& r : rs)
     if (r.earliest_start(now) < best->earliest_start(now)) best = &r;

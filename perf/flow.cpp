@@ -4,31 +4,57 @@
 
 namespace afasim::perf {
 
-void Flow::start(std::span<const Step> steps, Done done) {
+[[gnu::hot]] void Flow::start(std::span<const Step> steps, Done done) {
   AFASIM_ASSERT(steps.size() <= static_cast<std::size_t>(kMaxSteps), "perf::Flow: too many steps in one journey");
-  const std::uint32_t id = journeys_.acquire(kMaxJourneys);
-  Journey& j = journeys_[id];
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    AFASIM_ASSERT(steps[i].resource != nullptr, "perf::Flow: a step without a resource");
-    j.steps[i] = steps[i];
+  for (const Step& s : steps) AFASIM_ASSERT(s.resource != nullptr, "perf::Flow: a step without a resource");
+  std::uint32_t id;
+  Journey* j;
+  if (steps.size() <= static_cast<std::size_t>(kShortSteps)) {
+    id = short_journeys_.acquire(kMaxJourneys);
+    auto& s = short_journeys_[id];
+    std::copy(steps.begin(), steps.end(), s.steps.begin());
+    j = &s;
+  } else {
+    const std::uint32_t index = long_journeys_.acquire(kMaxJourneys);
+    auto& s = long_journeys_[index];
+    std::copy(steps.begin(), steps.end(), s.steps.begin());
+    id = index | kLongBit;
+    j = &s;
   }
-  j.count = static_cast<int>(steps.size());
-  j.next = 0;
-  j.done = std::move(done);
+  j->count = static_cast<int>(steps.size());
+  j->next = 0;
+  j->done = std::move(done);
   advance(id);
 }
 
-void Flow::advance(std::uint32_t id) {
+Flow::Journey& Flow::journey(std::uint32_t id, const Step*& steps) {
+  if (id & kLongBit) {
+    auto& j = long_journeys_[id & ~kLongBit];
+    steps = j.steps.data();
+    return j;
+  }
+  auto& j = short_journeys_[id];
+  steps = j.steps.data();
+  return j;
+}
+
+void Flow::release(std::uint32_t id) {
+  if (id & kLongBit) long_journeys_.release(id & ~kLongBit);
+  else short_journeys_.release(id);
+}
+
+[[gnu::hot]] void Flow::advance(std::uint32_t id) {
   const sim::Time now = sim_.now();
   for (;;) {
-    Journey& j = journeys_[id];
+    const Step* steps;
+    Journey& j = journey(id, steps);
     if (j.next == j.count) {
       Done done = std::move(j.done);
-      journeys_.release(id);
+      release(id);
       done(now);
       return;
     }
-    const Step& s = j.steps[static_cast<std::size_t>(j.next++)];
+    const Step& s = steps[j.next++];
     sim::Time t = s.resource->admit(now, s.bytes, s.extra_service_ns, s.address);
     for (Resource* r : s.with)
       if (r != nullptr) t = std::max(t, r->admit(now, s.bytes));

@@ -12,9 +12,9 @@
 // strips) is several journeys joined by a Join: its `done` runs when the last one finishes.
 //
 // Costs: one simulator event per step that takes time (a step crossing several resources at
-// once is one); journeys live in a slab reused
-// through a free list (bounded by kMaxJourneys: more in flight than that is a bug of the
-// caller, whose outstanding I/O is itself bounded). Not thread-safe.
+// once is one); journeys live in two slabs by length (short ones, most of them, in 256-byte
+// entries), reused through free lists (each bounded by kMaxJourneys: more in flight than that
+// is a bug of the caller, whose outstanding I/O is itself bounded). Not thread-safe.
 #pragma once
 
 #include <array>
@@ -60,18 +60,29 @@ class Flow {
   std::uint32_t join(int branches, Done done);
   Done branch_done(std::uint32_t join_id);
 
-  std::size_t in_flight() const { return journeys_.in_use(); }
+  std::size_t in_flight() const { return short_journeys_.in_use() + long_journeys_.in_use(); }
   std::int64_t events_scheduled() const { return events_; }
 
  private:
   // The counters and the callback first: with the first steps they share the cache lines an
-  // advance touches (the unused tail of `steps` is never read).
+  // advance touches (the unused tail of `steps` is never read). A journey of up to
+  // kShortSteps steps (a host read's two, a member operation's three) lives in a slab of its
+  // own, 256 bytes a journey instead of 576: the per-I/O state of hundreds of outstanding
+  // I/Os is what spills out of the CPU's caches.
+  static constexpr int kShortSteps = 3;
+  static constexpr std::uint32_t kLongBit = std::uint32_t{1} << 31;  // id of a long journey
   struct Journey {
     int count = 0;
     int next = 0;
     Done done;
-    std::array<Step, kMaxSteps> steps{};
   };
+  template <int N>
+  struct alignas(64) JourneyOf : Journey {
+    std::array<Step, N> steps{};
+  };
+  // The journey named `id` and its steps.
+  Journey& journey(std::uint32_t id, const Step*& steps);
+  void release(std::uint32_t id);
   struct JoinState {
     int remaining = 0;
     Done done;
@@ -80,7 +91,8 @@ class Flow {
   void arrive(std::uint32_t join_id);
 
   sim::Simulator& sim_;
-  sim::Slab<Journey> journeys_;
+  sim::Slab<JourneyOf<kShortSteps>> short_journeys_;
+  sim::Slab<JourneyOf<kMaxSteps>> long_journeys_;
   sim::Slab<JoinState> joins_;
   std::int64_t events_ = 0;
 };

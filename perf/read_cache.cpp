@@ -23,7 +23,7 @@ ReadCache::ReadCache(ReadCacheOptions options)
   rehash(64);
 }
 
-std::int32_t ReadCache::find(const Key& k) const {
+[[gnu::hot]] std::int32_t ReadCache::find(const Key& k) const {
   const std::size_t mask = table_.size() - 1;
   const std::size_t h = hash(k);
   const auto h32 = static_cast<std::uint32_t>(h);
@@ -34,7 +34,7 @@ std::int32_t ReadCache::find(const Key& k) const {
   }
 }
 
-void ReadCache::table_insert(std::int32_t node) {
+[[gnu::hot]] void ReadCache::table_insert(std::int32_t node) {
   const std::size_t mask = table_.size() - 1;
   const std::size_t h = hash(nodes_[static_cast<std::size_t>(node)].key);
   std::size_t i = h & mask;
@@ -48,7 +48,7 @@ void ReadCache::rehash(std::size_t buckets) {
   for (std::int32_t n = head_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].next) table_insert(n);
 }
 
-void ReadCache::erase(std::int32_t node) {
+[[gnu::hot]] void ReadCache::erase(std::int32_t node) {
   // Backward-shift deletion: later entries of the probe run move into the hole (their home
   // slot from the stored hash bits: the table is at most 2^32 slots).
   const std::size_t mask = table_.size() - 1;
@@ -77,7 +77,7 @@ void ReadCache::link_front(std::int32_t node) {
   if (tail_ == kNone) tail_ = node;
 }
 
-void ReadCache::unlink(std::int32_t node) {
+[[gnu::hot]] void ReadCache::unlink(std::int32_t node) {
   Node& n = nodes_[static_cast<std::size_t>(node)];
   if (n.prev != kNone) nodes_[static_cast<std::size_t>(n.prev)].next = n.next;
   else head_ = n.next;
@@ -92,7 +92,7 @@ void ReadCache::touch(std::int32_t node) {
   link_front(node);
 }
 
-CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+[[gnu::hot]] CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   CacheLookup out;
   out.all_present = true;
   const std::int64_t first = offset >> segment_shift_;
@@ -112,7 +112,7 @@ CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::in
   return out;
 }
 
-void ReadCache::evict_one() {
+[[gnu::hot]] void ReadCache::evict_one() {
   // The least recently used segment that is not filling (a fill in flight is pinned).
   for (std::int32_t n = tail_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].prev)
     if (nodes_[static_cast<std::size_t>(n)].fill == 0) {
@@ -139,7 +139,7 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
   insert_absent(k, fill);
 }
 
-std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
+[[gnu::hot]] std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
   absent_valid_ = false;
   if (size_ >= capacity_segments_) evict_one();
   std::int32_t n;
@@ -159,7 +159,7 @@ std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
   return n;
 }
 
-std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+[[gnu::hot]] std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   const std::uint32_t id = fills_.acquire();
   Fill& f = fills_[id];
   f.live = true;
@@ -178,7 +178,7 @@ std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, s
   return id;
 }
 
-void ReadCache::fill_done(std::uint32_t fill) {
+[[gnu::hot]] void ReadCache::fill_done(std::uint32_t fill) {
   AFASIM_ASSERT(fill > 0 && fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
   // A filling node is pinned (not evicted, not dropped) until its fill is done.
   for (const std::int32_t n : fills_[fill].segments)
@@ -218,7 +218,7 @@ sim::Status StreamOptions::validate() const {
   return sim::Status::ok();
 }
 
-ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+[[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   if (volume >= volumes_.size()) volumes_.resize(volume + 1);
   auto& streams = volumes_[volume];
   ++clock_;

@@ -21,7 +21,7 @@ Resource::Resource(ResourceOptions options)
   if (servers_ > 1) more_free_at_.assign(static_cast<std::size_t>(servers_), 0);
 }
 
-sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns, std::int64_t /*address*/) {
+[[gnu::hot]] sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns, std::int64_t /*address*/) {
   // The contract that makes busy-until exact FIFO: work is presented in arrival order.
   AFASIM_ASSERT(arrival >= last_arrival_, "perf::Resource: work presented out of arrival order (booked ahead)");
   AFASIM_ASSERT(bytes >= 0 && extra_service_ns >= 0, "perf::Resource: negative work");

@@ -197,6 +197,9 @@ class Scheduler {
   void dispatch_head(Volume& v, Phase phase, sim::Time now);
   Volume* pick(Resource& r, sim::Time now, Phase& phase);
   void promote(Resource& r, sim::Time now);
+  // No volume of `r` is ready, and no limited one is due by `now` (stale entries dropped):
+  // a new request would be the only candidate of pump().
+  bool nothing_due(Resource& r, sim::Time now);
   void pump(int resource);
   void arm_wake(int resource);
   bool valid(const HeapEntry& e, State state) const;

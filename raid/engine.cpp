@@ -36,7 +36,7 @@ Engine::Engine(const Geometry& g, MemberStore* store)
       raid0_(Layout::raid0(g.raid5_data_members, g.strip_bytes, g.chunk_bytes)),
       store_(store) {}
 
-const Layout& Engine::layout(RaidType type) const {
+[[gnu::hot]] const Layout& Engine::layout(RaidType type) const {
   switch (type) {
     case RaidType::kRaid10: return raid10_;
     case RaidType::kRaid5: return raid5_;
@@ -67,7 +67,7 @@ MemberOp member_op(Extent& e, int m, std::int64_t offset, std::int64_t length, M
 }
 }  // namespace
 
-Status Engine::read_member(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
+[[gnu::hot]] Status Engine::read_member(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
                            Plan& plan) {
   if (!e.is_missing(m)) {
     MemberOp op = member_op(e, m, offset, length, MemberOpKind::kRead);
@@ -118,7 +118,7 @@ void Engine::write_member(Extent& e, int m, std::int64_t offset, std::int64_t le
 // ---------------------------------------------------------------------------------------
 // Extents
 
-Status Engine::plan_read(Extent& e, std::int64_t offset, std::int64_t length, std::uint8_t* out, Plan& plan) {
+[[gnu::hot]] Status Engine::plan_read(Extent& e, std::int64_t offset, std::int64_t length, std::uint8_t* out, Plan& plan) {
   if (!has_payload()) out = nullptr;
   const Layout& l = layout(e.type);
   Status st;
@@ -233,7 +233,7 @@ void Engine::plan_trim(Extent& e, Plan& plan) {
 // ---------------------------------------------------------------------------------------
 // Execution
 
-Status Engine::execute(Plan& plan) {
+[[gnu::hot]] Status Engine::execute(Plan& plan) {
   if (!has_payload()) return Status::ok();
   const std::size_t planned = plan.ops.size();
   for (std::size_t i = 0; i < planned; ++i) {

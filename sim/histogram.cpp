@@ -35,7 +35,7 @@ std::int64_t Histogram::bucket_high(int index) {
   return bucket_low(index) + (std::int64_t{1} << octave) - 1;
 }
 
-void Histogram::record_n(std::int64_t value, std::uint64_t n) {
+[[gnu::hot]] void Histogram::record_n(std::int64_t value, std::uint64_t n) {
   AFASIM_ASSERT(value >= 0, "histogram values must be non-negative");
   if (n == 0) return;
   const int index = bucket_index(value);

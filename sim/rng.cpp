@@ -49,7 +49,7 @@ std::uint64_t Rng::next_u64() {
   return result;
 }
 
-std::uint64_t Rng::uniform(std::uint64_t bound) {
+[[gnu::hot]] std::uint64_t Rng::uniform(std::uint64_t bound) {
   AFASIM_ASSERT(bound > 0, "Rng::uniform bound must be positive");
   // Lemire, "Fast Random Integer Generation in an Interval" (2019).
   unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * bound;
@@ -73,13 +73,13 @@ std::int64_t Rng::uniform_range(std::int64_t lo, std::int64_t hi) {
 
 double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
-bool Rng::bernoulli(double p) {
+[[gnu::hot]] bool Rng::bernoulli(double p) {
   if (p <= 0) return false;
   if (p >= 1) return true;
   return uniform01() < p;
 }
 
-double Rng::exponential(double mean) {
+[[gnu::hot]] double Rng::exponential(double mean) {
   AFASIM_ASSERT(mean > 0, "Rng::exponential mean must be positive");
   return -mean * std::log1p(-uniform01());
 }

@@ -65,13 +65,13 @@ bool Simulator::cancel(EventId id) {
 
 // A 4-ary heap: children of i are 4i+1..4i+4. Keys are unique (the sequence), so any heap
 // pops them in the same order.
-void Simulator::heap_push(const Key& key) {
+[[gnu::hot]] void Simulator::heap_push(const Key& key) {
   // Room for the new key and the padding a node's last child block may reach into.
   if (heap_.size() < heap_size_ + 1 + 2 * kFront + 1) heap_.resize(heap_.size() * 2, kNoKey);
   sift_up(heap_.data() + kFront, heap_size_++, key);
 }
 
-void Simulator::sift_up(Key* h, std::size_t i, const Key& key) {
+[[gnu::hot]] void Simulator::sift_up(Key* h, std::size_t i, const Key& key) {
   while (i > 0) {
     const std::size_t parent = (i - 1) / 4;
     if (!(key < h[parent])) break;
@@ -86,7 +86,7 @@ void Simulator::sift_up(Key* h, std::size_t i, const Key& key) {
 // than sifting it down). Padding past the last key is kNoKey, larger than every key, so a
 // last node with fewer than four children needs no bounds test. (A branch-free choice of the
 // smallest child ran slower: each level's loads then wait for the previous compares.)
-Simulator::Key Simulator::heap_pop() {
+[[gnu::hot]] Simulator::Key Simulator::heap_pop() {
   Key* h = heap_.data() + kFront;
   const Key top = h[0];
   const std::size_t n = --heap_size_;
@@ -107,7 +107,7 @@ Simulator::Key Simulator::heap_pop() {
   return top;
 }
 
-void Simulator::skip_dead() const {
+[[gnu::hot]] void Simulator::skip_dead() const {
   auto* self = const_cast<Simulator*>(this);
   while (dead_keys_ > 0 && heap_size_ > 0) {
     if (live(heap_[kFront])) return;
@@ -139,7 +139,7 @@ Time Simulator::next_event_time() const {
   return heap_size_ == 0 ? kTimeMax : time_of(heap_[kFront].time);
 }
 
-bool Simulator::step() {
+[[gnu::hot]] bool Simulator::step() {
   skip_dead();
   if (heap_size_ == 0) return false;
   const Key key = heap_pop();

@@ -20,9 +20,11 @@ std::string_view code_name(Code code) {
   return "unknown";
 }
 
+const std::string Status::kNoMessage;
+
 std::string Status::to_string() const {
   if (is_ok()) return "ok";
-  return std::string(code_name(code_)) + ": " + message_;
+  return std::string(code_name(rep_->code)) + ": " + rep_->message;
 }
 
 }  // namespace afasim::sim

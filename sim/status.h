@@ -6,6 +6,7 @@
 // value type gives.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,23 +37,40 @@ enum class Code {
 
 std::string_view code_name(Code code);
 
+// An ok Status is one null pointer (LevelDB's Status keeps its state the same way): making,
+// moving, testing and dropping one costs what a pointer does, which matters on the I/O path
+// where every request carries one; an error's code and message live on the heap.
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  // An error. Code::kOk makes an ok Status (the message is dropped).
+  Status(Code code, std::string message)
+      : rep_(code == Code::kOk ? nullptr : new Rep{code, std::move(message)}) {}
+  Status(const Status& other) : rep_(other.rep_ ? new Rep(*other.rep_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) rep_.reset(other.rep_ ? new Rep(*other.rep_) : nullptr);
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
 
   static Status ok() { return {}; }
 
-  bool is_ok() const { return code_ == Code::kOk; }
+  bool is_ok() const { return rep_ == nullptr; }
   explicit operator bool() const { return is_ok(); }
-  Code code() const { return code_; }
-  const std::string& message() const { return message_; }
+  Code code() const { return rep_ ? rep_->code : Code::kOk; }
+  // "" when ok.
+  const std::string& message() const { return rep_ ? rep_->message : kNoMessage; }
   // "kind: message", for logs and CLI errors.
   std::string to_string() const;
 
  private:
-  Code code_ = Code::kOk;
-  std::string message_;
+  struct Rep {
+    Code code;
+    std::string message;
+  };
+  static const std::string kNoMessage;
+  std::unique_ptr<Rep> rep_;
 };
 
 [[gnu::cold]] inline Status invalid_argument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }

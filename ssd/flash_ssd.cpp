@@ -221,7 +221,7 @@ double FlashSsd::ftl_write_amplification() const {
 
 // --- Commands ---
 
-sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset, std::int64_t length) {
+[[gnu::hot]] sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset, std::int64_t length) {
   AFASIM_ASSERT(arrival >= 0, "FlashSsd::schedule before time 0");
   AFASIM_ASSERT(op == Op::kFlush || (length > 0 && offset >= 0 &&
                                      offset <= capacity_bytes_ - length),
@@ -247,7 +247,7 @@ sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset, std:
   return arrival;
 }
 
-int FlashSsd::die_of_page(std::int64_t page) const {
+[[gnu::hot]] int FlashSsd::die_of_page(std::int64_t page) const {
   // Pages are striped over the dies a stripe at a time, each stripe rotated by a hash of its
   // index: a sequential run touches every die once per stripe, random pages spread evenly.
   AFASIM_ASSERT(page >= 0, "FlashSsd: a negative page");
@@ -256,7 +256,7 @@ int FlashSsd::die_of_page(std::int64_t page) const {
   return static_cast<int>(dies_div_.mod_unsigned(p + mix64(stripe)));  // the sum taken modulo 2^64
 }
 
-void FlashSsd::prefetch_read(std::int64_t offset) const {
+[[gnu::hot]] void FlashSsd::prefetch_read(std::int64_t offset) const {
   const int d = die_of_page(page_div_.div(offset));
   sim::prefetch(&dies_[static_cast<std::size_t>(d)]);
   channels_[static_cast<std::size_t>(channels_div_.mod(d))].prefetch();
@@ -264,7 +264,7 @@ void FlashSsd::prefetch_read(std::int64_t offset) const {
   ftl_->prefetch_mapped(replica_unit_div_.div(offset));
 }
 
-sim::Time FlashSsd::read_on_die(int d, sim::Time t) {
+[[gnu::hot]] sim::Time FlashSsd::read_on_die(int d, sim::Time t) {
   Die& die = dies_[static_cast<std::size_t>(d)];
   sim::Time start;
   const bool op_last = die.op_kind != kOpNone && die.op_end == die.busy_until;
@@ -303,7 +303,7 @@ sim::Time FlashSsd::channel_transfer(int channel, sim::Time at, std::int64_t byt
   return channels_[static_cast<std::size_t>(channel)].transfer(at, bytes, background);
 }
 
-sim::Time FlashSsd::schedule_read(sim::Time t, std::int64_t offset, std::int64_t length) {
+[[gnu::hot]] sim::Time FlashSsd::schedule_read(sim::Time t, std::int64_t offset, std::int64_t length) {
   advance(t);
   sim::Time first_ready = sim::kTimeMax;
   sim::Time last_ready = t;
@@ -433,7 +433,7 @@ void FlashSsd::pop_releases(sim::Time t) {
 
 // --- The flusher ---
 
-FlashSsd::Unit FlashSsd::next_unit(bool forced) const {
+[[gnu::hot]] FlashSsd::Unit FlashSsd::next_unit(bool forced) const {
   const bool slc = slc_cache_bytes_ > 0 && slc_used_ + slc_unit_ <= slc_cache_bytes_;
   const std::int64_t host_unit = slc ? slc_unit_ : tlc_unit_;
   const bool gc = gc_debt_ >= static_cast<double>(tlc_unit_);
@@ -445,7 +445,7 @@ FlashSsd::Unit FlashSsd::next_unit(bool forced) const {
   return Unit::kNone;
 }
 
-void FlashSsd::advance(sim::Time t) {
+[[gnu::hot]] void FlashSsd::advance(sim::Time t) {
   const int n = static_cast<int>(dies_.size());
   for (;;) {
     const Unit u = next_unit(false);

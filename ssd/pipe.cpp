@@ -18,7 +18,7 @@ void Pipe::reset() {
   all_is_fg_ = true;
 }
 
-void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
+[[gnu::hot]] void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
   // First span that ends at or after `start` (it may touch or overlap the new one).
   Span* it = std::lower_bound(spans.begin(), spans.end(), start, [](const Span& s, sim::Time t) { return s.end < t; });
   Span* last = it;
@@ -40,7 +40,7 @@ void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
   }
 }
 
-void Pipe::forget(Spans& spans) const {
+[[gnu::hot]] void Pipe::forget(Spans& spans) const {
   const sim::Time horizon = latest_ - keep_;
   while (spans.head < spans.v.size() && spans.v[spans.head].end < horizon) ++spans.head;
   // Compact once the forgotten prefix is as long as the bound: O(1) amortized per span.
@@ -50,7 +50,7 @@ void Pipe::forget(Spans& spans) const {
   }
 }
 
-sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
+[[gnu::hot]] sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
   AFASIM_ASSERT(bytes >= 0 && ready >= 0, "Pipe::transfer of negative bytes or time");
   if (!background && ready > latest_) {
     latest_ = ready;

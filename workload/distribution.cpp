@@ -192,7 +192,7 @@ std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
   return (left << half_bits_) | right;
 }
 
-std::uint64_t BlockPermutation::next(sim::Rng& rng) {
+[[gnu::hot]] std::uint64_t BlockPermutation::next(sim::Rng& rng) {
   if (index_ == n_) {
     index_ = 0;
     ++pass_;
@@ -206,7 +206,7 @@ std::uint64_t BlockPermutation::next(sim::Rng& rng) {
 
 // --- choosers ----------------------------------------------------------------------------
 
-std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng) {
+[[gnu::hot]] std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng) {
   if (!spec.split.empty()) {
     const auto draw = static_cast<int>(rng.uniform(100));
     int cumulative = 0;
@@ -225,7 +225,7 @@ std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng) {
   return spec.min_bytes * (1 + static_cast<std::int64_t>(rng.uniform(multiples)));
 }
 
-Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng) {
+[[gnu::hot]] Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng) {
   AFASIM_ASSERT(rwmix_read_percent >= 0 && rwmix_read_percent <= 100, "rwmix is a percentage");
   if (rw == RwPattern::kTrim || rw == RwPattern::kRandTrim) return Direction::kTrim;
   if (rw == RwPattern::kTrimWrite || rw == RwPattern::kRandTrimWrite) return Direction::kTrim;
@@ -274,7 +274,7 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
   }
 }
 
-std::uint64_t AccessPattern::random_block(Direction d) {
+[[gnu::hot]] std::uint64_t AccessPattern::random_block(Direction d) {
   if (!skewed_) return permutation_ ? permutation_->next(rng_) : rng_.uniform(blocks_);
   if (zipf_) return zipf_->next(rng_);
   if (pareto_) return pareto_->next(rng_);
@@ -284,7 +284,7 @@ std::uint64_t AccessPattern::random_block(Direction d) {
   return rng_.uniform(blocks_);
 }
 
-std::int64_t AccessPattern::random_offset(Direction d, std::int64_t size_bytes) {
+[[gnu::hot]] std::int64_t AccessPattern::random_offset(Direction d, std::int64_t size_bytes) {
   std::int64_t offset = static_cast<std::int64_t>(random_block(d)) * unit_;
   // blockalign: fio draws over align-sized blocks; rounding down the min_bs block keeps the
   // same range with every offset a multiple of the alignment.
@@ -295,7 +295,7 @@ std::int64_t AccessPattern::random_offset(Direction d, std::int64_t size_bytes) 
   return offset;
 }
 
-IoUnit AccessPattern::next() {
+[[gnu::hot]] IoUnit AccessPattern::next() {
   if (pending_write_) {  // trimwrite: the block just trimmed is written now
     IoUnit io = *pending_write_;
     pending_write_.reset();

@@ -70,7 +70,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
          (!c.iolog && !c.job->time_based && c.bytes_issued >= c.bytes_target);
 }
 
-void FioSession::Impl::pump(Clone& c) {
+[[gnu::hot]] void FioSession::Impl::pump(Clone& c) {
   const FioJob& j = *c.job;
   while (c.issuing && !c.pausing && c.in_flight < j.iodepth) {
     if (c.phase == ClonePhase::kWorkload) {
@@ -213,7 +213,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
   submit(c, io, IssuedIo{Direction::kWrite, true, false, c.file, 0, 0}, sim_.now());
 }
 
-void FioSession::Impl::issue_next(Clone& c) {
+[[gnu::hot]] void FioSession::Impl::issue_next(Clone& c) {
   const FioJob& j = *c.job;
   const int fi = next_file(c);
   CloneFile& file = c.files[static_cast<std::size_t>(fi)];
@@ -275,7 +275,7 @@ void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time
     go();
 }
 
-void FioSession::Impl::submit(Clone& c, const HostIo& io, const IssuedIo& what, Time earliest) {
+[[gnu::hot]] void FioSession::Impl::submit(Clone& c, const HostIo& io, const IssuedIo& what, Time earliest) {
   ++c.in_flight;
   Clone* cp = &c;
   auto go = [this, cp, io, what] {
@@ -299,7 +299,7 @@ void FioSession::Impl::fail_clone(Clone& c, int error, std::string message) {
   c.issuing = false;  // fio stops a job at its first error (continue_on_error=none)
 }
 
-void FioSession::Impl::on_complete(Clone& c, const IssuedIo& what, const IoCompletion& done,
+[[gnu::hot]] void FioSession::Impl::on_complete(Clone& c, const IssuedIo& what, const IoCompletion& done,
                                    const std::vector<std::uint8_t>* buffer) {
   --c.in_flight;
   if (c.finished) return;  // stopped: I/O still in flight at the stop is not counted
@@ -317,7 +317,7 @@ void FioSession::Impl::on_complete(Clone& c, const IssuedIo& what, const IoCompl
   pump(c);
 }
 
-void FioSession::Impl::account(Clone& c, const IssuedIo& what, const IoCompletion& done) {
+[[gnu::hot]] void FioSession::Impl::account(Clone& c, const IssuedIo& what, const IoCompletion& done) {
   const Time now = done.complete_time;
   if (what.sync) {
     c.result->sync.record(done.latency());
@@ -384,7 +384,7 @@ void FioSession::Impl::notify(Clone& c, const IssuedIo& what, bool measured,
   observer_(fc);
 }
 
-void FioSession::Impl::flush_interval(Clone& c, Time now) {
+[[gnu::hot]] void FioSession::Impl::flush_interval(Clone& c, Time now) {
   while (now >= c.interval_start + kSampleInterval) {
     for (std::size_t d = 0; d < kDirections; ++d) {
       auto& ds = c.result->direction[d];

@@ -14,7 +14,7 @@ using namespace report_detail;
 
 // --- recording ---------------------------------------------------------------------------
 
-void LatencyBins::record(sim::Time latency_ns) {
+[[gnu::hot]] void LatencyBins::record(sim::Time latency_ns) {
   AFASIM_ASSERT(latency_ns >= 0, "latency is non-negative");
   // stat.c io_u_mark_lat_{nsec,usec,msec}: the bin is the first edge above the value.
   static constexpr std::int64_t kEdges[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
@@ -105,7 +105,7 @@ double SampleStats::stddev() const {
   return std::sqrt(sum_squared_deviations / static_cast<double>(samples - 1));
 }
 
-void DirectionStats::record_io(std::int64_t bytes, sim::Time slat, sim::Time clat) {
+[[gnu::hot]] void DirectionStats::record_io(std::int64_t bytes, sim::Time slat, sim::Time clat) {
   AFASIM_ASSERT(bytes > 0 && slat >= 0 && clat >= 0, "a completed I/O has bytes and latencies");
   ++io_count;
   io_bytes += static_cast<std::uint64_t>(bytes);

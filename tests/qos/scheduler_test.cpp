@@ -427,3 +427,43 @@ TEST_CASE("same inputs, same decisions") {
   };
   CHECK(run() == run());
 }
+
+TEST_CASE("a volume without settings goes at once only when nothing else is due: it does not overtake a limit that came due") {
+  // Scheduler::submit dispatches a request of a volume with neither min nor max at once when
+  // its resource has nothing ready or due; a limited volume whose L tag has come is due, and
+  // its older request goes first (the spare phase serves the oldest arrival first).
+  struct Recorder : qos::Dispatcher {
+    std::vector<std::uint64_t> order;
+    sim::Simulator* sim = nullptr;
+    bool open = true;
+    Time ready_time(int) override { return open ? sim->now() : sim::kTimeMax; }
+    void dispatch(std::uint64_t cookie) override { order.push_back(cookie); }
+  };
+  sim::Simulator sim(1);
+  Recorder rec;
+  rec.sim = &sim;
+  auto scheduler = qos::Scheduler::create(sim, {}, 1, rec).value();
+  REQUIRE(scheduler->add_volume(1, 0, S(std::nullopt, 1'000, std::nullopt)).is_ok());  // max 1,000 IOPS
+  REQUIRE(scheduler->add_volume(2, 0, Settings{}).is_ok());                               // no settings
+  // Scheduled before the scheduler's wake-up for volume 1's limit (same time, earlier event).
+  sim.at(kMillisecond, [&] { REQUIRE(scheduler->submit(2, 30, qos::kCostUnitsPerIo).is_ok()); });
+  REQUIRE(scheduler->submit(1, 10, qos::kCostUnitsPerIo).is_ok());  // within max: at once
+  REQUIRE(scheduler->submit(1, 20, qos::kCostUnitsPerIo).is_ok());  // held until 1 ms
+  CHECK(rec.order == std::vector<std::uint64_t>{10});
+  sim.run_until(2 * kMillisecond);
+  CHECK(rec.order == std::vector<std::uint64_t>{10, 20, 30});
+  // Nothing waiting: the unregulated volume's request is dispatched before submit returns.
+  REQUIRE(scheduler->submit(2, 40, qos::kCostUnitsPerIo).is_ok());
+  CHECK(rec.order.back() == 40);
+  // A request that waits in the ready heap (the array was full, and room came back without a
+  // kick yet) also goes before a later one of another volume without settings.
+  REQUIRE(scheduler->add_volume(3, 0, Settings{}).is_ok());
+  rec.open = false;
+  REQUIRE(scheduler->submit(2, 50, qos::kCostUnitsPerIo).is_ok());
+  CHECK(rec.order.back() == 40);
+  rec.open = true;
+  REQUIRE(scheduler->submit(3, 60, qos::kCostUnitsPerIo).is_ok());
+  CHECK(rec.order == std::vector<std::uint64_t>{10, 20, 30, 40, 50, 60});
+  CHECK(scheduler->counters().decisions == 6);
+  CHECK(scheduler->status(2)->dispatched_ios == 3);
+}
