@@ -31,13 +31,20 @@ class InlineFunction<R(Args...)> {
             typename = std::enable_if_t<!std::is_same_v<D, InlineFunction> &&
                                         std::is_invocable_r_v<R, D&, Args...>>>
   InlineFunction(F&& f) {  // NOLINT: implicit, like std::function
-    if constexpr (sizeof(D) <= kInlineBytes && alignof(D) <= alignof(std::max_align_t) &&
-                  std::is_nothrow_move_constructible_v<D>) {
-      ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
-      ops_ = &inline_ops<D>;
+    construct<D>(std::forward<F>(f));
+  }
+
+  // Replaces the callable with `f`, built in place (no temporary InlineFunction to move
+  // from); an InlineFunction given is moved in. REQUIRES: an InlineFunction is an rvalue.
+  template <typename F, typename D = std::decay_t<F>>
+  void assign(F&& f) {
+    if constexpr (std::is_same_v<D, InlineFunction>) {
+      static_assert(!std::is_lvalue_reference_v<F>, "assign(std::move(f)): InlineFunction is move-only");
+      *this = std::move(f);
     } else {
-      *reinterpret_cast<D**>(storage_) = new D(std::forward<F>(f));
-      ops_ = &heap_ops<D>;
+      static_assert(std::is_invocable_r_v<R, D&, Args...>, "assign: not callable with this signature");
+      reset();
+      construct<D>(std::forward<F>(f));
     }
   }
 
@@ -100,6 +107,19 @@ class InlineFunction<R(Args...)> {
       nullptr,
       [](void* p) { delete *static_cast<D**>(p); },
   };
+
+  // REQUIRES: empty.
+  template <typename D, typename F>
+  void construct(F&& f) {
+    if constexpr (sizeof(D) <= kInlineBytes && alignof(D) <= alignof(std::max_align_t) &&
+                  std::is_nothrow_move_constructible_v<D>) {
+      ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
+      ops_ = &inline_ops<D>;
+    } else {
+      *reinterpret_cast<D**>(storage_) = new D(std::forward<F>(f));
+      ops_ = &heap_ops<D>;
+    }
+  }
 
   void move_from(InlineFunction& other) noexcept {
     if (other.ops_ != nullptr) {

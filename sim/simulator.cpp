@@ -24,30 +24,19 @@ Simulator::Simulator(std::uint64_t seed, Time start, std::uint64_t sequence_limi
   AFASIM_ASSERT(sequence_limit >= 1 && sequence_limit <= kSequenceLimit, "Simulator: sequence limit out of range");
   set_current_seed(seed);
   heap_.assign(1024, kNoKey);
-  actions_.reserve(1024);
   slot_states_.reserve(1024);
 }
 
-EventId Simulator::at(Time t, Action action) {
+[[gnu::hot]] std::uint32_t Simulator::schedule(Time t) {
   AFASIM_ASSERT(t >= now_, "event scheduled in the past");
-  AFASIM_ASSERT(static_cast<bool>(action), "event with an empty action");
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    AFASIM_ASSERT(actions_.size() <= kSlotMask, "Simulator: more pending events than key slots");
-    slot = static_cast<std::uint32_t>(actions_.size());
-    actions_.emplace_back();
-    slot_states_.emplace_back();
-  }
+  const std::uint32_t slot = actions_.acquire(static_cast<std::uint32_t>(kSlotMask) + 1);
+  if (slot == slot_states_.size()) slot_states_.emplace_back();
   if (next_sequence_ >= sequence_limit_) renumber();
   const Key key{key_time(t), next_sequence_++ << kSlotBits | slot};
-  actions_[slot] = std::move(action);
   slot_states_[slot].sequence_slot = key.sequence_slot;
   heap_push(key);
   ++live_events_;
-  return EventId{slot, slot_states_[slot].generation};
+  return slot;
 }
 
 bool Simulator::cancel(EventId id) {
@@ -57,7 +46,7 @@ bool Simulator::cancel(EventId id) {
   actions_[id.slot].reset();
   s.sequence_slot = SlotState::kFree;  // the heap key no longer matches: it is skipped
   ++s.generation;
-  free_slots_.push_back(id.slot);
+  actions_.release(id.slot);
   --live_events_;
   ++dead_keys_;
   return true;
@@ -145,13 +134,16 @@ Time Simulator::next_event_time() const {
   const Key key = heap_pop();
   const std::uint32_t slot = key.slot();
   now_ = time_of(key.time);
-  Action action = std::move(actions_[slot]);
-  slot_states_[slot].sequence_slot = SlotState::kFree;
-  ++slot_states_[slot].generation;
-  free_slots_.push_back(slot);
+  SlotState& state = slot_states_[slot];
+  state.sequence_slot = SlotState::kFree;  // running: cancel() of it is refused
+  ++state.generation;
   --live_events_;
   ++executed_;
+  // In place: the slot is released only below, and the slab never moves what it holds.
+  Action& action = actions_[slot];
   action();
+  action.reset();
+  actions_.release(slot);
   return true;
 }
 

@@ -5,7 +5,7 @@
 // The queue is a 4-ary min-heap (half the depth of a binary one) of 16-byte keys, each
 // compared as one 128-bit number, laid out so that the four children of a node fill one
 // 64-byte cache line; actions live in a slab indexed by the key, so sifting never moves a
-// callable. Single-threaded: the Simulator and everything it drives belong to one thread
+// callable, and each is built and run in its slot (no move in, no move out). Single-threaded: the Simulator and everything it drives belong to one thread
 // (DESIGN.md); serve mode hands work in through an inbox outside this class.
 #pragma once
 
@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "sim/action.h"
+#include "sim/assert.h"
 #include "sim/rng.h"
+#include "sim/slab.h"
 #include "sim/time.h"
 
 namespace afasim::sim {
@@ -43,10 +45,21 @@ class Simulator {
   Time now() const { return now_; }
   std::uint64_t seed() const { return seed_; }
 
-  // Schedules `action` at absolute time `t`. REQUIRES: t >= now(), action not empty.
-  EventId at(Time t, Action action);
+  // Schedules `action` (a callable, or an Action moved in) at absolute time `t`; it is built
+  // in its event slot, where it also runs. REQUIRES: t >= now(), action not empty.
+  template <typename F>
+  EventId at(Time t, F&& action) {
+    const std::uint32_t slot = schedule(t);
+    Action& a = actions_[slot];
+    a.assign(std::forward<F>(action));
+    AFASIM_ASSERT(static_cast<bool>(a), "event with an empty action");
+    return EventId{slot, slot_states_[slot].generation};
+  }
   // Schedules `action` `delay` after now(). REQUIRES: delay >= 0.
-  EventId after(Time delay, Action action) { return at(now_ + delay, std::move(action)); }
+  template <typename F>
+  EventId after(Time delay, F&& action) {
+    return at(now_ + delay, std::forward<F>(action));
+  }
   // Cancels a pending event. Returns false if it already ran, was cancelled, or is invalid.
   bool cancel(EventId id);
 
@@ -101,6 +114,8 @@ class Simulator {
     bool operator==(const CacheLineAllocator&) const { return true; }
   };
 
+  // A slot for an event at `t`, its key in the heap; the caller puts the action in it.
+  std::uint32_t schedule(Time t);
   void heap_push(const Key& key);
   Key heap_pop();
   // Moves `key` from the hole at heap entry i up to where it belongs and stores it there.
@@ -123,9 +138,10 @@ class Simulator {
   mutable std::vector<Key, CacheLineAllocator<Key>> heap_;
   mutable std::size_t heap_size_ = 0;
   mutable std::size_t dead_keys_ = 0;  // keys of cancelled events still in the heap
-  std::vector<Action> actions_;        // by slot
-  std::vector<SlotState> slot_states_; // by slot
-  std::vector<std::uint32_t> free_slots_;
+  // By slot. A slab: an action runs where it was built, and the events it schedules never move
+  // it (a vector's growth would); a slot is handed out again only after its action has run.
+  Slab<Action> actions_;
+  std::vector<SlotState> slot_states_;  // by slot
 };
 
 }  // namespace afasim::sim
