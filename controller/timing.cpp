@@ -333,12 +333,16 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
     flow_.start(steps, flow_.branch_done(join));
     return;
   }
-  const std::uint32_t id = new_req(c, length, std::move(done), {kReadCommand, kPhase0, kParity, kPhase1, kFillDone, kReadOut});
+  // A degraded read's reconstruction XOR is priced with its reads (no kParity); phase 1 only
+  // when the plan has writes after its reads.
+  const bool phase1 = std::any_of(plan.ops.begin(), plan.ops.end(), [](const raid::MemberOp& op) { return op.phase == 1; });
+  const std::uint32_t id = phase1 ? new_req(c, length, std::move(done), {kReadCommand, kPhase0, kPhase1, kFillDone, kReadOut})
+                                  : new_req(c, length, std::move(done), {kReadCommand, kPhase0, kFillDone, kReadOut});
   Req& r = reqs_[id];
   r.volume = volume;
   r.fill = resources(c).cache.start_fill(volume, offset, length);
   copy_ops(r, plan, 0);
-  r.parity_rows = 0;  // a degraded read's reconstruction XOR is priced with its reads
+  r.parity_rows = 0;
   next(id);
 }
 
