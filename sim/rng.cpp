@@ -7,12 +7,6 @@
 namespace afasim::sim {
 namespace {
 inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-// The SplitMix64 output function (Steele, Lea & Flood, 2014) without the increment.
-std::uint64_t finalize(std::uint64_t x) {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 }  // namespace
 
 std::uint64_t hash_name(std::string_view name) {
@@ -24,16 +18,14 @@ std::uint64_t hash_name(std::string_view name) {
   return h;
 }
 
-std::uint64_t mix64(std::uint64_t x) { return finalize(x + 0x9e3779b97f4a7c15ULL); }
-
 Rng::Rng(std::uint64_t root_seed, std::string_view stream_name)
     : Rng(mix64(root_seed) ^ hash_name(stream_name)) {}
 
 Rng::Rng(std::uint64_t seed) {
   std::uint64_t x = seed;
-  for (auto& s : s_) {
-    x += 0x9e3779b97f4a7c15ULL;  // the SplitMix64 sequence from `seed`
-    s = finalize(x);
+  for (auto& s : s_) {  // the SplitMix64 sequence from `seed`
+    s = mix64(x);
+    x += 0x9e3779b97f4a7c15ULL;
   }
 }
 
