@@ -453,10 +453,11 @@ void Scheduler::compact(MinHeap& heap, State state) {
     v->version += 2;  // filed and dispatched
     ++v->dispatched;
     ++counters_.decisions;
+    const int resource = v->resource;  // `v` may be gone after the dispatch
     pumping_ = true;
     dispatcher_.dispatch(cookie);
     pumping_ = false;
-    pump(v->resource);  // what the dispatch queued meanwhile
+    pump(resource);  // what the dispatch queued meanwhile, as pump()'s loop goes on
     return Status::ok();
   }
   v->queue.push_back({cookie, next_sequence_++, cost_units});
