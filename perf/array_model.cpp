@@ -63,8 +63,12 @@ ControllerResources::ControllerResources(const ModelParameters& p, int datapacs,
 
 [[gnu::hot]] Resource& ControllerResources::least_busy(std::vector<Resource>& rs, sim::Time now) {
   Resource* best = &rs.front();
+  sim::Time best_start = best->earliest_start(now);
   for (auto& r : rs)
-    if (r.earliest_start(now) < best->earliest_start(now)) best = &r;
+    if (const sim::Time start = r.earliest_start(now); start < best_start) {
+      best = &r;
+      best_start = start;
+    }
   return *best;
 }
 
