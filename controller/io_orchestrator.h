@@ -143,6 +143,8 @@ class IoOrchestrator : private qos::Dispatcher {
   sim::Time ready_time(int resource) override;
   void dispatch(std::uint64_t cookie) override;
   void finish_io(std::uint64_t cookie, const IoCompletion& done);
+  // The callback of queued I/O `cookie`, whose slot is free again (the I/O is refused).
+  IoCallback take_pending(std::uint64_t cookie);
   void refuse_io(IoCallback done, sim::Status status);
 
   void run(const HostIo& io, IoCallback done, sim::Time submitted);

@@ -52,28 +52,29 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
                                                                           : qos::kCommandCostUnits;
   Status st = qos_->submit(io.volume_id, cookie, cost);
   if (!st.is_ok()) {
-    IoCallback cb = std::move(pending_[static_cast<std::uint32_t>(cookie)].done);
-    pending_.release(static_cast<std::uint32_t>(cookie));
-    refuse_io(std::move(cb), std::move(st));
+    refuse_io(take_pending(cookie), std::move(st));
   }
 }
 
 void IoOrchestrator::fail_queued(const Status& status) {
   ctx_.volumes.for_each([&](VolumeRuntime& v) {
     for (std::uint64_t cookie : qos_->drain_volume(v.id)) {
-      IoCallback cb = std::move(pending_[static_cast<std::uint32_t>(cookie)].done);
-      pending_.release(static_cast<std::uint32_t>(cookie));
-      refuse_io(std::move(cb), status);
+      refuse_io(take_pending(cookie), status);
     }
   });
 }
 
 void IoOrchestrator::forget_volume(Id volume_id, const Status& status) {
   for (std::uint64_t cookie : qos_->remove_volume(volume_id)) {
-    IoCallback cb = std::move(pending_[static_cast<std::uint32_t>(cookie)].done);
-    pending_.release(static_cast<std::uint32_t>(cookie));
-    refuse_io(std::move(cb), status);
+    refuse_io(take_pending(cookie), status);
   }
+}
+
+IoCallback IoOrchestrator::take_pending(std::uint64_t cookie) {
+  const auto id = static_cast<std::uint32_t>(cookie);
+  IoCallback cb = std::move(pending_[id].done);
+  pending_.release(id);
+  return cb;
 }
 
 void IoOrchestrator::refuse_io(IoCallback done, Status status) {

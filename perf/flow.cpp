@@ -8,22 +8,18 @@ namespace afasim::perf {
   AFASIM_ASSERT(steps.size() <= static_cast<std::size_t>(kMaxSteps), "perf::Flow: too many steps in one journey");
   for (const Step& s : steps) AFASIM_ASSERT(s.resource != nullptr, "perf::Flow: a step without a resource");
   std::uint32_t id;
-  Journey* j;
-  if (steps.size() <= static_cast<std::size_t>(kShortSteps)) {
-    id = short_journeys_.acquire(kMaxJourneys);
-    auto& s = short_journeys_[id];
-    std::copy(steps.begin(), steps.end(), s.steps.begin());
-    j = &s;
-  } else {
-    const std::uint32_t index = long_journeys_.acquire(kMaxJourneys);
-    auto& s = long_journeys_[index];
-    std::copy(steps.begin(), steps.end(), s.steps.begin());
-    id = index | kLongBit;
-    j = &s;
-  }
-  j->count = static_cast<int>(steps.size());
-  j->next = 0;
-  j->done = std::move(done);
+  auto take = [&](auto& slab, std::uint32_t tag) -> Journey& {
+    const std::uint32_t index = slab.acquire(kMaxJourneys);
+    auto& entry = slab[index];
+    std::copy(steps.begin(), steps.end(), entry.steps.begin());
+    id = index | tag;
+    return entry;
+  };
+  Journey& j = steps.size() <= static_cast<std::size_t>(kShortSteps) ? take(short_journeys_, 0)
+                                                                       : take(long_journeys_, kLongBit);
+  j.count = static_cast<int>(steps.size());
+  j.next = 0;
+  j.done = std::move(done);
   advance(id);
 }
 
