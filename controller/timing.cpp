@@ -145,15 +145,17 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   for (;;) {
     Req& r = reqs_[id];
     const Stage s = r.program[r.pc++];
-    if (s == kEnd) {
-      Done done = std::move(r.done);
-      r.ops.clear();
-      reqs_.release(id);
-      done(sim_.now());
-      return;
-    }
+    if (s == kEnd) return finish_req(id);
     if (start_stage(id, s)) return;
   }
+}
+
+[[gnu::hot]] void Timing::finish_req(std::uint32_t id) {
+  Req& r = reqs_[id];
+  Done done = std::move(r.done);
+  r.ops.clear();
+  reqs_.release(id);
+  done(sim_.now());
 }
 
 [[gnu::hot]] bool Timing::start_phase(std::uint32_t id, int phase) {
@@ -336,6 +338,8 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   // A degraded read's reconstruction XOR is priced with its reads (no kParity); phase 1 only
   // when the plan has writes after its reads.
   const bool phase1 = std::any_of(plan.ops.begin(), plan.ops.end(), [](const raid::MemberOp& op) { return op.phase == 1; });
+  const bool one = plan.ops.size() == 1 && plan.ops.front().op == raid::MemberOpKind::kRead &&
+                   plan.ops.front().phase == 0 && plan.ops.front().length == length;
   const std::uint32_t id = phase1 ? new_req(c, length, std::move(done), {kReadCommand, kPhase0, kPhase1, kFillDone, kReadOut})
                                   : new_req(c, length, std::move(done), {kReadCommand, kPhase0, kFillDone, kReadOut});
   Req& r = reqs_[id];
@@ -343,7 +347,40 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   r.fill = resources(c).cache.start_fill(volume, offset, length);
   copy_ops(r, plan, 0);
   r.parity_rows = 0;
+  if (one) return read_one(id);
   next(id);
+}
+
+// kReadCommand of a read_one request: the command's core, which posts the SAS read.
+[[gnu::hot]] void Timing::read_one(std::uint32_t id) {
+  Req& r = reqs_[id];
+  const MemberWork& m = r.ops.front();
+  hw_.prefetch_ssd_read(m.drive, m.address);
+  r.reads_issued = true;
+  const perf::CpuCosts& costs = params_.cpu;
+  const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, 1, 0));
+  const std::array<Step, 1> steps{Step{&host_command(r.c, ns), 0, ns}};
+  flow_.start(steps, [this, id](Time) { read_one_member(id); });
+}
+
+// kPhase0 of a read_one request: the SSD, then the SAS path into DRAM cut through to the FC
+// port (kReadOut folded in); then kFillDone and the end.
+[[gnu::hot]] void Timing::read_one_member(std::uint32_t id) {
+  Req& r = reqs_[id];
+  const MemberWork m = r.ops.front();
+  perf::ControllerResources& cr = resources(r.c);
+  const auto dp = static_cast<std::size_t>(datapac_of(m.drive));
+  r.read_out_done = true;
+  const std::array<Step, 2> steps{
+      Step{ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind].get(), m.length, 0, m.address},
+      Step{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, &cr.memory, &cr.port_out(sim_.now())},
+           params_.host_port_latency_ns}};
+  flow_.start(steps, [this, id](Time) {
+    Req& req = reqs_[id];
+    if (req.fill != 0) resources(req.c).cache.fill_done(req.fill);
+    req.fill = 0;
+    finish_req(id);
+  });
 }
 
 void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {

@@ -153,6 +153,13 @@ class Timing {
   // Phase 0's member reads of `r` (what a host read's command core posts); starts loading the
   // SSD model's state each will touch after the core. Speed only.
   int phase0_reads(const Req& r) const;
+  // A host read miss that is one SSD command of its whole length (RAID 10, a RAID 5 read
+  // within a strip): the program {kReadCommand, kPhase0, kFillDone, kReadOut} with the read
+  // out folded into the SSD read's DMA, run as two journeys without the program's stage
+  // dispatch (the same admissions, random draws and events, in the same order).
+  void read_one(std::uint32_t id);
+  void read_one_member(std::uint32_t id);
+  void finish_req(std::uint32_t id);
   Done resume(std::uint32_t id) {
     return [this, id](sim::Time) { next(id); };
   }
