@@ -2,20 +2,19 @@
 //
 // Events run in (time, insertion sequence) order, so two events at the same nanosecond run
 // in the order they were scheduled and a run is a pure function of its seed and inputs.
-// The queue is a 4-ary min-heap (half the depth of a binary one) of 16-byte keys, each
-// compared as one 128-bit number, laid out so that the four children of a node fill one
-// 64-byte cache line; actions live in a slab indexed by the key, so sifting never moves a
-// callable, and each is built and run in its slot (no move in, no move out). Single-threaded: the Simulator and everything it drives belong to one thread
+// The queue (sim::EventQueue: a calendar queue in front of a 4-ary heap) holds 16-byte keys;
+// actions live in a slab indexed by the key, so the queue never moves a callable, and each
+// is built and run in its slot (no move in, no move out). Single-threaded: the Simulator and everything it drives belong to one thread
 // (DESIGN.md); serve mode hands work in through an inbox outside this class.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <string_view>
 #include <vector>
 
 #include "sim/action.h"
+#include "sim/event_queue.h"
 #include "sim/assert.h"
 #include "sim/rng.h"
 #include "sim/slab.h"
@@ -83,44 +82,20 @@ class Simulator {
   Rng rng(std::string_view stream) const { return Rng(seed_, stream); }
 
  private:
-  // A key orders (time, sequence) as one unsigned 128-bit number: the time with its sign
-  // bit flipped (so unsigned order is signed order), then the sequence above the slot bits.
-  static constexpr int kSlotBits = 28;  // 268 M pending events: memory runs out first
-  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
-  struct Key {
-    std::uint64_t time;
-    std::uint64_t sequence_slot;
-    unsigned __int128 order() const { return static_cast<unsigned __int128>(time) << 64 | sequence_slot; }
-    bool operator<(const Key& o) const { return order() < o.order(); }
-    std::uint32_t slot() const { return static_cast<std::uint32_t>(sequence_slot & kSlotMask); }
-  };
-  static constexpr Key kNoKey{UINT64_MAX, UINT64_MAX};  // pads the heap: after every key
+  using Key = EventKey;
+  static constexpr int kSlotBits = EventKey::kSlotBits;
+  static constexpr std::uint64_t kSlotMask = EventKey::kSlotMask;
   // What the slab knows of a slot besides its action: the key of its pending event (kFree
-  // when none; a heap key that differs is a cancelled event's) and the generation EventIds name.
+  // when none; a queued key that differs is a cancelled event's) and the generation EventIds name.
   struct SlotState {
     std::uint64_t sequence_slot = kFree;
     std::uint32_t generation = 0;
     static constexpr std::uint64_t kFree = UINT64_MAX;
   };
-  // A 64-byte aligned buffer for the heap (std::vector aligns to 16).
-  template <typename T>
-  struct CacheLineAllocator {
-    using value_type = T;
-    CacheLineAllocator() = default;
-    template <typename U>
-    CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-    void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
-    bool operator==(const CacheLineAllocator&) const { return true; }
-  };
 
-  // A slot for an event at `t`, its key in the heap; the caller puts the action in it.
+  // A slot for an event at `t`, its key in the queue; the caller puts the action in it.
   std::uint32_t schedule(Time t);
-  void heap_push(const Key& key);
-  Key heap_pop();
-  // Moves `key` from the hole at heap entry i up to where it belongs and stores it there.
-  static void sift_up(Key* h, std::size_t i, const Key& key);
-  // Drops cancelled keys from the top of the heap.
+  // Drops cancelled keys from the front of the queue.
   void skip_dead() const;
   bool live(const Key& key) const { return slot_states_[key.slot()].sequence_slot == key.sequence_slot; }
   // Gives the pending events sequences 0..n-1 in the order they would run (cancelled keys go).
@@ -133,11 +108,8 @@ class Simulator {
   std::size_t live_events_ = 0;
   bool stopped_ = false;
   std::uint64_t sequence_limit_;
-  // The heap: entry i of the 4-ary heap is heap_[i + 3], so the children of i (4i+1..4i+4)
-  // are heap_[4(i+1)..4(i+1)+3], one cache line. Entries past the last key are kNoKey.
-  mutable std::vector<Key, CacheLineAllocator<Key>> heap_;
-  mutable std::size_t heap_size_ = 0;
-  mutable std::size_t dead_keys_ = 0;  // keys of cancelled events still in the heap
+  mutable EventQueue queue_;
+  mutable std::size_t dead_keys_ = 0;  // keys of cancelled events still in the queue
   // By slot. A slab: an action runs where it was built, and the events it schedules never move
   // it (a vector's growth would); a slot is handed out again only after its action has run.
   Slab<Action> actions_;

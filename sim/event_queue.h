@@ -1,0 +1,129 @@
+// sim::EventQueue — the simulator's priority queue of event keys: (time, sequence) pairs,
+// popped smallest first. Keys are unique (the sequence), so the order is total and any
+// correct queue pops the same keys in the same order: a run does not depend on this design.
+//
+// A calendar queue in front of a heap (Brown, "Calendar queues", CACM 31(10), 1988, with a
+// fixed bucket width). Most events of a simulated I/O fall a few microseconds to a few
+// milliseconds ahead (a core, a DMA transfer, an SSD read); a key that falls within
+// kBuckets buckets of kBucketNs after the current bucket goes, unsorted, into its bucket's
+// list (a push: a shift, a bit set and a link); the current bucket's keys and anything
+// earlier are in `near_`, a 4-ary heap that holds a handful of keys; later keys (timers
+// seconds ahead) in `far_`, another. A pop takes the smaller of near_'s and far_'s tops,
+// first moving the next non-empty bucket (found in a two-level bitmap) into near_ when near_
+// is empty. Each key is thus moved at most once, and the heaps stay small: with 256 I/Os in
+// flight a pop costs about a fifth of what one heap of all 256 keys cost
+// (docs/performance.md). Memory: 16 KiB of bucket heads, 24 bytes per key in a bucket.
+//
+// Not thread-safe (model thread).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+namespace afasim::sim {
+
+// An event's place in the queue: its time as an unsigned number in the same order (the sign
+// bit flipped: the simulator's time is signed) and its sequence number above its action's
+// slot, compared as one 128-bit number.
+struct EventKey {
+  static constexpr int kSlotBits = 28;  // 268 M pending events: memory runs out first
+  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
+  std::uint64_t time;
+  std::uint64_t sequence_slot;
+  unsigned __int128 order() const { return static_cast<unsigned __int128>(time) << 64 | sequence_slot; }
+  bool operator<(const EventKey& o) const { return order() < o.order(); }
+  std::uint32_t slot() const { return static_cast<std::uint32_t>(sequence_slot & kSlotMask); }
+};
+
+class EventQueue {
+ public:
+  // Bucket width: 1,024 ns, about the shortest service time of the model (a 4 KiB DMA
+  // transfer, a core's command); 4,096 buckets: 4.2 ms ahead, beyond an SSD read under load.
+  static constexpr int kBucketShift = 10;
+  static constexpr std::size_t kBuckets = 4096;
+
+  // `now`: the time key of the simulator's start (EventKey::time).
+  explicit EventQueue(std::uint64_t now);
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // REQUIRES: key.time >= the time of every key popped so far.
+  void push(const EventKey& key);
+  // The smallest key. REQUIRES: !empty().
+  const EventKey& top();
+  EventKey pop();
+  // Calls f(key) for every key, in no particular order.
+  template <typename F>
+  void for_each(F&& f) const {
+    near_.for_each(f);
+    far_.for_each(f);
+    for (std::uint32_t head : heads_)
+      for (std::uint32_t n = head; n != kNone; n = nodes_[n].next) f(nodes_[n].key);
+  }
+  // Removes every key (the cursor stays: later keys may not be earlier than popped ones).
+  void clear();
+
+ private:
+  // A 4-ary min-heap: children of i are 4i+1..4i+4, laid out so that every node's four
+  // children share a 64-byte cache line.
+  class Heap {
+   public:
+    Heap();
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const EventKey& top() const { return keys_[kFront]; }
+    void push(const EventKey& key);
+    EventKey pop();
+    void clear();
+    template <typename F>
+    void for_each(F&& f) const {
+      for (std::size_t i = 0; i < size_; ++i) f(keys_[kFront + i]);
+    }
+
+   private:
+    static constexpr std::size_t kFront = 3;  // entries before the root
+    static void sift_up(EventKey* h, std::size_t i, const EventKey& key);
+    template <typename T>
+    struct CacheLineAllocator {
+      using value_type = T;
+      CacheLineAllocator() = default;
+      template <typename U>
+      CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT
+      T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+      void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+      bool operator==(const CacheLineAllocator&) const { return true; }
+    };
+    std::vector<EventKey, CacheLineAllocator<EventKey>> keys_;
+    std::size_t size_ = 0;
+  };
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  static constexpr std::size_t kWords = kBuckets / 64;
+  static_assert(kWords <= 64, "one summary word");
+  struct Node {
+    EventKey key;
+    std::uint32_t next;
+  };
+  static std::uint64_t bucket_of(const EventKey& key) { return key.time >> kBucketShift; }
+  // Moves the first non-empty bucket after the cursor into near_ and makes it the cursor's.
+  // REQUIRES: wheel_size_ > 0.
+  void load_next_bucket();
+  void load_bucket(std::uint64_t bucket);
+
+  Heap near_;  // keys of buckets up to cursor_
+  Heap far_;   // keys beyond the wheel when pushed
+  std::uint64_t cursor_;  // the current bucket: the wheel holds buckets (cursor_, cursor_ + kBuckets)
+  std::array<std::uint32_t, kBuckets> heads_;  // first node of each bucket (by bucket % kBuckets)
+  std::array<std::uint64_t, kWords> bits_{};   // bucket non-empty
+  std::uint64_t summary_ = 0;                  // word of bits_ non-zero
+  std::vector<Node> nodes_;
+  std::uint32_t free_node_ = kNone;
+  std::size_t wheel_size_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace afasim::sim
