@@ -29,13 +29,13 @@ void IoOrchestrator::complete(IoCallback& done, Status status, Time submitted, T
   });
 }
 
-void IoOrchestrator::complete_on(Id c, const HostIo& io, IoCallback& done, Status status, Time submitted, Time at) {
-  complete_on(c, pair_.epoch(c), pair_.power_epoch(), io, done, std::move(status), submitted, at);
+void IoOrchestrator::complete_on(Id c, Id volume_id, IoCallback& done, Status status, Time submitted, Time at) {
+  complete_on(c, pair_.epoch(c), pair_.power_epoch(), volume_id, done, std::move(status), submitted, at);
 }
 
-void IoOrchestrator::complete_on(Id c, std::uint64_t epoch, std::uint64_t power, const HostIo& io, IoCallback& done,
+void IoOrchestrator::complete_on(Id c, std::uint64_t epoch, std::uint64_t power, Id volume_id, IoCallback& done,
                                  Status status, Time submitted, Time at) {
-  ctx_.sim.at(at, [this, c, epoch, power, io, cb = std::move(done), status = std::move(status), submitted]() mutable {
+  ctx_.sim.at(at, [this, c, epoch, power, volume_id, cb = std::move(done), status = std::move(status), submitted]() mutable {
     if (power != pair_.power_epoch()) {
       cb(IoCompletion{sim::unavailable("the array lost power"), submitted, ctx_.sim.now()});
       return;
@@ -44,10 +44,12 @@ void IoOrchestrator::complete_on(Id c, std::uint64_t epoch, std::uint64_t power,
       // The controller failed before it could answer: the host's multipath retries on the
       // survivor, which answers once it owns the volume (the work itself was done).
       if (parked_.size() >= kMaxParked) {
-        cb(IoCompletion{sim::unavailable("no path to volume " + std::to_string(io.volume_id)), submitted,
+        cb(IoCompletion{sim::unavailable("no path to volume " + std::to_string(volume_id)), submitted,
                         ctx_.sim.now()});
         return;
       }
+      HostIo io;
+      io.volume_id = volume_id;
       parked_.push_back(Parked{io, false, std::move(status), std::move(cb), submitted});
       release_parked();
       return;
@@ -79,7 +81,7 @@ void IoOrchestrator::release_parked() {
     } else {
       const Time t = ctx_.hw.cores(o).serve(ctx_.sim.now(), ctx_.options.cost.core_ns(Work::host())) +
                      ctx_.options.cost.host_port_latency_ns;
-      complete_on(o, p.io, p.done, std::move(p.status), p.submitted, t);
+      complete_on(o, p.io.volume_id, p.done, std::move(p.status), p.submitted, t);
     }
   }
 }
@@ -158,7 +160,7 @@ void IoOrchestrator::fail_parked(const Status& status) {
 }
 
 void IoOrchestrator::finish(Request& r, Status status, Time at) {
-  complete_on(r.c, r.io, r.done, std::move(status), r.submitted, at + r.back);
+  complete_on(r.c, r.io.volume_id, r.done, std::move(status), r.submitted, at + r.back);
 }
 
 void IoOrchestrator::fail(Request& r, Status status) {
@@ -231,7 +233,7 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
 [[gnu::hot]] std::uint32_t IoOrchestrator::start_timed(Request& r) {
   const std::uint32_t id = inflight_.acquire();
   InFlight& f = inflight_[id];
-  f.io = r.io;
+  f.volume_id = r.io.volume_id;
   f.done = std::move(r.done);
   f.submitted = r.submitted;
   f.back = r.back;
@@ -251,7 +253,7 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
 [[gnu::hot]] void IoOrchestrator::read_timed(std::uint32_t id) {
   InFlight& f = inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
-  if (VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
+  if (VolumeRuntime* v = ctx_.volumes.find(f.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
   complete_timed(id, at);
 }
 
@@ -266,7 +268,7 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
     cb(IoCompletion{Status::ok(), submitted, at});
     return;
   }
-  complete_on(f.c, f.epoch, f.power, f.io, f.done, Status::ok(), f.submitted, at);
+  complete_on(f.c, f.epoch, f.power, f.volume_id, f.done, Status::ok(), f.submitted, at);
   free_timed(id);
 }
 
@@ -305,13 +307,13 @@ void IoOrchestrator::run_write(Request& r) {
 void IoOrchestrator::write_timed(std::uint32_t id) {
   InFlight& f = inflight_[id];
   const Time at = ctx_.sim.now() + f.back;
-  VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id);
+  VolumeRuntime* v = ctx_.volumes.find(f.volume_id);
   // The cache is full: the write is in it (and mirrored) but is acknowledged only when
   // destage has made room for it — the host sees the back end's rate.
   if (v != nullptr && f.cached && f.epoch == pair_.epoch(f.c) && cache_.must_wait(f.c, f.new_blocks)) {
     if (cache_.waiting_full(f.c)) {
       ++v->stats.errors;
-      complete_on(f.c, f.epoch, f.power, f.io, f.done,
+      complete_on(f.c, f.epoch, f.power, f.volume_id, f.done,
                   sim::unavailable("write cache of controller " + ArrayContext::controller_name(f.c) + " is full"),
                   f.submitted, at);
     } else {
@@ -363,12 +365,12 @@ void IoOrchestrator::flush_timed(std::uint32_t id) {
   if (ctx_.options.payload == datapac::PayloadKind::kFile)
     for (int d = 0; d < ctx_.hw.drive_count(); ++d)
       if (ctx_.hw.ssd(d).state() == datapac::SsdState::kHealthy) st = ctx_.hw.ssd(d).flush_payload();
-  VolumeRuntime* v = ctx_.volumes.find(f.io.volume_id);
+  VolumeRuntime* v = ctx_.volumes.find(f.volume_id);
   if (!st.is_ok() && v != nullptr) ++v->stats.errors;
   // The command on a core, then the reply (errors and flushes: the analytic cost model).
   const CostModel& cost = ctx_.options.cost;
   const Time t = ctx_.hw.cores(f.c).serve(ctx_.sim.now(), cost.core_ns(Work::host())) + cost.host_port_latency_ns;
-  complete_on(f.c, f.epoch, f.power, f.io, f.done, st, f.submitted, t + f.back);
+  complete_on(f.c, f.epoch, f.power, f.volume_id, f.done, st, f.submitted, t + f.back);
   free_timed(id);
 }
 

@@ -89,9 +89,9 @@ class IoOrchestrator : private qos::Dispatcher {
   // --- For the cache and the controller pair -----------------------------------------------
   // Completes host I/O served by controller `c` at `at`, unless `c` fails or the power goes
   // first (then it is parked for a survivor, or fails with kUnavailable).
-  void complete_on(Id c, const HostIo& io, IoCallback& done, sim::Status status, sim::Time submitted, sim::Time at);
+  void complete_on(Id c, Id volume_id, IoCallback& done, sim::Status status, sim::Time submitted, sim::Time at);
   // The same for I/O that started when `c`'s epoch was `epoch` and the power's `power`.
-  void complete_on(Id c, std::uint64_t epoch, std::uint64_t power, const HostIo& io, IoCallback& done,
+  void complete_on(Id c, std::uint64_t epoch, std::uint64_t power, Id volume_id, IoCallback& done,
                    sim::Status status, sim::Time submitted, sim::Time at);
   // A write in the cache and its mirror whose controller went down: a survivor acknowledges it.
   void park_acknowledged(CacheWaiter& w);
@@ -122,11 +122,12 @@ class IoOrchestrator : private qos::Dispatcher {
   };
   // A read or write whose timing runs on the performance model (controller::Timing): what
   // its completion needs, in a slab indexed by the id its journey's end carries.
+  // Two cache lines: of the host I/O, its completion needs only the volume.
   struct InFlight {
-    HostIo io;
     IoCallback done;
     sim::Time submitted = 0, back = 0;
     Id c = 0;
+    Id volume_id = 0;
     std::uint64_t epoch = 0, power = 0;
     bool cached = false;
     std::int64_t new_blocks = 0;

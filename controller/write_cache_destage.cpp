@@ -175,10 +175,7 @@ void WriteCache::admit_waiters(Id c) {
     cr.waiting_blocks -= w.new_blocks;
     const Time at = std::max(ctx_.sim.now(), w.ack_ns);
     if (VolumeRuntime* v = ctx_.volumes.find(w.volume_id)) v->stats.write_latency_ns.record(at - w.submitted);
-    HostIo io;
-    io.op = IoOp::kWrite;
-    io.volume_id = w.volume_id;
-    io_->complete_on(c, io, w.done, Status::ok(), w.submitted, at);
+    io_->complete_on(c, w.volume_id, w.done, Status::ok(), w.submitted, at);
     cr.waiting.pop_front();
   }
 }
