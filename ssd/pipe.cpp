@@ -19,8 +19,12 @@ void Pipe::reset() {
 }
 
 [[gnu::hot]] void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
-  // First span that ends at or after `start` (it may touch or overlap the new one).
-  Span* it = std::lower_bound(spans.begin(), spans.end(), start, [](const Span& s, sim::Time t) { return s.end < t; });
+  // First span that ends at or after `start` (it may touch or overlap the new one). Most
+  // transfers come after every span booked: the last one is looked at first.
+  Span* it;
+  if (spans.size() == 0 || (spans.end() - 1)->end < start) it = spans.end();
+  else if (spans.size() == 1 || (spans.end() - 2)->end < start) it = spans.end() - 1;
+  else it = std::lower_bound(spans.begin(), spans.end(), start, [](const Span& s, sim::Time t) { return s.end < t; });
   Span* last = it;
   while (last != spans.end() && last->start <= end) {
     start = std::min(start, last->start);
@@ -67,7 +71,11 @@ void Pipe::reset() {
   Span pieces[4];
   int count = 0;
   sim::Time t = ready;
-  const Span* it = std::lower_bound(busy.begin(), busy.end(), ready, [](const Span& s, sim::Time x) { return s.end <= x; });
+  // The first span that ends after `ready` (none, usually: the link is free by then).
+  const Span* it = busy.size() == 0 || (busy.end() - 1)->end <= ready
+                       ? busy.end()
+                       : std::lower_bound(busy.begin(), busy.end(), ready,
+                                          [](const Span& s, sim::Time x) { return s.end <= x; });
   while (need > 0) {
     if (it == busy.end() || count == 3) {  // the rest in one piece after everything booked
       if (it != busy.end()) t = std::max(t, (busy.end() - 1)->end);

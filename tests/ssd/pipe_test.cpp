@@ -1,0 +1,39 @@
+// ssd::Pipe: a transfer takes the idle time of the stage from its ready time on, earliest
+// first. At 1 GB/s a byte is a nanosecond, so each expected time below is worked out by hand
+// from the spans booked before it.
+#include <doctest/doctest.h>
+
+#include "ssd/pipe.h"
+
+using namespace afasim;
+
+TEST_CASE("a pipe's transfers fill idle gaps first, then queue after what is booked") {
+  ssd::Pipe pipe(1e9, 1'000'000);
+  CHECK(pipe.transfer(100, 1'000) == 1'100);    // idle: [100, 1100)
+  CHECK(pipe.transfer(2'000, 1'000) == 3'000);  // after everything: [2000, 3000)
+  CHECK(pipe.transfer(1'100, 500) == 1'600);    // the gap [1100, 2000), touching the first span
+  CHECK(pipe.transfer(3'000, 100) == 3'100);    // touching the last: merged with it
+  // Ready inside the first span: the rest of the gap [1600, 2000) (400 ns), then 1,600 ns
+  // after the last span [2000, 3100).
+  CHECK(pipe.transfer(500, 2'000) == 4'700);
+  // Busy [100, 4700) in one span now: a transfer ready at 4,000 waits for its end.
+  CHECK(pipe.transfer(4'000, 300) == 5'000);
+  CHECK(pipe.transfer(6'000, 0) == 6'000);      // nothing to move
+  // A gap between two spans, the new transfer ending before the second: its own span.
+  CHECK(pipe.transfer(8'000, 1'000) == 9'000);  // [8000, 9000)
+  CHECK(pipe.transfer(6'000, 500) == 6'500);    // [6000, 6500) before it
+  CHECK(pipe.transfer(6'500, 1'500) == 8'000);  // exactly fills [6500, 8000)
+  // Busy [100, 5000) and [6000, 9000) (the last three touch): the gap [5000, 6000), then
+  // the other 2,000 ns after 9,000.
+  CHECK(pipe.transfer(5'000, 3'000) == 11'000);
+}
+
+TEST_CASE("background transfers take only what foreground work leaves") {
+  ssd::Pipe pipe(1e9, 1'000'000);
+  CHECK(pipe.transfer(0, 1'000) == 1'000);
+  CHECK(pipe.transfer(0, 500, true) == 1'500);  // behind the foreground transfer
+  // Foreground work does not see the background's span: it goes at once after its own.
+  CHECK(pipe.transfer(1'000, 200) == 1'200);
+  // Background work sees both classes: [0, 1500) and [1000, 1200) are busy.
+  CHECK(pipe.transfer(1'000, 100, true) == 1'600);
+}
