@@ -4,7 +4,7 @@
 
 namespace afasim::perf {
 
-[[gnu::hot]] void Flow::start(std::span<const Step> steps, Done done) {
+[[gnu::hot]] std::uint32_t Flow::open(std::span<const Step> steps) {
   AFASIM_ASSERT(steps.size() <= static_cast<std::size_t>(kMaxSteps), "perf::Flow: too many steps in one journey");
   for (const Step& s : steps) AFASIM_ASSERT(s.resource != nullptr, "perf::Flow: a step without a resource");
   std::uint32_t id;
@@ -19,8 +19,7 @@ namespace afasim::perf {
                                                                        : take(long_journeys_, kLongBit);
   j.count = static_cast<int>(steps.size());
   j.next = 0;
-  j.done = std::move(done);
-  advance(id);
+  return id;
 }
 
 Flow::Journey& Flow::journey(std::uint32_t id, const Step*& steps) {

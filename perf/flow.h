@@ -52,8 +52,14 @@ class Flow {
 
   // Starts a journey at now() through `steps` in order; `done(t)` runs at the time t the
   // last step finishes (from an event, or at once for an empty list).
-  // REQUIRES: steps.size() <= kMaxSteps.
-  void start(std::span<const Step> steps, Done done);
+  // REQUIRES: steps.size() <= kMaxSteps. `done`: a Done, or a callable it can be built from
+  // (built in the journey's slot, not moved there).
+  template <typename F>
+  void start(std::span<const Step> steps, F&& done) {
+    const std::uint32_t id = open(steps);
+    (id & kLongBit ? long_journeys_[id & ~kLongBit].done : short_journeys_[id].done).assign(std::forward<F>(done));
+    advance(id);
+  }
 
   // A join of `branches` journeys: returns an id whose branch_done() callbacks count down;
   // `done(t)` runs when the last branch finishes, t its finish time. REQUIRES: branches >= 1.
@@ -80,6 +86,8 @@ class Flow {
   struct alignas(64) JourneyOf : Journey {
     std::array<Step, N> steps{};
   };
+  // A journey through `steps` (copied), its callback empty; returns its id.
+  std::uint32_t open(std::span<const Step> steps);
   // The journey named `id` and its steps.
   Journey& journey(std::uint32_t id, const Step*& steps);
   void release(std::uint32_t id);
