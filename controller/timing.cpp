@@ -184,16 +184,12 @@ sim::Time Timing::cores_busy_ns(Id c) const {
     if (m.kind == static_cast<std::uint8_t>(raid::MemberOpKind::kRead)) {
       // The core issues the SAS command (a host read's core did it with the command:
       // kReadCommand); the SSD; the SAS path back cut through into DRAM (one DMA).
-      Step back{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, nullptr, nullptr}};
-      const Step on_ssd{ssd, m.length, 0, m.address};
       if (phase == 0 && r.reads_issued && n == 1 && m.length == r.length && !has_phase1) {
-        // A host read that is one SSD command: its data goes on to the host in the same DMA
-        // pass (SAS path, DRAM in and out, the FC port: kReadOut's step folded in), and its
-        // segment counts as filled when that ends.
-        back.with = {&cr.memory, &cr.memory, &cr.port_out(sim_.now())};
-        back.delay_ns = params_.host_port_latency_ns;
-        r.read_out_done = true;
+        flow_.start(read_through(r, m), branch());
+        continue;
       }
+      const Step back{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, nullptr, nullptr}};
+      const Step on_ssd{ssd, m.length, 0, m.address};
       if (phase == 0 && r.reads_issued) {
         const std::array<Step, 2> steps{on_ssd, back};
         flow_.start(steps, branch());
@@ -233,12 +229,7 @@ sim::Time Timing::cores_busy_ns(Id c) const {
     case kReadCommand: {
       // The core that takes the command maps it and posts its SAS reads in the same run
       // (phase 0's member reads then start at the SSDs).
-      const int reads = phase0_reads(r);
-      r.reads_issued = true;
-      const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
-      // The command frame's FC latency is a pure delay, taken on the way out (kReadOut).
-      const std::array<Step, 1> steps{Step{&host_command(r.c, ns), 0, ns}};
-      flow_.start(steps, resume(id));
+      flow_.start(read_command(r, phase0_reads(r)), resume(id));
       return true;
     }
     case kPhase0: return start_phase(id, 0);
@@ -253,8 +244,7 @@ sim::Time Timing::cores_busy_ns(Id c) const {
       return true;
     }
     case kFillDone:
-      if (r.fill != 0) cr.cache.fill_done(r.fill);
-      r.fill = 0;
+      fill_done(r);
       return false;
     case kReadOut: {
       if (r.read_out_done) return false;  // folded into the SSD read's DMA (start_phase)
@@ -351,34 +341,40 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   next(id);
 }
 
-// kReadCommand of a read_one request: the command's core, which posts the SAS read.
-[[gnu::hot]] void Timing::read_one(std::uint32_t id) {
-  Req& r = reqs_[id];
-  const MemberWork& m = r.ops.front();
-  hw_.prefetch_ssd_read(m.drive, m.address);
+[[gnu::hot]] std::array<Step, 1> Timing::read_command(Req& r, int reads) {
   r.reads_issued = true;
   const perf::CpuCosts& costs = params_.cpu;
-  const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, 1, 0));
-  const std::array<Step, 1> steps{Step{&host_command(r.c, ns), 0, ns}};
-  flow_.start(steps, [this, id](Time) { read_one_member(id); });
+  const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
+  // The command frame's FC latency is a pure delay, taken on the way out (kReadOut).
+  return {Step{&host_command(r.c, ns), 0, ns}};
 }
 
-// kPhase0 of a read_one request: the SSD, then the SAS path into DRAM cut through to the FC
-// port (kReadOut folded in); then kFillDone and the end.
-[[gnu::hot]] void Timing::read_one_member(std::uint32_t id) {
-  Req& r = reqs_[id];
-  const MemberWork m = r.ops.front();
+[[gnu::hot]] std::array<Step, 2> Timing::read_through(Req& r, const MemberWork& m) {
   perf::ControllerResources& cr = resources(r.c);
   const auto dp = static_cast<std::size_t>(datapac_of(m.drive));
   r.read_out_done = true;
-  const std::array<Step, 2> steps{
-      Step{ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind].get(), m.length, 0, m.address},
-      Step{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, &cr.memory, &cr.port_out(sim_.now())},
-           params_.host_port_latency_ns}};
-  flow_.start(steps, [this, id](Time) {
-    Req& req = reqs_[id];
-    if (req.fill != 0) resources(req.c).cache.fill_done(req.fill);
-    req.fill = 0;
+  return {Step{ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind].get(), m.length, 0, m.address},
+          Step{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, &cr.memory, &cr.port_out(sim_.now())},
+               params_.host_port_latency_ns}};
+}
+
+[[gnu::hot]] void Timing::fill_done(Req& r) {
+  if (r.fill != 0) resources(r.c).cache.fill_done(r.fill);
+  r.fill = 0;
+}
+
+// kReadCommand of a read_one request: the command's core, which posts the SAS read.
+[[gnu::hot]] void Timing::read_one(std::uint32_t id) {
+  Req& r = reqs_[id];
+  hw_.prefetch_ssd_read(r.ops.front().drive, r.ops.front().address);
+  flow_.start(read_command(r, 1), [this, id](Time) { read_one_member(id); });
+}
+
+// kPhase0 of a read_one request (read_through), then kFillDone and the end.
+[[gnu::hot]] void Timing::read_one_member(std::uint32_t id) {
+  Req& r = reqs_[id];
+  flow_.start(read_through(r, r.ops.front()), [this, id](Time) {
+    fill_done(reqs_[id]);
     finish_req(id);
   });
 }

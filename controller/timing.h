@@ -15,6 +15,7 @@
 // allocation per request in steady state. Not thread-safe (model thread).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -158,6 +159,15 @@ class Timing {
   // out folded into the SSD read's DMA, run as two journeys without the program's stage
   // dispatch (the same admissions, random draws and events, in the same order).
   void read_one(std::uint32_t id);
+  // A host read's command on a core (kReadCommand): its cost, `reads` SAS reads posted with
+  // it (one random draw of the core's service time).
+  std::array<perf::Step, 1> read_command(Req& r, int reads);
+  // One SSD read of the whole request whose data goes on to the host in the same DMA pass
+  // (SAS path, DRAM in and out, the FC port: kReadOut's step folded in); its segment counts
+  // as filled when that ends.
+  std::array<perf::Step, 2> read_through(Req& r, const MemberWork& m);
+  // kFillDone: the request's read-cache segments are in.
+  void fill_done(Req& r);
   void read_one_member(std::uint32_t id);
   void finish_req(std::uint32_t id);
   Done resume(std::uint32_t id) {

@@ -86,18 +86,18 @@ EventQueue::EventQueue(std::uint64_t now) : cursor_(now >> kBucketShift) { heads
   ++wheel_size_;
 }
 
-[[gnu::hot]] const EventKey& EventQueue::top() {
-  AFASIM_ASSERT(size_ > 0, "EventQueue: top of an empty queue");
+[[gnu::hot]] bool EventQueue::near_first() {
+  AFASIM_ASSERT(size_ > 0, "EventQueue: the front of an empty queue");
   if (near_.empty() && wheel_size_ > 0) load_next_bucket();
-  if (far_.empty() || (!near_.empty() && near_.top() < far_.top())) return near_.top();
-  return far_.top();
+  return far_.empty() || (!near_.empty() && near_.top() < far_.top());
 }
 
+[[gnu::hot]] const EventKey& EventQueue::top() { return near_first() ? near_.top() : far_.top(); }
+
 [[gnu::hot]] EventKey EventQueue::pop() {
-  AFASIM_ASSERT(size_ > 0, "EventQueue: pop of an empty queue");
-  if (near_.empty() && wheel_size_ > 0) load_next_bucket();
+  const bool near = near_first();
   --size_;
-  if (far_.empty() || (!near_.empty() && near_.top() < far_.top())) return near_.pop();
+  if (near) return near_.pop();
   const EventKey key = far_.pop();
   // The cursor moves up to the key's bucket (keys pushed from now on into later buckets go
   // to the wheel again). Only when nothing else is queued before it: near_ was filled from the

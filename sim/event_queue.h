@@ -111,6 +111,9 @@ class EventQueue {
     std::uint32_t next;
   };
   static std::uint64_t bucket_of(const EventKey& key) { return key.time >> kBucketShift; }
+  // Whether the smallest key is near_'s (else far_'s), after moving the next bucket into an
+  // empty near_. REQUIRES: !empty().
+  bool near_first();
   // Moves the first non-empty bucket after the cursor into near_ and makes it the cursor's.
   // REQUIRES: wheel_size_ > 0.
   void load_next_bucket();
