@@ -6,13 +6,18 @@
 // The objects live in chunks of 256 allocated as the slab grows; id → object is a load from
 // the chunk table (one cache line for the first 2,048 ids) and an offset, where a vector of
 // unique_ptr cost a load from an array as long as the slab, a cache line per 8 ids, usually
-// cold on the simulated I/O's next event. Objects are constructed once and kept: acquire()
+// cold on the simulated I/O's next event. Chunks start on a cache line (64 bytes), so an
+// object of 64 bytes (an event's action) is one line, not two: malloc's 16-byte alignment put
+// every one of them across a line boundary. Objects are constructed once and kept: acquire()
 // hands back a released one as it was left (the caller resets what it uses). Not
 // thread-safe.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "sim/assert.h"
@@ -40,7 +45,7 @@ class Slab {
       return id;
     }
     AFASIM_ASSERT(size_ < limit, "sim::Slab: more objects in use than the caller's bound");
-    if (size_ % kChunk == 0) chunks_.push_back(std::make_unique<T[]>(kChunk));
+    if (size_ % kChunk == 0) chunks_.push_back(new_chunk());
     return size_++;
   }
   // Gives `id` back for reuse. REQUIRES: id came from acquire() and is in use.
@@ -55,7 +60,27 @@ class Slab {
   std::uint32_t in_use() const { return size_ - static_cast<std::uint32_t>(free_.size()); }
 
  private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  static constexpr std::size_t kAlign = std::max<std::size_t>(64, alignof(T));
+  struct ChunkDeleter {
+    void operator()(T* chunk) const {
+      std::destroy_n(chunk, kChunk);
+      ::operator delete(chunk, std::align_val_t{kAlign});
+    }
+  };
+  using Chunk = std::unique_ptr<T[], ChunkDeleter>;
+  // kChunk value-initialised objects on a cache-line boundary.
+  static Chunk new_chunk() {
+    void* raw = ::operator new(sizeof(T) * kChunk, std::align_val_t{kAlign});
+    try {
+      std::uninitialized_value_construct_n(static_cast<T*>(raw), kChunk);
+    } catch (...) {
+      ::operator delete(raw, std::align_val_t{kAlign});
+      throw;
+    }
+    return Chunk(static_cast<T*>(raw));
+  }
+
+  std::vector<Chunk> chunks_;
   std::vector<std::uint32_t> free_;
   std::uint32_t size_ = 0;
 };
