@@ -59,10 +59,12 @@ struct DataPathOptions {
 
 // Per-volume counters, since the volume was attached.
 struct VolumeIoStats {
-  std::int64_t read_ops = 0, write_ops = 0, other_ops = 0;
-  std::int64_t read_bytes = 0, write_bytes = 0;
+  // A read's counters first, beside the volume's id and thin map (VolumeRuntime).
+  std::int64_t read_ops = 0, read_bytes = 0;
+  sim::Histogram read_latency_ns;
+  std::int64_t write_ops = 0, other_ops = 0, write_bytes = 0;
   std::int64_t errors = 0;
-  sim::Histogram read_latency_ns, write_latency_ns;
+  sim::Histogram write_latency_ns;
 };
 
 // One volume's place in the write cache's destage and eviction order (WriteCache).
@@ -71,27 +73,32 @@ struct CacheFifoEntry {
   std::uint64_t seq;  // matches the block's CacheBlock::queued while the entry is live
 };
 struct CacheVolume {
+  std::int64_t dirty_blocks = 0, cached_blocks = 0;  // first: every host read tests cached_blocks
+  int destages_in_flight = 0;  // destage operations of its blocks under way (a FLUSH waits for 0)
   // Blocks in the order they became dirty (destage order) / clean (eviction order). A block
   // has at most one live entry, the one whose `seq` is its CacheBlock::queued; older entries
   // are stale and skipped when popped. Bounded: stale entries are dropped when a FIFO grows
   // past twice the volume's cached blocks.
   std::deque<CacheFifoEntry> dirty_fifo, clean_fifo;
-  std::int64_t dirty_blocks = 0, cached_blocks = 0;
-  int destages_in_flight = 0;  // destage operations of its blocks under way (a FLUSH waits for 0)
 };
 
 // The controller side of one attached volume.
-struct VolumeRuntime {
+//
+// Laid out for a host read of a volume among many, which finds it cold: the id, the thin map
+// and the read counters with the head of the read latency histogram in the first two cache
+// lines, the write cache's count of the volume's blocks (tested by every read) in the fourth:
+// three lines per read, where the old order spread them over four or five.
+struct alignas(64) VolumeRuntime {
   Id id = 0;
   pool::ThinVolume* thin = nullptr;  // its thin map (owned by the pool::ThinMap)
+  VolumeIoStats stats;
+  CacheVolume cache;
   Id preferred_controller = 1;
   // Controllers (bit c-1) that hold the volume's reservation and write it (ControllerPair).
   // One, or none while a takeover is pending; two only when fencing is switched off.
   std::uint8_t claims = 0;
-  VolumeIoStats stats;
   // The state last reported by an event: one event per transition.
   VolumeState reported_state = VolumeState::kOnline;
-  CacheVolume cache;
   raid::RaidType raid_type() const { return thin->raid_type; }
 };
 
