@@ -240,7 +240,7 @@ std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
 
 // --- AccessPattern -----------------------------------------------------------------------
 
-AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(job), rng_(rng) {
+AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(&job), rng_(rng) {
   AFASIM_ASSERT(clone >= 0 && clone < job.numjobs, "clone index out of range");
   start_ = job.region_offset_bytes(clone);
   size_ = job.size_bytes;
@@ -256,7 +256,7 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
         pareto_.emplace(blocks_, job.pareto_h, job.distribution_center, rng_);
         break;
       case RandomDistribution::kUniform:
-        if (job.random_map) permutation_.emplace(blocks_, rng_);
+        if (job.random_map) permutation_ = std::make_unique<BlockPermutation>(blocks_, rng_);
         break;
       case RandomDistribution::kNormal:
         normal_.emplace(blocks_, job.normal_dev_percent, job.distribution_center);
@@ -288,7 +288,7 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
   std::int64_t offset = static_cast<std::int64_t>(random_block(d)) * unit_;
   // blockalign: fio draws over align-sized blocks; rounding down the min_bs block keeps the
   // same range with every offset a multiple of the alignment.
-  const std::int64_t align = job_.block_align_bytes[index_of(d)];
+  const std::int64_t align = job_->block_align_bytes[index_of(d)];
   if (align > 0) offset = offset / align * align;
   if (offset + size_bytes > size_) offset = (size_ - size_bytes) / unit_ * unit_;
   if (align > 0) offset = offset / align * align;
@@ -296,34 +296,35 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
 }
 
 [[gnu::hot]] IoUnit AccessPattern::next() {
-  if (pending_write_) {  // trimwrite: the block just trimmed is written now
+  const bool trim_write = job_->rw == RwPattern::kTrimWrite || job_->rw == RwPattern::kRandTrimWrite;
+  if (trim_write && pending_write_) {  // trimwrite: the block just trimmed is written now
     IoUnit io = *pending_write_;
     pending_write_.reset();
     return io;
   }
   IoUnit io;
-  io.direction = choose_direction(job_.rw, job_.rwmix_read_percent, rng_);
+  io.direction = choose_direction(job_->rw, job_->rwmix_read_percent, rng_);
   const int d = index_of(io.direction);
-  io.size_bytes = choose_block_size(job_.bs[d], rng_);
+  io.size_bytes = choose_block_size(job_->bs[d], rng_);
   AFASIM_ASSERT(io.size_bytes > 0 && io.size_bytes <= size_, "a block fits the region");
   std::int64_t offset;
   // percentage_random < 100: fio io_u.c draws 1..100 and goes random when it is <= the share.
-  const int share = job_.percentage_random[d];
+  const int share = job_->percentage_random[d];
   const bool draw_random =
-      is_random(job_.rw) && sequential_left_ == 0 &&
+      is_random(job_->rw) && sequential_left_ == 0 &&
       (share >= 100 || (share > 0 && static_cast<int>(rng_.uniform(100)) < share));
   if (draw_random) {
     offset = random_offset(io.direction, io.size_bytes);
-    sequential_left_ = job_.rw_sequential_ios - 1;
+    sequential_left_ = job_->rw_sequential_ios - 1;
   } else {
-    if (is_random(job_.rw) && sequential_left_ > 0) --sequential_left_;
+    if (is_random(job_->rw) && sequential_left_ > 0) --sequential_left_;
     offset = next_position_[d];
     if (offset + io.size_bytes > size_) offset = 0;  // wrap at the end of the region
   }
-  const __int128 after = static_cast<__int128>(offset) + io.size_bytes + job_.rw_skip_bytes;
+  const __int128 after = static_cast<__int128>(offset) + io.size_bytes + job_->rw_skip_bytes;
   next_position_[d] = after >= size_ ? 0 : static_cast<std::int64_t>(after);
   io.offset_bytes = start_ + offset;
-  if (job_.rw == RwPattern::kTrimWrite || job_.rw == RwPattern::kRandTrimWrite) {
+  if (trim_write) {
     pending_write_ = io;
     pending_write_->direction = Direction::kWrite;
   }

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -167,7 +168,9 @@ struct IoUnit {
 // with a smaller size).
 class AccessPattern {
  public:
-  // REQUIRES: job comes from parse_fio_job_file; 0 <= clone < job.numjobs.
+  // REQUIRES: job comes from parse_fio_job_file and outlives the pattern (it is read on every
+  // I/O, not copied: a copy per file cost each I/O of a job over many files several cold
+  // cache lines); 0 <= clone < job.numjobs.
   AccessPattern(const FioJob& job, int clone, sim::Rng rng);
 
   IoUnit next();
@@ -181,21 +184,23 @@ class AccessPattern {
   std::int64_t random_offset(Direction d, std::int64_t size_bytes);
   std::uint64_t random_block(Direction d);
 
-  FioJob job_;
+  // What a uniform random I/O reads and writes, in the first two cache lines (a job over
+  // many files finds each file's pattern cold); the generators of the other laws after them.
+  const FioJob* job_;
   sim::Rng rng_;
   std::int64_t start_ = 0;
   std::int64_t size_ = 0;
   std::int64_t unit_ = 0;
   std::uint64_t blocks_ = 0;
-  std::array<std::int64_t, kDirections> next_position_ = {0, 0, 0};  // relative to start_
   std::int64_t sequential_left_ = 0;  // I/Os before the next random draw (rw=randread:N)
-  std::optional<IoUnit> pending_write_;  // trimwrite: the write after its trim
+  bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
+  std::unique_ptr<BlockPermutation> permutation_;  // uniform with the random map
+  std::array<std::int64_t, kDirections> next_position_ = {0, 0, 0};  // relative to start_
+  std::optional<IoUnit> pending_write_;  // trimwrite: the write after its trim (next() tests the job first)
   std::optional<ZipfGenerator> zipf_;
   std::optional<ParetoGenerator> pareto_;
   std::optional<NormalGenerator> normal_;
   std::array<std::optional<ZonedGenerator>, kDirections> zoned_;
-  std::optional<BlockPermutation> permutation_;
-  bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
 };
 
 // The seeded stream a clone's AccessPattern should draw from: (root_seed,
