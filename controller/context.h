@@ -84,21 +84,22 @@ struct CacheVolume {
 
 // The controller side of one attached volume.
 //
-// Laid out for a host read of a volume among many, which finds it cold: the id, the thin map
-// and the read counters with the head of the read latency histogram in the first two cache
-// lines, the write cache's count of the volume's blocks (tested by every read) in the fourth:
-// three lines per read, where the old order spread them over four or five.
+// Laid out for a host read of a volume among many, which finds it cold: the id, the thin map,
+// the owners' claims and the read counters with the read latency histogram's head in the
+// first two cache lines, the write cache's count of the volume's blocks (tested by every
+// read) in the fourth: three lines per read, where the old order spread them over four or five.
 struct alignas(64) VolumeRuntime {
   Id id = 0;
   pool::ThinVolume* thin = nullptr;  // its thin map (owned by the pool::ThinMap)
-  VolumeIoStats stats;
-  CacheVolume cache;
-  Id preferred_controller = 1;
-  // Controllers (bit c-1) that hold the volume's reservation and write it (ControllerPair).
-  // One, or none while a takeover is pending; two only when fencing is switched off.
+  // Controllers (bit c-1) that hold the volume's reservation and write it (ControllerPair):
+  // ControllerPair::owner reads it on every I/O. One, or none while a takeover is pending;
+  // two only when fencing is switched off.
   std::uint8_t claims = 0;
   // The state last reported by an event: one event per transition.
   VolumeState reported_state = VolumeState::kOnline;
+  VolumeIoStats stats;
+  CacheVolume cache;
+  Id preferred_controller = 1;
   raid::RaidType raid_type() const { return thin->raid_type; }
 };
 

@@ -219,25 +219,28 @@ sim::Status StreamOptions::validate() const {
 }
 
 [[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  if (volume >= volumes_.size()) volumes_.resize(volume + 1);
-  auto& streams = volumes_[volume];
+  if (volume >= counts_.size()) {
+    counts_.resize(volume + 1, 0);
+    streams_.resize(counts_.size() * per_volume());
+  }
+  Stream* const streams = &streams_[volume * per_volume()];
+  std::uint8_t& count = counts_[volume];
   ++clock_;
   const std::int64_t end = offset + length;
   // A read continues a stream if it starts where the stream's last read ended, or inside the
   // window already read ahead for it (reads of one stream arrive out of order at queue depth > 1).
   Stream* match = nullptr;
-  for (auto& s : streams)
-    if (s.next_offset >= 0 && (offset == s.next_offset || (offset > s.next_offset - length * 16 && offset < s.ahead_until))) {
-      match = &s;
+  for (Stream* s = streams; s != streams + count; ++s)
+    if (s->next_offset >= 0 && (offset == s->next_offset || (offset > s->next_offset - length * 16 && offset < s->ahead_until))) {
+      match = s;
       break;
     }
   if (match == nullptr) {
-    if (static_cast<int>(streams.size()) < options_.streams_per_volume) {
-      streams.emplace_back();
-      match = &streams.back();
+    if (count < options_.streams_per_volume) {
+      match = streams + count++;
     } else {
-      match = &*std::min_element(streams.begin(), streams.end(),
-                                 [](const Stream& a, const Stream& b) { return a.last_use < b.last_use; });
+      match = std::min_element(streams, streams + count,
+                               [](const Stream& a, const Stream& b) { return a.last_use < b.last_use; });
     }
     *match = Stream{end, end, 1, clock_};
     return {};

@@ -19,6 +19,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "sim/action.h"
+#include "sim/cache_line_allocator.h"
 #include "sim/prefetch.h"
 #include "sim/slab.h"
 #include "sim/status.h"
@@ -150,13 +151,12 @@ class StreamDetector {
   // A read of `volume` is coming: starts loading its streams (every one is compared with a
   // random read). Speed only.
   void prefetch(std::uint64_t volume) const {
-    if (volume >= volumes_.size()) return;
-    const auto& streams = volumes_[volume];
-    const auto* bytes = reinterpret_cast<const char*>(streams.data());
-    for (std::size_t at = 0; at < streams.size() * sizeof(Stream); at += 64) sim::prefetch(bytes + at);
+    if (volume >= counts_.size()) return;
+    const auto* bytes = reinterpret_cast<const char*>(&streams_[volume * per_volume()]);
+    for (std::size_t at = 0; at < per_volume() * sizeof(Stream); at += 64) sim::prefetch(bytes + at);
   }
   void drop_volume(std::uint64_t volume) {
-    if (volume < volumes_.size()) volumes_[volume] = {};
+    if (volume < counts_.size()) counts_[volume] = 0;
   }
   std::int64_t streams_detected() const { return streams_detected_; }
 
@@ -167,10 +167,14 @@ class StreamDetector {
     int run_ios = 0;
     std::uint64_t last_use = 0;
   };
+  std::size_t per_volume() const { return static_cast<std::size_t>(options_.streams_per_volume); }
   StreamOptions options_;
-  // By volume id (small and dense: controller::VolumeTable's ids): one indexed load per
-  // read, where a hash map's bucket and node were two more cold lines with many volumes.
-  std::vector<std::vector<Stream>> volumes_;
+  // By volume id (small and dense: controller::VolumeTable's ids): volume v's streams are
+  // streams_[v × streams_per_volume, + counts_[v]), in the order they were created; one block
+  // of lines per volume (eight streams: four lines), where a vector per volume added its header's
+  // line and a fifth for its unaligned heap block.
+  std::vector<Stream, sim::CacheLineAllocator<Stream>> streams_;
+  std::vector<std::uint8_t> counts_;
   std::uint64_t clock_ = 0;
   std::int64_t streams_detected_ = 0;
 };

@@ -22,8 +22,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <vector>
+
+#include "sim/cache_line_allocator.h"
 
 namespace afasim::sim {
 
@@ -90,17 +91,7 @@ class EventQueue {
    private:
     static constexpr std::size_t kFront = 3;  // entries before the root
     static void sift_up(EventKey* h, std::size_t i, const EventKey& key);
-    template <typename T>
-    struct CacheLineAllocator {
-      using value_type = T;
-      CacheLineAllocator() = default;
-      template <typename U>
-      CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT
-      T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-      void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
-      bool operator==(const CacheLineAllocator&) const { return true; }
-    };
-    std::vector<EventKey, CacheLineAllocator<EventKey>> keys_;
+    std::vector<EventKey, CacheLineAllocator<EventKey>> keys_;  // children of a node in one line
     std::size_t size_ = 0;
   };
   static constexpr std::uint32_t kNone = UINT32_MAX;

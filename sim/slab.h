@@ -13,14 +13,12 @@
 // thread-safe.
 #pragma once
 
-#include <algorithm>
-#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <new>
 #include <vector>
 
 #include "sim/assert.h"
+#include "sim/cache_line_allocator.h"
 
 namespace afasim::sim {
 
@@ -60,24 +58,24 @@ class Slab {
   std::uint32_t in_use() const { return size_ - static_cast<std::uint32_t>(free_.size()); }
 
  private:
-  static constexpr std::size_t kAlign = std::max<std::size_t>(64, alignof(T));
   struct ChunkDeleter {
     void operator()(T* chunk) const {
       std::destroy_n(chunk, kChunk);
-      ::operator delete(chunk, std::align_val_t{kAlign});
+      CacheLineAllocator<T>().deallocate(chunk, kChunk);
     }
   };
   using Chunk = std::unique_ptr<T[], ChunkDeleter>;
   // kChunk value-initialised objects on a cache-line boundary.
   static Chunk new_chunk() {
-    void* raw = ::operator new(sizeof(T) * kChunk, std::align_val_t{kAlign});
+    static_assert(alignof(T) <= CacheLineAllocator<T>::kLineBytes, "sim::Slab: objects aligned beyond a cache line");
+    T* raw = CacheLineAllocator<T>().allocate(kChunk);
     try {
-      std::uninitialized_value_construct_n(static_cast<T*>(raw), kChunk);
+      std::uninitialized_value_construct_n(raw, kChunk);
     } catch (...) {
-      ::operator delete(raw, std::align_val_t{kAlign});
+      CacheLineAllocator<T>().deallocate(raw, kChunk);
       throw;
     }
-    return Chunk(static_cast<T*>(raw));
+    return Chunk(raw);
   }
 
   std::vector<Chunk> chunks_;
