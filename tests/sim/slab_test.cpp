@@ -32,3 +32,26 @@ TEST_CASE("a slab's objects keep their address as it grows, and released ids com
   CHECK(slab.acquire() == 700);  // then a new one
   CHECK(slab.size() == 701);
 }
+
+TEST_CASE("a slab's 64-byte objects each sit in one cache line; a destroyed slab destroys them") {
+  // An event's action is 64 bytes: malloc's 16-byte alignment put each across two lines.
+  struct alignas(16) Line {
+    unsigned char bytes[64];
+  };
+  Slab<Line> lines;
+  for (std::uint32_t i = 0; i < 600; ++i) {
+    const std::uint32_t id = lines.acquire();
+    CHECK(reinterpret_cast<std::uintptr_t>(&lines[id]) % 64 == 0);
+  }
+  static int alive = 0;
+  struct Counted {
+    Counted() { ++alive; }
+    ~Counted() { --alive; }
+  };
+  {
+    Slab<Counted> counted;
+    for (int i = 0; i < 300; ++i) (void)counted.acquire();
+    CHECK(alive == 512);  // two chunks of 256, every object constructed once
+  }
+  CHECK(alive == 0);
+}
