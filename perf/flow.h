@@ -12,7 +12,7 @@
 // strips) is several journeys joined by a Join: its `done` runs when the last one finishes.
 //
 // Costs: one simulator event per step that takes time (a step crossing several resources at
-// once is one); journeys live in two slabs by length (short ones, most of them, in 256-byte
+// once is one); journeys live in two slabs by length (short ones, most of them, in 320-byte
 // entries), reused through free lists (each bounded by kMaxJourneys: more in flight than that
 // is a bug of the caller, whose outstanding I/O is itself bounded). Not thread-safe.
 #pragma once
@@ -73,7 +73,7 @@ class Flow {
   // The counters and the callback first: with the first steps they share the cache lines an
   // advance touches (the unused tail of `steps` is never read). A journey of up to
   // kShortSteps steps (a host read's two, a member operation's three) lives in a slab of its
-  // own, 256 bytes a journey instead of 576: the per-I/O state of hundreds of outstanding
+  // own, 320 bytes a journey instead of 640: the per-I/O state of hundreds of outstanding
   // I/Os is what spills out of the CPU's caches.
   static constexpr int kShortSteps = 3;
   static constexpr std::uint32_t kLongBit = std::uint32_t{1} << 31;  // id of a long journey
