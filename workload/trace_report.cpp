@@ -25,7 +25,7 @@ ordered_json trace_latency_json(const sim::Histogram& h) {
   if (h.count() == 0) return j;
   j["mean_us"] = std::round(h.mean() / 10.0) / 100.0;
   for (double p : {50.0, 90.0, 99.0, 99.9}) {
-    char key[16];
+    char key[32];  // "p99.9_us"; room for any %g the compiler can imagine
     std::snprintf(key, sizeof key, "p%g_us", p);
     j[key] = us(h.percentile(p));
   }
