@@ -231,7 +231,9 @@ sim::Status StreamOptions::validate() const {
   // window already read ahead for it (reads of one stream arrive out of order at queue depth > 1).
   Stream* match = nullptr;
   for (Stream* s = streams; s != streams + count; ++s)
-    if (s->next_offset >= 0 && (offset == s->next_offset || (offset > s->next_offset - length * 16 && offset < s->ahead_until))) {
+    if (s->next_offset >= 0 &&
+        (offset == s->next_offset ||
+         (offset > s->next_offset - length * 16 && offset < s->ahead_until))) {
       match = s;
       break;
     }
@@ -239,8 +241,9 @@ sim::Status StreamOptions::validate() const {
     if (count < options_.streams_per_volume) {
       match = streams + count++;
     } else {
-      match = std::min_element(streams, streams + count,
-                               [](const Stream& a, const Stream& b) { return a.last_use < b.last_use; });
+      match = std::min_element(streams, streams + count, [](const Stream& a, const Stream& b) {
+        return a.last_use < b.last_use;
+      });
     }
     *match = Stream{end, end, 1, clock_};
     return {};

@@ -153,7 +153,8 @@ class StreamDetector {
   void prefetch(std::uint64_t volume) const {
     if (volume >= counts_.size()) return;
     const auto* bytes = reinterpret_cast<const char*>(&streams_[volume * per_volume()]);
-    for (std::size_t at = 0; at < per_volume() * sizeof(Stream); at += 64) sim::prefetch(bytes + at);
+    for (std::size_t at = 0; at < per_volume() * sizeof(Stream); at += 64)
+      sim::prefetch(bytes + at);
   }
   void drop_volume(std::uint64_t volume) {
     if (volume < counts_.size()) counts_[volume] = 0;

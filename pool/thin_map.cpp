@@ -1,8 +1,14 @@
 #include "pool/thin_map.h"
 
+#include <cstddef>
+
 #include "sim/assert.h"
 
 namespace afasim::pool {
+
+static_assert(offsetof(ThinVolume, fixed) < 64 &&
+                  offsetof(ThinVolume, lost_extents) + sizeof(std::int64_t) <= 64,
+              "ThinVolume: what every host I/O reads in the first cache line");
 
 using sim::Status;
 

@@ -64,11 +64,13 @@ struct alignas(64) Scheduler::Volume {
   // Line 1: submit and complete.
   int resource = 0;
   State state = State::kIdle;
-  std::uint32_t version = 0;  // bumped whenever the head's filing changes; stale heap entries differ
-  std::int32_t queued = 0;    // queue.size() (at most queue_depth_max), so that submit need not touch the deque
-  std::int64_t second = -2;   // the simulated second `this_second` counts
+  // Bumped whenever the head's filing changes; stale heap entries differ.
+  std::uint32_t version = 0;
+  // queue.size() (at most queue_depth_max), so that submit need not touch the deque.
+  std::int32_t queued = 0;
+  std::int64_t second = -2;  // the simulated second `this_second` counts
   std::int64_t this_second = 0, last_second = 0;
-  Time head_since = 0;        // when the head request became the head
+  Time head_since = 0;  // when the head request became the head
   std::int64_t dispatched = 0, completed = 0;
   // Line 2: submit.
   Settings settings;
@@ -535,7 +537,9 @@ std::optional<VolumeStatus> Scheduler::status(VolumeId id) const {
   s.throttled_ns = v->throttled_ns +
                    (v->state == State::kLimited ? std::max<Time>(0, now - v->limited_since) : 0);
   s.burst_credit_ns = v->has_burst() ? credit_now(*v, now) : 0;
-  s.queued_ios = static_cast<std::int64_t>(v->queue.size());
+  AFASIM_ASSERT(v->queued == static_cast<std::int64_t>(v->queue.size()),
+                "qos::Scheduler: queued count out of step with the queue");
+  s.queued_ios = v->queued;
   s.dispatched_ios = v->dispatched;
   s.reservation_ios = v->reservation;
   s.burst_ios = v->burst;

@@ -16,7 +16,9 @@ struct CacheLineAllocator {
   CacheLineAllocator() = default;
   template <typename U>
   CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT: rebinding, as std::allocator
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kLineBytes})); }
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kLineBytes}));
+  }
   void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{kLineBytes}); }
   bool operator==(const CacheLineAllocator&) const { return true; }
 };

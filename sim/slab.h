@@ -60,14 +60,16 @@ class Slab {
  private:
   struct ChunkDeleter {
     void operator()(T* chunk) const {
-      std::destroy_n(chunk, kChunk);
+      // Last first, as delete[] did.
+      for (std::uint32_t i = kChunk; i-- > 0;) std::destroy_at(chunk + i);
       CacheLineAllocator<T>().deallocate(chunk, kChunk);
     }
   };
   using Chunk = std::unique_ptr<T[], ChunkDeleter>;
   // kChunk value-initialised objects on a cache-line boundary.
   static Chunk new_chunk() {
-    static_assert(alignof(T) <= CacheLineAllocator<T>::kLineBytes, "sim::Slab: objects aligned beyond a cache line");
+    static_assert(alignof(T) <= CacheLineAllocator<T>::kLineBytes,
+                  "sim::Slab: objects aligned beyond a cache line");
     T* raw = CacheLineAllocator<T>().allocate(kChunk);
     try {
       std::uninitialized_value_construct_n(raw, kChunk);

@@ -296,7 +296,8 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
 }
 
 [[gnu::hot]] IoUnit AccessPattern::next() {
-  const bool trim_write = job_->rw == RwPattern::kTrimWrite || job_->rw == RwPattern::kRandTrimWrite;
+  const bool trim_write =
+      job_->rw == RwPattern::kTrimWrite || job_->rw == RwPattern::kRandTrimWrite;
   if (trim_write && pending_write_) {  // trimwrite: the block just trimmed is written now
     IoUnit io = *pending_write_;
     pending_write_.reset();

@@ -196,7 +196,8 @@ class AccessPattern {
   bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
   std::unique_ptr<BlockPermutation> permutation_;  // uniform with the random map
   std::array<std::int64_t, kDirections> next_position_ = {0, 0, 0};  // relative to start_
-  std::optional<IoUnit> pending_write_;  // trimwrite: the write after its trim (next() tests the job first)
+  // trimwrite: the write after its trim (next() tests the job's rw first).
+  std::optional<IoUnit> pending_write_;
   std::optional<ZipfGenerator> zipf_;
   std::optional<ParetoGenerator> pareto_;
   std::optional<NormalGenerator> normal_;
