@@ -24,6 +24,11 @@ std::uint64_t scatter_offset(std::uint64_t n, std::optional<double> center, sim:
   return rng.next_u64() >> 32;  // fio: the first 32-bit draw of the generator's stream
 }
 
+// trimwrite patterns: each block is trimmed, then written (the write waits in pending_write_).
+bool is_trim_write(RwPattern rw) {
+  return rw == RwPattern::kTrimWrite || rw == RwPattern::kRandTrimWrite;
+}
+
 }  // namespace
 
 // --- ZipfGenerator -----------------------------------------------------------------------
@@ -228,7 +233,7 @@ std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
 [[gnu::hot]] Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng) {
   AFASIM_ASSERT(rwmix_read_percent >= 0 && rwmix_read_percent <= 100, "rwmix is a percentage");
   if (rw == RwPattern::kTrim || rw == RwPattern::kRandTrim) return Direction::kTrim;
-  if (rw == RwPattern::kTrimWrite || rw == RwPattern::kRandTrimWrite) return Direction::kTrim;
+  if (is_trim_write(rw)) return Direction::kTrim;
   const bool reads = does_reads(rw);
   const bool writes = does_writes(rw);
   if (!writes) return Direction::kRead;
@@ -296,8 +301,7 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
 }
 
 [[gnu::hot]] IoUnit AccessPattern::next() {
-  const bool trim_write =
-      job_->rw == RwPattern::kTrimWrite || job_->rw == RwPattern::kRandTrimWrite;
+  const bool trim_write = is_trim_write(job_->rw);
   if (trim_write && pending_write_) {  // trimwrite: the block just trimmed is written now
     IoUnit io = *pending_write_;
     pending_write_.reset();
