@@ -252,9 +252,7 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
 
 [[gnu::hot]] void IoOrchestrator::read_timed(std::uint32_t id) {
   InFlight& f = inflight_[id];
-  const Time at = ctx_.sim.now() + f.back;
-  if (VolumeRuntime* v = ctx_.volumes.find(f.volume_id)) v->stats.read_latency_ns.record(at - f.submitted);
-  complete_timed(id, at);
+  complete_timed(id, ctx_.sim.now() + f.back);
 }
 
 [[gnu::hot]] void IoOrchestrator::complete_timed(std::uint32_t id, Time at) {
@@ -321,7 +319,6 @@ void IoOrchestrator::write_timed(std::uint32_t id) {
     }
     return free_timed(id);
   }
-  if (v != nullptr) v->stats.write_latency_ns.record(at - f.submitted);
   complete_timed(id, at);
 }
 

@@ -174,7 +174,6 @@ void WriteCache::admit_waiters(Id c) {
     if (cr.dirty_blocks - cr.waiting_blocks + w.new_blocks > capacity_blocks_) break;
     cr.waiting_blocks -= w.new_blocks;
     const Time at = std::max(ctx_.sim.now(), w.ack_ns);
-    if (VolumeRuntime* v = ctx_.volumes.find(w.volume_id)) v->stats.write_latency_ns.record(at - w.submitted);
     io_->complete_on(c, w.volume_id, w.done, Status::ok(), w.submitted, at);
     cr.waiting.pop_front();
   }
