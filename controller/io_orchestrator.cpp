@@ -203,14 +203,17 @@ void IoOrchestrator::fail(Request& r, Status status) {
 
 [[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io) {
   if (io.op != IoOp::kRead) return;
-  const VolumeRuntime* v = ctx_.volumes.find(io.volume_id);
-  if (v == nullptr || io.offset_bytes < 0 || io.offset_bytes >= v->thin->capacity_bytes) return;
-  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_read(c, v->id, io.offset_bytes);
+  // The thin volume from the pool's own table, not through the volume's runtime: a volume
+  // among many finds both cold, and the runtime's line (read by owner() below) then comes in
+  // beside the thin volume's and the map entry's instead of before them.
+  const pool::ThinVolume* t = ctx_.thin.find(io.volume_id);
+  if (t == nullptr || io.offset_bytes < 0 || io.offset_bytes >= t->capacity_bytes) return;
   // The first extent's descriptor, read by the RAID plan: a random read finds it cold.
-  const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v->raid_type());
-  if (const std::uint32_t first = v->thin->map[static_cast<std::size_t>(ext_div.div(io.offset_bytes))];
+  const sim::Divisor& ext_div = ctx_.thin.extent_divisor(t->raid_type);
+  if (const std::uint32_t first = t->map[static_cast<std::size_t>(ext_div.div(io.offset_bytes))];
       first != pool::ThinMap::kNoExtent)
     ctx_.thin.extents().prefetch(first);
+  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
 }
 
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {

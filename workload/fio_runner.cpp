@@ -79,8 +79,7 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
         CloneFile file;
         file.volume_name = j.volume_name(c, f);
         file.volume_id = volumes.at(file.volume_name);
-        file.pattern = std::make_unique<AccessPattern>(
-            j, c, access_pattern_rng(options_.seed, j, c, f));
+        file.pattern.emplace(j, c, access_pattern_rng(options_.seed, j, c, f));
         if (j.verify) file.verify_key = verify_volume_key(options_.seed, file.volume_name);
         cl.files.push_back(std::move(file));
       }

@@ -18,12 +18,14 @@
 
 namespace afasim::workload {
 
-// One file (volume) of a clone, with its own access pattern.
-struct CloneFile {
+// One file (volume) of a clone, with its own access pattern. The pattern in place, after what
+// an I/O reads beside it: a job over many files finds a file's state cold, and one block of
+// lines comes in faster than a file's entry and then the pattern it pointed to.
+struct alignas(64) CloneFile {
   controller::Id volume_id = 0;
-  std::string volume_name;
-  std::unique_ptr<AccessPattern> pattern;
   std::int64_t units_drawn = 0;  // I/Os taken from `pattern` (verification replays them)
+  std::optional<AccessPattern> pattern;
+  std::string volume_name;
   std::uint64_t verify_key = 0;  // fio_verify.h, when the job verifies
 };
 
