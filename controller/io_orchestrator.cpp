@@ -203,16 +203,17 @@ void IoOrchestrator::fail(Request& r, Status status) {
 
 [[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io) {
   if (io.op != IoOp::kRead) return;
-  // The thin volume from the pool's own table, not through the volume's runtime: a volume
-  // among many finds both cold, and the runtime's line (read by owner() below) then comes in
-  // beside the thin volume's and the map entry's instead of before them.
-  const pool::ThinVolume* t = ctx_.thin.find(io.volume_id);
-  if (t == nullptr || io.offset_bytes < 0 || io.offset_bytes >= t->capacity_bytes) return;
+  // The map entry through the pool's table of maps, not through the volume's runtime and thin
+  // volume: a volume among many finds all three cold, and their lines (the runtime's, read by
+  // owner() below; the thin volume's, read by admit() after the QoS gate) then come in beside
+  // the map entry's instead of one after the other.
+  const pool::ThinMap::MapView map = ctx_.thin.map_view(io.volume_id);
+  if (map.data == nullptr || io.offset_bytes < 0) return;
+  sim::prefetch(ctx_.thin.find(io.volume_id));
   // The first extent's descriptor, read by the RAID plan: a random read finds it cold.
-  const sim::Divisor& ext_div = ctx_.thin.extent_divisor(t->raid_type);
-  if (const std::uint32_t first = t->map[static_cast<std::size_t>(ext_div.div(io.offset_bytes))];
-      first != pool::ThinMap::kNoExtent)
-    ctx_.thin.extents().prefetch(first);
+  const auto index = static_cast<std::size_t>(ctx_.thin.extent_divisor(map.raid_type).div(io.offset_bytes));
+  if (index >= map.size) return;
+  if (const std::uint32_t first = map.data[index]; first != pool::ThinMap::kNoExtent) ctx_.thin.extents().prefetch(first);
   if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
 }
 

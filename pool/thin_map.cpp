@@ -25,6 +25,7 @@ Status ThinMap::attach(ThinVolume v, bool allocate_fixed) {
   const auto id = static_cast<std::size_t>(v.id);
   if (id >= volumes_.size()) volumes_.resize(id + 1);
   ThinVolume& attached = *(volumes_[id] = std::make_unique<ThinVolume>(std::move(v)));
+  note_map(attached);
   if (attached.fixed && allocate_fixed) {
     for (std::size_t i = 0; i < attached.map.size(); ++i) {
       auto e = allocate(attached, static_cast<std::int64_t>(i));
@@ -45,12 +46,14 @@ Status ThinMap::grow(std::int64_t volume_id, std::int64_t capacity_bytes) {
   const auto new_size = static_cast<std::size_t>((capacity_bytes + ext - 1) / ext);
   if (new_size < old_size) return sim::unprocessable("volumes do not shrink");
   v->map.resize(new_size, kNoExtent);
+  note_map(*v);
   if (v->fixed) {
     for (std::size_t i = old_size; i < new_size; ++i) {
       auto e = allocate(*v, static_cast<std::int64_t>(i));
       if (!e.is_ok()) {
         for (std::size_t j = old_size; j < i; ++j) release(v->map[j]);
         v->map.resize(old_size);
+        note_map(*v);
         return e.status();
       }
     }
@@ -67,6 +70,7 @@ void ThinMap::shrink(std::int64_t volume_id, std::int64_t capacity_bytes) {
   for (std::size_t i = keep; i < v->map.size(); ++i)
     if (v->map[i] != kNoExtent) release(v->map[i]);
   v->map.resize(keep);
+  note_map(*v);
   v->capacity_bytes = capacity_bytes;
 }
 
@@ -76,6 +80,13 @@ void ThinMap::detach(std::int64_t volume_id) {
   for (std::uint32_t id : v->map)
     if (id != kNoExtent) release(id);
   volumes_[static_cast<std::size_t>(volume_id)].reset();
+  map_views_[static_cast<std::size_t>(volume_id)] = MapView{};
+}
+
+void ThinMap::note_map(const ThinVolume& v) {
+  const auto id = static_cast<std::size_t>(v.id);
+  if (id >= map_views_.size()) map_views_.resize(id + 1);
+  map_views_[id] = MapView{v.map.data(), v.map.size(), v.raid_type};
 }
 
 std::uint32_t ThinMap::place(ThinVolume& v, std::int64_t index, const std::vector<ChunkAddr>& members,

@@ -99,6 +99,22 @@ class ThinMap {
                : nullptr;
   }
   const ThinVolume* find(std::int64_t volume_id) const { return const_cast<ThinMap*>(this)->find(volume_id); }
+  // Where a volume's map entries are — its map's data and size, and its RAID type (which
+  // sets the extent size) — from a table by volume id kept beside the volumes: reading it
+  // touches no line of the volume's own, so a caller that prefetches for a read of a volume
+  // among many can load the map entry and the volume's lines at once instead of one after
+  // the other. {nullptr, 0} for an unknown volume. Changes when the map changes size (attach,
+  // grow, shrink, detach: the only places it does).
+  struct MapView {
+    const std::uint32_t* data = nullptr;
+    std::size_t size = 0;
+    raid::RaidType raid_type = raid::RaidType::kRaid10;
+  };
+  MapView map_view(std::int64_t volume_id) const {
+    return volume_id > 0 && static_cast<std::size_t>(volume_id) < map_views_.size()
+               ? map_views_[static_cast<std::size_t>(volume_id)]
+               : MapView{};
+  }
   // The extent covering `offset` of the volume, or nullptr (unallocated, unknown).
   raid::Extent* extent_at(const ThinVolume& v, std::int64_t offset);
   bool is_allocated(std::int64_t volume_id, std::int64_t offset_bytes) const;
@@ -121,12 +137,15 @@ class ThinMap {
   std::uint32_t place(ThinVolume& v, std::int64_t index, const std::vector<ChunkAddr>& members,
                       std::uint16_t missing);
   sim::Result<std::uint32_t> allocate(ThinVolume& v, std::int64_t index);
+  // Brings map_views_ up to date with `v` after its map changed size.
+  void note_map(const ThinVolume& v);
 
   raid::Engine& engine_;
   ExtentAllocator allocator_;
   raid::ExtentTable extents_;
   // Indexed by volume id (ids are small and dense): the lookup is on every I/O's path.
   std::vector<std::unique_ptr<ThinVolume>> volumes_;
+  std::vector<MapView> map_views_;  // by volume id, as volumes_ (map_view())
   Listener listener_;
   std::function<void(std::uint32_t)> release_hook_;
 };

@@ -122,6 +122,31 @@ TEST_CASE("names are unique, volumes grow and never shrink, immutable rules hold
   CHECK(f.array->update_volume(v.id, grow, 1).status().code() == sim::Code::kPreconditionFailed);
 }
 
+// pool::ThinMap::map_view: the table a read's prefetch finds a map entry in without the
+// volume's own lines. A stale entry after a map reallocated would be a read of freed memory.
+TEST_CASE("the thin map's table of maps follows each volume's map through attach, grow and delete") {
+  Fixture f;
+  auto v = f.array->create_volume(f.spec("maps", 1 * sim::kGiB)).value();
+  const pool::ThinMap& thin = f.array->data_path().thin_map();
+  const auto matches = [&](Id id) {
+    const pool::ThinVolume* t = thin.find(id);
+    const pool::ThinMap::MapView view = thin.map_view(id);
+    return t != nullptr && view.data == t->map.data() && view.size == t->map.size() && view.raid_type == t->raid_type;
+  };
+  CHECK(matches(v.id));
+  const std::uint32_t* first = thin.map_view(v.id).data;
+  for (std::int64_t gib = 2; gib <= 64; gib *= 2) {  // grows the map past its capacity: it moves
+    VolumePatch grow;
+    grow.capacity_bytes = gib * sim::kGiB;
+    REQUIRE(f.array->update_volume(v.id, grow).is_ok());
+    CHECK(matches(v.id));
+  }
+  CHECK(thin.map_view(v.id).data != first);
+  REQUIRE(f.array->delete_volume(v.id).is_ok());
+  CHECK(thin.map_view(v.id).data == nullptr);
+  CHECK(thin.map_view(v.id).size == 0);
+}
+
 TEST_CASE("QoS is validated: min <= max <= burst, non-negative, burst needs max") {
   Fixture f;
   auto bad = f.spec("q", sim::kGiB);
