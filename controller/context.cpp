@@ -7,7 +7,8 @@ namespace afasim::controller {
 // The layout a read of a cold volume relies on (VolumeRuntime's comment).
 static_assert(offsetof(VolumeRuntime, claims) < 64 && offsetof(VolumeRuntime, thin) < 64,
               "VolumeRuntime: the id, thin map and claims in the first cache line");
-static_assert(offsetof(VolumeRuntime, stats) + offsetof(VolumeIoStats, read_bytes) + sizeof(std::int64_t) <= 64,
+static_assert(offsetof(VolumeRuntime, stats) + offsetof(VolumeIoStats, read_bytes) +
+                      sizeof(std::int64_t) <= 64,
               "VolumeRuntime: the read counters in the first line");
 static_assert((offsetof(VolumeRuntime, cache) + offsetof(CacheVolume, cached_blocks)) / 64 == 1,
               "VolumeRuntime: the write cache's count of blocks in the second line");

@@ -211,10 +211,13 @@ void IoOrchestrator::fail(Request& r, Status status) {
   if (map.data == nullptr || io.offset_bytes < 0) return;
   sim::prefetch(ctx_.thin.find(io.volume_id));
   // The first extent's descriptor, read by the RAID plan: a random read finds it cold.
-  const auto index = static_cast<std::size_t>(ctx_.thin.extent_divisor(map.raid_type).div(io.offset_bytes));
+  const sim::Divisor& ext_div = ctx_.thin.extent_divisor(map.raid_type);
+  const auto index = static_cast<std::size_t>(ext_div.div(io.offset_bytes));
   if (index >= map.size) return;
-  if (const std::uint32_t first = map.data[index]; first != pool::ThinMap::kNoExtent) ctx_.thin.extents().prefetch(first);
-  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
+  if (const std::uint32_t first = map.data[index]; first != pool::ThinMap::kNoExtent)
+    ctx_.thin.extents().prefetch(first);
+  if (const Id c = pair_.owner(io.volume_id); c != 0)
+    ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
 }
 
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {

@@ -124,14 +124,15 @@ TEST_CASE("names are unique, volumes grow and never shrink, immutable rules hold
 
 // pool::ThinMap::map_view: the table a read's prefetch finds a map entry in without the
 // volume's own lines. A stale entry after a map reallocated would be a read of freed memory.
-TEST_CASE("the thin map's table of maps follows each volume's map through attach, grow and delete") {
+TEST_CASE("the thin map's table of maps follows each map through attach, grow and delete") {
   Fixture f;
   auto v = f.array->create_volume(f.spec("maps", 1 * sim::kGiB)).value();
   const pool::ThinMap& thin = f.array->data_path().thin_map();
   const auto matches = [&](Id id) {
     const pool::ThinVolume* t = thin.find(id);
     const pool::ThinMap::MapView view = thin.map_view(id);
-    return t != nullptr && view.data == t->map.data() && view.size == t->map.size() && view.raid_type == t->raid_type;
+    return t != nullptr && view.data == t->map.data() && view.size == t->map.size() &&
+           view.raid_type == t->raid_type;
   };
   CHECK(matches(v.id));
   const std::uint32_t* first = thin.map_view(v.id).data;
