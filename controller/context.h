@@ -57,10 +57,11 @@ struct DataPathOptions {
 };
 
 // Per-volume counters, since the volume was attached, counted as the I/O enters the data
-// path. No latency: a volume's latency is telemetry's (PerfCounters: totals and a histogram per
-// volume, docs/observability.md), kept where the completion already is. A histogram here, on
-// every I/O's completion, cost a read of one volume among 1,000 two lines from DRAM (its head
-// and one of 12 KiB of buckets): ~300 ns of a read's ~3 µs under perf (docs/performance.md).
+// path. No latency: a volume's latency is telemetry's (PerfCounters, while telemetry runs and
+// the QoS gate's completion feeds it: totals and a histogram per volume, docs/observability.md).
+// A histogram here, on every I/O's completion, cost a read of one volume among 1,000 two lines
+// from DRAM (its head and one of 12 KiB of buckets): ~300 ns of a read's ~3 µs under perf
+// (docs/performance.md), for a figure nothing reported.
 struct VolumeIoStats {
   // A read's counters first, beside the volume's id and thin map (VolumeRuntime).
   std::int64_t read_ops = 0, read_bytes = 0;
@@ -74,7 +75,7 @@ struct CacheFifoEntry {
   std::uint64_t seq;  // matches the block's CacheBlock::queued while the entry is live
 };
 struct CacheVolume {
-  std::int64_t dirty_blocks = 0, cached_blocks = 0;  // first: every host read tests cached_blocks
+  std::int64_t dirty_blocks = 0, cached_blocks = 0;  // first: a host read tests cached_blocks
   int destages_in_flight = 0;  // destage operations of its blocks under way (a FLUSH waits for 0)
   // Blocks in the order they became dirty (destage order) / clean (eviction order). A block
   // has at most one live entry, the one whose `seq` is its CacheBlock::queued; older entries

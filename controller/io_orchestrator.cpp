@@ -208,13 +208,13 @@ void IoOrchestrator::fail(Request& r, Status status) {
   // owner() below; the thin volume's, read by admit() after the QoS gate) then come in beside
   // the map entry's instead of one after the other.
   const pool::ThinMap::MapView map = ctx_.thin.map_view(io.volume_id);
-  if (map.data == nullptr || io.offset_bytes < 0) return;
+  if (map.extent_ids == nullptr || io.offset_bytes < 0) return;
   sim::prefetch(ctx_.thin.find(io.volume_id));
   // The first extent's descriptor, read by the RAID plan: a random read finds it cold.
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(map.raid_type);
   const auto index = static_cast<std::size_t>(ext_div.div(io.offset_bytes));
-  if (index >= map.size) return;
-  if (const std::uint32_t first = map.data[index]; first != pool::ThinMap::kNoExtent)
+  if (index >= map.extent_count) return;
+  if (const std::uint32_t first = map.extent_ids[index]; first != pool::ThinMap::kNoExtent)
     ctx_.thin.extents().prefetch(first);
   if (const Id c = pair_.owner(io.volume_id); c != 0)
     ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);

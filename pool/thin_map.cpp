@@ -20,12 +20,12 @@ Status ThinMap::attach(ThinVolume v, bool allocate_fixed) {
   AFASIM_ASSERT(find(v.id) == nullptr, "volume attached twice");
   AFASIM_ASSERT(v.id > 0, "volume ids are positive");
   const std::int64_t ext = extent_bytes(v.raid_type);
-  v.map.assign(static_cast<std::size_t>((v.capacity_bytes + ext - 1) / ext), kNoExtent);
+  v.map.clear();
   v.allocated = v.lost_extents = v.degraded_extents = 0;
   const auto id = static_cast<std::size_t>(v.id);
   if (id >= volumes_.size()) volumes_.resize(id + 1);
   ThinVolume& attached = *(volumes_[id] = std::make_unique<ThinVolume>(std::move(v)));
-  note_map(attached);
+  resize_map(attached, static_cast<std::size_t>((attached.capacity_bytes + ext - 1) / ext));
   if (attached.fixed && allocate_fixed) {
     for (std::size_t i = 0; i < attached.map.size(); ++i) {
       auto e = allocate(attached, static_cast<std::int64_t>(i));
@@ -45,15 +45,13 @@ Status ThinMap::grow(std::int64_t volume_id, std::int64_t capacity_bytes) {
   const std::size_t old_size = v->map.size();
   const auto new_size = static_cast<std::size_t>((capacity_bytes + ext - 1) / ext);
   if (new_size < old_size) return sim::unprocessable("volumes do not shrink");
-  v->map.resize(new_size, kNoExtent);
-  note_map(*v);
+  resize_map(*v, new_size);
   if (v->fixed) {
     for (std::size_t i = old_size; i < new_size; ++i) {
       auto e = allocate(*v, static_cast<std::int64_t>(i));
       if (!e.is_ok()) {
         for (std::size_t j = old_size; j < i; ++j) release(v->map[j]);
-        v->map.resize(old_size);
-        note_map(*v);
+        resize_map(*v, old_size);
         return e.status();
       }
     }
@@ -69,8 +67,7 @@ void ThinMap::shrink(std::int64_t volume_id, std::int64_t capacity_bytes) {
   const auto keep = static_cast<std::size_t>((capacity_bytes + ext - 1) / ext);
   for (std::size_t i = keep; i < v->map.size(); ++i)
     if (v->map[i] != kNoExtent) release(v->map[i]);
-  v->map.resize(keep);
-  note_map(*v);
+  resize_map(*v, keep);
   v->capacity_bytes = capacity_bytes;
 }
 
@@ -83,10 +80,12 @@ void ThinMap::detach(std::int64_t volume_id) {
   map_views_[static_cast<std::size_t>(volume_id)] = MapView{};
 }
 
-void ThinMap::note_map(const ThinVolume& v) {
+void ThinMap::resize_map(ThinVolume& v, std::size_t entries) {
+  AFASIM_ASSERT(entries <= UINT32_MAX, "pool::ThinMap: a map beyond 2^32 extents");
+  v.map.resize(entries, kNoExtent);
   const auto id = static_cast<std::size_t>(v.id);
   if (id >= map_views_.size()) map_views_.resize(id + 1);
-  map_views_[id] = MapView{v.map.data(), v.map.size(), v.raid_type};
+  map_views_[id] = MapView{v.map.data(), static_cast<std::uint32_t>(v.map.size()), v.raid_type};
 }
 
 std::uint32_t ThinMap::place(ThinVolume& v, std::int64_t index, const std::vector<ChunkAddr>& members,

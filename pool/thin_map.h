@@ -99,17 +99,17 @@ class ThinMap {
                : nullptr;
   }
   const ThinVolume* find(std::int64_t volume_id) const { return const_cast<ThinMap*>(this)->find(volume_id); }
-  // Where a volume's map entries are — its map's data and size, and its RAID type (which
-  // sets the extent size) — from a table by volume id kept beside the volumes: reading it
-  // touches no line of the volume's own, so a caller that prefetches for a read of a volume
-  // among many can load the map entry and the volume's lines at once instead of one after
-  // the other. {nullptr, 0} for an unknown volume. Changes when the map changes size (attach,
-  // grow, shrink, detach: the only places it does).
-  struct MapView {
-    const std::uint32_t* data = nullptr;
-    std::size_t size = 0;
+  // Where a volume's map entries are, from a table by volume id kept beside the volumes:
+  // reading it touches no line of the volume's own, so a caller that prefetches for a read of
+  // a volume among many can load the map entry and the volume's lines at once instead of one
+  // after the other. {nullptr, 0} for an unknown volume. Valid until the volume's map next
+  // changes size (attach, grow, shrink, detach; all through resize_map): not to be kept.
+  struct alignas(16) MapView {
+    const std::uint32_t* extent_ids = nullptr;  // the map: extent id per volume extent
+    std::uint32_t extent_count = 0;             // entries, one per extent_bytes(raid_type)
     raid::RaidType raid_type = raid::RaidType::kRaid10;
   };
+  static_assert(sizeof(MapView) == 16, "a MapView in one cache line: 4 per line, none across");
   MapView map_view(std::int64_t volume_id) const {
     return volume_id > 0 && static_cast<std::size_t>(volume_id) < map_views_.size()
                ? map_views_[static_cast<std::size_t>(volume_id)]
@@ -137,15 +137,16 @@ class ThinMap {
   std::uint32_t place(ThinVolume& v, std::int64_t index, const std::vector<ChunkAddr>& members,
                       std::uint16_t missing);
   sim::Result<std::uint32_t> allocate(ThinVolume& v, std::int64_t index);
-  // Brings map_views_ up to date with `v` after its map changed size.
-  void note_map(const ThinVolume& v);
+  // Sizes `v`'s map to `entries` (new entries kNoExtent) and its entry of map_views_ with it:
+  // the only way a map changes size, so that map_view() is never stale.
+  void resize_map(ThinVolume& v, std::size_t entries);
 
   raid::Engine& engine_;
   ExtentAllocator allocator_;
   raid::ExtentTable extents_;
   // Indexed by volume id (ids are small and dense): the lookup is on every I/O's path.
   std::vector<std::unique_ptr<ThinVolume>> volumes_;
-  std::vector<MapView> map_views_;  // by volume id, as volumes_ (map_view())
+  std::vector<MapView> map_views_;  // by volume id, as volumes_ (map_view(), resize_map())
   Listener listener_;
   std::function<void(std::uint32_t)> release_hook_;
 };

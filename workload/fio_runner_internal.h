@@ -18,9 +18,9 @@
 
 namespace afasim::workload {
 
-// One file (volume) of a clone, with its own access pattern. The pattern in place, after what
-// an I/O reads beside it: a job over many files finds a file's state cold, and one block of
-// lines comes in faster than a file's entry and then the pattern it pointed to.
+// One file (volume) of a clone, with its own access pattern. The pattern is stored inline,
+// after the fields an I/O reads first: a job over many files finds a file's state cold, and
+// one block of lines comes in faster than the entry and then a pattern it pointed to.
 struct alignas(64) CloneFile {
   controller::Id volume_id = 0;
   std::int64_t units_drawn = 0;  // I/Os taken from `pattern` (verification replays them)

@@ -124,28 +124,34 @@ TEST_CASE("names are unique, volumes grow and never shrink, immutable rules hold
 
 // pool::ThinMap::map_view: the table a read's prefetch finds a map entry in without the
 // volume's own lines. A stale entry after a map reallocated would be a read of freed memory.
-TEST_CASE("the thin map's table of maps follows each map through attach, grow and delete") {
+TEST_CASE("the thin map's table of maps follows each map through attach, grow, shrink, delete") {
   Fixture f;
   auto v = f.array->create_volume(f.spec("maps", 1 * sim::kGiB)).value();
   const pool::ThinMap& thin = f.array->data_path().thin_map();
   const auto matches = [&](Id id) {
     const pool::ThinVolume* t = thin.find(id);
     const pool::ThinMap::MapView view = thin.map_view(id);
-    return t != nullptr && view.data == t->map.data() && view.size == t->map.size() &&
+    return t != nullptr && view.extent_ids == t->map.data() && view.extent_count == t->map.size() &&
            view.raid_type == t->raid_type;
   };
   CHECK(matches(v.id));
-  const std::uint32_t* first = thin.map_view(v.id).data;
+  const auto first = reinterpret_cast<std::uintptr_t>(thin.map_view(v.id).extent_ids);
   for (std::int64_t gib = 2; gib <= 64; gib *= 2) {  // grows the map past its capacity: it moves
     VolumePatch grow;
     grow.capacity_bytes = gib * sim::kGiB;
     REQUIRE(f.array->update_volume(v.id, grow).is_ok());
     CHECK(matches(v.id));
   }
-  CHECK(thin.map_view(v.id).data != first);
+  CHECK(reinterpret_cast<std::uintptr_t>(thin.map_view(v.id).extent_ids) != first);
+  // The pool's own shrink, which the array reaches only to take back a resize whose commit
+  // failed: fewer entries.
+  const std::uint32_t grown = thin.map_view(v.id).extent_count;
+  const_cast<pool::ThinMap&>(thin).shrink(v.id, 1 * sim::kGiB);
+  CHECK(thin.map_view(v.id).extent_count < grown);
+  CHECK(matches(v.id));
   REQUIRE(f.array->delete_volume(v.id).is_ok());
-  CHECK(thin.map_view(v.id).data == nullptr);
-  CHECK(thin.map_view(v.id).size == 0);
+  CHECK(thin.map_view(v.id).extent_ids == nullptr);
+  CHECK(thin.map_view(v.id).extent_count == 0);
 }
 
 TEST_CASE("QoS is validated: min <= max <= burst, non-negative, burst needs max") {

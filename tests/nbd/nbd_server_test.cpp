@@ -661,7 +661,9 @@ TEST_CASE("--pace realtime: a reply is sent no earlier than the request's simula
   const sim::Time before = f.on_model([&] { return f.sim.now(); });
   REQUIRE(c.read(0, 128 << 10).data == data);
   const sim::Time after = f.on_model([&] { return f.sim.now(); });
-  const controller::IoTotals read = f.on_model([&] { return perf->volume_totals(v)->read; });
+  const controller::ObjectTotals* totals = f.on_model([&] { return perf->volume_totals(v); });
+  REQUIRE(totals != nullptr);
+  const controller::IoTotals read = f.on_model([&] { return totals->read; });
   // The model's clock moved past the read's simulated latency before the reply came back.
   CHECK(read.ios == 1);
   CHECK(read.latency_ns_sum > 0);
