@@ -142,6 +142,7 @@ class Timing {
     boost::container::small_vector<MemberWork, 2> ops;
     Stage program[8] = {kEnd};
     int pc = 0;
+    perf::Resource* port_out = nullptr;  // read_one: the FC port its DMA goes out of
   };
   std::uint32_t new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program);
   void copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes);
@@ -156,9 +157,15 @@ class Timing {
   int phase0_reads(const Req& r) const;
   // A host read miss that is one SSD command of its whole length (RAID 10, a RAID 5 read
   // within a strip): the program {kReadCommand, kPhase0, kFillDone, kReadOut} with the read
-  // out folded into the SSD read's DMA, run as two journeys without the program's stage
-  // dispatch (the same admissions, random draws and events, in the same order).
+  // out folded into the SSD read's DMA, run as its three steps (read_command's core, then
+  // read_through's two) straight from the request, without the program's stage dispatch or
+  // a perf::Flow journey (the same admissions, random draws and events, in the same order).
   void read_one(std::uint32_t id);
+  void read_one_member(std::uint32_t id);
+  void read_one_dma(std::uint32_t id);
+  // Runs `f` now if `t` is not later than now, else from an event at `t`.
+  template <typename F>
+  void at_or_now(sim::Time t, F&& f);
   // A host read's command on a core (kReadCommand): its cost, `reads` SAS reads posted with
   // it (one random draw of the core's service time).
   std::array<perf::Step, 1> read_command(Req& r, int reads);
@@ -168,7 +175,6 @@ class Timing {
   std::array<perf::Step, 2> read_through(Req& r, const MemberWork& m);
   // kFillDone: the request's read-cache segments are in.
   void fill_done(Req& r);
-  void read_one_member(std::uint32_t id);
   void finish_req(std::uint32_t id);
   Done resume(std::uint32_t id) {
     return [this, id](sim::Time) { next(id); };
