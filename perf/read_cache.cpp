@@ -147,6 +147,7 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
     n = free_nodes_.back();
     free_nodes_.pop_back();
   } else {
+    AFASIM_ASSERT(nodes_.size() < kNodeFill, "perf::ReadCache: more than 2^31 segments");
     n = static_cast<std::int32_t>(nodes_.size());
     nodes_.emplace_back();
   }
@@ -160,26 +161,52 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
 }
 
 [[gnu::hot]] std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  const std::uint32_t id = fills_.acquire();
-  Fill& f = fills_[id];
-  f.live = true;
-  f.segments.clear();
   const std::int64_t first = offset >> segment_shift_;
   const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
+  if (first == last) {
+    // One segment (a random read's): the fill is its node alone (kNodeFill).
+    const Key k{volume, first};
+    const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
+    if (found != kNone) {  // already resident or filling under another fill
+      touch(found);
+      return 0;
+    }
+    const std::int32_t n = insert_absent(k, 0);
+    const std::uint32_t id = kNodeFill | static_cast<std::uint32_t>(n);
+    nodes_[static_cast<std::size_t>(n)].fill = id;
+    return id;
+  }
+  const std::uint32_t id = fills_.acquire();
+  fills_[id].live = true;
+  fills_[id].segments.clear();
   for (std::int64_t s = first; s <= last; ++s) {
     const Key k{volume, s};
     const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
-    if (found != kNone) {  // already resident or filling under another fill
+    if (found != kNone) {
       touch(found);
       continue;
     }
     fills_[id].segments.push_back(insert_absent(k, id));
   }
-  return id;
+  if (!fills_[id].segments.empty()) return id;
+  fills_[id].live = false;
+  fills_.release(id);
+  return 0;
 }
 
 [[gnu::hot]] void ReadCache::fill_done(std::uint32_t fill) {
-  AFASIM_ASSERT(fill > 0 && fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
+  if (fill == 0) return;
+  if (fill & kNodeFill) {
+    const auto n = static_cast<std::size_t>(fill & ~kNodeFill);
+    AFASIM_ASSERT(n < nodes_.size(), "perf::ReadCache: fill_done of no fill");
+    std::uint32_t& node_fill = nodes_[n].fill;
+    if (node_fill == fill) {  // nobody waited: the segment is resident now
+      node_fill = 0;
+      return;
+    }
+    fill = node_fill;  // a read waited on it: the entry wait() gave it
+  }
+  AFASIM_ASSERT(fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
   // A filling node is pinned (not evicted, not dropped) until its fill is done.
   for (const std::int32_t n : fills_[fill].segments)
     if (nodes_[static_cast<std::size_t>(n)].fill == fill) nodes_[static_cast<std::size_t>(n)].fill = 0;
@@ -191,6 +218,17 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
 }
 
 void ReadCache::wait(std::uint32_t fill, sim::Action waiter) {
+  if (fill & kNodeFill) {
+    const auto n = static_cast<std::size_t>(fill & ~kNodeFill);
+    AFASIM_ASSERT(n < nodes_.size() && nodes_[n].fill != 0, "perf::ReadCache: waiting on no fill");
+    if (nodes_[n].fill == fill) {  // the first waiter: the fill takes an entry
+      const std::uint32_t id = fills_.acquire();
+      fills_[id].live = true;
+      fills_[id].segments.assign(1, static_cast<std::int32_t>(n));
+      nodes_[n].fill = id;
+    }
+    fill = nodes_[n].fill;
+  }
   AFASIM_ASSERT(fill > 0 && fill < fills_.size() && fills_[fill].live, "perf::ReadCache: waiting on no fill");
   fills_[fill].waiters.push_back(std::move(waiter));
 }

@@ -52,11 +52,13 @@ class ReadCache {
   CacheLookup lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length);
   // Marks the segments of [offset, offset + length) that are absent as filling under a new
   // fill id (returned), evicting the least recently used resident segments if full. The
-  // caller reads them from the back end and calls fill_done(id) when they are in.
+  // caller reads them from the back end and calls fill_done(id) when they are in. 0: every
+  // segment was resident or filling already (nothing to fill; fill_done(0) does nothing).
   std::uint32_t start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length);
   // The fill is in: its segments become resident; the waiters registered on it run now.
+  // REQUIRES: fill is 0 or in progress.
   void fill_done(std::uint32_t fill);
-  // Runs `waiter` when `fill` completes. REQUIRES: fill is in progress.
+  // Runs `waiter` when `fill` completes. REQUIRES: fill is in progress (as lookup() gave it).
   void wait(std::uint32_t fill, sim::Action waiter);
   // A host write of [offset, offset + length) puts the new data in the cache (resident).
   void write(std::uint64_t volume, std::int64_t offset, std::int64_t length);
@@ -72,6 +74,10 @@ class ReadCache {
   // open-addressing table (linear probing, backward-shift deletion) of node indices: no heap
   // allocation per miss once the pool has grown to the cache's size.
   static constexpr std::int32_t kNone = -1;
+  // A fill of one segment (most: a random read's) is named by its node, kNodeFill | index,
+  // and takes a Fill entry only when a read waits on it (wait() moves the node to the
+  // entry's id): a random read's miss touches no entry at its start or its end.
+  static constexpr std::uint32_t kNodeFill = std::uint32_t{1} << 31;
   struct Key {
     std::uint64_t volume;
     std::int64_t segment;
@@ -79,7 +85,7 @@ class ReadCache {
   };
   struct Node {
     Key key{};
-    std::uint32_t fill = 0;  // 0: resident
+    std::uint32_t fill = 0;  // 0: resident; else its fill (a Fill id, or kNodeFill | index)
     std::int32_t prev = kNone, next = kNone;
   };
   struct Fill {

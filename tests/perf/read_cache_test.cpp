@@ -33,6 +33,48 @@ TEST_CASE("ReadCache: a miss, then a fill; a read during the fill waits on it; a
   CHECK_FALSE(cache.lookup(2, 0, 8192).all_present);  // another volume
 }
 
+TEST_CASE("ReadCache: a one-segment fill wakes the reads that waited on it, before and after the first wait") {
+  auto cache = small_cache(16);
+  const auto fill = cache.start_fill(1, 8192, 4096);  // one segment: named by its node
+  REQUIRE(fill != 0);
+  auto first = cache.lookup(1, 0, 4096);
+  CHECK(first.all_present);
+  REQUIRE(first.fills.size() == 1);
+  CHECK(first.fills[0] == fill);
+  std::vector<int> woken;
+  cache.wait(first.fills[0], [&] { woken.push_back(1); });
+  // A later read of the segment finds the fill under whatever id it has now; both wake in order.
+  auto second = cache.lookup(1, 60 << 10, 4096);
+  REQUIRE(second.fills.size() == 1);
+  cache.wait(second.fills[0], [&] { woken.push_back(2); });
+  cache.wait(fill, [&] { woken.push_back(3); });  // the starting id still names it
+  CHECK(woken.empty());
+  cache.fill_done(fill);
+  CHECK(woken == std::vector<int>{1, 2, 3});
+  CHECK(cache.lookup(1, 0, 4096).fills.empty());  // resident now
+  // Nobody waits: the fill ends with the segment resident; a fill of it again has nothing to do.
+  const auto quiet = cache.start_fill(2, 0, 4096);
+  REQUIRE(quiet != 0);
+  CHECK(cache.lookup(2, 0, 4096).fills == std::vector<std::uint32_t>{quiet});
+  cache.fill_done(quiet);
+  CHECK(cache.lookup(2, 0, 4096).fills.empty());
+  CHECK(cache.start_fill(2, 0, 4096) == 0);
+  CHECK(cache.start_fill(1, 0, 128 << 10) != 0);  // segment 1 of volume 1 is absent
+  CHECK(cache.start_fill(1, 0, 128 << 10) == 0);  // now both are resident or filling
+  cache.fill_done(0);                             // nothing to do
+}
+
+TEST_CASE("ReadCache: a filling one-segment fill is never evicted") {
+  auto cache = small_cache(2);
+  const auto fill = cache.start_fill(1, 0, 4096);
+  cache.write(1, 64 << 10, 4096);
+  cache.write(1, 128 << 10, 4096);   // full: evicts segment 1, not the filling segment 0
+  CHECK(cache.lookup(1, 0, 4096).fills == std::vector<std::uint32_t>{fill});
+  CHECK_FALSE(cache.lookup(1, 64 << 10, 4096).all_present);
+  cache.fill_done(fill);
+  CHECK(cache.lookup(1, 0, 4096).fills.empty());
+}
+
 TEST_CASE("ReadCache: full, it evicts the least recently used resident segment, never a filling one") {
   auto cache = small_cache(2);
   cache.write(1, 0, 4096);             // segment 0
