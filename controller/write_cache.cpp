@@ -18,8 +18,7 @@ WriteCache::WriteCache(ArrayContext& ctx, std::int64_t capacity_blocks)
     : ctx_(ctx), capacity_blocks_(std::max<std::int64_t>(1, capacity_blocks)) {}
 
 WriteCache::Block* WriteCache::find(Id volume, std::int64_t block) {
-  auto it = blocks_.find(key(volume, block));
-  return it == blocks_.end() ? nullptr : &it->second;
+  return blocks_.find(key(volume, block));
 }
 
 void WriteCache::mark_dirty(VolumeRuntime& v, Block& b, std::int64_t block) {
@@ -56,15 +55,15 @@ void WriteCache::compact_fifo(VolumeRuntime& v, std::deque<CacheFifoEntry>& fifo
 }
 
 void WriteCache::drop_block(VolumeRuntime& v, std::int64_t block, Id c) {
-  auto it = blocks_.find(key(v.id, block));
-  if (it == blocks_.end()) return;
-  if (it->second.dirty) {
+  const Block* blk = find(v.id, block);
+  if (blk == nullptr) return;
+  if (blk->dirty) {
     --v.cache.dirty_blocks;
     if (c != 0) --ctl(c).dirty_blocks;
   }
   --v.cache.cached_blocks;
   if (c != 0) --ctl(c).cached_blocks;
-  blocks_.erase(it);
+  blocks_.erase(key(v.id, block));
 }
 
 void WriteCache::drop_range(VolumeRuntime& v, std::int64_t first_block, std::int64_t end_block, Id c) {
@@ -124,9 +123,9 @@ Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::
   std::vector<std::int64_t> filled;
   for (std::int64_t b = io.offset_bytes / kBlockBytes; b * kBlockBytes < end; ++b) {
     const std::int64_t lo = std::max(io.offset_bytes, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
-    auto [it, inserted] = blocks_.try_emplace(key(v.id, b));
+    const auto [entry, inserted] = blocks_.try_emplace(key(v.id, b));
     if (!inserted) continue;
-    Block& blk = it->second;
+    Block& blk = *entry;
     ++v.cache.cached_blocks;
     ++ctl(c).cached_blocks;
     if (ctx_.has_payload()) blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));

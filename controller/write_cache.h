@@ -4,7 +4,7 @@
 // what the controller pair needs of it (a controller lost, a takeover, the mirror rebuilt,
 // the vault at power loss).
 //
-// The cache holds blocks in a hash table (lookups on every I/O); whenever an order matters
+// The cache holds blocks in a hash table (sim::StableMap: lookups on every I/O); whenever an order matters
 // (the destage queue after a failure, the vault's records) it follows the blocks' keys,
 // never the table's iteration order (docs/architecture.md "Determinism").
 //
@@ -18,12 +18,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "controller/context.h"
 #include "controller/io.h"
 #include "raid/plan.h"
+#include "sim/stable_map.h"
 
 namespace afasim::controller {
 
@@ -161,7 +161,7 @@ class WriteCache {
   ArrayContext& ctx_;
   ControllerPair* pair_ = nullptr;
   IoOrchestrator* io_ = nullptr;
-  std::unordered_map<std::uint64_t, Block> blocks_;
+  sim::StableMap<Block> blocks_;  // by key(volume, block)
   std::int64_t capacity_blocks_ = 0;
   std::uint64_t version_counter_ = 0;
   std::uint64_t fifo_seq_ = 0;  // last CacheFifoEntry::seq handed out
@@ -179,8 +179,9 @@ class WriteCache {
 template <typename Pred>
 inline std::vector<std::uint64_t> WriteCache::sorted_keys(Pred&& pred) const {
   std::vector<std::uint64_t> keys;
-  for (const auto& [k, blk] : blocks_)
+  blocks_.for_each([&](std::uint64_t k, const Block& blk) {
     if (pred(k, blk)) keys.push_back(k);
+  });
   std::sort(keys.begin(), keys.end());
   return keys;
 }

@@ -262,12 +262,13 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
 }
 
 void WriteCache::forget_mirrors() {
-  for (auto& [k, blk] : blocks_) blk.mirrored_version = 0;
+  blocks_.for_each([](std::uint64_t, Block& blk) { blk.mirrored_version = 0; });
 }
 
 void WriteCache::mirror_all() {
-  for (auto& [k, blk] : blocks_)
+  blocks_.for_each([](std::uint64_t, Block& blk) {
     if (blk.dirty) blk.mirrored_version = blk.version;
+  });
 }
 
 void WriteCache::fail_waiters(const Status& status) {
