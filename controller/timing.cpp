@@ -415,13 +415,52 @@ template <typename F>
   });
 }
 
-void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
+[[gnu::hot]] void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan,
+                                    Done done) {
   resources(c).cache.write(volume, offset, length);
   const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror});
   Req& r = reqs_[id];
   r.cached_write = true;
   copy_ops(r, plan, 0);  // reads filling partial blocks, if any
+  if (r.ops.empty()) return write_in(id);  // phase 0 has nothing to do
   next(id);
+}
+
+// A cached write's kWriteIn and kMirror run from the request as read_one's steps do (the same
+// admissions, random draw and events as the program's journeys, in the same order).
+// kWriteIn: the core time drawn, the port chosen and the command counted in transit to the
+// cores when the stage starts; the data off the wire cut through into DRAM.
+[[gnu::hot]] void Timing::write_in(std::uint32_t id) {
+  Req& r = reqs_[id];
+  perf::ControllerResources& cr = resources(r.c);
+  const perf::CpuCosts& costs = params_.cpu;
+  const Time now = sim_.now();
+  r.core_ns = cpu(costs.ns(CpuOp::kHostWrite, 1, r.length) + costs.ns(CpuOp::kMirror, 1, r.length));
+  perf::Resource& port = cr.port_in(now);
+  host_cores_[static_cast<std::size_t>(r.c - 1)]->dispatched(r.core_ns);
+  Time t = port.admit(now, r.length);
+  t = std::max(t, cr.memory.admit(now, r.length));
+  at_or_now(t, [this, id] { write_core(id); });
+}
+
+// kWriteIn's second step: a core.
+[[gnu::hot]] void Timing::write_core(std::uint32_t id) {
+  Req& r = reqs_[id];
+  const Time t = host_cores_[static_cast<std::size_t>(r.c - 1)]->admit(sim_.now(), 0, r.core_ns, 0);
+  at_or_now(t, [this, id] { write_mirror(id); });
+}
+
+// kMirror: DMA out of DRAM over the link into the peer's DRAM (one cut-through transfer),
+// then the acknowledgement frame's FC latency; then the end.
+[[gnu::hot]] void Timing::write_mirror(std::uint32_t id) {
+  Req& r = reqs_[id];
+  perf::ControllerResources& cr = resources(r.c);
+  perf::ControllerResources& peer = resources(r.c == 1 ? 2 : 1);
+  const Time now = sim_.now();
+  Time t = cr.memory.admit(now, r.length);
+  t = std::max(t, cr.mirror_out.admit(now, r.length));
+  t = std::max(t, peer.memory.admit(now, r.length));
+  at_or_now(t + params_.host_port_latency_ns, [this, id] { finish_req(id); });
 }
 
 void Timing::write_through(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan,

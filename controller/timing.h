@@ -143,6 +143,7 @@ class Timing {
     Stage program[8] = {kEnd};
     int pc = 0;
     perf::Resource* port_out = nullptr;  // read_one: the FC port its DMA goes out of
+    sim::Time core_ns = 0;               // write_in: the host write's core time
   };
   std::uint32_t new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program);
   void copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes);
@@ -163,6 +164,11 @@ class Timing {
   void read_one(std::uint32_t id);
   void read_one_member(std::uint32_t id);
   void read_one_dma(std::uint32_t id);
+  // A cached host write with no partial block to fill: kWriteIn and kMirror run as their
+  // steps straight from the request (write_in, write_core, write_mirror), as read_one's do.
+  void write_in(std::uint32_t id);
+  void write_core(std::uint32_t id);
+  void write_mirror(std::uint32_t id);
   // Runs `f` now if `t` is not later than now, else from an event at `t`.
   template <typename F>
   void at_or_now(sim::Time t, F&& f);
