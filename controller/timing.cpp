@@ -185,7 +185,7 @@ sim::Time Timing::cores_busy_ns(Id c) const {
       // The core issues the SAS command (a host read's core did it with the command:
       // kReadCommand); the SSD; the SAS path back cut through into DRAM (one DMA).
       if (phase == 0 && r.reads_issued && n == 1 && m.length == r.length && !has_phase1) {
-        flow_.start(read_through(r, m), branch());
+        read_through(id, [this, id] { next(id); });  // the one operation: it resumes the request
         continue;
       }
       const Step back{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, nullptr, nullptr}};
@@ -226,12 +226,11 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   const perf::CpuCosts& costs = params_.cpu;
   const Time now = sim_.now();
   switch (s) {
-    case kReadCommand: {
+    case kReadCommand:
       // The core that takes the command maps it and posts its SAS reads in the same run
       // (phase 0's member reads then start at the SSDs).
-      flow_.start(read_command(r, phase0_reads(r)), resume(id));
+      read_command(id, phase0_reads(r), [this, id] { next(id); });
       return true;
-    }
     case kPhase0: return start_phase(id, 0);
     case kPhase1: return start_phase(id, 1);
     case kParity: {
@@ -255,25 +254,12 @@ sim::Time Timing::cores_busy_ns(Id c) const {
       flow_.start(steps, resume(id));
       return true;
     }
-    case kWriteIn: {
-      Time ns = costs.ns(CpuOp::kHostWrite, 1, r.length);
-      if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
-      ns = cpu(ns);
-      // The data off the wire cut through into DRAM (one DMA), then a core.
-      const std::array<Step, 2> steps{Step{&cr.port_in(now), r.length, 0, 0, {&cr.memory, nullptr}},
-                                      Step{&host_command(r.c, ns), 0, ns}};
-      flow_.start(steps, resume(id));
+    case kWriteIn:
+      write_in(id);
       return true;
-    }
-    case kMirror: {
-      perf::ControllerResources& peer = resources(r.c == 1 ? 2 : 1);
-      // DMA out of DRAM over the link into the peer's DRAM (one cut-through transfer), then
-      // the acknowledgement frame's FC latency (a pure delay, as kAck).
-      const std::array<Step, 1> steps{
-          Step{&cr.memory, r.length, 0, 0, {&cr.mirror_out, &peer.memory}, params_.host_port_latency_ns}};
-      flow_.start(steps, resume(id));
+    case kMirror:
+      write_mirror(id);
       return true;
-    }
     case kAck:
       // The acknowledgement frame: its FC latency, a pure delay (kReadCommand).
       sim_.at(now + params_.host_port_latency_ns, [this, id] { next(id); });
@@ -341,101 +327,107 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   next(id);
 }
 
-[[gnu::hot]] std::array<Step, 1> Timing::read_command(Req& r, int reads) {
-  r.reads_issued = true;
-  const perf::CpuCosts& costs = params_.cpu;
-  const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
-  // The command frame's FC latency is a pure delay, taken on the way out (kReadOut).
-  return {Step{&host_command(r.c, ns), 0, ns}};
-}
-
-[[gnu::hot]] std::array<Step, 2> Timing::read_through(Req& r, const MemberWork& m) {
-  perf::ControllerResources& cr = resources(r.c);
-  const auto dp = static_cast<std::size_t>(datapac_of(m.drive));
-  r.read_out_done = true;
-  return {Step{ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind].get(), m.length, 0, m.address},
-          Step{&cr.backend_from[dp], m.length, 0, 0, {&cr.memory, &cr.memory, &cr.port_out(sim_.now())},
-               params_.host_port_latency_ns}};
-}
-
 [[gnu::hot]] void Timing::fill_done(Req& r) {
   if (r.fill != 0) resources(r.c).cache.fill_done(r.fill);
   r.fill = 0;
 }
 
-// A read_one request's three steps run from the request itself, each admitted to its
-// resources at its arrival from an event at that time (perf::Flow's contract), as a journey
-// would: the same admissions, in the same order, at the same times, and the same events.
-// What a journey adds (its steps copied into a slab entry, a callback built and moved, an
-// indirect call per resource) is a third of a read's cost in perf::Flow, for three steps
-// whose resources are known. A step that takes no time chains without an event, as in Flow.
+// The stages below (kReadCommand, a phase's one read-through, kWriteIn, kMirror: what every
+// random read miss and cached write runs) admit their steps straight from the request, each at
+// its arrival from an event at that time (perf::Flow's contract), as a journey would: the same
+// admissions, in the same order, at the same times, and the same events. What a journey adds
+// (its 64-byte steps copied into a slab entry, a callback built and moved, an indirect call
+// per resource) was the largest single stall of a random read (a third of Flow::advance's
+// samples, docs/performance.md "eighth session"). A step that takes no time chains without an
+// event, as in Flow. Each resumes the request's program (next) when it ends.
 template <typename F>
 [[gnu::hot]] inline void Timing::at_or_now(Time t, F&& f) {
   if (t > sim_.now()) sim_.at(t, std::forward<F>(f));
   else f();
 }
 
-// kReadCommand of a read_one request: the command's core, which posts the SAS read.
-[[gnu::hot]] void Timing::read_one(std::uint32_t id) {
+// kReadCommand: a core maps the command and posts its `reads` SAS reads (one random draw of
+// its service time). The command frame's FC latency is a pure delay, taken on the way out
+// (kReadOut).
+template <typename F>
+[[gnu::hot]] void Timing::read_command(std::uint32_t id, int reads, F&& then) {
   Req& r = reqs_[id];
-  hw_.prefetch_ssd_read(r.ops.front().drive, r.ops.front().address);
   r.reads_issued = true;
   const perf::CpuCosts& costs = params_.cpu;
-  const Time ns = cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, 1, 0));
+  const Time ns =
+      cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
   HostCores& cores = *host_cores_[static_cast<std::size_t>(r.c - 1)];
   cores.dispatched(ns);
-  at_or_now(cores.admit(sim_.now(), 0, ns, 0), [this, id] { read_one_member(id); });
+  at_or_now(cores.admit(sim_.now(), 0, ns, 0), std::forward<F>(then));
 }
 
-// kPhase0 of a read_one request (read_through: the SSD read, then its DMA on to the host).
-// The FC port is chosen when the SSD read starts, as read_through does.
-[[gnu::hot]] void Timing::read_one_member(std::uint32_t id) {
+// A host read miss that is one SSD read of its whole length (every RAID 10 4K read): its
+// program's kReadCommand and its phase 0 (a read-through) chained without the program's
+// dispatch (start_stage, start_phase's count and join).
+[[gnu::hot]] void Timing::read_one(std::uint32_t id) {
   Req& r = reqs_[id];
+  hw_.prefetch_ssd_read(r.ops.front().drive, r.ops.front().address);  // as phase0_reads does
+  // Then the rest of its program, {kFillDone, kReadOut}: the segment is in, and the read out
+  // was folded into the read-through's DMA.
+  read_command(id, 1, [this, id] {
+    read_through(id, [this, id] {
+      fill_done(reqs_[id]);
+      finish_req(id);
+    });
+  });
+}
+
+// The request's one member read, of its whole length: the SSD read, then its data on to the
+// host in the same DMA pass (kReadOut folded in). The FC port is chosen when the SSD read
+// starts.
+template <typename F>
+[[gnu::hot]] void Timing::read_through(std::uint32_t id, F then) {
+  Req& r = reqs_[id];
+  AFASIM_ASSERT(r.ops.size() == 1, "Timing: a read-through of a request of several operations");
   const MemberWork& m = r.ops.front();
   r.read_out_done = true;
   r.port_out = &resources(r.c).port_out(sim_.now());
-  const Time t = ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind]->admit(sim_.now(), m.length, 0, m.address);
-  at_or_now(t, [this, id] { read_one_dma(id); });
+  SsdPort& ssd = *ssd_ports_[static_cast<std::size_t>(m.drive) * 3 + m.kind];
+  const Time t = ssd.admit(sim_.now(), m.length, 0, m.address);
+  at_or_now(t, [this, id, then] { read_through_dma(id, then); });
 }
 
-// The SSD read's data cut through the SAS path and DRAM to the FC port (read_through's
-// second step), then kFillDone and the end.
-[[gnu::hot]] void Timing::read_one_dma(std::uint32_t id) {
+// The SSD read's data cut through the SAS path and DRAM to the FC port, then the command
+// frame's latency; its read-cache segment counts as filled when this ends (kFillDone).
+template <typename F>
+[[gnu::hot]] void Timing::read_through_dma(std::uint32_t id, F then) {
   Req& r = reqs_[id];
   perf::ControllerResources& cr = resources(r.c);
   const std::int64_t length = r.ops.front().length;
   const Time now = sim_.now();
-  Time t = cr.backend_from[static_cast<std::size_t>(datapac_of(r.ops.front().drive))].admit(now, length);
+  const auto dp = static_cast<std::size_t>(datapac_of(r.ops.front().drive));
+  Time t = cr.backend_from[dp].admit(now, length);
   t = std::max(t, cr.memory.admit(now, length));
   t = std::max(t, cr.memory.admit(now, length));
   t = std::max(t, r.port_out->admit(now, length));
-  at_or_now(t + params_.host_port_latency_ns, [this, id] {
-    fill_done(reqs_[id]);
-    finish_req(id);
-  });
+  at_or_now(t + params_.host_port_latency_ns, then);
 }
 
-[[gnu::hot]] void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan,
-                                    Done done) {
+void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
   resources(c).cache.write(volume, offset, length);
   const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror});
   Req& r = reqs_[id];
   r.cached_write = true;
   copy_ops(r, plan, 0);  // reads filling partial blocks, if any
-  if (r.ops.empty()) return write_in(id);  // phase 0 has nothing to do
   next(id);
 }
 
-// A cached write's kWriteIn and kMirror run from the request as read_one's steps do (the same
-// admissions, random draw and events as the program's journeys, in the same order).
-// kWriteIn: the core time drawn, the port chosen and the command counted in transit to the
-// cores when the stage starts; the data off the wire cut through into DRAM.
+// kWriteIn: the data off the wire cut through into DRAM (one DMA), then a core (host write
+// cost, + mirror if cached). The core time is drawn, the port chosen and the command counted
+// in transit to the cores when the stage starts.
 [[gnu::hot]] void Timing::write_in(std::uint32_t id) {
   Req& r = reqs_[id];
   perf::ControllerResources& cr = resources(r.c);
   const perf::CpuCosts& costs = params_.cpu;
   const Time now = sim_.now();
-  r.core_ns = cpu(costs.ns(CpuOp::kHostWrite, 1, r.length) + costs.ns(CpuOp::kMirror, 1, r.length));
+  Time ns = costs.ns(CpuOp::kHostWrite, 1, r.length);
+  if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
+  r.core_ns = cpu(ns);
   perf::Resource& port = cr.port_in(now);
   host_cores_[static_cast<std::size_t>(r.c - 1)]->dispatched(r.core_ns);
   Time t = port.admit(now, r.length);
@@ -447,11 +439,11 @@ template <typename F>
 [[gnu::hot]] void Timing::write_core(std::uint32_t id) {
   Req& r = reqs_[id];
   const Time t = host_cores_[static_cast<std::size_t>(r.c - 1)]->admit(sim_.now(), 0, r.core_ns, 0);
-  at_or_now(t, [this, id] { write_mirror(id); });
+  at_or_now(t, [this, id] { next(id); });
 }
 
 // kMirror: DMA out of DRAM over the link into the peer's DRAM (one cut-through transfer),
-// then the acknowledgement frame's FC latency; then the end.
+// then the acknowledgement frame's FC latency (a pure delay, as kAck).
 [[gnu::hot]] void Timing::write_mirror(std::uint32_t id) {
   Req& r = reqs_[id];
   perf::ControllerResources& cr = resources(r.c);
@@ -460,7 +452,7 @@ template <typename F>
   Time t = cr.memory.admit(now, r.length);
   t = std::max(t, cr.mirror_out.admit(now, r.length));
   t = std::max(t, peer.memory.admit(now, r.length));
-  at_or_now(t + params_.host_port_latency_ns, [this, id] { finish_req(id); });
+  at_or_now(t + params_.host_port_latency_ns, [this, id] { next(id); });
 }
 
 void Timing::write_through(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan,

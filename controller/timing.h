@@ -142,7 +142,7 @@ class Timing {
     boost::container::small_vector<MemberWork, 2> ops;
     Stage program[8] = {kEnd};
     int pc = 0;
-    perf::Resource* port_out = nullptr;  // read_one: the FC port its DMA goes out of
+    perf::Resource* port_out = nullptr;  // read_through: the FC port its DMA goes out of
     sim::Time core_ns = 0;               // write_in: the host write's core time
   };
   std::uint32_t new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program);
@@ -156,29 +156,32 @@ class Timing {
   // Phase 0's member reads of `r` (what a host read's command core posts); starts loading the
   // SSD model's state each will touch after the core. Speed only.
   int phase0_reads(const Req& r) const;
-  // A host read miss that is one SSD command of its whole length (RAID 10, a RAID 5 read
-  // within a strip): the program {kReadCommand, kPhase0, kFillDone, kReadOut} with the read
-  // out folded into the SSD read's DMA, run as its three steps (read_command's core, then
-  // read_through's two) straight from the request, without the program's stage dispatch or
-  // a perf::Flow journey (the same admissions, random draws and events, in the same order).
+  // The stages every random read miss and cached write runs, their steps admitted straight
+  // from the request rather than through a perf::Flow journey (the same admissions, random
+  // draws and events, in the same order); each resumes the program (next) when it ends.
+  // kReadCommand: a core maps the host read and posts its `reads` SAS reads (one random draw
+  // of the core's service time); then `then` (next(id), or read_one's read-through).
+  template <typename F>
+  void read_command(std::uint32_t id, int reads, F&& then);
+  // A host read miss that is one SSD read of its whole length (RAID 10, a RAID 5 read within
+  // a strip): kReadCommand and kPhase0 chained without the program's dispatch.
   void read_one(std::uint32_t id);
-  void read_one_member(std::uint32_t id);
-  void read_one_dma(std::uint32_t id);
-  // A cached host write with no partial block to fill: kWriteIn and kMirror run as their
-  // steps straight from the request (write_in, write_core, write_mirror), as read_one's do.
+  // A phase 0 of one SSD read of the request's whole length (RAID 10, a RAID 5 read within a
+  // strip) whose data goes on to the host in the same DMA pass (SAS path, DRAM in and out, the
+  // FC port: kReadOut's step folded in): the SSD, then read_through_dma. REQUIRES: one operation.
+  // `then` runs when the DMA ends (next(id), or read_one's end).
+  template <typename F>
+  void read_through(std::uint32_t id, F then);
+  template <typename F>
+  void read_through_dma(std::uint32_t id, F then);
+  // kWriteIn (the FC port and DRAM, then a core: write_core) and kMirror (DRAM, the link and
+  // the peer's DRAM, then the acknowledgement frame's latency).
   void write_in(std::uint32_t id);
   void write_core(std::uint32_t id);
   void write_mirror(std::uint32_t id);
   // Runs `f` now if `t` is not later than now, else from an event at `t`.
   template <typename F>
   void at_or_now(sim::Time t, F&& f);
-  // A host read's command on a core (kReadCommand): its cost, `reads` SAS reads posted with
-  // it (one random draw of the core's service time).
-  std::array<perf::Step, 1> read_command(Req& r, int reads);
-  // One SSD read of the whole request whose data goes on to the host in the same DMA pass
-  // (SAS path, DRAM in and out, the FC port: kReadOut's step folded in); its segment counts
-  // as filled when that ends.
-  std::array<perf::Step, 2> read_through(Req& r, const MemberWork& m);
   // kFillDone: the request's read-cache segments are in.
   void fill_done(Req& r);
   void finish_req(std::uint32_t id);

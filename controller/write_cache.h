@@ -4,9 +4,9 @@
 // what the controller pair needs of it (a controller lost, a takeover, the mirror rebuilt,
 // the vault at power loss).
 //
-// The cache holds blocks in a hash table (sim::StableMap: lookups on every I/O); whenever an order matters
-// (the destage queue after a failure, the vault's records) it follows the blocks' keys,
-// never the table's iteration order (docs/architecture.md "Determinism").
+// The cache holds blocks in a hash table (sim::StableMap: lookups on every I/O); whenever an
+// order matters (the destage queue after a failure, the vault's records) it follows the
+// blocks' keys, never the table's iteration order (docs/architecture.md "Determinism").
 //
 // Not thread-safe (model thread).
 #pragma once
@@ -108,7 +108,11 @@ class WriteCache {
   // DRAM is gone (power off).
   void clear();
 
+  // REQUIRES: volume < 2^24 - 1, 0 <= block < 2^40 (4 EiB of 4 KiB blocks).
   static std::uint64_t key(Id volume, std::int64_t block) {
+    AFASIM_ASSERT(volume >= 0 && volume < (Id{1} << 24) - 1 && block >= 0 &&
+                      block < (std::int64_t{1} << 40),
+                  "WriteCache: a volume id or block beyond the cache's key");
     return (static_cast<std::uint64_t>(volume) << 40) | static_cast<std::uint64_t>(block);
   }
 

@@ -19,7 +19,7 @@ ReadCache::ReadCache(ReadCacheOptions options)
       segment_shift_(std::countr_zero(static_cast<std::uint64_t>(options.segment_bytes))),
       capacity_segments_(options.capacity_bytes / options.segment_bytes) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::ReadCache built from invalid options");
-  (void)fills_.acquire();  // fill id 0 means resident: never handed out
+  (void)fills_.acquire(kNodeFill);  // fill id 0 means resident: never handed out
   rehash(64);
 }
 
@@ -176,7 +176,7 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
     nodes_[static_cast<std::size_t>(n)].fill = id;
     return id;
   }
-  const std::uint32_t id = fills_.acquire();
+  const std::uint32_t id = fills_.acquire(kNodeFill);
   fills_[id].live = true;
   fills_[id].segments.clear();
   for (std::int64_t s = first; s <= last; ++s) {
@@ -222,7 +222,7 @@ void ReadCache::wait(std::uint32_t fill, sim::Action waiter) {
     const auto n = static_cast<std::size_t>(fill & ~kNodeFill);
     AFASIM_ASSERT(n < nodes_.size() && nodes_[n].fill != 0, "perf::ReadCache: waiting on no fill");
     if (nodes_[n].fill == fill) {  // the first waiter: the fill takes an entry
-      const std::uint32_t id = fills_.acquire();
+      const std::uint32_t id = fills_.acquire(kNodeFill);
       fills_[id].live = true;
       fills_[id].segments.assign(1, static_cast<std::int32_t>(n));
       nodes_[n].fill = id;

@@ -15,7 +15,9 @@
 // Iteration (for_each) follows the index, an order that depends on the history of inserts and
 // erases: a caller to whom order matters sorts the keys (the write cache does).
 //
-// Memory: 32 bytes of index per object at worst, plus the object rounded into its slab.
+// Memory: 16 bytes of index per entry, the index between a quarter and a half full as it grows
+// (32-64 bytes per object; while it doubles, the old array too), plus the object in its slab.
+// clear() keeps both.
 // Not thread-safe.
 #pragma once
 
@@ -42,8 +44,9 @@ class StableMap {
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  // The object of `key`, or null.
+  // The object of `key`, or null. REQUIRES: key != kReservedKey.
   T* find(std::uint64_t key) {
+    AFASIM_ASSERT(key != kReservedKey, "sim::StableMap: the reserved key");
     for (std::size_t i = home(key);; i = next(i)) {
       const Entry& e = entries_[i];
       if (e.key == key) return &objects_[e.slot];
@@ -73,7 +76,9 @@ class StableMap {
     return {&objects_[slot], true};
   }
   // Erases `key` (its object is reset and its slot reused); false if absent.
+  // REQUIRES: key != kReservedKey.
   bool erase(std::uint64_t key) {
+    AFASIM_ASSERT(key != kReservedKey, "sim::StableMap: the reserved key");
     std::size_t i = home(key);
     for (; entries_[i].key != key; i = next(i))
       if (entries_[i].key == kReservedKey) return false;
@@ -99,7 +104,8 @@ class StableMap {
     }
     size_ = 0;
   }
-  // Calls f(key, object) for every key, in the index's order.
+  // Calls f(key, object) for every key, in the index's order. REQUIRES: f neither inserts
+  // nor erases.
   template <typename F>
   void for_each(F&& f) {
     for (const Entry& e : entries_)

@@ -33,7 +33,8 @@ TEST_CASE("ReadCache: a miss, then a fill; a read during the fill waits on it; a
   CHECK_FALSE(cache.lookup(2, 0, 8192).all_present);  // another volume
 }
 
-TEST_CASE("ReadCache: a one-segment fill wakes the reads that waited on it, before and after the first wait") {
+TEST_CASE("ReadCache: a one-segment fill wakes the reads that waited on it, before and after "
+          "the first wait") {
   auto cache = small_cache(16);
   const auto fill = cache.start_fill(1, 8192, 4096);  // one segment: named by its node
   REQUIRE(fill != 0);
@@ -61,7 +62,10 @@ TEST_CASE("ReadCache: a one-segment fill wakes the reads that waited on it, befo
   CHECK(cache.start_fill(2, 0, 4096) == 0);
   CHECK(cache.start_fill(1, 0, 128 << 10) != 0);  // segment 1 of volume 1 is absent
   CHECK(cache.start_fill(1, 0, 128 << 10) == 0);  // now both are resident or filling
-  cache.fill_done(0);                             // nothing to do
+  const auto resident = cache.resident_segments();
+  cache.fill_done(0);  // nothing to do
+  CHECK(cache.resident_segments() == resident);
+  CHECK(cache.lookup(1, 64 << 10, 4096).fills.size() == 1);  // segment 1 still filling
 }
 
 TEST_CASE("ReadCache: a filling one-segment fill is never evicted") {

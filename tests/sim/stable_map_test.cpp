@@ -1,10 +1,11 @@
-// sim::StableMap: lookups, inserts and erases against std::map under random operations
-// (keys crowded into few probe runs, so that erase's backward shift is exercised), references
-// that survive growth and other erases, clear, and iteration over exactly the keys present.
+// sim::StableMap: lookups, inserts and erases against std::map under random operations, probe
+// runs that wrap past the index's end (erase's backward shift across it), references that
+// survive growth and other erases, clear, and iteration over exactly the keys present.
 #include "sim/stable_map.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -73,7 +74,8 @@ TEST_CASE("StableMap follows std::map through random inserts, erases and lookups
   }
 }
 
-TEST_CASE("StableMap: references survive growth and other erases; an erased key's object is released") {
+TEST_CASE("StableMap: references survive growth and other erases; an erased key's object is "
+          "released") {
   StableMap<Value> map;
   std::vector<Value*> refs;
   for (std::uint64_t b = 0; b < 5000; ++b) {  // grows from 16 entries to 16,384
@@ -105,4 +107,39 @@ TEST_CASE("StableMap: references survive growth and other erases; an erased key'
   int visited = 0;
   map.for_each([&](std::uint64_t, const Value&) { ++visited; });
   CHECK(visited == 1);
+}
+
+TEST_CASE("StableMap: erase's backward shift across the end of the index") {
+  // Keys whose home (the top 4 bits of key x 2^64/phi: the index has 16 entries while it holds
+  // at most 8) is 13, 14, 15, 0 or 1, so that probe runs wrap from entry 15 to 0; random sets
+  // of them in random order, then each one erased in turn.
+  std::vector<std::uint64_t> candidates;
+  for (std::uint64_t k = 1; candidates.size() < 24; ++k) {
+    const std::uint64_t home = (k * 0x9E3779B97F4A7C15ULL) >> 60;
+    if (home >= 13 || home <= 1) candidates.push_back(k);
+  }
+  afasim::sim::Rng rng(1, "test.stable_map.wrap");
+  for (int trial = 0; trial < 300; ++trial) {
+    CAPTURE(trial);
+    std::vector<std::uint64_t> keys;
+    const std::size_t n = 3 + rng.uniform(6);  // 3..8 keys: no growth
+    while (keys.size() < n) {
+      const std::uint64_t k = candidates[rng.uniform(candidates.size())];
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    }
+    for (std::size_t gone = 0; gone < keys.size(); ++gone) {
+      StableMap<Value> map;
+      for (const std::uint64_t k : keys) map.try_emplace(k).first->key = k;
+      REQUIRE(map.erase(keys[gone]));
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        const Value* v = map.find(keys[i]);
+        if (i == gone) {
+          CHECK(v == nullptr);
+        } else {
+          REQUIRE(v != nullptr);  // still reachable from its home after the shift
+          CHECK(v->key == keys[i]);
+        }
+      }
+    }
+  }
 }
