@@ -86,17 +86,17 @@ Timing::~Timing() = default;
 }
 
 perf::Server& Timing::host_command(Id c, Time ns) {
-  HostCores& cores = *host_cores_[static_cast<std::size_t>(c - 1)];
+  HostCores& cores = host_cores(c);
   cores.dispatched(ns);
   return cores;
 }
 
-void Timing::set_cores_pull(Id c, bool pull) { host_cores_[static_cast<std::size_t>(c - 1)]->set_pull(pull); }
+void Timing::set_cores_pull(Id c, bool pull) { host_cores(c).set_pull(pull); }
 
 Time Timing::cores_free_at(Id c) const {
   // The cores pull host commands, so they stay level: the core time queued on them and on
   // its way to them, spread over the cores, is what a new command would wait for.
-  return sim_.now() + host_cores_[static_cast<std::size_t>(c - 1)]->backlog_ns(sim_.now());
+  return sim_.now() + host_cores(c).backlog_ns(sim_.now());
 }
 
 sim::Time Timing::cores_busy_ns(Id c) const {
@@ -356,7 +356,7 @@ template <typename F>
   const perf::CpuCosts& costs = params_.cpu;
   const Time ns =
       cpu(costs.ns(CpuOp::kHostRead, 1, r.length) + costs.ns(CpuOp::kBackendRead, reads, 0));
-  HostCores& cores = *host_cores_[static_cast<std::size_t>(r.c - 1)];
+  HostCores& cores = host_cores(r.c);
   cores.dispatched(ns);
   at_or_now(cores.admit(sim_.now(), 0, ns, 0), std::forward<F>(then));
 }
@@ -429,7 +429,7 @@ void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   if (r.cached_write) ns += costs.ns(CpuOp::kMirror, 1, r.length);
   r.core_ns = cpu(ns);
   perf::Resource& port = cr.port_in(now);
-  host_cores_[static_cast<std::size_t>(r.c - 1)]->dispatched(r.core_ns);
+  host_cores(r.c).dispatched(r.core_ns);
   Time t = port.admit(now, r.length);
   t = std::max(t, cr.memory.admit(now, r.length));
   at_or_now(t, [this, id] { write_core(id); });
@@ -438,7 +438,7 @@ void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t lengt
 // kWriteIn's second step: a core.
 [[gnu::hot]] void Timing::write_core(std::uint32_t id) {
   Req& r = reqs_[id];
-  const Time t = host_cores_[static_cast<std::size_t>(r.c - 1)]->admit(sim_.now(), 0, r.core_ns, 0);
+  const Time t = host_cores(r.c).admit(sim_.now(), 0, r.core_ns, 0);
   at_or_now(t, [this, id] { next(id); });
 }
 

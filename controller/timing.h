@@ -193,6 +193,8 @@ class Timing {
   // Where a host command of `ns` core time on controller `c` runs (HostCores), counted as in
   // transit until it gets there.
   perf::Server& host_command(Id c, sim::Time ns);
+  // Controller `c`'s cores as the server of its host commands.
+  HostCores& host_cores(Id c) const { return *host_cores_[static_cast<std::size_t>(c - 1)]; }
   int datapac_of(int drive) const { return hw_.datapac_of(drive) - 1; }
 
   sim::Simulator& sim_;
