@@ -85,7 +85,10 @@ void Array::build_hardware() {
 
 Status Array::restore(const Snapshot& s) {
   for (const auto& p : s.pools) pools_[p.id] = p;
-  for (const auto& v : s.volumes) volumes_[v.id] = v;
+  for (const auto& v : s.volumes) {
+    volumes_[v.id] = v;
+    volume_ids_by_name_[v.name] = v.id;
+  }
   for (const auto& h : s.hosts) hosts_[h.id] = h;
   for (const auto& m : s.mappings) mappings_[m.id] = m;
   for (const auto& q : s.qos_policies) qos_policies_[q.id] = q;
@@ -234,6 +237,7 @@ Status Array::commit(ChangeSet& changes) {
 
 void Array::apply(const ChangeSet& c) {
   apply_puts(pools_, c.put_pools, c.delete_pools);
+  apply_volume_names(c);
   apply_puts(volumes_, c.put_volumes, c.delete_volumes);
   apply_puts(hosts_, c.put_hosts, c.delete_hosts);
   apply_puts(mappings_, c.put_mappings, c.delete_mappings);
@@ -306,10 +310,20 @@ const Host* Array::host(Id id) const { return find_in(hosts_, id); }
 const Mapping* Array::mapping(Id id) const { return find_in(mappings_, id); }
 const QosPolicy* Array::qos_policy(Id id) const { return find_in(qos_policies_, id); }
 
+void Array::apply_volume_names(const ChangeSet& c) {
+  // From the volumes as they were: a deleted or renamed volume's old name goes first, so a
+  // name freed and taken in one change ends up with its new owner.
+  const auto drop_name = [&](Id id) {
+    if (const Volume* old = find_in(volumes_, id); old != nullptr) volume_ids_by_name_.erase(old->name);
+  };
+  for (Id id : c.delete_volumes) drop_name(id);
+  for (const Volume& v : c.put_volumes) drop_name(v.id);
+  for (const Volume& v : c.put_volumes) volume_ids_by_name_[v.name] = v.id;
+}
+
 const Volume* Array::volume_by_name(const std::string& name) const {
-  for (const auto& [id, v] : volumes_)
-    if (v.name == name) return &v;
-  return nullptr;
+  const auto it = volume_ids_by_name_.find(name);
+  return it == volume_ids_by_name_.end() ? nullptr : find_in(volumes_, it->second);
 }
 
 std::optional<Id> Array::pool_of_datapac(Id datapac_id) const {

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "config/preset.h"
@@ -374,6 +375,8 @@ class Array {
   // Commits `changes` (plus the next-id counters) and applies them to memory.
   sim::Status commit(ChangeSet& changes);
   void apply(const ChangeSet& changes);
+  // Keeps volume_ids_by_name_ in step with the volumes `c` puts and deletes (before they are applied).
+  void apply_volume_names(const ChangeSet& c);
   Event make_event(Severity severity, std::string category, std::string object,
                    std::string message);
   Id next_id(const char* kind, ChangeSet& changes);
@@ -408,6 +411,7 @@ class Array {
 
   std::map<Id, Pool> pools_;
   std::map<Id, Volume> volumes_;
+  std::unordered_map<std::string, Id> volume_ids_by_name_;  // volumes_ by name (names are unique)
   std::map<Id, Host> hosts_;
   std::map<Id, Mapping> mappings_;
   std::map<Id, QosPolicy> qos_policies_;

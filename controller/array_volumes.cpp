@@ -268,6 +268,8 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
   if (!chosen.is_ok()) return chosen.status();
   const Id pool_id = *chosen;
   const Pool& p = pools_.at(pool_id);
+  if (volumes_.size() >= kMaxVolumes)
+    return sim::unprocessable("the array holds at most " + std::to_string(kMaxVolumes) + " volumes; delete one first");
   if (spec.capacity_bytes <= 0 || spec.capacity_bytes > kMaxVolumeBytes)
     return sim::unprocessable("capacity_bytes must be between 1 and " + std::to_string(kMaxVolumeBytes) +
                               " (1 PiB), got " + std::to_string(spec.capacity_bytes));
@@ -307,7 +309,10 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
                                        c));
   }
   v.id = next_id("volume", c);
-  AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));
+  // Only a reservation can be refused (check_admission refuses what grows a controller's
+  // reserved share past its capacity): a volume without one skips the walk over every volume.
+  if (const QosSettings q = effective_qos_with(v, nullptr); q.min_iops && *q.min_iops > 0)
+    AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));
   // The data path places a fixed volume's extents now; all or nothing.
   AFASIM_RETURN_IF_ERROR(data_->attach_volume(v, pool_drives(p), true));
   c.put_extents = data_->extent_records(v.id);

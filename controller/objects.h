@@ -168,6 +168,10 @@ inline constexpr std::int64_t kSectorBytes = 512;
 // Largest volume the array accepts: 1 PiB (the ISE's largest pool is under 37 TB; thin
 // volumes may over-subscribe, but not absurdly).
 inline constexpr std::int64_t kMaxVolumeBytes = 1LL << 50;
+// Volumes an array holds at most. An assumption: the ISE spec sheets publish no figure, and
+// arrays of its class take 1,024 to 4,096 LUNs. It also bounds the management plane, whose
+// every change looks at every volume (capacity, snapshot, reservations).
+inline constexpr std::size_t kMaxVolumes = 4096;
 inline constexpr std::int64_t kMaxIops = 100'000'000;
 
 }  // namespace afasim::controller

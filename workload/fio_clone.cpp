@@ -96,6 +96,11 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
       c.issuing = false;
     }
   }
+  if (c.pausing && c.in_flight == 0 && !c.think_scheduled && !c.finished &&
+      sim_.now() > kMaxJobTimeNs - j.thinktime_ns) {
+    c.pausing = false;
+    fail_clone(c, EOVERFLOW, "thinktime: the job would run past 100 years of virtual time");
+  }
   if (c.pausing && c.in_flight == 0 && !c.think_scheduled && !c.finished) {
     c.think_scheduled = true;
     Clone* cp = &c;
@@ -228,6 +233,10 @@ void FioSession::Impl::issue_sync(Clone& c) {
     if (j.rate_bytes_per_second[d] > 0)
       gap = std::max(gap, sim::transfer_time(u.size_bytes, j.rate_bytes_per_second[d]));
     c.next_allowed[d] = std::max(earliest, sim_.now()) + gap;
+    if (c.next_allowed[d] > kMaxJobTimeNs) {
+      fail_clone(c, EOVERFLOW, "rate: the job would run past 100 years of virtual time");
+      return;
+    }
   }
   c.bytes_issued += u.size_bytes;
   HostIo io;

@@ -138,6 +138,13 @@ void FioSession::Impl::start_ready_jobs() {
     for (auto& c : clones_)
       if (c.job == &j) {
         Clone* cp = &c;
+        if (sim_.now() > kMaxJobTimeNs - j.startdelay_ns) {  // ends in an event of its own, as a start would
+          sim_.after(0, [this, cp] {
+            fail_clone(*cp, EOVERFLOW, "startdelay: the job would start past 100 years of virtual time");
+            finish_clone(*cp);
+          });
+          continue;
+        }
         sim_.after(j.startdelay_ns, [this, cp] { start_clone(*cp); });
       }
   }
@@ -233,25 +240,18 @@ namespace {
 sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
                                    const FioRunOptions& options) {
   AFASIM_RETURN_IF_ERROR(session.start());
-  // The progress tick only reads: the events it adds never reorder the run's own.
-  sim::EventId tick;
-  std::function<void()> progress_tick = [&] {
-    if (session.finished()) return;
-    if (options.progress) {
-      char line[160];
-      std::snprintf(line, sizeof line,
-                    "fio: %.1f s simulated, %d/%d clones running, %lld I/Os done",
-                    sim::to_seconds(sim.now()), session.clones_running(), session.clone_count(),
-                    static_cast<long long>(session.ios_done()));
-      options.progress(line);
-    }
-    tick = sim.after(kProgressInterval, [&progress_tick] { progress_tick(); });
-  };
-  tick = sim.after(kProgressInterval, [&progress_tick] { progress_tick(); });
-  while (!session.finished() && sim.step()) {
+  // Progress every kProgressSteps events (the caller rate-limits the lines), not on a timer of
+  // simulated time: a thinktime or startdelay of years has nothing to run in it, and a timer
+  // would run millions of times there. It only reads.
+  for (std::uint64_t steps = 1; !session.finished() && sim.step(); ++steps) {
+    if (steps % kProgressSteps != 0 || !options.progress) continue;
+    char line[160];
+    std::snprintf(line, sizeof line, "fio: %.1f s simulated, %d/%d clones running, %lld I/Os done",
+                  sim::to_seconds(sim.now()), session.clones_running(), session.clone_count(),
+                  static_cast<long long>(session.ios_done()));
+    options.progress(line);
   }
   AFASIM_ASSERT(session.finished(), "fio run ended with clones still running");
-  sim.cancel(tick);  // it refers to this frame
   return session.report();
 }
 

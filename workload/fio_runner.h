@@ -32,8 +32,12 @@
 
 namespace afasim::workload {
 
-// How often, in simulated time, run_fio and replay_trace call their `progress` callback.
-inline constexpr sim::Time kProgressInterval = 100 * sim::kMillisecond;
+// How often, in simulation events, run_fio and replay_trace call their `progress` callback
+// (the caller rate-limits the lines by wall time).
+inline constexpr std::uint64_t kProgressSteps = 1 << 16;
+// The virtual time a job may reach: 100 years, inside the simulator's clock of 292 years. A job
+// whose thinktime, startdelay or rate would take it past this fails with EOVERFLOW.
+inline constexpr sim::Time kMaxJobTimeNs = sim::Time{100} * 365 * 24 * 3600 * sim::kSecond;
 
 struct FioRunOptions {
   std::uint64_t seed = 1;

@@ -208,15 +208,15 @@ Result<std::optional<TraceRecord>> TraceReader::next() {
   }
 }
 
-sim::Time TraceReader::relative(__int128 time_ns) {
+std::optional<sim::Time> TraceReader::relative(__int128 time_ns) {
   if (!origin_ns_) origin_ns_ = time_ns;
   const __int128 t = time_ns - *origin_ns_;
-  if (t <= 0) return 0;
-  constexpr sim::Time kMax = 1'000'000'000'000'000'000;  // ~31 years: beyond any trace
-  return t > kMax ? kMax : static_cast<sim::Time>(t);
+  if (t > kMaxSpanNs || t < -kMaxSpanNs) return std::nullopt;
+  return static_cast<sim::Time>(t);
 }
 
 namespace {
+constexpr const char* kBeyondSpan = "more than 31 years (10^18 ns) from the first record";
 // A non-negative time in some unit, to whole nanoseconds.
 __int128 to_ns(double value, double ns_per_unit) {
   return static_cast<__int128>(std::llround(std::min(value * ns_per_unit, 9e18)));
@@ -257,7 +257,11 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
   const auto b = integer(t[3]);
   if (!a || !b || *a > kMaxBytes || *b > kMaxBytes) return sim::invalid_argument(bad("offset and length are byte counts"));
   if (action == "wait") {
-    if (!v3) fio_clock_ns_ += *a * sim::kMicrosecond;  // v2: OFFSET is the delay in µs
+    if (!v3) {  // v2: OFFSET is the delay in µs
+      const __int128 clock = static_cast<__int128>(fio_clock_ns_) + static_cast<__int128>(*a) * sim::kMicrosecond;
+      if (clock > kMaxSpanNs) return sim::invalid_argument(bad(kBeyondSpan));
+      fio_clock_ns_ = static_cast<sim::Time>(clock);
+    }
     return std::optional<TraceRecord>{};  // v3: ignored, as fio does
   }
   TraceRecord r;
@@ -270,7 +274,13 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
   r.device = std::string(t[0]);
   r.offset_bytes = *a;
   r.length_bytes = r.op == TraceOp::kFlush ? 0 : *b;
-  r.time_ns = v3 ? relative(to_ns(*stamp_us, 1e3)) : fio_clock_ns_;
+  if (v3) {
+    const auto at = relative(to_ns(*stamp_us, 1e3));
+    if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+    r.time_ns = *at;
+  } else {
+    r.time_ns = fio_clock_ns_;
+  }
   return std::optional<TraceRecord>(std::move(r));
 }
 
@@ -296,7 +306,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view 
   if (!sector || *sector > kMaxBytes / kSectorBytes || count > kMaxBytes / kSectorBytes)
     return sim::invalid_argument(bad("the sector is not a number"));
   const double seconds = *number(t[3]);
-  const sim::Time at = relative(to_ns(seconds, 1e9));
+  const auto relative_at = relative(to_ns(seconds, 1e9));
+  if (!relative_at) return sim::invalid_argument(bad(kBeyondSpan));
+  const sim::Time at = *relative_at;
   const std::string key = std::string(t[0]) + " " + std::string(t[7]);
   if (action == "C") {
     auto it = queued_.find(key);
@@ -347,7 +359,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
   r.device = std::string(t[1]) + "_" + std::string(t[2]);
   r.offset_bytes = *offset;
   r.length_bytes = *size;
-  r.time_ns = relative(static_cast<__int128>(*stamp) * 100);
+  const auto at = relative(static_cast<__int128>(*stamp) * 100);
+  if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+  r.time_ns = *at;
   if (*response > kMaxBytes / 100) return sim::invalid_argument(bad("ResponseTime is too large"));
   r.recorded_latency_ns = *response * 100;
   return std::optional<TraceRecord>(std::move(r));
@@ -371,7 +385,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_disksim(std::string_view l
   r.device = std::string(t[1]);
   r.offset_bytes = *lba * kSectorBytes;
   r.length_bytes = *blocks * kSectorBytes;
-  r.time_ns = relative(to_ns(*ms, 1e6));
+  const auto at = relative(to_ns(*ms, 1e6));
+  if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+  r.time_ns = *at;
   return std::optional<TraceRecord>(std::move(r));
 }
 

@@ -42,7 +42,7 @@ std::string_view to_string(TraceOp op);
 
 struct TraceRecord {
   bool is_io = true;       // false: only the recorded response of an earlier I/O (blkparse C)
-  sim::Time time_ns = 0;   // arrival, since the first record; for !is_io the I/O's arrival
+  sim::Time time_ns = 0;   // arrival, since the first record (< 0: before it); for !is_io the I/O's arrival
   std::string device;      // as the trace names it: "/dev/sdb", "8,0", "hm_0", "0"
   TraceOp op = TraceOp::kRead;
   std::int64_t offset_bytes = 0;
@@ -60,6 +60,9 @@ class TraceReader {
  public:
   static constexpr std::size_t kMaxLineBytes = 4096;
   static constexpr std::size_t kMaxPendingRequests = 1 << 20;  // blkparse Q without their C yet
+  // A record more than this before or after the first is a bad line (~31.7 years: beyond any
+  // trace, and far inside the simulator's clock of 292 years).
+  static constexpr sim::Time kMaxSpanNs = 1'000'000'000'000'000'000;
 
   // Opens `path` ("-" is standard input). kNotFound when it cannot be read; kInvalidArgument
   // "FILE:LINE: ..." when the format cannot be detected.
@@ -93,7 +96,8 @@ class TraceReader {
   sim::Result<std::optional<TraceRecord>> parse_blkparse(std::string_view line);
   sim::Result<std::optional<TraceRecord>> parse_msr(std::string_view line);
   sim::Result<std::optional<TraceRecord>> parse_disksim(std::string_view line);
-  sim::Time relative(__int128 time_ns);
+  // time_ns less the first record's; nullopt beyond ±kMaxSpanNs.
+  std::optional<sim::Time> relative(__int128 time_ns);
 
   std::unique_ptr<std::istream> in_;
   std::string name_;

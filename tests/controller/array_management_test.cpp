@@ -419,3 +419,38 @@ TEST_CASE(
             "unknown fault type \"" + std::string(61, 'x') + "...\" (known: drive_fail, ", 0) == 0);
   CHECK(find_fault_type("meteor_strike") == nullptr);
 }
+
+TEST_CASE("volumes by name follow creates, renames, deletes and a restart (the name index)") {
+  Fixture f;
+  const Volume a = f.array->create_volume(f.spec("a", sim::kGiB)).value();
+  REQUIRE(f.array->volume_by_name("a") != nullptr);
+  CHECK(f.array->volume_by_name("a")->id == a.id);
+  VolumePatch rename;
+  rename.name = "b";
+  REQUIRE(f.array->update_volume(a.id, rename).is_ok());
+  CHECK(f.array->volume_by_name("a") == nullptr);
+  REQUIRE(f.array->volume_by_name("b") != nullptr);
+  CHECK(f.array->volume_by_name("b")->id == a.id);
+  // The freed name can be taken again, and the old volume's delete leaves the new one's.
+  const Volume a2 = f.array->create_volume(f.spec("a", sim::kGiB)).value();
+  CHECK(f.array->volume_by_name("a")->id == a2.id);
+  REQUIRE(f.array->delete_volume(a.id).is_ok());
+  CHECK(f.array->volume_by_name("b") == nullptr);
+  CHECK(f.array->volume_by_name("a")->id == a2.id);
+  f.restart();
+  REQUIRE(f.array->volume_by_name("a") != nullptr);
+  CHECK(f.array->volume_by_name("a")->id == a2.id);
+  CHECK(f.array->volume_by_name("b") == nullptr);
+}
+
+TEST_CASE("the array holds at most kMaxVolumes volumes; the next create is refused with a reason") {
+  Fixture f;
+  for (std::size_t i = 0; i < kMaxVolumes; ++i)
+    REQUIRE(f.array->create_volume(f.spec("v" + std::to_string(i), sim::kGiB)).is_ok());
+  auto refused = f.array->create_volume(f.spec("one-more", sim::kGiB));
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().code() == sim::Code::kUnprocessable);
+  CHECK(refused.status().message().find("at most 4096 volumes") != std::string::npos);
+  REQUIRE(f.array->delete_volume(f.array->volume_by_name("v0")->id).is_ok());
+  CHECK(f.array->create_volume(f.spec("one-more", sim::kGiB)).is_ok());
+}

@@ -234,3 +234,49 @@ TEST_CASE("bad lines: FILE:LINE: what is wrong, or counted with skip_bad; I/O be
   CHECK(all(*long_line).size() == 1);
   CHECK(long_line->bad_lines() == 1);
 }
+
+TEST_CASE("a gap of ten years between two records replays at once and opens two rows, not one per interval") {
+  // 10 years at --interval 1 µs would be 3 x 10^14 empty rows (the replay kept every interval
+  // between two records until 2026-12-04, and ran a progress timer through the gap).
+  const std::string text = "0 0 0 8 1\n315360000000 0 8 8 0\n";
+  TraceReplayOptions options;
+  options.interval_ns = sim::kMicrosecond;
+  const Replay rep = replay(text, options);
+  CHECK(rep.report.records == 2);
+  CHECK(rep.rows.size() == 2);
+  CHECK(rep.rows.back().start_ns == 315360000000LL * sim::kMillisecond);
+  CHECK(rep.report.end_ns > 315360000000LL * sim::kMillisecond);
+}
+
+TEST_CASE("times beyond the clock are bad lines with their line, not wrapped around") {
+  // fio v2: waits that add up past 31 years (a signed overflow of the clock before).
+  auto fio = reader("fio version 2 iolog\nf add\nf open\nf write 0 4096\nf wait 9300000000000000 0\nf read 0 4096\n");
+  REQUIRE(fio->next().is_ok());
+  auto beyond = fio->next();
+  REQUIRE_FALSE(beyond.is_ok());
+  CHECK(beyond.status().message() == "t.trace:5: more than 31 years (10^18 ns) from the first record");
+  // MSR: the largest Timestamp is 29,000 years after a record at 0.
+  auto msr = reader("0,hm,0,Read,0,4096,10\n9223372036854775807,hm,0,Read,0,4096,10\n",
+                    TraceReaderOptions{TraceFormat::kMsrCsv, false});
+  REQUIRE(msr->next().is_ok());
+  CHECK_FALSE(msr->next().is_ok());
+  // --speed 0.001 puts a record 116 days in past the simulator's clock (an undefined cast before).
+  TraceReplayOptions slow;
+  slow.speed = 0.001;
+  const auto catalog = config::Catalog::embedded().value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal,
+                                       journal.snapshot())
+                   .value();
+  auto r = reader("0 0 0 8 1\n10000000000 0 8 8 1\n");
+  auto report = replay_trace(*array, sim, *r, slow);
+  REQUIRE_FALSE(report.is_ok());
+  CHECK(report.status().message().find("t.trace:2: at --speed 0.001000 this record arrives more than 100 years") == 0);
+}
+
+TEST_CASE("records earlier than the first are out of time order too (replayed at the latest arrival)") {
+  const Replay rep = replay("5 0 0 8 1\n0 0 8 8 1\n3 0 16 8 1\n");
+  CHECK(rep.report.records == 3);
+  CHECK(rep.report.reordered == 2);
+}
