@@ -220,6 +220,12 @@ void IoOrchestrator::fail(Request& r, Status status) {
     ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
 }
 
+[[gnu::hot]] void IoOrchestrator::hint(const HostIo& io) {
+  if (io.op != IoOp::kWrite || io.offset_bytes < 0) return;
+  cache_.prefetch(io.volume_id, io.offset_bytes / WriteCache::kBlockBytes);
+  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_write(c, io.volume_id, io.offset_bytes);
+}
+
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {
   // What the stream detector reads ahead: the allocated extents of the range, within the
   // volume (a hole or the end reads nothing). Timing only: no bytes move.

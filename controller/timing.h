@@ -68,6 +68,8 @@ class Timing {
     cr.cache.prefetch(volume, offset);
     cr.streams.prefetch(volume);
   }
+  // A write of `offset` of `volume` on `c` is coming: start loading its read-cache slot.
+  void prefetch_write(Id c, Id volume, std::int64_t offset) { resources(c).cache.prefetch(volume, offset); }
   // Reads ahead [offset, +length) of `volume` (the caller's plan of it): its segments fill.
   void read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan);
   // The host read's journey: FC command, a core, then (a miss) `plan`'s member reads into

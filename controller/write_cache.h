@@ -80,6 +80,11 @@ class WriteCache {
   bool must_wait(Id c, std::int64_t new_blocks) const;
   bool waiting_full(Id c) const { return ctl(c).waiting.size() >= ctx_.options.cache.max_waiting_writes; }
   void add_waiter(Id c, CacheWaiter w);
+  // A write of `block` of `volume` is coming: starts loading its index slot. Speed only.
+  void prefetch(Id volume, std::int64_t block) const {
+    if (volume >= 0 && volume < (Id{1} << 24) - 1 && block >= 0 && block < (std::int64_t{1} << 40))
+      blocks_.prefetch(key(volume, block));
+  }
   // Destages every dirty block of `v` now; `done` runs when none of its destages is in flight
   // any more (at once if none is).
   void flush(VolumeRuntime& v, Id c, sim::InlineFunction<void(sim::Time)> done);

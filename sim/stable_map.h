@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "sim/assert.h"
+#include "sim/prefetch.h"
 #include "sim/slab.h"
 
 namespace afasim::sim {
@@ -54,6 +55,8 @@ class StableMap {
     }
   }
   const T* find(std::uint64_t key) const { return const_cast<StableMap*>(this)->find(key); }
+  // Starts loading the index line where a lookup of `key` begins. Speed only.
+  void prefetch(std::uint64_t key) const { sim::prefetch(&entries_[home(key)]); }
   // The object of `key`. REQUIRES: present.
   T& at(std::uint64_t key) {
     T* t = find(key);

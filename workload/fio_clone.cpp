@@ -222,8 +222,17 @@ void FioSession::Impl::issue_sync(Clone& c) {
   const FioJob& j = *c.job;
   const int fi = next_file(c);
   CloneFile& file = c.files[static_cast<std::size_t>(fi)];
-  const IoUnit u = file.pattern->next();
+  // The unit drawn one I/O early, and the next drawn now for the target's hint: the pattern
+  // has its own generator, so the sequence is the one drawn on demand.
+  const IoUnit u = file.ahead ? *file.ahead : file.pattern->next();
+  file.ahead = file.pattern->next();
   ++file.units_drawn;
+  HostIo next;
+  next.op = op_of(file.ahead->direction);
+  next.volume_id = file.volume_id;
+  next.offset_bytes = file.ahead->offset_bytes;
+  next.length_bytes = file.ahead->size_bytes;
+  target_.hint(next);
   const auto d = static_cast<std::size_t>(index_of(u.direction));
   // Rate limits: the next I/O of a direction may start one interval after the previous.
   const Time earliest = c.next_allowed[d];

@@ -25,6 +25,9 @@ struct alignas(64) CloneFile {
   controller::Id volume_id = 0;
   std::int64_t units_drawn = 0;  // I/Os taken from `pattern` (verification replays them)
   std::optional<AccessPattern> pattern;
+  // The pattern's next unit, drawn one I/O early so that the target can start loading what it
+  // will touch (IoTarget::hint); the pattern's own generator makes the sequence the same.
+  std::optional<IoUnit> ahead;
   std::string volume_name;
   std::uint64_t verify_key = 0;  // fio_verify.h, when the job verifies
 };

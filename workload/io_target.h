@@ -23,6 +23,9 @@ class IoTarget {
   virtual sim::Result<controller::Id> volume(const std::string& volume) const = 0;
   // Starts `io`; `done` runs once, at its completion time, in an event of its own.
   virtual void submit(const controller::HostIo& io, controller::IoCallback done) = 0;
+  // `io` will be submitted later (after other I/O): the target may start loading the state it
+  // will touch. Speed only: no state changes, no effect on any result.
+  virtual void hint(const controller::HostIo& io) { (void)io; }
   // Whether written bytes can be read back (fio's verify=); when not, why, as a sentence
   // fragment for "FILE:LINE: verify: ...".
   virtual bool keeps_payload() const = 0;
@@ -42,6 +45,7 @@ class ArrayTarget final : public IoTarget {
   void submit(const controller::HostIo& io, controller::IoCallback done) override {
     array_.submit(io, std::move(done));
   }
+  void hint(const controller::HostIo& io) override { array_.hint(io); }
   bool keeps_payload() const override {
     return array_.data_path().options().payload != datapac::PayloadKind::kNone;
   }

@@ -4,10 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <vector>
 
 #include "config/preset.h"
 #include "controller/array.h"
+#include "workload/distribution.h"
 #include "workload/fio_runner.h"
+#include "workload/io_target.h"
 
 using namespace afasim;
 using namespace afasim::workload;
@@ -147,4 +150,57 @@ TEST_CASE("start() names the job file and line when a volume is missing") {
   const auto st = s.start();
   CHECK(st.code() == sim::Code::kNotFound);
   CHECK(st.message() == "m.fio:1: filename: no volume \"a.0.0\" in the array");
+}
+
+namespace {
+
+// A target that completes every I/O 100 µs after its submission and records the submissions
+// and the hints (IoTarget::hint) it is given.
+class RecordingTarget final : public IoTarget {
+ public:
+  explicit RecordingTarget(sim::Simulator& sim) : sim_(sim) {}
+  std::string name() const override { return "recorder"; }
+  sim::Result<controller::Id> volume(const std::string&) const override { return controller::Id{1}; }
+  void submit(const controller::HostIo& io, controller::IoCallback done) override {
+    submitted.push_back(io);
+    const sim::Time at = sim_.now() + 100 * sim::kMicrosecond;
+    sim_.at(at, [d = std::move(done), now = sim_.now(), at]() mutable {
+      d(controller::IoCompletion{sim::Status::ok(), now, at});
+    });
+  }
+  void hint(const controller::HostIo& io) override { hinted.push_back(io); }
+  bool keeps_payload() const override { return false; }
+  std::string payload_refusal() const override { return "no payload"; }
+
+  std::vector<controller::HostIo> submitted, hinted;
+
+ private:
+  sim::Simulator& sim_;
+};
+
+}  // namespace
+
+TEST_CASE("the next I/O is drawn one early for the target's hint; the sequence stays the pattern's") {
+  sim::Simulator sim(1);
+  RecordingTarget target(sim);
+  const FioJobFile file = parse_session_job(
+      "[mix]\nfilename=a\nrw=randrw\nrwmixread=60\nbs=4k\niodepth=4\nsize=1m\nio_size=1200k\n", "hint.fio");
+  FioRunOptions options;
+  REQUIRE(run_fio(target, std::int64_t{1} << 30, sim, file, options).is_ok());
+  REQUIRE(target.submitted.size() == 300);
+  // What the pattern gives on demand, unit by unit (workload/distribution.h).
+  AccessPattern pattern(file.jobs[0], 0, access_pattern_rng(options.seed, file.jobs[0], 0, 0));
+  for (std::size_t i = 0; i < target.submitted.size(); ++i) {
+    const IoUnit u = pattern.next();
+    INFO("I/O " << i);
+    CHECK(target.submitted[i].offset_bytes == u.offset_bytes);
+    CHECK(target.submitted[i].length_bytes == u.size_bytes);
+    CHECK((target.submitted[i].op == controller::IoOp::kRead) == (u.direction == Direction::kRead));
+  }
+  // Each hint names the I/O submitted after the one it came with.
+  REQUIRE(target.hinted.size() == target.submitted.size());
+  for (std::size_t i = 0; i + 1 < target.submitted.size(); ++i) {
+    CHECK(target.hinted[i].offset_bytes == target.submitted[i + 1].offset_bytes);
+    CHECK(target.hinted[i].op == target.submitted[i + 1].op);
+  }
 }
