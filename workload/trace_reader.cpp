@@ -140,6 +140,12 @@ Result<std::unique_ptr<TraceReader>> TraceReader::from_stream(std::unique_ptr<st
     auto more = r->read_line();
     if (!more.is_ok()) return more.status();
     if (!*more) return sim::invalid_argument(r->name_ + ": the trace is empty");
+    if (!r->line_error_.empty()) {
+      const std::string message = r->name_ + ":" + std::to_string(r->line_no_) + ": " + r->line_error_;
+      if (!r->skip_bad_) return sim::invalid_argument(message);
+      r->count_bad(message);
+      continue;
+    }
     if (tokens(r->line_).empty()) continue;
     break;
   }
@@ -161,7 +167,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::from_stream(std::unique_ptr<st
 }
 
 Result<bool> TraceReader::read_line() {
-  char buffer[kMaxLineBytes + 2];
+  char buffer[kMaxLineBytes + 1];  // a line of kMaxLineBytes and its '\n' fit; one byte more does not
   while (true) {
     in_->getline(buffer, sizeof buffer);
     const std::streamsize n = in_->gcount();
@@ -171,10 +177,13 @@ Result<bool> TraceReader::read_line() {
     if (in_->fail() && !in_->eof()) {  // longer than the buffer: skip the rest of it
       in_->clear();
       in_->ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-      line_ = std::string(1, '\0');  // marks the over-long line for parse_line
+      line_error_ = "line longer than " + std::to_string(kMaxLineBytes) + " bytes";
       return true;
     }
-    line_.assign(buffer);
+    // gcount() counts the '\n' when there was one; a NUL inside is kept (and refused).
+    line_.assign(buffer, static_cast<std::size_t>(in_->eof() ? n : n - 1));
+    line_error_.clear();
+    if (line_.find('\0') != std::string::npos) line_error_ = "a NUL byte in the line";
     return true;
   }
 }
@@ -191,11 +200,9 @@ Result<std::optional<TraceRecord>> TraceReader::next() {
       if (!*more) return std::optional<TraceRecord>{};
     }
     line = line_;
-    if (tokens(line).empty()) continue;
-    auto r = line.size() == 1 && line[0] == '\0'
-                 ? Result<std::optional<TraceRecord>>(sim::invalid_argument(
-                       "line longer than " + std::to_string(kMaxLineBytes) + " bytes"))
-                 : parse_line(line);
+    if (line_error_.empty() && tokens(line).empty()) continue;
+    auto r = !line_error_.empty() ? Result<std::optional<TraceRecord>>(sim::invalid_argument(line_error_))
+                                  : parse_line(line);
     if (!r.is_ok()) {
       const std::string message = name_ + ":" + std::to_string(line_no_) + ": " + r.status().message();
       if (!skip_bad_) return sim::invalid_argument(message);
@@ -294,8 +301,17 @@ Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view 
   if (!looks_like_blkparse(t)) return sim::invalid_argument(bad("not a blkparse event line"));
   const std::string_view action = t[5];
   if (action != "Q" && action != "C") return std::optional<TraceRecord>{};
-  if (t.size() < 8) return std::optional<TraceRecord>{};  // e.g. a flush with no sector
   const std::string_view rwbs = t[6];
+  if (t.size() < 8 || t[7].front() == '[') {  // no sector: a flush ("Q FWS [kworker/0:1H]"), or no data
+    if (action != "Q" || rwbs.find('F') == std::string_view::npos) return std::optional<TraceRecord>{};
+    const auto at = relative(to_ns(*number(t[3]), 1e9));
+    if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+    TraceRecord r;
+    r.op = TraceOp::kFlush;
+    r.device = std::string(t[0]);
+    r.time_ns = *at;
+    return std::optional<TraceRecord>(std::move(r));
+  }
   const auto sector = integer(t[7]);
   std::int64_t count = 0;
   if (t.size() >= 10 && t[8] == "+") {

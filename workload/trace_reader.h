@@ -104,6 +104,7 @@ class TraceReader {
   TraceFormat format_ = TraceFormat::kDiskSim;
   bool skip_bad_ = false;
   std::string line_;
+  std::string line_error_;  // what is wrong with line_ before parsing (too long, a NUL), or empty
   std::string pending_first_;  // a line read while detecting the format
   bool has_pending_first_ = false;
   std::int64_t line_no_ = 0;

@@ -280,3 +280,34 @@ TEST_CASE("records earlier than the first are out of time order too (replayed at
   CHECK(rep.report.records == 3);
   CHECK(rep.report.reordered == 2);
 }
+
+TEST_CASE("blkparse: a flush with no sector (Q FWS [process]) is a flush, not a bad line") {
+  auto r = reader("  8,0    1        1     0.000000000  1234  Q   W 0 + 8 [fio]\n"
+                  "  8,0    1        3     0.002000000  1234  Q FWS [kworker/0:1H]\n"
+                  "  8,0    1        4     0.002100000  1234  C FWS [0]\n",
+                  TraceReaderOptions{TraceFormat::kBlkparse, false});
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[1].op == TraceOp::kFlush);
+  CHECK(recs[1].time_ns == 2 * sim::kMillisecond);
+  CHECK(recs[1].length_bytes == 0);
+}
+
+TEST_CASE("a NUL byte makes a bad line (not a line cut short); 4096 bytes is the longest line") {
+  auto nul = TraceReader::from_stream(std::make_unique<std::istringstream>(std::string("0 0 0 8 1\0junk\n1 0 8 8 1\n", 25)),
+                                      "t.trace", {});
+  REQUIRE_FALSE(nul.is_ok());
+  CHECK(nul.status().message() == "t.trace:1: a NUL byte in the line");
+  TraceReaderOptions skip;
+  skip.skip_bad = true;
+  auto skipped = reader(std::string("0 0 0 8 1\n0 0 0 8 1\0junk\n1 0 8 8 1\n", 35), skip);
+  CHECK(all(*skipped).size() == 2);
+  CHECK(skipped->bad_lines() == 1);
+  const std::string longest = "0 0 0 8 1" + std::string(4096 - 9, ' ');
+  CHECK(all(*reader(longest + "\n1 0 8 8 1\n")).size() == 2);
+  auto over = reader("0 0 0 8 1\n" + longest + " \n1 0 8 8 1\n");
+  REQUIRE(over->next().is_ok());
+  auto bad = over->next();
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message() == "t.trace:2: line longer than 4096 bytes");
+}
