@@ -1,10 +1,14 @@
 #include "config/file_text.h"
 
+#include <filesystem>
 #include <fstream>
+#include <system_error>
 
 namespace afasim::config {
 
 sim::Result<std::string> read_file_text(const std::string& path, std::size_t max_bytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return sim::invalid_argument("cannot read " + path + ": a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return sim::not_found("cannot read " + path);
   std::string text;

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 
+#include "config/file_text.h"
 #include "workload/fio_job_internal.h"
 
 namespace afasim::workload {
@@ -472,14 +472,12 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
 }
 
 Result<std::string> read_job_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::not_found(path + ": cannot open the job file");
-  std::string text;
-  char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
+  auto text = config::read_file_text(path, kMaxFileBytes);  // a directory is an error there
+  if (!text.is_ok()) {
+    if (text.status().code() == sim::Code::kNotFound) return sim::not_found(path + ": cannot open the job file");
+    return text.status();
   }
+  if (text->size() > kMaxFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
   return text;
 }
 

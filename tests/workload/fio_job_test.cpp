@@ -547,6 +547,10 @@ TEST_CASE("load_fio_job_file reads a file and names a missing one") {
   auto missing = load_fio_job_file("/nonexistent/job.fio");
   CHECK(missing.status().code() == sim::Code::kNotFound);
   CHECK(missing.status().message() == "/nonexistent/job.fio: cannot open the job file");
+  // A directory is no job file (an ifstream opens one and reads nothing: it was an empty job).
+  auto folder = load_fio_job_file(std::string(source) + "/config");
+  CHECK(folder.status().code() == sim::Code::kInvalidArgument);
+  CHECK(folder.status().message() == "cannot read " + std::string(source) + "/config: a directory");
 }
 
 namespace {
