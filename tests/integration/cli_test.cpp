@@ -263,3 +263,20 @@ TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signe
   CHECK(untrusted.code == 4);
   CHECK(untrusted.err.find("not trusted") != std::string::npos);
 }
+
+TEST_CASE("a run beyond its memory ends with a message and exit code 1, not an abort") {
+  // verify= keeps every written byte in the array's payload: 1 GiB under a 1 GB address-space
+  // limit runs out (std::bad_alloc terminated the process with SIGABRT before).
+  TempStateDir dir;
+  const std::string err_file = dir.path() + "/oom.err";
+  const std::string cmd = "(ulimit -v 1000000; exec " + quote(std::getenv("AFASIM_BINARY")) +
+                          " fio --quiet --name=x --filename=v --size=1g --rw=write --bs=1m --verify=md5) >/dev/null 2>" +
+                          quote(err_file);
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  CHECK(ss.str().rfind("afasim: out of memory:", 0) == 0);
+}
