@@ -309,8 +309,7 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
                                        c));
   }
   v.id = next_id("volume", c);
-  // Only a reservation can be refused (check_admission refuses what grows a controller's
-  // reserved share past its capacity): a volume without one skips the walk over every volume.
+  // Only a new reservation can be refused: a volume without one skips the walk over every volume.
   if (const QosSettings q = effective_qos_with(v, nullptr); q.min_iops && *q.min_iops > 0)
     AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));
   // The data path places a fixed volume's extents now; all or nothing.
