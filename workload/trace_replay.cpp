@@ -20,9 +20,8 @@ using sim::Time;
 // blkparse: a C line comes after its Q; a row waits this much trace time past its end for
 // the recorded responses of its I/Os before it is handed out.
 constexpr Time kRecordedSlack = sim::kSecond;
-// The latest arrival a record may have (time ÷ --speed): 100 years, inside the simulator's
-// clock of 292 years with room for what follows it.
-constexpr double kMaxArrivalNs = 100 * 365.25 * 86400 * 1e9;
+// The latest arrival a record may have (time ÷ --speed): the 100 years a fio job may reach.
+constexpr double kMaxArrivalNs = static_cast<double>(kMaxJobTimeNs);
 
 struct OpenRow {
   std::int64_t index = 0;
