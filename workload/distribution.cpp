@@ -222,9 +222,10 @@ std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
     AFASIM_ASSERT(false, "bssplit shares add up to 100");
   }
   if (spec.min_bytes == spec.max_bytes) return spec.min_bytes;
-  if (spec.unaligned) {
-    return spec.min_bytes + static_cast<std::int64_t>(rng.uniform(
-                                static_cast<std::uint64_t>(spec.max_bytes - spec.min_bytes + 1)));
+  if (spec.unaligned) {  // any whole number of 512-byte sectors in the range, not only multiples of min
+    constexpr std::int64_t kSector = 512;
+    const std::int64_t lo = spec.min_bytes / kSector, hi = spec.max_bytes / kSector;
+    return kSector * (lo + static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(hi - lo + 1))));
   }
   const std::int64_t multiples = spec.max_bytes / spec.min_bytes;
   return spec.min_bytes * (1 + static_cast<std::int64_t>(rng.uniform(multiples)));

@@ -43,6 +43,18 @@ Result<std::int64_t> parse_count(std::string_view text, std::int64_t lo, std::in
   return v->bytes;
 }
 
+namespace {
+// Block sizes and absolute offsets in whole 512-byte logical blocks: fio on a block device
+// with direct I/O gets EINVAL for anything else, and the array's volumes have 512-byte sectors.
+Status check_sector_multiple(std::string_view text, std::int64_t bytes) {
+  constexpr std::int64_t kLogicalBlockBytes = 512;
+  if (bytes % kLogicalBlockBytes == 0) return Status::ok();
+  return sim::invalid_argument(quoted(text) + " is " + std::to_string(bytes) +
+                               " bytes, not a multiple of 512 (the logical block; fio on a block "
+                               "device with direct I/O gets EINVAL)");
+}
+}  // namespace
+
 // The "read,write[,trim]" form shared by bs, bsrange, bssplit, rate and rate_iops (HOWTO
 // "blocksize"): one value applies to every direction; with commas, an empty part leaves
 // that direction unchanged, and "R,W" gives trim the write value.
@@ -84,6 +96,7 @@ Result<std::vector<BlockSizeShare>> parse_bssplit_direction(std::string_view tex
     auto size = parse_size_detail(trim(size_text), kb_base);
     if (!size.is_ok()) return size.status();
     if (size->bytes == 0) return sim::invalid_argument(quoted(size_text) + " is not a block size");
+    AFASIM_RETURN_IF_ERROR(check_sector_multiple(trim(size_text), size->bytes));
     int percent = 0;
     bool is_blank_share = true;
     if (slash != std::string_view::npos) {
@@ -146,6 +159,8 @@ Result<std::pair<std::int64_t, std::int64_t>> parse_size_range(std::string_view 
   std::int64_t a = lo->bytes, b = hi->bytes;
   if (a > b) std::swap(a, b);
   if (a == 0) return sim::invalid_argument(quoted(text) + ": a block size must be > 0");
+  AFASIM_RETURN_IF_ERROR(check_sector_multiple(trim(text.substr(0, sep)), lo->bytes));
+  AFASIM_RETURN_IF_ERROR(check_sector_multiple(trim(text.substr(sep + 1)), hi->bytes));
   return std::pair{a, b};
 }
 
@@ -242,6 +257,7 @@ Status apply_block_size_option(JobState& s, const Entry& e, const ApplyContext& 
       auto size = size_value(ctx, e, text, kb);
       if (!size.is_ok()) return size.status();
       if (*size == 0) return sim::invalid_argument(quoted(text) + ": must be > 0");
+      AFASIM_RETURN_IF_ERROR(check_sector_multiple(text, *size));
       if (keep) s.job.bs[d].min_bytes = s.job.bs[d].max_bytes = *size;
     } else if (id == Opt::kBsRange) {
       auto range = parse_size_range(text, kb);
@@ -295,6 +311,7 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
     if (!sp->is_percent && sp->bytes == 0) return sim::invalid_argument("must be > 0");
     s.size = *sp;
   } else {
+    if (!sp->is_percent) AFASIM_RETURN_IF_ERROR(check_sector_multiple(v, sp->bytes));
     (id == Opt::kOffset ? s.offset : s.offset_increment) = *sp;
   }
   return Status::ok();

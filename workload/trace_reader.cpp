@@ -81,6 +81,16 @@ Result<TraceFormat> detect(std::string_view line, std::string_view name, std::in
 
 std::string bad(std::string_view what) { return std::string(what); }
 
+// A record's bytes in whole logical blocks of the volume: fio with direct I/O on a block
+// device gets EINVAL for anything else, and the array's data path works in sectors.
+sim::Status check_block_aligned(const TraceRecord& r) {
+  if (!r.is_io || r.op == TraceOp::kFlush) return sim::Status::ok();
+  if (r.offset_bytes % kSectorBytes == 0 && r.length_bytes % kSectorBytes == 0) return sim::Status::ok();
+  return sim::invalid_argument(std::string(to_string(r.op)) + " at " + std::to_string(r.offset_bytes) +
+                               " + " + std::to_string(r.length_bytes) +
+                               ": offset and size must be multiples of 512 bytes, the logical block");
+}
+
 }  // namespace
 
 std::string_view to_string(TraceFormat f) {
@@ -203,6 +213,9 @@ Result<std::optional<TraceRecord>> TraceReader::next() {
     if (line_error_.empty() && tokens(line).empty()) continue;
     auto r = !line_error_.empty() ? Result<std::optional<TraceRecord>>(sim::invalid_argument(line_error_))
                                   : parse_line(line);
+    if (r.is_ok() && r->has_value()) {
+      if (sim::Status aligned = check_block_aligned(**r); !aligned.is_ok()) r = aligned;
+    }
     if (!r.is_ok()) {
       const std::string message = name_ + ":" + std::to_string(line_no_) + ": " + r.status().message();
       if (!skip_bad_) return sim::invalid_argument(message);

@@ -438,7 +438,7 @@ size=1g
 norandommap
 invalidate=1
 verify=0
-bs=4KiB
+io_size=4KiB
 )",
                                 "ig.fio");
   REQUIRE(f.ignored.size() == 5);
@@ -454,9 +454,10 @@ bs=4KiB
   CHECK(f.ignored[4].option.name == "verify");
   CHECK_FALSE(f.jobs[0].random_map);  // norandommap is simulated, not ignored
   // Legal but surprising: fio reads 4KiB as 4000 bytes under kb_base=1024.
-  CHECK(f.jobs[0].bs[0].min_bytes == 4000);
+  // (As bs= it is refused: 4000 is not a whole number of 512-byte sectors.)
+  CHECK(f.jobs[0].io_size_bytes == 4000);
   REQUIRE(f.warnings.size() == 1);
-  CHECK(f.warnings[0].rfind("ig.fio:10: bs: \"4KiB\" is 4000 bytes", 0) == 0);
+  CHECK(f.warnings[0].rfind("ig.fio:10: io_size: \"4KiB\" is 4000 bytes", 0) == 0);
 }
 
 TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong") {
@@ -466,6 +467,16 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
   };
   const Case cases[] = {
       {"[j]\nsize=1g\nbs=4q\n", "bad.fio:3: bs: \"4q\" is not a size"},
+      // Hostile finding 10: byte-granular I/O, which fio with direct I/O gets EINVAL for.
+      {"[j]\nsize=1g\nbs=3\n",
+       "bad.fio:3: bs: \"3\" is 3 bytes, not a multiple of 512 (the logical block; fio on a block "
+       "device with direct I/O gets EINVAL)"},
+      {"[j]\nsize=1g\nbs=4k,4KiB\n", "bad.fio:3: bs: \"4KiB\" is 4000 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\nbsrange=512-1000\n", "bad.fio:3: bsrange: \"1000\" is 1000 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\nbssplit=4k/50:700/50\n", "bad.fio:3: bssplit: \"700\" is 700 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\noffset=100\n", "bad.fio:3: offset: \"100\" is 100 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\nnumjobs=2\noffset_increment=1000\n",
+       "bad.fio:4: offset_increment: \"1000\" is 1000 bytes, not a multiple of 512"},
       {"[j]\nsize=1g\nrw=randomread\n", "bad.fio:3: rw: \"randomread\" is not one of read,"},
       {"[j]\nsize=1g\nbogus=1\n", "bad.fio:3: bogus: unknown option"},
       {"size=1g\n[j]\n", "bad.fio:1: size: option outside of a [section]"},

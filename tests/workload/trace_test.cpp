@@ -312,3 +312,26 @@ TEST_CASE("a NUL byte makes a bad line (not a line cut short); 4096 bytes is the
   REQUIRE_FALSE(bad.is_ok());
   CHECK(bad.status().message() == "t.trace:2: line longer than 4096 bytes");
 }
+
+TEST_CASE("a record whose offset or size is not a multiple of 512 bytes is a bad line (hostile finding 10)") {
+  // fio iolog and MSR CSV count bytes; the volume's logical block is 512 bytes (fio with
+  // direct I/O on a block device gets EINVAL for anything else).
+  auto fio = reader("fio version 3 iolog\n0 f write 1 3\n10 f read 4096 4096\n");
+  auto first = fio->next();
+  REQUIRE_FALSE(first.is_ok());
+  CHECK(first.status().message() ==
+        "t.trace:2: write at 1 + 3: offset and size must be multiples of 512 bytes, the logical block");
+  TraceReaderOptions skip;
+  skip.skip_bad = true;
+  auto msr = reader("1,hm,0,Write,1,3,1\n2,hm,0,Read,4096,4096,1\n3,hm,0,Read,4095,512,1\n"
+                    "4,hm,0,Read,0,1000,1\n",
+                    skip);
+  const auto recs = all(*msr);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].offset_bytes == 4096);
+  CHECK(msr->bad_lines() == 3);
+  CHECK(msr->first_bad() ==
+        "t.trace:1: write at 1 + 3: offset and size must be multiples of 512 bytes, the logical block");
+  // Flushes carry no range: "sync 1 3" is still a flush.
+  CHECK(all(*reader("fio version 2 iolog\nf sync 1 3\n")).size() == 1);
+}
