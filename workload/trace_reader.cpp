@@ -304,68 +304,107 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
   return std::optional<TraceRecord>(std::move(r));
 }
 
+namespace {
+// blkparse's closing summary begins at "CPU0 (8,0):" or "Total (8,0):" (blkparse.c
+// show_device_and_cpu_stats), or, with -s, at a process's "NAME (PID)" (show_process_stats).
+bool is_blkparse_summary_header(const std::vector<std::string_view>& t) {
+  if (t.size() < 2 || t[1].front() != '(') return false;
+  if (t[0] == "Total") return true;
+  if (t[0].size() > 3 && t[0].rfind("CPU", 0) == 0 && integer(t[0].substr(3))) return true;
+  return t.size() == 2 && t[1].size() > 2 && t[1].back() == ')' && integer(t[1].substr(1, t[1].size() - 2));
+}
+
+// The letters of blkparse's RWBS field (blkparse_fmt.c fill_rwbs, the kernel's blk_fill_rwbs):
+// F flush or FUA, R read, W write, D discard, E secure erase, N no data, A ahead, S sync, M meta.
+bool is_rwbs(std::string_view s) { return !s.empty() && s.find_first_not_of("FRWDENASM") == std::string_view::npos; }
+bool has(std::string_view rwbs, char c) { return rwbs.find(c) != std::string_view::npos; }
+}  // namespace
+
 // blkparse default output: Q lines are I/Os, C lines their recorded completions.
 Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view line) {
   const auto t = tokens(line);
-  if (blk_summary_ || t[0] == "CPU" || t[0].rfind("CPU", 0) == 0 || t[0] == "Total") {
-    blk_summary_ = true;  // the per-CPU and total summary after the events
-    return std::optional<TraceRecord>{};
+  if (blk_summary_line_ == 0 && is_blkparse_summary_header(t)) blk_summary_line_ = line_no_;
+  if (blk_summary_line_ > 0) {  // the per-CPU and total summary after the events: free text
+    if (!looks_like_blkparse(t)) return std::optional<TraceRecord>{};
+    return sim::invalid_argument("an event line after the summary that begins at line " +
+                                 std::to_string(blk_summary_line_) + " (blkparse prints its summary last)");
   }
   if (!looks_like_blkparse(t)) return sim::invalid_argument(bad("not a blkparse event line"));
   const std::string_view action = t[5];
   if (action != "Q" && action != "C") return std::optional<TraceRecord>{};
   const std::string_view rwbs = t[6];
-  if (t.size() < 8 || t[7].front() == '[') {  // no sector: a flush ("Q FWS [kworker/0:1H]"), or no data
-    if (action != "Q" || rwbs.find('F') == std::string_view::npos) return std::optional<TraceRecord>{};
-    const auto at = relative(to_ns(*number(t[3]), 1e9));
-    if (!at) return sim::invalid_argument(bad(kBeyondSpan));
-    TraceRecord r;
-    r.op = TraceOp::kFlush;
-    r.device = std::string(t[0]);
-    r.time_ns = *at;
-    return std::optional<TraceRecord>(std::move(r));
+  if (!is_rwbs(rwbs))
+    return sim::invalid_argument("RWBS \"" + std::string(rwbs) + "\" is not made of blkparse's letters F R W D E N A S M");
+  if (t.size() < 8 || t[7].front() == '[') return blkparse_no_sector(t, action, rwbs);
+  return blkparse_ranged(t, action, rwbs);
+}
+
+// A Q or C line without SECTOR + COUNT: a flush ("Q FWS [kworker/0:1H]"), or no data (N).
+Result<std::optional<TraceRecord>> TraceReader::blkparse_no_sector(const std::vector<std::string_view>& t,
+                                                                   std::string_view action,
+                                                                   std::string_view rwbs) {
+  if (action != "Q") return std::optional<TraceRecord>{};
+  if (!has(rwbs, 'F')) {
+    if (has(rwbs, 'R') || has(rwbs, 'W') || has(rwbs, 'D') || has(rwbs, 'E'))
+      return sim::invalid_argument("a Q " + std::string(rwbs) + " line without SECTOR + COUNT");
+    return std::optional<TraceRecord>{};
   }
+  const auto at = relative(to_ns(*number(t[3]), 1e9));
+  if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+  TraceRecord r;
+  r.op = TraceOp::kFlush;
+  r.device = std::string(t[0]);
+  r.time_ns = *at;
+  return std::optional<TraceRecord>(std::move(r));
+}
+
+// A Q line with SECTOR + COUNT is an I/O; a C line gives the response of the Q it completes.
+Result<std::optional<TraceRecord>> TraceReader::blkparse_ranged(const std::vector<std::string_view>& t,
+                                                                std::string_view action,
+                                                                std::string_view rwbs) {
   const auto sector = integer(t[7]);
-  std::int64_t count = 0;
-  if (t.size() >= 10 && t[8] == "+") {
-    const auto c = integer(t[9]);
-    if (!c) return sim::invalid_argument(bad("the sector count after '+' is not a number"));
-    count = *c;
-  }
-  if (!sector || *sector > kMaxBytes / kSectorBytes || count > kMaxBytes / kSectorBytes)
-    return sim::invalid_argument(bad("the sector is not a number"));
-  const double seconds = *number(t[3]);
-  const auto relative_at = relative(to_ns(seconds, 1e9));
+  if (!sector || *sector > kMaxBytes / kSectorBytes)
+    return sim::invalid_argument("SECTOR \"" + std::string(t[7]) + "\" is not a sector number");
+  if (t.size() < 10 || t[8] != "+") return sim::invalid_argument(bad("want SECTOR + COUNT after the RWBS"));
+  const auto count = integer(t[9]);
+  if (!count || *count > kMaxBytes / kSectorBytes)
+    return sim::invalid_argument("COUNT \"" + std::string(t[9]) + "\" after '+' is not a sector count");
+  const auto relative_at = relative(to_ns(*number(t[3]), 1e9));
   if (!relative_at) return sim::invalid_argument(bad(kBeyondSpan));
   const sim::Time at = *relative_at;
   const std::string key = std::string(t[0]) + " " + std::string(t[7]);
-  if (action == "C") {
-    auto it = queued_.find(key);
-    if (it == queued_.end()) {
-      ++unpaired_;
-      return std::optional<TraceRecord>{};
-    }
-    TraceRecord r;
-    r.is_io = false;
-    r.device = std::string(t[0]);
-    r.time_ns = it->second;
-    r.recorded_latency_ns = std::max<sim::Time>(0, at - it->second);
-    queued_.erase(it);
-    return std::optional<TraceRecord>(std::move(r));
-  }
+  if (action == "C") return blkparse_completion(key, std::string(t[0]), at);
   TraceRecord r;
-  if (rwbs.find('D') != std::string_view::npos) r.op = TraceOp::kTrim;
-  else if (rwbs.find('R') != std::string_view::npos) r.op = TraceOp::kRead;
-  else if (rwbs.find('W') != std::string_view::npos) r.op = TraceOp::kWrite;
-  else if (rwbs.find('F') != std::string_view::npos) r.op = TraceOp::kFlush;
+  if (has(rwbs, 'D') || has(rwbs, 'E')) r.op = TraceOp::kTrim;
+  else if (has(rwbs, 'R')) r.op = TraceOp::kRead;
+  else if (has(rwbs, 'W')) r.op = TraceOp::kWrite;
+  else if (has(rwbs, 'F')) r.op = TraceOp::kFlush;
   else return std::optional<TraceRecord>{};  // N: no data
-  if (r.op != TraceOp::kFlush && count == 0) return std::optional<TraceRecord>{};
-  if (count == 0) r.op = TraceOp::kFlush;
+  if (*count == 0) {
+    if (!has(rwbs, 'F')) return sim::invalid_argument("a Q " + std::string(rwbs) + " of 0 sectors");
+    r.op = TraceOp::kFlush;  // "FWS 0 + 0": a flush with no data
+  }
   r.device = std::string(t[0]);
-  r.offset_bytes = *sector * kSectorBytes;
-  r.length_bytes = count * kSectorBytes;
+  r.offset_bytes = r.op == TraceOp::kFlush ? 0 : *sector * kSectorBytes;
+  r.length_bytes = r.op == TraceOp::kFlush ? 0 : *count * kSectorBytes;
   r.time_ns = at;
   if (queued_.size() < kMaxPendingRequests) queued_[key] = at;
+  return std::optional<TraceRecord>(std::move(r));
+}
+
+Result<std::optional<TraceRecord>> TraceReader::blkparse_completion(const std::string& key,
+                                                                    std::string device, sim::Time at) {
+  auto it = queued_.find(key);
+  if (it == queued_.end()) {
+    ++unpaired_;
+    return std::optional<TraceRecord>{};
+  }
+  TraceRecord r;
+  r.is_io = false;
+  r.device = std::move(device);
+  r.time_ns = it->second;
+  r.recorded_latency_ns = std::max<sim::Time>(0, at - it->second);
+  queued_.erase(it);
   return std::optional<TraceRecord>(std::move(r));
 }
 

@@ -8,7 +8,8 @@
 //  - blkparse's default text output: "MAJ,MIN CPU SEQ SECONDS PID ACTION RWBS SECTOR + COUNT
 //    [PROCESS]". A Q (queued) line is an I/O; the C (complete) line of the same device and
 //    sector gives the trace's own response time. Other actions and the summary after the
-//    events are skipped.
+//    events ("CPU0 (8,0):", "Total (8,0):" onwards) are skipped; a Q line without a valid
+//    RWBS, SECTOR + COUNT or with 0 sectors is a bad line, as is an event after the summary.
 //  - SNIA IOTTA / MSR Cambridge CSV: "Timestamp,Hostname,DiskNumber,Type,Offset,Size,
 //    ResponseTime", times in 100 ns units (Windows filetime), Type Read or Write; the device
 //    is HOSTNAME_DISK. An optional header line.
@@ -26,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/status.h"
 #include "sim/time.h"
@@ -94,6 +96,12 @@ class TraceReader {
   sim::Result<std::optional<TraceRecord>> parse_line(std::string_view line);
   sim::Result<std::optional<TraceRecord>> parse_fio(std::string_view line);
   sim::Result<std::optional<TraceRecord>> parse_blkparse(std::string_view line);
+  sim::Result<std::optional<TraceRecord>> blkparse_no_sector(const std::vector<std::string_view>& t,
+                                                             std::string_view action, std::string_view rwbs);
+  sim::Result<std::optional<TraceRecord>> blkparse_ranged(const std::vector<std::string_view>& t,
+                                                          std::string_view action, std::string_view rwbs);
+  sim::Result<std::optional<TraceRecord>> blkparse_completion(const std::string& key, std::string device,
+                                                              sim::Time at);
   sim::Result<std::optional<TraceRecord>> parse_msr(std::string_view line);
   sim::Result<std::optional<TraceRecord>> parse_disksim(std::string_view line);
   // time_ns less the first record's; nullopt beyond ±kMaxSpanNs.
@@ -113,7 +121,7 @@ class TraceReader {
   std::string first_bad_;
   std::optional<__int128> origin_ns_;  // the first record's own time
   sim::Time fio_clock_ns_ = 0;       // fio v2: the sum of waits so far
-  bool blk_summary_ = false;         // blkparse: past the events
+  std::int64_t blk_summary_line_ = 0;  // blkparse: the line its closing summary begins at, or 0
   std::unordered_map<std::string, sim::Time> queued_;  // blkparse "dev sector" → Q time
 };
 

@@ -335,3 +335,72 @@ TEST_CASE("a record whose offset or size is not a multiple of 512 bytes is a bad
   // Flushes carry no range: "sync 1 3" is still a flush.
   CHECK(all(*reader("fio version 2 iolog\nf sync 1 3\n")).size() == 1);
 }
+
+TEST_CASE("blkparse: only a real summary header ends the events; an event after it is a bad line (hostile finding 12)") {
+  // "CPUs are busy" is no summary header (a bad line), and the events after it are replayed.
+  TraceReaderOptions skip;
+  skip.skip_bad = true;
+  auto r = reader("  8,0    1        1     0.000000000  1234  Q   R 0 + 8 [fio]\n"
+                  "CPUs are busy\n"
+                  "  8,0    1        2     0.001000000  1234  Q   W 8 + 8 [fio]\n"
+                  "CPU0 (8,0):\n"
+                  " Reads Queued:           1,        4KiB\t Writes Queued:           1,        4KiB\n"
+                  "  8,0    1        3     0.002000000  1234  Q   W 16 + 8 [fio]\n"
+                  "Total (8,0):\n"
+                  "Throughput (R/W): 0KiB/s / 0KiB/s\n",
+                  skip);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[1].offset_bytes == 8 * 512);
+  CHECK(r->bad_lines() == 2);
+  CHECK(r->first_bad() == "t.trace:2: not a blkparse event line");
+  auto strict = reader("  8,0    1        1     0.000000000  1234  Q   R 0 + 8 [fio]\n"
+                       "Total (8,0):\n"
+                       "  8,0    1        3     0.002000000  1234  Q   W 16 + 8 [fio]\n");
+  REQUIRE(strict->next().is_ok());
+  auto after = strict->next();
+  REQUIRE_FALSE(after.is_ok());
+  CHECK(after.status().message() ==
+        "t.trace:3: an event line after the summary that begins at line 2 (blkparse prints its summary last)");
+  // blkparse -s: a process's "NAME (PID)" begins the summary too.
+  auto per_process = reader("  8,0 1 1 0.0 1 Q R 0 + 8 [fio]\nfio (1234)\n Reads Queued: 1, 4KiB\n");
+  CHECK(all(*per_process).size() == 1);
+}
+
+TEST_CASE("blkparse: a malformed Q line is a bad line with what is wrong, not dropped (hostile finding 13)") {
+  struct Case {
+    const char* line;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"  8,0 1 1 0.0 1 Q R 0 - 8 [x]\n", "t.trace:1: want SECTOR + COUNT after the RWBS"},
+      {"  8,0 1 1 0.0 1 Q R 0 8 [x]\n", "t.trace:1: want SECTOR + COUNT after the RWBS"},
+      {"  8,0 1 1 0.0 1 Q X 0 + 8 [x]\n",
+       "t.trace:1: RWBS \"X\" is not made of blkparse's letters F R W D E N A S M"},
+      {"  8,0 1 1 0.0 1 Q R 0 + 0 [x]\n", "t.trace:1: a Q R of 0 sectors"},
+      {"  8,0 1 1 0.0 1 Q R 0 + x [x]\n", "t.trace:1: COUNT \"x\" after '+' is not a sector count"},
+      {"  8,0 1 1 0.0 1 Q R y + 8 [x]\n", "t.trace:1: SECTOR \"y\" is not a sector number"},
+      {"  8,0 1 1 0.0 1 Q WS [x]\n", "t.trace:1: a Q WS line without SECTOR + COUNT"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.line);
+    auto r = reader(c.line, TraceReaderOptions{TraceFormat::kBlkparse, false});
+    auto next = r->next();
+    REQUIRE_FALSE(next.is_ok());
+    CHECK(next.status().message() == c.message);
+  }
+  // Counted under --skip-bad: the reproducer's four bad lines and its one good read.
+  TraceReaderOptions skip{TraceFormat::kBlkparse, true};
+  auto r = reader("  8,0 1 1 0.0 1 Q R 0 - 8 [x]\n  8,0 1 2 0.1 1 Q R 0 8 [x]\n"
+                  "  8,0 1 3 0.2 1 Q X 0 + 8 [x]\n  8,0 1 4 0.3 1 Q R 0 + 0 [x]\n"
+                  "  8,0 1 5 0.4 1 Q R 8 + 8 [x]\n",
+                  skip);
+  CHECK(all(*r).size() == 1);
+  CHECK(r->bad_lines() == 4);
+  // Still good: a request without data (N), and a flush of no sectors.
+  auto good = reader("  8,0 1 1 0.0 1 Q N [x]\n  8,0 1 2 0.0 1 Q FWS 0 + 0 [x]\n  8,0 1 3 0.1 1 Q R 8 + 8 [x]\n",
+                     TraceReaderOptions{TraceFormat::kBlkparse, false});
+  const auto recs = all(*good);
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[0].op == TraceOp::kFlush);
+}
