@@ -42,7 +42,7 @@ class Replayer {
   void schedule_next();
   void issue_ready();
   void issue(const TraceRecord& r);
-  sim::Result<std::size_t> volume_for(const std::string& device);
+  sim::Result<std::size_t> volume_for(const std::string& device, std::int64_t line);
   void complete(std::size_t volume, std::int64_t row, TraceOp op, std::int64_t bytes,
                 const IoCompletion& done);
   OpenRow* row(std::int64_t index);
@@ -58,6 +58,7 @@ class Replayer {
   const std::function<void(const TraceRow&)>& on_row_;
   TraceReport report_;
   std::map<std::string, std::size_t> by_device_;
+  std::map<std::string, std::string> device_by_volume_;  // volume name → the first device on it
   std::optional<TraceRecord> lookahead_;
   bool reader_done_ = false;
   bool scheduled_ = false;  // an arrival event is pending
@@ -107,7 +108,7 @@ sim::Status Replayer::fetch() {
       return sim::Status::ok();
     }
     // A recorded response (blkparse C): its I/O's row, if still open, and the totals.
-    auto v = volume_for(rec.device);
+    auto v = volume_for(rec.device, rec.line);
     if (!v.is_ok()) return v.status();
     report_.volumes[*v].totals.recorded_latency_ns.record(rec.recorded_latency_ns);
     if (options_.timing == TraceTiming::kRecorded) {
@@ -153,12 +154,21 @@ void Replayer::emit_rows(bool all) {
   }
 }
 
-sim::Result<std::size_t> Replayer::volume_for(const std::string& device) {
+sim::Result<std::size_t> Replayer::volume_for(const std::string& device, std::int64_t line) {
   if (auto it = by_device_.find(device); it != by_device_.end()) return it->second;
   TraceVolume v;
   v.device = device;
   auto mapped = options_.device_map.find(device);
   v.volume = mapped != options_.device_map.end() ? mapped->second : trace_volume_name(device);
+  // Two devices on one volume only when --map puts both there; the naming rule can fold
+  // distinct devices together ("a/b" and "a-b", names cut at 64 characters).
+  if (auto other = device_by_volume_.find(v.volume); other != device_by_volume_.end() &&
+                                                     !(mapped != options_.device_map.end() &&
+                                                       options_.device_map.contains(other->second)))
+    return sim::invalid_argument(reader_.name() + ":" + std::to_string(line) + ": devices \"" + other->second +
+                                 "\" and \"" + device + "\" would share volume \"" + v.volume +
+                                 "\"; give one its own with --map DEV=NAME");
+  device_by_volume_.emplace(v.volume, device);
   const controller::Volume* existing = array_.volume_by_name(v.volume);
   if (existing == nullptr) {
     controller::VolumeSpec spec;
@@ -181,7 +191,7 @@ sim::Result<std::size_t> Replayer::volume_for(const std::string& device) {
 }
 
 void Replayer::issue(const TraceRecord& r) {
-  auto v = volume_for(r.device);
+  auto v = volume_for(r.device, r.line);
   if (!v.is_ok()) return fail(v.status());
   const TraceVolume& vol = report_.volumes[*v];
   if (r.offset_bytes + r.length_bytes > vol.capacity_bytes) {

@@ -404,3 +404,27 @@ TEST_CASE("blkparse: a malformed Q line is a bad line with what is wrong, not dr
   REQUIRE(recs.size() == 2);
   CHECK(recs[0].op == TraceOp::kFlush);
 }
+
+TEST_CASE("two trace devices whose names fold to one volume are an error naming both (hostile finding 14)") {
+  const std::string text = "fio version 3 iolog\n0 a/b write 0 4096\n1 a-b write 0 4096\n";
+  auto folded = try_replay(text, {});
+  REQUIRE_FALSE(folded.is_ok());
+  CHECK(folded.status().message() ==
+        "t.trace:3: devices \"a/b\" and \"a-b\" would share volume \"a-b\"; give one its own with --map DEV=NAME");
+  const std::string x(70, 'x');  // volume names are cut at 64 characters
+  auto cut = try_replay("fio version 3 iolog\n0 " + x + "A write 0 4096\n1 " + x + "B write 0 4096\n", {});
+  REQUIRE_FALSE(cut.is_ok());
+  CHECK(cut.status().message().find("would share volume \"" + std::string(64, 'x') + "\"") != std::string::npos);
+  TraceReplayOptions apart;
+  apart.device_map["a/b"] = "ab";
+  const Replay separate = replay(text, apart);
+  REQUIRE(separate.report.volumes.size() == 2);
+  CHECK(separate.report.volumes[0].volume_id != separate.report.volumes[1].volume_id);
+  // Both put on one volume with --map: what the user asked for.
+  TraceReplayOptions merged;
+  merged.device_map["a/b"] = "m";
+  merged.device_map["a-b"] = "m";
+  const Replay together = replay(text, merged);
+  REQUIRE(together.report.volumes.size() == 2);
+  CHECK(together.report.volumes[0].volume_id == together.report.volumes[1].volume_id);
+}
