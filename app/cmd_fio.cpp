@@ -1,7 +1,9 @@
 // `afasim fio JOB.fio`: a fio job file in virtual time against a fresh simulated array.
 // As with fio, jobs may also be given on the command line (`--name=x --rw=randread ...`):
 // options before the first --name form [global], each --name starts a job.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -76,15 +78,24 @@ sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o) {
   return workload::parse_fio_job_file(text, name, parse);
 }
 
-// Writes the report to --output or stdout; 1 when a job failed.
+// --output, opened before the run as fio opens it: a path that cannot be written fails in a
+// moment with the system's reason, not after the whole simulation. Closed at the end.
+using OutputFile = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+OutputFile open_output(const std::string& path) {
+  if (path.empty()) return OutputFile(nullptr, &std::fclose);
+  return OutputFile(std::fopen(path.c_str(), "wb"), &std::fclose);
+}
+
+// Writes the report to --output (`out`) or stdout; 1 when a job failed or the file cannot be written.
 int emit(const FioOptions& o, const workload::RunReport& report,
-         const std::vector<workload::OutputFormat>& formats) {
-  const std::string out = workload::format_report(report, formats);
-  if (o.output.empty()) {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  } else {
-    std::ofstream f(o.output, std::ios::binary);
-    if (!(f << out)) return fail_command("fio", "--output: cannot write " + o.output, 1);
+         const std::vector<workload::OutputFormat>& formats, std::FILE* out) {
+  const std::string text = workload::format_report(report, formats);
+  if (out == nullptr) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
+    const int error = errno;
+    return fail_command("fio", "--output: cannot write " + o.output + ": " + std::strerror(error), 1);
   }
   for (const auto& r : report.results)
     if (r.error != 0) return 1;
@@ -93,7 +104,7 @@ int emit(const FioOptions& o, const workload::RunReport& report,
 
 int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
                   const workload::FioRunOptions& run_options,
-                  const std::vector<workload::OutputFormat>& formats) {
+                  const std::vector<workload::OutputFormat>& formats, std::FILE* out) {
   auto run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);
   if (!run) return 2;
   auto report = workload::run_fio(*run->target, run->target->capacity_bytes(), run->sim, file,
@@ -102,7 +113,7 @@ int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
   report->afasim_extra["device"] = o.device;
   report->afasim_extra["device_state"] = o.device_state;
   report->afasim_extra["device_stats"] = run->target->device_stats();
-  return emit(o, *report, formats);
+  return emit(o, *report, formats, out);
 }
 
 int run_fio_command(const FioOptions& o) {
@@ -111,11 +122,16 @@ int run_fio_command(const FioOptions& o) {
   auto file = load_jobs(o);
   if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
   for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
+  OutputFile out = open_output(o.output);
+  if (!o.output.empty() && !out) {
+    const int error = errno;
+    return fail_command("fio", "--output: cannot write " + o.output + ": " + std::strerror(error), 1);
+  }
   if (!o.device.empty()) {
     workload::FioRunOptions run_options;
     run_options.seed = o.seed;
     if (!o.quiet) run_options.progress = progress_printer("afasim ");
-    return run_on_device(o, *file, run_options, *formats);
+    return run_on_device(o, *file, run_options, *formats, out.get());
   }
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail_command("fio", catalog.status().message(), 2);
@@ -139,7 +155,7 @@ int run_fio_command(const FioOptions& o) {
   if (!report.is_ok()) return fail_command("fio", report.status().message(), 2);
   report->afasim_extra["raid_type"] = o.raid_type;
   report->afasim_extra["provisioning"] = o.provisioning;
-  return emit(o, *report, *formats);
+  return emit(o, *report, *formats, out.get());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,11 +13,14 @@
 #include "config/preset.h"
 #include "sim/rng.h"
 #include "workload/distribution.h"
+#include "tests/workload/cli_test_support.h"
 #include "tests/workload/fio_test_support.h"
 
 using namespace afasim;
 using namespace afasim::workload;
 using afasim::workload::testing::parse_job_ok;
+using afasim::workload::testing::run_cli;
+using afasim::workload::testing::write_temp;
 
 namespace {
 
@@ -796,4 +800,24 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
   }
   // The fuzzer reaches the resolver, not only the first syntax check.
   CHECK(accepted > 500);
+}
+
+TEST_CASE("afasim fio --output that cannot be written fails before the run, with the reason (hostile finding 26)") {
+  // Ten minutes of four clones: tens of seconds of simulation if the path were tried at the end.
+  const auto start = std::chrono::steady_clock::now();
+  const auto missing = run_cli("fio --quiet --name=x --filename=v --size=1g --rw=randread --runtime=600s "
+                               "--time_based --numjobs=4 --output=/nonexistent/dir/out.txt");
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err == "afasim fio: --output: cannot write /nonexistent/dir/out.txt: No such file or directory\n");
+  CHECK(seconds < 10);
+  const std::string dir = (testing::cli_temp_dir() / "out-dir").string();
+  std::filesystem::create_directories(dir);
+  const auto directory = run_cli("fio --quiet --name=x --filename=v --size=1m --output=" + dir);
+  CHECK(directory.exit_code == 1);
+  CHECK(directory.err == "afasim fio: --output: cannot write " + dir + ": Is a directory\n");
+  // A good path gets the report.
+  const std::string good = (testing::cli_temp_dir() / "report.txt").string();
+  CHECK(run_cli("fio --quiet --output-format terse --name=x --filename=v --size=1m --output=" + good).exit_code == 0);
+  CHECK(testing::slurp(good).rfind("3;", 0) == 0);  // terse version 3
 }

@@ -18,6 +18,7 @@
 #include "config/preset.h"
 #include "sim/rng.h"
 #include "workload/scenario_runner.h"
+#include "cli_test_support.h"
 #include "scenario_test_support.h"
 
 using namespace afasim;
@@ -732,45 +733,7 @@ TEST_CASE("setup errors the array raises name the scenario key") {
 
 // --- the real binary ----------------------------------------------------------------------
 
-namespace {
-
-struct Cli {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Cli run_cli(const std::string& args) {
-  const char* binary = std::getenv("AFASIM_BINARY");
-  REQUIRE_MESSAGE(binary != nullptr, "AFASIM_BINARY is not set (run through ctest)");
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("afasim-cli-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string cmd = std::string(binary) + " " + args + " >" + (dir / "out").string() + " 2>" +
-                          (dir / "err").string();
-  const int status = std::system(cmd.c_str());
-  Cli r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir / "out");
-  r.err = slurp(dir / "err");
-  return r;
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("afasim-cli-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / name, std::ios::binary) << text;
-  return (dir / name).string();
-}
-
-}  // namespace
+// run_cli and write_temp: cli_test_support.h.
 
 TEST_CASE("afasim run: a built-in scenario as JSON and SVG, exit 0; --seed replaces the file's") {
   const std::string svg = write_temp("chart.svg", "");
