@@ -1,6 +1,9 @@
 // `afasim trace FILE`: replays a block trace (fio iolog, blkparse, MSR CSV, DiskSim) in
 // virtual time against a fresh simulated array (docs/workloads.md "Trace replay").
+#include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,27 +36,65 @@ struct TraceCliOptions {
   bool quiet = false;
 };
 
+// --map DEVICE=VOLUME, each checked now: a bad volume name is a usage error before the replay,
+// not a failure at the device's first record.
+sim::Status parse_maps(const std::vector<std::string>& maps, std::map<std::string, std::string>& out) {
+  for (const std::string& m : maps) {
+    const auto eq = m.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+      return sim::invalid_argument("--map " + m + ": want DEVICE=VOLUME");
+    const std::string device = m.substr(0, eq);
+    if (auto seen = out.find(device); seen != out.end())
+      return sim::invalid_argument("--map " + m + ": device \"" + device + "\" is already mapped (to \"" +
+                                   seen->second + "\")");
+    if (sim::Status st = controller::Array::check_name("volume", m.substr(eq + 1)); !st.is_ok())
+      return sim::invalid_argument("--map " + m + ": " + st.message());
+    out[device] = m.substr(eq + 1);
+  }
+  return sim::Status::ok();
+}
+
+// --volume-size: whole 512-byte logical blocks, at most the array's largest volume.
+sim::Result<std::int64_t> parse_volume_size(const std::string& text) {
+  auto size = workload::parse_fio_size(text, 1024);
+  if (!size.is_ok() || *size <= 0) return sim::invalid_argument("--volume-size " + text + ": not a size");
+  if (*size < 512 || *size % 512 != 0)
+    return sim::invalid_argument("--volume-size " + text + ": " + std::to_string(*size) +
+                                 " bytes is not a whole number of 512-byte blocks (the logical block)");
+  if (*size > controller::kMaxVolumeBytes)
+    return sim::invalid_argument("--volume-size " + text + ": more than the array's largest volume, " +
+                                 std::to_string(controller::kMaxVolumeBytes) + " bytes (1 PiB)");
+  return *size;
+}
+
 sim::Status fill_replay_options(const TraceCliOptions& o, workload::TraceReplayOptions& r) {
   r.timing = o.iodepth > 0 ? workload::TraceTiming::kClosedLoop : workload::TraceTiming::kRecorded;
   r.speed = o.speed;
   if (o.iodepth > 0) r.iodepth = o.iodepth;
-  for (const std::string& m : o.maps) {
-    const auto eq = m.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
-      return sim::invalid_argument("--map " + m + ": want DEVICE=VOLUME");
-    r.device_map[m.substr(0, eq)] = m.substr(eq + 1);
-  }
-  auto size = workload::parse_fio_size(o.volume_size, 1024);
-  if (!size.is_ok() || *size <= 0) return sim::invalid_argument("--volume-size " + o.volume_size + ": not a size");
-  r.volume_size_bytes = (*size + 511) / 512 * 512;
+  AFASIM_RETURN_IF_ERROR(parse_maps(o.maps, r.device_map));
+  auto size = parse_volume_size(o.volume_size);
+  if (!size.is_ok()) return size.status();
+  r.volume_size_bytes = *size;
   auto interval = workload::parse_fio_time(o.interval, sim::kSecond);
-  if (!interval.is_ok() || *interval <= 0) return sim::invalid_argument("--interval " + o.interval + ": not a time");
+  if (!interval.is_ok()) return sim::invalid_argument("--interval: " + interval.status().message());
+  if (*interval <= 0) return sim::invalid_argument("--interval " + o.interval + ": must be longer than 0");
   r.interval_ns = *interval;
   r.raid_type = *raid::parse_raid_type(o.raid_type);
   r.provisioning = *controller::parse_provisioning(o.provisioning);
   r.max_records = o.max_records;
   if (!o.quiet) r.progress = progress_printer("afasim ");
   return sim::Status::ok();
+}
+
+// A --map for a device the replay never met is likely a typo: say so after the totals.
+void warn_unused_maps(const workload::TraceReplayOptions& replay, const workload::TraceReport& report) {
+  for (const auto& [device, volume] : replay.device_map) {
+    const bool seen = std::any_of(report.volumes.begin(), report.volumes.end(),
+                                  [&](const workload::TraceVolume& v) { return v.device == device; });
+    if (!seen)
+      std::fprintf(stderr, "afasim trace: warning: --map %s=%s: device \"%s\" is not in the replayed records\n",
+                   device.c_str(), volume.c_str(), device.c_str());
+  }
 }
 
 int run_trace_command(const TraceCliOptions& o) {
@@ -86,6 +127,8 @@ int run_trace_command(const TraceCliOptions& o) {
   if (!report.is_ok()) return fail_command("trace", report.status().message(), report.status().code() == sim::Code::kInvalidArgument ? 2 : 1);
   const std::string totals = json ? workload::trace_totals_json(*report) : workload::format_trace_totals(*report);
   std::fwrite(totals.data(), 1, totals.size(), stdout);
+  std::fflush(stdout);
+  warn_unused_maps(replay, *report);
   return 0;
 }
 
@@ -106,7 +149,7 @@ Runner add_trace_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--interval", o->interval, "Length of a timeline row")->capture_default_str();
   cmd->add_option("--max-records", o->max_records, "Stop after this many I/Os (0: the whole trace)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
   cmd->add_flag("--skip-bad", o->skip_bad, "Count bad lines and go on instead of stopping at the first");
   cmd->add_option("--output-format", o->output_format, "text, or json (JSON lines: rows, then totals)")
       ->check(CLI::IsMember({"text", "json"}))

@@ -182,6 +182,11 @@ class Array {
                                                   Journal& journal, const Snapshot& snapshot,
                                                   ArrayOptions options = {});
 
+  // The rule for the name of a pool, volume, host or QoS policy: 1 to 64 letters, digits,
+  // '-', '_' and '.', starting with a letter or digit. kUnprocessable "WHAT name ..." when it
+  // breaks it. Public so that a command line can check a name before it runs anything.
+  static sim::Status check_name(const std::string& what, const std::string& name);
+
   sim::Simulator& simulator() { return sim_; }
   const sim::Simulator& simulator() const { return sim_; }
   const config::SystemPreset& preset() const { return preset_; }
@@ -385,7 +390,6 @@ class Array {
                    std::string message);
   Id next_id(const char* kind, ChangeSet& changes);
 
-  sim::Status check_name(const std::string& what, const std::string& name) const;
   sim::Status check_qos(const QosSettings& qos, const std::string& context) const;
   sim::Status check_initiators(const std::vector<Initiator>& initiators, Id host_id) const;
   sim::Status check_revision(std::uint64_t actual, std::optional<std::uint64_t> expected,

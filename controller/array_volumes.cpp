@@ -19,7 +19,7 @@ using sim::Status;
 // ---------------------------------------------------------------------------------------
 // Validation helpers
 
-Status Array::check_name(const std::string& what, const std::string& name) const {
+Status Array::check_name(const std::string& what, const std::string& name) {
   if (name.empty() || name.size() > 64)
     return sim::unprocessable(what + " name must be 1 to 64 characters, got " +
                               std::to_string(name.size()));

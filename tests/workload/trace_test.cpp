@@ -10,9 +10,12 @@
 #include "config/preset.h"
 #include "controller/array.h"
 #include "workload/trace_replay.h"
+#include "cli_test_support.h"
 
 using namespace afasim;
 using namespace afasim::workload;
+using afasim::workload::testing::run_cli;
+using afasim::workload::testing::write_temp;
 
 namespace {
 
@@ -427,4 +430,46 @@ TEST_CASE("two trace devices whose names fold to one volume are an error naming 
   const Replay together = replay(text, merged);
   REQUIRE(together.report.volumes.size() == 2);
   CHECK(together.report.volumes[0].volume_id == together.report.volumes[1].volume_id);
+}
+
+TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors before the replay (hostile findings 18, 23, 25)") {
+  const std::string one = write_temp("one.disksim", "0 0 0 1 1\n");
+  struct Case {
+    std::string args;
+    std::string message;  // all of standard error
+  };
+  const Case cases[] = {
+      {"--volume-size 1",
+       "afasim trace: --volume-size 1: 1 bytes is not a whole number of 512-byte blocks (the logical block)\n"},
+      {"--volume-size 0x10",
+       "afasim trace: --volume-size 0x10: 16 bytes is not a whole number of 512-byte blocks (the logical block)\n"},
+      {"--volume-size 1000000",
+       "afasim trace: --volume-size 1000000: 1000000 bytes is not a whole number of 512-byte blocks (the "
+       "logical block)\n"},
+      {"--volume-size 100p",
+       "afasim trace: --volume-size 100p: more than the array's largest volume, 1125899906842624 bytes (1 PiB)\n"},
+      {"--map '0=has space'",
+       "afasim trace: --map 0=has space: volume name may hold only letters, digits, '-', '_' and '.': "
+       "\"has space\"\n"},
+      {"--map 0=a --map 0=b", "afasim trace: --map 0=b: device \"0\" is already mapped (to \"a\")\n"},
+      {"--interval 1ns", "afasim trace: --interval: \"1ns\" is not a time (units: d h m s ms us)\n"},
+      {"--interval 0", "afasim trace: --interval 0: must be longer than 0\n"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.args);
+    const auto r = run_cli("trace " + one + " --quiet " + c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());  // refused before the replay: not even its header
+    CHECK(r.err == c.message);
+  }
+  // The range of --max-records in words, not as a 300-digit double.
+  const auto negative = run_cli("trace " + one + " --quiet --max-records -1");
+  CHECK(negative.exit_code == 2);
+  CHECK(negative.err.find("Value -1 not in range 0 to 9223372036854775807") != std::string::npos);
+  CHECK(negative.err.size() < 200);
+  // A --map for a device the trace never names: replayed, and a warning after the totals.
+  const auto unused = run_cli("trace " + one + " --quiet --map 9=x");
+  CHECK(unused.exit_code == 0);
+  CHECK(unused.err == "afasim trace: warning: --map 9=x: device \"9\" is not in the replayed records\n");
+  CHECK(run_cli("trace " + one + " --quiet --map 0=x").err.empty());
 }
