@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <vector>
@@ -57,6 +60,21 @@ std::optional<double> number(std::string_view s) {
 
 bool is_numeric_token(std::string_view s) { return number(s).has_value(); }
 
+// What is wrong with `text` as the non-negative number `field` (`whole`: a whole number), as
+// "FIELD \"TEXT\" is negative"; empty when nothing is.
+std::string number_problem(std::string_view field, std::string_view text, bool whole) {
+  if (whole ? integer(text).has_value() : number(text).has_value()) return {};
+  const std::string head = std::string(field) + " \"" + std::string(text) + "\"";
+  double v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::invalid_argument || p != text.data() + text.size()) return head + " is not a number";
+  if (ec == std::errc::result_out_of_range) return head + " is out of range";
+  if (!std::isfinite(v)) return head + " is not a finite number";
+  if (v < 0) return head + " is negative";
+  if (v != std::floor(v)) return head + " is not a whole number";
+  return head + " is too large";
+}
+
 bool looks_like_blkparse(const std::vector<std::string_view>& t) {
   if (t.size() < 7) return false;
   const auto comma = t[0].find(',');
@@ -67,10 +85,10 @@ bool looks_like_blkparse(const std::vector<std::string_view>& t) {
 Result<TraceFormat> detect(std::string_view line, std::string_view name, std::int64_t line_no) {
   if (line.rfind("fio version 2 iolog", 0) == 0) return TraceFormat::kFioIolog2;
   if (line.rfind("fio version 3 iolog", 0) == 0) return TraceFormat::kFioIolog3;
+  const auto t = tokens(line);
+  if (looks_like_blkparse(t)) return TraceFormat::kBlkparse;  // before MSR: "[a,b,c]" has commas
   const auto csv = tokens(line, ',');
   if (csv.size() == 7 && (csv[0] == "Timestamp" || integer(csv[0]))) return TraceFormat::kMsrCsv;
-  const auto t = tokens(line);
-  if (looks_like_blkparse(t)) return TraceFormat::kBlkparse;
   if (t.size() == 5 && is_numeric_token(t[0]) && integer(t[1]) && integer(t[2]) && integer(t[3]) &&
       integer(t[4]))
     return TraceFormat::kDiskSim;
@@ -133,8 +151,14 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path,
                                                        const TraceReaderOptions& options) {
   // "-": standard input through a file stream of its own (std::cin's buffer is synced with
   // stdio, a character at a time: several times slower on a 10 GB pipe).
+  std::error_code ec;
+  if (path != "-" && std::filesystem::is_directory(path, ec))
+    return sim::invalid_argument("cannot read " + path + ": a directory");
   auto file = std::make_unique<std::ifstream>(path == "-" ? "/dev/stdin" : path, std::ios::binary);
-  if (!*file) return sim::not_found(path + ": cannot open the trace");
+  if (!*file) {
+    const int error = errno;
+    return sim::not_found(path + ": cannot open the trace: " + std::strerror(error));
+  }
   return from_stream(std::move(file), path, options);
 }
 
@@ -264,7 +288,10 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
   const bool v3 = format_ == TraceFormat::kFioIolog3;
   std::optional<double> stamp_us;
   if (v3) {
-    if (t.empty() || !(stamp_us = number(t[0]))) return sim::invalid_argument(bad("no timestamp (µs) first"));
+    if (t.empty()) return sim::invalid_argument(bad("no timestamp (µs) first"));
+    if (std::string problem = number_problem("timestamp (µs)", t[0], false); !problem.empty())
+      return sim::invalid_argument(problem);
+    stamp_us = number(t[0]);
     t.erase(t.begin());
   }
   if (t.size() != 2 && t.size() != 4) return sim::invalid_argument(bad("want FILE ACTION [OFFSET LENGTH]"));
@@ -413,12 +440,17 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
   const auto t = tokens(line, ',');
   if (t.size() != 7) return sim::invalid_argument(bad("want 7 comma-separated fields"));
   if (t[0] == "Timestamp") return std::optional<TraceRecord>{};  // the header
+  static constexpr std::pair<int, std::string_view> kWhole[] = {
+      {0, "Timestamp"}, {2, "DiskNumber"}, {4, "Offset"}, {5, "Size"}, {6, "ResponseTime"}};
+  for (const auto& [i, field] : kWhole)
+    if (std::string problem = number_problem(field, t[i], true); !problem.empty())
+      return sim::invalid_argument(problem + " (want a non-negative whole number)");
   const auto stamp = integer(t[0]);
   const auto offset = integer(t[4]);
   const auto size = integer(t[5]);
   const auto response = integer(t[6]);
-  if (!stamp || !offset || !size || !response || *offset > kMaxBytes || *size > kMaxBytes || *size == 0)
-    return sim::invalid_argument(bad("Timestamp, Offset, Size and ResponseTime are whole numbers, Size > 0"));
+  if (*offset > kMaxBytes || *size > kMaxBytes || *size == 0)
+    return sim::invalid_argument(bad("Offset and Size are within 1 EiB, Size > 0"));
   TraceRecord r;
   if (t[3] == "Read" || t[3] == "read") r.op = TraceOp::kRead;
   else if (t[3] == "Write" || t[3] == "write") r.op = TraceOp::kWrite;
@@ -439,13 +471,14 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
 Result<std::optional<TraceRecord>> TraceReader::parse_disksim(std::string_view line) {
   const auto t = tokens(line);
   if (t.size() != 5) return sim::invalid_argument(bad("want ARRIVAL_MS DEVICE LBA SIZE_BLOCKS FLAGS"));
+  static constexpr std::string_view kFields[] = {"ARRIVAL_MS", "DEVICE", "LBA", "SIZE_BLOCKS", "FLAGS"};
+  for (std::size_t i = 0; i < 5; ++i)
+    if (std::string problem = number_problem(kFields[i], t[i], i > 0); !problem.empty())
+      return sim::invalid_argument(problem + (i > 0 ? " (want a non-negative whole number)" : ""));
   const auto ms = number(t[0]);
-  const auto device = integer(t[1]);
   const auto lba = integer(t[2]);
   const auto blocks = integer(t[3]);
   const auto flags = integer(t[4]);
-  if (!ms || !device || !lba || !blocks || !flags)
-    return sim::invalid_argument(bad("fields are non-negative numbers"));
   if (*blocks == 0 || *lba > kMaxBytes / kSectorBytes || *blocks > kMaxBytes / kSectorBytes)
     return sim::invalid_argument(bad("SIZE_BLOCKS is 1 or more and LBA within 1 EiB"));
   TraceRecord r;

@@ -92,7 +92,7 @@ grep -q 'common.fio:2: \${BS}: environment variable "BS" is not set' unset.err |
 # JSON lines end with the totals.
 printf '0.0 0 0 8 1\n0.5 0 bad 8 1\n1.0 0 8 8 0\n' > t.disksim
 if "$bin" trace t.disksim --quiet > /dev/null 2> trace.err; then echo "a bad trace line passed"; exit 1; fi
-grep -q '^afasim trace: t.disksim:2: fields are non-negative numbers$' trace.err ||
+grep -qxF 'afasim trace: t.disksim:2: LBA "bad" is not a number (want a non-negative whole number)' trace.err ||
   { echo "unexpected message:"; cat trace.err; exit 1; }
 "$bin" trace t.disksim --skip-bad --output-format json --quiet > trace.json
 python3 - <<'PY'
@@ -100,7 +100,7 @@ import json
 lines = [json.loads(l) for l in open("trace.json")]
 totals = lines[-1]["totals"]
 assert totals["records"] == 2 and totals["bad_lines"] == 1, totals
-assert totals["first_bad"] == "t.disksim:2: fields are non-negative numbers", totals["first_bad"]
+assert totals["first_bad"] == 't.disksim:2: LBA "bad" is not a number (want a non-negative whole number)', totals["first_bad"]
 assert totals["volumes"][0]["volume"] == "dev0" and totals["volumes"][0]["reads"] == 1
 assert any("row" in l for l in lines[:-1])
 PY

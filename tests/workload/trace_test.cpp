@@ -224,13 +224,13 @@ TEST_CASE("bad lines: FILE:LINE: what is wrong, or counted with skip_bad; I/O be
   auto strict = reader(text);
   auto failed = replay_trace(*array, sim, *strict, TraceReplayOptions{});
   REQUIRE_FALSE(failed.is_ok());
-  CHECK(failed.status().message() == "t.trace:2: fields are non-negative numbers");
+  CHECK(failed.status().message() == "t.trace:2: LBA \"x\" is not a number (want a non-negative whole number)");
   TraceReaderOptions skip;
   skip.skip_bad = true;
   const Replay lenient = replay(text, {}, skip);
   CHECK(lenient.report.records == 2);
   CHECK(lenient.report.bad_lines == 2);
-  CHECK(lenient.report.first_bad == "t.trace:2: fields are non-negative numbers");
+  CHECK(lenient.report.first_bad == "t.trace:2: LBA \"x\" is not a number (want a non-negative whole number)");
   TraceReplayOptions small;
   small.volume_size_bytes = 8192;
   auto beyond = reader("0 5 0 8 1\n1 5 16 8 1\n");
@@ -472,4 +472,52 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
   CHECK(unused.exit_code == 0);
   CHECK(unused.err == "afasim trace: warning: --map 9=x: device \"9\" is not in the replayed records\n");
   CHECK(run_cli("trace " + one + " --quiet --map 0=x").err.empty());
+}
+
+TEST_CASE("MSR DiskNumber is a non-negative whole number, or the line is bad (hostile finding 15)") {
+  TraceReaderOptions skip{TraceFormat::kMsrCsv, true};
+  auto r = reader("1,hm,,Read,0,4096,1\n2,hm,-5,Read,0,4096,1\n3,hm,99999999999999999999999,Read,0,4096,1\n"
+                  "4,hm,zero,Read,0,4096,1\n5,hm,7,Read,0,4096,1\n",
+                  skip);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].device == "hm_7");
+  CHECK(r->bad_lines() == 4);
+  CHECK(r->first_bad() == "t.trace:1: DiskNumber \"\" is not a number (want a non-negative whole number)");
+  const std::pair<const char*, const char*> cases[] = {
+      {"2,hm,-5,Read,0,4096,1\n", "t.trace:1: DiskNumber \"-5\" is negative (want a non-negative whole number)"},
+      {"3,hm,99999999999999999999999,Read,0,4096,1\n",
+       "t.trace:1: DiskNumber \"99999999999999999999999\" is too large (want a non-negative whole number)"},
+      {"4,hm,zero,Read,0,4096,1\n", "t.trace:1: DiskNumber \"zero\" is not a number (want a non-negative whole number)"},
+  };
+  for (const auto& [line, message] : cases) {
+    auto one = reader(line, TraceReaderOptions{TraceFormat::kMsrCsv, false});
+    auto next = one->next();
+    REQUIRE_FALSE(next.is_ok());
+    CHECK(next.status().message() == message);
+  }
+}
+
+TEST_CASE("trace messages name the field and what is wrong; a directory is no trace (hostile finding 24)") {
+  const std::pair<std::string, std::string> cases[] = {
+      {"fio version 3 iolog\n-1 f read 0 4096\n", "t.trace:2: timestamp (µs) \"-1\" is negative"},
+      {"fio version 3 iolog\nnan f read 0 4096\n", "t.trace:2: timestamp (µs) \"nan\" is not a finite number"},
+      {"1e-400 0 0 8 1\n", "t.trace:1: ARRIVAL_MS \"1e-400\" is out of range"},
+      {"0 0 0 8 x\n", "t.trace:1: FLAGS \"x\" is not a number (want a non-negative whole number)"},
+      {"0 0 0 1.5 1\n", "t.trace:1: SIZE_BLOCKS \"1.5\" is not a whole number (want a non-negative whole number)"},
+  };
+  for (const auto& [text, message] : cases) {
+    CAPTURE(text);
+    auto r = reader(text, TraceReaderOptions{text[0] == 'f' ? TraceFormat::kFioIolog3 : TraceFormat::kDiskSim, false});
+    auto next = r->next();
+    REQUIRE_FALSE(next.is_ok());
+    CHECK(next.status().message() == message);
+  }
+  // A blkparse line whose process name holds commas is blkparse, not a 7-field CSV.
+  CHECK(reader("  8,0 1 1 0.000000000 1234 Q R 0 + 8 [a,b,c,d,e,f]\n")->format() == TraceFormat::kBlkparse);
+  const std::string dir = (testing::cli_temp_dir() / "adir").string();
+  std::filesystem::create_directories(dir);
+  auto opened = TraceReader::open(dir, {});
+  REQUIRE_FALSE(opened.is_ok());
+  CHECK(opened.status().message() == "cannot read " + dir + ": a directory");
 }
