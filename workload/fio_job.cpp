@@ -12,6 +12,9 @@ namespace {
 
 using namespace fio_detail;
 
+// A UTF-8 byte-order mark, as Windows editors write it before the first line: skipped.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
 // ---------------------------------------------------------------------------------------
 // The file pass: sections, inheritance, volumes, groups.
 
@@ -438,6 +441,7 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
   if (text.size() > kMaxFileBytes) {
     return sim::invalid_argument(std::string(file_name) + ": larger than 1 MiB");
   }
+  if (text.starts_with(kUtf8Bom)) text.remove_prefix(kUtf8Bom.size());
   auto sections = read_sections(text, file_name, options);
   if (!sections.is_ok()) return sections.status();
   AFASIM_RETURN_IF_ERROR(select_sections(*sections, options.sections, file_name));
@@ -477,6 +481,7 @@ Result<std::string> read_job_text(const std::string& path) {
     if (text.status().code() == sim::Code::kNotFound) return sim::not_found(path + ": cannot open the job file");
     return text.status();
   }
+  if (text->starts_with(kUtf8Bom)) text->erase(0, kUtf8Bom.size());  // before joining several files
   if (text->size() > kMaxFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
   return text;
 }

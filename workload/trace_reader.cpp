@@ -216,6 +216,8 @@ Result<bool> TraceReader::read_line() {
     }
     // gcount() counts the '\n' when there was one; a NUL inside is kept (and refused).
     line_.assign(buffer, static_cast<std::size_t>(in_->eof() ? n : n - 1));
+    // A UTF-8 byte-order mark, as Excel and Windows editors write it, is no part of the trace.
+    if (line_no_ == 1 && line_.rfind("\xEF\xBB\xBF", 0) == 0) line_.erase(0, 3);
     line_error_.clear();
     if (line_.find('\0') != std::string::npos) line_error_ = "a NUL byte in the line";
     return true;

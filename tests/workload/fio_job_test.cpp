@@ -802,6 +802,18 @@ TEST_CASE("fuzz: random bytes and random option lines never crash the parser") {
   CHECK(accepted > 500);
 }
 
+TEST_CASE("a UTF-8 byte-order mark before a job file's first line is skipped (hostile finding 20)") {
+  const FioJobFile f = parse_job_ok("\xEF\xBB\xBF[j]\nsize=1m\nfilename=v\n", "bom.fio");
+  REQUIRE(f.jobs.size() == 1);
+  CHECK(f.jobs[0].name == "j");
+  // Through the command line, with a second job file after it (the files are joined).
+  const std::string bom = write_temp("bom.fio", "\xEF\xBB\xBF[j]\nsize=1m\nfilename=v\n");
+  const std::string other = write_temp("other.fio", "\xEF\xBB\xBF[k]\nsize=1m\nfilename=w\n");
+  const auto cli = run_cli("fio --quiet --output-format terse " + bom + " " + other);
+  CHECK(cli.exit_code == 0);
+  CHECK(cli.err.empty());
+}
+
 TEST_CASE("afasim fio --output that cannot be written fails before the run, with the reason (hostile finding 26)") {
   // Ten minutes of four clones: tens of seconds of simulation if the path were tried at the end.
   const auto start = std::chrono::steady_clock::now();

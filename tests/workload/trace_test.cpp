@@ -498,6 +498,25 @@ TEST_CASE("MSR DiskNumber is a non-negative whole number, or the line is bad (ho
   }
 }
 
+TEST_CASE("a UTF-8 byte-order mark before the first line is skipped (hostile finding 20)") {
+  // Excel's CSV export and Windows editors write one; the header is then "\xEF\xBB\xBFTimestamp".
+  auto r = reader("\xEF\xBB\xBFTimestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\r\n1,hm,0,Read,0,4096,1\r\n");
+  CHECK(r->format() == TraceFormat::kMsrCsv);
+  const auto recs = all(*r);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].device == "hm_0");
+  CHECK(all(*reader("\xEF\xBB\xBF""fio version 3 iolog\n0 f read 0 4096\n")).size() == 1);
+  // Only at the start of the file: later, the same bytes are a bad line.
+  auto later = reader("0 0 0 8 1\n\xEF\xBB\xBF""1 0 8 8 1\n");
+  REQUIRE(later->next().is_ok());
+  CHECK_FALSE(later->next().is_ok());
+  const std::string bom_csv = write_temp("bom.csv", "\xEF\xBB\xBFTimestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\r\n"
+                                                    "1,hm,0,Read,0,4096,1\r\n");
+  const auto cli = run_cli("trace " + bom_csv + " --quiet");
+  CHECK(cli.exit_code == 0);
+  CHECK(cli.out.find("hm_0 (device hm_0): 1 I/Os") != std::string::npos);
+}
+
 TEST_CASE("trace messages name the field and what is wrong; a directory is no trace (hostile finding 24)") {
   const std::pair<std::string, std::string> cases[] = {
       {"fio version 3 iolog\n-1 f read 0 4096\n", "t.trace:2: timestamp (µs) \"-1\" is negative"},
