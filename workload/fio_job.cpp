@@ -192,6 +192,14 @@ std::int64_t file_size_bytes(const JobState& s) {
   return s.size->bytes / s.job.file_count();
 }
 
+// The line a volume's messages name: its filename= when the job file holds it (not an
+// include), else the job's section header.
+int volume_line(std::string_view file, const JobState& s) {
+  if (s.job.filenames.empty()) return s.job.line;
+  const Location at = option_at(file, s, Opt::kFilename, "filename");
+  return at.file == file ? at.line : s.job.line;
+}
+
 // Registers every volume in first-use order and sizes it from the jobs whose size, offset
 // and offset_increment are all absolute: the largest offset + clone × increment + size.
 Status size_volumes(FioJobFile& out, const std::vector<JobState>& states,
@@ -205,7 +213,7 @@ Status size_volumes(FioJobFile& out, const std::vector<JobState>& states,
         const std::string name = job.volume_name(c, f);
         if (!index.contains(name)) {
           index[name] = out.volumes.size();
-          out.volumes.push_back(FioVolume{name, 0, job.line});
+          out.volumes.push_back(FioVolume{name, 0, volume_line(out.file_name, s)});
         }
         if (!absolute) continue;
         const __int128 end =

@@ -266,7 +266,7 @@ struct FioJob {
 struct FioVolume {
   std::string name;
   std::int64_t size_bytes = 0;  // the largest end of any region on it: offset + size
-  int line = 0;                 // line of the first job section that uses it
+  int line = 0;  // its filename= line in the job file, else the first job section that uses it
 };
 
 struct FioJobFile {

@@ -814,6 +814,19 @@ TEST_CASE("a UTF-8 byte-order mark before a job file's first line is skipped (ho
   CHECK(cli.err.empty());
 }
 
+TEST_CASE("an error about filename= names the filename= line, not the section header (hostile finding 21)") {
+  const FioJobFile f = parse_job_ok("[global]\nrw=read\n\n[j]\nsize=1m\nfilename=-x\n[k]\nsize=1m\n", "b.fio");
+  REQUIRE(f.volumes.size() == 2);
+  CHECK(f.volumes[0].line == 6);  // filename=-x
+  CHECK(f.volumes[1].line == 7);  // [k]: no filename=
+  const std::string job = write_temp("badname.fio", "[global]\nrw=read\n\n[j]\nsize=1m\nfilename=-x\n");
+  const auto cli = run_cli("fio --quiet " + job);
+  CHECK(cli.exit_code == 2);
+  CHECK(cli.err == "afasim fio: " + job +
+                       ":6: filename: cannot create volume \"-x\": volume name must start with a letter or digit: "
+                       "\"-x\"\n");
+}
+
 TEST_CASE("afasim fio --output that cannot be written fails before the run, with the reason (hostile finding 26)") {
   // Ten minutes of four clones: tens of seconds of simulation if the path were tried at the end.
   const auto start = std::chrono::steady_clock::now();

@@ -713,7 +713,7 @@ TEST_CASE("setup errors the array raises name the scenario key") {
   const auto small = setup(R"(, "volumes": [{"name": "v", "capacity": "1GiB"}],
       "workloads": [{"name": "w", "fio": "[w]\nfilename=v\nsize=2g\n"}])");
   CHECK(small.message() ==
-        "t.json: workloads[0].fio:1: filename: volume \"v\" exists with 1073741824 bytes; the job "
+        "t.json: workloads[0].fio:2: filename: volume \"v\" exists with 1073741824 bytes; the job "
         "needs 2147483648");
   // 100,000 rows of 200 volumes: past the 20,000,000 counts a report may hold.
   std::string many = R"(, "duration_s": 100000, "volumes": [)";
