@@ -2,6 +2,9 @@
 // several files per job, think time, minimum rates, flushes and sync writes, verification,
 // exitall, reporting switches and log files (docs/workloads.md).
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
 
 #include "workload/fio_job_internal.h"
 
@@ -18,9 +21,12 @@ Status apply_skewed_distribution(JobState& s, std::string_view value,
   if (parts.size() > 3) return sim::invalid_argument(quoted(value) + ": too many ':' values");
   double v = kind == "zipf" ? 1.1 : kind == "pareto" ? 0.2 : 0;  // fio.h FIO_DEF_ZIPF/PARETO
   if (parts.size() >= 2) {
-    const auto parsed = parse_double(parts[1]);
-    if (!parsed) return sim::invalid_argument(quoted(parts[1]) + " is not a number");
-    v = *parsed;
+    // As fio (strtod): a sign and an exponent are a number; the ranges below say what fits.
+    const std::string_view text = parts[1];
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size())
+      return sim::invalid_argument(quoted(text) + " is not a number");
+    if (ec == std::errc::result_out_of_range || !std::isfinite(v)) v = std::numeric_limits<double>::max();
   }
   std::optional<double> center;
   if (parts.size() == 3) {
@@ -32,19 +38,20 @@ Status apply_skewed_distribution(JobState& s, std::string_view value,
   }
   if (kind == "zipf") {
     if (v <= 0 || v == 1.0 || v > 100) {
-      return sim::invalid_argument(quoted(value) + ": zipf theta must be > 0 and not 1");
+      return sim::invalid_argument(quoted(value) + ": zipf theta is out of range (expected > 0, not 1, at most 100)");
     }
     s.job.zipf_theta = v;
     s.job.distribution = RandomDistribution::kZipf;
   } else if (kind == "pareto") {
     if (v <= 0 || v >= 1) {
-      return sim::invalid_argument(quoted(value) + ": pareto h must be in (0, 1)");
+      return sim::invalid_argument(quoted(value) + ": pareto h is out of range (expected between 0 and 1)");
     }
     s.job.pareto_h = v;
     s.job.distribution = RandomDistribution::kPareto;
   } else {
-    if (parts.size() < 2 || v <= 0 || v > 100) {
-      return sim::invalid_argument(quoted(value) + ": normal needs a deviation in (0, 100]");
+    if (parts.size() < 2) return sim::invalid_argument(quoted(value) + ": normal needs a deviation (normal:DEV)");
+    if (v <= 0 || v > 100) {
+      return sim::invalid_argument(quoted(value) + ": normal deviation is out of range (expected > 0, at most 100)");
     }
     s.job.normal_dev_percent = v;
     s.job.distribution = RandomDistribution::kNormal;
@@ -269,8 +276,8 @@ Status apply_log_option(JobState& s, const Entry& e) {
     return Status::ok();
   }
   if (v.find('/') != std::string_view::npos) {
-    return sim::invalid_argument(quoted(v) + ": a log name, not a path (logs go to the current "
-                                             "folder or --log-dir)");
+    return sim::invalid_argument(quoted(v) + ": a log name without '/', not a path (afasim fio writes "
+                                             "its logs to the current folder, as fio does)");
   }
   // A bare write_*_log uses the job's name (fio make_log_name), resolved in finalize().
   const std::string prefix = e.option.has_value ? std::string(v) : std::string(kJobNamePrefix);
