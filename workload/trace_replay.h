@@ -90,8 +90,10 @@ struct TraceReport {
 
 // Replays `reader` to its end. Errors: the reader's ("FILE:LINE: ..."); kInvalidArgument
 // "FILE:LINE: ..." for an I/O beyond its volume (with skip_bad on the reader, counted as a
-// bad line instead); the Array's when a volume cannot be created. I/O errors of the array
-// (no space, a failed volume) are counted per volume, not fatal.
+// bad line instead); kInvalidArgument "FILE:LINE: devices "A" and "B" would share volume
+// "V"; ..." when trace_volume_name folds two devices into one name that --map does not give
+// both; the Array's when a volume cannot be created. I/O errors of the array (no space, a
+// failed volume) are counted per volume, not fatal.
 sim::Result<TraceReport> replay_trace(controller::Array& array, sim::Simulator& sim,
                                       TraceReader& reader, const TraceReplayOptions& options,
                                       const std::function<void(const TraceRow&)>& on_row = {});
