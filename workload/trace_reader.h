@@ -15,6 +15,8 @@
 //    is HOSTNAME_DISK. An optional header line.
 //  - DiskSim ASCII (MQSim's input too): "ARRIVAL_MS DEVICE LBA SIZE_BLOCKS FLAGS", 512-byte
 //    blocks, flags bit 0 = read.
+// A UTF-8 byte-order mark before the first line is skipped. A read, write or trim whose
+// offset or size is not a multiple of 512 bytes (the volumes' logical block) is a bad line.
 // Times are relative to the first record. The file is streamed: memory is one line plus, for
 // blkparse, the queued requests not yet completed (bounded by kMaxPendingRequests).
 // Not thread-safe.
