@@ -488,7 +488,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
     ++stats_.block_erases;
   }
   sim::Time op_start = start;
-  sim::Time end;
+  sim::Time end = op_start;  // every kind below sets it (kNone stops); GCC with a profile cannot tell
   std::int64_t unit = tlc_unit_;
   switch (kind) {
     case Unit::kHost: {

@@ -31,6 +31,7 @@ BUILD_DIR = "@PROJECT_BINARY_DIR@"
 BUILD_TYPE = "@CMAKE_BUILD_TYPE@"
 AFASIM = "@AFASIM_BINARY@"
 BASELINE_COMMIT = os.environ.get("AFASIM_BASELINE_COMMIT", "4676db3")
+RELEASE = os.environ.get("AFASIM_RELEASE", "")
 SHORT_S, LONG_S = 1, 4  # simulated seconds of the two runs of each workload
 
 WORKLOADS = [
@@ -168,14 +169,20 @@ def main():
     print(f"bench_workloads: ISE 860 G3, 4 LUNs x 128 GiB (fixed), 16 jobs x QD16; rates from "
           f"{SHORT_S} s and {LONG_S} s simulated runs; build type {BUILD_TYPE}")
     baseline = baseline_binary()
+    release = RELEASE if RELEASE and os.access(RELEASE, os.X_OK) else None
+    if RELEASE and not release:
+        print(f"  (no release build at AFASIM_RELEASE={RELEASE}: `make release` builds it)")
     label = f"baseline {BASELINE_COMMIT}"
     print(f"  {'workload':45s} {'this tree':>24s}   {label:>24s}   ratio")
     print(f"  {'':45s} {'I/Os per CPU-s':>14s} {'peak RSS':>9s}   {'I/Os per CPU-s':>14s} {'peak RSS':>9s}")
     with tempfile.TemporaryDirectory() as tmp:
         for name, rw, bs, extra, raid in WORKLOADS:
             mine = measure_fio(AFASIM, rw, bs, extra, raid, tmp)
-            print(row(name, mine, measure_fio(baseline, rw, bs, extra, raid, tmp) if baseline else None),
-                  flush=True)
+            base = measure_fio(baseline, rw, bs, extra, raid, tmp) if baseline else None
+            print(row(name, mine, base), flush=True)
+            if release:
+                print(row("  release build (make release)", measure_fio(release, rw, bs, extra, raid, tmp), base),
+                      flush=True)
         mine, mine_rss = measure_trace(AFASIM, tmp)
         print(f"  {'trace replay: DiskSim, 4K 70/30, 200k IOPS, 4 devices':45s} {mine / 1e6:12.2f} M "
               f"{mine_rss / 2**20:6.0f} MB   {'(afasim trace is new: no baseline)':>26s}", flush=True)
