@@ -172,7 +172,8 @@ def main():
     release = RELEASE if RELEASE and os.access(RELEASE, os.X_OK) else None
     if RELEASE and not release:
         print(f"  (no release build at AFASIM_RELEASE={RELEASE}: `make release` builds it)")
-    label = f"baseline {BASELINE_COMMIT}"
+    # AFASIM_BASELINE names a binary of any commit: the column says which file, not 4676db3.
+    label = f"baseline {BASELINE_COMMIT}" if not os.environ.get("AFASIM_BASELINE") else "baseline (AFASIM_BASELINE)"
     print(f"  {'workload':45s} {'this tree':>24s}   {label:>24s}   ratio")
     print(f"  {'':45s} {'I/Os per CPU-s':>14s} {'peak RSS':>9s}   {'I/Os per CPU-s':>14s} {'peak RSS':>9s}")
     with tempfile.TemporaryDirectory() as tmp:
