@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "controller/objects.h"
 #include "sim/assert.h"
 
 namespace afasim::workload {
@@ -223,7 +224,7 @@ std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
   }
   if (spec.min_bytes == spec.max_bytes) return spec.min_bytes;
   if (spec.unaligned) {  // any whole number of 512-byte sectors in the range, not only multiples of min
-    constexpr std::int64_t kSector = 512;
+    constexpr std::int64_t kSector = controller::kSectorBytes;
     const std::int64_t lo = spec.min_bytes / kSector, hi = spec.max_bytes / kSector;
     return kSector * (lo + static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(hi - lo + 1))));
   }

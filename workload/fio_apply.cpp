@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "controller/objects.h"
+
 namespace afasim::workload::fio_detail {
 
 Status located(const Location& at, const std::string& message) {
@@ -47,8 +49,7 @@ namespace {
 // Block sizes and absolute offsets in whole 512-byte logical blocks: fio on a block device
 // with direct I/O gets EINVAL for anything else, and the array's volumes have 512-byte sectors.
 Status check_sector_multiple(std::string_view text, std::int64_t bytes) {
-  constexpr std::int64_t kLogicalBlockBytes = 512;
-  if (bytes % kLogicalBlockBytes == 0) return Status::ok();
+  if (bytes % controller::kSectorBytes == 0) return Status::ok();
   return sim::invalid_argument(quoted(text) + " is " + std::to_string(bytes) +
                                " bytes, not a multiple of 512 (the logical block; fio on a block "
                                "device with direct I/O gets EINVAL)");
