@@ -256,45 +256,55 @@ sim::Status StreamOptions::validate() const {
   return sim::Status::ok();
 }
 
-[[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  if (volume >= counts_.size()) {
-    counts_.resize(volume + 1, 0);
-    streams_.resize(counts_.size() * per_volume());
+// A read continues a stream if it starts where the stream's last read ended, or inside the
+// window already read ahead for it (reads of one stream arrive out of order at queue depth > 1).
+int StreamDetector::match(std::size_t base, const VolumeStreams& v, std::int64_t offset, std::int64_t length) const {
+  const std::int64_t* const next = &next_offset_[base];
+  for (int s = 0; s < v.count; ++s) {
+    const std::int64_t n = next[s];
+    if (offset == n) return s;
+    if (offset <= n - length * 16) continue;
+    const bool fresh = (v.fresh >> s & 1) != 0;
+    if (offset < (fresh ? n : tails_[base + static_cast<std::size_t>(s)].ahead_until)) return s;
   }
-  Stream* const streams = &streams_[volume * per_volume()];
-  std::uint8_t& count = counts_[volume];
+  return -1;
+}
+
+[[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  if (volume >= volumes_.size()) {
+    volumes_.resize(volume + 1);
+    next_offset_.resize(volumes_.size() * per_volume());
+    last_use_.resize(volumes_.size() * per_volume());
+    tails_.resize(volumes_.size() * per_volume());
+  }
+  const std::size_t base = volume * per_volume();
+  VolumeStreams& v = volumes_[volume];
   ++clock_;
   const std::int64_t end = offset + length;
-  // A read continues a stream if it starts where the stream's last read ended, or inside the
-  // window already read ahead for it (reads of one stream arrive out of order at queue depth > 1).
-  Stream* match = nullptr;
-  for (Stream* s = streams; s != streams + count; ++s)
-    if (s->next_offset >= 0 &&
-        (offset == s->next_offset ||
-         (offset > s->next_offset - length * 16 && offset < s->ahead_until))) {
-      match = s;
-      break;
-    }
-  if (match == nullptr) {
-    if (count < options_.streams_per_volume) {
-      match = streams + count++;
-    } else {
-      match = std::min_element(streams, streams + count, [](const Stream& a, const Stream& b) {
-        return a.last_use < b.last_use;
-      });
-    }
-    *match = Stream{end, end, 1, clock_};
+  int s = match(base, v, offset, length);
+  std::uint64_t* const used = &last_use_[base];
+  std::int64_t& next = next_offset_[base + static_cast<std::size_t>(s < 0 ? 0 : s)];
+  if (s < 0) {  // a new stream, in place of the least recently used if every one is live
+    s = v.count < options_.streams_per_volume ? v.count++ : static_cast<int>(std::min_element(used, used + v.count) - used);
+    next_offset_[base + static_cast<std::size_t>(s)] = end;
+    used[s] = clock_;
+    v.fresh |= std::uint64_t{1} << s;
     return {};
   }
-  match->last_use = clock_;
-  match->next_offset = std::max(match->next_offset, end);
-  if (++match->run_ios == options_.trigger_ios) ++streams_detected_;
-  if (match->run_ios < options_.trigger_ios || options_.depth_bytes == 0) return {};
+  used[s] = clock_;
+  Tail& tail = tails_[base + static_cast<std::size_t>(s)];
+  if ((v.fresh >> s & 1) != 0) {
+    tail = Tail{next, 1};
+    v.fresh &= ~(std::uint64_t{1} << s);
+  }
+  next = std::max(next, end);
+  if (++tail.run_ios == options_.trigger_ios) ++streams_detected_;
+  if (tail.run_ios < options_.trigger_ios || options_.depth_bytes == 0) return {};
   // Keep the window at least half full: read ahead again when less than half the depth remains.
-  const std::int64_t from = std::max(match->ahead_until, end);
+  const std::int64_t from = std::max(tail.ahead_until, end);
   if (from - end >= options_.depth_bytes / 2) return {};
   const std::int64_t to = std::min(end + options_.depth_bytes, from + 8 * options_.max_io_bytes);
-  match->ahead_until = to;
+  tail.ahead_until = to;
   return ReadAhead{from, to - from};
 }
 

@@ -154,34 +154,46 @@ class StreamDetector {
   // range from the end of what was read ahead to `depth_bytes` past this read, at most
   // max_io_bytes × 8 at once.
   ReadAhead on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
-  // A read of `volume` is coming: starts loading its streams (every one is compared with a
-  // random read). Speed only.
+  // A read of `volume` is coming: starts loading what every read of it compares (its streams'
+  // next offsets and last uses). Speed only.
   void prefetch(std::uint64_t volume) const {
-    if (volume >= counts_.size()) return;
-    const auto* bytes = reinterpret_cast<const char*>(&streams_[volume * per_volume()]);
-    for (std::size_t at = 0; at < per_volume() * sizeof(Stream); at += 64)
-      sim::prefetch(bytes + at);
+    if (volume >= volumes_.size()) return;
+    const std::size_t base = volume * per_volume();
+    for (std::size_t at = 0; at < per_volume(); at += kPerLine) {
+      sim::prefetch(&next_offset_[base + at]);
+      sim::prefetch(&last_use_[base + at]);
+    }
   }
   void drop_volume(std::uint64_t volume) {
-    if (volume < counts_.size()) counts_[volume] = 0;
+    if (volume < volumes_.size()) volumes_[volume] = {};
   }
   std::int64_t streams_detected() const { return streams_detected_; }
 
  private:
-  struct Stream {
-    std::int64_t next_offset = -1;      // where the next sequential read starts
-    std::int64_t ahead_until = 0;       // read ahead up to here
+  static constexpr std::size_t kPerLine = 64 / sizeof(std::int64_t);
+  // Stream s of volume v is entry v × streams_per_volume + s of each array below. What a
+  // random read compares and replaces (every stream's next offset; the least recently used)
+  // sits in two lines per volume of eight streams, apart from what only a stream's own reads
+  // use (its tail): a random read among 1,000 volumes finds its volume's lines cold, and
+  // touched four a read when the four fields of eight streams lay together.
+  struct Tail {
+    std::int64_t ahead_until = 0;  // read ahead up to here
     int run_ios = 0;
-    std::uint64_t last_use = 0;
+  };
+  struct VolumeStreams {
+    // Bit s: stream s is as a read that matched none created it (ahead_until == next_offset,
+    // run_ios == 1); its Tail is stale until a read matches it.
+    std::uint64_t fresh = 0;
+    std::uint8_t count = 0;  // streams [0, count) are live, in the order they were created
   };
   std::size_t per_volume() const { return static_cast<std::size_t>(options_.streams_per_volume); }
+  // The stream of volume `base / per_volume()` that a read of [offset, end) continues, or -1.
+  int match(std::size_t base, const VolumeStreams& v, std::int64_t offset, std::int64_t length) const;
   StreamOptions options_;
-  // By volume id (small and dense: controller::VolumeTable's ids): volume v's streams are
-  // streams_[v × streams_per_volume, + counts_[v]), in the order they were created; one block
-  // of lines per volume (eight streams: four lines), where a vector per volume added its header's
-  // line and a fifth for its unaligned heap block.
-  std::vector<Stream, sim::CacheLineAllocator<Stream>> streams_;
-  std::vector<std::uint8_t> counts_;
+  std::vector<std::int64_t, sim::CacheLineAllocator<std::int64_t>> next_offset_;  // where the next sequential read starts
+  std::vector<std::uint64_t, sim::CacheLineAllocator<std::uint64_t>> last_use_;  // clock_ at the stream's last read
+  std::vector<Tail> tails_;
+  std::vector<VolumeStreams> volumes_;  // by volume id (small and dense: controller::VolumeTable's ids)
   std::uint64_t clock_ = 0;
   std::int64_t streams_detected_ = 0;
 };

@@ -139,3 +139,26 @@ TEST_CASE("StreamDetector: streams are per volume, and a dropped volume's stream
   CHECK(d.on_read(7, 24576, 8192).length > 0);
   CHECK(d.streams_detected() == 2);
 }
+
+TEST_CASE("StreamDetector: with every stream live a new one takes the least recently used's "
+          "place; a read just behind a new stream's end continues it") {
+  perf::StreamOptions o;
+  o.streams_per_volume = 2;
+  o.trigger_ios = 3;
+  o.depth_bytes = 1 << 20;
+  perf::StreamDetector d(o);
+  const std::int64_t k8 = 8192, m = 1 << 20;
+  CHECK(d.on_read(1, 0, k8).length == 0);         // stream A
+  CHECK(d.on_read(1, 100 * m, k8).length == 0);   // stream B
+  CHECK(d.on_read(1, k8, k8).length == 0);        // A's second read: B is now the least recently used
+  CHECK(d.on_read(1, 200 * m, k8).length == 0);   // stream C, in B's place (not A's, created first)
+  CHECK(d.on_read(1, 2 * k8, k8).length > 0);     // A's third read: declared, read ahead
+  CHECK(d.streams_detected() == 1);
+  // C's reads arrive out of order (queue depth > 1): one that ends where C's first ended
+  // continues C, though C has read nothing ahead.
+  CHECK(d.on_read(1, 200 * m + 4096, 4096).length == 0);
+  CHECK(d.on_read(1, 200 * m + k8, k8).length > 0);  // C's third read
+  CHECK(d.streams_detected() == 2);
+  CHECK(d.on_read(1, 100 * m + k8, k8).length == 0);  // B's is gone: a new stream
+  CHECK(d.streams_detected() == 2);
+}
