@@ -56,14 +56,17 @@ Status validate(const Settings& s) {
 }
 
 // Laid out for the path of every I/O of a volume without a reservation or a limit: submit's
-// fast path and complete() read and write the first cache line, submit also the second (the
-// settings it tests, the tags it clears); the rest is touched only when the volume queues or
-// is paced. With many active volumes each I/O finds its volume cold: two lines from memory
-// per I/O, where the old order spread it over five.
+// fast path and complete() read and write the first cache line only; the settings and tags
+// (the second) and the rest are touched when the volume queues or is paced. With many active
+// volumes each I/O finds its volume cold: one line from memory per I/O, where the first
+// order spread it over five.
 struct alignas(64) Scheduler::Volume {
   // Line 1: submit and complete.
   int resource = 0;
   State state = State::kIdle;
+  // Neither a min nor a max: settings' answer kept here, so that submit's test of the common
+  // case (no QoS policy) reads no second line. Set with the settings (set_settings()).
+  bool unlimited = true;
   // Bumped whenever the head's filing changes; stale heap entries differ.
   std::uint32_t version = 0;
   // queue.size() (at most queue_depth_max), so that submit need not touch the deque.
@@ -87,6 +90,10 @@ struct alignas(64) Scheduler::Volume {
   std::int64_t reservation = 0, burst = 0;
   std::deque<Request> queue;
 
+  void set_settings(const Settings& s) {
+    settings = s;
+    unlimited = !has_min() && !has_max();
+  }
   bool has_min() const { return settings.min_iops && *settings.min_iops > 0; }
   bool has_max() const { return settings.max_iops.has_value(); }
   std::int64_t max() const { return *settings.max_iops; }
@@ -168,7 +175,7 @@ Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings
   const Time now = sim_.now();
   v->id = id;
   v->resource = resource;
-  v->settings = settings;
+  v->set_settings(settings);
   v->r_clock = v->m_clock = v->b_clock = now;
   if (v->has_min()) ++resources_[static_cast<std::size_t>(resource)].reserving_volumes;
   volumes_[static_cast<std::size_t>(id)] = std::move(v);
@@ -208,7 +215,7 @@ Status Scheduler::update_volume(VolumeId id, const Settings& s) {
   }
   if (!s.max_iops) v->credit_ns = 0;
   resources_[static_cast<std::size_t>(v->resource)].reserving_volumes -= v->has_min() ? 1 : 0;
-  v->settings = s;
+  v->set_settings(s);
   resources_[static_cast<std::size_t>(v->resource)].reserving_volumes += v->has_min() ? 1 : 0;
   if (!v->queue.empty()) file_head(*v, now);
   pump(v->resource);
@@ -458,16 +465,15 @@ void Scheduler::compact(MinHeap& heap, State state) {
                             " requests waiting): the host sends faster than the volume is served");
   }
   const Time now = sim_.now();
-  if (v->queued == 0 && !v->has_min() && !v->has_max() && !pumping_ &&
+  if (v->queued == 0 && v->unlimited && !pumping_ &&
       nothing_due(resources_[static_cast<std::size_t>(v->resource)], now) &&
       dispatcher_.ready_time(v->resource) <= now) {
     // What pump() would decide, without filing the request: a volume with neither a
     // reservation nor a limit, alone on a resource where nothing else is ready or due, goes
     // at once when the dispatcher can take it (most I/O of an array without QoS policies).
+    // Its tags are not written: only a volume with a min or a max reads them, after filing.
     ++next_sequence_;
     v->head_since = now;
-    v->head_l = 0;
-    v->head_r = kNever;
     v->version += 2;  // filed and dispatched
     ++v->dispatched;
     ++counters_.decisions;

@@ -336,6 +336,18 @@ TEST_CASE("a settings change takes effect at once, in both directions") {
   CHECK(a.in_second(1, 8) == doctest::Approx(200'000).epsilon(0.001));
 }
 
+TEST_CASE("a limit set on a volume that had none holds at once (no fast path left open)") {
+  sim::Simulator sim(1);
+  FakeArray a(sim, {200'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(std::nullopt, std::nullopt)).is_ok());
+  a.greedy(1, 1);  // one at a time: each finds the volume's queue empty and the array free
+  sim.at(1 * kSecond,
+         [&] { REQUIRE(a.scheduler->update_volume(1, S(std::nullopt, 10'000)).is_ok()); });
+  sim.run_until(3 * kSecond);
+  CHECK(a.in_second(1, 0) == doctest::Approx(200'000).epsilon(0.001));
+  CHECK(a.in_second(1, 2) == doctest::Approx(10'000).epsilon(0.001));
+}
+
 TEST_CASE("max 0 holds every I/O until the setting changes") {
   sim::Simulator sim(1);
   FakeArray a(sim, {100'000});
