@@ -60,12 +60,8 @@ void AlertMonitor::restore_from_events() {
   }
 }
 
-std::map<AlertMonitor::Key, Alert> AlertMonitor::conditions() const {
-  std::map<Key, Alert> now;
-  auto add = [&now](Alert a) {
-    Key key{a.kind, a.object};
-    now.emplace(std::move(key), std::move(a));
-  };
+void AlertMonitor::add_space_and_wear(std::map<Key, Alert>& now) const {
+  auto add = [&now](Alert a) { now.emplace(Key{a.kind, a.object}, std::move(a)); };
   for (const auto& [id, pool] : array_.pools()) {
     const PoolCapacity cap = array_.pool_capacity(id);
     if (cap.raw_usable_bytes <= 0) continue;
@@ -84,6 +80,19 @@ std::map<AlertMonitor::Key, Alert> AlertMonitor::conditions() const {
              "SSD " + std::to_string(w.drive + 1) + " has used " + percent_text(w.percent_endurance_used) +
                  " of its rated endurance (limit " + percent_text(options_.drive_wear_limit_percent) + ")"));
   }
+}
+
+// A failed or pulled SSD stays an alert until it is replaced: the rebuild restores
+// redundancy (volume_degraded clears) but not the spare space the rebuild used.
+void AlertMonitor::add_drives_and_volumes(std::map<Key, Alert>& now) const {
+  auto add = [&now](Alert a) { now.emplace(Key{a.kind, a.object}, std::move(a)); };
+  for (const DriveInfo& d : array_.drives()) {
+    if (d.state == DriveState::kHealthy) continue;
+    add(make("drive_failed", "drive/" + std::to_string(d.id), Severity::kError,
+             "SSD " + std::to_string(d.id) + " (DataPac " + std::to_string(d.datapac_id) + " slot " +
+                 std::to_string(d.slot) + ") " + (d.state == DriveState::kFailed ? "has failed" : "was pulled") +
+                 ": replace it"));
+  }
   for (const auto& [id, v] : array_.volumes()) {
     const VolumeState s = array_.volume_state(id);
     if (s == VolumeState::kOnline) continue;
@@ -92,10 +101,20 @@ std::map<AlertMonitor::Key, Alert> AlertMonitor::conditions() const {
              failed ? Severity::kCritical : Severity::kWarning,
              "volume " + v.name + (failed ? " has lost data" : " is degraded: a member is lost, redundancy reduced")));
   }
+}
+
+// A failed controller stays an alert until it is active again: restored, it boots and
+// syncs with its peer before it serves (a power cycle's boot raises nothing).
+void AlertMonitor::add_controllers_and_power(std::map<Key, Alert>& now) const {
+  auto add = [&now](Alert a) { now.emplace(Key{a.kind, a.object}, std::move(a)); };
   for (const ControllerInfo& c : array_.controllers()) {
-    if (c.state != ControllerState::kFailed) continue;
-    add(make("controller_failed", "controller/" + std::to_string(c.id), Severity::kCritical,
-             "controller " + c.name + " has failed"));
+    const Key key{"controller_failed", "controller/" + std::to_string(c.id)};
+    const bool recovering = (c.state == ControllerState::kBooting || c.state == ControllerState::kSyncing) &&
+                            active_.count(key) != 0;
+    if (c.state != ControllerState::kFailed && !recovering) continue;
+    add(make(key.first, key.second, Severity::kCritical,
+             "controller " + c.name +
+                 (recovering ? " failed and is not serving yet (" + std::string(to_string(c.state)) + ")" : " has failed")));
   }
   const PowerStatus p = array_.data_path().power_status();
   if (!p.mains_on) add(make("mains_lost", "", Severity::kCritical, "the mains are off"));
@@ -104,6 +123,13 @@ std::map<AlertMonitor::Key, Alert> AlertMonitor::conditions() const {
              "a supercap pack is degraded: the write cache runs write-through"));
   if (!p.link_up)
     add(make("link_down", "", Severity::kError, "the inter-controller link is down: no cache mirroring"));
+}
+
+std::map<AlertMonitor::Key, Alert> AlertMonitor::conditions() const {
+  std::map<Key, Alert> now;
+  add_space_and_wear(now);
+  add_drives_and_volumes(now);
+  add_controllers_and_power(now);
   return now;
 }
 

@@ -7,9 +7,10 @@
 // "alert cleared: KIND: text"). An alert is one (kind, object) pair:
 //   pool_space_N       pool/ID        raw allocation at or above the pool's N % threshold
 //   drive_wear         drive/ID       an SSD in service at or above the wear limit
+//   drive_failed       drive/ID       an SSD failed or was pulled, until it is replaced
 //   volume_degraded    volume/ID      redundancy reduced (a member lost)
 //   volume_failed      volume/ID      data lost
-//   controller_failed  controller/ID  a controller failed
+//   controller_failed  controller/ID  a controller failed, until it is active again
 //   mains_lost         (array)        the mains are off
 //   supercap_degraded  (array)        a supercap pack is degraded (cache write-through)
 //   link_down          (array)        the inter-controller link is cut
@@ -67,6 +68,9 @@ class AlertMonitor {
  private:
   using Key = std::pair<std::string, std::string>;  // (kind, object)
   std::map<Key, Alert> conditions() const;
+  void add_space_and_wear(std::map<Key, Alert>& now) const;
+  void add_drives_and_volumes(std::map<Key, Alert>& now) const;
+  void add_controllers_and_power(std::map<Key, Alert>& now) const;
   void restore_from_events();
 
   Array& array_;
