@@ -3,6 +3,7 @@
 
 #include <httplib.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,10 +19,6 @@ using nlohmann::json;
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-bool is_number(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
 // "HTTP 409: detail" from an error answer; the problem document's detail when there is one.
@@ -52,6 +49,16 @@ ClientError unreachable(const std::string& url, httplib::Error e) {
 }
 
 }  // namespace
+
+std::optional<std::int64_t> whole_number(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return v;
+}
 
 void resolve_client_options(ClientOptions& o) {
   if (o.url.empty()) o.url = env("AFASIM_URL");
@@ -149,7 +156,8 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
       while (i < message.size()) {
         const std::size_t nl = std::min(message.find('\n', i), message.size());
         const std::string line = message.substr(i, nl - i);
-        if (line.rfind("id: ", 0) == 0 && is_number(line.substr(4))) message_id = std::stoll(line.substr(4));
+        if (line.rfind("id: ", 0) == 0)
+          message_id = whole_number(line.substr(4)).value_or(message_id);
         if (line.rfind("data: ", 0) == 0) payload = line.substr(6);
         i = nl + 1;
       }
@@ -178,7 +186,8 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
 }
 
 std::int64_t ApiClient::resolve(const std::string& collection, const std::string& noun, const std::string& ref) {
-  if (is_number(ref)) return std::stoll(ref);
+  // Digits are an id; digits beyond 64 bits can only be a name (names may be all digits).
+  if (auto id = whole_number(ref)) return *id;
   const json page = get("/" + collection + "?name=" + httplib::detail::encode_query_param(ref));
   if (!page.contains("items") || page["items"].empty())
     throw ClientError(kExitRefused, "refused: no " + noun + " named \"" + ref + "\"");

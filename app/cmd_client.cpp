@@ -48,17 +48,23 @@ json fetch(ApiClient& c, const std::string& collection, const std::string& noun,
   return c.get("/" + collection + "/" + std::to_string(c.resolve(collection, noun, ref)));
 }
 
-// Sets body[key] from a QoS flag: a number, or "none" to clear it (null).
-void qos_field(json& body, const char* key, const std::optional<std::string>& v) {
+// Sets body[key] from the QoS flag `flag`: a number, or "none" to clear it (null).
+void qos_field(json& body, const char* key, const char* flag, const std::optional<std::string>& v) {
   if (!v) return;
-  if (*v == "none") body[key] = nullptr;
-  else if (!v->empty() && v->find_first_not_of("0123456789") == std::string::npos) body[key] = std::stoll(*v);
-  else throw ClientError(kExitUsage, std::string("--") + key + " must be a whole number or none, got " + *v);
+  if (*v == "none") {
+    body[key] = nullptr;
+    return;
+  }
+  const auto n = whole_number(*v);
+  if (!n)
+    throw ClientError(kExitUsage, std::string(flag) + " must be a whole number or none, got " + *v);
+  body[key] = *n;
 }
 
-// A size flag: digits are bytes, anything else ("100GiB") goes to the array to parse.
+// A size flag: digits are bytes, anything else ("100GiB", or digits beyond 64 bits) goes to
+// the array as written, whose size rules then apply (docs/api.md "Sizes").
 json size_value(const std::string& v) {
-  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) return std::stoll(v);
+  if (auto n = whole_number(v)) return *n;
   return v;
 }
 
@@ -70,9 +76,9 @@ struct QosFlags {
     cmd->add_option("--burst-iops", burst, "Burst IOPS limit (none to clear)");
   }
   void into(json& body) const {
-    qos_field(body, "min_iops", min);
-    qos_field(body, "max_iops", max);
-    qos_field(body, "burst_iops", burst);
+    qos_field(body, "min_iops", "--min-iops", min);
+    qos_field(body, "max_iops", "--max-iops", max);
+    qos_field(body, "burst_iops", "--burst-iops", burst);
   }
 };
 

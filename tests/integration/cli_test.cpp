@@ -217,6 +217,28 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   CHECK(url.code == 2);
   CHECK(url.err.find("--url must be http[s]://HOST:PORT") != std::string::npos);
   CHECK(run_afasim(1, "volume update 1 --min-iops lots", dir.path()).code == 2);
+  // Digits beyond 64 bits: std::stoll threw out_of_range and the process aborted (exit 134).
+  // An IOPS flag says what is wrong, naming the flag as it is spelled ...
+  const Run iops =
+      run_afasim(1, "volume create v --size 1GiB --max-iops 99999999999999999999", dir.path());
+  CHECK(iops.code == 2);
+  CHECK(iops.err ==
+        "afasim volume: --max-iops must be a whole number or none, got 99999999999999999999\n");
+  CHECK(run_afasim(1, "qos-policy create q --min-iops 99999999999999999999", dir.path()).code == 2);
+  // ... and a REF or a size goes to the array as written (no array here: unreachable, 4).
+  CHECK(run_afasim(1, "volume show 99999999999999999999", dir.path()).code == 4);
+  CHECK(run_afasim(1, "volume create v --size 99999999999999999999", dir.path()).code == 4);
+}
+
+TEST_CASE("digits beyond 64 bits: a REF is looked up as a name, a size is the array's to refuse") {
+  Fixture cli;
+  const Run ref = cli("volume show 99999999999999999999");
+  CHECK(ref.code == 3);
+  CHECK(ref.err == "afasim volume: refused: no volume named \"99999999999999999999\"\n");
+  const Run size = cli("volume create v --size 99999999999999999999");
+  CHECK(size.code == 3);
+  CHECK(size.err.find("refused (422 Unprocessable Content): capacity_bytes") != std::string::npos);
+  CHECK(cli.ok("volume list -o json").j()["total"] == 0);
 }
 
 TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from a file, a token, or over HTTPS") {
