@@ -7,9 +7,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <regex>
+
+#include "config/file_text.h"
 
 namespace afasim::app {
 namespace {
@@ -48,6 +49,22 @@ ClientError unreachable(const std::string& url, httplib::Error e) {
   return ClientError(kExitUnreachable, "cannot reach the array at " + url + ": " + why);
 }
 
+// The first line of the password file `path`. Reads a bounded prefix: a file with no line
+// end (--password-file /dev/zero) was read by std::getline until memory ran out.
+std::string password_from_file(const std::string& path) {
+  constexpr std::size_t kMaxPasswordBytes = 1024;  // docs/api.md "Users": 8 to 1024 bytes
+  const auto text = config::read_file_text(path, kMaxPasswordBytes + 2);
+  std::string line = text.is_ok() ? text->substr(0, text->find('\n')) : std::string();
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() > kMaxPasswordBytes)
+    throw ClientError(kExitUsage, "--password-file " + path + ": its first line is longer than " +
+                                      std::to_string(kMaxPasswordBytes) +
+                                      " bytes, the longest password");
+  if (line.empty())
+    throw ClientError(kExitUsage, "--password-file " + path + ": cannot read a password from it");
+  return line;
+}
+
 }  // namespace
 
 std::optional<std::int64_t> whole_number(const std::string& text) {
@@ -68,12 +85,8 @@ void resolve_client_options(ClientOptions& o) {
   if (o.token.empty()) o.token = env("AFASIM_TOKEN");
   if (o.password_file.empty()) o.password_file = env("AFASIM_PASSWORD_FILE");
   if (o.ca_cert.empty()) o.ca_cert = env("AFASIM_CACERT");
-  if (o.password.empty() && !o.password_file.empty()) {
-    std::ifstream f(o.password_file);
-    if (!f || !std::getline(f, o.password) || o.password.empty())
-      throw ClientError(kExitUsage, "--password-file " + o.password_file + ": cannot read a password from it");
-    if (!o.password.empty() && o.password.back() == '\r') o.password.pop_back();
-  }
+  if (o.password.empty() && !o.password_file.empty())
+    o.password = password_from_file(o.password_file);
   // A password without a user name is the admin's (the first start's user).
   if (o.user.empty() && !o.password.empty()) o.user = "admin";
   static const std::regex url("^https?://[^/?#]+(/[^?#]*)?$");

@@ -267,6 +267,14 @@ TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from 
   const Run missing = run_afasim(cli.serve.port(), "volume list --password-file /nonexistent", d);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("--password-file /nonexistent: cannot read a password") != std::string::npos);
+  // A file without a line end: std::getline read /dev/zero until memory ran out (2 GB in
+  // 10 s, never an answer). A bounded read refuses it at once (timeout(1) turns a hang into 124).
+  const Run endless =
+      run_afasim(cli.serve.port(), "volume list --password-file /dev/zero", d, "timeout 20");
+  CHECK(endless.code == 2);
+  CHECK(endless.err ==
+        "afasim volume: --password-file /dev/zero: its first line is longer than 1024 bytes, the "
+        "longest password\n");
 }
 
 TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signed made") {
