@@ -16,6 +16,26 @@ namespace afasim::controller {
 using namespace array_detail;
 using sim::Status;
 
+namespace {
+
+// The initiators as the array stores and compares them: a WWPN lower case and
+// colon-separated ("21:00:00:24:ff:4b:8a:10"), however it was written. REQUIRES: they passed
+// check_initiators, so every FC address is 16 hex digits, with or without colons.
+std::vector<Initiator> canonical_initiators(std::vector<Initiator> initiators) {
+  for (auto& i : initiators) {
+    if (i.type != InitiatorType::kFc) continue;
+    std::string hex;
+    for (char ch : i.address)
+      if (ch != ':') hex += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string canon;
+    for (std::size_t k = 0; k < hex.size(); k += 2) canon += (k ? ":" : "") + hex.substr(k, 2);
+    i.address = canon;
+  }
+  return initiators;
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------
 // QoS settings and admission control
 
@@ -80,16 +100,7 @@ sim::Result<Host> Array::create_host(const HostSpec& spec) {
   h.id = next_id("host", c);
   h.name = spec.name;
   h.description = spec.description;
-  h.initiators = spec.initiators;
-  for (auto& i : h.initiators)
-    if (i.type == InitiatorType::kFc) {  // canonical WWPN: lower case, colon-separated
-      std::string hex;
-      for (char ch : i.address)
-        if (ch != ':') hex += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      std::string canon;
-      for (std::size_t k = 0; k < hex.size(); k += 2) canon += (k ? ":" : "") + hex.substr(k, 2);
-      i.address = canon;
-    }
+  h.initiators = canonical_initiators(spec.initiators);
   AFASIM_RETURN_IF_ERROR(check_initiators(h.initiators, 0));
   c.put_hosts.push_back(h);
   c.events.push_back(make_event(Severity::kInfo, "host", object_name("host", h.id),
@@ -111,6 +122,10 @@ sim::Result<Host> Array::update_host(Id id, const HostPatch& patch,
     if (oid != id && o.name == merged.name) return sim::conflict("a host named \"" + merged.name + "\" exists");
   if (merged.description.size() > 1024) return sim::unprocessable("description must be at most 1024 characters");
   if (merged.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
+  AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id));
+  // Compared and stored in canonical form, as create_host does: PATCHed as written, a WWPN
+  // without colons or in upper case slipped past its twin on another host.
+  merged.initiators = canonical_initiators(std::move(merged.initiators));
   AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id));
   Host h = *cur;
   h.name = merged.name;

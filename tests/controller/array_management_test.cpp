@@ -213,6 +213,33 @@ TEST_CASE("mappings: LUN unique per host, mapped volumes cannot be deleted") {
   CHECK(f.array->create_host({"iscsi", "", {{InitiatorType::kIscsi, "iqn.1998-01.com.vmware:esx3"}}}).is_ok());
 }
 
+TEST_CASE("PATCHed initiators are canonical: one WWPN cannot belong to two hosts") {
+  Fixture f;
+  auto h1 =
+      f.array->create_host({"esx1", "", {{InitiatorType::kFc, "21:00:00:24:ff:4b:8a:10"}}}).value();
+  auto h2 = f.array->create_host({"esx2", "", {}}).value();
+  // The same WWPN written without colons, in upper case: create_host canonicalised it, update_host
+  // stored it as written, so host 2 got host 1's initiator (two hosts for one port: LUN masking
+  // cannot tell which host a login is).
+  HostPatch p;
+  p.initiators = std::vector<Initiator>{{InitiatorType::kFc, "21000024FF4B8A10"}};
+  auto twin = f.array->update_host(h2.id, p);
+  CHECK(twin.status().code() == sim::Code::kConflict);
+  CHECK(twin.status().message() ==
+        "fc initiator \"21:00:00:24:ff:4b:8a:10\" already belongs to host 1 (\"esx1\")");
+  CHECK(f.array->host(h2.id)->initiators.empty());
+  // A port of its own is stored in canonical form, as create_host stores it.
+  p.initiators = std::vector<Initiator>{{InitiatorType::kFc, "21000024FF4B8A11"}};
+  auto own = f.array->update_host(h2.id, p);
+  REQUIRE(own.is_ok());
+  CHECK(own->initiators[0].address == "21:00:00:24:ff:4b:8a:11");
+  // Listed twice in one PATCH, once per spelling: the same port.
+  p.initiators = std::vector<Initiator>{{InitiatorType::kFc, "21:00:00:24:ff:4b:8a:12"},
+                                        {InitiatorType::kFc, "21000024ff4b8a12"}};
+  CHECK(f.array->update_host(h2.id, p).status().code() == sim::Code::kUnprocessable);
+  CHECK(f.array->update_host(h1.id, HostPatch{}).is_ok());
+}
+
 TEST_CASE("pools: delete only when empty, a DataPac in at most one pool, RAID10 needs both") {
   Fixture f;
   CHECK(f.array->create_pool({"p2", {1}, std::nullopt}).status().code() == sim::Code::kConflict);
