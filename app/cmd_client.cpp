@@ -343,7 +343,10 @@ void add_fault(CLI::App* group, Group& g) {
       ->required();
   inject->add_option("--drive", a->drive, "Drive id (drive faults)");
   inject->add_option("--controller", a->controller, "Controller: A, B, 1 or 2 (controller faults)");
-  inject->add_option("--multiplier", a->multiplier, "Latency multiplier (drive_slow)");
+  // Checked here: JSON has no NaN or infinity, and nlohmann_json writes them as null, which
+  // the array read as a missing field.
+  inject->add_option("--multiplier", a->multiplier, "Latency multiplier (drive_slow)")
+      ->check(finite_range_check(1, 1000));
   CLI::App* clear = leaf(group, g, "clear", "Undo a fault by injecting its opposite", [a](ApiClient& c) {
     const json f = c.get("/faults/" + std::to_string(*a->id));
     const std::string type = f["type"].get<std::string>();
@@ -412,7 +415,10 @@ void add_event(CLI::App* group, Group& g) {
       // The stream ended (the server closed it): reconnect where it stopped.
     }
   });
-  list->add_option("--since", a->since_s, "Events at or after this simulated time, seconds");
+  // Bounded so that since_s * 1e9 fits the API's int64 nanoseconds: NaN, infinity or 1e300
+  // were cast to an integer (undefined; the array got since=-9223372036854775808).
+  list->add_option("--since", a->since_s, "Events at or after this simulated time, seconds")
+      ->check(finite_range_check(0, 9e9));
   list->add_option("--severity", a->severity, "At least: info, warning, error, critical")
       ->check(CLI::IsMember({"info", "warning", "error", "critical"}));
   list->add_option("--kind", a->kind, "Categories, comma-separated (drive,rebuild,alert,...)");

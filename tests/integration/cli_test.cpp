@@ -228,6 +228,21 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   // ... and a REF or a size goes to the array as written (no array here: unreachable, 4).
   CHECK(run_afasim(1, "volume show 99999999999999999999", dir.path()).code == 4);
   CHECK(run_afasim(1, "volume create v --size 99999999999999999999", dir.path()).code == 4);
+  // Numbers JSON cannot carry, or that overflow the API's nanoseconds, are bad usage here: NaN
+  // reached the array as null ("missing required field latency_multiplier") and --since nan
+  // as since=-9223372036854775808.
+  const Run nan = run_afasim(1, "fault inject drive_slow --drive 3 --multiplier nan", dir.path());
+  CHECK(nan.code == 2);
+  CHECK(nan.err.find("--multiplier: must be a number from 1 to 1000, got nan") !=
+        std::string::npos);
+  CHECK(run_afasim(1, "fault inject drive_slow --drive 3 --multiplier 1e400", dir.path()).code ==
+        2);
+  for (const char* since : {"nan", "inf", "-1", "1e300"}) {
+    CAPTURE(since);
+    const Run r = run_afasim(1, std::string("event list --since ") + since, dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err.find("--since: must be a number from 0 to") != std::string::npos);
+  }
 }
 
 TEST_CASE("digits beyond 64 bits: a REF is looked up as a name, a size is the array's to refuse") {
