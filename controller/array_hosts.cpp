@@ -19,10 +19,16 @@ using sim::Status;
 namespace {
 
 // The initiators as the array stores and compares them: a WWPN lower case and
-// colon-separated ("21:00:00:24:ff:4b:8a:10"), however it was written. REQUIRES: they passed
-// check_initiators, so every FC address is 16 hex digits, with or without colons.
+// colon-separated ("21:00:00:24:ff:4b:8a:10"), an iSCSI name lower case, however they were
+// written. iSCSI names are case-insensitive (RFC 3720 3.2.6.1; RFC 3722's stringprep folds
+// them to lower case), so eui.02004567A425678D and eui.02004567a425678d are one initiator.
+// REQUIRES: they passed check_initiators, so every FC address is 16 hex digits, with or
+// without colons.
 std::vector<Initiator> canonical_initiators(std::vector<Initiator> initiators) {
   for (auto& i : initiators) {
+    if (i.type == InitiatorType::kIscsi)
+      for (char& ch : i.address)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (i.type != InitiatorType::kFc) continue;
     std::string hex;
     for (char ch : i.address)

@@ -240,6 +240,28 @@ TEST_CASE("PATCHed initiators are canonical: one WWPN cannot belong to two hosts
   CHECK(f.array->update_host(h1.id, HostPatch{}).is_ok());
 }
 
+TEST_CASE("iSCSI names are compared and stored case-insensitively (RFC 3722): one name, one host") {
+  Fixture f;
+  // RFC 3720's own example EUI name is in upper case hex; the same name in lower case was a
+  // second initiator, on the same host or another (two hosts claiming one initiator).
+  auto h1 = f.array->create_host({"esx1", "", {{InitiatorType::kIscsi, "eui.02004567A425678D"}}});
+  REQUIRE(h1.is_ok());
+  CHECK(h1->initiators[0].address == "eui.02004567a425678d");
+  auto other =
+      f.array->create_host({"esx2", "", {{InitiatorType::kIscsi, "eui.02004567a425678d"}}});
+  CHECK(other.status().code() == sim::Code::kConflict);
+  CHECK(other.status().message() ==
+        "iscsi initiator \"eui.02004567a425678d\" already belongs to host 1 (\"esx1\")");
+  const std::vector<Initiator> twice = {{InitiatorType::kIscsi, "iqn.1998-01.com.vmware:ESX3"},
+                                        {InitiatorType::kIscsi, "iqn.1998-01.com.vmware:esx3"}};
+  CHECK(f.array->create_host({"esx3", "", twice}).status().code() == sim::Code::kUnprocessable);
+  HostPatch p;
+  p.initiators = std::vector<Initiator>{{InitiatorType::kIscsi, "naa.52004567BA64678D"}};
+  auto patched = f.array->update_host(h1->id, p);
+  REQUIRE(patched.is_ok());
+  CHECK(patched->initiators[0].address == "naa.52004567ba64678d");
+}
+
 TEST_CASE("pools: delete only when empty, a DataPac in at most one pool, RAID10 needs both") {
   Fixture f;
   CHECK(f.array->create_pool({"p2", {1}, std::nullopt}).status().code() == sim::Code::kConflict);
