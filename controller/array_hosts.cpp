@@ -1,11 +1,11 @@
 // The Array's hosts, mappings and QoS policies, and QoS admission control.
-#include "controller/array.h"
-
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <regex>
 #include <set>
 
+#include "controller/array.h"
 #include "controller/array_detail.h"
 #include "pool/space.h"
 #include "qos/cost.h"
@@ -38,6 +38,25 @@ std::vector<Initiator> canonical_initiators(std::vector<Initiator> initiators) {
     i.address = canon;
   }
   return initiators;
+}
+
+// A host's description: at most 1024 bytes of text, without control characters (U+0000 to
+// U+001F, U+007F): `afasim host list` prints it to a terminal, which acts on an ESC (colours,
+// cursor moves, a new window title) and the NUL and line ends break the table.
+Status check_description(const std::string& description) {
+  if (description.size() > 1024)
+    return sim::unprocessable("description must be at most 1024 characters");
+  for (std::size_t k = 0; k < description.size(); ++k) {
+    const auto ch = static_cast<unsigned char>(description[k]);
+    if (ch >= 0x20 && ch != 0x7f) continue;
+    char detail[128];
+    std::snprintf(detail, sizeof detail,
+                  "description must not hold control characters (U+0000 to U+001F, U+007F): U+%04X "
+                  "at byte %zu",
+                  static_cast<unsigned>(ch), k);
+    return sim::unprocessable(detail);
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -98,7 +117,7 @@ sim::Result<Host> Array::create_host(const HostSpec& spec) {
   AFASIM_RETURN_IF_ERROR(check_name("host", spec.name));
   for (const auto& [id, h] : hosts_)
     if (h.name == spec.name) return sim::conflict("a host named \"" + spec.name + "\" exists (id " + std::to_string(id) + ")");
-  if (spec.description.size() > 1024) return sim::unprocessable("description must be at most 1024 characters");
+  AFASIM_RETURN_IF_ERROR(check_description(spec.description));
   if (spec.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
   AFASIM_RETURN_IF_ERROR(check_initiators(spec.initiators, 0));
   Host h;
@@ -126,7 +145,7 @@ sim::Result<Host> Array::update_host(Id id, const HostPatch& patch,
   AFASIM_RETURN_IF_ERROR(check_name("host", merged.name));
   for (const auto& [oid, o] : hosts_)
     if (oid != id && o.name == merged.name) return sim::conflict("a host named \"" + merged.name + "\" exists");
-  if (merged.description.size() > 1024) return sim::unprocessable("description must be at most 1024 characters");
+  AFASIM_RETURN_IF_ERROR(check_description(merged.description));
   if (merged.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
   AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id));
   // Compared and stored in canonical form, as create_host does: PATCHed as written, a WWPN

@@ -262,6 +262,30 @@ TEST_CASE("iSCSI names are compared and stored case-insensitively (RFC 3722): on
   CHECK(patched->initiators[0].address == "naa.52004567ba64678d");
 }
 
+TEST_CASE(
+    "a host description with control characters is refused: the CLI prints it to a terminal") {
+  Fixture f;
+  // "\x1b[31m" was stored and `afasim host list` wrote it raw: the terminal turned red (any
+  // escape sequence: cursor moves, a window title); a NUL and line ends broke the table.
+  auto esc = f.array->create_host({"h1", std::string("rack 4 \x1b[31mred", 15), {}});
+  CHECK(esc.status().code() == sim::Code::kUnprocessable);
+  CHECK(
+      esc.status().message() ==
+      "description must not hold control characters (U+0000 to U+001F, U+007F): U+001B at byte 7");
+  CHECK(f.array->create_host({"h1", std::string("a\0b", 3), {}}).status().code() ==
+        sim::Code::kUnprocessable);
+  CHECK(f.array->create_host({"h1", "two\nlines", {}}).status().code() ==
+        sim::Code::kUnprocessable);
+  CHECK(f.array->hosts().empty());
+  // Text, UTF-8 included, is fine; a PATCH is held to the same rule.
+  auto h = f.array->create_host({"h1", "rack 4, Zürich", {}});
+  REQUIRE(h.is_ok());
+  HostPatch p;
+  p.description = "bell\x07";
+  CHECK(f.array->update_host(h->id, p).status().code() == sim::Code::kUnprocessable);
+  CHECK(f.array->host(h->id)->description == "rack 4, Zürich");
+}
+
 TEST_CASE("pools: delete only when empty, a DataPac in at most one pool, RAID10 needs both") {
   Fixture f;
   CHECK(f.array->create_pool({"p2", {1}, std::nullopt}).status().code() == sim::Code::kConflict);
