@@ -65,6 +65,32 @@ std::string password_from_file(const std::string& path) {
   return line;
 }
 
+// --url (or $AFASIM_URL): http[s]://HOST[:PORT][/PATH], HOST a name, an IPv4 address or an
+// [IPv6] one, PORT 1 to 65535; kExitUsage otherwise. The length is bounded before the regex:
+// std::regex recurses per character, and a 120,000-character URL overflowed the stack
+// (SIGSEGV). A port out of range, an unclosed [ or user:password@ were tried as addresses and
+// reported as an array that cannot be reached (exit 4), not as a bad flag.
+void check_url(const std::string& url) {
+  constexpr std::size_t kMaxUrlBytes = 2048;
+  static const std::regex form(
+      R"(^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:([0-9]{1,5}))?(/[^?#]*)?$)");
+  std::smatch m;
+  if (url.size() <= kMaxUrlBytes && std::regex_match(url, m, form)) {
+    if (!m[3].matched) return;  // the scheme's port
+    const auto port = whole_number(m[3].str());
+    if (port && *port >= 1 && *port <= 65535) return;
+  }
+  const std::string shown =
+      url.size() > 200 ? url.substr(0, 200) + "... (" + std::to_string(url.size()) + " bytes)"
+                       : url;
+  throw ClientError(kExitUsage,
+                    "--url must be http[s]://HOST:PORT[/PATH] (a port of 1 to 65535, at most " +
+                        std::to_string(kMaxUrlBytes) +
+                        " bytes; credentials go in --user and "
+                        "--password), got \"" +
+                        shown + "\"");
+}
+
 }  // namespace
 
 std::optional<std::int64_t> whole_number(const std::string& text) {
@@ -89,9 +115,7 @@ void resolve_client_options(ClientOptions& o) {
     o.password = password_from_file(o.password_file);
   // A password without a user name is the admin's (the first start's user).
   if (o.user.empty() && !o.password.empty()) o.user = "admin";
-  static const std::regex url("^https?://[^/?#]+(/[^?#]*)?$");
-  if (!std::regex_match(o.url, url))
-    throw ClientError(kExitUsage, "--url must be http[s]://HOST:PORT[/PATH], got \"" + o.url + "\"");
+  check_url(o.url);
 }
 
 ApiClient::ApiClient(const ClientOptions& options) : options_(options) {

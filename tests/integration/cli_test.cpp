@@ -216,6 +216,20 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   const Run url = run_afasim(1, "volume list --url ftp://x", dir.path());
   CHECK(url.code == 2);
   CHECK(url.err.find("--url must be http[s]://HOST:PORT") != std::string::npos);
+  // A URL of 120,000 characters overflowed std::regex's recursion (SIGSEGV, exit 139); a port
+  // out of range, an unclosed [ and user:password@ were exit 4, "cannot reach the array".
+  const Run long_url =
+      run_afasim(1, "volume list --url http://" + std::string(120000, 'a'), dir.path());
+  CHECK(long_url.code == 2);
+  CHECK(long_url.err.find("--url must be http[s]://HOST:PORT[/PATH] (a port of 1 to 65535") !=
+        std::string::npos);
+  for (const char* bad : {"http://127.0.0.1:99999", "http://127.0.0.1:0", "'http://[::1'",
+                          "http://user:pw@127.0.0.1:1", "'http://127.0.0.1 :1'"}) {
+    CAPTURE(bad);
+    CHECK(run_afasim(1, std::string("volume list --url ") + bad, dir.path()).code == 2);
+  }
+  CHECK(run_afasim(1, "volume list --url 'http://[::1]:1/'", dir.path()).code == 4);
+  CHECK(run_afasim(1, "volume list --url http://localhost:1/array", dir.path()).code == 4);
   CHECK(run_afasim(1, "volume update 1 --min-iops lots", dir.path()).code == 2);
   // Digits beyond 64 bits: std::stoll threw out_of_range and the process aborted (exit 134).
   // An IOPS flag says what is wrong, naming the flag as it is spelled ...
