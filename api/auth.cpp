@@ -470,6 +470,12 @@ sim::Result<std::pair<Session, std::string>> Auth::create_session(const std::str
   if (s == nullptr) return sim::not_found("no user \"" + user + "\"");
   const std::int64_t now = now_unix_s();
   std::erase_if(impl_->sessions, [now](const Impl::Live& l) { return l.session.expires_unix_s <= now; });
+  const auto own = std::count_if(impl_->sessions.begin(), impl_->sessions.end(),
+                                 [&user](const Impl::Live& l) { return l.session.user == user; });
+  if (own >= impl_->options.max_sessions_per_user)
+    return sim::conflict(
+        "user \"" + user + "\" has " + std::to_string(own) +
+        " sessions open, the most one user may; delete one (DELETE /api/v1/sessions/{id})");
   if (static_cast<int>(impl_->sessions.size()) >= impl_->options.max_sessions)
     return sim::conflict(std::to_string(impl_->options.max_sessions) +
                          " sessions are open; delete one (DELETE /api/v1/sessions/{id})");

@@ -67,6 +67,11 @@ struct AuthOptions {
   std::chrono::seconds session_ttl{8 * 3600};
   // Sessions alive at once, all users, 1..65536; one more is 409 until one ends.
   int max_sessions = 4096;
+  // Sessions alive at once for one user, 1..max_sessions; one more is 409 for that user only.
+  // Without it one user, a read-only monitor included, could hold every session and lock
+  // every other user (the manager page, Redfish clients) out of logging in for 8 hours. 64: a
+  // script that logs in and never logs out still gets 64 logins per session lifetime.
+  int max_sessions_per_user = 64;
   // argon2id cost: passes and memory (KiB). RFC 9106 section 4's second recommended option
   // is t=3, m=64 MiB; OWASP's minimum is t=2, m=19 MiB, which this uses: a check costs
   // ~40 ms of one core here, and a verified password is remembered (HMAC) so that only
@@ -105,7 +110,8 @@ class Auth {
   sim::Status delete_user(std::int64_t id);
 
   // Sessions. create_session: a new token for `user` (who has just authenticated); the
-  // token is returned once and only its SHA-256 is kept. kConflict at max_sessions.
+  // token is returned once and only its SHA-256 is kept. kConflict at max_sessions, or at
+  // max_sessions_per_user of this user's.
   sim::Result<std::pair<Session, std::string>> create_session(const std::string& user);
   // Checks a username and password (a POST /sessions body); blocks for the hash.
   bool check_password(const std::string& user, const std::string& password);

@@ -262,7 +262,9 @@ std::optional<controller::Id> FieldReader::controller_id(const std::string& key)
   if (v == nullptr || v->is_null()) return std::nullopt;
   if (v->is_string()) {
     const std::string& s = v->get_ref<const std::string&>();
-    if (s.size() == 1 && s[0] >= 'A' && s[0] <= 'Z') return s[0] - 'A' + 1;
+    // The ISE's two controllers: any other letter was read as an id ("C" as 3, "Z" as 26), and
+    // the array then refused a number the client never sent ("must be 1 or 2, got 3").
+    if (s == "A" || s == "B") return s[0] - 'A' + 1;
     throw bad_request(name(key) + " must be a controller id (1, 2) or name (\"A\", \"B\"), got " +
                       excerpt(*v));
   }

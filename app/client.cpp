@@ -3,12 +3,14 @@
 
 #include <httplib.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <regex>
+
+#include "config/file_text.h"
 
 namespace afasim::app {
 namespace {
@@ -18,10 +20,6 @@ using nlohmann::json;
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-bool is_number(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
 // "HTTP 409: detail" from an error answer; the problem document's detail when there is one.
@@ -51,7 +49,59 @@ ClientError unreachable(const std::string& url, httplib::Error e) {
   return ClientError(kExitUnreachable, "cannot reach the array at " + url + ": " + why);
 }
 
+// The first line of the password file `path`. Reads a bounded prefix: a file with no line
+// end (--password-file /dev/zero) was read by std::getline until memory ran out.
+std::string password_from_file(const std::string& path) {
+  constexpr std::size_t kMaxPasswordBytes = 1024;  // docs/api.md "Users": 8 to 1024 bytes
+  const auto text = config::read_file_text(path, kMaxPasswordBytes + 2);
+  std::string line = text.is_ok() ? text->substr(0, text->find('\n')) : std::string();
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() > kMaxPasswordBytes)
+    throw ClientError(kExitUsage, "--password-file " + path + ": its first line is longer than " +
+                                      std::to_string(kMaxPasswordBytes) +
+                                      " bytes, the longest password");
+  if (line.empty())
+    throw ClientError(kExitUsage, "--password-file " + path + ": cannot read a password from it");
+  return line;
+}
+
+// --url (or $AFASIM_URL): http[s]://HOST[:PORT][/PATH], HOST a name, an IPv4 address or an
+// [IPv6] one, PORT 1 to 65535; kExitUsage otherwise. The length is bounded before the regex:
+// std::regex recurses per character, and a 120,000-character URL overflowed the stack
+// (SIGSEGV). A port out of range, an unclosed [ or user:password@ were tried as addresses and
+// reported as an array that cannot be reached (exit 4), not as a bad flag.
+void check_url(const std::string& url) {
+  constexpr std::size_t kMaxUrlBytes = 2048;
+  static const std::regex form(
+      R"(^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:([0-9]{1,5}))?(/[^?#]*)?$)");
+  std::smatch m;
+  if (url.size() <= kMaxUrlBytes && std::regex_match(url, m, form)) {
+    if (!m[3].matched) return;  // the scheme's port
+    const auto port = whole_number(m[3].str());
+    if (port && *port >= 1 && *port <= 65535) return;
+  }
+  const std::string shown =
+      url.size() > 200 ? url.substr(0, 200) + "... (" + std::to_string(url.size()) + " bytes)"
+                       : url;
+  throw ClientError(kExitUsage,
+                    "--url must be http[s]://HOST:PORT[/PATH] (a port of 1 to 65535, at most " +
+                        std::to_string(kMaxUrlBytes) +
+                        " bytes; credentials go in --user and "
+                        "--password), got \"" +
+                        shown + "\"");
+}
+
 }  // namespace
+
+std::optional<std::int64_t> whole_number(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return v;
+}
 
 void resolve_client_options(ClientOptions& o) {
   if (o.url.empty()) o.url = env("AFASIM_URL");
@@ -61,17 +111,11 @@ void resolve_client_options(ClientOptions& o) {
   if (o.token.empty()) o.token = env("AFASIM_TOKEN");
   if (o.password_file.empty()) o.password_file = env("AFASIM_PASSWORD_FILE");
   if (o.ca_cert.empty()) o.ca_cert = env("AFASIM_CACERT");
-  if (o.password.empty() && !o.password_file.empty()) {
-    std::ifstream f(o.password_file);
-    if (!f || !std::getline(f, o.password) || o.password.empty())
-      throw ClientError(kExitUsage, "--password-file " + o.password_file + ": cannot read a password from it");
-    if (!o.password.empty() && o.password.back() == '\r') o.password.pop_back();
-  }
+  if (o.password.empty() && !o.password_file.empty())
+    o.password = password_from_file(o.password_file);
   // A password without a user name is the admin's (the first start's user).
   if (o.user.empty() && !o.password.empty()) o.user = "admin";
-  static const std::regex url("^https?://[^/?#]+(/[^?#]*)?$");
-  if (!std::regex_match(o.url, url))
-    throw ClientError(kExitUsage, "--url must be http[s]://HOST:PORT[/PATH], got \"" + o.url + "\"");
+  check_url(o.url);
 }
 
 ApiClient::ApiClient(const ClientOptions& options) : options_(options) {
@@ -149,7 +193,8 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
       while (i < message.size()) {
         const std::size_t nl = std::min(message.find('\n', i), message.size());
         const std::string line = message.substr(i, nl - i);
-        if (line.rfind("id: ", 0) == 0 && is_number(line.substr(4))) message_id = std::stoll(line.substr(4));
+        if (line.rfind("id: ", 0) == 0)
+          message_id = whole_number(line.substr(4)).value_or(message_id);
         if (line.rfind("data: ", 0) == 0) payload = line.substr(6);
         i = nl + 1;
       }
@@ -178,7 +223,8 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
 }
 
 std::int64_t ApiClient::resolve(const std::string& collection, const std::string& noun, const std::string& ref) {
-  if (is_number(ref)) return std::stoll(ref);
+  // Digits are an id; digits beyond 64 bits can only be a name (names may be all digits).
+  if (auto id = whole_number(ref)) return *id;
   const json page = get("/" + collection + "?name=" + httplib::detail::encode_query_param(ref));
   if (!page.contains("items") || page["items"].empty())
     throw ClientError(kExitRefused, "refused: no " + noun + " named \"" + ref + "\"");

@@ -55,6 +55,11 @@ struct ClientOptions {
 // Fills unset fields from the environment and defaults; kExitUsage on a bad --url.
 void resolve_client_options(ClientOptions& o);
 
+// `text` as a whole number when it is one that fits in 64 bits (digits only, at most
+// 9223372036854775807); nullopt for anything else, a longer run of digits included, so
+// that a caller says what is wrong instead of std::stoll throwing out_of_range.
+std::optional<std::int64_t> whole_number(const std::string& text);
+
 class ApiClient {
  public:
   explicit ApiClient(const ClientOptions& options);

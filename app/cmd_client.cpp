@@ -48,17 +48,23 @@ json fetch(ApiClient& c, const std::string& collection, const std::string& noun,
   return c.get("/" + collection + "/" + std::to_string(c.resolve(collection, noun, ref)));
 }
 
-// Sets body[key] from a QoS flag: a number, or "none" to clear it (null).
-void qos_field(json& body, const char* key, const std::optional<std::string>& v) {
+// Sets body[key] from the QoS flag `flag`: a number, or "none" to clear it (null).
+void qos_field(json& body, const char* key, const char* flag, const std::optional<std::string>& v) {
   if (!v) return;
-  if (*v == "none") body[key] = nullptr;
-  else if (!v->empty() && v->find_first_not_of("0123456789") == std::string::npos) body[key] = std::stoll(*v);
-  else throw ClientError(kExitUsage, std::string("--") + key + " must be a whole number or none, got " + *v);
+  if (*v == "none") {
+    body[key] = nullptr;
+    return;
+  }
+  const auto n = whole_number(*v);
+  if (!n)
+    throw ClientError(kExitUsage, std::string(flag) + " must be a whole number or none, got " + *v);
+  body[key] = *n;
 }
 
-// A size flag: digits are bytes, anything else ("100GiB") goes to the array to parse.
+// A size flag: digits are bytes, anything else ("100GiB", or digits beyond 64 bits) goes to
+// the array as written, whose size rules then apply (docs/api.md "Sizes").
 json size_value(const std::string& v) {
-  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) return std::stoll(v);
+  if (auto n = whole_number(v)) return *n;
   return v;
 }
 
@@ -70,9 +76,9 @@ struct QosFlags {
     cmd->add_option("--burst-iops", burst, "Burst IOPS limit (none to clear)");
   }
   void into(json& body) const {
-    qos_field(body, "min_iops", min);
-    qos_field(body, "max_iops", max);
-    qos_field(body, "burst_iops", burst);
+    qos_field(body, "min_iops", "--min-iops", min);
+    qos_field(body, "max_iops", "--max-iops", max);
+    qos_field(body, "burst_iops", "--burst-iops", burst);
   }
 };
 
@@ -337,7 +343,10 @@ void add_fault(CLI::App* group, Group& g) {
       ->required();
   inject->add_option("--drive", a->drive, "Drive id (drive faults)");
   inject->add_option("--controller", a->controller, "Controller: A, B, 1 or 2 (controller faults)");
-  inject->add_option("--multiplier", a->multiplier, "Latency multiplier (drive_slow)");
+  // Checked here: JSON has no NaN or infinity, and nlohmann_json writes them as null, which
+  // the array read as a missing field.
+  inject->add_option("--multiplier", a->multiplier, "Latency multiplier (drive_slow)")
+      ->check(finite_range_check(1, 1000));
   CLI::App* clear = leaf(group, g, "clear", "Undo a fault by injecting its opposite", [a](ApiClient& c) {
     const json f = c.get("/faults/" + std::to_string(*a->id));
     const std::string type = f["type"].get<std::string>();
@@ -406,7 +415,10 @@ void add_event(CLI::App* group, Group& g) {
       // The stream ended (the server closed it): reconnect where it stopped.
     }
   });
-  list->add_option("--since", a->since_s, "Events at or after this simulated time, seconds");
+  // Bounded so that since_s * 1e9 fits the API's int64 nanoseconds: NaN, infinity or 1e300
+  // were cast to an integer (undefined; the array got since=-9223372036854775808).
+  list->add_option("--since", a->since_s, "Events at or after this simulated time, seconds")
+      ->check(finite_range_check(0, 9e9));
   list->add_option("--severity", a->severity, "At least: info, warning, error, critical")
       ->check(CLI::IsMember({"info", "warning", "error", "critical"}));
   list->add_option("--kind", a->kind, "Categories, comma-separated (drive,rebuild,alert,...)");

@@ -401,6 +401,12 @@ class Array {
   sim::Result<Id> volume_pool(const VolumeSpec& spec) const;
   sim::Result<Id> volume_preferred_controller(const VolumeSpec& spec) const;
   sim::Status check_growth(const Volume& v, std::int64_t capacity_bytes) const;
+  // A new volume's capacity: 1 byte to kMaxVolumeBytes, whole sectors, within
+  // kMaxProvisionedBytes with the others (kUnprocessable).
+  sim::Status check_new_capacity(std::int64_t capacity_bytes) const;
+  // kUnprocessable when `more_bytes` more would take the capacity every volume provisions
+  // past kMaxProvisionedBytes.
+  sim::Status check_provisioned(std::int64_t more_bytes) const;
   // Applies the QoS fields of `patch` to `v` and checks the result.
   sim::Status patch_volume_qos(Volume& v, const VolumePatch& patch) const;
   // kNoSpace (`needs` says what was asked) unless `extents` more extents of `v` fit in its

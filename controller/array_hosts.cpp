@@ -1,11 +1,11 @@
 // The Array's hosts, mappings and QoS policies, and QoS admission control.
-#include "controller/array.h"
-
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <regex>
 #include <set>
 
+#include "controller/array.h"
 #include "controller/array_detail.h"
 #include "pool/space.h"
 #include "qos/cost.h"
@@ -15,6 +15,51 @@ namespace afasim::controller {
 
 using namespace array_detail;
 using sim::Status;
+
+namespace {
+
+// The initiators as the array stores and compares them: a WWPN lower case and
+// colon-separated ("21:00:00:24:ff:4b:8a:10"), an iSCSI name lower case, however they were
+// written. iSCSI names are case-insensitive (RFC 3720 3.2.6.1; RFC 3722's stringprep folds
+// them to lower case), so eui.02004567A425678D and eui.02004567a425678d are one initiator.
+// REQUIRES: they passed check_initiators, so every FC address is 16 hex digits, with or
+// without colons.
+std::vector<Initiator> canonical_initiators(std::vector<Initiator> initiators) {
+  for (auto& i : initiators) {
+    if (i.type == InitiatorType::kIscsi)
+      for (char& ch : i.address)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (i.type != InitiatorType::kFc) continue;
+    std::string hex;
+    for (char ch : i.address)
+      if (ch != ':') hex += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string canon;
+    for (std::size_t k = 0; k < hex.size(); k += 2) canon += (k ? ":" : "") + hex.substr(k, 2);
+    i.address = canon;
+  }
+  return initiators;
+}
+
+// A host's description: at most 1024 bytes of text, without control characters (U+0000 to
+// U+001F, U+007F): `afasim host list` prints it to a terminal, which acts on an ESC (colours,
+// cursor moves, a new window title) and the NUL and line ends break the table.
+Status check_description(const std::string& description) {
+  if (description.size() > 1024)
+    return sim::unprocessable("description must be at most 1024 characters");
+  for (std::size_t k = 0; k < description.size(); ++k) {
+    const auto ch = static_cast<unsigned char>(description[k]);
+    if (ch >= 0x20 && ch != 0x7f) continue;
+    char detail[128];
+    std::snprintf(detail, sizeof detail,
+                  "description must not hold control characters (U+0000 to U+001F, U+007F): U+%04X "
+                  "at byte %zu",
+                  static_cast<unsigned>(ch), k);
+    return sim::unprocessable(detail);
+  }
+  return Status::ok();
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // QoS settings and admission control
@@ -72,7 +117,7 @@ sim::Result<Host> Array::create_host(const HostSpec& spec) {
   AFASIM_RETURN_IF_ERROR(check_name("host", spec.name));
   for (const auto& [id, h] : hosts_)
     if (h.name == spec.name) return sim::conflict("a host named \"" + spec.name + "\" exists (id " + std::to_string(id) + ")");
-  if (spec.description.size() > 1024) return sim::unprocessable("description must be at most 1024 characters");
+  AFASIM_RETURN_IF_ERROR(check_description(spec.description));
   if (spec.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
   AFASIM_RETURN_IF_ERROR(check_initiators(spec.initiators, 0));
   Host h;
@@ -80,16 +125,7 @@ sim::Result<Host> Array::create_host(const HostSpec& spec) {
   h.id = next_id("host", c);
   h.name = spec.name;
   h.description = spec.description;
-  h.initiators = spec.initiators;
-  for (auto& i : h.initiators)
-    if (i.type == InitiatorType::kFc) {  // canonical WWPN: lower case, colon-separated
-      std::string hex;
-      for (char ch : i.address)
-        if (ch != ':') hex += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      std::string canon;
-      for (std::size_t k = 0; k < hex.size(); k += 2) canon += (k ? ":" : "") + hex.substr(k, 2);
-      i.address = canon;
-    }
+  h.initiators = canonical_initiators(spec.initiators);
   AFASIM_RETURN_IF_ERROR(check_initiators(h.initiators, 0));
   c.put_hosts.push_back(h);
   c.events.push_back(make_event(Severity::kInfo, "host", object_name("host", h.id),
@@ -109,8 +145,12 @@ sim::Result<Host> Array::update_host(Id id, const HostPatch& patch,
   AFASIM_RETURN_IF_ERROR(check_name("host", merged.name));
   for (const auto& [oid, o] : hosts_)
     if (oid != id && o.name == merged.name) return sim::conflict("a host named \"" + merged.name + "\" exists");
-  if (merged.description.size() > 1024) return sim::unprocessable("description must be at most 1024 characters");
+  AFASIM_RETURN_IF_ERROR(check_description(merged.description));
   if (merged.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
+  AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id));
+  // Compared and stored in canonical form, as create_host does: PATCHed as written, a WWPN
+  // without colons or in upper case slipped past its twin on another host.
+  merged.initiators = canonical_initiators(std::move(merged.initiators));
   AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id));
   Host h = *cur;
   h.name = merged.name;

@@ -234,7 +234,27 @@ Status Array::check_growth(const Volume& v, std::int64_t n) const {
     return sim::unprocessable("capacity_bytes must be at most " + std::to_string(kMaxVolumeBytes) + " (1 PiB)");
   if (n % kSectorBytes != 0)
     return sim::unprocessable("capacity_bytes must be a multiple of 512, got " + std::to_string(n));
-  return Status::ok();
+  return check_provisioned(n - v.capacity_bytes);
+}
+
+Status Array::check_new_capacity(std::int64_t n) const {
+  if (n <= 0 || n > kMaxVolumeBytes)
+    return sim::unprocessable("capacity_bytes must be between 1 and " +
+                              std::to_string(kMaxVolumeBytes) + " (1 PiB), got " +
+                              std::to_string(n));
+  if (n % kSectorBytes != 0)
+    return sim::unprocessable("capacity_bytes must be a multiple of 512, got " + std::to_string(n));
+  return check_provisioned(n);
+}
+
+Status Array::check_provisioned(std::int64_t more_bytes) const {
+  std::int64_t provisioned = 0;  // at most 4,096 volumes of 1 PiB: 2^62, no overflow
+  for (const auto& [id, v] : volumes_) provisioned += v.capacity_bytes;
+  if (more_bytes <= kMaxProvisionedBytes - provisioned) return Status::ok();
+  return sim::unprocessable(
+      "the array's volumes provision " + human_bytes(provisioned) + "; " + human_bytes(more_bytes) +
+      " more would pass the " + human_bytes(kMaxProvisionedBytes) +
+      " they may provision together (each thin volume's map is in memory, 64 MiB per PiB)");
 }
 
 Status Array::patch_volume_qos(Volume& v, const VolumePatch& patch) const {
@@ -270,11 +290,7 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
   const Pool& p = pools_.at(pool_id);
   if (volumes_.size() >= kMaxVolumes)
     return sim::unprocessable("the array holds at most " + std::to_string(kMaxVolumes) + " volumes; delete one first");
-  if (spec.capacity_bytes <= 0 || spec.capacity_bytes > kMaxVolumeBytes)
-    return sim::unprocessable("capacity_bytes must be between 1 and " + std::to_string(kMaxVolumeBytes) +
-                              " (1 PiB), got " + std::to_string(spec.capacity_bytes));
-  if (spec.capacity_bytes % kSectorBytes != 0)
-    return sim::unprocessable("capacity_bytes must be a multiple of 512, got " + std::to_string(spec.capacity_bytes));
+  AFASIM_RETURN_IF_ERROR(check_new_capacity(spec.capacity_bytes));
   const auto offered = raid_types_offered(p);
   if (std::find(offered.begin(), offered.end(), spec.raid_type) == offered.end())
     return sim::unprocessable(std::string(raid::raid_type_name(spec.raid_type)) + " is not offered by pool " +

@@ -168,6 +168,12 @@ inline constexpr std::int64_t kSectorBytes = 512;
 // Largest volume the array accepts: 1 PiB (the ISE's largest pool is under 37 TB; thin
 // volumes may over-subscribe, but not absurdly).
 inline constexpr std::int64_t kMaxVolumeBytes = 1LL << 50;
+// Capacity the array's volumes may provision together: 16 PiB, some 350 times the ISE 860
+// G3's 45 TB of usable flash. A thin volume's map holds an entry for every extent it may
+// have (4 bytes per 64 MiB extent: 64 MiB of memory for a 1 PiB volume), written or not, so
+// this keeps the maps within 1 GiB. Unbounded, 4,096 volumes of 1 PiB would need 256 GiB:
+// the process was killed for lack of memory after a few hundred (67 MB each, measured).
+inline constexpr std::int64_t kMaxProvisionedBytes = 1LL << 54;
 // Volumes an array holds at most. An assumption: the ISE spec sheets publish no figure, and
 // arrays of its class take 1,024 to 4,096 LUNs. It also bounds the management plane, whose
 // every change looks at every volume (capacity, snapshot, reservations).

@@ -91,6 +91,10 @@ struct Destination {
 std::optional<Destination> parse_destination(const std::string& url) {
   const std::string scheme = "http://";
   if (url.size() > 2048 || url.rfind(scheme, 0) != 0) return std::nullopt;
+  // A URL is printable ASCII (RFC 3986); a space, a CR or LF, or any other control character
+  // was stored and served back in the subscription, and only percent-encoded on delivery.
+  for (char ch : url)
+    if (ch <= ' ' || ch > '~') return std::nullopt;
   const std::size_t slash = url.find('/', scheme.size());
   const std::string authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos : slash - scheme.size());
   Destination d;

@@ -176,6 +176,35 @@ TEST_CASE("tokens expire") {
   CHECK(deny.status == 401);
 }
 
+TEST_CASE(
+    "one user's sessions are bounded, so a monitor cannot lock the others out of logging in") {
+  // A monitor opened 4,096 sessions (5 s of POST /sessions) and every later login, the
+  // admin's included, was 409 for the 8 hours the sessions live.
+  AuthOptions o;
+  o.initial_admin_password = "session-cap-pass";
+  o.argon2_memory_kib = 1024;
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  REQUIRE((*auth)->create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
+  CHECK(o.max_sessions_per_user == 64);
+  std::int64_t first = 0;
+  for (int i = 0; i < 64; ++i) {
+    auto s = (*auth)->create_session("watcher");
+    REQUIRE(s);
+    if (i == 0) first = s->first.id;
+  }
+  auto more = (*auth)->create_session("watcher");
+  CHECK(more.status().code() == sim::Code::kConflict);
+  CHECK(more.status().message() ==
+        "user \"watcher\" has 64 sessions open, the most one user may; delete one "
+        "(DELETE /api/v1/sessions/{id})");
+  CHECK((*auth)->create_session("admin").is_ok());
+  // Ending one of its sessions gives the user room for one more.
+  REQUIRE((*auth)->delete_session(first).is_ok());
+  CHECK((*auth)->create_session("watcher").is_ok());
+  CHECK((*auth)->sessions().size() == 65);
+}
+
 TEST_CASE("every mutation's event names the user who made it") {
   ApiFixture fx;
   Users users(fx);

@@ -21,6 +21,17 @@ int status_of(F&& fn) {
   return 0;
 }
 
+// The detail of the ApiError `fn` throws, or "" if it throws none.
+template <typename F>
+std::string detail_of(F&& fn) {
+  try {
+    fn();
+  } catch (const ApiError& e) {
+    return e.detail();
+  }
+  return "";
+}
+
 TEST_CASE("parse_body_object accepts one object and refuses everything else with 400") {
   CHECK(parse_body_object(R"({"a": 1})")["a"] == 1);
   for (const std::string& body : {std::string(""), std::string("  "), std::string("[1,2]"),
@@ -95,14 +106,14 @@ TEST_CASE("FieldReader sizes take bytes or size strings") {
 TEST_CASE("FieldReader enums, controllers and initiators") {
   const json body = json::parse(R"({"r10": "RAID10", "r0": "RAID0", "r6": "RAID6",
       "low": "raid5", "thin": "thin", "thick": "thick", "ro": "read_only", "A": "B",
-      "two": 2, "bad": "east",
+      "two": 2, "bad": "east", "C": "C", "Z": "Z",
       "ini": [{"type": "fc", "address": "50:01:43:80:12:34:56:78"}],
       "ini_bad_type": [{"type": "sas", "address": "x"}],
       "ini_extra": [{"type": "nbd", "address": "x", "port": 1}],
       "ini_missing": [{"type": "nbd"}],
       "ini_not_list": {"type": "nbd"}})");
-  FieldReader f(body, {"r10", "r0", "r6", "low", "thin", "thick", "ro", "A", "two", "bad", "ini",
-                       "ini_bad_type", "ini_extra", "ini_missing", "ini_not_list"});
+  FieldReader f(body, {"r10", "r0", "r6", "low", "thin", "thick", "ro", "A", "two", "bad", "C", "Z",
+                       "ini", "ini_bad_type", "ini_extra", "ini_missing", "ini_not_list"});
   CHECK(f.raid_type("r10") == raid::RaidType::kRaid10);
   CHECK(f.raid_type("r0") == raid::RaidType::kRaid0);  // a RAID type; the array refuses it
   CHECK(status_of([&] { f.raid_type("r6"); }) == 400);
@@ -113,6 +124,11 @@ TEST_CASE("FieldReader enums, controllers and initiators") {
   CHECK(f.controller_id("A") == 2);
   CHECK(f.controller_id("two") == 2);
   CHECK(status_of([&] { f.controller_id("bad"); }) == 400);
+  // Letters beyond B were read as ids 3..26, and the array's 422 quoted that number.
+  CHECK(status_of([&] { f.controller_id("C"); }) == 400);
+  CHECK(status_of([&] { f.controller_id("Z"); }) == 400);
+  CHECK(detail_of([&] { f.controller_id("C"); }) ==
+        "C must be a controller id (1, 2) or name (\"A\", \"B\"), got \"C\"");
   auto ini = f.initiators("ini");
   REQUIRE(ini.has_value());
   REQUIRE(ini->size() == 1);

@@ -213,6 +213,79 @@ TEST_CASE("mappings: LUN unique per host, mapped volumes cannot be deleted") {
   CHECK(f.array->create_host({"iscsi", "", {{InitiatorType::kIscsi, "iqn.1998-01.com.vmware:esx3"}}}).is_ok());
 }
 
+TEST_CASE("PATCHed initiators are canonical: one WWPN cannot belong to two hosts") {
+  Fixture f;
+  auto h1 =
+      f.array->create_host({"esx1", "", {{InitiatorType::kFc, "21:00:00:24:ff:4b:8a:10"}}}).value();
+  auto h2 = f.array->create_host({"esx2", "", {}}).value();
+  // The same WWPN written without colons, in upper case: create_host canonicalised it, update_host
+  // stored it as written, so host 2 got host 1's initiator (two hosts for one port: LUN masking
+  // cannot tell which host a login is).
+  HostPatch p;
+  p.initiators = std::vector<Initiator>{{InitiatorType::kFc, "21000024FF4B8A10"}};
+  auto twin = f.array->update_host(h2.id, p);
+  CHECK(twin.status().code() == sim::Code::kConflict);
+  CHECK(twin.status().message() ==
+        "fc initiator \"21:00:00:24:ff:4b:8a:10\" already belongs to host 1 (\"esx1\")");
+  CHECK(f.array->host(h2.id)->initiators.empty());
+  // A port of its own is stored in canonical form, as create_host stores it.
+  p.initiators = std::vector<Initiator>{{InitiatorType::kFc, "21000024FF4B8A11"}};
+  auto own = f.array->update_host(h2.id, p);
+  REQUIRE(own.is_ok());
+  CHECK(own->initiators[0].address == "21:00:00:24:ff:4b:8a:11");
+  // Listed twice in one PATCH, once per spelling: the same port.
+  p.initiators = std::vector<Initiator>{{InitiatorType::kFc, "21:00:00:24:ff:4b:8a:12"},
+                                        {InitiatorType::kFc, "21000024ff4b8a12"}};
+  CHECK(f.array->update_host(h2.id, p).status().code() == sim::Code::kUnprocessable);
+  CHECK(f.array->update_host(h1.id, HostPatch{}).is_ok());
+}
+
+TEST_CASE("iSCSI names are compared and stored case-insensitively (RFC 3722): one name, one host") {
+  Fixture f;
+  // RFC 3720's own example EUI name is in upper case hex; the same name in lower case was a
+  // second initiator, on the same host or another (two hosts claiming one initiator).
+  auto h1 = f.array->create_host({"esx1", "", {{InitiatorType::kIscsi, "eui.02004567A425678D"}}});
+  REQUIRE(h1.is_ok());
+  CHECK(h1->initiators[0].address == "eui.02004567a425678d");
+  auto other =
+      f.array->create_host({"esx2", "", {{InitiatorType::kIscsi, "eui.02004567a425678d"}}});
+  CHECK(other.status().code() == sim::Code::kConflict);
+  CHECK(other.status().message() ==
+        "iscsi initiator \"eui.02004567a425678d\" already belongs to host 1 (\"esx1\")");
+  const std::vector<Initiator> twice = {{InitiatorType::kIscsi, "iqn.1998-01.com.vmware:ESX3"},
+                                        {InitiatorType::kIscsi, "iqn.1998-01.com.vmware:esx3"}};
+  CHECK(f.array->create_host({"esx3", "", twice}).status().code() == sim::Code::kUnprocessable);
+  HostPatch p;
+  p.initiators = std::vector<Initiator>{{InitiatorType::kIscsi, "naa.52004567BA64678D"}};
+  auto patched = f.array->update_host(h1->id, p);
+  REQUIRE(patched.is_ok());
+  CHECK(patched->initiators[0].address == "naa.52004567ba64678d");
+}
+
+TEST_CASE(
+    "a host description with control characters is refused: the CLI prints it to a terminal") {
+  Fixture f;
+  // "\x1b[31m" was stored and `afasim host list` wrote it raw: the terminal turned red (any
+  // escape sequence: cursor moves, a window title); a NUL and line ends broke the table.
+  auto esc = f.array->create_host({"h1", std::string("rack 4 \x1b[31mred", 15), {}});
+  CHECK(esc.status().code() == sim::Code::kUnprocessable);
+  CHECK(
+      esc.status().message() ==
+      "description must not hold control characters (U+0000 to U+001F, U+007F): U+001B at byte 7");
+  CHECK(f.array->create_host({"h1", std::string("a\0b", 3), {}}).status().code() ==
+        sim::Code::kUnprocessable);
+  CHECK(f.array->create_host({"h1", "two\nlines", {}}).status().code() ==
+        sim::Code::kUnprocessable);
+  CHECK(f.array->hosts().empty());
+  // Text, UTF-8 included, is fine; a PATCH is held to the same rule.
+  auto h = f.array->create_host({"h1", "rack 4, Zürich", {}});
+  REQUIRE(h.is_ok());
+  HostPatch p;
+  p.description = "bell\x07";
+  CHECK(f.array->update_host(h->id, p).status().code() == sim::Code::kUnprocessable);
+  CHECK(f.array->host(h->id)->description == "rack 4, Zürich");
+}
+
 TEST_CASE("pools: delete only when empty, a DataPac in at most one pool, RAID10 needs both") {
   Fixture f;
   CHECK(f.array->create_pool({"p2", {1}, std::nullopt}).status().code() == sim::Code::kConflict);
@@ -453,4 +526,32 @@ TEST_CASE("the array holds at most kMaxVolumes volumes; the next create is refus
   CHECK(refused.status().message().find("at most 4096 volumes") != std::string::npos);
   REQUIRE(f.array->delete_volume(f.array->volume_by_name("v0")->id).is_ok());
   CHECK(f.array->create_volume(f.spec("one-more", sim::kGiB)).is_ok());
+}
+
+TEST_CASE("all volumes provision at most kMaxProvisionedBytes: their thin maps fit in memory") {
+  // Each thin volume's map has an entry per extent it may have: 64 MiB of memory per PiB,
+  // written or not. 4,096 volumes of 1 PiB were each accepted (the API's and a scenario's
+  // limits) until the process was killed for lack of memory: 67 MB per volume measured, a
+  // scenario of 50 of them 3.3 GB. 16 PiB together: 1 GiB of maps at most.
+  Fixture f;
+  for (int i = 0; i < 16; ++i)
+    REQUIRE(f.array->create_volume(f.spec("big" + std::to_string(i), kMaxVolumeBytes)).is_ok());
+  auto refused = f.array->create_volume(f.spec("one-more", sim::kGiB));
+  CHECK(refused.status().code() == sim::Code::kUnprocessable);
+  CHECK(refused.status().message() ==
+        "the array's volumes provision 16.00 PiB; 1.00 GiB more would pass the 16.00 PiB they may "
+        "provision together "
+        "(each thin volume's map is in memory, 64 MiB per PiB)");
+  // Room made by a delete is room again; growth counts too, up to the bound exactly.
+  REQUIRE(f.array->delete_volume(f.array->volume_by_name("big0")->id).is_ok());
+  auto small = f.array->create_volume(f.spec("small", sim::kGiB));
+  REQUIRE(small.is_ok());
+  REQUIRE(f.array->create_volume(f.spec("other", sim::kGiB)).is_ok());
+  VolumePatch grow;
+  grow.capacity_bytes = kMaxVolumeBytes;  // 15 PiB + 2 GiB + (1 PiB - 1 GiB)
+  CHECK(f.array->update_volume(small->id, grow).status().code() == sim::Code::kUnprocessable);
+  CHECK(f.array->volume(small->id)->capacity_bytes == sim::kGiB);
+  grow.capacity_bytes = kMaxVolumeBytes - sim::kGiB;  // 16 PiB exactly
+  CHECK(f.array->update_volume(small->id, grow).is_ok());
+  CHECK(f.array->create_volume(f.spec("tiny", 512)).status().code() == sim::Code::kUnprocessable);
 }

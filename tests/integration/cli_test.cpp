@@ -216,7 +216,58 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   const Run url = run_afasim(1, "volume list --url ftp://x", dir.path());
   CHECK(url.code == 2);
   CHECK(url.err.find("--url must be http[s]://HOST:PORT") != std::string::npos);
+  // A URL of 120,000 characters overflowed std::regex's recursion (SIGSEGV, exit 139); a port
+  // out of range, an unclosed [ and user:password@ were exit 4, "cannot reach the array".
+  const Run long_url =
+      run_afasim(1, "volume list --url http://" + std::string(120000, 'a'), dir.path());
+  CHECK(long_url.code == 2);
+  CHECK(long_url.err.find("--url must be http[s]://HOST:PORT[/PATH] (a port of 1 to 65535") !=
+        std::string::npos);
+  for (const char* bad : {"http://127.0.0.1:99999", "http://127.0.0.1:0", "'http://[::1'",
+                          "http://user:pw@127.0.0.1:1", "'http://127.0.0.1 :1'"}) {
+    CAPTURE(bad);
+    CHECK(run_afasim(1, std::string("volume list --url ") + bad, dir.path()).code == 2);
+  }
+  CHECK(run_afasim(1, "volume list --url 'http://[::1]:1/'", dir.path()).code == 4);
+  CHECK(run_afasim(1, "volume list --url http://localhost:1/array", dir.path()).code == 4);
   CHECK(run_afasim(1, "volume update 1 --min-iops lots", dir.path()).code == 2);
+  // Digits beyond 64 bits: std::stoll threw out_of_range and the process aborted (exit 134).
+  // An IOPS flag says what is wrong, naming the flag as it is spelled ...
+  const Run iops =
+      run_afasim(1, "volume create v --size 1GiB --max-iops 99999999999999999999", dir.path());
+  CHECK(iops.code == 2);
+  CHECK(iops.err ==
+        "afasim volume: --max-iops must be a whole number or none, got 99999999999999999999\n");
+  CHECK(run_afasim(1, "qos-policy create q --min-iops 99999999999999999999", dir.path()).code == 2);
+  // ... and a REF or a size goes to the array as written (no array here: unreachable, 4).
+  CHECK(run_afasim(1, "volume show 99999999999999999999", dir.path()).code == 4);
+  CHECK(run_afasim(1, "volume create v --size 99999999999999999999", dir.path()).code == 4);
+  // Numbers JSON cannot carry, or that overflow the API's nanoseconds, are bad usage here: NaN
+  // reached the array as null ("missing required field latency_multiplier") and --since nan
+  // as since=-9223372036854775808.
+  const Run nan = run_afasim(1, "fault inject drive_slow --drive 3 --multiplier nan", dir.path());
+  CHECK(nan.code == 2);
+  CHECK(nan.err.find("--multiplier: must be a number from 1 to 1000, got nan") !=
+        std::string::npos);
+  CHECK(run_afasim(1, "fault inject drive_slow --drive 3 --multiplier 1e400", dir.path()).code ==
+        2);
+  for (const char* since : {"nan", "inf", "-1", "1e300"}) {
+    CAPTURE(since);
+    const Run r = run_afasim(1, std::string("event list --since ") + since, dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err.find("--since: must be a number from 0 to") != std::string::npos);
+  }
+}
+
+TEST_CASE("digits beyond 64 bits: a REF is looked up as a name, a size is the array's to refuse") {
+  Fixture cli;
+  const Run ref = cli("volume show 99999999999999999999");
+  CHECK(ref.code == 3);
+  CHECK(ref.err == "afasim volume: refused: no volume named \"99999999999999999999\"\n");
+  const Run size = cli("volume create v --size 99999999999999999999");
+  CHECK(size.code == 3);
+  CHECK(size.err.find("refused (422 Unprocessable Content): capacity_bytes") != std::string::npos);
+  CHECK(cli.ok("volume list -o json").j()["total"] == 0);
 }
 
 TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from a file, a token, or over HTTPS") {
@@ -245,6 +296,14 @@ TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from 
   const Run missing = run_afasim(cli.serve.port(), "volume list --password-file /nonexistent", d);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("--password-file /nonexistent: cannot read a password") != std::string::npos);
+  // A file without a line end: std::getline read /dev/zero until memory ran out (2 GB in
+  // 10 s, never an answer). A bounded read refuses it at once (timeout(1) turns a hang into 124).
+  const Run endless =
+      run_afasim(cli.serve.port(), "volume list --password-file /dev/zero", d, "timeout 20");
+  CHECK(endless.code == 2);
+  CHECK(endless.err ==
+        "afasim volume: --password-file /dev/zero: its first line is longer than 1024 bytes, the "
+        "longest password\n");
 }
 
 TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signed made") {

@@ -78,3 +78,19 @@ TEST_CASE("EventsOptions out of range are refused") {
   o.delivery_retry_interval_seconds = 0;
   CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
 }
+
+TEST_CASE("a subscription's Destination is a URL: spaces and control characters are refused") {
+  // "http://127.0.0.1:18499/x\r\nX-Evil: injected" was accepted (201) and served back with
+  // its CR LF in GET .../Subscriptions/N.
+  redfish::Events events;
+  for (const std::string bad :
+       {std::string("http://127.0.0.1:18499/x\r\nX-Evil: injected"),
+        std::string("http://127.0.0.1/a b"), std::string("http://127.0.0.1/\x7f"),
+        std::string("http://127.0.0.1/caf\xc3\xa9"), std::string("http://127.0.0.1/\t")}) {
+    CAPTURE(bad);
+    auto s = events.subscribe(bad, "");
+    CHECK(s.status().code() == sim::Code::kInvalidArgument);
+  }
+  CHECK(events.subscriptions().empty());
+  CHECK(events.subscribe("http://127.0.0.1:18499/events?x=%20y", "").is_ok());
+}
