@@ -124,9 +124,11 @@ TEST_CASE("pool, drive, rebuild and alert families follow a drive failure") {
   CHECK(m.at("afasim_drive_state{" + d + ",state=\"failed\"}") == 1);
   CHECK(m.at("afasim_rebuild_active") == 1);
   CHECK(m.at("afasim_rebuild_total_bytes") > 0);
-  CHECK(m.at("afasim_alerts_active") == 1);
+  CHECK(m.at("afasim_alerts_active") == 2);  // the volume degraded, the SSD failed
   CHECK(m.at("afasim_alert_active{kind=\"volume_degraded\",object=\"volume/" + std::to_string(a) +
              "\",severity=\"warning\"}") == 1);
+  CHECK(m.at("afasim_alert_active{kind=\"drive_failed\",object=\"drive/" + std::to_string(drive) +
+             "\",severity=\"error\"}") == 1);
   const PoolCapacity cap = f.array->pool_capacity(f.array->pools().begin()->first);
   CHECK(m.at("afasim_pool_provisioned_bytes{pool_id=\"1\",pool=\"" + f.array->pools().begin()->second.name +
              "\"}") == static_cast<double>(cap.provisioned_bytes));
