@@ -300,9 +300,11 @@ void ControllerPair::peer_lost(Id s, Id lost) {
   if (link_up_ && serving(lost)) return;  // the link came back before the survivor noticed
   const ControllerOptions& o = ctx_.options.controllers;
   const Runtime& pl = ctl(lost);
-  if (is_up(pl.state) && !o.test_no_fencing) {
+  if (!link_up_ && is_up(pl.state) && !o.test_no_fencing) {
     // Split brain: the link is cut, both are alive. The peer keeps renewing its reservation
     // on the DataPacs, so nothing is preempted: each keeps its own volumes, write-through.
+    // With the link up, a peer that is up but not serving has restarted after a failure
+    // (booting): it says so over the link and holds nothing, so the takeover goes on.
     ctx_.emit(Severity::kWarning, "controller", ArrayContext::controller_object(s),
               "controller " + name(s) + ": no heartbeat from " + name(lost) +
                   " over the link, but it holds its DataPac reservation: split brain avoided, each controller "
@@ -312,7 +314,7 @@ void ControllerPair::peer_lost(Id s, Id lost) {
   if (pl.state == ControllerState::kVaulting) return;
   // The peer stopped renewing at its last renewal tick; its reservation lapses lease_ns later.
   const Time now = ctx_.sim.now();
-  const Time expiry = is_up(pl.state) ? now : pl.down_since_ns / o.lease_renew_ns * o.lease_renew_ns + o.lease_ns;
+  const Time expiry = serving(lost) ? now : pl.down_since_ns / o.lease_renew_ns * o.lease_renew_ns + o.lease_ns;
   const Time at = std::max(now, expiry) + o.takeover_ns;
   ctx_.emit(Severity::kWarning, "controller", ArrayContext::controller_object(s),
             "controller " + name(s) + ": no heartbeat from " + name(lost) + "; taking over its volumes at t=" +
@@ -389,9 +391,13 @@ void ControllerPair::start_sync(Id c) {
 void ControllerPair::sync_complete(Id c) {
   const Id p = ArrayContext::peer_of(c);
   if (link_up_ && serving(p) && !ctx_.options.controllers.test_no_mirror) cache_.mirror_all();
-  const char* why = link_up_ && serving(p) ? "cache mirror established"
-                    : is_up(ctl(p).state)  ? "inter-controller link cut: no cache mirror with the peer, write-through"
-                                           : "no peer to mirror with: running solo";
+  const std::string why =
+      link_up_ && serving(p) ? "cache mirror established"
+      : !link_up_ && is_up(ctl(p).state)
+          ? "inter-controller link cut: no cache mirror with the peer, write-through"
+      : is_up(ctl(p).state) ? "peer controller " + name(p) + " is " + std::string(to_string(ctl(p).state)) +
+                                  ": no cache mirror yet, running solo"
+                            : "no peer to mirror with: running solo";
   transition(c, ControllerTrigger::kSyncComplete, why);
   become_active(c);
   update_cache_modes("");

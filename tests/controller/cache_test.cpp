@@ -306,6 +306,32 @@ TEST_CASE("controller failure: takeover within the bound, write-through solo, fa
   CHECK(has_event(a, "failback to the preferred controller"));
 }
 
+TEST_CASE("a controller restored before its peer noticed the failure: the peer takes over while it boots") {
+  // Restarted at once, B boots for seconds; over the intact link A sees a peer that holds no
+  // reservation (not a split brain) and takes B's volumes within the takeover bound.
+  SimArray a(9);
+  a.add_volume("a", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);  // A's
+  const Id v2 = a.add_volume("b", 64 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kThin);
+  REQUIRE(a.array->data_path().owner(v2) == 2);
+  FaultSpec f{"controller_fail"};
+  f.controller = 2;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  f.type = "controller_restore";
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  REQUIRE(a.array->controller(2)->state == ControllerState::kBooting);
+  std::vector<std::uint8_t> w(4096, 0x22);
+  const Done d = run_io(a, write_io(v2, 0, 4096, w.data()));
+  REQUIRE(d.ok);
+  CHECK(d.latency <= a.array->data_path().takeover_bound_ns() + sim::kMillisecond);
+  CHECK(a.array->data_path().owner(v2) == 1);
+  CHECK(a.array->controller(2)->state == ControllerState::kBooting);  // served by A meanwhile
+  CHECK_FALSE(has_event(a, "split brain"));
+  a.sim->run();
+  CHECK(a.array->controller(2)->state == ControllerState::kActive);
+  CHECK(a.array->data_path().owner(v2) == 2);  // failback once B is active
+  CHECK_FALSE(has_event(a, "inter-controller link cut"));
+}
+
 TEST_CASE("controller and power faults that do not apply are refused, and nothing changes") {
   SimArray a(10);
   FaultSpec f{"controller_fail"};
