@@ -46,7 +46,10 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
   if (argc > 1 && argv[1][0] == '-') {
     const std::string_view first = argv[1];
     if (first != "-h" && first != "--help" && first != "--version") {
-      std::fprintf(stderr, "afasim: unknown option \"%s\" before the command (afasim --help)\n", argv[1]);
+      std::fprintf(stderr,
+                   "afasim: option \"%s\" before the command; a command's options follow it "
+                   "(afasim volume list --url URL; afasim --help)\n",
+                   argv[1]);
       return 2;
     }
   }

@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -34,11 +35,20 @@ ClientError refused(const httplib::Response& res) {
   return ClientError(kExitRefused, "refused (" + std::to_string(res.status) + title + "): " + detail);
 }
 
-ClientError unreachable(const std::string& url, httplib::Error e) {
+// `waited_s`: how long the request had run when it failed. A read error well before
+// --timeout is the server closing the connection unanswered, which is what an HTTPS server
+// does with a plain HTTP request.
+ClientError unreachable(const std::string& url, httplib::Error e, double waited_s, double timeout_s) {
   std::string why;
   switch (e) {
     case httplib::Error::Connection: why = "could not connect (is afasim serve running there?)"; break;
-    case httplib::Error::Read: why = "no answer in time (--timeout)"; break;
+    case httplib::Error::Read:
+      if (waited_s >= 0.9 * timeout_s) why = "no answer in time (--timeout)";
+      else if (url.rfind("http://", 0) == 0)
+        why = "the connection closed without an answer (an HTTPS server? use https://... with "
+              "--cacert STATE/tls/afasim.crt for --tls self-signed)";
+      else why = "the connection closed without an answer";
+      break;
     case httplib::Error::Write: why = "the connection broke while sending"; break;
     case httplib::Error::SSLServerVerification:
       why = "its TLS certificate is not trusted (--cacert STATE/tls/afasim.crt for --tls self-signed)";
@@ -47,6 +57,10 @@ ClientError unreachable(const std::string& url, httplib::Error e) {
     default: why = httplib::to_string(e); break;
   }
   return ClientError(kExitUnreachable, "cannot reach the array at " + url + ": " + why);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // The first line of the password file `path`. Reads a bounded prefix: a file with no line
@@ -146,11 +160,12 @@ std::string ApiClient::full_path(const std::string& path) const {
 json ApiClient::send(const std::string& method, const std::string& path, const json* body) {
   const std::string p = full_path(path);
   const std::string text = body ? body->dump() : std::string();
+  const auto start = std::chrono::steady_clock::now();
   httplib::Result res = method == "GET"     ? http_->Get(p)
                         : method == "POST"  ? http_->Post(p, text, "application/json")
                         : method == "PATCH" ? http_->Patch(p, text, "application/json")
                                             : http_->Delete(p);
-  if (!res) throw unreachable(options_.url, res.error());
+  if (!res) throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
   if (res->status >= 400) throw refused(*res);
   if (res->status == 204 || res->body.empty()) return nullptr;
   json j = json::parse(res->body, nullptr, false);
@@ -165,8 +180,9 @@ json ApiClient::patch(const std::string& path, const json& body) { return send("
 void ApiClient::del(const std::string& path) { send("DELETE", path, nullptr); }
 
 std::string ApiClient::get_text(const std::string& path) {
+  const auto start = std::chrono::steady_clock::now();
   auto res = http_->Get(full_path(path));
-  if (!res) throw unreachable(options_.url, res.error());
+  if (!res) throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
   if (res->status >= 400) throw refused(*res);
   return res->body;
 }
@@ -211,6 +227,7 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
     if (r.status >= 400) error_status = r.status;
     return true;
   };
+  const auto start = std::chrono::steady_clock::now();
   auto res = http_->Get(full_path(path), headers, on_response, receive);
   if (error_status != 0) {
     httplib::Response r;
@@ -218,7 +235,8 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
     r.body = buffer;
     throw refused(r);
   }
-  if (!res && !stopped && res.error() != httplib::Error::Canceled) throw unreachable(options_.url, res.error());
+  if (!res && !stopped && res.error() != httplib::Error::Canceled)
+    throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
   return id;
 }
 

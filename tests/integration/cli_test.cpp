@@ -209,7 +209,8 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   // An option before a word: CLI11's get_subcommand threw and the process aborted (make fuzz).
   const Run option_first = run_afasim(1, "-x volume", dir.path());
   CHECK(option_first.code == 2);
-  CHECK(option_first.err == "afasim: unknown option \"-x\" before the command (afasim --help)\n");
+  CHECK(option_first.err == "afasim: option \"-x\" before the command; a command's options follow it "
+                            "(afasim volume list --url URL; afasim --help)\n");
   CHECK(run_afasim(1, "--version", dir.path()).code == 0);
   CHECK(run_afasim(1, "volume list --output yaml", dir.path()).code == 2);
   CHECK(run_afasim(1, "volume create x", dir.path()).code == 2);  // --size is required
@@ -321,6 +322,13 @@ TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signe
   const Run untrusted = run_afasim(serve.port(), "system show --url " + url, dir.path(), creds);
   CHECK(untrusted.code == 4);
   CHECK(untrusted.err.find("not trusted") != std::string::npos);
+  // Plain HTTP to the HTTPS port: the server hangs up at once; said so, with the way out,
+  // not "no answer in time" after a few milliseconds.
+  const Run plain = run_afasim(serve.port(), "system show --url http://127.0.0.1:" + std::to_string(serve.port()),
+                               dir.path(), creds);
+  CHECK(plain.code == 4);
+  INFO(plain.err);
+  CHECK(plain.err.find("closed without an answer (an HTTPS server? use https://") != std::string::npos);
 }
 
 TEST_CASE("a run beyond its memory ends with a message and exit code 1, not an abort") {
