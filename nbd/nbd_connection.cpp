@@ -1,5 +1,6 @@
 #include "nbd/nbd_connection.h"
 
+#include "config/size.h"
 #include "nbd/nbd_record.h"
 
 #include <spdlog/spdlog.h>
@@ -26,12 +27,6 @@ constexpr std::size_t kMaxBatch = 64;
 // costs at most 32 × 128 KiB = 4 MiB per connection.
 constexpr std::size_t kPooledRequests = 32;
 constexpr std::uint32_t kPooledBufferBytes = 128 << 10;
-
-std::string mib(std::int64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return buf;
-}
 
 void complete(std::unique_ptr<Request> r, const sim::Status& st, sim::Time latency_ns) {
   r->error = n::error_for(st);
@@ -237,8 +232,8 @@ asio::awaitable<void> Connection::run() {
   if (in_transmission_) {
     const std::string message =
         "NBD client " + client_address_ + " disconnected from volume \"" + export_->name +
-        "\": " + std::to_string(counters_.reads) + " reads (" + mib(counters_.read_bytes) + "), " +
-        std::to_string(counters_.writes) + " writes (" + mib(counters_.write_bytes) + "), " +
+        "\": " + std::to_string(counters_.reads) + " reads (" + config::human_bytes(counters_.read_bytes) + "), " +
+        std::to_string(counters_.writes) + " writes (" + config::human_bytes(counters_.write_bytes) + "), " +
         std::to_string(counters_.other) + " other, " + std::to_string(counters_.errors) + " errors";
     spdlog::debug("{}: {}", label_, message);
     controller::Array* array = core_->array;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "config/size.h"
+
 namespace afasim::nbd {
 
 using controller::Array;
@@ -24,13 +26,6 @@ int specificity(std::string_view pattern) {
   }));
 }
 
-std::string gib(std::int64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB",
-                static_cast<double>(bytes) / static_cast<double>(1LL << 30));
-  return buf;
-}
-
 ExportInfo make_export(const Array& array, const controller::Mapping& m,
                        const controller::Volume& v, const Host& h) {
   ExportInfo e;
@@ -41,7 +36,7 @@ ExportInfo make_export(const Array& array, const controller::Mapping& m,
   e.lun = m.lun;
   e.size_bytes = v.capacity_bytes;
   e.read_only = m.access == controller::MappingAccess::kReadOnly;
-  e.description = "volume \"" + v.name + "\": " + gib(v.capacity_bytes) + " " +
+  e.description = "volume \"" + v.name + "\": " + config::human_bytes(v.capacity_bytes) + " " +
                   std::string(raid::raid_type_name(v.raid_type)) + " " +
                   std::string(controller::to_string(v.provisioning)) + ", LUN " +
                   std::to_string(m.lun) + " of host \"" + h.name + "\", " +

@@ -84,7 +84,7 @@ TEST_CASE("exports are the client's host's mappings, by LUN; the empty name is L
   CHECK(exports[1].lun == 5);
   CHECK(exports[1].read_only);
   CHECK(exports[1].description ==
-        "volume \"beta\": 0.50 GiB RAID5 thin, LUN 5 of host \"me\", read-only");
+        "volume \"beta\": 512.00 MiB RAID5 thin, LUN 5 of host \"me\", read-only");
 
   CHECK(find_export(*f.array, "127.0.0.1", "")->name == "alpha");
   CHECK(find_export(*f.array, "127.0.0.1", "beta")->volume_id == v2);

@@ -233,7 +233,7 @@ TEST_CASE(
   REQUIRE(eventually([&] { return nbd_events(s).size() == 2; }));
   const auto events = nbd_events(s);  // newest first
   CHECK(events[1].message.find("NBD client 127.0.0.1 connected to volume \"vol\"") == 0);
-  CHECK(events[0].message.find("disconnected from volume \"vol\": 3 reads (0.1 MiB), 2 writes") !=
+  CHECK(events[0].message.find("disconnected from volume \"vol\": 3 reads (72.00 KiB), 2 writes (68.00 KiB)") !=
         std::string::npos);
   CHECK(events[0].object == "volume/" + std::to_string(s.vol));
 }
