@@ -28,15 +28,15 @@ int run_devices(const DevicesOptions& o) {
     std::fprintf(stderr, "afasim devices: %s\n", catalog.status().message().c_str());
     return 2;
   }
-  std::printf("%-34s %-9s %-53s %s\n", "NAME", "CAPACITY", "BUILD", "DATASHEET (seq R/W, 4K R/W IOPS)");
+  std::printf("%-34s %-9s %-64s %s\n", "NAME", "CAPACITY", "BUILD", "DATASHEET (seq R/W, 4K R/W IOPS)");
   for (const auto& name : catalog->device_names()) {
     const config::DeviceSpec d = catalog->device(name).value();
     const auto& m = d.member;
     char build[128];
-    if (d.member_count > 1)
-      std::snprintf(build, sizeof build, "%d x %s, PCIe %d.0 x%d switch, %s", d.member_count,
-                    m.name.c_str(), d.upstream.pcie_generation, d.upstream.lanes,
-                    d.composition == "raid0" ? "RAID 0" : "single");
+    if (d.member_count > 1)  // members at the capacity the card uses (over-provisioned: less)
+      std::snprintf(build, sizeof build, "%d x %s at %.2f TB, PCIe %d.0 x%d switch, %s", d.member_count,
+                    m.name.c_str(), static_cast<double>(m.capacity_bytes) / 1e12, d.upstream.pcie_generation,
+                    d.upstream.lanes, d.composition == "raid0" ? "RAID 0" : "single");
     else
       std::snprintf(build, sizeof build, "%s, %d ch x %d %s dies", m.host.kind == "sas" ? "SAS" : "NVMe",
                     m.geometry.channels, m.geometry.dies_per_channel, m.nand.type.c_str());
@@ -53,7 +53,7 @@ int run_devices(const DevicesOptions& o) {
                     ds.source.c_str());
       sheet = b;
     }
-    std::printf("%-34s %6.2f TB %-53s %s\n", name.c_str(),
+    std::printf("%-34s %6.2f TB %-64s %s\n", name.c_str(),
                 static_cast<double>(d.capacity_bytes()) / 1e12, build, sheet.c_str());
   }
   return 0;
