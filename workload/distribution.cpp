@@ -309,8 +309,22 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
     pending_write_.reset();
     return io;
   }
+  IoUnit io = draw(choose_direction(job_->rw, job_->rwmix_read_percent, rng_));
+  if (trim_write) {
+    pending_write_ = io;
+    pending_write_->direction = Direction::kWrite;
+  }
+  return io;
+}
+
+IoUnit AccessPattern::next_for(Direction direction) {
+  AFASIM_ASSERT(!is_trim_write(job_->rw), "trimwrite pairs each trim with its write");
+  return draw(direction);
+}
+
+[[gnu::hot]] IoUnit AccessPattern::draw(Direction direction) {
   IoUnit io;
-  io.direction = choose_direction(job_->rw, job_->rwmix_read_percent, rng_);
+  io.direction = direction;
   const int d = index_of(io.direction);
   io.size_bytes = choose_block_size(job_->bs[d], rng_);
   AFASIM_ASSERT(io.size_bytes > 0 && io.size_bytes <= size_, "a block fits the region");
@@ -331,10 +345,6 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
   const __int128 after = static_cast<__int128>(offset) + io.size_bytes + job_->rw_skip_bytes;
   next_position_[d] = after >= size_ ? 0 : static_cast<std::int64_t>(after);
   io.offset_bytes = start_ + offset;
-  if (trim_write) {
-    pending_write_ = io;
-    pending_write_->direction = Direction::kWrite;
-  }
   return io;
 }
 

@@ -174,6 +174,9 @@ class AccessPattern {
   AccessPattern(const FioJob& job, int clone, sim::Rng rng);
 
   IoUnit next();
+  // The next unit in `direction`, whatever the job's mix would draw: fio's rate_ddir gives a
+  // mixed job's turn to the direction that is behind its rate. Not for trimwrite jobs.
+  IoUnit next_for(Direction direction);
 
   std::int64_t block_bytes() const { return unit_; }
   std::uint64_t block_count() const { return blocks_; }
@@ -181,6 +184,7 @@ class AccessPattern {
   std::int64_t region_size_bytes() const { return size_; }
 
  private:
+  IoUnit draw(Direction direction);  // where and how much, the direction given
   std::int64_t random_offset(Direction d, std::int64_t size_bytes);
   std::uint64_t random_block(Direction d);
 

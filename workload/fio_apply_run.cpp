@@ -358,6 +358,27 @@ Status finalize_run_options(JobState& s, std::string_view file) {
     return located(at(Opt::kWriteHistLog, "write_hist_log"),
                    "needs log_hist_msec= (fio would write an empty log)");
   }
+  // fio init.c fixup_options: a job paces by bytes or by I/Os, not both, and a minimum may
+  // not exceed its cap.
+  const auto any = [](const std::array<std::int64_t, kDirections>& a) { return a[0] + a[1] + a[2] > 0; };
+  if (any(job.rate_bytes_per_second) && any(job.rate_iops)) {
+    return located(at(Opt::kRateIops, "rate_iops"), "rate and rate_iops are mutually exclusive (as in fio)");
+  }
+  if (any(job.rate_min_bytes_per_second) && any(job.rate_iops_min)) {
+    return located(at(Opt::kRateIopsMin, "rate_iops_min"),
+                   "rate_min and rate_iops_min are mutually exclusive (as in fio)");
+  }
+  for (int d = 0; d < kDirections; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    const bool bytes = job.rate_bytes_per_second[i] > 0 &&
+                       job.rate_bytes_per_second[i] < job.rate_min_bytes_per_second[i];
+    const bool ios = job.rate_iops[i] > 0 && job.rate_iops[i] < job.rate_iops_min[i];
+    if (bytes || ios) {
+      return located(at(bytes ? Opt::kRateMin : Opt::kRateIopsMin, bytes ? "rate_min" : "rate_iops_min"),
+                     "the minimum " + std::string(to_string(static_cast<Direction>(d))) +
+                         " rate exceeds its rate cap");
+    }
+  }
   if (job.verify && does_trims(job.rw)) {
     return located(at(Opt::kVerify, "verify"),
                    "verification of trimmed blocks is not simulated (use a write pattern)");

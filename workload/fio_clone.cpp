@@ -48,6 +48,32 @@ int next_file(Clone& c) {
   return chosen;
 }
 
+// The unit a file issues next, drawing as issue_next and verification's replay both must:
+// the unit drawn ahead, or, when the rate gives the turn to `other` direction, a unit drawn
+// for it while the one ahead waits.
+IoUnit take_unit(AccessPattern& pattern, std::optional<IoUnit>& ahead, std::optional<Direction> other) {
+  if (!ahead) ahead = pattern.next();
+  if (other) return pattern.next_for(*other);
+  const IoUnit u = *ahead;
+  ahead = pattern.next();
+  return u;
+}
+
+// fio io_u.c rate_ddir: a mixed job's direction that is ahead of its rate gives its turn to
+// the other one when that one is due, or due sooner. Without it a run of one direction's
+// I/Os would hold every slot waiting for its rate while the other fell behind.
+Direction rate_direction(const Clone& c, Direction d, Time now) {
+  const FioJob& j = *c.job;
+  if (d == Direction::kTrim || !does_reads(j.rw) || !does_writes(j.rw)) return d;
+  const Direction other = d == Direction::kRead ? Direction::kWrite : Direction::kRead;
+  const int other_share = other == Direction::kRead ? j.rwmix_read_percent : 100 - j.rwmix_read_percent;
+  const Time due = c.next_allowed[static_cast<std::size_t>(index_of(d))];
+  const Time other_due = c.next_allowed[static_cast<std::size_t>(index_of(other))];
+  if (due <= now || other_share == 0) return d;
+  if (other_due <= now) return other;
+  return due <= other_due ? d : other;
+}
+
 }  // namespace
 
 void FioSession::Impl::start_clone(Clone& c) {
@@ -59,6 +85,7 @@ void FioSession::Impl::start_clone(Clone& c) {
   c.interval_start = c.measure_from;
   c.rate_window_start = c.measure_from;
   if (c.job->runtime_ns > 0) c.stop_at = c.measure_from + c.job->runtime_ns;
+  c.rate_epoch = c.start;
   c.next_allowed.fill(c.start);
   c.result->start_ns = c.start;
   pump(c);
@@ -122,18 +149,26 @@ void FioSession::Impl::end_workload(Clone& c) {
   }
   c.phase = ClonePhase::kVerifyWait;
   for (std::size_t f = 0; f < c.files.size(); ++f) {
-    c.replay.push_back(std::make_unique<AccessPattern>(
-        j, c.result->clone, access_pattern_rng(options_.seed, j, c.result->clone, static_cast<int>(f))));
-    c.replay_left.push_back(c.files[f].units_drawn);
+    Clone::ReplayFile r;
+    r.pattern = std::make_unique<AccessPattern>(
+        j, c.result->clone, access_pattern_rng(options_.seed, j, c.result->clone, static_cast<int>(f)));
+    r.left = c.files[f].units_drawn;
+    c.replay.push_back(std::move(r));
   }
 }
 
 // The next write of the replayed patterns, read back; false when none is left.
 bool FioSession::Impl::issue_verify_read(Clone& c) {
   for (std::size_t f = 0; f < c.replay.size(); ++f) {
-    while (c.replay_left[f] > 0) {
-      --c.replay_left[f];
-      const IoUnit u = c.replay[f]->next();
+    Clone::ReplayFile& r = c.replay[f];
+    const auto& switched = c.files[f].switched;
+    while (r.left > 0) {
+      --r.left;
+      std::optional<Direction> other;
+      if (r.next_switch < switched.size() && switched[r.next_switch].first == r.index)
+        other = switched[r.next_switch++].second;
+      ++r.index;
+      const IoUnit u = take_unit(*r.pattern, r.ahead, other);
       if (u.direction != Direction::kWrite) continue;
       HostIo io;
       io.op = IoOp::kRead;
@@ -224,8 +259,15 @@ void FioSession::Impl::issue_sync(Clone& c) {
   CloneFile& file = c.files[static_cast<std::size_t>(fi)];
   // The unit drawn one I/O early, and the next drawn now for the target's hint: the pattern
   // has its own generator, so the sequence is the one drawn on demand.
-  const IoUnit u = file.ahead ? *file.ahead : file.pattern->next();
-  file.ahead = file.pattern->next();
+  std::optional<Direction> other;
+  if (c.paced) {
+    start_rate_after_ramp(c);
+    if (!file.ahead) file.ahead = file.pattern->next();
+    const Direction d = rate_direction(c, file.ahead->direction, sim_.now());
+    if (d != file.ahead->direction) other = d;
+    if (other && j.verify) file.switched.emplace_back(file.units_drawn, d);
+  }
+  const IoUnit u = take_unit(*file.pattern, file.ahead, other);
   ++file.units_drawn;
   HostIo next;
   next.op = op_of(file.ahead->direction);
@@ -234,14 +276,10 @@ void FioSession::Impl::issue_sync(Clone& c) {
   next.length_bytes = file.ahead->size_bytes;
   target_.hint(next);
   const auto d = static_cast<std::size_t>(index_of(u.direction));
-  // Rate limits: the next I/O of a direction may start one interval after the previous.
+  // Rate limits: the I/O starts when its direction is due (now, if it is behind).
   const Time earliest = c.next_allowed[d];
   if (j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0) {
-    Time gap = 0;
-    if (j.rate_iops[d] > 0) gap = std::max(gap, sim::interval_for_rate(j.rate_iops[d]));
-    if (j.rate_bytes_per_second[d] > 0)
-      gap = std::max(gap, sim::transfer_time(u.size_bytes, j.rate_bytes_per_second[d]));
-    c.next_allowed[d] = std::max(earliest, sim_.now()) + gap;
+    advance_rate(c, u);
     if (c.next_allowed[d] > kMaxJobTimeNs) {
       fail_clone(c, EOVERFLOW, "rate: the job would run past 100 years of virtual time");
       return;
@@ -261,8 +299,46 @@ void FioSession::Impl::issue_sync(Clone& c) {
       c.sync_due = true;
   }
   const IssuedIo what{u.direction, false, false, fi, u.size_bytes, u.offset_bytes};
-  if (j.verify && u.direction != Direction::kTrim) return submit_verifying(c, io, what, earliest);
+  // fio do_io: a read is checked in the workload only when the job writes nothing (it reads
+  // what an earlier job wrote); a mixed job's reads may find blocks it has not written yet,
+  // and its writes are checked in the verify phase.
+  const bool checked_read = u.direction == Direction::kRead && !does_writes(j.rw);
+  if (j.verify && (u.direction == Direction::kWrite || checked_read))
+    return submit_verifying(c, io, what, earliest);
   submit(c, io, what, earliest);
+}
+
+// fio backend.c: when ramp_time is over, the rate schedule starts again from there.
+void FioSession::Impl::start_rate_after_ramp(Clone& c) {
+  if (c.rate_reset_after_ramp || c.job->ramp_time_ns == 0 || sim_.now() < c.measure_from) return;
+  c.rate_reset_after_ramp = true;
+  c.rate_epoch = sim_.now();
+  c.next_allowed.fill(c.rate_epoch);
+  c.rate_bytes.fill(0);
+}
+
+// fio io_u.c usec_for_io: when the direction of `u`, just issued, is next due. Linear: after
+// the bytes issued so far at the rate (rate_iops paces min_bs-sized bytes, as fio does), so a
+// direction that fell behind catches up; with bssplit and rate_iops, one interval per I/O;
+// poisson: an exponential gap after the last due time.
+void FioSession::Impl::advance_rate(Clone& c, const IoUnit& u) {
+  const FioJob& j = *c.job;
+  const auto d = static_cast<std::size_t>(index_of(u.direction));
+  const std::int64_t min_bs = j.bs[d].min_bytes;
+  const __int128 wanted = j.rate_bytes_per_second[d] > 0
+                              ? static_cast<__int128>(j.rate_bytes_per_second[d])
+                              : static_cast<__int128>(j.rate_iops[d]) * min_bs;
+  const auto bps = static_cast<std::int64_t>(std::min<__int128>(wanted, INT64_MAX));
+  if (j.rate_process == RateProcess::kPoisson) {
+    const double ios_per_s = std::max(1.0, static_cast<double>(bps / min_bs));
+    const double gap_ns = c.poisson_rng->exponential(1.0 / ios_per_s) * static_cast<double>(sim::kSecond);
+    c.next_allowed[d] += static_cast<Time>(std::min(gap_ns, static_cast<double>(kMaxJobTimeNs)));
+  } else if (j.rate_bytes_per_second[d] == 0 && !j.bs[d].split.empty()) {
+    c.next_allowed[d] += sim::interval_for_rate(j.rate_iops[d]);
+  } else {
+    c.rate_bytes[d] += u.size_bytes;
+    c.next_allowed[d] = c.rate_epoch + sim::transfer_time(c.rate_bytes[d], bps);
+  }
 }
 
 // verify=: a write carries the pattern; a read is checked against it at completion.

@@ -28,6 +28,9 @@ struct alignas(64) CloneFile {
   // The pattern's next unit, drawn one I/O early so that the target can start loading what it
   // will touch (IoTarget::hint); the pattern's own generator makes the sequence the same.
   std::optional<IoUnit> ahead;
+  // verify=: the units (by index among those issued) where the rate gave the turn to the
+  // other direction, and which, so that verification replays the same draws.
+  std::vector<std::pair<std::int64_t, Direction>> switched;
   std::string volume_name;
   std::uint64_t verify_key = 0;  // fio_verify.h, when the job verifies
 };
@@ -62,7 +65,15 @@ struct Clone {
   sim::Time stop_at = sim::kTimeMax;
   std::int64_t bytes_issued = 0;
   std::int64_t bytes_target = 0;
-  std::array<sim::Time, kDirections> next_allowed{};  // rate limiting
+  // rate / rate_iops, as fio's rate_next_io_time: when each direction's next I/O is due, on
+  // a schedule from `rate_epoch` (the start; the end of ramp_time once it is over, where fio
+  // resets it), and the bytes issued on it. `paced`: the job has a rate in some direction.
+  bool paced = false;
+  bool rate_reset_after_ramp = false;
+  sim::Time rate_epoch = 0;
+  std::array<sim::Time, kDirections> next_allowed{};
+  std::array<std::int64_t, kDirections> rate_bytes{};
+  std::optional<sim::Rng> poisson_rng;  // rate_process=poisson: the gaps
   std::array<std::int64_t, kDirections> interval_bytes{};
   std::array<std::int64_t, kDirections> interval_ios{};
   sim::Time interval_start = 0;
@@ -82,8 +93,14 @@ struct Clone {
   std::array<std::int64_t, kDirections> rate_window_bytes{};
   // verify=: after the workload, each file's writes are replayed as reads.
   ClonePhase phase = ClonePhase::kWorkload;
-  std::vector<std::unique_ptr<AccessPattern>> replay;  // per file
-  std::vector<std::int64_t> replay_left;                 // units still to replay, per file
+  struct ReplayFile {
+    std::unique_ptr<AccessPattern> pattern;  // a fresh pattern of the file's stream
+    std::optional<IoUnit> ahead;
+    std::int64_t left = 0;   // units still to replay
+    std::int64_t index = 0;  // units replayed
+    std::size_t next_switch = 0;  // into the file's `switched`
+  };
+  std::vector<ReplayFile> replay;  // per file
   std::unique_ptr<FioLogWriter> logs;
   // read_iolog=: the trace, its next I/O, and which job file each trace device goes to.
   std::unique_ptr<TraceReader> iolog;
@@ -112,6 +129,8 @@ struct FioSession::Impl {
   bool issue_from_iolog(Clone& c);
   void issue_sync(Clone& c);
   void issue_next(Clone& c);
+  void start_rate_after_ramp(Clone& c);
+  void advance_rate(Clone& c, const IoUnit& u);
   void submit(Clone& c, const controller::HostIo& io, const IssuedIo& what, sim::Time earliest);
   void submit_verifying(Clone& c, controller::HostIo io, IssuedIo what, sim::Time earliest);
   void on_complete(Clone& c, const IssuedIo& what, const controller::IoCompletion& done,
