@@ -263,6 +263,7 @@ class RestServer::Impl {
     keep_alive_.join();
   }
 
+  // JSON bodies end with a newline: after `curl` the shell's prompt starts on its own line.
   static http::Response to_response(const http::Request& req, const Reply& r) {
     http::Response res;
     res.status = r.status;
@@ -270,6 +271,7 @@ class RestServer::Impl {
     if (!r.raw_body.empty()) {
       res.headers.set("Content-Type", http::kJson);
       res.body = r.raw_body;
+      res.body += '\n';
       return res;
     }
     if (r.body.is_null()) return res;
@@ -286,6 +288,7 @@ class RestServer::Impl {
     }
     res.headers.set("Content-Type", http::kJson);
     res.body = std::move(body);
+    res.body += '\n';
     return res;
   }
 

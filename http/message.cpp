@@ -79,7 +79,7 @@ Response problem_response(int status, std::string_view type, std::string_view de
                      {"instance", instance}};
   if (extra.is_object())
     for (const auto& [k, v] : extra.items()) doc[k] = v;
-  return Response(status, doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+  return Response(status, doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n',
                   kProblemJson);
 }
 
