@@ -54,6 +54,11 @@ TEST_CASE("GET /system describes the array") {
     CHECK(s["capacity"][k] == pool["capacity"][k]);
   CHECK(s["capacity"]["nominal_bytes"].get<std::int64_t>() >
         s["capacity"]["pre_raid_bytes"].get<std::int64_t>());
+  // Bodies end with one newline (a prompt after `curl` starts on its own line); so do errors.
+  const auto text = http.get("/system").text;
+  CHECK(text.back() == '\n');
+  CHECK(text[text.size() - 2] == '}');
+  CHECK(http.get("/volumes/999").text.back() == '\n');
 }
 
 TEST_CASE("controllers and DataPacs with their drives and pool") {
