@@ -64,6 +64,7 @@ Timing::Timing(sim::Simulator& sim, Hardware& hw, const perf::ModelParameters& p
                std::int64_t chunk_bytes)
     : sim_(sim), hw_(hw), params_(params), chunk_bytes_(chunk_bytes), flow_(sim), rng_(sim.rng("controller.timing")),
       core_rng_(sim.rng("controller.timing.cores")) {
+  destage_queues_.resize(static_cast<std::size_t>(controllers));
   for (int c = 0; c < controllers; ++c) {
     ctl_.push_back(std::make_unique<perf::ControllerResources>(params_, datapacs, "ctrl-" + std::string(1, static_cast<char>('A' + c))));
     host_cores_.push_back(std::make_unique<HostCores>(*ctl_.back(), core_rng_, params_.cpu_rebalance_fraction));
@@ -264,6 +265,17 @@ sim::Time Timing::cores_busy_ns(Id c) const {
       // The acknowledgement frame: its FC latency, a pure delay (kReadCommand).
       sim_.at(now + params_.host_port_latency_ns, [this, id] { next(id); });
       return true;
+    case kDestageEnd: {
+      DestageQueue& q = destage_queues_[static_cast<std::size_t>(r.c - 1)];
+      if (q.waiting.empty()) {
+        --q.running;
+      } else {  // its place goes to the next, started as an event of its own
+        const std::uint32_t waiting = q.waiting.front();
+        q.waiting.pop_front();
+        sim_.at(now, [this, waiting] { next(waiting); });
+      }
+      return false;
+    }
     case kEnd: break;
   }
   return false;
@@ -463,9 +475,15 @@ void Timing::write_through(Id c, Id volume, std::int64_t offset, std::int64_t le
   next(id);
 }
 
-void Timing::destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, Done done) {
-  const std::uint32_t id = new_req(c, data_bytes, std::move(done), {kPhase0, kParity, kPhase1});
+void Timing::destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, int max_in_flight, Done done) {
+  const std::uint32_t id = new_req(c, data_bytes, std::move(done), {kPhase0, kParity, kPhase1, kDestageEnd});
   copy_ops(reqs_[id], plan, data_bytes);
+  DestageQueue& q = destage_queues_[static_cast<std::size_t>(c - 1)];
+  if (q.running >= std::max(1, max_in_flight)) {
+    q.waiting.push_back(id);
+    return;
+  }
+  ++q.running;
   next(id);
 }
 

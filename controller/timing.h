@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <deque>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -86,8 +87,14 @@ class Timing {
   // acknowledgement.
   void write_through(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done);
   // A destage of `data_bytes` of dirty data: `plan`'s member operations (RAID 5: reads, the
-  // parity update on a core and the XOR engine's DRAM traffic, then writes).
-  void destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, Done done);
+  // parity update on a core and the XOR engine's DRAM traffic, then writes). At most
+  // `max_in_flight` of controller `c`'s destages run at once (the cache's destage_ops_max);
+  // more wait in arrival order. A FLUSH or destage_all of a full cache issues hundreds of
+  // thousands at once: their journeys all in flight passed perf::Flow's bound and aborted.
+  void destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, int max_in_flight, Done done);
+  // Controller `c`'s destages running, and waiting for a place (destage()).
+  int destages_running(Id c) const { return destage_queues_[static_cast<std::size_t>(c - 1)].running; }
+  std::size_t destages_waiting(Id c) const { return destage_queues_[static_cast<std::size_t>(c - 1)].waiting.size(); }
   // A volume was deleted, or its data changed behind the cache (trim): forget its segments.
   void forget_volume(Id volume);
 
@@ -127,6 +134,7 @@ class Timing {
     kWriteIn,      // FC data in, DMA into DRAM, a core (host write cost, + mirror if cached)
     kMirror,       // DMA out of DRAM over the link into the peer's DRAM, then the ack frame's latency
     kAck,          // the acknowledgement frame's FC latency (write-through)
+    kDestageEnd,   // a destage's place frees: its controller's next waiting destage starts
     kEnd
   };
   struct Req {
@@ -207,6 +215,12 @@ class Timing {
   sim::Rng rng_;
   sim::Rng core_rng_;  // interrupt cores of pushed host commands
   std::vector<std::unique_ptr<perf::ControllerResources>> ctl_;
+  // Per controller: destages running, and those waiting for a place (destage()).
+  struct DestageQueue {
+    int running = 0;
+    std::deque<std::uint32_t> waiting;
+  };
+  std::vector<DestageQueue> destage_queues_;
   std::vector<std::unique_ptr<SsdPort>> ssd_ports_;  // [drive * 3 + kind]
   std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller
   // Stable references (a journey may end inside another's start).

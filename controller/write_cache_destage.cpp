@@ -130,7 +130,8 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
   if (plan.ops.empty())
     ctx_.sim.at(ctx_.sim.now(), [this, slot] { destage_done(slot); });
   else
-    ctx_.timing.destage(c, plan, count * kBlockBytes, [this, slot](Time) { destage_done(slot); });
+    ctx_.timing.destage(c, plan, count * kBlockBytes, ctx_.options.cache.destage_ops_max,
+                        [this, slot](Time) { destage_done(slot); });
   return true;
 }
 

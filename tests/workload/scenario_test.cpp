@@ -321,6 +321,20 @@ TEST_CASE("duration_s cuts the last row and stops running workloads") {
   CHECK(w.end_ns == 2250 * sim::kMillisecond);
 }
 
+TEST_CASE("a scenario ending with a write cache full of 4K random writes destages it all (it aborted)") {
+  // 8 s of 4K random writes at depth 16 leave ~850,000 dirty blocks in controller A's 4 GiB
+  // cache; the end of the run destages them. Issued all at once, their journeys passed
+  // perf::Flow's bound and the process aborted (an engineer's what-if, 2026-12-04).
+  const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 8,
+    "volumes": [{"name": "g1", "capacity": "16GiB", "raid_type": "RAID10", "provisioning": "fixed",
+                 "preferred_controller": "A"}],
+    "workloads": [{"name": "w", "fio": "[w]\nfilename=g1\nsize=16g\nrw=randwrite\nbs=4k\niodepth=16\ntime_based\nruntime=8s\n"}]})");
+  const ScenarioReport r = run_ok(s);
+  check_consistent(r);
+  CHECK(r.timeline.back().cache_dirty_bytes > 3'000'000'000LL);  // most of the cache dirty at 8 s
+  CHECK(totals_of(r, "w").direction[index_of(Direction::kWrite)].ios > 800'000);
+}
+
 TEST_CASE("timeline changes reach the array: set_volume and set_qos_policy, in time order") {
   const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 3,
     "qos_policies": [{"name": "gold", "min_iops": 100, "max_iops": 5000}],
