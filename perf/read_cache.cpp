@@ -17,6 +17,7 @@ sim::Status ReadCacheOptions::validate() const {
 ReadCache::ReadCache(ReadCacheOptions options)
     : options_(options),
       segment_shift_(std::countr_zero(static_cast<std::uint64_t>(options.segment_bytes))),
+      block_shift_(std::max(12, segment_shift_ - 6)),
       capacity_segments_(options.capacity_bytes / options.segment_bytes) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::ReadCache built from invalid options");
   (void)fills_.acquire(kNodeFill);  // fill id 0 means resident: never handed out
@@ -92,6 +93,15 @@ void ReadCache::touch(std::int32_t node) {
   link_front(node);
 }
 
+[[gnu::hot]] std::uint64_t ReadCache::blocks_of(std::int64_t segment, std::int64_t offset, std::int64_t length) const {
+  const std::int64_t start = segment << segment_shift_;
+  const std::int64_t lo = std::max(offset, start) - start;
+  const std::int64_t hi = std::min(offset + std::max<std::int64_t>(length, 1), start + options_.segment_bytes) - start;
+  const int first = static_cast<int>(lo >> block_shift_);
+  const int count = static_cast<int>((hi - 1) >> block_shift_) - first + 1;
+  return (count >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1) << first;
+}
+
 [[gnu::hot]] CacheLookup ReadCache::lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   CacheLookup out;
   out.all_present = true;
@@ -106,6 +116,11 @@ void ReadCache::touch(std::int32_t node) {
       continue;
     }
     touch(n);
+    const std::uint64_t need = blocks_of(s, offset, length);
+    if ((nodes_[static_cast<std::size_t>(n)].blocks & need) != need) {  // the segment, not these blocks
+      out.all_present = false;
+      continue;
+    }
     const std::uint32_t fill = nodes_[static_cast<std::size_t>(n)].fill;
     if (fill != 0 && std::find(out.fills.begin(), out.fills.end(), fill) == out.fills.end()) out.fills.push_back(fill);
   }
@@ -129,17 +144,17 @@ void ReadCache::touch(std::int32_t node) {
     }
 }
 
-void ReadCache::insert(const Key& k, std::uint32_t fill) {
+void ReadCache::insert(const Key& k, std::uint64_t blocks) {
   const std::int32_t found = find(k);
   if (found != kNone) {
     touch(found);
-    if (nodes_[static_cast<std::size_t>(found)].fill == 0) nodes_[static_cast<std::size_t>(found)].fill = fill;
+    nodes_[static_cast<std::size_t>(found)].blocks |= blocks;
     return;
   }
-  insert_absent(k, fill);
+  insert_absent(k, 0, blocks);
 }
 
-[[gnu::hot]] std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill) {
+[[gnu::hot]] std::int32_t ReadCache::insert_absent(const Key& k, std::uint32_t fill, std::uint64_t blocks) {
   absent_valid_ = false;
   if (size_ >= capacity_segments_) evict_one();
   std::int32_t n;
@@ -153,6 +168,7 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
   }
   nodes_[static_cast<std::size_t>(n)].key = k;
   nodes_[static_cast<std::size_t>(n)].fill = fill;
+  nodes_[static_cast<std::size_t>(n)].blocks = blocks;
   link_front(n);
   ++size_;
   if (static_cast<std::size_t>(size_) * 2 > table_.size()) rehash(table_.size() * 2);
@@ -166,12 +182,20 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
   if (first == last) {
     // One segment (a random read's): the fill is its node alone (kNodeFill).
     const Key k{volume, first};
+    const std::uint64_t need = blocks_of(first, offset, length);
     const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
-    if (found != kNone) {  // already resident or filling under another fill
+    if (found != kNone) {
       touch(found);
-      return 0;
+      Node& node = nodes_[static_cast<std::size_t>(found)];
+      const bool held = (node.blocks & need) == need;
+      node.blocks |= need;
+      // Already held, or the segment fills under another read: these blocks come in with
+      // it (an approximation of when: the other fill's end).
+      if (held || node.fill != 0) return 0;
+      node.fill = kNodeFill | static_cast<std::uint32_t>(found);
+      return node.fill;
     }
-    const std::int32_t n = insert_absent(k, 0);
+    const std::int32_t n = insert_absent(k, 0, need);
     const std::uint32_t id = kNodeFill | static_cast<std::uint32_t>(n);
     nodes_[static_cast<std::size_t>(n)].fill = id;
     return id;
@@ -181,12 +205,20 @@ void ReadCache::insert(const Key& k, std::uint32_t fill) {
   fills_[id].segments.clear();
   for (std::int64_t s = first; s <= last; ++s) {
     const Key k{volume, s};
+    const std::uint64_t need = blocks_of(s, offset, length);
     const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
     if (found != kNone) {
       touch(found);
+      Node& node = nodes_[static_cast<std::size_t>(found)];
+      const bool held = (node.blocks & need) == need;
+      node.blocks |= need;
+      if (!held && node.fill == 0) {
+        node.fill = id;
+        fills_[id].segments.push_back(found);
+      }
       continue;
     }
-    fills_[id].segments.push_back(insert_absent(k, id));
+    fills_[id].segments.push_back(insert_absent(k, id, need));
   }
   if (!fills_[id].segments.empty()) return id;
   fills_[id].live = false;
@@ -236,7 +268,7 @@ void ReadCache::wait(std::uint32_t fill, sim::Action waiter) {
 void ReadCache::write(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   const std::int64_t first = offset >> segment_shift_;
   const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
-  for (std::int64_t s = first; s <= last; ++s) insert(Key{volume, s}, 0);
+  for (std::int64_t s = first; s <= last; ++s) insert(Key{volume, s}, blocks_of(s, offset, length));
 }
 
 void ReadCache::drop_volume(std::uint64_t volume) {

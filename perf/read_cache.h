@@ -4,7 +4,9 @@
 // ReadCache holds fixed-size segments of volumes, least recently used out first, up to a
 // capacity. A segment is resident (its data is in DRAM) or filling (a back-end read or a
 // read-ahead is bringing it in: a host read that needs it waits for that fill instead of
-// issuing its own). StreamDetector finds sequential streams per volume (several streams per
+// issuing its own). Within a segment only the blocks read or written are held: 64 blocks of
+// segment_bytes / 64, at least 4 KiB (64 KiB segments: 16 blocks of 4 KiB). A 4 KiB miss
+// reads 4 KiB from the SSDs, so it brings in 4 KiB, not its whole segment. StreamDetector finds sequential streams per volume (several streams per
 // volume, as several fio jobs or a database's scans give) and says what to read ahead so that
 // a stream's reads find their data already resident or filling.
 //
@@ -87,6 +89,7 @@ class ReadCache {
     Key key{};
     std::uint32_t fill = 0;  // 0: resident; else its fill (a Fill id, or kNodeFill | index)
     std::int32_t prev = kNone, next = kNone;
+    std::uint64_t blocks = 0;  // the segment's blocks held (bit i: block i), resident or filling
   };
   struct Fill {
     boost::container::small_vector<std::int32_t, 4> segments;  // its nodes (pinned while it is live); inline up to 4
@@ -110,13 +113,16 @@ class ReadCache {
   void link_front(std::int32_t node);
   void unlink(std::int32_t node);
   void touch(std::int32_t node);
-  void insert(const Key& k, std::uint32_t fill);
-  // Inserts `k`, known absent; returns its node.
-  std::int32_t insert_absent(const Key& k, std::uint32_t fill);
+  // The bits of segment `segment`'s blocks that [offset, offset + length) covers.
+  std::uint64_t blocks_of(std::int64_t segment, std::int64_t offset, std::int64_t length) const;
+  void insert(const Key& k, std::uint64_t blocks);
+  // Inserts `k`, known absent, holding `blocks`; returns its node.
+  std::int32_t insert_absent(const Key& k, std::uint32_t fill, std::uint64_t blocks);
   void evict_one();
 
   ReadCacheOptions options_;
   int segment_shift_ = 16;
+  int block_shift_ = 12;  // max(12, segment_shift_ - 6)
   std::int64_t capacity_segments_;
   std::vector<Node> nodes_;
   std::vector<std::int32_t> free_nodes_;

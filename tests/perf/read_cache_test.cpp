@@ -33,26 +33,46 @@ TEST_CASE("ReadCache: a miss, then a fill; a read during the fill waits on it; a
   CHECK_FALSE(cache.lookup(2, 0, 8192).all_present);  // another volume
 }
 
+TEST_CASE("ReadCache: a 4 KiB miss brings in its 4 KiB, not its 64 KiB segment; writes likewise") {
+  // A random 4K read reads 4 KiB from the SSDs: marking its whole segment resident handed
+  // the next 15 blocks free hits (a one-pass random read of 1 GiB found 84 % of them cached).
+  auto cache = small_cache(16);
+  cache.fill_done(cache.start_fill(1, 8192, 4096));
+  CHECK(cache.lookup(1, 8192, 4096).all_present);
+  CHECK_FALSE(cache.lookup(1, 4096, 4096).all_present);   // its neighbours in the segment
+  CHECK_FALSE(cache.lookup(1, 12288, 4096).all_present);
+  CHECK_FALSE(cache.lookup(1, 8192, 8192).all_present);   // partly held is a miss
+  const auto second = cache.start_fill(1, 12288, 4096);    // the neighbour, in its own fill
+  CHECK(second != 0);
+  CHECK(cache.lookup(1, 8192, 8192).all_present);
+  cache.fill_done(second);
+  cache.write(1, 65536 + 512, 512);  // a sub-block write holds its 4 KiB block
+  CHECK(cache.lookup(1, 65536, 4096).all_present);
+  CHECK_FALSE(cache.lookup(1, 65536 + 4096, 4096).all_present);
+  cache.fill_done(cache.start_fill(1, 3 * 65536, 65536));  // a whole segment: every block
+  CHECK(cache.lookup(1, 3 * 65536 + 61440, 4096).all_present);
+}
+
 TEST_CASE("ReadCache: a one-segment fill wakes the reads that waited on it, before and after "
           "the first wait") {
   auto cache = small_cache(16);
   const auto fill = cache.start_fill(1, 8192, 4096);  // one segment: named by its node
   REQUIRE(fill != 0);
-  auto first = cache.lookup(1, 0, 4096);
+  auto first = cache.lookup(1, 8192, 4096);  // the block being filled
   CHECK(first.all_present);
   REQUIRE(first.fills.size() == 1);
   CHECK(first.fills[0] == fill);
   std::vector<int> woken;
   cache.wait(first.fills[0], [&] { woken.push_back(1); });
   // A later read of the segment finds the fill under whatever id it has now; both wake in order.
-  auto second = cache.lookup(1, 60 << 10, 4096);
+  auto second = cache.lookup(1, 8192, 4096);
   REQUIRE(second.fills.size() == 1);
   cache.wait(second.fills[0], [&] { woken.push_back(2); });
   cache.wait(fill, [&] { woken.push_back(3); });  // the starting id still names it
   CHECK(woken.empty());
   cache.fill_done(fill);
   CHECK(woken == std::vector<int>{1, 2, 3});
-  CHECK(cache.lookup(1, 0, 4096).fills.empty());  // resident now
+  CHECK(cache.lookup(1, 8192, 4096).fills.empty());  // resident now
   // Nobody waits: the fill ends with the segment resident; a fill of it again has nothing to do.
   const auto quiet = cache.start_fill(2, 0, 4096);
   REQUIRE(quiet != 0);
@@ -60,7 +80,7 @@ TEST_CASE("ReadCache: a one-segment fill wakes the reads that waited on it, befo
   cache.fill_done(quiet);
   CHECK(cache.lookup(2, 0, 4096).fills.empty());
   CHECK(cache.start_fill(2, 0, 4096) == 0);
-  CHECK(cache.start_fill(1, 0, 128 << 10) != 0);  // segment 1 of volume 1 is absent
+  CHECK(cache.start_fill(1, 0, 128 << 10) != 0);  // segment 0's other blocks, segment 1
   CHECK(cache.start_fill(1, 0, 128 << 10) == 0);  // now both are resident or filling
   const auto resident = cache.resident_segments();
   cache.fill_done(0);  // nothing to do
