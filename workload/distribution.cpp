@@ -293,9 +293,13 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
 
 [[gnu::hot]] std::int64_t AccessPattern::random_offset(Direction d, std::int64_t size_bytes) {
   std::int64_t offset = static_cast<std::int64_t>(random_block(d)) * unit_;
-  // blockalign: fio draws over align-sized blocks; rounding down the min_bs block keeps the
-  // same range with every offset a multiple of the alignment.
+  // blockalign: fio draws over align-sized blocks (offset = b × ba). Larger than min_bs:
+  // rounding the min_bs block down keeps the same range with every offset a multiple of it;
+  // smaller (blockalign=512 with bs=4k, a misaligned workload): a uniform align-sized place
+  // within the drawn block, so offsets fall between 4 KiB boundaries as fio's do.
   const std::int64_t align = job_->block_align_bytes[index_of(d)];
+  if (align > 0 && align < unit_)
+    offset += static_cast<std::int64_t>(rng_.uniform(static_cast<std::uint64_t>(unit_ / align))) * align;
   if (align > 0) offset = offset / align * align;
   if (offset + size_bytes > size_) offset = (size_ - size_bytes) / unit_ * unit_;
   if (align > 0) offset = offset / align * align;

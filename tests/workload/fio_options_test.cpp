@@ -272,6 +272,15 @@ TEST_CASE("percentage_random mixes sequential runs into random I/O; blockalign a
   int unaligned = 0;
   for (const IoUnit& u : units(job, 2000)) unaligned += u.offset_bytes % (64 * sim::kKiB) != 0;
   CHECK(unaligned > 1500);  // without blockalign, 15 of 16 4 KiB blocks are not 64 KiB-aligned
+  // blockalign below bs (fio: offset = b × 512): 7 of 8 offsets between 4 KiB boundaries, each
+  // a multiple of 512 (it was ignored: every offset stayed 4 KiB-aligned).
+  int off_4k = 0;
+  for (const IoUnit& u : units(job + "blockalign=512\n", 2000)) {
+    CHECK(u.offset_bytes % 512 == 0);
+    CHECK(u.offset_bytes + u.size_bytes <= sim::kGiB);
+    off_4k += u.offset_bytes % 4096 != 0;
+  }
+  CHECK(off_4k > 1600);
 }
 
 TEST_CASE("nrfiles and filename=a:b spread a job over several volumes, size divided among them") {
