@@ -115,8 +115,13 @@ int finish_sweep(const SweepOptions& o, const sweep::SweepPlan& plan,
     return failed > 0 ? 1 : 0;
   }
   if (auto st = sweep::write_results(o.out, plan.file, *rows); !st.is_ok()) return fail_command("sweep", st.message(), 1);
-  std::fprintf(stderr, "afasim sweep: %zu runs (%zu points × %zu seeds), %zu failed: %s/results.csv, results.json, summary.csv\n",
-               plan.file.runs(), plan.file.points.size(), plan.file.seeds.size(), failed, o.out.c_str());
+  const auto count = [](std::size_t n, const char* noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  };
+  std::fprintf(
+      stderr, "afasim sweep: %s (%s × %s), %zu failed: %s/results.csv, results.json, summary.csv\n",
+      count(plan.file.runs(), "run").c_str(), count(plan.file.points.size(), "point").c_str(),
+      count(plan.file.seeds.size(), "seed").c_str(), failed, o.out.c_str());
   for (const std::string& figure : o.plots) {
     const std::string path = o.out + "/plot-" + figure + ".svg";
     if (auto st = sweep::write_plot(path, plan.file, *rows, figure); !st.is_ok()) return fail_command("sweep", st.message(), 1);

@@ -310,6 +310,8 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
                        " holds 6 rows of seed 2 that this sweep "
                        "does not run (its seeds or --seed-count changed): kept in the file, left "
                        "out of the results\n") != std::string::npos);
+  CHECK(fewer.err.find("afasim sweep: 6 runs (6 points × 1 seed), 0 failed: ") !=
+        std::string::npos);
   const std::string rows_text = slurp(journal);  // nothing removed: the header and 12 rows
   CHECK(std::count(rows_text.begin(), rows_text.end(), '\n') == 13);
   CHECK(csv.rfind("point,/volumes/*/raid_type,/options/rebuild_bytes_per_second,seed,status,iops,", 0) == 0);

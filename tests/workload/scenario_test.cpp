@@ -536,6 +536,8 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: duration_s: gives 3600000 timeline rows at report.interval_ms 10; at most 1000000 "
        "(raise the interval)"},
       {h + R"(, "volumes": [{"name": "v"}]})", "t.json: volumes[0].capacity: missing"},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 0}]})",
+       "t.json: volumes[0].capacity: must be at least 1 byte, got 0"},  // was "1 bytes"
       {h + R"(, "volumes": [{"name": "v", "capacity": "10 parsecs"}]})",
        "t.json: volumes[0].capacity: size \"10 parsecs\" has an unknown unit..."},
       {h + R"(, "volumes": [{"name": "v", "capacity": true}]})",
@@ -614,12 +616,14 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "drive": 1}}]})",
        "t.json: timeline[0].fault.drive: does not apply to link_cut"},
       {std::string(40, '[') + std::string(40, ']'), "t.json: [0][0][0]..."},
-      {h + R"(, "duration_s": 1e400})", "t.json: duration_s: a number too large to hold (beyond a double's range)"},
+      {h + R"(, "duration_s": 1e400})",
+       "t.json: duration_s: a number too large to hold (beyond a double's range)"},
       // Every fault type is known at load time (controller::kFaultTypes).
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "mains_power_loss"}}]})",
        "t.json: timeline[0].fault.type: unknown fault type \"mains_power_loss\" (known: "
        "drive_fail, "
-       "drive_pull, drive_replace, drive_slow, drive_restore_speed, corrupt_block, controller_fail, "
+       "drive_pull, drive_replace, drive_slow, drive_restore_speed, corrupt_block, "
+       "controller_fail, "
        "controller_restore, link_cut, link_restore, power_loss, power_restore, supercap_degrade, "
        "supercap_restore)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "latency_multiplier": 2}}]})",
