@@ -801,6 +801,37 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
     CHECK(r.exit_code == 2);
     CHECK((r.err + r.out).find(f.message) != std::string::npos);  // serve logs its errors
   }
+  // Output files are checked before the run (before: --html on a folder, /proc or /dev/full
+  // ran the whole scenario, then exited 1 'cannot write PATH' without the reason).
+  const std::string folder = cli_temp_dir().string();
+  const std::string fresh = folder + "/fresh.svg";
+  const std::string kept = write_temp("kept.html", "an older report");
+  const struct {
+    std::string args, message;
+  } outputs[] = {
+      {"run thin-fill --quiet --svg " + fresh + " --html " + folder,
+       "afasim run: --html: " + folder + " is a folder, not a file\n"},
+      {"run thin-fill --quiet --html " + kept + " --svg /proc/x.svg",
+       "afasim run: --svg: cannot write /proc/x.svg: "},  // the reason depends on the user
+      {"run thin-fill --quiet --html /nonexistent/dir/x.html",
+       "afasim run: --html: no folder /nonexistent/dir to write /nonexistent/dir/x.html into\n"},
+      {"calibrate --engine model --sweep none.fio --svg " + folder,
+       "afasim calibrate: --svg: " + folder + " is a folder, not a file\n"},
+      {"calibrate --engine model --svg " + fresh,
+       "afasim calibrate: --svg draws a --sweep: give --sweep JOBFILE too\n"},
+  };
+  for (const auto& c : outputs) {
+    const Cli r = run_cli(c.args);
+    INFO(c.args << " -> " << r.exit_code << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind(c.message, 0) == 0);
+  }
+  CHECK(!std::filesystem::exists(fresh));   // the probe's file is removed again
+  CHECK(slurp(kept) == "an older report");  // and an existing one is left as it was
+  // A file that fails at the write says why (the run cannot know before it writes).
+  const Cli full = run_cli("run thin-fill --quiet --html /dev/full");
+  CHECK(full.exit_code == 1);
+  CHECK(full.err == "afasim run: --html: cannot write /dev/full: No space left on device\n");
   const Cli missing = run_cli("run no-such-scenario");
   CHECK(missing.exit_code == 2);
   // The I/O scenarios, then the reliability ones (config/reliability/).
