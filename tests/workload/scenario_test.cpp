@@ -832,6 +832,30 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
   const Cli full = run_cli("run thin-fill --quiet --html /dev/full");
   CHECK(full.exit_code == 1);
   CHECK(full.err == "afasim run: --html: cannot write /dev/full: No space left on device\n");
+  // afasim serve refuses bad TLS files and a --record it could not write before it makes the
+  // state directory (before: the state, the array and the admin user were made first, and
+  // --record /dev/full only failed when the session stopped, the recording lost).
+  const std::string state = folder + "/never-made";
+  const std::string serve = "serve --listen 127.0.0.1:0 --nbd-listen 127.0.0.1:0 --state " + state;
+  const struct {
+    std::string args, message;
+  } starts[] = {
+      {serve + " --tls-cert /dev/zero --tls-key /dev/zero",
+       "TLS certificate /dev/zero: more than 1 MiB: not a PEM file"},
+      {serve + " --tls-cert " + kept + " --tls-key " + kept,
+       "TLS certificate " + kept + ": not a PEM file (no \"-----BEGIN CERTIFICATE-----\" line)"},
+      {serve + " --record /dev/full",
+       "--record: /dev/full is not a regular file: a session record is a file that afasim replay "
+       "reads"},
+      {serve + " --record " + folder, "--record: " + folder + " is a folder, not a file"},
+  };
+  for (const auto& c : starts) {
+    const Cli r = run_cli(c.args);
+    INFO(c.args << " -> " << r.exit_code << ": " << r.err << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK((r.err + r.out).find(c.message) != std::string::npos);  // serve logs its errors
+    CHECK(!std::filesystem::exists(state));
+  }
   const Cli missing = run_cli("run no-such-scenario");
   CHECK(missing.exit_code == 2);
   // The I/O scenarios, then the reliability ones (config/reliability/).
