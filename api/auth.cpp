@@ -153,6 +153,15 @@ http::Response unauthorized(const std::string& detail, const std::string& instan
   return res;
 }
 
+// credentials = auth-scheme [ 1*SP token68 ] (RFC 9110 11.4): the scheme ends at the first
+// space (or tab, which some clients send); every space after it is skipped, so "Basic  x" is
+// "Basic x", and a credential is never shown as part of the scheme's name. {scheme, value}.
+static std::pair<std::string, std::string> split_credentials(const std::string& header) {
+  const std::size_t space = header.find_first_of(" \t");
+  const std::size_t start = header.find_first_not_of(" \t", space);
+  return {header.substr(0, space), start == std::string::npos ? "" : header.substr(start)};
+}
+
 struct Auth::Impl {
   struct Stored {
     User user;
@@ -303,12 +312,17 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
                         r.path);
     return http::Verdict::kDeny;
   }
-  const std::size_t space = header.find(' ');
-  const std::string scheme = header.substr(0, space);
-  const std::string value = space == std::string::npos ? "" : header.substr(space + 1);
+  const auto [scheme, value] = split_credentials(header);
   std::string user;
   Role role = Role::kMonitor;
   if (http::iequals(scheme, "Bearer")) {
+    if (value.empty()) {
+      deny = unauthorized(
+          "the Bearer scheme needs a token after it: \"Bearer TOKEN\", the token "
+          "from POST /api/v1/sessions",
+          r.path);
+      return http::Verdict::kDeny;
+    }
     std::lock_guard<std::mutex> lock(impl_->mu);
     const Impl::Stored* s = impl_->bearer(value);
     if (s == nullptr) {
@@ -325,6 +339,12 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
       deny = unauthorized(why, r.path);
       return v;
     }
+  } else if (value.empty()) {  // one word: likely credentials without their scheme
+    deny = unauthorized(
+        "the Authorization header has no scheme: expected \"Basic CREDENTIALS\" "
+        "or \"Bearer TOKEN\"",
+        r.path);
+    return http::Verdict::kDeny;
   } else {
     deny = unauthorized("unsupported authorization scheme \"" + scheme.substr(0, 20) +
                             "\"; use Basic or Bearer",
@@ -346,10 +366,19 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
 
 http::Verdict Auth::authenticate_basic(const std::string& value, bool may_block, std::string& user,
                                        Role& role, std::string& why) {
+  if (value.empty()) {
+    why =
+        "the Basic scheme needs credentials after it: \"Basic \" then the base64 of "
+        "USER:PASSWORD (RFC 7617)";
+    return http::Verdict::kDeny;
+  }
   const auto decoded = base64_decode(value);
   const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
   if (colon == std::string::npos) {
-    why = "malformed Basic credentials";
+    why = std::string("malformed Basic credentials: ") +
+          (decoded ? "the decoded text has no ':' between user and password"
+                   : "not base64 (RFC 4648, with '=' padding)") +
+          "; expected \"Basic \" then the base64 of USER:PASSWORD (RFC 7617)";
     return http::Verdict::kDeny;
   }
   user = decoded->substr(0, colon);

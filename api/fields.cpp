@@ -97,19 +97,12 @@ FieldReader::FieldReader(const json& object, std::initializer_list<std::string_v
     if (known) continue;
     bool is_ro = false;
     for (std::string_view r : read_only) is_ro = is_ro || r == key;
-    (is_ro ? ro : unknown).push_back(name(key));
+    if (is_ro)
+      ro.push_back(name(key));
+    else
+      unknown.push_back(key);
   }
-  if (!unknown.empty()) {
-    std::string list;
-    for (const auto& u : unknown)
-      list +=
-          (list.empty() ? "" : ", ") + json(u).dump(-1, ' ', false, json::error_handler_t::replace);
-    std::string accepted;
-    for (std::string_view a : allowed) accepted += (accepted.empty() ? "" : ", ") + std::string(a);
-    throw ApiError(400, problem::kUnknownFields,
-                   "unknown field(s): " + list + "; accepted here: " + accepted,
-                   json{{"unknown_fields", unknown}});
-  }
+  if (!unknown.empty()) refuse_unknown(unknown, allowed);
   if (!ro.empty()) {
     std::string list;
     for (const auto& r : ro) list += (list.empty() ? "" : ", ") + r;
@@ -118,7 +111,27 @@ FieldReader::FieldReader(const json& object, std::initializer_list<std::string_v
 }
 
 std::string FieldReader::name(const std::string& key) const {
-  return context_.empty() ? key : context_ + "." + key;
+  return context_.empty() ? key : config::json_path_join(context_, key);
+}
+
+// The keys as the client sent them, each a JSON string cut to 64 characters, at most ten
+// (a body may hold thousands), and where they are: 'unknown field(s) in initiators[0]: "/"'.
+// `unknown_fields` names each in full, as a path (initiators[0]["/"]) below the top level.
+void FieldReader::refuse_unknown(const std::vector<std::string>& keys,
+                                 std::initializer_list<std::string_view> allowed) const {
+  std::string list;
+  json names = json::array();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    names.push_back(name(keys[i]));
+    if (i < 10) list += (i == 0 ? "" : ", ") + excerpt(json(keys[i]));
+  }
+  if (keys.size() > 10) list += " and " + std::to_string(keys.size() - 10) + " more";
+  std::string accepted;
+  for (std::string_view a : allowed) accepted += (accepted.empty() ? "" : ", ") + std::string(a);
+  throw ApiError(400, problem::kUnknownFields,
+                 "unknown field(s)" + (context_.empty() ? std::string() : " in " + context_) +
+                     ": " + list + "; accepted here: " + accepted,
+                 json{{"unknown_fields", std::move(names)}});
 }
 
 void FieldReader::wrong_type(const std::string& key, const char* wanted) const {

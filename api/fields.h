@@ -66,7 +66,9 @@ class FieldReader {
   const nlohmann::json* raw(const std::string& key) const;
 
  private:
-  std::string name(const std::string& key) const;  // "initiators[2].type"
+  std::string name(const std::string& key) const;  // "initiators[2].type", initiators[2]["/"]
+  [[noreturn]] void refuse_unknown(const std::vector<std::string>& keys,
+                                   std::initializer_list<std::string_view> allowed) const;
   [[noreturn]] void wrong_type(const std::string& key, const char* wanted) const;
   std::int64_t to_integer(const std::string& key, const nlohmann::json& v) const;
 

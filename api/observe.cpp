@@ -1,11 +1,13 @@
 #include "api/observe.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <ctime>
 
 #include "api/fields.h"
 #include "api/problem.h"
+#include "api/request.h"
 #include "api/views.h"
 
 namespace afasim::api {
@@ -31,6 +33,21 @@ std::set<std::string> split_list(const std::string& s) {
     i = j + 1;
   }
   return out;
+}
+
+// kind=A,B: each a category events have (controller::kEventCategories); an unknown one would
+// match nothing and answer an empty list that reads as "no such events".
+std::set<std::string> parse_kinds(const std::string& value) {
+  std::set<std::string> kinds = split_list(value);
+  std::string valid;
+  for (std::string_view c : kEventCategories) valid += (valid.empty() ? "" : ", ") + std::string(c);
+  if (kinds.empty()) throw bad_request("kind needs at least one category: " + valid);
+  for (const std::string& k : kinds) {
+    if (is_event_category(k)) continue;
+    throw bad_request("kind " + quote_json(k.substr(0, 40)) + " is not an event category; valid: " +
+                      valid + " (several: kind=drive,rebuild)");
+  }
+  return kinds;
 }
 
 void refuse_unknown(const std::string& name, const std::string& accepted) {
@@ -65,9 +82,12 @@ EventQuery parse_event_query(const QueryParams& params, bool stream) {
       q.since_ns = parse_query_integer(name, value, 0, INT64_MAX);
     } else if (name == "severity") {
       q.min_severity = parse_severity(value);
-      if (!q.min_severity) throw bad_request("severity must be info, warning, error or critical");
+      if (!q.min_severity)
+        throw bad_request("severity " + quote_json(value.substr(0, 40)) +
+                          " is not a severity; valid: info, warning, error, critical (the least "
+                          "severe to show)");
     } else if (name == "kind") {
-      q.kinds = split_list(value);
+      q.kinds = parse_kinds(value);
     } else if (name == "object") {
       q.object = value;
     } else if (name == "after") {
@@ -85,6 +105,22 @@ EventQuery parse_event_query(const QueryParams& params, bool stream) {
   if (q.after && q.before) throw bad_request("after and before cannot be given together");
   if (q.offset > 0 && (q.after || q.before)) throw bad_request("offset does not go with a cursor (after, before)");
   return q;
+}
+
+std::int64_t last_event_id(const std::string& header) {
+  std::int64_t id = -1;
+  const char* end = header.data() + header.size();
+  const bool digits =
+      !header.empty() && header.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) {
+    const auto [ptr, ec] = std::from_chars(header.data(), end, id);
+    if (ec == std::errc() && ptr == end) return id;
+  }
+  throw bad_request("Last-Event-ID header " + quote_json(header.substr(0, 40)) +
+                    " is not an event id: expected the id of the last event received, a whole "
+                    "number from 0 to " +
+                    std::to_string(INT64_MAX) +
+                    " (the stream's \"id:\" lines); leave it out to start with new events");
 }
 
 json event_page(const std::vector<Event>& events, const EventQuery& q) {

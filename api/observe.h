@@ -50,6 +50,11 @@ struct EventQuery {
 // which a stream has no use for. Throws ApiError 400 naming the parameter.
 EventQuery parse_event_query(const QueryParams& params, bool stream = false);
 
+// The cursor an EventSource sends when it reconnects: the Last-Event-ID header, the id of
+// the last event it received (0 or more, as the stream's "id:" lines). Throws ApiError 400
+// saying so for anything else (not a whole number, negative, beyond int64).
+std::int64_t last_event_id(const std::string& header);
+
 // The page for `q` from `events` (oldest first, as the Array keeps them):
 // {"items": [...], "total": matching events, "limit": N, "next_after": ID} (next_after: the
 // id to pass as `after` to continue, the newest event's id when the page is empty).

@@ -203,8 +203,7 @@ class RestServer::Impl {
   http::Response serve_event_stream(const http::Request& req) {
     EventQuery q = parse_event_query(QueryParams(req.params.begin(), req.params.end()), true);
     // A reconnecting EventSource sends the id of the last event it saw.
-    if (req.has_header("Last-Event-ID"))
-      q.after = parse_query_integer("Last-Event-ID", req.header("Last-Event-ID"), 0, INT64_MAX);
+    if (req.has_header("Last-Event-ID")) q.after = last_event_id(req.header("Last-Event-ID"));
     if (options_.events == nullptr) throw ApiError(503, problem::kUnavailable, "this server has no event stream");
     // Subscribing and reading the backlog in one model-thread call: every event is in
     // exactly one of them (events are published on the model thread).

@@ -1,10 +1,16 @@
 // Option checks and the progress line of long runs (app/commands.h).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -86,6 +92,39 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
 int fail_command(const char* command, const std::string& message, int code) {
   std::fprintf(stderr, "afasim %s: %s\n", command, message.c_str());
   return code;
+}
+
+std::string output_file_problem(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) return path + " is a folder, not a file";
+  const fs::path dir = fs::path(path).parent_path();
+  if (!fs::exists(st) && !dir.empty() && !fs::is_directory(dir, ec))
+    return "no folder " + dir.string() + " to write " + path + " into";
+  if (fs::exists(st) && !fs::is_regular_file(st)) {  // a device, a pipe: opening may block
+    if (::access(path.c_str(), W_OK) != 0)
+      return "cannot write " + path + ": " + std::strerror(errno);
+    return "";
+  }
+  const bool existed = fs::exists(fs::symlink_status(path, ec));  // a dangling link stays
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0) return "cannot write " + path + ": " + std::strerror(errno);
+  ::close(fd);
+  if (!existed) ::unlink(path.c_str());
+  return "";
+}
+
+std::string write_output_file(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return "cannot write " + path + ": " + std::strerror(errno);
+  const bool written =
+      std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int error = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed)
+    return "cannot write " + path + ": " + std::strerror(written ? errno : error);
+  return "";
 }
 
 std::optional<HostPort> parse_host_port(const std::string& s) {

@@ -3,7 +3,6 @@
 // the model's value, the published one and the error, then the fitted parameters with the
 // figures each was fitted to (docs/performance-model.md "Calibration").
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -51,17 +50,23 @@ int run_calibrate(const CalibrateOptions& o) {
     run.ramp_ns = static_cast<sim::Time>(o.ramp_s * 1e9);
   }
   if (!o.quiet) run.progress = progress_printer("afasim calibrate: ");
+  if (!o.svg.empty() && o.sweep.empty())
+    return fail("--svg draws a --sweep: give --sweep JOBFILE too", 2);
   if (!o.sweep.empty()) {
     if (run.engine != workload::CalibrationEngine::kModel)
       return fail("--sweep runs on --engine model; for the array run `afasim fio` on the job file", 2);
+    if (const std::string bad = o.svg.empty() ? "" : output_file_problem(o.svg); !bad.empty())
+      return fail("--svg: " + bad, 2);
     auto points = workload::run_model_sweep(*calibration, o.sweep, o.raid, run);
     if (!points.is_ok()) return fail(points.status().message(), 2);
     const std::string table = workload::format_sweep_table(*points);
     std::fwrite(table.data(), 1, table.size(), stdout);
     if (!o.svg.empty()) {
-      std::ofstream f(o.svg, std::ios::binary);
-      if (!(f << workload::format_sweep_svg(*points, o.system + " " + o.raid + " " + o.sweep + " (perf::ArrayModel)")))
-        return fail("--svg: cannot write " + o.svg, 1);
+      const std::string title = o.system + " " + o.raid + " " + o.sweep + " (perf::ArrayModel)";
+      if (const std::string bad =
+              write_output_file(o.svg, workload::format_sweep_svg(*points, title));
+          !bad.empty())
+        return fail("--svg: " + bad, 1);
     }
     return 0;
   }

@@ -1,8 +1,6 @@
 // `afasim run SCENARIO`: a scenario file (docs/scenarios.md) in virtual time: a system,
 // volumes, fio workloads and a fault timeline, reported as tables or JSON.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,13 +47,6 @@ int exit_code_of(sim::Code code) {
   }
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  return static_cast<bool>(out);
-}
-
 // A reliability scenario (docs/reliability.md): lifetimes, not I/Os; no charts.
 int run_reliability_command(const RunOptions& o, const workload::ScenarioSource& source,
                             const config::Catalog& catalog) {
@@ -88,13 +79,11 @@ int run_scenario_command(const RunOptions& o) {
   auto scenario = load(o.scenario, *catalog);
   if (!scenario.is_ok()) return fail_command("run", scenario.status().message(), 2);
   if (o.seed) scenario->seed = *o.seed;
-  // Before a long run, not after it: the charts' folders must exist.
+  // Before a long run, not after it: the charts' files must be writable.
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--svg", o.svg}, {"--html", o.html}}) {
     if (path.empty()) continue;
-    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-      return fail_command("run", std::string(flag) + ": no folder " + dir.string() + " to write " + path + " into", 2);
+    if (const std::string bad = output_file_problem(path); !bad.empty())
+      return fail_command("run", std::string(flag) + ": " + bad, 2);
   }
   for (const auto& w : scenario->warnings)
     std::fprintf(stderr, "afasim run: warning: %s\n", w.c_str());
@@ -108,10 +97,14 @@ int run_scenario_command(const RunOptions& o) {
                                              : workload::format_scenario_text(*report);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
-  if (!o.svg.empty() && !write_file(o.svg, workload::format_scenario_svg(*report)))
-    return fail_command("run", "--svg: cannot write " + o.svg, 1);
-  if (!o.html.empty() && !write_file(o.html, workload::format_scenario_html(*report)))
-    return fail_command("run", "--html: cannot write " + o.html, 1);
+  if (!o.svg.empty())
+    if (const std::string bad = write_output_file(o.svg, workload::format_scenario_svg(*report));
+        !bad.empty())
+      return fail_command("run", "--svg: " + bad, 1);
+  if (!o.html.empty())
+    if (const std::string bad = write_output_file(o.html, workload::format_scenario_html(*report));
+        !bad.empty())
+      return fail_command("run", "--html: " + bad, 1);
   return 0;
 }
 

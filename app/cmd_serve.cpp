@@ -125,10 +125,18 @@ std::string start_recording(const ServeOptions& o, const config::SystemPreset& p
   if (o.record.empty()) return "";
   serve::SessionHeader header{AFASIM_VERSION, preset.name, o.seed, o.payload, s.sim->now(), o.pace};
   auto file = serve::SessionFileWriter::open(o.record, header);
-  if (!file) return "--record: " + file.status().message();
+  if (!file)  // the state directory is new, and a record needs a new one: say so
+    return "--record: " + file.status().message() + " (the state directory " + o.state +
+           " was made: start again with another new --state)";
   rec.file = std::move(file).value();
   serve::SessionFileWriter* writer = rec.file.get();
-  rec.recorder = std::make_unique<serve::Recorder>(*s.sim, [writer](const serve::Record& r) { writer->append(r); });
+  rec.recorder = std::make_unique<serve::Recorder>(*s.sim, [writer](const serve::Record& r) {
+    const bool was_ok = writer->status().is_ok();
+    writer->append(r);
+    if (was_ok && !writer->status().is_ok())  // said now, not only when the session stops
+      spdlog::error("afasim serve: --record: {}; the session goes on, no longer recorded",
+                    writer->status().message());
+  });
   rec.recorder->start();
   return "";
 }
@@ -186,7 +194,15 @@ sim::Result<SessionArray> open_serve_session(const ServeOptions& o, const config
   bool created_record = false;
   if (!o.record.empty()) {
     std::error_code ec;
-    created_record = !std::filesystem::exists(o.record, ec);
+    const std::filesystem::file_status st = std::filesystem::status(o.record, ec);
+    if (std::filesystem::is_directory(st))
+      return sim::invalid_argument("--record: " + o.record + " is a folder, not a file");
+    // /dev/full would take the header and fail at the first flush, minutes into the session.
+    if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+      return sim::invalid_argument(
+          "--record: " + o.record +
+          " is not a regular file: a session record is a file that afasim replay reads");
+    created_record = !std::filesystem::exists(st);
     if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
     else return sim::invalid_argument("--record: cannot create " + o.record + ": " + std::strerror(errno));
   }
@@ -302,6 +318,11 @@ int run_serve(const ServeOptions& o) {
   auto preset = catalog->system(o.system);
   if (!preset.is_ok()) return log_failure("--system: " + preset.status().message(), 2);
 
+  // TLS before the state: a bad certificate or key is refused before the state directory,
+  // its array and its admin user are made (--tls self-signed makes only STATE/tls).
+  auto tls = tls_context(o, listen->host, nbd_listen ? nbd_listen->host : "");
+  if (!tls.is_ok()) return log_failure(tls.status().message(), 2);
+
   const sigset_t signals = block_stop_signals();
 
   int exit_code = 1;
@@ -326,11 +347,6 @@ int run_serve(const ServeOptions& o) {
   if (!auth.is_ok()) {
     model.stop();
     return log_failure("users: " + auth.status().message());
-  }
-  auto tls = tls_context(o, listen->host, nbd_listen ? nbd_listen->host : "");
-  if (!tls.is_ok()) {
-    model.stop();
-    return log_failure(tls.status().message(), 2);
   }
   std::atomic<nbd::NbdServer*> nbd_for_metrics{nullptr};
   api::RestServerOptions api_options = rest_server_options(o, *listen, *tls, preset->name, telemetry->get(),

@@ -28,6 +28,28 @@ void print_progress(const sweep::SweepProgress& p) {
   std::fprintf(stderr, "sweep: %zu/%zu runs, %zu running, %zu failed\n", p.done, p.total, p.running, p.failed);
 }
 
+// Says on stderr what a resumed sweep takes from DIR/rows.jsonl: the runs it has rows for,
+// and the rows it leaves out because their seeds are not in this sweep (the file's seeds or
+// --seed-count changed since): without a word these looked like lost runs.
+void note_resume(const SweepOptions& o, const sweep::SweepPlan& plan,
+                 const std::vector<sweep::SweepRow>& done) {
+  if (done.empty()) return;
+  const sweep::RowsLeftOut out = sweep::rows_left_out(plan, done);
+  const std::string journal = o.out + "/rows.jsonl";
+  std::fprintf(stderr, "afasim sweep: resuming from %s: %zu of %zu runs have a row\n",
+               journal.c_str(), sweep::runs_left(plan, done, 0).rows.size(), plan.file.runs());
+  if (out.rows == 0) return;
+  std::string seeds;
+  for (std::size_t i = 0; i < out.seeds.size() && i < 10; ++i)
+    seeds += (i == 0 ? "" : ", ") + std::to_string(out.seeds[i]);
+  if (out.seeds.size() > 10) seeds += " and " + std::to_string(out.seeds.size() - 10) + " more";
+  std::fprintf(stderr,
+               "afasim sweep: note: %s holds %zu %s of %s %s that this sweep does not run (its "
+               "seeds or --seed-count changed): kept in the file, left out of the results\n",
+               journal.c_str(), out.rows, out.rows == 1 ? "row" : "rows",
+               out.seeds.size() == 1 ? "seed" : "seeds", seeds.c_str());
+}
+
 // The plan of the file, with its seeds cut to the first --seed-count.
 sim::Result<sweep::SweepPlan> plan_of(const SweepOptions& o, const config::Catalog& catalog) {
   auto file = sweep::load_sweep_file(o.sweep_file);
@@ -68,6 +90,7 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   auto journal = sweep::RowJournal::open(o.out, *setup->plan, &setup->done);
   if (!journal.is_ok()) return fail(journal.status(), journal.status().code() == sim::Code::kIoError ? 1 : 2);
   setup->journal = std::move(journal).value();
+  note_resume(o, *setup->plan, setup->done);
   return 0;
 }
 
@@ -92,8 +115,13 @@ int finish_sweep(const SweepOptions& o, const sweep::SweepPlan& plan,
     return failed > 0 ? 1 : 0;
   }
   if (auto st = sweep::write_results(o.out, plan.file, *rows); !st.is_ok()) return fail_command("sweep", st.message(), 1);
-  std::fprintf(stderr, "afasim sweep: %zu runs (%zu points × %zu seeds), %zu failed: %s/results.csv, results.json, summary.csv\n",
-               plan.file.runs(), plan.file.points.size(), plan.file.seeds.size(), failed, o.out.c_str());
+  const auto count = [](std::size_t n, const char* noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  };
+  std::fprintf(
+      stderr, "afasim sweep: %s (%s × %s), %zu failed: %s/results.csv, results.json, summary.csv\n",
+      count(plan.file.runs(), "run").c_str(), count(plan.file.points.size(), "point").c_str(),
+      count(plan.file.seeds.size(), "seed").c_str(), failed, o.out.c_str());
   for (const std::string& figure : o.plots) {
     const std::string path = o.out + "/plot-" + figure + ".svg";
     if (auto st = sweep::write_plot(path, plan.file, *rows, figure); !st.is_ok()) return fail_command("sweep", st.message(), 1);

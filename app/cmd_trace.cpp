@@ -10,6 +10,7 @@
 
 #include "app/commands.h"
 #include "config/preset.h"
+#include "config/size.h"
 #include "controller/array.h"
 #include "workload/fio_job.h"
 #include "workload/trace_replay.h"
@@ -59,8 +60,8 @@ sim::Result<std::int64_t> parse_volume_size(const std::string& text) {
   auto size = workload::parse_fio_size(text, 1024);
   if (!size.is_ok() || *size <= 0) return sim::invalid_argument("--volume-size " + text + ": not a size");
   if (*size < 512 || *size % 512 != 0)
-    return sim::invalid_argument("--volume-size " + text + ": " + std::to_string(*size) +
-                                 " bytes is not a whole number of 512-byte blocks (the logical block)");
+    return sim::invalid_argument("--volume-size " + text + ": " + config::byte_count(*size) +
+                                 " is not a whole number of 512-byte blocks (the logical block)");
   if (*size > controller::kMaxVolumeBytes)
     return sim::invalid_argument("--volume-size " + text + ": more than the array's largest volume, " +
                                  std::to_string(controller::kMaxVolumeBytes) + " bytes (1 PiB)");

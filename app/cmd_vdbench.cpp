@@ -1,7 +1,6 @@
 // `afasim vdbench PARMFILE --device NAME`: a VDBench parameter file in virtual time against a
 // bare device (docs/vdbench.md).
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -32,12 +31,9 @@ int run_vdbench_command(const VdbenchOptions& o) {
     std::fprintf(stderr, "afasim vdbench: %s\n", file.status().message().c_str());
     return 2;
   }
-  if (!o.svg.empty()) {  // a folder that does not exist fails now, not after the run
-    std::ofstream probe(o.svg, std::ios::app);
-    if (!probe) {
-      std::fprintf(stderr, "afasim vdbench: --svg: cannot write %s\n", o.svg.c_str());
-      return 2;
-    }
+  if (!o.svg.empty()) {  // a file that cannot be written fails now, not after the run
+    if (const std::string bad = output_file_problem(o.svg); !bad.empty())
+      return fail_command("vdbench", "--svg: " + bad, 2);
   }
   auto run = open_device_run("afasim vdbench", o.config_dir, o.device, o.device_state, o.seed);
   if (!run) return 2;
@@ -62,12 +58,8 @@ int run_vdbench_command(const VdbenchOptions& o) {
       std::fprintf(stderr, "afasim vdbench: --svg: the file has no iorate=curve run to draw\n");
       return 1;
     }
-    std::ofstream f(o.svg, std::ios::binary | std::ios::trunc);
-    f << svg;
-    if (!f) {
-      std::fprintf(stderr, "afasim vdbench: --svg: cannot write %s\n", o.svg.c_str());
-      return 1;
-    }
+    if (const std::string bad = write_output_file(o.svg, svg); !bad.empty())
+      return fail_command("vdbench", "--svg: " + bad, 1);
   }
   return 0;
 }

@@ -30,6 +30,17 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
 // Prints "afasim COMMAND: MESSAGE" on stderr and returns `code`, the command's exit code.
 int fail_command(const char* command, const std::string& message, int code);
 
+// Checks, before a long run, that `path` (an output flag's file) can be written, so that a
+// typo costs nothing: "" when it can, else why not ("/tmp is a folder, not a file", "no
+// folder /x to write /x/y.html into", "cannot write /proc/y: No such file or directory").
+// A file that did not exist is created to try and removed again; an existing one is left
+// as it was (a run that fails loses nothing). A device or pipe (/dev/stdout) is checked for
+// write permission only, without opening it; /dev/full passes and fails at the write.
+std::string output_file_problem(const std::string& path);
+
+// Writes `text` over the file at `path`: "" when done, else "cannot write PATH: reason".
+std::string write_output_file(const std::string& path, const std::string& text);
+
 // "HOST:PORT" or "[V6]:PORT", port 0..65535; nullopt otherwise.
 struct HostPort {
   std::string host;

@@ -1,5 +1,7 @@
 #include "config/json_text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <vector>
 
@@ -82,7 +84,13 @@ class PathTracker {
 }  // namespace
 
 std::string json_path_join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
+  if (path.empty()) return key;
+  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '@' ||
+           c == '#' || c == '$';
+  });
+  if (plain) return path + "." + key;
+  return path + "[" + json(key).dump(-1, ' ', false, json::error_handler_t::replace) + "]";
 }
 
 sim::Result<json> parse_json_strict(std::string_view text, const JsonParseOptions& options,

@@ -44,7 +44,9 @@ sim::Result<nlohmann::json> parse_json_strict(std::string_view text,
                                               const JsonParseOptions& options = {},
                                               JsonParseError* error = nullptr);
 
-// "path.key", or "key" at the top level: the JSON paths error messages name.
+// "path.key", or "key" at the top level: the JSON paths error messages name. A key that is
+// not a plain name (letters, digits, '_', '-', '@', '#', '$') goes in brackets as a JSON
+// string, so that "/", "" or "a.b" cannot be mistaken for a path: initiators[0]["/"].
 std::string json_path_join(const std::string& path, const std::string& key);
 
 }  // namespace afasim::config

@@ -139,6 +139,10 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
   return bytes;
 }
 
+std::string byte_count(std::int64_t bytes) {
+  return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+}
+
 std::string human_bytes(std::int64_t bytes, int decimals) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);

@@ -32,4 +32,7 @@ sim::Result<std::int64_t> parse_size(std::string_view text);
 // point above 1 KiB, 0..6). For messages and reports, not for parsing back.
 std::string human_bytes(std::int64_t bytes, int decimals = 2);
 
+// An exact count of bytes in words, for messages: "1 byte", "0 bytes", "512 bytes".
+std::string byte_count(std::int64_t bytes);
+
 }  // namespace afasim::config

@@ -215,6 +215,7 @@ Id Array::next_id(const char* kind, ChangeSet& changes) {
 
 Event Array::make_event(Severity severity, std::string category, std::string object,
                         std::string message) {
+  AFASIM_ASSERT(is_event_category(category), "an event category missing from kEventCategories");
   Event e;
   e.time_ns = sim_.now();
   e.severity = severity;

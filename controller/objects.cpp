@@ -1,5 +1,7 @@
 #include "controller/objects.h"
 
+#include <algorithm>
+
 namespace afasim::controller {
 
 std::string_view to_string(ControllerState s) {
@@ -54,6 +56,13 @@ std::string_view to_string(VolumeState s) {
     case VolumeState::kFailed: return "failed";
   }
   return "?";
+}
+
+static_assert(std::is_sorted(kEventCategories.begin(), kEventCategories.end()),
+              "kEventCategories is searched by bisection");
+
+bool is_event_category(std::string_view category) {
+  return std::binary_search(kEventCategories.begin(), kEventCategories.end(), category);
 }
 
 std::string_view to_string(Severity s) {

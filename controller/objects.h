@@ -5,6 +5,7 @@
 // derived from it. Sizes in bytes, rates per second, times in simulated nanoseconds.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -157,11 +158,20 @@ struct Event {
   std::int64_t id = 0;     // sequence number, 1-based, increasing
   sim::Time time_ns = 0;   // simulated time
   Severity severity = Severity::kInfo;
-  std::string category;    // "volume", "pool", "drive", "controller", "power", ...
+  std::string category;    // one of kEventCategories
   std::string object;      // "volume/7", "" for the array
   std::string message;
   std::string actor;       // the user whose request made it, "" for the array itself
 };
+
+// Every category an event may have, sorted: what GET /api/v1/events?kind= accepts (an
+// unknown kind is a 400 listing these, not an empty answer). Array::make_event asserts that
+// each event's category is one of them, so a new category is added here first
+// (docs/observability.md lists them too).
+inline constexpr std::array<std::string_view, 16> kEventCategories = {
+    "alert", "cache", "controller", "drive", "host",   "mapping", "nbd",    "pool",
+    "power", "qos",   "rebuild",    "scrub", "system", "user",    "volume", "wear"};
+bool is_event_category(std::string_view category);
 
 inline constexpr std::int64_t kMaxLun = 16383;  // SAM-5 flat space addressing
 inline constexpr std::int64_t kSectorBytes = 512;

@@ -50,9 +50,7 @@ void only(const json& body, std::initializer_list<const char*> allowed) {
   for (const auto& [key, value] : body.items()) {
     bool ok = key.rfind("@odata.", 0) == 0;
     for (const char* a : allowed) ok = ok || key == a;
-    if (!ok)
-      throw RedfishError(400, "PropertyUnknown", "The property " + key + " is not in the list of valid properties for the resource.",
-                         {"#/" + key});
+    if (!ok) throw unknown_property("", key);
   }
 }
 

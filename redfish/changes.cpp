@@ -33,8 +33,7 @@ void check_members(const json& body, const std::set<std::string>& writable, cons
     if (read_only.count(key))
       throw RedfishError(400, "PropertyNotWritable", "The property " + prefix + key + " is a read-only property and cannot be assigned a value.",
                          {"#/" + prefix + key});
-    throw RedfishError(400, "PropertyUnknown", "The property " + prefix + key + " is not in the list of valid properties for the resource.",
-                       {"#/" + prefix + key});
+    throw unknown_property(prefix, key);
   }
 }
 

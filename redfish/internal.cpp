@@ -2,12 +2,31 @@
 // shape, JSON responses, ETags, If-Match and request bodies.
 #include "redfish/internal.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace afasim::redfish {
 
 RedfishError not_found(const std::string& what) {
   return RedfishError(404, "ResourceNotFound", "The requested resource (" + what + ") was not found.");
+}
+
+RedfishError unknown_property(const std::string& prefix, const std::string& key) {
+  const bool plain =
+      !key.empty() && key.size() <= 64 && std::all_of(key.begin(), key.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '@' || c == '.' ||
+               c == '#';
+      });
+  std::string shown = key.size() > 64 ? key.substr(0, 61) + "..." : key;
+  if (!plain) shown = json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string pointer = "#/" + prefix;
+  for (char c : key)
+    pointer += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return RedfishError(400, "PropertyUnknown",
+                      "The property " + prefix + shown +
+                          " is not in the list of valid properties for the resource.",
+                      {pointer});
 }
 
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related) {

@@ -46,6 +46,12 @@ struct RedfishError : std::runtime_error {
 inline constexpr const char* kBaseRegistry = "Base.1.22";
 
 RedfishError not_found(const std::string& what);
+// 400 PropertyUnknown for the member `key` of the object at `prefix` ("" for the body,
+// "Oem/Afasim/" under it). The message shows a key that is not a plain property name
+// (letters, digits, '_', '@', '.', '#') as a JSON string, so {"/": 1} reads
+// 'The property "/" is not ...', and RelatedProperties holds its JSON pointer with '~' and
+// '/' escaped (RFC 6901): "#/~1".
+RedfishError unknown_property(const std::string& prefix, const std::string& key);
 // The RedfishError for a model error. REQUIRES: !s.is_ok().
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related = {});
 // {"error": {...}} for e (DSP0266 "Error responses").

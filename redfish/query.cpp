@@ -1,5 +1,7 @@
 #include "redfish/query.h"
 
+#include <algorithm>
+
 #include "redfish/internal.h"
 
 namespace afasim::redfish {
@@ -29,7 +31,8 @@ std::vector<std::string> parse_select(const std::string& value) {
       throw bad_value("$select", value, "afasim selects top-level properties only (" + shown(name) + " names a nested one).");
     for (char c : name)
       if (!name_char(c)) throw bad_value("$select", value, "'" + shown(name) + "' is not a property name.");
-    out.push_back(name);
+    // A name given twice selects once (OData 4.01 does not forbid it; the body is the same).
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }

@@ -341,9 +341,7 @@ std::vector<http::Route> Service::Impl::subscription_routes() {
       static const char* const kAllowed[] = {"Destination", "Context", "Protocol", "EventFormatType", "SubscriptionType"};
       bool ok = key.rfind("@odata.", 0) == 0;
       for (const char* a : kAllowed) ok = ok || key == a;
-      if (!ok)
-        throw RedfishError(400, "PropertyUnknown", "The property " + key + " is not in the list of valid properties for the resource.",
-                           {"#/" + key});
+      if (!ok) throw unknown_property("", key);
       if (!value.is_string())
         throw RedfishError(400, "PropertyValueTypeError", "The value of the property " + key + " must be a string.", {"#/" + key});
     }

@@ -185,6 +185,10 @@ sim::Result<std::unique_ptr<SessionFileWriter>> SessionFileWriter::open(const st
   if (f == nullptr) return sim::unavailable("cannot create the session record " + path + ": " + std::strerror(errno));
   std::unique_ptr<SessionFileWriter> w(new SessionFileWriter(f, path));
   w->write(encode_header(header));
+  // Flushed at once: a file that takes no bytes (a full disk) fails here, at the start.
+  if (w->status_.is_ok() && std::fflush(f) != 0)
+    w->status_ =
+        sim::unavailable("writing the session record " + path + ": " + std::strerror(errno));
   if (!w->status_.is_ok()) return w->status_;
   return w;
 }

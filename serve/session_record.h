@@ -147,7 +147,8 @@ class Recorder {
 // (disk full) is kept in status() and later appends are dropped.
 class SessionFileWriter {
  public:
-  // kUnavailable when `path` cannot be created.
+  // Creates `path` and writes the header, flushed. kUnavailable when `path` cannot be
+  // created or the header not written.
   static sim::Result<std::unique_ptr<SessionFileWriter>> open(const std::string& path, const SessionHeader& header);
   ~SessionFileWriter();
   void append(const Record& r);

@@ -6,16 +6,20 @@
 // clang-format on
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/bn.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -90,6 +94,52 @@ X509* make_certificate(EVP_PKEY* key, const std::vector<std::string>& names) {
   return cert;
 }
 
+// A certificate chain or a key is a few KiB in PEM; a file above this is not one.
+constexpr std::size_t kMaxPemBytes = 1 << 20;
+
+// The text of the PEM file `path` (`what`: "TLS certificate", "TLS key"), read by us, not by
+// OpenSSL, so that a bad path fails at once and clearly: a FIFO nobody writes reads as empty
+// instead of blocking the start, /dev/zero or /dev/urandom stop at kMaxPemBytes.
+sim::Result<std::string> read_pem(const std::string& path, const std::string& what) {
+  const auto bad = [&](const std::string& why) {
+    return sim::invalid_argument(what + " " + path + ": " + why);
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return bad(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return bad("a folder, not a PEM file");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a pipe with a writer: wait for it
+  std::string text;
+  char buf[16384];
+  while (text.size() <= kMaxPemBytes) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return bad(std::strerror(err));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  if (text.size() > kMaxPemBytes)
+    return bad("more than 1 MiB: not a PEM file (a certificate or key is a few KiB)");
+  if (text.empty()) return bad("empty: expected a PEM file");
+  return text;
+}
+
+// OpenSSL's reason, with what it means when the file holds no PEM block at all.
+std::string pem_reason(const boost::system::error_code& ec, const std::string& text,
+                       const char* block) {
+  if (text.find("-----BEGIN ") == std::string::npos)
+    return std::string("not a PEM file (no \"-----BEGIN ") + block + "-----\" line)";
+  return ec.message();
+}
+
 sim::Status write_pem(const std::string& path, mode_t mode, const std::function<int(FILE*)>& put) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return sim::io_error("cannot write " + path);
@@ -107,10 +157,19 @@ sim::Result<std::shared_ptr<boost::asio::ssl::context>> server_tls_context(const
   ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                    ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
                    ssl::context::single_dh_use);
+  auto cert = read_pem(files.cert_file, "TLS certificate");
+  if (!cert.is_ok()) return cert.status();
+  auto key = read_pem(files.key_file, "TLS key");
+  if (!key.is_ok()) return key.status();
   boost::system::error_code ec;
-  ctx->use_certificate_chain_file(files.cert_file, ec);
-  if (ec) return sim::invalid_argument("TLS certificate " + files.cert_file + ": " + ec.message());
-  ctx->use_private_key_file(files.key_file, ssl::context::pem, ec);
+  ctx->use_certificate_chain(boost::asio::buffer(*cert), ec);
+  if (ec)
+    return sim::invalid_argument("TLS certificate " + files.cert_file + ": " +
+                                 pem_reason(ec, *cert, "CERTIFICATE"));
+  ctx->use_private_key(boost::asio::buffer(*key), ssl::context::pem, ec);
+  if (ec && key->find("-----BEGIN ") == std::string::npos)
+    return sim::invalid_argument("TLS key " + files.key_file + ": " +
+                                 pem_reason(ec, *key, "PRIVATE KEY"));
   if (ec || SSL_CTX_check_private_key(ctx->native_handle()) != 1)
     return sim::invalid_argument("TLS key " + files.key_file + " cannot be used with the certificate " +
                                  files.cert_file + ": " + (ec ? ec.message() : openssl_reason()));

@@ -23,8 +23,10 @@ struct TlsFiles {
   std::string key_file;   // PEM: its private key
 };
 
-// A TLS 1.2+ server context for `files`. kInvalidArgument naming the file and OpenSSL's
-// reason when a file cannot be read or the key does not match the certificate.
+// A TLS 1.2+ server context for `files`. kInvalidArgument naming the file and what is wrong
+// when a file cannot be read, is a folder, is empty or larger than 1 MiB (/dev/zero), holds
+// no PEM block ("not a PEM file"), or the key does not match the certificate. Never blocks on
+// a FIFO that no one writes (it reads as empty).
 sim::Result<std::shared_ptr<boost::asio::ssl::context>> server_tls_context(const TlsFiles& files);
 
 // The self-signed certificate in `dir` (tls/afasim.crt and tls/afasim.key under it), made

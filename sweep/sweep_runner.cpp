@@ -71,6 +71,19 @@ RunsLeft runs_left(const SweepPlan& plan, std::vector<SweepRow> done, std::size_
   return left;
 }
 
+RowsLeftOut rows_left_out(const SweepPlan& plan, const std::vector<SweepRow>& done) {
+  const std::vector<std::uint64_t>& seeds = plan.file.seeds;  // ascending (runs_left bisects)
+  RowsLeftOut out;
+  for (const SweepRow& row : done) {
+    if (std::binary_search(seeds.begin(), seeds.end(), row.seed)) continue;
+    ++out.rows;
+    out.seeds.push_back(row.seed);
+  }
+  std::sort(out.seeds.begin(), out.seeds.end());
+  out.seeds.erase(std::unique(out.seeds.begin(), out.seeds.end()), out.seeds.end());
+  return out;
+}
+
 SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed, const config::Catalog& catalog) {
   SweepRow row;
   row.point = point;

@@ -70,6 +70,15 @@ struct RunsLeft {
 };
 RunsLeft runs_left(const SweepPlan& plan, std::vector<SweepRow> done, std::size_t max_runs);
 
+// The rows of `done` whose seed the plan does not list, which runs_left leaves out: a sweep
+// resumed after its seeds (or --seed-count) changed keeps them in rows.jsonl, and its
+// results do not show them. `seeds`: theirs, ascending, each once.
+struct RowsLeftOut {
+  std::size_t rows = 0;
+  std::vector<std::uint64_t> seeds;
+};
+RowsLeftOut rows_left_out(const SweepPlan& plan, const std::vector<SweepRow>& done);
+
 // The one run of `point` with `seed`: its row (failed rows carry the error). Never throws.
 SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed, const config::Catalog& catalog);
 

@@ -1,9 +1,9 @@
 // Applying one fio option to the job being built, and the checks across one job's options.
-#include "workload/fio_job_internal.h"
-
 #include <algorithm>
 
+#include "config/size.h"
 #include "controller/objects.h"
+#include "workload/fio_job_internal.h"
 
 namespace afasim::workload::fio_detail {
 
@@ -50,8 +50,8 @@ namespace {
 // with direct I/O gets EINVAL for anything else, and the array's volumes have 512-byte sectors.
 Status check_sector_multiple(std::string_view text, std::int64_t bytes) {
   if (bytes % controller::kSectorBytes == 0) return Status::ok();
-  return sim::invalid_argument(quoted(text) + " is " + std::to_string(bytes) +
-                               " bytes, not a multiple of 512 (the logical block; fio on a block "
+  return sim::invalid_argument(quoted(text) + " is " + config::byte_count(bytes) +
+                               ", not a multiple of 512 (the logical block; fio on a block "
                                "device with direct I/O gets EINVAL)");
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "config/file_text.h"
+#include "config/size.h"
 #include "workload/fio_job_internal.h"
 
 namespace afasim::workload {
@@ -293,16 +294,16 @@ Status check_region_fits(const JobState& s, std::string_view file) {
     const auto dir = static_cast<Direction>(d);
     if (does_direction(job.rw, dir) && job.bs[d].max_bytes > job.size_bytes) {
       return located(option_at(file, s, Opt::kSize, "size"),
-                     "the region (" + std::to_string(job.size_bytes) +
-                         " bytes) is smaller than the largest " + std::string(to_string(dir)) +
-                         " block size (" + std::to_string(job.bs[d].max_bytes) + " bytes)");
+                     "the region (" + config::byte_count(job.size_bytes) +
+                         ") is smaller than the largest " + std::string(to_string(dir)) +
+                         " block size (" + config::byte_count(job.bs[d].max_bytes) + ")");
     }
     if (job.distribution != RandomDistribution::kZonedAbs || !does_direction(job.rw, dir)) continue;
     std::int64_t zones_bytes = 0;
     for (const AccessZone& z : job.zones[d]) zones_bytes += z.size_bytes;
     if (zones_bytes > job.size_bytes) {
       return located(option_at(file, s, Opt::kRandomDistribution, "random_distribution"),
-                     "the zones (" + std::to_string(zones_bytes) + " bytes) do not fit the " +
+                     "the zones (" + config::byte_count(zones_bytes) + ") do not fit the " +
                          std::to_string(job.size_bytes) + "-byte region");
     }
   }

@@ -140,7 +140,7 @@ class Reader {
       fail(p, std::string("must be ") + (rate ? "a rate" : "a size") +
                   " (an integer of bytes or a string such as \"100GiB\"), got " + type_name(v));
     }
-    if (bytes < lo) fail(p, "must be at least " + std::to_string(lo) + " bytes, got " + v.dump());
+    if (bytes < lo) fail(p, "must be at least " + config::byte_count(lo) + ", got " + v.dump());
     return bytes;
   }
 

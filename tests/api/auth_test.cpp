@@ -177,6 +177,60 @@ TEST_CASE("tokens expire") {
 }
 
 TEST_CASE(
+    "Authorization: extra spaces after the scheme are read; malformed headers are a 401 saying "
+    "why") {
+  // Before: "Basic  <credentials>" (two spaces, allowed by RFC 9110's 1*SP) was 401
+  // "malformed Basic credentials", and "Basic\t<credentials>" answered 401 'unsupported
+  // authorization scheme "Basic\tYWRtaW46c2VjcmV0"': the credentials' first bytes echoed.
+  AuthOptions o;
+  o.initial_admin_password = "spacing-test-pass";
+  o.argon2_memory_kib = 1024;
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  auto token = (*auth)->create_session("admin");
+  REQUIRE(token);
+  const std::string good = "YWRtaW46c3BhY2luZy10ZXN0LXBhc3M=";  // base64 of admin:spacing-test-pass
+  const auto detail_for = [&](const std::string& header) {
+    http::Request r;
+    r.method = "GET";
+    r.path = "/api/v1/system";
+    r.headers.set("Authorization", header);
+    http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
+    http::Response deny;
+    if ((*auth)->guard(r, route, true, deny) == http::Verdict::kAllow)
+      return std::string("allowed");
+    REQUIRE(deny.status == 401);
+    CHECK(deny.body.find(good) == std::string::npos);  // never echoed
+    return json::parse(deny.body)["detail"].get<std::string>();
+  };
+  CHECK(detail_for("Basic " + good) == "allowed");
+  CHECK(detail_for("Basic  " + good) == "allowed");
+  CHECK(detail_for("basic\t" + good) == "allowed");
+  CHECK(detail_for("Bearer   " + token->second) == "allowed");
+  const std::string rfc = "expected \"Basic \" then the base64 of USER:PASSWORD (RFC 7617)";
+  for (const std::string bare : {"Basic", "Basic   ", "basic\t"})
+    CHECK(detail_for(bare) ==
+          "the Basic scheme needs credentials after it: \"Basic \" then the "
+          "base64 of USER:PASSWORD (RFC 7617)");
+  CHECK(detail_for("Basic !!!!") ==
+        "malformed Basic credentials: not base64 (RFC 4648, with '=' padding); " + rfc);
+  CHECK(detail_for("Basic " + good + " x") ==
+        "malformed Basic credentials: not base64 (RFC 4648, with '=' padding); " + rfc);
+  CHECK(detail_for("Basic YWRtaW4=") ==  // "admin"
+        "malformed Basic credentials: the decoded text has no ':' between user and password; " +
+            rfc);
+  CHECK(detail_for("Basic YWRtaW46d3Jvbmc=") == "wrong user name or password");  // admin:wrong
+  CHECK(detail_for("Bearer") ==
+        "the Bearer scheme needs a token after it: \"Bearer TOKEN\", the token from POST "
+        "/api/v1/sessions");
+  CHECK(
+      detail_for(good) ==
+      "the Authorization header has no scheme: expected \"Basic CREDENTIALS\" or \"Bearer TOKEN\"");
+  CHECK(detail_for("Digest " + good) ==
+        "unsupported authorization scheme \"Digest\"; use Basic or Bearer");
+}
+
+TEST_CASE(
     "one user's sessions are bounded, so a monitor cannot lock the others out of logging in") {
   // A monitor opened 4,096 sessions (5 s of POST /sessions) and every later login, the
   // admin's included, was 409 for the 8 hours the sessions live.

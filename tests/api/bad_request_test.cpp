@@ -316,6 +316,39 @@ TEST_CASE("bad requests get the right 4xx problem and change nothing") {
   CHECK(after == before);
 }
 
+TEST_CASE(
+    "an unknown field whose name is not a plain name reads as a JSON string, with where it is") {
+  // Before: {"initiators": [{"/": 1}]} answered 'unknown field(s): "initiators[0]./"'.
+  ApiFixture fx;
+  Http http = fx.client();
+  const Response top = http.post("/volumes", {{"/", 1}, {"", 2}});
+  REQUIRE(top.status == 400);
+  CHECK(top.body["detail"].get<std::string>().rfind(
+            "unknown field(s): \"\", \"/\"; accepted here: name, ", 0) == 0);
+  CHECK(top.body["unknown_fields"] == json({"", "/"}));
+  const Response nested = http.post(
+      "/hosts", {{"name", "h"}, {"initiators", {{{"type", "iscsi"}, {"/", 1}, {"a.b", 2}}}}});
+  REQUIRE(nested.status == 400);
+  CHECK(nested.body["detail"] ==
+        "unknown field(s) in initiators[0]: \"/\", \"a.b\"; accepted here: type, address");
+  CHECK(nested.body["unknown_fields"] == json({"initiators[0][\"/\"]", "initiators[0][\"a.b\"]"}));
+  // Hundreds of unknown keys: the detail names ten, the list has them all.
+  json many = {{"name", "v"}, {"capacity_bytes", "1GiB"}};
+  for (int i = 0; i < 300; ++i) many["k" + std::to_string(1000 + i)] = i;
+  const Response lots = http.post("/volumes", many);
+  REQUIRE(lots.status == 400);
+  CHECK(lots.body["detail"].get<std::string>().find("\"k1009\" and 290 more; accepted here:") !=
+        std::string::npos);
+  CHECK(lots.body["unknown_fields"].size() == 300);
+  // A key given twice below the top level is named the same way.
+  const Response twice =
+      http.post_raw("/hosts", R"({"name": "h", "initiators": [{"type": "iscsi", "/": 1, "/": 2}]})",
+                    "application/json");
+  REQUIRE(twice.status == 400);
+  CHECK(twice.body["detail"] ==
+        "the request body has the key \"initiators[0][\\\"/\\\"]\" twice; give each member once");
+}
+
 TEST_CASE("unknown fields are listed in the problem document") {
   ApiFixture fx;
   Http http = fx.client();

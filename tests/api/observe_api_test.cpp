@@ -199,6 +199,49 @@ TEST_CASE("GET /events filters by since, severity, kind and object; after= is a 
   CHECK(http.get("/events?colour=red").status == 400);
 }
 
+TEST_CASE("an unknown event kind or severity is a 400 listing the valid ones, not an empty list") {
+  // Before: kind=bogus (and kind=) answered 200 with no items, as if nothing had happened.
+  ObserveFixture fx;
+  Http http = fx.client();
+  make_volume(http, "a");
+  const auto bogus = http.get("/events?kind=bogus");
+  REQUIRE(bogus.status == 400);
+  CHECK(bogus.is_problem());
+  CHECK(bogus.body["detail"] ==
+        "kind \"bogus\" is not an event category; valid: alert, cache, controller, drive, host, "
+        "mapping, nbd, pool, power, qos, rebuild, scrub, system, user, volume, wear (several: "
+        "kind=drive,rebuild)");
+  CHECK(http.get("/events?kind=volume,bogus").status == 400);
+  CHECK(http.get("/events?kind=").status == 400);
+  CHECK(http.get("/events/stream?kind=bogus").status == 400);
+  const auto loud = http.get("/events?severity=loud");
+  REQUIRE(loud.status == 400);
+  CHECK(loud.body["detail"].get<std::string>().find("valid: info, warning, error, critical") !=
+        std::string::npos);
+  // Every category is accepted, and one that the array has logged finds its event.
+  for (std::string_view c : controller::kEventCategories)
+    CHECK(http.get("/events?kind=" + std::string(c)).status == 200);
+  CHECK(http.get("/events?kind=volume,drive").body["total"] == 1);  // volume "a" created
+}
+
+TEST_CASE("a Last-Event-ID that is not an event id is a 400 saying what the header holds") {
+  // Before: 'query parameter Last-Event-ID="abc" is not valid (...)': it is a header.
+  ObserveFixture fx;
+  Http http = fx.client();
+  for (const std::string bad : {"abc", "-1", "1.5", "+7", "99999999999999999999"}) {
+    CAPTURE(bad);
+    const auto r = http.get("/events/stream", {{"Last-Event-ID", bad}});
+    REQUIRE(r.status == 400);
+    const std::string detail = r.body["detail"].get<std::string>();
+    CHECK(detail.rfind("Last-Event-ID header ", 0) == 0);
+    CHECK(detail.find("is not an event id: expected the id of the last event received, a whole "
+                      "number from 0 to 9223372036854775807") != std::string::npos);
+  }
+  CHECK(last_event_id("0") == 0);
+  CHECK(last_event_id("42") == 42);
+  CHECK(last_event_id("9223372036854775807") == INT64_MAX);
+}
+
 TEST_CASE("GET /alerts lists what is wrong now; the stream and the log carry raised and cleared") {
   ObserveFixture fx;
   Http http = fx.client();

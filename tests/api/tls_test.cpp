@@ -1,10 +1,13 @@
 // HTTPS with a self-signed certificate (issue 14 item 5): a client that trusts the
 // certificate gets answers; one that does not, or that speaks plain HTTP, gets none.
+#include "serve/tls.h"
+
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 
-#include "serve/tls.h"
 #include "tests/api/api_fixture.h"
 
 namespace afasim::api::testing {
@@ -62,6 +65,42 @@ TEST_CASE("a TLS key that does not match its certificate is refused with the rea
   CHECK(!mixed);
   CHECK(mixed.status().message().find("cannot be used with the certificate") != std::string::npos);
   CHECK(!serve::server_tls_context({"/nonexistent.crt", fa->key_file}));
+}
+
+TEST_CASE("TLS files that are not PEM are refused at once, saying what is wrong") {
+  // Before: /dev/zero was 'no start line' (OpenSSL's words), and a FIFO no one wrote blocked
+  // `afasim serve` forever in OpenSSL's read.
+  TlsDir dir;
+  auto good = serve::ensure_self_signed(dir.path.string(), {});
+  REQUIRE(good);
+  const std::string fifo = (dir.path / "fifo").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string empty = (dir.path / "empty.pem").string();
+  std::ofstream(empty).flush();
+  const std::string text = (dir.path / "text.pem").string();
+  std::ofstream(text) << "hello\n";
+  const auto refusal = [&](const std::string& cert, const std::string& key) {
+    auto ctx = serve::server_tls_context({cert, key});
+    REQUIRE(!ctx);
+    CHECK(ctx.status().code() == sim::Code::kInvalidArgument);
+    return ctx.status().message();
+  };
+  CHECK(refusal("/dev/zero", good->key_file) ==
+        "TLS certificate /dev/zero: more than 1 MiB: not a PEM file (a certificate or key is a few "
+        "KiB)");
+  CHECK(refusal(fifo, good->key_file) ==
+        "TLS certificate " + fifo + ": empty: expected a PEM file");
+  CHECK(refusal(empty, good->key_file) ==
+        "TLS certificate " + empty + ": empty: expected a PEM file");
+  CHECK(refusal(text, good->key_file) ==
+        "TLS certificate " + text + ": not a PEM file (no \"-----BEGIN CERTIFICATE-----\" line)");
+  CHECK(refusal(dir.path.string(), good->key_file) ==
+        "TLS certificate " + dir.path.string() + ": a folder, not a PEM file");
+  CHECK(refusal(good->cert_file, text) ==
+        "TLS key " + text + ": not a PEM file (no \"-----BEGIN PRIVATE KEY-----\" line)");
+  CHECK(refusal(good->cert_file, "/nonexistent.key") ==
+        "TLS key /nonexistent.key: No such file or directory");
+  CHECK(serve::server_tls_context(*good).is_ok());
 }
 
 }  // namespace

@@ -530,12 +530,30 @@ TEST_CASE("connections from one address are capped; another address is still ser
   TestClient a(s.port()), b(s.port());
   a.connect("vol");
   b.connect("vol");
-  {
+  for (int i = 0; i < 5; ++i) {  // however often it tries
     TestClient over(s.port());
     CHECK_THROWS_AS(over.start(), ConnectionClosed);
   }
-  CHECK(s.server->stats().connections_refused == 1);
+  CHECK(s.server->stats().connections_refused == 5);
   CHECK(a.read(0, 512).error == 0);
+  // Another client address (127.0.0.2 is loopback too) gets its own two slots.
+  s.map(s.loose, s.host("second", {"127.0.0.2"}));
+  TestClient other(s.port(), "127.0.0.2");
+  other.connect("loose");
+  CHECK(other.read(0, 512).error == 0);
+  CHECK(s.server->stats().connections_active == 3);
+  // A slot given back is free again for the capped address.
+  b.disconnect();
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 2; }));
+  TestClient again(s.port());
+  again.connect("vol");
+  CHECK(again.read(0, 512).error == 0);
+}
+
+TEST_CASE("the per-address cap is 16 of 64 connections by default (docs/nbd.md \"Limits\")") {
+  // afasim serve passes --nbd-max-connections-per-address, whose default is also 16.
+  CHECK(NbdServerOptions{}.max_connections_per_address == 16);
+  CHECK(NbdServerOptions{}.max_connections == 64);
 }
 
 TEST_CASE("a connection idle in transmission is closed after the idle timeout") {

@@ -22,9 +22,20 @@ void set_timeouts(int fd) {
 }
 }  // namespace
 
-TestClient::TestClient(int port) {
+TestClient::TestClient(int port) : TestClient(port, "") {}
+
+TestClient::TestClient(int port, const std::string& source) {
   fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd_ < 0) throw std::runtime_error("socket: " + std::string(std::strerror(errno)));
+  if (!source.empty()) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source.c_str(), &from.sin_addr) != 1 ||
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+      ::close(fd_);
+      throw std::runtime_error("bind to " + source + ": " + std::strerror(errno));
+    }
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<std::uint16_t>(port));

@@ -35,6 +35,9 @@ class TestClient {
   // Connects to 127.0.0.1:port, or to the Unix socket `unix_path` when given. Throws
   // std::runtime_error when it cannot.
   explicit TestClient(int port);
+  // Connects to 127.0.0.1:port from `source` (another loopback address, "127.0.0.2"): a
+  // second client address on one machine.
+  TestClient(int port, const std::string& source);
   explicit TestClient(const std::string& unix_path);
   ~TestClient();
   TestClient(const TestClient&) = delete;

@@ -114,6 +114,46 @@ TEST_CASE("errors are Redfish's shape with a Base.1.22 message") {
   CHECK(from_status(sim::Status(sim::Code::kConflict, "mapped")).message_id == "ResourceInUse");
 }
 
+TEST_CASE("PropertyUnknown shows an odd property name as a JSON string and escapes its pointer") {
+  // Before: {"/": 1} answered 'The property / is not in the list ...' with RelatedProperties
+  // "#//" (the member "" of the member ""), and {"Oem": {"/": 1}} 'The property Oem// ...'.
+  MappingFixture f;
+  const auto refusal = [&](const json& body) -> RedfishError {
+    try {
+      create_volume(*f.array, body);
+    } catch (const RedfishError& e) {
+      return e;
+    }
+    FAIL("no error for " << body.dump());
+    return RedfishError(0, "", "");
+  };
+  const std::string rest = " is not in the list of valid properties for the resource.";
+  const RedfishError slash = refusal({{"/", 1}});
+  CHECK(slash.status == 400);
+  CHECK(slash.message_id == "PropertyUnknown");
+  CHECK(std::string(slash.what()) == "The property \"/\"" + rest);
+  CHECK(slash.related == std::vector<std::string>{"#/~1"});
+  const RedfishError tilde =
+      refusal({{"Name", "t"}, {"CapacityBytes", 1 << 30}, {"Oem", {{"a/~b", 1}}}});
+  CHECK(std::string(tilde.what()) == "The property Oem/\"a/~b\"" + rest);
+  CHECK(tilde.related == std::vector<std::string>{"#/Oem/a~1~0b"});
+  CHECK(std::string(refusal({{"", 1}}).what()) == "The property \"\"" + rest);
+  CHECK(std::string(refusal({{"Colour", 1}}).what()) ==
+        "The property Colour" + rest);  // plain: bare
+  const RedfishError patch = [&] {
+    const controller::Volume v =
+        f.make("p", controller::Provisioning::kThin, raid::RaidType::kRaid10);
+    try {
+      patch_volume(*f.array, std::to_string(v.id), {{"a b", 1}}, std::nullopt);
+    } catch (const RedfishError& e) {
+      return e;
+    }
+    return RedfishError(0, "", "");
+  }();
+  CHECK(std::string(patch.what()) == "The property \"a b\"" + rest);
+  CHECK(patch.related == std::vector<std::string>{"#/a b"});
+}
+
 TEST_CASE("a 401 or 403 under /redfish is in Redfish's error shape; elsewhere it stays problem+json") {
   http::Request r;
   r.path = "/redfish/v1/Systems";

@@ -40,6 +40,12 @@ TEST_CASE("$select and $expand parse; other '$' parameters are 501, parameters w
     CHECK(outcome({{name, "1"}}) == std::pair<int, std::string>{501, "QueryNotSupported"});
   CHECK(outcome({{"$select", "Name"}}, "PATCH") == std::pair<int, std::string>{501, "QueryNotSupported"});
   CHECK(outcome({{"$select", "Name"}, {"$select", "Id"}}).first == 400);
+  // A property named twice in one $select counts once: the same answer as naming it once.
+  CHECK(parse_query("GET", {{"$select", "Name,Status,Name,Name"}}).select ==
+        std::vector<std::string>{"Name", "Status"});
+  const json body = {{"@odata.id", "/x"}, {"Name", "x"}, {"Id", "1"}};
+  CHECK(apply_select(body, parse_query("GET", {{"$select", "Name,Name"}}).select) ==
+        apply_select(body, {"Name"}));
 }
 
 TEST_CASE("every malformed $select or $expand value is a 400 naming the parameter") {

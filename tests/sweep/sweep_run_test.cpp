@@ -208,6 +208,14 @@ TEST_CASE("resume: a sweep cut short, its torn last line dropped, ends with the 
   REQUIRE(rows.is_ok());
   CHECK(ran == 2);  // only the runs not done
   CHECK(results_csv(plan.file, *rows) == whole);
+  CHECK(rows_left_out(plan, *rows).rows == 0);
+  std::vector<SweepRow> other_seeds = *rows;
+  other_seeds[0].seed = 9;
+  other_seeds[1].seed = 7;
+  other_seeds[2].seed = 9;
+  const RowsLeftOut left_out = rows_left_out(plan, other_seeds);
+  CHECK(left_out.rows == 3);
+  CHECK(left_out.seeds == std::vector<std::uint64_t>{7, 9});
   // The journal now holds the header and six whole rows.
   const std::string text = slurp(out / "rows.jsonl");
   CHECK(std::count(text.begin(), text.end(), '\n') == 7);
@@ -290,6 +298,22 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   }
   const std::string csv = slurp(dir / "one" / "results.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 13);  // header + 2 RAID × 3 rates × 2 seeds
+  // Resumed with fewer seeds: it says so and which rows it leaves out (before: not a word,
+  // and results.csv silently lost the 6 rows of seed 2).
+  const Cli fewer =
+      afasim("sweep " + sweep + " --seed-count 1 --quiet --out " + (dir / "two").string(), dir);
+  CHECK_MESSAGE(fewer.exit_code == 0, fewer.err);
+  const std::string journal = (dir / "two" / "rows.jsonl").string();
+  CHECK(fewer.err.find("afasim sweep: resuming from " + journal + ": 6 of 6 runs have a row\n") !=
+        std::string::npos);
+  CHECK(fewer.err.find("afasim sweep: note: " + journal +
+                       " holds 6 rows of seed 2 that this sweep "
+                       "does not run (its seeds or --seed-count changed): kept in the file, left "
+                       "out of the results\n") != std::string::npos);
+  CHECK(fewer.err.find("afasim sweep: 6 runs (6 points × 1 seed), 0 failed: ") !=
+        std::string::npos);
+  const std::string rows_text = slurp(journal);  // nothing removed: the header and 12 rows
+  CHECK(std::count(rows_text.begin(), rows_text.end(), '\n') == 13);
   CHECK(csv.rfind("point,/volumes/*/raid_type,/options/rebuild_bytes_per_second,seed,status,iops,", 0) == 0);
   // A failed point: exit 1, its row kept; a bad sweep file: exit 2.
   const Cli tiny = afasim("sweep " + (dir / "sweep.json").string() + " --quiet --out " + (dir / "f").string(), dir);

@@ -475,10 +475,16 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nbs=3\n",
        "bad.fio:3: bs: \"3\" is 3 bytes, not a multiple of 512 (the logical block; fio on a block "
        "device with direct I/O gets EINVAL)"},
-      {"[j]\nsize=1g\nbs=4k,4KiB\n", "bad.fio:3: bs: \"4KiB\" is 4000 bytes, not a multiple of 512"},
-      {"[j]\nsize=1g\nbsrange=512-1000\n", "bad.fio:3: bsrange: \"1000\" is 1000 bytes, not a multiple of 512"},
-      {"[j]\nsize=1g\nbssplit=4k/50:700/50\n", "bad.fio:3: bssplit: \"700\" is 700 bytes, not a multiple of 512"},
-      {"[j]\nsize=1g\noffset=100\n", "bad.fio:3: offset: \"100\" is 100 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\nbs=1\n",
+       "bad.fio:3: bs: \"1\" is 1 byte, not a multiple of 512"},  // was "1 bytes"
+      {"[j]\nsize=1g\nbs=4k,4KiB\n",
+       "bad.fio:3: bs: \"4KiB\" is 4000 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\nbsrange=512-1000\n",
+       "bad.fio:3: bsrange: \"1000\" is 1000 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\nbssplit=4k/50:700/50\n",
+       "bad.fio:3: bssplit: \"700\" is 700 bytes, not a multiple of 512"},
+      {"[j]\nsize=1g\noffset=100\n",
+       "bad.fio:3: offset: \"100\" is 100 bytes, not a multiple of 512"},
       {"[j]\nsize=1g\nnumjobs=2\noffset_increment=1000\n",
        "bad.fio:4: offset_increment: \"1000\" is 1000 bytes, not a multiple of 512"},
       {"[j]\nsize=1g\nrw=randomread\n", "bad.fio:3: rw: \"randomread\" is not one of read,"},
@@ -496,21 +502,27 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nbssplit=4k/30:8k/30\n",
        "bad.fio:3: bssplit: \"4k/30:8k/30\": percentages add up to 60, not 100"},
       {"[j]\nsize=1g\nrw=randread\nrandom_distribution=zipf:1\n",
-       "bad.fio:4: random_distribution: \"zipf:1\": zipf theta is out of range (expected > 0, not 1, at most 100)"},
+       "bad.fio:4: random_distribution: \"zipf:1\": zipf theta is out of range (expected > 0, not "
+       "1, at most 100)"},
       // Hostile finding 25: a number out of range says so, not "not a number".
       {"[j]\nsize=1g\nrandom_distribution=zipf:1e308\n",
-       "bad.fio:3: random_distribution: \"zipf:1e308\": zipf theta is out of range (expected > 0, not 1, at most 100)"},
+       "bad.fio:3: random_distribution: \"zipf:1e308\": zipf theta is out of range (expected > 0, "
+       "not 1, at most 100)"},
       {"[j]\nsize=1g\nrandom_distribution=zipf:1e999\n",
        "bad.fio:3: random_distribution: \"zipf:1e999\": zipf theta is out of range"},
       {"[j]\nsize=1g\nrandom_distribution=pareto:-1\n",
-       "bad.fio:3: random_distribution: \"pareto:-1\": pareto h is out of range (expected between 0 and 1)"},
-      {"[j]\nsize=1g\nrandom_distribution=pareto:x\n", "bad.fio:3: random_distribution: \"x\" is not a number"},
+       "bad.fio:3: random_distribution: \"pareto:-1\": pareto h is out of range (expected between "
+       "0 and 1)"},
+      {"[j]\nsize=1g\nrandom_distribution=pareto:x\n",
+       "bad.fio:3: random_distribution: \"x\" is not a number"},
       // Hostile finding 22: no --log-dir to point at.
       {"[j]\nsize=1g\nwrite_lat_log=/tmp/x\n",
-       "bad.fio:3: write_lat_log: \"/tmp/x\": a log name without '/', not a path (afasim fio writes its logs "
+       "bad.fio:3: write_lat_log: \"/tmp/x\": a log name without '/', not a path (afasim fio "
+       "writes its logs "
        "to the current folder, as fio does)"},
       {"[j]\nsize=1g\nrandom_distribution=pareto:1.5\n",
-       "bad.fio:3: random_distribution: \"pareto:1.5\": pareto h is out of range (expected between 0 and 1)"},
+       "bad.fio:3: random_distribution: \"pareto:1.5\": pareto h is out of range (expected between "
+       "0 and 1)"},
       {"[j]\nsize=1g\nrandom_distribution=normal\n",
        "bad.fio:3: random_distribution: \"normal\": normal needs a deviation (normal:DEV)"},
       {"[j]\nsize=1g\nrandom_distribution=zoned:60/10:30/90\n",

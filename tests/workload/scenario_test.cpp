@@ -552,6 +552,8 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: duration_s: gives 3600000 timeline rows at report.interval_ms 10; at most 1000000 "
        "(raise the interval)"},
       {h + R"(, "volumes": [{"name": "v"}]})", "t.json: volumes[0].capacity: missing"},
+      {h + R"(, "volumes": [{"name": "v", "capacity": 0}]})",
+       "t.json: volumes[0].capacity: must be at least 1 byte, got 0"},  // was "1 bytes"
       {h + R"(, "volumes": [{"name": "v", "capacity": "10 parsecs"}]})",
        "t.json: volumes[0].capacity: size \"10 parsecs\" has an unknown unit..."},
       {h + R"(, "volumes": [{"name": "v", "capacity": true}]})",
@@ -630,12 +632,14 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "drive": 1}}]})",
        "t.json: timeline[0].fault.drive: does not apply to link_cut"},
       {std::string(40, '[') + std::string(40, ']'), "t.json: [0][0][0]..."},
-      {h + R"(, "duration_s": 1e400})", "t.json: duration_s: a number too large to hold (beyond a double's range)"},
+      {h + R"(, "duration_s": 1e400})",
+       "t.json: duration_s: a number too large to hold (beyond a double's range)"},
       // Every fault type is known at load time (controller::kFaultTypes).
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "mains_power_loss"}}]})",
        "t.json: timeline[0].fault.type: unknown fault type \"mains_power_loss\" (known: "
        "drive_fail, "
-       "drive_pull, drive_replace, drive_slow, drive_restore_speed, corrupt_block, controller_fail, "
+       "drive_pull, drive_replace, drive_slow, drive_restore_speed, corrupt_block, "
+       "controller_fail, "
        "controller_restore, link_cut, link_restore, power_loss, power_restore, supercap_degrade, "
        "supercap_restore)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "link_cut", "latency_multiplier": 2}}]})",
@@ -812,6 +816,61 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
     INFO(std::string(f.args) << " -> " << r.exit_code << ": " << r.err << r.out);
     CHECK(r.exit_code == 2);
     CHECK((r.err + r.out).find(f.message) != std::string::npos);  // serve logs its errors
+  }
+  // Output files are checked before the run (before: --html on a folder, /proc or /dev/full
+  // ran the whole scenario, then exited 1 'cannot write PATH' without the reason).
+  const std::string folder = cli_temp_dir().string();
+  const std::string fresh = folder + "/fresh.svg";
+  const std::string kept = write_temp("kept.html", "an older report");
+  const struct {
+    std::string args, message;
+  } outputs[] = {
+      {"run thin-fill --quiet --svg " + fresh + " --html " + folder,
+       "afasim run: --html: " + folder + " is a folder, not a file\n"},
+      {"run thin-fill --quiet --html " + kept + " --svg /proc/x.svg",
+       "afasim run: --svg: cannot write /proc/x.svg: "},  // the reason depends on the user
+      {"run thin-fill --quiet --html /nonexistent/dir/x.html",
+       "afasim run: --html: no folder /nonexistent/dir to write /nonexistent/dir/x.html into\n"},
+      {"calibrate --engine model --sweep none.fio --svg " + folder,
+       "afasim calibrate: --svg: " + folder + " is a folder, not a file\n"},
+      {"calibrate --engine model --svg " + fresh,
+       "afasim calibrate: --svg draws a --sweep: give --sweep JOBFILE too\n"},
+  };
+  for (const auto& c : outputs) {
+    const Cli r = run_cli(c.args);
+    INFO(c.args << " -> " << r.exit_code << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind(c.message, 0) == 0);
+  }
+  CHECK(!std::filesystem::exists(fresh));   // the probe's file is removed again
+  CHECK(slurp(kept) == "an older report");  // and an existing one is left as it was
+  // A file that fails at the write says why (the run cannot know before it writes).
+  const Cli full = run_cli("run thin-fill --quiet --html /dev/full");
+  CHECK(full.exit_code == 1);
+  CHECK(full.err == "afasim run: --html: cannot write /dev/full: No space left on device\n");
+  // afasim serve refuses bad TLS files and a --record it could not write before it makes the
+  // state directory (before: the state, the array and the admin user were made first, and
+  // --record /dev/full only failed when the session stopped, the recording lost).
+  const std::string state = folder + "/never-made";
+  const std::string serve = "serve --listen 127.0.0.1:0 --nbd-listen 127.0.0.1:0 --state " + state;
+  const struct {
+    std::string args, message;
+  } starts[] = {
+      {serve + " --tls-cert /dev/zero --tls-key /dev/zero",
+       "TLS certificate /dev/zero: more than 1 MiB: not a PEM file"},
+      {serve + " --tls-cert " + kept + " --tls-key " + kept,
+       "TLS certificate " + kept + ": not a PEM file (no \"-----BEGIN CERTIFICATE-----\" line)"},
+      {serve + " --record /dev/full",
+       "--record: /dev/full is not a regular file: a session record is a file that afasim replay "
+       "reads"},
+      {serve + " --record " + folder, "--record: " + folder + " is a folder, not a file"},
+  };
+  for (const auto& c : starts) {
+    const Cli r = run_cli(c.args);
+    INFO(c.args << " -> " << r.exit_code << ": " << r.err << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK((r.err + r.out).find(c.message) != std::string::npos);  // serve logs its errors
+    CHECK(!std::filesystem::exists(state));
   }
   const Cli missing = run_cli("run no-such-scenario");
   CHECK(missing.exit_code == 2);

@@ -440,19 +440,26 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
   };
   const Case cases[] = {
       {"--volume-size 1",
-       "afasim trace: --volume-size 1: 1 bytes is not a whole number of 512-byte blocks (the logical block)\n"},
+       "afasim trace: --volume-size 1: 1 byte is not a whole number of 512-byte blocks (the "
+       "logical block)\n"},
       {"--volume-size 0x10",
-       "afasim trace: --volume-size 0x10: 16 bytes is not a whole number of 512-byte blocks (the logical block)\n"},
+       "afasim trace: --volume-size 0x10: 16 bytes is not a whole number of 512-byte blocks (the "
+       "logical block)\n"},
       {"--volume-size 1000000",
-       "afasim trace: --volume-size 1000000: 1000000 bytes is not a whole number of 512-byte blocks (the "
+       "afasim trace: --volume-size 1000000: 1000000 bytes is not a whole number of 512-byte "
+       "blocks (the "
        "logical block)\n"},
       {"--volume-size 100p",
-       "afasim trace: --volume-size 100p: more than the array's largest volume, 1125899906842624 bytes (1 PiB)\n"},
+       "afasim trace: --volume-size 100p: more than the array's largest volume, 1125899906842624 "
+       "bytes (1 PiB)\n"},
       {"--map '0=has space'",
-       "afasim trace: --map 0=has space: volume name may hold only letters, digits, '-', '_' and '.': "
+       "afasim trace: --map 0=has space: volume name may hold only letters, digits, '-', '_' and "
+       "'.': "
        "\"has space\"\n"},
-      {"--map 0=a --map 0=b", "afasim trace: --map 0=b: device \"0\" is already mapped (to \"a\")\n"},
-      {"--interval 1ns", "afasim trace: --interval: \"1ns\" is not a time (units: d h m s ms us)\n"},
+      {"--map 0=a --map 0=b",
+       "afasim trace: --map 0=b: device \"0\" is already mapped (to \"a\")\n"},
+      {"--interval 1ns",
+       "afasim trace: --interval: \"1ns\" is not a time (units: d h m s ms us)\n"},
       {"--interval 0", "afasim trace: --interval 0: must be longer than 0\n"},
   };
   for (const Case& c : cases) {
