@@ -28,6 +28,14 @@ Response call(Http& http, const std::string& method, const std::string& path) {
   return http.patch_raw(concrete, "{}", "application/json");
 }
 
+// Options for an Auth of its own: the admin's first password, cheap Argon2 for tests.
+AuthOptions test_auth_options(const std::string& admin_password) {
+  AuthOptions o;
+  o.initial_admin_password = admin_password;
+  o.argon2_memory_kib = 1024;
+  return o;
+}
+
 struct Users {
   explicit Users(ApiFixture& fx) {
     REQUIRE(fx.auth().create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
@@ -156,10 +164,8 @@ TEST_CASE("a session token works until it is revoked; a bad one is 401") {
 }
 
 TEST_CASE("tokens expire") {
-  AuthOptions o;
+  AuthOptions o = test_auth_options("expiry-test-pass");
   o.session_ttl = std::chrono::seconds(1);
-  o.initial_admin_password = "expiry-test-pass";
-  o.argon2_memory_kib = 1024;
   auto auth = Auth::open(o);
   REQUIRE(auth);
   auto made = (*auth)->create_session("admin");
@@ -182,9 +188,7 @@ TEST_CASE(
   // Before: "Basic  <credentials>" (two spaces, allowed by RFC 9110's 1*SP) was 401
   // "malformed Basic credentials", and "Basic\t<credentials>" answered 401 'unsupported
   // authorization scheme "Basic\tYWRtaW46c2VjcmV0"': the credentials' first bytes echoed.
-  AuthOptions o;
-  o.initial_admin_password = "spacing-test-pass";
-  o.argon2_memory_kib = 1024;
+  AuthOptions o = test_auth_options("spacing-test-pass");
   auto auth = Auth::open(o);
   REQUIRE(auth);
   auto token = (*auth)->create_session("admin");
@@ -234,9 +238,7 @@ TEST_CASE(
     "one user's sessions are bounded, so a monitor cannot lock the others out of logging in") {
   // A monitor opened 4,096 sessions (5 s of POST /sessions) and every later login, the
   // admin's included, was 409 for the 8 hours the sessions live.
-  AuthOptions o;
-  o.initial_admin_password = "session-cap-pass";
-  o.argon2_memory_kib = 1024;
+  AuthOptions o = test_auth_options("session-cap-pass");
   auto auth = Auth::open(o);
   REQUIRE(auth);
   REQUIRE((*auth)->create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
