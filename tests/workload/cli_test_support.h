@@ -19,10 +19,20 @@ struct Cli {
   std::string out, err;
 };
 
+// The folder is made on first use and removed, with what the test left in it, when the test
+// process exits.
 inline std::filesystem::path cli_temp_dir() {
-  const auto dir = std::filesystem::temp_directory_path() / ("afasim-cli-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  struct Folder {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("afasim-cli-" + std::to_string(getpid()));
+    ~Folder() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Folder folder;
+  std::filesystem::create_directories(folder.path);
+  return folder.path;
 }
 
 inline std::string slurp(const std::filesystem::path& p) {

@@ -878,6 +878,4 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
   CHECK(missing.err.find("built in: controller-failover, drive-failure-rebuild, drive-failure-short, qos-burst, "
                          "qos-limit, qos-noisy-neighbours, qos-policy-change, qos-work-conservation, thin-fill, "
                          "wear-replacement, wear-three-years, ise860-reliability") != std::string::npos);
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() /
-                              ("afasim-cli-" + std::to_string(getpid())));
 }
