@@ -143,6 +143,33 @@ TEST_CASE("StreamDetector: random reads read nothing ahead; a stream is declared
   CHECK(refills == 2);
 }
 
+TEST_CASE("StreamDetector: random reads near a stream do not continue it") {
+  // A one-pass random read of 1 GiB (fio randread, 4 KiB, QD 8) declared 131 streams by chance
+  // and read 500 MiB ahead when a read up to 16 lengths behind a one-read stream continued it.
+  perf::StreamOptions o;
+  o.trigger_ios = 2;
+  o.depth_bytes = 4 << 20;
+  perf::StreamDetector d(o);
+  const std::int64_t k4 = 4096, m = 1 << 20;
+  CHECK(d.on_read(1, 10 * m, k4).length == 0);
+  CHECK(d.on_read(1, 10 * m - 8 * k4, k4).length == 0);  // 8 blocks behind a one-read stream: random
+  CHECK(d.streams_detected() == 0);
+  // A declared stream, 4 MiB read ahead of it.
+  CHECK(d.on_read(1, 100 * m, k4).length == 0);
+  CHECK(d.on_read(1, 100 * m + k4, k4).length == 4 << 20);
+  CHECK(d.streams_detected() == 1);
+  // A random read inside that window is not the stream jumping there: it reads nothing ahead,
+  // and the stream's own next read finds its window where it was (still deep enough).
+  CHECK(d.on_read(1, 103 * m, k4).length == 0);
+  CHECK(d.on_read(1, 100 * m + 2 * k4, k4).length == 0);
+  // Had the 103 MiB read moved the stream, this one would be new and its successor would not
+  // be the stream's: the stream reads ahead again once half its window is used.
+  std::int64_t pos = 100 * m + 3 * k4, refills = 0;
+  for (int i = 0; i < 512; ++i, pos += k4) refills += d.on_read(1, pos, k4).length > 0 ? 1 : 0;
+  CHECK(refills == 1);  // 2 MiB consumed: exactly one refill, at the half-window mark
+  CHECK(d.streams_detected() == 1);
+}
+
 TEST_CASE("StreamDetector: streams are per volume, and a dropped volume's streams are gone") {
   perf::StreamOptions o;
   o.trigger_ios = 2;
