@@ -56,9 +56,11 @@ sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args)
 }
 
 // Every job of the run: the job files in order, then the command-line jobs.
-sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o) {
+// `unsized_volume_bytes`: a bare device's capacity, else 0 (workload::FioParseOptions).
+sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t unsized_volume_bytes) {
   workload::FioParseOptions parse = workload::host_parse_options();
   parse.sections = o.sections;
+  parse.unsized_volume_bytes = unsized_volume_bytes;
   std::string text;
   std::string name;
   for (const std::string& path : o.job_files) {
@@ -102,24 +104,29 @@ int emit(const FioOptions& o, const workload::RunReport& report,
   return 0;
 }
 
-int run_on_device(const FioOptions& o, const workload::FioJobFile& file,
+int run_on_device(const FioOptions& o, DeviceRun& run, const workload::FioJobFile& file,
                   const workload::FioRunOptions& run_options,
                   const std::vector<workload::OutputFormat>& formats, std::FILE* out) {
-  auto run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);
-  if (!run) return 2;
-  auto report = workload::run_fio(*run->target, run->target->capacity_bytes(), run->sim, file,
+  auto report = workload::run_fio(*run.target, run.target->capacity_bytes(), run.sim, file,
                                   run_options);
   if (!report.is_ok()) return fail_command("fio", report.status().message(), 2);
   report->afasim_extra["device"] = o.device;
   report->afasim_extra["device_state"] = o.device_state;
-  report->afasim_extra["device_stats"] = run->target->device_stats();
+  report->afasim_extra["device_stats"] = run.target->device_stats();
   return emit(o, *report, formats, out);
 }
 
 int run_fio_command(const FioOptions& o) {
   auto formats = workload::parse_output_formats(o.output_format);
   if (!formats.is_ok()) return fail_command("fio", "--output-format: " + formats.status().message(), 2);
-  auto file = load_jobs(o);
+  // A bare device first: its capacity sizes the volumes (filenames) no job sizes, as fio
+  // sizes a job on a block device.
+  std::unique_ptr<DeviceRun> device_run;
+  if (!o.device.empty()) {
+    device_run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);
+    if (!device_run) return 2;
+  }
+  auto file = load_jobs(o, device_run ? device_run->target->capacity_bytes() : 0);
   if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
   for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
   OutputFile out = open_output(o.output);
@@ -131,7 +138,7 @@ int run_fio_command(const FioOptions& o) {
     workload::FioRunOptions run_options;
     run_options.seed = o.seed;
     if (!o.quiet) run_options.progress = progress_printer("afasim ");
-    return run_on_device(o, *file, run_options, *formats, out.get());
+    return run_on_device(o, *device_run, *file, run_options, *formats, out.get());
   }
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail_command("fio", catalog.status().message(), 2);

@@ -316,6 +316,10 @@ struct FioParseOptions {
   // fio's --section: only these job sections run (in file order; [global] always applies).
   // Each must exist. Empty: every section.
   std::vector<std::string> sections;
+  // The size of a volume that no job gives an absolute size= (a bare device's capacity: fio
+  // sizes a job on a block device from the device). 0: such a volume is an error naming the
+  // job (afasim sizes an array's volumes from the jobs).
+  std::int64_t unsized_volume_bytes = 0;
 };
 inline constexpr int kMaxIncludeDepth = 8;
 

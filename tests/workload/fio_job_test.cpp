@@ -432,6 +432,34 @@ numjobs=2
   CHECK(f.jobs[4].volume_name(1) == "private.1.0");
 }
 
+TEST_CASE("on a bare device a volume no job sizes is the whole device, as fio sizes a block device") {
+  const std::string text = "[whole]\nfilename=dev\nrw=randread\n[half]\nfilename=dev\nsize=50%\n"
+                           "[part]\nfilename=dev\nsize=1g\noffset=2g\n";
+  FioParseOptions device;
+  device.unsized_volume_bytes = std::int64_t{3'200'000'000'000};  // memblaze-pblaze5-916-aic-3200gb
+  auto f = parse_fio_job_file(text, "dev.fio", device);
+  REQUIRE(f.is_ok());
+  REQUIRE(f->volumes.size() == 1);
+  // An absolute size= sizes the volume as before; only a volume that none sizes takes the device's.
+  CHECK(f->volumes[0].size_bytes == 3 * sim::kGiB);
+  auto unsized = parse_fio_job_file("[whole]\nfilename=dev\n[half]\nfilename=dev\nsize=50%\n", "dev.fio", device);
+  REQUIRE(unsized.is_ok());
+  CHECK(unsized->volumes[0].size_bytes == std::int64_t{3'200'000'000'000});
+  CHECK(unsized->jobs[0].size_bytes == std::int64_t{3'200'000'000'000});
+  CHECK(unsized->jobs[1].size_bytes == std::int64_t{1'600'000'000'000});
+  // On an array the volume's size must come from a job.
+  auto array = parse_fio_job_file("[whole]\nfilename=dev\n", "dev.fio");
+  REQUIRE_FALSE(array.is_ok());
+  CHECK(array.status().message().find("needs size=") != std::string::npos);
+  // The command line: a job with no size= runs on the device, and is refused on an array.
+  const auto on_device = run_cli("fio --quiet --device memblaze-pblaze5-916-aic-3200gb --output-format json "
+                                 "--name=r --rw=randread --bs=4k --runtime=20ms --time_based");
+  INFO(on_device.err);
+  CHECK(on_device.exit_code == 0);
+  CHECK(on_device.out.find("\"device\": \"memblaze-pblaze5-916-aic-3200gb\"") != std::string::npos);
+  CHECK(run_cli("fio --quiet --name=r --rw=randread --bs=4k --runtime=20ms --time_based").exit_code == 2);
+}
+
 TEST_CASE("host-side options are accepted and listed as ignored, with their reason") {
   const FioJobFile f = parse_job_ok(R"([global]
 ioengine=libaio
