@@ -117,6 +117,9 @@ sim::Result<std::unique_ptr<Scheduler>> Scheduler::create(sim::Simulator& sim,
   if (options.queue_depth_max < 1 || options.queue_depth_max > (std::int64_t{1} << 22))
     return sim::invalid_argument("queue_depth_max must be between 1 and 4194304, got " +
                                  std::to_string(options.queue_depth_max));
+  if (options.reservation_catch_up_ns < 0 || options.reservation_catch_up_ns > sim::kSecond)
+    return sim::invalid_argument("reservation_catch_up_ns must be between 0 and one second, got " +
+                                 std::to_string(options.reservation_catch_up_ns));
   if (resource_count < 1 || resource_count > 64)
     return sim::invalid_argument("resource_count must be between 1 and 64, got " +
                                  std::to_string(resource_count));
@@ -291,7 +294,15 @@ void Scheduler::file_head(Volume& v, Time now) {
     }
   }
   v.head_l = limit_tag;
-  v.head_r = v.has_min() ? std::max(v.r_clock, v.head_since) : kNever;
+  // mClock's R tag, max(previous R + 1 / min, arrival): a request that waited behind its
+  // volume's earlier ones is due from its arrival, so a volume backlogged while the gate was
+  // closed catches up the intervals it missed, up to reservation_catch_up_ns of them. (Until
+  // 2026-12-04 the tag counted from when the request became the head, and every gate pause
+  // longer than one interval was lost: 47,300 IOPS of a 50,000 reservation beside a busy
+  // neighbour.) An idle volume banks nothing: its next request's arrival is later than R.
+  v.head_r = v.has_min()
+                 ? std::max({v.r_clock, head.arrival, now - options_.reservation_catch_up_ns})
+                 : kNever;
   ++v.version;
   Resource& r = resources_[static_cast<std::size_t>(v.resource)];
   if (limit_tag > now) {
@@ -484,7 +495,7 @@ void Scheduler::compact(MinHeap& heap, State state) {
     pump(resource);  // what the dispatch queued meanwhile, as pump()'s loop goes on
     return Status::ok();
   }
-  v->queue.push_back({cookie, next_sequence_++, cost_units});
+  v->queue.push_back({cookie, next_sequence_++, cost_units, now});
   ++v->queued;
   ++queued_total_;
   if (v->queue.size() == 1) {

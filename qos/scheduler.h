@@ -69,6 +69,13 @@ struct SchedulerOptions {
   // any host's queue depth for one LUN (SCSI initiators use 32-256; NBD clients a few hundred).
   // Range [1, 1 << 22].
   std::int64_t queue_depth_max = 16'384;
+  // How far behind now a backlogged volume's reservation tag may be: the reservation service
+  // it missed while the gate was closed (a few tens of µs at a time) that it catches up,
+  // ahead of every volume's spare share. Bounded so that a volume starved for long (a
+  // controller's takeover, a second of destage) does not then take every dispatch until its
+  // tags reach now. Assumption: 1 ms, 50 requests at a 50,000 IOPS reservation, far above
+  // the gate's pauses. Range [0, 1 s].
+  sim::Time reservation_catch_up_ns = sim::kMillisecond;
 };
 
 // What a resource can take now. Implemented by the owner of the data path (the Array).
@@ -166,6 +173,7 @@ class Scheduler {
     std::uint64_t cookie;
     std::uint64_t sequence;  // global arrival order: the spare phase serves the oldest first
     std::int64_t cost_units;
+    sim::Time arrival;       // when it was submitted: its reservation tag is due no earlier
   };
   enum class State : std::uint8_t { kIdle, kReady, kLimited };
   enum class Phase : std::uint8_t { kReservation, kSpare };
