@@ -1,6 +1,7 @@
 #include "api/auth.h"
 
 #include "api/problem.h"
+#include "config/json_text.h"
 
 #include <argon2.h>
 #include <fcntl.h>
@@ -222,7 +223,7 @@ struct Auth::Impl {
                               {"created_unix_s", s.user.created_unix_s},
                               {"password_hash", s.hash}});
     }
-    return write_private_file(options.users_file, doc.dump(2) + "\n");
+    return write_private_file(options.users_file, config::dump_json(doc, 2) + "\n");
   }
 
   sim::Status load(const std::string& text) {

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "config/file_text.h"
+#include "config/json_text.h"
 
 namespace afasim::app {
 namespace {
@@ -294,7 +295,7 @@ std::string cell_text(const std::string& key, const json& v, bool exact_bytes) {
     for (const auto& x : v) out += (out.empty() ? "" : ",") + cell_text(key, x, exact_bytes);
     return out;
   }
-  return v.dump();
+  return config::dump_json(v);
 }
 
 std::string Table::str() const {
@@ -341,7 +342,7 @@ const json& at_path(const json& j, const std::string& dotted) {
 
 void print_list(const ClientOptions& o, const json& page, const std::vector<Column>& columns) {
   if (o.output == "json") {
-    std::cout << page.dump(2) << "\n";
+    std::cout << config::dump_json(page, 2) << "\n";
     return;
   }
   std::vector<std::string> headers;
@@ -371,7 +372,7 @@ void flatten(const json& j, const std::string& prefix, Table& t, bool exact) {
 
 void print_object(const ClientOptions& o, const json& object) {
   if (o.output == "json") {
-    std::cout << object.dump(2) << "\n";
+    std::cout << config::dump_json(object, 2) << "\n";
     return;
   }
   Table t({"FIELD", "VALUE"});

@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "config/preset.h"
 #include "pool/capacity.h"
+#include "config/json_text.h"
 
 namespace afasim::app {
 namespace {
@@ -54,7 +55,7 @@ int run_capacity(const CapacityOptions& o) {
                      {"usable_bytes", {{"RAID10", cap.usable_raid10_bytes}, {"RAID5", cap.usable_raid5_bytes}}}});
     }
     // One system: the object itself; all of them: an array.
-    std::printf("%s\n", (names.size() == 1 && !o.system.empty() ? out[0] : out).dump().c_str());
+    std::printf("%s\n", config::dump_json(names.size() == 1 && !o.system.empty() ? out[0] : out).c_str());
     return 0;
   }
   std::printf("%-11s %-11s %-17s %9s %9s %9s   %s\n", "system", "model", "SSDs", "pre-RAID", "RAID10",

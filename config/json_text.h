@@ -49,4 +49,10 @@ sim::Result<nlohmann::json> parse_json_strict(std::string_view text,
 // string, so that "/", "" or "a.b" cannot be mistaken for a path: initiators[0]["/"].
 std::string json_path_join(const std::string& path, const std::string& key);
 
+// `j` as JSON text (indent as nlohmann's dump: -1 one line, N spaces per level). A string
+// holding bytes that are not UTF-8 (a trace's device name, a fio option value: text afasim
+// did not parse as JSON) has each bad byte replaced by U+FFFD instead of throwing
+// nlohmann's type_error 316, which aborted `--output-format json` on such input.
+std::string dump_json(const nlohmann::json& j, int indent = -1);
+
 }  // namespace afasim::config

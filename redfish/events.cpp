@@ -8,6 +8,7 @@
 
 #include "redfish/internal.h"
 #include "redfish/service.h"
+#include "config/json_text.h"
 
 namespace afasim::redfish {
 namespace {
@@ -204,7 +205,7 @@ void Events::publish(const controller::Event& e, const controller::Array& array)
   std::lock_guard<std::mutex> lock(mu_);
   if (e.category == "rebuild" || e.category == "drive" || e.category == "volume") observe_tasks_locked(array);
   if (streams_.empty() && subscriptions_.empty()) return;
-  const std::string sse = "id: " + std::to_string(e.id) + "\ndata: " + doc.dump() + "\n\n";
+  const std::string sse = "id: " + std::to_string(e.id) + "\ndata: " + config::dump_json(doc) + "\n\n";
   std::vector<std::shared_ptr<http::StreamSink>> alive;
   for (auto& s : streams_)
     if (s->write(sse)) alive.push_back(s);
@@ -215,7 +216,7 @@ void Events::publish(const controller::Event& e, const controller::Array& array)
       queue_.pop_front();
       ++dropped_;
     }
-    queue_.push_back({id, sub.destination, doc.dump()});
+    queue_.push_back({id, sub.destination, config::dump_json(doc)});
   }
   cv_.notify_one();
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "workload/report_util.h"
+#include "config/json_text.h"
 
 namespace afasim::reliability {
 namespace {
@@ -111,7 +112,7 @@ std::string format_reliability_json(const ReliabilityReport& r) {
   j["controller_failures"] = r.controller_failures;
   j["unavailability_events"] = r.unavailability_events;
   j["unavailable_hours"] = r.unavailable_hours;
-  return j.dump(2) + "\n";
+  return config::dump_json(j, 2) + "\n";
 }
 
 }  // namespace afasim::reliability

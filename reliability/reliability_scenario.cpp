@@ -170,7 +170,7 @@ std::string probe_scenario_text(const ReliabilityScenario& s) {
     if (!j.contains("options") || !j["options"].is_object()) j["options"] = nlohmann::json::object();
     j["options"]["rebuild_bytes_per_second"] = static_cast<std::int64_t>(*s.rebuild_bytes_per_second);
   }
-  return j.dump();
+  return config::dump_json(j);
 }
 
 bool is_reliability_text(std::string_view text) {

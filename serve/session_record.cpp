@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/assert.h"
+#include "config/json_text.h"
 
 namespace afasim::serve {
 
@@ -34,7 +35,7 @@ std::string header_json(const SessionHeader& h) {
   nlohmann::json j = {{"afasim_version", h.afasim_version}, {"system", h.system},
                       {"seed", h.seed},                     {"payload", h.payload},
                       {"start_time_ns", h.start_time_ns}, {"pace", h.pace}};
-  return j.dump();
+  return config::dump_json(j);
 }
 
 // magic, format version, header length, header, header CRC.

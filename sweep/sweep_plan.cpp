@@ -47,7 +47,7 @@ sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
   AFASIM_ASSERT(point < plan.file.points.size(), "a point the sweep does not have");
   nlohmann::json document = plan.document;
   AFASIM_RETURN_IF_ERROR(apply_point(document, plan, point, true));
-  return document.dump();
+  return config::dump_json(document);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "sweep/statistics.h"
 #include "workload/report_util.h"
+#include "config/json_text.h"
 
 namespace afasim::sweep {
 namespace {
@@ -197,7 +198,7 @@ std::string row_to_line(const SweepRow& row, SweepKind kind) {
   for (std::size_t f = 0; f < figures.size(); ++f)
     values[figures[f].name] = figure_json(f < row.figures.size() ? row.figures[f] : std::nullopt, figures[f].decimals);
   j["figures"] = std::move(values);
-  return j.dump();
+  return config::dump_json(j);
 }
 
 sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points, SweepKind kind) {
@@ -317,7 +318,7 @@ std::string results_json(const SweepFile& file, const std::vector<SweepRow>& row
     points.push_back(std::move(s));
   }
   j["summary"] = std::move(points);
-  return j.dump(2) + "\n";
+  return config::dump_json(j, 2) + "\n";
 }
 
 }  // namespace afasim::sweep

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sweep/sweep_plot.h"
+#include "config/json_text.h"
 
 namespace afasim::sweep {
 namespace {
@@ -19,7 +20,7 @@ std::string header_line(const SweepPlan& plan) {
   h["schema"] = kRowsSchema;
   h["sweep"] = plan.file.name;
   h["fingerprint"] = plan.fingerprint;
-  return h.dump();
+  return config::dump_json(h);
 }
 
 sim::Status check_header(const std::string& path, const std::string& line, const SweepPlan& plan) {

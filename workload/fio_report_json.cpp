@@ -9,6 +9,7 @@
 #include "sim/assert.h"
 #include "workload/fio_logs.h"
 #include "workload/fio_report_internal.h"
+#include "config/json_text.h"
 
 namespace afasim::workload {
 
@@ -208,7 +209,7 @@ ordered_json to_fio_json(const RunReport& report, bool plus) {
 }
 
 std::string format_json(const RunReport& report, bool plus) {
-  return to_fio_json(report, plus).dump(2) + "\n";
+  return config::dump_json(to_fio_json(report, plus), 2) + "\n";
 }
 
 }  // namespace afasim::workload

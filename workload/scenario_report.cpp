@@ -11,6 +11,7 @@
 #include "config/size.h"
 #include "workload/report_util.h"
 #include "workload/scenario_runner.h"
+#include "config/json_text.h"
 
 namespace afasim::workload {
 namespace {
@@ -543,7 +544,7 @@ ordered_json scenario_to_json(const ScenarioReport& r) {
 }
 
 std::string format_scenario_json(const ScenarioReport& report) {
-  return scenario_to_json(report).dump(2) + "\n";
+  return config::dump_json(scenario_to_json(report), 2) + "\n";
 }
 
 std::string format_scenario_text(const ScenarioReport& report) {

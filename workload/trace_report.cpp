@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "workload/trace_replay.h"
+#include "config/json_text.h"
 
 namespace afasim::workload {
 namespace {
@@ -116,7 +117,7 @@ std::string trace_row_json(const TraceRow& row) {
   j.update(stats_json(row.stats, row.length_ns));
   ordered_json line = ordered_json::object();
   line["row"] = std::move(j);
-  return line.dump() + "\n";
+  return config::dump_json(line) + "\n";
 }
 
 std::string trace_totals_json(const TraceReport& r) {
@@ -144,7 +145,7 @@ std::string trace_totals_json(const TraceReport& r) {
   j["volumes"] = std::move(volumes);
   ordered_json line = ordered_json::object();
   line["totals"] = std::move(j);
-  return line.dump() + "\n";
+  return config::dump_json(line) + "\n";
 }
 
 }  // namespace afasim::workload

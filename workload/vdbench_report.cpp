@@ -9,6 +9,7 @@
 
 #include "workload/report_util.h"
 #include "workload/vdbench_runner.h"
+#include "config/json_text.h"
 
 namespace afasim::workload {
 namespace {
@@ -111,7 +112,7 @@ std::string format_vdbench_json(const VdbenchReport& r) {
     j["runs"].push_back(x);
   }
   j["device"] = nlohmann::json::parse(r.device.dump());
-  return j.dump(2) + "\n";
+  return config::dump_json(j, 2) + "\n";
 }
 
 namespace {

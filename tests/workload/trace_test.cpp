@@ -547,3 +547,18 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
   REQUIRE_FALSE(opened.is_ok());
   CHECK(opened.status().message() == "cannot read " + dir + ": a directory");
 }
+
+TEST_CASE("bytes that are not UTF-8 in a trace or a job file do not abort --output-format json (hostile round 13)") {
+  // nlohmann's dump threw type_error 316 on them, uncaught: exit 134. Each bad byte is now
+  // U+FFFD in the JSON.
+  const std::string trace = testing::write_temp("bad-utf8.iolog", "fio version 3 iolog\n0 \xff write 0 4096\n");
+  const auto t = testing::run_cli("trace " + trace + " --output-format json --quiet");
+  INFO(t.err);
+  CHECK(t.exit_code == 0);
+  CHECK(t.out.find("\"device\":\"\xef\xbf\xbd\"") != std::string::npos);  // U+FFFD
+  const std::string job = testing::write_temp("bad-utf8.fio", "[x]\nfilename=v\nsize=1m\ndescription=\xfe\nioengine=\xff\n");
+  const auto f = testing::run_cli("fio " + job + " --output-format json --quiet");
+  INFO(f.err);
+  CHECK(f.exit_code == 0);
+  CHECK(f.out.find("\"value\": \"\xef\xbf\xbd\"") != std::string::npos);
+}
