@@ -134,6 +134,9 @@ class ReadCache {
   // of a read miss right after its lookup skips a second probe of the table for it.
   Key absent_{};
   bool absent_valid_ = false;
+  // evict_one found every segment filling, and no fill has ended nor resident segment been
+  // added since: there is nothing to evict.
+  bool all_filling_ = false;
 };
 
 struct StreamOptions {

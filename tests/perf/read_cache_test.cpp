@@ -110,6 +110,25 @@ TEST_CASE("ReadCache: full, it evicts the least recently used resident segment, 
   CHECK(cache.resident_segments() == 2);
 }
 
+TEST_CASE("ReadCache: a fill larger than the cache overfills it while in flight; the next insert "
+          "evicts back to the capacity") {
+  // Hostile round 13: one 4 GiB read (64 Ki segments against a 2 GiB cache) walked every
+  // pinned segment on each insert (6.5 s; 100 GiB never ended). And the cache, once over its
+  // capacity, evicted one segment per insert: it stayed that far over for good.
+  auto cache = small_cache(4);
+  const auto big = cache.start_fill(1, 0, 16 * 65536);  // 16 segments, all filling
+  REQUIRE(big != 0);
+  CHECK(cache.lookup(1, 0, 16 * 65536).all_present);   // filling: the whole read waits on it
+  cache.fill_done(big);
+  CHECK(cache.lookup(1, 15 * 65536, 65536).all_present);
+  cache.write(2, 0, 65536);                             // one insert: back to 4 segments
+  int held = 0;
+  for (int s = 0; s < 16; ++s) held += cache.lookup(1, s * 65536, 65536).all_present ? 1 : 0;
+  CHECK(held == 3);  // the 3 most recently used of the big read, beside the write's
+  CHECK(cache.resident_segments() == 4);
+  CHECK(cache.lookup(2, 0, 65536).all_present);
+}
+
 TEST_CASE("ReadCacheOptions and StreamOptions reject bad values") {
   perf::ReadCacheOptions o;
   o.segment_bytes = 3000;
