@@ -128,8 +128,4 @@ sim::Result<json> parse_json_strict(std::string_view text, const JsonParseOption
   return sim::invalid_argument(message);
 }
 
-std::string dump_json(const nlohmann::json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 }  // namespace afasim::config

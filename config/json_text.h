@@ -53,6 +53,10 @@ std::string json_path_join(const std::string& path, const std::string& key);
 // holding bytes that are not UTF-8 (a trace's device name, a fio option value: text afasim
 // did not parse as JSON) has each bad byte replaced by U+FFFD instead of throwing
 // nlohmann's type_error 316, which aborted `--output-format json` on such input.
-std::string dump_json(const nlohmann::json& j, int indent = -1);
+// Keeps the key order of an nlohmann::ordered_json (fio's reports).
+template <typename Json>
+std::string dump_json(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
 
 }  // namespace afasim::config

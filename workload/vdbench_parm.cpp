@@ -1,4 +1,5 @@
 #include "workload/vdbench_parm.h"
+#include "config/file_text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -400,11 +401,14 @@ sim::Result<VdbenchFile> parse_vdbench(const std::string& text, const std::strin
 }
 
 sim::Result<VdbenchFile> load_vdbench_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::not_found(path + ": cannot read the parameter file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_vdbench(ss.str(), path);
+  // Bounded as fio job files are: /dev/zero or a 300 MB file was read whole (GBs of memory).
+  auto text = config::read_file_text(path, kMaxVdbenchFileBytes);  // a directory is an error there
+  if (!text.is_ok()) {
+    if (text.status().code() == sim::Code::kNotFound) return sim::not_found(path + ": cannot read the parameter file");
+    return text.status();
+  }
+  if (text->size() > kMaxVdbenchFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
+  return parse_vdbench(*text, path);
 }
 
 }  // namespace afasim::workload

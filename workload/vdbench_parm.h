@@ -82,7 +82,10 @@ struct VdbenchFile {
 
 // Parses `text` (named `file_name` in messages). kInvalidArgument "FILE:LINE: keyword: ...".
 sim::Result<VdbenchFile> parse_vdbench(const std::string& text, const std::string& file_name);
-// Reads and parses a file; kNotFound when it cannot be read.
+// A parameter file larger than this is refused (as a fio job file: kMaxFileBytes).
+inline constexpr std::size_t kMaxVdbenchFileBytes = 1 << 20;
+// Reads and parses a file; kNotFound when it cannot be read, kInvalidArgument over
+// kMaxVdbenchFileBytes.
 sim::Result<VdbenchFile> load_vdbench_file(const std::string& path);
 
 }  // namespace afasim::workload

@@ -157,3 +157,21 @@ TEST_CASE("the shipped VDBench parameter files run on every seed device") {
     }
   }
 }
+
+TEST_CASE("an offered rate far above the device runs at the device's rate; a huge parameter file is refused "
+          "(hostile round 13)") {
+  // iorate=1e9 kept every arrival that found no free thread (13 GB within a minute); the
+  // waiting arrivals are now a bounded count. The device then runs as at iorate=max.
+  Bench b("memblaze-pblaze5-916-aic-3200gb");
+  const auto f = parse_vdbench_ok(
+      "sd=sd1,lun=/dev/nvme0n1,range=(0,25),threads=32\n"
+      "wd=wd1,sd=sd1,xfersize=4k,rdpct=100,seekpct=100\n"
+      "rd=max,wd=wd1,iorate=max,elapsed=1,interval=1\n"
+      "rd=over,wd=wd1,iorate=1e9,elapsed=1,interval=1\n");
+  const auto report = b.run(f, 20 * sim::kMillisecond, 5 * sim::kMillisecond);
+  REQUIRE(report.runs.size() == 2);
+  CHECK(report.runs[1].avg.rate == doctest::Approx(report.runs[0].avg.rate).epsilon(0.05));
+  const auto zero = workload::load_vdbench_file("/dev/zero");
+  REQUIRE_FALSE(zero.is_ok());
+  CHECK(zero.status().message() == "/dev/zero: larger than 1 MiB");
+}
