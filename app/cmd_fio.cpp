@@ -56,11 +56,11 @@ sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args)
 }
 
 // Every job of the run: the job files in order, then the command-line jobs.
-// `unsized_volume_bytes`: a bare device's capacity, else 0 (workload::FioParseOptions).
-sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t unsized_volume_bytes) {
+// `device_bytes`: a bare device's capacity, else 0 (workload::FioParseOptions).
+sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t device_bytes) {
   workload::FioParseOptions parse = workload::host_parse_options();
   parse.sections = o.sections;
-  parse.unsized_volume_bytes = unsized_volume_bytes;
+  parse.device_bytes = device_bytes;
   std::string text;
   std::string name;
   for (const std::string& path : o.job_files) {
@@ -119,8 +119,7 @@ int run_on_device(const FioOptions& o, DeviceRun& run, const workload::FioJobFil
 int run_fio_command(const FioOptions& o) {
   auto formats = workload::parse_output_formats(o.output_format);
   if (!formats.is_ok()) return fail_command("fio", "--output-format: " + formats.status().message(), 2);
-  // A bare device first: its capacity sizes the volumes (filenames) no job sizes, as fio
-  // sizes a job on a block device.
+  // A bare device first: every filename is the whole device, as fio sees a block device.
   std::unique_ptr<DeviceRun> device_run;
   if (!o.device.empty()) {
     device_run = open_device_run("afasim fio", o.config_dir, o.device, o.device_state, o.seed);

@@ -326,13 +326,13 @@ Status resolve_region(JobState& s, const FioJobFile& out,
   return Status::ok();
 }
 
-// Volumes first (from absolute regions, else `unsized_bytes` when not 0), then every job's
-// region against its volume.
-Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int64_t unsized_bytes) {
+// Volumes first (from absolute regions, or every one `device_bytes` when not 0), then every
+// job's region against its volume.
+Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int64_t device_bytes) {
   std::map<std::string, std::size_t> index;
   AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index));
-  for (FioVolume& vol : out.volumes)
-    if (vol.size_bytes == 0) vol.size_bytes = unsized_bytes;
+  if (device_bytes > 0)
+    for (FioVolume& vol : out.volumes) vol.size_bytes = device_bytes;
   for (auto& s : states) AFASIM_RETURN_IF_ERROR(resolve_region(s, out, index));
   return Status::ok();
 }
@@ -481,7 +481,7 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
     return sim::invalid_argument(std::string(file_name) + ": no job sections (only [global])");
   }
   warn_ineffective_distributions(states, out);
-  AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.unsized_volume_bytes));
+  AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes));
   for (auto& s : states) out.jobs.push_back(s.job);
   AFASIM_RETURN_IF_ERROR(resolve_groups(out, states));
   return out;

@@ -316,10 +316,11 @@ struct FioParseOptions {
   // fio's --section: only these job sections run (in file order; [global] always applies).
   // Each must exist. Empty: every section.
   std::vector<std::string> sections;
-  // The size of a volume that no job gives an absolute size= (a bare device's capacity: fio
-  // sizes a job on a block device from the device). 0: such a volume is an error naming the
-  // job (afasim sizes an array's volumes from the jobs).
-  std::int64_t unsized_volume_bytes = 0;
+  // A bare device's capacity: every filename is then the whole device, as fio sees a block
+  // device (size=50% and offset=50% are of it; a job without size= covers it; a region past
+  // its end is an error). 0: an array, whose volumes are sized from the jobs (the largest
+  // absolute offset + size; a volume no job sizes is an error naming the job).
+  std::int64_t device_bytes = 0;
 };
 inline constexpr int kMaxIncludeDepth = 8;
 

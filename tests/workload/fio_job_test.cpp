@@ -432,21 +432,24 @@ numjobs=2
   CHECK(f.jobs[4].volume_name(1) == "private.1.0");
 }
 
-TEST_CASE("on a bare device a volume no job sizes is the whole device, as fio sizes a block device") {
+TEST_CASE("on a bare device every filename is the whole device, as fio sees a block device") {
+  // Hostile round 13: a job's size=1g made "the device" 3 GiB for the others' size=50%.
   const std::string text = "[whole]\nfilename=dev\nrw=randread\n[half]\nfilename=dev\nsize=50%\n"
-                           "[part]\nfilename=dev\nsize=1g\noffset=2g\n";
+                           "[part]\nfilename=dev\nsize=1g\noffset=2g\n[tail]\nfilename=dev\nsize=1m\noffset=50%\n";
   FioParseOptions device;
-  device.unsized_volume_bytes = std::int64_t{3'200'000'000'000};  // memblaze-pblaze5-916-aic-3200gb
+  device.device_bytes = std::int64_t{3'200'000'000'000};  // memblaze-pblaze5-916-aic-3200gb
   auto f = parse_fio_job_file(text, "dev.fio", device);
-  REQUIRE(f.is_ok());
+  REQUIRE_MESSAGE(f.is_ok(), f.status().message());
   REQUIRE(f->volumes.size() == 1);
-  // An absolute size= sizes the volume as before; only a volume that none sizes takes the device's.
-  CHECK(f->volumes[0].size_bytes == 3 * sim::kGiB);
-  auto unsized = parse_fio_job_file("[whole]\nfilename=dev\n[half]\nfilename=dev\nsize=50%\n", "dev.fio", device);
-  REQUIRE(unsized.is_ok());
-  CHECK(unsized->volumes[0].size_bytes == std::int64_t{3'200'000'000'000});
-  CHECK(unsized->jobs[0].size_bytes == std::int64_t{3'200'000'000'000});
-  CHECK(unsized->jobs[1].size_bytes == std::int64_t{1'600'000'000'000});
+  CHECK(f->volumes[0].size_bytes == std::int64_t{3'200'000'000'000});
+  CHECK(f->jobs[0].size_bytes == std::int64_t{3'200'000'000'000});  // no size=: all of it
+  CHECK(f->jobs[1].size_bytes == std::int64_t{1'600'000'000'000});  // 50 % of the device
+  CHECK(f->jobs[2].size_bytes == sim::kGiB);
+  CHECK(f->jobs[3].offset_bytes == std::int64_t{1'600'000'000'000});
+  // A region past the device's end is an error.
+  auto past = parse_fio_job_file("[p]\nfilename=dev\nsize=4t\n", "dev.fio", device);
+  REQUIRE_FALSE(past.is_ok());
+  CHECK(past.status().message().find("runs past the end of volume \"dev\"") != std::string::npos);
   // On an array the volume's size must come from a job.
   auto array = parse_fio_job_file("[whole]\nfilename=dev\n", "dev.fio");
   REQUIRE_FALSE(array.is_ok());
