@@ -76,6 +76,9 @@ class Parser {
   FieldPointer pointer(const std::string& pointer_text, const std::string& key) const {
     auto p = parse_field_pointer(pointer_text);
     if (!p.is_ok()) fail(key, p.status().message());
+    // Each run's seed comes from "seeds" and replaces the scenario's: a /seed field would be
+    // overwritten, its column showing seeds that were never run.
+    if (p->text == "/seed") fail(key, "/seed is set by \"seeds\" (each point runs once per seed): list the seeds there");
     return std::move(p).value();
   }
 

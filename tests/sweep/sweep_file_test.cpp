@@ -107,6 +107,12 @@ TEST_CASE("sweep file: every rule refused with FILE: KEY: what is wrong") {
   CHECK(parse_sweep_file(R"({"schema": "afasim.sweep/1", "schema": "x"})", "s.json").status().message() ==
         "s.json: schema: duplicate key");
   CHECK(parse_sweep_file("{", "s.json").status().message().rfind("s.json: invalid JSON: ", 0) == 0);
+  // "seeds" sets each run's seed: a /seed axis, set or point was silently overwritten
+  // (hostile round 13: two "seeds" in the CSV, one run twice).
+  const std::string seed_message = "/seed is set by \"seeds\" (each point runs once per seed): list the seeds there";
+  CHECK(refused(R"(, "axes": [{"field": "/seed", "values": [5, 77]}])" + seeds) == "s.json: axes[0].field: " + seed_message);
+  CHECK(refused(R"(, "set": {"/seed": 5}, "axes": [{"field": "/duration_s", "values": [1, 2]}])" + seeds) ==
+        "s.json: set[\"/seed\"]: " + seed_message);
 }
 
 TEST_CASE("sweep file: mangled sweep files are refused with a message, never a crash") {
