@@ -224,7 +224,11 @@ void Replayer::issue(const TraceRecord& r) {
   const std::size_t vi = *v;
   const TraceOp op = r.op;
   const std::int64_t bytes = io.length_bytes;
-  array_.submit(io, [this, vi, row_index, op, bytes](const IoCompletion& done) {
+  const std::int64_t line = r.line;
+  array_.submit(io, [this, vi, row_index, op, bytes, line](const IoCompletion& done) {
+    if (!done.status.is_ok() && report_.io_errors++ == 0)
+      report_.first_io_error = reader_.name() + ":" + std::to_string(line) + ": " + std::string(to_string(op)) +
+                               ": " + done.status.message();
     complete(vi, row_index, op, bytes, done);
   });
 }

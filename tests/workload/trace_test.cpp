@@ -562,3 +562,20 @@ TEST_CASE("bytes that are not UTF-8 in a trace or a job file do not abort --outp
   CHECK(f.exit_code == 0);
   CHECK(f.out.find("\"value\": \"\xef\xbf\xbd\"") != std::string::npos);
 }
+
+TEST_CASE("I/Os the array fails are explained in the totals and make the exit code 1, as fio's (hostile round 13)") {
+  // 20,000 reads arriving at once: past the volume's QoS queue (16,384) some are refused.
+  std::string text;
+  for (int i = 0; i < 20'000; ++i) text += "0 0 " + std::to_string(i * 8) + " 8 1\n";
+  const std::string trace = testing::write_temp("burst.disksim", text);
+  const auto r = testing::run_cli("trace " + trace + " --quiet");
+  CHECK(r.exit_code == 1);
+  // The 16,641st: 256 in the data path (outstanding_ios_max) and 16,384 waiting before it.
+  const std::string first = "burst.disksim:16641: read: the QoS queue of volume 1 is full (16384 requests waiting)";
+  CHECK(r.out.find("I/Os failed (first: ") != std::string::npos);
+  CHECK(r.out.find(first) != std::string::npos);
+  CHECK(r.err.find("I/Os failed; the first: ") != std::string::npos);
+  const auto j = testing::run_cli("trace " + trace + " --quiet --output-format json");
+  CHECK(j.exit_code == 1);
+  CHECK(j.out.find("\"io_errors\":") != std::string::npos);
+}
