@@ -277,6 +277,19 @@ sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, si
                                 v.name + "\" needs " + std::to_string(v.size_bytes) +
                                 " bytes; device " + target.name() + " has " +
                                 std::to_string(capacity_bytes));
+  // The host queue model holds every command the jobs keep in flight: bound their number
+  // (numjobs x iodepth of the jobs that run together, between stonewalls), as an array's
+  // volumes bound theirs with the QoS queue. 4,096 clones x 65,536 asked for ~40 GB.
+  std::int64_t together = 0;
+  for (const FioJob& job : file.jobs) {
+    if (job.stonewall) together = 0;
+    together += static_cast<std::int64_t>(job.numjobs) * job.iodepth;
+    if (together > kMaxDeviceInFlight)
+      return sim::invalid_argument(file.file_name + ":" + std::to_string(job.line) + ": iodepth: the jobs running with [" +
+                                   job.name + "] keep " + std::to_string(together) +
+                                   " I/Os in flight (numjobs x iodepth); a bare device takes at most " +
+                                   std::to_string(kMaxDeviceInFlight));
+  }
   FioSession session(target, sim, file, options);
   return run_session(session, sim, options);
 }

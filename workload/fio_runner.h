@@ -132,7 +132,9 @@ class FioSession {
 sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
                                const FioJobFile& file, const FioRunOptions& options);
 // The same against a bare device: no volumes are created; a job whose size passes the
-// device's end is refused (kUnprocessable naming the job file and line).
+// device's end is refused (kUnprocessable naming the job file and line), and so are jobs
+// that keep more than kMaxDeviceInFlight I/Os in flight at once (kInvalidArgument).
+inline constexpr std::int64_t kMaxDeviceInFlight = 1 << 20;  // ~150 MB of commands
 sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, sim::Simulator& sim,
                                const FioJobFile& file, const FioRunOptions& options);
 

@@ -461,6 +461,12 @@ TEST_CASE("on a bare device every filename is the whole device, as fio sees a bl
   CHECK(on_device.exit_code == 0);
   CHECK(on_device.out.find("\"device\": \"memblaze-pblaze5-916-aic-3200gb\"") != std::string::npos);
   CHECK(run_cli("fio --quiet --name=r --rw=randread --bs=4k --runtime=20ms --time_based").exit_code == 2);
+  // The host queue model holds every command in flight: 17 x 65,536 is refused before the run.
+  const auto deep = run_cli("fio --quiet --device memblaze-pblaze5-916-aic-3200gb --name=r --rw=randread "
+                            "--iodepth=65536 --numjobs=17 --runtime=1ms --time_based");
+  CHECK(deep.exit_code == 2);
+  CHECK(deep.err.find("iodepth: the jobs running with [r] keep 1114112 I/Os in flight (numjobs x iodepth); "
+                      "a bare device takes at most 1048576") != std::string::npos);
 }
 
 TEST_CASE("host-side options are accepted and listed as ignored, with their reason") {
