@@ -191,16 +191,48 @@ Result<SizeOrPercent> parse_fio_size_or_percent(std::string_view text, int kb_ba
   return SizeOrPercent{*v, 0, false};
 }
 
+namespace {
+
+// fio drops a time's fraction; the message says what the same time is in a smaller unit
+// ("1.5ms" -> 1500us, "1.5m" -> 90s), or that it is below fio's microsecond.
+sim::Status fractional_time_error(std::string_view text, sim::Time default_unit) {
+  std::size_t end = 0;
+  while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
+  const auto value = parse_double(text.substr(0, end));
+  const std::string unit_text = to_lower(text.substr(end));
+  struct Unit {
+    const char* name;
+    sim::Time ns;
+  };
+  static constexpr Unit kUnits[] = {{"d", sim::kDay},          {"h", sim::kHour},   {"m", sim::kMinute},
+                                    {"s", sim::kSecond},       {"ms", sim::kMillisecond},
+                                    {"us", sim::kMicrosecond}};
+  sim::Time unit = unit_text.empty() ? default_unit : 0;
+  for (const Unit& u : kUnits)
+    if (unit_text == u.name || (unit_text == "msec" && u.ns == sim::kMillisecond) ||
+        (unit_text == "usec" && u.ns == sim::kMicrosecond))
+      unit = u.ns;
+  std::string message = quoted(text) + " is not a whole number (fio would drop the fraction)";
+  if (!value || unit == 0 || *value * static_cast<double>(unit) > static_cast<double>(kMaxDuration))
+    return sim::invalid_argument(message);
+  const double ns = *value * static_cast<double>(unit);
+  for (const Unit& u : kUnits) {
+    if (u.ns >= unit) continue;
+    const double n = ns / static_cast<double>(u.ns);
+    if (std::abs(n - std::round(n)) < 1e-6 * std::max(1.0, n))
+      return sim::invalid_argument(message + "; write " + std::to_string(static_cast<long long>(std::round(n))) + u.name);
+  }
+  return sim::invalid_argument(message + "; times are whole microseconds");
+}
+
+}  // namespace
+
 Result<sim::Time> parse_fio_time(std::string_view text, sim::Time default_unit) {
   AFASIM_RETURN_IF_ERROR(refuse_expression(text));
   std::size_t digits = 0;
   while (digits < text.size() && is_digit(text[digits])) ++digits;
   if (digits == 0) return sim::invalid_argument(quoted(text) + " is not a time");
-  if (digits < text.size() && text[digits] == '.') {
-    return sim::invalid_argument(quoted(text) +
-                                 " is not a whole number (fio would drop the fraction); use a "
-                                 "smaller unit, e.g. 1500ms");
-  }
+  if (digits < text.size() && text[digits] == '.') return fractional_time_error(text, default_unit);
   const auto number = parse_u64(text.substr(0, digits));
   const std::string unit_text = to_lower(text.substr(digits));
   sim::Time unit = default_unit;

@@ -250,7 +250,14 @@ TEST_CASE("times follow fio's units: seconds by default, m is minutes") {
   // fio 3.33 ran runtime=2sec for 2 microseconds (its unit table has no "sec"): refused.
   CHECK(parse_fio_time("2sec", sim::kSecond).status().message() ==
         "\"2sec\": fio 3.33 reads the unit \"sec\" as microseconds; write s");
-  for (const char* bad : {"1.5s", "10x", "-1", "", "s", "1 s", "(10)", "3651d"}) {
+  // fio drops a fraction: the message gives the same time in a smaller unit (hostile round
+  // 13: it always said "e.g. 1500ms", 1,000 times too long for 1.5ms).
+  const std::string whole = " is not a whole number (fio would drop the fraction); ";
+  CHECK(parse_fio_time("1.5ms", sim::kSecond).status().message() == "\"1.5ms\"" + whole + "write 1500us");
+  CHECK(parse_fio_time("1.5m", sim::kSecond).status().message() == "\"1.5m\"" + whole + "write 90s");
+  CHECK(parse_fio_time("1.5", sim::kSecond).status().message() == "\"1.5\"" + whole + "write 1500ms");
+  CHECK(parse_fio_time("1.5us", sim::kSecond).status().message() == "\"1.5us\"" + whole + "times are whole microseconds");
+  for (const char* bad : {"1.5s", "10x", "-1", "", "s", "1 s", "(10)", "3651d", "1.5.5s", "9e99d"}) {
     CAPTURE(bad);
     CHECK_FALSE(parse_fio_time(bad, sim::kSecond).is_ok());
   }
