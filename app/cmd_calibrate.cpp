@@ -105,8 +105,14 @@ Runner add_calibrate_command(CLI::App& app) {
       "calibrate", "Run the system's training figures and print model / published / error and the fitted parameters");
   cmd->add_option("--system", o->system, "System preset with a config/calibration/<system>.json")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Root seed (same seed, same table)")->check(seed_check())->capture_default_str();
-  cmd->add_option("--runtime", o->runtime_s, "Seconds each measured job runs (0: the job files' 60 s)")
+  cmd->add_option("--runtime", o->runtime_s, "Seconds each measured job runs (0: the job files' 60 s; else at least 0.001)")
       ->check(finite_range_check(0, 3600))
+      ->check([](const std::string& text) {
+        // Below a millisecond a 128 KiB job completes nothing ("0 MB/s"), and below a
+        // nanosecond the value rounded to 0, the job files' 60 s.
+        const double v = std::strtod(text.c_str(), nullptr);
+        return v == 0 || v >= 0.001 ? std::string() : "must be 0 (the job files' 60 s) or at least 0.001 s, got " + text;
+      })
       ->capture_default_str();
   cmd->add_option("--ramp", o->ramp_s, "Seconds of ramp before each measured job, with --runtime")
       ->check(finite_range_check(0, 3600))

@@ -148,8 +148,9 @@ class Reader {
   sim::Time seconds(const json& v, const std::string& p, bool positive) const {
     if (!v.is_number()) fail(p, "must be a number of seconds, got " + type_name(v));
     const double s = v.get<double>();
-    if (!std::isfinite(s) || s < 0 || (positive && s == 0))
-      fail(p, std::string("must be ") + (positive ? "greater than 0" : "0 or more") + ", got " +
+    // A positive value under half a nanosecond would round to 0 (a run of no time).
+    if (!std::isfinite(s) || s < 0 || (positive && s < 1e-9))
+      fail(p, std::string("must be ") + (positive ? "at least 1 ns (1e-9)" : "0 or more") + ", got " +
                   v.dump());
     if (s > sim::to_seconds(kMaxScenarioDuration))
       fail(p, "must be at most " + std::to_string(kMaxScenarioDuration / sim::kSecond) +
