@@ -208,10 +208,12 @@ Result<bool> TraceReader::read_line() {
     if (in_->bad()) return sim::io_error(name_ + ": read error after line " + std::to_string(line_no_));
     if (n == 0 && in_->eof()) return false;
     ++line_no_;
-    if (in_->fail() && !in_->eof()) {  // longer than the buffer: skip the rest of it
-      in_->clear();
-      in_->ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    if (in_->fail() && !in_->eof()) {  // longer than the buffer
       line_error_ = "line longer than " + std::to_string(kMaxLineBytes) + " bytes";
+      // Skipping bad lines, read past the rest of it; else the line is an error already, and
+      // its end may never come (/dev/zero, a stream without a newline).
+      in_->clear();
+      if (skip_bad_) in_->ignore(std::numeric_limits<std::streamsize>::max(), '\n');
       return true;
     }
     // gcount() counts the '\n' when there was one; a NUL inside is kept (and refused).

@@ -579,3 +579,9 @@ TEST_CASE("I/Os the array fails are explained in the totals and make the exit co
   CHECK(j.exit_code == 1);
   CHECK(j.out.find("\"io_errors\":") != std::string::npos);
 }
+
+TEST_CASE("a line without an end is an error at its 4,097th byte, not read forever (hostile round 13)") {
+  const auto zero = testing::run_cli("trace /dev/zero --quiet");
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err == "afasim trace: /dev/zero:1: line longer than 4096 bytes\n");
+}
