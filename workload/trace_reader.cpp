@@ -483,8 +483,11 @@ Result<std::optional<TraceRecord>> TraceReader::parse_disksim(std::string_view l
   const auto lba = integer(t[2]);
   const auto blocks = integer(t[3]);
   const auto flags = integer(t[4]);
-  if (*blocks == 0 || *lba > kMaxBytes / kSectorBytes || *blocks > kMaxBytes / kSectorBytes)
-    return sim::invalid_argument(bad("SIZE_BLOCKS is 1 or more and LBA within 1 EiB"));
+  if (*blocks == 0) return sim::invalid_argument(bad("SIZE_BLOCKS \"" + std::string(t[3]) + "\" is 0 (want 1 or more)"));
+  if (*lba > kMaxBytes / kSectorBytes)
+    return sim::invalid_argument(bad("LBA \"" + std::string(t[2]) + "\" is past 1 EiB (512-byte blocks)"));
+  if (*blocks > kMaxBytes / kSectorBytes)
+    return sim::invalid_argument(bad("SIZE_BLOCKS \"" + std::string(t[3]) + "\" is more than 1 EiB (512-byte blocks)"));
   TraceRecord r;
   r.op = (*flags & 1) ? TraceOp::kRead : TraceOp::kWrite;
   r.device = std::string(t[1]);
