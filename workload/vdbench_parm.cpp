@@ -393,6 +393,12 @@ const VdWorkload* VdbenchFile::wd(const std::string& name) const {
 }
 
 sim::Result<VdbenchFile> parse_vdbench(const std::string& text, const std::string& file_name) {
+  // A NUL would end the message printed about it (and stay inside a lun= value): refused as
+  // the trace reader refuses one.
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+    return sim::invalid_argument(file_name + ":" + std::to_string(line) + ": a NUL byte in the line");
+  }
   try {
     return Parser(file_name).parse(text);
   } catch (const ParmError& e) {

@@ -174,4 +174,5 @@ TEST_CASE("an offered rate far above the device runs at the device's rate; a hug
   const auto zero = workload::load_vdbench_file("/dev/zero");
   REQUIRE_FALSE(zero.is_ok());
   CHECK(zero.status().message() == "/dev/zero: larger than 1 MiB");
+  CHECK(parse_vdbench_error(std::string("sd=sd1,lun=/dev/x\n\nwd=wd1,sd=sd1\0\n", 33)) == "t.vdb:3: a NUL byte in the line");
 }
