@@ -455,12 +455,18 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
   const auto response = integer(t[6]);
   if (*offset > kMaxBytes || *size > kMaxBytes || *size == 0)
     return sim::invalid_argument(bad("Offset and Size are within 1 EiB, Size > 0"));
+  // A CSV writer may quote the text fields ("hm"): the quotes are not part of the name.
+  auto unquote = [](std::string_view f) {
+    return f.size() >= 2 && f.front() == '"' && f.back() == '"' ? f.substr(1, f.size() - 2) : f;
+  };
   TraceRecord r;
-  if (t[3] == "Read" || t[3] == "read") r.op = TraceOp::kRead;
-  else if (t[3] == "Write" || t[3] == "write") r.op = TraceOp::kWrite;
+  const std::string_view type = unquote(t[3]);
+  if (type == "Read" || type == "read") r.op = TraceOp::kRead;
+  else if (type == "Write" || type == "write") r.op = TraceOp::kWrite;
   else return sim::invalid_argument("Type \"" + std::string(t[3]) + "\" is not Read or Write");
-  if (t[1].empty()) return sim::invalid_argument(bad("no Hostname"));
-  r.device = std::string(t[1]) + "_" + std::string(t[2]);
+  const std::string_view host = unquote(t[1]);
+  if (host.empty()) return sim::invalid_argument(bad("no Hostname"));
+  r.device = std::string(host) + "_" + std::string(t[2]);
   r.offset_bytes = *offset;
   r.length_bytes = *size;
   const auto at = relative(static_cast<__int128>(*stamp) * 100);

@@ -174,6 +174,13 @@ TEST_CASE("MSR Cambridge CSV: 100 ns timestamps, HOST_DISK devices, ResponseTime
   REQUIRE(!rep.rows.empty());
   CHECK(rep.rows[0].stats.recorded_latency_ns.count() == 2);
   CHECK(format_trace_totals(rep.report).find("recorded latency") != std::string::npos);
+  // Quoted text fields, as a CSV writer may give them: the quotes are no part of the name
+  // (hostile round 13: device "\"hm\"_0").
+  auto quoted = reader("128166372003061629,\"hm\",0,\"Read\",0,4096,100\n", TraceReaderOptions{TraceFormat::kMsrCsv, false});
+  const auto q = all(*quoted);
+  REQUIRE(q.size() == 1);
+  CHECK(q[0].device == "hm_0");
+  CHECK(q[0].op == TraceOp::kRead);
 }
 
 TEST_CASE("DiskSim ASCII: ms arrivals, 512-byte blocks, flags bit 0 = read; --map names the volume") {
