@@ -46,6 +46,11 @@ sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args)
     const std::string option = arg.substr(2);
     if (option.find('\n') != std::string::npos)
       return sim::invalid_argument("\"" + arg + "\": a line break in an option");
+    // The options become job-file lines, where ';' and '#' start a comment: a value holding
+    // one would be cut there (--filename=x#y ran on volume "x").
+    if (option.find_first_of(";#") != std::string::npos)
+      return sim::invalid_argument("\"" + arg + "\": a value with ';' or '#' is not taken on the command line "
+                                   "(command-line jobs become job-file lines, where they start a comment)");
     if (option.rfind("name=", 0) == 0) {
       text += "[" + option.substr(5) + "]\n";
       continue;

@@ -468,6 +468,11 @@ TEST_CASE("on a bare device every filename is the whole device, as fio sees a bl
   CHECK(on_device.exit_code == 0);
   CHECK(on_device.out.find("\"device\": \"memblaze-pblaze5-916-aic-3200gb\"") != std::string::npos);
   CHECK(run_cli("fio --quiet --name=r --rw=randread --bs=4k --runtime=20ms --time_based").exit_code == 2);
+  // Hostile round 13: --filename=x#y ran on volume "x" (the value cut at the comment).
+  const auto hash = run_cli("fio --quiet --name=r --filename=x#y --size=1m");
+  CHECK(hash.exit_code == 2);
+  CHECK(hash.err == "afasim fio: \"--filename=x#y\": a value with ';' or '#' is not taken on the command line "
+                    "(command-line jobs become job-file lines, where they start a comment)\n");
   // The host queue model holds every command in flight: 17 x 65,536 is refused before the run.
   const auto deep = run_cli("fio --quiet --device memblaze-pblaze5-916-aic-3200gb --name=r --rw=randread "
                             "--iodepth=65536 --numjobs=17 --runtime=1ms --time_based");
