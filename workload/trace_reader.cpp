@@ -366,6 +366,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view 
   const std::string_view rwbs = t[6];
   if (!is_rwbs(rwbs))
     return sim::invalid_argument("RWBS \"" + std::string(rwbs) + "\" is not made of blkparse's letters F R W D E N A S M");
+  // The kernel sets one of W, D, E or R (blk_fill_rwbs): two of them say nothing replayable.
+  if ((has(rwbs, 'R') ? 1 : 0) + (has(rwbs, 'W') ? 1 : 0) + (has(rwbs, 'D') || has(rwbs, 'E') ? 1 : 0) > 1)
+    return sim::invalid_argument("RWBS \"" + std::string(rwbs) + "\" names more than one of read (R), write (W) and discard (D, E)");
   if (t.size() < 8 || t[7].front() == '[') return blkparse_no_sector(t, action, rwbs);
   return blkparse_ranged(t, action, rwbs);
 }

@@ -542,6 +542,12 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
       {"0 0 0 0 1\n", "t.trace:1: SIZE_BLOCKS \"0\" is 0 (want 1 or more)"},
       {"0 0 18014398509481983 8 1\n", "t.trace:1: LBA \"18014398509481983\" is past 1 EiB (512-byte blocks)"},
   };
+  // blkparse RWBS with both R and W was replayed as a read (hostile round 13).
+  auto rw = reader("  8,16 3 1 0.04 4211 Q RW 0 + 16 [p]\n");
+  auto rw_next = rw->next();
+  REQUIRE_FALSE(rw_next.is_ok());
+  CHECK(rw_next.status().message().find("RWBS \"RW\" names more than one of read (R), write (W) and discard (D, E)") !=
+        std::string::npos);
   for (const auto& [text, message] : cases) {
     CAPTURE(text);
     auto r = reader(text, TraceReaderOptions{text[0] == 'f' ? TraceFormat::kFioIolog3 : TraceFormat::kDiskSim, false});
