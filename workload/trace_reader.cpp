@@ -429,7 +429,9 @@ Result<std::optional<TraceRecord>> TraceReader::blkparse_ranged(const std::vecto
 Result<std::optional<TraceRecord>> TraceReader::blkparse_completion(const std::string& key,
                                                                     std::string device, sim::Time at) {
   auto it = queued_.find(key);
-  if (it == queued_.end()) {
+  // No Q before it, or one later than it (a C cannot precede its Q: its time says the pair
+  // is not one request): unpaired, not a response of 0 µs.
+  if (it == queued_.end() || at < it->second) {
     ++unpaired_;
     return std::optional<TraceRecord>{};
   }
@@ -437,7 +439,7 @@ Result<std::optional<TraceRecord>> TraceReader::blkparse_completion(const std::s
   r.is_io = false;
   r.device = std::move(device);
   r.time_ns = it->second;
-  r.recorded_latency_ns = std::max<sim::Time>(0, at - it->second);
+  r.recorded_latency_ns = at - it->second;
   queued_.erase(it);
   return std::optional<TraceRecord>(std::move(r));
 }

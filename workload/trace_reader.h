@@ -89,7 +89,7 @@ class TraceReader {
   }
   const std::string& name() const { return name_; }
   std::int64_t bad_lines() const { return bad_lines_; }        // skipped with skip_bad
-  std::int64_t unpaired_completions() const { return unpaired_; }  // blkparse C without Q
+  std::int64_t unpaired_completions() const { return unpaired_; }  // blkparse C without Q (or before it)
   std::string first_bad() const { return first_bad_; }         // "FILE:LINE: ..." or empty
 
  private:

@@ -150,6 +150,12 @@ TEST_CASE("blkparse: Q lines are I/Os in 512-byte sectors, C lines give the reco
   CHECK(sda.totals.recorded_latency_ns.max() == 500'000);
   CHECK(sda.totals.latency_ns.count() == 1);
   CHECK(volume(rep.report, "dev8_16").totals.trims == 1);
+  // A C earlier than its Q is unpaired, not a response of 0 µs (hostile round 13).
+  auto early = reader("  8,16 3 1 0.04 4211 Q R 0 + 16 [p]\n  8,16 3 1 0.03 0 C R 0 + 16 [0]\n");
+  const auto early_recs = all(*early);
+  REQUIRE(early_recs.size() == 1);
+  CHECK(early_recs[0].is_io);
+  CHECK(early->unpaired_completions() == 1);
 }
 
 TEST_CASE("MSR Cambridge CSV: 100 ns timestamps, HOST_DISK devices, ResponseTime beside the simulated") {
