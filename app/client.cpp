@@ -160,7 +160,7 @@ std::string ApiClient::full_path(const std::string& path) const {
 
 json ApiClient::send(const std::string& method, const std::string& path, const json* body) {
   const std::string p = full_path(path);
-  const std::string text = body ? body->dump() : std::string();
+  const std::string text = body ? config::dump_json(*body) : std::string();
   const auto start = std::chrono::steady_clock::now();
   httplib::Result res = method == "GET"     ? http_->Get(p)
                         : method == "POST"  ? http_->Post(p, text, "application/json")
