@@ -298,16 +298,28 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
     stamp_us = number(t[0]);
     t.erase(t.begin());
   }
-  if (t.size() != 2 && t.size() != 4) return sim::invalid_argument(bad("want FILE ACTION [OFFSET LENGTH]"));
+  if (t.size() != 2 && t.size() != 4)
+    return sim::invalid_argument(bad("want FILE ACTION [OFFSET LENGTH], got " + std::to_string(t.size()) + " fields"));
   const std::string_view action = t[1];
   if (t.size() == 2) {
     if (action == "add" || action == "open" || action == "close") return std::optional<TraceRecord>{};
     return sim::invalid_argument("\"" + std::string(action) + "\" is not add, open or close");
   }
+  // Byte counts: a field that is not one is named with its value (hostile round 13: "offset
+  // and length are byte counts" said neither which nor why).
+  const bool wait = action == "wait";
+  const std::string_view names[2] = {wait && !v3 ? "delay (µs)" : "OFFSET", "LENGTH"};
+  for (int i = 0; i < 2; ++i)
+    if (std::string problem = number_problem(names[i], t[2 + static_cast<std::size_t>(i)], true); !problem.empty())
+      return sim::invalid_argument(problem + (i == 0 && wait && !v3 ? " (want a non-negative whole number)"
+                                                                     : " (want a non-negative whole number of bytes)"));
   const auto a = integer(t[2]);
   const auto b = integer(t[3]);
-  if (!a || !b || *a > kMaxBytes || *b > kMaxBytes) return sim::invalid_argument(bad("offset and length are byte counts"));
-  if (action == "wait") {
+  for (int i = 0; i < 2; ++i)
+    if (*(i == 0 ? a : b) > kMaxBytes)
+      return sim::invalid_argument(bad(std::string(names[i]) + " \"" + std::string(t[2 + static_cast<std::size_t>(i)]) +
+                                       "\" is past 1 EiB"));
+  if (wait) {
     if (!v3) {  // v2: OFFSET is the delay in µs
       const __int128 clock = static_cast<__int128>(fio_clock_ns_) + static_cast<__int128>(*a) * sim::kMicrosecond;
       if (clock > kMaxSpanNs) return sim::invalid_argument(bad(kBeyondSpan));

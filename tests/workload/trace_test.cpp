@@ -548,6 +548,23 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
       {"0 0 0 0 1\n", "t.trace:1: SIZE_BLOCKS \"0\" is 0 (want 1 or more)"},
       {"0 0 18014398509481983 8 1\n", "t.trace:1: LBA \"18014398509481983\" is past 1 EiB (512-byte blocks)"},
   };
+  // fio iolog fields named with their value (hostile round 13: "offset and length are byte
+  // counts", "want FILE ACTION [OFFSET LENGTH]").
+  const std::pair<std::string, std::string> iolog[] = {
+      {"fio version 3 iolog\n0 /dev/sda write 0x1000 4096\n",
+       "OFFSET \"0x1000\" is not a number (want a non-negative whole number of bytes)"},
+      {"fio version 3 iolog\n0 /dev/sda write 9223372036854775296 512\n", "OFFSET \"9223372036854775296\" is past 1 EiB"},
+      {"fio version 3 iolog\n0 /dev/sda write 0 -8\n", "LENGTH \"-8\" is negative (want a non-negative whole number of bytes)"},
+      {"fio version 3 iolog\n0 /dev/sda wait 5\n", "want FILE ACTION [OFFSET LENGTH], got 3 fields"},
+      {"fio version 2 iolog\n/dev/sda wait -1 0\n", "delay (µs) \"-1\" is negative (want a non-negative whole number)"},
+  };
+  for (const auto& [text, message] : iolog) {
+    CAPTURE(text);
+    auto r = reader(text);
+    auto next = r->next();
+    REQUIRE_FALSE(next.is_ok());
+    CHECK(next.status().message() == "t.trace:2: " + message);
+  }
   // blkparse RWBS with both R and W was replayed as a read (hostile round 13).
   auto rw = reader("  8,16 3 1 0.04 4211 Q RW 0 + 16 [p]\n");
   auto rw_next = rw->next();
