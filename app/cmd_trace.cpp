@@ -130,9 +130,9 @@ int run_trace_command(const TraceCliOptions& o) {
   std::fwrite(totals.data(), 1, totals.size(), stdout);
   std::fflush(stdout);
   warn_unused_maps(replay, *report);
-  if (report->io_errors > 0) {  // as fio's exit code for a job with errors
+  if (report->io_errors() > 0) {  // as fio's exit code for a job with errors
     std::fprintf(stderr, "afasim trace: %lld I/Os failed; the first: %s\n",
-                 static_cast<long long>(report->io_errors), report->first_io_error.c_str());
+                 static_cast<long long>(report->io_errors()), report->first_io_error.c_str());
     return 1;
   }
   return 0;

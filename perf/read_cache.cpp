@@ -183,6 +183,17 @@ void ReadCache::insert(const Key& k, std::uint64_t blocks) {
   return n;
 }
 
+// A segment start_fill found: refreshed, and `need` added to its blocks. True when it must be
+// filled for them: they were not all held and no fill is in progress (with one, they come in
+// with it — an approximation of when: the other fill's end).
+bool ReadCache::take_blocks(std::int32_t found, std::uint64_t need) {
+  touch(found);
+  Node& node = nodes_[static_cast<std::size_t>(found)];
+  const bool held = (node.blocks & need) == need;
+  node.blocks |= need;
+  return !held && node.fill == 0;
+}
+
 [[gnu::hot]] std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   const std::int64_t first = offset >> segment_shift_;
   const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
@@ -192,13 +203,8 @@ void ReadCache::insert(const Key& k, std::uint64_t blocks) {
     const std::uint64_t need = blocks_of(first, offset, length);
     const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
     if (found != kNone) {
-      touch(found);
+      if (!take_blocks(found, need)) return 0;
       Node& node = nodes_[static_cast<std::size_t>(found)];
-      const bool held = (node.blocks & need) == need;
-      node.blocks |= need;
-      // Already held, or the segment fills under another read: these blocks come in with
-      // it (an approximation of when: the other fill's end).
-      if (held || node.fill != 0) return 0;
       node.fill = kNodeFill | static_cast<std::uint32_t>(found);
       return node.fill;
     }
@@ -215,12 +221,8 @@ void ReadCache::insert(const Key& k, std::uint64_t blocks) {
     const std::uint64_t need = blocks_of(s, offset, length);
     const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k);
     if (found != kNone) {
-      touch(found);
-      Node& node = nodes_[static_cast<std::size_t>(found)];
-      const bool held = (node.blocks & need) == need;
-      node.blocks |= need;
-      if (!held && node.fill == 0) {
-        node.fill = id;
+      if (take_blocks(found, need)) {
+        nodes_[static_cast<std::size_t>(found)].fill = id;
         fills_[id].segments.push_back(found);
       }
       continue;
@@ -235,11 +237,11 @@ void ReadCache::insert(const Key& k, std::uint64_t blocks) {
 
 [[gnu::hot]] void ReadCache::fill_done(std::uint32_t fill) {
   if (fill == 0) return;
+  all_filling_ = false;  // its segments can go now
   if (fill & kNodeFill) {
     const auto n = static_cast<std::size_t>(fill & ~kNodeFill);
     AFASIM_ASSERT(n < nodes_.size(), "perf::ReadCache: fill_done of no fill");
     std::uint32_t& node_fill = nodes_[n].fill;
-    all_filling_ = false;
     if (node_fill == fill) {  // nobody waited: the segment is resident now
       node_fill = 0;
       return;
@@ -248,7 +250,6 @@ void ReadCache::insert(const Key& k, std::uint64_t blocks) {
   }
   AFASIM_ASSERT(fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
   // A filling node is pinned (not evicted, not dropped) until its fill is done.
-  all_filling_ = false;
   for (const std::int32_t n : fills_[fill].segments)
     if (nodes_[static_cast<std::size_t>(n)].fill == fill) nodes_[static_cast<std::size_t>(n)].fill = 0;
   std::vector<sim::Action> waiters = std::move(fills_[fill].waiters);

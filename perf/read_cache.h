@@ -118,6 +118,7 @@ class ReadCache {
   void insert(const Key& k, std::uint64_t blocks);
   // Inserts `k`, known absent, holding `blocks`; returns its node.
   std::int32_t insert_absent(const Key& k, std::uint32_t fill, std::uint64_t blocks);
+  bool take_blocks(std::int32_t found, std::uint64_t need);
   void evict_one();
 
   ReadCacheOptions options_;

@@ -43,7 +43,7 @@ class Replayer {
   void issue_ready();
   void issue(const TraceRecord& r);
   sim::Result<std::size_t> volume_for(const std::string& device, std::int64_t line);
-  void complete(std::size_t volume, std::int64_t row, TraceOp op, std::int64_t bytes,
+  void complete(std::size_t volume, std::int64_t row, std::int64_t line, TraceOp op, std::int64_t bytes,
                 const IoCompletion& done);
   OpenRow* row(std::int64_t index);
   void emit_rows(bool all);
@@ -226,16 +226,16 @@ void Replayer::issue(const TraceRecord& r) {
   const std::int64_t bytes = io.length_bytes;
   const std::int64_t line = r.line;
   array_.submit(io, [this, vi, row_index, op, bytes, line](const IoCompletion& done) {
-    if (!done.status.is_ok() && report_.io_errors++ == 0)
-      report_.first_io_error = reader_.name() + ":" + std::to_string(line) + ": " + std::string(to_string(op)) +
-                               ": " + done.status.message();
-    complete(vi, row_index, op, bytes, done);
+    complete(vi, row_index, line, op, bytes, done);
   });
 }
 
-void Replayer::complete(std::size_t volume, std::int64_t row_index, TraceOp op, std::int64_t bytes,
-                        const IoCompletion& done) {
+void Replayer::complete(std::size_t volume, std::int64_t row_index, std::int64_t line, TraceOp op,
+                        std::int64_t bytes, const IoCompletion& done) {
   --in_flight_;
+  if (!done.status.is_ok() && report_.first_io_error.empty())
+    report_.first_io_error = reader_.name() + ":" + std::to_string(line) + ": " + std::string(to_string(op)) + ": " +
+                             done.status.message();
   report_.end_ns = std::max(report_.end_ns, done.complete_time);
   auto account = [&](TraceStats& s) {
     if (!done.status.is_ok()) {

@@ -81,13 +81,18 @@ struct TraceReport {
   std::int64_t records = 0;        // I/Os replayed
   std::int64_t bad_lines = 0;      // skipped (--skip-bad)
   std::string first_bad;           // the first of them, "FILE:LINE: ..."
-  std::int64_t io_errors = 0;      // I/Os the array failed (also counted per volume)
-  std::string first_io_error;      // the first of them, "FILE:LINE: read: why"
+  std::string first_io_error;      // the first I/O the array failed, "FILE:LINE: read: why"
   std::int64_t stalls = 0;         // arrivals that waited for max_outstanding
   std::int64_t reordered = 0;      // records earlier than the one before (replayed in order)
   std::int64_t unpaired_completions = 0;  // blkparse C lines without their Q
   sim::Time end_ns = 0;            // simulated time of the last completion
   std::vector<TraceVolume> volumes;  // first-appearance order
+  // I/Os the array failed, over every volume.
+  std::int64_t io_errors() const {
+    std::int64_t n = 0;
+    for (const TraceVolume& v : volumes) n += v.totals.errors;
+    return n;
+  }
 };
 
 // Replays `reader` to its end. Errors: the reader's ("FILE:LINE: ..."); kInvalidArgument

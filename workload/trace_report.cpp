@@ -84,7 +84,7 @@ std::string format_trace_totals(const TraceReport& r) {
   if (r.bad_lines > 0) out += ", " + std::to_string(r.bad_lines) + " bad lines skipped (first: " + r.first_bad + ")";
   if (r.stalls > 0) out += ", " + std::to_string(r.stalls) + " arrivals waited for an I/O slot";
   if (r.reordered > 0) out += ", " + std::to_string(r.reordered) + " records out of time order";
-  if (r.io_errors > 0) out += ", " + std::to_string(r.io_errors) + " I/Os failed (first: " + r.first_io_error + ")";
+  if (r.io_errors() > 0) out += ", " + std::to_string(r.io_errors()) + " I/Os failed (first: " + r.first_io_error + ")";
   out += "\n";
   for (const TraceVolume& v : r.volumes) {
     const TraceStats& s = v.totals;
@@ -134,7 +134,7 @@ std::string trace_totals_json(const TraceReport& r) {
   j["stalls"] = r.stalls;
   j["reordered"] = r.reordered;
   j["unpaired_completions"] = r.unpaired_completions;
-  j["io_errors"] = r.io_errors;
+  j["io_errors"] = r.io_errors();
   j["first_io_error"] = r.first_io_error;
   j["end_s"] = sim::to_seconds(r.end_ns);
   ordered_json volumes = ordered_json::array();

@@ -572,3 +572,21 @@ TEST_CASE("a volume starved for long catches up at most reservation_catch_up_ns 
   const auto first_neighbour = std::find_if(gate.order.begin(), gate.order.end(), [](std::uint64_t c) { return c > 1'000; });
   CHECK(first_neighbour - gate.order.begin() == 3);  // R tags 0, 49 ms and 50 ms are due at 50 ms
 }
+
+TEST_CASE("SchedulerOptions::reservation_catch_up_ns outside 0..1 s is refused") {
+  sim::Simulator sim(1);
+  struct Never : qos::Dispatcher {
+    Time ready_time(int) override { return sim::kTimeMax; }
+    void dispatch(std::uint64_t) override {}
+  } never;
+  for (Time bad : {Time{-1}, kSecond + 1}) {
+    qos::SchedulerOptions o;
+    o.reservation_catch_up_ns = bad;
+    auto s = qos::Scheduler::create(sim, o, 1, never);
+    REQUIRE_FALSE(s.is_ok());
+    CHECK(s.status().message() == "reservation_catch_up_ns must be between 0 and one second, got " + std::to_string(bad));
+  }
+  qos::SchedulerOptions zero;
+  zero.reservation_catch_up_ns = 0;
+  CHECK(qos::Scheduler::create(sim, zero, 1, never).is_ok());
+}
