@@ -23,10 +23,6 @@
 
 namespace afasim::datapac {
 
-// How long a sender waits for a lost frame's acknowledgement before it resends. Assumption:
-// 1 ms, the order of SAS's ACK/NAK timeout and a PCIe NTB completion timeout.
-inline constexpr sim::Time kLinkRetransmitNs = 1'000'000;
-
 // The completion time of an SSD command that would end at `done`; `unloaded_ns` is the
 // NAND operation behind the command (tR for a read: a read retry senses again; tPROG for a
 // write: a stall behind garbage collection's programs). A slow op takes 10-100 times
@@ -45,9 +41,7 @@ inline sim::Status ssd_read_fault(const std::string& name) {
   return sim::Status::ok();
 }
 
-// Extra time a transfer of `duration` takes when its frame is dropped (0 when it is not).
-inline sim::Time link_drop_fault(sim::Time duration) {
-  return AFASIM_BUGGIFY("link.drop") ? kLinkRetransmitNs + duration : 0;
-}
+using sim::kLinkRetransmitNs;  // link.drop lives in sim/buggify.h: both timing models' links use it
+using sim::link_drop_fault;
 
 }  // namespace afasim::datapac

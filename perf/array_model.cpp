@@ -17,6 +17,13 @@ ResourceOptions bandwidth(const std::string& name, int servers, std::int64_t byt
   return o;
 }
 
+// A link's options: its frames can be dropped (fault point link.drop, sim/buggify.h).
+ResourceOptions link(const std::string& name, int servers, std::int64_t bytes_per_second, sim::Time latency_ns = 0) {
+  ResourceOptions o = bandwidth(name, servers, bytes_per_second, latency_ns);
+  o.link = true;
+  return o;
+}
+
 ResourceOptions servers_only(const std::string& name, int servers) {
   ResourceOptions o;
   o.name = name;
@@ -35,7 +42,7 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser: stand-in placemen
 
 ControllerResources::ControllerResources(const ModelParameters& p, int datapacs, const std::string& name)
     : memory(bandwidth(name + ".memory", 1, p.memory_bytes_per_second)),
-      mirror_out(bandwidth(name + ".mirror", 1, p.mirror_link_bytes_per_second, p.mirror_link_latency_ns)),
+      mirror_out(link(name + ".mirror", 1, p.mirror_link_bytes_per_second, p.mirror_link_latency_ns)),
       cache(p.read_cache),
       streams(p.streams) {
   if (p.cpu_per_core_queues) {
@@ -44,13 +51,13 @@ ControllerResources::ControllerResources(const ModelParameters& p, int datapacs,
     cores.emplace_back(servers_only(name + ".cores", p.cpu_cores));
   }
   for (int i = 0; i < p.host_ports; ++i) {
-    ports_in.emplace_back(bandwidth(name + ".fc" + std::to_string(i) + ".in", 1, p.host_port_bytes_per_second, p.host_port_latency_ns));
-    ports_out.emplace_back(bandwidth(name + ".fc" + std::to_string(i) + ".out", 1, p.host_port_bytes_per_second, p.host_port_latency_ns));
+    ports_in.emplace_back(link(name + ".fc" + std::to_string(i) + ".in", 1, p.host_port_bytes_per_second, p.host_port_latency_ns));
+    ports_out.emplace_back(link(name + ".fc" + std::to_string(i) + ".out", 1, p.host_port_bytes_per_second, p.host_port_latency_ns));
   }
   for (int d = 0; d < datapacs; ++d) {
     const std::string dp = name + ".datapac" + std::to_string(d + 1);
-    backend_to.emplace_back(bandwidth(dp + ".to", p.backend_lanes, p.backend_lane_bytes_per_second));
-    backend_from.emplace_back(bandwidth(dp + ".from", p.backend_lanes, p.backend_lane_bytes_per_second));
+    backend_to.emplace_back(link(dp + ".to", p.backend_lanes, p.backend_lane_bytes_per_second));
+    backend_from.emplace_back(link(dp + ".from", p.backend_lanes, p.backend_lane_bytes_per_second));
   }
 }
 

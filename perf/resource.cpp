@@ -1,5 +1,7 @@
 #include "perf/resource.h"
 
+#include "sim/buggify.h"
+
 namespace afasim::perf {
 
 sim::Status ResourceOptions::validate() const {
@@ -16,6 +18,7 @@ Resource::Resource(ResourceOptions options)
       bytes_per_second_(options.bytes_per_second),
       ns_per_op_(options.ns_per_op),
       latency_ns_(options.latency_ns),
+      link_(options.link),
       options_(std::move(options)) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::Resource built from invalid options");
   if (servers_ > 1) more_free_at_.assign(static_cast<std::size_t>(servers_), 0);
@@ -28,7 +31,8 @@ Resource::Resource(ResourceOptions options)
   last_arrival_ = arrival;
   sim::Time* it = std::min_element(free_begin(), free_begin() + servers_);
   const sim::Time start = std::max(arrival, *it);
-  const sim::Time service = service_ns(bytes) + extra_service_ns;
+  sim::Time service = service_ns(bytes) + extra_service_ns;
+  if (link_) service += sim::link_drop_fault(service);  // a lost frame, resent: the link stays busy
   *it = start + service;
   ++stats_.ops;
   stats_.bytes += bytes;

@@ -28,6 +28,7 @@ struct ResourceOptions {
   std::int64_t bytes_per_second = 0;   // per server; 0: bytes cost nothing here
   sim::Time ns_per_op = 0;             // fixed cost of each piece of work, >= 0
   sim::Time latency_ns = 0;            // delay after service that occupies no server, >= 0
+  bool link = false;                   // a link: its frames can be dropped (fault point link.drop)
 
   // kInvalidArgument naming the field when out of range.
   sim::Status validate() const;
@@ -108,6 +109,7 @@ class Resource final : public Server {
   std::int64_t bytes_per_second_;
   sim::Time ns_per_op_;
   sim::Time latency_ns_;
+  bool link_;
   ResourceStats stats_;
   ResourceOptions options_;
   std::vector<sim::Time> more_free_at_;

@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "sim/rng.h"
+#include "sim/time.h"
 
 namespace afasim::sim {
 
@@ -89,3 +90,18 @@ class BuggifyScope {
 // True when fault point `point` (a string literal) fires now; false, cheaply, outside a
 // simulation test's BuggifyScope.
 #define AFASIM_BUGGIFY(point) (::afasim::sim::Buggify::enabled() && ::afasim::sim::Buggify::fires(point))
+
+namespace afasim::sim {
+
+// The fault point "link.drop" (docs/faults.md): a frame on a link (SAS lane, host port,
+// inter-controller link) is lost and resent after kLinkRetransmitNs, so a transfer of
+// `duration` ends kLinkRetransmitNs + duration later. Used by the links of both timing
+// models (datapac::Link, perf::Resource built as a link). Assumption: 1 ms, the order of
+// SAS's ACK/NAK timeout and a PCIe NTB completion timeout.
+inline constexpr Time kLinkRetransmitNs = 1'000'000;
+// Extra time a transfer of `duration` takes when its frame is dropped (0 when it is not).
+inline Time link_drop_fault(Time duration) {
+  return AFASIM_BUGGIFY("link.drop") ? kLinkRetransmitNs + duration : 0;
+}
+
+}  // namespace afasim::sim
