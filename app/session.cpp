@@ -37,6 +37,22 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
   options.data_path.payload = payload;
   if (payload == datapac::PayloadKind::kFile) {
     options.data_path.payload_dir = state_dir + "/payload";
+    // SSD images without the database that says what is in them are not a first start: a new
+    // array's extents would land on chunks that still hold the old volumes' bytes (a block a
+    // new volume never wrote would read another volume's data), and the old configuration
+    // would be gone without a word.
+    if (snapshot->meta.count("initialized") == 0) {
+      std::error_code listed;
+      int images = 0;
+      for (const auto& entry : std::filesystem::directory_iterator(options.data_path.payload_dir, listed))
+        images += entry.path().extension() == ".payload";
+      if (images > 0)
+        return sim::precondition_failed(
+            "state directory " + state_dir + ": afasim.db holds no array (it is missing or empty) but " +
+            options.data_path.payload_dir + " holds " + std::to_string(images) +
+            " SSD image(s) of an earlier one; restore afasim.db from a backup, or move the payload directory "
+            "aside to start a new array (it would otherwise reuse the old data)");
+    }
     std::error_code ec;
     std::filesystem::create_directories(options.data_path.payload_dir, ec);
     if (ec) return sim::unavailable("cannot create " + options.data_path.payload_dir + ": " + ec.message());

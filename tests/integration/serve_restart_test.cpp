@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <filesystem>
+
 #include "tests/integration/serve_process.h"
 
 using nlohmann::json;
@@ -111,5 +114,33 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
     std::stringstream ss;
     ss << in.rdbuf();
     CHECK(ss.str().find("this state belongs to an ise-860-g3 array, not an ise-850-g3 one") != std::string::npos);
+  }
+  {
+    // An emptied database beside the SSD images is not a first start: a new array would hand
+    // out chunks that still hold the old volumes' bytes (hostile round 14). Refused, saying
+    // why, with the images left as they were.
+    { std::ofstream truncate(state + "/afasim.db", std::ios::trunc); }
+    std::remove((state + "/afasim.db-wal").c_str());
+    std::remove((state + "/afasim.db-shm").c_str());
+    const auto images = [&] {
+      int n = 0;
+      for (const auto& e : std::filesystem::directory_iterator(state + "/payload")) n += e.path().extension() == ".payload";
+      return n;
+    };
+    const int before_images = images();
+    REQUIRE(before_images > 0);
+    const char* binary = std::getenv("AFASIM_BINARY");
+    // (timeout: a server that took the state as new would run until stopped)
+    const std::string cmd = "timeout 30 " + std::string(binary) + " serve --state " + state +
+                            " --listen 127.0.0.1:0 > " + state + ".empty.log 2>&1";
+    const int rc = std::system(cmd.c_str());
+    CHECK(WEXITSTATUS(rc) == 1);
+    std::ifstream in(state + ".empty.log");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    INFO(ss.str());
+    CHECK(ss.str().find("afasim.db holds no array (it is missing or empty) but " + state + "/payload holds " +
+                        std::to_string(before_images) + " SSD image(s) of an earlier one") != std::string::npos);
+    CHECK(images() == before_images);
   }
 }
