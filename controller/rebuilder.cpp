@@ -57,6 +57,7 @@ void Rebuilder::resume() {
   status_.paused_ns += paused;
   status_.paused_since_ns = -1;
   ++epoch_;  // a piece scheduled before the pause must not start a second chain
+  waiting_ = false;
   char buf[200];
   std::snprintf(buf, sizeof buf, "rebuild of drive %d resumed at %.0f %% after %.1f s paused", status_.drive + 1,
                 status_.percent(), sim::to_seconds(paused));
@@ -103,19 +104,44 @@ void Rebuilder::start() {
   status_.active = false;
 }
 
-Time Rebuilder::time_piece(const raid::Extent& e, int m, ChunkAddr replacement, std::int64_t offset,
-                           std::int64_t length) {
-  // The survivors a lost member is rebuilt from: its mirror, or every other RAID 5 member.
-  const Id c = pair_.worker_for(e.volume_id);
-  const Time t = ctx_.sim.now();
-  Time reads_done = t;
+std::int64_t Rebuilder::piece_bytes() const {
+  return std::min(ctx_.raid.layout(RaidType::kRaid5).strip_bytes(), ctx_.raid.chunk_bytes());
+}
+
+void Rebuilder::start_piece(const raid::Extent& e, int m, ChunkAddr replacement, std::int64_t offset,
+                            std::int64_t length) {
+  // The survivors a lost member is rebuilt from, read at once (phase 0): its mirror, or every
+  // other RAID 5 member, whose XOR is the lost strip (one stripe row's parity computation);
+  // then the replacement's write (phase 1).
+  plan_.clear();
   for (int o = 0; o < e.member_count; ++o) {
     if (o == m || e.is_missing(o)) continue;
     if (e.type == RaidType::kRaid10 && o != raid::Layout::mirror_of(m)) continue;
-    reads_done = std::max(reads_done, ctx_.hw.backend(t, c, e.members[static_cast<std::size_t>(o)], offset, length,
-                                                      datapac::SsdOp::kRead));
+    raid::MemberOp read;
+    read.addr = e.members[static_cast<std::size_t>(o)];
+    read.offset_in_chunk = offset;
+    read.length = length;
+    read.op = raid::MemberOpKind::kRead;
+    plan_.ops.push_back(read);
+    if (e.type == RaidType::kRaid5) plan_.xor_bytes += length;
   }
-  return ctx_.hw.backend(reads_done, c, replacement, offset, length, datapac::SsdOp::kWrite);
+  if (e.type == RaidType::kRaid5) plan_.parity_rows = 1;  // a piece is one stripe row
+  raid::MemberOp write;
+  write.addr = replacement;
+  write.offset_in_chunk = offset;
+  write.length = length;
+  write.op = raid::MemberOpKind::kWrite;
+  write.phase = 1;
+  plan_.ops.push_back(write);
+  ++in_flight_;
+  ctx_.timing.background(pair_.worker_for(e.volume_id), plan_, [this, epoch = epoch_](Time) {
+    --in_flight_;
+    // A chain waiting for a place, or for the last pieces before completing, goes on.
+    if (waiting_ && epoch == epoch_) {
+      waiting_ = false;
+      next();
+    }
+  });
 }
 
 bool Rebuilder::next_chunk() {
@@ -184,7 +210,7 @@ bool Rebuilder::drop_stale_chunk() {
   // the chunk back and, in the last case, start this extent over elsewhere.
   if (replacement_ok) ctx_.thin.allocator().release({rc.replacement});
   if (still_needed) extents_.push_back(rc.extent);
-  status_.done_bytes -= rc.piece * kPieceBytes;
+  status_.done_bytes -= rc.piece * piece_bytes();
   if (!still_needed) status_.done_bytes += ctx_.raid.chunk_bytes();
   chunk_.reset();
   schedule_next(ctx_.sim.now());
@@ -197,15 +223,23 @@ void Rebuilder::next() {
     pause(pair_.mains_on() ? "no controller is serving" : "the array lost power");  // resumed when a controller is active
     return;
   }
+  if (in_flight_ >= kPiecesInFlight) {  // the piece completing next goes on
+    waiting_ = true;
+    return;
+  }
   const std::int64_t chunk = ctx_.raid.chunk_bytes();
-  if (!chunk_ && !next_chunk()) return complete();
+  if (!chunk_ && !next_chunk()) {
+    if (in_flight_ == 0) return complete();
+    waiting_ = true;  // complete once the last pieces are written
+    return;
+  }
   if (drop_stale_chunk()) return;
   Chunk& rc = *chunk_;
   raid::Extent& e = ctx_.thin.extents()[rc.extent];
   // One piece of the chunk: read from the survivors, write to the replacement. Pieces keep
   // the rebuild's back-end I/O in host-sized bites between host I/O on the same SSDs.
-  const std::int64_t piece = std::min(kPieceBytes, chunk);
-  const Time done = time_piece(e, rc.member, rc.replacement, rc.piece * piece, piece);
+  const std::int64_t piece = piece_bytes();
+  start_piece(e, rc.member, rc.replacement, rc.piece * piece, piece);
   ++rc.piece;
   status_.done_bytes += piece;
   if (rc.piece * piece >= chunk) {
@@ -213,9 +247,8 @@ void Rebuilder::next() {
     chunk_.reset();
     report_progress();
   }
-  // Paced: the next piece starts when this one is written and the rate allows.
-  const Time paced = ctx_.sim.now() + sim::transfer_time(piece, ctx_.options.rebuild_bytes_per_second);
-  schedule_next(std::max(done, paced));
+  // Paced: the next piece starts when the rate allows and a place is free.
+  schedule_next(ctx_.sim.now() + sim::transfer_time(piece, ctx_.options.rebuild_bytes_per_second));
 }
 
 void Rebuilder::switch_member(raid::Extent& e) {

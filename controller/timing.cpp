@@ -487,6 +487,12 @@ void Timing::destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, int 
   next(id);
 }
 
+void Timing::background(Id c, const raid::Plan& plan, Done done) {
+  const std::uint32_t id = new_req(c, 0, std::move(done), {kPhase0, kParity, kPhase1});
+  copy_ops(reqs_[id], plan, 0);
+  next(id);
+}
+
 void Timing::forget_volume(Id volume) {
   for (auto& cr : ctl_) {
     cr->cache.drop_volume(volume);

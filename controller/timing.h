@@ -92,6 +92,12 @@ class Timing {
   // more wait in arrival order. A FLUSH or destage_all of a full cache issues hundreds of
   // thousands at once: their journeys all in flight passed perf::Flow's bound and aborted.
   void destage(Id c, const raid::Plan& plan, std::int64_t data_bytes, int max_in_flight, Done done);
+  // Background RAID work that is not a destage (a rebuild's piece: its survivors' reads, the
+  // reconstruction's XOR, the replacement's write): `plan`'s phase 0 member operations, the
+  // parity work of its parity_rows and xor_bytes on a core and the XOR engine's DRAM traffic
+  // (what phase 1 writes counts as XOR output), then phase 1; each member operation costs a
+  // core its SAS command and crosses DRAM, as a destage's do. The caller bounds how many run.
+  void background(Id c, const raid::Plan& plan, Done done);
   // Controller `c`'s destages running, and waiting for a place (destage()).
   int destages_running(Id c) const { return destage_queues_[static_cast<std::size_t>(c - 1)].running; }
   std::size_t destages_waiting(Id c) const { return destage_queues_[static_cast<std::size_t>(c - 1)].waiting.size(); }
@@ -109,7 +115,9 @@ class Timing {
   // Core time handed out on controller `c`'s cores so far (utilisation).
   sim::Time cores_busy_ns(Id c) const;
   const TimingStats& stats() const { return stats_; }
+  const perf::ModelParameters& params() const { return params_; }
   perf::ControllerResources& resources(Id c) { return *ctl_[static_cast<std::size_t>(c - 1)]; }
+  const perf::ControllerResources& resources(Id c) const { return *ctl_[static_cast<std::size_t>(c - 1)]; }
   perf::Flow& flow() { return flow_; }
 
  private:
