@@ -18,7 +18,9 @@ build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The main job: the array (ISE 860 G3 preset, SQLite state in ./var/afasim) serving ReST and NBD.
-run: build
+# Builds the afasim program only (the tests and benchmarks are `make test`'s and `make bench`'s).
+run: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target afasim
 	$(BUILD_DIR)/app/afasim serve $(ARGS)
 
 # Unit, simulation and integration tests; must stay under 10 minutes on 2 cores.
