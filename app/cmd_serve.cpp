@@ -57,6 +57,7 @@ struct ServeOptions {
   std::vector<std::string> allowed_hosts;  // Host names served besides IP literals and localhost
   double nbd_idle_timeout_s = 300;
   double nbd_handshake_timeout_s = 10;
+  double nbd_io_timeout_s = 30;
   int nbd_max_connections_per_address = 16;
   std::string tls;       // "" or "self-signed"
   std::string tls_cert;  // PEM files for HTTPS and NBD TLS
@@ -253,6 +254,8 @@ nbd::NbdServerOptions nbd_server_options(const ServeOptions& o, const std::optio
   options.idle_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.nbd_idle_timeout_s * 1000));
   options.handshake_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(o.nbd_handshake_timeout_s * 1000));
+  options.io_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(o.nbd_io_timeout_s * 1000));
   options.max_connections_per_address = o.nbd_max_connections_per_address;
   if (tls && o.nbd_tls != "off") {
     options.tls = tls;
@@ -409,6 +412,11 @@ Runner add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--nbd-handshake-timeout", o->nbd_handshake_timeout_s,
                   "Seconds an NBD client has to finish its handshake")
+      ->check(finite_range_check(0.1, 3600))
+      ->capture_default_str();
+  cmd->add_option("--nbd-io-timeout", o->nbd_io_timeout_s,
+                  "Seconds an NBD client has to send a WRITE's payload, and to take a batch of "
+                  "replies, before its connection is closed")
       ->check(finite_range_check(0.1, 3600))
       ->capture_default_str();
   cmd->add_option("--nbd-max-connections-per-address", o->nbd_max_connections_per_address,

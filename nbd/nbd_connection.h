@@ -68,6 +68,7 @@ struct ServerCore {
   std::atomic<std::int64_t> connections_accepted{0}, connections_refused{0}, connections_active{0};
   std::atomic<std::int64_t> requests{0}, requests_refused{0}, protocol_errors{0};
   std::atomic<std::int64_t> in_flight_high_water{0}, connections_idle_closed{0};
+  std::atomic<std::int64_t> connections_io_timed_out{0};
   std::atomic<std::uint64_t> next_connection_id{1};
 
   // Live connections, to close them at stop(), and the admission counts. Guarded by
@@ -184,6 +185,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Transmission.
   asio::awaitable<void> transmission();
   asio::awaitable<void> wait_for_room(std::int64_t bytes);
+  // Reads WRITE `h`'s payload into `dst`, or drops it when `dst` is null (a refused WRITE).
+  // What is not buffered yet must arrive within io_timeout, else the connection is closed
+  // and this throws: a payload cut short is never handed to the array.
+  asio::awaitable<void> read_payload(const proto::RequestHeader& h, std::uint8_t* dst);
   // Arms idle_timer_ when nothing is in flight: no request within idle_timeout closes the
   // connection. Disarmed when a request header arrives.
   void arm_idle();
@@ -191,6 +196,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void flush_batch();
   void finish(std::unique_ptr<Request> r);  // builds the reply and queues it
   void pump_writes();
+  // Arms write_timer_ for the socket write of `bytes` of replies just started: a client
+  // that has not taken them within io_timeout is closed. Disarmed by on_written.
+  void arm_write_deadline(std::size_t bytes);
   void on_written(const boost::system::error_code& ec);
   void maybe_close_after_drain();
   void wake_reader();
@@ -210,6 +218,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer handshake_timer_;
   asio::steady_timer idle_timer_;  // armed while transmission waits with nothing in flight
   asio::steady_timer room_timer_;  // the reader waits on it for in-flight room
+  // Armed while a WRITE's payload is awaited, and while a socket write of replies is under
+  // way (io_timeout). Disarmed by setting the expiry to never, so a handler that was
+  // already queued when it was disarmed sees a future expiry and does nothing.
+  asio::steady_timer payload_timer_;
+  asio::steady_timer write_timer_;
   bool reader_waiting_ = false;
   bool waiting_for_header_ = false;  // transmission waits for the next request header
 

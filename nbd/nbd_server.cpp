@@ -113,6 +113,8 @@ sim::Status check_options(const NbdServerOptions& o) {
     return bad("max_connections_per_address must be 1..4096");
   if (o.idle_timeout < std::chrono::seconds(1) || o.idle_timeout > std::chrono::hours(24))
     return bad("idle_timeout must be 1 s..24 h");
+  if (o.io_timeout < std::chrono::milliseconds(100) || o.io_timeout > std::chrono::hours(1))
+    return bad("io_timeout must be 100 ms..1 h");
   if (o.max_payload_bytes < (64 << 10) || o.max_payload_bytes > (256 << 20) ||
       o.max_payload_bytes % 512 != 0)
     return bad("max_payload_bytes must be a multiple of 512 in [64 KiB, 256 MiB]");
@@ -293,6 +295,7 @@ NbdServerStats NbdServer::stats() const {
   s.connections_refused = c.connections_refused.load();
   s.connections_active = c.connections_active.load();
   s.connections_idle_closed = c.connections_idle_closed.load();
+  s.connections_io_timed_out = c.connections_io_timed_out.load();
   s.requests = c.requests.load();
   s.requests_refused = c.requests_refused.load();
   s.protocol_errors = c.protocol_errors.load();

@@ -22,6 +22,10 @@
 //   at once.
 // - idle: a connection in transmission with nothing in flight that sends nothing for
 //   `idle_timeout` is closed (an NBD client reconnects; a forgotten one frees its slot).
+// - I/O: a WRITE's payload must arrive within `io_timeout` of the server starting to read
+//   it, and each socket write of replies must be taken by the client within `io_timeout`;
+//   past it the connection is closed (a WRITE whose payload did not all arrive is never
+//   applied).
 // - handshake: `handshake_timeout` to reach transmission, at most `max_options` options,
 //   option data up to kMaxOptionDataBytes (larger: NBD_REP_ERR_TOO_BIG); past the first
 //   two the connection is closed.
@@ -74,6 +78,12 @@ struct NbdServerOptions {
   // Time a connection in transmission may sit with nothing in flight and nothing sent,
   // 1 s..24 h (docs/nbd.md "Limits").
   std::chrono::milliseconds idle_timeout{300'000};
+  // Time a client has to send a WRITE's payload once the server starts reading it, and to
+  // take one socket write of replies (at most 8 MiB plus one READ's data), 100 ms..1 h.
+  // Neither includes the array's time to do the I/O. 30 s is the Linux SCSI layer's
+  // default command timeout (/sys/block/sdX/device/timeout) and the HTTP front end's
+  // write_timeout; the largest batch, 40 MiB with the defaults, needs 1.4 MB/s.
+  std::chrono::milliseconds io_timeout{30'000};
   // Largest READ/WRITE/WRITE_ZEROES, bytes: a multiple of 512 in [64 KiB, 256 MiB]. 32 MiB
   // is proto.md's "SHOULD NOT be considered a denial of service" size.
   std::int64_t max_payload_bytes = 32 << 20;
@@ -94,6 +104,7 @@ struct NbdServerStats {
   std::int64_t connections_accepted = 0;
   std::int64_t connections_refused = 0;  // over max_connections or the per-address cap
   std::int64_t connections_idle_closed = 0;  // closed by idle_timeout
+  std::int64_t connections_io_timed_out = 0;  // closed by io_timeout (payload or replies stalled)
   std::int64_t connections_active = 0;
   std::int64_t requests = 0;                       // transmission requests read, DISC excluded
   std::int64_t requests_refused = 0;               // refused by the target's own checks

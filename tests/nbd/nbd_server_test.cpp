@@ -587,6 +587,108 @@ TEST_CASE("a client that stalls in the handshake is dropped after the timeout") 
   CHECK(c.read(0, 512).error == 0);
 }
 
+// Short enough to keep the I/O-timeout cases fast, long enough that a loaded machine's
+// loopback moves a test's bytes well within it.
+constexpr std::chrono::milliseconds kTestIoTimeout{500};
+// Upper bound on when a connection past kTestIoTimeout must be gone: the timer's own delay
+// plus generous slack for a loaded 2-core machine.
+constexpr std::chrono::milliseconds kTestIoCloseBy{2000};
+
+NbdServerOptions io_timeout_options() {
+  NbdServerOptions o = loopback_options();
+  o.io_timeout = kTestIoTimeout;  // idle_timeout stays 300 s: it cannot be what closes
+  return o;
+}
+
+TEST_CASE("a WRITE whose payload stops arriving is closed after the I/O timeout and not applied") {
+  // fix-nbd-timeouts base (8d7ce94): the idle timer was off once the header arrived and
+  // nothing bounded the payload read, so the connection stayed open for good (64 of them
+  // locked every NBD client out; hostile round 14, section 2).
+  Served s(io_timeout_options());
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto old_data = pattern(64 << 10, 31);
+  REQUIRE(c.write(0, old_data).error == 0);
+  // A WRITE of 64 KiB over the same range, of which only the header and 1000 bytes come.
+  const auto new_data = pattern(64 << 10, 32);
+  const auto stalled = std::chrono::steady_clock::now();
+  c.send_request(kWrite, 0, 64 << 10, 0, std::span(new_data).first(1000));
+  CHECK(c.closed_by_server());
+  const auto elapsed = std::chrono::steady_clock::now() - stalled;
+  INFO("closed after " << std::chrono::duration<double>(elapsed).count() << " s");
+  CHECK(elapsed >= kTestIoTimeout);
+  CHECK(elapsed < kTestIoCloseBy);
+  CHECK(s.server->stats().connections_io_timed_out == 1);
+  CHECK(s.server->stats().connections_idle_closed == 0);
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 0; }));
+  // The partial write never reached the array: the range holds the old data.
+  TestClient after(s.port());
+  after.connect("vol");
+  CHECK(after.read(0, 64 << 10).data == old_data);
+  CHECK(s.volume_stats(s.vol).write_ops == 1);
+}
+
+TEST_CASE("a refused WRITE whose payload stops arriving is closed after the I/O timeout") {
+  // The payload of a refused WRITE is read and dropped before the error reply; that read
+  // is bounded too.
+  Served s(io_timeout_options());
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto data = pattern(64 << 10, 33);
+  const auto stalled = std::chrono::steady_clock::now();
+  c.send_request(kWrite, 1 * GiB, 64 << 10, 0, std::span(data).first(1000));  // past the end
+  CHECK(c.closed_by_server());
+  const auto elapsed = std::chrono::steady_clock::now() - stalled;
+  CHECK(elapsed >= kTestIoTimeout);
+  CHECK(elapsed < kTestIoCloseBy);
+  CHECK(s.server->stats().connections_io_timed_out == 1);
+}
+
+TEST_CASE("a client that stops reading replies is closed after the I/O timeout; its buffers go") {
+  // fix-nbd-timeouts base (8d7ce94): no deadline on a reply write, so such a connection held
+  // its slot and up to 64 MiB of read buffers for good (hostile round 14, section 3).
+  Served s(io_timeout_options());
+  TestClient c(s.port());
+  c.connect("vol");
+  c.set_receive_buffer_bytes(4096);
+  // 4 × 16 MiB: far more than loopback's socket buffers (a few MiB) hold.
+  constexpr std::uint32_t kReadBytes = 16 << 20;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 4; ++i)
+    c.send_request(kRead, static_cast<std::uint64_t>(i) * kReadBytes, kReadBytes);
+  // connections_active drops when the Connection is destroyed, and its requests and their
+  // buffers with it.
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 0; }));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  INFO("closed after " << std::chrono::duration<double>(elapsed).count() << " s");
+  CHECK(elapsed >= kTestIoTimeout);
+  CHECK(elapsed < kTestIoCloseBy);
+  CHECK(s.server->stats().connections_io_timed_out == 1);
+  CHECK(s.server->stats().connections_idle_closed == 0);
+  TestClient other(s.port());  // the slot is free and the server serves on
+  other.connect("vol");
+  CHECK(other.read(0, 512).error == 0);
+}
+
+TEST_CASE("a client that reads its replies slowly but within the I/O timeout is served") {
+  // The deadline is per socket write of replies, not per connection: a reader that keeps
+  // up with it is never cut off, however long it stays.
+  Served s(io_timeout_options());
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto data = pattern(1 << 20, 34);
+  REQUIRE(c.write(0, data).error == 0);
+  for (int i = 0; i < 4; ++i) c.send_request(kRead, 0, 1 << 20);
+  for (int i = 0; i < 4; ++i) {
+    std::this_thread::sleep_for(kTestIoTimeout / 2);
+    const auto r = c.read_reply();
+    CHECK(r.error == 0);
+    CHECK(r.data == data);
+  }
+  CHECK(c.read(0, 512).error == 0);
+  CHECK(s.server->stats().connections_io_timed_out == 0);
+}
+
 TEST_CASE("NBD_CMD_DISC: requests already sent are answered, then the connection closes") {
   Served s;
   TestClient c(s.port());
@@ -640,6 +742,12 @@ TEST_CASE("start() refuses bad options and an address in use, leaving nothing ru
   bad.max_payload_bytes = 1000;
   NbdServer wrong(*f.array, *f.model, bad);
   CHECK(wrong.start().code() == sim::Code::kInvalidArgument);
+  NbdServerOptions quick = loopback_options();
+  quick.io_timeout = std::chrono::milliseconds(50);
+  NbdServer too_quick(*f.array, *f.model, quick);
+  const sim::Status io = too_quick.start();
+  CHECK(io.code() == sim::Code::kInvalidArgument);
+  CHECK(io.message() == "nbd: io_timeout must be 100 ms..1 h");
 }
 
 TEST_CASE("stop() with clients connected and requests in flight ends cleanly") {

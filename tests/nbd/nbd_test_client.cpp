@@ -104,6 +104,10 @@ bool TestClient::closed_by_server() {
   return false;
 }
 
+void TestClient::set_receive_buffer_bytes(int bytes) {
+  setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
+
 std::uint16_t TestClient::start(std::uint32_t client_flags) {
   const auto g = read_bytes(18);
   if (n::load_u64(g.data()) != n::kInitPasswd || n::load_u64(g.data() + 8) != n::kIHaveOpt)

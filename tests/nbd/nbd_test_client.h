@@ -100,6 +100,8 @@ class TestClient {
   std::vector<std::uint8_t> read_raw(std::size_t n) { return read_bytes(n); }
   // True when the server closes the connection before sending anything more.
   bool closed_by_server();
+  // SO_RCVBUF: a small one makes the server's replies back up at once.
+  void set_receive_buffer_bytes(int bytes);
 
  private:
   void read_exact(void* dst, std::size_t n);
