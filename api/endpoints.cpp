@@ -59,7 +59,7 @@ void immutable(const std::string& field, const std::string& kind, const std::str
 }
 
 const std::initializer_list<std::string_view> kVolumeReadOnly = {
-    "id", "effective_qos", "allocated_bytes", "state", "created_time_ns", "revision"};
+    "id", "owner_controller", "effective_qos", "allocated_bytes", "state", "qos_status", "created_time_ns", "revision"};
 const std::initializer_list<std::string_view> kPoolReadOnly = {"id", "raid_types", "volume_count",
                                                                "capacity", "revision"};
 const std::initializer_list<std::string_view> kHostReadOnly = {"id", "mapping_count", "revision"};
@@ -223,6 +223,9 @@ Reply Endpoints::update_pool(const Call& c) {
     if (dps && *dps != p->datapac_ids) {
       immutable("datapac_ids", "pool", json(p->datapac_ids).dump(), json(*dps).dump());
     }
+    // The name echoed as it is changes nothing: not checked against the naming rule, which
+    // the shipped pool's "Pool 1" predates.
+    if (patch.name && *patch.name == p->name) patch.name.reset();
     Pool updated = unwrap(array_.update_pool(id, patch, expected));
     return Reply(200, pool_view(array_, updated), updated.revision);
   });

@@ -45,7 +45,8 @@ std::vector<Initiator> canonical_initiators(std::vector<Initiator> initiators) {
 // cursor moves, a new window title) and the NUL and line ends break the table.
 Status check_description(const std::string& description) {
   if (description.size() > 1024)
-    return sim::unprocessable("description must be at most 1024 characters");
+    return sim::unprocessable("description must be at most 1024 bytes of UTF-8 (got " +
+                              std::to_string(description.size()) + ")");
   for (std::size_t k = 0; k < description.size(); ++k) {
     const auto ch = static_cast<unsigned char>(description[k]);
     if (ch >= 0x20 && ch != 0x7f) continue;

@@ -122,6 +122,8 @@ inline constexpr const char* kMisdirected = "urn:afasim:problem:misdirected-requ
 inline constexpr const char* kTooManyConnections = "urn:afasim:problem:too-many-connections";
 inline constexpr const char* kBusy = "urn:afasim:problem:busy";
 inline constexpr const char* kInternal = "urn:afasim:problem:internal";
+inline constexpr const char* kNotImplemented = "urn:afasim:problem:not-implemented";
+inline constexpr const char* kUnsupportedEncoding = "urn:afasim:problem:unsupported-media-type";
 }  // namespace problem
 
 // Percent-decoding of a path or query component; '+' becomes ' ' when `plus_is_space`.

@@ -1,5 +1,9 @@
 #include "http/parse.h"
 
+#include <cctype>
+#include <string>
+#include <vector>
+
 #include <boost/asio/error.hpp>
 #include <boost/beast/core/error.hpp>
 
@@ -48,6 +52,42 @@ std::optional<Response> refusal_for(const boost::system::error_code& ec,
       "the request is not HTTP/1.1 as this server reads it (" + ec.message() + ")", "");
 }
 
+// The codings a header lists ("gzip, chunked"), lower-cased, without spaces; empty ones left out.
+static std::vector<std::string> codings(const std::string& value) {
+  std::vector<std::string> out;
+  std::string coding;
+  for (char ch : value + ",") {
+    if (ch == ',') {
+      if (!coding.empty()) out.push_back(coding);
+      coding.clear();
+    } else if (ch != ' ' && ch != '\t') {
+      coding += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+  }
+  return out;
+}
+
+// A body in a coding the server does not decode is refused, not read as if it were plain:
+// RFC 9112 6.1 (a transfer coding other than chunked: 501) and RFC 9110 15.5.16 (a content
+// coding other than identity: 415). Hostile round 14 found "gzip, chunked" taken as chunked.
+static std::optional<Response> check_codings(const Request& r) {
+  if (r.has_header("Transfer-Encoding"))
+    for (const std::string& c : codings(r.header("Transfer-Encoding")))
+      if (c != "chunked")
+        return problem_response(501, problem::kNotImplemented,
+                                "transfer coding \"" + c.substr(0, 40) +
+                                    "\" is not supported: send the body plain or chunked",
+                                r.path);
+  if (r.has_header("Content-Encoding"))
+    for (const std::string& c : codings(r.header("Content-Encoding")))
+      if (c != "identity")
+        return problem_response(415, problem::kUnsupportedEncoding,
+                                "content coding \"" + c.substr(0, 40) +
+                                    "\" is not supported: send the body uncompressed",
+                                r.path);
+  return std::nullopt;
+}
+
 std::optional<Response> precheck(Request& r, unsigned http_version, const ServerOptions& options) {
   if (!split_target(r)) {
     return problem_response(400, problem::kBadRequest,
@@ -68,7 +108,7 @@ std::optional<Response> precheck(Request& r, unsigned http_version, const Server
                                 " (an IP address, localhost, or a name given with --allowed-hosts)",
                             r.path);
   }
-  return std::nullopt;
+  return check_codings(r);
 }
 
 ParsedRequest parse_request(std::string_view bytes, const ServerOptions& options) {

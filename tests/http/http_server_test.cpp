@@ -208,6 +208,25 @@ TEST_CASE("parse_request: bounds, framing and checks as a connection applies the
   CHECK(!parse_request("", o).request);  // no byte at all (aborted in Beast's put_eof)
 }
 
+TEST_CASE("a body in a coding the server does not decode is refused, not read as plain (hostile round 14)") {
+  ServerOptions o;
+  const auto check = [&](const std::string& headers) -> std::optional<Response> {
+    auto parsed = parse_request("POST /a HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + "\r\n2\r\n{}\r\n0\r\n\r\n", o);
+    REQUIRE(parsed.request);
+    return precheck(*parsed.request, parsed.version, o);
+  };
+  CHECK(!check("Transfer-Encoding: chunked\r\n"));
+  CHECK(!check("Transfer-Encoding: Chunked\r\nContent-Encoding: identity\r\n"));
+  auto gzip_te = check("Transfer-Encoding: gzip, chunked\r\n");
+  REQUIRE(gzip_te);
+  CHECK(gzip_te->status == 501);  // RFC 9112 6.1
+  CHECK(gzip_te->body.find("transfer coding \\\"gzip\\\" is not supported") != std::string::npos);
+  auto gzip_ce = check("Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n");
+  REQUIRE(gzip_ce);
+  CHECK(gzip_ce->status == 415);  // RFC 9110 15.5.16
+  CHECK(gzip_ce->body.find("content coding \\\"gzip\\\" is not supported") != std::string::npos);
+}
+
 TEST_CASE("host_allowed: IP literals, localhost and listed names; nothing else") {
   CHECK(host_allowed("127.0.0.1:8080", {}));
   CHECK(host_allowed("[::1]:8080", {}));
