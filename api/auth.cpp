@@ -181,6 +181,13 @@ struct Auth::Impl {
   std::int64_t next_session_id = 1;
   const std::string mac_key = random_bytes(32);
   std::unordered_map<std::string, std::string> verified;  // user -> HMAC of "user:password"
+  // Failed password checks by client address in the minute since the first of them
+  // (AuthOptions::failed_logins_per_minute); an address whose minute is over is dropped.
+  struct Failures {
+    int count = 0;
+    std::chrono::steady_clock::time_point since;
+  };
+  std::unordered_map<std::string, Failures> failures;
   bool created_admin = false;
 
   std::string hash_password(const std::string& password) const {
@@ -334,10 +341,12 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
     role = s->user.role;
   } else if (http::iequals(scheme, "Basic")) {
     std::string why;
-    const http::Verdict v = authenticate_basic(value, may_block, user, role, why);
+    std::int64_t wait_s = 0;
+    const http::Verdict v = authenticate_basic(value, r.remote_address, may_block, user, role, why, wait_s);
     if (v == http::Verdict::kNeedsWorker) return v;
     if (v == http::Verdict::kDeny) {
-      deny = unauthorized(why, r.path);
+      deny = wait_s > 0 ? http::problem_response(429, problem::kTooManyFailedLogins, why, r.path) : unauthorized(why, r.path);
+      if (wait_s > 0) deny.headers.set("Retry-After", std::to_string(wait_s));
       return v;
     }
   } else if (value.empty()) {  // one word: likely credentials without their scheme
@@ -365,8 +374,8 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
   return http::Verdict::kAllow;
 }
 
-http::Verdict Auth::authenticate_basic(const std::string& value, bool may_block, std::string& user,
-                                       Role& role, std::string& why) {
+http::Verdict Auth::authenticate_basic(const std::string& value, const std::string& address, bool may_block,
+                                       std::string& user, Role& role, std::string& why, std::int64_t& wait_s) {
   if (value.empty()) {
     why =
         "the Basic scheme needs credentials after it: \"Basic \" then the base64 of "
@@ -391,8 +400,16 @@ http::Verdict Auth::authenticate_basic(const std::string& value, bool may_block,
     known = it != impl_->verified.end() && equal_constant_time(it->second, mac);
   }
   if (!known) {
+    // An address past its failed logins is answered at once (on the I/O thread): its
+    // unverified passwords neither wait for a worker nor cost a hash. Passwords it had
+    // verified before still pass.
+    if ((wait_s = login_wait_s(address)) > 0) {
+      why = too_many_failed_logins(address, wait_s);
+      return http::Verdict::kDeny;
+    }
     if (!may_block) return http::Verdict::kNeedsWorker;  // the hash takes ~40 ms
     if (!check_password(user, decoded->substr(colon + 1))) {
+      login_failed(address);
       why = "wrong user name or password";
       return http::Verdict::kDeny;
     }
@@ -407,6 +424,30 @@ http::Verdict Auth::authenticate_basic(const std::string& value, bool may_block,
   }
   role = s->user.role;
   return http::Verdict::kAllow;
+}
+
+std::int64_t Auth::login_wait_s(const std::string& address) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->failures.find(address);
+  if (it == impl_->failures.end() || it->second.count < impl_->options.failed_logins_per_minute) return 0;
+  const auto left = std::chrono::minutes(1) - (std::chrono::steady_clock::now() - it->second.since);
+  return std::max<std::int64_t>(0, std::chrono::ceil<std::chrono::seconds>(left).count());
+}
+
+std::string Auth::too_many_failed_logins(const std::string& address, std::int64_t wait_s) const {
+  return std::to_string(impl_->options.failed_logins_per_minute) + " failed logins from " + address +
+         " within a minute; try again in " + std::to_string(wait_s) + " s";
+}
+
+void Auth::login_failed(const std::string& address) {
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  // Addresses whose minute is over go, so the table holds at most the addresses that failed
+  // in the last minute.
+  std::erase_if(impl_->failures, [now](const auto& f) { return now - f.second.since >= std::chrono::minutes(1); });
+  Impl::Failures& f = impl_->failures[address];
+  if (f.count == 0) f.since = now;
+  ++f.count;
 }
 
 bool Auth::check_password(const std::string& user, const std::string& password) {

@@ -83,8 +83,12 @@ Reply AuthEndpoints::create_session(const Call& c) {
     FieldReader f(body, {"username", "password"});
     const std::string name = f.required_string("username");
     const std::string password = f.required_string("password");
-    if (!auth_.check_password(name, password))
+    if (const std::int64_t wait_s = auth_.login_wait_s(c.http.remote_address); wait_s > 0)
+      throw ApiError(429, problem::kTooManyFailedLogins, auth_.too_many_failed_logins(c.http.remote_address, wait_s));
+    if (!auth_.check_password(name, password)) {
+      auth_.login_failed(c.http.remote_address);
       throw ApiError(401, problem::kUnauthorized, "wrong user name or password");
+    }
     user = name;
   }
   auto made = auth_.create_session(user);

@@ -33,6 +33,7 @@ inline constexpr const char* kUnavailable = "urn:afasim:problem:unavailable";
 inline constexpr const char* kInternal = http::problem::kInternal;
 inline constexpr const char* kUnauthorized = "urn:afasim:problem:unauthorized";
 inline constexpr const char* kForbidden = "urn:afasim:problem:forbidden";
+inline constexpr const char* kTooManyFailedLogins = "urn:afasim:problem:too-many-failed-logins";
 }  // namespace problem
 
 class ApiError : public std::runtime_error {

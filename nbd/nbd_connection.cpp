@@ -28,20 +28,6 @@ constexpr std::size_t kMaxBatch = 64;
 constexpr std::size_t kPooledRequests = 32;
 constexpr std::uint32_t kPooledBufferBytes = 128 << 10;
 
-// Disarms a deadline timer (see Connection::payload_timer_).
-void disarm(asio::steady_timer& t) {
-  t.expires_at(asio::steady_timer::time_point::max());
-}
-
-// True when `t` fired at its current expiry, not at one since disarmed or moved.
-bool expired(const asio::steady_timer& t) {
-  return t.expiry() <= asio::steady_timer::clock_type::now();
-}
-
-double as_seconds(std::chrono::milliseconds t) {
-  return std::chrono::duration<double>(t).count();
-}
-
 void complete(std::unique_ptr<Request> r, const sim::Status& st, sim::Time latency_ns) {
   r->error = n::error_for(st);
   if (r->error != 0) r->message = st.message();
@@ -400,44 +386,6 @@ asio::awaitable<void> Connection::wait_for_room(std::int64_t bytes) {
   if (closed_) throw boost::system::system_error(asio::error::operation_aborted);
 }
 
-asio::awaitable<void> Connection::read_payload(const n::RequestHeader& h, std::uint8_t* dst) {
-  // The deadline starts here, not at the header: waiting for in-flight room is the
-  // server's time, and the client cannot send while the server does not read.
-  const bool must_wait = rend_ - rpos_ < h.length;
-  if (must_wait) {
-    payload_timer_.expires_after(core_->options.io_timeout);
-    payload_timer_.async_wait([w = weak_from_this(), h](const error_code& ec) {
-      auto c = w.lock();
-      if (ec || !c || c->closed_ || !expired(c->payload_timer_)) return;
-      ++c->core_->connections_io_timed_out;
-      spdlog::warn(
-          "{}: the payload of a WRITE of {} bytes at offset {} did not arrive in full within {} s "
-          "(--nbd-io-timeout); closing the connection, the write is not applied",
-          c->label_, h.length, h.offset, as_seconds(c->core_->options.io_timeout));
-      c->close("WRITE payload not received within the I/O timeout");
-    });
-  }
-  if (dst != nullptr)
-    co_await read_into(dst, h.length);
-  else
-    co_await discard(h.length);
-  if (must_wait) disarm(payload_timer_);
-}
-
-void Connection::arm_idle() {
-  if (requests_in_flight_ > 0 || !batch_.empty()) return;  // the client waits for replies
-  idle_timer_.expires_after(core_->options.idle_timeout);
-  idle_timer_.async_wait([w = weak_from_this()](const error_code& ec) {
-    if (ec) return;  // cancelled: a request arrived
-    if (auto c = w.lock()) {
-      ++c->core_->connections_idle_closed;
-      spdlog::info("{}: idle for {} s with nothing in flight; closing", c->label_,
-                   std::chrono::duration_cast<std::chrono::seconds>(c->core_->options.idle_timeout).count());
-      c->close("idle timeout");
-    }
-  });
-}
-
 void Connection::count_in_flight(std::int64_t bytes) {
   ++requests_in_flight_;
   bytes_in_flight_ += bytes;
@@ -590,24 +538,9 @@ void Connection::pump_writes() {
     asio::async_write(socket_, write_buffers_, std::move(done));
 }
 
-void Connection::arm_write_deadline(std::size_t bytes) {
-  write_timer_.expires_after(core_->options.io_timeout);
-  write_timer_.async_wait([w = weak_from_this(), bytes](const error_code& ec) {
-    auto c = w.lock();
-    if (ec || !c || c->closed_ || !expired(c->write_timer_)) return;
-    ++c->core_->connections_io_timed_out;
-    spdlog::warn(
-        "{}: the client has not taken {} of replies within {} s (--nbd-io-timeout): it "
-        "stopped reading; closing the connection",
-        c->label_, config::human_bytes(static_cast<std::int64_t>(bytes)),
-        as_seconds(c->core_->options.io_timeout));
-    c->close("replies not taken within the I/O timeout");
-  });
-}
-
 void Connection::on_written(const error_code& ec) {
   write_in_progress_ = false;
-  disarm(write_timer_);
+  disarm_write_deadline();
   for (auto& r : writing_) {
     --requests_in_flight_;
     bytes_in_flight_ -= r->charged_bytes;

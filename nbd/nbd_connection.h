@@ -199,6 +199,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Arms write_timer_ for the socket write of `bytes` of replies just started: a client
   // that has not taken them within io_timeout is closed. Disarmed by on_written.
   void arm_write_deadline(std::size_t bytes);
+  void disarm_write_deadline();
   void on_written(const boost::system::error_code& ec);
   void maybe_close_after_drain();
   void wake_reader();

@@ -169,8 +169,12 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
                            "The create operation failed because the required properties UserName and Password were missing from the request.",
                            {"#/UserName", "#/Password"});
       const std::string name = read_string(body, "UserName");
-      if (!auth_.check_password(name, read_string(body, "Password")))
+      if (const std::int64_t wait_s = auth_.login_wait_s(r.remote_address); wait_s > 0)
+        throw RedfishError(429, "GeneralError", auth_.too_many_failed_logins(r.remote_address, wait_s) + ".");
+      if (!auth_.check_password(name, read_string(body, "Password"))) {
+        auth_.login_failed(r.remote_address);
         throw RedfishError(401, "ResourceAtUriUnauthorized", "Wrong user name or password.");
+      }
       user = name;
     }
     auto made = auth_.create_session(user);

@@ -183,6 +183,47 @@ TEST_CASE("tokens expire") {
 }
 
 TEST_CASE(
+    "failed logins: past the limit an address's unverified passwords are 429 at once; its "
+    "verified password, other addresses and bearer tokens still pass") {
+  // Hostile round 14: a flood of wrong Basic passwords (~40 ms of hashing each) delayed a
+  // valid token's requests by 3.6-16.9 s.
+  AuthOptions o = test_auth_options("throttle-test-pass");
+  o.failed_logins_per_minute = 3;
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  auto token = (*auth)->create_session("admin");
+  REQUIRE(token);
+  const std::string good = "YWRtaW46dGhyb3R0bGUtdGVzdC1wYXNz";  // base64 of admin:throttle-test-pass
+  const std::string wrong = "YWRtaW46d3Jvbmc=";                  // admin:wrong
+  http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
+  const auto status_of = [&](const std::string& address, const std::string& header, bool may_block,
+                             http::Response* out = nullptr) {
+    http::Request r;
+    r.method = "GET";
+    r.path = "/api/v1/system";
+    r.remote_address = address;
+    r.headers.set("Authorization", header);
+    http::Response deny;
+    const http::Verdict v = (*auth)->guard(r, route, may_block, deny);
+    if (out) *out = deny;
+    return v == http::Verdict::kAllow ? 200 : v == http::Verdict::kNeedsWorker ? 0 : deny.status;
+  };
+  CHECK(status_of("10.0.0.1", "Basic " + good, true) == 200);  // verified once, remembered
+  for (int i = 0; i < 3; ++i) CHECK(status_of("10.0.0.1", "Basic " + wrong, true) == 401);
+  http::Response refused;
+  // The fourth is answered on the I/O thread (no worker, no hash), with when to retry.
+  CHECK(status_of("10.0.0.1", "Basic " + wrong, false, &refused) == 429);
+  CHECK(refused.headers.get("Retry-After") == "60");
+  CHECK(json::parse(refused.body)["detail"] == "3 failed logins from 10.0.0.1 within a minute; try again in 60 s");
+  CHECK(status_of("10.0.0.1", "Basic " + good, false) == 200);               // verified before
+  CHECK(status_of("10.0.0.1", "Bearer " + token->second, false) == 200);     // tokens are not throttled
+  CHECK(status_of("10.0.0.2", "Basic " + wrong, false) == 0);                // another address: checked
+  CHECK(status_of("10.0.0.2", "Basic " + wrong, true) == 401);
+  CHECK((*auth)->login_wait_s("10.0.0.2") == 0);
+  CHECK((*auth)->login_wait_s("10.0.0.1") == 60);
+}
+
+TEST_CASE(
     "Authorization: extra spaces after the scheme are read; malformed headers are a 401 saying "
     "why") {
   // Before: "Basic  <credentials>" (two spaces, allowed by RFC 9110's 1*SP) was 401

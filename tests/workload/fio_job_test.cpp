@@ -923,3 +923,20 @@ TEST_CASE("afasim fio --output that cannot be written fails before the run, with
   CHECK(run_cli("fio --quiet --output-format terse --name=x --filename=v --size=1m --output=" + good).exit_code == 0);
   CHECK(testing::slurp(good).rfind("3;", 0) == 0);  // terse version 3
 }
+
+TEST_CASE("a write run that never filled the write cache to its destage watermark says it measured the cache") {
+  // 1 s of 4K random writes puts well under 40 % of controller A's 4 GiB in its cache; 5 s
+  // passes the watermark, and destage then runs (docs/write-cache.md).
+  const std::string job = " --name=w --filename=v --size=64g --rw=randwrite --bs=4k --iodepth=32 --time_based";
+  const auto short_run = run_cli("fio --quiet --raid-type RAID5 --output-format terse" + job + " --runtime=1s");
+  CHECK(short_run.exit_code == 0);
+  CHECK(short_run.err.rfind("afasim fio: note: controller A's write cache still holds 100 % of the ", 0) == 0);
+  CHECK(short_run.err.find("never reached its destage watermark (40 % of 4.0 GiB): the write results measure the "
+                           "write-back cache, not the RAID writes to the SSDs") != std::string::npos);
+  const auto long_run = run_cli("fio --quiet --raid-type RAID5 --output-format terse" + job + " --runtime=5s");
+  CHECK(long_run.exit_code == 0);
+  CHECK(long_run.err.empty());
+  const auto reads = run_cli("fio --quiet --output-format terse --name=r --filename=v --size=1g --rw=randread --runtime=1s --time_based");
+  CHECK(reads.exit_code == 0);
+  CHECK(reads.err.empty());
+}
