@@ -85,6 +85,22 @@ class Resource final : public Server {
   double utilisation(sim::Time elapsed_ns) const;
 
  private:
+  // Books `service` of one server for work arriving at `arrival`; when it leaves.
+  sim::Time book(sim::Time arrival, std::int64_t bytes, sim::Time service) {
+    last_arrival_ = arrival;
+    sim::Time* it = std::min_element(free_begin(), free_begin() + servers_);
+    const sim::Time start = std::max(arrival, *it);
+    *it = start + service;
+    ++stats_.ops;
+    stats_.bytes += bytes;
+    stats_.busy_ns += service;
+    stats_.wait_ns += start - arrival;
+    stats_.wait_ns_max = std::max(stats_.wait_ns_max, start - arrival);
+    return *it + latency_ns_;
+  }
+  // admit() with the fault point link.drop (sim/buggify.h) while a test has it on.
+  sim::Time admit_dropping(sim::Time arrival, std::int64_t bytes, sim::Time service);
+
   // When each server frees: one server's inline (most resources have one: no second cache
   // line to fetch on the hot path), more in more_free_at_.
   sim::Time* free_begin() { return servers_ == 1 ? &one_free_at_ : more_free_at_.data(); }
