@@ -338,7 +338,7 @@ void add_fault(CLI::App* group, Group& g) {
     print_created(c, "fault", c.post("/faults", body));
   });
   inject->add_option("TYPE", a->type, "drive_fail, drive_pull, drive_replace, drive_slow, drive_restore_speed, "
-                                      "controller_fail, controller_restore, link_cut, link_restore, power_loss, "
+                                      "corrupt_block, controller_fail, controller_restore, link_cut, link_restore, power_loss, "
                                       "power_restore, supercap_degrade, supercap_restore")
       ->required();
   inject->add_option("--drive", a->drive, "Drive id (drive faults)");
