@@ -403,6 +403,11 @@ ordered_json wear_json(const ScenarioReport& r) {
   return j;
 }
 
+// The least endurance the text shows as more than 0.000 %: a max/min of wear below it (10.918
+// beside a min and max both printed 0.000 %) says nothing a reader can check, so it is "-".
+// The JSON keeps the exact ratio.
+constexpr double kLeastShownPercent = 0.0005;
+
 void text_wear(std::string& out, const ScenarioReport& r) {
   const ScenarioWearReport& w = r.wear;
   const controller::WearSummary& s = w.summary;
@@ -414,7 +419,7 @@ void text_wear(std::string& out, const ScenarioReport& r) {
          sim::to_seconds(w.measured_from_ns));
   line(out, "  endurance used: min %.3f %%, mean %.3f %%, max %.3f %%, spread %.3f points, max/min %s",
        s.min_percent, s.mean_percent, s.max_percent, s.spread_points,
-       s.max_min_ratio ? fmt("%.3f", *s.max_min_ratio).c_str() : "-");
+       s.max_min_ratio && s.min_percent >= kLeastShownPercent ? fmt("%.3f", *s.max_min_ratio).c_str() : "-");
   auto years = [](const std::optional<double>& v) { return v ? fmt("%.2f years", *v / (365 * 86400.0)) : "-"; };
   line(out, "  projected life (first SSD at 100 %%): %s with the policy, %s at each SSD's current rate",
        years(s.projected_life_s).c_str(), years(s.projected_life_unleveled_s).c_str());
@@ -447,7 +452,8 @@ void text_wear(std::string& out, const ScenarioReport& r) {
       sum += p;
     }
     line(out, "  %10.2f  %8.3f  %8.3f  %8.3f  %8s", sim::to_seconds(sample.t_ns) / 86400, lo,
-         sum / static_cast<double>(sample.percent.size()), hi, lo > 0 ? fmt("%.3f", hi / lo).c_str() : "-");
+         sum / static_cast<double>(sample.percent.size()), hi,
+         lo >= kLeastShownPercent ? fmt("%.3f", hi / lo).c_str() : "-");
   }
 }
 
