@@ -164,10 +164,7 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
     if (user.empty()) {
       const json body = parse_body(r);
       only(body, {"UserName", "Password"});
-      if (!body.contains("UserName") || !body.contains("Password"))
-        throw RedfishError(400, "CreateFailedMissingReqProperties",
-                           "The create operation failed because the required properties UserName and Password were missing from the request.",
-                           {"#/UserName", "#/Password"});
+      require_members(body, {"UserName", "Password"});
       const std::string name = read_string(body, "UserName");
       if (const std::int64_t wait_s = auth_.login_wait_s(r.remote_address); wait_s > 0)
         throw RedfishError(429, "GeneralError", auth_.too_many_failed_logins(r.remote_address, wait_s) + ".");
@@ -249,10 +246,7 @@ std::vector<http::Route> Accounts::user_account_routes(const RouteMaker& route) 
   out.push_back(route("POST", "/AccountService/Accounts", api::kAdmin, [this](http::Request& r) {
     const json body = parse_body(r);
     only(body, {"UserName", "Password", "RoleId", "Enabled"});
-    if (!body.contains("UserName") || !body.contains("Password") || !body.contains("RoleId"))
-      throw RedfishError(400, "CreateFailedMissingReqProperties",
-                         "The create operation failed because the required properties UserName, Password and RoleId were missing from the request.",
-                         {"#/UserName", "#/Password", "#/RoleId"});
+    require_members(body, {"UserName", "Password", "RoleId"});
     if (body.contains("Enabled") && body["Enabled"] != true)
       throw RedfishError(400, "PropertyValueNotInList", "afasim has no disabled accounts: Enabled must be true.", {"#/Enabled"});
     auto made = auth_.create_user(read_string(body, "UserName"), read_role(body), read_string(body, "Password"));

@@ -138,13 +138,7 @@ void check_revision(std::optional<std::uint64_t> if_match, std::uint64_t current
 
 json create_volume(Array& array, const json& body) {
   check_members(body, {"Name", "CapacityBytes", "RAIDType", "ProvisioningPolicy", "Links", "Oem"}, kVolumeReadOnly);
-  std::vector<std::string> missing;
-  for (const char* key : {"Name", "CapacityBytes"})
-    if (!body.contains(key)) missing.push_back(std::string("#/") + key);
-  if (!missing.empty())
-    throw RedfishError(400, "CreateFailedMissingReqProperties",
-                       "The create operation failed because the required properties Name and CapacityBytes were missing from the request.",
-                       missing);
+  require_members(body, {"Name", "CapacityBytes"});
   controller::VolumeSpec spec;
   spec.name = read_string(body, "Name");
   spec.capacity_bytes = read_integer(body, "CapacityBytes", "CapacityBytes");
@@ -196,9 +190,7 @@ void delete_volume(Array& array, const std::string& volume_id, std::optional<std
 
 json create_endpoint_group(Array& array, const json& body) {
   check_members(body, {"Name", "Description", "GroupType", "Oem"}, {"Id", "Endpoints", "Endpoints@odata.count"});
-  if (!body.contains("Name"))
-    throw RedfishError(400, "CreateFailedMissingReqProperties",
-                       "The create operation failed because the required property Name was missing from the request.", {"#/Name"});
+  require_members(body, {"Name"});
   controller::HostSpec spec;
   spec.name = read_string(body, "Name");
   if (body.contains("Description")) spec.description = read_string(body, "Description");
@@ -245,10 +237,7 @@ json create_connection(Array& array, const json& body) {
   if (body.contains("ConnectionType") && read_string(body, "ConnectionType") != "Storage")
     throw RedfishError(400, "PropertyValueNotInList", "afasim's connections are mappings: ConnectionType must be Storage.",
                        {"#/ConnectionType"});
-  if (!body.contains("VolumeInfo") || !body.contains("Links"))
-    throw RedfishError(400, "CreateFailedMissingReqProperties",
-                       "The create operation failed because the required properties VolumeInfo and Links were missing from the request.",
-                       {"#/VolumeInfo", "#/Links"});
+  require_members(body, {"VolumeInfo", "Links"});
   const json& info = body["VolumeInfo"];
   if (!info.is_array() || info.size() != 1 || !info[0].is_object())
     throw bad_value("VolumeInfo", "An afasim mapping joins one volume to one host: VolumeInfo must hold exactly one entry.");

@@ -12,6 +12,23 @@ RedfishError not_found(const std::string& what) {
   return RedfishError(404, "ResourceNotFound", "The requested resource (" + what + ") was not found.");
 }
 
+void require_members(const json& body, std::initializer_list<const char*> required) {
+  std::vector<std::string> missing, pointers;
+  for (const char* key : required)
+    if (!body.contains(key)) {
+      missing.push_back(key);
+      pointers.push_back(std::string("#/") + key);
+    }
+  if (missing.empty()) return;
+  std::string names = missing[0];
+  for (std::size_t i = 1; i < missing.size(); ++i) names += (i + 1 == missing.size() ? " and " : ", ") + missing[i];
+  const bool one = missing.size() == 1;
+  throw RedfishError(400, "CreateFailedMissingReqProperties",
+                     std::string("The create operation failed because the required ") + (one ? "property " : "properties ") +
+                         names + (one ? " was" : " were") + " missing from the request.",
+                     pointers);
+}
+
 RedfishError unknown_property(const std::string& prefix, const std::string& key) {
   const bool plain =
       !key.empty() && key.size() <= 64 && std::all_of(key.begin(), key.end(), [](char c) {

@@ -52,6 +52,9 @@ RedfishError not_found(const std::string& what);
 // 'The property "/" is not ...', and RelatedProperties holds its JSON pointer with '~' and
 // '/' escaped (RFC 6901): "#/~1".
 RedfishError unknown_property(const std::string& prefix, const std::string& key);
+// 400 CreateFailedMissingReqProperties naming the members of `required` that `body` lacks
+// (only those: "the required property Password was missing"); nothing when none is.
+void require_members(const json& body, std::initializer_list<const char*> required);
 // The RedfishError for a model error. REQUIRES: !s.is_ok().
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related = {});
 // {"error": {...}} for e (DSP0266 "Error responses").

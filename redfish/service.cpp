@@ -345,10 +345,7 @@ std::vector<http::Route> Service::Impl::subscription_routes() {
       if (!value.is_string())
         throw RedfishError(400, "PropertyValueTypeError", "The value of the property " + key + " must be a string.", {"#/" + key});
     }
-    if (!body.contains("Destination"))
-      throw RedfishError(400, "CreateFailedMissingReqProperties",
-                         "The create operation failed because the required property Destination was missing from the request.",
-                         {"#/Destination"});
+    require_members(body, {"Destination"});
     for (const auto& [key, only] : {std::pair<const char*, const char*>{"Protocol", "Redfish"}, {"EventFormatType", "Event"},
                                     {"SubscriptionType", "RedfishEvent"}})
       if (body.contains(key) && body[key] != only)

@@ -114,6 +114,39 @@ TEST_CASE("errors are Redfish's shape with a Base.1.22 message") {
   CHECK(from_status(sim::Status(sim::Code::kConflict, "mapped")).message_id == "ResourceInUse");
 }
 
+TEST_CASE("CreateFailedMissingReqProperties names only the required properties that are missing") {
+  // Hostile round 14: {"Name": "x"} was told that Name and CapacityBytes were missing.
+  MappingFixture f;
+  const auto refusal = [&](const json& body) -> RedfishError {
+    try {
+      create_volume(*f.array, body);
+    } catch (const RedfishError& e) {
+      return e;
+    }
+    FAIL("no error for " << body.dump());
+    return RedfishError(0, "", "");
+  };
+  const RedfishError one = refusal({{"Name", "x"}});
+  CHECK(one.status == 400);
+  CHECK(one.message_id == "CreateFailedMissingReqProperties");
+  CHECK(std::string(one.what()) ==
+        "The create operation failed because the required property CapacityBytes was missing from the request.");
+  CHECK(one.related == std::vector<std::string>{"#/CapacityBytes"});
+  const RedfishError both = refusal(json::object());
+  CHECK(std::string(both.what()) ==
+        "The create operation failed because the required properties Name and CapacityBytes were missing from the "
+        "request.");
+  CHECK(both.related == std::vector<std::string>{"#/Name", "#/CapacityBytes"});
+  try {
+    require_members({{"A", 1}}, {"A", "B", "C", "D"});
+    FAIL("no error");
+  } catch (const RedfishError& e) {
+    CHECK(std::string(e.what()) ==
+          "The create operation failed because the required properties B, C and D were missing from the request.");
+  }
+  require_members({{"A", 1}}, {"A"});  // all there: nothing thrown
+}
+
 TEST_CASE("PropertyUnknown shows an odd property name as a JSON string and escapes its pointer") {
   // Before: {"/": 1} answered 'The property / is not in the list ...' with RelatedProperties
   // "#//" (the member "" of the member ""), and {"Oem": {"/": 1}} 'The property Oem// ...'.
