@@ -43,9 +43,11 @@ constexpr std::array<Unit, 20> kUnits = {{
     {"eb", kK* kK* kK* kK* kK* kK},
 }};
 
-// Digits beyond this many make the value absurd anyway; with at most kMaxFractionDigits after
-// the point, every product below stays exact in __int128.
-constexpr int kMaxDigits = 30;
+// Significant digits before the point beyond this many make the value absurd (at least 10^19
+// of any unit is past int64 bytes); leading zeros do not count ("0001GiB" is 1 GiB). With at
+// most kMaxFractionDigits after the point, the mantissa (at most 37 digits) and every product
+// below stay exact in __int128.
+constexpr int kMaxWholeDigits = 19;
 constexpr int kMaxFractionDigits = 18;
 
 sim::Status bad(std::string_view text, const std::string& why) {
@@ -91,16 +93,23 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
   if (negative) ++i;
   __int128 mantissa = 0;
   int digits = 0;
+  int whole_digits = 0;  // significant ones
   int fraction_digits = 0;
   bool in_fraction = false;
   for (; i < text.size(); ++i) {
     const char ch = text[i];
     if (ch >= '0' && ch <= '9') {
-      if (++digits > kMaxDigits) {
+      ++digits;
+      if (in_fraction && fraction_digits == kMaxFractionDigits) {
+        if (ch == '0') continue;  // a zero past the last digit kept changes nothing
+        ++fraction_digits;        // a digit that would: refused below, saying so
+        break;
+      }
+      if (in_fraction) ++fraction_digits;
+      if (!in_fraction && (mantissa > 0 || ch != '0') && ++whole_digits > kMaxWholeDigits) {
         return sim::unprocessable("size \"" + std::string(text) + "\" is absurdly large");
       }
       mantissa = mantissa * 10 + (ch - '0');
-      if (in_fraction) ++fraction_digits;
     } else if (ch == '.' && !in_fraction && digits > 0) {
       in_fraction = true;
     } else {

@@ -36,6 +36,12 @@ TEST_CASE("parse_size reads plain, binary and decimal sizes") {
   CHECK(ok("1PiB") == (1LL << 50));
   CHECK(ok("7EiB") == 7LL << 60);
   CHECK(ok("9223372036854775807") == INT64_MAX);
+  // Leading zeros and zeros past the 18th digit after the point change nothing (hostile round
+  // 14: both were "absurdly large").
+  CHECK(ok("0000000000000000000000000000001GiB") == (1LL << 30));
+  CHECK(ok("1.000000000000000000000000000000GiB") == (1LL << 30));
+  CHECK(ok("000000000000000000009223372036854775807") == INT64_MAX);
+  CHECK(ok("0.500000000000000000000000KiB") == 512);
 }
 
 TEST_CASE("parse_size refuses nonsense with kInvalidArgument") {
