@@ -200,6 +200,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // that has not taken them within io_timeout is closed. Disarmed by on_written.
   void arm_write_deadline(std::size_t bytes);
   void disarm_write_deadline();
+  // Arms `timer` (a member) for io_timeout. When it expires at that time (not disarmed or
+  // moved) on a connection still open: counted in connections_io_timed_out, a warning
+  // "LABEL: what(*this)", and closed for `reason`. (nbd_deadlines.cpp only.)
+  template <typename What>
+  void arm_io_deadline(asio::steady_timer Connection::*timer, const char* reason, What what);
   void on_written(const boost::system::error_code& ec);
   void maybe_close_after_drain();
   void wake_reader();

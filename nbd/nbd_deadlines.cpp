@@ -4,6 +4,7 @@
 #include "config/size.h"
 #include "nbd/nbd_connection.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace afasim::nbd::detail {
@@ -29,22 +30,30 @@ double as_seconds(std::chrono::milliseconds t) {
 
 }  // namespace
 
+template <typename What>
+void Connection::arm_io_deadline(asio::steady_timer Connection::*timer, const char* reason, What what) {
+  (this->*timer).expires_after(core_->options.io_timeout);
+  (this->*timer).async_wait([w = weak_from_this(), timer, reason, what](const error_code& ec) {
+    auto c = w.lock();
+    if (ec || !c || c->closed_ || !expired((*c).*timer)) return;
+    ++c->core_->connections_io_timed_out;
+    spdlog::warn("{}: {}", c->label_, what(*c));
+    c->close(reason);
+  });
+}
+
 asio::awaitable<void> Connection::read_payload(const n::RequestHeader& h, std::uint8_t* dst) {
   // The deadline starts here, not at the header: waiting for in-flight room is the
   // server's time, and the client cannot send while the server does not read.
   const bool must_wait = rend_ - rpos_ < h.length;
   if (must_wait) {
-    payload_timer_.expires_after(core_->options.io_timeout);
-    payload_timer_.async_wait([w = weak_from_this(), h](const error_code& ec) {
-      auto c = w.lock();
-      if (ec || !c || c->closed_ || !expired(c->payload_timer_)) return;
-      ++c->core_->connections_io_timed_out;
-      spdlog::warn(
-          "{}: the payload of a WRITE of {} bytes at offset {} did not arrive in full within {} s "
-          "(--nbd-io-timeout); closing the connection, the write is not applied",
-          c->label_, h.length, h.offset, as_seconds(c->core_->options.io_timeout));
-      c->close("WRITE payload not received within the I/O timeout");
-    });
+    arm_io_deadline(&Connection::payload_timer_, "WRITE payload not received within the I/O timeout",
+                    [h](const Connection& c) {
+                      return fmt::format(
+                          "the payload of a WRITE of {} bytes at offset {} did not arrive in full within {} s "
+                          "(--nbd-io-timeout); closing the connection, the write is not applied",
+                          h.length, h.offset, as_seconds(c.core_->options.io_timeout));
+                    });
   }
   if (dst != nullptr)
     co_await read_into(dst, h.length);
@@ -68,17 +77,11 @@ void Connection::arm_idle() {
 }
 
 void Connection::arm_write_deadline(std::size_t bytes) {
-  write_timer_.expires_after(core_->options.io_timeout);
-  write_timer_.async_wait([w = weak_from_this(), bytes](const error_code& ec) {
-    auto c = w.lock();
-    if (ec || !c || c->closed_ || !expired(c->write_timer_)) return;
-    ++c->core_->connections_io_timed_out;
-    spdlog::warn(
-        "{}: the client has not taken {} of replies within {} s (--nbd-io-timeout): it "
-        "stopped reading; closing the connection",
-        c->label_, config::human_bytes(static_cast<std::int64_t>(bytes)),
-        as_seconds(c->core_->options.io_timeout));
-    c->close("replies not taken within the I/O timeout");
+  arm_io_deadline(&Connection::write_timer_, "replies not taken within the I/O timeout", [bytes](const Connection& c) {
+    return fmt::format(
+        "the client has not taken {} of replies within {} s (--nbd-io-timeout): it stopped reading; closing "
+        "the connection",
+        config::human_bytes(static_cast<std::int64_t>(bytes)), as_seconds(c.core_->options.io_timeout));
   });
 }
 

@@ -57,6 +57,19 @@ json inventory(Client& c) {
   return out;
 }
 
+// Runs `afasim serve --state STATE ARGS` (within 30 s: a server that took the state would run
+// until stopped); its exit code and its log.
+std::pair<int, std::string> serve_once(const std::string& state, const std::string& args) {
+  const std::string log = state + ".once.log";
+  const std::string cmd = "timeout 30 " + std::string(std::getenv("AFASIM_BINARY")) + " serve --state " + state +
+                          " " + args + " > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return {WEXITSTATUS(rc), ss.str()};
+}
+
 }  // namespace
 
 TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and all") {
@@ -105,15 +118,9 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
   }
   {
     // Another preset on the same state is refused, and says why.
-    const char* binary = std::getenv("AFASIM_BINARY");
-    const std::string cmd = std::string(binary) + " serve --state " + state +
-                            " --system ise-850-g3 --listen 127.0.0.1:0 > " + state + ".wrong.log 2>&1";
-    const int rc = std::system(cmd.c_str());
-    CHECK(WEXITSTATUS(rc) == 1);
-    std::ifstream in(state + ".wrong.log");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    CHECK(ss.str().find("this state belongs to an ise-860-g3 array, not an ise-850-g3 one") != std::string::npos);
+    const auto [code, log] = serve_once(state, "--system ise-850-g3 --listen 127.0.0.1:0");
+    CHECK(code == 1);
+    CHECK(log.find("this state belongs to an ise-860-g3 array, not an ise-850-g3 one") != std::string::npos);
   }
   {
     // An emptied database beside the SSD images is not a first start: a new array would hand
@@ -129,17 +136,10 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
     };
     const int before_images = images();
     REQUIRE(before_images > 0);
-    const char* binary = std::getenv("AFASIM_BINARY");
-    // (timeout: a server that took the state as new would run until stopped)
-    const std::string cmd = "timeout 30 " + std::string(binary) + " serve --state " + state +
-                            " --listen 127.0.0.1:0 > " + state + ".empty.log 2>&1";
-    const int rc = std::system(cmd.c_str());
-    CHECK(WEXITSTATUS(rc) == 1);
-    std::ifstream in(state + ".empty.log");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    INFO(ss.str());
-    CHECK(ss.str().find("afasim.db holds no array (it is missing or empty) but " + state + "/payload holds " +
+    const auto [code, log] = serve_once(state, "--listen 127.0.0.1:0");
+    INFO(log);
+    CHECK(code == 1);
+    CHECK(log.find("afasim.db holds no array (it is missing or empty) but " + state + "/payload holds " +
                         std::to_string(before_images) + " SSD image(s) of an earlier one") != std::string::npos);
     CHECK(images() == before_images);
   }

@@ -33,6 +33,16 @@ struct MappingFixture {
     return array->create_volume(s).value();
   }
   json vol(const controller::Volume& v) { return volume(*array, std::to_string(v.id)); }
+  // The RedfishError create_volume answers `body` with (a failed check when it creates one).
+  RedfishError create_refusal(const json& body) {
+    try {
+      create_volume(*array, body);
+    } catch (const RedfishError& e) {
+      return e;
+    }
+    FAIL("no error for " << body.dump());
+    return RedfishError(0, "", "");
+  }
   json drv(controller::Id id) {
     const controller::DriveInfo* d = array->drive(id);
     REQUIRE(d != nullptr);
@@ -117,15 +127,7 @@ TEST_CASE("errors are Redfish's shape with a Base.1.22 message") {
 TEST_CASE("CreateFailedMissingReqProperties names only the required properties that are missing") {
   // Hostile round 14: {"Name": "x"} was told that Name and CapacityBytes were missing.
   MappingFixture f;
-  const auto refusal = [&](const json& body) -> RedfishError {
-    try {
-      create_volume(*f.array, body);
-    } catch (const RedfishError& e) {
-      return e;
-    }
-    FAIL("no error for " << body.dump());
-    return RedfishError(0, "", "");
-  };
+  const auto refusal = [&](const json& body) { return f.create_refusal(body); };
   const RedfishError one = refusal({{"Name", "x"}});
   CHECK(one.status == 400);
   CHECK(one.message_id == "CreateFailedMissingReqProperties");
@@ -151,15 +153,7 @@ TEST_CASE("PropertyUnknown shows an odd property name as a JSON string and escap
   // Before: {"/": 1} answered 'The property / is not in the list ...' with RelatedProperties
   // "#//" (the member "" of the member ""), and {"Oem": {"/": 1}} 'The property Oem// ...'.
   MappingFixture f;
-  const auto refusal = [&](const json& body) -> RedfishError {
-    try {
-      create_volume(*f.array, body);
-    } catch (const RedfishError& e) {
-      return e;
-    }
-    FAIL("no error for " << body.dump());
-    return RedfishError(0, "", "");
-  };
+  const auto refusal = [&](const json& body) { return f.create_refusal(body); };
   const std::string rest = " is not in the list of valid properties for the resource.";
   const RedfishError slash = refusal({{"/", 1}});
   CHECK(slash.status == 400);
