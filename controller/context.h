@@ -48,8 +48,8 @@ struct DataPathOptions {
   // config/calibration/<system>.json, or ise-860-g3's for a system without its own (the G3
   // models share their controllers; only the DataPacs differ).
   std::shared_ptr<const perf::ModelParameters> model;
-  // Error replies, FLUSH replies, trims, rebuild, extent moves, scrub, vault replay and QoS
-  // admission's prices still use the analytic cost model (docs/performance-model.md).
+  // Error replies, FLUSH replies, trims, vault replay and QoS admission's prices still use the
+  // analytic cost model (docs/performance-model.md).
   CostModel cost;
   CacheOptions cache;
   ControllerOptions controllers;

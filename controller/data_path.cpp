@@ -183,10 +183,9 @@ Time DataPath::host_write_core_ns(raid::RaidType type, std::int64_t bytes) {
 // ---------------------------------------------------------------------------------------
 // Scrub host
 
-Time DataPath::time_scrub(const raid::Plan& plan, const raid::Extent& e) {
-  const Id c = pair_->worker_for(e.volume_id);
-  const Time t = hw_->cores(c).serve(sim_.now(), options_.cost.core_ns(Work::of(plan)));
-  return hw_->run_plan(plan, t, c);
+void DataPath::time_scrub(const raid::Plan& plan, const raid::Extent& e, std::function<void()> done) {
+  // The worker's cores, DRAM and SAS paths, beside host I/O (Timing::background).
+  timing_->background(pair_->worker_for(e.volume_id), plan, [done = std::move(done)](Time) { done(); });
 }
 
 void DataPath::scrub_event(Level level, const std::string& object, const std::string& message) {

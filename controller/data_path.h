@@ -200,7 +200,7 @@ class DataPath : private raid::ScrubHost {
 
   // raid::ScrubHost
   bool scrub_allowed() override { return pair_->online(); }
-  sim::Time time_scrub(const raid::Plan& plan, const raid::Extent& e) override;
+  void time_scrub(const raid::Plan& plan, const raid::Extent& e, std::function<void()> done) override;
   void scrub_event(Level level, const std::string& object, const std::string& message) override;
 
   sim::Simulator& sim_;

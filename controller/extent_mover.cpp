@@ -75,6 +75,7 @@ Status ExtentMover::start(std::uint32_t extent_id, int member, ChunkAddr target,
   mv.bytes_per_second = bytes_per_second;
   mv.segment_bytes = segment_bytes;
   mv.done = std::move(done);
+  mv.serial = ++next_serial_;
   e.moving_member = static_cast<std::int8_t>(member);
   e.move_target = target;
   e.move_copied_bytes = 0;
@@ -95,13 +96,21 @@ void ExtentMover::step(std::uint32_t extent_id) {
     abort(extent_id, st.message().c_str());
     return;
   }
-  // Then the time: the controller issues a read of the old chunk and a write of the new one.
-  const Id c = pair_.worker_for(e.volume_id);
-  Work copy;
-  copy.member_ops = 2;
-  const Time issued = ctx_.hw.cores(c).serve(ctx_.sim.now(), ctx_.options.cost.core_ns(copy));
-  const Time read = ctx_.hw.backend(issued, c, mv->from, mv->copied_bytes, n, datapac::SsdOp::kRead);
-  const Time written = ctx_.hw.backend(read, c, mv->to, mv->copied_bytes, n, datapac::SsdOp::kWrite);
+  // Then the time: the worker controller reads the old chunk's segment and writes it to the new
+  // one (Timing::background: the two SAS commands on its cores, the segment through its DRAM and
+  // SAS paths, beside host I/O).
+  plan_.clear();
+  raid::MemberOp read;
+  read.addr = mv->from;
+  read.offset_in_chunk = mv->copied_bytes;
+  read.length = n;
+  read.op = raid::MemberOpKind::kRead;
+  plan_.ops.push_back(read);
+  raid::MemberOp write = read;
+  write.addr = mv->to;
+  write.op = raid::MemberOpKind::kWrite;
+  write.phase = 1;
+  plan_.ops.push_back(write);
   mv->copied_bytes += n;
   e.move_copied_bytes = mv->copied_bytes;
   stats_.bytes_read += n;
@@ -110,13 +119,22 @@ void ExtentMover::step(std::uint32_t extent_id) {
   if (copy_bytes_.size() < static_cast<std::size_t>(ctx_.hw.drive_count()))
     copy_bytes_.resize(static_cast<std::size_t>(ctx_.hw.drive_count()), 0);
   copy_bytes_[static_cast<std::size_t>(mv->to.drive)] += n;
+  ctx_.timing.background(pair_.worker_for(e.volume_id), plan_,
+                         [this, extent_id, serial = mv->serial, started = ctx_.sim.now()](Time) {
+                           segment_done(extent_id, serial, started);
+                         });
+}
+
+void ExtentMover::segment_done(std::uint32_t extent_id, std::uint64_t serial, Time started) {
+  Move* mv = find(extent_id);
+  if (mv == nullptr || mv->serial != serial) return;  // aborted while the segment was in flight
+  if (mv->copied_bytes >= ctx_.raid.chunk_bytes()) {
+    finish(extent_id);
+    return;
+  }
   // Paced: the next segment starts when this one is written and the rate allows.
-  const Time paced = ctx_.sim.now() + sim::transfer_time(n, mv->bytes_per_second);
-  const Time next = std::max(written, paced);
-  if (mv->copied_bytes >= ctx_.raid.chunk_bytes())
-    mv->next = ctx_.sim.at(written, [this, extent_id] { finish(extent_id); });
-  else
-    mv->next = ctx_.sim.at(next, [this, extent_id] { step(extent_id); });
+  const Time paced = started + sim::transfer_time(mv->segment_bytes, mv->bytes_per_second);
+  mv->next = ctx_.sim.at(std::max(ctx_.sim.now(), paced), [this, extent_id] { step(extent_id); });
 }
 
 void ExtentMover::persist(const raid::Extent& e) {

@@ -88,12 +88,14 @@ class ExtentMover {
     std::int64_t copied_bytes = 0;  // [0, copied) of the new chunk holds the member's bytes
     std::int64_t bytes_per_second = 0;
     std::int64_t segment_bytes = 0;
+    std::uint64_t serial = 0;  // tells a segment's completion from one of an aborted move
     sim::EventId next;
     MoveDone done;
   };
   Move* find(std::uint32_t extent_id);
   sim::Status check(std::uint32_t extent_id, int member, raid::ChunkAddr target) const;
   void step(std::uint32_t extent_id);
+  void segment_done(std::uint32_t extent_id, std::uint64_t serial, sim::Time started);
   void finish(std::uint32_t extent_id);
   void persist(const raid::Extent& e);
 
@@ -102,6 +104,8 @@ class ExtentMover {
   std::vector<Move> moves_;  // in flight; bounded by the leveler's max_moves_in_flight
   ExtentMoveStats stats_;
   std::vector<std::int64_t> copy_bytes_;  // by drive
+  std::uint64_t next_serial_ = 0;
+  raid::Plan plan_;  // a segment's read and write, reused
   std::function<void()> write_wakeup_;
   bool write_wakeup_armed_ = false;
 };

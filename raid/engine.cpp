@@ -419,6 +419,12 @@ void Engine::plan_scrub_row(Extent& e, std::int64_t row, Plan& plan) {
     // Timing: the verification reads the bytes itself.
     if (!e.is_missing(m)) plan.ops.push_back(member_op(e, m, row * S, S, MemberOpKind::kRead));
   }
+  // RAID 5: the parity check XORs every member's strip of the row (what a rebuild's piece
+  // costs the parity engine, docs/raid.md "Scrub").
+  if (e.type == RaidType::kRaid5) {
+    plan.parity_rows = 1;
+    plan.xor_bytes = static_cast<std::int64_t>(plan.ops.size()) * S;
+  }
 }
 
 namespace {

@@ -33,6 +33,8 @@ Status Scrubber::set_options(const ScrubOptions& options) {
   } else if (!options.enabled && was) {
     sim_.cancel(next_);
     next_ = {};
+    ++epoch_;
+    rows_in_flight_ = 0;
     status_.running = false;
     waiting_ = false;
   }
@@ -46,6 +48,8 @@ void Scrubber::resume() {
 }
 
 void Scrubber::start_pass() {
+  ++epoch_;
+  rows_in_flight_ = 0;
   extent_ = 0;
   row_ = -1;
   status_.running = true;
@@ -85,27 +89,34 @@ void Scrubber::step() {
     waiting_ = true;  // resume() continues where the pass stopped
     return;
   }
-  plan_.clear();
   std::int64_t bytes = 0;
-  Time done = sim_.now();
-  for (std::int64_t n = 0; n < kRowsPerStep; ++n) {
-    if (!next_row()) {
-      finish_pass();
-      return;
-    }
+  int rows = 0;
+  for (; rows < kRowsPerStep; ++rows) {
+    if (!next_row()) break;
     Extent& e = extents_[extent_];
     plan_.clear();
     engine_.plan_scrub_row(e, row_, plan_);
     const RowVerdict v = engine_.scrub_row(e, row_, plan_);
     for (const MemberOp& op : plan_.ops)
       if (op.op == MemberOpKind::kRead) bytes += op.length;
-    done = std::max(done, host_.time_scrub(plan_, e));
+    ++rows_in_flight_;
+    host_.time_scrub(plan_, e, [this, epoch = epoch_, started = sim_.now()] { row_timed(epoch, started); });
     ++status_.rows_checked;
     if (v.media_errors > 0 || v.mismatches > 0) report(e, row_, v);
   }
   status_.bytes_read += bytes;
+  step_bytes_ = bytes;
+  if (rows == 0) finish_pass();  // the pass ends once its last rows are timed (row_timed)
+}
+
+void Scrubber::row_timed(std::uint64_t epoch, Time started) {
+  if (epoch != epoch_ || --rows_in_flight_ > 0) return;
+  if (extent_ >= extents_.size()) {
+    finish_pass();
+    return;
+  }
   // Paced: the next piece starts when this one is done and the rate allows.
-  schedule(std::max(done, sim_.now() + sim::transfer_time(bytes, options_.bytes_per_second)));
+  schedule(std::max(sim_.now(), started + sim::transfer_time(step_bytes_, options_.bytes_per_second)));
 }
 
 void Scrubber::report(const Extent& e, std::int64_t row, const RowVerdict& v) {

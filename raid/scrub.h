@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "raid/engine.h"
@@ -56,8 +57,10 @@ class ScrubHost {
   virtual ~ScrubHost() = default;
   // Whether the array serves I/O now (else the scrub waits for resume()).
   virtual bool scrub_allowed() = 0;
-  // Times `plan` (reads of a piece and its repairs) for extent `e`; returns its completion.
-  virtual sim::Time time_scrub(const Plan& plan, const Extent& e) = 0;
+  // Times `plan` (one row's reads and repairs) for extent `e` on the array's controllers and
+  // SSDs; `done` runs when it is complete (always, after any delay; the plan may be reused
+  // once this returns).
+  virtual void time_scrub(const Plan& plan, const Extent& e, std::function<void()> done) = 0;
   virtual void scrub_event(Level level, const std::string& object, const std::string& message) = 0;
 };
 
@@ -81,6 +84,8 @@ class Scrubber {
   void start_pass();
   void schedule(sim::Time at);
   void step();
+  // One of the step's rows is timed; the last one schedules the next step.
+  void row_timed(std::uint64_t epoch, sim::Time started);
   // Advances the cursor to the next row of a whole extent; false at the end of the pass.
   bool next_row();
   void finish_pass();
@@ -94,6 +99,9 @@ class Scrubber {
   ScrubStatus status_;
   sim::EventId next_;
   bool waiting_ = false;  // stopped because scrub_allowed() said no
+  std::uint64_t epoch_ = 0;  // a step's rows timed after a stop or a new pass are ignored
+  int rows_in_flight_ = 0;
+  std::int64_t step_bytes_ = 0;
   std::uint32_t extent_ = 0;
   std::int64_t row_ = -1;
   Plan plan_;
