@@ -233,6 +233,23 @@ struct Auth::Impl {
     return write_private_file(options.users_file, config::dump_json(doc, 2) + "\n");
   }
 
+  // Why an encoded hash is refused at load, or "": its argon2 cost is what a check of every
+  // request naming the user spends before the password is known. afasim writes
+  // m=19456,t=2,p=1 (AuthOptions); an edited file asking 4 GiB and 1,000 passes made each
+  // anonymous request for that user take 4 GiB and minutes (hostile round 15). The ceiling is
+  // RFC 9106's second recommended option's memory (64 MiB) and five times afasim's passes.
+  static std::string argon2_cost_problem(const std::string& hash) {
+    unsigned version = 0, memory_kib = 0, passes = 0, lanes = 0;
+    int used = 0;
+    if (std::sscanf(hash.c_str(), "$argon2id$v=%u$m=%u,t=%u,p=%u$%n", &version, &memory_kib, &passes, &lanes,
+                    &used) != 4 || used == 0)
+      return "is not an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)";
+    if (memory_kib > 64 * 1024 || passes > 10 || lanes > 8)
+      return "asks m=" + std::to_string(memory_kib) + " KiB, t=" + std::to_string(passes) + ", p=" +
+             std::to_string(lanes) + ": above afasim's ceiling (m <= 65536, t <= 10, p <= 8); restore the file from a backup or remove the user";
+    return "";
+  }
+
   sim::Status load(const std::string& text) {
     json doc = json::parse(text, nullptr, false);
     auto bad = [&](const std::string& why) {
@@ -254,6 +271,8 @@ struct Auth::Impl {
       s.user.role = *role;
       s.user.created_unix_s = u.value("created_unix_s", std::int64_t{0});
       s.hash = u["password_hash"].get<std::string>();
+      if (const std::string why = argon2_cost_problem(s.hash); !why.empty())
+        return bad("the password hash of user " + s.user.name + " " + why);
       users.push_back(std::move(s));
     }
     return sim::Status::ok();

@@ -3,6 +3,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -85,12 +86,18 @@ std::string password_from_file(const std::string& path) {
 // std::regex recurses per character, and a 120,000-character URL overflowed the stack
 // (SIGSEGV). A port out of range, an unclosed [ or user:password@ were tried as addresses and
 // reported as an array that cannot be reached (exit 4), not as a bad flag.
+// Visible ASCII only (no space, no control character): what goes into a request line or header
+// as it is.
+bool visible_ascii(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char ch) { return ch > ' ' && ch < 0x7f; });
+}
+
 void check_url(const std::string& url) {
   constexpr std::size_t kMaxUrlBytes = 2048;
   static const std::regex form(
       R"(^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:([0-9]{1,5}))?(/[^?#]*)?$)");
   std::smatch m;
-  if (url.size() <= kMaxUrlBytes && std::regex_match(url, m, form)) {
+  if (url.size() <= kMaxUrlBytes && visible_ascii(url) && std::regex_match(url, m, form)) {
     if (!m[3].matched) return;  // the scheme's port
     const auto port = whole_number(m[3].str());
     if (port && *port >= 1 && *port <= 65535) return;
@@ -131,6 +138,11 @@ void resolve_client_options(ClientOptions& o) {
   // A password without a user name is the admin's (the first start's user).
   if (o.user.empty() && !o.password.empty()) o.user = "admin";
   check_url(o.url);
+  // The token goes into the Authorization header as it is: a line break in it would add
+  // headers or a second request.
+  if (!visible_ascii(o.token))
+    throw ClientError(kExitUsage, "--token (or AFASIM_TOKEN) must be one word of visible ASCII: no spaces, line "
+                                  "breaks or control characters");
 }
 
 ApiClient::ApiClient(const ClientOptions& options) : options_(options) {

@@ -145,11 +145,14 @@ Runner add_trace_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("trace", "Replay a block trace (fio iolog, blkparse, MSR CSV, DiskSim) in virtual time");
   cmd->add_option("file", o->file, "Trace file ('-' reads standard input)")->required();
   cmd->add_option("--format", o->format, "fio, blkparse, msr or disksim (default: detected from the first line)");
-  cmd->add_option("--speed", o->speed, "Replay the recorded times this many times faster")
-      ->check(finite_range_check(1e-6, 1e6))
-      ->capture_default_str();
+  CLI::Option* speed = cmd->add_option("--speed", o->speed, "Replay the recorded times this many times faster")
+                           ->check(finite_range_check(1e-6, 1e6))
+                           ->capture_default_str();
+  // A closed loop ignores the times, so a speed with it would be dropped without a word
+  // (hostile round 15).
   cmd->add_option("--iodepth", o->iodepth, "Closed loop: ignore the times, keep this many I/Os in flight")
-      ->check(CLI::Range(1, 65536));
+      ->check(CLI::Range(1, 65536))
+      ->excludes(speed);
   cmd->add_option("--map", o->maps, "DEVICE=VOLUME: the volume a trace device goes to (repeatable)");
   cmd->add_option("--volume-size", o->volume_size, "Size of the volumes the replay creates (thin by default)")
       ->capture_default_str();

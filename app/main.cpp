@@ -1,5 +1,8 @@
 // afasim: a simulator of all-flash storage array firmware (X-IO ISE 800 G3 kind).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <new>
 #include <variant>
 
@@ -9,14 +12,27 @@ int main(int argc, char** argv) {
   auto cli = afasim::app::make_cli();
   auto parsed = afasim::app::parse_cli(*cli, argc, argv);
   if (const int* code = std::get_if<int>(&parsed)) return *code;
+  int code = 0;
   try {
-    return std::get<afasim::app::Runner>(parsed)();
+    code = std::get<afasim::app::Runner>(parsed)();
   } catch (const std::bad_alloc&) {
-    // A run bigger than the memory it may use (payload kept in memory for verify=, a trace of
-    // many devices): a message and exit code 1, not an abort. What was committed stays.
+    // A run bigger than the memory it may use: a message and exit code 1, not an abort. What
+    // was committed stays.
     std::fprintf(stderr,
-                 "afasim: out of memory: this run needs more than the machine (or its limit) gives; "
-                 "payload none, a smaller size or fewer volumes need less\n");
+                 "afasim: out of memory: this run needs more than the machine (or its limit) gives. What it "
+                 "keeps grows with the bytes written under verify= or payload memory, the I/Os in flight "
+                 "(numjobs x iodepth) and the volumes or trace devices; a smaller run needs less\n");
     return 1;
   }
+  // The report went to standard output: a full disk or a closed pipe must not pass for success.
+  std::cout.flush();
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int err = flush_failed ? errno : 0;
+  if (flush_failed || std::ferror(stdout) || std::cout.fail()) {
+    std::fprintf(stderr, "afasim: cannot write to standard output%s%s\n", err != 0 ? ": " : "",
+                 err != 0 ? std::strerror(err) : "");
+    return code == 0 ? 1 : code;
+  }
+  return code;
 }

@@ -99,7 +99,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
 
 [[gnu::hot]] void FioSession::Impl::pump(Clone& c) {
   const FioJob& j = *c.job;
-  while (c.issuing && !c.pausing && c.in_flight < j.iodepth) {
+  while (c.issuing && !c.pausing && !c.idle_until_stop && c.in_flight < j.iodepth) {
     if (c.phase == ClonePhase::kWorkload) {
       if (c.sync_due) {  // a flush owed after the last writes goes out before the end
         issue_sync(c);
@@ -123,6 +123,11 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
       c.issuing = false;
     }
   }
+  if (c.pausing && c.in_flight == 0 && !c.think_scheduled && !c.finished && c.stop_at - j.thinktime_ns <= sim_.now()) {
+    c.pausing = false;  // the runtime ends before the pause does
+    idle_until_stop(c);
+    return;
+  }
   if (c.pausing && c.in_flight == 0 && !c.think_scheduled && !c.finished &&
       sim_.now() > kMaxJobTimeNs - j.thinktime_ns) {
     c.pausing = false;
@@ -138,6 +143,15 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
     });
   }
   if (!c.issuing && c.in_flight == 0 && !c.finished) finish_clone(c);
+}
+
+void FioSession::Impl::idle_until_stop(Clone& c) {
+  c.idle_until_stop = true;
+  Clone* cp = &c;
+  sim_.at(std::max(c.stop_at, sim_.now()), [this, cp] {
+    cp->idle_until_stop = false;
+    if (!cp->finished) pump(*cp);
+  });
 }
 
 // The workload part is over: verify what was written (fio's do_verify), or finish.
@@ -207,6 +221,10 @@ bool FioSession::Impl::issue_from_iolog(Clone& c) {
   }
   const TraceRecord& r = *c.iolog_next;
   const Time due = c.start + r.time_ns;
+  if (!j.replay_no_stall && due > sim_.now() && due >= c.stop_at) {
+    idle_until_stop(c);  // the record comes after the runtime
+    return false;
+  }
   if (!j.replay_no_stall && due > sim_.now()) {
     if (!c.iolog_wait_scheduled) {
       c.iolog_wait_scheduled = true;
@@ -221,10 +239,16 @@ bool FioSession::Impl::issue_from_iolog(Clone& c) {
   auto [it, added] = c.iolog_files.try_emplace(r.device, static_cast<int>(c.iolog_files.size()) %
                                                              static_cast<int>(c.files.size()));
   const int fi = it->second;
-  const std::int64_t region_end = j.region_offset_bytes(c.result->clone) + j.size_bytes;
-  if (r.offset_bytes + r.length_bytes > region_end) {
-    fail_clone(c, EINVAL, "read_iolog: " + c.iolog->name() + ":" + std::to_string(r.line) +
-                              ": I/O beyond the job's region (size=)");
+  // The job's region, [offset=, offset= + size=) of this clone (docs/workloads.md); a flush has
+  // no bytes to place.
+  const std::int64_t region_start = j.region_offset_bytes(c.result->clone);
+  const std::int64_t region_end = region_start + j.size_bytes;
+  const char* outside = r.offset_bytes + r.length_bytes > region_end ? "beyond the job's region (size=)"
+                        : r.op != TraceOp::kFlush && r.offset_bytes < region_start
+                            ? "before the job's region (offset=)"
+                            : nullptr;
+  if (outside != nullptr) {
+    fail_clone(c, EINVAL, "read_iolog: " + c.iolog->name() + ":" + std::to_string(r.line) + ": I/O " + outside);
     return false;
   }
   HostIo io;
@@ -264,6 +288,11 @@ void FioSession::Impl::issue_sync(Clone& c) {
     start_rate_after_ramp(c);
     if (!file.ahead) file.ahead = file.pattern->next();
     const Direction d = rate_direction(c, file.ahead->direction, sim_.now());
+    const Time due = c.next_allowed[static_cast<std::size_t>(index_of(d))];
+    if (due > sim_.now() && due >= c.stop_at) {  // fio rate_ddir: not due before the runtime ends
+      idle_until_stop(c);
+      return;
+    }
     if (d != file.ahead->direction) other = d;
     if (other && j.verify) file.switched.emplace_back(file.units_drawn, d);
   }

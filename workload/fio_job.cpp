@@ -48,8 +48,11 @@ Result<std::string> substitute_env(std::string_view line, const FioParseOptions&
     const std::size_t close = line.find('}', open + 2);
     if (close == std::string_view::npos || close == open + 2) break;
     const std::string name(line.substr(open + 2, close - open - 2));
-    std::optional<std::string> value;
-    if (options.env) value = options.env(name);
+    // Without env (a scenario's jobs): reproducible from the files alone (docs/scenarios.md).
+    if (!options.env)
+      return sim::invalid_argument("${" + name + "}: environment variables are not read here (a scenario's jobs "
+                                   "are reproducible from its files alone); write the value");
+    std::optional<std::string> value = options.env(name);
     if (!value) {
       return sim::invalid_argument("${" + name + "}: environment variable " + quoted(name) +
                                    " is not set (fio would substitute an empty string)");
@@ -74,7 +77,8 @@ Status read_include(const LineSource& src, std::string_view path, int line_no,
   if (src.depth + 1 > kMaxIncludeDepth) {
     return located(at, "includes nest deeper than " + std::to_string(kMaxIncludeDepth));
   }
-  if (!options.read_include) return located(at, "include files are not read here");
+  if (!options.read_include)
+    return located(at, "include files are not read here (a scenario's jobs are in its own file); copy the options in");
   auto text = options.read_include(std::string(path), src.file);
   if (!text.is_ok()) return located(at, text.status());
   const LineSource inner{*text, std::string(path), std::string(path), src.depth + 1};

@@ -83,6 +83,10 @@ struct Clone {
   std::int64_t think_count = 0;
   bool pausing = false;
   bool think_scheduled = false;
+  // Nothing more is due before stop_at (a rate, a thinktime or an iolog wait past the
+  // runtime): the clone idles until then and ends there, as fio's rate_ddir and
+  // handle_thinktime bound their sleeps by the runtime left.
+  bool idle_until_stop = false;
   // fsync / fdatasync: writes issued, and a flush owed before the next I/O.
   std::int64_t writes_issued = 0;
   bool sync_due = false;
@@ -123,6 +127,8 @@ struct FioSession::Impl {
   // fio_clone.cpp
   void start_clone(Clone& c);
   void pump(Clone& c);
+  // Idles `c` until its stop_at, then pumps it (which ends the workload).
+  void idle_until_stop(Clone& c);
   bool workload_done(Clone& c, sim::Time now) const;
   void end_workload(Clone& c);
   bool issue_verify_read(Clone& c);

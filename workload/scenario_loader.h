@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -95,6 +96,16 @@ class Reader {
     if (!v.is_string()) fail(p, "must be a string, got " + type_name(v));
     std::string s = v.get<std::string>();
     if (s.empty()) fail(p, "must not be empty");
+    // A NUL cut the name short in the text report (hostile round 15); other control
+    // characters garble it. Tabs and line breaks are text.
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const auto ch = static_cast<unsigned char>(s[i]);
+      if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f) {
+        char code[8];
+        std::snprintf(code, sizeof code, "U+%04X", ch);
+        fail(p, std::string("holds a control character (") + code + ") at character " + std::to_string(i + 1));
+      }
+    }
     if (s.size() > max_chars)
       fail(p, "is " + std::to_string(s.size()) + " characters long; at most " +
                   std::to_string(max_chars) + " are allowed");

@@ -298,8 +298,12 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
     stamp_us = number(t[0]);
     t.erase(t.begin());
   }
+  // fio writes a wait as FILE wait USEC 0 and reads only four fields; the three-field form (a
+  // hand-written log, docs/workloads.md) is read the same.
+  if (t.size() == 3 && t[1] == "wait") t.push_back("0");
   if (t.size() != 2 && t.size() != 4)
-    return sim::invalid_argument(bad("want FILE ACTION [OFFSET LENGTH], got " + std::to_string(t.size()) + " fields"));
+    return sim::invalid_argument(bad("want FILE ACTION [OFFSET LENGTH] or FILE wait USEC, got " +
+                                     std::to_string(t.size()) + " fields"));
   const std::string_view action = t[1];
   if (t.size() == 2) {
     if (action == "add" || action == "open" || action == "close") return std::optional<TraceRecord>{};

@@ -376,6 +376,18 @@ TEST_CASE("first start: the admin's password in a 0600 file, the users file with
   REQUIRE(second);
   CHECK(!(*second)->created_admin());
   CHECK((*second)->check_password("admin", password));
+
+  // A hash edited to ask 4 GiB and 1,000 passes of every check is refused at open, naming the
+  // user (hostile round 15: each anonymous request for that user took 4 GiB and minutes).
+  std::string edited = users.str();
+  const auto at = edited.find("m=1024,t=2,p=1");
+  REQUIRE(at != std::string::npos);
+  edited.replace(at, 14, "m=4194304,t=1000,p=1");
+  std::ofstream(o.users_file, std::ios::trunc) << edited;
+  auto costly = Auth::open(o);
+  REQUIRE(!costly);
+  CHECK(costly.status().message().find("the password hash of user admin asks m=4194304 KiB, t=1000") !=
+        std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

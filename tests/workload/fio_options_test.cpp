@@ -133,6 +133,26 @@ TEST_CASE("thinktime pauses after every thinktime_blocks I/Os, once the queue ha
   CHECK(busy > 10 * thinking);
 }
 
+TEST_CASE("runtime= ends the job when a rate, a thinktime or an iolog wait would run past it") {
+  // fio's rate_ddir and handle_thinktime bound a sleep by the runtime left (hostile round 15:
+  // rate_iops=1 runtime=100ms ran 1 s with 2 I/Os; thinktime=10d runtime=1 ran ten days).
+  const std::string job = "[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\ntime_based\n";
+  const RunReport rated = run(job + "runtime=100ms\nrate_iops=1\n");
+  CHECK(dir(rated, 0, Direction::kRead).io_count == 1);
+  CHECK(rated.results[0].end_ns == 100 * sim::kMillisecond);
+  const RunReport thinking = run(job + "runtime=1s\nthinktime=10d\n");
+  CHECK(dir(thinking, 0, Direction::kRead).io_count == 1);
+  CHECK(thinking.results[0].end_ns == sim::kSecond);
+  const std::string path = "/tmp/afasim-iolog-wait-" + std::to_string(::getpid()) + ".log";
+  std::ofstream(path) << "fio version 2 iolog\n/dev/sdb write 0 4096\n/dev/sdb wait 999999999999 0\n"
+                         "/dev/sdb read 0 4096\n";
+  const RunReport waited = run("[replay]\nfilename=sdb\nsize=1m\nruntime=1s\nread_iolog=" + path + "\n");
+  CHECK(dir(waited, 0, Direction::kWrite).io_count == 1);
+  CHECK(dir(waited, 0, Direction::kRead).io_count == 0);
+  CHECK(waited.results[0].end_ns == sim::kSecond);
+  std::remove(path.c_str());
+}
+
 TEST_CASE("rate_iops_min fails the job with EIO when a rate_cycle falls short, as fio's check_min_rate") {
   const std::string job = "[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\ntime_based\nruntime=3s\n";
   // 10 ms of think time after each I/O: under 100 I/Os a second, short of 200.
@@ -410,6 +430,8 @@ TEST_CASE("include, ${ENV} and --section reach outside the text only through Fio
   CHECK(only_b.jobs[0].name == "b");
   auto missing = parse_fio_job_file("[a]\nsize=1m\ninclude nope.fio\n", "t.fio", options);
   CHECK(missing.status().message() == "t.fio:3: include: nope.fio: no such file");
+  CHECK(parse_fio_job_file("[a]\nsize=${SIZE}\n", "t.fio", options).status().message() ==
+        "t.fio:2: ${SIZE}: environment variable \"SIZE\" is not set (fio would substitute an empty string)");
   options.sections = {"c"};
   CHECK(parse_fio_job_file("[a]\nsize=1m\n", "t.fio", options).status().message() ==
         "t.fio: --section: no job section \"c\"");
@@ -430,6 +452,11 @@ TEST_CASE("read_iolog replays a trace in a job, at its recorded times or back to
   const RunReport fast = run(job + "replay_no_stall=1\n");
   CHECK(dir(fast, 0, Direction::kTrim).io_count == 1);
   CHECK(fast.results[0].end_ns < 10 * sim::kMillisecond);
+  // The log's I/O lies in the job's region: a read at 0 is outside offset=1m's (hostile round
+  // 15: it was replayed; with offset_increment clones wrote into each other's regions).
+  const RunReport below = run("[replay]\nfilename=sdb\nsize=1m\noffset=1m\nread_iolog=" + path + "\n");
+  CHECK(below.results[0].error == EINVAL);
+  CHECK(below.results[0].error_message.find(":3: I/O before the job's region (offset=)") != std::string::npos);
   std::remove(path.c_str());
 }
 

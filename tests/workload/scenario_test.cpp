@@ -520,6 +520,9 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {"", "t.json: invalid JSON: ..."},
       {"[1, 2]", "t.json: (top level): must be an object, got an array"},
       {R"({"name": "t"})", "t.json: schema: missing"},
+      // A NUL cut the name short in the text report (hostile round 15).
+      {R"({"schema": "afasim.scenario/1", "name": "t\u0000x"})",
+       "t.json: name: holds a control character (U+0000) at character 2"},
       {R"({"schema": "afasim.scenario/2", "name": "t"})",
        "t.json: schema: expected \"afasim.scenario/1\", got \"afasim.scenario/2\""},
       {h + R"(, "volumez": []})",

@@ -97,6 +97,12 @@ TEST_CASE("fio iolog v2: file actions skipped, waits (µs) advance the clock, sy
   CHECK(sdb.totals.trims == 1);
   CHECK(sdb.totals.flushes == 1);
   CHECK(rep.report.end_ns > 1500 * sim::kMicrosecond);
+  // A wait without fio's fourth field (docs/workloads.md; hostile round 15: refused as "got 3
+  // fields") delays the same.
+  const auto short_wait = all(*reader("fio version 2 iolog\n/dev/sdb write 0 4096\n/dev/sdb wait 1500\n"
+                                      "/dev/sdb read 4096 8192\n"));
+  REQUIRE(short_wait.size() == 2);
+  CHECK(short_wait[1].time_ns == 1500 * sim::kMicrosecond);
 }
 
 TEST_CASE("fio iolog v3: a µs timestamp first; the replay arrives at the recorded times") {
@@ -492,6 +498,11 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
   CHECK(unused.exit_code == 0);
   CHECK(unused.err == "afasim trace: warning: --map 9=x: device \"9\" is not in the replayed records\n");
   CHECK(run_cli("trace " + one + " --quiet --map 0=x").err.empty());
+  // A closed loop ignores the times: --speed beside --iodepth was dropped without a word
+  // (hostile round 15).
+  const auto both = run_cli("trace " + one + " --quiet --iodepth 4 --speed 2");
+  CHECK(both.exit_code == 2);
+  CHECK(both.err.find("--speed excludes --iodepth") != std::string::npos);
 }
 
 TEST_CASE("MSR DiskNumber is a non-negative whole number, or the line is bad (hostile finding 15)") {
@@ -555,7 +566,7 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
        "OFFSET \"0x1000\" is not a number (want a non-negative whole number of bytes)"},
       {"fio version 3 iolog\n0 /dev/sda write 9223372036854775296 512\n", "OFFSET \"9223372036854775296\" is past 1 EiB"},
       {"fio version 3 iolog\n0 /dev/sda write 0 -8\n", "LENGTH \"-8\" is negative (want a non-negative whole number of bytes)"},
-      {"fio version 3 iolog\n0 /dev/sda wait 5\n", "want FILE ACTION [OFFSET LENGTH], got 3 fields"},
+      {"fio version 3 iolog\n0 /dev/sda read 5\n", "want FILE ACTION [OFFSET LENGTH] or FILE wait USEC, got 3 fields"},
       {"fio version 2 iolog\n/dev/sda wait -1 0\n", "delay (µs) \"-1\" is negative (want a non-negative whole number)"},
   };
   for (const auto& [text, message] : iolog) {
