@@ -242,6 +242,21 @@ sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
 
 namespace {
 
+// kMaxJobsInFlight (fio_runner.h): numjobs x iodepth of the jobs that run together.
+sim::Status check_in_flight(const FioJobFile& file, const char* target) {
+  std::int64_t together = 0;
+  for (const FioJob& job : file.jobs) {
+    if (job.stonewall) together = 0;
+    together += static_cast<std::int64_t>(job.numjobs) * job.iodepth;
+    if (together > kMaxJobsInFlight)
+      return sim::invalid_argument(file.file_name + ":" + std::to_string(job.line) + ": iodepth: the jobs running with [" +
+                                   job.name + "] keep " + std::to_string(together) +
+                                   " I/Os in flight (numjobs x iodepth); " + target + " takes at most " +
+                                   std::to_string(kMaxJobsInFlight));
+  }
+  return sim::Status::ok();
+}
+
 sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
                                    const FioRunOptions& options) {
   AFASIM_RETURN_IF_ERROR(session.start());
@@ -264,6 +279,7 @@ sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
 
 sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
                                const FioJobFile& file, const FioRunOptions& options) {
+  AFASIM_RETURN_IF_ERROR(check_in_flight(file, "the array"));
   AFASIM_RETURN_IF_ERROR(prepare_volumes(array, file, options));
   FioSession session(array, sim, file, options);
   return run_session(session, sim, options);
@@ -277,19 +293,7 @@ sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, si
                                 v.name + "\" needs " + std::to_string(v.size_bytes) +
                                 " bytes; device " + target.name() + " has " +
                                 std::to_string(capacity_bytes));
-  // The host queue model holds every command the jobs keep in flight: bound their number
-  // (numjobs x iodepth of the jobs that run together, between stonewalls), as an array's
-  // volumes bound theirs with the QoS queue. 4,096 clones x 65,536 asked for ~40 GB.
-  std::int64_t together = 0;
-  for (const FioJob& job : file.jobs) {
-    if (job.stonewall) together = 0;
-    together += static_cast<std::int64_t>(job.numjobs) * job.iodepth;
-    if (together > kMaxDeviceInFlight)
-      return sim::invalid_argument(file.file_name + ":" + std::to_string(job.line) + ": iodepth: the jobs running with [" +
-                                   job.name + "] keep " + std::to_string(together) +
-                                   " I/Os in flight (numjobs x iodepth); a bare device takes at most " +
-                                   std::to_string(kMaxDeviceInFlight));
-  }
+  AFASIM_RETURN_IF_ERROR(check_in_flight(file, "a bare device"));
   FioSession session(target, sim, file, options);
   return run_session(session, sim, options);
 }

@@ -128,13 +128,20 @@ class FioSession {
 
 // Runs every job of `file` to completion. The result holds one JobResult per clone.
 // Errors of the I/O itself (ENOSPC, EIO) stop the clone and are reported in its result,
-// as fio does; the Status is for failures to set up (volumes).
+// as fio does; the Status is for failures to set up (volumes), and kInvalidArgument for jobs
+// that keep more than kMaxJobsInFlight I/Os in flight at once.
 sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
                                const FioJobFile& file, const FioRunOptions& options);
 // The same against a bare device: no volumes are created; a job whose size passes the
 // device's end is refused (kUnprocessable naming the job file and line), and so are jobs
-// that keep more than kMaxDeviceInFlight I/Os in flight at once (kInvalidArgument).
-inline constexpr std::int64_t kMaxDeviceInFlight = 1 << 20;  // ~150 MB of commands
+// that keep more than kMaxJobsInFlight I/Os in flight at once (kInvalidArgument).
+//
+// Every clone issues its iodepth at once when it starts, each I/O an event and a command
+// before the array or device answers: numjobs x iodepth of the jobs that run together (between
+// stonewalls) is bounded. 4,096 clones x 65,536 asked for ~40 GB on a device and ~100 GB on an
+// array, whose QoS queue refused all but 16,384 per volume only after they were issued (hostile
+// round 15). 1,048,576: ~150 MB of commands; a 16-job x 65,536 test still runs.
+inline constexpr std::int64_t kMaxJobsInFlight = 1 << 20;
 sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, sim::Simulator& sim,
                                const FioJobFile& file, const FioRunOptions& options);
 
