@@ -297,6 +297,9 @@ sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
   impl->options = std::move(options);
   const AuthOptions& o = impl->options;
   if (!o.users_file.empty()) {
+    struct stat st {};
+    if (::stat(o.users_file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      return sim::invalid_argument(o.users_file + ": a directory, not an afasim users file");
     std::ifstream in(o.users_file);
     if (in) {
       std::stringstream text;

@@ -65,6 +65,11 @@ Status prepare_state_dir(const std::string& state_dir, bool& created) {
   // ENOENT and ENOTDIR (a component is a file) are for create_directories to report.
   if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
     return sim::unavailable("cannot reach state directory " + state_dir + ": " + ec.message());
+  // A symbolic link to nowhere exists for the directory's parent but not for status(): say so
+  // ("cannot create ...: File exists" named neither the link nor its target).
+  if (std::error_code link_ec; fs::is_symlink(fs::symlink_status(state_dir, link_ec)))
+    return sim::invalid_argument("state directory " + state_dir + " is a symbolic link to " +
+                                 fs::read_symlink(state_dir, link_ec).string() + ", which does not exist");
   fs::create_directories(state_dir, ec);
   if (ec)
     return sim::unavailable("cannot create state directory " + state_dir + ": " + ec.message());

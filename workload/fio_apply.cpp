@@ -286,7 +286,8 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
       if (part.empty()) return sim::invalid_argument(quoted(v) + ": an empty file name");
       for (unsigned char c : part) {
         if (c < 0x21 || c > 0x7e) {
-          return sim::invalid_argument(quoted(v) + ": a volume name is printable ASCII");
+          return sim::invalid_argument(quoted(v) + ": a file name holds no spaces, control characters or bytes "
+                                                   "past ASCII (it names a volume)");
         }
       }
       std::string name = volume_name_for_path(part);

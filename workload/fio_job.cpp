@@ -93,9 +93,8 @@ Status read_section_header(const LineSource& src, std::string_view line, int lin
   const std::string_view name = trim(line.substr(1, line.size() - 2));
   if (name.empty()) return located(here, "empty section name");
   for (unsigned char c : name) {
-    if (c < 0x20 || c > 0x7e || c == '[' || c == ']') {
-      return located(here, "section name " + quoted(name) + " is not printable ASCII");
-    }
+    if (c == '[' || c == ']') return located(here, "section name " + quoted(name) + " holds a bracket");
+    if (c < 0x20 || c > 0x7e) return located(here, "section name " + quoted(name) + " is not printable ASCII");
   }
   Section s;
   s.name = std::string(name);
@@ -494,7 +493,12 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
 Result<std::string> read_job_text(const std::string& path) {
   auto text = config::read_file_text(path, kMaxFileBytes);  // a directory is an error there
   if (!text.is_ok()) {
-    if (text.status().code() == sim::Code::kNotFound) return sim::not_found(path + ": cannot open the job file");
+    if (text.status().code() == sim::Code::kNotFound) {
+      const std::string why = text.status().message();  // "cannot read PATH: reason"
+      const std::string prefix = "cannot read " + path + ": ";
+      return sim::not_found(path + ": cannot open the job file" +
+                            (why.rfind(prefix, 0) == 0 ? " (" + why.substr(prefix.size()) + ")" : ""));
+    }
     return text.status();
   }
   if (text->starts_with(kUtf8Bom)) text->erase(0, kUtf8Bom.size());  // before joining several files

@@ -376,7 +376,16 @@ Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view 
     return sim::invalid_argument("an event line after the summary that begins at line " +
                                  std::to_string(blk_summary_line_) + " (blkparse prints its summary last)");
   }
-  if (!looks_like_blkparse(t)) return sim::invalid_argument(bad("not a blkparse event line"));
+  if (!looks_like_blkparse(t)) {
+    // blkparse's device, CPU and sequence, then a time that is not one: name the time (hostile
+    // round 15: "-0.0001" and "inf" were "not a blkparse event line").
+    const auto comma = t.size() >= 7 ? t[0].find(',') : std::string_view::npos;
+    if (comma != std::string_view::npos && integer(t[0].substr(0, comma)) && integer(t[0].substr(comma + 1)) &&
+        integer(t[1]))
+      if (std::string problem = number_problem("SECONDS", t[3], false); !problem.empty())
+        return sim::invalid_argument(problem);
+    return sim::invalid_argument(bad("not a blkparse event line"));
+  }
   const std::string_view action = t[5];
   if (action != "Q" && action != "C") return std::optional<TraceRecord>{};
   const std::string_view rwbs = t[6];
@@ -474,8 +483,11 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
   const auto offset = integer(t[4]);
   const auto size = integer(t[5]);
   const auto response = integer(t[6]);
-  if (*offset > kMaxBytes || *size > kMaxBytes || *size == 0)
-    return sim::invalid_argument(bad("Offset and Size are within 1 EiB, Size > 0"));
+  if (*size == 0) return sim::invalid_argument(bad("Size \"0\": an I/O of 0 bytes (want 1 or more)"));
+  if (*offset > kMaxBytes || *size > kMaxBytes)
+    return sim::invalid_argument(bad(std::string(*offset > kMaxBytes ? "Offset \"" + std::string(t[4])
+                                                                     : "Size \"" + std::string(t[5])) +
+                                     "\" is past 1 EiB"));
   // A CSV writer may quote the text fields ("hm"): the quotes are not part of the name.
   auto unquote = [](std::string_view f) {
     return f.size() >= 2 && f.front() == '"' && f.back() == '"' ? f.substr(1, f.size() - 2) : f;

@@ -145,6 +145,7 @@ void Replayer::emit_rows(bool all) {
       TraceRow out;
       out.start_ns = r.index * options_.interval_ns;
       out.length_ns = options_.interval_ns;
+      out.device = report_.volumes[v].device;
       out.volume = report_.volumes[v].volume;
       out.stats = std::move(stats);
       on_row_(out);

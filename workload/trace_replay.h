@@ -59,6 +59,7 @@ struct TraceStats {
 struct TraceRow {
   sim::Time start_ns = 0;  // interval of arrival (simulated time)
   sim::Time length_ns = 0;
+  std::string device;  // the trace's; several devices --map'ed to one volume have a row each
   std::string volume;
   TraceStats stats;
 };

@@ -114,6 +114,7 @@ std::string trace_row_json(const TraceRow& row) {
   ordered_json j = ordered_json::object();
   j["start_s"] = sim::to_seconds(row.start_ns);
   j["length_s"] = sim::to_seconds(row.length_ns);
+  j["device"] = row.device;
   j["volume"] = row.volume;
   j.update(stats_json(row.stats, row.length_ns));
   ordered_json line = ordered_json::object();

@@ -613,6 +613,14 @@ TEST_CASE("a state path that is not a usable directory is refused, naming the pa
   SUBCASE("the path is empty") {
     CHECK(SqliteStore::open("").status().code() == sim::Code::kInvalidArgument);
   }
+  SUBCASE("the path is a symbolic link to nowhere") {  // hostile round 15: "File exists"
+    const std::string link = dir.sub("dangling");
+    std::filesystem::create_symlink(dir.sub("gone/zz"), link);
+    auto s = SqliteStore::open(link);
+    REQUIRE_FALSE(s.is_ok());
+    CHECK(s.status().message() == "state directory " + link + " is a symbolic link to " + dir.sub("gone/zz") +
+                                      ", which does not exist");
+  }
   SUBCASE("permission denied") {
     if (::geteuid() == 0) {
       MESSAGE("running as root, which ignores permissions: permission case not checked");

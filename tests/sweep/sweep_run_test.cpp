@@ -245,7 +245,7 @@ TEST_CASE("rows of another sweep are refused; a bad base or a pointer that names
   };
   const std::string s = (dir / "sweep.json").string();
   CHECK(prepare(R"("base": "nothing/here.json", "points": [{}], "seeds": [1])") ==
-        s + ": base: cannot read " + (dir / "nothing/here.json").string());
+        s + ": base: cannot read " + (dir / "nothing/here.json").string() + ": No such file or directory");
   spit(dir / "bad.json", R"({"schema": "afasim.scenario/1", "name": "b", "duration_s": -1})");
   CHECK(prepare(R"("base": "bad.json", "points": [{}], "seeds": [1])").find(s + ": base: " + (dir / "bad.json").string() +
                                                                         ": duration_s: ") == 0);

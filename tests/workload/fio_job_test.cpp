@@ -649,7 +649,7 @@ TEST_CASE("load_fio_job_file reads a file and names a missing one") {
   CHECK(f->jobs.size() == 8);  // four fills, four measured jobs
   auto missing = load_fio_job_file("/nonexistent/job.fio");
   CHECK(missing.status().code() == sim::Code::kNotFound);
-  CHECK(missing.status().message() == "/nonexistent/job.fio: cannot open the job file");
+  CHECK(missing.status().message() == "/nonexistent/job.fio: cannot open the job file (No such file or directory)");
   // A directory is no job file (an ifstream opens one and reads nothing: it was an empty job).
   auto folder = load_fio_job_file(std::string(source) + "/config");
   CHECK(folder.status().code() == sim::Code::kInvalidArgument);

@@ -576,6 +576,19 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
     REQUIRE_FALSE(next.is_ok());
     CHECK(next.status().message() == "t.trace:2: " + message);
   }
+  // Hostile round 15: a blkparse time that is not one was "not a blkparse event line"; MSR
+  // Size 0 read "Offset and Size are within 1 EiB, Size > 0".
+  for (const char* time : {"-0.0001", "inf"}) {
+    auto neg = reader(std::string("  8,16 3 1 ") + time + " 4211 Q R 0 + 16 [p]\n",
+                      TraceReaderOptions{TraceFormat::kBlkparse, false});
+    auto neg_next = neg->next();
+    REQUIRE_FALSE(neg_next.is_ok());
+    CHECK(neg_next.status().message().find(std::string("SECONDS \"") + time + "\" is ") != std::string::npos);
+  }
+  auto msr = reader("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n0,hm,0,Read,0,0,41286\n");
+  auto msr_next = msr->next();
+  REQUIRE_FALSE(msr_next.is_ok());
+  CHECK(msr_next.status().message() == "t.trace:2: Size \"0\": an I/O of 0 bytes (want 1 or more)");
   // blkparse RWBS with both R and W was replayed as a read (hostile round 13).
   auto rw = reader("  8,16 3 1 0.04 4211 Q RW 0 + 16 [p]\n");
   auto rw_next = rw->next();
@@ -634,4 +647,16 @@ TEST_CASE("a line without an end is an error at its 4,097th byte, not read forev
   const auto zero = testing::run_cli("trace /dev/zero --quiet");
   CHECK(zero.exit_code == 2);
   CHECK(zero.err == "afasim trace: /dev/zero:1: line longer than 4096 bytes\n");
+}
+
+TEST_CASE("two devices --map'ed to one volume: each row names its device (hostile round 15)") {
+  const std::string trace =
+      testing::write_temp("two.iolog", "fio version 2 iolog\n/dev/sdb write 0 4096\n/dev/sdc write 0 4096\n");
+  const auto j = testing::run_cli("trace " + trace + " --quiet --output-format json --map /dev/sdb=a --map /dev/sdc=a");
+  INFO(j.err);
+  CHECK(j.exit_code == 0);
+  CHECK(j.out.find("{\"row\":{\"start_s\":0.0,\"length_s\":1.0,\"device\":\"/dev/sdb\",\"volume\":\"a\"") !=
+        std::string::npos);
+  CHECK(j.out.find("{\"row\":{\"start_s\":0.0,\"length_s\":1.0,\"device\":\"/dev/sdc\",\"volume\":\"a\"") !=
+        std::string::npos);
 }
