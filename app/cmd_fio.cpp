@@ -126,7 +126,7 @@ int run_on_device(const FioOptions& o, DeviceRun& run, const workload::FioJobFil
 }
 
 // The write caches' dirty data through a run, sampled every 100 ms of simulated time (the
-// interval doubles, up to 100 s, while nothing is written, so an idle thinktime costs
+// interval doubles, up to an hour, while nothing moves, so an idle thinktime costs
 // nothing). A measured group whose writes the caches absorbed, or gave back, measured a
 // transient and not the steady state a published figure is (time-based groups: a group bound by
 // its size, as the shipped files' fills, is preconditioning): the review preconditioned "to
@@ -136,6 +136,9 @@ int run_on_device(const FioOptions& o, DeviceRun& run, const workload::FioJobFil
 class CacheWatch {
  public:
   CacheWatch(sim::Simulator& sim, const controller::Array& array) : sim_(sim), array_(array) { sample(); }
+  ~CacheWatch() { sim_.cancel(next_); }
+  CacheWatch(const CacheWatch&) = delete;
+  CacheWatch& operator=(const CacheWatch&) = delete;
 
   void note(const workload::RunReport& report) const {
     struct Window {
@@ -156,7 +159,7 @@ class CacheWatch {
     }
     for (const auto& [id, w] : groups) {
       if (!w.time_based || w.written < (64 << 20) || w.end <= w.start) continue;  // fills, small writes
-      const double from = static_cast<double>(dirty_at(w.start)), to = static_cast<double>(dirty_at(w.end));
+      const double from = static_cast<double>(dirty_bytes_at(w.start)), to = static_cast<double>(dirty_bytes_at(w.end));
       const double share = (to - from) / static_cast<double>(w.written);
       if (std::abs(share) < kTransientShare) continue;
       std::fprintf(stderr,
@@ -175,37 +178,45 @@ class CacheWatch {
   // Dirty data that changed by a tenth of what a group wrote: the result moved by about as much
   // (a 70/30 run read 266K instead of 236K IOPS while its cache filled).
   static constexpr double kTransientShare = 0.10;
-  static constexpr sim::Time kInterval = 100 * sim::kMillisecond;
-  static constexpr sim::Time kIdleIntervalMax = 100 * sim::kSecond;
+  static constexpr sim::Time kIntervalNs = 100 * sim::kMillisecond;
+  static constexpr sim::Time kIdleIntervalMaxNs = 3600 * sim::kSecond;
 
   void sample() {
-    std::int64_t dirty = 0, written = 0;
+    std::int64_t dirty_bytes = 0, host_bytes = 0;
     for (const controller::ControllerInfo& c : array_.controllers()) {
-      dirty += c.dirty_bytes;
-      written += array_.data_path().hardware().stats(c.id).write_bytes;
+      dirty_bytes += c.dirty_bytes;
+      const controller::ControllerIoStats& hw = array_.data_path().hardware().stats(c.id);
+      host_bytes += hw.read_bytes + hw.write_bytes;
     }
-    interval_ = written != written_ ? kInterval : std::min(2 * interval_, kIdleIntervalMax);
-    written_ = written;
-    samples_.push_back({sim_.now(), dirty});
-    sim_.after(interval_, [this] { sample(); });
+    // Back to 100 ms as soon as anything moves (host I/O, or destage emptying the cache), so
+    // a group's first sample is fresh; doubling, up to an hour, while nothing does.
+    const bool moved = samples_.empty() || host_bytes != host_bytes_ || dirty_bytes != samples_.back().dirty_bytes;
+    interval_ns_ = moved ? kIntervalNs : std::min(2 * interval_ns_, kIdleIntervalMaxNs);
+    host_bytes_ = host_bytes;
+    samples_.push_back({sim_.now(), dirty_bytes});
+    // Nothing else to run (after the first sample, taken before the jobs start): the jobs are
+    // done, or stuck, which run_fio must see as an empty queue, not as a sampler ticking forever.
+    if (samples_.size() > 1 && sim_.pending() == 0) return;
+    next_ = sim_.after(interval_ns_, [this] { sample(); });
   }
 
   // The last sample at or before `t`.
-  std::int64_t dirty_at(sim::Time t) const {
+  std::int64_t dirty_bytes_at(sim::Time t) const {
     auto it = std::upper_bound(samples_.begin(), samples_.end(), t,
-                               [](sim::Time at, const Sample& s) { return at < s.at; });
-    return it == samples_.begin() ? 0 : std::prev(it)->dirty;
+                               [](sim::Time at, const Sample& s) { return at < s.at_ns; });
+    return it == samples_.begin() ? 0 : std::prev(it)->dirty_bytes;
   }
 
   struct Sample {
-    sim::Time at;
-    std::int64_t dirty;
+    sim::Time at_ns;
+    std::int64_t dirty_bytes;
   };
   sim::Simulator& sim_;
   const controller::Array& array_;
   std::vector<Sample> samples_;
-  sim::Time interval_ = kInterval;
-  std::int64_t written_ = -1;
+  sim::Time interval_ns_ = kIntervalNs;
+  std::int64_t host_bytes_ = -1;
+  sim::EventId next_;
 };
 
 int run_fio_command(const FioOptions& o) {

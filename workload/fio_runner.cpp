@@ -240,6 +240,16 @@ sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
   return sim::Status::ok();
 }
 
+std::int64_t jobs_in_flight(const FioJobFile& file) {
+  std::int64_t together = 0, most = 0;
+  for (const FioJob& job : file.jobs) {
+    if (job.stonewall) together = 0;
+    together += static_cast<std::int64_t>(job.numjobs) * job.iodepth;
+    most = std::max(most, together);
+  }
+  return most;
+}
+
 namespace {
 
 // kMaxJobsInFlight (fio_runner.h): numjobs x iodepth of the jobs that run together.

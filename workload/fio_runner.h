@@ -142,6 +142,10 @@ sim::Result<RunReport> run_fio(controller::Array& array, sim::Simulator& sim,
 // array, whose QoS queue refused all but 16,384 per volume only after they were issued (hostile
 // round 15). 1,048,576: ~150 MB of commands; a 16-job x 65,536 test still runs.
 inline constexpr std::int64_t kMaxJobsInFlight = 1 << 20;
+// The most I/Os `file`'s jobs keep in flight at once: numjobs x iodepth summed over the jobs
+// that run together (between stonewalls), the largest such group. A scenario's workloads run
+// beside each other: their sum is held to kMaxJobsInFlight too.
+std::int64_t jobs_in_flight(const FioJobFile& file);
 sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, sim::Simulator& sim,
                                const FioJobFile& file, const FioRunOptions& options);
 

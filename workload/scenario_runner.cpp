@@ -178,6 +178,15 @@ Status Runner::create_workload_volumes() {
 }
 
 Status Runner::create_sessions() {
+  // Every clone issues its iodepth at once (kMaxJobsInFlight, fio_runner.h).
+  std::int64_t in_flight = 0;
+  for (const ScenarioWorkload& w : s_.workloads) {
+    in_flight += jobs_in_flight(w.file);
+    if (in_flight > kMaxJobsInFlight)
+      return sim::invalid_argument(job_prefix(w) + "iodepth: the workloads keep up to " + std::to_string(in_flight) +
+                                   " I/Os in flight (numjobs x iodepth); afasim takes at most " +
+                                   std::to_string(kMaxJobsInFlight));
+  }
   for (std::size_t i = 0; i < s_.workloads.size(); ++i) {
     const ScenarioWorkload& w = s_.workloads[i];
     FioRunOptions o;

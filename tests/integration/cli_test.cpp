@@ -229,6 +229,14 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
     CAPTURE(bad);
     CHECK(run_afasim(1, std::string("volume list --url ") + bad, dir.path()).code == 2);
   }
+  // Hostile round 15: a line break in the token went into the request as headers; a report
+  // that could not be written to standard output exited 0.
+  const Run token = run_afasim(1, "volume list --token \"$(printf 'a\\r\\nX-Evil: 1')\"", dir.path());
+  CHECK(token.code == 2);
+  CHECK(token.err.find("--token (or AFASIM_TOKEN) must be one word of visible ASCII") != std::string::npos);
+  const Run full = run_afasim(1, "capacity >/dev/full", dir.path());
+  CHECK(full.code == 1);
+  CHECK(full.err.find("afasim: cannot write to standard output") != std::string::npos);
   CHECK(run_afasim(1, "volume list --url 'http://[::1]:1/'", dir.path()).code == 4);
   CHECK(run_afasim(1, "volume list --url http://localhost:1/array", dir.path()).code == 4);
   CHECK(run_afasim(1, "volume update 1 --min-iops lots", dir.path()).code == 2);

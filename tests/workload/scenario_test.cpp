@@ -739,6 +739,16 @@ TEST_CASE("setup errors the array raises name the scenario key") {
   CHECK(small.message() ==
         "t.json: workloads[0].fio:2: filename: volume \"v\" exists with 1073741824 bytes; the job "
         "needs 2147483648");
+  // Every clone issues its iodepth at once: two workloads of 1,024 x 600 pass the 1,048,576
+  // I/Os in flight afasim takes (fio_runner.h kMaxJobsInFlight; hostile round 15: one of 4,096
+  // x 65,536 grew past 9 GB under afasim fio), each alone would not.
+  auto deep = [](const char* name) {
+    return std::string(R"({"name": ")") + name + R"(", "fio": "[w]\nfilename=v\nsize=1g\nnumjobs=1024\niodepth=600\n"})";
+  };
+  const auto flight = setup(R"(, "workloads": [)" + deep("a") + "," + deep("b") + "]");
+  CHECK(flight.code() == sim::Code::kInvalidArgument);
+  CHECK(flight.message() == "t.json: iodepth: the workloads keep up to 1228800 I/Os in flight (numjobs x iodepth); "
+                            "afasim takes at most 1048576");
   // 100,000 rows of 200 volumes: past the 20,000,000 counts a report may hold.
   std::string many = R"(, "duration_s": 100000, "volumes": [)";
   for (int i = 0; i < 200; ++i)
