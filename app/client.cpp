@@ -26,8 +26,15 @@ std::string env(const char* name) {
 }
 
 // "HTTP 409: detail" from an error answer; the problem document's detail when there is one.
-ClientError refused(const httplib::Response& res) {
+// An error answer: afasim's are problem documents (RFC 9457: title, status, detail), so an
+// answer that is not one came from something else at --url (hostile round 15: a web server's
+// 404 page was exit 3, "refused"; docs/cli.md says exit 1).
+ClientError refused(const httplib::Response& res, const std::string& url) {
   const json body = json::parse(res.body, nullptr, false);
+  if (!body.is_object() || !body.contains("title") || !body.contains("status"))
+    return ClientError(kExitFailure, "HTTP " + std::to_string(res.status) +
+                                         ": the answer is not an afasim problem document (is " + url +
+                                         " an afasim array?)");
   std::string detail = res.body.substr(0, 200);
   std::string title;
   if (body.is_object() && body.contains("detail") && body["detail"].is_string())
@@ -179,7 +186,7 @@ json ApiClient::send(const std::string& method, const std::string& path, const j
                         : method == "PATCH" ? http_->Patch(p, text, "application/json")
                                             : http_->Delete(p);
   if (!res) throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
-  if (res->status >= 400) throw refused(*res);
+  if (res->status >= 400) throw refused(*res, options_.url);
   if (res->status == 204 || res->body.empty()) return nullptr;
   json j = json::parse(res->body, nullptr, false);
   if (j.is_discarded())
@@ -196,7 +203,7 @@ std::string ApiClient::get_text(const std::string& path) {
   const auto start = std::chrono::steady_clock::now();
   auto res = http_->Get(full_path(path));
   if (!res) throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
-  if (res->status >= 400) throw refused(*res);
+  if (res->status >= 400) throw refused(*res, options_.url);
   return res->body;
 }
 
@@ -246,7 +253,7 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
     httplib::Response r;
     r.status = error_status;
     r.body = buffer;
-    throw refused(r);
+    throw refused(r, options_.url);
   }
   if (!res && !stopped && res.error() != httplib::Error::Canceled)
     throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);

@@ -177,6 +177,12 @@ sim::Result<std::size_t> Replayer::volume_for(const std::string& device, std::in
     spec.capacity_bytes = options_.volume_size_bytes;
     spec.raid_type = options_.raid_type;
     spec.provisioning = options_.provisioning;
+    // The array's volume limit: a replay has nothing to delete (the array's own advice).
+    if (array_.volumes().size() >= controller::kMaxVolumes)
+      return sim::unprocessable(reader_.name() + ":" + std::to_string(line) + ": device \"" + device +
+                                "\": the trace names more devices than the array's " +
+                                std::to_string(controller::kMaxVolumes) +
+                                " volumes; --map several devices onto one volume");
     auto created = array_.create_volume(spec);
     if (!created.is_ok())
       return sim::Status(created.status().code(), reader_.name() + ": device \"" + device +

@@ -3,11 +3,13 @@
 // the problem's detail), an unreachable array (4) and bad usage (2). docs/cli.md.
 #include <algorithm>
 #include <doctest/doctest.h>
+#include <httplib.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "tests/integration/serve_process.h"
 
@@ -193,6 +195,26 @@ TEST_CASE("event list --follow prints new events as they happen") {
     text = ss.str();
   }
   CHECK(has_line(text, "^[0-9]+  [0-9.]+ s  error  power  -  supercap pack degraded"));
+}
+
+TEST_CASE("an error answer that is not afasim's is exit 1, naming the URL (hostile round 15)") {
+  // A web server's 404 page at --url was exit 3, "refused (404): not found" (docs/cli.md: exit 1
+  // for an answer the client did not expect).
+  httplib::Server web;
+  web.Get(".*", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 404;
+    res.set_content("<html><body>Not Found</body></html>", "text/html");
+  });
+  const int port = web.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread server([&] { web.listen_after_bind(); });
+  TempStateDir dir;
+  const Run r = run_afasim(port, "volume list", dir.path());
+  web.stop();
+  server.join();
+  CHECK(r.code == 1);
+  CHECK(r.err.find("HTTP 404: the answer is not an afasim problem document (is http://127.0.0.1:" +
+                   std::to_string(port) + " an afasim array?)") != std::string::npos);
 }
 
 TEST_CASE("exit codes: unreachable 4, usage 2") {

@@ -660,3 +660,14 @@ TEST_CASE("two devices --map'ed to one volume: each row names its device (hostil
   CHECK(j.out.find("{\"row\":{\"start_s\":0.0,\"length_s\":1.0,\"device\":\"/dev/sdc\",\"volume\":\"a\"") !=
         std::string::npos);
 }
+
+TEST_CASE("a trace of more devices than the array's 4,096 volumes says how to fold them (hostile round 15)") {
+  // It said "the array holds at most 4096 volumes; delete one first": a replay has nothing to
+  // delete.
+  std::string text;
+  for (int device = 0; device <= 4096; ++device) text += "0 " + std::to_string(device) + " 0 8 1\n";
+  const auto r = testing::run_cli("trace " + testing::write_temp("many.disksim", text) + " --quiet");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("many.disksim:4097: device \"4096\": the trace names more devices than the array's 4096 volumes; "
+                   "--map several devices onto one volume") != std::string::npos);
+}
