@@ -216,4 +216,16 @@ struct SimArray {
   std::string invariant_report() { return array->invariants().report(); }
 };
 
+// Both controllers' performance-model core time (ns) and DRAM bytes so far
+// (controller::Timing): read before and after background work (a rebuild, an extent move, a
+// scrub pass) to see what it was charged.
+inline sim::Time model_core_ns(const SimArray& a) {
+  const controller::Timing& t = a.array->data_path().timing();
+  return t.cores_busy_ns(1) + t.cores_busy_ns(2);
+}
+inline std::int64_t model_memory_bytes(const SimArray& a) {
+  const controller::Timing& t = a.array->data_path().timing();
+  return t.resources(1).memory.stats().bytes + t.resources(2).memory.stats().bytes;
+}
+
 }  // namespace afasim::testing

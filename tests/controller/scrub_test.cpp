@@ -204,8 +204,8 @@ TEST_CASE(
   a.add_volume("r5", sim::kGiB, raid::RaidType::kRaid5, Provisioning::kFixed);
   a.sim->run();
   const controller::Timing& t = a.array->data_path().timing();
-  const auto core_ns = [&] { return t.cores_busy_ns(1) + t.cores_busy_ns(2); };
-  const auto memory_bytes = [&] { return t.resources(1).memory.stats().bytes + t.resources(2).memory.stats().bytes; };
+  const auto core_ns = [&] { return model_core_ns(a); };
+  const auto memory_bytes = [&] { return model_memory_bytes(a); };
   const sim::Time core_before = core_ns();
   const std::int64_t memory_before = memory_bytes();
 

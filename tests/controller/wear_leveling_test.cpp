@@ -465,8 +465,8 @@ TEST_CASE(
   const auto target = dp.mover().allocate_target(drive);
   REQUIRE(target.is_ok());
   const controller::Timing& t = dp.timing();
-  const auto core_ns = [&] { return t.cores_busy_ns(1) + t.cores_busy_ns(2); };
-  const auto memory_bytes = [&] { return t.resources(1).memory.stats().bytes + t.resources(2).memory.stats().bytes; };
+  const auto core_ns = [&] { return model_core_ns(a); };
+  const auto memory_bytes = [&] { return model_memory_bytes(a); };
   const sim::Time core_before = core_ns();
   const std::int64_t memory_before = memory_bytes();
 
