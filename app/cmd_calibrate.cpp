@@ -76,7 +76,7 @@ int run_calibrate(const CalibrateOptions& o) {
     if (results.status().code() == sim::Code::kInvalidArgument) return fail("--only: " + results.status().message(), 2);
     return fail(results.status().message(), 1);
   }
-  char runtime[32];
+  char runtime[64];
   std::snprintf(runtime, sizeof runtime, "%g s after a %g s ramp", o.runtime_s, o.ramp_s);
   const std::string runs = o.runtime_s > 0 ? std::string("measured ") + runtime : "the job files' run times";
   // The array engine: the shipped fio job files on the simulated array, whose timing is the

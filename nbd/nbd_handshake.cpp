@@ -7,6 +7,12 @@
 #include "nbd/nbd_connection.h"
 #include "nbd/nbd_record.h"
 
+// GCC 12 warns that a coroutine's frame has a field of a lambda's or an anonymous
+// namespace's type (-Wsubobject-linkage): a false positive for frames, which are never shared
+// between translation units. Off for this file only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsubobject-linkage"
+
 namespace afasim::nbd::detail {
 
 using boost::system::error_code;
@@ -365,3 +371,5 @@ void Connection::enter_transmission(ExportInfo e) {
 }
 
 }  // namespace afasim::nbd::detail
+
+#pragma GCC diagnostic pop

@@ -495,7 +495,7 @@ std::vector<http::Route> Service::Impl::change_routes() {
 }
 
 Service::Service(controller::Array& array, serve::ModelThread& model, ServiceOptions options)
-    : impl_(std::make_unique<Impl>(Impl{array, model, std::move(options), {}, nullptr})) {
+    : impl_(std::make_unique<Impl>(Impl{array, model, std::move(options), {}, nullptr, {}})) {
   impl_->identity = {impl_->options.system_name, impl_->options.afasim_version, impl_->options.auth != nullptr,
                      impl_->options.events != nullptr};
   if (impl_->options.auth) impl_->accounts = std::make_unique<Accounts>(*impl_->options.auth, array, model);

@@ -12,7 +12,8 @@
 
 namespace afasim::store {
 
-namespace {
+// Named, not anonymous: Impl (declared in the header) holds them.
+namespace fault_vfs_detail {
 
 // What a write or truncation replaced, to undo it.
 struct Undo {
@@ -26,7 +27,10 @@ struct FileLog {
   std::int64_t unsynced_bytes = 0;
 };
 
-}  // namespace
+}  // namespace fault_vfs_detail
+
+using fault_vfs_detail::FileLog;
+using fault_vfs_detail::Undo;
 
 struct FaultInjectionVfs::Impl {
   std::string name;

@@ -162,7 +162,7 @@ PowerCut power_cut(std::uint64_t seed, bool skip_vault, bool fault_points = fals
   SimArray a(seed, o);
   std::optional<sim::BuggifyScope> faults;
   if (fault_points)
-    faults.emplace(sim::BuggifyOptions{.seed = seed, .activate_probability = 0.5, .fire_probability = 0.05});
+    faults.emplace(sim::BuggifyOptions{.seed = seed, .activate_probability = 0.5, .fire_probability = 0.05, .off = {}});
   add_volumes(a);
   Tracker t(a);
   sim::Rng rng(seed, "test.power");

@@ -105,7 +105,7 @@ void with_fault_points(std::uint64_t seed, std::map<std::string, std::int64_t>& 
   a.add_volume("r5", 128 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kThin);
   int failed = -1;
   {
-    const sim::BuggifyScope faults({.seed = seed, .activate_probability = 0.5, .fire_probability = 0.05});
+    const sim::BuggifyScope faults({.seed = seed, .activate_probability = 0.5, .fire_probability = 0.05, .off = {}});
     a.random_io(rng, 120);
     failed = a.used_drive(rng);
     REQUIRE(a.array->inject_fault({"drive_fail", failed + 1}).is_ok());

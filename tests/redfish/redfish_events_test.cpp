@@ -83,7 +83,7 @@ TEST_CASE("a subscription's Destination is a URL: spaces and control characters 
   // "http://127.0.0.1:18499/x\r\nX-Evil: injected" was accepted (201) and served back with
   // its CR LF in GET .../Subscriptions/N.
   redfish::Events events;
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string("http://127.0.0.1:18499/x\r\nX-Evil: injected"),
         std::string("http://127.0.0.1/a b"), std::string("http://127.0.0.1/\x7f"),
         std::string("http://127.0.0.1/caf\xc3\xa9"), std::string("http://127.0.0.1/\t")}) {
