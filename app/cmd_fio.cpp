@@ -64,6 +64,19 @@ sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args)
   return text;
 }
 
+// A job file on standard input ("-"): at most workload::kMaxFileBytes, as a file on disk.
+sim::Result<std::string> read_stdin_job() {
+  std::string text;
+  char buf[65536];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, stdin)) {
+    text.append(buf, n);
+    if (text.size() > workload::kMaxFileBytes) return sim::invalid_argument("-: the job file on standard input is larger than 1 MiB");
+  }
+  if (std::ferror(stdin)) return sim::invalid_argument(std::string("-: cannot read standard input (") + std::strerror(errno) + ")");
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a byte-order mark, as read_job_text drops it
+  return text;
+}
+
 // Every job of the run: the job files in order, then the command-line jobs.
 // `device_bytes`: a bare device's capacity, else 0 (workload::FioParseOptions).
 sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t device_bytes) {
@@ -72,8 +85,11 @@ sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t de
   parse.device_bytes = device_bytes;
   std::string text;
   std::string name;
+  if (std::count(o.job_files.begin(), o.job_files.end(), "-") > 1)
+    return sim::invalid_argument("-: standard input can be read as one job file only");
   for (const std::string& path : o.job_files) {
-    auto file_text = workload::read_job_text(path);
+    // "-": the job file on standard input, as fio reads it.
+    auto file_text = path == "-" ? read_stdin_job() : workload::read_job_text(path);
     if (!file_text.is_ok()) return file_text.status();
     if (o.job_files.size() == 1 && o.extras.empty()) return workload::parse_fio_job_file(*file_text, path, parse);
     text += *file_text + "\n";
@@ -276,7 +292,7 @@ Runner add_fio_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "fio", "Run fio job files (or --name=... jobs, as fio) in virtual time against a simulated array");
   cmd->allow_extras();
-  cmd->add_option("job_files", o->job_files, "fio job files");
+  cmd->add_option("job_files", o->job_files, "fio job files (- reads one from standard input)");
   cmd->add_option("--system", o->system, "System preset")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Root seed (same seed, same report)")
       ->check(seed_check())
