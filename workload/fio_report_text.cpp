@@ -2,6 +2,7 @@
 #include "workload/fio_report.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -247,7 +248,7 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
 // stat.c show_group_stats.
 std::string group_block(const GroupSummary& gs) {
   std::string out = sprintf_string("\nRun status group %d (all jobs):\n", gs.group_id);
-  static const char* kNames[] = {"   READ", "  WRITE"};
+  static constexpr std::array<const char*, kDirections> kNames = {"   READ", "  WRITE", "   TRIM"};
   for (int d = 0; d < kDirections; ++d) {
     if (gs.max_run_ms[d] == 0) continue;
     auto n2s = [](std::uint64_t v, bool pow2, NumUnit u) { return fio_num2str(v, 4, 1, pow2, u); };

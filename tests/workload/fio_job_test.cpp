@@ -987,3 +987,10 @@ TEST_CASE("afasim fio - reads the job file from standard input, as fio does (new
   CHECK(large.exit_code == 2);
   CHECK(large.err == "afasim fio: -: the job file on standard input is larger than 1 MiB\n");
 }
+
+TEST_CASE("a trim job's run status group line is fio's '   TRIM:' (hostile round 16: '(null):' read past the names)") {
+  const auto trim = run_cli("fio --quiet --name=j --filename=v --size=1g --rw=randtrim --runtime=100ms --time_based");
+  CHECK(trim.exit_code == 0);
+  CHECK(trim.out.find("\nRun status group 0 (all jobs):\n   TRIM: bw=") != std::string::npos);
+  CHECK(trim.out.find("(null)") == std::string::npos);
+}
