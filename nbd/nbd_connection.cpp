@@ -88,6 +88,17 @@ void start_requests(controller::Array& array, const ExportInfo& e,
     }
     const auto cmd = static_cast<n::Command>(h.type);
     if (cmd == n::Command::kBlockStatus) {
+      // check_request held it to the export's size at connect; the volume may be smaller now
+      // (or, in a replay, an edited record may say it was larger): refused as a read would be.
+      const controller::Volume* v = array.volume(e.volume_id);
+      if (v == nullptr || h.offset + h.length > static_cast<std::uint64_t>(v->capacity_bytes)) {
+        complete(std::move(r),
+                 sim::Status(sim::Code::kOutOfRange,
+                             "BLOCK_STATUS [" + std::to_string(h.offset) + ", +" + std::to_string(h.length) +
+                                 ") past the end of volume \"" + e.name + "\""),
+                 0);
+        continue;
+      }
       r->extents = allocation_map(array, e.volume_id, h.offset, h.length,
                                   (h.flags & n::kCmdFlagReqOne) != 0);
       Mailbox::deliver(std::move(r));

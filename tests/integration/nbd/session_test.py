@@ -136,6 +136,28 @@ def record_replay():
         expect(rc == 1 and "diverged" in text and "differs" in text,
                "a record whose ReST body changed is reported as a divergence")
 
+        # Hostile round 16: an edited record (checksums recomputed) whose export claims 1 PiB
+        # and whose first request is a BLOCK_STATUS of 4 GiB past the volume's end passed the
+        # replay's check against the recorded size and aborted on an assertion (exit 134).
+        first = next(i for i, r in enumerate(records) if r[1] == "nbd.io")
+        p = records[first][4]
+        o = 8 + 8 + struct.unpack_from("<Q", p, 8)[0]   # connection id, export name
+        size_at = o + 32                               # volume, mapping, host, lun ids
+        p = p[:size_at] + struct.pack("<q", 1 << 50) + p[size_at + 8:]
+        o = size_at + 8 + 1                            # size, read_only
+        o += 8 + struct.unpack_from("<Q", p, o)[0] + 4  # description, request count
+        kind, _, handle, _, length = struct.unpack_from("<HHQQI", p, o)
+        rest = p[o + 24:]
+        if kind == 1:  # a write: its payload goes with it
+            rest = rest[8 + struct.unpack_from("<Q", rest, 0)[0]:]
+        p = p[:o] + struct.pack("<HHQQI", 7, 0, handle, 0, 0xFFFFFE00) + rest
+        edited = list(records)
+        edited[first] = records[first][:4] + (p,)
+        write_session(ws.path("block-status.rec"), header, edited)
+        rc, text = replay(ws.path("block-status.rec"), check=False)
+        expect(rc == 1 and "diverged" in text and "assertion" not in text,
+               "a BLOCK_STATUS past the volume's end in an edited record is a divergence, not an abort")
+
 
 def bad_records():
     require_tools("fio")
