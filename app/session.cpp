@@ -21,6 +21,10 @@ sim::Result<std::unique_ptr<controller::Telemetry>> start_telemetry(controller::
   return controller::Telemetry::create(array, options);
 }
 
+// Meta key: the array has kept its volumes' data in payload/ (set at the first start with
+// --payload file).
+constexpr const char* kMetaPayloadFiles = "payload.files";
+
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
                                              std::uint64_t seed, bool require_new) {
@@ -53,6 +57,9 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
             " SSD image(s) of an earlier one; restore afasim.db from a backup, or move the payload directory "
             "aside to start a new array (it would otherwise reuse the old data)");
     }
+    // An array that kept its data in payload files before: a missing or empty file is lost
+    // data, refused (open_file_store), not recreated blank with the volumes still online.
+    options.data_path.payload_must_exist = snapshot->meta.count(kMetaPayloadFiles) != 0;
     std::error_code ec;
     std::filesystem::create_directories(options.data_path.payload_dir, ec);
     if (ec) return sim::unavailable("cannot create " + options.data_path.payload_dir + ": " + ec.message());
@@ -65,6 +72,12 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
     return sim::Status(array.status().code(), "state directory " + state_dir + ": " + array.status().message() + hint);
   }
   s.array = std::move(array).value();
+  if (payload == datapac::PayloadKind::kFile && !options.data_path.payload_must_exist) {
+    controller::ChangeSet mark;
+    mark.meta[kMetaPayloadFiles] = "1";
+    if (sim::Status st = s.store->commit(mark); !st.is_ok())
+      return sim::Status(st.code(), "state directory " + state_dir + ": " + st.message());
+  }
   return s;
 }
 

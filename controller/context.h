@@ -30,6 +30,7 @@ namespace afasim::controller {
 struct DataPathOptions {
   datapac::PayloadKind payload = datapac::PayloadKind::kNone;
   std::string payload_dir;            // for kFile: one sparse file per SSD in here
+  bool payload_must_exist = false;    // for kFile: the files held data before (datapac::SsdOptions)
   std::int64_t memory_page_bytes = 64 << 10;  // for kMemory
   datapac::PayloadWrapper wrap_payload;       // tests: wraps each SSD's store (fault injection)
   // RAID geometry (docs/raid.md). RAID 5 width k+1 with k in [2, 8]; RAID 10 stripes an

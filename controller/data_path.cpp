@@ -56,6 +56,7 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
   HardwareOptions ho;
   ho.payload = options_.payload;
   ho.payload_dir = options_.payload_dir;
+  ho.payload_must_exist = options_.payload_must_exist;
   ho.memory_page_bytes = options_.memory_page_bytes;
   ho.wrap_payload = options_.wrap_payload;
   ho.preconditioned = options_.preconditioned;

@@ -22,6 +22,7 @@ sim::Result<std::unique_ptr<Hardware>> Hardware::create(sim::Simulator& sim, con
     so.payload = options.payload;
     so.memory_page_bytes = options.memory_page_bytes;
     so.payload_directory = options.payload_dir;
+    so.payload_must_exist = options.payload_must_exist;
     so.wrap_payload = options.wrap_payload;
     // The array never writes the fifth of each SSD it keeps back: extra spare area for
     // the SSD's garbage collection (docs/capacity.md, docs/ssd-model.md).

@@ -38,6 +38,7 @@ class PerfCounters;
 struct HardwareOptions {
   datapac::PayloadKind payload = datapac::PayloadKind::kNone;
   std::string payload_dir;                    // for kFile: one sparse file per SSD in here
+  bool payload_must_exist = false;            // for kFile: the files held data before (SsdOptions)
   std::int64_t memory_page_bytes = 64 << 10;  // for kMemory
   datapac::PayloadWrapper wrap_payload;       // tests: wraps each SSD's store (fault injection)
   bool preconditioned = true;                 // SSDs start in steady state

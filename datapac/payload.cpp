@@ -295,9 +295,13 @@ std::unique_ptr<PayloadStore> make_memory_store(std::int64_t capacity_bytes,
 }
 
 sim::Result<std::unique_ptr<PayloadStore>> open_file_store(const std::string& path,
-                                                           std::int64_t capacity_bytes) {
+                                                           std::int64_t capacity_bytes, bool must_exist) {
   AFASIM_ASSERT(capacity_bytes > 0, "payload store capacity must be positive");
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const std::string lost = ", but the array kept its volumes' data in it (they would read as zeros): restore the "
+                           "payload folder from the backup afasim.db was taken with, or start a new array in another "
+                           "--state directory";
+  const int fd = ::open(path.c_str(), O_RDWR | (must_exist ? 0 : O_CREAT) | O_CLOEXEC, 0644);
+  if (fd < 0 && must_exist && errno == ENOENT) return sim::io_error(path + " is missing" + lost);
   if (fd < 0) return sim::io_error(path + ": open: " + errno_text(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -308,6 +312,10 @@ sim::Result<std::unique_ptr<PayloadStore>> open_file_store(const std::string& pa
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     return sim::precondition_failed(path + ": not a regular file");
+  }
+  if (st.st_size == 0 && must_exist) {
+    ::close(fd);
+    return sim::io_error(path + " is empty" + lost);
   }
   if (st.st_size == 0) {
     if (::ftruncate(fd, capacity_bytes) != 0) {

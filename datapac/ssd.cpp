@@ -111,7 +111,7 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       const std::string path =
           (std::filesystem::path(options_.payload_directory) / (options_.name + ".payload"))
               .string();
-      auto store = open_file_store(path, model_.capacity_bytes);
+      auto store = open_file_store(path, model_.capacity_bytes, options_.payload_must_exist);
       if (store.is_ok())
         payload_ = std::move(store).value();
       else

@@ -47,6 +47,9 @@ struct SsdOptions {
   PayloadKind payload = PayloadKind::kNone;
   // For PayloadKind::kFile: an existing directory; the file is <dir>/<name>.payload.
   std::string payload_directory;
+  // For PayloadKind::kFile: the file held this drive's data before (a restart): missing or
+  // empty, the drive is refused rather than started blank (open_file_store).
+  bool payload_must_exist = false;
   // For PayloadKind::kMemory: page size, a power of two in [512, 16 MiB].
   std::int64_t memory_page_bytes = 64 << 10;
   // Tests only: wraps the opened payload store (a FaultInjectionPayloadStore).

@@ -123,6 +123,24 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
     CHECK(log.find("this state belongs to an ise-860-g3 array, not an ise-850-g3 one") != std::string::npos);
   }
   {
+    // The reverse (hostile round 16): the database says the array kept its data in payload
+    // files, but they are gone or emptied. They were recreated blank and the volumes served
+    // zeros, online, without a word; now the start is refused, naming the file.
+    std::filesystem::rename(state + "/payload", state + "/payload.away");
+    const auto [missing, missing_log] = serve_once(state, "--listen 127.0.0.1:0");
+    INFO(missing_log);
+    CHECK(missing == 1);
+    CHECK(missing_log.find(state + "/payload/dp1-ssd01.payload is missing, but the array kept its volumes' data in "
+                                   "it (they would read as zeros)") != std::string::npos);
+    std::filesystem::remove_all(state + "/payload");
+    std::filesystem::rename(state + "/payload.away", state + "/payload");
+    std::filesystem::resize_file(state + "/payload/dp2-ssd07.payload", 0);
+    const auto [empty, empty_log] = serve_once(state, "--listen 127.0.0.1:0");
+    INFO(empty_log);
+    CHECK(empty == 1);
+    CHECK(empty_log.find(state + "/payload/dp2-ssd07.payload is empty") != std::string::npos);
+  }
+  {
     // An emptied database beside the SSD images is not a first start: a new array would hand
     // out chunks that still hold the old volumes' bytes (hostile round 14). Refused, saying
     // why, with the images left as they were.
