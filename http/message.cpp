@@ -32,6 +32,12 @@ const std::string& Headers::get(std::string_view name) const {
   return kEmpty;
 }
 
+std::size_t Headers::count(std::string_view name) const {
+  std::size_t n = 0;
+  for (const auto& [k, v] : fields_) n += iequals(k, name);
+  return n;
+}
+
 bool Headers::has(std::string_view name) const {
   for (const auto& f : fields_)
     if (iequals(f.first, name)) return true;

@@ -23,6 +23,8 @@ class Headers {
   // The first value of `name`, or "" when absent.
   const std::string& get(std::string_view name) const;
   bool has(std::string_view name) const;
+  // How many fields are named `name` (case-insensitive).
+  std::size_t count(std::string_view name) const;
   // Adds a field (a second one with the same name is kept beside the first).
   void add(std::string name, std::string value);
   // Replaces every field named `name` with one.

@@ -227,6 +227,24 @@ TEST_CASE("a body in a coding the server does not decode is refused, not read as
   CHECK(gzip_ce->body.find("content coding \\\"gzip\\\" is not supported") != std::string::npos);
 }
 
+TEST_CASE("two Host or two Authorization headers are a 400, not the first one winning (hostile round 16)") {
+  ServerOptions o;
+  const auto check = [&](const std::string& headers) -> std::optional<Response> {
+    auto parsed = parse_request("GET /a HTTP/1.1\r\n" + headers + "\r\n", o);
+    REQUIRE(parsed.request);
+    return precheck(*parsed.request, parsed.version, o);
+  };
+  CHECK(!check("Host: localhost\r\nAuthorization: Basic eDp5\r\n"));
+  auto hosts = check("Host: localhost\r\nhost: evil.com\r\n");
+  REQUIRE(hosts);
+  CHECK(hosts->status == 400);  // RFC 9112 3.2
+  CHECK(hosts->body.find("more than one Host header") != std::string::npos);
+  auto auths = check("Host: localhost\r\nAuthorization: Basic eDp5\r\nAUTHORIZATION: Basic Zm9vOmJhcg==\r\n");
+  REQUIRE(auths);
+  CHECK(auths->status == 400);
+  CHECK(auths->body.find("more than one Authorization header") != std::string::npos);
+}
+
 TEST_CASE("host_allowed: IP literals, localhost and listed names; nothing else") {
   CHECK(host_allowed("127.0.0.1:8080", {}));
   CHECK(host_allowed("[::1]:8080", {}));
