@@ -35,25 +35,32 @@ sim::Status check_header(const std::string& path, const std::string& line, const
   return sim::Status::ok();
 }
 
-// Reads the whole lines of `path`; a last line without its newline is cut off the file.
-sim::Result<std::vector<std::string>> whole_lines(const std::string& path) {
+// Reads the whole lines of the rows file `path` of `plan`, after checking its header: a last
+// line without its newline (a run killed mid-write) is then cut off the file. A file that is
+// not this sweep's rows is refused untouched, a first line without its newline included unless
+// it is the start of this sweep's header (hostile round 16: a note without a final newline
+// was cut to nothing and replaced).
+sim::Result<std::vector<std::string>> whole_lines(const std::string& path, const SweepPlan& plan) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return sim::io_error("cannot read " + path);
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
-  if (whole != text.size()) {
-    std::error_code ec;
-    fs::resize_file(path, whole, ec);
-    if (ec) return sim::io_error("cannot cut the torn last line of " + path + ": " + ec.message());
-  }
   std::vector<std::string> lines;
   std::size_t at = 0;
   while (at < whole) {
     const std::size_t end = text.find('\n', at);
     lines.push_back(text.substr(at, end - at));
     at = end + 1;
+  }
+  if (!lines.empty()) AFASIM_RETURN_IF_ERROR(check_header(path, lines[0], plan));
+  if (lines.empty() && !text.empty() && !header_line(plan).starts_with(text))
+    return sim::invalid_argument(path + ":1: not a rows.jsonl header (" + std::string(kRowsSchema) + ")");
+  if (whole != text.size()) {
+    std::error_code ec;
+    fs::resize_file(path, whole, ec);
+    if (ec) return sim::io_error("cannot cut the torn last line of " + path + ": " + ec.message());
   }
   return lines;
 }
@@ -82,11 +89,10 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   const std::string path = (fs::path(dir) / "rows.jsonl").string();
   std::vector<std::string> lines;
   if (fs::exists(path, ec)) {
-    auto read = whole_lines(path);
+    auto read = whole_lines(path, plan);
     if (!read.is_ok()) return read.status();
     lines = std::move(read).value();
   }
-  if (!lines.empty()) AFASIM_RETURN_IF_ERROR(check_header(path, lines[0], plan));
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto row = row_from_line(lines[i], plan.file.points.size(), plan.file.kind);
     if (!row.is_ok()) return sim::invalid_argument(path + ":" + std::to_string(i + 1) + ": " + row.status().message());

@@ -223,6 +223,29 @@ TEST_CASE("resume: a sweep cut short, its torn last line dropped, ends with the 
   fs::remove_all(dir);
 }
 
+TEST_CASE("a rows.jsonl that is not a sweep's is refused untouched, with or without a final newline (hostile round 16)") {
+  const fs::path dir = folder_with("foreign", kRaidAxis + R"(, "seeds": [1])");
+  const SweepPlan plan = plan_in(dir);
+  fs::create_directories(dir / "out");
+  for (const std::string& notes : {std::string("my important notes without newline"),
+                                  std::string("my notes\nline 2 without newline"), std::string(100, '\0')}) {
+    spit(dir / "out" / "rows.jsonl", notes);
+    std::vector<SweepRow> done;
+    auto journal = RowJournal::open((dir / "out").string(), plan, &done);
+    REQUIRE(!journal.is_ok());
+    CHECK(journal.status().message().find("rows.jsonl:1: not a rows.jsonl header") != std::string::npos);
+    CHECK(slurp(dir / "out" / "rows.jsonl") == notes);
+  }
+  // A header cut short (a sweep killed while writing it) is its own: started again.
+  spit(dir / "out" / "rows.jsonl", R"({"schema":)");
+  std::vector<SweepRow> done;
+  auto journal = RowJournal::open((dir / "out").string(), plan, &done);
+  REQUIRE_MESSAGE(journal.is_ok(), journal.status().message());
+  journal->reset();
+  CHECK(slurp(dir / "out" / "rows.jsonl").starts_with(R"({"schema":"afasim.sweep-rows)"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("rows of another sweep are refused; a bad base or a pointer that names nothing is the sweep file's error") {
   const fs::path dir = folder_with("other", kRaidAxis + R"(, "seeds": [1])");
   const SweepPlan plan = plan_in(dir);
