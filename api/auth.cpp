@@ -275,6 +275,9 @@ struct Auth::Impl {
         return bad("the password hash of user " + s.user.name + " " + why);
       users.push_back(std::move(s));
     }
+    std::vector<User> listed;
+    for (const Stored& s : users) listed.push_back(s.user);
+    if (const std::string why = users_file_problem(listed, next_user_id); !why.empty()) return bad(why);
     return sim::Status::ok();
   }
 

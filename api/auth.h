@@ -147,4 +147,9 @@ class Auth {
 // The 401 answer: problem+json with WWW-Authenticate for Basic and Bearer.
 http::Response unauthorized(const std::string& detail, const std::string& instance);
 
+// What is wrong with the users a users file holds, "" when nothing: ids from 1, each id and
+// name once, `next_id` above every id, and at least one admin (else no one could administer the
+// API, and the API itself refuses to delete or demote the last admin). users_check.cpp.
+std::string users_file_problem(const std::vector<User>& users, std::int64_t next_id);
+
 }  // namespace afasim::api

@@ -391,5 +391,39 @@ TEST_CASE("first start: the admin's password in a 0600 file, the users file with
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("users_file_problem: one id and one name per user, next_id past them, an admin (hostile round 16)") {
+  const User admin{1, "admin", Role::kAdmin, 0};
+  const User bob{2, "bob", Role::kMonitor, 0};
+  CHECK(users_file_problem({admin, bob}, 3).empty());
+  CHECK(users_file_problem({admin, User{1, "bob", Role::kMonitor, 0}}, 3) ==
+        "user id 1 appears twice (users admin and bob)");
+  CHECK(users_file_problem({User{2, "admin", Role::kMonitor, 0}, admin}, 3) == "user name admin appears twice");
+  // A users file restored with an older next_id: the next user got admin's id.
+  CHECK(users_file_problem({admin, bob}, 2) ==
+        "next_id 2 is not above the largest user id 2 (a new user would get an id in use)");
+  CHECK(users_file_problem({User{0, "zero", Role::kAdmin, 0}}, 3) == "user zero has id 0: ids start at 1");
+  CHECK(users_file_problem({bob}, 3).starts_with("no user has the admin role"));
+  CHECK(users_file_problem({}, 1).starts_with("holds no users"));
+  // Through Auth::open: refused, naming the file.
+  const auto dir = std::filesystem::temp_directory_path() / ("afasim-users-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  AuthOptions o;
+  o.users_file = (dir / "users.json").string();
+  o.argon2_memory_kib = 1024;
+  REQUIRE(Auth::open(o));
+  std::stringstream text;
+  text << std::ifstream(o.users_file).rdbuf();
+  std::string edited = text.str();
+  const auto at = edited.find("\"next_id\": 2");
+  REQUIRE(at != std::string::npos);
+  edited.replace(at, 12, "\"next_id\": 1");
+  std::ofstream(o.users_file, std::ios::trunc) << edited;
+  auto reopened = Auth::open(o);
+  REQUIRE(!reopened);
+  CHECK(reopened.status().message() ==
+        o.users_file + ": next_id 1 is not above the largest user id 1 (a new user would get an id in use)");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace afasim::api::testing

@@ -1,0 +1,35 @@
+// api::users_file_problem: the consistency of a users file read at start (hostile round 16: two
+// users with one id, a next_id that handed out an existing id, a duplicate "admin" that shadowed
+// the real one, no admin at all were all loaded without a word).
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "api/auth.h"
+
+namespace afasim::api {
+
+std::string users_file_problem(const std::vector<User>& users, std::int64_t next_id) {
+  std::map<std::int64_t, std::string> ids;
+  std::map<std::string, std::int64_t> names;
+  std::int64_t largest = 0;
+  bool admin = false;
+  for (const User& u : users) {
+    if (u.id < 1) return "user " + u.name + " has id " + std::to_string(u.id) + ": ids start at 1";
+    if (const auto [it, fresh] = ids.emplace(u.id, u.name); !fresh)
+      return "user id " + std::to_string(u.id) + " appears twice (users " + it->second + " and " + u.name + ")";
+    if (!names.emplace(u.name, u.id).second) return "user name " + u.name + " appears twice";
+    largest = std::max(largest, u.id);
+    admin = admin || u.role == Role::kAdmin;
+  }
+  if (next_id <= largest)
+    return "next_id " + std::to_string(next_id) + " is not above the largest user id " + std::to_string(largest) +
+           " (a new user would get an id in use)";
+  if (!admin)
+    return users.empty() ? "holds no users: move it aside to have a new admin made at the next start"
+                         : "no user has the admin role, so no one could administer the array: give one the role "
+                           "admin, or move the file aside to have a new admin made";
+  return "";
+}
+
+}  // namespace afasim::api
