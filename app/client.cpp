@@ -10,7 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <condition_variable>
+#include <mutex>
 #include <regex>
+#include <thread>
 
 #include "config/file_text.h"
 #include "config/json_text.h"
@@ -177,15 +180,64 @@ std::string ApiClient::full_path(const std::string& path) const {
   return base_path_ + "/api/v1" + path;
 }
 
+// An answer of the management API is small (a list of 4,096 volumes is a few MB): one larger
+// than this is not an afasim array's (hostile round 16: an endless body grew the client to 8 GB).
+constexpr std::size_t kMaxAnswerBytes = 64 << 20;
+
+httplib::Response ApiClient::exchange(const std::string& method, const std::string& path, const std::string& body) {
+  httplib::Request req;
+  req.method = method;
+  req.path = full_path(path);
+  if (method == "POST" || method == "PATCH") {
+    req.body = body;
+    req.headers.emplace("Content-Type", "application/json");
+  }
+  httplib::Response res;
+  bool too_large = false;
+  req.response_handler = [](const httplib::Response&) { return true; };
+  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+    if (res.body.size() + n > kMaxAnswerBytes) return !(too_large = true);
+    res.body.append(data, n);
+    return true;
+  };
+  // --timeout bounds the whole exchange, not each read: a watchdog stops the request when it
+  // is over (a server that sent a byte a second was waited for without end).
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false, late = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    if (!cv.wait_for(lock, std::chrono::duration<double>(options_.timeout_seconds), [&] { return done; })) {
+      late = true;
+      http_->stop();
+    }
+  });
+  const auto start = std::chrono::steady_clock::now();
+  httplib::Response answer;
+  httplib::Error error = httplib::Error::Success;
+  const bool sent = http_->send(req, answer, error);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+  }
+  cv.notify_one();
+  watchdog.join();
+  if (too_large)
+    throw ClientError(kExitFailure, method + " " + req.path + ": the answer is larger than " +
+                                        std::to_string(kMaxAnswerBytes >> 20) + " MiB (is " + options_.url +
+                                        " an afasim array?)");
+  if (late) throw ClientError(kExitUnreachable, "cannot reach the array at " + options_.url +
+                                                    ": no whole answer in time (--timeout)");
+  if (!sent) throw unreachable(options_.url, error, seconds_since(start), options_.timeout_seconds);
+  answer.body = std::move(res.body);
+  return answer;
+}
+
 json ApiClient::send(const std::string& method, const std::string& path, const json* body) {
   const std::string p = full_path(path);
   const std::string text = body ? config::dump_json(*body) : std::string();
-  const auto start = std::chrono::steady_clock::now();
-  httplib::Result res = method == "GET"     ? http_->Get(p)
-                        : method == "POST"  ? http_->Post(p, text, "application/json")
-                        : method == "PATCH" ? http_->Patch(p, text, "application/json")
-                                            : http_->Delete(p);
-  if (!res) throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
+  const httplib::Response answer = exchange(method, path, text);
+  const httplib::Response* res = &answer;
   if (res->status >= 400) throw refused(*res, options_.url);
   if (res->status == 204 || res->body.empty()) return nullptr;
   json j = json::parse(res->body, nullptr, false);
@@ -200,11 +252,9 @@ json ApiClient::patch(const std::string& path, const json& body) { return send("
 void ApiClient::del(const std::string& path) { send("DELETE", path, nullptr); }
 
 std::string ApiClient::get_text(const std::string& path) {
-  const auto start = std::chrono::steady_clock::now();
-  auto res = http_->Get(full_path(path));
-  if (!res) throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
-  if (res->status >= 400) throw refused(*res, options_.url);
-  return res->body;
+  httplib::Response res = exchange("GET", path, "");
+  if (res.status >= 400) throw refused(res, options_.url);
+  return std::move(res.body);
 }
 
 std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
@@ -216,9 +266,11 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
   httplib::Headers headers;
   if (last_id > 0) headers.emplace("Last-Event-ID", std::to_string(last_id));
   // Messages end with a blank line; each has "id: N" and "data: {...}" lines.
+  bool too_large = false;
   auto receive = [&](const char* data, std::size_t n) {
     buffer.append(data, n);
     if (error_status != 0) return buffer.size() < (1 << 20);  // an error's body
+    if (buffer.size() > kMaxAnswerBytes) return !(too_large = true);  // no message end in sight
     std::size_t end;
     while ((end = buffer.find("\n\n")) != std::string::npos) {
       const std::string message = buffer.substr(0, end);
@@ -255,6 +307,10 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
     r.body = buffer;
     throw refused(r, options_.url);
   }
+  if (too_large)
+    throw ClientError(kExitFailure, "GET " + full_path(path) + ": an event larger than " +
+                                        std::to_string(kMaxAnswerBytes >> 20) + " MiB (is " + options_.url +
+                                        " an afasim array?)");
   if (!res && !stopped && res.error() != httplib::Error::Canceled)
     throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
   return id;

@@ -19,6 +19,7 @@
 
 namespace httplib {
 class Client;
+struct Response;
 }
 
 namespace afasim::app {
@@ -88,6 +89,10 @@ class ApiClient {
 
  private:
   nlohmann::json send(const std::string& method, const std::string& path, const nlohmann::json* body);
+  // One request and its whole answer, within --timeout for the whole exchange (a server that
+  // trickles its answer is cut off then) and at most kMaxAnswerBytes of body; the failures as
+  // ClientError (exit 4 unreachable or too slow, 1 too large).
+  httplib::Response exchange(const std::string& method, const std::string& path, const std::string& body);
   std::string full_path(const std::string& path) const;
 
   ClientOptions options_;

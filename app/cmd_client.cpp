@@ -31,7 +31,7 @@ void add_client_options(CLI::App* cmd, ClientOptions& o) {
   cmd->add_option("--cacert", o.ca_cert, "CA certificate for an https:// --url (default $AFASIM_CACERT)");
   cmd->add_option("-o,--output", o.output, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--bytes", o.bytes, "Sizes as exact byte counts");
-  cmd->add_option("--timeout", o.timeout_seconds, "Seconds to wait for the array")->check(finite_range_check(0.1, 3600));
+  cmd->add_option("--timeout", o.timeout_seconds, "Seconds to wait for the array's whole answer")->check(finite_range_check(0.1, 3600));
 }
 
 // A leaf: sets the group's action when CLI11 selects it; the group's options fall through.

@@ -217,6 +217,40 @@ TEST_CASE("an error answer that is not afasim's is exit 1, naming the URL (hosti
                    std::to_string(port) + " an afasim array?)") != std::string::npos);
 }
 
+TEST_CASE("an endless answer is cut at 64 MiB (exit 1), a trickled one at --timeout (exit 4) (hostile round 16)") {
+  // The client read an endless body into memory (8 GB in 60 s) and waited without end for a
+  // server that sent a byte a second: --timeout bounded each read, not the answer.
+  httplib::Server web;
+  web.Get("/api/v1/volumes", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content_provider(std::size_t{100} << 30, "application/json",
+                             [](std::size_t, std::size_t, httplib::DataSink& sink) {
+                               const std::string mib(std::size_t{1} << 20, ' ');
+                               return sink.write(mib.data(), mib.size());
+                             });
+  });
+  web.Get("/api/v1/system", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content_provider(1000, "application/json", [](std::size_t, std::size_t, httplib::DataSink& sink) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      return sink.write(" ", 1);
+    });
+  });
+  const int port = web.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread server([&] { web.listen_after_bind(); });
+  TempStateDir dir;
+  const Run endless = run_afasim(port, "volume list", dir.path());
+  const auto start = std::chrono::steady_clock::now();
+  const Run trickle = run_afasim(port, "system show --timeout 2", dir.path());
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  web.stop();
+  server.join();
+  CHECK(endless.code == 1);
+  CHECK(endless.err.find("the answer is larger than 64 MiB") != std::string::npos);
+  CHECK(trickle.code == 4);
+  CHECK(trickle.err.find("no whole answer in time (--timeout)") != std::string::npos);
+  CHECK(waited < 60);  // --timeout 2 and the process's start; the whole trickle takes 500 s
+}
+
 TEST_CASE("exit codes: unreachable 4, usage 2") {
   TempStateDir dir;
   // A port nothing listens on (bound and closed by the kernel's choice would race; port 1
