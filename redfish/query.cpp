@@ -51,14 +51,16 @@ void parse_expand(const std::string& value, Query& q) {
   if (value.compare(1, kOpen.size(), kOpen) != 0 || value.back() != ')')
     throw bad_value("$expand", value, "expected '" + value.substr(0, 1) + "($levels=N)' after the expansion type.");
   const std::string digits = value.substr(1 + kOpen.size(), value.size() - 2 - kOpen.size());
-  if (digits.empty() || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos)
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
     throw RedfishError(400, "QueryParameterValueTypeError",
                        "The value '" + shown(digits) + "' for $levels is not a positive decimal integer.", {},
                        "Correct the value for the query parameter in the request and resubmit the request.");
-  const int levels = std::stoi(digits);
+  // More than three digits is out of range, not a non-number (hostile round 16: '1000' was
+  // called not a positive decimal integer).
+  const int levels = digits.size() > 3 ? kMaxExpandLevels + 1 : std::stoi(digits);
   if (levels < 1 || levels > kMaxExpandLevels)
     throw RedfishError(400, "QueryParameterOutOfRange",
-                       "The value '" + digits + "' for $levels is not in the supported range 1 to " + std::to_string(kMaxExpandLevels) + ".",
+                       "The value '" + shown(digits) + "' for $levels is not in the supported range 1 to " + std::to_string(kMaxExpandLevels) + ".",
                        {}, "Reduce the value for the query parameter to a value that is within range.");
   q.levels = levels;
 }

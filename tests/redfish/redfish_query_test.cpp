@@ -63,6 +63,10 @@ TEST_CASE("every malformed $select or $expand value is a 400 naming the paramete
     CHECK(status == 400);
     CHECK(id.rfind("Query", 0) == 0);
   }
+  // A number too large is out of range, not a non-number (hostile round 16: '1000').
+  CHECK(outcome({{"$expand", ".($levels=1000)"}}).second == "QueryParameterOutOfRange");
+  CHECK(outcome({{"$expand", ".($levels=99999999999999999999)"}}).second == "QueryParameterOutOfRange");
+  CHECK(outcome({{"$expand", ".($levels=1e3)"}}).second == "QueryParameterValueTypeError");
   // Every string of up to 4 characters over the syntax's alphabet after each type: parsed or
   // a 400, never another status or an exception of another type.
   const std::string alphabet = ".*~($levls=019)";
