@@ -182,6 +182,11 @@ std::int64_t FieldReader::to_integer(const std::string& key, const json& v) cons
     if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) >= 9.2e18) {
       throw ApiError(422, problem::kUnprocessable, name(key) + " is out of range: " + excerpt(v));
     }
+    // A whole number written as 1e3 or 1000.0 (hostile round 16: "must be an integer, got a
+    // non-integer number 1000.0" read as a contradiction).
+    if (std::isfinite(d) && std::trunc(d) == d)
+      throw bad_request(name(key) + " must be an integer written without an exponent or a decimal point (" +
+                        std::to_string(static_cast<std::int64_t>(d)) + "), got " + excerpt(v));
   }
   throw bad_request(name(key) + " must be an integer, got " + type_word(v) + " " + excerpt(v));
 }

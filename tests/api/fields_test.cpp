@@ -78,6 +78,14 @@ TEST_CASE("FieldReader integers: wrong types are 400, out-of-range integers 422"
   CHECK(f.integer("absent") == std::nullopt);
   CHECK(status_of([&] { f.integer("f"); }) == 400);
   CHECK(status_of([&] { f.integer("whole"); }) == 400);
+  // A whole number with a decimal point (or an exponent) is told how to write it (hostile
+  // round 16: "must be an integer, got a non-integer number 1000.0").
+  try {
+    f.integer("whole");
+  } catch (const ApiError& e) {
+    CHECK(std::string(e.what()).find("whole must be an integer written without an exponent or a decimal point (2), "
+                                     "got 2.0") != std::string::npos);
+  }
   CHECK(status_of([&] { f.integer("s"); }) == 400);
   CHECK(status_of([&] { f.integer("b"); }) == 400);
   CHECK(status_of([&] { f.integer("big"); }) == 422);
