@@ -290,7 +290,9 @@ Reply Endpoints::create_volume(const Call& c) {
       const Pool* p = spec.pool_id                 ? array_.pool(*spec.pool_id)
                       : array_.pools().size() == 1 ? &array_.pools().begin()->second
                                                    : nullptr;
-      if (p != nullptr) spec.raid_type = array_.raid_types_offered(*p).front();
+      // A pool that offers none (one DataPac of fewer SSDs than a RAID 5 extent spans) keeps
+      // the default, which create_volume refuses, naming it.
+      if (p != nullptr && !array_.raid_types_offered(*p).empty()) spec.raid_type = array_.raid_types_offered(*p).front();
     }
     Volume v = unwrap(array_.create_volume(spec));
     return created("volumes", v.id, v.revision, volume_view(array_, v));

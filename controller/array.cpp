@@ -491,7 +491,10 @@ Status Array::apply_drive_fault(const FaultSpec& spec) {
 std::vector<raid::RaidType> Array::raid_types_offered(const Pool& pool) const {
   std::vector<raid::RaidType> types;
   if (pool.datapac_ids.size() >= 2) types.push_back(raid::RaidType::kRaid10);
-  types.push_back(raid::RaidType::kRaid5);
+  // A RAID 5 extent takes a chunk on k + 1 different SSDs.
+  const config::CapacityParams& cp = capacity_model_.params();
+  if (pool_drives(pool).size() >= static_cast<std::size_t>(cp.raid5_data_drives + cp.raid5_parity_drives))
+    types.push_back(raid::RaidType::kRaid5);
   return types;
 }
 

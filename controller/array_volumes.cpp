@@ -297,7 +297,10 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
                               std::to_string(pool_id) +
                               (spec.raid_type == raid::RaidType::kRaid10
                                    ? " (RAID10 mirrors across DataPacs; this pool has one)"
-                                   : " on the " + preset_.model));
+                                   : " (a RAID5 extent spans " +
+                                         std::to_string(capacity_model_.params().raid5_data_drives +
+                                                        capacity_model_.params().raid5_parity_drives) +
+                                         " SSDs; this pool has " + std::to_string(pool_drives(p).size()) + ")"));
   auto preferred_or = volume_preferred_controller(spec);
   if (!preferred_or.is_ok()) return preferred_or.status();
   const Id preferred = *preferred_or;

@@ -61,3 +61,17 @@ TEST_CASE("raw and usable conversions round the safe way") {
   // A tiny SSD whose reserves exceed it has nothing usable, never a negative size.
   CHECK(model.drive(1'000'000'000).raw_usable_bytes == 0);
 }
+
+TEST_CASE("a RAID type the system cannot place shows no capacity (hostile round 16)") {
+  const pool::CapacityModel model(catalog().capacity());
+  auto preset = catalog().system("ise-860-g3").value();
+  preset.datapacs.ssds_per_datapac = 2;  // 4 SSDs: a RAID 5 4+1 extent needs 5
+  const auto four = model.system(preset);
+  CHECK(four.usable_raid5_bytes == 0);
+  CHECK(four.usable_raid10_bytes == four.raw_usable_bytes / 2);
+  preset.datapacs.ssds_per_datapac = 3;  // 6 SSDs
+  CHECK(model.system(preset).usable_raid5_bytes == model.system(preset).raw_usable_bytes * 4 / 5);
+  preset.datapacs.count = 1;  // RAID 10 mirrors across DataPacs
+  CHECK(model.system(preset).usable_raid10_bytes == 0);
+  CHECK(model.system(preset).usable_raid5_bytes == 0);  // 3 SSDs
+}
