@@ -180,9 +180,54 @@ std::string ApiClient::full_path(const std::string& path) const {
   return base_path_ + "/api/v1" + path;
 }
 
+namespace {
+
 // An answer of the management API is small (a list of 4,096 volumes is a few MB): one larger
 // than this is not an afasim array's (hostile round 16: an endless body grew the client to 8 GB).
+// The header section is bounded by --timeout only: cpp-httplib 0.11 caps a header line, not
+// their number.
 constexpr std::size_t kMaxAnswerBytes = 64 << 20;
+
+ClientError answer_too_large(const std::string& request, const std::string& url) {
+  return ClientError(kExitFailure, request + ": the answer is larger than " + std::to_string(kMaxAnswerBytes >> 20) +
+                                       " MiB (is " + url + " an afasim array?)");
+}
+
+std::string shown_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+// Runs `on_expiry` on its own thread `seconds` after construction unless destroyed first; the
+// destructor joins the thread.
+class Watchdog {
+ public:
+  template <typename F>
+  Watchdog(double seconds, F on_expiry)
+      : thread_([this, seconds, on_expiry = std::move(on_expiry)]() mutable {
+          std::unique_lock<std::mutex> lock(mu_);
+          if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) on_expiry();
+        }) {}
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;  // last: started once the members it uses exist
+};
+
+}  // namespace
 
 httplib::Response ApiClient::exchange(const std::string& method, const std::string& path, const std::string& body) {
   httplib::Request req;
@@ -192,44 +237,38 @@ httplib::Response ApiClient::exchange(const std::string& method, const std::stri
     req.body = body;
     req.headers.emplace("Content-Type", "application/json");
   }
-  httplib::Response res;
+  std::string body_in;
   bool too_large = false;
-  req.response_handler = [](const httplib::Response&) { return true; };
   req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
-    if (res.body.size() + n > kMaxAnswerBytes) return !(too_large = true);
-    res.body.append(data, n);
+    if (body_in.size() + n > kMaxAnswerBytes) return !(too_large = true);
+    body_in.append(data, n);
     return true;
   };
-  // --timeout bounds the whole exchange, not each read: a watchdog stops the request when it
-  // is over (a server that sent a byte a second was waited for without end).
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false, late = false;
-  std::thread watchdog([&] {
-    std::unique_lock<std::mutex> lock(mu);
-    if (!cv.wait_for(lock, std::chrono::duration<double>(options_.timeout_seconds), [&] { return done; })) {
-      late = true;
-      http_->stop();
-    }
-  });
-  const auto start = std::chrono::steady_clock::now();
   httplib::Response answer;
   httplib::Error error = httplib::Error::Success;
-  const bool sent = http_->send(req, answer, error);
+  const auto start = std::chrono::steady_clock::now();
+  bool sent = false, late = false;
   {
-    std::lock_guard<std::mutex> lock(mu);
-    done = true;
+    // --timeout bounds the exchange, not each read: a watchdog stops the request when it is
+    // over (a server that sent a byte a second was waited for without end). Joined on every
+    // path, an exception's included.
+    Watchdog watchdog(options_.timeout_seconds, [&] {
+      late = true;
+      http_->stop();
+    });
+    sent = http_->send(req, answer, error);
   }
-  cv.notify_one();
-  watchdog.join();
-  if (too_large)
-    throw ClientError(kExitFailure, method + " " + req.path + ": the answer is larger than " +
-                                        std::to_string(kMaxAnswerBytes >> 20) + " MiB (is " + options_.url +
-                                        " an afasim array?)");
-  if (late) throw ClientError(kExitUnreachable, "cannot reach the array at " + options_.url +
-                                                    ": no whole answer in time (--timeout)");
+  if (too_large) throw answer_too_large(method + " " + req.path, options_.url);
+  if (late && !sent) {
+    const bool changes = method != "GET";
+    throw ClientError(kExitUnreachable, "cannot reach the array at " + options_.url + ": no whole answer within " +
+                                            shown_seconds(options_.timeout_seconds) + " (--timeout)" +
+                                            (changes ? "; the request was sent, so the array may have applied it: "
+                                                       "check before retrying"
+                                                     : ""));
+  }
   if (!sent) throw unreachable(options_.url, error, seconds_since(start), options_.timeout_seconds);
-  answer.body = std::move(res.body);
+  answer.body = std::move(body_in);
   return answer;
 }
 
@@ -307,10 +346,7 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
     r.body = buffer;
     throw refused(r, options_.url);
   }
-  if (too_large)
-    throw ClientError(kExitFailure, "GET " + full_path(path) + ": an event larger than " +
-                                        std::to_string(kMaxAnswerBytes >> 20) + " MiB (is " + options_.url +
-                                        " an afasim array?)");
+  if (too_large) throw answer_too_large("GET " + full_path(path), options_.url);
   if (!res && !stopped && res.error() != httplib::Error::Canceled)
     throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
   return id;

@@ -253,6 +253,11 @@ class FileStore final : public PayloadStore {
   }
 
   sim::Status erase_all() override {
+    // One hole over the whole file where the file system can punch one: truncating to 0 and
+    // back left a 0-byte file if the process died between the two, which a restart then takes
+    // for lost data (open_file_store's must_exist).
+    if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, capacity_bytes()) == 0) return {};
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return sim::io_error(path_ + ": punch hole: " + errno_text(errno));
     if (::ftruncate(fd_, 0) != 0 || ::ftruncate(fd_, capacity_bytes()) != 0)
       return sim::io_error(path_ + ": truncate: " + errno_text(errno));
     return {};

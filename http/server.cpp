@@ -11,8 +11,10 @@
 // GCC 12 warns that a coroutine's frame has a field of a lambda's or an anonymous
 // namespace's type (-Wsubobject-linkage): a false positive for frames, which are never shared
 // between translation units. Off for this file only.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsubobject-linkage"
+#endif
 
 namespace afasim::http {
 
@@ -318,4 +320,6 @@ ServerStats Server::stats() const {
 
 }  // namespace afasim::http
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif

@@ -10,8 +10,10 @@
 // GCC 12 warns that a coroutine's frame has a field of a lambda's or an anonymous
 // namespace's type (-Wsubobject-linkage): a false positive for frames, which are never shared
 // between translation units. Off for this file only.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsubobject-linkage"
+#endif
 
 namespace afasim::nbd::detail {
 
@@ -372,4 +374,6 @@ void Connection::enter_transmission(ExportInfo e) {
 
 }  // namespace afasim::nbd::detail
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif

@@ -57,7 +57,8 @@ void parse_expand(const std::string& value, Query& q) {
                        "Correct the value for the query parameter in the request and resubmit the request.");
   // More than three digits is out of range, not a non-number (hostile round 16: '1000' was
   // called not a positive decimal integer).
-  const int levels = digits.size() > 3 ? kMaxExpandLevels + 1 : std::stoi(digits);
+  const std::size_t first = std::min(digits.find_first_not_of('0'), digits.size() - 1);  // 0001 is 1
+  const int levels = digits.size() - first > 3 ? kMaxExpandLevels + 1 : std::stoi(digits.substr(first));
   if (levels < 1 || levels > kMaxExpandLevels)
     throw RedfishError(400, "QueryParameterOutOfRange",
                        "The value '" + shown(digits) + "' for $levels is not in the supported range 1 to " + std::to_string(kMaxExpandLevels) + ".",

@@ -82,6 +82,7 @@ TEST_CASE("FieldReader integers: wrong types are 400, out-of-range integers 422"
   // round 16: "must be an integer, got a non-integer number 1000.0").
   try {
     f.integer("whole");
+    FAIL("no error");
   } catch (const ApiError& e) {
     CHECK(std::string(e.what()).find("whole must be an integer written without an exponent or a decimal point (2), "
                                      "got 2.0") != std::string::npos);

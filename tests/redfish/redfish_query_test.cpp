@@ -67,6 +67,7 @@ TEST_CASE("every malformed $select or $expand value is a 400 naming the paramete
   CHECK(outcome({{"$expand", ".($levels=1000)"}}).second == "QueryParameterOutOfRange");
   CHECK(outcome({{"$expand", ".($levels=99999999999999999999)"}}).second == "QueryParameterOutOfRange");
   CHECK(outcome({{"$expand", ".($levels=1e3)"}}).second == "QueryParameterValueTypeError");
+  CHECK(outcome({{"$expand", ".($levels=0001)"}}).first == 0);  // 1, however many leading zeros
   // Every string of up to 4 characters over the syntax's alphabet after each type: parsed or
   // a 400, never another status or an exception of another type.
   const std::string alphabet = ".*~($levls=019)";
