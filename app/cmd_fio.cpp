@@ -70,9 +70,11 @@ sim::Result<std::string> read_stdin_job() {
   char buf[65536];
   while (std::size_t n = std::fread(buf, 1, sizeof buf, stdin)) {
     text.append(buf, n);
-    if (text.size() > workload::kMaxFileBytes) return sim::invalid_argument("-: the job file on standard input is larger than 1 MiB");
+    if (text.size() > workload::kMaxFileBytes)
+      return sim::invalid_argument("-: the job file on standard input is larger than " +
+                                   std::to_string(workload::kMaxFileBytes >> 20) + " MiB");
   }
-  if (std::ferror(stdin)) return sim::invalid_argument(std::string("-: cannot read standard input (") + std::strerror(errno) + ")");
+  if (std::ferror(stdin)) return sim::io_error(std::string("-: cannot read standard input (") + std::strerror(errno) + ")");
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a byte-order mark, as read_job_text drops it
   return text;
 }

@@ -45,11 +45,12 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
     // array's extents would land on chunks that still hold the old volumes' bytes (a block a
     // new volume never wrote would read another volume's data), and the old configuration
     // would be gone without a word.
-    if (snapshot->meta.count("initialized") == 0) {
-      std::error_code listed;
-      int images = 0;
-      for (const auto& entry : std::filesystem::directory_iterator(options.data_path.payload_dir, listed))
-        images += entry.path().extension() == ".payload";
+    std::error_code listed;
+    int images = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(options.data_path.payload_dir, listed))
+      images += entry.path().extension() == ".payload";
+    const bool initialized = snapshot->meta.count("initialized") != 0;
+    if (!initialized) {
       if (images > 0)
         return sim::precondition_failed(
             "state directory " + state_dir + ": afasim.db holds no array (it is missing or empty) but " +
@@ -58,21 +59,26 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
             "aside to start a new array (it would otherwise reuse the old data)");
     }
     // An array that kept its data in payload files before: a missing or empty file is lost
-    // data, refused (open_file_store), not recreated blank with the volumes still online.
-    options.data_path.payload_must_exist = snapshot->meta.count(kMetaPayloadFiles) != 0;
+    // data, refused (open_file_store), not recreated blank with the volumes still online. An
+    // array of an afasim before the mark has it by its images.
+    options.data_path.payload_must_exist = snapshot->meta.count(kMetaPayloadFiles) != 0 || (initialized && images > 0);
     std::error_code ec;
     std::filesystem::create_directories(options.data_path.payload_dir, ec);
     if (ec) return sim::unavailable("cannot create " + options.data_path.payload_dir + ": " + ec.message());
   }
   auto array = controller::Array::open(*s.sim, catalog, preset, *s.store, *snapshot, options);
   if (!array) {
-    const std::string hint = array.status().code() == sim::Code::kPreconditionFailed
-                                 ? "; start with the --system it was made for, or use another --state directory"
-                                 : "";
+    const sim::Code code = array.status().code();
+    std::string hint = code == sim::Code::kPreconditionFailed
+                           ? "; start with the --system it was made for, or use another --state directory"
+                           : "";
+    if (code == sim::Code::kNotFound && options.data_path.payload_must_exist)
+      hint = " (the volumes would read as zeros): restore the payload directory from the backup afasim.db was taken "
+             "with, or start a new array in another --state directory";
     return sim::Status(array.status().code(), "state directory " + state_dir + ": " + array.status().message() + hint);
   }
   s.array = std::move(array).value();
-  if (payload == datapac::PayloadKind::kFile && !options.data_path.payload_must_exist) {
+  if (payload == datapac::PayloadKind::kFile && snapshot->meta.count(kMetaPayloadFiles) == 0) {
     controller::ChangeSet mark;
     mark.meta[kMetaPayloadFiles] = "1";
     if (sim::Status st = s.store->commit(mark); !st.is_ok())

@@ -490,12 +490,31 @@ Status Array::apply_drive_fault(const FaultSpec& spec) {
 
 std::vector<raid::RaidType> Array::raid_types_offered(const Pool& pool) const {
   std::vector<raid::RaidType> types;
-  if (pool.datapac_ids.size() >= 2) types.push_back(raid::RaidType::kRaid10);
-  // A RAID 5 extent takes a chunk on k + 1 different SSDs.
-  const config::CapacityParams& cp = capacity_model_.params();
-  if (pool_drives(pool).size() >= static_cast<std::size_t>(cp.raid5_data_drives + cp.raid5_parity_drives))
+  // What the extent allocator can place, by the data path's geometry: a RAID 10 extent is
+  // raid10_pairs mirror pairs, one side in each of two DataPacs on different SSDs; a RAID 5
+  // extent takes a chunk on k + 1 different SSDs of the pool.
+  const DataPathOptions& g = data_->options();
+  if (pool.datapac_ids.size() >= 2 && preset_.datapacs.ssds_per_datapac >= g.raid10_pairs)
+    types.push_back(raid::RaidType::kRaid10);
+  if (pool_drives(pool).size() >= static_cast<std::size_t>(g.raid5_data_members + 1))
     types.push_back(raid::RaidType::kRaid5);
   return types;
+}
+
+std::string Array::not_offered_reason(const Pool& pool, raid::RaidType type) const {
+  const DataPathOptions& g = data_->options();
+  switch (type) {
+    case raid::RaidType::kRaid10:
+      return pool.datapac_ids.size() < 2
+                 ? " (RAID10 mirrors across DataPacs; this pool has one)"
+                 : " (a RAID10 extent takes " + std::to_string(g.raid10_pairs) + " SSDs in each DataPac; these have " +
+                       std::to_string(preset_.datapacs.ssds_per_datapac) + ")";
+    case raid::RaidType::kRaid5:
+      return " (a RAID5 extent spans " + std::to_string(g.raid5_data_members + 1) + " SSDs; this pool has " +
+             std::to_string(pool_drives(pool).size()) + ")";
+    case raid::RaidType::kRaid0: break;
+  }
+  return " (the " + preset_.model + " offers RAID10 and RAID5)";
 }
 
 PoolCapacity Array::pool_capacity(Id pool_id) const {

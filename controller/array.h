@@ -282,8 +282,11 @@ class Array {
   QosSettings effective_qos(const Volume& v) const;
   // Drive indexes (drive id − 1) of the pool's DataPacs.
   std::vector<int> pool_drives(const Pool& pool) const;
-  // RAID types `pool` can hold (RAID10 needs both DataPacs: its mirrors pair across them).
+  // RAID types `pool` can hold: RAID10 needs two DataPacs of at least raid10_pairs SSDs (its
+  // mirrors pair across them), RAID5 k + 1 SSDs (DataPathOptions' geometry).
   std::vector<raid::RaidType> raid_types_offered(const Pool& pool) const;
+  // Why `pool` does not offer `type`, " (...)", for the refusal's message.
+  std::string not_offered_reason(const Pool& pool, raid::RaidType type) const;
   // Raw SSD bytes `extents` extents of `type` hold.
   std::int64_t raw_bytes_for_extents(raid::RaidType type, std::int64_t extents) const;
 

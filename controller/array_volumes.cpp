@@ -294,13 +294,7 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
   const auto offered = raid_types_offered(p);
   if (std::find(offered.begin(), offered.end(), spec.raid_type) == offered.end())
     return sim::unprocessable(std::string(raid::raid_type_name(spec.raid_type)) + " is not offered by pool " +
-                              std::to_string(pool_id) +
-                              (spec.raid_type == raid::RaidType::kRaid10
-                                   ? " (RAID10 mirrors across DataPacs; this pool has one)"
-                                   : " (a RAID5 extent spans " +
-                                         std::to_string(capacity_model_.params().raid5_data_drives +
-                                                        capacity_model_.params().raid5_parity_drives) +
-                                         " SSDs; this pool has " + std::to_string(pool_drives(p).size()) + ")"));
+                              std::to_string(pool_id) + not_offered_reason(p, spec.raid_type));
   auto preferred_or = volume_preferred_controller(spec);
   if (!preferred_or.is_ok()) return preferred_or.status();
   const Id preferred = *preferred_or;

@@ -302,11 +302,9 @@ std::unique_ptr<PayloadStore> make_memory_store(std::int64_t capacity_bytes,
 sim::Result<std::unique_ptr<PayloadStore>> open_file_store(const std::string& path,
                                                            std::int64_t capacity_bytes, bool must_exist) {
   AFASIM_ASSERT(capacity_bytes > 0, "payload store capacity must be positive");
-  const std::string lost = ", but the array kept its volumes' data in it (they would read as zeros): restore the "
-                           "payload folder from the backup afasim.db was taken with, or start a new array in another "
-                           "--state directory";
+  const std::string lost = ", but it held this SSD's data";
   const int fd = ::open(path.c_str(), O_RDWR | (must_exist ? 0 : O_CREAT) | O_CLOEXEC, 0644);
-  if (fd < 0 && must_exist && errno == ENOENT) return sim::io_error(path + " is missing" + lost);
+  if (fd < 0 && must_exist && errno == ENOENT) return sim::not_found(path + " is missing" + lost);
   if (fd < 0) return sim::io_error(path + ": open: " + errno_text(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -320,7 +318,7 @@ sim::Result<std::unique_ptr<PayloadStore>> open_file_store(const std::string& pa
   }
   if (st.st_size == 0 && must_exist) {
     ::close(fd);
-    return sim::io_error(path + " is empty" + lost);
+    return sim::not_found(path + " is empty" + lost);
   }
   if (st.st_size == 0) {
     if (::ftruncate(fd, capacity_bytes) != 0) {

@@ -79,7 +79,7 @@ std::unique_ptr<PayloadStore> make_memory_store(std::int64_t capacity_bytes,
 // file of another size is refused with kPreconditionFailed (it belongs to another SSD model);
 // a file that cannot be opened or sized gives kIoError naming the path and errno text.
 // `must_exist` (the array kept data in this file before): a missing or empty file is refused
-// with kIoError instead of created, so that data it held does not read as zeros.
+// with kNotFound instead of created, so that data it held does not read as zeros.
 sim::Result<std::unique_ptr<PayloadStore>> open_file_store(const std::string& path,
                                                            std::int64_t capacity_bytes,
                                                            bool must_exist = false);

@@ -72,6 +72,25 @@ void flush_wakes(Gate& gate) {
   }
 }
 
+// A BLOCK_STATUS is answered from the thin map at once. check_request held it to the export's
+// size at connect; the volume may be smaller now (or, in a replay, an edited record may say it
+// was larger): refused then, as a read would be.
+void start_block_status(controller::Array& array, const ExportInfo& e, std::unique_ptr<Request> r) {
+  const n::RequestHeader& h = r->header;
+  const controller::Volume* v = array.volume(e.volume_id);
+  const auto capacity = v == nullptr ? std::uint64_t{0} : static_cast<std::uint64_t>(v->capacity_bytes);
+  if (h.offset > capacity || h.length > capacity - h.offset) {
+    complete(std::move(r),
+             sim::Status(sim::Code::kOutOfRange, "BLOCK_STATUS [" + std::to_string(h.offset) + ", +" +
+                                                     std::to_string(h.length) + ") past the end of volume \"" +
+                                                     e.name + "\""),
+             0);
+    return;
+  }
+  r->extents = allocation_map(array, e.volume_id, h.offset, h.length, (h.flags & n::kCmdFlagReqOne) != 0);
+  Mailbox::deliver(std::move(r));
+}
+
 void start_requests(controller::Array& array, const ExportInfo& e,
                     std::vector<std::unique_ptr<Request>>& batch, serve::ModelThread* model) {
   // Masking is checked again for every batch: a mapping deleted while the client is
@@ -88,20 +107,7 @@ void start_requests(controller::Array& array, const ExportInfo& e,
     }
     const auto cmd = static_cast<n::Command>(h.type);
     if (cmd == n::Command::kBlockStatus) {
-      // check_request held it to the export's size at connect; the volume may be smaller now
-      // (or, in a replay, an edited record may say it was larger): refused as a read would be.
-      const controller::Volume* v = array.volume(e.volume_id);
-      if (v == nullptr || h.offset + h.length > static_cast<std::uint64_t>(v->capacity_bytes)) {
-        complete(std::move(r),
-                 sim::Status(sim::Code::kOutOfRange,
-                             "BLOCK_STATUS [" + std::to_string(h.offset) + ", +" + std::to_string(h.length) +
-                                 ") past the end of volume \"" + e.name + "\""),
-                 0);
-        continue;
-      }
-      r->extents = allocation_map(array, e.volume_id, h.offset, h.length,
-                                  (h.flags & n::kCmdFlagReqOne) != 0);
-      Mailbox::deliver(std::move(r));
+      start_block_status(array, e, std::move(r));
       continue;
     }
     HostIo io;

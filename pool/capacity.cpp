@@ -31,11 +31,13 @@ SystemCapacity CapacityModel::system(const config::SystemPreset& preset) const {
   s.pre_raid_bytes = d.pre_raid_bytes * preset.drive_count();
   s.raw_usable_bytes = d.raw_usable_bytes * preset.drive_count();
   // A RAID type the system cannot place offers nothing, as its pool does not offer it
-  // (controller::Array::raid_types_offered): RAID 10 mirrors across DataPacs, a RAID 5 extent
-  // needs a chunk on each of k + 1 SSDs (hostile round 16: a 2-SSD preset showed 1.8 TB of
+  // (controller::Array::raid_types_offered): RAID 10 mirrors across DataPacs, 4 SSDs in each for
+  // one extent; a RAID 5 extent needs a chunk on each of k + 1 SSDs (hostile round 16: a 2-SSD preset showed 1.8 TB of
   // RAID 5 where every write failed for lack of space).
+  // The shipped geometry: a RAID 10 extent is extent_bytes / chunk_bytes (= raid5_data_drives)
+  // mirror pairs, one SSD of each pair in each of two DataPacs.
   const int drives = preset.drive_count();
-  if (preset.datapacs.count >= 2)
+  if (preset.datapacs.count >= 2 && preset.datapacs.ssds_per_datapac >= params_.raid5_data_drives)
     s.usable_raid10_bytes = usable_from_raw(raid::RaidType::kRaid10, s.raw_usable_bytes);
   if (drives >= params_.raid5_data_drives + params_.raid5_parity_drives)
     s.usable_raid5_bytes = usable_from_raw(raid::RaidType::kRaid5, s.raw_usable_bytes);

@@ -130,8 +130,8 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
     const auto [missing, missing_log] = serve_once(state, "--listen 127.0.0.1:0");
     INFO(missing_log);
     CHECK(missing == 1);
-    CHECK(missing_log.find(state + "/payload/dp1-ssd01.payload is missing, but the array kept its volumes' data in "
-                                   "it (they would read as zeros)") != std::string::npos);
+    CHECK(missing_log.find(state + "/payload/dp1-ssd01.payload is missing, but it held this SSD's data (the volumes "
+                                   "would read as zeros): restore the payload directory") != std::string::npos);
     std::filesystem::remove_all(state + "/payload");
     std::filesystem::rename(state + "/payload.away", state + "/payload");
     std::filesystem::resize_file(state + "/payload/dp2-ssd07.payload", 0);

@@ -65,13 +65,19 @@ TEST_CASE("raw and usable conversions round the safe way") {
 TEST_CASE("a RAID type the system cannot place shows no capacity (hostile round 16)") {
   const pool::CapacityModel model(catalog().capacity());
   auto preset = catalog().system("ise-860-g3").value();
-  preset.datapacs.ssds_per_datapac = 2;  // 4 SSDs: a RAID 5 4+1 extent needs 5
+  // The shipped geometry (docs/capacity.md, docs/raid.md): a RAID 5 extent is 4+1 chunks on 5
+  // SSDs; a RAID 10 extent 4 mirror pairs, 4 SSDs in each of the two DataPacs.
+  preset.datapacs.ssds_per_datapac = 2;  // 4 SSDs
   const auto four = model.system(preset);
+  CHECK(four.raw_usable_bytes > 0);
   CHECK(four.usable_raid5_bytes == 0);
-  CHECK(four.usable_raid10_bytes == four.raw_usable_bytes / 2);
-  preset.datapacs.ssds_per_datapac = 3;  // 6 SSDs
+  CHECK(four.usable_raid10_bytes == 0);
+  preset.datapacs.ssds_per_datapac = 3;  // 6 SSDs: RAID 5 fits, RAID 10 not (3 a DataPac)
   CHECK(model.system(preset).usable_raid5_bytes == model.system(preset).raw_usable_bytes * 4 / 5);
+  CHECK(model.system(preset).usable_raid10_bytes == 0);
+  preset.datapacs.ssds_per_datapac = 4;
+  CHECK(model.system(preset).usable_raid10_bytes == model.system(preset).raw_usable_bytes / 2);
   preset.datapacs.count = 1;  // RAID 10 mirrors across DataPacs
   CHECK(model.system(preset).usable_raid10_bytes == 0);
-  CHECK(model.system(preset).usable_raid5_bytes == 0);  // 3 SSDs
+  CHECK(model.system(preset).usable_raid5_bytes == 0);  // 4 SSDs
 }
