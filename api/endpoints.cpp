@@ -292,7 +292,10 @@ Reply Endpoints::create_volume(const Call& c) {
                                                    : nullptr;
       // A pool that offers none (one DataPac of fewer SSDs than a RAID 5 extent spans) keeps
       // the default, which create_volume refuses, naming it.
-      if (p != nullptr && !array_.raid_types_offered(*p).empty()) spec.raid_type = array_.raid_types_offered(*p).front();
+      if (p != nullptr) {
+        const auto offered = array_.raid_types_offered(*p);
+        if (!offered.empty()) spec.raid_type = offered.front();
+      }
     }
     Volume v = unwrap(array_.create_volume(spec));
     return created("volumes", v.id, v.revision, volume_view(array_, v));

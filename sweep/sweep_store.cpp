@@ -23,11 +23,15 @@ std::string header_line(const SweepPlan& plan) {
   return config::dump_json(h);
 }
 
+sim::Status not_a_header(const std::string& path) {
+  return sim::invalid_argument(path + ":1: not a rows.jsonl header (" + std::string(kRowsSchema) + ")");
+}
+
 sim::Status check_header(const std::string& path, const std::string& line, const SweepPlan& plan) {
   const nlohmann::json h = nlohmann::json::parse(line, nullptr, false);
   if (h.is_discarded() || !h.is_object() || !h.contains("schema") || h["schema"] != kRowsSchema ||
       !h.contains("fingerprint") || !h["fingerprint"].is_string())
-    return sim::invalid_argument(path + ":1: not a rows.jsonl header (" + std::string(kRowsSchema) + ")");
+    return not_a_header(path);
   const std::string theirs = h["fingerprint"].get<std::string>();
   if (theirs != plan.fingerprint)
     return sim::conflict(path + ": the rows of another sweep (fingerprint " + theirs + ", this sweep " +
@@ -56,7 +60,7 @@ sim::Result<std::vector<std::string>> whole_lines(const std::string& path, const
   }
   if (!lines.empty()) AFASIM_RETURN_IF_ERROR(check_header(path, lines[0], plan));
   if (lines.empty() && !text.empty() && !header_line(plan).starts_with(text))
-    return sim::invalid_argument(path + ":1: not a rows.jsonl header (" + std::string(kRowsSchema) + ")");
+    return not_a_header(path);
   if (whole != text.size()) {
     std::error_code ec;
     fs::resize_file(path, whole, ec);
