@@ -10,7 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <unistd.h>
+
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
 #include <regex>
 #include <thread>
@@ -184,8 +187,8 @@ namespace {
 
 // An answer of the management API is small (a list of 4,096 volumes is a few MB): one larger
 // than this is not an afasim array's (hostile round 16: an endless body grew the client to 8 GB).
-// The header section is bounded by --timeout only: cpp-httplib 0.11 caps a header line, not
-// their number.
+// The header section is not bounded by the library (cpp-httplib 0.11 caps a header line, not
+// their number): ApiClient::exchange watches the process's memory while it reads.
 constexpr std::size_t kMaxAnswerBytes = 64 << 20;
 
 ClientError answer_too_large(const std::string& request, const std::string& url) {
@@ -199,15 +202,29 @@ std::string shown_seconds(double s) {
   return buf;
 }
 
-// Runs `on_expiry` on its own thread `seconds` after construction unless destroyed first; the
-// destructor joins the thread.
+// The process's resident memory, bytes (/proc/self/statm); 0 when it cannot be read.
+std::int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// On its own thread until destroyed: every 100 ms `check()`; the first time it returns true,
+// or `seconds` after construction, `stop()` once and no more. The destructor joins the thread.
 class Watchdog {
  public:
-  template <typename F>
-  Watchdog(double seconds, F on_expiry)
-      : thread_([this, seconds, on_expiry = std::move(on_expiry)]() mutable {
+  template <typename C, typename S>
+  Watchdog(double seconds, C check, S stop)
+      : thread_([this, seconds, check = std::move(check), stop = std::move(stop)]() mutable {
+          const auto deadline = std::chrono::steady_clock::now() +
+                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(seconds));
           std::unique_lock<std::mutex> lock(mu_);
-          if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) on_expiry();
+          while (!cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + kPeriod),
+                                 [this] { return done_; })) {
+            if (check() || std::chrono::steady_clock::now() >= deadline) return stop();
+          }
         }) {}
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -221,6 +238,7 @@ class Watchdog {
   }
 
  private:
+  static constexpr std::chrono::milliseconds kPeriod{100};
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -247,18 +265,25 @@ httplib::Response ApiClient::exchange(const std::string& method, const std::stri
   httplib::Response answer;
   httplib::Error error = httplib::Error::Success;
   const auto start = std::chrono::steady_clock::now();
-  bool sent = false, late = false;
+  bool sent = false, late = false, huge_headers = false;
   {
     // --timeout bounds the exchange, not each read: a watchdog stops the request when it is
     // over (a server that sent a byte a second was waited for without end). Joined on every
     // path, an exception's included.
-    Watchdog watchdog(options_.timeout_seconds, [&] {
-      late = true;
-      http_->stop();
-    });
+    // The body is capped above; the header section is not (cpp-httplib 0.11 caps a header
+    // line, not their number: a server streaming header lines grew the client ~150 MB a
+    // second), so its growth is watched here: kMaxAnswerBytes x 4 of memory at most.
+    const std::int64_t rss_before = resident_bytes();
+    Watchdog watchdog(
+        options_.timeout_seconds,
+        [&] { return huge_headers = resident_bytes() > rss_before + 4 * static_cast<std::int64_t>(kMaxAnswerBytes); },
+        [&] {
+          late = !huge_headers;
+          http_->stop();
+        });
     sent = http_->send(req, answer, error);
-  }
-  if (too_large) throw answer_too_large(method + " " + req.path, options_.url);
+  }  // the watchdog joined: its flags are read from here on
+  if ((too_large || huge_headers) && !sent) throw answer_too_large(method + " " + req.path, options_.url);
   if (late && !sent) {
     const bool changes = method != "GET";
     throw ClientError(kExitUnreachable, "cannot reach the array at " + options_.url + ": no whole answer within " +

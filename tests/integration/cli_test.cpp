@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <doctest/doctest.h>
 #include <httplib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -249,6 +253,41 @@ TEST_CASE("an endless answer is cut at 64 MiB (exit 1), a trickled one at --time
   CHECK(trickle.code == 4);
   CHECK(trickle.err.find("no whole answer within 2 s (--timeout)") != std::string::npos);
   CHECK(waited < 60);  // --timeout 2 and the process's start; the whole trickle takes 500 s
+}
+
+TEST_CASE("a server that streams header lines without end is cut off by memory, not after --timeout (review of round 16)") {
+  // cpp-httplib 0.11 caps a header line, not their number: the client grew ~150 MB a second
+  // until --timeout. A one-connection server that answers with header lines until the client goes.
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 1) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  std::thread server([listener] {
+    const int c = ::accept(listener, nullptr, nullptr);
+    if (c < 0) return;
+    char request[4096];
+    (void)::recv(c, request, sizeof request, 0);
+    std::string out = "HTTP/1.1 200 OK\r\n";
+    for (const std::string line = "X-A: " + std::string(1000, 'a') + "\r\n"; out.size() < (1 << 20);) out += line;
+    if (::send(c, out.data(), 17, MSG_NOSIGNAL) > 0)
+      while (::send(c, out.data() + 17, out.size() - 17, MSG_NOSIGNAL) > 0) {
+      }
+    ::close(c);
+  });
+  TempStateDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  const Run r = run_afasim(ntohs(addr.sin_port), "volume list --timeout 600", dir.path());
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  server.join();
+  ::close(listener);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("the answer is larger than 64 MiB") != std::string::npos);
+  CHECK(waited < 300);  // --timeout is 600 s: it was the memory bound that stopped it
 }
 
 TEST_CASE("exit codes: unreachable 4, usage 2") {
