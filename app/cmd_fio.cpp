@@ -75,7 +75,7 @@ sim::Result<std::string> read_stdin_job() {
                                    std::to_string(workload::kMaxFileBytes >> 20) + " MiB");
   }
   if (std::ferror(stdin)) return sim::io_error(std::string("-: cannot read standard input (") + std::strerror(errno) + ")");
-  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // a byte-order mark, as read_job_text drops it
+  workload::drop_byte_order_mark(text);
   return text;
 }
 

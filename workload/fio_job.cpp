@@ -490,6 +490,10 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
   return out;
 }
 
+void drop_byte_order_mark(std::string& text) {
+  if (text.starts_with(kUtf8Bom)) text.erase(0, kUtf8Bom.size());
+}
+
 Result<std::string> read_job_text(const std::string& path) {
   auto text = config::read_file_text(path, kMaxFileBytes);  // a directory is an error there
   if (!text.is_ok()) {
@@ -501,7 +505,7 @@ Result<std::string> read_job_text(const std::string& path) {
     }
     return text.status();
   }
-  if (text->starts_with(kUtf8Bom)) text->erase(0, kUtf8Bom.size());  // before joining several files
+  drop_byte_order_mark(*text);  // before joining several files
   if (text->size() > kMaxFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
   return text;
 }

@@ -341,6 +341,9 @@ FioParseOptions host_parse_options();
 
 // Reads a whole text file of at most kMaxFileBytes. kNotFound / kInvalidArgument.
 sim::Result<std::string> read_job_text(const std::string& path);
+// Drops a UTF-8 byte-order mark before the first line (Windows editors write one), as
+// read_job_text does: for job text read some other way (standard input).
+void drop_byte_order_mark(std::string& text);
 
 // --- fio's value syntax, exposed for the CLI and tests. Messages name the value, not the
 // file: `"4q" is not a size`. ---
