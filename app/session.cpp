@@ -39,6 +39,14 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
   s.sim = std::make_unique<sim::Simulator>(seed, controller::Array::saved_clock(*snapshot));
   controller::ArrayOptions options;
   options.data_path.payload = payload;
+  if (payload != datapac::PayloadKind::kFile && snapshot->meta.count(kMetaPayloadFiles) != 0)
+    // The volumes' bytes are in payload/: a run that keeps them in memory (or nowhere) would
+    // change the thin map and the volumes without their data, and the next file run would read
+    // the bytes from before it where the run acknowledged writes.
+    return sim::precondition_failed("state directory " + state_dir + " keeps its volumes' data in " + state_dir +
+                                    "/payload (it was started with --payload file); start it with --payload file, "
+                                    "or use another --state directory for a run with --payload " +
+                                    datapac::payload_kind_name(payload));
   if (payload == datapac::PayloadKind::kFile) {
     options.data_path.payload_dir = state_dir + "/payload";
     // SSD images without the database that says what is in them are not a first start: a new

@@ -121,6 +121,14 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
     const auto [code, log] = serve_once(state, "--system ise-850-g3 --listen 127.0.0.1:0");
     CHECK(code == 1);
     CHECK(log.find("this state belongs to an ise-860-g3 array, not an ise-850-g3 one") != std::string::npos);
+    // A run with the data in memory (or nowhere) on an array whose data is in payload files
+    // would change its volumes without their bytes, and the next file run would read the
+    // bytes from before where that run acknowledged writes: refused.
+    const auto [memory, memory_log] = serve_once(state, "--payload memory --listen 127.0.0.1:0");
+    INFO(memory_log);
+    CHECK(memory == 1);
+    CHECK(memory_log.find("keeps its volumes' data in " + state + "/payload (it was started with --payload file); "
+                          "start it with --payload file") != std::string::npos);
   }
   {
     // The reverse (hostile round 16): the database says the array kept its data in payload
