@@ -88,6 +88,7 @@ void FioSession::Impl::start_clone(Clone& c) {
   c.rate_epoch = c.start;
   c.next_allowed.fill(c.start);
   c.result->start_ns = c.start;
+  c.result->measure_from_ns = c.measure_from;
   pump(c);
 }
 

@@ -241,7 +241,9 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
     e.sync.io_count += r.sync.io_count;
     e.sync.lat_ns.merge(r.sync.lat_ns);
     e.depth_bins.merge(r.depth_bins);
-    e.run_ns += r.end_ns - r.start_ns;
+    // fio's total_run_time runs from the epoch, which the end of ramp_time resets
+    // (reset_all_stats): a clone that outlived its ramp counts from there.
+    e.run_ns += r.end_ns - (r.end_ns > r.measure_from_ns ? std::max(r.start_ns, r.measure_from_ns) : r.start_ns);
     e.end_ns = std::max(e.end_ns, r.end_ns);
     if (e.error == 0 && r.error != 0) {
       e.error = r.error;

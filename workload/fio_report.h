@@ -123,6 +123,7 @@ struct JobResult {
   SyncStats sync;             // flushes (fsync=, fdatasync=)
   DepthBins depth_bins;       // optional: left empty, the report omits I/O depths
   sim::Time start_ns = 0;     // virtual time the clone started (after startdelay)
+  sim::Time measure_from_ns = 0;  // when its ramp_time ended (start_ns without one)
   sim::Time end_ns = 0;       // virtual time it finished
   int error = 0;              // 0, or an errno value (EIO, ENOSPC, ...) that stopped the clone
   std::string error_message;  // fio's verror, when error != 0
@@ -155,7 +156,7 @@ struct ReportEntry {
   LatencyBins clat_bins;
   SyncStats sync;
   DepthBins depth_bins;
-  sim::Time run_ns = 0;  // sum of the members' end − start (fio total_run_time)
+  sim::Time run_ns = 0;  // sum of the members' end − epoch (fio total_run_time: ramp_time excluded)
   sim::Time end_ns = 0;  // latest member end
   int error = 0;
   std::string error_message;

@@ -307,6 +307,13 @@ TEST_CASE("group_reporting sums the clones of a group; without it each clone is 
   CHECK(entries[0].direction[0].io_count + entries[0].direction[1].io_count == 6000);
   CHECK(entries[0].direction[0].runtime_ns == 10 * sim::kSecond);
   CHECK(entries[0].run_ns == 20 * sim::kSecond);  // fio's job_runtime sums the members
+  // With a ramp_time, fio's job_runtime counts from the ramp's end (reset_all_stats resets
+  // td->epoch; fio 3.33: 2 clones, runtime=1 ramp_time=1 give job_runtime 2000).
+  report.results[0].measure_from_ns = 3 * sim::kSecond;
+  report.results[1].measure_from_ns = 3 * sim::kSecond;
+  CHECK(aggregate_entries(report)[0].run_ns == 14 * sim::kSecond);
+  report.results[0].measure_from_ns = 0;
+  report.results[1].measure_from_ns = 0;
   CHECK(entries[1].name == "stream");
   CHECK(entries[1].group_id == 1);
   CHECK(entries[1].description == "sequential 128k writes");
