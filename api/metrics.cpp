@@ -239,6 +239,9 @@ void power_families(Builder& b, const Array& array) {
           static_cast<double>(r.done_bytes));
   b.gauge("afasim_rebuild_total_bytes", "Chunk bytes the current (or last) rebuild has to rebuild", {},
           static_cast<double>(r.total_bytes));
+  b.gauge("afasim_rebuild_stalled_bytes",
+          "Chunk bytes the current (or last) rebuild found no SSD to take (their volumes stay degraded)", {},
+          static_cast<double>(r.stalled_bytes));
   const PowerStatus p = array.data_path().power_status();
   b.state("afasim_power_state", "Power: on, holdup (on supercaps, vaulting) or off (1 for the current one)", {},
           "state", {"on", "holdup", "off"}, p.state);

@@ -335,6 +335,7 @@ json rebuild_view(const controller::RebuildStatus& r) {
           {"drive", r.drive + 1},
           {"total_bytes", r.total_bytes},
           {"done_bytes", r.done_bytes},
+          {"stalled_bytes", r.stalled_bytes},
           {"percent", std::floor(r.percent() * 10) / 10},
           {"started_time_ns", r.started_ns}};
 }

@@ -165,10 +165,13 @@ bool Rebuilder::next_chunk() {
     auto replacement = ctx_.thin.allocator().allocate_replacement(e.member_list(), v ? v->pool_drives : std::vector<int>{},
                                                                   datapac);
     if (!replacement.is_ok()) {
-      status_.done_bytes += chunk;
-      ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive),
-                "rebuild of drive " + std::to_string(drive + 1) + " stalled: " + replacement.status().message() +
-                    "; volume " + std::to_string(e.volume_id) + " stays degraded");
+      // Said once per drive (a DataPac lost can stall thousands of extents); complete()
+      // gives the total.
+      if (status_.stalled_bytes == 0)
+        ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive),
+                  "rebuild of drive " + std::to_string(drive + 1) + " stalled: " + replacement.status().message() +
+                      "; volume " + std::to_string(e.volume_id) + " stays degraded");
+      status_.stalled_bytes += chunk;
       continue;
     }
     chunk_ = Chunk{id, e.volume_id, e.index, m, *replacement, 0};
@@ -192,7 +195,16 @@ void Rebuilder::complete() {
   else
     std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s, %.0f MB/s", drive + 1,
                   status_.done_bytes / 1e9, seconds, mb_per_s);
-  ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(drive), buf);
+  if (status_.stalled_bytes > 0) {
+    // Not complete: what could not be placed stays degraded, and says so.
+    std::snprintf(buf, sizeof buf,
+                  "rebuild of drive %d incomplete: %.2f GB rebuilt, %.2f GB found no SSD to take it (no spare space "
+                  "where its RAID type may place it); those volumes stay degraded",
+                  drive + 1, status_.done_bytes / 1e9, status_.stalled_bytes / 1e9);
+    ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf);
+  } else {
+    ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(drive), buf);
+  }
   status_.active = false;
   status_.completed_ns = ctx_.sim.now();
   start();

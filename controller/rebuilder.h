@@ -25,7 +25,10 @@ struct RebuildStatus {
   bool active = false;
   int drive = -1;                 // drive index being rebuilt (the failed one)
   std::int64_t total_bytes = 0;   // chunk bytes to rebuild
-  std::int64_t done_bytes = 0;
+  std::int64_t done_bytes = 0;     // rebuilt, or no longer needing it (freed, lost, rebuilt meanwhile)
+  // Chunk bytes no SSD could take (no spare space where the RAID type may place them): their
+  // extents stay degraded; not counted in done_bytes, so a stalled rebuild ends below 100 %.
+  std::int64_t stalled_bytes = 0;
   sim::Time started_ns = 0;
   // Time the rebuild spent paused (array off or no controller serving), not counted in its
   // duration; paused_since_ns is when the current pause began (-1: running).

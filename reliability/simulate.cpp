@@ -76,6 +76,10 @@ sim::Result<Probe> measure_rebuild(const ReliabilityScenario& s, const config::C
     return sim::invalid_argument(s.file_name + ": rebuild.probe: " + source.file_name +
                                  ": no rebuild completed within its duration_s (a drive_fail early enough, and a "
                                  "duration long enough for the rebuild, are needed)");
+  if (rb.stalled_bytes > 0)
+    return sim::invalid_argument(s.file_name + ": rebuild.probe: " + source.file_name + ": its rebuild stalled (" +
+                                 std::to_string(rb.stalled_bytes) +
+                                 " bytes found no SSD to take them): a rate needs a rebuild that completes");
   const double seconds = sim::to_seconds(rb.completed_ns - rb.started_ns - rb.paused_ns);
   Probe p;
   p.bytes_per_second = static_cast<double>(rb.total_bytes) / seconds;

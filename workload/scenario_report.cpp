@@ -485,6 +485,7 @@ ordered_json rebuild_json(const ScenarioReport& r) {
   rb["percent"] = number(r.rebuild.percent(), 1);
   rb["total_bytes"] = r.rebuild.total_bytes;
   rb["done_bytes"] = r.rebuild.done_bytes;
+  rb["stalled_bytes"] = r.rebuild.stalled_bytes;
   rb["started_s"] = seconds(r.rebuild.started_ns);
   return rb;
 }

@@ -243,6 +243,29 @@ TEST_CASE("RAID10 survives losing one member of every pair: a whole DataPac's wo
   a.sim->run_until(a.sim->now() + sim::kSecond);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);
+  // No SSD may take a rebuilt RAID 10 chunk (its pair must stay across DataPacs): each
+  // rebuild ends incomplete, not 100 % and "complete" (model review 17: 2,060 "stalled"
+  // events and rebuild_percent 100 while every volume stayed degraded).
+  const controller::RebuildStatus& rb = a.array->data_path().rebuild_status();
+  CHECK_FALSE(rb.active);
+  CHECK(rb.stalled_bytes > 0);
+  CHECK(rb.done_bytes + rb.stalled_bytes == rb.total_bytes);
+  CHECK(rb.percent() < 100.0);
+  CHECK(a.array->volume_state(a.vols[0].id) == VolumeState::kDegraded);
+  std::map<std::string, int> stalled, incomplete, complete;
+  for (const auto& e : a.array->recent_events()) {
+    if (e.category != "rebuild") continue;
+    if (e.message.find(" stalled: ") != std::string::npos) ++stalled[e.object];
+    if (e.message.find(" incomplete: ") != std::string::npos) ++incomplete[e.object];
+    if (e.message.find(" complete: ") != std::string::npos) ++complete[e.object];
+  }
+  CHECK_FALSE(incomplete.empty());
+  CHECK(complete.empty());
+  for (const auto& [drive, n] : stalled) {
+    INFO(drive);
+    CHECK(n == 1);  // once per drive, however many extents
+    CHECK(incomplete[drive] == 1);
+  }
 }
 
 TEST_CASE("RAID5 read-modify-write over old data: a degraded read-back of every strip is bit-exact") {
