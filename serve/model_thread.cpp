@@ -73,6 +73,14 @@ void ModelThread::run() {
       inbox_pending_.store(false, std::memory_order_relaxed);
     }
     space_.notify_all();
+    // Paced, virtual time first catches up with the wall clock: after an idle wait the model
+    // still stands at its last event, and a request run there would be stamped in the past and
+    // answered before its simulated latency had passed on the wall clock (model review 17:
+    // fio over NBD measured a 74 µs median for the array's 179 µs reads).
+    if (pacer_.paced() && !batch.empty()) {
+      const sim::Time due = pacer_.virtual_at(wall_now_ns());
+      if (due > sim_.now()) sim_.run_until(due);
+    }
     // Closures run at the model's current time; what they schedule runs in event order.
     for (auto& fn : batch) fn();
     batch.clear();
