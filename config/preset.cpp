@@ -563,7 +563,9 @@ sim::Result<Catalog> Catalog::from_directory(const std::string& dir) {
     files[rel] = ss.str();
   }
   if (ec) return sim::invalid_argument(dir + ": " + ec.message());
-  return from_files(files);
+  auto catalog = from_files(files);
+  if (catalog.is_ok()) catalog->directory_ = dir;
+  return catalog;
 }
 
 sim::Result<SystemPreset> Catalog::system(const std::string& name) const {

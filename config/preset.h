@@ -281,12 +281,17 @@ class Catalog {
 
   static constexpr const char* kDefaultSystem = "ise-860-g3";
 
+  // The folder from_directory read (its calibration/ is the performance model's, see
+  // controller::DataPathOptions::calibration_dir); empty for embedded() and from_files().
+  const std::string& directory() const { return directory_; }
+
  private:
   std::map<std::string, SystemPreset> systems_;
   std::map<std::string, SsdModel> ssds_;
   std::map<std::string, DeviceSpec> devices_;
   CapacityParams capacity_;
   std::optional<ReliabilityParams> reliability_;
+  std::string directory_;
 };
 
 // The embedded config files, keyed by path relative to config/ (generated at build time).

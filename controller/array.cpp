@@ -122,6 +122,7 @@ Status Array::restore(const Snapshot& s) {
 }
 
 Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
+  if (options.data_path.calibration_dir.empty()) options.data_path.calibration_dir = catalog_.directory();
   auto data = DataPath::create(
       sim_, preset_, capacity_model_, std::move(options.data_path),
       [this](Severity s, std::string category, std::string object, std::string message) {

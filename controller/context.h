@@ -49,6 +49,10 @@ struct DataPathOptions {
   // config/calibration/<system>.json, or ise-860-g3's for a system without its own (the G3
   // models share their controllers; only the DataPacs differ).
   std::shared_ptr<const perf::ModelParameters> model;
+  // A config folder (--config-dir) whose calibration/ is searched first, the same two names
+  // in it, then the embedded ones; empty: the embedded ones. Array::open sets it from the
+  // catalog's folder.
+  std::string calibration_dir;
   // Error replies, FLUSH replies, trims, vault replay and QoS admission's prices still use the
   // analytic cost model (docs/performance-model.md).
   CostModel cost;

@@ -2,6 +2,9 @@
 // standard input, and fio's report lines the parser tests do not reach.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/workload/cli_test_support.h"
@@ -33,4 +36,35 @@ TEST_CASE("a trim job's run status group line is fio's '   TRIM:' (hostile round
   CHECK(trim.exit_code == 0);
   CHECK(trim.out.find("\nRun status group 0 (all jobs):\n   TRIM: bw=") != std::string::npos);
   CHECK(trim.out.find("(null)") == std::string::npos);
+}
+
+TEST_CASE("--config-dir's calibration is the one the array runs (model review 17: the built-in one ran)") {
+  const char* source = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  const auto dir = afasim::workload::testing::cli_temp_dir() / "config";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(std::filesystem::path(source) / "config", dir, std::filesystem::copy_options::recursive);
+  // A host read command 30 µs longer than the built-in 30 µs (config/calibration/ise-860-g3.json).
+  const auto file = dir / "calibration" / "ise-860-g3.json";
+  std::string text = afasim::workload::testing::slurp(file);
+  const std::string from = "\"cpu_host_read_ns\":                {\"value\": 30000,";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "\"cpu_host_read_ns\":                {\"value\": 60000,");
+  write_temp("config/calibration/ise-860-g3.json", text);
+  const std::string job =
+      "fio --quiet --output-format json --name=a --filename=v --size=16g --rw=randread --iodepth=1 --runtime=200ms "
+      "--time_based --norandommap";
+  const auto mean_us = [](const std::string& out) {
+    return nlohmann::json::parse(out)["jobs"][0]["read"]["clat_ns"]["mean"].get<double>() / 1000.0;
+  };
+  const auto built_in = run_cli(job);
+  REQUIRE(built_in.exit_code == 0);
+  const auto folder = run_cli(job + " --config-dir " + dir.string());
+  REQUIRE(folder.exit_code == 0);
+  // At one outstanding read each one pays the longer command once: the mean moves by 30 µs
+  // (the cores' service time varies around its mean, cpu_service_cv 0.2, so allow ±3 µs).
+  const double moved = mean_us(folder.out) - mean_us(built_in.out);
+  INFO("built-in " << mean_us(built_in.out) << " us, folder " << mean_us(folder.out) << " us");
+  CHECK(moved > 27.0);
+  CHECK(moved < 33.0);
 }
