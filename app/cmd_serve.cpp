@@ -13,12 +13,14 @@
 #include <boost/asio/ssl/context.hpp>
 // clang-format on
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/auth.h"
@@ -161,6 +163,19 @@ void serve_until_signal(const sigset_t& signals, SessionArray& s, serve::ModelTh
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   spdlog::info("afasim serve: {} received, shutting down", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  // A second stop signal (a second Ctrl-C, a supervisor repeating SIGTERM) must not cut the
+  // destage short: it stays blocked, and is answered with a line.
+  std::atomic<bool> stopped{false};
+  std::thread repeat([&] {
+    const timespec tick{0, 100'000'000};
+    while (!stopped.load()) {
+      const int again = sigtimedwait(&signals, nullptr, &tick);
+      if (again == SIGINT || again == SIGTERM)
+        spdlog::warn("afasim serve: {} received while stopping: the write cache is being destaged first (SIGKILL "
+                     "abandons what is not yet on the SSDs)",
+                     again == SIGINT ? "SIGINT" : "SIGTERM");
+    }
+  });
   nbd.stop();
   rest.stop();
   try {
@@ -169,6 +184,8 @@ void serve_until_signal(const sigset_t& signals, SessionArray& s, serve::ModelTh
   } catch (const serve::ModelStopped&) {
   }
   model.stop();
+  stopped.store(true);
+  repeat.join();
 }
 
 // The log (one info line per HTTP request among others) to stdout. On a terminal, spdlog's
@@ -310,6 +327,11 @@ void publish_events(controller::Array& array, api::EventBus& event_bus, redfish:
 }
 
 int run_serve(const ServeOptions& o) {
+  // Before any thread exists (spdlog's flusher is the first): every thread inherits the mask,
+  // so a stop signal reaches only the sigwait below. A thread started unmasked took a second
+  // SIGTERM during the stop's destage and died of it, acknowledged writes with it (hostile
+  // round 17); one during start-up waits, and the start ends in a clean stop.
+  const sigset_t signals = block_stop_signals();
   use_buffered_log_unless_terminal();
   spdlog::set_level(spdlog::level::from_str(o.log_level));
   std::optional<HostPort> listen, nbd_listen;
@@ -325,8 +347,6 @@ int run_serve(const ServeOptions& o) {
   // its array and its admin user are made (--tls self-signed makes only STATE/tls).
   auto tls = tls_context(o, listen->host, nbd_listen ? nbd_listen->host : "");
   if (!tls.is_ok()) return log_failure(tls.status().message(), 2);
-
-  const sigset_t signals = block_stop_signals();
 
   int exit_code = 1;
   auto session = open_serve_session(o, *catalog, *preset, *payload, &exit_code);

@@ -163,8 +163,9 @@ sim::Status stop_session(controller::Array& array, const std::string& system_nam
   serve::Recorder* rec = serve::Recorder::active();
   if (rec != nullptr) rec->request("serve.stop", "");
   // Dirty cache blocks reach the SSD payload at once (a destage writes its bytes when it is
-  // issued), so a clean stop loses no acknowledged write.
-  array.destage_all();
+  // issued), and so do the vaults of controllers the mains left off, so a clean stop loses no
+  // acknowledged write.
+  array.write_back_at_stop();
   const sim::Status saved = array.save_clock();
   if (rec != nullptr) {
     rec->outcome("final", final_state(array, system_name));

@@ -216,6 +216,7 @@ class Array {
   }
   // Destages every dirty block now (a clean shutdown); the writes complete through events.
   void destage_all() { data_->destage_all(); }
+  void write_back_at_stop() { data_->write_back_at_stop(); }
   // The invariant checks simulation tests switch on (sim::Invariants).
   sim::Invariants& invariants() { return data_->invariants(); }
   // The background scrub (docs/raid.md "Scrub"): on/off and rate. kInvalidArgument for a

@@ -97,6 +97,12 @@ class ControllerPair {
   sim::Status restore_power();
   sim::Status degrade_supercap();
   sim::Status restore_supercap();
+  // A clean stop of the process while the controllers hold vaults (the mains are off, or
+  // they are booting): writes each vault into the pool, as the boot after power restore
+  // would, so the next start (a power-on with the mains on) has the data. Returns the blocks
+  // written.
+  std::int64_t write_vaults_into_pool();
+  bool any_vaulting() const;
 
  private:
   struct Runtime {
@@ -112,7 +118,6 @@ class ControllerPair {
   Runtime& ctl(Id c) { return ctl_[static_cast<std::size_t>(c - 1)]; }
   const Runtime& ctl(Id c) const { return ctl_[static_cast<std::size_t>(c - 1)]; }
   std::string name(Id c) const { return ArrayContext::controller_name(c); }
-  bool any_vaulting() const;
   void transition(Id c, ControllerTrigger trigger, const std::string& why);
   void controller_down(Id c, const std::string& why);
   void schedule_peer_lost(Id survivor, Id lost, sim::Time stopped_ns);

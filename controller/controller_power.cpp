@@ -104,6 +104,25 @@ Time ControllerPair::replay_vault(Id c, const std::vector<VaultRecord>& records,
   return done;
 }
 
+std::int64_t ControllerPair::write_vaults_into_pool() {
+  replayed_version_.clear();
+  std::int64_t written = 0;
+  for (Id c = 1; c <= 2; ++c) {
+    std::vector<VaultRecord> records = std::move(ctl(c).vault);
+    ctl(c).vault.clear();
+    if (records.empty()) continue;
+    std::int64_t replayed = 0;
+    replay_vault(c, records, replayed);
+    written += replayed;
+    if (replayed > 0)  // (its mirror copies of the peer's blocks the peer's vault wrote)
+      ctx_.emit(Severity::kInfo, "power", ArrayContext::controller_object(c),
+              "controller " + name(c) + "'s vault written into the pool at the stop: " +
+                  mib(replayed * WriteCache::kBlockBytes) + " (the next start is a power-on with the mains on)");
+  }
+  replayed_version_.clear();
+  return written;
+}
+
 void ControllerPair::boot_complete(Id c) {
   Runtime& cr = ctl(c);
   // Replay the vault into the pool before going on.

@@ -148,6 +148,14 @@ void DataPath::shrink_volume(Id volume_id, std::int64_t capacity_bytes) {
   thin_->shrink(volume_id, capacity_bytes);
 }
 
+void DataPath::write_back_at_stop() {
+  // The vault is bounded by the supercaps' hold-up (seconds of simulated time).
+  while (pair_->any_vaulting() && sim_.step()) {
+  }
+  pair_->write_vaults_into_pool();
+  cache_->destage_all();
+}
+
 void DataPath::set_preferred_controller(Id volume_id, Id controller) {
   if (VolumeRuntime* v = volumes_.find(volume_id)) pair_->set_preferred_controller(*v, controller);
 }

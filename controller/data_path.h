@@ -111,6 +111,10 @@ class DataPath : private raid::ScrubHost {
   bool mains_on() const { return pair_->mains_on(); }
   // Destages every dirty block now (a clean shutdown); run the simulator until dirty_bytes() is 0.
   void destage_all() { cache_->destage_all(); }
+  // A clean stop of the process: a vault in progress completes, what the controllers vaulted
+  // is written into the pool, and every serving controller's cache destages (hostile round
+  // 17: a stop while the mains were off dropped the vaulted writes).
+  void write_back_at_stop();
   std::int64_t dirty_bytes() const { return cache_->dirty_bytes(); }
   std::int64_t write_cache_bytes() const { return cache_->capacity_bytes(); }
   std::string check_one_writer() const { return pair_->check_one_writer(); }
