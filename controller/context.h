@@ -82,6 +82,10 @@ struct CacheFifoEntry {
 struct CacheVolume {
   std::int64_t dirty_blocks = 0, cached_blocks = 0;  // first: a host read tests cached_blocks
   int destages_in_flight = 0;  // destage operations of its blocks under way (a FLUSH waits for 0)
+  // Dirty blocks whose last destage failed (the payload write: a full host disk), and why; a
+  // FLUSH fails while there are any, and the blocks are retried.
+  std::int64_t failed_blocks = 0;
+  sim::Code destage_error = sim::Code::kOk;
   // Blocks in the order they became dirty (destage order) / clean (eviction order). A block
   // has at most one live entry, the one whose `seq` is its CacheBlock::queued; older entries
   // are stale and skipped when popped. Bounded: stale entries are dropped when a FIFO grows

@@ -154,6 +154,12 @@ void DataPath::write_back_at_stop() {
   }
   pair_->write_vaults_into_pool();
   cache_->destage_all();
+  std::int64_t failed = 0;
+  volumes_.for_each([&](const VolumeRuntime& v) { failed += v.cache.failed_blocks; });
+  if (failed > 0)
+    ctx_->emit(Severity::kCritical, "cache", "",
+               "stop: " + std::to_string(failed * WriteCache::kBlockBytes) +
+                   " bytes of acknowledged writes could not be destaged (the payload writes failed); they are lost");
 }
 
 void DataPath::set_preferred_controller(Id volume_id, Id controller) {

@@ -376,6 +376,12 @@ void IoOrchestrator::flush_timed(std::uint32_t id) {
     for (int d = 0; d < ctx_.hw.drive_count(); ++d)
       if (ctx_.hw.ssd(d).state() == datapac::SsdState::kHealthy) st = ctx_.hw.ssd(d).flush_payload();
   VolumeRuntime* v = ctx_.volumes.find(f.volume_id);
+  // Acknowledged writes of the volume that a destage could not put on the SSDs (a full host
+  // disk): the FLUSH cannot say they are durable (hostile round 17: it replied success and
+  // they were lost at the next start).
+  if (v != nullptr && v->cache.failed_blocks > 0)
+    st = Status(v->cache.destage_error, std::to_string(v->cache.failed_blocks * WriteCache::kBlockBytes) +
+                                            " bytes of the volume's acknowledged writes could not be destaged");
   if (!st.is_ok() && v != nullptr) ++v->stats.errors;
   // The command on a core, then the reply (errors and flushes: the analytic cost model).
   const CostModel& cost = ctx_.options.cost;

@@ -57,6 +57,7 @@ void WriteCache::compact_fifo(VolumeRuntime& v, std::deque<CacheFifoEntry>& fifo
 void WriteCache::drop_block(VolumeRuntime& v, std::int64_t block, Id c) {
   const Block* blk = find(v.id, block);
   if (blk == nullptr) return;
+  if (blk->destage_failed) --v.cache.failed_blocks;
   if (blk->dirty) {
     --v.cache.dirty_blocks;
     if (c != 0) --ctl(c).dirty_blocks;

@@ -129,6 +129,7 @@ class WriteCache {
     std::uint64_t mirrored_version = 0;    // the peer's copy (0: none); current when == version
     std::uint64_t destaging_version = 0;   // version an in-flight destage writes (0: none)
     bool dirty = false;
+    bool destage_failed = false;  // its last destage's payload write failed: still dirty, retried
   };
   struct PerController {
     std::int64_t dirty_blocks = 0, cached_blocks = 0;  // its own volumes'
@@ -136,6 +137,9 @@ class WriteCache {
     std::deque<CacheWaiter> waiting;
     std::int64_t waiting_blocks = 0;
     std::size_t destage_cursor = 0;
+    // After a destage failed, the next pump waits until then (a full host disk is retried once
+    // a second, not in a loop); a FLUSH or the stop retries at once.
+    sim::Time destage_retry_at = 0;
   };
   struct DestageOp {
     Id controller;
@@ -143,6 +147,7 @@ class WriteCache {
     Id volume_id;
     std::int64_t first_block;
     std::vector<std::uint64_t> versions;
+    bool failed = false;  // its payload write failed: the blocks stay dirty
   };
 
   PerController& ctl(Id c) { return ctl_[static_cast<std::size_t>(c - 1)]; }
@@ -179,6 +184,11 @@ class WriteCache {
     Id volume_id;
     sim::InlineFunction<void(sim::Time)> done;
   };
+  // Counts a destage's payload write (failed: the blocks stay dirty and a FLUSH fails until a
+  // later destage of them succeeds); says so once per episode.
+  void note_destage(VolumeRuntime& v, std::int64_t first, std::int64_t end, const sim::Status& st);
+  // A pump of this controller's destage in a second, not before.
+  void retry_destage_later(Id c);
   std::vector<DestageOp> destage_ops_;
   std::vector<FlushWaiter> flush_waiters_;  // FLUSHes waiting for their volume's destages
   std::vector<std::size_t> free_destage_ops_;

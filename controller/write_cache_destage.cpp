@@ -23,7 +23,7 @@ Id volume_of(std::uint64_t key) { return static_cast<Id>(key >> 40); }
 
 void WriteCache::pump_destage(Id c) {
   PerController& cr = ctl(c);
-  if (!pair_->serving(c) || cr.dirty_blocks == 0) return;
+  if (!pair_->serving(c) || cr.dirty_blocks == 0 || ctx_.sim.now() < cr.destage_retry_at) return;
   const CacheOptions& o = ctx_.options.cache;
   int limit = 0;
   if (pair_->mode(c) != CacheMode::kWriteBack || cr.dirty_blocks * 100 > o.high_watermark_percent * capacity_blocks_)
@@ -81,6 +81,7 @@ std::size_t WriteCache::take_destage_slot(Id c, VolumeRuntime& v, std::int64_t f
   op.epoch = pair_->epoch(c);
   op.volume_id = v.id;
   op.first_block = first;
+  op.failed = false;
   op.versions.clear();
   for (std::int64_t b = first; b < end; ++b) op.versions.push_back(find(v.id, b)->version);
   return slot;
@@ -119,8 +120,8 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
   if (!e.lost) {
     Status st = ctx_.raid.plan_write(e, first * kBlockBytes % ext, count * kBlockBytes, buf, plan);
     if (st.is_ok()) st = ctx_.execute(plan);
-    if (!st.is_ok())
-      ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id), "destage failed: " + st.message());
+    note_destage(v, first, end, st);
+    destage_ops_[slot].failed = !st.is_ok();
   }
   for (std::int64_t b = first; b < end; ++b) find(v.id, b)->destaging_version = find(v.id, b)->version;
   ++ctl(c).destages;
@@ -133,6 +134,42 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
     ctx_.timing.destage(c, plan, count * kBlockBytes, ctx_.options.cache.destage_ops_max,
                         [this, slot](Time) { destage_done(slot); });
   return true;
+}
+
+void WriteCache::note_destage(VolumeRuntime& v, std::int64_t first, std::int64_t end, const Status& st) {
+  if (st.is_ok()) {
+    if (v.cache.failed_blocks == 0) return;
+    for (std::int64_t b = first; b < end; ++b)
+      if (Block* x = find(v.id, b); x->destage_failed) {
+        x->destage_failed = false;
+        --v.cache.failed_blocks;
+      }
+    if (v.cache.failed_blocks == 0) {
+      v.cache.destage_error = sim::Code::kOk;
+      ctx_.emit(Severity::kInfo, "cache", "volume/" + std::to_string(v.id),
+                "destage succeeds again: the volume's acknowledged writes are on the SSDs");
+    }
+    return;
+  }
+  // Said once per episode: a full host disk fails every destage until space is freed.
+  if (v.cache.failed_blocks == 0)
+    ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id),
+              "destage failed: " + st.message() +
+                  "; its acknowledged writes stay in the write cache (retried once a second) and a FLUSH fails "
+                  "until they reach the SSDs");
+  v.cache.destage_error = st.code();
+  for (std::int64_t b = first; b < end; ++b)
+    if (Block* x = find(v.id, b); !x->destage_failed) {
+      x->destage_failed = true;
+      ++v.cache.failed_blocks;
+    }
+}
+
+void WriteCache::retry_destage_later(Id c) {
+  PerController& cr = ctl(c);
+  if (cr.destage_retry_at > ctx_.sim.now()) return;  // a retry is already due
+  cr.destage_retry_at = ctx_.sim.now() + sim::kSecond;
+  ctx_.sim.at(cr.destage_retry_at, [this, c] { pump_destage(c); });
 }
 
 void WriteCache::destage_done(std::size_t slot) {
@@ -151,7 +188,10 @@ void WriteCache::destage_done(std::size_t slot) {
         const std::int64_t b = op.first_block + static_cast<std::int64_t>(i);
         Block* x = find(v->id, b);
         if (x == nullptr) continue;
-        if (x->dirty && x->version == op.versions[i]) {
+        if (op.failed && x->dirty && x->destaging_version == op.versions[i]) {
+          x->destaging_version = 0;  // not on the SSDs: stays dirty, destaged again later
+          enqueue(*v, *x, b, true);
+        } else if (x->dirty && x->version == op.versions[i]) {
           mark_clean(*v, *x, b);
         } else if (x->dirty && x->destaging_version == op.versions[i]) {
           x->destaging_version = 0;  // written again meanwhile: destage the new version later
@@ -161,6 +201,7 @@ void WriteCache::destage_done(std::size_t slot) {
     }
   }
   free_destage_ops_.push_back(slot);
+  if (valid && op.failed) retry_destage_later(c);
   if (valid) {
     admit_waiters(c);
     evict_clean(c);

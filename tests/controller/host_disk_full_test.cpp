@@ -77,3 +77,43 @@ TEST_CASE("a full host file system fails writes with kNoSpace and raises one eve
   CHECK(write_through(a, v, 12288).is_ok());
   CHECK(events_with(*a.array, "host file system has space again") == 1);
 }
+
+TEST_CASE("a destage that the full host disk fails keeps its blocks dirty, fails the FLUSH, and retries") {
+  // Hostile round 17: the failed destage marked the blocks clean and the FLUSH replied
+  // success; the acknowledged writes read as zeros after the next start.
+  auto full = std::make_shared<std::atomic<bool>>(false);
+  DataPathOptions dpo;
+  dpo.payload = datapac::PayloadKind::kMemory;
+  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
+    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
+  };
+  SimArray a(5, dpo);
+  const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kFixed);
+  auto& vol = a.vols[0];
+  *full = true;
+  for (std::int64_t off = 0; off < 1 << 20; off += 64 << 10) a.write(vol, off, 64 << 10);  // cached: acknowledged
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  CHECK(a.write_errors == 0);
+  const auto flush = [&] {
+    HostIo io;
+    io.op = IoOp::kFlush;
+    io.volume_id = v;
+    sim::Status result = sim::unavailable("never completed");
+    a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
+    a.sim->run_until(a.sim->now() + sim::kSecond);
+    return result;
+  };
+  CHECK(flush().code() == sim::Code::kNoSpace);
+  CHECK(events_with(*a.array, "destage failed") == 1);  // once per episode, not per destage
+  // The blocks are still in the cache: reads give the acknowledged data, not the SSDs' zeros.
+  a.read_errors = 0;
+  a.read_check(vol, 0, 1 << 20);
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  CHECK(a.read_errors == 0);
+  CHECK(a.wrong_bytes == 0);
+  // Space again: the retry (once a second) puts them on the SSDs, and the FLUSH succeeds.
+  *full = false;
+  a.sim->run_until(a.sim->now() + 2 * sim::kSecond);
+  CHECK(flush().is_ok());
+  CHECK(events_with(*a.array, "destage succeeds again") == 1);
+}
