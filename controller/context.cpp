@@ -38,7 +38,7 @@ void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::s
     case VolumeState::kFailed:
       ctx.emit(Severity::kCritical, "volume", object,
                name + " failed: " + std::to_string(v.thin->lost_extents) + " extent(s) lost more members than " + raid +
-                   " tolerates (" + why + "); its I/O to them now returns errors");
+                   " tolerates (" + why + "); every I/O to the volume now returns an I/O error");
       break;
     case VolumeState::kDegraded:
       ctx.emit(Severity::kWarning, "volume", object,

@@ -96,11 +96,16 @@ std::uint32_t ThinMap::place(ThinVolume& v, std::int64_t index, const std::vecto
   e.volume_id = v.id;
   e.index = index;
   e.missing = missing;
+  // A restored extent can miss more members than its layout tolerates (two drives failed
+  // before the stop): lost again, not degraded (new-user trial 17: a failed volume came back
+  // degraded, its alert cleared, and its reads still failed).
+  e.lost = raid::beyond_redundancy(e.type, missing, e.member_count);
   for (std::size_t i = 0; i < members.size(); ++i) e.members[i] = members[i];
   const std::uint32_t id = extents_.add(e);
   v.map[static_cast<std::size_t>(index)] = id;
   ++v.allocated;
-  if (missing) ++v.degraded_extents;
+  if (e.lost) ++v.lost_extents;
+  else if (missing) ++v.degraded_extents;
   return id;
 }
 

@@ -226,6 +226,16 @@ TEST_CASE("two failures in one RAID5 extent before the rebuild: errors, never wr
       else CHECK(a.read_errors == 0);  // the RAID 10 volume kept a copy of every block
     }
     CHECK(a.wrong_bytes == 0);  // and never with wrong data
+    // A restart (the same journal, a new simulator) keeps it failed: the restored extents miss
+    // two members (new-user trial 17: it came back degraded and its volume_failed alert cleared).
+    sim::Simulator sim2(static_cast<std::uint64_t>(s));
+    ArrayOptions o;
+    o.data_path.payload = datapac::PayloadKind::kMemory;
+    o.data_path.rebuild_bytes_per_second = 1;
+    auto again = Array::open(sim2, a.catalog, a.preset, a.journal, a.journal.snapshot(), o);
+    REQUIRE(again.is_ok());
+    CHECK((*again)->volume_state(r5) == VolumeState::kFailed);
+    CHECK(((*again)->volume_state(r10) == VolumeState::kFailed) == r10_pair_lost);
   }
 }
 
