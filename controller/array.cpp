@@ -275,6 +275,9 @@ Status Array::log_event(Severity severity, std::string category, std::string obj
 Status Array::save_clock() {
   ChangeSet c;
   c.meta[kMetaClock] = std::to_string(sim_.now());
+  // And the hardware as it is now: media errors a write or read repair cleared since the last
+  // fault are not restored as errors.
+  c.meta[kMetaHardware] = hardware_state();
   return commit(c);
 }
 

@@ -1,8 +1,8 @@
 // The hardware state a restart keeps (issue 14 item 6): which drives are failed, pulled or
 // slow, which controller has failed, whether a supercap pack is degraded or the
 // inter-controller link cut. Saved with every fault in the meta key "hardware" (one fact a
-// line: "drive 7 failed", "drive 3 slow 4", "controller 2 failed", "supercap degraded",
-// "link cut"), applied again when the array opens, before any host I/O. Mains power is not
+// line: "drive 7 failed", "drive 3 slow 4", "drive 2 bad 9273344" (a media error's device
+// byte offset), "controller 2 failed", "supercap degraded", "link cut"), applied again when the array opens, before any host I/O. Mains power is not
 // kept: a restarted array boots with the mains on (docs/persistence.md).
 #include <sstream>
 
@@ -20,6 +20,10 @@ std::string Array::hardware_state() const {
     const double slow = data_->ssd(static_cast<int>(i)).latency_multiplier();
     if (drives_[i].state == DriveState::kHealthy && slow != 1.0) out << "drive " << id << " slow " << slow << "\n";
   }
+  // Media errors (corrupt_block) are the SSD's: their bytes stay corrupted across a power
+  // cycle, so the mark must too, or the flipped bytes read back as data (hostile round 17).
+  for (const auto& [drive, blocks] : data_->media_errors())
+    for (std::int64_t at : blocks) out << "drive " << drive + 1 << " bad " << at << "\n";
   for (const auto& c : controllers())
     if (c.state == ControllerState::kFailed) out << "controller " << c.id << " failed\n";
   const PowerStatus p = data_->power_status();
@@ -30,6 +34,7 @@ std::string Array::hardware_state() const {
 
 sim::Status Array::restore_hardware(const Snapshot& snapshot) {
   std::vector<std::string> restored;
+  int media_errors = 0;
   ChangeSet discarded;  // the events of re-applying: one summary event says it all
   fault_changes_ = &discarded;
   auto it = snapshot.meta.find(kMetaHardware);
@@ -43,7 +48,18 @@ sim::Status Array::restore_hardware(const Snapshot& snapshot) {
     double factor = 1.0;
     words >> what;
     FaultSpec spec;
-    if (what == "drive" && (words >> id >> how)) {
+    const bool drive_line = what == "drive" && (words >> id >> how);
+    if (drive_line && how == "bad") {
+      std::int64_t at = -1;
+      if (!(words >> at) || at < 0 || id < 1 || id > static_cast<Id>(drives_.size())) {
+        st = sim::Status(sim::Code::kInternal, "state: meta hardware has a line this afasim does not know: " + line);
+        break;
+      }
+      data_->restore_media_error(static_cast<int>(id - 1), at);
+      ++media_errors;
+      continue;
+    }
+    if (drive_line) {
       spec.drive = id;
       spec.type = how == "failed" ? "drive_fail" : how == "pulled" ? "drive_pull" : "drive_slow";
       if (how == "slow" && !(words >> factor)) spec.type.clear();
@@ -66,6 +82,7 @@ sim::Status Array::restore_hardware(const Snapshot& snapshot) {
   fault_changes_ = nullptr;
   if (!st.is_ok()) return sim::Status(st.code(), "restoring the hardware state: " + st.message());
   const int rebuilds = data_->resume_rebuilds();
+  if (media_errors > 0) restored.push_back(std::to_string(media_errors) + " SSD block(s) with a media error");
   if (restored.empty() && rebuilds == 0) return sim::Status::ok();
   std::string message = "restart: hardware state restored";
   for (std::size_t i = 0; i < restored.size(); ++i) message += (i == 0 ? ": " : ", ") + restored[i];

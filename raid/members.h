@@ -66,6 +66,10 @@ class DriveMembers final : public MemberStore {
   std::int64_t media_error_blocks() const;
   // Forgets the media errors of a drive (a new SSD in its slot).
   void clear_drive(int drive) { bad_.erase(drive); }
+  // The blocks with a media error, drive → device byte offsets; and one put back as it was
+  // (a restart: its bytes are already the corrupted ones, so nothing is flipped).
+  const std::map<int, std::set<std::int64_t>>& bad_blocks() const { return bad_; }
+  void restore_bad_block(int drive, std::int64_t offset_bytes) { bad_[drive].insert(offset_bytes / kMediaBlockBytes * kMediaBlockBytes); }
 
  private:
   std::int64_t device_offset(ChunkAddr c, std::int64_t offset) const { return c.offset_bytes(chunk_bytes_) + offset; }

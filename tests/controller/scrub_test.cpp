@@ -4,6 +4,9 @@
 // read-back afterwards must return either the right bytes or an error, never wrong bytes.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
@@ -186,6 +189,55 @@ TEST_CASE("a host read of a corrupted block is served from redundancy and repair
   a.sim->run();
   CHECK(a.array->data_path().raid_stats().read_repairs == 1);
   CHECK(a.wrong_bytes == 0);
+}
+
+TEST_CASE("a media error survives a restart: its bytes stay flipped, so reads still go to redundancy") {
+  // Hostile round 17: the mark lived in memory only; after a restart the flipped bytes were
+  // served as data, without an error.
+  const std::string dir = (std::filesystem::temp_directory_path() / ("afasim-media-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  DataPathOptions file;
+  file.payload = datapac::PayloadKind::kFile;
+  file.payload_dir = dir;
+  SimArray a(5, file);
+  const Id r5 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  std::vector<std::uint8_t> written(64 * 1024, 0xA5), back(64 * 1024, 0);
+  HostIo w;
+  w.op = IoOp::kWrite;
+  w.volume_id = r5;
+  w.length_bytes = 64 * 1024;
+  w.fua = true;  // on the SSDs before the ack
+  w.write_data = written.data();
+  bool ok = false;
+  a.array->submit(w, [&](const IoCompletion& c) { ok = c.status.is_ok(); });
+  a.sim->run();
+  REQUIRE(ok);
+  const auto record = a.array->data_path().extent_records(r5).at(0);
+  const raid::Layout l = raid::Layout::raid5(4, kStrip, a.array->capacity_model().params().chunk_bytes);
+  const raid::ChunkAddr c = record.members[static_cast<std::size_t>(l.data_member(0, 0))];
+  FaultSpec f{"corrupt_block", c.drive + 1};
+  f.block_offset_bytes = c.offset_bytes(a.array->capacity_model().params().chunk_bytes) + 8192;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  // Power back on: a new array over the same payload files and journal.
+  sim::Simulator sim2(5);
+  ArrayOptions o;
+  o.data_path = file;
+  auto again = Array::open(sim2, a.catalog, a.preset, a.journal, a.journal.snapshot(), o);
+  REQUIRE(again.is_ok());
+  CHECK((*again)->data_path().media_errors().size() == 1);
+  HostIo r;
+  r.op = IoOp::kRead;
+  r.volume_id = r5;
+  r.length_bytes = 64 * 1024;
+  r.read_buffer = back.data();
+  ok = false;
+  (*again)->submit(r, [&](const IoCompletion& done) { ok = done.status.is_ok(); });
+  sim2.run();
+  CHECK(ok);
+  CHECK(back == written);  // rebuilt from parity, not the flipped 0x5A
+  CHECK((*again)->data_path().raid_stats().read_repairs == 1);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("corrupt_block is refused without payload and on a drive out of service") {
