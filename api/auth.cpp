@@ -27,9 +27,7 @@ using nlohmann::json;
 
 namespace {
 
-std::int64_t now_unix_s() {
-  return static_cast<std::int64_t>(std::time(nullptr));
-}
+std::int64_t now_unix_s() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
 // Bytes from OpenSSL's CSPRNG: credentials must not follow the simulation's seed (anyone
 // with the seed would know the admin's password), so this is the one place that does not.
@@ -538,6 +536,8 @@ sim::Result<User> Auth::update_user(std::int64_t id, std::optional<Role> role,
     *s = before;
     return st;
   }
+  // A new password ends the user's sessions: resetting it is how a stolen token is shut out.
+  if (password) std::erase_if(impl_->sessions, [&](const Impl::Live& l) { return l.session.user == s->user.name; });
   return s->user;
 }
 

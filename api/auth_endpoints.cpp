@@ -152,14 +152,23 @@ Reply AuthEndpoints::update_user(const Call& c) {
   no_query(c.http);
   const controller::Id id = parse_id(c, "user");
   const json body = json_body(c, true);
-  FieldReader f(body, {"role", "password"}, {"id", "name", "created_unix_s"});
+  FieldReader f(body, {"role", "password", "current_password"}, {"id", "name", "created_unix_s"});
   std::optional<Role> role;
   if (f.has("role")) role = read_role(f, "role");
   const std::optional<std::string> password = f.string("password");
+  const std::optional<std::string> current_password = f.string("current_password");
   auto current = auth_.user(id);
   if (!current) throw from_status(current.status());
   if (!is_admin(c) && (current->name != c.user() || role))
     throw forbidden(c, "changing another user, or a role,");
+  // One's own password only with the current one: a token alone (a shell history, a proxy
+  // log) must not take the account over for good (hostile round 17). An admin resets
+  // another user's without it.
+  if (password && current->name == c.user()) {
+    if (!current_password) throw bad_request("changing your own password needs current_password (your password now)");
+    if (!auth_.check_password(current->name, *current_password))
+      throw ApiError(403, problem::kForbidden, "current_password does not match: your password is unchanged");
+  }
   if (!role && !password) return Reply(200, user_view(*current));  // nothing to change
   User u = unwrap(auth_.update_user(id, role, password));
   std::string what = role ? std::string("role ") + role_name(u.role) : "";

@@ -338,14 +338,32 @@ TEST_CASE("users: roles change, the last admin stays, passwords never reach the 
   CHECK(admin.post("/users", {{"name", "y"}, {"role", "monitor"}, {"password", "short"}}).status == 400);
   Http temp = fx.client_as("temp", "temporary-1");
   CHECK(temp.patch("/users/" + id, {{"role", "admin"}}).status == 403);  // no promoting oneself
-  CHECK(temp.patch("/users/" + id, {{"password", "temporary-3"}}).status == 200);
+  // One's own password needs the current one (hostile round 17: a token alone changed it).
+  const Response login = temp.post_raw("/sessions", "", "application/json");
+  REQUIRE(login.status == 201);
+  Http token = fx.anonymous();
+  token.use_bearer(login.body["token"].get<std::string>());
+  CHECK(token.patch("/users/" + id, {{"password", "temporary-3"}}).status == 400);
+  CHECK(token.patch("/users/" + id, {{"password", "temporary-3"}, {"current_password", "wrong-one-1"}}).status == 403);
+  CHECK(fx.client_as("temp", "temporary-1").get("/system").status == 200);  // unchanged
+  CHECK(temp.patch("/users/" + id, {{"password", "temporary-3"}, {"current_password", "temporary-1"}}).status == 200);
   CHECK(fx.client_as("temp", "temporary-1").get("/system").status == 401);
-  CHECK(fx.client_as("temp", "temporary-3").get("/system").status == 200);
+  // A new password ends the user's sessions: an admin's reset shuts a stolen token out.
+  CHECK(token.get("/system").status == 401);
+  Http temp3 = fx.client_as("temp", "temporary-3");
+  const Response again = temp3.post_raw("/sessions", "", "application/json");
+  REQUIRE(again.status == 201);
+  token.use_bearer(again.body["token"].get<std::string>());
+  CHECK(token.get("/system").status == 200);
+  CHECK(admin.patch("/users/" + id, {{"password", "temporary-4"}}).status == 200);  // no current_password for another user
+  CHECK(token.get("/system").status == 401);
+  CHECK(fx.client_as("temp", "temporary-4").get("/system").status == 200);
+  CHECK(fx.client_as("temp", "temporary-3").get("/system").status == 401);
   CHECK(admin.patch("/users/1", {{"role", "monitor"}}).status == 409);  // the last admin
   CHECK(admin.del("/users/1").status == 409);
   CHECK(admin.del("/users/" + id).status == 204);
-  CHECK(fx.client_as("temp", "temporary-3").get("/system").status == 401);
-  for (const char* secret : {kAdminPassword, "temporary-1", "temporary-3", "monitor-pass-1"})
+  CHECK(fx.client_as("temp", "temporary-4").get("/system").status == 401);
+  for (const char* secret : {kAdminPassword, "temporary-1", "temporary-3", "temporary-4", "wrong-one-1", "monitor-pass-1"})
     CHECK(fx.log().find(secret) == std::string::npos);
 }
 
