@@ -282,6 +282,8 @@ nbd::NbdServerOptions nbd_server_options(const ServeOptions& o, const std::optio
 }
 
 // Signals are waited for by the main thread only: block them before any thread starts.
+// Blocked in every thread (each inherits the mask), a stop signal reaches only
+// serve_until_signal's sigwait; one during start-up waits, and the start ends in a clean stop.
 sigset_t block_stop_signals() {
   sigset_t signals;
   sigemptyset(&signals);
@@ -327,10 +329,7 @@ void publish_events(controller::Array& array, api::EventBus& event_bus, redfish:
 }
 
 int run_serve(const ServeOptions& o) {
-  // Before any thread exists (spdlog's flusher is the first): every thread inherits the mask,
-  // so a stop signal reaches only the sigwait below. A thread started unmasked took a second
-  // SIGTERM during the stop's destage and died of it, acknowledged writes with it (hostile
-  // round 17); one during start-up waits, and the start ends in a clean stop.
+  // Before any thread (spdlog's flusher took a second SIGTERM mid-destage: hostile round 17).
   const sigset_t signals = block_stop_signals();
   use_buffered_log_unless_terminal();
   spdlog::set_level(spdlog::level::from_str(o.log_level));

@@ -3,6 +3,7 @@
 #include "controller/io_orchestrator.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cstring>
 
 #include "controller/controller_pair.h"
@@ -228,7 +229,12 @@ void IoOrchestrator::fail(Request& r, Status status) {
 
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {
   // What the stream detector reads ahead: the allocated extents of the range, within the
-  // volume (a hole or the end reads nothing). Timing only: no bytes move.
+  // volume (a hole or the end reads nothing), less the segments the read cache already holds
+  // or is filling (a stream declared again after the detector evicted it asks for the window
+  // its old self read; model review 17: 16 sequential readers on one LUN, 4,124 IOPS against
+  // 140,623 random, each host read behind up to 4 MiB of SSD and DRAM work). Timing only: no
+  // bytes move.
+  std::tie(offset, length) = ctx_.timing.read_ahead_span(c, v.id, offset, length);
   const std::int64_t end = std::min(offset + length, v.thin->capacity_bytes);
   const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
   ahead_plan_.clear();

@@ -298,10 +298,16 @@ sim::Time Timing::cores_busy_ns(Id c) const {
 
 void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan) {
   perf::ControllerResources& cr = resources(c);
+  // Every segment of the window already held or coming in with another fill: nothing to read
+  // (a stream the detector evicted and declared again asked for its old window, and each
+  // host read behind it paid up to 4 MiB of SSD and DRAM work; model review 17: 16 sequential
+  // readers on a LUN ran at 4,124 IOPS against 140,623 random).
+  const std::uint32_t fill = cr.cache.start_fill(volume, offset, length);
+  if (fill == 0) return;
   const std::uint32_t id = new_req(c, length, [](Time) {}, {kPhase0, kFillDone});
   Req& r = reqs_[id];
   r.volume = volume;
-  r.fill = cr.cache.start_fill(volume, offset, length);
+  r.fill = fill;
   copy_ops(r, plan, 0);
   stats_.read_ahead_bytes += length;
   next(id);

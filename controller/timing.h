@@ -72,6 +72,11 @@ class Timing {
   // A write of `offset` of `volume` on `c` is coming: start loading its read-cache slot.
   void prefetch_write(Id c, Id volume, std::int64_t offset) { resources(c).cache.prefetch(volume, offset); }
   // Reads ahead [offset, +length) of `volume` (the caller's plan of it): its segments fill.
+  // The part of a read-ahead window the controller's read cache does not hold or fill yet
+  // (perf::ReadCache::unheld_span): {offset, 0} when none.
+  std::pair<std::int64_t, std::int64_t> read_ahead_span(Id c, Id volume, std::int64_t offset, std::int64_t length) {
+    return resources(c).cache.unheld_span(volume, offset, length);
+  }
   void read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan);
   // The host read's journey: FC command, a core, then (a miss) `plan`'s member reads into
   // DRAM or (a hit) waiting for any fill in progress, then DRAM to the HBA and the wire.

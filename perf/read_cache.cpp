@@ -127,6 +127,26 @@ void ReadCache::touch(std::int32_t node) {
   return out;
 }
 
+std::pair<std::int64_t, std::int64_t> ReadCache::unheld_span(std::uint64_t volume, std::int64_t offset,
+                                                              std::int64_t length) const {
+  const std::int64_t first = offset >> segment_shift_;
+  const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
+  std::int64_t lo = -1, hi = -1;
+  for (std::int64_t s = first; s <= last; ++s) {
+    const std::int32_t n = find(Key{volume, s});
+    const std::uint64_t need = blocks_of(s, offset, length);
+    const bool held = n != kNone && (nodes_[static_cast<std::size_t>(n)].fill != 0 ||
+                                     (nodes_[static_cast<std::size_t>(n)].blocks & need) == need);
+    if (held) continue;
+    if (lo < 0) lo = s;
+    hi = s;
+  }
+  if (lo < 0) return {offset, 0};
+  const std::int64_t from = std::max(offset, lo << segment_shift_);
+  const std::int64_t to = std::min(offset + length, (hi + 1) << segment_shift_);
+  return {from, to - from};
+}
+
 [[gnu::hot]] void ReadCache::evict_one() {
   // Every segment is filling (reads larger than the cache in flight): none can go until a
   // fill is done or a resident segment is added, so do not walk the list again meanwhile.

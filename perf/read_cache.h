@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -57,6 +58,10 @@ class ReadCache {
   // caller reads them from the back end and calls fill_done(id) when they are in. 0: every
   // segment was resident or filling already (nothing to fill; fill_done(0) does nothing).
   std::uint32_t start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  // The part of [offset, offset + length) a fill would have to read: from the first to the
+  // last segment not held (for these bytes) and not filling, clipped to the range; {offset,
+  // 0} when every segment is held or filling. Refreshes nothing.
+  std::pair<std::int64_t, std::int64_t> unheld_span(std::uint64_t volume, std::int64_t offset, std::int64_t length) const;
   // The fill is in: its segments become resident; the waiters registered on it run now.
   // REQUIRES: fill is 0 or in progress.
   void fill_done(std::uint32_t fill);

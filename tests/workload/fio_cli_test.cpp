@@ -68,3 +68,23 @@ TEST_CASE("--config-dir's calibration is the one the array runs (model review 17
   CHECK(moved > 27.0);
   CHECK(moved < 33.0);
 }
+
+TEST_CASE("sequential readers beyond the stream detector's slots are not slower than random ones") {
+  // Model review 17: 16 sequential readers on one LUN (fio's numjobs=16, the detector keeps 8
+  // streams a volume) evicted each other's streams, and each stream declared again read its
+  // old window ahead once more: 4,124 IOPS at 15 ms against 140,623 for random reads. A
+  // sequential workload is at worst served as random reads.
+  const std::string job =
+      "fio --quiet --output-format json --provisioning fixed --name=l --filename=lun0 --bs=4k --iodepth=4 "
+      "--numjobs=16 --size=1g --offset_increment=1g --time_based --ramp_time=200ms --runtime=300ms "
+      "--group_reporting --norandommap --rw=";
+  const auto iops = [](const std::string& out) {
+    return nlohmann::json::parse(out)["jobs"][0]["read"]["iops"].get<double>();
+  };
+  const auto sequential = run_cli(job + "read");
+  const auto random = run_cli(job + "randread");
+  REQUIRE(sequential.exit_code == 0);
+  REQUIRE(random.exit_code == 0);
+  INFO("sequential " << iops(sequential.out) << " IOPS, random " << iops(random.out));
+  CHECK(iops(sequential.out) >= iops(random.out));
+}
