@@ -22,7 +22,7 @@ enum class CpuOp : int {
   kCacheHit,        // a read served from cache (replaces no host cost: added to kHostRead)
   kBackendRead,     // one SAS read to an SSD: build, issue, complete, RAID mapping
   kBackendWrite,    // one SAS write to an SSD (destage, RAID 10 copy, parity strip)
-  kMirror,          // mirroring a write's cache pages to the peer controller and tracking them
+  kMirror,          // a write's path beyond the command: its cache pages, their tracking, the mirror (every write)
   kParity,          // one RAID 5 stripe-row parity update: stripe lock, buffers, XOR per KiB
   kCount
 };
