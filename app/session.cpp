@@ -24,6 +24,8 @@ sim::Result<std::unique_ptr<controller::Telemetry>> start_telemetry(controller::
 // Meta key: the array has kept its volumes' data in payload/ (set at the first start with
 // --payload file).
 constexpr const char* kMetaPayloadFiles = "payload.files";
+// Meta key: a first start began here (set before it makes the SSD images).
+constexpr const char* kMetaFirstStart = "first_start";
 
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
@@ -58,6 +60,15 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
     for (const auto& entry : std::filesystem::directory_iterator(options.data_path.payload_dir, listed))
       images += entry.path().extension() == ".payload";
     const bool initialized = snapshot->meta.count("initialized") != 0;
+    if (!initialized && images > 0 && snapshot->meta.count(kMetaFirstStart) != 0) {
+      // A first start cut short (a signal or a crash while it made the SSD images): nothing was
+      // ever stored in them, so they are made again (hostile round 17: every later start was
+      // refused, with advice to restore a backup that never existed).
+      std::error_code removed;
+      std::filesystem::remove_all(options.data_path.payload_dir, removed);
+      if (removed) return sim::unavailable("cannot remove " + options.data_path.payload_dir + ": " + removed.message());
+      images = 0;
+    }
     if (!initialized) {
       if (images > 0)
         return sim::precondition_failed(
@@ -70,6 +81,12 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
     // data, refused (open_file_store), not recreated blank with the volumes still online. An
     // array of an afasim before the mark has it by its images.
     options.data_path.payload_must_exist = snapshot->meta.count(kMetaPayloadFiles) != 0 || (initialized && images > 0);
+    if (!initialized) {  // marked before the images are made: a start cut short is known as one
+      controller::ChangeSet mark;
+      mark.meta[kMetaFirstStart] = "1";
+      if (sim::Status st = s.store->commit(mark); !st.is_ok())
+        return sim::Status(st.code(), "state directory " + state_dir + ": " + st.message());
+    }
     std::error_code ec;
     std::filesystem::create_directories(options.data_path.payload_dir, ec);
     if (ec) return sim::unavailable("cannot create " + options.data_path.payload_dir + ": " + ec.message());

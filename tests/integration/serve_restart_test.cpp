@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "store/sqlite_store.h"
 #include "tests/integration/serve_process.h"
 
 using nlohmann::json;
@@ -169,4 +170,40 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
                         std::to_string(before_images) + " SSD image(s) of an earlier one") != std::string::npos);
     CHECK(images() == before_images);
   }
+}
+
+TEST_CASE("a first start cut short is made again, not refused as an array whose database was lost") {
+  // Hostile round 17: serve killed in its first ~0.2 s (while it makes the 40 SSD images, before
+  // the database says "initialized") left a directory every later start refused, advising to
+  // restore afasim.db from a backup that never existed. The state as such a start leaves it:
+  // the database with only the first-start mark, and some of the images.
+  TempStateDir dir;
+  const std::string state = dir.path() + "/state";
+  {
+    auto store = afasim::store::SqliteStore::open(state);
+    REQUIRE(store.is_ok());
+    afasim::controller::ChangeSet mark;
+    mark.meta["first_start"] = "1";
+    REQUIRE((*store)->commit(mark).is_ok());
+  }
+  std::filesystem::create_directories(state + "/payload");
+  for (const char* image : {"dp1-ssd01.payload", "dp1-ssd02.payload", "dp1-ssd03.payload"})
+    std::ofstream(state + "/payload/" + image) << "x";
+  {
+    ServeProcess serve(state, {"--pace", "none"});
+    Client c(serve.port(), state);
+    CHECK(c.get("/system")["counts"]["drives"] == 40);
+    CHECK(serve.stop() == 0);
+  }
+  // Without the mark (a database emptied beside the images of a real array) it is refused as
+  // before (hostile round 14).
+  {
+    auto store = afasim::store::SqliteStore::open(dir.path() + "/other");
+    REQUIRE(store.is_ok());
+  }
+  std::filesystem::create_directories(dir.path() + "/other/payload");
+  std::ofstream(dir.path() + "/other/payload/dp1-ssd01.payload") << "x";
+  const auto [code, log] = serve_once(dir.path() + "/other", "--listen 127.0.0.1:0");
+  CHECK(code == 1);
+  CHECK(log.find("afasim.db holds no array") != std::string::npos);
 }
