@@ -14,6 +14,16 @@
 namespace afasim::workload {
 namespace {
 
+// "FILE:LINE" of the option `name` as the job has it: its own section's last one, else
+// [global]'s; the section header when neither wrote it.
+std::string written_at(const FioJobFile& f, const FioJob& j, const std::string& name) {
+  const WrittenOption* at = nullptr;
+  for (const auto* list : {&f.global_options, &j.options})
+    for (const WrittenOption& o : *list)
+      if (o.name == name) at = &o;
+  if (at == nullptr) return f.file_name + ":" + std::to_string(j.line);
+  return (at->file.empty() ? f.file_name : at->file) + ":" + std::to_string(at->line);
+}
 
 }  // namespace
 
@@ -98,8 +108,8 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
       if (!j.read_iolog.empty()) {
         auto trace = TraceReader::open(j.read_iolog, TraceReaderOptions{});
         if (!trace.is_ok())
-          return sim::Status(trace.status().code(), file_.file_name + ":" + std::to_string(j.line) +
-                                                        ": read_iolog: " + trace.status().message());
+          return sim::Status(trace.status().code(),
+                             written_at(file_, j, "read_iolog") + ": read_iolog: " + trace.status().message());
         cl.iolog = std::move(trace).value();
       }
       if (j.logs.any()) {

@@ -109,3 +109,12 @@ TEST_CASE("write-through is not faster than the write-back steady state: every w
   CHECK(iops < 174'572 * 1.02);
   CHECK(iops > 174'572 * 0.9);  // and still bound by the cores, not something slower
 }
+
+TEST_CASE("a read_iolog= error names the option's line, in the section or in [global] (hostile round 17)") {
+  const auto in_job = run_cli("fio --quiet " + write_temp("iolog1.fio", "[global]\nsize=1g\n\n[j]\nfilename=v\n\nread_iolog=/nonexistent-trace\n"));
+  CHECK(in_job.exit_code != 0);
+  CHECK(in_job.err.find("iolog1.fio:7: read_iolog: /nonexistent-trace: cannot open the trace") != std::string::npos);
+  const auto in_global = run_cli("fio --quiet " + write_temp("iolog2.fio", "[global]\nsize=1g\nread_iolog=/nonexistent-trace\n[j]\nfilename=v\n"));
+  CHECK(in_global.exit_code != 0);
+  CHECK(in_global.err.find("iolog2.fio:3: read_iolog:") != std::string::npos);
+}
