@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "api/views.h"
 #include "serve/session_record.h"
@@ -185,6 +186,9 @@ sim::Status stop_session(controller::Array& array, const std::string& system_nam
   array.write_back_at_stop();
   const sim::Status saved = array.save_clock();
   if (rec != nullptr) {
+    // Digests every allocated chunk: seconds for a few GiB of fixed volumes, minutes for TiBs.
+    spdlog::info("afasim serve: recording the final state (a digest of every allocated chunk: a while for large "
+                 "volumes; the record is complete when 'session recorded' is logged)");
     rec->outcome("final", final_state(array, system_name));
     rec->stop();
   }
