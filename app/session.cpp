@@ -28,6 +28,57 @@ constexpr const char* kMetaPayloadFiles = "payload.files";
 // Meta key: a first start began here (set before it makes the SSD images).
 constexpr const char* kMetaFirstStart = "first_start";
 
+namespace {
+
+// For --payload file: STATE/payload, checked against what the database says it held (see
+// the comments), made if missing; sets `dp`'s payload directory and payload_must_exist.
+sim::Status prepare_payload_dir(store::SqliteStore& store, const controller::Snapshot& snapshot,
+                                const std::string& state_dir, controller::DataPathOptions& dp) {
+  dp.payload_dir = state_dir + "/payload";
+  // SSD images without the database that says what is in them are not a first start: a new
+  // array's extents would land on chunks that still hold the old volumes' bytes (a block a
+  // new volume never wrote would read another volume's data), and the old configuration
+  // would be gone without a word.
+  std::error_code listed;
+  int images = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dp.payload_dir, listed))
+    images += entry.path().extension() == ".payload";
+  const bool initialized = snapshot.meta.count("initialized") != 0;
+  if (!initialized && images > 0 && snapshot.meta.count(kMetaFirstStart) != 0) {
+    // A first start cut short (a signal or a crash while it made the SSD images): nothing was
+    // ever stored in them, so they are made again (hostile round 17: every later start was
+    // refused, with advice to restore a backup that never existed).
+    std::error_code removed;
+    std::filesystem::remove_all(dp.payload_dir, removed);
+    if (removed) return sim::unavailable("cannot remove " + dp.payload_dir + ": " + removed.message());
+    images = 0;
+  }
+  if (!initialized) {
+    if (images > 0)
+      return sim::precondition_failed(
+          "state directory " + state_dir + ": afasim.db holds no array (it is missing or empty) but " +
+          dp.payload_dir + " holds " + std::to_string(images) +
+          " SSD image(s) of an earlier one; restore afasim.db from a backup, or move the payload directory "
+          "aside to start a new array (it would otherwise reuse the old data)");
+  }
+  // An array that kept its data in payload files before: a missing or empty file is lost
+  // data, refused (open_file_store), not recreated blank with the volumes still online. An
+  // array of an afasim before the mark has it by its images.
+  dp.payload_must_exist = snapshot.meta.count(kMetaPayloadFiles) != 0 || (initialized && images > 0);
+  if (!initialized) {  // marked before the images are made: a start cut short is known as one
+    controller::ChangeSet mark;
+    mark.meta[kMetaFirstStart] = "1";
+    if (sim::Status st = store.commit(mark); !st.is_ok())
+      return sim::Status(st.code(), "state directory " + state_dir + ": " + st.message());
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dp.payload_dir, ec);
+  if (ec) return sim::unavailable("cannot create " + dp.payload_dir + ": " + ec.message());
+  return sim::Status::ok();
+}
+
+}  // namespace
+
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
                                              std::uint64_t seed, bool require_new) {
@@ -50,48 +101,8 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
                                     "/payload (it was started with --payload file); start it with --payload file, "
                                     "or use another --state directory for a run with --payload " +
                                     datapac::payload_kind_name(payload));
-  if (payload == datapac::PayloadKind::kFile) {
-    options.data_path.payload_dir = state_dir + "/payload";
-    // SSD images without the database that says what is in them are not a first start: a new
-    // array's extents would land on chunks that still hold the old volumes' bytes (a block a
-    // new volume never wrote would read another volume's data), and the old configuration
-    // would be gone without a word.
-    std::error_code listed;
-    int images = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(options.data_path.payload_dir, listed))
-      images += entry.path().extension() == ".payload";
-    const bool initialized = snapshot->meta.count("initialized") != 0;
-    if (!initialized && images > 0 && snapshot->meta.count(kMetaFirstStart) != 0) {
-      // A first start cut short (a signal or a crash while it made the SSD images): nothing was
-      // ever stored in them, so they are made again (hostile round 17: every later start was
-      // refused, with advice to restore a backup that never existed).
-      std::error_code removed;
-      std::filesystem::remove_all(options.data_path.payload_dir, removed);
-      if (removed) return sim::unavailable("cannot remove " + options.data_path.payload_dir + ": " + removed.message());
-      images = 0;
-    }
-    if (!initialized) {
-      if (images > 0)
-        return sim::precondition_failed(
-            "state directory " + state_dir + ": afasim.db holds no array (it is missing or empty) but " +
-            options.data_path.payload_dir + " holds " + std::to_string(images) +
-            " SSD image(s) of an earlier one; restore afasim.db from a backup, or move the payload directory "
-            "aside to start a new array (it would otherwise reuse the old data)");
-    }
-    // An array that kept its data in payload files before: a missing or empty file is lost
-    // data, refused (open_file_store), not recreated blank with the volumes still online. An
-    // array of an afasim before the mark has it by its images.
-    options.data_path.payload_must_exist = snapshot->meta.count(kMetaPayloadFiles) != 0 || (initialized && images > 0);
-    if (!initialized) {  // marked before the images are made: a start cut short is known as one
-      controller::ChangeSet mark;
-      mark.meta[kMetaFirstStart] = "1";
-      if (sim::Status st = s.store->commit(mark); !st.is_ok())
-        return sim::Status(st.code(), "state directory " + state_dir + ": " + st.message());
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(options.data_path.payload_dir, ec);
-    if (ec) return sim::unavailable("cannot create " + options.data_path.payload_dir + ": " + ec.message());
-  }
+  if (payload == datapac::PayloadKind::kFile)
+    if (sim::Status st = prepare_payload_dir(*s.store, *snapshot, state_dir, options.data_path); !st.is_ok()) return st;
   auto array = controller::Array::open(*s.sim, catalog, preset, *s.store, *snapshot, options);
   if (!array) {
     const sim::Code code = array.status().code();
