@@ -1,5 +1,9 @@
 #include "sweep/sweep_store.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -90,6 +94,24 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec)) return sim::io_error("cannot create the folder " + dir);
+  const std::string lock_path = (fs::path(dir) / "LOCK").string();
+  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) return sim::io_error("cannot open " + lock_path + ": " + std::strerror(errno));
+  if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(lock_fd);
+    if (err == EWOULDBLOCK)
+      return sim::unavailable(dir + " is in use by another afasim sweep (" + lock_path +
+                              " is locked); wait for it, or give another --out");
+    return sim::io_error("cannot lock " + lock_path + ": " + std::strerror(err));
+  }
+  struct CloseOnError {
+    int fd;
+    bool keep = false;
+    ~CloseOnError() {
+      if (!keep) ::close(fd);
+    }
+  } lock{lock_fd};
   const std::string path = (fs::path(dir) / "rows.jsonl").string();
   std::vector<std::string> lines;
   if (fs::exists(path, ec)) {
@@ -104,7 +126,8 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   }
   std::FILE* file = std::fopen(path.c_str(), "ab");
   if (file == nullptr) return sim::io_error("cannot open " + path + ": " + std::strerror(errno));
-  std::unique_ptr<RowJournal> journal(new RowJournal(path, file, plan.file.kind));
+  std::unique_ptr<RowJournal> journal(new RowJournal(path, file, plan.file.kind, lock_fd));
+  lock.keep = true;
   if (lines.empty()) {
     const std::string header = header_line(plan) + "\n";
     if (std::fwrite(header.data(), 1, header.size(), file) != header.size() || std::fflush(file) != 0)
@@ -113,7 +136,10 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   return journal;
 }
 
-RowJournal::~RowJournal() { std::fclose(file_); }
+RowJournal::~RowJournal() {
+  std::fclose(file_);
+  ::close(lock_fd_);
+}
 
 sim::Status RowJournal::append(const SweepRow& row) {
   const std::string line = row_to_line(row, kind_) + "\n";

@@ -33,7 +33,9 @@ class RowJournal {
   // it already holds in `*rows` (file order). Errors: kConflict "DIR/rows.jsonl: the rows of
   // another sweep (...)" when its header's fingerprint is not the plan's; kInvalidArgument
   // "DIR/rows.jsonl:LINE: what is wrong" for a whole line that is not a header or row;
-  // kIoError when DIR or the file cannot be created, read or written.
+  // kIoError when DIR or the file cannot be created, read or written; kUnavailable when
+  // another afasim sweep holds DIR/LOCK (an flock, held until the journal is destroyed: two
+  // sweeps on one DIR both ran every run and wrote every row twice, hostile round 17).
   static sim::Result<std::unique_ptr<RowJournal>> open(const std::string& dir, const SweepPlan& plan,
                                                        std::vector<SweepRow>* rows);
   ~RowJournal();
@@ -44,10 +46,12 @@ class RowJournal {
   sim::Status append(const SweepRow& row);
 
  private:
-  RowJournal(std::string path, std::FILE* file, SweepKind kind) : path_(std::move(path)), file_(file), kind_(kind) {}
+  RowJournal(std::string path, std::FILE* file, SweepKind kind, int lock_fd)
+      : path_(std::move(path)), file_(file), kind_(kind), lock_fd_(lock_fd) {}
   std::string path_;
   std::FILE* file_;
   SweepKind kind_;
+  int lock_fd_;  // DIR/LOCK, flocked
 };
 
 // Writes DIR/results.csv, DIR/results.json and DIR/summary.csv from `rows` (table order),

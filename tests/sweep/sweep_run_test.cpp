@@ -351,4 +351,19 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   fs::remove_all(dir);
 }
 
+TEST_CASE("a second sweep on the same --out is refused while the first runs (hostile round 17: both ran every run)") {
+  const fs::path dir = folder_with("twice", kRaidAxis + R"(, "seeds": [1])");
+  const SweepPlan plan = plan_in(dir);
+  std::vector<SweepRow> done;
+  auto first = RowJournal::open((dir / "out").string(), plan, &done);
+  REQUIRE(first.is_ok());
+  auto second = RowJournal::open((dir / "out").string(), plan, &done);
+  REQUIRE(!second.is_ok());
+  CHECK(second.status().code() == sim::Code::kUnavailable);
+  CHECK(second.status().message().find("is in use by another afasim sweep") != std::string::npos);
+  first->reset();  // the first one ends: the folder is free again
+  CHECK(RowJournal::open((dir / "out").string(), plan, &done).is_ok());
+  fs::remove_all(dir);
+}
+
 }  // namespace afasim::sweep
