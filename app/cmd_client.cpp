@@ -130,7 +130,8 @@ void add_volume(CLI::App* group, Group& g) {
   });
   create->add_option("NAME", cr->name, "Volume name")->required();
   create->add_option("--size", cr->size, "Capacity: bytes or a size (100GiB, 2TiB)")->required();
-  create->add_option("--raid", cr->raid, "RAID10 (default) or RAID5")->check(CLI::IsMember({"RAID10", "RAID5"}));
+  create->add_option("--raid", cr->raid, "RAID10 (default) or RAID5 (any case)")
+      ->transform(CLI::IsMember({"RAID10", "RAID5"}, CLI::ignore_case));
   create->add_option("--provisioning", cr->provisioning, "thin (default) or fixed")
       ->check(CLI::IsMember({"thin", "fixed"}));
   create->add_option("--pool", cr->pool, "Pool id or name (default: the only pool)");

@@ -26,6 +26,13 @@ struct RunOptions {
   bool quiet = false;
 };
 
+// "a, b, c": the built-in scenarios, for --help (it listed 3 of 12; new-user trial 17).
+std::string builtin_scenario_names() {
+  std::string out;
+  for (const std::string& name : workload::embedded_scenario_names()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 // A path on disk, else the name of a built-in scenario (config/scenarios/NAME.json).
 sim::Result<workload::Scenario> load(const std::string& name, const config::Catalog& catalog) {
   auto source = workload::read_scenario_source(name);
@@ -116,7 +123,7 @@ Runner add_run_command(CLI::App& app) {
       "run", "Run a scenario (system, volumes, fio workloads, fault timeline) in virtual time");
   cmd->add_option("scenario", o->scenario,
                   "Scenario file (JSON, docs/scenarios.md; or a reliability scenario, docs/reliability.md), "
-                  "or the name of a built-in one (drive-failure-rebuild, thin-fill, ise860-reliability)")
+                  "or the name of a built-in one (" + builtin_scenario_names() + ")")
       ->required();
   cmd->add_option("--format", o->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))

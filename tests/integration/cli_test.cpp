@@ -94,7 +94,7 @@ TEST_CASE("volume, qos-policy, host and mapping: create, list, show, update, del
   const Run created = cli.ok("volume create db01 --size 2TiB --raid RAID10 --qos-policy gold");
   CHECK(has_line(created.out, "^created volume 1$"));
   CHECK(has_line(created.out, "^capacity_bytes +2 TiB$"));
-  cli.ok("volume create logs --size 100GiB --raid RAID5 --provisioning fixed --controller B");
+  cli.ok("volume create logs --size 100GiB --raid raid5 --provisioning fixed --controller B");  // any case (new-user trial 17)
   const std::string list = cli.ok("volume list").out;
   CHECK(has_line(list, "^ID +NAME +POOL +SIZE +RAID +PROV +ALLOCATED +STATE +OWNER +MIN +MAX +BURST +IOPS$"));
   CHECK(has_line(list, "^ *1 +db01 +1 +2 TiB +RAID10 +thin +0 B +online +1 +2000 +6000 +8000 +0$"));
