@@ -1,30 +1,43 @@
 #include "config/file_text.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <system_error>
 
 namespace afasim::config {
 
 sim::Result<std::string> read_file_text(const std::string& path, std::size_t max_bytes) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return sim::invalid_argument("cannot read " + path + ": a directory");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // Opened without blocking, so that a FIFO nobody writes reads as empty instead of hanging
+  // the command (hostile round 17: fio, run, sweep waited for ever); a pipe with a writer
+  // (`<(...)`) is then read blocking, as any file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     // The system's reason (no such file, permission denied); it said only "cannot read".
-    const int error = errno;
-    return sim::not_found("cannot read " + path + (error != 0 ? std::string(": ") + std::strerror(error) : ""));
+    return sim::not_found("cannot read " + path + ": " + std::strerror(errno));
   }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return sim::invalid_argument("cannot read " + path + ": a directory");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string text;
   char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_bytes) break;
+  while (text.size() <= max_bytes) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return sim::io_error("cannot read " + path + ": " + std::strerror(error));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
   }
-  if (in.bad()) return sim::io_error("cannot read " + path);
+  ::close(fd);
   return text;
 }
 

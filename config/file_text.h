@@ -1,4 +1,5 @@
-// Reading a file a user wrote (a scenario, a sweep file) whole, with a bound on its size.
+// Reading a file a user wrote (a scenario, a sweep file, a job file) whole, with a bound on
+// its size; a FIFO nobody writes reads as empty (it does not block).
 // Stateless and thread-safe.
 #pragma once
 

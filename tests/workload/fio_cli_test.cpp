@@ -2,6 +2,8 @@
 // standard input, and fio's report lines the parser tests do not reach.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -117,4 +119,13 @@ TEST_CASE("a read_iolog= error names the option's line, in the section or in [gl
   const auto in_global = run_cli("fio --quiet " + write_temp("iolog2.fio", "[global]\nsize=1g\nread_iolog=/nonexistent-trace\n[j]\nfilename=v\n"));
   CHECK(in_global.exit_code != 0);
   CHECK(in_global.err.find("iolog2.fio:3: read_iolog:") != std::string::npos);
+}
+
+TEST_CASE("a FIFO nobody writes reads as an empty job file instead of hanging (hostile round 17)") {
+  const auto fifo = afasim::workload::testing::cli_temp_dir() / "nobody-writes";
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto r = run_cli("fio --quiet " + fifo.string());  // it waited for ever (ctest's timeout ends a hang)
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("no job sections") != std::string::npos);
 }
