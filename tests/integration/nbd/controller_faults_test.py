@@ -121,8 +121,7 @@ def stop_while_off():
     stop's destage (hostile round 17: a thread started before the signals were blocked took
     the second SIGTERM and the process died mid-destage, 211-228 MiB lost)."""
     require_tools("fio", "nbdsh")
-    with Workspace() as ws:
-        s = Serve(ws.state).start()
+    with Workspace() as ws, Serve(ws.state) as s:  # a failure kills the server it left running
         vol = s.volume("off", 1 * GiB, "RAID10")
         s.map(vol, s.host("any", ["*"]))
         write, verify = write_and_verify_jobs(ws, "off", s.uri("off"), "48m", 2468)
@@ -151,7 +150,6 @@ def stop_while_off():
         _, verify = write_and_verify_jobs(ws, "twice", s.uri("off"), "256m", 1357)
         _, doc = fio(verify, "--verify_only")
         expect(doc["jobs"][0]["read"]["io_bytes"] == 256 * MiB, "every block reads back after two SIGTERMs")
-        s.stop()
 
 
 if __name__ == "__main__":
