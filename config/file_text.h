@@ -1,20 +1,39 @@
-// Reading a file a user wrote (a scenario, a sweep file, a job file) whole, with a bound on
-// its size; a FIFO nobody writes reads as empty (it does not block).
+// Reading a file a user names (a scenario, a sweep file, a job file, a trace, a session
+// record, a PEM file): opened without waiting for a FIFO's writer, so that a FIFO nobody
+// writes reads as empty instead of hanging the command (hostile round 17: fio, run, sweep,
+// trace, read_iolog= and replay waited for ever); a pipe with a writer (`<(...)`) is then
+// read blocking, as any file.
 // Stateless and thread-safe.
 #pragma once
 
 #include <cstddef>
+#include <istream>
+#include <memory>
 #include <string>
 
 #include "sim/status.h"
 
 namespace afasim::config {
 
-// The bytes of the file at `path`. Reading stops once more than `max_bytes` are in, so the
-// result is at most one buffer (64 KiB) longer than max_bytes: a caller that finds it longer
-// than max_bytes refuses the size without having read a huge file whole.
-// kNotFound "cannot read PATH" when the file cannot be opened; kIoError "cannot read PATH"
-// when reading it fails.
+// A descriptor of the file at `path`, open for blocking reads; the caller closes it.
+// Errors carry the reason alone, for the caller to put after its own words:
+// kNotFound with the system's reason ("No such file or directory", "Permission denied")
+// when it cannot be opened, kInvalidArgument "a directory" when it is one.
+sim::Result<int> open_for_reading(const std::string& path);
+
+// Every byte `fd` gives until its end, stopping once more than `max_bytes` are in (the
+// result is then at most one 64 KiB buffer longer than max_bytes: a caller that finds it
+// longer refuses the size without having read a huge file whole). Closes `fd`.
+// kIoError with the system's reason when a read fails.
+sim::Result<std::string> read_descriptor(int fd, std::size_t max_bytes);
+
+// The bytes of the file at `path`, as read_descriptor gives them.
+// kNotFound "cannot read PATH: REASON" when the file cannot be opened, kInvalidArgument
+// "cannot read PATH: a directory", kIoError "cannot read PATH: REASON" when reading fails.
 sim::Result<std::string> read_file_text(const std::string& path, std::size_t max_bytes);
+
+// The file at `path` as a stream read in 256 KiB blocks (a trace of any length is streamed),
+// the stream owning the descriptor. Errors as open_for_reading's.
+sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& path);
 
 }  // namespace afasim::config

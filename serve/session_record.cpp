@@ -5,11 +5,11 @@
 #include <boost/crc.hpp>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "sim/assert.h"
+#include "config/file_text.h"
 #include "config/json_text.h"
 
 namespace afasim::serve {
@@ -315,8 +315,9 @@ sim::Status read_record(const std::string& path, std::string_view all, std::size
 }  // namespace
 
 sim::Result<SessionFile> read_session_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::not_found("cannot open the session record " + path + ": " + std::strerror(errno));
+  auto opened = config::open_file_stream(path);  // a FIFO nobody writes: empty, not a hang
+  if (!opened.is_ok()) return sim::not_found("cannot open the session record " + path + ": " + opened.status().message());
+  std::istream& in = **opened;
   // The magic first, so that a file that is not a record is refused before it is read whole:
   // `afasim replay /dev/zero` read until memory ran out (2 GB in 15 s, never an answer).
   std::string bytes(sizeof kMagic, '\0');

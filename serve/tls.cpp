@@ -6,7 +6,6 @@
 // clang-format on
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -22,6 +21,8 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+
+#include "config/file_text.h"
 
 namespace afasim::serve {
 namespace {
@@ -104,28 +105,12 @@ sim::Result<std::string> read_pem(const std::string& path, const std::string& wh
   const auto bad = [&](const std::string& why) {
     return sim::invalid_argument(what + " " + path + ": " + why);
   };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return bad(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return bad("a folder, not a PEM file");
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a pipe with a writer: wait for it
-  std::string text;
-  char buf[16384];
-  while (text.size() <= kMaxPemBytes) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return bad(std::strerror(err));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  auto fd = config::open_for_reading(path);
+  if (!fd.is_ok())
+    return bad(fd.status().code() == sim::Code::kInvalidArgument ? "a folder, not a PEM file" : fd.status().message());
+  auto read = config::read_descriptor(*fd, kMaxPemBytes);
+  if (!read.is_ok()) return bad(read.status().message());
+  const std::string& text = *read;
   if (text.size() > kMaxPemBytes)
     return bad("more than 1 MiB: not a PEM file (a certificate or key is a few KiB)");
   if (text.empty()) return bad("empty: expected a PEM file");

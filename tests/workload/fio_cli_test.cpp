@@ -129,3 +129,19 @@ TEST_CASE("a FIFO nobody writes reads as an empty job file instead of hanging (h
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("no job sections") != std::string::npos);
 }
+
+TEST_CASE("a FIFO nobody writes is an empty trace, iolog or session record instead of a hang (hostile round 17)") {
+  const auto fifo = afasim::workload::testing::cli_temp_dir() / "nobody-writes-stream";
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Each waited for ever on the open (ctest's timeout ends a hang).
+  const auto trace = run_cli("trace --quiet " + fifo.string());
+  CHECK(trace.exit_code == 2);
+  CHECK(trace.err.find(fifo.string() + ": the trace is empty") != std::string::npos);
+  const auto iolog = run_cli("fio --quiet " + write_temp("fifo-iolog.fio", "[j]\nfilename=v\nsize=1g\nread_iolog=" + fifo.string() + "\n"));
+  CHECK(iolog.exit_code == 2);
+  CHECK(iolog.err.find("fifo-iolog.fio:4: read_iolog: " + fifo.string() + ": the trace is empty") != std::string::npos);
+  const auto replay = run_cli("replay " + fifo.string());
+  CHECK(replay.exit_code == 2);
+  CHECK(replay.err.find("is not an afasim session record") != std::string::npos);
+}
