@@ -242,6 +242,8 @@ sim::Result<SessionHeader> parse_header(const std::string& path, const std::stri
     SessionHeader h;
     h.afasim_version = j.at("afasim_version").get<std::string>();
     h.system = j.at("system").get<std::string>();
+    // get<uint64_t> would take -1 as 2^64-1 (a replay that then diverged at its first completion).
+    if (!j.at("seed").is_number_unsigned()) throw std::invalid_argument("seed must be a whole number from 0 to 2^64-1");
     h.seed = j.at("seed").get<std::uint64_t>();
     h.payload = j.at("payload").get<std::string>();
     h.start_time_ns = j.at("start_time_ns").get<sim::Time>();

@@ -13,6 +13,7 @@ every write acknowledged before a completed FLUSH reads back (docs/nbd.md).
 
 import os
 import random
+import re
 import signal
 import struct
 import subprocess
@@ -136,6 +137,17 @@ def record_replay():
         expect(rc == 1 and "diverged" in text and "differs" in text,
                "a record whose ReST body changed is reported as a divergence")
 
+        # Hostile round 17: a difference inside a payload (the first NBD batch's connection id)
+        # printed two identical lines; the first differing byte is named.
+        first = next(i for i, r in enumerate(records) if r[1] == "nbd.io")
+        edited = list(records)
+        edited[first] = records[first][:4] + (b"\xff" * 8 + records[first][4][8:],)
+        write_session(ws.path("connection.rec"), header, edited)
+        rc, text = replay(ws.path("connection.rec"), check=False)
+        conn = records[first][4][:8].hex(" ")
+        expect(rc == 1 and f"the payloads first differ at byte 0: recorded {conn}, replayed ff ff ff ff ff ff ff ff" in text,
+               "a divergence inside a payload names the first differing byte")
+
         # Hostile round 16: an edited record (checksums recomputed) whose export claims 1 PiB
         # and whose first request is a BLOCK_STATUS of 4 GiB past the volume's end passed the
         # replay's check against the recorded size and aborted on an assertion (exit 134).
@@ -171,6 +183,12 @@ def bad_records():
             "text.rec": (b"hello\n", "not an afasim session record"),
             "v9.rec": (MAGIC + struct.pack("<I", 9) + data[12:], "format version 9"),
         }
+        # A header seed of -1 was read as 2^64-1 and the replay "diverged" at its first completion.
+        hlen = struct.unpack_from("<I", data, 12)[0]
+        seed_neg = re.sub(rb'"seed":\s*\d+', b'"seed":-1', data[16:16 + hlen])
+        cases["seed.rec"] = (data[:12] + struct.pack("<I", len(seed_neg)) + seed_neg +
+                             struct.pack("<I", zlib.crc32(seed_neg)) + data[16 + hlen + 4:],
+                             "bad header: seed must be a whole number from 0 to 2^64-1")
         for name, (content, message) in cases.items():
             open(ws.path(name), "wb").write(content)
             rc, text = replay(ws.path(name), check=False)
