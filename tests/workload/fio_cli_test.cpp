@@ -69,6 +69,20 @@ TEST_CASE("--config-dir's calibration is the one the array runs (model review 17
   INFO("built-in " << mean_us(built_in.out) << " us, folder " << mean_us(folder.out) << " us");
   CHECK(moved > 27.0);
   CHECK(moved < 33.0);
+
+  // A bad calibration in the folder is refused with where and why, not run.
+  std::string negative = text;
+  const std::string longer = "{\"value\": 60000,";
+  negative.replace(negative.find(longer), longer.size(), "{\"value\": -5,");
+  write_temp("config/calibration/ise-860-g3.json", negative);
+  const auto refused = run_cli(job + " --config-dir " + dir.string());
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("calibration/ise-860-g3.json: parameters.cpu_host_read_ns.value: must be >= 0") !=
+        std::string::npos);
+  write_temp("config/calibration/ise-860-g3.json", "[1, 2]");
+  const auto not_object = run_cli(job + " --config-dir " + dir.string());
+  CHECK(not_object.exit_code == 1);
+  CHECK(not_object.err.find("not a JSON object") != std::string::npos);
 }
 
 TEST_CASE("sequential readers beyond the stream detector's slots are not slower than random ones") {
