@@ -47,6 +47,10 @@ ClientError refused(const httplib::Response& res, const std::string& url) {
     detail = body["detail"].get<std::string>();
   if (body.is_object() && body.contains("title") && body["title"].is_string())
     title = " " + body["title"].get<std::string>();
+  // New-user trial 17: the 401 did not say where a password comes from.
+  if (res.status == 401 && detail.find("needs credentials") != std::string::npos)
+    detail += "; the admin's password is in the state directory's admin-password file "
+              "(var/afasim/admin-password under make run): give it with --password-file FILE or AFASIM_PASSWORD_FILE";
   return ClientError(kExitRefused, "refused (" + std::to_string(res.status) + title + "): " + detail);
 }
 

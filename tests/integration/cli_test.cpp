@@ -384,6 +384,8 @@ TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from 
   const Run anonymous = run_afasim(cli.serve.port(), "volume create v --size 1GiB", d);
   CHECK(anonymous.code == 3);
   CHECK(anonymous.err.find("refused (401") != std::string::npos);
+  // and says where a password comes from (new-user trial 17).
+  CHECK(anonymous.err.find("admin-password file (var/afasim/admin-password under make run): give it with --password-file") != std::string::npos);
   CHECK(cli.ok("volume list -o json").j()["total"] == 0);
   // A monitor reads, and is refused (403) a change.
   cli.ok("volume create v --size 1GiB");
