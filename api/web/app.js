@@ -372,19 +372,28 @@ function makeChart(id, title, unit) {
   return chart;
 }
 
-// The dataset `label` of `chart`, created on first use.
-function dataset(chart, label) {
+// One colour per object ("A", "web01") in every chart, in the order objects are first seen;
+// its mean latency is dashed beside its p99 (new-user trial 17: an object's colour changed
+// from chart to chart, and its p99 and mean had two).
+function colourOf(object) {
+  state.colours = state.colours || new Map();
+  if (!state.colours.has(object)) state.colours.set(object, COLOURS[state.colours.size % COLOURS.length]);
+  return state.colours.get(object);
+}
+
+// The dataset `label` of `chart` for `object`, created on first use.
+function dataset(chart, object, label) {
   let d = chart.data.datasets.find((x) => x.label === label);
   if (!d) {
-    const colour = COLOURS[chart.data.datasets.length % COLOURS.length];
-    d = { label, data: [], borderColor: colour, backgroundColor: colour };
+    const colour = colourOf(object);
+    d = { label, data: [], borderColor: colour, backgroundColor: colour, borderDash: label.endsWith(' mean') ? [4, 3] : [] };
     chart.data.datasets.push(d);
   }
   return d;
 }
 
-function append(chart, label, points) {
-  const d = dataset(chart, label);
+function append(chart, object, label, points) {
+  const d = dataset(chart, object, label);
   d.data.push(...points);
   const newest = d.data.length ? d.data[d.data.length - 1].x : 0;
   while (d.data.length && d.data[0].x < newest - WINDOW_S) d.data.shift();
@@ -397,10 +406,10 @@ async function pollSeries(path, label, charts) {
   if (!r.samples.length) return;
   state.since[path] = r.samples[r.samples.length - 1].time_ns;
   const pts = (f) => r.samples.map((s) => ({ x: s.time_ns / 1e9, y: f(s) }));
-  append(charts.iops, label, pts((s) => s.iops));
-  append(charts.mbps, label, pts((s) => s.bytes_per_second / 1e6));
-  append(charts.latency, label + ' p99', pts((s) => s.latency_us_p99));
-  append(charts.latency, label + ' mean', pts((s) => s.latency_us_mean));
+  append(charts.iops, label, label, pts((s) => s.iops));
+  append(charts.mbps, label, label, pts((s) => s.bytes_per_second / 1e6));
+  append(charts.latency, label, label + ' p99', pts((s) => s.latency_us_p99));
+  append(charts.latency, label, label + ' mean', pts((s) => s.latency_us_mean));
 }
 
 async function pollPerformance() {

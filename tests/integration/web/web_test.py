@@ -171,6 +171,14 @@ def test():
                 "const d = c && c.data.datasets.find((x) => x.label === 'web01');"
                 "return d && d.data.filter((p) => p.y > 0).length >= 1;"), message="the volume's IOPS chart moves")
             log(f"ok ({time.time() - STARTED:.1f} s): the volume's IOPS chart moves")
+            colours = d.execute_script(
+                "const of = (id, label) => { const x = afasim.charts[id].data.datasets.find((d) => d.label === label);"
+                "  return x ? x.borderColor + (x.borderDash.length ? ' dashed' : '') : null; };"
+                "return [of('chart-vol-iops', 'web01'), of('chart-vol-mbps', 'web01'), of('chart-vol-latency', 'web01 p99'),"
+                "        of('chart-vol-latency', 'web01 mean'), of('chart-ctl-iops', 'A'), of('chart-ctl-iops', 'B')];")
+            expect(colours[0] and colours[0] == colours[1] == colours[2] and colours[3] == colours[0] + " dashed"
+                   and len({colours[0], colours[4], colours[5]}) == 3,
+                   f"one colour per object in every chart, its mean dashed, objects apart: {colours}")
             expect(fio.poll() is None, "fio is still running")
             expect(promtool_ok(metrics(s)), "promtool check metrics passes on /metrics under load")
             out, err = fio.communicate(timeout=60)
