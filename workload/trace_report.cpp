@@ -12,11 +12,20 @@ using nlohmann::ordered_json;
 
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-// "p50/p99 µs" of a histogram, or "-" when it is empty.
+// "mean M us, p50 P us, p99 Q us" of a histogram, for the totals.
+std::string latency_summary(const sim::Histogram& h) {
+  if (h.count() == 0) return "none completed";
+  char text[96];
+  std::snprintf(text, sizeof text, "mean %.1f us, p50 %.1f us, p99 %.1f us", us(static_cast<std::int64_t>(h.mean())),
+                us(h.percentile(50)), us(h.percentile(99)));
+  return text;
+}
+
+// "p50/p99 µs" of a histogram in the rows' columns, or "-" when it is empty.
 std::string percentiles_text(const sim::Histogram& h) {
-  if (h.count() == 0) return "        -         -";
+  if (h.count() == 0) return "         -          -";
   char text[64];
-  std::snprintf(text, sizeof text, "%9.1f %9.1f", us(h.percentile(50)), us(h.percentile(99)));
+  std::snprintf(text, sizeof text, "%10.1f %10.1f", us(h.percentile(50)), us(h.percentile(99)));
   return text;
 }
 
@@ -63,8 +72,11 @@ std::string format_trace_header(const TraceReader& reader, const TraceReplayOpti
     std::snprintf(line, sizeof line, "afasim trace: %s (%s), closed loop at iodepth %d, rows of %g s\n",
                   reader.name().c_str(), std::string(to_string(reader.format())).c_str(), options.iodepth,
                   sim::to_seconds(options.interval_ns));
-  return std::string(line) +
-         "  time_s volume                 IOPS      MB/s   sim_p50_us sim_p99_us   rec_p50_us rec_p99_us\n";
+  // The header in the rows' widths (format_trace_row): it sat 3-6 characters right of them.
+  char header[160];
+  std::snprintf(header, sizeof header, "%8s %-16s %10s %9s %10s %10s  %10s %10s\n", "time_s", "volume", "IOPS",
+                "MB/s", "sim_p50_us", "sim_p99_us", "rec_p50_us", "rec_p99_us");
+  return std::string(line) + header;
 }
 
 std::string format_trace_row(const TraceRow& row) {
@@ -92,17 +104,15 @@ std::string format_trace_totals(const TraceReport& r) {
     char line[512];
     std::snprintf(line, sizeof line,
                   "  %s (device %s): %lld I/Os (%lld reads, %lld writes, %lld trims, %lld flushes, %lld errors), "
-                  "%.1f IOPS, %.2f MB/s\n    simulated latency: mean %.1f us, p50/p99 %s us\n",
+                  "%.1f IOPS, %.2f MB/s\n    simulated latency: %s\n",
                   v.volume.c_str(), v.device.c_str(), static_cast<long long>(s.ios), static_cast<long long>(s.reads),
                   static_cast<long long>(s.writes), static_cast<long long>(s.trims), static_cast<long long>(s.flushes),
                   static_cast<long long>(s.errors), static_cast<double>(s.ios) / seconds,
-                  static_cast<double>(s.bytes) / seconds / 1e6, us(static_cast<std::int64_t>(s.latency_ns.mean())),
-                  percentiles_text(s.latency_ns).c_str());
+                  static_cast<double>(s.bytes) / seconds / 1e6, latency_summary(s.latency_ns).c_str());
     out += line;
     if (s.recorded_latency_ns.count() > 0) {
-      std::snprintf(line, sizeof line, "    recorded latency:  mean %.1f us, p50/p99 %s us (%llu responses in the trace)\n",
-                    us(static_cast<std::int64_t>(s.recorded_latency_ns.mean())),
-                    percentiles_text(s.recorded_latency_ns).c_str(),
+      std::snprintf(line, sizeof line, "    recorded latency:  %s (%llu responses in the trace)\n",
+                    latency_summary(s.recorded_latency_ns).c_str(),
                     static_cast<unsigned long long>(s.recorded_latency_ns.count()));
       out += line;
     }

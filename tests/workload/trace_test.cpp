@@ -186,6 +186,24 @@ TEST_CASE("MSR Cambridge CSV: 100 ns timestamps, HOST_DISK devices, ResponseTime
   REQUIRE(!rep.rows.empty());
   CHECK(rep.rows[0].stats.recorded_latency_ns.count() == 2);
   CHECK(format_trace_totals(rep.report).find("recorded latency") != std::string::npos);
+  // Each numeric column's header ends where its values end (new-user trial 17: the header sat
+  // 3-6 characters right of them).
+  const std::string header = format_trace_header(*reader(csv), TraceReplayOptions{});
+  const std::string columns = header.substr(header.find('\n') + 1);
+  const std::string row = format_trace_row(rep.rows[0]);
+  const auto ends = [](const std::string& line) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i + 1 < line.size(); ++i)
+      if (line[i] != ' ' && (line[i + 1] == ' ' || line[i + 1] == '\n')) out.push_back(i);
+    return out;
+  };
+  INFO(columns << row);
+  auto header_ends = ends(columns), row_ends = ends(row);
+  REQUIRE(header_ends.size() == 8);
+  REQUIRE(row_ends.size() == 8);
+  header_ends.erase(header_ends.begin() + 1);  // the volume's name is left-aligned
+  row_ends.erase(row_ends.begin() + 1);
+  CHECK(header_ends == row_ends);
   // Quoted text fields, as a CSV writer may give them: the quotes are no part of the name
   // (hostile round 13: device "\"hm\"_0").
   auto quoted = reader("128166372003061629,\"hm\",0,\"Read\",0,4096,100\n", TraceReaderOptions{TraceFormat::kMsrCsv, false});
