@@ -228,7 +228,7 @@ void text_totals_row(std::string& out, const char* name, const char* dir, const 
                      const std::string& end, double ios, double bytes, Time length,
                      const sim::Histogram& h, const std::string& errors) {
   const bool any = h.count() > 0;
-  line(out, "  %-16s %-5s %9s %9s %12s %9s %10s %10s %10s %7s", name, dir, start.c_str(),
+  line(out, "  %-16s %-5s %9s %9s %12s %9s %11s %11s %11s %7s", name, dir, start.c_str(),
        end.c_str(), grouped(per_second(ios, length), 1).c_str(),
        grouped(per_second(bytes, length) / 1e6, 1).c_str(),
        any ? grouped(h.mean() / 1e3, 1).c_str() : "-",
@@ -255,7 +255,7 @@ void text_totals(std::string& out, const WorkloadTotals& w) {
 
 void text_workloads(std::string& out, const ScenarioReport& r) {
   line(out, "\nWorkloads (every completed I/O, ramp included; IOPS and MB/s over start..end)");
-  line(out, "  %-16s %-5s %9s %9s %12s %9s %10s %10s %10s %7s", "workload", "dir", "start s",
+  line(out, "  %-16s %-5s %9s %9s %12s %9s %11s %11s %11s %7s", "workload", "dir", "start s",
        "end s", "IOPS", "MB/s", "mean us", "p99 us", "max us", "errors");
   for (const auto& w : r.workloads) text_totals(out, w);
   text_totals(out, r.array);
@@ -279,12 +279,12 @@ std::string latency_text(const TimelineRow& row, std::int64_t ns) {
 
 void text_timeline(std::string& out, const ScenarioReport& r) {
   line(out, "\nTimeline (each row: the interval ending at t; IOPS and MB/s are rates over it)");
-  line(out, "  %9s %11s %11s %9s %7s %9s %9s %10s %9s %12s %7s", "t s", "read IOPS", "write IOPS",
+  line(out, "  %9s %11s %11s %9s %7s %9s %9s %11s %9s %12s %7s", "t s", "read IOPS", "write IOPS",
        "MB/s", "errors", "mean us", "p99 us", "max us", "rebuild %", "pool alloc", "pool %");
   for (const auto& row : r.timeline) {
     char rebuild[16] = "-";
     if (row.rebuild_percent) std::snprintf(rebuild, sizeof rebuild, "%.1f", *row.rebuild_percent);
-    line(out, "  %9.3f %11s %11s %9s %7lld %9s %9s %10s %9s %12s %7.2f",
+    line(out, "  %9.3f %11s %11s %9s %7lld %9s %9s %11s %9s %12s %7.2f",
          sim::to_seconds(row.end_ns),
          grouped(per_second(static_cast<double>(row.read_ios), row.length_ns), 0).c_str(),
          grouped(per_second(static_cast<double>(row.write_ios), row.length_ns), 0).c_str(),
