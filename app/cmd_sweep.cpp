@@ -135,7 +135,12 @@ Runner add_sweep_command(CLI::App& app) {
   o->jobs = default_jobs();
   CLI::App* cmd = app.add_subcommand(
       "sweep", "Run a scenario over a grid or list of field values and seeds; one table of results (docs/sweeps.md)");
-  cmd->add_option("sweep", o->sweep_file, "Sweep file (JSON, \"schema\": \"afasim.sweep/1\", docs/sweeps.md)")->required();
+  std::string builtin;
+  for (const std::string& name : sweep::embedded_sweep_names()) builtin += (builtin.empty() ? "" : ", ") + name;
+  cmd->add_option("sweep", o->sweep_file,
+                  "Sweep file (JSON, \"schema\": \"afasim.sweep/1\", docs/sweeps.md), or the name of a built-in one (" +
+                      builtin + ")")
+      ->required();
   cmd->add_option("--out", o->out,
                   "Folder for rows.jsonl (written as runs finish; a rerun resumes from it), results.csv, "
                   "results.json and summary.csv")

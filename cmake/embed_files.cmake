@@ -4,7 +4,7 @@
 file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR}
   ${SOURCE_DIR}/sources.json ${SOURCE_DIR}/systems/*.json ${SOURCE_DIR}/ssds/*.json ${SOURCE_DIR}/devices/*.json
   ${SOURCE_DIR}/models/*.json ${SOURCE_DIR}/calibration/*.json ${SOURCE_DIR}/workloads/* ${SOURCE_DIR}/scenarios/*
-  ${SOURCE_DIR}/reliability/*)
+  ${SOURCE_DIR}/sweeps/* ${SOURCE_DIR}/reliability/*)
 list(SORT files)
 set(body "")
 set(index 0)

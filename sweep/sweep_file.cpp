@@ -4,6 +4,7 @@
 #include "sweep/sweep_file.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <initializer_list>
 #include <limits>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "config/file_text.h"
 #include "config/json_text.h"
+#include "config/preset.h"
 
 namespace afasim::sweep {
 namespace {
@@ -205,7 +207,28 @@ sim::Result<SweepFile> parse_sweep_file(std::string_view text, const std::string
   return out;
 }
 
+std::vector<std::string> embedded_sweep_names() {
+  std::vector<std::string> names;
+  for (const auto& [path, text] : config::embedded_files())
+    if (path.rfind("sweeps/", 0) == 0 && path.size() > 12 && path.compare(path.size() - 5, 5, ".json") == 0)
+      names.push_back(path.substr(7, path.size() - 12));
+  return names;
+}
+
 sim::Result<SweepFile> load_sweep_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && path.find('/') == std::string::npos) {
+    // The name of a built-in sweep, as `afasim run` takes a built-in scenario's (new-user trial 17).
+    std::string base = path;
+    if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+    const auto& files = config::embedded_files();
+    if (auto it = files.find("sweeps/" + base + ".json"); it != files.end())
+      return parse_sweep_file(it->second, "config/" + it->first);
+    std::string names;
+    for (const std::string& name : embedded_sweep_names()) names += (names.empty() ? "" : ", ") + name;
+    return sim::not_found("cannot read " + path + ": no such file, and no built-in sweep of that name (built in: " +
+                          names + ")");
+  }
   auto text = config::read_file_text(path, kMaxSweepFileBytes);  // parse_sweep_file refuses the size
   if (!text.is_ok()) return text.status();
   return parse_sweep_file(*text, path);

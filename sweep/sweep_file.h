@@ -82,6 +82,11 @@ sim::Result<SweepFile> parse_sweep_file(std::string_view text, const std::string
 
 // Reads `path` and parses it. kNotFound "cannot read PATH" when it cannot be read,
 // kInvalidArgument for a file over kMaxSweepFileBytes or bad content.
+// `path` that is no file and has no '/' is the name of a built-in sweep (config/sweeps/NAME.json,
+// ".json" optional); kNotFound lists the built-in ones when there is none of that name.
 sim::Result<SweepFile> load_sweep_file(const std::string& path);
+
+// The built-in sweeps' names (config/sweeps/*.json), sorted.
+std::vector<std::string> embedded_sweep_names();
 
 }  // namespace afasim::sweep

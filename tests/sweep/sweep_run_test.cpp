@@ -366,4 +366,28 @@ TEST_CASE("a second sweep on the same --out is refused while the first runs (hos
   fs::remove_all(dir);
 }
 
+TEST_CASE("a built-in sweep is found by its name, as afasim run finds a built-in scenario (new-user trial 17)") {
+  // `afasim sweep raid-vs-rebuild-rate` said "No such file or directory".
+  const std::string cwd = fs::current_path().string();
+  fs::current_path(fs::temp_directory_path());  // no config/ folder here: the name alone
+  auto file = load_sweep_file("raid-vs-rebuild-rate");
+  auto reliability = load_sweep_file("reliability-ise860.json");
+  auto missing = load_sweep_file("no-such-sweep");
+  fs::current_path(cwd);
+  REQUIRE_MESSAGE(file.is_ok(), file.status().message());
+  CHECK(file->file_name == "config/sweeps/raid-vs-rebuild-rate.json");
+  CHECK(file->points.size() == 6);  // RAID5, RAID10 x three rebuild rates
+  CHECK(file->seeds.size() == 8);
+  auto plan = prepare_sweep(std::move(file).value(), catalog());  // its base is the built-in drive-failure-short
+  REQUIRE_MESSAGE(plan.is_ok(), plan.status().message());
+  CHECK(plan->base.file_name == "config/scenarios/drive-failure-short.json");
+  REQUIRE_MESSAGE(reliability.is_ok(), reliability.status().message());
+  CHECK(reliability->file_name == "config/sweeps/reliability-ise860.json");
+  REQUIRE(!missing.is_ok());
+  CHECK(missing.status().code() == sim::Code::kNotFound);
+  CHECK(missing.status().message() ==
+        "cannot read no-such-sweep: no such file, and no built-in sweep of that name (built in: raid-vs-rebuild-rate, "
+        "reliability-ise860)");
+}
+
 }  // namespace afasim::sweep
