@@ -6,6 +6,7 @@
 #include <cstring>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // clang-format off
@@ -89,8 +90,16 @@ sim::Result<std::shared_ptr<boost::asio::ssl::context>> tls_context(const ServeO
   return serve::server_tls_context(files);
 }
 
+// A failure that ends serve: in the log (stdout), and on stderr too when stderr goes elsewhere
+// (a service manager or script that reads errors there saw nothing; the log line is kept
+// for the log's readers).
 int log_failure(const std::string& message, int code = 1) {
   spdlog::error("afasim serve: {}", message);
+  spdlog::default_logger()->flush();
+  struct stat out {}, err {};
+  const bool same = ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 &&
+                    out.st_dev == err.st_dev && out.st_ino == err.st_ino;
+  if (!same) std::fprintf(stderr, "afasim serve: %s\n", message.c_str());
   return code;
 }
 

@@ -455,3 +455,12 @@ TEST_CASE("a run beyond its memory ends with a message and exit code 1, not an a
   ss << e.rdbuf();
   CHECK(ss.str().rfind("afasim: out of memory:", 0) == 0);
 }
+
+TEST_CASE("serve: a start-up failure is on stderr as well as in the log on stdout (it was in the log only)") {
+  TempStateDir dir;
+  const Run r = run_afasim(0, "serve --state " + quote(dir.path() + "/state") + " --listen 127.0.0.1:99999", dir.path());
+  CHECK(r.code == 2);
+  const std::string message = "--listen must be HOST:PORT with a port of 0 to 65535, got \"127.0.0.1:99999\"";
+  CHECK(r.err == "afasim serve: " + message + "\n");
+  CHECK(r.out.find("[error] afasim serve: " + message) != std::string::npos);
+}
