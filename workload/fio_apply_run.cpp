@@ -275,10 +275,10 @@ Status apply_log_option(JobState& s, const Entry& e) {
     (id == Opt::kLogAvgMsec ? logs.avg_ns : logs.hist_ns) = *t;
     return Status::ok();
   }
-  if (v.find('/') != std::string_view::npos) {
-    return sim::invalid_argument(quoted(v) + ": a log name without '/', not a path (afasim fio writes "
-                                             "its logs to the current folder, as fio does)");
-  }
+  // A name or a path, as fio takes it: write_lat_log=results/db gives results/db_lat.1.log.
+  if (e.option.has_value && (v.empty() || v.back() == '/'))
+    return sim::invalid_argument(quoted(v) + ": a log file's name or path prefix (results/db gives "
+                                             "results/db_lat.1.log), not a folder");
   // A bare write_*_log uses the job's name (fio make_log_name), resolved in finalize().
   const std::string prefix = e.option.has_value ? std::string(v) : std::string(kJobNamePrefix);
   (id == Opt::kWriteBwLog    ? logs.bw_prefix

@@ -1,7 +1,9 @@
 #include "workload/fio_logs.h"
 
 #include <bit>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "sim/assert.h"
 
@@ -65,11 +67,13 @@ sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& 
                                             &logs.iops_prefix, &logs.hist_prefix};
   for (int k = 0; k < kLogKinds; ++k) {
     if (prefixes[k]->empty()) continue;
-    const std::string path = (dir.empty() ? std::string() : dir + "/") +
+    // A relative name or path is under `dir` (the current folder when empty); an absolute one as it is.
+    const bool absolute = !prefixes[k]->empty() && prefixes[k]->front() == '/';
+    const std::string path = (dir.empty() || absolute ? std::string() : dir + "/") +
                              log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
     if (opened.insert(path).second) std::ofstream(path, std::ios::trunc);  // this run's file
     auto file = std::make_unique<std::ofstream>(path, std::ios::app);
-    if (!*file) return sim::io_error(path + ": cannot create the log file");
+    if (!*file) return sim::io_error(path + ": cannot create the log file: " + std::strerror(errno));
     w->files_[k] = std::move(file);
   }
   w->window_end_ns_ = logs.avg_ns;

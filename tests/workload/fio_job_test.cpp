@@ -575,11 +575,10 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
        "0 and 1)"},
       {"[j]\nsize=1g\nrandom_distribution=pareto:x\n",
        "bad.fio:3: random_distribution: \"x\" is not a number"},
-      // Hostile finding 22: no --log-dir to point at.
-      {"[j]\nsize=1g\nwrite_lat_log=/tmp/x\n",
-       "bad.fio:3: write_lat_log: \"/tmp/x\": a log name without '/', not a path (afasim fio "
-       "writes its logs "
-       "to the current folder, as fio does)"},
+      // A log's name or path prefix, as fio takes it, but not a folder.
+      {"[j]\nsize=1g\nwrite_lat_log=/tmp/x/\n",
+       "bad.fio:3: write_lat_log: \"/tmp/x/\": a log file's name or path prefix (results/db gives "
+       "results/db_lat.1.log), not a folder"},
       {"[j]\nsize=1g\nrandom_distribution=pareto:1.5\n",
        "bad.fio:3: random_distribution: \"pareto:1.5\": pareto h is out of range (expected between "
        "0 and 1)"},

@@ -193,6 +193,27 @@ TEST_CASE("rate_iops: a direction that falls behind catches up (fio paces on the
   CHECK(dir(paced, 0, Direction::kWrite).io_count >= static_cast<std::uint64_t>(rate / 2 - 2));
 }
 
+TEST_CASE("write_*_log takes a path prefix as fio does; a folder that does not exist is refused with the reason") {
+  // It was refused ("a log name without '/'"), though fio writes write_iops_log=results/db
+  // to results/db_iops.1.log.
+  const std::string folder = "/tmp/afasim-logpath-" + std::to_string(::getpid());
+  std::filesystem::create_directories(folder + "/results");
+  const std::string job = "[p]\nfilename=v\nsize=1g\nrw=randread\nbs=4k\niodepth=4\nio_size=400k\n";
+  run(job + "write_iops_log=results/db\n", false, folder);  // relative: under the log folder
+  CHECK(log_lines(folder + "/results/db_iops.1.log").size() == 100);
+  run(job + "write_lat_log=" + folder + "/abs\n", false, "/nonexistent-log-dir");  // absolute: as it is
+  CHECK(log_lines(folder + "/abs_clat.1.log").size() == 100);
+  const auto catalog = config::Catalog::embedded().value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot(),
+                                       controller::ArrayOptions{}).value();
+  auto refused = run_fio(*array, sim, parse_options_job(job + "write_bw_log=" + folder + "/none/db\n"), FioRunOptions{});
+  REQUIRE(!refused.is_ok());
+  CHECK(refused.status().message() == folder + "/none/db_bw.1.log: cannot create the log file: No such file or directory");
+  std::filesystem::remove_all(folder);
+}
+
 TEST_CASE("rate_process=poisson: exponential gaps about the same mean rate") {
   // 4,000 reads a second counted in 10 ms windows: linear pacing puts 40 in each; Poisson
   // arrivals scatter them with a variance equal to the mean (a standard deviation of ~6.3).
