@@ -128,11 +128,17 @@ void ModelThread::wait_for_host(std::unique_lock<std::mutex>& lock) {
   // No spinning first: spinning 50 us (yielding) before blocking cut fio's iodepth-1 4K
   // read latency from 183-213 to 175 us, but took the CPU the NBD thread needs at iodepth
   // 32 on 2 cores (bench_nbd 4K random read 1.01/0.90 of nbdkit without it, 0.71/0.66 with).
-  if (hold_deadline_ns_ == 0) hold_deadline_ns_ = wall_now_ns() + host_gap_ns_;
+  // One wait per virtual instant: requests that complete at the instant they came (refused at
+  // once while the mains are off or no controller serves) start no new wait, so a host that
+  // retries them back to back cannot hold the clock, and with it the vault and boot timers
+  // that would end the refusals, for longer than host_gap_ns_ of wall time in all.
+  if (sim_.now() != hold_at_) {
+    hold_deadline_ns_ = wall_now_ns() + host_gap_ns_;
+    hold_at_ = sim_.now();
+  }
   const auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(hold_deadline_ns_));
   if (!wake_.wait_until(lock, deadline, [this] { return stopping_ || !inbox_.empty(); })) {
-    host_quiet_ = true;
-    hold_deadline_ns_ = 0;
+    host_quiet_ = true;  // the deadline stays: a later request at this instant gets no new wait
   }
 }
 

@@ -85,7 +85,6 @@ class ModelThread {
   void host_io_started() {
     ++host_ios_in_flight_;
     host_quiet_ = false;
-    hold_deadline_ns_ = 0;
   }
   void host_io_completed() {
     AFASIM_ASSERT(host_ios_in_flight_ > 0, "ModelThread: a host I/O completed that was not started");
@@ -131,6 +130,7 @@ class ModelThread {
   // the host sent nothing until that deadline (events run freely until its next I/O).
   std::int64_t host_ios_in_flight_ = 0;
   std::int64_t hold_deadline_ns_ = 0;
+  sim::Time hold_at_ = -1;  // the virtual instant hold_deadline_ns_ was set at
   bool host_quiet_ = false;
   std::int64_t host_gap_ns_ = kHostGapNs;
   bool stopping_ = false;

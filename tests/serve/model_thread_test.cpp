@@ -20,18 +20,22 @@ constexpr sim::Time kBackgroundNs = 60 * sim::kSecond;  // like the wear leveler
 
 // One host I/O through the model as a front end does it (nbd::detail::start_requests):
 // started on the model thread, completed by an event kIoNs later. Returns when it completed.
-// `also`, if set, runs in the same closure after the I/O started.
-void host_io(sim::Simulator& sim, serve::ModelThread& model, std::function<void()> also = {}) {
+// `also`, if set, runs in the same closure after the I/O started. Returns the wall time at
+// which the model thread completed it (the host is quiet from then on).
+std::int64_t host_io(sim::Simulator& sim, serve::ModelThread& model, std::function<void()> also = {}) {
   auto done = std::make_shared<std::atomic<bool>>(false);
-  model.call([&sim, &model, done, &also] {
+  auto completed_at = std::make_shared<std::int64_t>(0);
+  model.call([&sim, &model, done, completed_at, &also] {
     model.host_io_started();
     if (also) also();
-    sim.after(kIoNs, [&model, done] {
+    sim.after(kIoNs, [&model, done, completed_at] {
       model.host_io_completed();
+      *completed_at = serve::ModelThread::wall_now_ns();
       done->store(true);
     });
   });
   while (!done->load()) std::this_thread::yield();
+  return *completed_at;
 }
 
 sim::Time clock(sim::Simulator& sim, serve::ModelThread& model) {
@@ -73,8 +77,9 @@ TEST_CASE("pace none: a quiet host lets the later events run after the gap, and 
     background_ran.store(true);
   });
   model.start();
-  host_io(sim, model);
-  const std::int64_t quiet_from = serve::ModelThread::wall_now_ns();
+  // Quiet from the completion on the model thread: the test thread may see it later under
+  // load (it read its own clock after the wait began, and the check missed by 2.6 ms).
+  const std::int64_t quiet_from = host_io(sim, model);
   REQUIRE(wait_for(background_ran));
   // Not before the host had been quiet for the gap (waits only grow under load).
   CHECK(ran_at_wall_ns.load() - quiet_from >= kGapNs);
@@ -102,5 +107,39 @@ TEST_CASE("pace none: a client polling the model does not hold virtual time past
   const std::int64_t from = serve::ModelThread::wall_now_ns();
   while (!background_ran.load() && serve::ModelThread::wall_now_ns() - from < 10LL * 1'000'000'000) clock(sim, model);
   CHECK(background_ran.load());
+  model.stop();
+}
+
+// Hostile round 17 (faultfuzz), found in session 18: a host whose every request is refused at
+// once (completed at the instant it came, as IoOrchestrator::run does while the mains are off
+// or no controller serves) and that retries at once got a fresh 1 ms wait per request, so
+// virtual time stood still and the vault and boot timers that would end the refusals never
+// ran (both controllers "booting" for seconds of wall time, every change 503).
+TEST_CASE("pace none: refused host I/O sent back to back does not hold virtual time at one instant") {
+  sim::Simulator sim(1);
+  serve::ModelThread model(sim, sim::Pacer(sim::Pacer::Mode::kNone));
+  // 100 ms, not 1 ms: a host thread descheduled for 1 ms would end the hold by chance.
+  model.set_host_gap_ns(100 * sim::kMillisecond);
+  std::atomic<bool> booted{false};
+  sim.after(20 * sim::kSecond, [&] { booted.store(true); });  // like ControllerPair::start_boot
+  model.start();
+  const std::int64_t from = serve::ModelThread::wall_now_ns();
+  long requests = 0;
+  while (!booted.load() && serve::ModelThread::wall_now_ns() - from < 2 * sim::kSecond) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    model.call([&sim, &model, done] {
+      model.host_io_started();
+      sim.at(sim.now(), [&model, done] {  // refused: no simulated latency
+        model.host_io_completed();
+        done->store(true);
+      });
+    });
+    while (!done->load()) std::this_thread::yield();
+    ++requests;
+  }
+  const double wall_s = static_cast<double>(serve::ModelThread::wall_now_ns() - from) / 1e9;
+  INFO(requests << " refused requests in " << wall_s << " s of wall time");
+  CHECK(booted.load());  // the clock stood at 0 for the whole 2 s
+  CHECK(wall_s < 1.0);   // one 100 ms wait, then the events ran
   model.stop();
 }
