@@ -16,8 +16,9 @@
 //   link_down          (array)        the inter-controller link is cut
 // Active alerts survive a restart: the constructor replays the alert events of the event log
 // (the newest raised/cleared event of each alert decides), so a condition that persists is
-// not raised twice. An event that cannot be committed (the journal fails) leaves the alert
-// as it was; the next evaluate() tries again.
+// not raised twice. An event that cannot be committed (the journal fails: a full host disk)
+// is still in the event log in memory, and the alert's state follows it: raised once, not
+// every evaluation (after a restart, the alert is raised again if its condition persists).
 //
 // Not thread-safe: belongs to the model thread.
 #pragma once

@@ -81,6 +81,7 @@ Time ControllerPair::replay_vault(Id c, const std::vector<VaultRecord>& records,
   // and their mirror of the peer's).
   Time done = ctx_.sim.now();
   raid::Plan& plan = replay_plan_;
+  std::int64_t restored = 0;
   for (const VaultRecord& r : records) {
     std::uint64_t& seen = replayed_version_[WriteCache::key(r.volume_id, r.block)];
     if (seen >= r.version) continue;
@@ -94,7 +95,11 @@ Time ControllerPair::replay_vault(Id c, const std::vector<VaultRecord>& records,
     Status st = ctx_.raid.plan_write(ctx_.thin.extents()[id], r.block * WriteCache::kBlockBytes % ext, WriteCache::kBlockBytes, r.data.get(), plan);
     if (st.is_ok()) st = ctx_.execute(plan);
     if (!st.is_ok()) {
-      ctx_.emit(Severity::kError, "power", ArrayContext::controller_object(c), "vault replay of a block failed: " + st.message());
+      // Kept dirty in the cache, not dropped; said once per replay, not per block.
+      if (cache_.restore_vaulted(r) && restored++ == 0)
+        ctx_.emit(Severity::kError, "power", ArrayContext::controller_object(c),
+                  "vault replay of a block failed: " + st.message() +
+                      "; the blocks that cannot be replayed stay dirty in the write cache and are destaged when they can be");
       continue;
     }
     const Time t = ctx_.hw.cores(c).serve(ctx_.sim.now(), ctx_.options.cost.core_ns(Work::of(plan)));

@@ -110,6 +110,10 @@ class WriteCache {
   // What each controller (index c-1) vaults: its own dirty blocks and current copies of its
   // peer's, by (volume, block). `holds[c-1]`: whether controller c's DRAM holds anything.
   std::vector<std::vector<VaultRecord>> vault_records(const std::vector<bool>& holds) const;
+  // A vaulted block whose replay into the pool failed (a full host disk) goes back into the
+  // cache dirty: reads see it, the destage retries it once a second and a FLUSH fails until
+  // it is written (it was dropped: hostile round 18). False when its volume is gone.
+  bool restore_vaulted(const VaultRecord& r);
   // DRAM is gone (power off).
   void clear();
 

@@ -344,7 +344,29 @@ void WriteCache::clear() {
     v.cache.dirty_fifo.clear();
     v.cache.clean_fifo.clear();
     v.cache.dirty_blocks = v.cache.cached_blocks = 0;
+    // The failed blocks went with the rest (into the vault): a FLUSH failed for ever after a
+    // power cycle on a full host disk (hostile round 18).
+    v.cache.failed_blocks = 0;
+    v.cache.destage_error = sim::Code::kOk;
   });
+}
+
+bool WriteCache::restore_vaulted(const VaultRecord& r) {
+  VolumeRuntime* v = ctx_.volumes.find(r.volume_id);
+  if (v == nullptr) return false;
+  const auto [entry, inserted] = blocks_.try_emplace(key(v->id, r.block));
+  Block& blk = *entry;
+  if (!inserted && blk.version >= r.version) return true;  // a newer write of it is cached
+  const Id o = pair_->owner(v->id);
+  if (inserted) {
+    ++v->cache.cached_blocks;
+    if (o != 0) ++ctl(o).cached_blocks;
+  }
+  blk.data = r.data;
+  blk.version = std::max(r.version, ++version_counter_);
+  if (!blk.dirty) mark_dirty(*v, blk, r.block);
+  if (o != 0) retry_destage_later(o);
+  return true;
 }
 
 }  // namespace afasim::controller

@@ -117,3 +117,47 @@ TEST_CASE("a destage that the full host disk fails keeps its blocks dirty, fails
   CHECK(flush().is_ok());
   CHECK(events_with(*a.array, "destage succeeds again") == 1);
 }
+
+TEST_CASE("a power cycle on a full host disk keeps the vaulted writes dirty in the cache until they can be written") {
+  // Hostile round 18: the vault replay dropped every block whose payload write failed (112 of
+  // 128 acknowledged 64 KiB writes read old data), and the volume's FLUSH failed for ever after.
+  auto full = std::make_shared<std::atomic<bool>>(false);
+  DataPathOptions dpo;
+  dpo.payload = datapac::PayloadKind::kMemory;
+  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
+    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
+  };
+  SimArray a(7, dpo);
+  const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kFixed);
+  auto& vol = a.vols[0];
+  *full = true;
+  for (std::int64_t off = 0; off < 1 << 20; off += 64 << 10) a.write(vol, off, 64 << 10);  // cached: acknowledged
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  REQUIRE(a.write_errors == 0);
+  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
+  a.sim->run_until(a.sim->now() + 5 * sim::kSecond);
+  REQUIRE(a.array->inject_fault({"power_restore"}).is_ok());
+  a.sim->run_until(a.sim->now() + 30 * sim::kSecond);  // booted; the replay failed on the full disk
+  CHECK(events_with(*a.array, "vault replay of a block failed") == 1);  // once, not per block
+  a.read_check(vol, 0, 1 << 20);
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  CHECK(a.read_errors == 0);
+  CHECK(a.wrong_bytes == 0);  // the cache still holds them
+  const auto flush = [&] {
+    HostIo io;
+    io.op = IoOp::kFlush;
+    io.volume_id = v;
+    sim::Status result = sim::unavailable("never completed");
+    a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
+    a.sim->run_until(a.sim->now() + sim::kSecond);
+    return result;
+  };
+  CHECK(flush().code() == sim::Code::kNoSpace);
+  *full = false;
+  a.sim->run_until(a.sim->now() + 2 * sim::kSecond);
+  CHECK(flush().is_ok());  // written by the retry: the FLUSH succeeds again
+  CHECK(a.array->data_path().dirty_bytes() == 0);
+  a.read_check(vol, 0, 1 << 20);
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  CHECK(a.wrong_bytes == 0);
+}

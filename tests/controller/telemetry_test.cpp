@@ -277,6 +277,26 @@ TEST_CASE("alerts: a failed SSD raises drive_failed until it is replaced, and vo
   CHECK(events[2].severity == Severity::kInfo);
 }
 
+TEST_CASE("alerts: one whose event the journal cannot take is raised once, not at every evaluation") {
+  // Hostile round 18: the alert's state was left unchanged when its event's commit failed
+  // (a full host disk), so each second's evaluation raised it again (45,730 events in 33 s).
+  TelemetryFixture f;
+  f.volume("a");
+  auto t = f.telemetry();
+  f.sim.run_until(kSecond + 1);
+  f.journal.fail_next_commits(1 << 30);
+  FaultSpec cut;
+  cut.type = "link_cut";
+  REQUIRE(f.array->inject_fault(cut).is_ok());
+  f.sim.run_until(20 * kSecond + 1);
+  f.journal.fail_next_commits(0);
+  int raised = 0;
+  for (const auto& e : f.alert_events()) raised += e.message.rfind("alert raised: link_down", 0) == 0;
+  CHECK(raised == 1);
+  REQUIRE(t->alerts().size() == 1);
+  CHECK(t->alerts()[0].kind == "link_down");
+}
+
 TEST_CASE("alerts: controller, link, supercap and mains; none raised twice across a restart of the monitor") {
   TelemetryFixture f;
   f.volume("a");
