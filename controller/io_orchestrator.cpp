@@ -344,9 +344,8 @@ void IoOrchestrator::write_timed(std::uint32_t id) {
 void IoOrchestrator::run_trim(Request& r) {
   const HostIo& io = r.io;
   VolumeRuntime& v = r.v;
-  unmap(v, io, r.c, plan_);
   ++v.stats.other_ops;
-  Status st;
+  Status st = unmap(v, io, r.c, plan_);
   if (io.op == IoOp::kWriteZeroes) {
     // The partial extents at either end are written with zeros.
     const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
@@ -413,7 +412,7 @@ Status IoOrchestrator::plan_write_through(VolumeRuntime& v, Id c, std::int64_t o
   return Status::ok();
 }
 
-void IoOrchestrator::unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan& plan) {
+Status IoOrchestrator::unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan& plan) {
   // Only whole extents are unmapped (docs/capacity.md): a thin volume gives them back to the
   // pool; a fixed one keeps them and zeroes their members so that parity stays whole. Cached
   // blocks of those extents go with them.
@@ -427,12 +426,20 @@ void IoOrchestrator::unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan&
     pair_.check_writer(v, c);
     raid::Extent& e = ctx_.thin.extents()[id];
     if (!v.thin->fixed) {
-      if (ctx_.thin.notify(pool::ThinMap::Change::kReleased, e).is_ok()) ctx_.thin.release(id);
+      if (ctx_.thin.notify(pool::ThinMap::Change::kReleased, e).is_ok()) {
+        ctx_.thin.release(id);
+        continue;
+      }
+      // The release could not be committed (a full host disk): the extent stays mapped with
+      // its data. A TRIM may leave it so; a WRITE_ZEROES must read back zeros, so they are
+      // written (it answered success and the old bytes stayed: hostile round 18).
+      if (io.op == IoOp::kWriteZeroes) AFASIM_RETURN_IF_ERROR(plan_write_through(v, c, idx * ext, ext, nullptr, plan));
       continue;
     }
     mover_.abort(id, "the extent was trimmed");
     ctx_.raid.plan_trim(e, plan);
   }
+  return Status::ok();
 }
 
 }  // namespace afasim::controller

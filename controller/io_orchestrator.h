@@ -179,8 +179,10 @@ class IoOrchestrator : private qos::Dispatcher {
   // blocks coherent; the caller executes `plan`.
   sim::Status plan_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
                                  const std::uint8_t* data, raid::Plan& plan);
-  // Unmaps the whole extents of the range (docs/capacity.md); a fixed volume's are trimmed.
-  void unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan& plan);
+  // Unmaps the whole extents of the range (docs/capacity.md); a fixed volume's are trimmed. A
+  // thin extent whose release cannot be committed stays mapped; for a WRITE_ZEROES its zeros are
+  // planned into `plan` instead. Errors: plan_write_through's.
+  sim::Status unmap(VolumeRuntime& v, const HostIo& io, Id c, raid::Plan& plan);
   void complete(IoCallback& done, sim::Status status, sim::Time submitted, sim::Time at);
 
   ArrayContext& ctx_;

@@ -4,6 +4,7 @@
 // be full (DataPathOptions::wrap_payload, the data path's Env seam).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "datapac/payload.h"
@@ -160,4 +161,34 @@ TEST_CASE("a power cycle on a full host disk keeps the vaulted writes dirty in t
   a.read_check(vol, 0, 1 << 20);
   a.sim->run_until(a.sim->now() + sim::kSecond);
   CHECK(a.wrong_bytes == 0);
+}
+
+TEST_CASE("a WRITE_ZEROES of whole thin extents whose release cannot be committed writes the zeros") {
+  // Hostile round 18: on a full host disk the unmap's commit failed, the WRITE_ZEROES answered
+  // success and the extent kept its old bytes (also after a restart).
+  DataPathOptions dpo;
+  dpo.payload = datapac::PayloadKind::kMemory;
+  SimArray a(11, dpo);
+  const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kThin);
+  REQUIRE(write_through(a, v, 0).is_ok());  // 0x5A in the volume's first extent
+  const auto submit = [&](HostIo io) {
+    io.volume_id = v;
+    sim::Status result = sim::unavailable("never completed");
+    a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
+    a.sim->run_until(a.sim->now() + sim::kSecond);
+    return result;
+  };
+  a.journal.fail_next_commits(1 << 30);  // the thin map's release cannot be committed
+  HostIo zeroes;
+  zeroes.op = IoOp::kWriteZeroes;
+  zeroes.length_bytes = 1 << 30;  // every extent of the volume, whole
+  CHECK(submit(zeroes).is_ok());
+  a.journal.fail_next_commits(0);
+  std::vector<std::uint8_t> back(4096, 0xEE);
+  HostIo read;
+  read.op = IoOp::kRead;
+  read.length_bytes = 4096;
+  read.read_buffer = back.data();
+  REQUIRE(submit(read).is_ok());
+  CHECK(std::count(back.begin(), back.end(), 0) == 4096);  // it read 0x5A
 }
