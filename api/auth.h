@@ -144,6 +144,12 @@ class Auth {
   std::unique_ptr<Impl> impl_;
 };
 
+// Why a login (POST /api/v1/sessions, POST /redfish/v1/SessionService/Sessions) whose
+// credential is a session token is refused with 401.
+inline constexpr const char* kLoginNeedsPassword =
+    "log in with a password (HTTP Basic or the body's user name and password): a session token "
+    "cannot make another session";
+
 // The 401 answer: problem+json with WWW-Authenticate for Basic and Bearer.
 http::Response unauthorized(const std::string& detail, const std::string& instance);
 

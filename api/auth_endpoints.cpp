@@ -71,9 +71,12 @@ void AuthEndpoints::log(const Call& c, const std::string& object, const std::str
 }
 
 // POST /sessions: credentials from the Authorization header (checked by the guard) or from
-// a body {"username", "password"}.
+// a body {"username", "password"}. Not a bearer token: a token that could mint tokens would
+// renew itself for ever (each child a fresh 8 hours, and alive after its parent is revoked),
+// so a stolen one would outlive its expiry (hostile round 18).
 Reply AuthEndpoints::create_session(const Call& c) {
   no_query(c.http);
+  if (c.http.principal.via == "bearer") throw ApiError(401, problem::kUnauthorized, kLoginNeedsPassword);
   std::string user = c.user();
   if (user.empty()) {
     if (c.http.body.empty())

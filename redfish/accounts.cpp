@@ -158,8 +158,11 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
       if (is_admin(r) || s.user == r.principal.user) members.push_back(link(sessions_uri() + "/" + std::to_string(s.id)));
     return json_response(200, members_of("SessionCollection", sessions_uri(), "Sessions", members));
   }));
-  // The login: Basic credentials (the guard checked them) or {"UserName", "Password"}.
+  // The login: Basic credentials (the guard checked them) or {"UserName", "Password"}; not
+  // a session token (X-Auth-Token or bearer), which would renew itself for ever.
   out.push_back(route("POST", "/SessionService/Sessions", api::kPublic, [this](http::Request& r) {
+    if (r.principal.via == "bearer")
+      throw RedfishError(401, "ResourceAtUriUnauthorized", std::string(api::kLoginNeedsPassword) + ".");
     std::string user = r.principal.user;
     if (user.empty()) {
       const json body = parse_body(r);

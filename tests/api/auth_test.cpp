@@ -163,6 +163,31 @@ TEST_CASE("a session token works until it is revoked; a bad one is 401") {
   CHECK(fx.client_as("admin", "wrong-password").get("/system").status == 401);
 }
 
+TEST_CASE("a session token cannot log in: POST /sessions with a bearer token or X-Auth-Token is 401") {
+  // Hostile round 18: a token minted a child token (a fresh 8 hours) that outlived the
+  // parent's revocation, so a stolen token renewed itself for ever.
+  ApiFixture fx;
+  Users users(fx);
+  const Response login = fx.client_as("watcher", "monitor-pass-1").post_raw("/sessions", "", "application/json");
+  REQUIRE(login.status == 201);
+  const std::string token = login.body["token"].get<std::string>();
+  Http bearer = fx.anonymous();
+  bearer.use_bearer(token);
+  const Response minted = bearer.post_raw("/sessions", "", "application/json");
+  REQUIRE(minted.status == 401);
+  CHECK(minted.is_problem());
+  CHECK(minted.body["detail"] ==
+        "log in with a password (HTTP Basic or the body's user name and password): a session token cannot make "
+        "another session");
+  CHECK(!minted.body.contains("token"));
+  // Redfish's header on the ReST login: the same token, the same refusal.
+  CHECK(fx.anonymous().post_raw("/sessions", "", "application/json", {{"X-Auth-Token", token}}).status == 401);
+  // A body's password next to the token does not help: the token is the credential the guard read.
+  CHECK(bearer.post("/sessions", {{"username", "watcher"}, {"password", "monitor-pass-1"}}).status == 401);
+  CHECK(fx.auth().sessions().size() == 1);  // only the password's
+  CHECK(bearer.get("/system").status == 200);  // the token itself still works
+}
+
 TEST_CASE("tokens expire") {
   AuthOptions o = test_auth_options("expiry-test-pass");
   o.session_ttl = std::chrono::seconds(1);

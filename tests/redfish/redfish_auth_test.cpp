@@ -1,0 +1,151 @@
+// The Redfish service's authentication rules on a real front end (api::RestServer with the
+// Redfish routes, as `afasim serve` wires them): a session token neither logs in nor changes
+// its own account's password, and the SSE stream ends with the credentials it was opened
+// with and is bounded per client address and in age (hostile round 18, findings 3, 4, 6).
+#include <doctest/doctest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/auth.h"
+#include "api/rest_server.h"
+#include "controller/array.h"
+#include "redfish/events.h"
+#include "redfish/service.h"
+#include "serve/model_thread.h"
+
+using namespace afasim;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kAdminPassword = "redfish-admin-pass";
+
+// An ISE 860 G3 array, its model thread (pace none), users, the Redfish EventService and a
+// RestServer carrying the Redfish routes on a free port.
+class RedfishServer {
+ public:
+  explicit RedfishServer(redfish::EventsOptions events = {}) : events_(events) {
+    catalog_ = std::make_unique<config::Catalog>(config::Catalog::embedded().value());
+    array_ = controller::Array::open(sim_, *catalog_, catalog_->system("ise-860-g3").value(), journal_, {}).value();
+    array_->set_event_listener([this](const controller::Event& e) { events_.publish(e, *array_); });
+    model_ = std::make_unique<serve::ModelThread>(sim_, sim::Pacer(sim::Pacer::Mode::kNone));
+    model_->start();
+    api::AuthOptions a;
+    a.initial_admin_password = kAdminPassword;
+    a.argon2_passes = 1;
+    a.argon2_memory_kib = 1024;
+    auth_ = std::shared_ptr<api::Auth>(api::Auth::open(a).value());
+    service_ = std::make_unique<redfish::Service>(*array_, *model_,
+                                                  redfish::ServiceOptions{"test-array", "test", auth_, &events_});
+    api::RestServerOptions o;
+    o.http.port = 0;
+    o.auth = auth_;
+    o.web = false;
+    o.extra_routes = service_->routes();
+    o.reshape_deny = &redfish::Service::reshape_deny;
+    server_ = std::make_unique<api::RestServer>(*array_, *model_, o);
+    REQUIRE(server_->start().is_ok());
+  }
+  ~RedfishServer() {
+    server_->stop();
+    model_->stop();
+    array_->set_event_listener(nullptr);
+  }
+  int port() const { return server_->port(); }
+  api::Auth& auth() { return *auth_; }
+
+ private:
+  sim::Simulator sim_{11};
+  std::unique_ptr<config::Catalog> catalog_;
+  controller::MemoryJournal journal_;
+  std::unique_ptr<controller::Array> array_;
+  redfish::Events events_;
+  std::unique_ptr<serve::ModelThread> model_;
+  std::shared_ptr<api::Auth> auth_;
+  std::unique_ptr<redfish::Service> service_;
+  std::unique_ptr<api::RestServer> server_;
+};
+
+struct Answer {
+  int status = 0;
+  json body;
+  httplib::Headers headers;
+  std::string header(const std::string& key) const {
+    auto it = headers.find(key);
+    return it == headers.end() ? "" : it->second;
+  }
+  // The Redfish error's first message, "" when the body is not one.
+  std::string message() const {
+    if (!body.is_object() || !body.contains("error")) return "";
+    return body["error"]["@Message.ExtendedInfo"][0].value("Message", "");
+  }
+};
+
+// One request; `auth` is {"basic", user, password}, {"token", token} or {} (none).
+Answer call(int port, const std::string& method, const std::string& path, const json& body,
+            const std::vector<std::string>& auth) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(30, 0);
+  httplib::Headers h;
+  if (!auth.empty() && auth[0] == "basic") c.set_basic_auth(auth[1].c_str(), auth[2].c_str());
+  if (!auth.empty() && auth[0] == "token") h.emplace("X-Auth-Token", auth[1]);
+  const std::string text = body.is_null() ? "" : body.dump();
+  httplib::Result res = method == "POST"    ? c.Post(path, h, text, "application/json")
+                        : method == "PATCH" ? c.Patch(path, h, text, "application/json")
+                        : method == "DELETE" ? c.Delete(path, h)
+                                             : c.Get(path, h);
+  REQUIRE_MESSAGE(res, method << " " << path << ": " << httplib::to_string(res.error()));
+  Answer a{res->status, json::parse(res->body, nullptr, false), res->headers};
+  if (a.body.is_discarded()) a.body = nullptr;
+  return a;
+}
+
+std::vector<std::string> basic(const std::string& user, const std::string& password) { return {"basic", user, password}; }
+std::vector<std::string> admin() { return basic("admin", kAdminPassword); }
+
+// A Redfish login with a password body: the session's X-Auth-Token.
+std::string login(int port, const std::string& user, const std::string& password) {
+  const Answer a = call(port, "POST", "/redfish/v1/SessionService/Sessions", {{"UserName", user}, {"Password", password}}, {});
+  REQUIRE(a.status == 201);
+  return a.header("X-Auth-Token");
+}
+
+std::int64_t make_user(RedfishServer& s, const std::string& name, api::Role role, const std::string& password) {
+  return s.auth().create_user(name, role, password).value().id;
+}
+
+bool password_works(int port, const std::string& user, const std::string& password) {
+  return call(port, "GET", "/redfish/v1/SessionService", nullptr, basic(user, password)).status == 200;
+}
+
+}  // namespace
+
+TEST_CASE("Redfish login: a session token is not a credential for a new session (401), a password is") {
+  // Before: POST .../Sessions with X-Auth-Token T answered 201 with a new token, a fresh
+  // 8 hours that outlived T's revocation.
+  RedfishServer s;
+  make_user(s, "bob", api::Role::kMonitor, "bob-pass-1");
+  const std::string token = login(s.port(), "bob", "bob-pass-1");
+  const Answer minted = call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json::object(), {"token", token});
+  REQUIRE(minted.status == 401);
+  CHECK(minted.header("X-Auth-Token").empty());
+  CHECK(minted.message() ==
+        "log in with a password (HTTP Basic or the body's user name and password): a session token cannot make "
+        "another session.");
+  // Not with a password body next to the token either: the token is what the guard read.
+  CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", {{"UserName", "bob"}, {"Password", "bob-pass-1"}},
+             {"token", token})
+            .status == 401);
+  CHECK(s.auth().sessions().size() == 1);
+  // Basic credentials still log in.
+  CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json::object(), basic("bob", "bob-pass-1")).status ==
+        201);
+}
