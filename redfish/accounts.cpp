@@ -259,25 +259,8 @@ std::vector<http::Route> Accounts::user_account_routes(const RouteMaker& route) 
     res.headers.set("Location", accounts_uri() + "/" + std::to_string(made->id));
     return res;
   }));
-  out.push_back(route("PATCH", "/AccountService/Accounts/{id}", api::kMonitor, [this](http::Request& r) {
-    const controller::Id id = segment_id(r, "account");
-    auto u = auth_.user(id);
-    if (!u.is_ok() || (!is_admin(r) && u->name != r.principal.user)) throw not_found("account " + r.path_param("id"));
-    const json body = parse_body(r);
-    only(body, {"Password", "RoleId"});
-    std::optional<Role> role;
-    std::optional<std::string> password;
-    if (body.contains("RoleId")) {
-      if (!is_admin(r))
-        throw RedfishError(403, "InsufficientPrivilege", "There are insufficient privileges for the account or credentials associated with the current session to perform the requested operation (RoleId needs Administrator).");
-      role = read_role(body);
-    }
-    if (body.contains("Password")) password = read_string(body, "Password");
-    auto changed = auth_.update_user(id, role, password);
-    if (!changed.is_ok()) throw from_status(changed.status());
-    log(r, "user/" + std::to_string(id), "user " + changed->name + " changed through Redfish");
-    return json_response(200, account_view(*changed));
-  }));
+  out.push_back(route("PATCH", "/AccountService/Accounts/{id}", api::kMonitor,
+                      [this](http::Request& r) { return patch_account(r); }));
   out.push_back(route("DELETE", "/AccountService/Accounts/{id}", api::kAdmin, [this](http::Request& r) {
     const controller::Id id = segment_id(r, "account");
     check(auth_.delete_user(id));
@@ -285,6 +268,39 @@ std::vector<http::Route> Accounts::user_account_routes(const RouteMaker& route) 
     return http::Response(204, "", "");
   }));
   return out;
+}
+
+// PATCH /AccountService/Accounts/{id}: Password (one's own, or anyone's for an admin),
+// RoleId (admin).
+http::Response Accounts::patch_account(http::Request& r) {
+  const controller::Id id = segment_id(r, "account");
+  auto u = auth_.user(id);
+  if (!u.is_ok() || (!is_admin(r) && u->name != r.principal.user)) throw not_found("account " + r.path_param("id"));
+  const json body = parse_body(r);
+  only(body, {"Password", "RoleId"});
+  std::optional<Role> role;
+  std::optional<std::string> password;
+  if (body.contains("RoleId")) {
+    if (!is_admin(r))
+      throw RedfishError(403, "InsufficientPrivilege", "There are insufficient privileges for the account or credentials associated with the current session to perform the requested operation (RoleId needs Administrator).");
+    role = read_role(body);
+  }
+  if (body.contains("Password")) password = read_string(body, "Password");
+  // One's own password only with proof of the current one, as PATCH /api/v1/users/{id} asks
+  // current_password: HTTP Basic credentials are that proof, a session token is not (a
+  // leaked token would take the account over for good; hostile round 18). An admin resets
+  // another user's password with a token as before.
+  if (password && u->name == r.principal.user && r.principal.via != "basic")
+    throw RedfishError(403, "InsufficientPrivilege",
+                       "Changing your own password needs your current password: send this request with HTTP Basic "
+                       "credentials (user name and current password) instead of a session token, or use PATCH "
+                       "/api/v1/users/" + std::to_string(id) + " with current_password. The password is unchanged.",
+                       {"#/Password"},
+                       "Resubmit the request with HTTP Basic credentials, or use the ReST API with current_password.");
+  auto changed = auth_.update_user(id, role, password);
+  if (!changed.is_ok()) throw from_status(changed.status());
+  log(r, "user/" + std::to_string(id), "user " + changed->name + " changed through Redfish");
+  return json_response(200, account_view(*changed));
 }
 
 }  // namespace afasim::redfish

@@ -35,6 +35,7 @@ class Accounts {
   std::vector<http::Route> session_routes(const RouteMaker& route);  // SessionService
   std::vector<http::Route> account_routes(const RouteMaker& route);  // AccountService, Roles
   std::vector<http::Route> user_account_routes(const RouteMaker& route);  // its Accounts
+  http::Response patch_account(http::Request& r);  // PATCH .../Accounts/{id}
   // Adds an event (category "user") on the model thread, naming the caller.
   void log(const http::Request& r, const std::string& object, const std::string& message);
 

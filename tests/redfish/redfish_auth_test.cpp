@@ -149,3 +149,42 @@ TEST_CASE("Redfish login: a session token is not a credential for a new session 
   CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json::object(), basic("bob", "bob-pass-1")).status ==
         201);
 }
+
+TEST_CASE("Redfish PATCH Accounts/{id} Password: one's own only with Basic credentials (403 with a token), another's by an admin") {
+  // Before: a monitor's X-Auth-Token alone changed its own password (200), while
+  // PATCH /api/v1/users/{id} asked current_password; a leaked token took the account over.
+  RedfishServer s;
+  const std::int64_t bob = make_user(s, "bob", api::Role::kMonitor, "bob-pass-1");
+  const std::string account = "/redfish/v1/AccountService/Accounts/" + std::to_string(bob);
+  const std::string token = login(s.port(), "bob", "bob-pass-1");
+  const Answer refused = call(s.port(), "PATCH", account, {{"Password", "stolen-pass-1"}}, {"token", token});
+  REQUIRE(refused.status == 403);
+  CHECK(refused.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.InsufficientPrivilege");
+  CHECK(refused.message() ==
+        "Changing your own password needs your current password: send this request with HTTP Basic credentials (user "
+        "name and current password) instead of a session token, or use PATCH /api/v1/users/" + std::to_string(bob) +
+            " with current_password. The password is unchanged.");
+  CHECK(password_works(s.port(), "bob", "bob-pass-1"));
+  CHECK(!password_works(s.port(), "bob", "stolen-pass-1"));
+  // The same request as a bearer token: the same refusal.
+  httplib::Client c("127.0.0.1", s.port());
+  c.set_bearer_token_auth(token);
+  const auto bearer = c.Patch(account, json{{"Password", "stolen-pass-1"}}.dump(), "application/json");
+  REQUIRE(bearer);
+  CHECK(bearer->status == 403);
+  // The admin's own token cannot change the admin's password either.
+  const std::string admin_token = login(s.port(), "admin", kAdminPassword);
+  CHECK(call(s.port(), "PATCH", "/redfish/v1/AccountService/Accounts/1", {{"Password", "stolen-pass-2"}},
+             {"token", admin_token})
+            .status == 403);
+  CHECK(password_works(s.port(), "admin", kAdminPassword));
+
+  // Basic credentials prove the current password: bob changes his own.
+  CHECK(call(s.port(), "PATCH", account, {{"Password", "bob-pass-2"}}, basic("bob", "bob-pass-1")).status == 200);
+  CHECK(password_works(s.port(), "bob", "bob-pass-2"));
+  // An admin resets another user's password with a token, as before.
+  CHECK(call(s.port(), "PATCH", account, {{"Password", "bob-pass-3"}}, {"token", admin_token}).status == 200);
+  CHECK(password_works(s.port(), "bob", "bob-pass-3"));
+  // A RoleId change with the admin's token needs no password.
+  CHECK(call(s.port(), "PATCH", account, {{"RoleId", "Operator"}}, {"token", admin_token}).status == 200);
+}
