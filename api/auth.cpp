@@ -1,17 +1,16 @@
 #include "api/auth.h"
 
+#include "api/auth_internal.h"
 #include "api/problem.h"
 #include "config/json_text.h"
 
 #include <argon2.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -24,72 +23,17 @@
 namespace afasim::api {
 
 using nlohmann::json;
+using auth_internal::base64_decode;
+using auth_internal::base64url;
+using auth_internal::equal_constant_time;
+using auth_internal::hmac;
+using auth_internal::random_bytes;
+using auth_internal::sha256;
+using auth_internal::write_private_file;
 
 namespace {
 
 std::int64_t now_unix_s() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
-// Bytes from OpenSSL's CSPRNG: credentials must not follow the simulation's seed (anyone
-// with the seed would know the admin's password), so this is the one place that does not.
-std::string random_bytes(std::size_t n) {
-  std::string out(n, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1)
-    throw std::runtime_error("OpenSSL RAND_bytes failed");
-  return out;
-}
-
-std::string base64url(const std::string& bytes) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  unsigned bits = 0, value = 0;
-  for (unsigned char ch : bytes) {
-    value = (value << 8) | ch;
-    bits += 8;
-    while (bits >= 6) {
-      out.push_back(kAlphabet[(value >> (bits - 6)) & 63]);
-      bits -= 6;
-    }
-  }
-  if (bits > 0) out.push_back(kAlphabet[(value << (6 - bits)) & 63]);
-  return out;
-}
-
-// Standard base64 (RFC 4648 section 4) as Basic credentials use it; nullopt when malformed.
-std::optional<std::string> base64_decode(std::string_view text) {
-  if (text.empty() || text.size() % 4 != 0 || text.size() > 4096) return std::nullopt;
-  std::string out(text.size() / 4 * 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  if (n < 0) return std::nullopt;
-  std::size_t pad = 0;
-  if (text.back() == '=') ++pad;
-  if (text.size() > 1 && text[text.size() - 2] == '=') ++pad;
-  out.resize(static_cast<std::size_t>(n) - pad);
-  return out;
-}
-
-std::string sha256(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  return std::string(reinterpret_cast<char*>(md), len);
-}
-
-std::string hmac(const std::string& key, std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len);
-  return std::string(reinterpret_cast<char*>(md), len);
-}
-
-bool equal_constant_time(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
 
 sim::Status check_name(const std::string& name) {
   const bool ok = !name.empty() && name.size() <= 64 &&
@@ -105,22 +49,6 @@ sim::Status check_password_rules(const std::string& password) {
   if (password.size() < kPasswordMinBytes || password.size() > kPasswordMaxBytes)
     return sim::invalid_argument("a password is " + std::to_string(kPasswordMinBytes) + " to " +
                                  std::to_string(kPasswordMaxBytes) + " bytes long");
-  return sim::Status::ok();
-}
-
-// Writes `text` to `path` with mode 0600: a temporary file, fsync, rename.
-sim::Status write_private_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return sim::io_error("cannot write " + tmp + ": " + std::strerror(errno));
-  ::fchmod(fd, 0600);  // an older file of that name may have had another mode
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::fsync(fd) == 0 && ok;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return sim::io_error("cannot write " + path + ": " + std::strerror(errno));
-  }
   return sim::Status::ok();
 }
 
@@ -187,6 +115,9 @@ struct Auth::Impl {
   };
   std::unordered_map<std::string, Failures> failures;
   bool created_admin = false;
+  // Moves with every change that can end a credential (a password, a user or a session
+  // deleted), under mu: a credential_check() looks again only when it moved.
+  std::atomic<std::uint64_t> generation{0};
 
   std::string hash_password(const std::string& password) const {
     const std::string salt = random_bytes(16);
@@ -290,7 +221,7 @@ struct Auth::Impl {
   }
 };
 
-Auth::Auth(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Auth::Auth(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Auth::~Auth() = default;
 
 sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
@@ -306,7 +237,7 @@ sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
       std::stringstream text;
       text << in.rdbuf();
       AFASIM_RETURN_IF_ERROR(impl->load(text.str()));
-      return std::unique_ptr<Auth>(new Auth(std::move(impl)));
+      return std::unique_ptr<Auth>(new Auth(std::shared_ptr<Impl>(std::move(impl))));
     }
   }
   const std::string password =
@@ -317,7 +248,7 @@ sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
   if (!o.admin_password_file.empty())
     AFASIM_RETURN_IF_ERROR(write_private_file(o.admin_password_file, password + "\n"));
   AFASIM_RETURN_IF_ERROR(impl->save());
-  return std::unique_ptr<Auth>(new Auth(std::move(impl)));
+  return std::unique_ptr<Auth>(new Auth(std::shared_ptr<Impl>(std::move(impl))));
 }
 
 bool Auth::created_admin() const {
@@ -328,13 +259,17 @@ const AuthOptions& Auth::options() const {
   return impl_->options;
 }
 
+// The credentials of `r`: its Authorization header. Redfish clients send a session token as
+// X-Auth-Token (DSP0266 13.3.4); it is the same token as a bearer one, so it is read as
+// "Bearer <token>" when Authorization is absent.
+static std::string credentials_header(const http::Request& r) {
+  return r.has_header("Authorization") || !r.has_header("X-Auth-Token") ? r.header("Authorization")
+                                                                        : "Bearer " + r.header("X-Auth-Token");
+}
+
 http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_block,
                           http::Response& deny) {
-  // Redfish clients send a session token as X-Auth-Token (DSP0266 13.3.4); it is the same
-  // token as a bearer one, so it is read as "Bearer <token>" when Authorization is absent.
-  const std::string header = r.has_header("Authorization") || !r.has_header("X-Auth-Token")
-                                 ? r.header("Authorization")
-                                 : "Bearer " + r.header("X-Auth-Token");
+  const std::string header = credentials_header(r);
   const bool is_public = route.access == kPublic;
   if (header.empty()) {
     if (is_public) return http::Verdict::kAllow;
@@ -449,6 +384,63 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
   return http::Verdict::kAllow;
 }
 
+std::function<bool()> Auth::credential_check(const http::Request& r) const {
+  const auto [scheme, value] = split_credentials(credentials_header(r));
+  const std::shared_ptr<Impl> impl = impl_;
+  std::lock_guard<std::mutex> lock(impl->mu);
+  const auto refused = [] { return false; };
+  // What must still be there: the session (a token), or the user with the password that was
+  // verified (Basic: a new password or a deletion forgets it; the id tells a user made again
+  // under the same name from the one who opened the stream).
+  std::int64_t session_id = 0, expires_unix_s = 0, user_id = 0;
+  std::string user, mac;
+  if (http::iequals(scheme, "Bearer")) {
+    const std::string digest = sha256(value);
+    for (const auto& l : impl->sessions)
+      if (equal_constant_time(l.token_digest, digest) && l.session.expires_unix_s > now_unix_s()) {
+        session_id = l.session.id;
+        expires_unix_s = l.session.expires_unix_s;
+      }
+    if (session_id == 0) return refused;
+  } else if (http::iequals(scheme, "Basic")) {
+    const auto decoded = base64_decode(value);
+    const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
+    if (colon == std::string::npos) return refused;
+    user = decoded->substr(0, colon);
+    mac = hmac(impl->mac_key, *decoded);
+    const auto it = impl->verified.find(user);
+    const Impl::Stored* s = impl->find(std::string_view(user));
+    if (it == impl->verified.end() || !equal_constant_time(it->second, mac) || s == nullptr) return refused;
+    user_id = s->user.id;
+  } else {
+    return refused;
+  }
+  struct Seen {
+    std::atomic<std::uint64_t> generation;
+    std::atomic<bool> ended{false};
+  };
+  auto seen = std::make_shared<Seen>();
+  seen->generation = impl->generation.load();
+  return [impl, seen, session_id, expires_unix_s, user_id, user, mac] {
+    if (seen->ended) return false;
+    if (session_id != 0 && now_unix_s() >= expires_unix_s) return !(seen->ended = true);
+    const std::uint64_t now_generation = impl->generation.load();
+    if (now_generation == seen->generation) return true;  // nothing ended since the last look
+    std::lock_guard<std::mutex> lock(impl->mu);
+    bool ok = false;
+    if (session_id != 0) {
+      ok = std::any_of(impl->sessions.begin(), impl->sessions.end(), [&](const Impl::Live& l) { return l.session.id == session_id; });
+    } else {
+      const auto it = impl->verified.find(user);
+      const Impl::Stored* s = impl->find(std::string_view(user));
+      ok = it != impl->verified.end() && equal_constant_time(it->second, mac) && s != nullptr && s->user.id == user_id;
+    }
+    if (ok) seen->generation = now_generation;
+    else seen->ended = true;
+    return ok;
+  };
+}
+
 std::int64_t Auth::login_wait_s(const std::string& address) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   auto it = impl_->failures.find(address);
@@ -538,6 +530,7 @@ sim::Result<User> Auth::update_user(std::int64_t id, std::optional<Role> role,
   }
   // A new password ends the user's sessions: resetting it is how a stolen token is shut out.
   if (password) std::erase_if(impl_->sessions, [&](const Impl::Live& l) { return l.session.user == s->user.name; });
+  if (password) ++impl_->generation;
   return s->user;
 }
 
@@ -556,6 +549,7 @@ sim::Status Auth::delete_user(std::int64_t id) {
   }
   impl_->verified.erase(name);
   std::erase_if(impl_->sessions, [&](const Impl::Live& l) { return l.session.user == name; });
+  ++impl_->generation;
   return sim::Status::ok();
 }
 
@@ -594,6 +588,7 @@ sim::Status Auth::delete_session(std::int64_t id) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   const auto n = std::erase_if(impl_->sessions, [id](const Impl::Live& l) { return l.session.id == id; });
   if (n == 0) return sim::not_found("no session " + std::to_string(id));
+  ++impl_->generation;
   return sim::Status::ok();
 }
 

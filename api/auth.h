@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -107,6 +108,13 @@ class Auth {
   http::Verdict guard(http::Request& r, const http::Route& route, bool may_block,
                       http::Response& deny);
 
+  // A check of the credentials `r` was let in with (by guard()), for a response that outlives
+  // its request (an event stream): true while they hold; false, for good, once the token's
+  // session is revoked or expired, or the user is deleted or given a new password (Basic).
+  // Cheap while nothing changed (an atomic load and a clock read): it takes the lock only
+  // after such a change. Callable from any thread, also after this Auth is destroyed.
+  std::function<bool()> credential_check(const http::Request& r) const;
+
   // Users. Errors: kInvalidArgument (name, role or password rules), kConflict (name taken;
   // deleting or demoting the last admin), kNotFound, kIoError (the file).
   std::vector<User> users() const;
@@ -133,7 +141,7 @@ class Auth {
 
  private:
   struct Impl;
-  explicit Auth(std::unique_ptr<Impl> impl);
+  explicit Auth(std::shared_ptr<Impl> impl);
   // Checks Basic credentials (base64 "user:password"): kAllow with user and role set,
   // kDeny with why, or kNeedsWorker when the password is not yet verified and !may_block.
   // An unverified password from an address past its failed logins is kDeny with wait_s > 0
@@ -141,7 +149,7 @@ class Auth {
   http::Verdict authenticate_basic(const std::string& value, const std::string& address, bool may_block,
                                    std::string& user, Role& role, std::string& why, std::int64_t& wait_s);
 
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with the checks credential_check() hands out
 };
 
 // Why a login (POST /api/v1/sessions, POST /redfish/v1/SessionService/Sessions) whose

@@ -4,13 +4,22 @@
 
 namespace afasim::api {
 
+bool EventBus::Subscription::authorized_locked() {
+  if (closed_) return false;
+  if (!authorized_ || authorized_()) return true;
+  closed_ = true;  // the user, the session or the password it was opened with is gone
+  queue_.clear();
+  if (sink_) sink_->close();
+  return false;
+}
+
 void EventBus::Subscription::attach(std::shared_ptr<http::StreamSink> sink, std::int64_t last_sent_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (closed_) {
-    sink->close();
+  sink_ = std::move(sink);
+  if (!authorized_locked()) {
+    sink_->close();
     return;
   }
-  sink_ = std::move(sink);
   last_sent_id_ = last_sent_id;
   std::deque<controller::Event> queued;
   queued.swap(queue_);
@@ -43,7 +52,7 @@ bool EventBus::Subscription::send_locked(const std::string& text) {
 void EventBus::Subscription::offer(const controller::Event& e) {
   if (!filter_.matches(e)) return;
   std::lock_guard<std::mutex> lock(mu_);
-  if (closed_) return;
+  if (!authorized_locked()) return;
   if (!sink_) {
     if (queue_.size() >= capacity_) {
       closed_ = true;  // never attached, and this far behind: give the slot back
@@ -59,7 +68,7 @@ void EventBus::Subscription::offer(const controller::Event& e) {
 
 void EventBus::Subscription::keep_alive(std::chrono::milliseconds max_age) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (closed_ || !sink_) return;
+  if (!authorized_locked() || !sink_) return;
   if (std::chrono::steady_clock::now() - started_ >= max_age) {
     closed_ = true;
     sink_->close();  // a clean end: the EventSource reconnects with Last-Event-ID
@@ -86,7 +95,8 @@ void EventBus::prune_locked() {
   });
 }
 
-std::shared_ptr<EventBus::Subscription> EventBus::subscribe(EventQuery filter, const std::string& address) {
+std::shared_ptr<EventBus::Subscription> EventBus::subscribe(EventQuery filter, const std::string& address,
+                                                            std::function<bool()> authorized) {
   std::lock_guard<std::mutex> lock(mu_);
   prune_locked();
   if (subscribers_.size() >= options_.max_subscribers) return nullptr;
@@ -97,7 +107,7 @@ std::shared_ptr<EventBus::Subscription> EventBus::subscribe(EventQuery filter, c
   // The cursor and page fields are the stream's business, not the filter's.
   filter.after.reset();
   filter.before.reset();
-  std::shared_ptr<Subscription> s(new Subscription(std::move(filter), address, options_.queue_capacity));
+  std::shared_ptr<Subscription> s(new Subscription(std::move(filter), address, options_.queue_capacity, std::move(authorized)));
   subscribers_.push_back(s);
   return s;
 }

@@ -16,6 +16,10 @@
 //   every stream, so that a client that went away is noticed and its slot freed, and ends
 //   the streams older than `max_age` (an EventSource reconnects where it stopped), so that
 //   no client holds a slot forever.
+// A stream also ends when the credentials it was opened with no longer hold (its
+// `authorized` check, api::Auth::credential_check: a deleted user, a revoked or expired
+// session, a new password): it is asked before every event and every keep-alive, so a
+// deleted user's stream carries nothing after the deletion (hostile round 18).
 //
 // Thread-safe.
 #pragma once
@@ -24,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -58,9 +63,11 @@ class EventBus {
 
    private:
     friend class EventBus;
-    Subscription(EventQuery filter, std::string address, std::size_t capacity)
+    Subscription(EventQuery filter, std::string address, std::size_t capacity, std::function<bool()> authorized)
         : filter_(std::move(filter)), address_(std::move(address)), capacity_(capacity),
-          started_(std::chrono::steady_clock::now()) {}
+          authorized_(std::move(authorized)), started_(std::chrono::steady_clock::now()) {}
+    // False (and closed) when the credentials no longer hold. REQUIRES: mu_ held.
+    bool authorized_locked();
     void offer(const controller::Event& e);
     // Writes `text` into the sink; false (and closed) when the sink refuses it.
     bool send_locked(const std::string& text);
@@ -69,6 +76,7 @@ class EventBus {
     const EventQuery filter_;
     const std::string address_;
     const std::size_t capacity_;
+    const std::function<bool()> authorized_;  // null: always
     const std::chrono::steady_clock::time_point started_;
     mutable std::mutex mu_;
     std::deque<controller::Event> queue_;  // before attach()
@@ -82,8 +90,10 @@ class EventBus {
   ~EventBus();  // close_all()
 
   // A stream of the events matching `filter` published from now on, for a client at
-  // `address`; null when max_subscribers streams are open, or max_per_address from it.
-  std::shared_ptr<Subscription> subscribe(EventQuery filter, const std::string& address = "");
+  // `address`, that lasts while `authorized` answers true (null: no such check); null when
+  // max_subscribers streams are open, or max_per_address from it.
+  std::shared_ptr<Subscription> subscribe(EventQuery filter, const std::string& address = "",
+                                          std::function<bool()> authorized = {});
   void publish(const controller::Event& e);
   // Writes a keep-alive comment to every attached stream and ends those older than max_age;
   // forgets the closed ones.

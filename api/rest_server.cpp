@@ -205,12 +205,14 @@ class RestServer::Impl {
     // A reconnecting EventSource sends the id of the last event it saw.
     if (req.has_header("Last-Event-ID")) q.after = last_event_id(req.header("Last-Event-ID"));
     if (options_.events == nullptr) throw ApiError(503, problem::kUnavailable, "this server has no event stream");
+    // The stream lasts while the credentials it was opened with hold (api::Auth::credential_check).
+    std::function<bool()> authorized = options_.auth ? options_.auth->credential_check(req) : std::function<bool()>();
     // Subscribing and reading the backlog in one model-thread call: every event is in
     // exactly one of them (events are published on the model thread).
     std::shared_ptr<EventBus::Subscription> sub;
     std::vector<controller::Event> backlog;
     model_.call([&] {
-      sub = options_.events->subscribe(q, req.remote_address);
+      sub = options_.events->subscribe(q, req.remote_address, std::move(authorized));
       if (!sub || !q.after) return;
       for (const auto& e : array_.recent_events())
         if (e.id > *q.after && q.matches(e)) backlog.push_back(e);

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <stdexcept>
@@ -131,22 +132,28 @@ Events::Events(EventsOptions options) : options_(options) {
   if (options_.max_subscriptions < 1 || options_.max_subscriptions > 1024 || options_.max_streams < 1 ||
       options_.max_streams > 1024 || options_.queue_capacity < 1 || options_.delivery_retry_attempts < 0 ||
       options_.delivery_retry_attempts > 10 || options_.delivery_retry_interval_seconds < 1 ||
-      options_.delivery_retry_interval_seconds > 3600)
+      options_.delivery_retry_interval_seconds > 3600 || options_.max_streams_per_address < 1 ||
+      options_.max_streams_per_address > options_.max_streams || options_.stream_max_age.count() < 1 ||
+      options_.stream_keep_alive < std::chrono::milliseconds(10) || options_.stream_keep_alive > std::chrono::minutes(10))
     throw std::invalid_argument(
         "EventsOptions: max_subscriptions and max_streams 1..1024, queue_capacity >= 1, delivery_retry_attempts 0..10, "
-        "delivery_retry_interval_seconds 1..3600");
+        "delivery_retry_interval_seconds 1..3600, max_streams_per_address 1..max_streams, stream_max_age > 0, "
+        "stream_keep_alive 10 ms..10 min");
   sender_ = std::thread([this] { send_loop(); });
+  keeper_ = std::thread([this] { keep_loop(); });
 }
 
 Events::~Events() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    for (auto& s : streams_) s->close();
+    for (auto& s : streams_) s.sink->close();
     streams_.clear();
   }
   cv_.notify_all();
+  keeper_cv_.notify_all();
   sender_.join();
+  keeper_.join();
 }
 
 nlohmann::json Events::event_document(const controller::Event& e, const controller::Array& array) {
@@ -205,11 +212,7 @@ void Events::publish(const controller::Event& e, const controller::Array& array)
   std::lock_guard<std::mutex> lock(mu_);
   if (e.category == "rebuild" || e.category == "drive" || e.category == "volume") observe_tasks_locked(array);
   if (streams_.empty() && subscriptions_.empty()) return;
-  const std::string sse = "id: " + std::to_string(e.id) + "\ndata: " + config::dump_json(doc) + "\n\n";
-  std::vector<std::shared_ptr<http::StreamSink>> alive;
-  for (auto& s : streams_)
-    if (s->write(sse)) alive.push_back(s);
-  streams_ = std::move(alive);
+  write_streams_locked("id: " + std::to_string(e.id) + "\ndata: " + config::dump_json(doc) + "\n\n");
   for (const auto& [id, sub] : subscriptions_) {
     doc["Context"] = sub.context;
     if (queue_.size() >= options_.queue_capacity) {
@@ -285,15 +288,38 @@ sim::Status Events::unsubscribe(std::int64_t id) {
   return sim::Status::ok();
 }
 
-bool Events::attach_stream(std::shared_ptr<http::StreamSink> sink) {
+bool Events::attach_stream(std::shared_ptr<http::StreamSink> sink, const std::string& address,
+                           std::function<bool()> authorized) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::shared_ptr<http::StreamSink>> alive;
-  for (auto& s : streams_)
-    if (!s->closed()) alive.push_back(s);
-  streams_ = std::move(alive);
-  if (streams_.size() >= options_.max_streams) return false;
-  streams_.push_back(std::move(sink));
+  std::erase_if(streams_, [](const Stream& s) { return s.sink->closed(); });
+  const auto from_address =
+      std::count_if(streams_.begin(), streams_.end(), [&](const Stream& s) { return s.address == address; });
+  if (streams_.size() >= options_.max_streams || static_cast<std::size_t>(from_address) >= options_.max_streams_per_address)
+    return false;
+  streams_.push_back({std::move(sink), address, std::move(authorized), std::chrono::steady_clock::now()});
   return true;
+}
+
+void Events::write_streams_locked(const std::string& text) {
+  std::erase_if(streams_, [&text](const Stream& s) {
+    if ((!s.authorized || s.authorized()) && s.sink->write(text)) return false;
+    s.sink->close();  // gone, too far behind, or its credentials no longer hold
+    return true;
+  });
+}
+
+void Events::keep_loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!keeper_cv_.wait_for(lock, options_.stream_keep_alive, [this] { return stop_; })) {
+    // Old streams end cleanly (an SSE client reconnects); the others get a comment.
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(streams_, [&](const Stream& s) {
+      if (now - s.started < options_.stream_max_age) return false;
+      s.sink->close();
+      return true;
+    });
+    write_streams_locked(": keep-alive\n\n");
+  }
 }
 
 std::int64_t Events::dropped() const {

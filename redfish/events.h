@@ -7,9 +7,15 @@
 // stream buffer: a reader that does not keep up is dropped) and queues one delivery per
 // subscription; a sender thread of its own POSTs them (2 s timeouts), retrying a failed one
 // EventsOptions::delivery_retry_attempts times.
-// Bounds: `max_subscriptions` subscriptions, `max_streams` SSE streams, `queue_capacity`
-// deliveries waiting (at the bound the oldest is dropped and counted). Subscriptions live in
-// memory: a restart ends them, as it ends sessions.
+// Bounds: `max_subscriptions` subscriptions, `max_streams` SSE streams (`max_streams_per_address`
+// from one client address), `queue_capacity` deliveries waiting (at the bound the oldest is
+// dropped and counted). Subscriptions live in memory: a restart ends them, as it ends sessions.
+// A keeper thread writes an SSE comment to every stream each `stream_keep_alive` (a client
+// that went away is noticed and its slot freed) and ends the streams older than
+// `stream_max_age`, as /api/v1/events/stream does (api/event_bus.h): one client cannot hold
+// every slot for ever. A stream also ends when the credentials it was opened with no longer
+// hold (attach_stream's `authorized`, asked before each event and keep-alive): a deleted
+// user, a revoked or expired session, a new password (hostile round 18).
 //
 // Destinations must be http:// on a loopback address (127.0.0.0/8, ::1, localhost): a
 // simulator that POSTs wherever a client asks is a request-forgery tool.
@@ -17,10 +23,12 @@
 // Thread-safety: every method may be called from any thread, publish() from one at a time.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,6 +55,15 @@ struct EventsOptions {
   // timeout + 2 s) = 12 s per event.
   int delivery_retry_attempts = 3;
   int delivery_retry_interval_seconds = 2;
+  // SSE streams from one client address, 1..max_streams; the same 4 as /api/v1/events/stream
+  // (api::EventBusOptions), so that one client leaves the other slots to others.
+  std::size_t max_streams_per_address = 4;
+  // A stream older than this is ended at the next keep-alive (an SSE client reconnects), as
+  // api::EventBusOptions::max_age; > 0.
+  std::chrono::milliseconds stream_max_age{std::chrono::hours(1)};
+  // How often the keeper writes the keep-alive comment and ends old streams, 10 ms..10 min
+  // (15 s: as api::RestServerOptions::event_stream_keep_alive).
+  std::chrono::milliseconds stream_keep_alive{15'000};
 };
 
 struct Subscription {
@@ -85,8 +102,10 @@ class Events {
   sim::Result<Subscription> subscribe(const std::string& destination, const std::string& context);
   std::vector<Subscription> subscriptions() const;
   sim::Status unsubscribe(std::int64_t id);  // kNotFound
-  // Adds an SSE stream; false at max_streams.
-  bool attach_stream(std::shared_ptr<http::StreamSink> sink);
+  // Adds an SSE stream from a client at `address` that lasts while `authorized` answers
+  // true (null: no such check); false at max_streams, or at max_streams_per_address from it.
+  bool attach_stream(std::shared_ptr<http::StreamSink> sink, const std::string& address = "",
+                     std::function<bool()> authorized = {});
   std::int64_t dropped() const;  // deliveries dropped at the queue's bound
   const EventsOptions& options() const { return options_; }
 
@@ -103,7 +122,16 @@ class Events {
     std::string destination;
     std::string body;
   };
+  struct Stream {
+    std::shared_ptr<http::StreamSink> sink;
+    std::string address;
+    std::function<bool()> authorized;  // null: always
+    std::chrono::steady_clock::time_point started;
+  };
   void send_loop();
+  void keep_loop();  // the keeper thread: keep-alive comments, old and unauthorized streams ended
+  // Writes `text` to every stream still authorized; ends and forgets the others. REQUIRES: mu_ held.
+  void write_streams_locked(const std::string& text);
   static bool post_once(const Delivery& d);  // one POST: true on a 2xx answer
 
   const EventsOptions options_;
@@ -111,7 +139,8 @@ class Events {
   std::condition_variable cv_;
   std::map<std::int64_t, Subscription> subscriptions_;
   std::int64_t next_id_ = 1;
-  std::vector<std::shared_ptr<http::StreamSink>> streams_;
+  std::vector<Stream> streams_;
+  std::condition_variable keeper_cv_;
   std::deque<Delivery> queue_;
   std::int64_t dropped_ = 0;
   std::vector<RebuildTask> tasks_;  // oldest first
@@ -119,6 +148,7 @@ class Events {
   void observe_tasks_locked(const controller::Array& array);
   bool stop_ = false;
   std::thread sender_;
+  std::thread keeper_;
 };
 
 }  // namespace afasim::redfish

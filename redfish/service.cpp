@@ -299,14 +299,17 @@ std::vector<http::Route> Service::Impl::event_routes() {
                                {"Oem", {{"Afasim", {{"DroppedDeliveries", ev.dropped()}}}}}});
   }));
   for (http::Route& r : subscription_routes()) out.push_back(std::move(r));
-  out.push_back(route("GET", "/EventService/SSE", api::kMonitor, [&ev](http::Request&) {
+  out.push_back(route("GET", "/EventService/SSE", api::kMonitor, [this, &ev](http::Request& r) {
     http::Response res(200, "", "text/event-stream");
     res.headers.set("Cache-Control", "no-cache");
-    res.stream = [&ev](std::shared_ptr<http::StreamSink> sink) {
+    // The stream lasts while the credentials it was opened with hold (api::Auth::credential_check).
+    std::function<bool()> authorized = options.auth ? options.auth->credential_check(r) : std::function<bool()>();
+    res.stream = [&ev, address = r.remote_address, authorized](std::shared_ptr<http::StreamSink> sink) {
       // retry: how long an EventSource waits before reconnecting, ms.
       if (!sink->write("retry: 2000\n\n")) return;
-      if (!ev.attach_stream(sink)) {
-        sink->write(": too many event streams are open; try again later\n\n");
+      if (!ev.attach_stream(sink, address, authorized)) {
+        sink->write(": too many event streams are open (" + std::to_string(ev.options().max_streams) + " in all, " +
+                    std::to_string(ev.options().max_streams_per_address) + " per client address); try again later\n\n");
         sink->close();
       }
     };

@@ -12,6 +12,7 @@
 #include "api/event_bus.h"
 #include "api_fixture.h"
 #include "tests/raw_socket.h"
+#include "tests/sse_reader.h"
 #include "controller/telemetry.h"
 
 namespace afasim::api::testing {
@@ -448,6 +449,73 @@ TEST_CASE("an event stream whose reader stops reading is closed once the bytes w
     dropped = fx.bus().subscribers() == 0;
   }
   CHECK(dropped);
+}
+
+TEST_CASE("an event stream ends with its credentials: a revoked token, a new password, a deleted user") {
+  // Hostile round 18: a deleted monitor's stream went on carrying every event (a new volume
+  // "payroll-db", a new admin user); credentials were checked only when the stream opened.
+  ObserveFixture fx;
+  Http admin = fx.client();
+  for (const char* name : {"eve", "mallory", "trent"})
+    REQUIRE(fx.auth().create_user(name, Role::kMonitor, std::string(name) + "-pass-1").is_ok());
+  auto token_of = [&](const std::string& user) {
+    const Response r = Http(fx.port(), "").post("/sessions", {{"username", user}, {"password", user + "-pass-1"}});
+    REQUIRE(r.status == 201);
+    REQUIRE(r.body["user"] == user);
+    return std::make_pair(r.body["id"].get<std::int64_t>(), r.body["token"].get<std::string>());
+  };
+  using afasim::testing::SseReader;
+  const auto [eve_session, eve_token] = token_of("eve");
+  const auto mallory_token = token_of("mallory").second;
+  SseReader by_token(fx.port(), "/api/v1/events/stream", [&](httplib::Client& c) { c.set_bearer_token_auth(eve_token); });
+  SseReader by_password(fx.port(), "/api/v1/events/stream",
+                        [](httplib::Client& c) { c.set_basic_auth("trent", "trent-pass-1"); });
+  SseReader deleted(fx.port(), "/api/v1/events/stream", [&](httplib::Client& c) { c.set_bearer_token_auth(mallory_token); });
+  for (SseReader* s : {&by_token, &by_password, &deleted}) REQUIRE(s->wait_for("retry:"));
+  make_volume(admin, "before");
+  for (SseReader* s : {&by_token, &by_password, &deleted}) CHECK(s->wait_for("before"));
+
+  // Each loss of credentials ends its stream at the next event or keep-alive, before that event.
+  REQUIRE(admin.del("/sessions/" + std::to_string(eve_session)).status == 204);
+  REQUIRE(admin.patch("/users/4", {{"password", "trent-pass-2"}}).status == 200);  // trent: admin, users 2..4
+  REQUIRE(admin.del("/users/3").status == 204);                                       // mallory
+  make_volume(admin, "payroll-db");
+  for (SseReader* s : {&by_token, &by_password, &deleted}) {
+    INFO(s->text());
+    CHECK(s->wait_ended());
+    CHECK(s->text().find("payroll-db") == std::string::npos);
+  }
+  CHECK(fx.bus().subscribers() == 0);
+}
+
+TEST_CASE("Auth::credential_check: true while the credentials hold; false for good once they end") {
+  AuthOptions o;
+  o.initial_admin_password = "check-test-pass";
+  o.argon2_memory_kib = 1024;
+  o.session_ttl = std::chrono::seconds(1);
+  auto auth = Auth::open(o).value();
+  auto bearer_request = [](const std::string& token) {
+    http::Request r;
+    r.headers.set("Authorization", "Bearer " + token);
+    return r;
+  };
+  const auto first = auth->create_session("admin").value();
+  const auto second = auth->create_session("admin").value();
+  const auto check = auth->credential_check(bearer_request(first.second));
+  const auto other = auth->credential_check(bearer_request(second.second));
+  CHECK(check());
+  CHECK(!auth->credential_check(bearer_request("afs_unknown"))());
+  // Ending another session is a change, but not of this one.
+  REQUIRE(auth->delete_session(second.first.id).is_ok());
+  CHECK(!other());
+  CHECK(check());
+  // A session ends at its expiry (session_ttl 1 s here) with no change to look at.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  CHECK(!check());
+  // Basic credentials: a password not verified by the guard is not a credential to keep.
+  http::Request basic;
+  basic.headers.set("Authorization", "Basic YWRtaW46Y2hlY2stdGVzdC1wYXNz");  // admin:check-test-pass
+  CHECK(!auth->credential_check(basic)());
 }
 
 }  // namespace afasim::api::testing

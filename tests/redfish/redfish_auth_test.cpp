@@ -20,6 +20,7 @@
 #include "redfish/events.h"
 #include "redfish/service.h"
 #include "serve/model_thread.h"
+#include "tests/sse_reader.h"
 
 using namespace afasim;
 using nlohmann::json;
@@ -187,4 +188,86 @@ TEST_CASE("Redfish PATCH Accounts/{id} Password: one's own only with Basic crede
   CHECK(password_works(s.port(), "bob", "bob-pass-3"));
   // A RoleId change with the admin's token needs no password.
   CHECK(call(s.port(), "PATCH", account, {{"RoleId", "Operator"}}, {"token", admin_token}).status == 200);
+}
+
+namespace {
+
+const char* kSse = "/redfish/v1/EventService/SSE";
+
+void make_volume(int port, const std::string& name) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_basic_auth("admin", kAdminPassword);
+  const json body = {{"name", name}, {"capacity_bytes", "1GiB"}, {"provisioning", "fixed"}};
+  const auto res = c.Post("/api/v1/volumes", body.dump(), "application/json");
+  REQUIRE(res);
+  REQUIRE(res->status == 201);
+}
+
+}  // namespace
+
+TEST_CASE("the Redfish SSE stream ends with its credentials: a deleted user, a revoked token, a new password") {
+  // Hostile round 18: eve's X-Auth-Token stream went on after DELETE Accounts/eve, carrying
+  // the volume "payroll-db" and the user "newadmin" made after it.
+  RedfishServer s;
+  for (const char* name : {"eve", "mallory", "trent"}) make_user(s, name, api::Role::kMonitor, std::string(name) + "-pass-1");
+  const std::string eve = login(s.port(), "eve", "eve-pass-1");
+  const Answer mallory_login = call(s.port(), "POST", "/redfish/v1/SessionService/Sessions",
+                                    {{"UserName", "mallory"}, {"Password", "mallory-pass-1"}}, {});
+  REQUIRE(mallory_login.status == 201);
+  using afasim::testing::SseReader;
+  SseReader deleted(s.port(), kSse, {}, {{"X-Auth-Token", eve}});
+  SseReader revoked(s.port(), kSse, {}, {{"X-Auth-Token", mallory_login.header("X-Auth-Token")}});
+  SseReader reset(s.port(), kSse, [](httplib::Client& c) { c.set_basic_auth("trent", "trent-pass-1"); });
+  for (SseReader* r : {&deleted, &revoked, &reset}) REQUIRE(r->wait_for("retry:"));
+  make_volume(s.port(), "before");
+  for (SseReader* r : {&deleted, &revoked, &reset}) CHECK(r->wait_for("before"));
+
+  CHECK(call(s.port(), "DELETE", "/redfish/v1/AccountService/Accounts/2", nullptr, admin()).status == 204);  // eve
+  CHECK(call(s.port(), "DELETE", mallory_login.header("Location"), nullptr, admin()).status == 204);
+  CHECK(call(s.port(), "PATCH", "/redfish/v1/AccountService/Accounts/4", {{"Password", "trent-pass-2"}}, admin()).status ==
+        200);
+  make_volume(s.port(), "payroll-db");
+  for (SseReader* r : {&deleted, &revoked, &reset}) {
+    CHECK(r->wait_ended());
+    CHECK(r->text().find("payroll-db") == std::string::npos);
+  }
+}
+
+TEST_CASE("Redfish SSE streams are bounded per client address and by age, as /api/v1/events/stream") {
+  // Hostile round 18: one monitor held all 8 streams for ever (no age, no per-address
+  // bound), even after its deletion; the admin's stream got "too many event streams".
+  redfish::EventsOptions o;
+  o.max_streams = 8;
+  o.max_streams_per_address = 2;
+  o.stream_max_age = std::chrono::milliseconds(600);
+  o.stream_keep_alive = std::chrono::milliseconds(50);
+  RedfishServer s(o);
+  using afasim::testing::SseReader;
+  const auto as_admin = [](httplib::Client& c) { c.set_basic_auth("admin", kAdminPassword); };
+  SseReader a(s.port(), kSse, as_admin), b(s.port(), kSse, as_admin);
+  REQUIRE(a.wait_for("retry:"));
+  REQUIRE(b.wait_for("retry:"));
+  CHECK(a.wait_for(": keep-alive"));  // the keeper's comment
+  SseReader third(s.port(), kSse, as_admin);
+  CHECK(third.wait_ended());
+  CHECK(third.text().find(": too many event streams are open (8 in all, 2 per client address); try again later") !=
+        std::string::npos);
+  // Both end at their age bound; then the address may open streams again.
+  CHECK(a.wait_ended());
+  CHECK(b.wait_ended());
+  SseReader again(s.port(), kSse, as_admin);
+  CHECK(again.wait_for(": keep-alive"));
+  CHECK(!again.ended());
+}
+
+TEST_CASE("EventsOptions: the per-address bound, the age and the keep-alive period are checked") {
+  redfish::EventsOptions o;
+  o.max_streams_per_address = 9;  // above max_streams (8)
+  CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
+  o.max_streams_per_address = 4;
+  o.stream_max_age = std::chrono::milliseconds(0);
+  CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
+  o.stream_max_age = std::chrono::hours(1);
+  o.stream_keep_alive = std::chrono::milliseconds(1);
+  CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
 }
