@@ -6,6 +6,7 @@
 #include <set>
 
 #include "controller/array_detail.h"
+#include "controller/state_check.h"
 #include "pool/space.h"
 #include "qos/cost.h"
 #include "sim/assert.h"
@@ -33,6 +34,8 @@ sim::Result<std::unique_ptr<Array>> Array::open(sim::Simulator& sim, const confi
   if (it != snapshot.meta.end() && it->second != preset.name)
     return sim::precondition_failed("this state belongs to an " + it->second +
                                     " array, not an " + preset.name + " one");
+  if (const std::string problem = snapshot_problem(snapshot, preset); !problem.empty())
+    return sim::Status(sim::Code::kInternal, "state: " + problem);
   std::unique_ptr<Array> array(new Array(sim, catalog, preset, journal));
   AFASIM_RETURN_IF_ERROR(array->restore(snapshot));
   AFASIM_RETURN_IF_ERROR(array->start_data_path(snapshot, std::move(options)));

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "controller/array_detail.h"
+#include "controller/state_check.h"
 #include "pool/space.h"
 #include "qos/cost.h"
 #include "sim/assert.h"
@@ -322,6 +323,9 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
                                        c));
   }
   v.id = next_id("volume", c);
+  // The data path's per-volume tables are indexed by id; a start refuses a counter past this too.
+  if (v.id > kMaxVolumeId)
+    return sim::unprocessable("the array has handed out every volume id (1.." + std::to_string(kMaxVolumeId) + ")");
   // Only a new reservation can be refused: a volume without one skips the walk over every volume.
   if (const QosSettings q = effective_qos_with(v, nullptr); q.min_iops && *q.min_iops > 0)
     AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(&v, nullptr), reservable_));

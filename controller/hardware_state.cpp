@@ -55,6 +55,12 @@ sim::Status Array::restore_hardware(const Snapshot& snapshot) {
         st = sim::Status(sim::Code::kInternal, "state: meta hardware has a line this afasim does not know: " + line);
         break;
       }
+      if (const std::int64_t end = drives_[static_cast<std::size_t>(id - 1)].capacity_bytes; at >= end) {
+        st = sim::Status(sim::Code::kInternal, "state: meta hardware line \"" + line + "\": byte " +
+                                                   std::to_string(at) + " is past the end of drive " +
+                                                   std::to_string(id) + " (" + std::to_string(end) + " bytes)");
+        break;
+      }
       data_->restore_media_error(static_cast<int>(id - 1), at);
       ++media_errors;
       continue;

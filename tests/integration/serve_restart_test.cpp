@@ -2,6 +2,7 @@
 // `afasim serve`, find everything with the same ids, and capacity that adds up.
 #include <doctest/doctest.h>
 #include <httplib.h>
+#include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
 
@@ -206,4 +207,42 @@ TEST_CASE("a first start cut short is made again, not refused as an array whose 
   const auto [code, log] = serve_once(dir.path() + "/other", "--listen 127.0.0.1:0");
   CHECK(code == 1);
   CHECK(log.find("afasim.db holds no array") != std::string::npos);
+}
+
+TEST_CASE("an afasim.db edited into ids in use or a media error past the SSD is refused at start with exit 1") {
+  // Hostile round 18 finding 5: next_id.volume set to 1 aborted the server (SIGABRT) at the next
+  // volume create; a media error past the SSD was accepted. Now the start is refused, naming the
+  // meta key and what is wrong, and nothing is served.
+  TempStateDir dir;
+  const std::string state = dir.path() + "/state";
+  {
+    ServeProcess serve(state, {"--pace", "none"});
+    Client c(serve.port(), state);
+    c.post("/volumes", {{"name", "a"}, {"capacity_bytes", "256MiB"}});
+    CHECK(serve.stop() == 0);
+  }
+  const auto edit = [&](const std::string& sql) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((state + "/afasim.db").c_str(), &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  };
+  edit("UPDATE meta SET value = '1' WHERE key = 'next_id.volume'");
+  {
+    const auto [code, log] = serve_once(state, "--listen 127.0.0.1:0");
+    INFO(log);
+    CHECK(code == 1);
+    CHECK(log.find("state directory " + state + ": state: meta next_id.volume is 1, not above the largest id in "
+                   "table volumes (1)") != std::string::npos);
+    CHECK(log.find("assertion") == std::string::npos);
+  }
+  edit("UPDATE meta SET value = '2' WHERE key = 'next_id.volume'");
+  edit("INSERT OR REPLACE INTO meta VALUES ('hardware', 'drive 1 bad 9223372036854775807')");
+  {
+    const auto [code, log] = serve_once(state, "--listen 127.0.0.1:0");
+    INFO(log);
+    CHECK(code == 1);
+    CHECK(log.find("meta hardware line \"drive 1 bad 9223372036854775807\": byte 9223372036854775807 is past the "
+                   "end of drive 1") != std::string::npos);
+  }
 }

@@ -1,0 +1,31 @@
+// controller::snapshot_problem — the consistency of a state loaded from the store, checked
+// before the Array trusts it (hostile round 18 finding 5). The store checks that each row
+// reads back (known enums, JSON that parses); this checks what the rows say together: id
+// counters above the ids in use, sizes within the API's limits. A state directory edited by
+// hand or restored inconsistently is refused at start with the row named, instead of an
+// assertion later (a reused volume id), a silent overwrite (a reused host id replaced the
+// host and took its mappings) or an overflow (event ids past 2^63-1).
+// Pure function; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config/preset.h"
+#include "controller/journal.h"
+
+namespace afasim::controller {
+
+// Largest id a counter may hand out: 2^53 - 1, the largest integer a JSON client that reads
+// numbers as doubles (JavaScript) keeps exact. A create a microsecond would take 285 years to
+// get there, and a counter there is far from the int64 overflow.
+inline constexpr std::int64_t kMaxId = (std::int64_t{1} << 53) - 1;
+// Largest volume id: the data path and the QoS scheduler index their per-volume tables by
+// id, and the scheduler takes ids below 2^31 (qos/scheduler.cpp).
+inline constexpr std::int64_t kMaxVolumeId = (std::int64_t{1} << 31) - 1;
+
+// "" when `s` is a state an array of `preset` can open; else what is wrong, naming the table
+// or meta key, the row and the value, as one sentence without the "state: " prefix.
+std::string snapshot_problem(const Snapshot& s, const config::SystemPreset& preset);
+
+}  // namespace afasim::controller

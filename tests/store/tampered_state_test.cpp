@@ -1,0 +1,229 @@
+// An afasim.db edited by hand or restored inconsistently: the Array refuses to open it, with a
+// message naming the table or meta key, the row and what is wrong (hostile round 18 finding 5:
+// a counter at an id in use aborted the server on the next volume create and overwrote host 1
+// on the next host create; a huge capacity aborted the start; event ids overflowed).
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include "config/preset.h"
+#include "controller/array.h"
+#include "controller/state_check.h"
+#include "sim/simulator.h"
+#include "sim/units.h"
+#include "store/sqlite_store.h"
+#include "tests/store/store_test_util.h"
+
+using namespace afasim;
+using namespace afasim::controller;
+using store::SqliteStore;
+using store::testing::TempDir;
+
+// A named namespace, not an anonymous one: the folder builds as one unity file, and
+// array_persistence_test.cpp has helpers of the same names.
+namespace tampered_state_test {
+
+const config::Catalog& catalog() {
+  static const config::Catalog c = config::Catalog::embedded().value();
+  return c;
+}
+
+// Array::open over the SqliteStore in `dir`: the array, or the refusal.
+struct Opened {
+  std::unique_ptr<SqliteStore> store;
+  sim::Simulator sim{42};
+  std::unique_ptr<Array> array;
+  sim::Status status;  // why Array::open refused, when it did
+
+  explicit Opened(const std::string& dir) {
+    store = store::testing::open_ok(dir);
+    auto snap = store->load(Array::kEventsInMemory);
+    INFO(snap.status().to_string());
+    REQUIRE(snap.is_ok());
+    auto a = Array::open(sim, catalog(), catalog().system("ise-860-g3").value(), *store, *snap);
+    if (a.is_ok()) array = std::move(a).value();
+    else status = a.status();
+  }
+  ~Opened() {
+    array.reset();  // the Array goes before the Journal it commits to
+    store.reset();
+  }
+  Array& ok() {
+    INFO(status.to_string());
+    REQUIRE(array != nullptr);
+    return *array;
+  }
+};
+
+template <typename T>
+T ok(sim::Result<T> r) {
+  INFO(r.status().to_string());
+  REQUIRE(r.is_ok());
+  return std::move(r).value();
+}
+
+// The state the tampering starts from: pool 1; QoS policy 1; volume 1 ("a", 128 MiB fixed
+// RAID10: two 64 MiB extents allocated); host 1 mapped to it by mapping 1; fault 1.
+void make_base(const std::string& dir) {
+  Opened o(dir);
+  Array& a = o.ok();
+  ok(a.create_qos_policy({"gold", {std::nullopt, 5000, std::nullopt}}));
+  VolumeSpec v;
+  v.name = "a";
+  v.capacity_bytes = 128 * sim::kMiB;
+  v.raid_type = raid::RaidType::kRaid10;
+  v.provisioning = Provisioning::kFixed;
+  const Volume volume = ok(a.create_volume(v));
+  REQUIRE(a.data_path().allocated_extents(volume.id) == 2);
+  const Host h = ok(a.create_host({"h", "", {{InitiatorType::kNbd, "*"}}}));
+  MappingSpec m;
+  m.volume_id = volume.id;
+  m.host_id = h.id;
+  ok(a.create_mapping(m));
+  FaultSpec slow;
+  slow.type = "drive_slow";
+  slow.drive = 3;
+  slow.latency_multiplier = 2;
+  ok(a.inject_fault(slow));
+}
+
+void execute(const std::string& dir, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((dir + "/afasim.db").c_str(), &db) == SQLITE_OK);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  const std::string why = error ? error : "";
+  sqlite3_free(error);
+  INFO(sql << ": " << why);
+  sqlite3_close(db);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+// The base state, `sql` run on its afasim.db, opened: the refusal's message ("" if it opened).
+std::string refusal_after(const std::string& sql) {
+  TempDir dir;
+  make_base(dir.path());
+  execute(dir.path(), sql);
+  Opened o(dir.path());
+  if (o.array != nullptr) return "";
+  CHECK(o.status.code() == sim::Code::kInternal);
+  return o.status.message();
+}
+
+#define CHECK_REFUSED(sql, message)                                   \
+  do {                                                                \
+    const std::string got = refusal_after(sql);                       \
+    INFO("after " << (sql) << ": \"" << got << "\"");                 \
+    CHECK(got.find(message) != std::string::npos);                    \
+  } while (0)
+
+TEST_CASE("the untampered base state opens, and hands out ids after the ones in use") {
+  TempDir dir;
+  make_base(dir.path());
+  Opened o(dir.path());
+  Array& a = o.ok();
+  const Host h2 = ok(a.create_host({"h2", "", {{InitiatorType::kNbd, "10.0.0.1"}}}));
+  CHECK(h2.id == 2);
+  CHECK(a.host(1)->name == "h");
+}
+
+TEST_CASE("a next_id at or below an id in use is refused, naming the counter and the table") {
+  // next_id.volume 1: the next volume create reached DataPath::attach_volume's "volume attached
+  // twice" assertion. next_id.host 1: the next host replaced host 1 and took its mapping.
+  CHECK_REFUSED("UPDATE meta SET value = '1' WHERE key = 'next_id.volume'",
+                "state: meta next_id.volume is 1, not above the largest id in table volumes (1): the next volume "
+                "would take the id of one in use");
+  CHECK_REFUSED("UPDATE meta SET value = '1' WHERE key = 'next_id.host'",
+                "meta next_id.host is 1, not above the largest id in table hosts (1)");
+  CHECK_REFUSED("UPDATE meta SET value = '1' WHERE key = 'next_id.mapping'",
+                "meta next_id.mapping is 1, not above the largest id in table mappings (1)");
+  CHECK_REFUSED("UPDATE meta SET value = '1' WHERE key = 'next_id.qos_policy'",
+                "meta next_id.qos_policy is 1, not above the largest id in table qos_policies (1)");
+  CHECK_REFUSED("UPDATE meta SET value = '1' WHERE key = 'next_id.pool'",
+                "meta next_id.pool is 1, not above the largest id in table pools (1)");
+  // A missing counter starts at 1, the same collision.
+  CHECK_REFUSED("DELETE FROM meta WHERE key = 'next_id.host'",
+                "meta next_id.host is missing, but table hosts holds ids up to 1");
+}
+
+TEST_CASE("a next_id that is not a count, or past the ceiling ids may reach, is refused") {
+  CHECK_REFUSED("UPDATE meta SET value = '2abc' WHERE key = 'next_id.host'", "meta next_id.host is not a count: \"2abc\"");
+  CHECK_REFUSED("UPDATE meta SET value = '-3' WHERE key = 'next_id.fault'", "meta next_id.fault is not a count");
+  // 2^63-1: events got id 9223372036854775807, then -9223372036854775808.
+  CHECK_REFUSED("UPDATE meta SET value = '9223372036854775807' WHERE key = 'next_id.event'",
+                "meta next_id.event is 9223372036854775807: a counter is 1..9007199254740992");
+  CHECK_REFUSED("UPDATE meta SET value = '99999999999' WHERE key = 'next_id.volume'",
+                "meta next_id.volume is 99999999999: a counter is 1..2147483648");
+  // An event row at the ceiling: the id after it would pass it.
+  CHECK_REFUSED("UPDATE events SET id = 9007199254740993 WHERE id = (SELECT MAX(id) FROM events)",
+                "table events holds id 9007199254740993: ids are 1..9007199254740991");
+}
+
+TEST_CASE("a row id below 1 is refused, in a snapshot that did not come through SQLite's CHECK (id > 0)") {
+  Snapshot s;
+  s.hosts.push_back(Host{});
+  s.hosts.back().id = 0;
+  s.meta["next_id.host"] = "1";
+  const config::SystemPreset& preset = catalog().system("ise-860-g3").value();
+  CHECK(snapshot_problem(s, preset) == "table hosts holds id 0: ids are 1..9007199254740991");
+  s.hosts.back().id = 1;
+  s.meta["next_id.host"] = "2";
+  CHECK(snapshot_problem(s, preset) == "");
+}
+
+TEST_CASE("a volume counter with every volume id handed out opens, and the next create is refused, not attached") {
+  // 2^31: the QoS scheduler and the data path's per-volume tables take ids below it.
+  TempDir dir;
+  make_base(dir.path());
+  execute(dir.path(), "UPDATE meta SET value = '2147483648' WHERE key = 'next_id.volume'");
+  Opened o(dir.path());
+  Array& a = o.ok();
+  VolumeSpec v;
+  v.name = "b";
+  v.capacity_bytes = 64 * sim::kMiB;
+  const auto created = a.create_volume(v);
+  CHECK(created.status().code() == sim::Code::kUnprocessable);
+  CHECK(created.status().message() == "the array has handed out every volume id (1..2147483647)");
+  CHECK(a.volumes().size() == 1);
+}
+
+TEST_CASE("an event counter below the newest event is raised past it, not refused") {
+  TempDir dir;
+  make_base(dir.path());
+  execute(dir.path(), "UPDATE meta SET value = '1' WHERE key = 'next_id.event'");
+  Opened o(dir.path());
+  Array& a = o.ok();
+  const std::int64_t newest = a.events(0, 1).items.at(0).id;
+  REQUIRE(a.log_event(Severity::kInfo, "system", "", "after").is_ok());
+  CHECK(a.events(0, 1).items.at(0).id == newest + 1);
+}
+
+TEST_CASE("a volume capacity outside the API's 512 B..1 PiB, or not whole sectors, is refused, naming the volume") {
+  // 2^63-1 aborted the start in pool::ThinMap ("a map beyond 2^32 extents").
+  CHECK_REFUSED("UPDATE volumes SET capacity_bytes = 9223372036854775807",
+                "state: table volumes, volume 1 (\"a\"): capacity_bytes 9223372036854775807 is not between 512 and "
+                "1125899906842624 (1 PiB)");
+  CHECK_REFUSED("UPDATE volumes SET capacity_bytes = 1", "volume 1 (\"a\"): capacity_bytes 1 is not between 512");
+  CHECK_REFUSED("UPDATE volumes SET capacity_bytes = 134217729",
+                "volume 1 (\"a\"): capacity_bytes 134217729 is not a multiple of 512");
+  CHECK_REFUSED("UPDATE volumes SET preferred_controller = 3", "volume 1 (\"a\"): preferred_controller 3 is not a "
+                                                               "controller (1..2)");
+}
+
+TEST_CASE("an extent past the end of its volume's capacity is refused, naming both") {
+  // 64 MiB: one extent's worth; the base volume has extents 0 and 1 allocated.
+  CHECK_REFUSED("UPDATE volumes SET capacity_bytes = 67108864", "state: extent 1 is past the end of volume 1");
+}
+
+TEST_CASE("a media error past the end of its SSD is refused, naming the hardware line") {
+  const std::int64_t ssd_bytes = catalog().system("ise-860-g3").value().ssd.capacity_bytes;
+  CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('hardware', 'drive 1 bad 9223372036854775807')",
+                "state: meta hardware line \"drive 1 bad 9223372036854775807\": byte 9223372036854775807 is past "
+                "the end of drive 1 (" + std::to_string(ssd_bytes) + " bytes)");
+  CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('hardware', 'drive 2 bad " + std::to_string(ssd_bytes) + "')",
+                "is past the end of drive 2");
+  // The last block of the SSD is inside it.
+  CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('hardware', 'drive 2 bad " +
+                      std::to_string(ssd_bytes - 4096) + "')") == "");
+}
+
+}  // namespace tampered_state_test
