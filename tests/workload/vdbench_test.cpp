@@ -83,6 +83,11 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
   const std::pair<std::string, std::string> cases[] = {
       {"sd=sd1,lun=x,compratio=2\nwd=w,sd=sd1\nrd=r,wd=w\n", "t.vdb:1: compratio: unknown or unsupported parameter of sd="},
       {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=4q\nrd=r,wd=w\n", "t.vdb:2: xfersize: \"4q\" is not a size"},
+      // Hostile round 18: 4 TiB transfers ran for 71 s and reported no I/O.
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=4t\nrd=r,wd=w\n",
+       "t.vdb:2: xfersize: 4398046511104 bytes is above afasim's largest transfer, 1 GiB (1073741824)"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forxfersize=(4k,2g)\n",
+       "t.vdb:3: forxfersize: 2147483648 bytes is above afasim's largest transfer, 1 GiB (1073741824)"},
       {"sd=sd1,lun=x\nwd=w,sd=sd1,rdpct=120\nrd=r,wd=w\n", "t.vdb:2: rdpct: \"120\" is outside [0, 100]"},
       {"sd=sd1,lun=x\nwd=w,sd=sd9\nrd=r,wd=w\n", "t.vdb:2: sd: no sd named \"sd9\""},
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,curve=(10,20\n", "t.vdb:3: '(' without ')'"},
