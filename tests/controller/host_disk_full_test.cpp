@@ -36,6 +36,27 @@ class FullableStore : public datapac::PayloadStore {
   std::shared_ptr<std::atomic<bool>> full_;
 };
 
+// Memory payload whose writes fail while `full` is set.
+DataPathOptions fullable_payload(std::shared_ptr<std::atomic<bool>> full) {
+  DataPathOptions dpo;
+  dpo.payload = datapac::PayloadKind::kMemory;
+  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
+    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
+  };
+  return dpo;
+}
+
+// A FLUSH of volume `v`, run for a simulated second; its status.
+sim::Status flush_volume(SimArray& a, Id v) {
+  HostIo io;
+  io.op = IoOp::kFlush;
+  io.volume_id = v;
+  sim::Status result = sim::unavailable("never completed");
+  a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  return result;
+}
+
 sim::Status write_through(SimArray& a, Id volume, std::int64_t offset) {
   std::vector<std::uint8_t> buf(4096, 0x5A);
   HostIo io;
@@ -61,11 +82,7 @@ int events_with(const Array& a, const std::string& part) {
 
 TEST_CASE("a full host file system fails writes with kNoSpace and raises one event per episode") {
   auto full = std::make_shared<std::atomic<bool>>(false);
-  DataPathOptions dpo;
-  dpo.payload = datapac::PayloadKind::kMemory;
-  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
-    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
-  };
+  const DataPathOptions dpo = fullable_payload(full);
   SimArray a(3, dpo);
   const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kThin);
   REQUIRE(write_through(a, v, 0).is_ok());
@@ -83,11 +100,7 @@ TEST_CASE("a destage that the full host disk fails keeps its blocks dirty, fails
   // Hostile round 17: the failed destage marked the blocks clean and the FLUSH replied
   // success; the acknowledged writes read as zeros after the next start.
   auto full = std::make_shared<std::atomic<bool>>(false);
-  DataPathOptions dpo;
-  dpo.payload = datapac::PayloadKind::kMemory;
-  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
-    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
-  };
+  const DataPathOptions dpo = fullable_payload(full);
   SimArray a(5, dpo);
   const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kFixed);
   auto& vol = a.vols[0];
@@ -95,15 +108,7 @@ TEST_CASE("a destage that the full host disk fails keeps its blocks dirty, fails
   for (std::int64_t off = 0; off < 1 << 20; off += 64 << 10) a.write(vol, off, 64 << 10);  // cached: acknowledged
   a.sim->run_until(a.sim->now() + sim::kSecond);
   CHECK(a.write_errors == 0);
-  const auto flush = [&] {
-    HostIo io;
-    io.op = IoOp::kFlush;
-    io.volume_id = v;
-    sim::Status result = sim::unavailable("never completed");
-    a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
-    a.sim->run_until(a.sim->now() + sim::kSecond);
-    return result;
-  };
+  const auto flush = [&] { return flush_volume(a, v); };
   CHECK(flush().code() == sim::Code::kNoSpace);
   CHECK(events_with(*a.array, "destage failed") == 1);  // once per episode, not per destage
   // The blocks are still in the cache: reads give the acknowledged data, not the SSDs' zeros.
@@ -123,11 +128,7 @@ TEST_CASE("a power cycle on a full host disk keeps the vaulted writes dirty in t
   // Hostile round 18: the vault replay dropped every block whose payload write failed (112 of
   // 128 acknowledged 64 KiB writes read old data), and the volume's FLUSH failed for ever after.
   auto full = std::make_shared<std::atomic<bool>>(false);
-  DataPathOptions dpo;
-  dpo.payload = datapac::PayloadKind::kMemory;
-  dpo.wrap_payload = [full](std::unique_ptr<datapac::PayloadStore> inner, const std::string&) {
-    return std::unique_ptr<datapac::PayloadStore>(std::make_unique<FullableStore>(std::move(inner), full));
-  };
+  const DataPathOptions dpo = fullable_payload(full);
   SimArray a(7, dpo);
   const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kFixed);
   auto& vol = a.vols[0];
@@ -144,15 +145,7 @@ TEST_CASE("a power cycle on a full host disk keeps the vaulted writes dirty in t
   a.sim->run_until(a.sim->now() + sim::kSecond);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);  // the cache still holds them
-  const auto flush = [&] {
-    HostIo io;
-    io.op = IoOp::kFlush;
-    io.volume_id = v;
-    sim::Status result = sim::unavailable("never completed");
-    a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
-    a.sim->run_until(a.sim->now() + sim::kSecond);
-    return result;
-  };
+  const auto flush = [&] { return flush_volume(a, v); };
   CHECK(flush().code() == sim::Code::kNoSpace);
   *full = false;
   a.sim->run_until(a.sim->now() + 2 * sim::kSecond);
