@@ -277,7 +277,9 @@ int run_fio_command(const FioOptions& o) {
   sim::Simulator sim(o.seed);
   controller::MemoryJournal journal;
   auto array = controller::Array::open(sim, *catalog, *preset, journal, journal.snapshot(), array_options);
-  if (!array.is_ok()) return fail_command("fio", array.status().message(), 1);
+  // A bad calibration in --config-dir is bad input (2), as a bad preset is (hostile round 18).
+  if (!array.is_ok())
+    return fail_command("fio", array.status().message(), array.status().code() == sim::Code::kInvalidArgument ? 2 : 1);
   CacheWatch watch(sim, **array);
   auto report = workload::run_fio(**array, sim, *file, run_options);
   if (!report.is_ok()) return fail_command("fio", report.status().message(), 2);

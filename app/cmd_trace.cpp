@@ -117,7 +117,8 @@ int run_trace_command(const TraceCliOptions& o) {
   sim::Simulator sim(o.seed);
   controller::MemoryJournal journal;
   auto array = controller::Array::open(sim, *catalog, *preset, journal, journal.snapshot());
-  if (!array.is_ok()) return fail_command("trace", array.status().message(), 1);
+  if (!array.is_ok())
+    return fail_command("trace", array.status().message(), array.status().code() == sim::Code::kInvalidArgument ? 2 : 1);
   const bool json = o.output_format == "json";
   if (!json) std::fputs(workload::format_trace_header(**reader, replay).c_str(), stdout);
   auto on_row = [json](const workload::TraceRow& row) {

@@ -70,19 +70,23 @@ TEST_CASE("--config-dir's calibration is the one the array runs (model review 17
   CHECK(moved > 27.0);
   CHECK(moved < 33.0);
 
-  // A bad calibration in the folder is refused with where and why, not run.
+  // A bad calibration in the folder is refused with where and why (exit 2: bad input), not run.
   std::string negative = text;
   const std::string longer = "{\"value\": 60000,";
   negative.replace(negative.find(longer), longer.size(), "{\"value\": -5,");
   write_temp("config/calibration/ise-860-g3.json", negative);
   const auto refused = run_cli(job + " --config-dir " + dir.string());
-  CHECK(refused.exit_code == 1);
+  CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("calibration/ise-860-g3.json: parameters.cpu_host_read_ns.value: must be >= 0") !=
         std::string::npos);
   write_temp("config/calibration/ise-860-g3.json", "[1, 2]");
   const auto not_object = run_cli(job + " --config-dir " + dir.string());
-  CHECK(not_object.exit_code == 1);
+  CHECK(not_object.exit_code == 2);
   CHECK(not_object.err.find("not a JSON object") != std::string::npos);
+  // Bad input, exit 2, as a bad system or SSD preset is and as afasim run says (it was 1 in fio).
+  const auto run = run_cli("run drive-failure-short --quiet --config-dir " + dir.string());
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("not a JSON object") != std::string::npos);
 }
 
 TEST_CASE("sequential readers beyond the stream detector's slots are not slower than random ones") {
