@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,25 @@ std::unique_ptr<Cli> make_cli() {
       "unexpected answer, 2 bad usage, 3 refused by the array, 4 array unreachable.");
   return cli;
 }
+
+namespace {
+
+// The first path option of `cmd` or its verbs given an empty value: `--record ''` or
+// `--config-dir ''` started as if it were absent, without a word (hostile round 18).
+std::string empty_path_option(const CLI::App& cmd) {
+  static const std::set<std::string> kPaths = {"--config-dir", "--record", "--state", "--out", "--output",
+                                               "--html",       "--svg",    "--json",  "--password-file"};
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() == 0 || kPaths.count(opt->get_name()) == 0) continue;
+    for (const std::string& value : opt->results())
+      if (value.empty()) return opt->get_name();
+  }
+  for (const CLI::App* verb : cmd.get_subcommands())
+    if (std::string empty = empty_path_option(*verb); !empty.empty()) return empty;
+  return "";
+}
+
+}  // namespace
 
 std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv) {
   // CLI11 would say "A subcommand is required" for a misspelt one: name it instead.
@@ -83,6 +103,11 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
     return 2;
   }
   for (auto* sub : cli.app.get_subcommands()) {
+    if (const std::string empty = empty_path_option(*sub); !empty.empty()) {
+      std::fprintf(stderr, "afasim %s: %s: an empty value (leave the option out for its default)\n",
+                   sub->get_name().c_str(), empty.c_str());
+      return 2;
+    }
     auto it = cli.runners.find(sub->get_name());
     if (it != cli.runners.end()) return it->second;
   }

@@ -163,3 +163,13 @@ TEST_CASE("a FIFO nobody writes is an empty trace, iolog or session record inste
   CHECK(replay.exit_code == 2);
   CHECK(replay.err.find("is not an afasim session record") != std::string::npos);
 }
+
+TEST_CASE("a path option given an empty value is refused, not taken as absent (hostile round 18)") {
+  // `serve --record ''` started an unrecorded session, `--config-dir ''` the built-in presets.
+  const auto record = run_cli("serve --record '' --state /nonexistent-afasim-state");
+  CHECK(record.exit_code == 2);
+  CHECK(record.err == "afasim serve: --record: an empty value (leave the option out for its default)\n");
+  const auto config = run_cli("fio --quiet --config-dir '' --name=a --filename=v --size=1g");
+  CHECK(config.exit_code == 2);
+  CHECK(config.err == "afasim fio: --config-dir: an empty value (leave the option out for its default)\n");
+}
