@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/status.h"
@@ -296,5 +297,9 @@ class Catalog {
 
 // The embedded config files, keyed by path relative to config/ (generated at build time).
 const std::map<std::string, std::string>& embedded_files();
+
+// The names of the embedded JSON files directly in `folder` ("scenarios", "sweeps"), without
+// the folder and ".json", sorted: the built-ins a command takes by name.
+std::vector<std::string> embedded_json_names(std::string_view folder);
 
 }  // namespace afasim::config

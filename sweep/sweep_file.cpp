@@ -207,13 +207,7 @@ sim::Result<SweepFile> parse_sweep_file(std::string_view text, const std::string
   return out;
 }
 
-std::vector<std::string> embedded_sweep_names() {
-  std::vector<std::string> names;
-  for (const auto& [path, text] : config::embedded_files())
-    if (path.rfind("sweeps/", 0) == 0 && path.size() > 12 && path.compare(path.size() - 5, 5, ".json") == 0)
-      names.push_back(path.substr(7, path.size() - 12));
-  return names;
-}
+std::vector<std::string> embedded_sweep_names() { return config::embedded_json_names("sweeps"); }
 
 sim::Result<SweepFile> load_sweep_file(const std::string& path) {
   std::error_code ec;

@@ -372,9 +372,7 @@ sim::Result<ScenarioSource> read_embedded_scenario(const std::string& name) {
   if (it == files.end()) it = files.find("reliability/" + base + ".json");
   if (it == files.end()) {
     std::vector<std::string> names = embedded_scenario_names();
-    for (const auto& [path, text] : files)
-      if (path.rfind("reliability/", 0) == 0 && path.size() > 17 && path.compare(path.size() - 5, 5, ".json") == 0)
-        names.push_back(path.substr(12, path.size() - 17));
+    for (std::string& n : config::embedded_json_names("reliability")) names.push_back(std::move(n));
     return sim::not_found("no built-in scenario " + in_quotes(name) + " (built in: " + list_of(names) + ")");
   }
   // Messages name the file as it sits in the source tree; fio_file paths resolve among
@@ -425,13 +423,6 @@ sim::Result<Scenario> load_embedded_scenario(const std::string& name,
   return parse_scenario_source(*source, catalog);
 }
 
-std::vector<std::string> embedded_scenario_names() {
-  std::vector<std::string> names;
-  for (const auto& [path, text] : config::embedded_files())
-    if (path.rfind("scenarios/", 0) == 0 && path.size() > 15 &&
-        path.compare(path.size() - 5, 5, ".json") == 0)
-      names.push_back(path.substr(10, path.size() - 15));
-  return names;
-}
+std::vector<std::string> embedded_scenario_names() { return config::embedded_json_names("scenarios"); }
 
 }  // namespace afasim::workload

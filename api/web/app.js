@@ -533,17 +533,25 @@ function faultTarget(f) {
   return f.drive ? 'drive ' + f.drive : f.controller ? 'controller ' + 'AB'[f.controller - 1] : 'array';
 }
 
-// Whether a later fault already undid `f` (a power_loss followed by its power_restore): its
-// Clear would be refused (409), so it is not offered (new-user trial 17).
-function undone(f, faults) {
-  return faults.some((g) => g.id > f.id && g.type === UNDO[f.type] && faultTarget(g) === faultTarget(f));
+// The ids of faults a later fault already undid (a power_loss followed by its power_restore):
+// their Clear would be refused (409), so it is not offered (new-user trial 17). One pass,
+// newest first.
+function undoneIds(faults) {
+  const later = new Set();
+  const undone = new Set();
+  for (const f of faults.slice().sort((a, b) => b.id - a.id)) {
+    if (UNDO[f.type] && later.has(UNDO[f.type] + ' ' + faultTarget(f))) undone.add(f.id);
+    later.add(f.type + ' ' + faultTarget(f));
+  }
+  return undone;
 }
 
 async function refreshFaults() {
   const faults = await api('GET', '/faults?limit=1000');
+  const undone = undoneIds(faults.items);
   $('#faults-table tbody').innerHTML = faults.items.slice().reverse().map((f) => `<tr><td>${f.id}</td>
     <td class="text-nowrap">${seconds(f.time_ns)}</td><td>${esc(f.type)}</td><td>${esc(faultTarget(f))}</td>
-    <td>${!UNDO[f.type] ? '' : undone(f, faults.items) ? '<span class="text-muted">cleared</span>' :
+    <td>${!UNDO[f.type] ? '' : undone.has(f.id) ? '<span class="text-muted">cleared</span>' :
       `<button class="btn btn-outline-secondary btn-sm" data-clear="${f.id}">Clear</button>`}</td></tr>`).join('');
   state.faults = faults.items;
 }

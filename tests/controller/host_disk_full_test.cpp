@@ -57,6 +57,13 @@ sim::Status flush_volume(SimArray& a, Id v) {
   return result;
 }
 
+// 1 MiB of 64 KiB writes into `vol` with the host disk full: cached, acknowledged.
+void cache_writes_on_full_disk(SimArray& a, SimArray::Vol& vol, std::atomic<bool>& full) {
+  full = true;
+  for (std::int64_t off = 0; off < 1 << 20; off += 64 << 10) a.write(vol, off, 64 << 10);
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+}
+
 sim::Status write_through(SimArray& a, Id volume, std::int64_t offset) {
   std::vector<std::uint8_t> buf(4096, 0x5A);
   HostIo io;
@@ -104,12 +111,9 @@ TEST_CASE("a destage that the full host disk fails keeps its blocks dirty, fails
   SimArray a(5, dpo);
   const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kFixed);
   auto& vol = a.vols[0];
-  *full = true;
-  for (std::int64_t off = 0; off < 1 << 20; off += 64 << 10) a.write(vol, off, 64 << 10);  // cached: acknowledged
-  a.sim->run_until(a.sim->now() + sim::kSecond);
+  cache_writes_on_full_disk(a, vol, *full);
   CHECK(a.write_errors == 0);
-  const auto flush = [&] { return flush_volume(a, v); };
-  CHECK(flush().code() == sim::Code::kNoSpace);
+  CHECK(flush_volume(a, v).code() == sim::Code::kNoSpace);
   CHECK(events_with(*a.array, "destage failed") == 1);  // once per episode, not per destage
   // The blocks are still in the cache: reads give the acknowledged data, not the SSDs' zeros.
   a.read_errors = 0;
@@ -120,7 +124,7 @@ TEST_CASE("a destage that the full host disk fails keeps its blocks dirty, fails
   // Space again: the retry (once a second) puts them on the SSDs, and the FLUSH succeeds.
   *full = false;
   a.sim->run_until(a.sim->now() + 2 * sim::kSecond);
-  CHECK(flush().is_ok());
+  CHECK(flush_volume(a, v).is_ok());
   CHECK(events_with(*a.array, "destage succeeds again") == 1);
 }
 
@@ -132,9 +136,7 @@ TEST_CASE("a power cycle on a full host disk keeps the vaulted writes dirty in t
   SimArray a(7, dpo);
   const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kFixed);
   auto& vol = a.vols[0];
-  *full = true;
-  for (std::int64_t off = 0; off < 1 << 20; off += 64 << 10) a.write(vol, off, 64 << 10);  // cached: acknowledged
-  a.sim->run_until(a.sim->now() + sim::kSecond);
+  cache_writes_on_full_disk(a, vol, *full);
   REQUIRE(a.write_errors == 0);
   REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
   a.sim->run_until(a.sim->now() + 5 * sim::kSecond);
@@ -145,11 +147,10 @@ TEST_CASE("a power cycle on a full host disk keeps the vaulted writes dirty in t
   a.sim->run_until(a.sim->now() + sim::kSecond);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);  // the cache still holds them
-  const auto flush = [&] { return flush_volume(a, v); };
-  CHECK(flush().code() == sim::Code::kNoSpace);
+  CHECK(flush_volume(a, v).code() == sim::Code::kNoSpace);
   *full = false;
   a.sim->run_until(a.sim->now() + 2 * sim::kSecond);
-  CHECK(flush().is_ok());  // written by the retry: the FLUSH succeeds again
+  CHECK(flush_volume(a, v).is_ok());  // written by the retry: the FLUSH succeeds again
   CHECK(a.array->data_path().dirty_bytes() == 0);
   a.read_check(vol, 0, 1 << 20);
   a.sim->run_until(a.sim->now() + sim::kSecond);
