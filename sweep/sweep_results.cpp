@@ -222,7 +222,14 @@ sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points,
     const auto it = j["figures"].find(figures[f].name);
     if (it == j["figures"].end() || !(it->is_null() || it->is_number()))
       return sim::invalid_argument(std::string("figure ") + figures[f].name + " is missing or not a number");
-    if (it->is_number()) row.figures[f] = it->get<double>();
+    if (!it->is_number()) continue;
+    // Every figure is a count, rate, time or percentage: a hand-edited row's -5 would pass into
+    // the means and the plots (hostile round 18; JSON itself refuses 1e999).
+    const double value = it->get<double>();
+    if (value < 0)
+      return sim::invalid_argument(std::string("figure ") + figures[f].name + " is " + it->dump() +
+                                   ": figures are not negative");
+    row.figures[f] = value;
   }
   return row;
 }

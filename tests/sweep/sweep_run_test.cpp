@@ -246,6 +246,38 @@ TEST_CASE("a rows.jsonl that is not a sweep's is refused untouched, with or with
   fs::remove_all(dir);
 }
 
+TEST_CASE("a resumed row with a negative figure, or a figure JSON cannot hold, is refused with its line (hostile round 18)") {
+  const fs::path dir = folder_with("badfig", kRaidAxis + R"(, "seeds": [1])");
+  const SweepPlan plan = plan_in(dir);
+  const fs::path out = dir / "out";
+  {
+    std::vector<SweepRow> done;
+    auto journal = RowJournal::open(out.string(), plan, &done);
+    REQUIRE(journal.is_ok());
+    SweepRunOptions options;
+    options.max_runs = 1;
+    options.on_row = [&](const SweepRow& r) { return (*journal)->append(r); };
+    REQUIRE(run_sweep(plan, catalog(), {}, options).is_ok());
+  }
+  const std::string good = slurp(out / "rows.jsonl");
+  const std::size_t iops = good.find(R"("iops":)");
+  REQUIRE(iops != std::string::npos);
+  const std::size_t end = good.find_first_of(",}", iops);
+  for (const std::string& value : {std::string("-5"), std::string("-0.001"), std::string("1e999")}) {
+    spit(out / "rows.jsonl", good.substr(0, iops) + R"("iops":)" + value + good.substr(end));
+    std::vector<SweepRow> done;
+    auto journal = RowJournal::open(out.string(), plan, &done);
+    REQUIRE(!journal.is_ok());
+    const std::string expected = value == "1e999" ? "rows.jsonl:2: not a JSON object" : "rows.jsonl:2: figure iops is -";
+    CHECK_MESSAGE(journal.status().message().find(expected) != std::string::npos, journal.status().message());
+  }
+  spit(out / "rows.jsonl", good);  // the row as written reads back
+  std::vector<SweepRow> done;
+  REQUIRE(RowJournal::open(out.string(), plan, &done).is_ok());
+  CHECK(done.size() == 1);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("rows of another sweep are refused; a bad base or a pointer that names nothing is the sweep file's error") {
   const fs::path dir = folder_with("other", kRaidAxis + R"(, "seeds": [1])");
   const SweepPlan plan = plan_in(dir);
