@@ -200,7 +200,12 @@ Status Array::on_extent_changed(DataPath::ExtentChange change, const ExtentRecor
       threshold_events(p.id, now_raw - data_->raw_bytes_per_extent(r.raid_type), now_raw, c);
     }
   }
-  return commit(c);
+  // A host disk too full for the thin map's commit fails the write with ENOSPC, as a full disk
+  // under the payload does, with the same one critical event per episode (hostile round 18:
+  // the commit's "unavailable" reached NBD clients as ESHUTDOWN, "the server is going away").
+  const Status st = commit_to_journal(c);
+  if (st.is_ok() || st.code() == sim::Code::kNoSpace) data_->context().note_host_disk(st);
+  return st;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -231,6 +236,14 @@ Event Array::make_event(Severity severity, std::string category, std::string obj
 }
 
 Status Array::commit(ChangeSet& changes) {
+  Status st = commit_to_journal(changes);
+  // A management change the host's full disk cannot record is the store's "cannot commit" (503
+  // through the API, docs/api.md), not the pool's "no space" (422).
+  if (st.code() == sim::Code::kNoSpace) return sim::unavailable(st.message());
+  return st;
+}
+
+Status Array::commit_to_journal(ChangeSet& changes) {
   std::int64_t event_id = next_event_id_;
   for (auto& e : changes.events) e.id = event_id++;
   if (!changes.events.empty()) changes.meta[kMetaNextEventId] = std::to_string(event_id);

@@ -385,8 +385,11 @@ class Array {
   sim::Status apply_fault(const FaultSpec& spec);
   sim::Status apply_array_fault(const FaultSpec& spec);
   sim::Status apply_drive_fault(const FaultSpec& spec);
-  // Commits `changes` (plus the next-id counters) and applies them to memory.
+  // Commits `changes` (plus the next-id counters) and applies them to memory. A full host disk
+  // is kUnavailable here (the API's 503) and kNoSpace from commit_to_journal (the data path's
+  // ENOSPC).
   sim::Status commit(ChangeSet& changes);
+  sim::Status commit_to_journal(ChangeSet& changes);
   void apply(const ChangeSet& changes);
   // Keeps volume_ids_by_name_ in step with the volumes `c` puts and deletes (before they are applied).
   void apply_volume_names(const ChangeSet& c);

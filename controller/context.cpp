@@ -23,7 +23,7 @@ void ArrayContext::note_host_disk(const sim::Status& st) const {
   if (st.code() != sim::Code::kNoSpace || host_disk_full) return;
   host_disk_full = true;
   emit(Severity::kCritical, "system", "",
-       "host file system full: a payload write failed (" + st.message() + "); writes fail with ENOSPC until space is freed");
+       "host file system full: a write to it failed (" + st.message() + "); writes fail with ENOSPC until space is freed");
 }
 
 void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::string& why, bool rebuilding) {

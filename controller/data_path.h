@@ -157,6 +157,7 @@ class DataPath : private raid::ScrubHost {
   static constexpr const char* kFamilyCalibration = "ise-860-g3";
   Timing& timing() { return *timing_; }
   const Timing& timing() const { return *timing_; }
+  const ArrayContext& context() const { return *ctx_; }
   Hardware& hardware() { return *hw_; }
   const Hardware& hardware() const { return *hw_; }
   pool::ThinMap& thin_map() { return *thin_; }

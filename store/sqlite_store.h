@@ -84,7 +84,8 @@ class SqliteStore : public controller::Journal {
   // and deleted ends up deleted, as in MemoryJournal), then the events are appended and the
   // meta pairs upserted. References between objects are checked at COMMIT. On any error
   // the transaction is rolled back and the store is exactly as before; errors:
-  //   kUnavailable  the disk is full, read-only or failing (SQLITE_FULL/IOERR/READONLY...)
+  //   kNoSpace      the disk is full (SQLITE_FULL)
+  //   kUnavailable  the disk is read-only or failing (SQLITE_IOERR/READONLY...)
   //   kInternal     a constraint failed (a duplicate name, LUN, initiator or event id, a
   //                 reference to a missing object): the model sent an inconsistent change
   // The message says what failed; it never throws. An empty ChangeSet writes nothing and

@@ -7,6 +7,7 @@ namespace afasim::store {
 sim::Code code_for_sqlite(int rc) {
   switch (rc & 0xff) {
     case SQLITE_FULL:
+      return sim::Code::kNoSpace;
     case SQLITE_IOERR:
     case SQLITE_READONLY:
     case SQLITE_CANTOPEN:

@@ -17,8 +17,9 @@
 
 namespace afasim::store {
 
-// The Status code for an SQLite result code: the host's disk or file system refusing
-// (SQLITE_FULL, IOERR, READONLY, CANTOPEN, PERM, BUSY, LOCKED, NOMEM) → kUnavailable;
+// The Status code for an SQLite result code: a full disk (SQLITE_FULL) → kNoSpace; the host's
+// disk or file system refusing otherwise (IOERR, READONLY, CANTOPEN, PERM, BUSY, LOCKED, NOMEM)
+// → kUnavailable;
 // anything else (constraint, corrupt, misuse...) → kInternal.
 sim::Code code_for_sqlite(int rc);
 

@@ -221,6 +221,45 @@ TEST_CASE("an Array call whose commit hits a full disk changes nothing, in memor
   CHECK(dump(*boot.array) == before);
 }
 
+TEST_CASE("a write into a new thin extent whose map commit hits a full disk fails with kNoSpace, once an event") {
+  // Hostile round 18: the commit's kUnavailable reached NBD clients as ESHUTDOWN ("the server
+  // is going away") and no event said why; a management change on the same disk stays 503's
+  // kUnavailable (the test above).
+  TempDir dir;
+  Id volume = 0;
+  {
+    Boot boot(dir.path());
+    volume = ok(boot.array->create_volume(volume_spec("thin", std::int64_t{64} << 30, raid::RaidType::kRaid10,
+                                                      Provisioning::kThin))).id;
+  }
+  store::SqliteStoreOptions bounded;
+  bounded.max_db_bytes = 1;  // no growth: the thin map's rows soon need a page the file lacks
+  auto store = SqliteStore::open(dir.path(), bounded).value();
+  auto snap = store->load(Array::kEventsInMemory).value();
+  sim::Simulator sim(1);
+  auto a = Array::open(sim, catalog(), catalog().system("ise-860-g3").value(), *store, snap).value();
+  const std::int64_t extent_bytes = a->data_path().extent_bytes(raid::RaidType::kRaid10);
+  std::vector<sim::Status> results;
+  for (std::int64_t i = 0; i < 512; ++i) {  // one 4 KiB write into each of 512 new extents
+    HostIo io;
+    io.op = IoOp::kWrite;
+    io.volume_id = volume;
+    io.offset_bytes = i * extent_bytes;
+    io.length_bytes = 4096;
+    a->submit(io, [&](const IoCompletion& c) { results.push_back(c.status); });
+  }
+  sim.run_until(sim.now() + sim::kSecond);
+  REQUIRE(results.size() == 512);
+  const auto failed = std::count_if(results.begin(), results.end(), [](const sim::Status& st) { return !st.is_ok(); });
+  REQUIRE(failed > 0);
+  for (const sim::Status& st : results)
+    if (!st.is_ok()) CHECK_MESSAGE(st.code() == sim::Code::kNoSpace, st.to_string());
+  int full_events = 0;
+  for (const auto& e : a->events(0, 1000).items) full_events += e.message.find("host file system full") != std::string::npos;
+  CHECK(full_events == 1);
+  a.reset();
+}
+
 // ---------------------------------------------------------------------------------------
 // Hardware state and rebuilds across a restart (issue 14 item 6). On main at 4676db3 a
 // failed drive came back healthy after a restart, and a volume it had degraded stayed

@@ -498,7 +498,7 @@ TEST_CASE("a ChangeSet that fails part-way leaves the store exactly as it was") 
   }
 }
 
-TEST_CASE("a full disk fails the commit with kUnavailable and changes nothing") {
+TEST_CASE("a full disk fails the commit with kNoSpace and changes nothing") {
   TempDir dir;
   std::int64_t bytes_after_first = 0;
   {
@@ -515,7 +515,7 @@ TEST_CASE("a full disk fails the commit with kUnavailable and changes nothing") 
     big.events.push_back(event(1000 + i, Severity::kInfo, "bulk", "", std::string(1000, 'x'), i));
   const sim::Status st = store->commit(big);
   INFO(st.to_string());
-  CHECK(st.code() == sim::Code::kUnavailable);
+  CHECK(st.code() == sim::Code::kNoSpace);
   CHECK(st.message().find("full") != std::string::npos);
   CHECK(dump(load_ok(*store)) == before);
   ChangeSet small;
