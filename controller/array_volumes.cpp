@@ -323,7 +323,7 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
                                        c));
   }
   v.id = next_id("volume", c);
-  // The data path's per-volume tables are indexed by id; a start refuses a counter past this too.
+  // The write cache's keys hold ids up to this; a start refuses a counter past it too.
   if (v.id > kMaxVolumeId)
     return sim::unprocessable("the array has handed out every volume id (1.." + std::to_string(kMaxVolumeId) + ")");
   // Only a new reservation can be refused: a volume without one skips the walk over every volume.

@@ -23,6 +23,7 @@
 #include "raid/engine.h"
 #include "raid/scrub.h"
 #include "sim/invariants.h"
+#include "sim/id_table.h"
 #include "sim/simulator.h"
 
 namespace afasim::controller {
@@ -114,39 +115,43 @@ struct alignas(64) VolumeRuntime {
   raid::RaidType raid_type() const { return thin->raid_type; }
 };
 
-// Attached volumes by id (ids are small and dense; the lookup is on every I/O's path).
+// Attached volumes by id (the lookup is on every I/O's path; sim::IdTable keeps the memory to
+// the ids in use, however far the id counter has gone).
 class VolumeTable {
  public:
   VolumeRuntime* find(Id id) {
-    return id > 0 && static_cast<std::size_t>(id) < volumes_.size() ? volumes_[static_cast<std::size_t>(id)].get()
-                                                                     : nullptr;
+    if (id <= 0) return nullptr;
+    auto* slot = volumes_.find(static_cast<std::uint64_t>(id));
+    return slot != nullptr ? slot->get() : nullptr;
   }
   const VolumeRuntime* find(Id id) const { return const_cast<VolumeTable*>(this)->find(id); }
   VolumeRuntime& add(Id id) {
-    if (static_cast<std::size_t>(id) >= volumes_.size()) volumes_.resize(static_cast<std::size_t>(id) + 1);
-    auto& slot = volumes_[static_cast<std::size_t>(id)];
+    auto& slot = volumes_.acquire(static_cast<std::uint64_t>(id));
     slot = std::make_unique<VolumeRuntime>();
     slot->id = id;
     return *slot;
   }
-  void remove(Id id) { volumes_[static_cast<std::size_t>(id)].reset(); }
+  void remove(Id id) { volumes_.release(static_cast<std::uint64_t>(id)); }
   // f(VolumeRuntime&) for each attached volume, by id.
   template <typename F>
   void for_each(F&& f) {
-    for (auto& v : volumes_)
-      if (v) f(*v);
+    volumes_.for_each([&](std::uint64_t, std::unique_ptr<VolumeRuntime>& v) { f(*v); });
   }
   template <typename F>
   void for_each(F&& f) const {
-    for (const auto& v : volumes_)
-      if (v) f(static_cast<const VolumeRuntime&>(*v));
+    volumes_.for_each([&](std::uint64_t, const std::unique_ptr<VolumeRuntime>& v) { f(static_cast<const VolumeRuntime&>(*v)); });
   }
-  // Slots, empty ones included (a round-robin cursor walks them).
-  std::size_t slots() const { return volumes_.size(); }
-  VolumeRuntime* slot(std::size_t i) { return volumes_[i].get(); }
+  // The first attached volume, by id from `start` round to `start` - 1, for which
+  // pred(VolumeRuntime&) is true; null if none (a round-robin cursor's walk).
+  template <typename Pred>
+  VolumeRuntime* find_cyclic(std::size_t start, Pred&& pred) {
+    const std::uint64_t id =
+        volumes_.find_cyclic(start, [&](std::uint64_t, std::unique_ptr<VolumeRuntime>& v) { return pred(*v); });
+    return id == decltype(volumes_)::kNone ? nullptr : volumes_.find(id)->get();
+  }
 
  private:
-  std::vector<std::unique_ptr<VolumeRuntime>> volumes_;
+  sim::IdTable<std::unique_ptr<VolumeRuntime>> volumes_;
 };
 
 using EventSink = std::function<void(Severity, std::string category, std::string object, std::string message)>;

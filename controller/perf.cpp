@@ -95,24 +95,20 @@ PerfSample PerfCounters::close_array() { return array_.open.close(); }
 
 PerfCounters::Object* PerfCounters::volume(Id volume_id, bool create) {
   if (volume_id < 0) return nullptr;
-  const auto i = static_cast<std::size_t>(volume_id);
-  if (i >= volumes_.size()) {
-    if (!create) return nullptr;
-    volumes_.resize(i + 1);
-  }
-  if (!volumes_[i] && create) volumes_[i].emplace();
-  return volumes_[i] ? &*volumes_[i] : nullptr;
+  const auto id = static_cast<std::uint64_t>(volume_id);
+  std::optional<Object>* slot = create ? &volumes_.acquire(id) : volumes_.find(id);
+  if (slot == nullptr) return nullptr;
+  if (!*slot && create) slot->emplace();
+  return *slot ? &**slot : nullptr;
 }
 
 void PerfCounters::forget_volume(Id volume_id) {
-  if (volume_id >= 0 && static_cast<std::size_t>(volume_id) < volumes_.size())
-    volumes_[static_cast<std::size_t>(volume_id)].reset();
+  if (volume_id >= 0) volumes_.release(static_cast<std::uint64_t>(volume_id));
 }
 
 std::vector<Id> PerfCounters::volume_ids() const {
   std::vector<Id> out;
-  for (std::size_t i = 0; i < volumes_.size(); ++i)
-    if (volumes_[i]) out.push_back(static_cast<Id>(i));
+  volumes_.for_each([&](std::uint64_t id, const std::optional<Object>&) { out.push_back(static_cast<Id>(id)); });
   return out;
 }
 

@@ -24,6 +24,7 @@
 #include "controller/io.h"
 #include "controller/objects.h"
 #include "sim/histogram.h"
+#include "sim/id_table.h"
 #include "sim/time.h"
 
 namespace afasim::controller {
@@ -130,9 +131,9 @@ class PerfCounters {
   Object* volume(Id volume_id, bool create);
   const Object* volume(Id volume_id) const { return const_cast<PerfCounters*>(this)->volume(volume_id, false); }
 
-  // By volume id (ids are small and dense, as VolumeTable's): one indexed load per host I/O,
-  // where a map walked ~10 cold nodes with 1,000 volumes.
-  std::vector<std::optional<Object>> volumes_;
+  // By volume id: a page and an entry per host I/O, where a map walked ~10 cold nodes with
+  // 1,000 volumes.
+  sim::IdTable<std::optional<Object>> volumes_;
   std::array<Object, 2> controllers_;
   std::vector<Object> drives_;
   Object array_;

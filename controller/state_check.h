@@ -20,9 +20,12 @@ namespace afasim::controller {
 // numbers as doubles (JavaScript) keeps exact. A create a microsecond would take 285 years to
 // get there, and a counter there is far from the int64 overflow.
 inline constexpr std::int64_t kMaxId = (std::int64_t{1} << 53) - 1;
-// Largest volume id: the data path and the QoS scheduler index their per-volume tables by
-// id, and the scheduler takes ids below 2^31 (qos/scheduler.cpp).
-inline constexpr std::int64_t kMaxVolumeId = (std::int64_t{1} << 31) - 1;
+// Largest volume id: the write cache keys a block by volume id and block number in 64 bits, 24
+// of them the volume's, one value kept back (controller::WriteCache::key); 16,777,214 volumes
+// created over an array's life. The per-volume tables (sim::IdTable) take memory for the ids
+// in use only, and 0.5 bytes per id for their page tables up to the largest (8 MB at the
+// ceiling).
+inline constexpr std::int64_t kMaxVolumeId = (std::int64_t{1} << 24) - 2;
 
 // "" when `s` is a state an array of `preset` can open; else what is wrong, naming the table
 // or meta key, the row and the value, as one sentence without the "state: " prefix.

@@ -7,9 +7,13 @@
 
 #include "controller/controller_pair.h"
 #include "controller/io_orchestrator.h"
+#include "controller/state_check.h"
 #include "sim/assert.h"
 
 namespace afasim::controller {
+
+// Every volume id an array hands out fits a block's key.
+static_assert(kMaxVolumeId < (Id{1} << 24) - 1, "WriteCache::key: the volume ids the array hands out");
 
 using sim::Status;
 using sim::Time;
@@ -81,18 +85,17 @@ void WriteCache::drop_range(VolumeRuntime& v, std::int64_t first_block, std::int
 void WriteCache::evict_clean(Id c) {
   PerController& cr = ctl(c);
   if (cr.cached_blocks <= capacity_blocks_ || cr.cached_blocks == cr.dirty_blocks) return;
-  for (std::size_t i = 0; i < ctx_.volumes.slots(); ++i) {
-    VolumeRuntime* vp = ctx_.volumes.slot(i);
-    if (vp == nullptr || pair_->owner(vp->id) != c) continue;
-    VolumeRuntime& v = *vp;
+  // By volume id from the lowest, until the cache is back within its capacity.
+  ctx_.volumes.find_cyclic(0, [&](VolumeRuntime& v) {
+    if (pair_->owner(v.id) != c) return false;
     while (cr.cached_blocks > capacity_blocks_ && !v.cache.clean_fifo.empty()) {
       const CacheFifoEntry e = v.cache.clean_fifo.front();
       v.cache.clean_fifo.pop_front();
       Block* blk = find(v.id, e.block);
       if (blk != nullptr && !blk->dirty && blk->queued == e.seq) drop_block(v, e.block, c);
     }
-    if (cr.cached_blocks <= capacity_blocks_) return;
-  }
+    return cr.cached_blocks <= capacity_blocks_;
+  });
 }
 
 [[gnu::hot]] bool WriteCache::read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy) {

@@ -54,17 +54,13 @@ bool WriteCache::destage_from(Id c, VolumeRuntime& v) {
 bool WriteCache::destage_one(Id c, VolumeRuntime* only) {
   if (only != nullptr) return destage_from(c, *only);
   PerController& cr = ctl(c);
-  const std::size_t n = ctx_.volumes.slots();
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t idx = (cr.destage_cursor + i) % n;
-    VolumeRuntime* v = ctx_.volumes.slot(idx);
-    if (v == nullptr || v->cache.dirty_blocks == 0 || pair_->owner(v->id) != c) continue;
-    if (destage_from(c, *v)) {
-      cr.destage_cursor = idx + 1;
-      return true;
-    }
-  }
-  return false;
+  // Round robin over the volumes by id, from the one after the last that destaged.
+  VolumeRuntime* v = ctx_.volumes.find_cyclic(cr.destage_cursor, [&](VolumeRuntime& v) {
+    return v.cache.dirty_blocks != 0 && pair_->owner(v.id) == c && destage_from(c, v);
+  });
+  if (v == nullptr) return false;
+  cr.destage_cursor = static_cast<std::size_t>(v->id) + 1;
+  return true;
 }
 
 std::size_t WriteCache::take_destage_slot(Id c, VolumeRuntime& v, std::int64_t first, std::int64_t end) {

@@ -343,15 +343,35 @@ int StreamDetector::match(std::size_t base, const VolumeStreams& v, std::int64_t
   return -1;
 }
 
-[[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  if (volume >= volumes_.size()) {
-    volumes_.resize(volume + 1);
+std::size_t StreamDetector::add_volume(std::uint64_t volume) {
+  std::size_t slot = volumes_.size();
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    volumes_.resize(slot + 1);
     next_offset_.resize(volumes_.size() * per_volume());
     last_use_.resize(volumes_.size() * per_volume());
     tails_.resize(volumes_.size() * per_volume());
   }
-  const std::size_t base = volume * per_volume();
-  VolumeStreams& v = volumes_[volume];
+  volumes_[slot] = {};
+  slot_of_.acquire(volume) = static_cast<std::uint32_t>(slot + 1);
+  return slot;
+}
+
+void StreamDetector::drop_volume(std::uint64_t volume) {
+  const std::uint32_t* slot = slot_of_.find(volume);
+  if (slot == nullptr || *slot == 0) return;
+  volumes_[*slot - 1] = {};
+  free_slots_.push_back(*slot - 1);
+  slot_of_.release(volume);
+}
+
+[[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  const std::uint32_t* known = slot_of_.find(volume);
+  const std::size_t slot = known != nullptr && *known != 0 ? *known - 1 : add_volume(volume);
+  const std::size_t base = slot * per_volume();
+  VolumeStreams& v = volumes_[slot];
   ++clock_;
   const std::int64_t end = offset + length;
   int s = match(base, v, offset, length);

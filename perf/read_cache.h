@@ -23,6 +23,7 @@
 
 #include "sim/action.h"
 #include "sim/cache_line_allocator.h"
+#include "sim/id_table.h"
 #include "sim/prefetch.h"
 #include "sim/slab.h"
 #include "sim/status.h"
@@ -172,21 +173,23 @@ class StreamDetector {
   // A read of `volume` is coming: starts loading what every read of it compares (its streams'
   // next offsets and last uses). Speed only.
   void prefetch(std::uint64_t volume) const {
-    if (volume >= volumes_.size()) return;
-    const std::size_t base = volume * per_volume();
+    const std::uint32_t* slot = slot_of_.find(volume);
+    if (slot == nullptr || *slot == 0) return;
+    const std::size_t base = (*slot - 1) * per_volume();
     for (std::size_t at = 0; at < per_volume(); at += kPerLine) {
       sim::prefetch(&next_offset_[base + at]);
       sim::prefetch(&last_use_[base + at]);
     }
   }
-  void drop_volume(std::uint64_t volume) {
-    if (volume < volumes_.size()) volumes_[volume] = {};
-  }
+  // The volume is gone: its streams' slot is free for another.
+  void drop_volume(std::uint64_t volume);
   std::int64_t streams_detected() const { return streams_detected_; }
 
  private:
   static constexpr std::size_t kPerLine = 64 / sizeof(std::int64_t);
-  // Stream s of volume v is entry v × streams_per_volume + s of each array below. What a
+  // Stream s of the volume in slot v is entry v × streams_per_volume + s of each array below
+  // (a volume takes a slot at its first read, slot_of_; the arrays grow with the volumes read,
+  // not with their ids: a volume id of a million took 272 bytes for each id below it). What a
   // random read compares and replaces (every stream's next offset; the least recently used)
   // sits in two lines per volume of eight streams, apart from what only a stream's own reads
   // use (its tail): a random read among 1,000 volumes finds its volume's lines cold, and
@@ -208,7 +211,11 @@ class StreamDetector {
   std::vector<std::int64_t, sim::CacheLineAllocator<std::int64_t>> next_offset_;  // where the next sequential read starts
   std::vector<std::uint64_t, sim::CacheLineAllocator<std::uint64_t>> last_use_;  // clock_ at the stream's last read
   std::vector<Tail> tails_;
-  std::vector<VolumeStreams> volumes_;  // by volume id (small and dense: controller::VolumeTable's ids)
+  std::vector<VolumeStreams> volumes_;  // by slot
+  sim::IdTable<std::uint32_t> slot_of_;  // by volume id: its slot + 1; 0 (or no page): none yet
+  std::vector<std::uint32_t> free_slots_;
+  // The slot of a volume read for the first time.
+  std::size_t add_volume(std::uint64_t volume);
   std::uint64_t clock_ = 0;
   std::int64_t streams_detected_ = 0;
 };

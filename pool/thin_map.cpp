@@ -22,9 +22,8 @@ Status ThinMap::attach(ThinVolume v, bool allocate_fixed) {
   const std::int64_t ext = extent_bytes(v.raid_type);
   v.map.clear();
   v.allocated = v.lost_extents = v.degraded_extents = 0;
-  const auto id = static_cast<std::size_t>(v.id);
-  if (id >= volumes_.size()) volumes_.resize(id + 1);
-  ThinVolume& attached = *(volumes_[id] = std::make_unique<ThinVolume>(std::move(v)));
+  const auto id = static_cast<std::uint64_t>(v.id);
+  ThinVolume& attached = *(volumes_.acquire(id) = std::make_unique<ThinVolume>(std::move(v)));
   resize_map(attached, static_cast<std::size_t>((attached.capacity_bytes + ext - 1) / ext));
   if (attached.fixed && allocate_fixed) {
     for (std::size_t i = 0; i < attached.map.size(); ++i) {
@@ -76,16 +75,15 @@ void ThinMap::detach(std::int64_t volume_id) {
   if (v == nullptr) return;
   for (std::uint32_t id : v->map)
     if (id != kNoExtent) release(id);
-  volumes_[static_cast<std::size_t>(volume_id)].reset();
-  map_views_[static_cast<std::size_t>(volume_id)] = MapView{};
+  volumes_.release(static_cast<std::uint64_t>(volume_id));
+  map_views_.release(static_cast<std::uint64_t>(volume_id));
 }
 
 void ThinMap::resize_map(ThinVolume& v, std::size_t entries) {
   AFASIM_ASSERT(entries <= UINT32_MAX, "pool::ThinMap: a map beyond 2^32 extents");
   v.map.resize(entries, kNoExtent);
-  const auto id = static_cast<std::size_t>(v.id);
-  if (id >= map_views_.size()) map_views_.resize(id + 1);
-  map_views_[id] = MapView{v.map.data(), static_cast<std::uint32_t>(v.map.size()), v.raid_type};
+  map_views_.acquire(static_cast<std::uint64_t>(v.id)) =
+      MapView{v.map.data(), static_cast<std::uint32_t>(v.map.size()), v.raid_type};
 }
 
 std::uint32_t ThinMap::place(ThinVolume& v, std::int64_t index, const std::vector<ChunkAddr>& members,

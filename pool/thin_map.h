@@ -21,6 +21,7 @@
 #include "pool/extent_record.h"
 #include "raid/engine.h"
 #include "raid/extent.h"
+#include "sim/id_table.h"
 #include "sim/status.h"
 
 namespace afasim::pool {
@@ -94,9 +95,9 @@ class ThinMap {
   void update_health(const raid::Extent& e, bool was_degraded, bool was_lost);
 
   ThinVolume* find(std::int64_t volume_id) {
-    return volume_id > 0 && static_cast<std::size_t>(volume_id) < volumes_.size()
-               ? volumes_[static_cast<std::size_t>(volume_id)].get()
-               : nullptr;
+    if (volume_id <= 0) return nullptr;
+    auto* slot = volumes_.find(static_cast<std::uint64_t>(volume_id));
+    return slot != nullptr ? slot->get() : nullptr;
   }
   const ThinVolume* find(std::int64_t volume_id) const { return const_cast<ThinMap*>(this)->find(volume_id); }
   // Where a volume's map entries are, from a table by volume id kept beside the volumes:
@@ -111,9 +112,8 @@ class ThinMap {
   };
   static_assert(sizeof(MapView) == 16, "a MapView in one cache line: 4 per line, none across");
   MapView map_view(std::int64_t volume_id) const {
-    return volume_id > 0 && static_cast<std::size_t>(volume_id) < map_views_.size()
-               ? map_views_[static_cast<std::size_t>(volume_id)]
-               : MapView{};
+    const MapView* view = volume_id > 0 ? map_views_.find(static_cast<std::uint64_t>(volume_id)) : nullptr;
+    return view != nullptr ? *view : MapView{};
   }
   // The extent covering `offset` of the volume, or nullptr (unallocated, unknown).
   raid::Extent* extent_at(const ThinVolume& v, std::int64_t offset);
@@ -121,8 +121,7 @@ class ThinMap {
   // Attached volumes, by id.
   template <typename F>
   void for_each_volume(F&& f) {
-    for (auto& v : volumes_)
-      if (v) f(*v);
+    volumes_.for_each([&](std::uint64_t, std::unique_ptr<ThinVolume>& v) { f(*v); });
   }
 
   raid::ExtentTable& extents() { return extents_; }
@@ -144,9 +143,9 @@ class ThinMap {
   raid::Engine& engine_;
   ExtentAllocator allocator_;
   raid::ExtentTable extents_;
-  // Indexed by volume id (ids are small and dense): the lookup is on every I/O's path.
-  std::vector<std::unique_ptr<ThinVolume>> volumes_;
-  std::vector<MapView> map_views_;  // by volume id, as volumes_ (map_view(), resize_map())
+  // By volume id: the lookup is on every I/O's path.
+  sim::IdTable<std::unique_ptr<ThinVolume>> volumes_;
+  sim::IdTable<MapView> map_views_;  // by volume id, as volumes_ (map_view(), resize_map())
   Listener listener_;
   std::function<void(std::uint32_t)> release_hook_;
 };

@@ -140,13 +140,13 @@ Scheduler::~Scheduler() {
 }
 
 [[gnu::hot]] Scheduler::Volume* Scheduler::find(VolumeId id) {
-  if (id < 1 || id >= static_cast<VolumeId>(volumes_.size())) return nullptr;
-  return volumes_[static_cast<std::size_t>(id)].get();
+  if (id < 1) return nullptr;
+  auto* slot = volumes_.find(static_cast<std::uint64_t>(id));
+  return slot != nullptr ? slot->get() : nullptr;
 }
 
 [[gnu::hot]] const Scheduler::Volume* Scheduler::find(VolumeId id) const {
-  if (id < 1 || id >= static_cast<VolumeId>(volumes_.size())) return nullptr;
-  return volumes_[static_cast<std::size_t>(id)].get();
+  return const_cast<Scheduler*>(this)->find(id);
 }
 
 std::optional<Settings> Scheduler::settings(VolumeId id) const {
@@ -172,8 +172,6 @@ Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings
   AFASIM_RETURN_IF_ERROR(validate(settings));
   if (find(id) != nullptr)
     return sim::conflict("volume " + std::to_string(id) + " is already scheduled");
-  if (static_cast<std::size_t>(id) >= volumes_.size())
-    volumes_.resize(static_cast<std::size_t>(id) + 1);
   auto v = std::make_unique<Volume>();
   const Time now = sim_.now();
   v->id = id;
@@ -181,7 +179,7 @@ Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings
   v->set_settings(settings);
   v->r_clock = v->m_clock = v->b_clock = now;
   if (v->has_min()) ++resources_[static_cast<std::size_t>(resource)].reserving_volumes;
-  volumes_[static_cast<std::size_t>(id)] = std::move(v);
+  volumes_.acquire(static_cast<std::uint64_t>(id)) = std::move(v);
   ++volume_count_;
   return Status::ok();
 }
@@ -253,7 +251,7 @@ std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
   if (v->has_min()) --resources_[static_cast<std::size_t>(v->resource)].reserving_volumes;
   for (const Request& r : v->queue) cookies.push_back(r.cookie);
   queued_total_ -= static_cast<std::int64_t>(v->queue.size());
-  volumes_[static_cast<std::size_t>(id)].reset();
+  volumes_.release(static_cast<std::uint64_t>(id));
   --volume_count_;
   return cookies;
 }

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/id_table.h"
 #include "sim/simulator.h"
 #include "sim/status.h"
 #include "sim/time.h"
@@ -219,8 +220,8 @@ class Scheduler {
   SchedulerOptions options_;
   Dispatcher& dispatcher_;
   std::vector<Resource> resources_;
-  // Indexed by volume id (ids are small and dense): the lookup is on every I/O's path.
-  std::vector<std::unique_ptr<Volume>> volumes_;
+  // By volume id: the lookup is on every I/O's path.
+  sim::IdTable<std::unique_ptr<Volume>> volumes_;
   std::int64_t volume_count_ = 0;
   std::uint64_t next_sequence_ = 0;
   std::int64_t queued_total_ = 0;
