@@ -124,6 +124,7 @@ class Timing {
   perf::ControllerResources& resources(Id c) { return *ctl_[static_cast<std::size_t>(c - 1)]; }
   const perf::ControllerResources& resources(Id c) const { return *ctl_[static_cast<std::size_t>(c - 1)]; }
   perf::Flow& flow() { return flow_; }
+  const perf::Flow& flow() const { return flow_; }
 
  private:
   // One SSD command queue as a perf::Server: admit() times the command on the SSD model.
@@ -176,6 +177,24 @@ class Timing {
   // Starts the stage; false when it had nothing to do (the program moves on at once).
   bool start_stage(std::uint32_t id, Stage s);
   bool start_phase(std::uint32_t id, int phase);
+  // A phase's operations being started: `n` of them in `phase`, joined by `join` (0 when n is
+  // 1), from r.ops[next_op] on.
+  struct PhaseStart {
+    std::uint32_t id;
+    int phase, n;
+    bool has_phase1;
+    std::uint32_t join;
+    std::size_t next_op;
+  };
+  static constexpr std::size_t kAllStarted = ~std::size_t{0};
+  // Journeys in flight at most (half perf::Flow::kMaxJourneys); past it a phase's other
+  // operations wait, and are looked at again every kDeferredPollNs.
+  static constexpr std::size_t kJourneyBudget = perf::Flow::kMaxJourneys / 2;
+  static constexpr sim::Time kDeferredPollNs = 10'000;
+  // Starts p's operations from p.next_op; kAllStarted, or the index it stopped at (the budget).
+  std::size_t start_ops(const PhaseStart& p);
+  void defer_ops(PhaseStart p, std::size_t next_op);
+  void arm_deferred_pump();
   // Phase 0's member reads of `r` (what a host read's command core posts); starts loading the
   // SSD model's state each will touch after the core. Speed only.
   int phase0_reads(const Req& r) const;
@@ -238,6 +257,8 @@ class Timing {
   std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller
   // Stable references (a journey may end inside another's start).
   sim::Slab<Req> reqs_;
+  std::deque<PhaseStart> deferred_ops_;  // phases whose other operations wait for the budget
+  bool deferred_pump_armed_ = false;
   TimingStats stats_;
 };
 
