@@ -61,6 +61,15 @@ void record_error(int status, const std::string& detail) {
     rec->outcome("rest.error", ByteWriter().u32(static_cast<std::uint32_t>(status)).str(detail).take());
 }
 
+void log_user_event(controller::Array& array, const std::string& actor, const std::string& object,
+                    const std::string& message) {
+  if (serve::Recorder* rec = serve::Recorder::active())
+    rec->request("user.event", ByteWriter().str(actor).str(object).str(message).take());
+  array.set_actor(actor);
+  (void)array.log_event(controller::Severity::kInfo, "user", object, message);
+  array.set_actor("");
+}
+
 namespace {
 
 // The request a recorded call describes, and the route it went to.
@@ -114,6 +123,11 @@ std::map<std::string, ReplayHandler> rest_replay_handlers(controller::Array& arr
       return;
     }
     throw std::invalid_argument("no route " + c.method + " " + c.route_path);
+  };
+  out["user.event"] = [&array](std::string_view payload) {
+    ByteReader r(payload);
+    const std::string actor = r.str(), object = r.str(), message = r.str();
+    log_user_event(array, actor, object, message);
   };
   return out;
 }

@@ -8,6 +8,11 @@
 // runs the same handler again with that request; its model work then happens inline.
 //
 // Each handler makes exactly one on_model call, so one request record is one call.
+//
+// A change of the users (/api/v1/users, Redfish's AccountService) changes api::Auth, outside
+// the model: what enters the model is only its event (category "user"), through
+// log_user_event, recorded as a "user.event" request. The users file and passwords are not
+// part of the session, so a password never reaches the record.
 #pragma once
 
 #include <functional>
@@ -70,11 +75,18 @@ auto recorded(const CallScope* scope, F& fn) -> std::invoke_result_t<F&> {
   }
 }
 
+// Model thread: logs the event (severity info, category "user") of a change of the users
+// made by `actor`, and records it as a "user.event" request (actor, object, message) when a
+// session is recorded. The message names the user and role, never a password.
+void log_user_event(controller::Array& array, const std::string& actor, const std::string& object,
+                    const std::string& message);
+
 using ReplayHandler = std::function<void(std::string_view payload)>;
 
-// The "rest" handler for `afasim replay`: builds the Endpoints over `array` and `inline_model`
-// (a serve::ModelThread in Inline mode) and runs each recorded call's handler. REQUIRES:
-// both outlive the handler.
+// The "rest" and "user.event" handlers for `afasim replay`: "rest" builds the Endpoints over
+// `array` and `inline_model` (a serve::ModelThread in Inline mode) and runs each recorded
+// call's handler; "user.event" logs the recorded event again. REQUIRES: both outlive the
+// handlers.
 std::map<std::string, ReplayHandler> rest_replay_handlers(controller::Array& array, serve::ModelThread& inline_model,
                                                           SystemIdentity identity);
 

@@ -15,6 +15,7 @@
 #include "app/commands.h"
 #include "app/session.h"
 #include "nbd/nbd_replay.h"
+#include "redfish/record.h"
 #include "serve/model_thread.h"
 #include "serve/session_record.h"
 
@@ -52,6 +53,13 @@ std::string describe(const Record& r) {
     if (r.kind == "rest") {
       const std::string method = in.str(), path = in.str(), id = in.str();
       what += " " + method + " " + path + (id.empty() ? "" : " (" + id + ")");
+    } else if (r.kind == "redfish") {
+      const std::string method = in.str();
+      what += " " + method + " " + in.str();
+    } else if (r.kind == "user.event") {
+      in.str();
+      in.str();
+      what += " \"" + in.str() + "\"";
     } else if (r.kind == "event") {
       in.i64();
       in.i64();
@@ -199,6 +207,10 @@ std::map<std::string, Handler> replay_handlers(controller::Array& array, serve::
                                                const std::string& system_name) {
   std::map<std::string, Handler> out = nbd::nbd_replay_handlers(array);
   for (auto& [kind, h] : api::rest_replay_handlers(array, inline_model, {system_name, AFASIM_VERSION}))
+    out[kind] = std::move(h);
+  // As afasim serve builds its Redfish service (its users and events do not reach the model).
+  const redfish::ServiceOptions redfish_options{system_name, AFASIM_VERSION, nullptr, nullptr};
+  for (auto& [kind, h] : redfish::redfish_replay_handlers(array, inline_model, redfish_options))
     out[kind] = std::move(h);
   out["serve.stop"] = [&array, system_name](std::string_view) { (void)stop_session(array, system_name); };
   return out;

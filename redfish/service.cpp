@@ -7,6 +7,7 @@
 #include "redfish/accounts.h"
 #include "redfish/internal.h"
 #include "redfish/query.h"
+#include "redfish/record.h"
 
 namespace afasim::redfish {
 
@@ -123,9 +124,11 @@ struct Service::Impl {
   }
 
   // A change on the model thread on behalf of the caller: refused with 503 while the array
-  // takes no management changes (api/views.h), its events name the caller.
+  // takes no management changes (api/views.h), its events name the caller. `fn` returns the
+  // answer's body (null for none), sent with `status`. Recorded, with its answer, when a
+  // session is recorded (redfish/record.h); a 503 never reached the model and is not.
   template <typename F>
-  auto change(const http::Request& r, F&& fn) {
+  json change(const http::Request& r, int status, F&& fn) {
     return model.call([&] {
       if (std::string why = api::management_unavailable(array); !why.empty())
         throw RedfishError(503, "ServiceTemporarilyUnavailable", why);
@@ -134,7 +137,7 @@ struct Service::Impl {
         ~Actor() { a.set_actor(""); }
       } actor{array};
       array.set_actor(r.principal.user);
-      return fn(array);
+      return recorded_change(r, status, [&] { return fn(array); });
     });
   }
 
@@ -147,7 +150,7 @@ struct Service::Impl {
               return guarded([&] {
                 no_query(r);
                 const json body = parse_body(r);
-                json made = change(r, [&](controller::Array& a) { return create(a, body); });
+                json made = change(r, 201, [&](controller::Array& a) { return create(a, body); });
                 http::Response res = json_response(201, made);
                 res.headers.set("Location", made["@odata.id"].get<std::string>());
                 return res;
@@ -162,9 +165,9 @@ struct Service::Impl {
               return guarded([&] {
                 no_query(r);
                 const auto if_match = if_match_revision(r);
-                change(r, [&](controller::Array& a) {
+                change(r, 204, [&](controller::Array& a) {
                   del(a, r.path_param("id"), if_match);
-                  return 0;
+                  return json();
                 });
                 return http::Response(204, "", "");
               });
@@ -179,7 +182,7 @@ struct Service::Impl {
                 no_query(r);
                 const auto if_match = if_match_revision(r);
                 const json body = parse_body(r);
-                json changed = change(r, [&](controller::Array& a) {
+                json changed = change(r, 200, [&](controller::Array& a) {
                   return patch_volume(a, r.path_param("id"), body, if_match);
                 });
                 return json_response(200, changed);

@@ -6,7 +6,9 @@
 record_replay: `afasim serve --record` under fio over NBD (verify=crc32c, flushes), ReST
 mutations and a drive failure; `afasim replay` must reproduce every record byte for byte
 (its own --record output is cmp-identical), and a record whose ReST body was changed must
-be reported as a divergence. bad_records: cut and damaged files get clear errors.
+be reported as a divergence. redfish_record_replay: the same with changes through Redfish
+(/redfish/v1: volumes, endpoint groups, connections, accounts) mixed with ReST ones and NBD
+writes; no password reaches the record. bad_records: cut and damaged files get clear errors.
 kill_after_flush: writes over NBD with FLUSH under load, SIGKILL of afasim serve, restart:
 every write acknowledged before a completed FLUSH reads back (docs/nbd.md).
 """
@@ -15,9 +17,12 @@ import os
 import random
 import re
 import signal
+import json
 import struct
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -171,6 +176,128 @@ def record_replay():
                "a BLOCK_STATUS past the volume's end in an edited record is a divergence, not an abort")
 
 
+# ---------------------------------------------------------------------------------------
+STORAGE = "/Storage/1"
+# Passwords of the accounts the Redfish session makes: none may appear in the record.
+OPS_PASSWORD, OPS_PASSWORD_2, WATCHER_PASSWORD = "ops-first-Pa55", "ops-second-Pa55", "watcher-Pa55-word"
+
+
+def redfish(s, method, path, body=None, headers=None, user=None):
+    """A request under /redfish/v1 with Basic credentials (the admin's, or `user`'s (name, password)):
+    (status, response headers, JSON document or None)."""
+    import base64
+    h = dict(headers or {})
+    h["Authorization"] = s.authorization() if user is None else \
+        "Basic " + base64.b64encode(f"{user[0]}:{user[1]}".encode()).decode()
+    data = None if body is None else json.dumps(body).encode()
+    if data is not None:
+        h["Content-Type"] = "application/json"
+    req = urllib.request.Request(f"{s.scheme}://127.0.0.1:{s.rest_port}/redfish/v1{path}", data=data, method=method,
+                                 headers=h)
+    try:
+        with urllib.request.urlopen(req, timeout=60, context=s.tls_context()) as r:
+            raw = r.read()
+            return r.status, dict(r.headers), (json.loads(raw) if raw else None)
+    except urllib.error.HTTPError as e:
+        raw = e.read()
+        return e.code, dict(e.headers), (json.loads(raw) if raw else None)
+
+
+def record_a_redfish_session(ws):
+    """ReST and Redfish changes, NBD writes to a Redfish volume through a Redfish connection, and
+    account changes through both APIs; returns (record path, Redfish changes that reached the
+    model, of them refused)."""
+    rec = ws.path("redfish.rec")
+    changes = refused = 0
+
+    def rf(s, method, path, body=None, status=200, headers=None, user=None):
+        nonlocal changes, refused
+        code, hdrs, doc = redfish(s, method, path, body, headers, user)
+        if code != status:
+            raise AssertionError(f"Redfish {method} {path} -> {code} (wanted {status}): {doc}")
+        if method != "GET" and not path.startswith("/AccountService"):
+            changes += 1
+            refused += code >= 400
+        return doc, hdrs
+
+    with Serve(ws.state, pace="realtime", extra=["--record", rec, "--payload", "memory"]) as s:
+        policy = s.ok("POST", "/qos-policies", {"name": "gold", "min_iops": 1000, "max_iops": 50000})["id"]
+        vol, _ = rf(s, "POST", STORAGE + "/Volumes", {"Name": "rf5", "CapacityBytes": 64 * MiB, "RAIDType": "RAID5"}, 201)
+        group, _ = rf(s, "POST", STORAGE + "/EndpointGroups",
+                      {"Name": "rfhost", "Oem": {"Afasim": {"Initiators": [{"Type": "nbd", "Address": "*"}]}}}, 201)
+        connect = {"VolumeInfo": [{"Volume": {"@odata.id": vol["@odata.id"]}, "AccessCapabilities": ["Read", "Write"]}],
+                   "Links": {"InitiatorEndpointGroups": [{"@odata.id": group["@odata.id"]}]}}
+        rf(s, "POST", STORAGE + "/Connections", connect, 201)
+        r10 = s.volume("r10", 32 * MiB, "RAID10")   # ReST, mapped to the Redfish host
+        s.map(r10, int(group["Id"]))
+        run(["fio", session_fio_job(ws.path("rf5.fio"), s.uri("rf5"), "randwrite", 21)], timeout=300)
+        run(["fio", session_fio_job(ws.path("r10.fio"), s.uri("r10"), "randrw", 22)], timeout=300)
+        # A PATCH with the ETag a GET gave (the GET is not recorded), then refusals that reached
+        # the model: the same ETag again (412) and an unknown property (400).
+        _, hdrs = rf(s, "GET", STORAGE + f"/Volumes/{vol['Id']}")
+        grow = {"CapacityBytes": 96 * MiB, "Oem": {"Afasim": {"QosPolicyId": policy}}}
+        rf(s, "PATCH", STORAGE + f"/Volumes/{vol['Id']}", grow, 200, {"If-Match": hdrs["ETag"]})
+        rf(s, "PATCH", STORAGE + f"/Volumes/{vol['Id']}", {"Name": "late"}, 412, {"If-Match": hdrs["ETag"]})
+        rf(s, "PATCH", STORAGE + f"/Volumes/{vol['Id']}", {"Bogus": 1}, 400)
+        # Made and deleted again: a fixed volume, its connection, a second endpoint group.
+        scratch, _ = rf(s, "POST", STORAGE + "/Volumes",
+                        {"Name": "scratch", "CapacityBytes": 16 * MiB, "ProvisioningPolicy": "Fixed"}, 201)
+        connect["VolumeInfo"][0]["Volume"]["@odata.id"] = scratch["@odata.id"]
+        conn, _ = rf(s, "POST", STORAGE + "/Connections", connect, 201)
+        rf(s, "DELETE", STORAGE + f"/Connections/{conn['Id']}", None, 204)
+        rf(s, "DELETE", STORAGE + f"/Volumes/{scratch['Id']}", None, 204)
+        group2, _ = rf(s, "POST", STORAGE + "/EndpointGroups", {"Name": "gone"}, 201)
+        rf(s, "DELETE", STORAGE + f"/EndpointGroups/{group2['Id']}", None, 204)
+        # Accounts through both APIs; the operator's own change through Redfish names it.
+        acct, _ = rf(s, "POST", "/AccountService/Accounts",
+                     {"UserName": "ops", "Password": OPS_PASSWORD, "RoleId": "Operator"}, 201)
+        rf(s, "PATCH", f"/AccountService/Accounts/{acct['Id']}", {"Password": OPS_PASSWORD_2})
+        s.ok("POST", "/users", {"name": "watcher", "role": "monitor", "password": WATCHER_PASSWORD})
+        rf(s, "POST", STORAGE + "/Volumes", {"Name": "ops-vol", "CapacityBytes": 16 * MiB}, 201,
+           user=("ops", OPS_PASSWORD_2))
+        rf(s, "DELETE", f"/AccountService/Accounts/{acct['Id']}", None, 204)
+        run(["fio", "--verify_only", session_fio_job(ws.path("rf5.fio"), s.uri("rf5"), "randwrite", 21)], timeout=300)
+        run(["fio", session_fio_job(ws.path("r10b.fio"), s.uri("r10"), "randwrite", 23)], timeout=300)
+        rf(s, "GET", STORAGE + "/Volumes")
+        admin_password = open(os.path.join(ws.state, "admin-password")).read().strip()
+    return rec, changes, refused, admin_password
+
+
+def redfish_record_replay():
+    require_tools("fio")
+    with Workspace() as ws:
+        rec, changes, refused, admin_password = record_a_redfish_session(ws)
+        header, records = read_session(rec)
+        kinds = {}
+        for r in records:
+            kinds[r[1]] = kinds.get(r[1], 0) + 1
+        log(f"{len(records)} records: {kinds}")
+        expect(kinds.get("redfish", 0) == changes == 13 and kinds.get("redfish.error", 0) == refused == 2 and
+               kinds.get("redfish.reply", 0) == changes - refused,
+               "every Redfish change that reached the model is a redfish request with its answer; reads are not")
+        expect(kinds.get("user.event", 0) == 4, "the account changes (3 Redfish, 1 ReST) are user.event requests")
+        expect(kinds.get("rest", 0) >= 3 and kinds.get("nbd.io", 0) > 50, "beside the ReST calls and NBD batches")
+        data = open(rec, "rb").read()
+        for secret in (OPS_PASSWORD, OPS_PASSWORD_2, WATCHER_PASSWORD, admin_password):
+            expect(secret.encode() not in data, f"no password in the record ({secret[:3]}...)")
+        expect(any(r[1] == "event" and r[4].endswith(struct.pack("<Q", 3) + b"ops") for r in records),
+               "the operator's Redfish change made an event that names it")
+
+        replayed = ws.path("replay.rec")
+        rc, text = replay(rec, "--record", replayed)
+        expect(rc == 0 and f"{len(records)} records reproduced byte for byte" in text,
+               "afasim replay reproduces a session mixing /api/v1 and /redfish/v1 changes")
+        expect(data == open(replayed, "rb").read(), "the replay's own record is byte-identical to the session's")
+
+        # Planted: without the first Redfish change, or the first account change, the replay
+        # must report a divergence (as it did for every Redfish session before they were recorded).
+        for kind in ("redfish", "user.event"):
+            first = next(i for i, r in enumerate(records) if r[1] == kind)
+            write_session(ws.path("planted.rec"), header, records[:first] + records[first + 1:])
+            rc, text = replay(ws.path("planted.rec"), check=False)
+            expect(rc == 1 and "diverged" in text, f"a record without its first {kind} request diverges")
+
+
 def bad_records():
     require_tools("fio")
     with Workspace() as ws:
@@ -279,4 +406,5 @@ def kill_after_flush():
 
 
 if __name__ == "__main__":
-    main({"record_replay": record_replay, "bad_records": bad_records, "kill_after_flush": kill_after_flush})
+    main({"record_replay": record_replay, "redfish_record_replay": redfish_record_replay,
+          "bad_records": bad_records, "kill_after_flush": kill_after_flush})
