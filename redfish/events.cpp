@@ -133,7 +133,8 @@ Events::Events(EventsOptions options) : options_(options) {
       options_.max_streams > 1024 || options_.queue_capacity < 1 || options_.delivery_retry_attempts < 0 ||
       options_.delivery_retry_attempts > 10 || options_.delivery_retry_interval_seconds < 1 ||
       options_.delivery_retry_interval_seconds > 3600 || options_.max_streams_per_address < 1 ||
-      options_.max_streams_per_address > options_.max_streams || options_.stream_max_age.count() < 1 ||
+      options_.max_streams_per_address > options_.max_streams || options_.max_streams_per_user < 1 ||
+      options_.max_streams_per_user > options_.max_streams || options_.stream_max_age.count() < 1 ||
       options_.stream_keep_alive < std::chrono::milliseconds(10) || options_.stream_keep_alive > std::chrono::minutes(10))
     throw std::invalid_argument(
         "EventsOptions: max_subscriptions and max_streams 1..1024, queue_capacity >= 1, delivery_retry_attempts 0..10, "
@@ -288,15 +289,28 @@ sim::Status Events::unsubscribe(std::int64_t id) {
   return sim::Status::ok();
 }
 
-bool Events::attach_stream(std::shared_ptr<http::StreamSink> sink, const std::string& address,
-                           std::function<bool()> authorized) {
-  std::lock_guard<std::mutex> lock(mu_);
+std::string Events::stream_refusal_locked(const std::string& address, const std::string& user) {
   std::erase_if(streams_, [](const Stream& s) { return s.sink->closed(); });
-  const auto from_address =
-      std::count_if(streams_.begin(), streams_.end(), [&](const Stream& s) { return s.address == address; });
-  if (streams_.size() >= options_.max_streams || static_cast<std::size_t>(from_address) >= options_.max_streams_per_address)
-    return false;
-  streams_.push_back({std::move(sink), address, std::move(authorized), std::chrono::steady_clock::now()});
+  const auto count = [&](auto&& pred) { return static_cast<std::size_t>(std::count_if(streams_.begin(), streams_.end(), pred)); };
+  if (streams_.size() < options_.max_streams &&
+      count([&](const Stream& s) { return s.address == address; }) < options_.max_streams_per_address &&
+      (user.empty() || count([&](const Stream& s) { return s.user == user; }) < options_.max_streams_per_user))
+    return "";
+  return "too many event streams are open (" + std::to_string(options_.max_streams) + " in all, " +
+         std::to_string(options_.max_streams_per_address) + " per client address, " +
+         std::to_string(options_.max_streams_per_user) + " per user); try again later";
+}
+
+std::string Events::stream_refusal(const std::string& address, const std::string& user) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stream_refusal_locked(address, user);
+}
+
+bool Events::attach_stream(std::shared_ptr<http::StreamSink> sink, const std::string& address,
+                           std::function<bool()> authorized, const std::string& user) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!stream_refusal_locked(address, user).empty()) return false;
+  streams_.push_back({std::move(sink), address, user, std::move(authorized), std::chrono::steady_clock::now()});
   return true;
 }
 

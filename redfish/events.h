@@ -45,7 +45,7 @@ namespace afasim::redfish {
 
 struct EventsOptions {
   std::size_t max_subscriptions = 16;  // 1..1024
-  std::size_t max_streams = 8;         // SSE streams at once, 1..1024
+  std::size_t max_streams = 16;        // SSE streams at once, 1..1024 (as /api/v1/events/stream)
   std::size_t queue_capacity = 1024;   // deliveries waiting for the sender, >= 1
   // A failed POST (no answer, or not 2xx) is tried again this many times, 0..10, each after
   // `delivery_retry_interval_seconds`, 1..3600 (EventService DeliveryRetryAttempts /
@@ -58,6 +58,9 @@ struct EventsOptions {
   // SSE streams from one client address, 1..max_streams; the same 4 as /api/v1/events/stream
   // (api::EventBusOptions), so that one client leaves the other slots to others.
   std::size_t max_streams_per_address = 4;
+  // SSE streams of one user, 1..max_streams: one user with several client addresses still
+  // leaves the other slots to others (hostile round 19: a monitor on two addresses held all 8).
+  std::size_t max_streams_per_user = 4;
   // A stream older than this is ended at the next keep-alive (an SSE client reconnects), as
   // api::EventBusOptions::max_age; > 0.
   std::chrono::milliseconds stream_max_age{std::chrono::hours(1)};
@@ -102,10 +105,14 @@ class Events {
   sim::Result<Subscription> subscribe(const std::string& destination, const std::string& context);
   std::vector<Subscription> subscriptions() const;
   sim::Status unsubscribe(std::int64_t id);  // kNotFound
-  // Adds an SSE stream from a client at `address` that lasts while `authorized` answers
-  // true (null: no such check); false at max_streams, or at max_streams_per_address from it.
+  // Adds an SSE stream from `user` at client `address` that lasts while `authorized` answers
+  // true (null: no such check); false at max_streams, max_streams_per_address from the
+  // address or max_streams_per_user of the user.
   bool attach_stream(std::shared_ptr<http::StreamSink> sink, const std::string& address = "",
-                     std::function<bool()> authorized = {});
+                     std::function<bool()> authorized = {}, const std::string& user = "");
+  // Why a stream from `user` at `address` would be refused now ("" when a slot is free): the
+  // SSE route answers 503 before it opens the stream.
+  std::string stream_refusal(const std::string& address, const std::string& user);
   std::int64_t dropped() const;  // deliveries dropped at the queue's bound
   const EventsOptions& options() const { return options_; }
 
@@ -125,9 +132,11 @@ class Events {
   struct Stream {
     std::shared_ptr<http::StreamSink> sink;
     std::string address;
+    std::string user;
     std::function<bool()> authorized;  // null: always
     std::chrono::steady_clock::time_point started;
   };
+  std::string stream_refusal_locked(const std::string& address, const std::string& user);  // REQUIRES: mu_ held
   void send_loop();
   void keep_loop();  // the keeper thread: keep-alive comments, old and unauthorized streams ended
   // Writes `text` to every stream still authorized; ends and forgets the others. REQUIRES: mu_ held.

@@ -303,16 +303,19 @@ std::vector<http::Route> Service::Impl::event_routes() {
   }));
   for (http::Route& r : subscription_routes()) out.push_back(std::move(r));
   out.push_back(route("GET", "/EventService/SSE", api::kMonitor, [this, &ev](http::Request& r) {
+    // Refused with 503 and Retry-After, as /api/v1/events/stream; a stream that lost the race
+    // for the last slot since gets the reason as a comment and ends.
+    if (const std::string why = ev.stream_refusal(r.remote_address, r.principal.user); !why.empty())
+      throw RedfishError(503, "ServiceTemporarilyUnavailable", "The event stream was not opened: " + why + ".");
     http::Response res(200, "", "text/event-stream");
     res.headers.set("Cache-Control", "no-cache");
     // The stream lasts while the credentials it was opened with hold (api::Auth::credential_check).
     std::function<bool()> authorized = options.auth ? options.auth->credential_check(r) : std::function<bool()>();
-    res.stream = [&ev, address = r.remote_address, authorized](std::shared_ptr<http::StreamSink> sink) {
+    res.stream = [&ev, address = r.remote_address, user = r.principal.user, authorized](std::shared_ptr<http::StreamSink> sink) {
       // retry: how long an EventSource waits before reconnecting, ms.
       if (!sink->write("retry: 2000\n\n")) return;
-      if (!ev.attach_stream(sink, address, authorized)) {
-        sink->write(": too many event streams are open (" + std::to_string(ev.options().max_streams) + " in all, " +
-                    std::to_string(ev.options().max_streams_per_address) + " per client address); try again later\n\n");
+      if (!ev.attach_stream(sink, address, authorized, user)) {
+        sink->write(": " + ev.stream_refusal(address, user) + "\n\n");
         sink->close();
       }
     };

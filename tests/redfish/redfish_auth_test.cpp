@@ -233,12 +233,14 @@ TEST_CASE("the Redfish SSE stream ends with its credentials: a deleted user, a r
   }
 }
 
-TEST_CASE("Redfish SSE streams are bounded per client address and by age, as /api/v1/events/stream") {
+TEST_CASE("Redfish SSE streams are bounded per client address, per user and by age, as /api/v1/events/stream") {
   // Hostile round 18: one monitor held all 8 streams for ever (no age, no per-address
   // bound), even after its deletion; the admin's stream got "too many event streams".
+  // Round 19: the refusal was a comment in a 200 stream; one user on two addresses held all 8.
   redfish::EventsOptions o;
   o.max_streams = 8;
   o.max_streams_per_address = 2;
+  o.max_streams_per_user = 2;
   o.stream_max_age = std::chrono::milliseconds(600);
   o.stream_keep_alive = std::chrono::milliseconds(50);
   RedfishServer s(o);
@@ -248,9 +250,10 @@ TEST_CASE("Redfish SSE streams are bounded per client address and by age, as /ap
   REQUIRE(a.wait_for("retry:"));
   REQUIRE(b.wait_for("retry:"));
   CHECK(a.wait_for(": keep-alive"));  // the keeper's comment
-  SseReader third(s.port(), kSse, as_admin);
-  CHECK(third.wait_ended());
-  CHECK(third.text().find(": too many event streams are open (8 in all, 2 per client address); try again later") !=
+  const Answer third = call(s.port(), "GET", kSse, nullptr, admin());
+  CHECK(third.status == 503);
+  CHECK(third.header("Retry-After") == "5");
+  CHECK(third.body.dump().find("too many event streams are open (8 in all, 2 per client address, 2 per user)") !=
         std::string::npos);
   // Both end at their age bound; then the address may open streams again.
   CHECK(a.wait_ended());
@@ -260,11 +263,39 @@ TEST_CASE("Redfish SSE streams are bounded per client address and by age, as /ap
   CHECK(!again.ended());
 }
 
+TEST_CASE("Redfish SSE: one user's streams are bounded whatever addresses they come from") {
+  // Hostile round 19: a monitor on 127.0.0.2 and 127.0.0.3 held all 8 slots for the hour its
+  // streams live, and the admin was refused. Addresses differ here only in name (the test's
+  // clients are all 127.0.0.1), so the per-address bound is set above the per-user one.
+  redfish::EventsOptions o;
+  o.max_streams = 8;
+  o.max_streams_per_address = 8;
+  o.max_streams_per_user = 3;
+  o.stream_max_age = std::chrono::seconds(3);  // a stream opened by mistake ends: the test fails, not hangs
+  o.stream_keep_alive = std::chrono::milliseconds(50);
+  RedfishServer s(o);
+  make_user(s, "mon", api::Role::kMonitor, "mon-password-1");
+  using afasim::testing::SseReader;
+  const auto as_mon = [](httplib::Client& c) { c.set_basic_auth("mon", "mon-password-1"); };
+  std::vector<std::unique_ptr<SseReader>> mon;
+  for (int i = 0; i < 3; ++i) {
+    mon.push_back(std::make_unique<SseReader>(s.port(), kSse, as_mon));
+    REQUIRE(mon.back()->wait_for("retry:"));
+  }
+  CHECK(call(s.port(), "GET", kSse, nullptr, basic("mon", "mon-password-1")).status == 503);
+  SseReader admin_stream(s.port(), kSse, [](httplib::Client& c) { c.set_basic_auth("admin", kAdminPassword); });
+  CHECK(admin_stream.wait_for("retry:"));  // the other slots are the others'
+  CHECK(!admin_stream.ended());
+}
+
 TEST_CASE("EventsOptions: the per-address bound, the age and the keep-alive period are checked") {
   redfish::EventsOptions o;
-  o.max_streams_per_address = 9;  // above max_streams (8)
+  o.max_streams_per_address = 17;  // above max_streams (16)
   CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
   o.max_streams_per_address = 4;
+  o.max_streams_per_user = 0;
+  CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
+  o.max_streams_per_user = 4;
   o.stream_max_age = std::chrono::milliseconds(0);
   CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
   o.stream_max_age = std::chrono::hours(1);
