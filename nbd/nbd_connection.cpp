@@ -257,7 +257,9 @@ asio::awaitable<void> Connection::run() {
     spdlog::debug("{}: {}", label_, message);
     controller::Array* array = core_->array;
     const std::string object = "volume/" + std::to_string(export_->volume_id);
-    core_->model->post([array, object, message] { log_nbd_event(*array, object, message); });
+    core_->model->post([array, limiter = &core_->event_limiter, object, message] {
+      log_nbd_event(*array, *limiter, object, message);
+    });
   }
 }
 

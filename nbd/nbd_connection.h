@@ -24,6 +24,7 @@
 
 #include "controller/array.h"
 #include "serve/model_thread.h"
+#include "nbd/connection_event_limiter.h"
 #include "nbd/nbd_exports.h"
 #include "nbd/nbd_protocol.h"
 #include "nbd/nbd_server.h"
@@ -70,6 +71,7 @@ struct ServerCore {
   std::atomic<std::int64_t> in_flight_high_water{0}, connections_idle_closed{0};
   std::atomic<std::int64_t> connections_io_timed_out{0};
   std::atomic<std::uint64_t> next_connection_id{1};
+  ConnectionEventLimiter event_limiter;  // model thread only
 
   // Live connections, to close them at stop(), and the admission counts. Guarded by
   // `registry_mu`: a connection is admitted (both counts checked and taken) under it.

@@ -368,7 +368,9 @@ void Connection::enter_transmission(ExportInfo e) {
   spdlog::debug("{}: {}", label_, message);
   controller::Array* array = core_->array;
   const std::string object = "volume/" + std::to_string(e.volume_id);
-  core_->model->post([array, object, message] { log_nbd_event(*array, object, message); });
+  core_->model->post([array, limiter = &core_->event_limiter, object, message] {
+    log_nbd_event(*array, *limiter, object, message);
+  });
   export_ = std::make_shared<const ExportInfo>(std::move(e));
 }
 

@@ -1,6 +1,7 @@
 // LUN masking for NBD clients and base:allocation from the thin map (nbd/nbd_exports.h),
 // on an Array driven directly (no server, no threads).
 #include "nbd/nbd_exports.h"
+#include "nbd/connection_event_limiter.h"
 
 #include <doctest/doctest.h>
 
@@ -125,4 +126,20 @@ TEST_CASE("base:allocation shows the thin map: allocated extents are data, the r
       f.volume("fixed", 2 * ext, raid::RaidType::kRaid10, controller::Provisioning::kFixed);
   CHECK(allocation_map(*f.array, fixed, 0, 2 * e32, false) ==
         std::vector<proto::BlockDescriptor>{{2 * e32, 0}});
+}
+
+TEST_CASE("connection events: 64 of a client at once, then one a simulated second, the left-out count told with the next") {
+  // Hostile round 19: a client with no credentials that only connected and disconnected wrote
+  // 517 events a second to the log, which pushed every other event out of the filtered views.
+  afasim::nbd::detail::ConnectionEventLimiter limiter;
+  const auto event = [](const std::string& address) { return "NBD client " + address + " connected to volume \"v\""; };
+  for (int i = 0; i < 64; ++i) REQUIRE(limiter.admit(event("10.0.0.7"), 0) == event("10.0.0.7"));
+  CHECK(limiter.admit(event("10.0.0.7"), 0).empty());
+  CHECK(limiter.admit(event("10.0.0.7"), 999'999'999).empty());
+  CHECK(limiter.admit(event("10.0.0.8"), 999'999'999) == event("10.0.0.8"));  // another client: its own 64
+  const std::string next = limiter.admit(event("10.0.0.7"), 1'000'000'000);
+  CHECK(next.starts_with(event("10.0.0.7") + " (2 connection events of this client before it were left out"));
+  CHECK(limiter.admit(event("10.0.0.7"), 1'500'000'000).empty());
+  // A quiet minute refills the bucket.
+  for (int i = 0; i < 60; ++i) CHECK(!limiter.admit(event("10.0.0.7"), 61'000'000'000).empty());
 }
