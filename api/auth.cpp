@@ -114,7 +114,6 @@ struct Auth::Impl {
     std::chrono::steady_clock::time_point since;
   };
   std::unordered_map<std::string, Failures> failures;
-  Failures all_failures;  // from every address (AuthOptions::failed_logins_per_minute_all)
   bool created_admin = false;
   // Moves with every change that can end a credential (a password, a user or a session
   // deleted), under mu: a credential_check() looks again only when it moved.
@@ -442,36 +441,17 @@ std::function<bool()> Auth::credential_check(const http::Request& r) const {
   };
 }
 
-namespace {
-
-// Seconds until the minute since `since` is over, when `count` failures in it reach `limit`; else 0.
-std::int64_t wait_for(int count, std::chrono::steady_clock::time_point since, int limit) {
-  if (count < limit) return 0;
-  const auto left = std::chrono::minutes(1) - (std::chrono::steady_clock::now() - since);
+std::int64_t Auth::login_wait_s(const std::string& address) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->failures.find(address);
+  if (it == impl_->failures.end() || it->second.count < impl_->options.failed_logins_per_minute) return 0;
+  const auto left = std::chrono::minutes(1) - (std::chrono::steady_clock::now() - it->second.since);
   return std::max<std::int64_t>(0, std::chrono::ceil<std::chrono::seconds>(left).count());
 }
 
-}  // namespace
-
-std::int64_t Auth::login_wait_s(const std::string& address) const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  const auto it = impl_->failures.find(address);
-  const std::int64_t by_address =
-      it == impl_->failures.end() ? 0 : wait_for(it->second.count, it->second.since, impl_->options.failed_logins_per_minute);
-  const Impl::Failures& all = impl_->all_failures;
-  return std::max(by_address, wait_for(all.count, all.since, impl_->options.failed_logins_per_minute_all));
-}
-
 std::string Auth::too_many_failed_logins(const std::string& address, std::int64_t wait_s) const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  const auto it = impl_->failures.find(address);
-  if (it != impl_->failures.end() &&
-      wait_for(it->second.count, it->second.since, impl_->options.failed_logins_per_minute) > 0)
-    return std::to_string(impl_->options.failed_logins_per_minute) + " failed logins from " + address +
-           " within a minute; try again in " + std::to_string(wait_s) + " s";
-  return std::to_string(impl_->options.failed_logins_per_minute_all) +
-         " failed logins from all addresses within a minute; until it is over only session tokens and passwords "
-         "verified before are accepted; try again in " + std::to_string(wait_s) + " s";
+  return std::to_string(impl_->options.failed_logins_per_minute) + " failed logins from " + address +
+         " within a minute; try again in " + std::to_string(wait_s) + " s";
 }
 
 void Auth::login_failed(const std::string& address) {
@@ -480,11 +460,9 @@ void Auth::login_failed(const std::string& address) {
   // Addresses whose minute is over go, so the table holds at most the addresses that failed
   // in the last minute.
   std::erase_if(impl_->failures, [now](const auto& f) { return now - f.second.since >= std::chrono::minutes(1); });
-  for (Impl::Failures* f : {&impl_->failures[address], &impl_->all_failures}) {
-    if (f->count > 0 && now - f->since >= std::chrono::minutes(1)) f->count = 0;
-    if (f->count == 0) f->since = now;
-    ++f->count;
-  }
+  Impl::Failures& f = impl_->failures[address];
+  if (f.count == 0) f.since = now;
+  ++f.count;
 }
 
 bool Auth::check_password(const std::string& user, const std::string& password) {

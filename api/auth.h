@@ -86,12 +86,6 @@ struct AuthOptions {
   // 3.6 s behind 64 such connections and 16.9 s behind 200 (hostile round 14). 10: a person
   // mistyping gets ten tries a minute. 1..100000.
   int failed_logins_per_minute = 10;
-  // The same, from all addresses together: past it a password not yet verified is 429 from
-  // every address until the minute is over (sessions and passwords verified before still
-  // pass). The per-address bound alone let wrong passwords spread over 200 loopback addresses
-  // queue hashes ahead of a valid token's GET /system for 5.6 s (hostile round 19). 100: ten
-  // people mistyping at once; at most 4 s of hashing a minute. 1..100000.
-  int failed_logins_per_minute_all = 100;
 };
 
 // Password rules: 8..1024 bytes (a passphrase may be long; the hash reads all of it).
