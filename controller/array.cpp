@@ -204,7 +204,8 @@ Status Array::on_extent_changed(DataPath::ExtentChange change, const ExtentRecor
   // under the payload does, with the same one critical event per episode (hostile round 18:
   // the commit's "unavailable" reached NBD clients as ESHUTDOWN, "the server is going away").
   const Status st = commit_to_journal(c);
-  if (st.is_ok() || st.code() == sim::Code::kNoSpace) data_->context().note_host_disk(st);
+  if (st.is_ok() || st.code() == sim::Code::kNoSpace)
+    data_->context().note_host_disk(st, ArrayContext::HostFile::kStateDb);
   return st;
 }
 

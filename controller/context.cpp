@@ -13,17 +13,20 @@ static_assert(offsetof(VolumeRuntime, stats) + offsetof(VolumeIoStats, read_byte
 static_assert((offsetof(VolumeRuntime, cache) + offsetof(CacheVolume, cached_blocks)) / 64 == 1,
               "VolumeRuntime: the write cache's count of blocks in the second line");
 
-void ArrayContext::note_host_disk(const sim::Status& st) const {
+void ArrayContext::note_host_disk(const sim::Status& st, HostFile file) const {
+  bool& full = host_disk_full[static_cast<std::size_t>(file)];
+  const char* what = file == HostFile::kPayload ? "payload writes" : "the thin map's commits to afasim.db";
   if (st.is_ok()) {
-    if (!host_disk_full) return;
-    host_disk_full = false;
-    emit(Severity::kInfo, "system", "", "host file system has space again: payload writes succeed");
+    if (!full) return;
+    full = false;
+    emit(Severity::kInfo, "system", "", std::string("host file system has space again: ") + what + " succeed");
     return;
   }
-  if (st.code() != sim::Code::kNoSpace || host_disk_full) return;
-  host_disk_full = true;
+  if (st.code() != sim::Code::kNoSpace || full) return;
+  full = true;
   emit(Severity::kCritical, "system", "",
-       "host file system full: a write to it failed (" + st.message() + "); writes fail with ENOSPC until space is freed");
+       std::string("host file system full: ") + what + " fail (" + st.message() +
+           "); writes that need them fail with ENOSPC until space is freed");
 }
 
 void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::string& why, bool rebuilding) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -171,9 +172,14 @@ struct ArrayContext {
   // move target and the wear leveler wakes on member writes).
   std::function<void(const raid::Plan&)> after_execute;
 
-  // True from a payload write that failed because the host's file system is full until the
-  // next one that succeeds (one event each way, issue 14 item 6).
-  mutable bool host_disk_full = false;
+  // What on the host's file system a write went to: the SSDs' payload files, or afasim.db (a
+  // thin extent's map entry). Each has its own episode: a payload write that succeeds says
+  // nothing of the database, which may still be full (review, round 19: one flag for both
+  // raised a critical/all-clear pair at every switch between the two kinds of write).
+  enum class HostFile { kPayload, kStateDb };
+  // True from a write to that file that failed because the host's file system is full until
+  // the next one that succeeds (one event each way, issue 14 item 6).
+  mutable std::array<bool, 2> host_disk_full{};
 
   // Moves `plan`'s bytes (raid::Engine::execute) and tells after_execute. A kNoSpace from
   // the payload (the host's file system is full, not the SSD) raises one critical event per
@@ -184,7 +190,7 @@ struct ArrayContext {
     if (plan.member_writes || st.code() == sim::Code::kNoSpace) note_host_disk(st);
     return st;
   }
-  void note_host_disk(const sim::Status& st) const;
+  void note_host_disk(const sim::Status& st, HostFile file = HostFile::kPayload) const;
 
   void emit(Severity s, std::string category, std::string object, std::string message) const {
     if (events) events(s, std::move(category), std::move(object), std::move(message));
