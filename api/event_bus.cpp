@@ -82,6 +82,8 @@ EventBus::EventBus(EventBusOptions options) : options_(options) {
     throw std::invalid_argument("EventBus: max_subscribers must be 1..4096");
   if (options_.max_per_address < 1 || options_.max_per_address > options_.max_subscribers)
     throw std::invalid_argument("EventBus: max_per_address must be 1..max_subscribers");
+  if (options_.max_per_user < 1 || options_.max_per_user > options_.max_subscribers)
+    throw std::invalid_argument("EventBus: max_per_user must be 1..max_subscribers");
   if (options_.queue_capacity < 1) throw std::invalid_argument("EventBus: queue_capacity must be >= 1");
   if (options_.max_age.count() < 1) throw std::invalid_argument("EventBus: max_age must be positive");
 }
@@ -96,18 +98,22 @@ void EventBus::prune_locked() {
 }
 
 std::shared_ptr<EventBus::Subscription> EventBus::subscribe(EventQuery filter, const std::string& address,
-                                                            std::function<bool()> authorized) {
+                                                            std::function<bool()> authorized, const std::string& user) {
   std::lock_guard<std::mutex> lock(mu_);
   prune_locked();
   if (subscribers_.size() >= options_.max_subscribers) return nullptr;
-  std::size_t from_address = 0;
+  std::size_t from_address = 0, of_user = 0;
   for (const auto& w : subscribers_)
-    if (auto s = w.lock(); s && s->address() == address) ++from_address;
-  if (from_address >= options_.max_per_address) return nullptr;
+    if (auto s = w.lock()) {
+      from_address += s->address() == address;
+      of_user += !user.empty() && s->user() == user;
+    }
+  if (from_address >= options_.max_per_address || of_user >= options_.max_per_user) return nullptr;
   // The cursor and page fields are the stream's business, not the filter's.
   filter.after.reset();
   filter.before.reset();
-  std::shared_ptr<Subscription> s(new Subscription(std::move(filter), address, options_.queue_capacity, std::move(authorized)));
+  std::shared_ptr<Subscription> s(
+      new Subscription(std::move(filter), address, user, options_.queue_capacity, std::move(authorized)));
   subscribers_.push_back(s);
   return s;
 }

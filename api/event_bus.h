@@ -10,8 +10,8 @@
 //   stream_buffer_max_bytes): a client that does not keep up has its stream closed, and
 //   reconnects with Last-Event-ID to read the rest from the log;
 // - a subscription not yet attached holds at most `queue_capacity` events (then it closes);
-// - at most `max_subscribers` streams at once, `max_per_address` from one client address;
-//   subscribe() returns null beyond either (the handler answers 503);
+// - at most `max_subscribers` streams at once, `max_per_address` from one client address,
+//   `max_per_user` of one user; subscribe() returns null beyond any (the handler answers 503);
 // - keep_alive() (the server calls it every `keep_alive` period) writes an SSE comment to
 //   every stream, so that a client that went away is noticed and its slot freed, and ends
 //   the streams older than `max_age` (an EventSource reconnects where it stopped), so that
@@ -43,6 +43,9 @@ namespace afasim::api {
 struct EventBusOptions {
   std::size_t max_subscribers = 16;  // streams at once, 1..4096
   std::size_t max_per_address = 4;   // streams from one client address, 1..max_subscribers
+  // Streams of one user whatever its addresses, 1..max_subscribers: one monitor on several
+  // addresses leaves the other slots to others (hostile round 19, on Redfish's streams).
+  std::size_t max_per_user = 4;
   std::size_t queue_capacity = 4096; // events a stream not yet attached may hold, >= 1
   // A stream older than this is ended at the next keep_alive(); the client reconnects.
   std::chrono::milliseconds max_age{std::chrono::hours(1)};
@@ -60,11 +63,13 @@ class EventBus {
     // Ends the stream (its last chunk is sent when attached); idempotent.
     void close();
     const std::string& address() const { return address_; }
+    const std::string& user() const { return user_; }
 
    private:
     friend class EventBus;
-    Subscription(EventQuery filter, std::string address, std::size_t capacity, std::function<bool()> authorized)
-        : filter_(std::move(filter)), address_(std::move(address)), capacity_(capacity),
+    Subscription(EventQuery filter, std::string address, std::string user, std::size_t capacity,
+                 std::function<bool()> authorized)
+        : filter_(std::move(filter)), address_(std::move(address)), user_(std::move(user)), capacity_(capacity),
           authorized_(std::move(authorized)), started_(std::chrono::steady_clock::now()) {}
     // False (and closed) when the credentials no longer hold. REQUIRES: mu_ held.
     bool authorized_locked();
@@ -75,6 +80,7 @@ class EventBus {
 
     const EventQuery filter_;
     const std::string address_;
+    const std::string user_;  // "" without authentication
     const std::size_t capacity_;
     const std::function<bool()> authorized_;  // null: always
     const std::chrono::steady_clock::time_point started_;
@@ -90,10 +96,11 @@ class EventBus {
   ~EventBus();  // close_all()
 
   // A stream of the events matching `filter` published from now on, for a client at
-  // `address`, that lasts while `authorized` answers true (null: no such check); null when
-  // max_subscribers streams are open, or max_per_address from it.
+  // `address` as `user` ("" without authentication), that lasts while `authorized` answers
+  // true (null: no such check); null when max_subscribers streams are open, max_per_address
+  // from the address or max_per_user of the user.
   std::shared_ptr<Subscription> subscribe(EventQuery filter, const std::string& address = "",
-                                          std::function<bool()> authorized = {});
+                                          std::function<bool()> authorized = {}, const std::string& user = "");
   void publish(const controller::Event& e);
   // Writes a keep-alive comment to every attached stream and ends those older than max_age;
   // forgets the closed ones.

@@ -212,7 +212,7 @@ class RestServer::Impl {
     std::shared_ptr<EventBus::Subscription> sub;
     std::vector<controller::Event> backlog;
     model_.call([&] {
-      sub = options_.events->subscribe(q, req.remote_address, std::move(authorized));
+      sub = options_.events->subscribe(q, req.remote_address, std::move(authorized), req.principal.user);
       if (!sub || !q.after) return;
       for (const auto& e : array_.recent_events())
         if (e.id > *q.after && q.matches(e)) backlog.push_back(e);
@@ -222,7 +222,8 @@ class RestServer::Impl {
       http::Response busy = problem(
           ApiError(503, problem::kUnavailable,
                    "too many event streams are open (" + std::to_string(o.max_subscribers) + " in all, " +
-                       std::to_string(o.max_per_address) + " per client address); try again later"),
+                       std::to_string(o.max_per_address) + " per client address, " + std::to_string(o.max_per_user) +
+                       " per user); try again later"),
           req.path);
       busy.headers.set("Retry-After", "5");
       return busy;

@@ -377,12 +377,39 @@ TEST_CASE("/metrics, the event stream and the page obey the authentication: 401 
   CHECK(raw(fx.port(), "GET", "/app.js", "").status == 200);
 }
 
+TEST_CASE("event streams are bounded per user, whatever addresses the user's streams come from") {
+  // Hostile round 19 (on Redfish's streams, the same bound here): a monitor on two addresses
+  // held every slot for the hour a stream lives, and the admin's was refused.
+  EventBusOptions o;
+  o.max_subscribers = 4;
+  o.max_per_address = 4;
+  o.max_per_user = 2;
+  ObserveFixture fx(o, std::chrono::milliseconds(50));
+  using afasim::testing::RawSocket;
+  using afasim::testing::status_of;
+  RawSocket a(fx.port(), "127.0.0.2"), b(fx.port(), "127.0.0.3"), c(fx.port(), "127.0.0.4");
+  REQUIRE(a.send(stream_request()));
+  REQUIRE(b.send(stream_request()));
+  CHECK(status_of(a.read_until("retry:", std::chrono::seconds(5))) == 200);
+  CHECK(status_of(b.read_until("retry:", std::chrono::seconds(5))) == 200);
+  REQUIRE(c.send(stream_request()));  // the admin's third, from a third address
+  const std::string third = c.read_until("\r\n\r\n", std::chrono::seconds(5));
+  CHECK(status_of(third) == 503);
+  REQUIRE(fx.auth().create_user("watcher", Role::kMonitor, "watch-only-1").is_ok());
+  RawSocket w(fx.port(), "127.0.0.4");
+  REQUIRE(w.send("GET /api/v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 "Authorization: Basic d2F0Y2hlcjp3YXRjaC1vbmx5LTE=\r\n\r\n"));  // watcher:watch-only-1
+  CHECK(status_of(w.read_until("retry:", std::chrono::seconds(5))) == 200);  // another user: served
+  CHECK(fx.bus().subscribers() == 3);
+}
+
 TEST_CASE("event streams are bounded: per client address, in all, a reader that stops reading, and by age") {
   // 3 streams in all, 2 per address; a stream ends after 600 ms (then the client reconnects);
   // keep-alive comments every 50 ms find the clients that went away.
   EventBusOptions o;
   o.max_subscribers = 3;
   o.max_per_address = 2;
+  o.max_per_user = 3;
   o.max_age = std::chrono::milliseconds(600);
   ObserveFixture fx(o, std::chrono::milliseconds(50));
   Http http = fx.client();
