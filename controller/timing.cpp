@@ -173,7 +173,8 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   // needs no join: its journey's end resumes the request (at the same point: it starts last).
   const std::uint32_t join = n == 1 ? 0 : flow_.join(n + 1, resume(id));
   const PhaseStart p{id, phase, n, has_phase1, join, 0};
-  if (const std::size_t stopped = start_ops(p); stopped != kAllStarted) defer_ops(p, stopped);
+  if (!deferred_ops_.empty()) defer_ops(p, 0);  // behind the phases already waiting
+  else if (const std::size_t stopped = start_ops(p); stopped != kAllStarted) defer_ops(p, stopped);
   return true;
 }
 

@@ -257,7 +257,9 @@ class Timing {
   std::vector<std::unique_ptr<HostCores>> host_cores_;  // per controller
   // Stable references (a journey may end inside another's start).
   sim::Slab<Req> reqs_;
-  std::deque<PhaseStart> deferred_ops_;  // phases whose other operations wait for the budget
+  // Phases whose other operations wait for the budget, first come first started: at most one
+  // per request in flight (a request's phases run one after another).
+  std::deque<PhaseStart> deferred_ops_;
   bool deferred_pump_armed_ = false;
   TimingStats stats_;
 };

@@ -55,11 +55,11 @@ bool WriteCache::destage_one(Id c, VolumeRuntime* only) {
   if (only != nullptr) return destage_from(c, *only);
   PerController& cr = ctl(c);
   // Round robin over the volumes by id, from the one after the last that destaged.
-  VolumeRuntime* v = ctx_.volumes.find_cyclic(cr.destage_cursor, [&](VolumeRuntime& v) {
+  VolumeRuntime* done = ctx_.volumes.find_cyclic(cr.destage_cursor, [&](VolumeRuntime& v) {
     return v.cache.dirty_blocks != 0 && pair_->owner(v.id) == c && destage_from(c, v);
   });
-  if (v == nullptr) return false;
-  cr.destage_cursor = static_cast<std::size_t>(v->id) + 1;
+  if (done == nullptr) return false;
+  cr.destage_cursor = static_cast<std::size_t>(done->id) + 1;
   return true;
 }
 

@@ -31,7 +31,9 @@ Time add(Time t, Time d) {
   return std::min(kNever, t + d);
 }
 
-constexpr std::int64_t kMaxVolumeId = std::int64_t{1} << 31;
+// The scheduler's own bound on the ids it takes (the array hands out far fewer:
+// controller::kMaxVolumeId).
+constexpr std::int64_t kIdsBelow = std::int64_t{1} << 31;
 
 }  // namespace
 
@@ -165,7 +167,7 @@ std::optional<Settings> Scheduler::settings(VolumeId id) const {
 // Volumes
 
 Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings) {
-  if (id < 1 || id >= kMaxVolumeId)
+  if (id < 1 || id >= kIdsBelow)
     return sim::invalid_argument("volume id out of range: " + std::to_string(id));
   if (resource < 0 || resource >= resource_count())
     return sim::invalid_argument("no resource " + std::to_string(resource));

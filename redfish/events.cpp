@@ -138,7 +138,8 @@ Events::Events(EventsOptions options) : options_(options) {
       options_.stream_keep_alive < std::chrono::milliseconds(10) || options_.stream_keep_alive > std::chrono::minutes(10))
     throw std::invalid_argument(
         "EventsOptions: max_subscriptions and max_streams 1..1024, queue_capacity >= 1, delivery_retry_attempts 0..10, "
-        "delivery_retry_interval_seconds 1..3600, max_streams_per_address 1..max_streams, stream_max_age > 0, "
+        "delivery_retry_interval_seconds 1..3600, max_streams_per_address and max_streams_per_user 1..max_streams, "
+        "stream_max_age > 0, "
         "stream_keep_alive 10 ms..10 min");
   sender_ = std::thread([this] { send_loop(); });
   keeper_ = std::thread([this] { keep_loop(); });

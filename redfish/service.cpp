@@ -315,7 +315,8 @@ std::vector<http::Route> Service::Impl::event_routes() {
       // retry: how long an EventSource waits before reconnecting, ms.
       if (!sink->write("retry: 2000\n\n")) return;
       if (!ev.attach_stream(sink, address, authorized, user)) {
-        sink->write(": " + ev.stream_refusal(address, user) + "\n\n");
+        const std::string why = ev.stream_refusal(address, user);
+        sink->write(": " + (why.empty() ? std::string("too many event streams are open; try again later") : why) + "\n\n");
         sink->close();
       }
     };

@@ -57,13 +57,13 @@ class IdTable {
     --ids_in_use_;
     if (page.in_use.none()) pages_[p].reset();
   }
-  // f(id, T&) for every id in use, ascending.
+  // f(id, T&) for every id in use, ascending. f may release ids (its own included): an id it
+  // releases ahead is not visited. REQUIRES: f acquires none.
   template <typename F>
   void for_each(F&& f) {
     for (std::uint64_t p = 0; p < pages_.size(); ++p)
-      if (pages_[p])
-        for (std::uint64_t i = 0; i < kPageSize; ++i)
-          if (pages_[p]->in_use.test(i)) f((p << kPageBits) | i, pages_[p]->entries[i]);
+      for (std::uint64_t i = 0; i < kPageSize && pages_[p]; ++i)
+        if (pages_[p]->in_use.test(i)) f((p << kPageBits) | i, pages_[p]->entries[i]);
   }
   template <typename F>
   void for_each(F&& f) const {

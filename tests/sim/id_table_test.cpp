@@ -81,3 +81,16 @@ TEST_CASE("IdTable::find_cyclic walks the ids in use from the cursor round to it
   table.release(3);
   CHECK(table.find_cyclic(19, [](std::uint64_t id, int&) { return id % 2 == 1; }) == 17);
 }
+
+TEST_CASE("IdTable::for_each visits every id in use while its callback releases them, pages included") {
+  IdTable<int> table;
+  for (const std::uint64_t id : {1ULL, 2ULL, 15ULL, 16ULL, 40ULL}) table.acquire(id) = 1;
+  std::vector<std::uint64_t> seen;
+  table.for_each([&](std::uint64_t id, int&) {
+    seen.push_back(id);
+    table.release(id);  // the last of a page frees it under the walk
+  });
+  CHECK(seen == std::vector<std::uint64_t>{1, 2, 15, 16, 40});
+  CHECK(table.pages() == 0);
+  CHECK(table.ids_in_use() == 0);
+}
