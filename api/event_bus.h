@@ -43,12 +43,12 @@ namespace afasim::api {
 struct EventBusOptions {
   std::size_t max_subscribers = 16;  // streams at once, 1..4096
   std::size_t max_per_address = 4;   // streams from one client address, 1..max_subscribers
-  // Streams of one user whatever its addresses, 1..max_subscribers: one monitor on several
-  // addresses leaves the other slots to others (hostile round 19, on Redfish's streams).
-  std::size_t max_per_user = 4;
   std::size_t queue_capacity = 4096; // events a stream not yet attached may hold, >= 1
   // A stream older than this is ended at the next keep_alive(); the client reconnects.
   std::chrono::milliseconds max_age{std::chrono::hours(1)};
+  // Streams of one user whatever its addresses, 1..max_subscribers: one monitor on several
+  // addresses leaves the other slots to others (hostile round 19, on Redfish's streams).
+  std::size_t max_per_user = 4;
 };
 
 class EventBus {

@@ -266,7 +266,9 @@ TEST_CASE("GET /alerts lists what is wrong now; the stream and the log carry rai
 }
 
 TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new event") {
-  ObserveFixture fx(EventBusOptions{1, 1});
+  EventBusOptions one;
+  one.max_subscribers = one.max_per_address = one.max_per_user = 1;
+  ObserveFixture fx(one);
   Http http = fx.client();
   make_volume(http, "a");
   const auto newest = http.get("/events").body["next_after"].get<std::int64_t>();

@@ -102,6 +102,18 @@ class Page:
 
         self.wait.until(chosen, message=f"{form}: choose {text!r} for {name}")
 
+    def click(self, xpath, what):
+        # The page re-renders its tables when they refresh: a button found just before may be
+        # gone when clicked (StaleElementReferenceException: a fresh clone's make test met it once); find it again.
+        def clicked(d):
+            try:
+                d.find_element(By.XPATH, xpath).click()
+                return True
+            except StaleElementReferenceException:
+                return False
+
+        self.wait.until(clicked, message=what)
+
     def text_of(self, selector):
         return self.d.find_element(By.CSS_SELECTOR, selector).text
 
@@ -217,7 +229,7 @@ def test():
             # offered one on a power_loss already restored, and the API said 409).
             page.tab("events")
             row = "//table[@id='faults-table']//tr[td[text()='supercap_degrade']]"
-            d.find_element(By.XPATH, row + "//button[@data-clear]").click()
+            page.click(row + "//button[@data-clear]", "the supercap fault's Clear")
             page.until_text("#confirm-text", r"supercap_restore", "clearing asks for confirmation")
             d.find_element(By.ID, "confirm-yes").click()
             page.until_text("#faults-table tbody", r"supercap_restore", "the restore is listed")
