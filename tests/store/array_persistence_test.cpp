@@ -239,15 +239,19 @@ TEST_CASE("a write into a new thin extent whose map commit hits a full disk fail
   sim::Simulator sim(1);
   auto a = Array::open(sim, catalog(), catalog().system("ise-860-g3").value(), *store, snap).value();
   const std::int64_t extent_bytes = a->data_path().extent_bytes(raid::RaidType::kRaid10);
-  std::vector<sim::Status> results;
-  for (std::int64_t i = 0; i < 512; ++i) {  // one 4 KiB write into each of 512 new extents
+  // A 4 KiB write at the start of extent `extent`; its status goes into `out`.
+  const auto write_4k = [&](std::int64_t extent, bool fua, auto&& out) {
     HostIo io;
     io.op = IoOp::kWrite;
     io.volume_id = volume;
-    io.offset_bytes = i * extent_bytes;
+    io.offset_bytes = extent * extent_bytes;
     io.length_bytes = 4096;
-    a->submit(io, [&](const IoCompletion& c) { results.push_back(c.status); });
-  }
+    io.fua = fua;
+    a->submit(io, [&out](const IoCompletion& c) { out(c.status); });
+  };
+  std::vector<sim::Status> results;
+  const auto collect = [&](const sim::Status& st) { results.push_back(st); };
+  for (std::int64_t i = 0; i < 512; ++i) write_4k(i, false, collect);  // one into each of 512 new extents
   sim.run_until(sim.now() + sim::kSecond);
   REQUIRE(results.size() == 512);
   const auto failed = std::count_if(results.begin(), results.end(), [](const sim::Status& st) { return !st.is_ok(); });
@@ -258,14 +262,9 @@ TEST_CASE("a write into a new thin extent whose map commit hits a full disk fail
   // all-clear and no second critical event (review, round 19: one each per switch).
   for (std::int64_t i = 0; i < 3; ++i) {
     for (const std::int64_t extent : {std::int64_t{0}, 600 + i}) {
-      HostIo io;
-      io.op = IoOp::kWrite;
-      io.volume_id = volume;
-      io.offset_bytes = extent * extent_bytes;
-      io.length_bytes = 4096;
-      io.fua = true;  // through to the SSDs at once: a plan that writes members
       sim::Status st = sim::unavailable("never completed");
-      a->submit(io, [&](const IoCompletion& c) { st = c.status; });
+      const auto keep = [&](const sim::Status& s) { st = s; };
+      write_4k(extent, true, keep);  // FUA: through to the SSDs at once, a plan that writes members
       sim.run_until(sim.now() + sim::kSecond);
       CHECK(st.code() == (extent == 0 ? sim::Code::kOk : sim::Code::kNoSpace));
     }
