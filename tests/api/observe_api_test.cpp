@@ -379,6 +379,19 @@ TEST_CASE("/metrics, the event stream and the page obey the authentication: 401 
   CHECK(raw(fx.port(), "GET", "/app.js", "").status == 200);
 }
 
+TEST_CASE("EventBusOptions: a per-address or per-user bound outside 1..max_subscribers is refused") {
+  EventBusOptions o;
+  o.max_per_user = 0;
+  CHECK_THROWS_WITH_AS(EventBus{o}, "EventBus: max_per_user must be 1..max_subscribers", std::invalid_argument);
+  o.max_per_user = o.max_subscribers + 1;
+  CHECK_THROWS_AS(EventBus{o}, std::invalid_argument);
+  o.max_per_user = o.max_subscribers;
+  o.max_per_address = 0;
+  CHECK_THROWS_WITH_AS(EventBus{o}, "EventBus: max_per_address must be 1..max_subscribers", std::invalid_argument);
+  o.max_per_address = 1;
+  CHECK_NOTHROW(EventBus{o});
+}
+
 TEST_CASE("event streams are bounded per user, whatever addresses the user's streams come from") {
   // Hostile round 19 (on Redfish's streams, the same bound here): a monitor on two addresses
   // held every slot for the hour a stream lives, and the admin's was refused.
