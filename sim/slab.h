@@ -9,12 +9,15 @@
 // cold on the simulated I/O's next event. Chunks start on a cache line (64 bytes), so an
 // object of 64 bytes (an event's action) is one line, not two: malloc's 16-byte alignment put
 // every one of them across a line boundary. Objects are constructed once and kept: acquire()
-// hands back a released one as it was left (the caller resets what it uses). Not
-// thread-safe.
+// hands back a released one as it was left (the caller resets what it uses). A slab past
+// 2 MiB takes its chunks from whole huge pages (new_chunk). Not thread-safe.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "sim/assert.h"
@@ -31,8 +34,19 @@ class Slab {
   Slab() = default;
   Slab(const Slab&) = delete;
   Slab& operator=(const Slab&) = delete;
-  Slab(Slab&&) noexcept = default;
-  Slab& operator=(Slab&&) noexcept = default;
+  Slab(Slab&& other) noexcept { swap(other); }
+  Slab& operator=(Slab&& other) noexcept {
+    if (this != &other) {
+      destroy();
+      free_.clear();
+      size_ = 0;
+      region_next_ = nullptr;
+      region_left_ = 0;
+      swap(other);
+    }
+    return *this;
+  }
+  ~Slab() { destroy(); }
 
   // An id not in use: a released one (most recently released first), else a new object.
   // REQUIRES: fewer than `limit` objects exist already, when this needs a new one.
@@ -43,7 +57,7 @@ class Slab {
       return id;
     }
     AFASIM_ASSERT(size_ < limit, "sim::Slab: more objects in use than the caller's bound");
-    if (size_ % kChunk == 0) chunks_.push_back(new_chunk());
+    if (size_ % kChunk == 0) new_chunk();
     return size_++;
   }
   // Gives `id` back for reuse. REQUIRES: id came from acquire() and is in use.
@@ -57,30 +71,64 @@ class Slab {
   std::uint32_t size() const { return size_; }
   std::uint32_t in_use() const { return size_ - static_cast<std::uint32_t>(free_.size()); }
 
- private:
-  struct ChunkDeleter {
-    void operator()(T* chunk) const {
-      // Last first, as delete[] did.
-      for (std::uint32_t i = kChunk; i-- > 0;) std::destroy_at(chunk + i);
-      CacheLineAllocator<T>().deallocate(chunk, kChunk);
-    }
-  };
-  using Chunk = std::unique_ptr<T[], ChunkDeleter>;
-  // kChunk value-initialised objects on a cache-line boundary.
-  static Chunk new_chunk() {
-    static_assert(alignof(T) <= CacheLineAllocator<T>::kLineBytes,
-                  "sim::Slab: objects aligned beyond a cache line");
-    T* raw = CacheLineAllocator<T>().allocate(kChunk);
-    try {
-      std::uninitialized_value_construct_n(raw, kChunk);
-    } catch (...) {
-      CacheLineAllocator<T>().deallocate(raw, kChunk);
-      throw;
-    }
-    return Chunk(raw);
+  void swap(Slab& other) noexcept {
+    chunks_.swap(other.chunks_);
+    regions_.swap(other.regions_);
+    std::swap(region_next_, other.region_next_);
+    std::swap(region_left_, other.region_left_);
+    free_.swap(other.free_);
+    std::swap(size_, other.size_);
   }
 
-  std::vector<Chunk> chunks_;
+ private:
+  // A chunk's bytes, a whole number of cache lines.
+  static constexpr std::size_t kChunkBytes =
+      (kChunk * sizeof(T) + CacheLineAllocator<T>::kLineBytes - 1) / CacheLineAllocator<T>::kLineBytes *
+      CacheLineAllocator<T>::kLineBytes;
+  struct Region {
+    void* memory;
+    std::size_t bytes;
+  };
+  // kChunk value-initialised objects on a cache-line boundary. While the slab is under a huge
+  // page, each chunk is its own allocation; past that, chunks are carved from regions of whole
+  // huge pages (the write cache's millions of blocks fault in 2 MiB at a time, not 4 KiB).
+  T* new_chunk() {
+    static_assert(alignof(T) <= CacheLineAllocator<T>::kLineBytes,
+                  "sim::Slab: objects aligned beyond a cache line");
+    if (region_left_ < kChunkBytes) {
+      const bool big = chunks_.size() * kChunkBytes >= kHugePageBytes;
+      const std::size_t bytes = big ? std::max(kHugePageBytes, kChunkBytes) : kChunkBytes;
+      room_for_one(regions_);
+      regions_.push_back(Region{allocate_lines(bytes), bytes});
+      region_next_ = static_cast<std::byte*>(regions_.back().memory);
+      region_left_ = bytes;
+    }
+    T* raw = reinterpret_cast<T*>(region_next_);
+    room_for_one(chunks_);
+    std::uninitialized_value_construct_n(raw, kChunk);  // on a throw the space stays unused
+    region_next_ += kChunkBytes;
+    region_left_ -= kChunkBytes;
+    chunks_.push_back(raw);
+    return raw;
+  }
+  // Makes the next push_back unable to throw (capacity doubles, as push_back's would).
+  template <typename V>
+  static void room_for_one(V& v) {
+    if (v.size() == v.capacity()) v.reserve(std::max<std::size_t>(8, v.capacity() * 2));
+  }
+  void destroy() noexcept {
+    // Last first, as delete[] did.
+    for (std::size_t c = chunks_.size(); c-- > 0;)
+      for (std::uint32_t i = kChunk; i-- > 0;) std::destroy_at(chunks_[c] + i);
+    for (const Region& r : regions_) deallocate_lines(r.memory, r.bytes);
+    chunks_.clear();
+    regions_.clear();
+  }
+
+  std::vector<T*> chunks_;
+  std::vector<Region> regions_;  // what chunks_ point into
+  std::byte* region_next_ = nullptr;
+  std::size_t region_left_ = 0;
   std::vector<std::uint32_t> free_;
   std::uint32_t size_ = 0;
 };

@@ -136,7 +136,7 @@ class StableMap {
   }
   void grow() {
     AFASIM_ASSERT(entries_.size() <= (std::size_t{1} << 62), "sim::StableMap: too many keys");
-    std::vector<Entry> old(entries_.size() * 2);
+    std::vector<Entry, CacheLineAllocator<Entry>> old(entries_.size() * 2);
     old.swap(entries_);
     --shift_;
     for (const Entry& e : old) {
@@ -147,7 +147,7 @@ class StableMap {
     }
   }
 
-  std::vector<Entry> entries_;  // size a power of two, at most half full
+  std::vector<Entry, CacheLineAllocator<Entry>> entries_;  // size a power of two, at most half full; huge pages from 2 MiB
   int shift_;                   // 64 - log2(entries_.size())
   std::size_t size_ = 0;
   Slab<T> objects_;

@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
+#include <utility>
 #include <vector>
 
 using afasim::sim::Slab;
@@ -54,4 +57,67 @@ TEST_CASE("a slab's 64-byte objects each sit in one cache line; a destroyed slab
     CHECK(alive == 512);  // two chunks of 256, every object constructed once
   }
   CHECK(alive == 0);
+}
+
+TEST_CASE("a slab past 2 MiB takes its chunks from whole huge pages; moves hand its objects over") {
+  using afasim::sim::kHugePageBytes;
+  // 64-byte objects: 2 MiB is 128 chunks of 256. 100,000 objects (6.1 MiB) is 391 chunks, the
+  // last 263 of them from regions of kHugePageBytes.
+  struct Line {
+    std::uint64_t words[8];
+  };
+  static int alive = 0;
+  struct Counted {
+    Line line{};
+    Counted() { ++alive; }
+    ~Counted() { --alive; }
+  };
+  constexpr std::uint32_t kObjects = 100'000;
+  Slab<Counted> slab;
+  std::vector<Counted*> addresses;
+  for (std::uint32_t i = 0; i < kObjects; ++i) {
+    const std::uint32_t id = slab.acquire();
+    slab[id].line.words[0] = i;
+    slab[id].line.words[7] = ~std::uint64_t{i};
+    addresses.push_back(&slab[id]);
+  }
+  CHECK(alive == 391 * 256);
+  // The chunk after the first 2 MiB starts a region on a huge-page boundary.
+  CHECK(reinterpret_cast<std::uintptr_t>(&slab[128 * 256]) % kHugePageBytes == 0);
+  Slab<Counted> moved(std::move(slab));
+  CHECK(alive == 391 * 256);  // nothing copied, nothing destroyed
+  for (std::uint32_t i = 0; i < kObjects; ++i) {
+    REQUIRE(&moved[i] == addresses[i]);
+    REQUIRE(moved[i].line.words[0] == i);
+    REQUIRE(moved[i].line.words[7] == ~std::uint64_t{i});
+  }
+  Slab<Counted> assigned;
+  for (int i = 0; i < 10; ++i) (void)assigned.acquire();
+  CHECK(alive == 392 * 256);
+  assigned = std::move(moved);  // its own chunk is destroyed, moved's objects come over
+  CHECK(alive == 391 * 256);
+  CHECK(assigned.size() == kObjects);
+  CHECK(&assigned[kObjects - 1] == addresses.back());
+  assigned = Slab<Counted>();
+  CHECK(alive == 0);
+}
+
+TEST_CASE("allocate_lines: a cache line under 2 MiB; from 2 MiB, memory aligned to a huge page") {
+  using afasim::sim::allocate_lines;
+  using afasim::sim::deallocate_lines;
+  using afasim::sim::kHugePageBytes;
+  for (const std::size_t bytes : {std::size_t{1}, std::size_t{100}, kHugePageBytes - 1, kHugePageBytes,
+                                  kHugePageBytes + 1, 3 * kHugePageBytes + 4096}) {
+    CAPTURE(bytes);
+    auto* p = static_cast<unsigned char*>(allocate_lines(bytes));
+    REQUIRE(p != nullptr);
+    CHECK(reinterpret_cast<std::uintptr_t>(p) % 64 == 0);
+    if (bytes >= kHugePageBytes) CHECK(reinterpret_cast<std::uintptr_t>(p) % kHugePageBytes == 0);
+    p[bytes - 1] = 2;  // every byte asked for is writable
+    p[0] = 1;
+    CHECK(p[0] == 1);
+    if (bytes > 1) CHECK(p[bytes - 1] == 2);
+    deallocate_lines(p, bytes);
+  }
+  CHECK_THROWS_AS((void)allocate_lines(~std::size_t{0} - 100), std::bad_alloc);
 }
