@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <array>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +24,7 @@
 #include "raid/scrub.h"
 #include "sim/invariants.h"
 #include "sim/id_table.h"
+#include "sim/ring.h"
 #include "sim/simulator.h"
 
 namespace afasim::controller {
@@ -92,7 +92,7 @@ struct CacheVolume {
   // has at most one live entry, the one whose `seq` is its CacheBlock::queued; older entries
   // are stale and skipped when popped. Bounded: stale entries are dropped when a FIFO grows
   // past twice the volume's cached blocks.
-  std::deque<CacheFifoEntry> dirty_fifo, clean_fifo;
+  sim::Ring<CacheFifoEntry> dirty_fifo, clean_fifo;
 };
 
 // The controller side of one attached volume.

@@ -46,13 +46,13 @@ void WriteCache::mark_clean(VolumeRuntime& v, Block& b, std::int64_t block) {
 
 void WriteCache::enqueue(VolumeRuntime& v, Block& b, std::int64_t block, bool dirty) {
   b.queued = ++fifo_seq_;
-  std::deque<CacheFifoEntry>& fifo = dirty ? v.cache.dirty_fifo : v.cache.clean_fifo;
+  sim::Ring<CacheFifoEntry>& fifo = dirty ? v.cache.dirty_fifo : v.cache.clean_fifo;
   fifo.push_back(CacheFifoEntry{block, b.queued});
   if (static_cast<std::int64_t>(fifo.size()) > 2 * v.cache.cached_blocks + 64) compact_fifo(v, fifo, dirty);
 }
 
-void WriteCache::compact_fifo(VolumeRuntime& v, std::deque<CacheFifoEntry>& fifo, bool dirty) {
-  std::erase_if(fifo, [&](const CacheFifoEntry& e) {
+void WriteCache::compact_fifo(VolumeRuntime& v, sim::Ring<CacheFifoEntry>& fifo, bool dirty) {
+  fifo.erase_if([&](const CacheFifoEntry& e) {
     const Block* blk = find(v.id, e.block);
     return blk == nullptr || blk->queued != e.seq || blk->dirty != dirty;
   });

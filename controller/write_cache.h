@@ -163,7 +163,7 @@ class WriteCache {
   void mark_dirty(VolumeRuntime& v, Block& b, std::int64_t block);
   void mark_clean(VolumeRuntime& v, Block& b, std::int64_t block);
   void enqueue(VolumeRuntime& v, Block& b, std::int64_t block, bool dirty);
-  void compact_fifo(VolumeRuntime& v, std::deque<CacheFifoEntry>& fifo, bool dirty);
+  void compact_fifo(VolumeRuntime& v, sim::Ring<CacheFifoEntry>& fifo, bool dirty);
   void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
   sim::Status fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan);
   // Starts one destage (of `only`'s blocks if given); false when there was nothing to destage.
