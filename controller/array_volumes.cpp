@@ -35,25 +35,7 @@ Status Array::check_name(const std::string& what, const std::string& name) {
 }
 
 Status Array::check_qos(const QosSettings& q, const std::string& context) const {
-  auto range = [&](const char* field, const std::optional<std::int64_t>& v) -> Status {
-    if (v && (*v < 0 || *v > kMaxIops))
-      return sim::unprocessable(context + ": " + field + " must be between 0 and " +
-                                std::to_string(kMaxIops) + ", got " + std::to_string(*v));
-    return Status::ok();
-  };
-  AFASIM_RETURN_IF_ERROR(range("min_iops", q.min_iops));
-  AFASIM_RETURN_IF_ERROR(range("max_iops", q.max_iops));
-  AFASIM_RETURN_IF_ERROR(range("burst_iops", q.burst_iops));
-  if (q.min_iops && q.max_iops && *q.min_iops > *q.max_iops)
-    return sim::unprocessable(context + ": min_iops (" + std::to_string(*q.min_iops) +
-                              ") must not exceed max_iops (" + std::to_string(*q.max_iops) + ")");
-  if (q.burst_iops && !q.max_iops)
-    return sim::unprocessable(context + ": burst_iops needs max_iops (burst is a limit above max)");
-  if (q.max_iops && q.burst_iops && *q.max_iops > *q.burst_iops)
-    return sim::unprocessable(context + ": max_iops (" + std::to_string(*q.max_iops) +
-                              ") must not exceed burst_iops (" + std::to_string(*q.burst_iops) + ")");
-  if (q.min_iops && q.burst_iops && *q.min_iops > *q.burst_iops)
-    return sim::unprocessable(context + ": min_iops must not exceed burst_iops");
+  if (std::string p = qos_problem(q, context); !p.empty()) return sim::unprocessable(std::move(p));
   return Status::ok();
 }
 

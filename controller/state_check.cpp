@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
+#include <set>
+#include <utility>
 #include <vector>
 
 namespace afasim::controller {
@@ -112,11 +115,87 @@ std::string volumes_problem(const Snapshot& s, const config::SystemPreset& prese
   return "";
 }
 
+// The saved clock (meta clock_ns, when present) and every event's time: 0..kMaxClockNs.
+std::string clock_problem(const Snapshot& s) {
+  const auto it = s.meta.find("clock_ns");
+  if (it != s.meta.end()) {
+    const std::optional<std::int64_t> t = parse_counter(it->second);
+    if (!t || *t > kMaxClockNs)
+      return "meta clock_ns is \"" + it->second.substr(0, 40) + "\": a simulated time is 0.." +
+             std::to_string(kMaxClockNs) + " ns (100 years)";
+  }
+  for (const Event& e : s.events)
+    if (e.time_ns < 0 || e.time_ns > kMaxClockNs)
+      return "table events, event " + std::to_string(e.id) + ": time_ns " + std::to_string(e.time_ns) +
+             " is not between 0 and " + std::to_string(kMaxClockNs) + " (100 years)";
+  return "";
+}
+
+std::string qos_rows_problem(const Snapshot& s) {
+  std::map<Id, const QosPolicy*> policies;
+  for (const QosPolicy& p : s.qos_policies) {
+    const std::string row = "table qos_policies, policy " + std::to_string(p.id) + " (\"" + p.name + "\")";
+    if (std::string problem = qos_problem(p.qos, row); !problem.empty()) return problem;
+    policies[p.id] = &p;
+  }
+  for (const Volume& v : s.volumes) {
+    const std::string row = "table volumes, volume " + std::to_string(v.id) + " (\"" + v.name + "\")";
+    if (std::string problem = qos_problem(v.qos, row); !problem.empty()) return problem;
+    if (!v.qos_policy_id) continue;
+    const auto it = policies.find(*v.qos_policy_id);
+    if (it == policies.end())
+      return row + ": qos_policy_id " + std::to_string(*v.qos_policy_id) + " names no row of table qos_policies";
+    QosSettings effective = it->second->qos;  // the volume's own values override the policy's
+    if (v.qos.min_iops) effective.min_iops = v.qos.min_iops;
+    if (v.qos.max_iops) effective.max_iops = v.qos.max_iops;
+    if (v.qos.burst_iops) effective.burst_iops = v.qos.burst_iops;
+    if (std::string problem = qos_problem(effective, row + " with its policy"); !problem.empty()) return problem;
+  }
+  return "";
+}
+
+std::string mappings_problem(const Snapshot& s) {
+  std::set<Id> volumes, hosts;
+  for (const Volume& v : s.volumes) volumes.insert(v.id);
+  for (const Host& h : s.hosts) hosts.insert(h.id);
+  std::set<std::pair<Id, std::int64_t>> luns;  // (host, LUN)
+  for (const Mapping& m : s.mappings) {
+    const std::string row = "table mappings, mapping " + std::to_string(m.id) + ": ";
+    if (!volumes.count(m.volume_id)) return row + "volume_id " + std::to_string(m.volume_id) + " names no volume";
+    if (!hosts.count(m.host_id)) return row + "host_id " + std::to_string(m.host_id) + " names no host";
+    if (m.lun < 0 || m.lun > kMaxLun)
+      return row + "lun " + std::to_string(m.lun) + " is not between 0 and " + std::to_string(kMaxLun);
+    if (!luns.emplace(m.host_id, m.lun).second)
+      return row + "host " + std::to_string(m.host_id) + " already sees another volume as LUN " + std::to_string(m.lun);
+  }
+  return "";
+}
+
 }  // namespace
 
+std::string qos_problem(const QosSettings& q, const std::string& context) {
+  for (const auto& [field, v] : {std::pair{"min_iops", q.min_iops}, std::pair{"max_iops", q.max_iops},
+                                 std::pair{"burst_iops", q.burst_iops}})
+    if (v && (*v < 0 || *v > kMaxIops))
+      return context + ": " + field + " must be between 0 and " + std::to_string(kMaxIops) + ", got " +
+             std::to_string(*v);
+  if (q.min_iops && q.max_iops && *q.min_iops > *q.max_iops)
+    return context + ": min_iops (" + std::to_string(*q.min_iops) + ") must not exceed max_iops (" +
+           std::to_string(*q.max_iops) + ")";
+  if (q.burst_iops && !q.max_iops) return context + ": burst_iops needs max_iops (burst is a limit above max)";
+  if (q.max_iops && q.burst_iops && *q.max_iops > *q.burst_iops)
+    return context + ": max_iops (" + std::to_string(*q.max_iops) + ") must not exceed burst_iops (" +
+           std::to_string(*q.burst_iops) + ")";
+  if (q.min_iops && q.burst_iops && *q.min_iops > *q.burst_iops)
+    return context + ": min_iops must not exceed burst_iops";
+  return "";
+}
+
 std::string snapshot_problem(const Snapshot& s, const config::SystemPreset& preset) {
-  if (std::string p = counters_problem(s); !p.empty()) return p;
-  return volumes_problem(s, preset);
+  for (const std::string& p : {counters_problem(s), volumes_problem(s, preset), clock_problem(s),
+                               qos_rows_problem(s), mappings_problem(s)})
+    if (!p.empty()) return p;
+  return "";
 }
 
 }  // namespace afasim::controller

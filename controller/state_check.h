@@ -27,6 +27,15 @@ inline constexpr std::int64_t kMaxId = (std::int64_t{1} << 53) - 1;
 // table at the ceiling; seven tables: 124 MB measured for one volume at the last id).
 inline constexpr std::int64_t kMaxVolumeId = (std::int64_t{1} << 24) - 2;
 
+// Latest simulated time a state may hold (its clock, an event's time): 100 years, as far as a
+// fio job may run (workload::kMaxJobTimeNs); an int64 of nanoseconds overflows at 292 years,
+// and a clock near there would overflow the first event scheduled after the load.
+inline constexpr std::int64_t kMaxClockNs = std::int64_t{100} * 365 * 24 * 3600 * 1'000'000'000;
+
+// What is wrong with QoS values `q`, as "<context>: <what>" (the API's 422 message), or "":
+// each value 0..kMaxIops, min <= max <= burst, burst only with max (DESIGN.md "QoS semantics").
+std::string qos_problem(const QosSettings& q, const std::string& context);
+
 // "" when `s` is a state an array of `preset` can open; else what is wrong, naming the table
 // or meta key, the row and the value, as one sentence without the "state: " prefix.
 std::string snapshot_problem(const Snapshot& s, const config::SystemPreset& preset);

@@ -280,4 +280,60 @@ TEST_CASE("a media error past the end of its SSD is refused, naming the hardware
                       std::to_string(ssd_bytes - 4096) + "')") == "");
 }
 
+TEST_CASE("QoS values the API would refuse are refused at load, naming the volume or the policy") {
+  // The base's policy 1 has max_iops 5000 and volume 1 is attached to no policy.
+  CHECK_REFUSED("UPDATE qos_policies SET max_iops = 200000000",
+                "state: table qos_policies, policy 1 (\"gold\"): max_iops must be between 0 and 100000000, got "
+                "200000000");
+  CHECK_REFUSED("UPDATE qos_policies SET min_iops = 6000",
+                "policy 1 (\"gold\"): min_iops (6000) must not exceed max_iops (5000)");
+  CHECK_REFUSED("UPDATE volumes SET burst_iops = 10",
+                "table volumes, volume 1 (\"a\"): burst_iops needs max_iops (burst is a limit above max)");
+  CHECK_REFUSED("UPDATE volumes SET qos_policy_id = 7", "volume 1 (\"a\"): qos_policy_id 7 names no row of table qos_policies");
+  // Each value fine alone, not together: the volume's own min over the policy's max.
+  CHECK_REFUSED("UPDATE volumes SET qos_policy_id = 1, min_iops = 9000",
+                "volume 1 (\"a\") with its policy: min_iops (9000) must not exceed max_iops (5000)");
+  CHECK(refusal_after("UPDATE volumes SET qos_policy_id = 1, min_iops = 4000") == "");
+}
+
+TEST_CASE("a mapping to a host or volume that is not there, or a LUN out of range or taken twice, is refused") {
+  // The store's connection enforces the foreign keys; a hand edit through another one does not.
+  CHECK_REFUSED("UPDATE mappings SET host_id = 9", "state: table mappings, mapping 1: host_id 9 names no host");
+  CHECK_REFUSED("UPDATE mappings SET volume_id = 9", "table mappings, mapping 1: volume_id 9 names no volume");
+  const config::SystemPreset& preset = catalog().system("ise-860-g3").value();
+  Snapshot s;  // the schema's CHECK and UNIQUE keep these out of afasim.db; a snapshot has no such guard
+  s.volumes.push_back(Volume{});
+  s.volumes.back().id = 1;
+  s.volumes.back().capacity_bytes = sim::kMiB;
+  s.volumes.back().preferred_controller = 1;
+  s.hosts.push_back(Host{});
+  s.hosts.back().id = 1;
+  s.mappings.push_back(Mapping{1, 1, 1, kMaxLun + 1});
+  s.meta = {{"next_id.volume", "2"}, {"next_id.host", "2"}, {"next_id.mapping", "3"}};
+  CHECK(snapshot_problem(s, preset) == "table mappings, mapping 1: lun 16384 is not between 0 and 16383");
+  s.mappings.back().lun = 5;
+  CHECK(snapshot_problem(s, preset) == "");
+  s.mappings.push_back(Mapping{2, 1, 1, 5});
+  CHECK(snapshot_problem(s, preset) == "table mappings, mapping 2: host 1 already sees another volume as LUN 5");
+}
+
+TEST_CASE("a saved clock or an event time outside 0..100 years is refused") {
+  // 2^63-1 ns: the first event scheduled after the load overflowed the simulated time.
+  CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('clock_ns', '9223372036854775807')",
+                "state: meta clock_ns is \"9223372036854775807\": a simulated time is 0..3153600000000000000 ns");
+  CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('clock_ns', '12s')", "meta clock_ns is \"12s\"");
+  CHECK_REFUSED("UPDATE events SET time_ns = -1 WHERE id = (SELECT MAX(id) FROM events)",
+                "time_ns -1 is not between 0 and 3153600000000000000");
+  CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('clock_ns', '3153600000000000000')") == "");
+}
+
+TEST_CASE("an extent whose missing member names a drive that is not there is refused") {
+  // claim() checks the live members only; a missing member's chunk was indexed by a later
+  // release or rebuild without a check. (The store refuses mask bits past the members.)
+  CHECK_REFUSED("UPDATE extents SET missing = 1, members = '999:5 ' || substr(members, instr(members, ' ') + 1) "
+                "WHERE extent_index = 0",
+                "state: extent 0 of volume 1: missing member 0 names chunk 5 of drive index 999, which does not exist");
+  CHECK(refusal_after("UPDATE extents SET missing = 1 WHERE extent_index = 0") == "");  // an SSD lost: opens
+}
+
 }  // namespace tampered_state_test
