@@ -503,6 +503,10 @@ void flatten(const json& j, const std::string& prefix, Table& t, bool exact) {
     if (v.is_object() && !v.empty()) flatten(v, key, t, exact);
     else if (v.is_array() && !v.empty() && v[0].is_object()) {
       for (std::size_t i = 0; i < v.size(); ++i) flatten(v[i], key + "[" + std::to_string(i) + "]", t, exact);
+    } else if (v.is_number_integer() && key.size() > 3 && key.compare(key.size() - 3, 3, "_ns") == 0) {
+      // The field keeps its unit: nanoseconds, as named, with seconds beside them ("time_ns
+      // 12.345 s" read as a unit mismatch in a new-user trial).
+      t.row({key, std::to_string(v.get<std::int64_t>()) + " (" + cell_text(key, v, exact) + ")"});
     } else {
       t.row({key, cell_text(key, v, exact)});
     }

@@ -157,6 +157,11 @@ TEST_CASE("pool, system, controller, fault, alert, event and metrics") {
   CHECK(has_line(cli.ok("fault inject drive_fail --drive 7").out, "^created fault 1$"));
   CHECK(has_line(cli.ok("fault list").out, "^ *1 +[0-9.]+ s +drive_fail +7 +- +"));
   CHECK(cli.ok("fault show 1 -o json").j()["type"] == "drive_fail");
+  // A *_ns field shows its nanoseconds, seconds beside them (it showed seconds under the _ns name).
+  const std::int64_t fault_ns = cli.ok("fault show 1 -o json").j()["time_ns"].get<std::int64_t>();
+  char seconds[40];
+  std::snprintf(seconds, sizeof seconds, "%.3f s", static_cast<double>(fault_ns) / 1e9);
+  CHECK(has_line(cli.ok("fault show 1").out, "^time_ns +" + std::to_string(fault_ns) + " \\(" + seconds + "\\)$"));
   // Refused: the drive is failed already (409).
   const Run again = cli("fault inject drive_fail --drive 7");
   CHECK(again.code == 3);
