@@ -4,15 +4,12 @@
 #include "api/problem.h"
 #include "config/json_text.h"
 
-#include <argon2.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <mutex>
@@ -23,11 +20,16 @@
 namespace afasim::api {
 
 using nlohmann::json;
+using auth_internal::argon2_cost_problem;
+using auth_internal::argon2id_hash;
+using auth_internal::argon2id_matches;
 using auth_internal::base64_decode;
 using auth_internal::base64url;
+using auth_internal::credentials_header;
 using auth_internal::equal_constant_time;
 using auth_internal::hmac;
 using auth_internal::random_bytes;
+using auth_internal::split_credentials;
 using auth_internal::sha256;
 using auth_internal::write_private_file;
 
@@ -54,39 +56,11 @@ sim::Status check_password_rules(const std::string& password) {
 
 }  // namespace
 
-const char* role_name(Role r) {
-  switch (r) {
-    case Role::kMonitor:
-      return "monitor";
-    case Role::kOperator:
-      return "operator";
-    case Role::kAdmin:
-      return "admin";
-  }
-  return "monitor";
-}
-
-std::optional<Role> parse_role(std::string_view name) {
-  if (name == "monitor") return Role::kMonitor;
-  if (name == "operator") return Role::kOperator;
-  if (name == "admin") return Role::kAdmin;
-  return std::nullopt;
-}
-
 http::Response unauthorized(const std::string& detail, const std::string& instance) {
   http::Response res =
       http::problem_response(401, problem::kUnauthorized, detail, instance);
   res.headers.set("WWW-Authenticate", "Basic realm=\"afasim\", charset=\"UTF-8\", Bearer realm=\"afasim\"");
   return res;
-}
-
-// credentials = auth-scheme [ 1*SP token68 ] (RFC 9110 11.4): the scheme ends at the first
-// space (or tab, which some clients send); every space after it is skipped, so "Basic  x" is
-// "Basic x", and a credential is never shown as part of the scheme's name. {scheme, value}.
-static std::pair<std::string, std::string> split_credentials(const std::string& header) {
-  const std::size_t space = header.find_first_of(" \t");
-  const std::size_t start = header.find_first_not_of(" \t", space);
-  return {header.substr(0, space), start == std::string::npos ? "" : header.substr(start)};
 }
 
 struct Auth::Impl {
@@ -120,16 +94,7 @@ struct Auth::Impl {
   std::atomic<std::uint64_t> generation{0};
 
   std::string hash_password(const std::string& password) const {
-    const std::string salt = random_bytes(16);
-    std::string encoded(argon2_encodedlen(options.argon2_passes, options.argon2_memory_kib, 1,
-                                          16, 32, Argon2_id),
-                        '\0');
-    const int rc = argon2id_hash_encoded(options.argon2_passes, options.argon2_memory_kib, 1,
-                                         password.data(), password.size(), salt.data(),
-                                         salt.size(), 32, encoded.data(), encoded.size());
-    if (rc != ARGON2_OK) throw std::runtime_error(std::string("argon2: ") + argon2_error_message(rc));
-    encoded.resize(std::strlen(encoded.c_str()));
-    return encoded;
+    return argon2id_hash(password, options.argon2_passes, options.argon2_memory_kib);
   }
 
   Stored* find(std::string_view name) {
@@ -160,23 +125,6 @@ struct Auth::Impl {
                               {"password_hash", s.hash}});
     }
     return write_private_file(options.users_file, config::dump_json(doc, 2) + "\n");
-  }
-
-  // Why an encoded hash is refused at load, or "": its argon2 cost is what a check of every
-  // request naming the user spends before the password is known. afasim writes
-  // m=19456,t=2,p=1 (AuthOptions); an edited file asking 4 GiB and 1,000 passes made each
-  // anonymous request for that user take 4 GiB and minutes (hostile round 15). The ceiling is
-  // RFC 9106's second recommended option's memory (64 MiB) and five times afasim's passes.
-  static std::string argon2_cost_problem(const std::string& hash) {
-    unsigned version = 0, memory_kib = 0, passes = 0, lanes = 0;
-    int used = 0;
-    if (std::sscanf(hash.c_str(), "$argon2id$v=%u$m=%u,t=%u,p=%u$%n", &version, &memory_kib, &passes, &lanes,
-                    &used) != 4 || used == 0)
-      return "is not an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)";
-    if (memory_kib > 64 * 1024 || passes > 10 || lanes > 8)
-      return "asks m=" + std::to_string(memory_kib) + " KiB, t=" + std::to_string(passes) + ", p=" +
-             std::to_string(lanes) + ": above afasim's ceiling (m <= 65536, t <= 10, p <= 8); restore the file from a backup or remove the user";
-    return "";
   }
 
   sim::Status load(const std::string& text) {
@@ -257,14 +205,6 @@ bool Auth::created_admin() const {
 
 const AuthOptions& Auth::options() const {
   return impl_->options;
-}
-
-// The credentials of `r`: its Authorization header. Redfish clients send a session token as
-// X-Auth-Token (DSP0266 13.3.4); it is the same token as a bearer one, so it is read as
-// "Bearer <token>" when Authorization is absent.
-static std::string credentials_header(const http::Request& r) {
-  return r.has_header("Authorization") || !r.has_header("X-Auth-Token") ? r.header("Authorization")
-                                                                        : "Bearer " + r.header("X-Auth-Token");
 }
 
 http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_block,
@@ -477,7 +417,7 @@ bool Auth::check_password(const std::string& user, const std::string& password) 
     (void)impl_->hash_password(password.substr(0, kPasswordMaxBytes));
     return false;
   }
-  return argon2id_verify(hash.c_str(), password.data(), password.size()) == ARGON2_OK;
+  return argon2id_matches(hash, password);
 }
 
 std::vector<User> Auth::users() const {

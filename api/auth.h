@@ -33,7 +33,7 @@
 namespace afasim::api {
 
 enum class Role { kMonitor = 1, kOperator = 2, kAdmin = 3 };
-const char* role_name(Role r);
+const char* role_name(Role r);  // these two: users_check.cpp
 std::optional<Role> parse_role(std::string_view name);
 
 // A route's `access` (http/router.h): "public", or the least role that may call it.

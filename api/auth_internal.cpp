@@ -1,5 +1,6 @@
 #include "api/auth_internal.h"
 
+#include <argon2.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -74,6 +76,49 @@ bool equal_constant_time(const std::string& a, const std::string& b) {
   unsigned char diff = 0;
   for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
+}
+
+std::string argon2id_hash(const std::string& password, std::uint32_t passes,
+                          std::uint32_t memory_kib) {
+  const std::string salt = random_bytes(16);
+  std::string encoded(argon2_encodedlen(passes, memory_kib, 1, 16, 32, Argon2_id), '\0');
+  const int rc =
+      argon2id_hash_encoded(passes, memory_kib, 1, password.data(), password.size(), salt.data(),
+                            salt.size(), 32, encoded.data(), encoded.size());
+  if (rc != ARGON2_OK) throw std::runtime_error(std::string("argon2: ") + argon2_error_message(rc));
+  encoded.resize(std::strlen(encoded.c_str()));
+  return encoded;
+}
+
+bool argon2id_matches(const std::string& encoded, const std::string& password) {
+  return argon2id_verify(encoded.c_str(), password.data(), password.size()) == ARGON2_OK;
+}
+
+std::string argon2_cost_problem(const std::string& encoded) {
+  unsigned version = 0, memory_kib = 0, passes = 0, lanes = 0;
+  int used = 0;
+  if (std::sscanf(encoded.c_str(), "$argon2id$v=%u$m=%u,t=%u,p=%u$%n", &version, &memory_kib,
+                  &passes, &lanes, &used) != 4 ||
+      used == 0)
+    return "is not an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)";
+  if (memory_kib > 64 * 1024 || passes > 10 || lanes > 8)
+    return "asks m=" + std::to_string(memory_kib) + " KiB, t=" + std::to_string(passes) +
+           ", p=" + std::to_string(lanes) +
+           ": above afasim's ceiling (m <= 65536, t <= 10, p <= 8); restore the file from a backup "
+           "or remove the user";
+  return "";
+}
+
+std::string credentials_header(const http::Request& r) {
+  return r.has_header("Authorization") || !r.has_header("X-Auth-Token")
+             ? r.header("Authorization")
+             : "Bearer " + r.header("X-Auth-Token");
+}
+
+std::pair<std::string, std::string> split_credentials(const std::string& header) {
+  const std::size_t space = header.find_first_of(" \t");
+  const std::size_t start = header.find_first_not_of(" \t", space);
+  return {header.substr(0, space), start == std::string::npos ? "" : header.substr(start)};
 }
 
 // Writes `text` to `path` with mode 0600: a temporary file, fsync, rename.

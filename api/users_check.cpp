@@ -1,3 +1,4 @@
+// api::role_name and api::parse_role, the roles' names in users files and answers; and
 // api::users_file_problem: the consistency of a users file read at start (hostile round 16: two
 // users with one id, a next_id that handed out an existing id, a duplicate "admin" that shadowed
 // the real one, no admin at all were all loaded without a word).
@@ -8,6 +9,25 @@
 #include "api/auth.h"
 
 namespace afasim::api {
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::kMonitor:
+      return "monitor";
+    case Role::kOperator:
+      return "operator";
+    case Role::kAdmin:
+      return "admin";
+  }
+  return "monitor";
+}
+
+std::optional<Role> parse_role(std::string_view name) {
+  if (name == "monitor") return Role::kMonitor;
+  if (name == "operator") return Role::kOperator;
+  if (name == "admin") return Role::kAdmin;
+  return std::nullopt;
+}
 
 std::string users_file_problem(const std::vector<User>& users, std::int64_t next_id) {
   std::map<std::int64_t, std::string> ids;
