@@ -88,6 +88,8 @@ struct Auth::Impl {
     std::chrono::steady_clock::time_point since;
   };
   std::unordered_map<std::string, Failures> failures;
+  // Made by open() once the options are checked (AuthOptions::password_hashes_in_progress_max).
+  std::unique_ptr<HashSlots> hash_slots;
   bool created_admin = false;
   // Moves with every change that can end a credential (a password, a user or a session
   // deleted), under mu: a credential_check() looks again only when it moved.
@@ -176,6 +178,11 @@ sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   const AuthOptions& o = impl->options;
+  if (o.password_hashes_in_progress_max < 1 || o.password_hashes_in_progress_max > 256)
+    return sim::invalid_argument(
+        "AuthOptions: password_hashes_in_progress_max must be 1..256, not " +
+        std::to_string(o.password_hashes_in_progress_max));
+  impl->hash_slots = std::make_unique<HashSlots>(o.password_hashes_in_progress_max);
   if (!o.users_file.empty()) {
     struct stat st {};
     if (::stat(o.users_file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
@@ -205,6 +212,18 @@ bool Auth::created_admin() const {
 
 const AuthOptions& Auth::options() const {
   return impl_->options;
+}
+
+// The answer to refused Basic credentials: 401 with the challenges, or a 429 or 503 that
+// says when to come back.
+static http::Response refusal_response(int status, const std::string& why,
+                                       std::int64_t retry_after_s, const std::string& path) {
+  if (status == 401) return unauthorized(why, path);
+  http::Response res = http::problem_response(
+      status, status == 429 ? problem::kTooManyFailedLogins : problem::kPasswordChecksBusy, why,
+      path);
+  res.headers.set("Retry-After", std::to_string(retry_after_s));
+  return res;
 }
 
 http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_block,
@@ -238,13 +257,12 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
     user = s->user.name;
     role = s->user.role;
   } else if (http::iequals(scheme, "Basic")) {
-    std::string why;
-    std::int64_t wait_s = 0;
-    const http::Verdict v = authenticate_basic(value, r.remote_address, may_block, user, role, why, wait_s);
+    Refusal refusal;
+    const http::Verdict v =
+        authenticate_basic(value, r.remote_address, may_block, user, role, refusal);
     if (v == http::Verdict::kNeedsWorker) return v;
     if (v == http::Verdict::kDeny) {
-      deny = wait_s > 0 ? http::problem_response(429, problem::kTooManyFailedLogins, why, r.path) : unauthorized(why, r.path);
-      if (wait_s > 0) deny.headers.set("Retry-After", std::to_string(wait_s));
+      deny = refusal_response(refusal.status, refusal.why, refusal.retry_after_s, r.path);
       return v;
     }
   } else if (value.empty()) {  // one word: likely credentials without their scheme
@@ -272,8 +290,10 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
   return http::Verdict::kAllow;
 }
 
-http::Verdict Auth::authenticate_basic(const std::string& value, const std::string& address, bool may_block,
-                                       std::string& user, Role& role, std::string& why, std::int64_t& wait_s) {
+http::Verdict Auth::authenticate_basic(const std::string& value, const std::string& address,
+                                       bool may_block, std::string& user, Role& role,
+                                       Refusal& refusal) {
+  std::string& why = refusal.why;
   if (value.empty()) {
     why =
         "the Basic scheme needs credentials after it: \"Basic \" then the base64 of "
@@ -301,12 +321,22 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
     // An address past its failed logins is answered at once (on the I/O thread): its
     // unverified passwords neither wait for a worker nor cost a hash. Passwords it had
     // verified before still pass.
-    if ((wait_s = login_wait_s(address)) > 0) {
-      why = too_many_failed_logins(address, wait_s);
+    if (const std::int64_t wait_s = login_wait_s(address); wait_s > 0) {
+      refusal = {429, too_many_failed_logins(address, wait_s), wait_s};
       return http::Verdict::kDeny;
     }
-    if (!may_block) return http::Verdict::kNeedsWorker;  // the hash takes ~40 ms
-    if (!check_password(user, decoded->substr(colon + 1))) {
+    // Every hash slot taken: refused here, before it queues for a worker, and by
+    // check_password on the worker if the slots filled up meanwhile. Not a failed login:
+    // nothing was checked.
+    if (!may_block && !impl_->hash_slots->full())
+      return http::Verdict::kNeedsWorker;  // the hash takes ~40 ms
+    const PasswordCheck check =
+        may_block ? check_password(user, decoded->substr(colon + 1)) : PasswordCheck::kBusy;
+    if (check == PasswordCheck::kBusy) {
+      refusal = {503, password_checks_busy(), kPasswordBusyRetryAfterS};
+      return http::Verdict::kDeny;
+    }
+    if (check == PasswordCheck::kWrong) {
       login_failed(address);
       why = "wrong user name or password";
       return http::Verdict::kDeny;
@@ -405,7 +435,24 @@ void Auth::login_failed(const std::string& address) {
   ++f.count;
 }
 
-bool Auth::check_password(const std::string& user, const std::string& password) {
+PasswordCheck Auth::check_password(const std::string& user, const std::string& password) {
+  const std::optional<HashSlots::Slot> slot = impl_->hash_slots->try_take();
+  if (!slot) return PasswordCheck::kBusy;
+  return check_current_password(user, password) ? PasswordCheck::kMatch : PasswordCheck::kWrong;
+}
+
+std::optional<HashSlots::Slot> Auth::try_hash_slot() {
+  return impl_->hash_slots->try_take();
+}
+
+std::string Auth::password_checks_busy() const {
+  return std::to_string(impl_->options.password_hashes_in_progress_max) +
+         " password checks are in progress, the most at once for all clients; retry in " +
+         std::to_string(kPasswordBusyRetryAfterS) +
+         " s (session tokens and passwords verified before are not held up)";
+}
+
+bool Auth::check_current_password(const std::string& user, const std::string& password) {
   std::string hash;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

@@ -86,7 +86,11 @@ Reply AuthEndpoints::create_session(const Call& c) {
     const std::string password = f.required_string("password");
     if (const std::int64_t wait_s = auth_.login_wait_s(c.http.remote_address); wait_s > 0)
       throw ApiError(429, problem::kTooManyFailedLogins, auth_.too_many_failed_logins(c.http.remote_address, wait_s));
-    if (!auth_.check_password(name, password)) {
+    const PasswordCheck check = auth_.check_password(name, password);
+    if (check == PasswordCheck::kBusy)
+      throw ApiError(503, problem::kPasswordChecksBusy, auth_.password_checks_busy())
+          .with_retry_after_s(kPasswordBusyRetryAfterS);
+    if (check == PasswordCheck::kWrong) {
       auth_.login_failed(c.http.remote_address);
       throw ApiError(401, problem::kUnauthorized, "wrong user name or password");
     }
@@ -167,7 +171,7 @@ Reply AuthEndpoints::update_user(const Call& c) {
   // another user's without it.
   if (password && current->name == c.user()) {
     if (!current_password) throw bad_request("changing your own password needs current_password (your password now)");
-    if (!auth_.check_password(current->name, *current_password))
+    if (!auth_.check_current_password(current->name, *current_password))
       throw ApiError(403, problem::kForbidden, "current_password does not match: your password is unchanged");
   }
   if (!role && !password) return Reply(200, user_view(*current));  // nothing to change

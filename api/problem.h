@@ -6,6 +6,7 @@
 // thread-safe as values are.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,7 @@ inline constexpr const char* kInternal = http::problem::kInternal;
 inline constexpr const char* kUnauthorized = "urn:afasim:problem:unauthorized";
 inline constexpr const char* kForbidden = "urn:afasim:problem:forbidden";
 inline constexpr const char* kTooManyFailedLogins = "urn:afasim:problem:too-many-failed-logins";
+inline constexpr const char* kPasswordChecksBusy = "urn:afasim:problem:password-checks-busy";
 }  // namespace problem
 
 class ApiError : public std::runtime_error {
@@ -45,6 +47,12 @@ class ApiError : public std::runtime_error {
   const std::string& type() const { return type_; }
   const std::string& detail() const { return detail_; }
   const nlohmann::json& extra() const { return extra_; }
+  // Seconds for a Retry-After header (a 429 or 503 that says when to come back); 0: none.
+  std::int64_t retry_after_s() const { return retry_after_s_; }
+  ApiError& with_retry_after_s(std::int64_t seconds) {
+    retry_after_s_ = seconds;
+    return *this;
+  }
   // The problem document; `instance` is the request path.
   nlohmann::json to_json(const std::string& instance) const;
 
@@ -53,6 +61,7 @@ class ApiError : public std::runtime_error {
   std::string type_;
   std::string detail_;
   nlohmann::json extra_;
+  std::int64_t retry_after_s_ = 0;
 };
 
 // The reason phrase of an HTTP status ("Unprocessable Content" for 422), the `title`.

@@ -133,7 +133,9 @@ class RestServer::Impl {
   }
 
   static http::Response problem(const ApiError& e, const std::string& path) {
-    return http::problem_response(e.status(), e.type(), e.detail(), path, e.extra());
+    http::Response res = http::problem_response(e.status(), e.type(), e.detail(), path, e.extra());
+    if (e.retry_after_s() > 0) res.headers.set("Retry-After", std::to_string(e.retry_after_s()));
+    return res;
   }
 
   // One API request: the handler's Reply, or the problem document for what it threw.

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "api/auth.h"
+
 namespace afasim::redfish {
 
 RedfishError not_found(const std::string& what) {
@@ -44,6 +46,14 @@ RedfishError unknown_property(const std::string& prefix, const std::string& key)
                       "The property " + prefix + shown +
                           " is not in the list of valid properties for the resource.",
                       {pointer});
+}
+
+RedfishError password_checks_busy(const std::string& detail) {
+  RedfishError e(503, "ServiceTemporarilyUnavailable",
+                 "The service is temporarily unavailable: " + detail + ".", {},
+                 "Wait for the indicated retry duration and retry the operation.");
+  e.retry_after_s = static_cast<int>(api::kPasswordBusyRetryAfterS);
+  return e;
 }
 
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related) {

@@ -41,6 +41,7 @@ struct RedfishError : std::runtime_error {
   std::string message_id;
   std::vector<std::string> related;  // JSON pointers of the properties at fault: "#/CapacityBytes"
   std::string resolution;
+  int retry_after_s = 5;  // a 503's Retry-After (Service's handlers set it)
 };
 
 inline constexpr const char* kBaseRegistry = "Base.1.22";
@@ -55,6 +56,10 @@ RedfishError unknown_property(const std::string& prefix, const std::string& key)
 // 400 CreateFailedMissingReqProperties naming the members of `required` that `body` lacks
 // (only those: "the required property Password was missing"); nothing when none is.
 void require_members(const json& body, std::initializer_list<const char*> required);
+// 503 ServiceTemporarilyUnavailable for a login refused at api::AuthOptions::
+// password_hashes_in_progress_max (`detail`: api::Auth::password_checks_busy()), with its
+// Retry-After (api::kPasswordBusyRetryAfterS).
+RedfishError password_checks_busy(const std::string& detail);
 // The RedfishError for a model error. REQUIRES: !s.is_ok().
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related = {});
 // {"error": {...}} for e (DSP0266 "Error responses").

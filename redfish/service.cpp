@@ -92,7 +92,7 @@ struct Service::Impl {
       return fn();
     } catch (const RedfishError& e) {
       http::Response res = json_response(e.status, error_body(e));
-      if (e.status == 503) res.headers.set("Retry-After", "5");
+      if (e.status == 503) res.headers.set("Retry-After", std::to_string(e.retry_after_s));
       return res;
     } catch (const serve::ModelStopped&) {
       return json_response(503, error_body(RedfishError(503, "ServiceTemporarilyUnavailable",
@@ -515,11 +515,19 @@ Service::~Service() = default;
 
 void Service::reshape_deny(const http::Request& r, http::Response& deny) {
   if (r.path != "/redfish" && r.path.rfind("/redfish/", 0) != 0) return;
-  if (deny.status != 401 && deny.status != 403) return;
+  if (deny.status != 401 && deny.status != 403 && deny.status != 503) return;
   const json problem = json::parse(deny.body, nullptr, false);
-  const std::string why = problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
-                              ? " (" + problem["detail"].get<std::string>() + ")"
-                              : "";
+  const std::string detail =
+      problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
+          ? problem["detail"].get<std::string>()
+          : "";
+  const std::string why = detail.empty() ? "" : " (" + detail + ")";
+  if (deny.status == 503) {  // Basic credentials not yet verified, every hash slot taken
+    const std::string retry_after = deny.headers.get("Retry-After");
+    deny = json_response(503, error_body(password_checks_busy(detail)));
+    deny.headers.set("Retry-After", retry_after);
+    return;
+  }
   const RedfishError e =
       deny.status == 401
           ? RedfishError(401, "NoValidSession", "There is no valid session established with the implementation" + why + ".", {},

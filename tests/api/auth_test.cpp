@@ -7,6 +7,8 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include "tests/api/api_fixture.h"
@@ -249,6 +251,146 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "hash slots: with every one taken a password not yet verified is 503 with Retry-After at once, "
+    "not a failed login; tokens and verified passwords pass; a freed slot lets it in") {
+  // Hostile round 19: wrong passwords from 100 addresses, each under its own failed-login
+  // limit, kept every worker hashing; a valid token's GET /system waited 2.8 s at the median.
+  AuthOptions o = test_auth_options("slots-test-pass");
+  REQUIRE(o.password_hashes_in_progress_max == 2);  // the default this test fills
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  REQUIRE((*auth)->create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
+  auto token = (*auth)->create_session("admin");
+  REQUIRE(token);
+  const std::string admin = "YWRtaW46c2xvdHMtdGVzdC1wYXNz";  // base64 of admin:slots-test-pass
+  const std::string watcher = "d2F0Y2hlcjptb25pdG9yLXBhc3MtMQ==";  // watcher:monitor-pass-1
+  http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
+  const auto status_of = [&](const std::string& header, bool may_block,
+                             http::Response* out = nullptr) {
+    http::Request r;
+    r.method = "GET";
+    r.path = "/api/v1/system";
+    r.remote_address = "10.0.0.1";
+    r.headers.set("Authorization", header);
+    http::Response deny;
+    const http::Verdict v = (*auth)->guard(r, route, may_block, deny);
+    if (out) *out = deny;
+    return v == http::Verdict::kAllow ? 200 : v == http::Verdict::kNeedsWorker ? 0 : deny.status;
+  };
+  REQUIRE(status_of("Basic " + admin, true) == 200);  // verified before the slots fill
+  std::optional<HashSlots::Slot> first = (*auth)->try_hash_slot();
+  std::optional<HashSlots::Slot> second = (*auth)->try_hash_slot();
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(!(*auth)->try_hash_slot());
+  http::Response refused;
+  // On the I/O thread: answered there, without queuing for a worker.
+  REQUIRE(status_of("Basic " + watcher, false, &refused) == 503);
+  CHECK(refused.headers.get("Retry-After") == "1");
+  const json problem = json::parse(refused.body);
+  CHECK(problem["type"] == "urn:afasim:problem:password-checks-busy");
+  CHECK(
+      problem["detail"] ==
+      "2 password checks are in progress, the most at once for all clients; retry in 1 s (session "
+      "tokens and passwords verified before are not held up)");
+  // On a worker (the slots filled after the I/O thread looked): the same, without a hash.
+  CHECK(status_of("Basic " + watcher, true) == 503);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1") == PasswordCheck::kBusy);
+  // Not failed logins: past failed_logins_per_minute (10) of them the address is not 429.
+  for (int i = 0; i < 12; ++i) CHECK(status_of("Basic " + watcher, true) == 503);
+  CHECK((*auth)->login_wait_s("10.0.0.1") == 0);
+  CHECK(status_of("Bearer " + token->second, false) == 200);  // never takes or waits for a slot
+  CHECK(status_of("Basic " + admin, false) == 200);           // verified before: no hash
+  // A freed slot: the password is checked (on a worker) and the check gives the slot back.
+  second.reset();
+  CHECK(status_of("Basic " + watcher, false) == 0);
+  CHECK(status_of("Basic " + watcher, true) == 200);
+  std::optional<HashSlots::Slot> again = (*auth)->try_hash_slot();
+  CHECK(again);
+  CHECK(!(*auth)->try_hash_slot());
+  first.reset();
+  again.reset();
+  CHECK((*auth)->check_password("watcher", "wrong-pass-1") == PasswordCheck::kWrong);
+  CHECK((*auth)->check_password("nobody", "monitor-pass-1") == PasswordCheck::kWrong);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1") == PasswordCheck::kMatch);
+}
+
+TEST_CASE("a hash slot is given back on every way out: scope end, move, an exception") {
+  HashSlots slots(2);
+  {
+    auto a = slots.try_take();
+    REQUIRE(a);
+    HashSlots::Slot moved = std::move(*a);  // the moved-from one holds none
+    CHECK(slots.held() == 1);
+    a.reset();
+    CHECK(slots.held() == 1);
+  }
+  CHECK(slots.held() == 0);
+  try {
+    auto a = slots.try_take();
+    auto b = slots.try_take();
+    REQUIRE(slots.full());
+    throw std::runtime_error("argon2: out of memory");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(slots.held() == 0);
+  CHECK(!slots.full());
+}
+
+TEST_CASE(
+    "AuthOptions::password_hashes_in_progress_max outside 1..256 refuses the open, naming it") {
+  AuthOptions o = test_auth_options("slots-range-pass");
+  for (const int bad : {0, -1, 257}) {
+    o.password_hashes_in_progress_max = bad;
+    auto auth = Auth::open(o);
+    REQUIRE(!auth.is_ok());
+    CHECK(auth.status().code() == sim::Code::kInvalidArgument);
+    CHECK(auth.status().message() ==
+          "AuthOptions: password_hashes_in_progress_max must be 1..256, not " +
+              std::to_string(bad));
+  }
+  for (const int good : {1, 256}) {
+    o.password_hashes_in_progress_max = good;
+    CHECK(Auth::open(o).is_ok());
+  }
+}
+
+TEST_CASE(
+    "over HTTP, a full hash-slot bound answers Basic credentials and a login body with 503 and "
+    "Retry-After at once, a token's request with 200; once freed both log in") {
+  ApiFixture fx;
+  REQUIRE(fx.auth().create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
+  Http admin = fx.client();
+  const Response made = admin.post("/sessions", json::object());
+  REQUIRE(made.status == 201);
+  Http bearer = fx.anonymous();
+  bearer.use_bearer(made.body["token"].get<std::string>());
+  Http watcher = fx.client_as("watcher", "monitor-pass-1");
+  Http anonymous = fx.anonymous();
+  const json login = {{"username", "watcher"}, {"password", "monitor-pass-1"}};
+  std::optional<HashSlots::Slot> first = fx.auth().try_hash_slot();
+  std::optional<HashSlots::Slot> second = fx.auth().try_hash_slot();
+  REQUIRE(first);
+  REQUIRE(second);
+  const std::string detail =
+      "2 password checks are in progress, the most at once for all clients; retry in 1 s (session "
+      "tokens and passwords verified before are not held up)";
+  // Held slots are never given back while these run: an answer at all means nothing waited.
+  for (const Response& r : {watcher.get("/system"), anonymous.post("/sessions", login)}) {
+    REQUIRE(r.status == 503);
+    CHECK(r.is_problem());
+    CHECK(r.header("Retry-After") == "1");
+    CHECK(r.body["type"] == "urn:afasim:problem:password-checks-busy");
+    CHECK(r.body["detail"] == detail);
+  }
+  CHECK(bearer.get("/system").status == 200);
+  CHECK(admin.get("/system").status == 200);  // Basic, verified by the login above
+  first.reset();
+  CHECK(watcher.get("/system").status == 200);
+  CHECK(anonymous.post("/sessions", login).status == 201);
+}
+
+TEST_CASE(
     "Authorization: extra spaces after the scheme are read; malformed headers are a 401 saying "
     "why") {
   // Before: "Basic  <credentials>" (two spaces, allowed by RFC 9110's 1*SP) was 401
@@ -410,7 +552,7 @@ TEST_CASE("first start: the admin's password in a 0600 file, the users file with
   std::string password;
   std::getline(std::ifstream(o.admin_password_file), password);
   CHECK(password.size() >= 20);
-  CHECK((*first)->check_password("admin", password));
+  CHECK((*first)->check_password("admin", password) == PasswordCheck::kMatch);
   std::stringstream users;
   users << std::ifstream(o.users_file).rdbuf();
   CHECK(users.str().find(password) == std::string::npos);
@@ -418,7 +560,7 @@ TEST_CASE("first start: the admin's password in a 0600 file, the users file with
   auto second = Auth::open(o);  // a restart keeps the users and makes no new admin
   REQUIRE(second);
   CHECK(!(*second)->created_admin());
-  CHECK((*second)->check_password("admin", password));
+  CHECK((*second)->check_password("admin", password) == PasswordCheck::kMatch);
 
   // A hash edited to ask 4 GiB and 1,000 passes of every check is refused at open, naming the
   // user (hostile round 15: each anonymous request for that user took 4 GiB and minutes).

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -149,6 +150,42 @@ TEST_CASE("Redfish login: a session token is not a credential for a new session 
   // Basic credentials still log in.
   CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json::object(), basic("bob", "bob-pass-1")).status ==
         201);
+}
+
+TEST_CASE(
+    "Redfish: with every hash slot taken a login body and unverified Basic credentials are 503 "
+    "with Retry-After at once, an X-Auth-Token's request is 200; once freed both log in") {
+  // Hostile round 19: wrong passwords from 100 addresses kept every worker hashing; the
+  // bound (api::AuthOptions::password_hashes_in_progress_max) is shared with /api/v1.
+  RedfishServer s;
+  make_user(s, "bob", api::Role::kMonitor, "bob-pass-1");
+  // A login with a body: bob's Basic credentials are still unverified.
+  const std::string token = login(s.port(), "bob", "bob-pass-1");
+  std::optional<api::HashSlots::Slot> first = s.auth().try_hash_slot();
+  std::optional<api::HashSlots::Slot> second = s.auth().try_hash_slot();
+  REQUIRE(first);
+  REQUIRE(second);
+  const json body = {{"UserName", "bob"}, {"Password", "bob-pass-1"}};
+  // Held slots are never given back while these run: an answer at all means nothing waited.
+  for (const Answer& a :
+       {call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", body, {}),
+        call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("bob", "bob-pass-1"))}) {
+    REQUIRE(a.status == 503);
+    CHECK(a.header("Retry-After") == "1");
+    CHECK(a.header("X-Auth-Token").empty());
+    CHECK(a.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] ==
+          "Base.1.22.ServiceTemporarilyUnavailable");
+    CHECK(a.message() ==
+          "The service is temporarily unavailable: 2 password checks are in progress, the most at "
+          "once for all clients; retry in 1 s (session tokens and passwords verified before are "
+          "not held up).");
+  }
+  CHECK(call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, {"token", token}).status ==
+        200);
+  CHECK(s.auth().login_wait_s("127.0.0.1") == 0);  // not failed logins
+  first.reset();
+  CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", body, {}).status == 201);
+  CHECK(password_works(s.port(), "bob", "bob-pass-1"));
 }
 
 TEST_CASE("Redfish PATCH Accounts/{id} Password: one's own only with Basic credentials (403 with a token), another's by an admin") {
