@@ -25,6 +25,8 @@ using auth_internal::argon2id_hash;
 using auth_internal::argon2id_matches;
 using auth_internal::base64_decode;
 using auth_internal::base64url;
+using auth_internal::check_name;
+using auth_internal::check_password_rules;
 using auth_internal::credentials_header;
 using auth_internal::equal_constant_time;
 using auth_internal::hmac;
@@ -36,23 +38,6 @@ using auth_internal::write_private_file;
 namespace {
 
 std::int64_t now_unix_s() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
-sim::Status check_name(const std::string& name) {
-  const bool ok = !name.empty() && name.size() <= 64 &&
-                  std::all_of(name.begin(), name.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                           c == '.';
-                  });
-  if (!ok) return sim::invalid_argument("a user name is 1 to 64 letters, digits, '-', '_' or '.'");
-  return sim::Status::ok();
-}
-
-sim::Status check_password_rules(const std::string& password) {
-  if (password.size() < kPasswordMinBytes || password.size() > kPasswordMaxBytes)
-    return sim::invalid_argument("a password is " + std::to_string(kPasswordMinBytes) + " to " +
-                                 std::to_string(kPasswordMaxBytes) + " bytes long");
-  return sim::Status::ok();
-}
 
 }  // namespace
 

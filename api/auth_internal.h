@@ -54,6 +54,12 @@ std::string credentials_header(const http::Request& r);
 // "Basic x", and a credential is never shown as part of the scheme's name. {scheme, value}.
 std::pair<std::string, std::string> split_credentials(const std::string& header);
 
+// The rules for a user's name (1 to 64 letters, digits, '-', '_' or '.') and password
+// (kPasswordMinBytes..kPasswordMaxBytes, api/auth.h): ok, or kInvalidArgument naming the
+// rule. users_check.cpp.
+sim::Status check_name(const std::string& name);
+sim::Status check_password_rules(const std::string& password);
+
 // Writes `text` to `path` with mode 0600: a temporary file, fsync, rename. kIoError with the
 // system's reason.
 sim::Status write_private_file(const std::string& path, const std::string& text);

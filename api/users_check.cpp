@@ -1,14 +1,34 @@
-// api::role_name and api::parse_role, the roles' names in users files and answers; and
+// api::role_name and api::parse_role, the roles' names in users files and answers; the rules
+// for a user's name and password (auth_internal::check_name, check_password_rules); and
 // api::users_file_problem: the consistency of a users file read at start (hostile round 16: two
 // users with one id, a next_id that handed out an existing id, a duplicate "admin" that shadowed
 // the real one, no admin at all were all loaded without a word).
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <string>
 
 #include "api/auth.h"
+#include "api/auth_internal.h"
 
 namespace afasim::api {
+
+sim::Status auth_internal::check_name(const std::string& name) {
+  const bool ok = !name.empty() && name.size() <= 64 &&
+                  std::all_of(name.begin(), name.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                           c == '.';
+                  });
+  if (!ok) return sim::invalid_argument("a user name is 1 to 64 letters, digits, '-', '_' or '.'");
+  return sim::Status::ok();
+}
+
+sim::Status auth_internal::check_password_rules(const std::string& password) {
+  if (password.size() < kPasswordMinBytes || password.size() > kPasswordMaxBytes)
+    return sim::invalid_argument("a password is " + std::to_string(kPasswordMinBytes) + " to " +
+                                 std::to_string(kPasswordMaxBytes) + " bytes long");
+  return sim::Status::ok();
+}
 
 const char* role_name(Role r) {
   switch (r) {
