@@ -310,19 +310,19 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
       refusal = {429, too_many_failed_logins(address, wait_s), wait_s};
       return http::Verdict::kDeny;
     }
-    // Every hash slot taken: refused here, before it queues for a worker, and by
-    // check_password on the worker if the slots filled up meanwhile. Not a failed login:
-    // nothing was checked.
-    if (!may_block && !impl_->hash_slots->full())
+    // Every hash slot this address may take taken: refused here, before it queues for a
+    // worker, and by check_password on the worker if the slots filled up meanwhile. Not a
+    // failed login: nothing was checked.
+    if (!may_block && !impl_->hash_slots->full(hash_slot_access(address)))
       return http::Verdict::kNeedsWorker;  // the hash takes ~40 ms
-    const PasswordCheck check =
-        may_block ? check_password(user, decoded->substr(colon + 1)) : PasswordCheck::kBusy;
+    const PasswordCheck check = may_block
+                                    ? check_password(user, decoded->substr(colon + 1), address)
+                                    : PasswordCheck::kBusy;
     if (check == PasswordCheck::kBusy) {
-      refusal = {503, password_checks_busy(), kPasswordBusyRetryAfterS};
+      refusal = {503, password_checks_busy(address), kPasswordBusyRetryAfterS};
       return http::Verdict::kDeny;
     }
-    if (check == PasswordCheck::kWrong) {
-      login_failed(address);
+    if (check == PasswordCheck::kWrong) {  // counted by check_password
       why = "wrong user name or password";
       return http::Verdict::kDeny;
     }
@@ -414,27 +414,50 @@ void Auth::login_failed(const std::string& address) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   // Addresses whose minute is over go, so the table holds at most the addresses that failed
   // in the last minute.
-  std::erase_if(impl_->failures, [now](const auto& f) { return now - f.second.since >= std::chrono::minutes(1); });
+  std::erase_if(impl_->failures,
+                [now](const auto& f) { return now - f.second.since >= std::chrono::minutes(1); });
   Impl::Failures& f = impl_->failures[address];
   if (f.count == 0) f.since = now;
   ++f.count;
 }
 
-PasswordCheck Auth::check_password(const std::string& user, const std::string& password) {
-  const std::optional<HashSlots::Slot> slot = impl_->hash_slots->try_take();
+PasswordCheck Auth::check_password(const std::string& user, const std::string& password,
+                                   const std::string& address) {
+  const std::optional<HashSlots::Slot> slot =
+      impl_->hash_slots->try_take(hash_slot_access(address));
   if (!slot) return PasswordCheck::kBusy;
-  return check_current_password(user, password) ? PasswordCheck::kMatch : PasswordCheck::kWrong;
+  if (check_current_password(user, password)) return PasswordCheck::kMatch;
+  // Counted while the slot is still held: were it given back first, another password from
+  // this address could take the reserved slot in between, as if it had not failed.
+  login_failed(address);
+  return PasswordCheck::kWrong;
 }
 
-std::optional<HashSlots::Slot> Auth::try_hash_slot() {
-  return impl_->hash_slots->try_take();
+HashSlots::Access Auth::hash_slot_access(const std::string& address) const {
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const auto it = impl_->failures.find(address);  // an entry holds at least one failure
+  const bool failed =
+      it != impl_->failures.end() && now - it->second.since < std::chrono::minutes(1);
+  return failed ? HashSlots::Access::kShared : HashSlots::Access::kAll;
 }
 
-std::string Auth::password_checks_busy() const {
-  return std::to_string(impl_->options.password_hashes_in_progress_max) +
-         " password checks are in progress, the most at once for all clients; retry in " +
-         std::to_string(kPasswordBusyRetryAfterS) +
-         " s (session tokens and passwords verified before are not held up)";
+std::optional<HashSlots::Slot> Auth::try_hash_slot(HashSlots::Access access) {
+  return impl_->hash_slots->try_take(access);
+}
+
+std::string Auth::password_checks_busy(const std::string& address) const {
+  const HashSlots& slots = *impl_->hash_slots;
+  const std::string max = std::to_string(slots.max());
+  const std::string retry = "; retry in " + std::to_string(kPasswordBusyRetryAfterS) +
+                            " s (session tokens and passwords verified before are not held up)";
+  if (slots.reserved() > 0 && hash_slot_access(address) == HashSlots::Access::kShared)
+    return "every password-check slot open to a client address with a failed login in the last "
+           "minute, as " +
+           address + " has, is in use (" + std::to_string(slots.max() - slots.reserved()) + " of " +
+           max + ": the last is kept for addresses without one)" + retry;
+  return max + (slots.max() == 1 ? " password check is" : " password checks are") +
+         " in progress, the most at once for all clients" + retry;
 }
 
 bool Auth::check_current_password(const std::string& user, const std::string& password) {

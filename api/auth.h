@@ -99,6 +99,20 @@ struct AuthOptions {
   // (http::ServerOptions::worker_threads) to everyone else and lets ~50 logins a second
   // through at ~40 ms a hash, more than people logging in need; the price is that while a
   // flood holds both slots a person's login is 503 too, until a retry finds one free.
+  // So the last slot is reserved (HashSlots::reserved()): a client address with a failed
+  // login in its current minute (the failed_logins_per_minute window) may take a slot only
+  // while another stays free; an address without one may take any. A flood from addresses
+  // that have failed then leaves the last slot to people logging in from clean addresses
+  // (100 addresses retrying every 503 at once: a person's login took 0.2 s at the median,
+  // from 73 s; 8.7 s at most, when the flood began and once a minute after, while its
+  // addresses were clean). To hold that slot too an attacker needs a clean address for
+  // every hash it runs there: a hash took 20 ms (argon2id at this cost, median of 40 alone
+  // on the 2-core test machine, 2026-12-05; the ~40 ms above is an older figure), so ~50
+  // addresses a second. An address is clean again a minute after its first failure, so a
+  // pool of ~3,000 addresses, each used once a minute, is enough (an IPv6 /64 holds far
+  // more); the shared slot alone takes ~5 a second (10 wrong passwords each). A person who
+  // mistyped within the minute, or who shares an address with an attacker (NAT), has the
+  // shared slots only. With 1 there is no reserved slot: every address may take the one.
   int password_hashes_in_progress_max = 2;
 };
 
@@ -111,7 +125,8 @@ inline constexpr std::int64_t kPasswordBusyRetryAfterS = 1;
 enum class PasswordCheck {
   kMatch,  // the user exists and the password is theirs
   kWrong,  // no such user, or another password
-  kBusy,   // not checked: every hash slot was taken (AuthOptions::password_hashes_in_progress_max)
+  kBusy,   // not checked: every hash slot the address may take was taken
+           // (AuthOptions::password_hashes_in_progress_max)
 };
 
 // Password rules: 8..1024 bytes (a passphrase may be long; the hash reads all of it).
@@ -155,24 +170,34 @@ class Auth {
   // max_sessions_per_user of this user's.
   sim::Result<std::pair<Session, std::string>> create_session(const std::string& user);
   // Checks a user name and password for a login (a POST /sessions body, Redfish's login
-  // body; the guard's Basic credentials not yet verified): blocks for the hash (~40 ms; an
-  // unknown user costs the same) in one of password_hashes_in_progress_max slots, or is
-  // kBusy at once, without hashing, when every slot is taken: answer 503 with Retry-After
-  // kPasswordBusyRetryAfterS and password_checks_busy(). The slot is given back on every
-  // way out, an exception (argon2 out of memory) included.
-  PasswordCheck check_password(const std::string& user, const std::string& password);
+  // body; the guard's Basic credentials not yet verified) from client address `address`:
+  // blocks for the hash (~40 ms; an unknown user costs the same) in one of the
+  // password_hashes_in_progress_max slots that address may take (hash_slot_access), or is
+  // kBusy at once, without hashing, when every such slot is taken: answer 503 with
+  // Retry-After kPasswordBusyRetryAfterS and password_checks_busy(address). kWrong is
+  // counted as a failed login from `address` (login_failed) before the slot is given back,
+  // so that the address's next request is already limited to the shared slots. The slot is
+  // given back on every way out, an exception (argon2 out of memory) included.
+  PasswordCheck check_password(const std::string& user, const std::string& password,
+                               const std::string& address);
   // The same check for a request that is already authenticated (a password change's
   // current_password): blocks for the hash and takes no slot, as such requests never wait
   // for one.
   bool check_current_password(const std::string& user, const std::string& password);
-  // A hash slot, held until the Slot is destroyed; nullopt at once when every one is taken.
-  // check_password takes one for each hash; tests hold them to fill the bound.
-  std::optional<HashSlots::Slot> try_hash_slot();
-  // The detail of that 503: the bound, when to retry, and who is not held up.
-  std::string password_checks_busy() const;
+  // The hash slots a password from `address` may take: kShared when the address has a failed
+  // login in its current minute (the reserved last slot is not for it), else kAll.
+  HashSlots::Access hash_slot_access(const std::string& address) const;
+  // A hash slot, held until the Slot is destroyed; nullopt at once when every slot `access`
+  // may have is taken. check_password takes one for each hash; tests hold them to fill the
+  // bound.
+  std::optional<HashSlots::Slot> try_hash_slot(HashSlots::Access access = HashSlots::Access::kAll);
+  // The detail of that 503 for a password from `address`: the bound (the shared slots for
+  // an address with a failed login in its minute), when to retry, and who is not held up.
+  std::string password_checks_busy(const std::string& address) const;
   // Failed-login throttling (AuthOptions::failed_logins_per_minute): the seconds until
-  // `address` may try another unverified password (0: now); a failed check from it. The
-  // guard applies them to Basic credentials; the login endpoints to their bodies.
+  // `address` may try another unverified password (0: now); a failed check from it
+  // (check_password records its own). The guard applies them to Basic credentials; the
+  // login endpoints to their bodies.
   std::int64_t login_wait_s(const std::string& address) const;
   void login_failed(const std::string& address);
   std::string too_many_failed_logins(const std::string& address, std::int64_t wait_s) const;
@@ -191,9 +216,9 @@ class Auth {
   };
   // Checks Basic credentials (base64 "user:password"): kAllow with user and role set,
   // kDeny with the refusal, or kNeedsWorker when the password is not yet verified, a hash
-  // slot is free and !may_block. An unverified password from an address past its failed
-  // logins is a 429; one that finds every hash slot taken a 503 (both without a hash, on
-  // the I/O thread when they are known there).
+  // slot the address may take is free and !may_block. An unverified password from an address
+  // past its failed logins is a 429; one that finds every hash slot it may take taken a 503
+  // (both without a hash, on the I/O thread when they are known there).
   http::Verdict authenticate_basic(const std::string& value, const std::string& address,
                                    bool may_block, std::string& user, Role& role, Refusal& refusal);
 

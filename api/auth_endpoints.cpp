@@ -86,14 +86,13 @@ Reply AuthEndpoints::create_session(const Call& c) {
     const std::string password = f.required_string("password");
     if (const std::int64_t wait_s = auth_.login_wait_s(c.http.remote_address); wait_s > 0)
       throw ApiError(429, problem::kTooManyFailedLogins, auth_.too_many_failed_logins(c.http.remote_address, wait_s));
-    const PasswordCheck check = auth_.check_password(name, password);
+    const PasswordCheck check = auth_.check_password(name, password, c.http.remote_address);
     if (check == PasswordCheck::kBusy)
-      throw ApiError(503, problem::kPasswordChecksBusy, auth_.password_checks_busy())
+      throw ApiError(503, problem::kPasswordChecksBusy,
+                     auth_.password_checks_busy(c.http.remote_address))
           .with_retry_after_s(kPasswordBusyRetryAfterS);
-    if (check == PasswordCheck::kWrong) {
-      auth_.login_failed(c.http.remote_address);
+    if (check == PasswordCheck::kWrong)  // counted as a failed login by check_password
       throw ApiError(401, problem::kUnauthorized, "wrong user name or password");
-    }
     user = name;
   }
   auto made = auth_.create_session(user);

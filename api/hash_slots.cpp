@@ -22,16 +22,16 @@ HashSlots::Slot::~Slot() {
   if (held_) held_->fetch_sub(1);
 }
 
-std::optional<HashSlots::Slot> HashSlots::try_take() {
+std::optional<HashSlots::Slot> HashSlots::try_take(Access access) {
   int held = held_->load();
   do {
-    if (at_max(held)) return std::nullopt;
+    if (at_max(held, access)) return std::nullopt;
   } while (!held_->compare_exchange_weak(held, held + 1));
   return Slot(held_);
 }
 
-bool HashSlots::full() const {
-  return at_max(held_->load());
+bool HashSlots::full(Access access) const {
+  return at_max(held_->load(), access);
 }
 
 }  // namespace afasim::api

@@ -3,6 +3,13 @@
 // nothing ever waits for a slot, so a flood of password checks cannot hold up the requests
 // that need none (a session token, a Basic password verified before).
 //
+// With max >= 2 the last slot is reserved: a taker with Access::kShared (Auth: a client
+// address with a failed login in its current minute) may take a slot only while another
+// besides it stays free, so such takers together hold at most max - 1 and never the last
+// free one, which only Access::kAll may take. Slots are counted, not named: with max 2 and
+// one held by a kAll taker, the free one is the last and kShared is refused. With max == 1
+// nothing is reserved: every taker may have the one.
+//
 // Thread-safe: slots are taken and given back on any thread. A Slot keeps the count it
 // belongs to alive, so it may outlive the HashSlots (and the Auth) it came from.
 #pragma once
@@ -17,6 +24,9 @@ class HashSlots {
  public:
   // REQUIRES: max >= 1 (Auth::open checks AuthOptions' range before it makes one).
   explicit HashSlots(int max);
+
+  // Which slots a taker may have: kShared the first max - reserved(), kAll any of the max.
+  enum class Access { kShared, kAll };
 
   // One slot held; given back when the Slot is destroyed, on every way out of the scope that
   // holds it (a return, an exception's unwinding). Move-only; a moved-from Slot holds none.
@@ -34,17 +44,21 @@ class HashSlots {
     std::shared_ptr<std::atomic<int>> held_;  // null once moved from
   };
 
-  // A slot, or nullopt at once (without waiting) when `max` are held.
-  std::optional<Slot> try_take();
-  // True when every slot is held: an answer for this moment only (one may be given back
-  // right after), for refusing early what try_take() would refuse.
-  bool full() const;
+  // A slot, or nullopt at once (without waiting) when every slot `access` may have is held.
+  std::optional<Slot> try_take(Access access);
+  // True when try_take(access) would refuse: an answer for this moment only (a slot may be
+  // given back right after), for refusing early what try_take() would refuse.
+  bool full(Access access) const;
   int max() const { return max_; }
+  // Slots only Access::kAll may take: 1 when max >= 2, else 0.
+  int reserved() const { return max_ >= 2 ? 1 : 0; }
   int held() const { return held_->load(); }
 
  private:
   // The one test of the bound, used by try_take() and full().
-  bool at_max(int held) const { return held >= max_; }
+  bool at_max(int held, Access access) const {
+    return held >= (access == Access::kAll ? max_ : max_ - reserved());
+  }
 
   int max_;
   std::shared_ptr<std::atomic<int>> held_;

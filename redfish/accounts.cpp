@@ -170,13 +170,12 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
       const std::string name = read_string(body, "UserName");
       if (const std::int64_t wait_s = auth_.login_wait_s(r.remote_address); wait_s > 0)
         throw RedfishError(429, "GeneralError", auth_.too_many_failed_logins(r.remote_address, wait_s) + ".");
-      const api::PasswordCheck check = auth_.check_password(name, read_string(body, "Password"));
+      const api::PasswordCheck check =
+          auth_.check_password(name, read_string(body, "Password"), r.remote_address);
       if (check == api::PasswordCheck::kBusy)
-        throw password_checks_busy(auth_.password_checks_busy());
-      if (check == api::PasswordCheck::kWrong) {
-        auth_.login_failed(r.remote_address);
+        throw password_checks_busy(auth_.password_checks_busy(r.remote_address));
+      if (check == api::PasswordCheck::kWrong)  // counted as a failed login by check_password
         throw RedfishError(401, "ResourceAtUriUnauthorized", "Wrong user name or password.");
-      }
       user = name;
     }
     auto made = auth_.create_session(user);

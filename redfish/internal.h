@@ -57,8 +57,8 @@ RedfishError unknown_property(const std::string& prefix, const std::string& key)
 // (only those: "the required property Password was missing"); nothing when none is.
 void require_members(const json& body, std::initializer_list<const char*> required);
 // 503 ServiceTemporarilyUnavailable for a login refused at api::AuthOptions::
-// password_hashes_in_progress_max (`detail`: api::Auth::password_checks_busy()), with its
-// Retry-After (api::kPasswordBusyRetryAfterS).
+// password_hashes_in_progress_max (`detail`: api::Auth::password_checks_busy(address)), with
+// its Retry-After (api::kPasswordBusyRetryAfterS).
 RedfishError password_checks_busy(const std::string& detail);
 // The RedfishError for a model error. REQUIRES: !s.is_ok().
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related = {});

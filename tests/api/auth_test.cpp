@@ -295,7 +295,7 @@ TEST_CASE(
       "tokens and passwords verified before are not held up)");
   // On a worker (the slots filled after the I/O thread looked): the same, without a hash.
   CHECK(status_of("Basic " + watcher, true) == 503);
-  CHECK((*auth)->check_password("watcher", "monitor-pass-1") == PasswordCheck::kBusy);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.1") == PasswordCheck::kBusy);
   // Not failed logins: past failed_logins_per_minute (10) of them the address is not 429.
   for (int i = 0; i < 12; ++i) CHECK(status_of("Basic " + watcher, true) == 503);
   CHECK((*auth)->login_wait_s("10.0.0.1") == 0);
@@ -310,15 +310,16 @@ TEST_CASE(
   CHECK(!(*auth)->try_hash_slot());
   first.reset();
   again.reset();
-  CHECK((*auth)->check_password("watcher", "wrong-pass-1") == PasswordCheck::kWrong);
-  CHECK((*auth)->check_password("nobody", "monitor-pass-1") == PasswordCheck::kWrong);
-  CHECK((*auth)->check_password("watcher", "monitor-pass-1") == PasswordCheck::kMatch);
+  CHECK((*auth)->check_password("watcher", "wrong-pass-1", "10.0.0.1") == PasswordCheck::kWrong);
+  CHECK((*auth)->check_password("nobody", "monitor-pass-1", "10.0.0.1") == PasswordCheck::kWrong);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.1") == PasswordCheck::kMatch);
 }
 
 TEST_CASE("a hash slot is given back on every way out: scope end, move, an exception") {
+  using Access = HashSlots::Access;
   HashSlots slots(2);
   {
-    auto a = slots.try_take();
+    auto a = slots.try_take(Access::kAll);
     REQUIRE(a);
     HashSlots::Slot moved = std::move(*a);  // the moved-from one holds none
     CHECK(slots.held() == 1);
@@ -327,14 +328,150 @@ TEST_CASE("a hash slot is given back on every way out: scope end, move, an excep
   }
   CHECK(slots.held() == 0);
   try {
-    auto a = slots.try_take();
-    auto b = slots.try_take();
-    REQUIRE(slots.full());
+    auto a = slots.try_take(Access::kAll);
+    auto b = slots.try_take(Access::kAll);
+    REQUIRE(slots.full(Access::kAll));
     throw std::runtime_error("argon2: out of memory");
   } catch (const std::runtime_error&) {
   }
   CHECK(slots.held() == 0);
-  CHECK(!slots.full());
+  CHECK(!slots.full(Access::kAll));
+}
+
+TEST_CASE(
+    "hash slots: kShared takers hold at most max - 1, the last is left to kAll; with max 1 "
+    "nothing is reserved") {
+  using Access = HashSlots::Access;
+  HashSlots four(4);
+  CHECK(four.reserved() == 1);
+  std::vector<HashSlots::Slot> held;
+  for (int i = 0; i < 3; ++i) {
+    auto s = four.try_take(Access::kShared);
+    REQUIRE(s);
+    held.push_back(std::move(*s));
+  }
+  CHECK(four.full(Access::kShared));
+  CHECK(!four.try_take(Access::kShared));
+  CHECK(!four.full(Access::kAll));
+  auto last = four.try_take(Access::kAll);
+  CHECK(last);
+  CHECK(four.full(Access::kAll));
+  // A kAll taker that came first leaves kShared takers one fewer: the count is shared.
+  held.pop_back();
+  CHECK(four.full(Access::kShared));
+  CHECK(four.held() == 3);
+
+  HashSlots one(1);
+  CHECK(one.reserved() == 0);
+  auto only = one.try_take(Access::kShared);
+  CHECK(only);
+  CHECK(!one.try_take(Access::kAll));
+}
+
+TEST_CASE(
+    "hash slots: the last is kept for addresses without a failed login in the minute; with the "
+    "shared one held an address that failed is 503 and a clean one is checked; with both held "
+    "both are 503") {
+  // The price of the bound alone (hostile round 19): 100 addresses retrying every 503 at once
+  // kept both slots busy, and a person's password login from a clean address got in after
+  // 73 s. Those addresses fail, so they may take the shared slot only.
+  using Access = HashSlots::Access;
+  AuthOptions o = test_auth_options("reserve-test-pass");
+  REQUIRE(o.password_hashes_in_progress_max == 2);  // one shared slot, one reserved
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  REQUIRE((*auth)->create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
+  REQUIRE((*auth)->create_user("provisioner", Role::kOperator, "operator-pass-1").is_ok());
+  const std::string wrong = "YWRtaW46d3Jvbmc=";                    // admin:wrong
+  const std::string watcher = "d2F0Y2hlcjptb25pdG9yLXBhc3MtMQ==";  // watcher:monitor-pass-1
+  const std::string provisioner =
+      "cHJvdmlzaW9uZXI6b3BlcmF0b3ItcGFzcy0x";  // provisioner:operator-pass-1
+  http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
+  const auto status_of = [&](const std::string& address, const std::string& header, bool may_block,
+                             http::Response* out = nullptr) {
+    http::Request r;
+    r.method = "GET";
+    r.path = "/api/v1/system";
+    r.remote_address = address;
+    r.headers.set("Authorization", header);
+    http::Response deny;
+    const http::Verdict v = (*auth)->guard(r, route, may_block, deny);
+    if (out) *out = deny;
+    return v == http::Verdict::kAllow ? 200 : v == http::Verdict::kNeedsWorker ? 0 : deny.status;
+  };
+  // One wrong password: 10.0.0.9 has failed (1 of failed_logins_per_minute, not yet 429).
+  REQUIRE(status_of("10.0.0.9", "Basic " + wrong, true) == 401);
+  REQUIRE((*auth)->login_wait_s("10.0.0.9") == 0);
+  CHECK((*auth)->hash_slot_access("10.0.0.9") == Access::kShared);
+  CHECK((*auth)->hash_slot_access("10.0.0.1") == Access::kAll);
+
+  // One slot held, by anyone: the one shared slot is taken, the reserved one is free.
+  std::optional<HashSlots::Slot> shared = (*auth)->try_hash_slot();
+  REQUIRE(shared);
+  CHECK(!(*auth)->try_hash_slot(Access::kShared));
+  // The address that failed: 503 on the I/O thread and on a worker, for Basic and a login
+  // body alike, without a hash and without another failed login.
+  http::Response refused;
+  CHECK(status_of("10.0.0.9", "Basic " + watcher, false, &refused) == 503);
+  CHECK(refused.headers.get("Retry-After") == "1");
+  CHECK(json::parse(refused.body)["detail"] ==
+        "every password-check slot open to a client address with a failed login in the last "
+        "minute, as 10.0.0.9 has, is in use (1 of 2: the last is kept for addresses without one); "
+        "retry in 1 s (session tokens and passwords verified before are not held up)");
+  CHECK(status_of("10.0.0.9", "Basic " + watcher, true) == 503);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.9") == PasswordCheck::kBusy);
+  // A clean address: the reserved slot, for Basic (a worker, then 200) and a login body.
+  CHECK(status_of("10.0.0.1", "Basic " + watcher, false) == 0);
+  CHECK(status_of("10.0.0.1", "Basic " + watcher, true) == 200);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.1") == PasswordCheck::kMatch);
+  // A wrong password is counted before its slot is given back: the address that sent it
+  // has the shared slot only from then on.
+  CHECK((*auth)->check_password("watcher", "wrong-pass-1", "10.0.0.5") == PasswordCheck::kWrong);
+  CHECK((*auth)->hash_slot_access("10.0.0.5") == Access::kShared);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.5") == PasswordCheck::kBusy);
+
+  // Every slot held: both addresses 503, the clean one told of the whole bound.
+  std::optional<HashSlots::Slot> reserved = (*auth)->try_hash_slot(Access::kAll);
+  REQUIRE(reserved);
+  REQUIRE(!(*auth)->try_hash_slot(Access::kAll));
+  CHECK(status_of("10.0.0.1", "Basic " + provisioner, false, &refused) == 503);
+  CHECK(json::parse(refused.body)["detail"] ==
+        "2 password checks are in progress, the most at once for all clients; retry in 1 s "
+        "(session tokens and passwords verified before are not held up)");
+  CHECK(status_of("10.0.0.1", "Basic " + provisioner, true) == 503);
+  CHECK(status_of("10.0.0.9", "Basic " + provisioner, false) == 503);
+  CHECK((*auth)->check_password("provisioner", "operator-pass-1", "10.0.0.1") ==
+        PasswordCheck::kBusy);
+  CHECK((*auth)->check_password("provisioner", "operator-pass-1", "10.0.0.9") ==
+        PasswordCheck::kBusy);
+  CHECK(status_of("10.0.0.9", "Basic " + watcher, false) == 200);  // verified before: no slot
+
+  // Slots are counted, not named: with one held by anyone, the free one is the last, kept
+  // for clean addresses. With both free the address that failed is checked again.
+  shared.reset();
+  CHECK(status_of("10.0.0.9", "Basic " + provisioner, false) == 503);
+  reserved.reset();
+  CHECK(status_of("10.0.0.9", "Basic " + provisioner, false) == 0);
+  CHECK(status_of("10.0.0.9", "Basic " + provisioner, true) == 200);
+}
+
+TEST_CASE(
+    "hash slots: with password_hashes_in_progress_max 1 nothing is reserved; an address that "
+    "failed may take the one slot") {
+  AuthOptions o = test_auth_options("single-slot-pass");
+  o.password_hashes_in_progress_max = 1;
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  REQUIRE((*auth)->create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
+  CHECK((*auth)->check_password("watcher", "wrong-pass-1", "10.0.0.9") == PasswordCheck::kWrong);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.9") == PasswordCheck::kMatch);
+  std::optional<HashSlots::Slot> only = (*auth)->try_hash_slot(HashSlots::Access::kShared);
+  REQUIRE(only);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.1") == PasswordCheck::kBusy);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.9") == PasswordCheck::kBusy);
+  CHECK((*auth)->password_checks_busy("10.0.0.9") ==
+        "1 password check is in progress, the most at once for all clients; retry in 1 s "
+        "(session tokens and passwords verified before are not held up)");
 }
 
 TEST_CASE(
@@ -387,6 +524,34 @@ TEST_CASE(
   CHECK(admin.get("/system").status == 200);  // Basic, verified by the login above
   first.reset();
   CHECK(watcher.get("/system").status == 200);
+  CHECK(anonymous.post("/sessions", login).status == 201);
+}
+
+TEST_CASE(
+    "over HTTP, with the shared hash slot held a login body from a clean address is checked; "
+    "once the address has a failed login it is 503 with Retry-After") {
+  ApiFixture fx;
+  REQUIRE(fx.auth().create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
+  Http anonymous = fx.anonymous();
+  const json login = {{"username", "watcher"}, {"password", "monitor-pass-1"}};
+  std::optional<HashSlots::Slot> shared = fx.auth().try_hash_slot();  // 1 of 2: the shared one
+  REQUIRE(shared);
+  // 127.0.0.1 has not failed: the reserved slot checks its passwords, right and wrong.
+  CHECK(anonymous.post("/sessions", login).status == 201);
+  CHECK(
+      anonymous.post("/sessions", {{"username", "watcher"}, {"password", "wrong-pass-1"}}).status ==
+      401);
+  // Now it has: the shared slot only, and that one is held.
+  const Response refused = anonymous.post("/sessions", login);
+  REQUIRE(refused.status == 503);
+  CHECK(refused.is_problem());
+  CHECK(refused.header("Retry-After") == "1");
+  CHECK(refused.body["type"] == "urn:afasim:problem:password-checks-busy");
+  CHECK(refused.body["detail"] ==
+        "every password-check slot open to a client address with a failed login in the last "
+        "minute, as 127.0.0.1 has, is in use (1 of 2: the last is kept for addresses without one); "
+        "retry in 1 s (session tokens and passwords verified before are not held up)");
+  shared.reset();
   CHECK(anonymous.post("/sessions", login).status == 201);
 }
 
@@ -552,7 +717,7 @@ TEST_CASE("first start: the admin's password in a 0600 file, the users file with
   std::string password;
   std::getline(std::ifstream(o.admin_password_file), password);
   CHECK(password.size() >= 20);
-  CHECK((*first)->check_password("admin", password) == PasswordCheck::kMatch);
+  CHECK((*first)->check_password("admin", password, "10.0.0.1") == PasswordCheck::kMatch);
   std::stringstream users;
   users << std::ifstream(o.users_file).rdbuf();
   CHECK(users.str().find(password) == std::string::npos);
@@ -560,7 +725,7 @@ TEST_CASE("first start: the admin's password in a 0600 file, the users file with
   auto second = Auth::open(o);  // a restart keeps the users and makes no new admin
   REQUIRE(second);
   CHECK(!(*second)->created_admin());
-  CHECK((*second)->check_password("admin", password) == PasswordCheck::kMatch);
+  CHECK((*second)->check_password("admin", password, "10.0.0.1") == PasswordCheck::kMatch);
 
   // A hash edited to ask 4 GiB and 1,000 passes of every check is refused at open, naming the
   // user (hostile round 15: each anonymous request for that user took 4 GiB and minutes).

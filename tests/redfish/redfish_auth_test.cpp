@@ -188,6 +188,35 @@ TEST_CASE(
   CHECK(password_works(s.port(), "bob", "bob-pass-1"));
 }
 
+TEST_CASE(
+    "Redfish: with the shared hash slot held a login from a clean address is 201; once the "
+    "address has a failed login it is 503 with Retry-After") {
+  RedfishServer s;
+  make_user(s, "bob", api::Role::kMonitor, "bob-pass-1");
+  std::optional<api::HashSlots::Slot> shared = s.auth().try_hash_slot();  // 1 of 2: the shared one
+  REQUIRE(shared);
+  const json body = {{"UserName", "bob"}, {"Password", "bob-pass-1"}};
+  const std::string sessions = "/redfish/v1/SessionService/Sessions";
+  CHECK(call(s.port(), "POST", sessions, body, {}).status == 201);  // 127.0.0.1 has not failed
+  CHECK(call(s.port(), "POST", sessions, {{"UserName", "bob"}, {"Password", "wrong-pass-1"}}, {})
+            .status == 401);
+  for (const Answer& a :
+       {call(s.port(), "POST", sessions, body, {}),
+        call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("bob", "bob-pass-1"))}) {
+    REQUIRE(a.status == 503);
+    CHECK(a.header("Retry-After") == "1");
+    CHECK(a.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] ==
+          "Base.1.22.ServiceTemporarilyUnavailable");
+    CHECK(a.message() ==
+          "The service is temporarily unavailable: every password-check slot open to a client "
+          "address with a failed login in the last minute, as 127.0.0.1 has, is in use (1 of 2: "
+          "the last is kept for addresses without one); retry in 1 s (session tokens and "
+          "passwords verified before are not held up).");
+  }
+  shared.reset();
+  CHECK(call(s.port(), "POST", sessions, body, {}).status == 201);
+}
+
 TEST_CASE("Redfish PATCH Accounts/{id} Password: one's own only with Basic credentials (403 with a token), another's by an admin") {
   // Before: a monitor's X-Auth-Token alone changed its own password (200), while
   // PATCH /api/v1/users/{id} asked current_password; a leaked token took the account over.
