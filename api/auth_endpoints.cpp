@@ -85,7 +85,9 @@ Reply AuthEndpoints::create_session(const Call& c) {
     const std::string name = f.required_string("username");
     const std::string password = f.required_string("password");
     if (const std::int64_t wait_s = auth_.login_wait_s(c.http.remote_address); wait_s > 0)
-      throw ApiError(429, problem::kTooManyFailedLogins, auth_.too_many_failed_logins(c.http.remote_address, wait_s));
+      throw ApiError(429, problem::kTooManyFailedLogins,
+                     auth_.too_many_failed_logins(c.http.remote_address, wait_s))
+          .with_retry_after_s(wait_s);
     const PasswordCheck check = auth_.check_password(name, password, c.http.remote_address);
     if (check == PasswordCheck::kBusy)
       throw ApiError(503, problem::kPasswordChecksBusy,

@@ -169,7 +169,8 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
       require_members(body, {"UserName", "Password"});
       const std::string name = read_string(body, "UserName");
       if (const std::int64_t wait_s = auth_.login_wait_s(r.remote_address); wait_s > 0)
-        throw RedfishError(429, "GeneralError", auth_.too_many_failed_logins(r.remote_address, wait_s) + ".");
+        throw too_many_failed_logins(auth_.too_many_failed_logins(r.remote_address, wait_s),
+                                     wait_s);
       const api::PasswordCheck check =
           auth_.check_password(name, read_string(body, "Password"), r.remote_address);
       if (check == api::PasswordCheck::kBusy)

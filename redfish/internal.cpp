@@ -56,6 +56,12 @@ RedfishError password_checks_busy(const std::string& detail) {
   return e;
 }
 
+RedfishError too_many_failed_logins(const std::string& detail, std::int64_t wait_s) {
+  RedfishError e(429, "GeneralError", detail + ".");
+  e.retry_after_s = static_cast<int>(wait_s);
+  return e;
+}
+
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related) {
   const std::string& m = s.message();
   switch (s.code()) {

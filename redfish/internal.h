@@ -41,7 +41,9 @@ struct RedfishError : std::runtime_error {
   std::string message_id;
   std::vector<std::string> related;  // JSON pointers of the properties at fault: "#/CapacityBytes"
   std::string resolution;
-  int retry_after_s = 5;  // a 503's Retry-After (Service's handlers set it)
+  // Retry-After in seconds, sent by Service's handlers when set, and as 5 with any 503
+  // without it (a 429 sets it: the seconds until the client may try again).
+  std::optional<int> retry_after_s;
 };
 
 inline constexpr const char* kBaseRegistry = "Base.1.22";
@@ -60,6 +62,10 @@ void require_members(const json& body, std::initializer_list<const char*> requir
 // password_hashes_in_progress_max (`detail`: api::Auth::password_checks_busy(address)), with
 // its Retry-After (api::kPasswordBusyRetryAfterS).
 RedfishError password_checks_busy(const std::string& detail);
+// 429 GeneralError for a login from an address past api::AuthOptions::
+// failed_logins_per_minute (`detail`: api::Auth::too_many_failed_logins), with Retry-After
+// `wait_s` (api::Auth::login_wait_s).
+RedfishError too_many_failed_logins(const std::string& detail, std::int64_t wait_s);
 // The RedfishError for a model error. REQUIRES: !s.is_ok().
 RedfishError from_status(const sim::Status& s, std::vector<std::string> related = {});
 // {"error": {...}} for e (DSP0266 "Error responses").

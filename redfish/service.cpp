@@ -92,7 +92,8 @@ struct Service::Impl {
       return fn();
     } catch (const RedfishError& e) {
       http::Response res = json_response(e.status, error_body(e));
-      if (e.status == 503) res.headers.set("Retry-After", std::to_string(e.retry_after_s));
+      if (e.retry_after_s || e.status == 503)
+        res.headers.set("Retry-After", std::to_string(e.retry_after_s.value_or(5)));
       return res;
     } catch (const serve::ModelStopped&) {
       return json_response(503, error_body(RedfishError(503, "ServiceTemporarilyUnavailable",

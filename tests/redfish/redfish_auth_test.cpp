@@ -130,6 +130,31 @@ bool password_works(int port, const std::string& user, const std::string& passwo
 
 }  // namespace
 
+TEST_CASE(
+    "Redfish login: from an address past its failed logins, 429 with Retry-After, the seconds its "
+    "message names") {
+  // Before: the 429 had no Retry-After (the handler set it for 503s only).
+  RedfishServer s;
+  const std::string sessions = "/redfish/v1/SessionService/Sessions";
+  for (int i = 0; i < s.auth().options().failed_logins_per_minute; ++i)
+    REQUIRE(
+        call(s.port(), "POST", sessions, {{"UserName", "admin"}, {"Password", "wrong-pass-1"}}, {})
+            .status == 401);
+  const Answer a =
+      call(s.port(), "POST", sessions, {{"UserName", "admin"}, {"Password", kAdminPassword}}, {});
+  REQUIRE(a.status == 429);
+  CHECK(a.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.GeneralError");
+  const std::string message = a.message();
+  const std::string prefix = "10 failed logins from 127.0.0.1 within a minute; try again in ";
+  REQUIRE(message.rfind(prefix, 0) == 0);
+  const std::string seconds =
+      message.substr(prefix.size(), message.find(' ', prefix.size()) - prefix.size());
+  CHECK(a.header("Retry-After") == seconds);
+  CHECK(std::stoi(seconds) >= 55);  // the minute began with the first wrong password, a moment ago
+  CHECK(std::stoi(seconds) <= 60);
+  CHECK(a.header("X-Auth-Token").empty());
+}
+
 TEST_CASE("Redfish login: a session token is not a credential for a new session (401), a password is") {
   // Before: POST .../Sessions with X-Auth-Token T answered 201 with a new token, a fresh
   // 8 hours that outlived T's revocation.
