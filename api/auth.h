@@ -76,13 +76,13 @@ struct AuthOptions {
   int max_sessions_per_user = 64;
   // argon2id cost: passes and memory (KiB). RFC 9106 section 4's second recommended option
   // is t=3, m=64 MiB; OWASP's minimum is t=2, m=19 MiB, which this uses: a check costs
-  // ~40 ms of one core here, and a verified password is remembered (HMAC) so that only
+  // ~20–40 ms of one core here, and a verified password is remembered (HMAC) so that only
   // the first request of a Basic client pays it.
   std::uint32_t argon2_passes = 2;
   std::uint32_t argon2_memory_kib = 19 * 1024;
   // Failed password checks one client address may cause per minute; past it, a password
   // not yet verified from that address is 429 at once, without the hash, until the minute
-  // since its first failure is over. Without it a flood of wrong Basic passwords (~40 ms of
+  // since its first failure is over. Without it a flood of wrong Basic passwords (~20–40 ms of
   // a core each) queued ahead of every client's requests: one holding a valid token waited
   // 3.6 s behind 64 such connections and 16.9 s behind 200 (hostile round 14). 10: a person
   // mistyping gets ten tries a minute. 1..100000.
@@ -96,8 +96,8 @@ struct AuthOptions {
   // failed_logins_per_minute, kept every HTTP worker hashing, and a valid token's
   // GET /system waited 2.8 s at the median (5.6 s with 200 addresses; hostile round 19).
   // 2 is an assumption, not a measurement: it leaves 6 of the front end's 8 workers
-  // (http::ServerOptions::worker_threads) to everyone else and lets ~50 logins a second
-  // through at ~40 ms a hash, more than people logging in need; the price is that while a
+  // (http::ServerOptions::worker_threads) to everyone else and lets 50–100 logins a second
+  // through at ~20–40 ms a hash, more than people logging in need; the price is that while a
   // flood holds both slots a person's login is 503 too, until a retry finds one free.
   // So the last slot is reserved (HashSlots::reserved()): a client address with a failed
   // login in its current minute (the failed_logins_per_minute window) may take a slot only
@@ -107,7 +107,7 @@ struct AuthOptions {
   // from 73 s; 8.7 s at most, when the flood began and once a minute after, while its
   // addresses were clean). To hold that slot too an attacker needs a clean address for
   // every hash it runs there: a hash took 20 ms (argon2id at this cost, median of 40 alone
-  // on the 2-core test machine, 2026-12-05; the ~40 ms above is an older figure), so ~50
+  // on the 2-core test machine, 2026-12-05; 40 ms on a loaded one), so ~50
   // addresses a second. An address is clean again a minute after its first failure, so a
   // pool of ~3,000 addresses, each used once a minute, is enough (an IPv6 /64 holds far
   // more); the shared slot alone takes ~5 a second (10 wrong passwords each). A person who
@@ -117,7 +117,7 @@ struct AuthOptions {
 };
 
 // Retry-After of the 503 at password_hashes_in_progress_max, in seconds: a slot frees
-// within a hash (~40 ms), and Retry-After counts whole seconds (RFC 9110 10.2.3): 1 is the
+// within a hash (~20–40 ms), and Retry-After counts whole seconds (RFC 9110 10.2.3): 1 is the
 // least that is not "at once".
 inline constexpr std::int64_t kPasswordBusyRetryAfterS = 1;
 
@@ -171,7 +171,7 @@ class Auth {
   sim::Result<std::pair<Session, std::string>> create_session(const std::string& user);
   // Checks a user name and password for a login (a POST /sessions body, Redfish's login
   // body; the guard's Basic credentials not yet verified) from client address `address`:
-  // blocks for the hash (~40 ms; an unknown user costs the same) in one of the
+  // blocks for the hash (~20–40 ms; an unknown user costs the same) in one of the
   // password_hashes_in_progress_max slots that address may take (hash_slot_access), or is
   // kBusy at once, without hashing, when every such slot is taken: answer 503 with
   // Retry-After kPasswordBusyRetryAfterS and password_checks_busy(address). kWrong is

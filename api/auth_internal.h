@@ -31,7 +31,7 @@ bool equal_constant_time(const std::string& a, const std::string& b);
 
 // An argon2id hash of `password` (one lane, a 16-byte salt from random_bytes, 32 bytes of
 // output) in argon2's encoded form "$argon2id$v=19$m=...,t=...,p=1$salt$hash"; `passes` and
-// `memory_kib` are AuthOptions'. Blocks for the hash (~40 ms at afasim's cost). Throws
+// `memory_kib` are AuthOptions'. Blocks for the hash (~20–40 ms at afasim's cost). Throws
 // std::runtime_error with argon2's reason if it fails (out of memory).
 std::string argon2id_hash(const std::string& password, std::uint32_t passes,
                           std::uint32_t memory_kib);
