@@ -116,11 +116,7 @@ Status Array::restore(const Snapshot& s) {
       return sim::Status(sim::Code::kInternal, "state: volume " + std::to_string(id) +
                                                    " refers to missing pool " + std::to_string(v.pool_id));
   }
-  for (const auto& [id, m] : mappings_) {
-    if (!volumes_.count(m.volume_id) || !hosts_.count(m.host_id))
-      return sim::Status(sim::Code::kInternal,
-                         "state: mapping " + std::to_string(id) + " refers to a missing volume or host");
-  }
+  // A mapping's host and volume were checked before (snapshot_problem names which is missing).
   return Status::ok();
 }
 
@@ -568,13 +564,10 @@ PoolCapacity Array::pool_capacity(Id pool_id) const {
 }
 
 QosSettings Array::effective_qos(const Volume& v) const {
-  QosSettings q;
+  QosSettings policy;
   if (v.qos_policy_id)
-    if (const QosPolicy* p = qos_policy(*v.qos_policy_id)) q = p->qos;
-  if (v.qos.min_iops) q.min_iops = v.qos.min_iops;
-  if (v.qos.max_iops) q.max_iops = v.qos.max_iops;
-  if (v.qos.burst_iops) q.burst_iops = v.qos.burst_iops;
-  return q;
+    if (const QosPolicy* p = qos_policy(*v.qos_policy_id)) policy = p->qos;
+  return overlay_qos(policy, v.qos);
 }
 
 Page<Event> Array::events(std::int64_t offset, std::int64_t limit) const {

@@ -71,10 +71,7 @@ QosSettings Array::effective_qos_with(const Volume& v, const QosPolicy* policy) 
     if (policy != nullptr && policy->id == *v.qos_policy_id) q = policy->qos;
     else if (const QosPolicy* p = qos_policy(*v.qos_policy_id)) q = p->qos;
   }
-  if (v.qos.min_iops) q.min_iops = v.qos.min_iops;
-  if (v.qos.max_iops) q.max_iops = v.qos.max_iops;
-  if (v.qos.burst_iops) q.burst_iops = v.qos.burst_iops;
-  return q;
+  return overlay_qos(q, v.qos);
 }
 
 std::vector<qos::Reservation> Array::reservations(const Volume* changed, const QosPolicy* policy) const {
@@ -275,11 +272,7 @@ sim::Result<QosPolicy> Array::update_qos_policy(Id id, const QosPolicyPatch& pat
   // Every volume under this policy must still have a consistent effective QoS.
   for (const auto& [vid, v] : volumes_) {
     if (v.qos_policy_id != id) continue;
-    QosSettings eff = q.qos;
-    if (v.qos.min_iops) eff.min_iops = v.qos.min_iops;
-    if (v.qos.max_iops) eff.max_iops = v.qos.max_iops;
-    if (v.qos.burst_iops) eff.burst_iops = v.qos.burst_iops;
-    AFASIM_RETURN_IF_ERROR(check_qos(eff, "volume " + std::to_string(vid) + " (\"" + v.name + "\") under this policy"));
+    AFASIM_RETURN_IF_ERROR(check_qos(overlay_qos(q.qos, v.qos), "volume " + std::to_string(vid) + " (\"" + v.name + "\") under this policy"));
   }
   AFASIM_RETURN_IF_ERROR(qos::check_admission(reservations(nullptr, nullptr), reservations(nullptr, &q), reservable_));
   ++q.revision;

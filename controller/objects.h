@@ -51,6 +51,16 @@ struct QosSettings {
   bool operator==(const QosSettings&) const = default;
 };
 
+// A volume's effective QoS: its policy's values, each overridden by the volume's own where
+// it has one (DESIGN.md "QoS semantics").
+inline QosSettings overlay_qos(const QosSettings& policy, const QosSettings& own) {
+  QosSettings q = policy;
+  if (own.min_iops) q.min_iops = own.min_iops;
+  if (own.max_iops) q.max_iops = own.max_iops;
+  if (own.burst_iops) q.burst_iops = own.burst_iops;
+  return q;
+}
+
 // Cache mode of a controller (docs/controller-states.md "The write cache"): write-back acks
 // a write once it is in the owner's cache and mirrored into the peer's; write-through acks
 // after the SSDs; none while the controller serves no I/O (off, booting, vaulting, failed).

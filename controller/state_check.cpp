@@ -145,11 +145,8 @@ std::string qos_rows_problem(const Snapshot& s) {
     const auto it = policies.find(*v.qos_policy_id);
     if (it == policies.end())
       return row + ": qos_policy_id " + std::to_string(*v.qos_policy_id) + " names no row of table qos_policies";
-    QosSettings effective = it->second->qos;  // the volume's own values override the policy's
-    if (v.qos.min_iops) effective.min_iops = v.qos.min_iops;
-    if (v.qos.max_iops) effective.max_iops = v.qos.max_iops;
-    if (v.qos.burst_iops) effective.burst_iops = v.qos.burst_iops;
-    if (std::string problem = qos_problem(effective, row + " with its policy"); !problem.empty()) return problem;
+    if (std::string problem = qos_problem(overlay_qos(it->second->qos, v.qos), row + " with its policy"); !problem.empty())
+      return problem;
   }
   return "";
 }
@@ -158,15 +155,20 @@ std::string mappings_problem(const Snapshot& s) {
   std::set<Id> volumes, hosts;
   for (const Volume& v : s.volumes) volumes.insert(v.id);
   for (const Host& h : s.hosts) hosts.insert(h.id);
-  std::set<std::pair<Id, std::int64_t>> luns;  // (host, LUN)
+  std::map<std::pair<Id, std::int64_t>, Id> luns;  // (host, LUN) -> mapping
+  std::map<std::pair<Id, Id>, Id> pairs;            // (host, volume) -> mapping
   for (const Mapping& m : s.mappings) {
     const std::string row = "table mappings, mapping " + std::to_string(m.id) + ": ";
     if (!volumes.count(m.volume_id)) return row + "volume_id " + std::to_string(m.volume_id) + " names no volume";
     if (!hosts.count(m.host_id)) return row + "host_id " + std::to_string(m.host_id) + " names no host";
     if (m.lun < 0 || m.lun > kMaxLun)
       return row + "lun " + std::to_string(m.lun) + " is not between 0 and " + std::to_string(kMaxLun);
-    if (!luns.emplace(m.host_id, m.lun).second)
-      return row + "host " + std::to_string(m.host_id) + " already sees another volume as LUN " + std::to_string(m.lun);
+    if (const auto [at, fresh] = luns.emplace(std::pair{m.host_id, m.lun}, m.id); !fresh)
+      return row + "host " + std::to_string(m.host_id) + " already has LUN " + std::to_string(m.lun) + " (mapping " +
+             std::to_string(at->second) + ")";
+    if (const auto [at, fresh] = pairs.emplace(std::pair{m.host_id, m.volume_id}, m.id); !fresh)
+      return row + "host " + std::to_string(m.host_id) + " already sees volume " + std::to_string(m.volume_id) +
+             " (mapping " + std::to_string(at->second) + ")";
   }
   return "";
 }

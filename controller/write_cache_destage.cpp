@@ -339,8 +339,8 @@ std::vector<std::vector<VaultRecord>> WriteCache::vault_records(const std::vecto
 void WriteCache::clear() {
   blocks_.clear();
   ctx_.volumes.for_each([](VolumeRuntime& v) {
-    v.cache.dirty_fifo.clear();
-    v.cache.clean_fifo.clear();
+    v.cache.dirty_fifo.release();
+    v.cache.clean_fifo.release();
     v.cache.dirty_blocks = v.cache.cached_blocks = 0;
     // The failed blocks went with the rest (into the vault): a FLUSH failed for ever after a
     // power cycle on a full host disk (hostile round 18).

@@ -171,7 +171,6 @@ Status ThinMap::restore(const ExtentRecord& r) {
   if (r.raid_type != v->raid_type || static_cast<int>(r.members.size()) != l.member_count())
     return sim::conflict("extent " + std::to_string(r.extent_index) + " of volume " + std::to_string(r.volume_id) +
                          " does not match the volume's RAID layout");
-  const std::string name = "extent " + std::to_string(r.extent_index) + " of volume " + std::to_string(r.volume_id);
   std::vector<ChunkAddr> live;
   for (std::size_t m = 0; m < r.members.size(); ++m) {
     const ChunkAddr& a = r.members[m];
@@ -180,11 +179,12 @@ Status ThinMap::restore(const ExtentRecord& r) {
       continue;
     }
     // A missing member keeps the address it had on its lost SSD (or none): claim() does not
-    // see it, and a later release or rebuild indexes the drive and chunk it names.
+    // see it, and an interrupted rebuild's resume indexes its drive (Rebuilder).
     const bool in_range = a.drive >= 0 && a.drive < allocator_.drive_count() && a.chunk >= 0 &&
                           a.chunk < allocator_.drive(a.drive).normal_chunks + allocator_.drive(a.drive).spare_chunks;
     if (a.valid() && !in_range)
-      return sim::conflict(name + ": missing member " + std::to_string(m) + " names chunk " + std::to_string(a.chunk) +
+      return sim::conflict("extent " + std::to_string(r.extent_index) + " of volume " + std::to_string(r.volume_id) +
+                           ": missing member " + std::to_string(m) + " names chunk " + std::to_string(a.chunk) +
                            " of drive index " + std::to_string(a.drive) + ", which does not exist");
   }
   AFASIM_RETURN_IF_ERROR(allocator_.claim(live));

@@ -13,10 +13,12 @@ std::size_t mapped_bytes(std::size_t bytes) {
   return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
 }
 
+bool mapped(std::size_t bytes) { return kMapsHugePages && bytes >= kHugePageBytes; }
+
 }  // namespace
 
 void* allocate_lines(std::size_t bytes) {
-  if (bytes < kHugePageBytes) return ::operator new(bytes, std::align_val_t{kLineBytes});
+  if (!mapped(bytes)) return ::operator new(bytes, std::align_val_t{kLineBytes});
   const std::size_t size = mapped_bytes(bytes);
   if (size < bytes || size > static_cast<std::size_t>(-1) - kHugePageBytes) throw std::bad_alloc();
   // Map one huge page more than needed and give back the unaligned head and the tail.
@@ -36,7 +38,7 @@ void* allocate_lines(std::size_t bytes) {
 
 void deallocate_lines(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
-  if (bytes < kHugePageBytes) {
+  if (!mapped(bytes)) {
     ::operator delete(p, std::align_val_t{kLineBytes});
     return;
   }

@@ -4,11 +4,10 @@
 // malloc's 16-byte alignment the same layout straddles one line more.
 //
 // Allocations of kHugePageBytes (2 MiB) and more are whole transparent huge pages
-// (allocate_lines): the model's large tables — the write cache's index and blocks, the read
-// cache's segments — fill with the cache, and on the development machine (a VM) a 4 KiB page
+// (allocate_lines): the model's large tables — the write cache's index, blocks and FIFOs —
+// fill with the cache, and on the development machine (a VM) a 4 KiB page
 // fault cost ~12 us: 256 MB touched took 780 ms in 4 KiB pages and 18 ms in 2 MiB ones
-// (docs/performance.md, twentieth session). A random lookup in a 64 MB table also misses the
-// TLB on nearly every probe with 4 KiB pages, not with 2 MiB ones.
+// (docs/performance.md, twentieth session).
 #pragma once
 
 #include <cstddef>
@@ -18,6 +17,20 @@ namespace afasim::sim {
 
 // The size from which allocate_lines maps whole huge pages: an x86-64 transparent huge page.
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+
+// Whether allocate_lines maps huge pages at all. Not under AddressSanitizer (make fuzz): a
+// mapping of our own has no red zones around it, so every allocation goes to operator new.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kMapsHugePages = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kMapsHugePages = false;
+#else
+inline constexpr bool kMapsHugePages = true;
+#endif
+#else
+inline constexpr bool kMapsHugePages = true;
+#endif
 
 // `bytes` of memory starting on a 64-byte line. From kHugePageBytes up: an anonymous mapping
 // aligned to kHugePageBytes, rounded up to a whole number of them and advised as huge pages

@@ -41,7 +41,7 @@ class Slab {
       free_.clear();
       size_ = 0;
       region_next_ = nullptr;
-      region_left_ = 0;
+      region_left_bytes_ = 0;
       swap(other);
     }
     return *this;
@@ -75,7 +75,7 @@ class Slab {
     chunks_.swap(other.chunks_);
     regions_.swap(other.regions_);
     std::swap(region_next_, other.region_next_);
-    std::swap(region_left_, other.region_left_);
+    std::swap(region_left_bytes_, other.region_left_bytes_);
     free_.swap(other.free_);
     std::swap(size_, other.size_);
   }
@@ -95,19 +95,19 @@ class Slab {
   T* new_chunk() {
     static_assert(alignof(T) <= CacheLineAllocator<T>::kLineBytes,
                   "sim::Slab: objects aligned beyond a cache line");
-    if (region_left_ < kChunkBytes) {
+    if (region_left_bytes_ < kChunkBytes) {
       const bool big = chunks_.size() * kChunkBytes >= kHugePageBytes;
       const std::size_t bytes = big ? std::max(kHugePageBytes, kChunkBytes) : kChunkBytes;
       room_for_one(regions_);
       regions_.push_back(Region{allocate_lines(bytes), bytes});
       region_next_ = static_cast<std::byte*>(regions_.back().memory);
-      region_left_ = bytes;
+      region_left_bytes_ = bytes;
     }
     T* raw = reinterpret_cast<T*>(region_next_);
     room_for_one(chunks_);
     std::uninitialized_value_construct_n(raw, kChunk);  // on a throw the space stays unused
     region_next_ += kChunkBytes;
-    region_left_ -= kChunkBytes;
+    region_left_bytes_ -= kChunkBytes;
     chunks_.push_back(raw);
     return raw;
   }
@@ -128,7 +128,7 @@ class Slab {
   std::vector<T*> chunks_;
   std::vector<Region> regions_;  // what chunks_ point into
   std::byte* region_next_ = nullptr;
-  std::size_t region_left_ = 0;
+  std::size_t region_left_bytes_ = 0;
   std::vector<std::uint32_t> free_;
   std::uint32_t size_ = 0;
 };

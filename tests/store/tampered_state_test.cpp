@@ -314,7 +314,9 @@ TEST_CASE("a mapping to a host or volume that is not there, or a LUN out of rang
   s.mappings.back().lun = 5;
   CHECK(snapshot_problem(s, preset) == "");
   s.mappings.push_back(Mapping{2, 1, 1, 5});
-  CHECK(snapshot_problem(s, preset) == "table mappings, mapping 2: host 1 already sees another volume as LUN 5");
+  CHECK(snapshot_problem(s, preset) == "table mappings, mapping 2: host 1 already has LUN 5 (mapping 1)");
+  s.mappings.back().lun = 6;  // the API maps a volume to a host once
+  CHECK(snapshot_problem(s, preset) == "table mappings, mapping 2: host 1 already sees volume 1 (mapping 1)");
 }
 
 TEST_CASE("a saved clock or an event time outside 0..100 years is refused") {
