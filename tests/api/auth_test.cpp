@@ -38,6 +38,23 @@ AuthOptions test_auth_options(const std::string& admin_password) {
   return o;
 }
 
+// What Auth::guard answers a GET /api/v1/system from `address` with `header`: 200 when it
+// lets the request through, 0 when it needs a worker (a hash to run), else the refusal's
+// status (`out`, when given, gets the refusal).
+int guard_status(Auth& auth, const std::string& address, const std::string& header, bool may_block,
+                 http::Response* out = nullptr) {
+  static const http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
+  http::Request r;
+  r.method = "GET";
+  r.path = "/api/v1/system";
+  r.remote_address = address;
+  r.headers.set("Authorization", header);
+  http::Response deny;
+  const http::Verdict v = auth.guard(r, route, may_block, deny);
+  if (out) *out = deny;
+  return v == http::Verdict::kAllow ? 200 : v == http::Verdict::kNeedsWorker ? 0 : deny.status;
+}
+
 struct Users {
   explicit Users(ApiFixture& fx) {
     REQUIRE(fx.auth().create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
@@ -222,18 +239,9 @@ TEST_CASE(
   REQUIRE(token);
   const std::string good = "YWRtaW46dGhyb3R0bGUtdGVzdC1wYXNz";  // base64 of admin:throttle-test-pass
   const std::string wrong = "YWRtaW46d3Jvbmc=";                  // admin:wrong
-  http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
   const auto status_of = [&](const std::string& address, const std::string& header, bool may_block,
                              http::Response* out = nullptr) {
-    http::Request r;
-    r.method = "GET";
-    r.path = "/api/v1/system";
-    r.remote_address = address;
-    r.headers.set("Authorization", header);
-    http::Response deny;
-    const http::Verdict v = (*auth)->guard(r, route, may_block, deny);
-    if (out) *out = deny;
-    return v == http::Verdict::kAllow ? 200 : v == http::Verdict::kNeedsWorker ? 0 : deny.status;
+    return guard_status(**auth, address, header, may_block, out);
   };
   CHECK(status_of("10.0.0.1", "Basic " + good, true) == 200);  // verified once, remembered
   for (int i = 0; i < 3; ++i) CHECK(status_of("10.0.0.1", "Basic " + wrong, true) == 401);
@@ -294,18 +302,8 @@ TEST_CASE(
   REQUIRE(token);
   const std::string admin = "YWRtaW46c2xvdHMtdGVzdC1wYXNz";  // base64 of admin:slots-test-pass
   const std::string watcher = "d2F0Y2hlcjptb25pdG9yLXBhc3MtMQ==";  // watcher:monitor-pass-1
-  http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
-  const auto status_of = [&](const std::string& header, bool may_block,
-                             http::Response* out = nullptr) {
-    http::Request r;
-    r.method = "GET";
-    r.path = "/api/v1/system";
-    r.remote_address = "10.0.0.1";
-    r.headers.set("Authorization", header);
-    http::Response deny;
-    const http::Verdict v = (*auth)->guard(r, route, may_block, deny);
-    if (out) *out = deny;
-    return v == http::Verdict::kAllow ? 200 : v == http::Verdict::kNeedsWorker ? 0 : deny.status;
+  const auto status_of = [&](const std::string& header, bool may_block, http::Response* out = nullptr) {
+    return guard_status(**auth, "10.0.0.1", header, may_block, out);
   };
   REQUIRE(status_of("Basic " + admin, true) == 200);  // verified before the slots fill
   std::optional<HashSlots::Slot> first = (*auth)->try_hash_slot();
@@ -416,18 +414,9 @@ TEST_CASE(
   const std::string watcher = "d2F0Y2hlcjptb25pdG9yLXBhc3MtMQ==";  // watcher:monitor-pass-1
   const std::string provisioner =
       "cHJvdmlzaW9uZXI6b3BlcmF0b3ItcGFzcy0x";  // provisioner:operator-pass-1
-  http::Route route{"GET", "/api/v1/system", nullptr, "monitor"};
   const auto status_of = [&](const std::string& address, const std::string& header, bool may_block,
                              http::Response* out = nullptr) {
-    http::Request r;
-    r.method = "GET";
-    r.path = "/api/v1/system";
-    r.remote_address = address;
-    r.headers.set("Authorization", header);
-    http::Response deny;
-    const http::Verdict v = (*auth)->guard(r, route, may_block, deny);
-    if (out) *out = deny;
-    return v == http::Verdict::kAllow ? 200 : v == http::Verdict::kNeedsWorker ? 0 : deny.status;
+    return guard_status(**auth, address, header, may_block, out);
   };
   // One wrong password: 10.0.0.9 has failed (1 of failed_logins_per_minute, not yet 429).
   REQUIRE(status_of("10.0.0.9", "Basic " + wrong, true) == 401);
