@@ -516,16 +516,19 @@ Service::~Service() = default;
 
 void Service::reshape_deny(const http::Request& r, http::Response& deny) {
   if (r.path != "/redfish" && r.path.rfind("/redfish/", 0) != 0) return;
-  if (deny.status != 401 && deny.status != 403 && deny.status != 503) return;
+  if (deny.status != 401 && deny.status != 403 && deny.status != 429 && deny.status != 503) return;
   const json problem = json::parse(deny.body, nullptr, false);
   const std::string detail =
       problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
           ? problem["detail"].get<std::string>()
           : "";
   const std::string why = detail.empty() ? "" : " (" + detail + ")";
-  if (deny.status == 503) {  // Basic credentials not yet verified, every hash slot taken
+  if (deny.status == 503 || deny.status == 429) {
+    // Basic credentials not yet verified: every hash slot taken (503), or from an address past
+    // its failed logins (429; it came as /api/v1's problem+json before).
     const std::string retry_after = deny.headers.get("Retry-After");
-    deny = json_response(503, error_body(password_checks_busy(detail)));
+    const RedfishError e = deny.status == 503 ? password_checks_busy(detail) : too_many_failed_logins(detail, 0);
+    deny = json_response(deny.status, error_body(e));
     deny.headers.set("Retry-After", retry_after);
     return;
   }

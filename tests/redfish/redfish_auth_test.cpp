@@ -155,6 +155,20 @@ TEST_CASE(
   CHECK(a.header("X-Auth-Token").empty());
 }
 
+TEST_CASE("Redfish: Basic credentials from an address past its failed logins are 429 in Redfish's error format") {
+  // Before: the guard's 429 reached a /redfish path as /api/v1's problem+json.
+  RedfishServer s;
+  for (int i = 0; i < s.auth().options().failed_logins_per_minute; ++i)
+    REQUIRE(call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("admin", "wrong-pass-1")).status == 401);
+  const Answer a = call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("admin", kAdminPassword));
+  REQUIRE(a.status == 429);
+  CHECK(a.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.GeneralError");
+  const std::string prefix = "10 failed logins from 127.0.0.1 within a minute; try again in ";
+  REQUIRE(a.message().rfind(prefix, 0) == 0);
+  const std::string seconds = a.message().substr(prefix.size(), a.message().find(' ', prefix.size()) - prefix.size());
+  CHECK(a.header("Retry-After") == seconds);
+}
+
 TEST_CASE("Redfish login: a session token is not a credential for a new session (401), a password is") {
   // Before: POST .../Sessions with X-Auth-Token T answered 201 with a new token, a fresh
   // 8 hours that outlived T's revocation.
