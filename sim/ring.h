@@ -3,10 +3,10 @@
 // eviction order, one entry per block that became dirty or clean.
 //
 // std::deque held them before: a 512-byte node from malloc for every 32 entries, each on
-// memory never touched before, and as the cache filled (issue 16's RAID 5 write job: 2 M
-// blocks in 3 s) those allocations were 2 % of the time (docs/performance.md, twentieth
-// session). Here the array grows by doubling and, from 2 MiB, is whole huge pages
-// (sim::CacheLineAllocator). It gives memory back as the entries go, as the deque did: an
+// memory never touched before, and as the cache filled (issue 16's RAID 5 write job: 777 K
+// new blocks in the 3 s it measures) those allocations were 2-3 % of the time
+// (docs/performance.md, twentieth session). Here the array grows by doubling and, from 2 MiB,
+// is whole huge pages (sim::CacheLineAllocator). It gives memory back as the entries go, as the deque did: an
 // array of more than kShrinkAboveSlots slots halves when fewer than an eighth are in use (a
 // cache that filled a volume and drained it would otherwise keep up to 64 MiB for each of its
 // FIFOs); release() frees it. How many entries there may be is the caller's bound.
