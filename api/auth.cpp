@@ -424,7 +424,7 @@ void Auth::login_failed(const std::string& address) {
 PasswordCheck Auth::check_password(const std::string& user, const std::string& password,
                                    const std::string& address) {
   const std::optional<HashSlots::Slot> slot =
-      impl_->hash_slots->try_take(hash_slot_access(address));
+      impl_->hash_slots->try_take(hash_slot_access(address), address);
   if (!slot) return PasswordCheck::kBusy;
   if (check_current_password(user, password)) return PasswordCheck::kMatch;
   // Counted while the slot is still held: were it given back first, another password from
@@ -442,8 +442,8 @@ HashSlots::Access Auth::hash_slot_access(const std::string& address) const {
   return failed ? HashSlots::Access::kShared : HashSlots::Access::kAll;
 }
 
-std::optional<HashSlots::Slot> Auth::try_hash_slot(HashSlots::Access access) {
-  return impl_->hash_slots->try_take(access);
+std::optional<HashSlots::Slot> Auth::try_hash_slot(HashSlots::Access access, const std::string& address) {
+  return impl_->hash_slots->try_take(access, address);
 }
 
 std::string Auth::password_checks_busy(const std::string& address) const {
@@ -451,6 +451,8 @@ std::string Auth::password_checks_busy(const std::string& address) const {
   const std::string max = std::to_string(slots.max());
   const std::string retry = "; retry in " + std::to_string(kPasswordBusyRetryAfterS) +
                             " s (session tokens and passwords verified before are not held up)";
+  if (slots.holds(address))
+    return "a password check from " + address + " is in progress: one at a time from one client address" + retry;
   if (slots.reserved() > 0 && hash_slot_access(address) == HashSlots::Access::kShared)
     return "every password-check slot open to a client address with a failed login in the last "
            "minute, as " +

@@ -173,24 +173,26 @@ class Auth {
   // body; the guard's Basic credentials not yet verified) from client address `address`:
   // blocks for the hash (~20–40 ms; an unknown user costs the same) in one of the
   // password_hashes_in_progress_max slots that address may take (hash_slot_access), or is
-  // kBusy at once, without hashing, when every such slot is taken: answer 503 with
+  // kBusy at once, without hashing, when every such slot is taken or `address` has a check in
+  // progress already (one at a time from one address): answer 503 with
   // Retry-After kPasswordBusyRetryAfterS and password_checks_busy(address). kWrong is
   // counted as a failed login from `address` (login_failed) before the slot is given back,
   // so that the address's next request is already limited to the shared slots. The slot is
   // given back on every way out, an exception (argon2 out of memory) included.
   PasswordCheck check_password(const std::string& user, const std::string& password,
                                const std::string& address);
-  // The same check for a request that is already authenticated (a password change's
-  // current_password): blocks for the hash and takes no slot, as such requests never wait
-  // for one.
+  // The hash alone, without a slot or a failed login counted: for an admin's own checks. A
+  // user's current_password goes through check_password like a login (hostile round 20: a
+  // stolen token guessed its owner's password 67 times a second through it, never limited).
   bool check_current_password(const std::string& user, const std::string& password);
   // The hash slots a password from `address` may take: kShared when the address has a failed
   // login in its current minute (the reserved last slot is not for it), else kAll.
   HashSlots::Access hash_slot_access(const std::string& address) const;
   // A hash slot, held until the Slot is destroyed; nullopt at once when every slot `access`
-  // may have is taken. check_password takes one for each hash; tests hold them to fill the
-  // bound.
-  std::optional<HashSlots::Slot> try_hash_slot(HashSlots::Access access = HashSlots::Access::kAll);
+  // may have is taken, or `address` (when not "") holds one. check_password takes one for each
+  // hash; tests hold them to fill the bound.
+  std::optional<HashSlots::Slot> try_hash_slot(HashSlots::Access access = HashSlots::Access::kAll,
+                                               const std::string& address = "");
   // The detail of that 503 for a password from `address`: the bound (the shared slots for
   // an address with a failed login in its minute), when to retry, and who is not held up.
   std::string password_checks_busy(const std::string& address) const;

@@ -40,6 +40,21 @@ Role read_role(const FieldReader& f, const std::string& key) {
   return *role;
 }
 
+// Checks `user`'s `password` from the caller's address as a login does: 429 while the address
+// is past its failed logins, 503 when no hash slot is open to it; false (and counted as a
+// failed login from the address) when it does not match.
+bool password_matches(Auth& auth, const Call& c, const std::string& user, const std::string& password) {
+  const std::string& address = c.http.remote_address;
+  if (const std::int64_t wait_s = auth.login_wait_s(address); wait_s > 0)
+    throw ApiError(429, problem::kTooManyFailedLogins, auth.too_many_failed_logins(address, wait_s))
+        .with_retry_after_s(wait_s);
+  const PasswordCheck check = auth.check_password(user, password, address);
+  if (check == PasswordCheck::kBusy)
+    throw ApiError(503, problem::kPasswordChecksBusy, auth.password_checks_busy(address))
+        .with_retry_after_s(kPasswordBusyRetryAfterS);
+  return check == PasswordCheck::kMatch;
+}
+
 }  // namespace
 
 AuthEndpoints::AuthEndpoints(Auth& auth, controller::Array& array, serve::ModelThread& model)
@@ -84,16 +99,7 @@ Reply AuthEndpoints::create_session(const Call& c) {
     FieldReader f(body, {"username", "password"});
     const std::string name = f.required_string("username");
     const std::string password = f.required_string("password");
-    if (const std::int64_t wait_s = auth_.login_wait_s(c.http.remote_address); wait_s > 0)
-      throw ApiError(429, problem::kTooManyFailedLogins,
-                     auth_.too_many_failed_logins(c.http.remote_address, wait_s))
-          .with_retry_after_s(wait_s);
-    const PasswordCheck check = auth_.check_password(name, password, c.http.remote_address);
-    if (check == PasswordCheck::kBusy)
-      throw ApiError(503, problem::kPasswordChecksBusy,
-                     auth_.password_checks_busy(c.http.remote_address))
-          .with_retry_after_s(kPasswordBusyRetryAfterS);
-    if (check == PasswordCheck::kWrong)  // counted as a failed login by check_password
+    if (!password_matches(auth_, c, name, password))  // counted as a failed login
       throw ApiError(401, problem::kUnauthorized, "wrong user name or password");
     user = name;
   }
@@ -172,7 +178,7 @@ Reply AuthEndpoints::update_user(const Call& c) {
   // another user's without it.
   if (password && current->name == c.user()) {
     if (!current_password) throw bad_request("changing your own password needs current_password (your password now)");
-    if (!auth_.check_current_password(current->name, *current_password))
+    if (!password_matches(auth_, c, current->name, *current_password))  // a failed login too
       throw ApiError(403, problem::kForbidden, "current_password does not match: your password is unchanged");
   }
   if (!role && !password) return Reply(200, user_view(*current));  // nothing to change

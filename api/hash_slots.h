@@ -10,13 +10,21 @@
 // one held by a kAll taker, the free one is the last and kShared is refused. With max == 1
 // nothing is reserved: every taker may have the one.
 //
+// A taker may name itself (a client address): a holder has at most one slot at a time, so one
+// address's connections cannot fill the slots with hashes of a password that matches (which
+// never counts as a failed login; hostile round 20: one monitor's two connections kept the
+// admin's logins at 503 four times in five).
+//
 // Thread-safe: slots are taken and given back on any thread. A Slot keeps the count it
 // belongs to alive, so it may outlive the HashSlots (and the Auth) it came from.
 #pragma once
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
+#include <string>
 
 namespace afasim::api {
 
@@ -30,6 +38,7 @@ class HashSlots {
 
   // One slot held; given back when the Slot is destroyed, on every way out of the scope that
   // holds it (a return, an exception's unwinding). Move-only; a moved-from Slot holds none.
+  struct State;
   class Slot {
    public:
     Slot(Slot&& other) noexcept = default;
@@ -40,19 +49,24 @@ class HashSlots {
 
    private:
     friend class HashSlots;
-    explicit Slot(std::shared_ptr<std::atomic<int>> held) : held_(std::move(held)) {}
-    std::shared_ptr<std::atomic<int>> held_;  // null once moved from
+    Slot(std::shared_ptr<State> state, std::string holder) : state_(std::move(state)), holder_(std::move(holder)) {}
+    void give_back() noexcept;
+    std::shared_ptr<State> state_;  // null once moved from
+    std::string holder_;            // "" when the taker named none
   };
 
-  // A slot, or nullopt at once (without waiting) when every slot `access` may have is held.
-  std::optional<Slot> try_take(Access access);
+  // A slot, or nullopt at once (without waiting) when every slot `access` may have is held,
+  // or when `holder` (not "") holds one already.
+  std::optional<Slot> try_take(Access access, const std::string& holder = "");
+  // Whether `holder` holds a slot now (an answer for this moment only).
+  bool holds(const std::string& holder) const;
   // True when try_take(access) would refuse: an answer for this moment only (a slot may be
   // given back right after), for refusing early what try_take() would refuse.
   bool full(Access access) const;
   int max() const { return max_; }
   // Slots only Access::kAll may take: 1 when max >= 2, else 0.
   int reserved() const { return max_ >= 2 ? 1 : 0; }
-  int held() const { return held_->load(); }
+  int held() const;
 
  private:
   // The one test of the bound, used by try_take() and full().
@@ -61,7 +75,7 @@ class HashSlots {
   }
 
   int max_;
-  std::shared_ptr<std::atomic<int>> held_;
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace afasim::api

@@ -366,6 +366,41 @@ TEST_CASE("a hash slot is given back on every way out: scope end, move, an excep
   CHECK(!slots.full(Access::kAll));
 }
 
+TEST_CASE("hash slots: a named holder has one slot at a time; others still get theirs") {
+  // Hostile round 20: one monitor posting its own (right) password on two connections from one
+  // address held both slots; the admin's logins from another address got 503 35 times in 43.
+  using Access = HashSlots::Access;
+  HashSlots slots(2);
+  auto first = slots.try_take(Access::kAll, "10.0.0.5");
+  REQUIRE(first);
+  CHECK(slots.holds("10.0.0.5"));
+  CHECK(!slots.try_take(Access::kAll, "10.0.0.5"));  // its second, with a slot free
+  auto other = slots.try_take(Access::kAll, "10.0.0.6");
+  CHECK(other);
+  other.reset();
+  HashSlots::Slot moved = std::move(*first);
+  first.reset();
+  CHECK(slots.holds("10.0.0.5"));  // the move kept it
+  moved = std::move(*slots.try_take(Access::kAll));  // given back by the assignment
+  CHECK(!slots.holds("10.0.0.5"));
+  CHECK(slots.try_take(Access::kAll, "10.0.0.5"));
+}
+
+TEST_CASE("a password check from an address with one in progress is busy at once, naming the address") {
+  AuthOptions o = test_auth_options("one-at-a-time-pass");
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  std::optional<HashSlots::Slot> running = (*auth)->try_hash_slot(HashSlots::Access::kAll, "10.0.0.5");
+  REQUIRE(running);
+  CHECK((*auth)->check_password("admin", "one-at-a-time-pass", "10.0.0.5") == PasswordCheck::kBusy);
+  CHECK((*auth)->password_checks_busy("10.0.0.5").rfind(
+            "a password check from 10.0.0.5 is in progress: one at a time from one client address; retry in 1 s", 0) == 0);
+  CHECK((*auth)->check_password("admin", "one-at-a-time-pass", "10.0.0.6") == PasswordCheck::kMatch);
+  CHECK((*auth)->login_wait_s("10.0.0.5") == 0);  // busy is not a failed login
+  running.reset();
+  CHECK((*auth)->check_password("admin", "one-at-a-time-pass", "10.0.0.5") == PasswordCheck::kMatch);
+}
+
 TEST_CASE(
     "hash slots: kShared takers hold at most max - 1, the last is left to kAll; with max 1 "
     "nothing is reserved") {
@@ -676,6 +711,28 @@ TEST_CASE("every mutation's event names the user who made it") {
   CHECK(user_by_admin);
 }
 
+TEST_CASE("a wrong current_password is a failed login: past the address's limit, 429 even for the right one") {
+  // Hostile round 20: a stolen token guessed its owner's password 67 times a second through
+  // current_password, never limited (the login allows failed_logins_per_minute a minute).
+  ApiFixture fx;
+  Http admin = fx.client();
+  const Response made = admin.post("/users", {{"name", "temp"}, {"role", "monitor"}, {"password", "temporary-1"}});
+  REQUIRE(made.status == 201);
+  const std::string id = made.body["id"].dump();
+  const Response login = fx.client_as("temp", "temporary-1").post_raw("/sessions", "", "application/json");
+  REQUIRE(login.status == 201);
+  Http token = fx.anonymous();
+  token.use_bearer(login.body["token"].get<std::string>());
+  const int limit = fx.auth().options().failed_logins_per_minute;
+  for (int i = 0; i < limit; ++i)
+    REQUIRE(token.patch("/users/" + id, {{"password", "temporary-3"}, {"current_password", "wrong-one-1"}}).status == 403);
+  const Response limited = token.patch("/users/" + id, {{"password", "temporary-3"}, {"current_password", "temporary-1"}});
+  CHECK(limited.status == 429);
+  CHECK(!limited.header("Retry-After").empty());
+  CHECK(fx.auth().login_wait_s("127.0.0.1") > 0);
+  CHECK(token.get("/system").status == 200);  // the token itself still works
+}
+
 TEST_CASE("users: roles change, the last admin stays, passwords never reach the log") {
   ApiFixture fx;
   Users users(fx);
@@ -697,6 +754,7 @@ TEST_CASE("users: roles change, the last admin stays, passwords never reach the 
   CHECK(token.patch("/users/" + id, {{"password", "temporary-3"}}).status == 400);
   CHECK(token.patch("/users/" + id, {{"password", "temporary-3"}, {"current_password", "wrong-one-1"}}).status == 403);
   CHECK(fx.client_as("temp", "temporary-1").get("/system").status == 200);  // unchanged
+
   CHECK(temp.patch("/users/" + id, {{"password", "temporary-3"}, {"current_password", "temporary-1"}}).status == 200);
   CHECK(fx.client_as("temp", "temporary-1").get("/system").status == 401);
   // A new password ends the user's sessions: an admin's reset shuts a stolen token out.

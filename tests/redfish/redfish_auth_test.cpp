@@ -351,6 +351,8 @@ TEST_CASE("Redfish SSE streams are bounded per client address, per user and by a
   RedfishServer s(o);
   using afasim::testing::SseReader;
   const auto as_admin = [](httplib::Client& c) { c.set_basic_auth("admin", kAdminPassword); };
+  // Verified once first: a client address hashes one password at a time.
+  REQUIRE(password_works(s.port(), "admin", kAdminPassword));
   SseReader a(s.port(), kSse, as_admin), b(s.port(), kSse, as_admin);
   REQUIRE(a.wait_for("retry:"));
   REQUIRE(b.wait_for("retry:"));
