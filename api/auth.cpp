@@ -303,21 +303,19 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
     known = it != impl_->verified.end() && equal_constant_time(it->second, mac);
   }
   if (!known) {
-    // An address past its failed logins is answered at once (on the I/O thread): its
-    // unverified passwords neither wait for a worker nor cost a hash. Passwords it had
-    // verified before still pass.
-    if (const std::int64_t wait_s = login_wait_s(address); wait_s > 0) {
+    // An address past its failed logins, or that no hash slot is open to, is answered at once
+    // (on the I/O thread): its unverified passwords neither wait for a worker nor cost a hash.
+    // check_password refuses the same on the worker if either changed meanwhile. Passwords it
+    // had verified before still pass.
+    PasswordCheck check = login_wait_s(address) > 0 ? PasswordCheck::kLimited : PasswordCheck::kBusy;
+    if (check == PasswordCheck::kBusy && !may_block && !impl_->hash_slots->full(hash_slot_access(address)))
+      return http::Verdict::kNeedsWorker;  // the hash takes ~20-40 ms
+    if (check == PasswordCheck::kBusy && may_block) check = check_password(user, decoded->substr(colon + 1), address);
+    if (check == PasswordCheck::kLimited) {
+      const std::int64_t wait_s = login_wait_s(address);  // 0 only if its minute just ended
       refusal = {429, too_many_failed_logins(address, wait_s), wait_s};
       return http::Verdict::kDeny;
     }
-    // Every hash slot this address may take taken: refused here, before it queues for a
-    // worker, and by check_password on the worker if the slots filled up meanwhile. Not a
-    // failed login: nothing was checked.
-    if (!may_block && !impl_->hash_slots->full(hash_slot_access(address)))
-      return http::Verdict::kNeedsWorker;  // the hash takes ~40 ms
-    const PasswordCheck check = may_block
-                                    ? check_password(user, decoded->substr(colon + 1), address)
-                                    : PasswordCheck::kBusy;
     if (check == PasswordCheck::kBusy) {
       refusal = {503, password_checks_busy(address), kPasswordBusyRetryAfterS};
       return http::Verdict::kDeny;
@@ -423,6 +421,7 @@ void Auth::login_failed(const std::string& address) {
 
 PasswordCheck Auth::check_password(const std::string& user, const std::string& password,
                                    const std::string& address) {
+  if (login_wait_s(address) > 0) return PasswordCheck::kLimited;
   const std::optional<HashSlots::Slot> slot =
       impl_->hash_slots->try_take(hash_slot_access(address), address);
   if (!slot) return PasswordCheck::kBusy;

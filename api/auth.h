@@ -127,6 +127,7 @@ enum class PasswordCheck {
   kWrong,  // no such user, or another password
   kBusy,   // not checked: every hash slot the address may take was taken
            // (AuthOptions::password_hashes_in_progress_max)
+  kLimited,  // not checked: the address is past its failed logins (login_wait_s > 0)
 };
 
 // Password rules: 8..1024 bytes (a passphrase may be long; the hash reads all of it).
@@ -170,7 +171,9 @@ class Auth {
   // max_sessions_per_user of this user's.
   sim::Result<std::pair<Session, std::string>> create_session(const std::string& user);
   // Checks a user name and password for a login (a POST /sessions body, Redfish's login
-  // body; the guard's Basic credentials not yet verified) from client address `address`:
+  // body, a current_password; the guard's Basic credentials not yet verified) from client
+  // address `address`: kLimited at once, without hashing, while the address is past its
+  // failed logins (answer 429 with login_wait_s); else
   // blocks for the hash (~20–40 ms; an unknown user costs the same) in one of the
   // password_hashes_in_progress_max slots that address may take (hash_slot_access), or is
   // kBusy at once, without hashing, when every such slot is taken or `address` has a check in

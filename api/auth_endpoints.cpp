@@ -45,10 +45,12 @@ Role read_role(const FieldReader& f, const std::string& key) {
 // failed login from the address) when it does not match.
 bool password_matches(Auth& auth, const Call& c, const std::string& user, const std::string& password) {
   const std::string& address = c.http.remote_address;
-  if (const std::int64_t wait_s = auth.login_wait_s(address); wait_s > 0)
+  const PasswordCheck check = auth.check_password(user, password, address);
+  if (check == PasswordCheck::kLimited) {
+    const std::int64_t wait_s = auth.login_wait_s(address);
     throw ApiError(429, problem::kTooManyFailedLogins, auth.too_many_failed_logins(address, wait_s))
         .with_retry_after_s(wait_s);
-  const PasswordCheck check = auth.check_password(user, password, address);
+  }
   if (check == PasswordCheck::kBusy)
     throw ApiError(503, problem::kPasswordChecksBusy, auth.password_checks_busy(address))
         .with_retry_after_s(kPasswordBusyRetryAfterS);
