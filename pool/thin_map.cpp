@@ -187,6 +187,14 @@ Status ThinMap::restore(const ExtentRecord& r) {
                            ": missing member " + std::to_string(m) + " names chunk " + std::to_string(a.chunk) +
                            " of drive index " + std::to_string(a.drive) + ", which does not exist");
   }
+  // The allocator puts each member on a different SSD (a replacement too): two on one SSD
+  // would lose both with it, beyond what the layout's redundancy covers.
+  for (std::size_t i = 0; i < live.size(); ++i)
+    for (std::size_t j = i + 1; j < live.size(); ++j)
+      if (live[i].drive == live[j].drive)
+        return sim::conflict("extent " + std::to_string(r.extent_index) + " of volume " +
+                             std::to_string(r.volume_id) + ": two members are on drive index " +
+                             std::to_string(live[i].drive) + "; each must be on a different SSD");
   AFASIM_RETURN_IF_ERROR(allocator_.claim(live));
   place(*v, r.extent_index, r.members, r.missing);
   return Status::ok();

@@ -338,4 +338,18 @@ TEST_CASE("an extent whose missing member names a drive that is not there is ref
   CHECK(refusal_after("UPDATE extents SET missing = 1 WHERE extent_index = 0") == "");  // an SSD lost: opens
 }
 
+TEST_CASE("an extent with two live members on one SSD is refused: losing it would lose both") {
+  // Member 1 moved to free chunk 100 of member 0's drive ("d0:c0 d1:c1 ..." -> "d0:c0 d0:100 ...");
+  // the allocator, a rebuild's replacement and a wear-leveling move each keep members apart.
+  const std::string rest = "substr(members, instr(members, ' ') + 1)";
+  const std::string same_drive = "UPDATE extents SET members = substr(members, 1, instr(members, ' ')) || "
+                                 "substr(members, 1, instr(members, ':')) || '100' || substr(" +
+                                 rest + ", instr(" + rest + " || ' ', ' ')) WHERE extent_index = 0";
+  const std::string got = refusal_after(same_drive);
+  INFO(got);
+  CHECK(got.find("state: extent 0 of volume 1: two members are on drive index ") != std::string::npos);
+  // The same change with member 1 missing (its SSD lost, the address kept) opens.
+  CHECK(refusal_after(same_drive + "; UPDATE extents SET missing = 2 WHERE extent_index = 0") == "");
+}
+
 }  // namespace tampered_state_test
