@@ -10,7 +10,10 @@ baseline, and their ratio. Not a test: no thresholds.
 Method: each workload runs twice, for a short and a long simulated time; the rate is the
 difference in completed I/Os over the difference in CPU time (user + system, from wait4),
 so the array's setup (volume allocation, process start) cancels out. Peak RSS is the long
-run's maxrss.
+run's maxrss. On a shared machine one such rate scatters by +-20 % from run to run
+(docs/performance.md), so each is measured BENCH_ROUNDS times (default 5), the binaries
+alternated within each round, and the line gives the median, the range, and the ratio of
+the medians.
 
 Baseline: the afasim of commit AFASIM_BASELINE_COMMIT (default 4676db3, the commit before
 issue 16), from AFASIM_BASELINE=/path/to/afasim if set, else built once from the repository
@@ -50,14 +53,15 @@ MANY_VOLUMES = 1000
 
 
 def rounds_from_env():
-    """BENCH_ROUNDS: how many times the 1,000-volume cost ratio is measured (default 5, 1-100)."""
+    """BENCH_ROUNDS: how many alternated rounds each rate and the 1,000-volume cost ratio are
+    measured in (default 5, 1-100)."""
     text = os.environ.get("BENCH_ROUNDS", "5")
     if not text.isdigit() or not 1 <= int(text) <= 100:
         sys.exit(f"bench_workloads: BENCH_ROUNDS={text!r}: expected a whole number of rounds, 1 to 100")
     return int(text)
 
 
-MANY_VOLUME_ROUNDS = rounds_from_env()
+ROUNDS = rounds_from_env()
 
 
 def job_text(rw, bs, extra, seconds, layout=LAYOUT_LUNS):
@@ -167,26 +171,32 @@ def baseline_binary():
 
 def main():
     print(f"bench_workloads: ISE 860 G3, 4 LUNs x 128 GiB (fixed), 16 jobs x QD16; rates from "
-          f"{SHORT_S} s and {LONG_S} s simulated runs; build type {BUILD_TYPE}")
+          f"{SHORT_S} s and {LONG_S} s simulated runs, median (range) of {ROUNDS} alternated rounds; "
+          f"build type {BUILD_TYPE}")
     baseline = baseline_binary()
     release = RELEASE if RELEASE and os.access(RELEASE, os.X_OK) else None
     if RELEASE and not release:
         print(f"  (no release build at AFASIM_RELEASE={RELEASE}: `make release` builds it)")
     # AFASIM_BASELINE names a binary of any commit: the column says which file, not 4676db3.
     label = f"baseline {BASELINE_COMMIT}" if not os.environ.get("AFASIM_BASELINE") else "baseline (AFASIM_BASELINE)"
-    print(f"  {'workload':45s} {'this tree':>24s}   {label:>24s}   ratio")
-    print(f"  {'':45s} {'I/Os per CPU-s':>14s} {'peak RSS':>9s}   {'I/Os per CPU-s':>14s} {'peak RSS':>9s}")
+    print(f"  {'workload':45s} {'this tree':>30s}   {label:>30s}   ratio")
+    print(f"  {'':45s} {'I/Os per CPU-s':>20s} {'peak RSS':>9s}   {'I/Os per CPU-s':>20s} {'peak RSS':>9s}")
+    binaries = {"mine": AFASIM, "base": baseline, "release": release}
     with tempfile.TemporaryDirectory() as tmp:
         for name, rw, bs, extra, raid in WORKLOADS:
-            mine = measure_fio(AFASIM, rw, bs, extra, raid, tmp)
-            base = measure_fio(baseline, rw, bs, extra, raid, tmp) if baseline else None
-            print(row(name, mine, base), flush=True)
+            got = {who: [] for who, binary in binaries.items() if binary}
+            for r in range(ROUNDS):
+                for who in got:
+                    got[who].append(measure_fio(binaries[who], rw, bs, extra, raid, tmp))
+                if sys.stderr.isatty():  # a progress line, overwritten by the result's
+                    print(f"  ({name}: round {r + 1} of {ROUNDS})", end="\r", file=sys.stderr, flush=True)
+            base = got.get("base")
+            print(row(name, got["mine"], base), flush=True)
             if release:
-                print(row("  release build (make release)", measure_fio(release, rw, bs, extra, raid, tmp), base),
-                      flush=True)
+                print(row("  release build (make release)", got["release"], base), flush=True)
         mine, mine_rss = measure_trace(AFASIM, tmp)
-        print(f"  {'trace replay: DiskSim, 4K 70/30, 200k IOPS, 4 devices':45s} {mine / 1e6:12.2f} M "
-              f"{mine_rss / 2**20:6.0f} MB   {'(afasim trace is new: no baseline)':>26s}", flush=True)
+        print(row("trace replay: DiskSim, 4K 70/30, 200k IOPS", (mine, mine_rss),
+                  "(afasim trace is new: no baseline)"), flush=True)
         many_volumes(baseline, tmp)
 
 
@@ -195,11 +205,11 @@ def many_volumes(baseline, tmp):
     same 16 jobs x QD16 (LAYOUT_ONE, LAYOUT_MANY), side by side with the baseline.
 
     On a shared machine one pair of measurements scatters by +-25 % (docs/performance.md), so
-    the cost ratio is measured MANY_VOLUME_ROUNDS times (one volume, then 1,000, alternated
+    the cost ratio is measured ROUNDS times (one volume, then 1,000, alternated
     with the baseline's) and the median and the range are printed; the rate lines are the
     first round's."""
     ratios = {"this tree": [], "baseline": []}
-    for r in range(MANY_VOLUME_ROUNDS):
+    for r in range(ROUNDS):
         mine, base = {}, {}
         for layout in (LAYOUT_ONE, LAYOUT_MANY):
             mine[layout] = measure_fio(AFASIM, "randread", "4k", "", "RAID10", tmp, layout)
@@ -213,23 +223,39 @@ def many_volumes(baseline, tmp):
         ratios["this tree"].append(mine[LAYOUT_ONE][0] / mine[LAYOUT_MANY][0])
         if all(isinstance(base.get(layout), tuple) for layout in (LAYOUT_ONE, LAYOUT_MANY)):
             ratios["baseline"].append(base[LAYOUT_ONE][0] / base[LAYOUT_MANY][0])
-        print(f"  cost per I/O, 1,000 volumes / 1 volume, round {r + 1} of {MANY_VOLUME_ROUNDS}: " +
+        print(f"  cost per I/O, 1,000 volumes / 1 volume, round {r + 1} of {ROUNDS}: " +
               ", ".join(f"{who} {v[-1]:.2f}x" for who, v in ratios.items() if v), flush=True)
     print("  cost per I/O, 1,000 volumes / 1 volume, median (range) of "
-          f"{MANY_VOLUME_ROUNDS} rounds: " +
+          f"{ROUNDS} rounds: " +
           ", ".join(f"{who} {statistics.median(v):.2f}x ({min(v):.2f}-{max(v):.2f})"
                     for who, v in ratios.items() if v), flush=True)
 
 
 def row(name, mine, base):
-    """One output line: this tree's (rate, RSS), then the baseline's and the ratio; `base`
-    None (no baseline) or a sentence saying why there is none."""
-    line = f"  {name:45s} {mine[0] / 1e6:12.2f} M {mine[1] / 2**20:6.0f} MB"
-    if isinstance(base, tuple):
-        line += f"   {base[0] / 1e6:12.2f} M {base[1] / 2**20:6.0f} MB   {mine[0] / base[0]:5.2f}x"
+    """One output line: this tree's rate and peak RSS, then the baseline's and the ratio.
+
+    `mine` and `base` are a (rate, RSS) or a list of them from alternated rounds (the median
+    rate with the range, and the largest RSS); `base` may be None (no baseline) or a sentence
+    saying why there is none."""
+    line = f"  {name:45s} {cell(mine)}"
+    if isinstance(base, (tuple, list)):
+        line += f"   {cell(base)}   {median_rate(mine) / median_rate(base):5.2f}x"
     elif base:
         line += "   " + base
     return line
+
+
+def median_rate(points):
+    return statistics.median(p[0] for p in points) if isinstance(points, list) else points[0]
+
+
+def cell(points):
+    """'1.36 M (1.17-1.48)  181 MB' for rounds, '1.36 M  181 MB' for one measurement."""
+    if not isinstance(points, list):
+        points = [points]
+    rates = [p[0] / 1e6 for p in points]
+    spread = f"({min(rates):.2f}-{max(rates):.2f})" if len(rates) > 1 else ""
+    return f"{median_rate(points) / 1e6:6.2f} M {spread:>11s} {max(p[1] for p in points) / 2**20:6.0f} MB"
 
 
 if __name__ == "__main__":
