@@ -16,6 +16,7 @@
 #include <fstream>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "config/file_text.h"
@@ -382,12 +383,30 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
 }
 
 std::int64_t ApiClient::resolve(const std::string& collection, const std::string& noun, const std::string& ref) {
-  // Digits are an id; digits beyond 64 bits can only be a name (names may be all digits).
-  if (auto id = whole_number(ref)) return *id;
+  // Names may be all digits ("1", "007"), so digits are not taken for an id on sight: a
+  // volume named "1" and a volume with id 1 that is another one made `volume delete 1` delete
+  // the other (hostile round 21). Digits are an id unless an object has them as its name;
+  // when one does and another object has them as its id, the REF is refused as ambiguous.
+  const auto id = whole_number(ref);
+  static const std::set<std::string> kNamed = {"volumes", "pools", "hosts", "qos-policies"};
+  if (!kNamed.contains(collection)) {  // mappings, faults: an id only
+    if (id) return *id;
+    throw ClientError(kExitUsage, "a " + noun + " has no name: give its id, not \"" + ref + "\"");
+  }
   const json page = get("/" + collection + "?name=" + httplib::detail::encode_query_param(ref));
-  if (!page.contains("items") || page["items"].empty())
+  const bool named = page.contains("items") && !page["items"].empty();
+  if (!named) {
+    if (id) return *id;
     throw ClientError(kExitRefused, "refused: no " + noun + " named \"" + ref + "\"");
-  return page["items"][0]["id"].get<std::int64_t>();
+  }
+  const auto named_id = page["items"][0]["id"].get<std::int64_t>();
+  if (!id || *id == named_id) return named_id;
+  const httplib::Response other = exchange("GET", "/" + collection + "/" + std::to_string(*id), "");
+  if (other.status == 404) return named_id;
+  if (other.status >= 400) throw refused(other, options_.url);
+  throw ClientError(kExitRefused, "refused: \"" + ref + "\" is ambiguous: it is " + noun + " " + ref + "'s id and " +
+                                      noun + " " + std::to_string(named_id) + "'s name; give " + noun + " " + ref +
+                                      " by its name, or " + noun + " " + std::to_string(named_id) + " by its id");
 }
 
 // ---------------------------------------------------------------------------------------

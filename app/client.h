@@ -81,8 +81,8 @@ class ApiClient {
   std::int64_t stream(const std::string& path, std::int64_t last_id,
                       const std::function<bool(std::int64_t id, const std::string& data)>& on_data);
 
-  // The id of object `ref` of `collection`: `ref` itself when it is a number, else looked up
-  // by name (kExitRefused when no object has that name).
+  // The id of object `ref` of `collection`: the object named `ref`, else `ref` itself when it
+  // is a number (kExitRefused when neither, or when `ref` is one object's name and another's id).
   std::int64_t resolve(const std::string& collection, const std::string& noun, const std::string& ref);
 
   const ClientOptions& options() const { return options_; }

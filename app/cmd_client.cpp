@@ -146,7 +146,6 @@ void add_volume(CLI::App* group, Group& g) {
   };
   auto up = std::make_shared<Update>();
   CLI::App* update = leaf(group, g, "update", "Change a volume", [up](ApiClient& c) {
-    const auto id = c.resolve("volumes", "volume", up->ref);
     json body = json::object();
     if (up->name) body["name"] = *up->name;
     if (up->size) body["capacity_bytes"] = size_value(*up->size);
@@ -155,6 +154,8 @@ void add_volume(CLI::App* group, Group& g) {
       body["qos_policy_id"] = *up->policy == "none" ? json(nullptr) : json(c.resolve("qos-policies", "QoS policy", *up->policy));
     up->qos.into(body);
     if (body.empty()) throw ClientError(kExitUsage, "volume update: nothing to change (see --help)");
+    // Resolved once the flags are known good: a bad flag is exit 2 without a request.
+    const auto id = c.resolve("volumes", "volume", up->ref);
     print_object(c.options(), c.patch("/volumes/" + std::to_string(id), body));
   });
   update->add_option("REF", up->ref, "Id or name")->required();
@@ -200,11 +201,11 @@ void add_pool(CLI::App* group, Group& g) {
   create->add_option("--datapacs", a->datapacs, "DataPac ids, comma-separated (1,2)")->required();
   create->add_option("--thresholds", a->thresholds, "Space thresholds in percent (80,90,95)");
   CLI::App* update = leaf(group, g, "update", "Rename a pool or change its thresholds", [a](ApiClient& c) {
-    const auto id = c.resolve("pools", "pool", a->ref);
     json body = json::object();
     if (a->new_name) body["name"] = *a->new_name;
     if (a->thresholds) body["space_thresholds_percent"] = int_list("--thresholds", *a->thresholds);
     if (body.empty()) throw ClientError(kExitUsage, "pool update: nothing to change (see --help)");
+    const auto id = c.resolve("pools", "pool", a->ref);
     print_object(c.options(), c.patch("/pools/" + std::to_string(id), body));
   });
   update->add_option("REF", a->ref, "Id or name")->required();
@@ -242,12 +243,12 @@ void add_host(CLI::App* group, Group& g) {
   create->add_option("--description", a->description, "Free text");
   create->add_option("--initiator", a->initiators, "TYPE:ADDRESS, repeatable (fc, iscsi, nbd)");
   CLI::App* update = leaf(group, g, "update", "Change a host", [a](ApiClient& c) {
-    const auto id = c.resolve("hosts", "host", a->ref);
     json body = json::object();
     if (a->new_name) body["name"] = *a->new_name;
     if (a->description) body["description"] = *a->description;
     if (!a->initiators.empty()) body["initiators"] = initiators(a->initiators);
     if (body.empty()) throw ClientError(kExitUsage, "host update: nothing to change (see --help)");
+    const auto id = c.resolve("hosts", "host", a->ref);
     print_object(c.options(), c.patch("/hosts/" + std::to_string(id), body));
   });
   update->add_option("REF", a->ref, "Id or name")->required();
@@ -296,11 +297,11 @@ void add_qos_policy(CLI::App* group, Group& g) {
   a->qos.add(create);
   auto b = std::make_shared<Args>();
   CLI::App* update = leaf(group, g, "update", "Change a QoS policy", [b](ApiClient& c) {
-    const auto id = c.resolve("qos-policies", "QoS policy", b->ref);
     json body = json::object();
     if (b->new_name) body["name"] = *b->new_name;
     b->qos.into(body);
     if (body.empty()) throw ClientError(kExitUsage, "qos-policy update: nothing to change (see --help)");
+    const auto id = c.resolve("qos-policies", "QoS policy", b->ref);
     print_object(c.options(), c.patch("/qos-policies/" + std::to_string(id), body));
   });
   update->add_option("REF", b->ref, "Id or name")->required();

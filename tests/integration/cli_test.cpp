@@ -382,6 +382,26 @@ TEST_CASE("digits beyond 64 bits: a REF is looked up as a name, a size is the ar
   CHECK(cli.ok("volume list -o json").j()["total"] == 0);
 }
 
+TEST_CASE("an all-digit REF: a name first, an id when no object has that name, refused when it is both (hostile round 21)") {
+  // `volume delete 1` deleted volume id 1 when the volume the user meant was named "1".
+  Fixture cli;
+  cli.ok("volume create alpha --size 1GiB");  // id 1
+  cli.ok("volume create 1 --size 1GiB");      // id 2, named "1"
+  cli.ok("volume create 007 --size 1GiB");    // id 3, named "007"
+  CHECK(cli.ok("volume show 007 -o json").j()["id"] == 3);  // was "no volume 7"
+  CHECK(cli.ok("volume show 3 -o json").j()["name"] == "007");  // digits no object has as a name: an id
+  const Run both = cli("volume delete 1");
+  CHECK(both.code == 3);
+  CHECK(both.err == "afasim volume: refused: \"1\" is ambiguous: it is volume 1's id and volume 2's name; "
+                    "give volume 1 by its name, or volume 2 by its id\n");
+  CHECK(cli.ok("volume list -o json").j()["total"] == 3);  // nothing deleted
+  CHECK(has_line(cli.ok("volume delete 2").out, "^deleted volume 2$"));
+  CHECK(cli.ok("volume show 1 -o json").j()["name"] == "alpha");  // "1" now names nothing: the id
+  const Run mapping = cli("mapping show first");  // mappings have ids only
+  CHECK(mapping.code == 2);
+  CHECK(mapping.err == "afasim mapping: a mapping has no name: give its id, not \"first\"\n");
+}
+
 TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from a file, a token, or over HTTPS") {
   Fixture cli;
   const std::string d = cli.dir.path();
