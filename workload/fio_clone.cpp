@@ -415,8 +415,9 @@ void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time
     go();
 }
 
-void FioSession::Impl::fail_clone(Clone& c, int error, std::string message) {
+void FioSession::Impl::fail_clone(Clone& c, int error, std::string message, bool failed_io) {
   if (c.result->error == 0) {
+    if (!failed_io && job_error_observer_) job_error_observer_(message);
     c.result->error = error;
     c.result->error_message = std::move(message);
   }
@@ -430,7 +431,7 @@ void FioSession::Impl::fail_clone(Clone& c, int error, std::string message) {
   ++ios_done_;
   bool measured = false;
   if (!done.status.is_ok()) {
-    fail_clone(c, errno_of(done.status.code()), done.status.message());
+    fail_clone(c, errno_of(done.status.code()), done.status.message(), /*failed_io=*/true);
   } else if (done.submit_time >= c.measure_from) {
     measured = true;
     account(c, what, done);

@@ -90,7 +90,7 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
         file.volume_name = j.volume_name(c, f);
         file.volume_id = volumes.at(file.volume_name);
         file.pattern.emplace(j, c, access_pattern_rng(options_.seed, j, c, f));
-        if (j.verify) file.verify_key = verify_volume_key(options_.seed, file.volume_name);
+        if (j.verify) file.verify_key = verify_volume_key(options_.verify_seed.value_or(options_.seed), file.volume_name);
         cl.files.push_back(std::move(file));
       }
       cl.file_ios_left = j.file_service_ios;
@@ -186,6 +186,10 @@ FioSession::FioSession(IoTarget& target, sim::Simulator& sim, FioJobFile file,
                        FioRunOptions options)
     : impl_(std::make_unique<Impl>(target, sim, std::move(file), std::move(options))) {}
 FioSession::~FioSession() = default;
+
+void FioSession::set_job_error_observer(JobErrorObserver observer) {
+  impl_->job_error_observer_ = std::move(observer);
+}
 
 void FioSession::set_observer(Observer observer) {
   impl_->observer_ = std::move(observer);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ inline constexpr sim::Time kMaxJobTimeNs = sim::Time{100} * 365 * 24 * 3600 * si
 
 struct FioRunOptions {
   std::uint64_t seed = 1;
+  // The seed of verify='s data pattern when it is not `seed`: a scenario gives each workload
+  // its own seed, and one pattern for all of them, so that a workload that reads with
+  // verify= checks what another wrote (as two jobs of one fio run do).
+  std::optional<std::uint64_t> verify_seed;
   // How volumes that do not exist yet are created.
   raid::RaidType raid_type = raid::RaidType::kRaid10;
   controller::Provisioning provisioning = controller::Provisioning::kThin;
@@ -95,6 +100,11 @@ class FioSession {
   // accounting and before it issues the next I/O. It may read the array; it must not
   // submit I/O, change the array or call stop() (schedule an event for that instead).
   void set_observer(Observer observer);
+  // Called when a job stops on an error of its own, not a failed I/O's (a verify mismatch,
+  // rate_iops_min not met, a thinktime past 100 years, a bad read_iolog line), with fio's
+  // message; the same rules as the observer's.
+  using JobErrorObserver = std::function<void(const std::string& message)>;
+  void set_job_error_observer(JobErrorObserver observer);
 
   // Starts the jobs whose turn it is (file order, stonewall / wait_for as fio), now.
   // kNotFound naming the job file and line when a volume the file names does not exist

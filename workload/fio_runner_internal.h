@@ -144,7 +144,9 @@ struct FioSession::Impl {
   void account(Clone& c, const IssuedIo& what, const controller::IoCompletion& done);
   void check_min_rate(Clone& c, sim::Time now);
   void check_verified(Clone& c, const IssuedIo& what, const std::vector<std::uint8_t>& data);
-  void fail_clone(Clone& c, int error, std::string message);
+  // Stops the clone with its first error; `failed_io`: the error is a failed I/O's (the
+  // completion observer sees it), else the job's own and the job-error observer hears of it.
+  void fail_clone(Clone& c, int error, std::string message, bool failed_io = false);
   void notify(Clone& c, const IssuedIo& what, bool measured, const controller::IoCompletion& done);
   void finish_clone(Clone& c);
   void flush_interval(Clone& c, sim::Time now);
@@ -155,6 +157,7 @@ struct FioSession::Impl {
   const FioJobFile file_;  // clones point into its jobs
   const FioRunOptions options_;
   Observer observer_;
+  JobErrorObserver job_error_observer_;
   RunReport report_;
   std::vector<Clone> clones_;
   std::set<std::string> log_paths_;  // log files this session has opened

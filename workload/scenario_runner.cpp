@@ -51,6 +51,8 @@ class Runner {
   Status apply_change(const TimelineAction& a);
   void fail(Status st);
   void on_completion(std::size_t workload, const FioCompletion& c);
+  // One failed I/O, or one job stopped by an error of its own: counted, the first one kept.
+  void count_error(std::size_t workload, const std::string& message);
   void sample(Time end, Time length);
   void open_row();
   bool all_done() const;
@@ -192,10 +194,14 @@ Status Runner::create_sessions() {
     FioRunOptions o;
     // Each workload draws from its own streams: two workloads with the same jobs differ.
     o.seed = sim::mix64(s_.seed ^ sim::hash_name(w.name));
+    o.verify_seed = s_.seed;
     o.raid_type = w.raid_type;
     o.provisioning = w.provisioning;
     auto session = std::make_unique<FioSession>(*array_, sim_, w.file, o);
     session->set_observer([this, i](const FioCompletion& c) { on_completion(i, c); });
+    // A job stopped by its own error (a verify mismatch: the data is not what was written)
+    // failed no I/O, and must not pass for a clean run (hostile round 21).
+    session->set_job_error_observer([this, i](const std::string& message) { count_error(i, message); });
     sessions_.push_back(std::move(session));
     WorkloadTotals totals;
     totals.name = w.name;
@@ -268,16 +274,17 @@ Status Runner::apply_change(const TimelineAction& a) {
   return sim::Status(sim::Code::kInternal, "unknown timeline action");
 }
 
+void Runner::count_error(std::size_t workload, const std::string& message) {
+  WorkloadTotals& w = report_.workloads[workload];
+  ++w.errors;
+  ++open_.errors;
+  if (w.first_error.empty()) w.first_error = seconds_text(sim_.now()) + ": " + message;
+}
+
 void Runner::on_completion(std::size_t workload, const FioCompletion& c) {
   WorkloadTotals& w = report_.workloads[workload];
   const controller::IoCompletion& io = *c.io;
-  if (!io.status.is_ok()) {
-    ++w.errors;
-    ++open_.errors;
-    if (w.first_error.empty())
-      w.first_error = seconds_text(io.complete_time) + ": " + io.status.message();
-    return;
-  }
+  if (!io.status.is_ok()) return count_error(workload, io.status.message());
   const Time latency = io.latency();
   DirectionTotals& d = w.direction[static_cast<std::size_t>(index_of(c.direction))];
   ++d.ios;

@@ -49,8 +49,10 @@ struct WorkloadTotals {
   sim::Time end_ns = 0;    // when its last job finished, or the end of the run
   bool stopped = false;    // still running when duration_s ended the run
   std::array<DirectionTotals, kDirections> direction;  // index_of(Direction)
-  std::int64_t errors = 0;                             // failed completions
-  std::string first_error;                             // "12.345 s: no space ..." or empty
+  // Failed completions, and jobs stopped by an error of their own (a verify mismatch,
+  // rate_iops_min not met: one each).
+  std::int64_t errors = 0;
+  std::string first_error;  // "12.345 s: no space ..." or empty
   sim::Histogram latency_ns;                           // both directions
 };
 

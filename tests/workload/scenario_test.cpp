@@ -386,6 +386,30 @@ TEST_CASE("fio_file is read relative to the scenario file; two workloads share a
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("verify= in a scenario: a reader checks another workload's writes; a mismatch is its workload's error") {
+  // Hostile round 21: each workload's own seed keyed its verify pattern, so a reader could
+  // never match a writer, and the mismatch that stopped it was counted nowhere (errors 0).
+  const std::string head = std::string("{") + kHead + R"(, "options": {"payload": "memory"},
+    "volumes": [{"name": "v", "capacity": "64MiB"}], "workloads": [)";
+  const std::string writer = R"({"name": "writer", "fio": ["[w]", "filename=v", "size=64m", "rw=write", "bs=64k",
+                                  "iodepth=8", "verify=crc32c", "do_verify=0"]})";
+  const std::string reader = R"({"name": "reader", "start_s": 2, "fio": ["[r]", "filename=v", "size=64m", "rw=read",
+                                  "bs=1m", "iodepth=4", "verify=crc32c"]})";
+  const ScenarioReport both = run_ok(parse_scenario_ok(head + writer + ", " + reader + "]}"));
+  check_consistent(both);
+  CHECK(totals_of(both, "writer").direction[1].ios == 1024);  // 64 MiB in 64 KiB writes
+  CHECK(totals_of(both, "reader").direction[0].ios == 64);    // all of it read back and checked
+  CHECK(both.array.errors == 0);
+  // The reader alone finds zeros, not the pattern: it stops, and the report says why.
+  const ScenarioReport alone = run_ok(parse_scenario_ok(head + reader + "]}"));
+  check_consistent(alone);
+  const WorkloadTotals& r = totals_of(alone, "reader");
+  CHECK(r.errors == 1);
+  CHECK(r.first_error.find(": verify: bad data at byte ") != std::string::npos);
+  CHECK(r.direction[0].ios < 64);
+  CHECK(alone.array.first_error == r.first_error);
+}
+
 TEST_CASE("a timeline action the array refuses stops the run with the action's key") {
   auto refused = [](const std::string& timeline) {
     const Scenario s =
