@@ -1,6 +1,11 @@
 #include "sweep/sweep_plan.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "config/json_text.h"
 
@@ -15,8 +20,9 @@ std::uint64_t fnv1a(std::uint64_t h, const std::string& bytes) {
   return h;
 }
 
-std::string fingerprint_of(const SweepPlan& plan) {
+std::string fingerprint_of(const SweepPlan& plan, const std::string& inputs) {
   std::uint64_t h = fnv1a(0xcbf29ce484222325ULL, plan.base.text);  // the 64-bit offset basis
+  h = fnv1a(h, inputs);
   for (const FieldValue& f : plan.file.set) h = fnv1a(h, "set " + f.pointer.text + "=" + f.value.dump());
   for (const SweepPoint& p : plan.file.points) {
     h = fnv1a(h, "point");
@@ -25,6 +31,28 @@ std::string fingerprint_of(const SweepPlan& plan) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return hex;
+}
+
+// The presets of a --config-dir folder, as "path size\ncontent" of each regular file in path
+// order (a file over kMaxPresetBytes by its size only: the catalog refuses such a file).
+std::string config_dir_contents(const std::string& dir) {
+  namespace fs = std::filesystem;
+  constexpr std::uintmax_t kMaxPresetBytes = 16 << 20;
+  std::vector<std::pair<std::string, std::uintmax_t>> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) files.emplace_back(fs::relative(it->path(), dir, ec).string(), it->file_size(ec));
+  std::sort(files.begin(), files.end());
+  std::string out = "config-dir\n";
+  for (const auto& [path, size] : files) {
+    out += path + " " + std::to_string(size) + "\n";
+    if (size > kMaxPresetBytes) continue;
+    std::ifstream in(fs::path(dir) / path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    out += text.str();
+  }
+  return out;
 }
 
 sim::Status apply(nlohmann::json& document, const FieldValue& field, const std::string& where) {
@@ -48,6 +76,27 @@ sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
   nlohmann::json document = plan.document;
   AFASIM_RETURN_IF_ERROR(apply_point(document, plan, point, true));
   return config::dump_json(document);
+}
+
+// What the runs read besides the sweep and base texts: the job files (fio_file) the base and
+// each point name, as read now, and a --config-dir folder's presets. In the fingerprint, so
+// that rows made before one of them was edited are not taken for this sweep's (hostile round
+// 21: a resumed sweep put an edited job's rows beside the old job's). A point the loader
+// refuses is the runner's to report; here it counts with the files it read.
+std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
+  std::string inputs;
+  if (plan.file.kind == SweepKind::kScenario) {
+    const workload::ScenarioFileReader record = [&](const std::string& path) {
+      auto text = plan.base.read_file(path);
+      inputs += "file " + path + (text.is_ok() ? "\n" + *text : " unreadable") + "\n";
+      return text;
+    };
+    for (std::size_t p = 0; p < plan.file.points.size(); ++p)
+      if (auto text = point_text(plan, p); text.is_ok())
+        (void)workload::parse_scenario(*text, plan.base.file_name, catalog, record);
+  }
+  if (!catalog.directory().empty()) inputs += config_dir_contents(catalog.directory());
+  return inputs;
 }
 
 }  // namespace
@@ -80,7 +129,7 @@ sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& cata
     nlohmann::json copy = plan.document;
     AFASIM_RETURN_IF_ERROR(apply_point(copy, plan, p, plan.file.points.size() > 1));
   }
-  plan.fingerprint = fingerprint_of(plan);
+  plan.fingerprint = fingerprint_of(plan, inputs_read(plan, catalog));
   return plan;
 }
 

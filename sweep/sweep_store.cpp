@@ -39,7 +39,7 @@ sim::Status check_header(const std::string& path, const std::string& line, const
   const std::string theirs = h["fingerprint"].get<std::string>();
   if (theirs != plan.fingerprint)
     return sim::conflict(path + ": the rows of another sweep (fingerprint " + theirs + ", this sweep " +
-                         plan.fingerprint + ": its base, set or points differ); use another --out folder or remove it");
+                         plan.fingerprint + ": its base, the job files or presets it reads, set or points differ); use another --out folder or remove it");
   return sim::Status::ok();
 }
 

@@ -278,6 +278,27 @@ TEST_CASE("a resumed row with a negative figure, or a figure JSON cannot hold, i
   fs::remove_all(dir);
 }
 
+TEST_CASE("a job file the base reads is in the fingerprint: rows of the job before an edit are another sweep's") {
+  // Hostile round 21: the fingerprint covered the base's text, not its fio_file, and a resumed
+  // sweep put the edited job's rows beside the old job's in one results.csv.
+  const fs::path dir = folder_with("jobfile", kRaidAxis + R"(, "seeds": [1])");
+  std::string base = kBase;
+  const std::string inline_job = base.substr(base.find("\"fio\": ["), base.find("]}],") + 1 - base.find("\"fio\": ["));
+  base.replace(base.find(inline_job), inline_job.size(), R"("fio_file": "job.fio")");
+  spit(dir / "base.json", base);
+  spit(dir / "job.fio", "[l]\nfilename=v\nsize=1g\nrw=randrw\nbs=8k\niodepth=4\nrate_iops=1000\ntime_based\nruntime=1s\n");
+  const SweepPlan plan = plan_in(dir);
+  std::vector<SweepRow> done;
+  REQUIRE(RowJournal::open((dir / "out").string(), plan, &done).is_ok());
+  CHECK(plan_in(dir).fingerprint == plan.fingerprint);  // the same files: the same sweep, resumed
+  spit(dir / "job.fio", "[l]\nfilename=v\nsize=1g\nrw=randrw\nbs=8k\niodepth=4\nrate_iops=50000\ntime_based\nruntime=1s\n");
+  auto edited = RowJournal::open((dir / "out").string(), plan_in(dir), &done);
+  REQUIRE(!edited.is_ok());
+  CHECK(edited.status().code() == sim::Code::kConflict);
+  CHECK(edited.status().message().find("the job files or presets it reads") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("rows of another sweep are refused; a bad base or a pointer that names nothing is the sweep file's error") {
   const fs::path dir = folder_with("other", kRaidAxis + R"(, "seeds": [1])");
   const SweepPlan plan = plan_in(dir);
