@@ -48,6 +48,9 @@ sim::Status check_header(const std::string& path, const std::string& line, const
 // not this sweep's rows is refused untouched, a first line without its newline included unless
 // it is the start of this sweep's header (hostile round 16: a note without a final newline
 // was cut to nothing and replaced).
+// rows.jsonl is read whole: 1 GiB is millions of rows (a row is a few hundred bytes).
+constexpr std::uintmax_t kMaxRowsBytes = std::uintmax_t{1} << 30;
+
 sim::Result<std::vector<std::string>> whole_lines(const std::string& path, const SweepPlan& plan) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return sim::io_error("cannot read " + path);
@@ -75,13 +78,23 @@ sim::Result<std::vector<std::string>> whole_lines(const std::string& path, const
 
 sim::Status write_whole(const fs::path& path, const std::string& text) {
   const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) return sim::io_error("cannot write " + tmp.string());
-  }
+  // A new file, never through what is there: a symlink left at the .tmp name had the text
+  // written to its target, outside --out (hostile round 21).
   std::error_code ec;
+  fs::remove(tmp, ec);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return sim::io_error("cannot create " + tmp.string() + ": " + std::strerror(errno));
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      return sim::io_error("cannot write " + tmp.string() + ": " + why);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) return sim::io_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
   fs::rename(tmp, path, ec);
   if (ec) return sim::io_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
   return sim::Status::ok();
@@ -114,7 +127,15 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   } lock{lock_fd};
   const std::string path = (fs::path(dir) / "rows.jsonl").string();
   std::vector<std::string> lines;
-  if (fs::exists(path, ec)) {
+  if (const fs::file_status st = fs::symlink_status(path, ec); fs::exists(st)) {
+    // Read whole and appended to: a FIFO blocked the open for ever, /dev/zero behind a
+    // symlink grew the sweep until memory ran out (hostile round 21).
+    if (!fs::is_regular_file(st))
+      return sim::invalid_argument(path + " is not a regular file (a symlink, a FIFO or a device); the sweep's "
+                                          "journal must be one: remove it, or give another --out");
+    if (fs::file_size(path, ec) > kMaxRowsBytes)
+      return sim::invalid_argument(path + " is over " + std::to_string(kMaxRowsBytes >> 30) +
+                                   " GiB, more than any sweep's rows; is it this sweep's journal?");
     auto read = whole_lines(path, plan);
     if (!read.is_ok()) return read.status();
     lines = std::move(read).value();

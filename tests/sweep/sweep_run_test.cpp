@@ -1,6 +1,7 @@
 // Running sweeps (sweep/sweep_plan.h, sweep_runner.h, sweep_store.h) on a tiny base
 // scenario, and `afasim sweep` itself on a cut-down config/sweeps/raid-vs-rebuild-rate.json.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -296,6 +297,33 @@ TEST_CASE("a job file the base reads is in the fingerprint: rows of the job befo
   REQUIRE(!edited.is_ok());
   CHECK(edited.status().code() == sim::Code::kConflict);
   CHECK(edited.status().message().find("the job files or presets it reads") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("rows.jsonl must be a regular file; results go to new files, never through a .tmp left there") {
+  // Hostile round 21: a FIFO at rows.jsonl blocked the sweep for ever, /dev/zero behind a
+  // symlink grew it until memory ran out; a results.csv.tmp symlink had the CSV written to
+  // its target outside --out.
+  const fs::path dir = folder_with("foreign", kRaidAxis + R"(, "seeds": [1])");
+  const SweepPlan plan = plan_in(dir);
+  fs::create_directories(dir / "out");
+  spit(dir / "elsewhere.jsonl", "");
+  fs::create_symlink(dir / "elsewhere.jsonl", dir / "out" / "rows.jsonl");
+  std::vector<SweepRow> done;
+  auto linked = RowJournal::open((dir / "out").string(), plan, &done);
+  REQUIRE(!linked.is_ok());
+  CHECK(linked.status().message().find("rows.jsonl is not a regular file") != std::string::npos);
+  fs::remove(dir / "out" / "rows.jsonl");
+  REQUIRE(::mkfifo((dir / "out" / "rows.jsonl").c_str(), 0644) == 0);
+  CHECK(!RowJournal::open((dir / "out").string(), plan, &done).is_ok());
+  CHECK(slurp(dir / "elsewhere.jsonl").empty());
+
+  spit(dir / "victim.txt", "not afasim's");
+  fs::create_symlink(dir / "victim.txt", dir / "out" / "results.csv.tmp");
+  REQUIRE(write_results((dir / "out").string(), plan.file, {}).is_ok());
+  CHECK(slurp(dir / "victim.txt") == "not afasim's");
+  CHECK(fs::is_regular_file(fs::symlink_status(dir / "out" / "results.csv")));
+  CHECK(slurp(dir / "out" / "results.csv").starts_with("point,"));
   fs::remove_all(dir);
 }
 
