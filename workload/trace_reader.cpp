@@ -255,6 +255,7 @@ Result<std::optional<TraceRecord>> TraceReader::next() {
 }
 
 std::optional<sim::Time> TraceReader::relative(__int128 time_ns) {
+  if (time_ns > kMaxTimeNs) return std::nullopt;  // to_ns's "too late": never an origin either
   if (!origin_ns_) origin_ns_ = time_ns;
   const __int128 t = time_ns - *origin_ns_;
   if (t > kMaxSpanNs || t < -kMaxSpanNs) return std::nullopt;
@@ -263,9 +264,17 @@ std::optional<sim::Time> TraceReader::relative(__int128 time_ns) {
 
 namespace {
 constexpr const char* kBeyondSpan = "more than 31 years (10^18 ns) from the first record";
-// A non-negative time in some unit, to whole nanoseconds.
+// Why relative(ns) refused `ns`.
+const char* beyond(__int128 ns) {
+  return ns > TraceReader::kMaxTimeNs ? "a time past 10^36 ns (3 x 10^19 years)" : kBeyondSpan;
+}
+// A non-negative time in some unit, to whole nanoseconds; past kMaxTimeNs, kMaxTimeNs + 1,
+// which relative() refuses. Not clamped to one value: records centuries apart, both past the
+// clamp, replayed at one instant (hostile round 21).
 __int128 to_ns(double value, double ns_per_unit) {
-  return static_cast<__int128>(std::llround(std::min(value * ns_per_unit, 9e18)));
+  const double ns = value * ns_per_unit;
+  if (!(ns <= static_cast<double>(TraceReader::kMaxTimeNs))) return TraceReader::kMaxTimeNs + 1;
+  return static_cast<__int128>(std::round(ns));
 }
 }  // namespace
 
@@ -340,8 +349,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
   r.offset_bytes = *a;
   r.length_bytes = r.op == TraceOp::kFlush ? 0 : *b;
   if (v3) {
-    const auto at = relative(to_ns(*stamp_us, 1e3));
-    if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+    const __int128 at_ns = to_ns(*stamp_us, 1e3);
+    const auto at = relative(at_ns);
+    if (!at) return sim::invalid_argument(bad(beyond(at_ns)));
     r.time_ns = *at;
   } else {
     r.time_ns = fio_clock_ns_;
@@ -406,8 +416,9 @@ Result<std::optional<TraceRecord>> TraceReader::blkparse_no_sector(const std::ve
       return sim::invalid_argument("a Q " + std::string(rwbs) + " line without SECTOR + COUNT");
     return std::optional<TraceRecord>{};
   }
-  const auto at = relative(to_ns(*number(t[3]), 1e9));
-  if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+  const __int128 at_ns = to_ns(*number(t[3]), 1e9);
+  const auto at = relative(at_ns);
+  if (!at) return sim::invalid_argument(bad(beyond(at_ns)));
   TraceRecord r;
   r.op = TraceOp::kFlush;
   r.device = std::string(t[0]);
@@ -426,8 +437,9 @@ Result<std::optional<TraceRecord>> TraceReader::blkparse_ranged(const std::vecto
   const auto count = integer(t[9]);
   if (!count || *count > kMaxBytes / kSectorBytes)
     return sim::invalid_argument("COUNT \"" + std::string(t[9]) + "\" after '+' is not a sector count");
-  const auto relative_at = relative(to_ns(*number(t[3]), 1e9));
-  if (!relative_at) return sim::invalid_argument(bad(kBeyondSpan));
+  const __int128 relative_at_ns = to_ns(*number(t[3]), 1e9);
+  const auto relative_at = relative(relative_at_ns);
+  if (!relative_at) return sim::invalid_argument(bad(beyond(relative_at_ns)));
   const sim::Time at = *relative_at;
   const std::string key = std::string(t[0]) + " " + std::string(t[7]);
   if (action == "C") return blkparse_completion(key, std::string(t[0]), at);
@@ -500,8 +512,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
   r.device = std::string(host) + "_" + std::string(t[2]);
   r.offset_bytes = *offset;
   r.length_bytes = *size;
-  const auto at = relative(static_cast<__int128>(*stamp) * 100);
-  if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+  const __int128 at_ns = static_cast<__int128>(*stamp) * 100;
+  const auto at = relative(at_ns);
+  if (!at) return sim::invalid_argument(bad(beyond(at_ns)));
   r.time_ns = *at;
   if (*response > kMaxBytes / 100) return sim::invalid_argument(bad("ResponseTime is too large"));
   r.recorded_latency_ns = *response * 100;
@@ -530,8 +543,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_disksim(std::string_view l
   r.device = std::string(t[1]);
   r.offset_bytes = *lba * kSectorBytes;
   r.length_bytes = *blocks * kSectorBytes;
-  const auto at = relative(to_ns(*ms, 1e6));
-  if (!at) return sim::invalid_argument(bad(kBeyondSpan));
+  const __int128 at_ns = to_ns(*ms, 1e6);
+  const auto at = relative(at_ns);
+  if (!at) return sim::invalid_argument(bad(beyond(at_ns)));
   r.time_ns = *at;
   return std::optional<TraceRecord>(std::move(r));
 }

@@ -67,6 +67,8 @@ class TraceReader {
   // A record more than this before or after the first is a bad line (~31.7 years: beyond any
   // trace, and far inside the simulator's clock of 292 years).
   static constexpr sim::Time kMaxSpanNs = 1'000'000'000'000'000'000;
+  // The latest time a record may give, in its own clock: 10^36 ns (3·10^19 years).
+  static constexpr __int128 kMaxTimeNs = static_cast<__int128>(kMaxSpanNs) * kMaxSpanNs;
 
   // Opens `path` ("-" is standard input). kNotFound when it cannot be read; kInvalidArgument
   // "FILE:LINE: ..." when the format cannot be detected.
