@@ -205,7 +205,7 @@ class Array {
   // Wear fast-forward (docs/wear-leveling.md): WearLeveler::begin_measurement / fast_forward.
   void begin_wear_measurement() { wear_->begin_measurement(); }
   sim::Status fast_forward_wear(sim::Time until, sim::Time epoch, const WearLeveler::EpochObserver& observer = {}) {
-    return wear_->fast_forward(until, epoch, observer);
+    return wear_->fast_forward(until, epoch, observer, [this] { return data_->online(); });
   }
   // Ages drive `drive` (index) as if `host_bytes` had been written to it over `duration`
   // from `start` (datapac::Ssd::add_bulk_writes): what-if studies and tests start from a worn

@@ -548,7 +548,8 @@ void WearLeveler::ff_finish() {
   mover_.arm_write_wakeup();
 }
 
-Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& observer) {
+Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& observer,
+                                 const std::function<bool()>& serving) {
   if (until <= sim_.now()) return sim::invalid_argument("fast-forward must end after now");
   if (epoch <= 0) return sim::invalid_argument("fast-forward epochs must be positive");
   if (measure_start_ && sim_.now() > *measure_start_) measure_rates();
@@ -581,9 +582,13 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
                  budget_moves + std::max(1.0, static_cast<double>(options_.max_moves_per_epoch)));
     const int budget =
         static_cast<int>(std::min<double>(options_.max_moves_per_epoch, std::floor(budget_moves)));
-    const int made = ff_level(budget, host, seq_bytes);
-    budget_moves = std::min(budget_moves - made, 1.0);
-    if (Status st = ff_wear(t, span, host, seq_bytes); !st.is_ok()) result = st;
+    // Off, or both controllers failed: no host write and no move reaches an SSD this epoch
+    // (hostile round 21: 50 days off wore the SSDs as 50 days of the measured load).
+    if (!serving || serving()) {
+      const int made = ff_level(budget, host, seq_bytes);
+      budget_moves = std::min(budget_moves - made, 1.0);
+      if (Status st = ff_wear(t, span, host, seq_bytes); !st.is_ok()) result = st;
+    }
     sim_.run_until(t + span);  // timeline actions, rebuilds, moves already in flight
     t += span;
     // Extents allocated by a rebuild keep their member's rate: rates follow the extent id.

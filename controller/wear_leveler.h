@@ -150,13 +150,16 @@ class WearLeveler {
   // and makes its moves (at once, up to the rate limit × epoch), every SSD gets the epoch's
   // writes from the measured rates of the members it holds (Ssd::add_bulk_writes), then
   // the simulator runs to the epoch's end (timeline events, rebuilds). `observer` (may be
-  // empty) runs after each epoch. No host I/O may be submitted meanwhile.
+  // empty) runs after each epoch. No host I/O may be submitted meanwhile. An epoch that
+  // starts while `serving` (may be empty: always) is false, the array off or no controller
+  // in service, adds no host writes and makes no moves: nothing reaches the SSDs then.
   // The rates are those measured since begin_measurement(); a fast-forward with no window
   // open (or an empty one) reuses the previous fast-forward's rates.
   // kPreconditionFailed when no rates were ever measured; kInvalidArgument for
   // until <= now or epoch <= 0.
   using EpochObserver = std::function<void(sim::Time epoch_end)>;
-  sim::Status fast_forward(sim::Time until, sim::Time epoch, const EpochObserver& observer = {});
+  sim::Status fast_forward(sim::Time until, sim::Time epoch, const EpochObserver& observer = {},
+                           const std::function<bool()>& serving = {});
 
  private:
   struct Heat {
