@@ -13,9 +13,7 @@ using sim::Status;
 using sim::Time;
 
 namespace {
-bool is_missing(std::uint16_t mask, int m) {
-  return (mask >> m) & 1u;
-}
+bool is_missing(std::uint16_t mask, int m) { return (mask >> m) & 1u; }
 }  // namespace
 
 Status WearLeveler::validate(const WearLevelingOptions& o, std::int64_t chunk_bytes) {
@@ -582,13 +580,10 @@ Status WearLeveler::fast_forward(Time until, Time epoch, const EpochObserver& ob
                  budget_moves + std::max(1.0, static_cast<double>(options_.max_moves_per_epoch)));
     const int budget =
         static_cast<int>(std::min<double>(options_.max_moves_per_epoch, std::floor(budget_moves)));
-    // Off, or both controllers failed: no host write and no move reaches an SSD this epoch
-    // (hostile round 21: 50 days off wore the SSDs as 50 days of the measured load).
-    if (!serving || serving()) {
-      const int made = ff_level(budget, host, seq_bytes);
-      budget_moves = std::min(budget_moves - made, 1.0);
-      if (Status st = ff_wear(t, span, host, seq_bytes); !st.is_ok()) result = st;
-    }
+    const bool off = serving && !serving();  // or both controllers failed: nothing reaches an SSD
+    const int made = off ? 0 : ff_level(budget, host, seq_bytes);
+    budget_moves = std::min(budget_moves - made, 1.0);
+    if (Status st = off ? Status::ok() : ff_wear(t, span, host, seq_bytes); !st.is_ok()) result = st;
     sim_.run_until(t + span);  // timeline actions, rebuilds, moves already in flight
     t += span;
     // Extents allocated by a rebuild keep their member's rate: rates follow the extent id.
