@@ -387,7 +387,13 @@ std::int64_t ApiClient::resolve(const std::string& collection, const std::string
   // volume named "1" and a volume with id 1 that is another one made `volume delete 1` delete
   // the other (hostile round 21). Digits are an id unless an object has them as its name;
   // when one does and another object has them as its id, the REF is refused as ambiguous.
-  const auto id = whole_number(ref);
+  // "id:N" is always the id N; digits with a leading zero ("007") are only ever a name.
+  if (ref.starts_with("id:")) {
+    if (const auto forced = whole_number(ref.substr(3))) return *forced;
+    throw ClientError(kExitUsage, "\"" + ref + "\": id: takes a whole number (id:12)");
+  }
+  const auto id = ref.starts_with('0') ? std::nullopt : whole_number(ref);
+  // The collections the API gives names (the ?name= filter); the others take ids only.
   static const std::set<std::string> kNamed = {"volumes", "pools", "hosts", "qos-policies"};
   if (!kNamed.contains(collection)) {  // mappings, faults: an id only
     if (id) return *id;
@@ -404,9 +410,9 @@ std::int64_t ApiClient::resolve(const std::string& collection, const std::string
   const httplib::Response other = exchange("GET", "/" + collection + "/" + std::to_string(*id), "");
   if (other.status == 404) return named_id;
   if (other.status >= 400) throw refused(other, options_.url);
-  throw ClientError(kExitRefused, "refused: \"" + ref + "\" is ambiguous: it is " + noun + " " + ref + "'s id and " +
-                                      noun + " " + std::to_string(named_id) + "'s name; give " + noun + " " + ref +
-                                      " by its name, or " + noun + " " + std::to_string(named_id) + " by its id");
+  throw ClientError(kExitRefused, "refused: \"" + ref + "\" is ambiguous: " + noun + " " + std::to_string(*id) +
+                                      " has that id and " + noun + " " + std::to_string(named_id) +
+                                      " that name; give id:" + std::to_string(*id) + " or id:" + std::to_string(named_id));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -150,11 +150,11 @@ void add_volume(CLI::App* group, Group& g) {
     if (up->name) body["name"] = *up->name;
     if (up->size) body["capacity_bytes"] = size_value(*up->size);
     if (up->controller) body["preferred_controller"] = *up->controller;
+    up->qos.into(body);
+    if (body.empty() && !up->policy) throw ClientError(kExitUsage, "volume update: nothing to change (see --help)");
+    // Looked up once the flags are known good: a bad flag is exit 2 without a request.
     if (up->policy)
       body["qos_policy_id"] = *up->policy == "none" ? json(nullptr) : json(c.resolve("qos-policies", "QoS policy", *up->policy));
-    up->qos.into(body);
-    if (body.empty()) throw ClientError(kExitUsage, "volume update: nothing to change (see --help)");
-    // Resolved once the flags are known good: a bad flag is exit 2 without a request.
     const auto id = c.resolve("volumes", "volume", up->ref);
     print_object(c.options(), c.patch("/volumes/" + std::to_string(id), body));
   });

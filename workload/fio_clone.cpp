@@ -431,7 +431,9 @@ void FioSession::Impl::fail_clone(Clone& c, int error, std::string message, bool
   ++ios_done_;
   bool measured = false;
   if (!done.status.is_ok()) {
-    fail_clone(c, errno_of(done.status.code()), done.status.message(), /*failed_io=*/true);
+    // A failed sync is not shown to the completion observer (notify skips syncs): it is then
+    // the job's own error, counted once through the job-error observer.
+    fail_clone(c, errno_of(done.status.code()), done.status.message(), /*failed_io=*/!what.sync);
   } else if (done.submit_time >= c.measure_from) {
     measured = true;
     account(c, what, done);
@@ -492,7 +494,7 @@ void FioSession::Impl::check_verified(Clone& c, const IssuedIo& what,
   fail_clone(c, EILSEQ,
              "verify: bad data at byte " + std::to_string(*bad) + " of volume \"" +
                  file.volume_name + "\" (I/O at " + std::to_string(what.offset) + ", " +
-                 std::to_string(what.bytes) + " bytes): not what this job wrote");
+                 std::to_string(what.bytes) + " bytes): not the verify pattern written there");
 }
 
 void FioSession::Impl::notify(Clone& c, const IssuedIo& what, bool measured,

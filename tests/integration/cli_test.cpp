@@ -392,9 +392,13 @@ TEST_CASE("an all-digit REF: a name first, an id when no object has that name, r
   CHECK(cli.ok("volume show 3 -o json").j()["name"] == "007");  // digits no object has as a name: an id
   const Run both = cli("volume delete 1");
   CHECK(both.code == 3);
-  CHECK(both.err == "afasim volume: refused: \"1\" is ambiguous: it is volume 1's id and volume 2's name; "
-                    "give volume 1 by its name, or volume 2 by its id\n");
+  CHECK(both.err == "afasim volume: refused: \"1\" is ambiguous: volume 1 has that id and volume 2 that name; "
+                    "give id:1 or id:2\n");
   CHECK(cli.ok("volume list -o json").j()["total"] == 3);  // nothing deleted
+  CHECK(cli.ok("volume show id:1 -o json").j()["name"] == "alpha");  // id: forces the id
+  cli.ok("volume create 7 --size 1GiB");  // id 4, named "7": "007" is a name, never id 7
+  CHECK(cli.ok("volume show 007 -o json").j()["id"] == 3);
+  CHECK(cli("volume show id:x").code == 2);
   CHECK(has_line(cli.ok("volume delete 2").out, "^deleted volume 2$"));
   CHECK(cli.ok("volume show 1 -o json").j()["name"] == "alpha");  // "1" now names nothing: the id
   const Run mapping = cli("mapping show first");  // mappings have ids only

@@ -410,6 +410,20 @@ TEST_CASE("verify= in a scenario: a reader checks another workload's writes; a m
   CHECK(alone.array.first_error == r.first_error);
 }
 
+TEST_CASE("a failed fsync stops its job and is one of its workload's errors (review of hostile round 21)") {
+  // The completion observer does not see syncs: a flush failed by a power loss was counted
+  // nowhere, and the workload that stopped on it reported errors 0.
+  const ScenarioReport r = run_ok(parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 1,
+    "workloads": [{"name": "w", "fio": ["[w]", "filename=v", "size=64m", "rw=randwrite", "bs=4k", "iodepth=1",
+                                         "fsync=1", "time_based", "runtime=1s"]}],
+    "timeline": [{"at_s": 0.5, "fault": {"type": "power_loss"}}]})"));
+  check_consistent(r);
+  const WorkloadTotals& w = totals_of(r, "w");
+  CHECK(w.errors >= 1);
+  CHECK(!w.first_error.empty());
+  CHECK(w.end_ns < 600 * sim::kMillisecond);  // stopped at its first error
+}
+
 TEST_CASE("a timeline action the array refuses stops the run with the action's key") {
   auto refused = [](const std::string& timeline) {
     const Scenario s =
