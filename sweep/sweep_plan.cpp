@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -33,24 +34,29 @@ std::string fingerprint_of(const SweepPlan& plan, const std::string& inputs) {
   return hex;
 }
 
-// The presets of a --config-dir folder, as "path size\ncontent" of each regular file in path
-// order (a file over kMaxPresetBytes by its size only: the catalog refuses such a file).
+// The files a catalog of `dir` reads (Catalog::from_directory: sources.json and the JSON under
+// systems/, ssds/, models/, devices/) and the performance model's calibration/, as "path\n"
+// and the content's FNV-1a, in path order. Other folders (workloads/, scenarios/, a sweep's
+// --out) are not presets.
 std::string config_dir_contents(const std::string& dir) {
   namespace fs = std::filesystem;
-  constexpr std::uintmax_t kMaxPresetBytes = 16 << 20;
-  std::vector<std::pair<std::string, std::uintmax_t>> files;
+  std::vector<std::string> files;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec)) files.emplace_back(fs::relative(it->path(), dir, ec).string(), it->file_size(ec));
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string rel = fs::relative(it->path(), dir, ec).generic_string();
+    const bool preset = rel == "sources.json" || rel.starts_with("systems/") || rel.starts_with("ssds/") ||
+                        rel.starts_with("models/") || rel.starts_with("devices/") || rel.starts_with("calibration/");
+    if (preset && it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(rel);
+  }
   std::sort(files.begin(), files.end());
   std::string out = "config-dir\n";
-  for (const auto& [path, size] : files) {
-    out += path + " " + std::to_string(size) + "\n";
-    if (size > kMaxPresetBytes) continue;
-    std::ifstream in(fs::path(dir) / path, std::ios::binary);
+  for (const std::string& rel : files) {
+    std::ifstream in(std::filesystem::path(dir) / rel, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    out += text.str();
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(0xcbf29ce484222325ULL, text.str())));
+    out += rel + " " + (in ? hex : "unreadable") + "\n";
   }
   return out;
 }
@@ -79,21 +85,39 @@ sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
 }
 
 // What the runs read besides the sweep and base texts: the job files (fio_file) the base and
-// each point name, as read now, and a --config-dir folder's presets. In the fingerprint, so
-// that rows made before one of them was edited are not taken for this sweep's (hostile round
-// 21: a resumed sweep put an edited job's rows beside the old job's). A point the loader
-// refuses is the runner's to report; here it counts with the files it read.
+// each point name, by content (not by path: the sweep file given as ./s.json or /tmp/s.json
+// is the same sweep), and a --config-dir folder's presets. In the fingerprint, so that rows
+// made before one of them was edited are not taken for this sweep's (hostile round 21: a
+// resumed sweep put an edited job's rows beside the old job's). Each file is read once; a
+// point is parsed for the files it reads only when one of its fields is under /workloads
+// (the others read the base's). A point the loader refuses is the runner's to report.
 std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
   std::string inputs;
   if (plan.file.kind == SweepKind::kScenario) {
+    std::map<std::string, std::pair<sim::Result<std::string>, std::string>> read;  // path: text, its FNV-1a
     const workload::ScenarioFileReader record = [&](const std::string& path) {
-      auto text = plan.base.read_file(path);
-      inputs += "file " + path + (text.is_ok() ? "\n" + *text : " unreadable") + "\n";
-      return text;
+      auto it = read.find(path);
+      if (it == read.end()) {
+        auto text = plan.base.read_file(path);
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx",
+                      static_cast<unsigned long long>(fnv1a(0xcbf29ce484222325ULL, text.is_ok() ? *text : "")));
+        it = read.emplace(path, std::make_pair(text, text.is_ok() ? std::string(hex) : "unreadable")).first;
+      }
+      inputs += "file " + it->second.second + "\n";
+      return it->second.first;
     };
-    for (std::size_t p = 0; p < plan.file.points.size(); ++p)
+    (void)workload::parse_scenario(config::dump_json(plan.document), plan.base.file_name, catalog, record);
+    for (std::size_t p = 0; p < plan.file.points.size(); ++p) {
+      const auto& fields = plan.file.points[p].fields;
+      const bool reads_other_files = std::any_of(fields.begin(), fields.end(), [](const FieldValue& f) {
+        return f.pointer.text.empty() || f.pointer.text.starts_with("/workloads");
+      });
+      if (!reads_other_files) continue;
+      inputs += "point " + std::to_string(p) + "\n";
       if (auto text = point_text(plan, p); text.is_ok())
         (void)workload::parse_scenario(*text, plan.base.file_name, catalog, record);
+    }
   }
   if (!catalog.directory().empty()) inputs += config_dir_contents(catalog.directory());
   return inputs;

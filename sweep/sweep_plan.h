@@ -30,8 +30,8 @@ struct SweepPlan {
   SweepFile file;
   workload::ScenarioSource base;  // as read; base.file_name starts the points' messages
   nlohmann::json document;        // the base scenario's JSON with the sweep's `set` applied
-  // FNV-1a (64 bits, hex) of the base text, the job files it and the points read, a
-  // --config-dir folder's files, `set` and the points: the rows of one plan never go into
+  // FNV-1a (64 bits, hex) of the base text, the contents of the job files it and the points
+  // read, a --config-dir folder's presets, `set` and the points: the rows of one plan never go into
   // the results of another (rows.jsonl's header, sweep_store.h). The seeds are not in it: a
   // sweep may be rerun with more seeds and keep the rows it has.
   std::string fingerprint;

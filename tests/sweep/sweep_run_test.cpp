@@ -292,6 +292,14 @@ TEST_CASE("a job file the base reads is in the fingerprint: rows of the job befo
   std::vector<SweepRow> done;
   REQUIRE(RowJournal::open((dir / "out").string(), plan, &done).is_ok());
   CHECK(plan_in(dir).fingerprint == plan.fingerprint);  // the same files: the same sweep, resumed
+  {  // and the same whatever the path the sweep file is given by (review of round 21)
+    const fs::path cwd = fs::current_path();
+    fs::current_path(dir);
+    auto relative = prepare_sweep(load_sweep_file("./sweep.json").value(), catalog());
+    fs::current_path(cwd);
+    REQUIRE(relative.is_ok());
+    CHECK(relative->fingerprint == plan.fingerprint);
+  }
   spit(dir / "job.fio", "[l]\nfilename=v\nsize=1g\nrw=randrw\nbs=8k\niodepth=4\nrate_iops=50000\ntime_based\nruntime=1s\n");
   auto edited = RowJournal::open((dir / "out").string(), plan_in(dir), &done);
   REQUIRE(!edited.is_ok());
