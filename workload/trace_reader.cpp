@@ -266,14 +266,16 @@ namespace {
 constexpr const char* kBeyondSpan = "more than 31 years (10^18 ns) from the first record";
 // Why relative(ns) refused `ns`.
 const char* beyond(__int128 ns) {
-  return ns > TraceReader::kMaxTimeNs ? "a time past 10^36 ns (3 x 10^19 years)" : kBeyondSpan;
+  return ns > TraceReader::kMaxTimeNs ? "a time past 2^63 ns (292 years) in the trace's own clock" : kBeyondSpan;
 }
-// A non-negative time in some unit, to whole nanoseconds; past kMaxTimeNs, kMaxTimeNs + 1,
-// which relative() refuses. Not clamped to one value: records centuries apart, both past the
-// clamp, replayed at one instant (hostile round 21).
+// A non-negative time in some unit (a double: fio µs, blkparse s, DiskSim ms), to whole
+// nanoseconds; at or past 2^63 ns, kMaxTimeNs + 1, which relative() refuses. Not clamped to
+// one value: records centuries apart, both past the clamp, replayed at one instant (hostile
+// round 21). Below 2^63 a double's step is at most 2,048 ns; far above it, two times 31 years
+// apart could no longer be told apart.
 __int128 to_ns(double value, double ns_per_unit) {
   const double ns = value * ns_per_unit;
-  if (!(ns <= static_cast<double>(TraceReader::kMaxTimeNs))) return TraceReader::kMaxTimeNs + 1;
+  if (!(ns < 0x1p63)) return TraceReader::kMaxTimeNs + 1;
   return static_cast<__int128>(std::round(ns));
 }
 }  // namespace

@@ -67,7 +67,8 @@ class TraceReader {
   // A record more than this before or after the first is a bad line (~31.7 years: beyond any
   // trace, and far inside the simulator's clock of 292 years).
   static constexpr sim::Time kMaxSpanNs = 1'000'000'000'000'000'000;
-  // The latest time a record may give, in its own clock: 10^36 ns (3·10^19 years).
+  // Beyond every record time: MSR's 100 ns ticks since 1601 reach ~10^19 ns, a time read as a
+  // double is refused from 2^63 ns (to_ns).
   static constexpr __int128 kMaxTimeNs = static_cast<__int128>(kMaxSpanNs) * kMaxSpanNs;
 
   // Opens `path` ("-" is standard input). kNotFound when it cannot be read; kInvalidArgument
