@@ -325,10 +325,6 @@ WearLevelingOptions agreement_on() {
 
 }  // namespace
 
-// Tolerances: the spread of seeds 11-16 of this workload (docs/wear-leveling.md), the test
-// runs seed 11. Leveler off, each drive's error is the sampling noise of the measured window
-// (zipf-hot blocks make a drive's traffic lumpy); leveler on, the per-I/O leveler plans from
-// smoothed heat, fast-forward from the window's mean, and they make a few moves more or less.
 TEST_CASE("fast-forward adds no wear while the array is off or no controller serves (hostile round 21)") {
   // 2 s measured, then 18 s fast-forwarded: as measured while served; nothing after a power
   // loss or with both controllers failed (it added the measured rate all the same).
@@ -354,6 +350,10 @@ TEST_CASE("fast-forward adds no wear while the array is off or no controller ser
   CHECK(ff_nand({a, b}) == 0);
 }
 
+// Tolerances: the spread of seeds 11-16 of this workload (docs/wear-leveling.md), the test
+// runs seed 11. Leveler off, each drive's error is the sampling noise of the measured window
+// (zipf-hot blocks make a drive's traffic lumpy); leveler on, the per-I/O leveler plans from
+// smoothed heat, fast-forward from the window's mean, and they make a few moves more or less.
 TEST_CASE("fast-forward agrees with per-I/O simulation over 20 s, written through") {
   const Agreement off =
       agreement("written through, leveler off", agreement_off(), false, 0, 4 * sim::kSecond);
