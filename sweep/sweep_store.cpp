@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,20 +44,31 @@ sim::Status check_header(const std::string& path, const std::string& line, const
   return sim::Status::ok();
 }
 
-// Reads the whole lines of the rows file `path` of `plan`, after checking its header: a last
-// line without its newline (a run killed mid-write) is then cut off the file. A file that is
-// not this sweep's rows is refused untouched, a first line without its newline included unless
-// it is the start of this sweep's header (hostile round 16: a note without a final newline
-// was cut to nothing and replaced).
 // rows.jsonl is read whole: 1 GiB is millions of rows (a row is a few hundred bytes).
-constexpr std::uintmax_t kMaxRowsBytes = std::uintmax_t{1} << 30;
+constexpr std::int64_t kMaxRowsBytes = std::int64_t{1} << 30;
 
-sim::Result<std::vector<std::string>> whole_lines(const std::string& path, const SweepPlan& plan) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::io_error("cannot read " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+sim::Status too_large(const std::string& path) {
+  return sim::invalid_argument(path + " is over " + std::to_string(kMaxRowsBytes >> 30) +
+                               " GiB, more than any sweep's rows; is it this sweep's journal?");
+}
+
+// Reads the whole lines of the rows file `path` (open as `fd`, a regular file) of `plan`,
+// after checking its header: a last line without its newline (a run killed mid-write) is then
+// cut off the file. A file that is not this sweep's rows is refused untouched, a first line
+// without its newline included unless it is the start of this sweep's header (hostile round
+// 16: a note without a final newline was cut to nothing and replaced).
+sim::Result<std::vector<std::string>> whole_lines(int fd, const std::string& path, const SweepPlan& plan) {
+  std::string text;
+  char buffer[1 << 16];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sim::io_error("cannot read " + path + ": " + std::strerror(errno));
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    at += n;
+    if (static_cast<std::int64_t>(text.size()) > kMaxRowsBytes) return too_large(path);
+  }
   const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
   std::vector<std::string> lines;
   std::size_t at = 0;
@@ -68,11 +80,8 @@ sim::Result<std::vector<std::string>> whole_lines(const std::string& path, const
   if (!lines.empty()) AFASIM_RETURN_IF_ERROR(check_header(path, lines[0], plan));
   if (lines.empty() && !text.empty() && !header_line(plan).starts_with(text))
     return not_a_header(path);
-  if (whole != text.size()) {
-    std::error_code ec;
-    fs::resize_file(path, whole, ec);
-    if (ec) return sim::io_error("cannot cut the torn last line of " + path + ": " + ec.message());
-  }
+  if (whole != text.size() && ::ftruncate(fd, static_cast<off_t>(whole)) != 0)
+    return sim::io_error("cannot cut the torn last line of " + path + ": " + std::strerror(errno));
   return lines;
 }
 
@@ -126,29 +135,34 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
     }
   } lock{lock_fd};
   const std::string path = (fs::path(dir) / "rows.jsonl").string();
-  std::vector<std::string> lines;
-  if (const fs::file_status st = fs::symlink_status(path, ec); fs::exists(st)) {
-    // Read whole and appended to: a FIFO blocked the open for ever, /dev/zero behind a
-    // symlink grew the sweep until memory ran out (hostile round 21).
-    if (!fs::is_regular_file(st))
+  // Checked on the open file, not by its name first (a FIFO blocked the open for ever, and
+  // /dev/zero behind a symlink grew the sweep until memory ran out: hostile round 21).
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    if (fd >= 0 || err == ELOOP || err == ENXIO)
       return sim::invalid_argument(path + " is not a regular file (a symlink, a FIFO or a device); the sweep's "
                                           "journal must be one: remove it, or give another --out");
-    if (fs::file_size(path, ec) > kMaxRowsBytes)
-      return sim::invalid_argument(path + " is over " + std::to_string(kMaxRowsBytes >> 30) +
-                                   " GiB, more than any sweep's rows; is it this sweep's journal?");
-    auto read = whole_lines(path, plan);
-    if (!read.is_ok()) return read.status();
-    lines = std::move(read).value();
+    return sim::io_error("cannot open " + path + ": " + std::strerror(err));
   }
+  std::FILE* file = ::fdopen(fd, "ab");
+  if (file == nullptr) {
+    ::close(fd);
+    return sim::io_error("cannot open " + path + ": " + std::strerror(errno));
+  }
+  std::unique_ptr<RowJournal> journal(new RowJournal(path, file, plan.file.kind, lock_fd));
+  lock.keep = true;
+  if (st.st_size > kMaxRowsBytes) return too_large(path);
+  auto read = whole_lines(fd, path, plan);
+  if (!read.is_ok()) return read.status();
+  const std::vector<std::string> lines = std::move(read).value();
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto row = row_from_line(lines[i], plan.file.points.size(), plan.file.kind);
     if (!row.is_ok()) return sim::invalid_argument(path + ":" + std::to_string(i + 1) + ": " + row.status().message());
     rows->push_back(std::move(row).value());
   }
-  std::FILE* file = std::fopen(path.c_str(), "ab");
-  if (file == nullptr) return sim::io_error("cannot open " + path + ": " + std::strerror(errno));
-  std::unique_ptr<RowJournal> journal(new RowJournal(path, file, plan.file.kind, lock_fd));
-  lock.keep = true;
   if (lines.empty()) {
     const std::string header = header_line(plan) + "\n";
     if (std::fwrite(header.data(), 1, header.size(), file) != header.size() || std::fflush(file) != 0)
