@@ -49,10 +49,11 @@ echo "release build: 3/3 profile-guided afasim in $dir/use"
 # changed function; everything else is built from the same files the profile was trained on.
 # The LTO link gets -g, not the objects' -g1: GCC 12's link-time compiler stops with an internal
 # error (force_decl_die, dwarf2out.cc) writing -g1 debug information; with -g the binary keeps
-# its line tables for perf. -Wno-stringop-overflow: the link re-runs GCC's warnings over the
-# inlined code and reports libstdc++'s own char_traits copy, which it cannot see is in bounds.
+# its line tables for perf; -flto=JOBS (after CMake's -flto=auto) keeps the link to JOBS cores.
+# -Wno-stringop-overflow: the link re-runs GCC's warnings over the inlined code and reports
+# libstdc++'s own char_traits copy, which it cannot see is in bounds.
 configure "$dir/use" "-fprofile-use=$profile -fprofile-prefix-path=$dir/use -fprofile-partial-training \
   -Wno-missing-profile -Wno-coverage-mismatch" -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON \
-  -DCMAKE_EXE_LINKER_FLAGS="-g -Wno-stringop-overflow"
+  -DCMAKE_EXE_LINKER_FLAGS="-g -flto=$jobs -Wno-stringop-overflow"
 cmake --build "$dir/use" -j "$jobs" --target afasim
 echo "release build: $dir/use/app/afasim"
