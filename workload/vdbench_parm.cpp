@@ -17,6 +17,11 @@ namespace {
 // The largest transfer a VDBench file may ask for: a 1 GiB I/O is already 16 extents' worth of
 // SSD work at once; above it a run is a mistake, not a workload.
 constexpr std::int64_t kMaxTransferBytes = std::int64_t{1} << 30;
+// Bounds on what a file may ask for, each far beyond a study's (a VDBench study runs tens of
+// runs of a few hundred intervals over a few sds) and within memory and time (hostile round 22).
+constexpr std::int64_t kMaxIntervals = 1'000'000;      // per run
+constexpr std::int64_t kMaxRuns = 10'000;               // for-loop combinations and curve points
+constexpr std::size_t kMaxStorageDefinitions = 1'024;   // sds
 
 // Thrown inside this file only; parse_vdbench turns it into a Status.
 struct ParmError : std::runtime_error {
@@ -193,7 +198,8 @@ class Parser {
       mult = t.back() == 'm' ? 60 : t.back() == 'h' ? 3600 : 1;
       t.pop_back();
     }
-    const double d = number(p, t, lo, 1e7) * mult;
+    // The bound on the seconds, after the unit: 1e7h overflowed the clock (hostile round 22).
+    const double d = number(p, t, lo, 1e7 / mult) * mult;
     return static_cast<sim::Time>(std::llround(d * 1e9));
   }
 
@@ -367,6 +373,9 @@ class Parser {
           r.wds = wd_names;
         }
         if (r.interval > r.elapsed) fail(d.line, "interval", "longer than elapsed");
+        // Every interval is a row kept and printed (elapsed=1e4,interval=0.001 took 3.1 GB).
+        if (r.elapsed / r.interval > kMaxIntervals)
+          fail(d.line, "interval", "elapsed / interval is over " + std::to_string(kMaxIntervals) + " intervals");
         if (r.warmup && *r.warmup >= r.elapsed) fail(d.line, "warmup", "not shorter than elapsed");
         r.name = d.name;
         r.line = d.line;
@@ -374,6 +383,18 @@ class Parser {
       }
     }
     if (f.rds.empty()) fail(1, "rd", "the file defines no run (rd=)");
+    // Every run's results are kept to the end: for-loops multiply (a 16 KB file asked for
+    // 10^12 runs), so their number is bounded. Each sd is a stream each I/O may scan.
+    if (f.sds.size() > kMaxStorageDefinitions)
+      fail(f.sds[kMaxStorageDefinitions].line, "sd", "more than " + std::to_string(kMaxStorageDefinitions) + " sds");
+    double runs = 0;
+    for (const auto& r : f.rds) {
+      const auto n = [](std::size_t k) { return static_cast<double>(std::max<std::size_t>(1, k)); };
+      runs += n(r.forthreads.size()) * n(r.forxfersize.size()) * n(r.forrdpct.size()) * n(r.forseekpct.size()) *
+              (r.rate == VdRate::kCurve ? 1.0 + static_cast<double>(r.curve.size()) : 1.0);
+      if (runs > static_cast<double>(kMaxRuns))
+        fail(r.line, "rd", "the runs its for-loops and curve make come to over " + std::to_string(kMaxRuns));
+    }
     for (const auto& r : f.rds) {
       double skew = 0;
       int unskewed = 0;

@@ -324,6 +324,13 @@ sim::Result<RunPlan> plan_run(const VdbenchFile& f, const VdRun& rd, std::int64_
       }
     }
   }
+  // The threads are per sd and the sds' add up (2,000 sds x 4,096 threads put 8.2 M I/Os in
+  // flight: hostile round 22); afasim trace's bound on I/Os in flight.
+  constexpr int kMaxThreads = 65'536;
+  if (p.threads > kMaxThreads)
+    return sim::invalid_argument(f.file_name + ":" + std::to_string(rd.line) + ": threads: rd=" + rd.name + "'s sds keep " +
+                                 std::to_string(p.threads) + " I/Os in flight; afasim takes at most " +
+                                 std::to_string(kMaxThreads));
   p.for_loops = "threads=" + std::to_string(p.threads);
   if (xfer) p.for_loops += " xfersize=" + size_label(xfer->front().size_bytes);
   if (rdpct) p.for_loops += " rdpct=" + std::to_string(static_cast<int>(*rdpct));

@@ -100,12 +100,27 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=5,interval=10\n", "t.vdb:3: interval: longer than elapsed"},
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,iorate=fast\n", "t.vdb:3: iorate: \"fast\" is not a number"},
       {"sd=sd1,lun=x,threads\n", "t.vdb:1: threads: expected keyword=value"},
+      // Hostile round 22: 1e7h passed the 10^7 s bound before its unit and overflowed the clock
+      // (a segfault); 10^7 intervals took 3.1 GB; for-loops asked for 10^12 runs.
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=1e7h,interval=1e7h\n", "t.vdb:3: elapsed: \"1e7\" is outside"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=10,interval=1,warmup=1e7h\n", "t.vdb:3: warmup: \"1e7\" is outside"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=1e4,interval=0.001\n",
+       "t.vdb:3: interval: elapsed / interval is over 1000000 intervals"},
   };
   for (const auto& [text, expect] : cases) {
     const std::string err = parse_vdbench_error(text);
     INFO("expected: " << expect << "\n     got: " << err);
     CHECK(err.rfind(expect, 0) == 0);
   }
+  // 101 thread counts x 100 read percentages: 10,100 runs; 1,025 sds.
+  std::string threads, rdpct, sds;
+  for (int i = 1; i <= 101; ++i) threads += (i > 1 ? "," : "") + std::to_string(i);
+  for (int i = 0; i < 100; ++i) rdpct += (i > 0 ? "," : "") + std::to_string(i);
+  CHECK(parse_vdbench_error("sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forthreads=(" + threads + "),forrdpct=(" + rdpct +
+                            ")\n") == "t.vdb:3: rd: the runs its for-loops and curve make come to over 10000");
+  CHECK(parse_vdbench_ok("sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forthreads=(" + threads + "),forrdpct=(1,2)\n").rds.size() == 1);
+  for (int i = 0; i <= 1024; ++i) sds += "sd=s" + std::to_string(i) + ",lun=x\n";
+  CHECK(parse_vdbench_error(sds + "wd=w,sd=s1\nrd=r,wd=w\n") == "t.vdb:1025: sd: more than 1024 sds");
 }
 
 TEST_CASE("a curve run's avg_ line is the I/O-weighted summary of its interval lines") {
