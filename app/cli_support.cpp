@@ -119,9 +119,12 @@ int fail_command(const char* command, const std::string& message, int code) {
   return code;
 }
 
-std::string output_file_problem(const std::string& path) {
+std::string output_file_problem(const std::string& path, std::initializer_list<std::string> inputs) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  for (const std::string& input : inputs)
+    if (!input.empty() && fs::equivalent(path, input, ec))
+      return path + " is " + input + ", which this command reads: give another file";
   const fs::file_status st = fs::status(path, ec);
   if (fs::is_directory(st)) return path + " is a folder, not a file";
   const fs::path dir = fs::path(path).parent_path();

@@ -217,6 +217,9 @@ std::map<std::string, Handler> replay_handlers(controller::Array& array, serve::
 }
 
 int run_replay(const ReplayOptions& o) {
+  // Never over the session being replayed: a diverging replay lost it (hostile round 22).
+  if (const std::string bad = o.record.empty() ? "" : output_file_problem(o.record, {o.file}); !bad.empty())
+    return fail_command("replay", "--record: " + bad, 2);
   spdlog::set_level(spdlog::level::warn);
   auto session = serve::read_session_file(o.file);
   if (!session) return fail_command("replay", session.status().message(), 2);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,7 +37,9 @@ int fail_command(const char* command, const std::string& message, int code);
 // A file that did not exist is created to try and removed again; an existing one is left
 // as it was (a run that fails loses nothing). A device or pipe (/dev/stdout) is checked for
 // write permission only, without opening it; /dev/full passes and fails at the write.
-std::string output_file_problem(const std::string& path);
+// `inputs`: the files the command reads; an output that is one of them (by any name: a link,
+// ./x) is refused, not written over (hostile round 22: `vdbench P.vdb --svg P.vdb`).
+std::string output_file_problem(const std::string& path, std::initializer_list<std::string> inputs = {});
 
 // Writes `text` over the file at `path`: "" when done, else "cannot write PATH: reason".
 std::string write_output_file(const std::string& path, const std::string& text);

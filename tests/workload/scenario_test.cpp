@@ -821,6 +821,27 @@ TEST_CASE("afasim run: a built-in scenario as JSON and SVG, exit 0; --seed repla
   CHECK(text.err.find("cannot read config/scenarios/thin-fill.json") != std::string::npos);
 }
 
+TEST_CASE("an output file that is the command's own input is refused, not written over (hostile round 22)") {
+  // vdbench P.vdb --svg P.vdb replaced the parameter file with the chart; replay X --record X
+  // (or a link to X) lost the session being replayed.
+  const std::string parm = write_temp("own.vdb", "sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,iorate=curve,elapsed=1,interval=1\n");
+  const std::filesystem::path link = cli_temp_dir() / "own-link.vdb";
+  std::filesystem::create_symlink(parm, link);
+  const Cli vd = run_cli("vdbench " + parm + " --svg " + link.string() + " --device samsung-sm963-1920gb --quiet");
+  CHECK(vd.exit_code == 2);
+  CHECK(vd.err.find("--svg: " + link.string() + " is " + parm + ", which this command reads") != std::string::npos);
+  CHECK(slurp(parm).starts_with("sd=sd1"));
+  const std::string scenario = write_temp("own.json", std::string("{") + kHead + R"(, "duration_s": 0.1})");
+  const Cli run = run_cli("run " + scenario + " --svg " + scenario + " --quiet");
+  CHECK(run.exit_code == 2);
+  CHECK(slurp(scenario).starts_with("{"));
+  const std::string record = write_temp("own.rec", "not a record");
+  const Cli replay = run_cli("replay " + record + " --record " + record);
+  CHECK(replay.exit_code == 2);
+  CHECK(replay.err.find("--record: " + record + " is " + record + ", which this command reads") != std::string::npos);
+  CHECK(slurp(record) == "not a record");
+}
+
 TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a crash") {
   struct Case {
     std::string text, message;
