@@ -383,18 +383,7 @@ class Parser {
       }
     }
     if (f.rds.empty()) fail(1, "rd", "the file defines no run (rd=)");
-    // Every run's results are kept to the end: for-loops multiply (a 16 KB file asked for
-    // 10^12 runs), so their number is bounded. Each sd is a stream each I/O may scan.
-    if (f.sds.size() > kMaxStorageDefinitions)
-      fail(f.sds[kMaxStorageDefinitions].line, "sd", "more than " + std::to_string(kMaxStorageDefinitions) + " sds");
-    double runs = 0;
-    for (const auto& r : f.rds) {
-      const auto n = [](std::size_t k) { return static_cast<double>(std::max<std::size_t>(1, k)); };
-      runs += n(r.forthreads.size()) * n(r.forxfersize.size()) * n(r.forrdpct.size()) * n(r.forseekpct.size()) *
-              (r.rate == VdRate::kCurve ? 1.0 + static_cast<double>(r.curve.size()) : 1.0);
-      if (runs > static_cast<double>(kMaxRuns))
-        fail(r.line, "rd", "the runs its for-loops and curve make come to over " + std::to_string(kMaxRuns));
-    }
+    check_bounds(f);
     for (const auto& r : f.rds) {
       double skew = 0;
       int unskewed = 0;
@@ -410,6 +399,21 @@ class Parser {
   }
 
  private:
+  // Every run's results are kept to the end: for-loops multiply (a 16 KB file asked for 10^12
+  // runs), so their number is bounded. Each sd is a stream each I/O may scan.
+  void check_bounds(const VdbenchFile& f) const {
+    if (f.sds.size() > kMaxStorageDefinitions)
+      fail(f.sds[kMaxStorageDefinitions].line, "sd", "more than " + std::to_string(kMaxStorageDefinitions) + " sds");
+    double runs = 0;
+    for (const auto& r : f.rds) {
+      const auto n = [](std::size_t k) { return static_cast<double>(std::max<std::size_t>(1, k)); };
+      runs += n(r.forthreads.size()) * n(r.forxfersize.size()) * n(r.forrdpct.size()) * n(r.forseekpct.size()) *
+              (r.rate == VdRate::kCurve ? 1.0 + static_cast<double>(r.curve.size()) : 1.0);
+      if (runs > static_cast<double>(kMaxRuns))
+        fail(r.line, "rd", "the runs its for-loops and curve make come to over " + std::to_string(kMaxRuns));
+    }
+  }
+
   std::string file_;
 };
 
