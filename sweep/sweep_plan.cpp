@@ -21,17 +21,24 @@ std::uint64_t fnv1a(std::uint64_t h, const std::string& bytes) {
   return h;
 }
 
+constexpr std::uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ULL;  // 64-bit FNV-1a's
+
+// 16 hex digits.
+std::string hex(std::uint64_t h) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
 std::string fingerprint_of(const SweepPlan& plan, const std::string& inputs) {
-  std::uint64_t h = fnv1a(0xcbf29ce484222325ULL, plan.base.text);  // the 64-bit offset basis
+  std::uint64_t h = fnv1a(kFnvOffsetBasis, plan.base.text);
   h = fnv1a(h, inputs);
   for (const FieldValue& f : plan.file.set) h = fnv1a(h, "set " + f.pointer.text + "=" + f.value.dump());
   for (const SweepPoint& p : plan.file.points) {
     h = fnv1a(h, "point");
     for (const FieldValue& f : p.fields) h = fnv1a(h, " " + f.pointer.text + "=" + f.value.dump());
   }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  return hex(h);
 }
 
 // The files a catalog of `dir` reads (Catalog::from_directory: sources.json and the JSON under
@@ -54,9 +61,7 @@ std::string config_dir_contents(const std::string& dir) {
     std::ifstream in(std::filesystem::path(dir) / rel, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(0xcbf29ce484222325ULL, text.str())));
-    out += rel + " " + (in ? hex : "unreadable") + "\n";
+    out += rel + " " + (in ? hex(fnv1a(kFnvOffsetBasis, text.str())) : "unreadable") + "\n";
   }
   return out;
 }
@@ -99,10 +104,8 @@ std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
       auto it = read.find(path);
       if (it == read.end()) {
         auto text = plan.base.read_file(path);
-        char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx",
-                      static_cast<unsigned long long>(fnv1a(0xcbf29ce484222325ULL, text.is_ok() ? *text : "")));
-        it = read.emplace(path, std::make_pair(text, text.is_ok() ? std::string(hex) : "unreadable")).first;
+        const std::string digest = text.is_ok() ? hex(fnv1a(kFnvOffsetBasis, *text)) : "unreadable";
+        it = read.emplace(path, std::make_pair(std::move(text), digest)).first;
       }
       inputs += "file " + it->second.second + "\n";
       return it->second.first;
