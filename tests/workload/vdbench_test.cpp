@@ -191,6 +191,18 @@ TEST_CASE("an offered rate far above the device runs at the device's rate; a hug
   const auto report = b.run(f, 20 * sim::kMillisecond, 5 * sim::kMillisecond);
   REQUIRE(report.runs.size() == 2);
   CHECK(report.runs[1].avg.rate == doctest::Approx(report.runs[0].avg.rate).epsilon(0.05));
+  // 17 sds of 4,096 threads on one device: 69,632 I/Os in flight, over the 65,536 a run takes
+  // (hostile round 22: 2,000 such sds took 1.2 GB for a 10 ms run).
+  std::string many;
+  for (int i = 0; i < 17; ++i) many += "sd=s" + std::to_string(i) + ",lun=x,threads=4096\n";
+  workload::VdbenchRunOptions o;
+  o.elapsed = 10 * sim::kMillisecond;
+  o.interval = 10 * sim::kMillisecond;
+  const auto crowded = workload::run_vdbench(*b.target, b.target->capacity_bytes(), b.sim,
+                                             parse_vdbench_ok(many + "wd=w,sd=s*,xfersize=4k\nrd=r,wd=w,iorate=max\n"), o);
+  REQUIRE_FALSE(crowded.is_ok());
+  CHECK(crowded.status().message() ==
+        "t.vdb:19: threads: rd=r's sds keep 69632 I/Os in flight; afasim takes at most 65536");
   const auto zero = workload::load_vdbench_file("/dev/zero");
   REQUIRE_FALSE(zero.is_ok());
   CHECK(zero.status().message() == "/dev/zero: larger than 1 MiB");
