@@ -15,6 +15,8 @@ namespace afasim::config {
 namespace {
 
 using preset_detail::check_schema;
+using preset_detail::check_chunk_count;
+using preset_detail::read_capacity;
 using preset_detail::read_reliability;
 using preset_detail::ConfigError;
 using preset_detail::fail;
@@ -239,25 +241,6 @@ DeviceSpec device_of_model(const SsdModel& m) {
   d.member = m;
   d.datasheet = m.datasheet;
   return d;
-}
-
-CapacityParams read_capacity(const Reader& r, const json& j) {
-  r.only_keys(j, "", {"schema", "description", "over_provisioning_fraction",
-                      "rebuild_spare_fraction", "metadata_reserve_bytes_per_drive", "chunk_bytes",
-                      "raid10_copies", "raid5_data_drives", "raid5_parity_drives"});
-  check_schema(r, j, "afasim.capacity/1");
-  CapacityParams c;
-  c.over_provisioning_fraction = r.figure(j, "", "over_provisioning_fraction", 0, 0.9);
-  c.rebuild_spare_fraction = r.figure(j, "", "rebuild_spare_fraction", 0, 0.9);
-  c.metadata_reserve_bytes_per_drive =
-      r.integer_figure(j, "", "metadata_reserve_bytes_per_drive", 0, 1e15);
-  c.chunk_bytes = r.integer_figure(j, "", "chunk_bytes", 1 << 20, 1LL << 34);
-  if ((c.chunk_bytes & (c.chunk_bytes - 1)) != 0)
-    r.fail("chunk_bytes.value", "must be a power of two");
-  c.raid10_copies = static_cast<int>(r.integer_figure(j, "", "raid10_copies", 2, 2));
-  c.raid5_data_drives = static_cast<int>(r.integer_figure(j, "", "raid5_data_drives", 2, 16));
-  c.raid5_parity_drives = static_cast<int>(r.integer_figure(j, "", "raid5_parity_drives", 1, 1));
-  return c;
 }
 
 // Merges `overlay` into `base` key by key (objects recursively, everything else replaced).
@@ -535,6 +518,7 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
     for (const auto& [name, entry] : raw) {
       if (entry.second.value("abstract", false)) continue;
       cat.systems_[name] = resolve_system(raw, name, sources, cat.ssds_);
+      check_chunk_count(cat.systems_[name], cat.capacity_);
     }
     if (cat.systems_.empty()) fail("systems/", "", "no concrete system preset");
     return cat;

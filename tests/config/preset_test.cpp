@@ -150,6 +150,26 @@ TEST_CASE("a file that is not JSON, and an extends cycle, are reported by file")
   CHECK(err.find("cycle") != std::string::npos);
 }
 
+TEST_CASE("a system whose SSDs hold more than 2^26 chunks in all is refused, naming the counts") {
+  // Hostile round 22: 128 SSDs of 30 PB were accepted and a 50 ms fio job then ran out of
+  // memory (the pool keeps state per 16 MiB chunk). The ISE 860 G3 has 40 SSDs; at
+  // 29 TB each they hold 40 x 1,728,534 = 69,141,360 chunks, past 2^26 = 67,108,864; at
+  // 28 TB, 66,757,200, within it. The ISE 850 G3 (20 SSDs) is within it at either size.
+  const std::string ssd = "ssds/xio-g3-sas-1600gb.json";
+  auto sized = [](double capacity_bytes) {
+    return [capacity_bytes](json& j) {
+      j["nand"]["die_bytes"]["value"] = 1e13;
+      j["geometry"]["channels"]["value"] = 64;
+      j["capacity_bytes"]["value"] = capacity_bytes;
+    };
+  };
+  CHECK(load_error(ssd, sized(28e12)) == "");
+  const std::string err = load_error(ssd, sized(29e12));
+  CHECK(err.rfind("systems/ise-860-g3.json: datapacs: 40 SSDs of 29000000000000 bytes "
+                  "(xio-g3-sas-1600gb) hold 69141360 chunks of 16777216 bytes", 0) == 0);
+  CHECK(err.find("at most 67108864") != std::string::npos);
+}
+
 TEST_CASE("from_directory reads the source tree's config/ like the embedded copy") {
   const char* src = std::getenv("AFASIM_SOURCE_DIR");
   REQUIRE(src != nullptr);
