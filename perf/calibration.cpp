@@ -40,6 +40,23 @@ FigureMetric parse_metric(const std::string& path, const std::string& field, con
   fail(path, field, "unknown metric \"" + s + "\" (iops, mb_per_s, lat_mean_ms, lat_stddev_ms)");
 }
 
+// The published figures a training file may give, per metric: wide enough for any array or
+// drive (the fastest publish about 10^7 IOPS and 10^5 MB/s), narrow enough that a typo is
+// caught (hostile round 22: figures of 1e300 and 1e-300 were taken and broke the table).
+struct FigureRange {
+  double lo, hi;
+  const char* text;
+};
+FigureRange figure_range(FigureMetric m) {
+  switch (m) {
+    case FigureMetric::kIops: return {1, 1e9, "1 to 10^9 I/Os per second"};
+    case FigureMetric::kMbPerSecond: return {0.001, 1e7, "0.001 to 10^7 MB/s"};
+    case FigureMetric::kLatencyMeanMs:
+    case FigureMetric::kLatencyStddevMs: return {1e-6, 1e6, "10^-6 to 10^6 ms"};
+  }
+  return {0, 0, ""};
+}
+
 TrainingFigure parse_figure(const std::string& path, const json& f, std::size_t i, const std::set<std::string>& sources) {
   const std::string field = "training_figures[" + std::to_string(i) + "].";
   if (!f.is_object()) fail(path, field, "must be an object");
@@ -50,8 +67,10 @@ TrainingFigure parse_figure(const std::string& path, const json& f, std::size_t 
   t.raid = string_at(path, f, "raid", field);
   if (t.raid != "RAID5" && t.raid != "RAID10") fail(path, field + "raid", "must be RAID5 or RAID10");
   t.metric = parse_metric(path, field + "metric", string_at(path, f, "metric", field));
-  if (!f.contains("value") || !f["value"].is_number() || f["value"].get<double>() <= 0)
-    fail(path, field + "value", "must be a positive number");
+  const FigureRange range = figure_range(t.metric);
+  if (!f.contains("value") || !f["value"].is_number() || !(f["value"].get<double>() >= range.lo) ||
+      !(f["value"].get<double>() <= range.hi))
+    fail(path, field + "value", std::string("must be a number from ") + range.text);
   t.value = f["value"].get<double>();
   t.source = string_at(path, f, "source", field);
   if (!sources.count(t.source)) fail(path, field + "source", "\"" + t.source + "\" is not a key of sources.json");

@@ -1,6 +1,7 @@
 #include "workload/report_util.h"
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 
 namespace afasim::workload::report {
@@ -29,6 +30,26 @@ std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
+}
+
+void line(std::string& out, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  char buf[512];
+  const int n = std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  if (n >= 0 && static_cast<std::size_t>(n) < sizeof buf) {
+    out += buf;
+  } else if (n >= 0) {  // longer than the buffer: format again into the string itself
+    const std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(n) + 1);
+    std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
+    out.resize(at + static_cast<std::size_t>(n));
+  }
+  va_end(again);
+  out += '\n';
 }
 
 std::string xml_escape(const std::string& s) {

@@ -15,6 +15,8 @@ double per_second(double count, sim::Time length_ns);
 std::string grouped(double v, int decimals);
 // `format` (printf, one double) applied to `v`.
 std::string fmt(const char* format, double v);
+// Appends `format` (printf) to `out`, whatever its length, and a newline.
+void line(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
 // Text safe inside XML/HTML elements and attribute values.
 std::string xml_escape(const std::string& s);
 // A round tick step (1, 2 or 5 × 10^k) giving about `ticks` ticks up to `max`.

@@ -3,7 +3,6 @@
 // same bytes.
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -20,6 +19,7 @@ using nlohmann::ordered_json;
 using sim::Time;
 using report::fmt;
 using report::grouped;
+using report::line;
 using report::nice_step;
 using report::per_second;
 using report::xml_escape;
@@ -151,27 +151,6 @@ ordered_json row_json(const ScenarioReport& report, const TimelineRow& r) {
 }
 
 // --- text -------------------------------------------------------------------------------
-
-void line(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
-void line(std::string& out, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  char buf[512];
-  const int n = std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  if (n >= 0 && static_cast<std::size_t>(n) < sizeof buf) {
-    out += buf;
-  } else if (n >= 0) {  // longer than the buffer: format again into the string itself
-    const std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>(n) + 1);
-    std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
-    out.resize(at + static_cast<std::size_t>(n));
-  }
-  va_end(again);
-  out += '\n';
-}
 
 // `text` in lines of at most `width` characters (words kept whole), each after `indent`.
 void wrapped(std::string& out, const std::string& text, const std::string& indent,

@@ -92,6 +92,25 @@ TEST_CASE("calibration: a parameter needs exactly one provenance, a known source
   CHECK(error_of(edited([](auto& j) { j["extra"] = 1; })).find("unknown field") != std::string::npos);
 }
 
+TEST_CASE("calibration: a published figure outside its metric's range is refused, naming the range") {
+  // Hostile round 22: figures of 1e300 and 1e-300 were taken and printed a 300-digit table row.
+  // Figure 0 is an IOPS figure (1 to 1e9); a latency figure takes 1e-6 to 1e6 ms.
+  auto figure_error = [](std::size_t i, double value) {
+    return error_of(edited([&](auto& j) { j["training_figures"][i]["value"] = value; }));
+  };
+  REQUIRE(nlohmann::json::parse(shipped_text())["training_figures"][0]["metric"] == "iops");
+  CHECK(figure_error(0, 1e300).find("training_figures[0].value: must be a number from 1 to 10^9 I/Os per "
+                                    "second") != std::string::npos);
+  CHECK(figure_error(0, 0.5) != "");
+  CHECK(figure_error(0, 1e9) == "");
+  std::size_t latency = 0;
+  const auto figures = nlohmann::json::parse(shipped_text())["training_figures"];
+  while (figures[latency]["metric"] != "lat_mean_ms") ++latency;
+  CHECK(figure_error(latency, 1e-300).find("10^-6 to 10^6 ms") != std::string::npos);
+  CHECK(figure_error(latency, 2e6) != "");
+  CHECK(figure_error(latency, 0.001) == "");
+}
+
 TEST_CASE("load_calibration: a system without a calibration file is kNotFound") {
   auto c = perf::load_calibration("ise-820-g3");
   REQUIRE_FALSE(c.is_ok());

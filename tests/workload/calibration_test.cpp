@@ -130,6 +130,25 @@ TEST_CASE("--only that matches no training figure is refused, naming the figures
   CHECK(results.status().message().find("4k-randread-raid10-stddev") != std::string::npos);
 }
 
+TEST_CASE("the text table keeps its columns: a long id, an error past 10^6 %, each row its own line") {
+  // Hostile round 22: a published figure of 1 IOPS against ~277,000 modelled printed a 300-digit
+  // error that overran the row and glued the next row's id onto it.
+  const auto calibration = perf::load_calibration("ise-860-g3").value();
+  std::vector<workload::FigureResult> results(2);
+  results[0].figure = calibration.figures[0];
+  results[0].figure.value = 1;
+  results[0].model = 276701;
+  results[0].error = 276700;
+  results[1].figure = calibration.figures[1];
+  results[1].figure.id = std::string(250, 'x');
+  results[1].model = results[1].figure.value;
+  results[1].within = true;
+  const std::string text = workload::format_calibration(calibration, results, "test");
+  CHECK(text.find("276701           1   >+1e6 %    ± 5 %  OUTSIDE\n") != std::string::npos);
+  CHECK(text.find(std::string(250, 'x') + " IOPS") != std::string::npos);
+  CHECK(text.find("+0.0 %    ± 5 %  ok\n") != std::string::npos);
+}
+
 TEST_CASE("the same seed gives byte-identical JSON; another seed different but statistically equal figures") {
   const Measured a = run_small(11);
   const Measured b = run_small(11);
