@@ -56,6 +56,7 @@ class Runner {
   void sample(Time end, Time length);
   void open_row();
   bool all_done() const;
+  Status stalled() const;
   void progress() const;
   void finish();
   // Fast-forward (wear.fast_forward): stops the workloads, then advances wear in epochs.
@@ -345,6 +346,21 @@ void Runner::sample(Time end, Time length) {
   open_row();
 }
 
+// Nothing is left to happen (no event is pending: no I/O will complete, no action is due) and
+// no duration_s ends the run: the workloads that have not finished wait for ever, as behind a
+// volume's max_iops 0 (hostile round 22: such a run went on for 10^6 simulated seconds).
+Status Runner::stalled() const {
+  std::string waiting;
+  for (std::size_t i = 0; i < sessions_.size(); ++i)
+    if (!sessions_[i]->finished()) waiting += (waiting.empty() ? "" : ", ") + s_.workloads[i].name;
+  return Status(sim::Code::kOutOfRange,
+                s_.file_name + ": the run stalled at " + seconds_text(sim_.now()) +
+                    ": no I/O is in progress or due and no timeline action is left, but "
+                    "workload(s) " + waiting + " have not finished: their I/Os wait for ever "
+                    "(behind a volume's max_iops 0, docs/qos.md, or an array that cannot serve "
+                    "them). Set duration_s, or add a timeline action that ends the wait");
+}
+
 bool Runner::all_done() const {
   if (actions_applied_ < s_.timeline.size()) return false;
   return std::all_of(sessions_.begin(), sessions_.end(),
@@ -524,6 +540,7 @@ sim::Result<ScenarioReport> Runner::run() {
       report_.end_reason = "workloads finished";
       break;
     }
+    if (!s_.duration_ns && sim_.pending() == 0) return stalled();
     const auto rows = static_cast<std::int64_t>(report_.timeline.size());
     if (rows >= kMaxTimelineRows || rows >= kMaxTimelineCells / cells_per_row)
       return Status(

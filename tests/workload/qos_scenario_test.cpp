@@ -193,3 +193,29 @@ TEST_CASE("options.qos_scheduler: false turns the scheduler off for a run; it mu
   REQUIRE_FALSE(bad.is_ok());
   CHECK(bad.status().message().find("t.json: options.qos_scheduler") == 0);
 }
+
+TEST_CASE("a run whose I/Os can never complete stops when nothing is left to happen, naming why") {
+  // Hostile round 22: a volume held at max_iops 0, with no duration_s, ran 10^6 simulated
+  // seconds and then advised raising report.interval_ms. fio's runtime=1s cannot end the job:
+  // its 32 I/Os are held for ever. With an action lifting the limit at 3 s the same run ends.
+  auto no_files = [](const std::string& path) -> sim::Result<std::string> {
+    return sim::not_found("cannot read " + path);
+  };
+  const std::string head = R"({"schema": "afasim.scenario/1", "name": "q", "options": {"payload": "none"},
+    "volumes": [{"name": "v", "capacity": "1GiB", "max_iops": 0}],
+    "workloads": [{"name": "l", "fio": ["[l]", "filename=v", "size=64m", "rw=randread", "bs=4k",
+                                        "iodepth=32", "time_based", "runtime=1s"]}])";
+  auto held = parse_scenario(head + "}", "q.json", catalog(), no_files);
+  REQUIRE_MESSAGE(held.is_ok(), held.status().message());
+  auto r = run_scenario(*held, catalog(), {});
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.status().message().find("q.json: the run stalled at 1.000 s: ") == 0);
+  CHECK(r.status().message().find("workload(s) l have not finished") != std::string::npos);
+  auto lifted = parse_scenario(
+      head + R"(, "timeline": [{"at_s": 3, "set_volume": {"volume": "v", "max_iops": null}}]})",
+      "q.json", catalog(), no_files);
+  REQUIRE_MESSAGE(lifted.is_ok(), lifted.status().message());
+  const ScenarioReport done = run_ok(*lifted);
+  CHECK(done.end_reason == "workloads finished");
+  CHECK(done.timeline.size() >= 4);
+}
