@@ -236,23 +236,45 @@ sim::Status damaged(const std::string& path, std::size_t offset, const std::stri
                                why);
 }
 
-sim::Result<SessionHeader> parse_header(const std::string& path, const std::string& json) {
-  try {
-    const nlohmann::json j = nlohmann::json::parse(json);
-    SessionHeader h;
-    h.afasim_version = j.at("afasim_version").get<std::string>();
-    h.system = j.at("system").get<std::string>();
-    // get<uint64_t> would take -1 as 2^64-1 (a replay that then diverged at its first completion).
-    if (!j.at("seed").is_number_unsigned()) throw std::invalid_argument("seed must be a whole number from 0 to 2^64-1");
-    h.seed = j.at("seed").get<std::uint64_t>();
-    h.payload = j.at("payload").get<std::string>();
-    h.start_time_ns = j.at("start_time_ns").get<sim::Time>();
-    h.pace = j.at("pace").get<std::string>();
-    if (h.pace != "realtime" && h.pace != "none") throw std::invalid_argument("pace \"" + h.pace + "\" is not realtime or none");
-    return h;
-  } catch (const std::exception& e) {
-    return sim::invalid_argument("session record " + path + " has a bad header: " + e.what());
-  }
+// The header's JSON, each field checked by name ("session record P: header: seed: ..."); a
+// duplicated key is refused (nlohmann keeps the last silently), as the preset loaders do.
+sim::Result<SessionHeader> parse_header(const std::string& path, const std::string& text) {
+  const std::string where = "session record " + path + ": header: ";
+  auto parsed = config::parse_json_strict(text);
+  if (!parsed.is_ok()) return sim::invalid_argument(where + parsed.status().message());
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object()) return sim::invalid_argument(where + "must be a JSON object");
+  std::string why;
+  auto field = [&](const char* key, bool ok, const char* what) -> const nlohmann::json* {
+    if (!why.empty()) return nullptr;
+    if (!j.contains(key)) why = std::string(key) + ": missing";
+    else if (!ok) why = std::string(key) + ": must be " + what;
+    return why.empty() ? &j[key] : nullptr;
+  };
+  auto text_field = [&](const char* key, std::string* out) {
+    const bool ok = j.contains(key) && j[key].is_string();
+    if (const nlohmann::json* v = field(key, ok, "a string")) *out = v->get<std::string>();
+  };
+  SessionHeader h;
+  text_field("afasim_version", &h.afasim_version);
+  text_field("system", &h.system);
+  text_field("payload", &h.payload);
+  text_field("pace", &h.pace);
+  // get<uint64_t> would take -1 as 2^64-1 (a replay that then diverged at its first completion).
+  if (const auto* v = field("seed", j.contains("seed") && j["seed"].is_number_unsigned(),
+                            "a whole number from 0 to 2^64-1"))
+    h.seed = v->get<std::uint64_t>();
+  // 2^62 ns is 146 years of simulated time; 2^63 wrapped to a negative start (hostile round 22).
+  constexpr std::uint64_t kMaxStartNs = std::uint64_t{1} << 62;
+  if (const auto* v = field("start_time_ns", j.contains("start_time_ns") &&
+                                                  j["start_time_ns"].is_number_unsigned() &&
+                                                  j["start_time_ns"].get<std::uint64_t>() <= kMaxStartNs,
+                            "a whole number of nanoseconds from 0 to 2^62 (146 years)"))
+    h.start_time_ns = static_cast<sim::Time>(v->get<std::uint64_t>());
+  if (why.empty() && h.pace != "realtime" && h.pace != "none")
+    why = "pace: \"" + h.pace + "\" is not realtime or none";
+  if (!why.empty()) return sim::invalid_argument(where + why);
+  return h;
 }
 
 // The header part of `bytes`; `pos` is left after it.

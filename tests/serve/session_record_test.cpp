@@ -2,6 +2,7 @@
 // with the byte offset (the real-binary session tests are tests/integration/nbd/session_test.py).
 #include <doctest/doctest.h>
 
+#include <boost/crc.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -81,6 +82,46 @@ TEST_CASE("damaged records are refused with where and why; a cut at any byte is 
   }
   std::filesystem::remove(path);
   CHECK(serve::read_session_file(path).status().code() == sim::Code::kNotFound);
+}
+
+TEST_CASE("a header field out of range, missing, mistyped or given twice is refused by name") {
+  // Hostile round 22: start_time_ns 2^63 wrapped to a negative start and was reported as a
+  // divergence; a duplicated "seed" took the last value; a missing key leaked nlohmann's text
+  // ("[json.exception.out_of_range.403] key 'system' not found").
+  const std::string good = serve::encode_session(kHeader, some_records());
+  const std::uint32_t length = static_cast<std::uint8_t>(good[12]) | static_cast<std::uint8_t>(good[13]) << 8;
+  const std::string json = good.substr(16, length);
+  REQUIRE(json.front() == '{');
+  REQUIRE(json.back() == '}');
+  const std::string path = temp_path("header.rec");
+  auto error_of = [&](const std::string& header) {
+    boost::crc_32_type crc;
+    crc.process_bytes(header.data(), header.size());
+    serve::ByteWriter w;
+    w.u32(static_cast<std::uint32_t>(header.size()));
+    std::string bytes = good.substr(0, 12) + w.take() + header;
+    bytes += serve::ByteWriter().u32(crc.checksum()).take() + good.substr(16 + length + 4);
+    write_file(path, bytes);
+    auto s = serve::read_session_file(path);
+    return s.is_ok() ? std::string() : s.status().message();
+  };
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = json.find(from);
+    REQUIRE(at != std::string::npos);
+    return std::string(json).replace(at, from.size(), to);
+  };
+  const std::string prefix = "session record " + path + ": header: ";
+  CHECK(error_of(json) == "");
+  CHECK(error_of(replaced("\"start_time_ns\":1000", "\"start_time_ns\":9223372036854775808")) ==
+        prefix + "start_time_ns: must be a whole number of nanoseconds from 0 to 2^62 (146 years)");
+  CHECK(error_of(replaced("\"start_time_ns\":1000", "\"start_time_ns\":-1")).find("start_time_ns: must be") !=
+        std::string::npos);
+  CHECK(error_of(replaced("\"start_time_ns\":1000", "\"start_time_ns\":4611686018427387904")) == "");
+  CHECK(error_of(json.substr(0, json.size() - 1) + ",\"seed\":7}") == prefix + "seed: duplicate key");
+  CHECK(error_of(replaced("\"system\":", "\"systen\":")) == prefix + "system: missing");
+  CHECK(error_of(replaced("\"payload\":\"memory\"", "\"payload\":5")) == prefix + "payload: must be a string");
+  CHECK(error_of("[1,2]") == prefix + "must be a JSON object");
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("a file that does not start like a record is refused without being read whole") {

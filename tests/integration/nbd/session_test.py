@@ -175,6 +175,20 @@ def record_replay():
         expect(rc == 1 and "diverged" in text and "assertion" not in text,
                "a BLOCK_STATUS past the volume's end in an edited record is a divergence, not an abort")
 
+        # Hostile round 22: a final state that differs printed both whole states (about 3,000
+        # lines each for this array); only the lines that differ are shown.
+        last = next(i for i, r in enumerate(records) if r[1] == "final")
+        final = records[last][4]
+        edited_final = re.sub(rb'"events_total": (\d+)', lambda m: b'"events_total": ' + str(int(m.group(1)) + 1).encode(), final)
+        expect(edited_final != final and final.count(b"\n") > 500, "planted: the final state's event count")
+        edited = list(records)
+        edited[last] = records[last][:4] + (edited_final,)
+        write_session(ws.path("final.rec"), header, edited)
+        rc, text = replay(ws.path("final.rec"), check=False)
+        line = final[:final.find(b'"events_total"')].count(b"\n") + 1
+        expect(rc == 1 and f"\n  line {line}:\n    recorded: " in text and text.count("\n") < 60,
+               f"a differing final state shows its differing line ({line}), not the whole state")
+
 
 # ---------------------------------------------------------------------------------------
 STORAGE = "/Storage/1"
@@ -315,7 +329,7 @@ def bad_records():
         seed_neg = re.sub(rb'"seed":\s*\d+', b'"seed":-1', data[16:16 + hlen])
         cases["seed.rec"] = (data[:12] + struct.pack("<I", len(seed_neg)) + seed_neg +
                              struct.pack("<I", zlib.crc32(seed_neg)) + data[16 + hlen + 4:],
-                             "bad header: seed must be a whole number from 0 to 2^64-1")
+                             "header: seed: must be a whole number from 0 to 2^64-1")
         for name, (content, message) in cases.items():
             open(ws.path(name), "wb").write(content)
             rc, text = replay(ws.path(name), check=False)
