@@ -314,9 +314,14 @@ sim::Result<RunPlan> plan_run(const VdbenchFile& f, const VdRun& rd, std::int64_
       s.from = static_cast<std::int64_t>(static_cast<double>(size) * lo / 100) / 4096 * 4096;
       s.to = static_cast<std::int64_t>(static_cast<double>(size) * hi / 100) / 4096 * 4096;
       s.cursor = s.from;
-      if (s.to - s.from < s.xfersize.front().size_bytes)
+      // Every size of a distribution, not only the first, fits (hostile round 22).
+      std::int64_t largest = 0;
+      for (const auto& x : s.xfersize) largest = std::max(largest, x.size_bytes);
+      if (s.to - s.from < largest)
         return sim::invalid_argument(f.file_name + ":" + std::to_string(w->line) + ": range: wd=" +
-                                     w->name + " covers less than one transfer");
+                                     w->name + " covers " + std::to_string(s.to - s.from) +
+                                     " bytes of sd=" + sd->name + ", less than its largest transfer (" +
+                                     std::to_string(largest) + " bytes)");
       p.streams.push_back(s);
       if (std::find(sds_used.begin(), sds_used.end(), sd_name) == sds_used.end()) {
         sds_used.push_back(sd_name);

@@ -106,6 +106,12 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=10,interval=1,warmup=1e7h\n", "t.vdb:3: warmup: \"1e7\" is outside"},
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=1e4,interval=0.001\n",
        "t.vdb:3: interval: elapsed / interval is over 1000000 intervals"},
+      // Hostile round 22: a parameter given twice took the last value; a curve= with a
+      // numeric iorate was ignored.
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,rdpct=0,rdpct=100\nrd=r,wd=w\n", "t.vdb:2: rdpct: given twice in wd=w"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,threads=4,\nforthreads=(1,2)\n", "t.vdb:4: forthreads: given twice in rd=r"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,iorate=100,curve=(10,20)\n",
+       "t.vdb:3: curve: is used only with iorate=curve, and rd=r's iorate is not curve"},
   };
   for (const auto& [text, expect] : cases) {
     const std::string err = parse_vdbench_error(text);
@@ -203,6 +209,14 @@ TEST_CASE("an offered rate far above the device runs at the device's rate; a hug
   REQUIRE_FALSE(crowded.is_ok());
   CHECK(crowded.status().message() ==
         "t.vdb:19: threads: rd=r's sds keep 69632 I/Os in flight; afasim takes at most 65536");
+  // Hostile round 22: only the first size of a distribution was checked against the range; a
+  // 1 GiB share of a 64 KiB sd ran as 64 KiB transfers.
+  const auto small = workload::run_vdbench(
+      *b.target, b.target->capacity_bytes(), b.sim,
+      parse_vdbench_ok("sd=s,lun=x,size=64k\nwd=w,sd=s,xfersize=(4k,50,1g,50)\nrd=r,wd=w,iorate=max\n"), o);
+  REQUIRE_FALSE(small.is_ok());
+  CHECK(small.status().message() ==
+        "t.vdb:2: range: wd=w covers 65536 bytes of sd=s, less than its largest transfer (1073741824 bytes)");
   const auto zero = workload::load_vdbench_file("/dev/zero");
   REQUIRE_FALSE(zero.is_ok());
   CHECK(zero.status().message() == "/dev/zero: larger than 1 MiB");
