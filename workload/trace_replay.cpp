@@ -184,10 +184,12 @@ sim::Result<std::size_t> Replayer::volume_for(const std::string& device, std::in
                                 std::to_string(controller::kMaxVolumes) +
                                 " volumes; --map several devices onto one volume");
     auto created = array_.create_volume(spec);
+    // The volume is made from the flags (--volume-size, --raid-type, --provisioning): a
+    // refusal is bad usage, exit 2, as any other bad flag (hostile round 21).
     if (!created.is_ok())
-      return sim::Status(created.status().code(), reader_.name() + ": device \"" + device +
-                                                      "\": cannot create volume \"" + v.volume +
-                                                      "\": " + created.status().message());
+      return sim::invalid_argument(reader_.name() + ": device \"" + device + "\": cannot create volume \"" +
+                                   v.volume + "\" from --volume-size, --raid-type and --provisioning: " +
+                                   created.status().message());
     existing = array_.volume(created->id);
   }
   v.volume_id = existing->id;

@@ -531,6 +531,11 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
     CHECK(r.out.empty());  // refused before the replay: not even its header
     CHECK(r.err == c.message);
   }
+  // A fixed volume the pool cannot hold is the flags' doing too: exit 2, not 1 (hostile round 21).
+  const auto big = run_cli("trace " + one + " --quiet --provisioning fixed --volume-size 1p");
+  CHECK(big.exit_code == 2);
+  CHECK(big.err.find("cannot create volume \"dev0\" from --volume-size, --raid-type and --provisioning: "
+                     "fixed volume \"dev0\" needs 1.00 PiB") != std::string::npos);
   // The range of --max-records in words, not as a 300-digit double.
   const auto negative = run_cli("trace " + one + " --quiet --max-records -1");
   CHECK(negative.exit_code == 2);
