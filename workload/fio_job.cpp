@@ -263,10 +263,12 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
   const std::int64_t offset = s.offset ? resolve(*s.offset, true) : 0;
   const std::int64_t increment = s.offset_increment ? resolve(*s.offset_increment, true) : 0;
   const __int128 start = static_cast<__int128>(offset) + static_cast<__int128>(increment) * c;
+  // On a bare device a filename names no volume (hostile round 21: "volume \"t.0.0\"").
+  const std::string target = vol.bare_device ? "the device" : "volume " + quoted(vol.name);
   if (start >= vol.size_bytes) {
     return located(option_at(file, s, Opt::kOffset, "offset"),
-                   "clone " + std::to_string(c) + " starts at or past the end of volume " +
-                       quoted(vol.name));
+                   "clone " + std::to_string(c) + " starts at or past the end of " + target +
+                       " (" + std::to_string(vol.size_bytes) + " bytes)");
   }
   const __int128 room = static_cast<__int128>(vol.size_bytes) - start;
   std::int64_t size = !s.size ? vol.size_bytes
@@ -274,8 +276,8 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
                                            : file_size_bytes(s);
   if (s.size && !s.size->is_percent && size > room) {
     return located(option_at(file, s, Opt::kSize, "size"),
-                   "clone " + std::to_string(c) + ": offset + size runs past the end of volume " +
-                       quoted(vol.name) + " (" + std::to_string(vol.size_bytes) + " bytes)");
+                   "clone " + std::to_string(c) + ": offset + size runs past the end of " +
+                       target + " (" + std::to_string(vol.size_bytes) + " bytes)");
   }
   size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // a percentage is cut
   const bool first = job.size_bytes == 0;
@@ -335,7 +337,10 @@ Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int6
   std::map<std::string, std::size_t> index;
   AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index));
   if (device_bytes > 0)
-    for (FioVolume& vol : out.volumes) vol.size_bytes = device_bytes;
+    for (FioVolume& vol : out.volumes) {
+      vol.size_bytes = device_bytes;
+      vol.bare_device = true;
+    }
   for (auto& s : states) AFASIM_RETURN_IF_ERROR(resolve_region(s, out, index));
   return Status::ok();
 }

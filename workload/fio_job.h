@@ -267,6 +267,7 @@ struct FioVolume {
   std::string name;
   std::int64_t size_bytes = 0;  // the largest end of any region on it: offset + size
   int line = 0;  // its filename= line in the job file, else the first job section that uses it
+  bool bare_device = false;  // the run's bare device (FioParseOptions::device_bytes), no volume
 };
 
 struct FioJobFile {
