@@ -20,6 +20,8 @@ from harness import GiB, Serve, Workspace, expect, log, main, require_tools, run
 # fio's rate measurement over 10 s of wall time after a 2 s ramp; the limit is the model's.
 RUNTIME_S = 10
 MAX_IOPS = 2000
+# latency_floor slows every SSD by this factor (the drive_slow fault, 1 to 1000).
+SLOW_X = 40
 
 
 def max_iops():
@@ -63,30 +65,43 @@ runtime={RUNTIME_S}s
 
 def latency_floor():
     """Paced to the wall clock, no reply comes before the array's simulated latency
-    (docs/nbd.md "Pacing"). fio reads one 4K block at a time, 200 a second, so the model
-    waits idle between reads: a request it then ran at its last event's time was answered
-    early (model review 17: fio's median 74 us against the array's 179 us mean)."""
+    (docs/nbd.md "Pacing"). Every SSD is slowed 40x, so a 4K read takes milliseconds in the
+    array, far above the host's own costs and their noise. fio reads one block at a time,
+    40 a second, so the model waits idle ~20 ms between reads: a request it then ran at its
+    last event's time was answered early (model review 17: fio's median 74 us against the
+    array's 179 us mean; with that bug planted here, fio's 5th percentile is the host's
+    round trip, ~0.3 ms, against the array's ~4 ms).
+
+    fio's total latency (lat: from before the request is sent to its completion) is used, not
+    clat: clat starts when fio has stamped the I/O issued, after the send, and on a loaded host
+    fio can be preempted between the two (under 3 busy processes clat's 5th percentile read
+    15 us against the array's 179 us, though no reply had come early). A load only makes lat
+    longer."""
     require_tools("fio")
     with Workspace() as ws, Serve(ws.state, pace="realtime", extra=["--payload", "none"]) as s:
         vol = s.volume("floor", 1 * GiB, "RAID10", provisioning="fixed")
         s.map(vol, s.host("any", ["*"]))
+        drives = s.ok("GET", "/system")["counts"]["drives"]
+        for d in range(1, drives + 1):
+            s.ok("POST", "/faults", {"type": "drive_slow", "drive": d, "latency_multiplier": SLOW_X})
         p = run(["fio", "--output-format=json", "--name=floor", "--ioengine=nbd", f"--uri={s.uri('floor')}",
-                 "--rw=randread", "--bs=4k", "--size=1g", "--iodepth=1", "--rate_iops=200", "--time_based",
-                 "--runtime=4s", "--percentile_list=5:50"], check=False, timeout=120)
+                 "--rw=randread", "--bs=4k", "--size=1g", "--iodepth=1", "--rate_iops=40", "--time_based",
+                 "--runtime=4s", "--percentile_list=5:50", "--lat_percentiles=1"], check=False, timeout=120)
         out = p.stdout.decode(errors="replace")
         if p.returncode != 0 or "{" not in out:
             log(out)
             log(p.stderr.decode(errors="replace"))
             raise AssertionError(f"fio failed (exit {p.returncode})")
         read = json.loads(out[out.index("{"):])["jobs"][0]["read"]
-        p5_us = read["clat_ns"]["percentile"]["5.000000"] / 1e3
-        p50_us = read["clat_ns"]["percentile"]["50.000000"] / 1e3
+        p5_us = read["lat_ns"]["percentile"]["5.000000"] / 1e3
+        p50_us = read["lat_ns"]["percentile"]["50.000000"] / 1e3
         rows = [r for r in s.ok("GET", f"/volumes/{vol}/performance?limit=10")["samples"] if r["read_iops"] > 0]
         expect(rows, "the array's history has seconds with reads")
         array_us = min(r["latency_us_mean"] for r in rows)
         log(f"fio over NBD: p5 {p5_us:.0f} us, median {p50_us:.0f} us; the array's lowest per-second mean {array_us:.0f} us")
-        # The array's reads vary little (its p99 is within ~20 % of its mean): fio's 5th
-        # percentile, paced, cannot be much below the array's mean, and its median not below it.
+        expect(array_us > 1000, f"the slowed array's reads take milliseconds ({array_us:.0f} us)")
+        # The array's reads vary little: fio's 5th percentile cannot be much below the array's
+        # mean, and its median not below it.
         expect(p50_us >= array_us, f"fio's median {p50_us:.0f} us is not below the array's {array_us:.0f} us")
         expect(p5_us >= 0.8 * array_us, f"fio's 5th percentile {p5_us:.0f} us is within 20 % of the array's mean")
 
