@@ -12,7 +12,8 @@ difference in completed I/Os over the difference in CPU time (user + system, fro
 so the array's setup (volume allocation, process start) cancels out. Peak RSS is the long
 run's maxrss. On a shared machine one such rate scatters by +-20 % from run to run
 (docs/performance.md), so each is measured BENCH_ROUNDS times (default 5), the binaries
-alternated within each round, and the line gives the median, the range, and the ratio of
+alternated within each round in an order that turns from round to round, and the line
+gives the median, the range, and the ratio of
 the medians.
 
 Baseline: the afasim of commit AFASIM_BASELINE_COMMIT (default 4676db3, the commit before
@@ -186,7 +187,10 @@ def main():
         for name, rw, bs, extra, raid in WORKLOADS:
             got = {who: [] for who, binary in binaries.items() if binary}
             for r in range(ROUNDS):
-                for who in got:
+                # The order turns each round, so no binary always runs first (a machine's
+                # load drifts within a round too).
+                order = list(got)
+                for who in order[r % len(order):] + order[:r % len(order)]:
                     got[who].append(measure_fio(binaries[who], rw, bs, extra, raid, tmp))
                 if sys.stderr.isatty():  # a progress line, overwritten by the result's
                     print(f"  ({name}: round {r + 1} of {ROUNDS})", end="\r", file=sys.stderr, flush=True)
@@ -205,20 +209,22 @@ def many_volumes(baseline, tmp):
     same 16 jobs x QD16 (LAYOUT_ONE, LAYOUT_MANY), side by side with the baseline.
 
     On a shared machine one pair of measurements scatters by +-25 % (docs/performance.md), so
-    the cost ratio is measured ROUNDS times (one volume, then 1,000, alternated
-    with the baseline's) and the median and the range are printed; the rate lines are the
+    the cost ratio is measured ROUNDS times (one volume and 1,000, their order turned each
+    round, alternated with the baseline's) and the median and the range are printed; the rate lines are the
     first round's."""
     ratios = {"this tree": [], "baseline": []}
     for r in range(ROUNDS):
         mine, base = {}, {}
-        for layout in (LAYOUT_ONE, LAYOUT_MANY):
+        for layout in ((LAYOUT_ONE, LAYOUT_MANY) if r % 2 == 0 else (LAYOUT_MANY, LAYOUT_ONE)):
             mine[layout] = measure_fio(AFASIM, "randread", "4k", "", "RAID10", tmp, layout)
             if baseline:
                 try:
                     base[layout] = measure_fio(baseline, "randread", "4k", "", "RAID10", tmp, layout)
                 except RunFailed:
                     base[layout] = "(the baseline refused the job)"  # an older afasim may refuse filename=a:b
-            if r == 0:
+
+        if r == 0:
+            for layout in (LAYOUT_ONE, LAYOUT_MANY):
                 print(row("4K random read, RAID10, " + layout, mine[layout], base.get(layout)), flush=True)
         ratios["this tree"].append(mine[LAYOUT_ONE][0] / mine[LAYOUT_MANY][0])
         if all(isinstance(base.get(layout), tuple) for layout in (LAYOUT_ONE, LAYOUT_MANY)):
