@@ -38,7 +38,8 @@ void check_chunk_count(const SystemPreset& s, const CapacityParams& c) {
            std::to_string(c.chunk_bytes) + " bytes (models/capacity.json chunk_bytes); afasim "
            "keeps state for every chunk and takes at most " +
            std::to_string(static_cast<std::int64_t>(kMaxChunksPerSystem)) +
-           " in a system (about 1.1 PB of SSDs at 16 MiB chunks)");
+           " in a system (about 1.3 GB of state; 4.5 PB of SSDs at 16 MiB chunks): use larger "
+           "chunks in models/capacity.json, or fewer or smaller SSDs");
 }
 
 }  // namespace afasim::config::preset_detail

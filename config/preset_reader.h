@@ -159,9 +159,11 @@ CapacityParams read_capacity(const Reader& r, const json& j);
 
 // The most chunks a system's SSDs may hold in all. The pool keeps a few bytes for every chunk
 // of every SSD from the start of a run (about 4.7 B each, measured: 128 SSDs of 30 TB at
-// 16 MiB chunks took 1.07 GB), so this bounds what a preset can make a run allocate: 2^26
-// chunks, about 300 MB; the ISE 860 G3 holds 3.8 M. An assumption, not a published figure.
-constexpr double kMaxChunksPerSystem = 1 << 26;
+// 16 MiB chunks, 229 M chunks, took 1.07 GB), so this bounds what a preset can make a run
+// allocate: 2^28 chunks, about 1.3 GB (4.5 PB of SSDs at 16 MiB chunks); the ISE 860 G3 holds
+// 3.8 M. A larger system fits with larger chunks (models/capacity.json chunk_bytes). An
+// assumption, not a published figure.
+constexpr double kMaxChunksPerSystem = 1 << 28;
 
 // Fails, naming the system's file, when `s`'s SSDs hold more than kMaxChunksPerSystem chunks.
 void check_chunk_count(const SystemPreset& s, const CapacityParams& c);

@@ -150,11 +150,12 @@ TEST_CASE("a file that is not JSON, and an extends cycle, are reported by file")
   CHECK(err.find("cycle") != std::string::npos);
 }
 
-TEST_CASE("a system whose SSDs hold more than 2^26 chunks in all is refused, naming the counts") {
+TEST_CASE("a system whose SSDs hold more than 2^28 chunks in all is refused, naming the counts") {
   // Hostile round 22: 128 SSDs of 30 PB were accepted and a 50 ms fio job then ran out of
   // memory (the pool keeps state per 16 MiB chunk). The ISE 860 G3 has 40 SSDs; at
-  // 29 TB each they hold 40 x 1,728,534 = 69,141,360 chunks, past 2^26 = 67,108,864; at
-  // 28 TB, 66,757,200, within it. The ISE 850 G3 (20 SSDs) is within it at either size.
+  // 113 TB each they hold 40 x 6,735,324 = 269,412,960 chunks, past 2^28 = 268,435,456; at
+  // 112 TB, 267,028,960, within it. The ISE 850 G3 (20 SSDs) is within it at either size,
+  // and so is the ISE 860 G3 at 113 TB with 32 MiB chunks.
   const std::string ssd = "ssds/xio-g3-sas-1600gb.json";
   auto sized = [](double capacity_bytes) {
     return [capacity_bytes](json& j) {
@@ -163,11 +164,20 @@ TEST_CASE("a system whose SSDs hold more than 2^26 chunks in all is refused, nam
       j["capacity_bytes"]["value"] = capacity_bytes;
     };
   };
-  CHECK(load_error(ssd, sized(28e12)) == "");
-  const std::string err = load_error(ssd, sized(29e12));
-  CHECK(err.rfind("systems/ise-860-g3.json: datapacs: 40 SSDs of 29000000000000 bytes "
-                  "(xio-g3-sas-1600gb) hold 69141360 chunks of 16777216 bytes", 0) == 0);
-  CHECK(err.find("at most 67108864") != std::string::npos);
+  CHECK(load_error(ssd, sized(112e12)) == "");
+  const std::string err = load_error(ssd, sized(113e12));
+  CHECK(err.rfind("systems/ise-860-g3.json: datapacs: 40 SSDs of 113000000000000 bytes "
+                  "(xio-g3-sas-1600gb) hold 269412960 chunks of 16777216 bytes", 0) == 0);
+  CHECK(err.find("at most 268435456") != std::string::npos);
+  auto files = config::embedded_files();
+  json model = json::parse(files.at(ssd));
+  sized(113e12)(model);
+  files[ssd] = model.dump();
+  json capacity = json::parse(files.at("models/capacity.json"));
+  capacity["chunk_bytes"]["value"] = 32 << 20;
+  files["models/capacity.json"] = capacity.dump();
+  auto larger_chunks = config::Catalog::from_files(files);
+  CHECK_MESSAGE(larger_chunks.is_ok(), larger_chunks.status().message());
 }
 
 TEST_CASE("from_directory reads the source tree's config/ like the embedded copy") {
