@@ -292,13 +292,15 @@ std::string format_calibration(const perf::Calibration& calibration, const std::
   for (const auto& r : results) {
     const bool ms = r.figure.metric == perf::FigureMetric::kLatencyMeanMs ||
                     r.figure.metric == perf::FigureMetric::kLatencyStddevMs;
-    // An error past ±10^6 % prints as such: the published figure is then no yardstick.
-    const std::string error = std::fabs(r.error) < 1e4 ? fmt("%+7.1f", 100 * r.error)
-                                                        : (r.error > 0 ? "  >+1e6" : "  <-1e6");
-    report::line(s, "%-31s %-9s %11s %11s %s %%    ±%2.0f %%  %s", r.figure.id.c_str(),
-                 std::string(perf::figure_metric_name(r.figure.metric)).c_str(),
-                 fmt(ms ? "%.3f" : "%.0f", r.model).c_str(), fmt(ms ? "%.3f" : "%.0f", r.figure.value).c_str(),
-                 error.c_str(), 100 * figure_tolerance(r.figure.metric), r.within ? "ok" : "OUTSIDE");
+    // An error of 10^4 % or more prints as such (the published figure is then no yardstick),
+    // so the column keeps its width; the model is never below -100 %.
+    const std::string error = 100 * r.error < 9999.95 ? fmt("%+7.1f", 100 * r.error) : ">+1e4";
+    // A figure too small for the column's decimals keeps 3 significant digits (0.5 MB/s).
+    auto figure = [ms](double v) { return fmt(v >= (ms ? 0.001 : 10) ? (ms ? "%.3f" : "%.0f") : "%.3g", v); };
+    report::line(s, "%-31s %-9s %11s %11s %7s %%    ±%2.0f %%  %s", r.figure.id.c_str(),
+                 std::string(perf::figure_metric_name(r.figure.metric)).c_str(), figure(r.model).c_str(),
+                 figure(r.figure.value).c_str(), error.c_str(), 100 * figure_tolerance(r.figure.metric),
+                 r.within ? "ok" : "OUTSIDE");
     within += r.within;
   }
   s += "\n" + std::to_string(results.size()) + " figures: " + std::to_string(within) + " within tolerance, " +

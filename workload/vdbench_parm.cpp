@@ -379,10 +379,10 @@ class Parser {
       } else {
         VdRun r = rd_default;
         for (const auto& p : d.params) apply_rd(p, r, wd_names);
+        if (is_default) { rd_default = r; continue; }  // its curve= may serve later iorate=curve rds
         for (const auto& p : d.params)
           if (p.key == "curve" && r.rate != VdRate::kCurve)
             fail(p.line, "curve", "is used only with iorate=curve, and rd=" + d.name + "'s iorate is not curve");
-        if (is_default) { rd_default = r; continue; }
         if (!rd_names.insert(d.name).second) fail(d.line, "rd", "\"" + d.name + "\" is defined twice");
         if (r.wds.empty()) {
           if (wd_names.empty()) fail(d.line, "wd", "rd=" + d.name + " names no wd and none is defined");

@@ -144,9 +144,18 @@ TEST_CASE("the text table keeps its columns: a long id, an error past 10^6 %, ea
   results[1].model = results[1].figure.value;
   results[1].within = true;
   const std::string text = workload::format_calibration(calibration, results, "test");
-  CHECK(text.find("276701           1   >+1e6 %    ± 5 %  OUTSIDE\n") != std::string::npos);
+  CHECK(text.find("276701           1   >+1e4 %    ± 5 %  OUTSIDE\n") != std::string::npos);
   CHECK(text.find(std::string(250, 'x') + " IOPS") != std::string::npos);
   CHECK(text.find("+0.0 %    ± 5 %  ok\n") != std::string::npos);
+  // Between 10^3 and 10^4 % the number still fits its 7 columns; a published 0.5 IOPS-class
+  // figure keeps its digits instead of printing 0.
+  results[0].error = 99.99;
+  results[0].figure.value = 0.5;
+  results[0].model = 50;
+  const std::string band = workload::format_calibration(calibration, results, "test");
+  CHECK(band.find(" 50         0.5 +9999.0 %    ± 5 %  OUTSIDE\n") != std::string::npos);
+  results[0].error = 100;
+  CHECK(workload::format_calibration(calibration, results, "test").find(" >+1e4 %") != std::string::npos);
 }
 
 TEST_CASE("the same seed gives byte-identical JSON; another seed different but statistically equal figures") {

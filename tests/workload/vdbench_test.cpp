@@ -118,6 +118,9 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
     INFO("expected: " << expect << "\n     got: " << err);
     CHECK(err.rfind(expect, 0) == 0);
   }
+  // A curve in rd=default serves the rds after it that run iorate=curve (review, round 23).
+  CHECK(parse_vdbench_ok("sd=sd1,lun=x\nwd=w,sd=sd1\nrd=default,curve=(10,50)\nrd=r,wd=w,iorate=curve\n")
+            .rds.front().curve == std::vector<double>{10, 50});
   // 101 thread counts x 100 read percentages: 10,100 runs; 1,025 sds.
   std::string threads, rdpct, sds;
   for (int i = 1; i <= 101; ++i) threads += (i > 1 ? "," : "") + std::to_string(i);
