@@ -6,12 +6,14 @@
 #include <stdlib.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "api/rest_record.h"
+#include "config/json_text.h"
 #include "app/commands.h"
 #include "app/session.h"
 #include "nbd/nbd_replay.h"
@@ -94,31 +96,33 @@ std::string payload_difference(const Record& recorded, const Record& replayed) {
   return "the payloads first differ at byte " + std::to_string(at) + ": recorded " + hex(a) + ", replayed " + hex(b);
 }
 
-// The lines of two final states that differ, by line number, at most kShown of them: the whole
-// state of a 40-SSD array is about 3,000 lines (hostile round 22: all of it was printed, twice).
+// Where two final states differ, by JSON path (a JSON patch from the recorded to the replayed
+// state), at most kShown places: the whole state of a 40-SSD array is about 900 lines, more
+// with volumes (hostile round 22: both whole states were printed). Arrays compare element by
+// element, so a volume more or less shows as the elements after it.
 std::string final_state_difference(const std::string& recorded, const std::string& replayed) {
-  constexpr int kShown = 20;
-  auto lines = [](const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t from = 0;
-    for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1)
-      out.push_back(text.substr(from, nl - from));
-    if (from < text.size()) out.push_back(text.substr(from));
-    return out;
-  };
-  const auto a = lines(recorded), b = lines(replayed);
-  std::string out = "  final state: " + std::to_string(a.size()) + " lines recorded, " +
-                    std::to_string(b.size()) + " replayed; the lines that differ:";
-  int differing = 0;
-  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-    const std::string* x = i < a.size() ? &a[i] : nullptr;
-    const std::string* y = i < b.size() ? &b[i] : nullptr;
-    if (x && y && *x == *y) continue;
-    if (++differing > kShown) continue;
-    out += "\n  line " + std::to_string(i + 1) + ":\n    recorded: " + (x ? *x : "(none)") +
-           "\n    replayed: " + (y ? *y : "(none)");
+  constexpr std::size_t kShown = 20;
+  constexpr std::size_t kValueChars = 160;
+  nlohmann::json a, b;
+  try {
+    a = nlohmann::json::parse(recorded);
+    b = nlohmann::json::parse(replayed);
+  } catch (const nlohmann::json::exception&) {
+    return "  (a final state is not JSON)";
   }
-  if (differing > kShown) out += "\n  ... and " + std::to_string(differing - kShown) + " more";
+  auto value_at = [&](const nlohmann::json& state, const nlohmann::json::json_pointer& at) {
+    if (!state.contains(at)) return std::string("(none)");
+    std::string text = config::dump_json(state[at]);
+    return text.size() <= kValueChars ? text : text.substr(0, kValueChars) + "...";
+  };
+  const nlohmann::json patch = nlohmann::json::diff(a, b);
+  std::string out = "  the final states differ in " + std::to_string(patch.size()) + " place(s):";
+  for (std::size_t i = 0; i < patch.size() && i < kShown; ++i) {
+    const std::string path = patch[i]["path"].get<std::string>();
+    const nlohmann::json::json_pointer at(path);
+    out += "\n  " + path + ": recorded " + value_at(a, at) + ", replayed " + value_at(b, at);
+  }
+  if (patch.size() > kShown) out += "\n  ... and " + std::to_string(patch.size() - kShown) + " more";
   return out;
 }
 
