@@ -184,12 +184,13 @@ sim::Result<std::size_t> Replayer::volume_for(const std::string& device, std::in
                                 std::to_string(controller::kMaxVolumes) +
                                 " volumes; --map several devices onto one volume");
     auto created = array_.create_volume(spec);
-    // The volume is made from the flags (--volume-size, --raid-type, --provisioning): a
-    // refusal is bad usage, exit 2, as any other bad flag (hostile round 21).
+    // A first volume the flags make too large is refused before the replay (cmd_trace.cpp,
+    // exit 2); one that no longer fits after others is the trace's doing, found mid-run.
     if (!created.is_ok())
-      return sim::invalid_argument(reader_.name() + ": device \"" + device + "\": cannot create volume \"" +
-                                   v.volume + "\" from --volume-size, --raid-type and --provisioning: " +
-                                   created.status().message());
+      return sim::Status(created.status().code(), reader_.name() + ":" + std::to_string(line) + ": device \"" +
+                                                      device + "\": cannot create volume \"" + v.volume +
+                                                      "\" (--volume-size, --raid-type, --provisioning): " +
+                                                      created.status().message());
     existing = array_.volume(created->id);
   }
   v.volume_id = existing->id;

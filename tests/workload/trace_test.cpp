@@ -523,6 +523,11 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
       {"--interval 1ns",
        "afasim trace: --interval: \"1ns\" is not a time (units: d h m s ms us)\n"},
       {"--interval 0", "afasim trace: --interval 0: must be longer than 0\n"},
+      // A fixed volume the pool cannot hold is the flags' doing too: exit 2 before the replay,
+      // not 1 halfway through it (hostile round 21).
+      {"--provisioning fixed --volume-size 1p",
+       "afasim trace: --volume-size: a fixed RAID10 volume of 1.00 PiB does not fit: pool 1 has 20.80 TiB free "
+       "for RAID10\n"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
@@ -531,11 +536,13 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
     CHECK(r.out.empty());  // refused before the replay: not even its header
     CHECK(r.err == c.message);
   }
-  // A fixed volume the pool cannot hold is the flags' doing too: exit 2, not 1 (hostile round 21).
-  const auto big = run_cli("trace " + one + " --quiet --provisioning fixed --volume-size 1p");
-  CHECK(big.exit_code == 2);
-  CHECK(big.err.find("cannot create volume \"dev0\" from --volume-size, --raid-type and --provisioning: "
-                     "fixed volume \"dev0\" needs 1.00 PiB") != std::string::npos);
+  // A second fixed volume that no longer fits is found mid-run: exit 1, at its line.
+  const std::string two = write_temp("two.disksim", "0 0 0 1 1\n1 1 0 1 1\n");
+  const auto second = run_cli("trace " + two + " --quiet --provisioning fixed --volume-size 15t");
+  CHECK(second.exit_code == 1);
+  CHECK(second.err == "afasim trace: " + two + ":2: device \"1\": cannot create volume \"dev1\" (--volume-size, "
+                      "--raid-type, --provisioning): fixed volume \"dev1\" needs 15.00 TiB of RAID10 space; pool 1 "
+                      "has 5.80 TiB free for RAID10\n");
   // The range of --max-records in words, not as a 300-digit double.
   const auto negative = run_cli("trace " + one + " --quiet --max-records -1");
   CHECK(negative.exit_code == 2);
