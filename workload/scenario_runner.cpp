@@ -350,15 +350,20 @@ void Runner::sample(Time end, Time length) {
 // no duration_s ends the run: the workloads that have not finished wait for ever, as behind a
 // volume's max_iops 0 (hostile round 22: such a run went on for 10^6 simulated seconds).
 Status Runner::stalled() const {
-  std::string waiting;
+  auto names = [](std::string& list, const std::string& name) { list += (list.empty() ? "" : ", ") + name; };
+  std::string waiting, held;
   for (std::size_t i = 0; i < sessions_.size(); ++i)
-    if (!sessions_[i]->finished()) waiting += (waiting.empty() ? "" : ", ") + s_.workloads[i].name;
+    if (!sessions_[i]->finished()) names(waiting, s_.workloads[i].name);
+  for (const auto& [id, v] : array_->volumes())
+    if (array_->effective_qos(v).max_iops == 0) names(held, v.name);
+  const std::string behind = held.empty() ? "an array that cannot serve them"
+                                          : "max_iops 0 of volume(s) " + held + " (docs/qos.md)";
   return Status(sim::Code::kOutOfRange,
-                s_.file_name + ": the run stalled at " + seconds_text(sim_.now()) +
-                    ": no I/O is in progress or due and no timeline action is left, but "
-                    "workload(s) " + waiting + " have not finished: their I/Os wait for ever "
-                    "(behind a volume's max_iops 0, docs/qos.md, or an array that cannot serve "
-                    "them). Set duration_s, or add a timeline action that ends the wait");
+                s_.file_name + ": the run stalled by " + seconds_text(sim_.now()) +
+                    ": nothing is left to happen (no I/O will complete, no timeline action is "
+                    "due), but workload(s) " + waiting + " have not finished: their I/Os wait for "
+                    "ever behind " + behind + ". Set duration_s, or add a timeline action that "
+                    "ends the wait");
 }
 
 bool Runner::all_done() const {

@@ -209,8 +209,9 @@ TEST_CASE("a run whose I/Os can never complete stops when nothing is left to hap
   REQUIRE_MESSAGE(held.is_ok(), held.status().message());
   auto r = run_scenario(*held, catalog(), {});
   REQUIRE_FALSE(r.is_ok());
-  CHECK(r.status().message().find("q.json: the run stalled at 1.000 s: ") == 0);
-  CHECK(r.status().message().find("workload(s) l have not finished") != std::string::npos);
+  CHECK(r.status().message().find("q.json: the run stalled by 1.000 s: ") == 0);
+  CHECK(r.status().message().find("workload(s) l have not finished: their I/Os wait for ever behind "
+                                  "max_iops 0 of volume(s) v") != std::string::npos);
   auto lifted = parse_scenario(
       head + R"(, "timeline": [{"at_s": 3, "set_volume": {"volume": "v", "max_iops": null}}]})",
       "q.json", catalog(), no_files);
