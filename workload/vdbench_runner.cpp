@@ -316,9 +316,9 @@ sim::Result<RunPlan> plan_run(const VdbenchFile& f, const VdRun& rd, std::int64_
       s.cursor = s.from;
       // Every size of a distribution, not only the first, fits (hostile round 22).
       std::int64_t largest = 0;
-      for (const auto& x : s.xfersize) largest = std::max(largest, x.size_bytes);
-      if (s.to - s.from < largest)
-        return sim::invalid_argument(f.file_name + ":" + std::to_string(w->line) + ": range: wd=" +
+      for (const auto& x : s.xfersize) largest = x.percent > 0 ? std::max(largest, x.size_bytes) : largest;
+      if (s.to - s.from < largest)  // the line of the size: the rd's forxfersize, else the wd's
+        return sim::invalid_argument(f.file_name + ":" + std::to_string(xfer ? rd.line : w->line) + ": range: wd=" +
                                      w->name + " covers " + std::to_string(s.to - s.from) +
                                      " bytes of sd=" + sd->name + ", less than its largest transfer (" +
                                      std::to_string(largest) + " bytes)");

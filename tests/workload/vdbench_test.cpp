@@ -220,6 +220,17 @@ TEST_CASE("an offered rate far above the device runs at the device's rate; a hug
   REQUIRE_FALSE(small.is_ok());
   CHECK(small.status().message() ==
         "t.vdb:2: range: wd=w covers 65536 bytes of sd=s, less than its largest transfer (1073741824 bytes)");
+  // A size of a 0 % share never runs, so it need not fit; a forxfersize size is the rd's line.
+  CHECK(workload::run_vdbench(*b.target, b.target->capacity_bytes(), b.sim,
+                              parse_vdbench_ok("sd=s,lun=x,size=64k\nwd=w,sd=s,xfersize=(4k,100,1g,0)\n"
+                                               "rd=r,wd=w,iorate=max\n"),
+                              o)
+            .is_ok());
+  const auto looped = workload::run_vdbench(
+      *b.target, b.target->capacity_bytes(), b.sim,
+      parse_vdbench_ok("sd=s,lun=x,size=64k\nwd=w,sd=s\nrd=r,wd=w,iorate=max,forxfersize=(4k,128k)\n"), o);
+  REQUIRE_FALSE(looped.is_ok());
+  CHECK(looped.status().message().rfind("t.vdb:3: range: wd=w covers 65536 bytes of sd=s", 0) == 0);
   const auto zero = workload::load_vdbench_file("/dev/zero");
   REQUIRE_FALSE(zero.is_ok());
   CHECK(zero.status().message() == "/dev/zero: larger than 1 MiB");
