@@ -531,7 +531,8 @@ void FioSession::Impl::finish_clone(Clone& c) {
   c.result->end_ns = now;
   for (auto& ds : c.result->direction)
     if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.measure_from);
-  if (c.logs && c.started) c.logs->finish(now - c.start);
+  if (c.logs && c.started)
+    if (sim::Status st = c.logs->finish(now - c.start); !st.is_ok()) fail_clone(c, EIO, st.message());
   --clones_left_;
   --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
   if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();

@@ -75,6 +75,7 @@ sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& 
     auto file = std::make_unique<std::ofstream>(path, std::ios::app);
     if (!*file) return sim::io_error(path + ": cannot create the log file: " + std::strerror(errno));
     w->files_[k] = std::move(file);
+    w->paths_[k] = path;
   }
   w->window_end_ns_ = logs.avg_ns;
   w->hist_end_ns_ = logs.hist_ns;
@@ -171,14 +172,28 @@ void FioLogWriter::close_hist_windows(sim::Time elapsed_ns) {
   }
 }
 
-void FioLogWriter::finish(sim::Time elapsed_ns) {
+int FioLogWriter::files_per_clone(const LogOptions& logs) {
+  return 3 * !logs.lat_prefix.empty() + !logs.bw_prefix.empty() + !logs.iops_prefix.empty() +
+         !logs.hist_prefix.empty();
+}
+
+sim::Status FioLogWriter::finish(sim::Time elapsed_ns) {
   if (logs_.avg_ns > 0) {
     // The last, partial window is written at its end time, as fio's finalize_logs does.
     close_avg_windows(std::max(elapsed_ns, window_end_ns_));
   }
   if (logs_.hist_ns > 0 && files_[kHist]) close_hist_windows(std::max(elapsed_ns, hist_end_ns_));
-  for (auto& f : files_)
-    if (f) f->flush();
+  sim::Status status;
+  for (int k = 0; k < kLogKinds; ++k) {
+    if (!files_[k]) continue;
+    errno = 0;
+    files_[k]->close();  // flushes; a write that failed earlier left the stream failed too
+    if (files_[k]->fail() && status.is_ok())
+      status = sim::io_error(paths_[k] + ": cannot write the log file: " +
+                             (errno != 0 ? std::strerror(errno) : "a write failed"));
+    files_[k].reset();
+  }
+  return status;
 }
 
 }  // namespace afasim::workload

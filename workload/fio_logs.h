@@ -50,8 +50,13 @@ class FioLogWriter {
   // One completed I/O, `elapsed_ns` after the clone started. Latencies in ns.
   void record(sim::Time elapsed_ns, Direction d, std::int64_t bytes, std::int64_t offset,
               sim::Time slat_ns, sim::Time clat_ns);
-  // Writes what the windows ending at or before `elapsed_ns` hold, then flushes the files.
-  void finish(sim::Time elapsed_ns);
+  // Writes what the windows ending at or before `elapsed_ns` hold, then closes the files.
+  // kIoError naming the first file a write to failed (a full disk: hostile round 23, 1.1 MB
+  // of logs were lost without a word).
+  sim::Status finish(sim::Time elapsed_ns);
+  // How many files open() keeps open for `logs`: lat, slat and clat for write_lat_log, one
+  // each for bw, iops and the histogram.
+  static int files_per_clone(const LogOptions& logs);
 
  private:
   struct Window {  // one direction's samples in the current log_avg_msec window
@@ -69,6 +74,7 @@ class FioLogWriter {
 
   LogOptions logs_;
   std::array<std::unique_ptr<std::ofstream>, kLogKinds> files_;
+  std::array<std::string, kLogKinds> paths_;
   std::array<Window, kDirections> window_{};
   sim::Time window_end_ns_ = 0;
   std::array<std::vector<std::uint64_t>, kDirections> hist_;  // kFioPlatCount bins each

@@ -2,6 +2,7 @@
 // lists them). Small jobs on a fresh ISE 860 G3 in virtual time; the expected figures come
 // from the option's definition (fio's HOWTO) applied to the job's own numbers.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 
 #include <unistd.h>
 
@@ -211,6 +212,34 @@ TEST_CASE("write_*_log takes a path prefix as fio does; a folder that does not e
   auto refused = run_fio(*array, sim, parse_options_job(job + "write_bw_log=" + folder + "/none/db\n"), FioRunOptions{});
   REQUIRE(!refused.is_ok());
   CHECK(refused.status().message() == folder + "/none/db_bw.1.log: cannot create the log file: No such file or directory");
+  // A log that cannot be written (a full disk: /dev/full) is the job's error, not lost
+  // without a word (hostile round 23: exit 0 and 1.1 MB of logs gone).
+  std::filesystem::create_symlink("/dev/full", folder + "/full_iops.1.log");
+  const RunReport full = run(job + "write_iops_log=full\n", false, folder);
+  CHECK(full.results[0].error == EIO);
+  CHECK(full.results[0].error_message == folder + "/full_iops.1.log: cannot write the log file: No space left on device");
+  CHECK(run(job + "write_iops_log=fine\n", false, folder).results[0].error == 0);
+  // Every clone's logs stay open: more than the open-file limit is refused before any file
+  // is made (400 clones x 3 latency logs failed at the 340th clone and left ~1,000 files).
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  rlimit low = saved;
+  low.rlim_cur = std::min<rlim_t>(1024, saved.rlim_max);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+  sim::Simulator sim2(1);
+  controller::MemoryJournal journal2;
+  auto array2 = controller::Array::open(sim2, catalog, catalog.system("ise-860-g3").value(), journal2,
+                                        journal2.snapshot(), controller::ArrayOptions{}).value();
+  FioRunOptions in_folder;
+  in_folder.log_dir = folder + "/many";
+  std::filesystem::create_directories(in_folder.log_dir);
+  auto many = run_fio(*array2, sim2, parse_options_job(job + "numjobs=400\nwrite_lat_log=m\n"), in_folder);
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  REQUIRE_FALSE(many.is_ok());
+  CHECK(many.status().message() == "t.fio: the jobs' log files (write_*_log) keep 1200 files open, one per log and "
+                                   "clone; the open-file limit (ulimit -n) is " + std::to_string(low.rlim_cur) +
+                                       ", 64 of them afasim's own: raise the limit, or log fewer clones");
+  CHECK(std::filesystem::is_empty(in_folder.log_dir));
   std::filesystem::remove_all(folder);
 }
 
