@@ -324,6 +324,10 @@ struct FioParseOptions {
   std::int64_t device_bytes = 0;
 };
 inline constexpr int kMaxIncludeDepth = 8;
+// Included files one job file may read in all, and their bytes in all (each file is at most
+// kMaxFileBytes): a job file with 10 includes at each of 8 levels had read 10^7 files.
+inline constexpr int kMaxIncludeFiles = 1024;
+inline constexpr std::size_t kMaxIncludeBytes = 16 << 20;
 
 // Parses job-file text. `file_name` only labels messages. On success: the resolved jobs
 // (at least one). On failure: kInvalidArgument "FILE:LINE: OPTION: what is wrong" for the

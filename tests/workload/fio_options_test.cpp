@@ -487,6 +487,36 @@ TEST_CASE("include, ${ENV} and --section reach outside the text only through Fio
         "t.fio: --section: no job section \"c\"");
 }
 
+TEST_CASE("includes are bounded in number and bytes, not only in depth") {
+  // Hostile round 23: 10 includes in each of 8 levels read 10^7 files (2 GB, killed at 120 s).
+  // Here each level includes the next 10 times. From g2: 1 + 10 + 100 = 111 files, fine. From
+  // g3 (1,111 files), depth first: g3, nine whole g2 subtrees of 111 (1,000 files), the tenth
+  // g2, two g1 with their 10 g0 each (1,022), a third g1 (1,024): its first include is the
+  // 1,025th file.
+  FioParseOptions options;
+  options.read_include = [](const std::string& path, const std::string&) -> sim::Result<std::string> {
+    if (path == "big.inc") return std::string(1 << 20, '\n');  // 1 MiB of empty lines
+    const int level = path[1] - '0';
+    if (level == 0) return std::string("iodepth=2\n");
+    std::string text;
+    for (int i = 0; i < 10; ++i) text += "include g" + std::to_string(level - 1) + ".inc\n";
+    return text;
+  };
+  auto fan = [&](int levels) {
+    auto f = parse_fio_job_file("[j]\nfilename=v\nsize=1m\ninclude g" + std::to_string(levels) + ".inc\n", "t.fio",
+                                options);
+    return f.is_ok() ? std::string() : f.status().message();
+  };
+  CHECK(fan(2) == "");
+  CHECK(fan(3) == "g1.inc:1: include: more than 1024 included files in one job file");
+  // 17 included files of 1 MiB each pass the 16 MiB of included text.
+  std::string many = "[j]\nfilename=v\nsize=1m\n";
+  for (int i = 0; i < 17; ++i) many += "include big.inc\n";
+  auto big = parse_fio_job_file(many, "t.fio", options);
+  REQUIRE_FALSE(big.is_ok());
+  CHECK(big.status().message() == "t.fio:20: include: the included files hold more than 16777216 bytes in all");
+}
+
 TEST_CASE("read_iolog replays a trace in a job, at its recorded times or back to back (replay_no_stall)") {
   const std::string path = "/tmp/afasim-iolog-" + std::to_string(::getpid()) + ".log";
   {
