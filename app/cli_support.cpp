@@ -119,7 +119,7 @@ int fail_command(const char* command, const std::string& message, int code) {
   return code;
 }
 
-std::string output_file_problem(const std::string& path, std::initializer_list<std::string> inputs) {
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const std::string& input : inputs)

@@ -249,6 +249,13 @@ int run_fio_command(const FioOptions& o) {
   auto file = load_jobs(o, device_run ? device_run->target->capacity_bytes() : 0);
   if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
   for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
+  // What the run reads may not be written over: --output or a log named like a job file, an
+  // include or a read_iolog trace replaced it (hostile round 23).
+  std::vector<std::string> inputs = workload::fio_referenced_files(*file);
+  for (const std::string& path : o.job_files)
+    if (path != "-") inputs.push_back(path);
+  if (const std::string bad = o.output.empty() ? "" : output_file_problem(o.output, inputs); !bad.empty())
+    return fail_command("fio", "--output: " + bad, 2);
   OutputFile out = open_output(o.output);
   if (!o.output.empty() && !out) {
     const int error = errno;
@@ -257,6 +264,7 @@ int run_fio_command(const FioOptions& o) {
   if (!o.device.empty()) {
     workload::FioRunOptions run_options;
     run_options.seed = o.seed;
+    run_options.input_files = inputs;
     if (!o.quiet) run_options.progress = progress_printer("afasim ");
     return run_on_device(o, *device_run, *file, run_options, *formats, out.get());
   }
@@ -266,6 +274,7 @@ int run_fio_command(const FioOptions& o) {
   if (!preset.is_ok()) return fail_command("fio", "--system: " + preset.status().message(), 2);
   workload::FioRunOptions run_options;
   run_options.seed = o.seed;
+  run_options.input_files = inputs;
   run_options.raid_type = *raid::parse_raid_type(o.raid_type);
   run_options.provisioning = *controller::parse_provisioning(o.provisioning);
   if (!o.quiet) run_options.progress = progress_printer("afasim ");

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 #include <variant>
 
 namespace afasim::app {
@@ -39,7 +40,7 @@ int fail_command(const char* command, const std::string& message, int code);
 // write permission only, without opening it; /dev/full passes and fails at the write.
 // `inputs`: the files the command reads; an output that is one of them (by any name: a link,
 // ./x) is refused, not written over (hostile round 22: `vdbench P.vdb --svg P.vdb`).
-std::string output_file_problem(const std::string& path, std::initializer_list<std::string> inputs = {});
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs = {});
 
 // Writes `text` over the file at `path`: "" when done, else "cannot write PATH: reason".
 std::string write_output_file(const std::string& path, const std::string& text);

@@ -535,6 +535,19 @@ Result<FioJobFile> load_fio_job_file(const std::string& path, const FioParseOpti
   return parse_fio_job_file(*text, path, options);
 }
 
+std::vector<std::string> fio_referenced_files(const FioJobFile& f) {
+  std::vector<std::string> files;
+  auto add = [&files](const std::string& path) {
+    if (!path.empty() && std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+  };
+  for (const WrittenOption& o : f.global_options) add(o.file);
+  for (const FioJob& j : f.jobs) {
+    for (const WrittenOption& o : j.options) add(o.file);
+    add(j.read_iolog);
+  }
+  return files;
+}
+
 FioParseOptions host_parse_options() {
   FioParseOptions options;
   options.env = [](const std::string& name) -> std::optional<std::string> {

@@ -329,6 +329,10 @@ inline constexpr int kMaxIncludeDepth = 8;
 inline constexpr int kMaxIncludeFiles = 1024;
 inline constexpr std::size_t kMaxIncludeBytes = 16 << 20;
 
+// The files `f` names that a run reads besides its job files: included files and read_iolog
+// traces, as written (relative to the current folder).
+std::vector<std::string> fio_referenced_files(const FioJobFile& f);
+
 // Parses job-file text. `file_name` only labels messages. On success: the resolved jobs
 // (at least one). On failure: kInvalidArgument "FILE:LINE: OPTION: what is wrong" for the
 // first problem found (FILE:LINE: ... when no option is involved).

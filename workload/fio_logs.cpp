@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "sim/assert.h"
 
@@ -60,7 +61,8 @@ std::string log_name(const std::string& prefix, const char* type, int thread_num
 sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& logs,
                                                              const std::string& dir,
                                                              int thread_number,
-                                                             std::set<std::string>& opened) {
+                                                             std::set<std::string>& opened,
+                                                             const std::vector<std::string>& inputs) {
   std::unique_ptr<FioLogWriter> w(new FioLogWriter(logs));
   const std::string* prefixes[kLogKinds] = {&logs.lat_prefix, &logs.lat_prefix,
                                             &logs.lat_prefix, &logs.bw_prefix,
@@ -71,6 +73,12 @@ sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& 
     const bool absolute = !prefixes[k]->empty() && prefixes[k]->front() == '/';
     const std::string path = (dir.empty() || absolute ? std::string() : dir + "/") +
                              log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
+    for (const std::string& input : inputs) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(path, input, ec))
+        return sim::invalid_argument(path + ": the log file would replace " + input +
+                                     ", which this run reads: give the log another name");
+    }
     if (opened.insert(path).second) std::ofstream(path, std::ios::trunc);  // this run's file
     auto file = std::make_unique<std::ofstream>(path, std::ios::app);
     if (!*file) return sim::io_error(path + ": cannot create the log file: " + std::strerror(errno));

@@ -43,9 +43,12 @@ class FioLogWriter {
   // `thread_number` (1-based over the run's clones): PREFIX_TYPE.N.log, or PREFIX_TYPE.log
   // with per_job_logs=0, which clones share: a file not in `opened` yet is emptied first,
   // then every writer appends. kIoError naming the file when one cannot be created.
+  // A log that is one of `inputs` (the files the run reads) is refused (kInvalidArgument)
+  // before anything is written: a job file named like its own log was replaced by it.
   static sim::Result<std::unique_ptr<FioLogWriter>> open(const LogOptions& logs,
                                                         const std::string& dir, int thread_number,
-                                                        std::set<std::string>& opened);
+                                                        std::set<std::string>& opened,
+                                                        const std::vector<std::string>& inputs = {});
 
   // One completed I/O, `elapsed_ns` after the clone started. Latencies in ns.
   void record(sim::Time elapsed_ns, Direction d, std::int64_t bytes, std::int64_t offset,

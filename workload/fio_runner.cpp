@@ -134,7 +134,7 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
         cl.iolog = std::move(trace).value();
       }
       if (j.logs.any()) {
-        auto logs = FioLogWriter::open(j.logs, options_.log_dir, cl.thread_number, log_paths_);
+        auto logs = FioLogWriter::open(j.logs, options_.log_dir, cl.thread_number, log_paths_, options_.input_files);
         if (!logs.is_ok()) return logs.status();
         cl.logs = std::move(logs).value();
       }

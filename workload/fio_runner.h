@@ -54,6 +54,9 @@ struct FioRunOptions {
   std::function<void(const std::string& line)> progress;
   // Where write_*_log files go (fio writes them in the current folder). Empty: here.
   std::string log_dir;
+  // Files the run reads (job files, included files, read_iolog traces): a log file that is
+  // one of them is refused rather than written over it (hostile round 23).
+  std::vector<std::string> input_files;
 };
 
 // Creates (or checks) the volumes `file` names. kUnprocessable naming the job file and line

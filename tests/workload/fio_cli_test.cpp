@@ -173,3 +173,21 @@ TEST_CASE("a path option given an empty value is refused, not taken as absent (h
   CHECK(config.exit_code == 2);
   CHECK(config.err == "afasim fio: --config-dir: an empty value (leave the option out for its default)\n");
 }
+
+TEST_CASE("fio's outputs may not replace what the run reads: --output, or a log named like an input (hostile round 23)") {
+  // `--output job.fio` replaced the job file with the report; a job file or a read_iolog
+  // trace named NAME_lat.log was replaced by write_lat_log=NAME with per_job_logs=0.
+  const std::string job = write_temp("own.fio", "[x]\nrw=randread\nfilename=v\nsize=1g\nruntime=10ms\ntime_based\n");
+  const auto output = run_cli("fio --quiet " + job + " --output " + job);
+  CHECK(output.exit_code == 2);
+  CHECK(output.err == "afasim fio: --output: " + job + " is " + job + ", which this command reads: give another file\n");
+  const std::string folder = std::filesystem::path(job).parent_path().string();
+  const std::string self = write_temp("self_lat.log", "[self]\nrw=randread\nfilename=v\nsize=1g\nruntime=10ms\n"
+                                                      "time_based\nwrite_lat_log=" + folder + "/self\nper_job_logs=0\n");
+  const auto log = run_cli("fio --quiet " + self + " --output /dev/null");
+  CHECK(log.exit_code == 2);
+  CHECK(log.err == "afasim fio: " + self + ": the log file would replace " + self +
+                       ", which this run reads: give the log another name\n");
+  CHECK(std::filesystem::file_size(self) > 0);
+  CHECK(run_cli("fio --quiet " + job + " --output " + folder + "/own.out").exit_code == 0);
+}
