@@ -311,6 +311,12 @@ Status check_region_fits(const JobState& s, std::string_view file) {
   }
   for (int d = 0; d < kDirections; ++d) {
     const auto dir = static_cast<Direction>(d);
+    if (does_direction(job.rw, dir) && job.bs[d].max_bytes > kMaxIoBytes) {
+      return located(option_at(file, s, Opt::kBs, "bs"),
+                     "the largest " + std::string(to_string(dir)) + " block size (" +
+                         config::byte_count(job.bs[d].max_bytes) + ") is above afasim's largest I/O, 1 GiB (" +
+                         std::to_string(kMaxIoBytes) + " bytes)");
+    }
     if (does_direction(job.rw, dir) && job.bs[d].max_bytes > job.size_bytes) {
       return located(option_at(file, s, Opt::kSize, "size"),
                      "the region (" + config::byte_count(job.size_bytes) +

@@ -289,6 +289,10 @@ inline constexpr int kMaxClones = 4096;      // total numjobs of a file: fio's R
 inline constexpr int kMaxIodepth = 65536;    // assumption: far above any device queue
 inline constexpr int kMaxLoops = 1'000'000;  // assumption
 inline constexpr std::int64_t kMaxBytes = std::int64_t{1} << 60;  // 1 EiB, any size value
+// The largest single I/O afasim simulates, as VDBench's xfersize and a trace record: an I/O
+// keeps per-piece state for its whole length (hostile round 23: one 1 TiB write took 3.7 GB
+// and ran out of memory). NBD clients send at most 32 MiB.
+inline constexpr std::int64_t kMaxIoBytes = std::int64_t{1} << 30;
 inline constexpr sim::Time kMaxDuration = 10 * sim::kYear;        // any time value
 inline constexpr std::size_t kMaxLineBytes = 4096;                // fio's OPT_LEN_MAX: 4096 or 8192
 inline constexpr std::size_t kMaxFileBytes = 1 << 20;  // a job file over 1 MiB is refused

@@ -322,6 +322,14 @@ TEST_CASE("bssplit and blocksize_range follow fio's syntax") {
   CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 1).max_bytes == 8192);
   CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 1).split.size() == 2);
 
+  // One I/O is at most 1 GiB, whichever form names it (hostile round 23: bs=1t took 3.7 GB).
+  for (const std::string& bs : {"bs=1t", "bssplit=4k/50:2g/50", "bsrange=4k-2g"}) {
+    auto big = parse_fio_job_file("[j]\nsize=4t\nrw=randwrite\n" + bs + "\n", "t.fio");
+    REQUIRE_FALSE(big.is_ok());
+    CHECK(big.status().message().find("block size") != std::string::npos);
+    CHECK(big.status().message().find("is above afasim's largest I/O, 1 GiB (1073741824 bytes)") != std::string::npos);
+  }
+  CHECK(parse_job_ok("[j]\nsize=4t\nrw=randwrite\nbs=1g\n").jobs[0].bs[1].max_bytes == sim::kGiB);
   const FioJobFile r = parse_job_ok("[j]\nsize=1g\nbsrange=16k-4k\nbs_unaligned\n");
   CHECK(r.jobs[0].bs[0].min_bytes == 4096);  // HOWTO irange: "the two values are swapped"
   CHECK(r.jobs[0].bs[0].max_bytes == 16 * sim::kKiB);

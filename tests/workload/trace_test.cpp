@@ -399,6 +399,14 @@ TEST_CASE("a record whose offset or size is not a multiple of 512 bytes is a bad
         "t.trace:1: write at 1 + 3: offset and size must be multiples of 512 bytes, the logical block");
   // Flushes carry no range: "sync 1 3" is still a flush.
   CHECK(all(*reader("fio version 2 iolog\nf sync 1 3\n")).size() == 1);
+  // A read or write above 1 GiB is a bad line (hostile round 23: one 1 TiB write took 3.7 GB);
+  // a trim of any size is not (traces discard whole devices). 2,097,152 blocks are 1 GiB.
+  auto big = reader("0.0 0 0 2147483648 0\n1.0 0 0 2097152 0\n2.0 0 0 2097153 1\n", skip);
+  CHECK(all(*big).size() == 1);
+  CHECK(big->bad_lines() == 2);
+  CHECK(all(*reader("fio version 2 iolog\nf trim 0 4398046511104\n")).size() == 1);
+  CHECK(big->first_bad() ==
+        "t.trace:1: write at 0 + 1099511627776: an I/O larger than afasim's largest, 1 GiB (1073741824 bytes)");
 }
 
 TEST_CASE("blkparse: only a real summary header ends the events; an event after it is a bad line (hostile finding 12)") {
