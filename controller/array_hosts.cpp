@@ -112,6 +112,8 @@ void Array::sync_qos(const Volume& v) {
 // Hosts
 
 sim::Result<Host> Array::create_host(const HostSpec& spec) {
+  if (hosts_.size() >= kMaxHosts)
+    return sim::unprocessable("the array holds at most " + std::to_string(kMaxHosts) + " hosts; delete one first");
   AFASIM_RETURN_IF_ERROR(check_name("host", spec.name));
   for (const auto& [id, h] : hosts_)
     if (h.name == spec.name) return sim::conflict("a host named \"" + spec.name + "\" exists (id " + std::to_string(id) + ")");
@@ -181,6 +183,8 @@ Status Array::delete_host(Id id, std::optional<std::uint64_t> expected_revision)
 // Mappings
 
 sim::Result<Mapping> Array::create_mapping(const MappingSpec& spec) {
+  if (mappings_.size() >= kMaxMappings)
+    return sim::unprocessable("the array holds at most " + std::to_string(kMaxMappings) + " mappings; delete one first");
   const Volume* v = volume(spec.volume_id);
   if (v == nullptr) return sim::not_found("no volume " + std::to_string(spec.volume_id));
   const Host* h = host(spec.host_id);
@@ -236,6 +240,9 @@ Status Array::delete_mapping(Id id, std::optional<std::uint64_t> expected_revisi
 // QoS policies
 
 sim::Result<QosPolicy> Array::create_qos_policy(const QosPolicySpec& spec) {
+  if (qos_policies_.size() >= kMaxQosPolicies)
+    return sim::unprocessable("the array holds at most " + std::to_string(kMaxQosPolicies) +
+                              " QoS policies; delete one first");
   AFASIM_RETURN_IF_ERROR(check_name("QoS policy", spec.name));
   for (const auto& [id, q] : qos_policies_)
     if (q.name == spec.name) return sim::conflict("a QoS policy named \"" + spec.name + "\" exists (id " + std::to_string(id) + ")");

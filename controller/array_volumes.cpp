@@ -76,14 +76,16 @@ Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host
     if (!seen.insert({i.type, a}).second)
       return sim::unprocessable(std::string(to_string(i.type)) + " initiator \"" + a +
                                 "\" is listed twice");
-    for (const auto& [id, h] : hosts_) {
-      if (id == host_id) continue;
-      for (const auto& other : h.initiators)
-        if (other.type == i.type && other.address == a)
-          return sim::conflict(std::string(to_string(i.type)) + " initiator \"" + a +
-                               "\" already belongs to host " + std::to_string(id) + " (\"" +
-                               h.name + "\")");
-    }
+  }
+  // One pass over the other hosts' initiators, each looked up among the request's (at most
+  // 64): a pass per requested initiator cost 64 x every stored one (hostile round 23: one
+  // create took 1 s at 13,900 hosts, on the thread every request waits for).
+  for (const auto& [id, h] : hosts_) {
+    if (id == host_id) continue;
+    for (const auto& other : h.initiators)
+      if (seen.count({other.type, other.address}))
+        return sim::conflict(std::string(to_string(other.type)) + " initiator \"" + other.address +
+                             "\" already belongs to host " + std::to_string(id) + " (\"" + h.name + "\")");
   }
   return Status::ok();
 }

@@ -198,6 +198,13 @@ inline constexpr std::int64_t kMaxProvisionedBytes = 1LL << 54;
 // arrays of its class take 1,024 to 4,096 LUNs. It also bounds the management plane, whose
 // every change looks at every volume (capacity, snapshot, reservations).
 inline constexpr std::size_t kMaxVolumes = 4096;
+// Hosts, mappings and QoS policies an array holds at most. Assumptions, as kMaxVolumes: a host
+// per volume, four paths' worth of mappings per volume, a policy per volume. They bound the
+// management plane, which runs on the model thread: without them an operator adding hosts made
+// every request wait (hostile round 23: 13,900 hosts, 11 s per request).
+inline constexpr std::size_t kMaxHosts = 4096;
+inline constexpr std::size_t kMaxMappings = 4 * kMaxVolumes;
+inline constexpr std::size_t kMaxQosPolicies = 4096;
 inline constexpr std::int64_t kMaxIops = 100'000'000;
 
 }  // namespace afasim::controller

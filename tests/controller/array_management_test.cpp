@@ -528,6 +528,39 @@ TEST_CASE("the array holds at most kMaxVolumes volumes; the next create is refus
   CHECK(f.array->create_volume(f.spec("one-more", sim::kGiB)).is_ok());
 }
 
+TEST_CASE("hosts, mappings and QoS policies are bounded as volumes are; an initiator check is one pass") {
+  // Hostile round 23: hosts had no bound, and each initiator of a new host was compared with
+  // every stored one: at 13,900 hosts one create took 1 s and every request waited behind it.
+  Fixture f;
+  for (std::size_t i = 0; i < kMaxHosts; ++i)
+    REQUIRE(f.array->create_host({"h" + std::to_string(i), "", {{InitiatorType::kNbd, "10.0." + std::to_string(i / 256) + "." + std::to_string(i % 256)}}}).is_ok());
+  auto host = f.array->create_host({"one-more", "", {}});
+  REQUIRE_FALSE(host.is_ok());
+  CHECK(host.status().code() == sim::Code::kUnprocessable);
+  CHECK(host.status().message() == "the array holds at most 4096 hosts; delete one first");
+  // The initiator of the last host stored is still found among 4,096.
+  REQUIRE(f.array->delete_host(f.array->hosts().begin()->first).is_ok());
+  auto twin = f.array->create_host({"twin", "", {{InitiatorType::kNbd, "10.0.15.255"}}});
+  CHECK(twin.status().message() == "nbd initiator \"10.0.15.255\" already belongs to host 4096 (\"h4095\")");
+  for (std::size_t i = 0; i < kMaxQosPolicies; ++i)
+    REQUIRE(f.array->create_qos_policy({"q" + std::to_string(i), {std::nullopt, 1000, std::nullopt}}).is_ok());
+  CHECK(f.array->create_qos_policy({"one-more", {std::nullopt, 1000, std::nullopt}}).status().message() ==
+        "the array holds at most 4096 QoS policies; delete one first");
+  // 16,384 mappings: 4 hosts see each of 4,096 volumes.
+  std::vector<Id> hosts;
+  for (const auto& [id, h] : f.array->hosts()) if (hosts.size() < 4) hosts.push_back(id);
+  for (std::size_t i = 0; i < kMaxVolumes; ++i) {
+    const Volume v = f.array->create_volume(f.spec("v" + std::to_string(i), sim::kGiB)).value();
+    for (Id h : hosts)
+      REQUIRE(f.array->create_mapping({v.id, h, static_cast<std::int64_t>(i), MappingAccess::kReadWrite}).is_ok());
+  }
+  CHECK(f.array->mappings().size() == kMaxMappings);
+  const Id fifth = std::next(f.array->hosts().begin(), 4)->first;
+  CHECK(f.array->create_mapping({f.array->volume_by_name("v0")->id, fifth, 0, MappingAccess::kReadWrite})
+            .status()
+            .message() == "the array holds at most 16384 mappings; delete one first");
+}
+
 TEST_CASE("all volumes provision at most kMaxProvisionedBytes: their thin maps fit in memory") {
   // Each thin volume's map has an entry per extent it may have: 64 MiB of memory per PiB,
   // written or not. 4,096 volumes of 1 PiB were each accepted (the API's and a scenario's

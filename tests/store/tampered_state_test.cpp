@@ -171,6 +171,15 @@ TEST_CASE("a row id below 1 is refused, in a snapshot that did not come through 
   s.hosts.back().id = 1;
   s.meta["next_id.host"] = "2";
   CHECK(snapshot_problem(s, preset) == "");
+  // More hosts than an array holds (hostile round 23: hosts had no bound).
+  for (Id id = 2; id <= static_cast<Id>(kMaxHosts) + 1; ++id) {
+    s.hosts.push_back(Host{});
+    s.hosts.back().id = id;
+  }
+  s.meta["next_id.host"] = std::to_string(kMaxHosts + 2);
+  CHECK(snapshot_problem(s, preset) == "table hosts holds 4097 rows, more than the 4096 an array holds");
+  s.hosts.pop_back();
+  CHECK(snapshot_problem(s, preset) == "");
 }
 
 TEST_CASE("a volume counter with every volume id handed out opens, and the next create is refused, not attached") {
