@@ -152,8 +152,13 @@ def test():
             log(f"ok ({time.time() - STARTED:.1f} s): logged in through the page's form")
             page.until_text("#controllers", r"Controller A[\s\S]*Controller B", "physical view shows both controllers")
 
+            # More QoS policies than one page of the API holds (1,000): the page lists them all
+            # (hostile round 23: it drew the first 1,000 of a list without a word).
+            for i in range(1001):
+                s.ok("POST", "/qos-policies", {"name": f"bulk{i:04d}", "max_iops": 1000 + i})
             # Storage: a volume, a host with an NBD initiator, a mapping, all through the forms.
             page.tab("storage")
+            page.until_text("#qos-table tbody", r"bulk0000[\s\S]*bulk1000", "all 1,001 bulk QoS policies are listed")
             page.fill("volume-form", name="web01", capacity="1GiB", provisioning="fixed", max_iops=5000)
             page.until_text("#volumes-table tbody", r"web01\s+1 GiB\s+RAID10\s+fixed\s+1 GiB\s+- / 5000 / -",
                             "the new volume is listed with its size, RAID type, provisioning and QoS")
