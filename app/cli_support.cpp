@@ -119,12 +119,18 @@ int fail_command(const char* command, const std::string& message, int code) {
   return code;
 }
 
-std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
+std::string output_is_input(const std::string& path, const std::vector<std::string>& inputs) {
   std::error_code ec;
   for (const std::string& input : inputs)
-    if (!input.empty() && fs::equivalent(path, input, ec))
+    if (!input.empty() && std::filesystem::equivalent(path, input, ec))
       return path + " is " + input + ", which this command reads: give another file";
+  return "";
+}
+
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  if (std::string same = output_is_input(path, inputs); !same.empty()) return same;
+  std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (fs::is_directory(st)) return path + " is a folder, not a file";
   const fs::path dir = fs::path(path).parent_path();

@@ -254,7 +254,7 @@ int run_fio_command(const FioOptions& o) {
   std::vector<std::string> inputs = workload::fio_referenced_files(*file);
   for (const std::string& path : o.job_files)
     if (path != "-") inputs.push_back(path);
-  if (const std::string bad = o.output.empty() ? "" : output_file_problem(o.output, inputs); !bad.empty())
+  if (const std::string bad = o.output.empty() ? "" : output_is_input(o.output, inputs); !bad.empty())
     return fail_command("fio", "--output: " + bad, 2);
   OutputFile out = open_output(o.output);
   if (!o.output.empty() && !out) {

@@ -41,6 +41,9 @@ int fail_command(const char* command, const std::string& message, int code);
 // `inputs`: the files the command reads; an output that is one of them (by any name: a link,
 // ./x) is refused, not written over (hostile round 22: `vdbench P.vdb --svg P.vdb`).
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs = {});
+// Only the first check of output_file_problem: "" unless `path` is the same file as one of
+// `inputs` (a link to it included).
+std::string output_is_input(const std::string& path, const std::vector<std::string>& inputs);
 
 // Writes `text` over the file at `path`: "" when done, else "cannot write PATH: reason".
 std::string write_output_file(const std::string& path, const std::string& text);

@@ -281,7 +281,7 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
   const Opt id = e.def->id;
   const std::string_view v = e.option.value;
   if (id == Opt::kFilename) {
-    std::vector<std::string> names;
+    std::vector<std::string> names, paths;
     for (std::string_view part : split(v, ':')) {  // fio: "a:b" is two files
       if (part.empty()) return sim::invalid_argument(quoted(v) + ": an empty file name");
       for (unsigned char c : part) {
@@ -296,8 +296,10 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
         return sim::invalid_argument(quoted(v) + ": volume " + quoted(name) + " twice");
       }
       names.push_back(std::move(name));
+      paths.emplace_back(file_path_of(part));
     }
     s.job.filenames = std::move(names);
+    s.job.filename_paths = std::move(paths);
     return Status::ok();
   }
   if (id == Opt::kIoSize) {

@@ -222,8 +222,18 @@ int volume_line(std::string_view file, const JobState& s) {
 // and offset_increment are all absolute: the largest offset + clone × increment + size.
 Status size_volumes(FioJobFile& out, const std::vector<JobState>& states,
                     std::map<std::string, std::size_t>& index) {
+  std::map<std::string, std::pair<std::string, const JobState*>> path_of;  // volume -> first path
   for (const auto& s : states) {
     const FioJob& job = s.job;
+    for (std::size_t f = 0; f < job.filename_paths.size(); ++f) {
+      const auto [at, fresh] = path_of.try_emplace(job.filenames[f], job.filename_paths[f], &s);
+      if (fresh || at->second.first == job.filename_paths[f]) continue;
+      const Location first = option_at(out.file_name, *at->second.second, Opt::kFilename, "filename");
+      return located(option_at(out.file_name, s, Opt::kFilename, "filename"),  // fio: two files (hostile round 23)
+                     quoted(job.filename_paths[f]) + " and " + quoted(at->second.first) + " (" +
+                         std::string(first.file) + ":" + std::to_string(first.line) + ") would share volume " +
+                         quoted(job.filenames[f]) + "; give one another name");
+    }
     const bool absolute = s.size && !s.size->is_percent && (!s.offset || !s.offset->is_percent) &&
                           (!s.offset_increment || !s.offset_increment->is_percent);
     for (int c = 0; c < job.numjobs; ++c) {

@@ -167,6 +167,9 @@ struct FioJob {
   // volume_name_for_path), or empty when the job file gives none; then, as in fio, every
   // clone uses `nrfiles` volumes of its own named "NAME.CLONE.FILE" (see volume_name()).
   std::vector<std::string> filenames;
+  // filename= paths as written, less a leading "/dev/" and '/' (so "/dev/sdb" and "sdb" are
+  // one file): two paths that differ but share a volume name ("a/b", "a-b") are refused.
+  std::vector<std::string> filename_paths;
   int nrfiles = 1;  // files (volumes) per clone: filenames.size() when given
   FileService file_service = FileService::kRoundRobin;
   std::int64_t file_service_ios = 1;  // I/Os before switching file (`roundrobin:N`)
@@ -302,6 +305,9 @@ inline constexpr std::size_t kMaxFileBytes = 1 << 20;  // a job file over 1 MiB 
 // "/dev/sdb" → "sdb", "/dev/mapper/vg-lv" → "mapper-vg-lv", "/mnt/t/f1" → "mnt-t-f1";
 // a plain name stays as it is.
 std::string volume_name_for_path(std::string_view path);
+// The path volume_name_for_path names, before '/' becomes '-': "/dev/mapper/vg-lv" →
+// "mapper/vg-lv".
+std::string_view file_path_of(std::string_view path);
 
 // fio's default percentile list (stat.c): 1 5 10 20 30 40 50 60 70 80 90 95 99 99.5 99.9
 // 99.95 99.99.

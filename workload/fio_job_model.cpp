@@ -55,10 +55,14 @@ std::string_view to_string(RandomDistribution d) {
   return kNames[static_cast<int>(d)];
 }
 
-std::string volume_name_for_path(std::string_view path) {
+std::string_view file_path_of(std::string_view path) {
   if (path.substr(0, 5) == "/dev/") path.remove_prefix(5);
   while (!path.empty() && path.front() == '/') path.remove_prefix(1);
-  std::string name(path);
+  return path;
+}
+
+std::string volume_name_for_path(std::string_view path) {
+  std::string name(file_path_of(path));
   std::replace(name.begin(), name.end(), '/', '-');
   return name;
 }

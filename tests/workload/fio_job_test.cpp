@@ -930,6 +930,18 @@ TEST_CASE("an error about filename= names the filename= line, not the section he
                        "\"-x\"\n");
 }
 
+TEST_CASE("two filename= paths that differ but fold to one volume name are refused, naming both") {
+  // Hostile round 23: "a/b" and "a-b" are two files to fio, and shared volume "a-b" here
+  // without a word (afasim trace refuses the same fold). "/dev/sdb" and "sdb" stay one volume.
+  auto folded = parse_fio_job_file("[a]\nfilename=a/b\nsize=1g\n[b]\nfilename=a-b\nsize=2g\n", "m.fio");
+  REQUIRE_FALSE(folded.is_ok());
+  CHECK(folded.status().message() ==
+        "m.fio:5: filename: \"a-b\" and \"a/b\" (m.fio:2) would share volume \"a-b\"; give one another name");
+  const FioJobFile same = parse_job_ok("[c]\nfilename=/dev/sdb\nsize=1g\n[d]\nfilename=sdb:x\nsize=1g\n", "s.fio");
+  CHECK(same.volumes.size() == 2);
+  CHECK(same.volumes[0].name == "sdb");
+}
+
 TEST_CASE("afasim fio --output that cannot be written fails before the run, with the reason (hostile finding 26)") {
   // Ten minutes of four clones: tens of seconds of simulation if the path were tried at the end.
   const auto start = std::chrono::steady_clock::now();
