@@ -70,4 +70,29 @@ sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& p
   return std::unique_ptr<std::istream>(std::make_unique<DescriptorStream>(*fd));
 }
 
+std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&out](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xc2 && i + 1 < text.size() &&  // U+0080..U+009F in UTF-8
+                    static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if (c1) {
+      escape(c);
+      escape(static_cast<unsigned char>(text[++i]));
+    } else if (c < 0x20 || c == 0x7f) {
+      escape(c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace afasim::config

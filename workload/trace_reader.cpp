@@ -179,7 +179,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::from_stream(std::unique_ptr<st
     if (!more.is_ok()) return more.status();
     if (!*more) return sim::invalid_argument(r->name_ + ": the trace is empty");
     if (!r->line_error_.empty()) {
-      const std::string message = r->name_ + ":" + std::to_string(r->line_no_) + ": " + r->line_error_;
+      const std::string message = config::printable(r->name_ + ":" + std::to_string(r->line_no_) + ": " + r->line_error_);
       if (!r->skip_bad_) return sim::invalid_argument(message);
       r->count_bad(message);
       continue;
@@ -249,7 +249,7 @@ Result<std::optional<TraceRecord>> TraceReader::next() {
       if (sim::Status aligned = check_block_aligned(**r); !aligned.is_ok()) r = aligned;
     }
     if (!r.is_ok()) {
-      const std::string message = name_ + ":" + std::to_string(line_no_) + ": " + r.status().message();
+      const std::string message = config::printable(name_ + ":" + std::to_string(line_no_) + ": " + r.status().message());
       if (!skip_bad_) return sim::invalid_argument(message);
       if (bad_lines_++ == 0) first_bad_ = message;
       continue;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "workload/trace_replay.h"
+#include "config/file_text.h"
 #include "config/json_text.h"
 
 namespace afasim::workload {
@@ -105,7 +106,7 @@ std::string format_trace_totals(const TraceReport& r) {
     std::snprintf(line, sizeof line,
                   "  %s (device %s): %lld I/Os (%lld reads, %lld writes, %lld trims, %lld flushes, %lld errors), "
                   "%.1f IOPS, %.2f MB/s\n    simulated latency: %s\n",
-                  v.volume.c_str(), v.device.c_str(), static_cast<long long>(s.ios), static_cast<long long>(s.reads),
+                  v.volume.c_str(), config::printable(v.device).c_str(), static_cast<long long>(s.ios), static_cast<long long>(s.reads),
                   static_cast<long long>(s.writes), static_cast<long long>(s.trims), static_cast<long long>(s.flushes),
                   static_cast<long long>(s.errors), static_cast<double>(s.ios) / seconds,
                   static_cast<double>(s.bytes) / seconds / 1e6, latency_summary(s.latency_ns).c_str());

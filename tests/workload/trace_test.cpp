@@ -621,6 +621,9 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
       // Hostile round 13: both said "SIZE_BLOCKS is 1 or more and LBA within 1 EiB".
       {"0 0 0 0 1\n", "t.trace:1: SIZE_BLOCKS \"0\" is 0 (want 1 or more)"},
       {"0 0 18014398509481983 8 1\n", "t.trace:1: LBA \"18014398509481983\" is past 1 EiB (512-byte blocks)"},
+      // Hostile round 23: an escape sequence in a field reached the terminal (it cleared the
+      // screen); bytes outside printable ASCII are printed as \xNN.
+      {"0.0 \x1b[2J 0 8 0\n", "t.trace:1: DEVICE \"\\x1b[2J\" is not a number (want a non-negative whole number)"},
   };
   // fio iolog fields named with their value (hostile round 13: "offset and length are byte
   // counts", "want FILE ACTION [OFFSET LENGTH]").
@@ -733,4 +736,12 @@ TEST_CASE("a trace of more devices than the array's 4,096 volumes says how to fo
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("many.disksim:4097: device \"4096\": the trace names more devices than the array's 4096 volumes; "
                    "--map several devices onto one volume") != std::string::npos);
+}
+
+TEST_CASE("a device name with control characters prints as \\xNN in the text totals (hostile round 23)") {
+  // The device field set the terminal's title and turned the text red.
+  const Replay rep = replay("fio version 2 iolog\n\x1b]0;x\x07 write 0 512\n");
+  const std::string text = format_trace_totals(rep.report);
+  CHECK(text.find("(device \\x1b]0;x\\x07)") != std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
 }
