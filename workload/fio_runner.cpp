@@ -250,6 +250,15 @@ std::string FioSession::status_line() const {
 
 sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,
                             const FioRunOptions& options) {
+  // Counted first: the 4,097th volume's own refusal blamed a filename= line the job may not
+  // have and advised deleting one from a fresh array (hostile round 23).
+  std::size_t new_volumes = 0;
+  for (const auto& v : file.volumes) new_volumes += array.volume_by_name(v.name) == nullptr;
+  if (array.volumes().size() + new_volumes > controller::kMaxVolumes)
+    return sim::invalid_argument(file.file_name + ": the jobs name " + std::to_string(new_volumes) +
+                                 " new volumes (filename=, or numjobs x nrfiles of their own); the array holds at "
+                                 "most " + std::to_string(controller::kMaxVolumes) + ", " +
+                                 std::to_string(array.volumes().size()) + " of them made already");
   for (const auto& v : file.volumes) {
     const std::int64_t size = (v.size_bytes + controller::kSectorBytes - 1) /
                               controller::kSectorBytes * controller::kSectorBytes;

@@ -179,7 +179,7 @@ sim::Result<std::size_t> Replayer::volume_for(const std::string& device, std::in
     spec.provisioning = options_.provisioning;
     // The array's volume limit: a replay has nothing to delete (the array's own advice).
     if (array_.volumes().size() >= controller::kMaxVolumes)
-      return sim::unprocessable(reader_.name() + ":" + std::to_string(line) + ": device \"" + device +
+      return sim::invalid_argument(reader_.name() + ":" + std::to_string(line) + ": device \"" + device +
                                 "\": the trace names more devices than the array's " +
                                 std::to_string(controller::kMaxVolumes) +
                                 " volumes; --map several devices onto one volume");

@@ -164,7 +164,7 @@ TEST_CASE("a FIFO nobody writes is an empty trace, iolog or session record inste
   CHECK(replay.err.find("is not an afasim session record") != std::string::npos);
 }
 
-TEST_CASE("a path option given an empty value is refused, not taken as absent (hostile round 18)") {
+TEST_CASE("an empty option value, or more new volumes than the array holds, is refused before the run (hostile rounds 18, 23)") {
   // `serve --record ''` started an unrecorded session, `--config-dir ''` the built-in presets.
   const auto record = run_cli("serve --record '' --state /nonexistent-afasim-state");
   CHECK(record.exit_code == 2);
@@ -172,6 +172,19 @@ TEST_CASE("a path option given an empty value is refused, not taken as absent (h
   const auto config = run_cli("fio --quiet --config-dir '' --name=a --filename=v --size=1g");
   CHECK(config.exit_code == 2);
   CHECK(config.err == "afasim fio: --config-dir: an empty value (leave the option out for its default)\n");
+  // Hostile round 23: `fio --device ''` ran on the array, `capacity --system ''` printed every system.
+  const auto device = run_cli("fio --quiet --device '' --name=a --filename=v --size=1g");
+  CHECK(device.exit_code == 2);
+  CHECK(device.err == "afasim fio: --device: an empty value (leave the option out for its default)\n");
+  // numjobs x nrfiles past the array's 4,096 volumes: the count, before any volume is made
+  // (it blamed a filename= line there was none of, and said "delete one first").
+  const auto many = run_cli("fio --quiet --name=x --rw=read --size=1m --runtime=1ms --numjobs=4096 --nrfiles=2");
+  CHECK(many.exit_code == 2);
+  CHECK(many.err == "afasim fio: <command line>: the jobs name 8192 new volumes (filename=, or numjobs x nrfiles of "
+                    "their own); the array holds at most 4096, 0 of them made already\n");
+  const auto system = run_cli("capacity --system ''");
+  CHECK(system.exit_code == 2);
+  CHECK(system.out.empty());
 }
 
 TEST_CASE("fio's outputs may not replace what the run reads: --output, or a log named like an input (hostile round 23)") {
