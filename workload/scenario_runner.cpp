@@ -186,9 +186,9 @@ Status Runner::create_sessions() {
   for (const ScenarioWorkload& w : s_.workloads) {
     in_flight += jobs_in_flight(w.file);
     if (in_flight > kMaxJobsInFlight)
-      return sim::invalid_argument(job_prefix(w) + "iodepth: the workloads keep up to " + std::to_string(in_flight) +
-                                   " I/Os in flight (numjobs x iodepth); afasim takes at most " +
-                                   std::to_string(kMaxJobsInFlight));
+      return sim::invalid_argument(job_prefix(w) + "iodepth: the workloads up to this one keep up to " +
+                                   std::to_string(in_flight) + " I/Os in flight (numjobs x iodepth); afasim takes at "
+                                   "most " + std::to_string(kMaxJobsInFlight) + " for all of them");
   }
   for (std::size_t i = 0; i < s_.workloads.size(); ++i) {
     const ScenarioWorkload& w = s_.workloads[i];

@@ -72,6 +72,8 @@ std::string number_problem(std::string_view field, std::string_view text, bool w
   if (!std::isfinite(v)) return head + " is not a finite number";
   if (v < 0) return head + " is negative";
   if (v != std::floor(v)) return head + " is not a whole number";
+  // "1e3", "+5": whole, but not in digits (hostile round 23: "1e3" was "too large").
+  if (v < 9.2e18) return head + " is not written in digits (a whole number takes no exponent or sign)";
   return head + " is too large";
 }
 

@@ -785,8 +785,8 @@ TEST_CASE("setup errors the array raises name the scenario key") {
   };
   const auto flight = setup(R"(, "workloads": [)" + deep("a") + "," + deep("b") + "]");
   CHECK(flight.code() == sim::Code::kInvalidArgument);
-  CHECK(flight.message() == "t.json: iodepth: the workloads keep up to 1228800 I/Os in flight (numjobs x iodepth); "
-                            "afasim takes at most 1048576");
+  CHECK(flight.message() == "t.json: iodepth: the workloads up to this one keep up to 1228800 I/Os in flight "
+                            "(numjobs x iodepth); afasim takes at most 1048576 for all of them");
   // 100,000 rows of 200 volumes: past the 20,000,000 counts a report may hold.
   std::string many = R"(, "duration_s": 100000, "volumes": [)";
   for (int i = 0; i < 200; ++i)

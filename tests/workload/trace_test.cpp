@@ -618,6 +618,8 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
       {"1e-400 0 0 8 1\n", "t.trace:1: ARRIVAL_MS \"1e-400\" is out of range"},
       {"0 0 0 8 x\n", "t.trace:1: FLAGS \"x\" is not a number (want a non-negative whole number)"},
       {"0 0 0 1.5 1\n", "t.trace:1: SIZE_BLOCKS \"1.5\" is not a whole number (want a non-negative whole number)"},
+      {"0 0 1e3 8 1\n", "t.trace:1: LBA \"1e3\" is not written in digits (a whole number takes no exponent or sign) "
+                         "(want a non-negative whole number)"},
       // Hostile round 13: both said "SIZE_BLOCKS is 1 or more and LBA within 1 EiB".
       {"0 0 0 0 1\n", "t.trace:1: SIZE_BLOCKS \"0\" is 0 (want 1 or more)"},
       {"0 0 18014398509481983 8 1\n", "t.trace:1: LBA \"18014398509481983\" is past 1 EiB (512-byte blocks)"},
