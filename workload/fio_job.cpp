@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "config/file_text.h"
 #include "config/size.h"
@@ -377,7 +378,8 @@ Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int6
 
 // fio init.c add_job: a job with stonewall or new_group starts a new group unless it is the
 // first job of the file. wait_for must name an earlier job whose name is unique.
-Status resolve_groups(FioJobFile& out, const std::vector<JobState>& states) {
+// `left_out`: job sections of the file --section did not select (a wait_for may name one).
+Status resolve_groups(FioJobFile& out, const std::vector<JobState>& states, const std::set<std::string>& left_out) {
   int group = 0;
   int jobs_in_group = 0;
   for (std::size_t i = 0; i < out.jobs.size(); ++i) {
@@ -399,6 +401,8 @@ Status resolve_groups(FioJobFile& out, const std::vector<JobState>& states) {
     const auto it = states[i].line_of.find(Opt::kWaitFor);
     const Location loc{out.file_name, it == states[i].line_of.end() ? job.line : it->second,
                        "wait_for"};
+    if (found == 0 && left_out.count(job.wait_for))
+      return located(loc, "job " + quoted(job.wait_for) + " is not run: --section did not select it");
     if (found == 0) return located(loc, "no job named " + quoted(job.wait_for));
     if (found > 1) return located(loc, "several jobs are named " + quoted(job.wait_for));
     if (!earlier) return located(loc, "job " + quoted(job.wait_for) + " comes later in the file");
@@ -494,7 +498,10 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
   if (text.starts_with(kUtf8Bom)) text.remove_prefix(kUtf8Bom.size());
   auto sections = read_sections(text, file_name, options);
   if (!sections.is_ok()) return sections.status();
+  std::set<std::string> left_out;
+  for (const Section& sec : *sections) left_out.insert(sec.name);
   AFASIM_RETURN_IF_ERROR(select_sections(*sections, options.sections, file_name));
+  for (const Section& sec : *sections) left_out.erase(sec.name);
 
   FioJobFile out;
   out.file_name = std::string(file_name);
@@ -521,7 +528,7 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
   warn_ineffective_distributions(states, out);
   AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes));
   for (auto& s : states) out.jobs.push_back(s.job);
-  AFASIM_RETURN_IF_ERROR(resolve_groups(out, states));
+  AFASIM_RETURN_IF_ERROR(resolve_groups(out, states, left_out));
   return out;
 }
 
