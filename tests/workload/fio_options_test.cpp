@@ -489,7 +489,7 @@ TEST_CASE("include, ${ENV} and --section reach outside the text only through Fio
   options.sections = {"b"};
   CHECK(parse_fio_job_file("[a]\nfilename=v\nsize=1m\n[b]\nfilename=w\nsize=1m\nwait_for=a\n", "t.fio", options)
             .status()
-            .message() == "t.fio:6: wait_for: job \"a\" is not run: --section did not select it");
+            .message() == "t.fio:7: wait_for: job \"a\" is not run: --section did not select it");
 }
 
 TEST_CASE("includes are bounded in number and bytes, not only in depth") {
