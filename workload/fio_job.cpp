@@ -95,7 +95,12 @@ Status read_include(const LineSource& src, std::string_view path, int line_no,
     return located(at, "more than " + std::to_string(kMaxIncludeFiles) + " included files in one job file");
   if ((src.budget->bytes += text->size()) > kMaxIncludeBytes)
     return located(at, "the included files hold more than " + std::to_string(kMaxIncludeBytes) + " bytes in all");
-  const LineSource inner{*text, std::string(path), std::string(path), src.depth + 1, src.budget};
+  // The included file by its path from here, as host_parse_options reads it: an include in
+  // it is then found beside it, and messages and fio_referenced_files name a file that exists
+  // (review, round 23: d/job.fio's include of sub/b.inc was looked up in ./, and
+  // `--output d/common.inc` replaced the include it was not compared with).
+  const std::string resolved = include_path(path, src.file);
+  const LineSource inner{*text, resolved, resolved, src.depth + 1, src.budget};
   return read_lines(inner, options, sections);
 }
 
@@ -558,6 +563,12 @@ Result<FioJobFile> load_fio_job_file(const std::string& path, const FioParseOpti
   return parse_fio_job_file(*text, path, options);
 }
 
+std::string include_path(std::string_view path, std::string_view from) {
+  const std::size_t slash = from.rfind('/');
+  if (path.empty() || path.front() == '/' || slash == std::string_view::npos) return std::string(path);
+  return std::string(from.substr(0, slash + 1)) + std::string(path);
+}
+
 std::vector<std::string> fio_referenced_files(const FioJobFile& f) {
   std::vector<std::string> files;
   auto add = [&files](const std::string& path) {
@@ -579,12 +590,7 @@ FioParseOptions host_parse_options() {
     return std::string(value);
   };
   options.read_include = [](const std::string& path, const std::string& from) {
-    std::string resolved = path;
-    const std::size_t slash = from.rfind('/');
-    if (!path.empty() && path.front() != '/' && slash != std::string::npos) {
-      resolved = from.substr(0, slash + 1) + path;
-    }
-    return read_job_text(resolved);
+    return read_job_text(include_path(path, from));
   };
   return options;
 }

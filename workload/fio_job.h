@@ -339,8 +339,12 @@ inline constexpr int kMaxIncludeDepth = 8;
 inline constexpr int kMaxIncludeFiles = 1024;
 inline constexpr std::size_t kMaxIncludeBytes = 16 << 20;
 
-// The files `f` names that a run reads besides its job files: included files and read_iolog
-// traces, as written (relative to the current folder).
+// `include PATH` written in file `from`: PATH from the current folder (a relative PATH is
+// relative to `from`'s folder, as fio reads it).
+std::string include_path(std::string_view path, std::string_view from);
+
+// The files `f` names that a run reads besides its job files: included files (from the
+// current folder) and read_iolog traces, as written.
 std::vector<std::string> fio_referenced_files(const FioJobFile& f);
 
 // Parses job-file text. `file_name` only labels messages. On success: the resolved jobs

@@ -203,4 +203,17 @@ TEST_CASE("fio's outputs may not replace what the run reads: --output, or a log 
                        ", which this run reads: give the log another name\n");
   CHECK(std::filesystem::file_size(self) > 0);
   CHECK(run_cli("fio --quiet " + job + " --output " + folder + "/own.out").exit_code == 0);
+  // An include is found beside the file that includes it, at any depth, and is an input too
+  // (review, round 23: d/job.fio's include of sub/b.inc was looked for in ./, and
+  // `--output d/common.inc` replaced the include).
+  std::filesystem::create_directories(folder + "/d/sub");
+  const std::string common = write_temp("d/common.inc", "size=1m\ninclude sub/b.inc\n");
+  write_temp("d/sub/b.inc", "rw=read\n");
+  const std::string nested = write_temp("d/job.fio", "[j]\nfilename=v\ninclude common.inc\nruntime=1ms\n");
+  const auto read = run_cli("fio --quiet --output-format terse " + nested);
+  CHECK(read.exit_code == 0);
+  CHECK(read.err.empty());
+  const auto over = run_cli("fio --quiet " + nested + " --output " + common);
+  CHECK(over.exit_code == 2);
+  CHECK(over.err == "afasim fio: --output: " + common + " is " + common + ", which this command reads: give another file\n");
 }
