@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/file_text.h"
 #include "app/commands.h"
 
 namespace afasim::app {
@@ -118,7 +119,9 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
 }
 
 int fail_command(const char* command, const std::string& message, int code) {
-  std::fprintf(stderr, "afasim %s: %s\n", command, message.c_str());
+  // A message may quote what a user's file holds (a device name, an option): no control
+  // characters reach the terminal (hostile round 23).
+  std::fprintf(stderr, "afasim %s: %s\n", command, config::printable(message, true).c_str());
   return code;
 }
 

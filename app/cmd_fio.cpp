@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "config/file_text.h"
 #include "app/commands.h"
 #include "app/device_run.h"
 #include "config/preset.h"
@@ -248,7 +249,8 @@ int run_fio_command(const FioOptions& o) {
   }
   auto file = load_jobs(o, device_run ? device_run->target->capacity_bytes() : 0);
   if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
-  for (const auto& w : file->warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", w.c_str());
+  for (const auto& w : file->warnings)
+    std::fprintf(stderr, "afasim fio: warning: %s\n", config::printable(w, true).c_str());
   // What the run reads may not be written over: --output or a log named like a job file, an
   // include or a read_iolog trace replaced it (hostile round 23).
   std::vector<std::string> inputs = workload::fio_referenced_files(*file);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "config/file_text.h"
 #include "app/commands.h"
 #include "config/preset.h"
 #include "reliability/reliability_report.h"
@@ -93,7 +94,7 @@ int run_scenario_command(const RunOptions& o) {
       return fail_command("run", std::string(flag) + ": " + bad, 2);
   }
   for (const auto& w : scenario->warnings)
-    std::fprintf(stderr, "afasim run: warning: %s\n", w.c_str());
+    std::fprintf(stderr, "afasim run: warning: %s\n", config::printable(w, true).c_str());
 
   workload::ScenarioRunOptions run_options;
   if (!o.quiet) run_options.progress = progress_printer("afasim run: ");

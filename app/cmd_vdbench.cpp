@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "config/file_text.h"
 #include "app/commands.h"
 #include "app/device_run.h"
 #include "workload/vdbench_parm.h"
@@ -50,7 +51,7 @@ int run_vdbench_command(const VdbenchOptions& o) {
   }
   report->device = run->target->device_stats();
   const std::string out = o.output_format == "json" ? workload::format_vdbench_json(*report)
-                                                    : workload::format_vdbench_summary(*report);
+                                                    : config::printable(workload::format_vdbench_summary(*report), true);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!o.svg.empty()) {
     const std::string svg = workload::format_vdbench_svg(*report);

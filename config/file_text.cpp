@@ -70,7 +70,7 @@ sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& p
   return std::unique_ptr<std::istream>(std::make_unique<DescriptorStream>(*fd));
 }
 
-std::string printable(std::string_view text) {
+std::string printable(std::string_view text, bool keep_lines) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
@@ -79,17 +79,31 @@ std::string printable(std::string_view text) {
     out += kHex[c >> 4];
     out += kHex[c & 15];
   };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const bool c1 = c == 0xc2 && i + 1 < text.size() &&  // U+0080..U+009F in UTF-8
-                    static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (c1) {
+  auto byte = [&text](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      const bool line = keep_lines && (c == '\n' || c == '\t');
+      if ((c < 0x20 && !line) || c == 0x7f) escape(c);
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence is kept whole unless it is a C1 control (U+0080..U+009F, lead byte
+    // 0xc2); a byte that starts none (a lone 0x9b, an 8-bit terminal's CSI) is escaped.
+    const std::size_t length = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    bool whole = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; whole && k < length; ++k) whole = (byte(i + k) & 0xc0) == 0x80;
+    if (!whole) {
       escape(c);
-      escape(static_cast<unsigned char>(text[++i]));
-    } else if (c < 0x20 || c == 0x7f) {
+      ++i;
+    } else if (c == 0xc2 && byte(i + 1) <= 0x9f) {
       escape(c);
+      escape(byte(i + 1));
+      i += 2;
     } else {
-      out += static_cast<char>(c);
+      out.append(text.substr(i, length));
+      i += length;
     }
   }
   return out;

@@ -28,11 +28,13 @@ sim::Result<int> open_for_reading(const std::string& path);
 // kIoError with the system's reason when a read fails.
 sim::Result<std::string> read_descriptor(int fd, std::size_t max_bytes);
 
-// `text` safe to print to a terminal: every control character (below 0x20, DEL, and the C1
-// controls U+0080..U+009F in UTF-8) as \xNN; other UTF-8 stays. For what a user's file holds
+// `text` safe to print to a terminal: every control character (below 0x20, DEL, the C1
+// controls U+0080..U+009F in UTF-8) and every byte that is not UTF-8 as \xNN; other UTF-8
+// stays. For what a user's file holds
 // and afasim prints back (a trace's device field, a bad line, a description): hostile round
 // 23's trace set the terminal's title and cleared its screen with ESC sequences.
-std::string printable(std::string_view text);
+// `keep_lines`: newlines and tabs stay (a whole report or message of several lines).
+std::string printable(std::string_view text, bool keep_lines = false);
 
 // The bytes of the file at `path`, as read_descriptor gives them.
 // kNotFound "cannot read PATH: REASON" when the file cannot be opened, kInvalidArgument

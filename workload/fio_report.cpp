@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "config/file_text.h"
 #include "sim/assert.h"
 #include "workload/fio_report_internal.h"
 
@@ -314,13 +315,15 @@ sim::Result<std::vector<OutputFormat>> parse_output_formats(std::string_view tex
 
 std::string format_report(const RunReport& report, const std::vector<OutputFormat>& formats) {
   auto has = [&](OutputFormat f) { return std::find(formats.begin(), formats.end(), f) != formats.end(); };
+  // The text forms quote a job's name and description as written: without their control
+  // characters (hostile round 23; JSON escapes its own).
   std::string out;
-  if (has(OutputFormat::kTerse)) out += format_terse(report);
+  if (has(OutputFormat::kTerse)) out += config::printable(format_terse(report), true);
   if (has(OutputFormat::kJsonPlus))
     out += format_json(report, true);
   else if (has(OutputFormat::kJson))
     out += format_json(report, false);
-  if (has(OutputFormat::kNormal)) out += format_normal(report);
+  if (has(OutputFormat::kNormal)) out += config::printable(format_normal(report), true);
   return out;
 }
 

@@ -1,5 +1,4 @@
 // fio's human output (stat.c show_run_stats) and terse output, from a RunReport.
-#include "config/file_text.h"
 #include "workload/fio_report.h"
 
 #include <algorithm>
@@ -206,7 +205,7 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
                    : sprintf_string("%s: (groupid=%d, jobs=%d): err=%2d (%s): ", e.name.c_str(),
                                     e.group_id, e.members, e.error, e.error_message.c_str());
   out += sprintf_string("afasim: ended at %.6fs virtual time\n", sim::to_seconds(e.end_ns));
-  if (!e.description.empty()) out += "  Description  : [" + config::printable(e.description) + "]\n";
+  if (!e.description.empty()) out += "  Description  : [" + e.description + "]\n";
   out += direction_blocks(e, group);
   if (e.sync.io_count > 0) {  // stat.c show_thread_status_normal: the flushes
     out += "  fsync/fdatasync/sync_file_range:\n" + latency_line("sync", e.sync.lat_ns);

@@ -217,3 +217,17 @@ TEST_CASE("fio's outputs may not replace what the run reads: --output, or a log 
   CHECK(over.exit_code == 2);
   CHECK(over.err == "afasim fio: --output: " + common + " is " + common + ", which this command reads: give another file\n");
 }
+
+TEST_CASE("what a job file holds reaches the terminal without its control characters (hostile round 23)") {
+  // A description cleared the screen in the text report; an option name did in an error.
+  const std::string job = write_temp("esc.fio", "[j]\nfilename=v\nsize=1m\nrw=read\nruntime=1ms\n"
+                                                "description=a\x1b[2Jb\n");
+  const auto text = run_cli("fio --quiet " + job);
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("  Description  : [a\\x1b[2Jb]\n") != std::string::npos);
+  CHECK(text.out.find('\x1b') == std::string::npos);
+  const auto bad = run_cli("fio --quiet " + write_temp("esc2.fio", "[j]\nfilename=v\nsize=1m\n\x1b]0;t\x07x=1\n"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("\\x1b]0") != std::string::npos);
+  CHECK(bad.err.find('\x1b') == std::string::npos);
+}
