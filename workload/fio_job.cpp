@@ -226,12 +226,14 @@ int volume_line(std::string_view file, const JobState& s) {
 
 // Registers every volume in first-use order and sizes it from the jobs whose size, offset
 // and offset_increment are all absolute: the largest offset + clone × increment + size.
+// `bare_device`: every filename is the one device, so paths that fold together are not
+// two files made one.
 Status size_volumes(FioJobFile& out, const std::vector<JobState>& states,
-                    std::map<std::string, std::size_t>& index) {
+                    std::map<std::string, std::size_t>& index, bool bare_device) {
   std::map<std::string, std::pair<std::string, const JobState*>> path_of;  // volume -> first path
   for (const auto& s : states) {
     const FioJob& job = s.job;
-    for (std::size_t f = 0; f < job.filename_paths.size(); ++f) {
+    for (std::size_t f = 0; f < (bare_device ? 0 : job.filename_paths.size()); ++f) {
       const auto [at, fresh] = path_of.try_emplace(job.filenames[f], job.filename_paths[f], &s);
       if (fresh || at->second.first == job.filename_paths[f]) continue;
       const Location first = option_at(out.file_name, *at->second.second, Opt::kFilename, "filename");
@@ -328,7 +330,11 @@ Status check_region_fits(const JobState& s, std::string_view file) {
   for (int d = 0; d < kDirections; ++d) {
     const auto dir = static_cast<Direction>(d);
     if (does_direction(job.rw, dir) && job.bs[d].max_bytes > kMaxIoBytes) {
-      return located(option_at(file, s, Opt::kBs, "bs"),
+      const BlockSizeSpec& b = job.bs[d];  // the option that set it: bssplit, bsrange or bs
+      const auto [id, name] = !b.split.empty()               ? std::pair{Opt::kBssplit, "bssplit"}
+                              : b.min_bytes < b.max_bytes ? std::pair{Opt::kBsRange, "bsrange"}
+                                                          : std::pair{Opt::kBs, "bs"};
+      return located(option_at(file, s, id, name),
                      "the largest " + std::string(to_string(dir)) + " block size (" +
                          config::byte_count(job.bs[d].max_bytes) + ") is above afasim's largest I/O, 1 GiB (" +
                          std::to_string(kMaxIoBytes) + " bytes)");
@@ -371,7 +377,7 @@ Status resolve_region(JobState& s, const FioJobFile& out,
 // job's region against its volume.
 Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int64_t device_bytes) {
   std::map<std::string, std::size_t> index;
-  AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index));
+  AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index, device_bytes > 0));
   if (device_bytes > 0)
     for (FioVolume& vol : out.volumes) {
       vol.size_bytes = device_bytes;
@@ -561,25 +567,6 @@ Result<FioJobFile> load_fio_job_file(const std::string& path, const FioParseOpti
   auto text = read_job_text(path);
   if (!text.is_ok()) return text.status();
   return parse_fio_job_file(*text, path, options);
-}
-
-std::string include_path(std::string_view path, std::string_view from) {
-  const std::size_t slash = from.rfind('/');
-  if (path.empty() || path.front() == '/' || slash == std::string_view::npos) return std::string(path);
-  return std::string(from.substr(0, slash + 1)) + std::string(path);
-}
-
-std::vector<std::string> fio_referenced_files(const FioJobFile& f) {
-  std::vector<std::string> files;
-  auto add = [&files](const std::string& path) {
-    if (!path.empty() && std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
-  };
-  for (const WrittenOption& o : f.global_options) add(o.file);
-  for (const FioJob& j : f.jobs) {
-    for (const WrittenOption& o : j.options) add(o.file);
-    add(j.read_iolog);
-  }
-  return files;
 }
 
 FioParseOptions host_parse_options() {

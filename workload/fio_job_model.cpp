@@ -67,6 +67,25 @@ std::string volume_name_for_path(std::string_view path) {
   return name;
 }
 
+std::string include_path(std::string_view path, std::string_view from) {
+  const std::size_t slash = from.rfind('/');
+  if (path.empty() || path.front() == '/' || slash == std::string_view::npos) return std::string(path);
+  return std::string(from.substr(0, slash + 1)) + std::string(path);
+}
+
+std::vector<std::string> fio_referenced_files(const FioJobFile& f) {
+  std::vector<std::string> files;
+  auto add = [&files](const std::string& path) {
+    if (!path.empty() && std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+  };
+  for (const WrittenOption& o : f.global_options) add(o.file);
+  for (const FioJob& j : f.jobs) {
+    for (const WrittenOption& o : j.options) add(o.file);
+    add(j.read_iolog);
+  }
+  return files;
+}
+
 std::string FioJob::volume_name(int clone, int file) const {
   AFASIM_ASSERT(clone >= 0 && clone < numjobs, "clone index out of range");
   AFASIM_ASSERT(file >= 0 && file < file_count(), "file index out of range");

@@ -67,23 +67,27 @@ sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& 
   const std::string* prefixes[kLogKinds] = {&logs.lat_prefix, &logs.lat_prefix,
                                             &logs.lat_prefix, &logs.bw_prefix,
                                             &logs.iops_prefix, &logs.hist_prefix};
+  // Every path first: none is emptied when one of them is refused (review, round 23).
   for (int k = 0; k < kLogKinds; ++k) {
     if (prefixes[k]->empty()) continue;
     // A relative name or path is under `dir` (the current folder when empty); an absolute one as it is.
-    const bool absolute = !prefixes[k]->empty() && prefixes[k]->front() == '/';
-    const std::string path = (dir.empty() || absolute ? std::string() : dir + "/") +
-                             log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
+    const bool absolute = prefixes[k]->front() == '/';
+    w->paths_[k] = (dir.empty() || absolute ? std::string() : dir + "/") +
+                   log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
     for (const std::string& input : inputs) {
       std::error_code ec;
-      if (std::filesystem::equivalent(path, input, ec))
-        return sim::invalid_argument(path + ": the log file would replace " + input +
+      if (std::filesystem::equivalent(w->paths_[k], input, ec))
+        return sim::invalid_argument(w->paths_[k] + ": the log file would replace " + input +
                                      ", which this run reads: give the log another name");
     }
+  }
+  for (int k = 0; k < kLogKinds; ++k) {
+    const std::string& path = w->paths_[k];
+    if (path.empty()) continue;
     if (opened.insert(path).second) std::ofstream(path, std::ios::trunc);  // this run's file
     auto file = std::make_unique<std::ofstream>(path, std::ios::app);
     if (!*file) return sim::io_error(path + ": cannot create the log file: " + std::strerror(errno));
     w->files_[k] = std::move(file);
-    w->paths_[k] = path;
   }
   w->window_end_ns_ = logs.avg_ns;
   w->hist_end_ns_ = logs.hist_ns;

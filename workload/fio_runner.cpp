@@ -27,24 +27,6 @@ std::string written_at(const FioJobFile& f, const FioJob& j, const std::string& 
   return (at->file.empty() ? f.file_name : at->file) + ":" + std::to_string(at->line);
 }
 
-// Every clone's log files stay open from the start of the run (written as it goes): more than
-// the open-file limit allows failed halfway and left ~1,000 empty files behind (hostile round
-// 23), so the count is checked before any file is created.
-sim::Status check_log_file_budget(const FioJobFile& f) {
-  std::int64_t needed = 0;
-  for (const auto& j : f.jobs) needed += std::int64_t{FioLogWriter::files_per_clone(j.logs)} * j.numjobs;
-  rlimit limit{};
-  if (needed == 0 || ::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
-    return sim::Status::ok();
-  constexpr std::int64_t kOwnFiles = 64;  // the array's and the report's own, with a margin
-  const auto allowed = static_cast<std::int64_t>(limit.rlim_cur);
-  if (needed + kOwnFiles <= allowed) return sim::Status::ok();
-  return sim::invalid_argument(f.file_name + ": the jobs' log files (write_*_log) keep " + std::to_string(needed) +
-                               " files open, one per log and clone; the open-file limit (ulimit -n) is " +
-                               std::to_string(allowed) + ", " + std::to_string(kOwnFiles) +
-                               " of them afasim's own: raise the limit, or log fewer clones");
-}
-
 }  // namespace
 
 int errno_of(sim::Code code) {
@@ -90,7 +72,7 @@ sim::Status FioSession::Impl::start() {
 // One result and one clone per (job, clone), in job then clone order; each clone's files,
 // access patterns and log files.
 sim::Status FioSession::Impl::build_clones(const std::map<std::string, controller::Id>& volumes) {
-  AFASIM_RETURN_IF_ERROR(check_log_file_budget(file_));
+  AFASIM_RETURN_IF_ERROR(check_log_file_budget(log_files_needed(file_), file_.file_name));
   int total = 0;
   for (const auto& j : file_.jobs) total += j.numjobs;
   report_.results.resize(static_cast<std::size_t>(total));
@@ -246,6 +228,25 @@ const RunReport& FioSession::report() const {
 std::string FioSession::status_line() const {
   return std::to_string(clones_running()) + "/" + std::to_string(clone_count()) +
          " clones running, " + std::to_string(ios_done()) + " I/Os done";
+}
+
+std::int64_t log_files_needed(const FioJobFile& f) {
+  std::int64_t needed = 0;
+  for (const auto& j : f.jobs) needed += std::int64_t{FioLogWriter::files_per_clone(j.logs)} * j.numjobs;
+  return needed;
+}
+
+sim::Status check_log_file_budget(std::int64_t needed, const std::string& where) {
+  rlimit limit{};
+  if (needed == 0 || ::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return sim::Status::ok();
+  constexpr std::int64_t kOwnFiles = 64;  // the array's and the report's own, with a margin
+  const auto allowed = static_cast<std::int64_t>(limit.rlim_cur);
+  if (needed + kOwnFiles <= allowed) return sim::Status::ok();
+  return sim::invalid_argument(where + ": the jobs' log files (write_*_log) keep " + std::to_string(needed) +
+                               " files open, one per log and clone; the open-file limit (ulimit -n) is " +
+                               std::to_string(allowed) + ", " + std::to_string(kOwnFiles) +
+                               " of them afasim's own: raise the limit, or log fewer clones");
 }
 
 sim::Status prepare_volumes(controller::Array& array, const FioJobFile& file,

@@ -59,6 +59,14 @@ struct FioRunOptions {
   std::vector<std::string> input_files;
 };
 
+// The log files `f`'s clones keep open from the start of a run (FioLogWriter: one per log and
+// clone, shared names included).
+std::int64_t log_files_needed(const FioJobFile& f);
+// kInvalidArgument "WHERE: the jobs' log files ..." when `needed` log files, with 64 of
+// afasim's own, pass the open-file limit (ulimit -n): checked before any file is made, as
+// more failed halfway and left ~1,000 empty files (hostile round 23).
+sim::Status check_log_file_budget(std::int64_t needed, const std::string& where);
+
 // Creates (or checks) the volumes `file` names. kUnprocessable naming the job file and line
 // when an existing volume is too small or has another RAID type; the Array's errors
 // otherwise (kNoSpace for fixed volumes that do not fit). Jobs that replay a trace

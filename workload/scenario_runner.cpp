@@ -190,9 +190,20 @@ Status Runner::create_sessions() {
                                    std::to_string(in_flight) + " I/Os in flight (numjobs x iodepth); afasim takes at "
                                    "most " + std::to_string(kMaxJobsInFlight) + " for all of them");
   }
+  // The workloads' logs are all open at once; none may be named like a file the run reads
+  // (review, round 23: a scenario file named scen_lat.1.log was replaced by its own log).
+  std::int64_t log_files = 0;
+  std::vector<std::string> inputs{s_.file_name};
+  for (const ScenarioWorkload& w : s_.workloads) {
+    log_files += log_files_needed(w.file);
+    if (w.source_key.ends_with("fio_file")) inputs.push_back(w.file.file_name);
+    for (std::string& path : fio_referenced_files(w.file)) inputs.push_back(std::move(path));
+  }
+  AFASIM_RETURN_IF_ERROR(check_log_file_budget(log_files, s_.file_name));
   for (std::size_t i = 0; i < s_.workloads.size(); ++i) {
     const ScenarioWorkload& w = s_.workloads[i];
     FioRunOptions o;
+    o.input_files = inputs;
     // Each workload draws from its own streams: two workloads with the same jobs differ.
     o.seed = sim::mix64(s_.seed ^ sim::hash_name(w.name));
     o.verify_seed = s_.seed;
@@ -350,12 +361,13 @@ void Runner::sample(Time end, Time length) {
 // no duration_s ends the run: the workloads that have not finished wait for ever, as behind a
 // volume's max_iops 0 (hostile round 22: such a run went on for 10^6 simulated seconds).
 Status Runner::stalled() const {
-  auto names = [](std::string& list, const std::string& name) { list += (list.empty() ? "" : ", ") + name; };
   std::string waiting, held;
+  int held_count = 0;  // 4,096 volumes may be held: ten are named
   for (std::size_t i = 0; i < sessions_.size(); ++i)
-    if (!sessions_[i]->finished()) names(waiting, s_.workloads[i].name);
+    if (!sessions_[i]->finished()) waiting += (waiting.empty() ? "" : ", ") + s_.workloads[i].name;
   for (const auto& [id, v] : array_->volumes())
-    if (array_->effective_qos(v).max_iops == 0) names(held, v.name);
+    if (array_->effective_qos(v).max_iops == 0 && ++held_count <= 10) held += (held.empty() ? "" : ", ") + v.name;
+  if (held_count > 10) held += " and " + std::to_string(held_count - 10) + " more";
   const std::string behind = held.empty() ? "an array that cannot serve them"
                                           : "max_iops 0 of volume(s) " + held + " (docs/qos.md)";
   return Status(sim::Code::kOutOfRange,

@@ -213,6 +213,15 @@ TEST_CASE("fio's outputs may not replace what the run reads: --output, or a log 
   const auto read = run_cli("fio --quiet --output-format terse " + nested);
   CHECK(read.exit_code == 0);
   CHECK(read.err.empty());
+  // A scenario's workloads' logs are checked against the scenario file too.
+  const std::string scenario = write_temp("scen_lat.1.log",
+      R"({"schema": "afasim.scenario/1", "name": "s", "options": {"payload": "none"}, "duration_s": 0.1,
+          "workloads": [{"name": "w", "fio": ["[w]", "filename=v", "size=64m", "rw=randread", "time_based",
+                                              "runtime=1s", "write_lat_log=)" + folder + R"(/scen"]}]})");
+  const auto run = run_cli("run --quiet " + scenario);
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find(": the log file would replace " + scenario + ", which this run reads") != std::string::npos);
+  CHECK(std::filesystem::file_size(scenario) > 100);
   const auto over = run_cli("fio --quiet " + nested + " --output " + common);
   CHECK(over.exit_code == 2);
   CHECK(over.err == "afasim fio: --output: " + common + " is " + common + ", which this command reads: give another file\n");
