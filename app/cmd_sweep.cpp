@@ -59,6 +59,11 @@ sim::Result<sweep::SweepPlan> plan_of(const SweepOptions& o, const config::Catal
 }
 
 int run_sweep_command(const SweepOptions& o) {
+  // The sweep file may not be one of what --out gets (review, round 23: DIR/results.json
+  // as the sweep file was replaced by the results).
+  for (const char* name : {"rows.jsonl", "results.csv", "results.json", "summary.csv"})
+    if (std::string same = output_is_input(o.out + "/" + name, {o.sweep_file}); !same.empty())
+      return fail_command("sweep", "--out: " + same, 2);
   if (sweep::mpi_launch_from_environment()) return run_sweep_over_mpi(o);
   SweepSetup setup;
   std::string message;

@@ -398,6 +398,13 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   CHECK(bad_plot.exit_code == 2);
   CHECK(bad_plot.err.find("--plot colour: not a figure of this sweep") != std::string::npos);
   CHECK(!fs::exists(dir / "p" / "rows.jsonl"));  // refused before anything ran
+  // The sweep file cannot be one of the outputs (review, round 23: DIR/results.json was replaced).
+  fs::create_directories(dir / "self");
+  fs::copy_file(sweep, dir / "self" / "results.json");
+  const Cli self = afasim("sweep " + (dir / "self" / "results.json").string() + " --out " + (dir / "self").string(), dir);
+  CHECK(self.exit_code == 2);
+  CHECK(self.err.find("which this command reads: give another file") != std::string::npos);
+  CHECK(slurp(dir / "self" / "results.json") == slurp(sweep));
   // Half of it, then the rest on two workers: the same files as one go on one.
   const Cli half = afasim("sweep " + sweep + " --seed-count 2 --jobs 2 --max-runs 6 --out " + (dir / "two").string(), dir);
   CHECK_MESSAGE(half.exit_code == 0, half.err);
