@@ -12,6 +12,7 @@
 #include "config/preset.h"
 #include "config/size.h"
 #include "controller/array.h"
+#include "pool/space.h"
 #include "workload/fio_job.h"
 #include "workload/trace_replay.h"
 
@@ -100,16 +101,17 @@ void warn_unused_maps(const workload::TraceReplayOptions& replay, const workload
 
 // A fixed volume of --volume-size must fit in the pool's free space before the replay starts:
 // the flags' doing, exit 2, not an error halfway through the output (hostile round 21 had
-// exit 1 mid-run). Extents round the size up, as Array::admit_fixed counts them.
+// exit 1 mid-run). The rule Array::admit_fixed applies: its extents' raw bytes against the
+// pool's free raw bytes.
 sim::Status check_fixed_volume_fits(const controller::Array& array, const workload::TraceReplayOptions& r) {
   if (r.provisioning != controller::Provisioning::kFixed || array.pools().empty()) return sim::Status::ok();
   const controller::Id pool = array.pools().begin()->first;
   const controller::PoolCapacity cap = array.pool_capacity(pool);
-  const auto free = cap.free_bytes.find(r.raid_type);
   const std::int64_t extent = array.extent_bytes(r.raid_type);
-  const std::int64_t needs = (r.volume_size_bytes + extent - 1) / extent * extent;
+  const std::int64_t extents = (r.volume_size_bytes + extent - 1) / extent;
+  if (pool::fits(array.raw_bytes_for_extents(r.raid_type, extents), cap.raw_free_bytes)) return sim::Status::ok();
+  const auto free = cap.free_bytes.find(r.raid_type);
   const std::int64_t has = free == cap.free_bytes.end() ? 0 : free->second;
-  if (needs <= has) return sim::Status::ok();
   return sim::invalid_argument("--volume-size: a fixed " + std::string(raid::raid_type_name(r.raid_type)) +
                                " volume of " + config::human_bytes(r.volume_size_bytes) + " does not fit: pool " +
                                std::to_string(pool) + " has " + config::human_bytes(has) + " free for " +
