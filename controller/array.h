@@ -398,7 +398,10 @@ class Array {
   Id next_id(const char* kind, ChangeSet& changes);
 
   sim::Status check_qos(const QosSettings& qos, const std::string& context) const;
-  sim::Status check_initiators(const std::vector<Initiator>& initiators, Id host_id) const;
+  // Each initiator's form, no address twice, and (`against_other_hosts`) none held by a host
+  // other than `host_id`. Stored initiators are canonical: the hosts are searched with the
+  // canonical list only, not with the list as written too.
+  sim::Status check_initiators(const std::vector<Initiator>& initiators, Id host_id, bool against_other_hosts) const;
   sim::Status check_revision(std::uint64_t actual, std::optional<std::uint64_t> expected,
                              const std::string& object) const;
   // Events for thresholds of `pool_id` crossed upward as its raw allocation goes from

@@ -119,14 +119,14 @@ sim::Result<Host> Array::create_host(const HostSpec& spec) {
     if (h.name == spec.name) return sim::conflict("a host named \"" + spec.name + "\" exists (id " + std::to_string(id) + ")");
   AFASIM_RETURN_IF_ERROR(check_description(spec.description));
   if (spec.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
-  AFASIM_RETURN_IF_ERROR(check_initiators(spec.initiators, 0));
+  AFASIM_RETURN_IF_ERROR(check_initiators(spec.initiators, 0, false));
   Host h;
   ChangeSet c;
   h.id = next_id("host", c);
   h.name = spec.name;
   h.description = spec.description;
   h.initiators = canonical_initiators(spec.initiators);
-  AFASIM_RETURN_IF_ERROR(check_initiators(h.initiators, 0));
+  AFASIM_RETURN_IF_ERROR(check_initiators(h.initiators, 0, true));
   c.put_hosts.push_back(h);
   c.events.push_back(make_event(Severity::kInfo, "host", object_name("host", h.id),
                                 "host \"" + h.name + "\" created with " + std::to_string(h.initiators.size()) +
@@ -147,11 +147,11 @@ sim::Result<Host> Array::update_host(Id id, const HostPatch& patch,
     if (oid != id && o.name == merged.name) return sim::conflict("a host named \"" + merged.name + "\" exists");
   AFASIM_RETURN_IF_ERROR(check_description(merged.description));
   if (merged.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
-  AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id));
+  AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id, false));
   // Compared and stored in canonical form, as create_host does: PATCHed as written, a WWPN
   // without colons or in upper case slipped past its twin on another host.
   merged.initiators = canonical_initiators(std::move(merged.initiators));
-  AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id));
+  AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id, true));
   Host h = *cur;
   h.name = merged.name;
   h.description = merged.description;

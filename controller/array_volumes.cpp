@@ -39,7 +39,7 @@ Status Array::check_qos(const QosSettings& q, const std::string& context) const 
   return Status::ok();
 }
 
-Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host_id) const {
+Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host_id, bool against_other_hosts) const {
   static const std::regex wwpn("^([0-9a-fA-F]{2}:){7}[0-9a-fA-F]{2}$|^[0-9a-fA-F]{16}$");
   static const std::regex iqn(
       "^iqn\\.[0-9]{4}-[0-9]{2}\\.[a-zA-Z0-9][a-zA-Z0-9.-]*(:[^\\s]+)?$|^eui\\.[0-9A-Fa-f]{16}$|"
@@ -81,6 +81,7 @@ Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host
   // 64): a pass per requested initiator cost 64 x every stored one (hostile round 23: one
   // create took 1 s at 13,900 hosts, on the thread every request waits for).
   for (const auto& [id, h] : hosts_) {
+    if (!against_other_hosts) break;
     if (id == host_id) continue;
     for (const auto& other : h.initiators)
       if (seen.count({other.type, other.address}))
