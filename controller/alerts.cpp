@@ -1,6 +1,7 @@
 #include "controller/alerts.h"
 
 #include <cstdio>
+#include <tuple>
 
 #include "controller/array.h"
 #include "sim/assert.h"
@@ -125,8 +126,23 @@ void AlertMonitor::add_controllers_and_power(std::map<Key, Alert>& now) const {
     add(make("link_down", "", Severity::kError, "the inter-controller link is down: no cache mirroring"));
 }
 
+// A state saved before hosts, mappings and QoS policies were bounded (hostile round 23)
+// may hold more than the bound: it loads, and creating more is refused until fewer.
+void AlertMonitor::add_object_limits(std::map<Key, Alert>& now) const {
+  for (const auto& [table, rows, most] : {std::tuple{"hosts", array_.hosts().size(), kMaxHosts},
+                                          std::tuple{"mappings", array_.mappings().size(), kMaxMappings},
+                                          std::tuple{"QoS policies", array_.qos_policies().size(), kMaxQosPolicies}})
+    if (rows > most)
+      now.emplace(Key{"objects_over_limit", table},
+                  make("objects_over_limit", table, Severity::kWarning,
+                       "the array holds " + std::to_string(rows) + " " + table + ", more than the " +
+                           std::to_string(most) + " it supports: creating " + table +
+                           " is refused until fewer remain"));
+}
+
 std::map<AlertMonitor::Key, Alert> AlertMonitor::conditions() const {
   std::map<Key, Alert> now;
+  add_object_limits(now);
   add_space_and_wear(now);
   add_drives_and_volumes(now);
   add_controllers_and_power(now);

@@ -72,6 +72,7 @@ class AlertMonitor {
   void add_space_and_wear(std::map<Key, Alert>& now) const;
   void add_drives_and_volumes(std::map<Key, Alert>& now) const;
   void add_controllers_and_power(std::map<Key, Alert>& now) const;
+  void add_object_limits(std::map<Key, Alert>& now) const;
   void restore_from_events();
 
   Array& array_;
