@@ -87,6 +87,7 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   auto plan = plan_of(o, *setup->catalog);
   if (!plan.is_ok()) return fail(plan.status(), 2);
   setup->plan = std::move(plan).value();
+  setup->plan->log_dir = o.out + "/logs";
   for (const std::string& figure : o.plots) {  // before any run: a typo costs nothing
     auto probe = sweep::plot_svg(setup->plan->file, {}, figure);
     if (!probe.is_ok()) return fail(sim::invalid_argument("--plot " + probe.status().message()), 2);

@@ -35,6 +35,10 @@ struct SweepPlan {
   // the results of another (rows.jsonl's header, sweep_store.h). The seeds are not in it: a
   // sweep may be rerun with more seeds and keep the rows it has.
   std::string fingerprint;
+  // Where the runs' fio log files (write_*_log) go: run (P, S) writes under
+  // LOG_DIR/point-P-seed-S, so that no two runs write one file. Empty: the current folder
+  // (tests); afasim sweep sets DIR/logs.
+  std::string log_dir;
 };
 
 // Errors (kInvalidArgument unless said): "SWEEP: base: MESSAGE" when the base cannot be

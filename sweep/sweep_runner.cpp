@@ -107,8 +107,12 @@ SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
       run(point_reliability(plan, point, seed, catalog),
           [&](const reliability::ReliabilityScenario& s) { return reliability::run_reliability(s, catalog); });
     else
-      run(point_scenario(plan, point, seed, catalog),
-          [&](const workload::Scenario& s) { return workload::run_scenario(s, catalog); });
+      run(point_scenario(plan, point, seed, catalog), [&](const workload::Scenario& s) {
+        workload::ScenarioRunOptions options;
+        if (!plan.log_dir.empty())
+          options.log_dir = plan.log_dir + "/point-" + std::to_string(point) + "-seed-" + std::to_string(seed);
+        return workload::run_scenario(s, catalog, options);
+      });
   } catch (const std::exception& e) {  // out of memory, say: this run fails, the others go on
     row.error = std::string("the run threw: ") + e.what();
     row.figures.assign(figure_set(plan.file.kind).size(), std::nullopt);

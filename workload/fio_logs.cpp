@@ -58,6 +58,12 @@ std::string log_name(const std::string& prefix, const char* type, int thread_num
 
 }  // namespace
 
+const std::string* absolute_log_prefix(const LogOptions& logs) {
+  for (const std::string* p : {&logs.lat_prefix, &logs.bw_prefix, &logs.iops_prefix, &logs.hist_prefix})
+    if (!p->empty() && p->front() == '/') return p;
+  return nullptr;
+}
+
 sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& logs,
                                                              const std::string& dir,
                                                              int thread_number,

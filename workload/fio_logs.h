@@ -37,6 +37,9 @@ std::uint64_t fio_plat_value(int index);
 std::vector<std::pair<std::uint64_t, std::uint64_t>> fio_plat_bins(const sim::Histogram& h);
 
 // The log files of one clone.
+// The first of `logs`' prefixes that is an absolute path, or null.
+const std::string* absolute_log_prefix(const LogOptions& logs);
+
 class FioLogWriter {
  public:
   // Opens the files `logs` asks for in `dir`, named as fio names them for thread

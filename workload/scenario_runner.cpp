@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 
 #include "sim/assert.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
+#include "workload/fio_logs.h"
 #include "workload/fio_runner.h"
 
 namespace afasim::workload {
@@ -67,6 +69,7 @@ class Runner {
   void stop_cleanly();
   // "FILE: " or "FILE: workloads[1].fio_file: ", before a message that names the job file.
   std::string job_prefix(const ScenarioWorkload& w) const;
+  Status make_log_dir() const;
 
   const Scenario& s_;
   const config::Catalog& catalog_;
@@ -180,6 +183,18 @@ Status Runner::create_workload_volumes() {
   return Status::ok();
 }
 
+Status Runner::make_log_dir() const {
+  for (const ScenarioWorkload& w : s_.workloads)
+    for (const FioJob& j : w.file.jobs)
+      if (const std::string* p = absolute_log_prefix(j.logs))
+        return sim::invalid_argument(job_prefix(w) + "job " + j.name + ": log prefix " + *p + ": each run writes its "
+                                     "logs under " + options_.log_dir + ": give a relative name, not an absolute path");
+  std::error_code ec;
+  std::filesystem::create_directories(options_.log_dir, ec);
+  if (ec) return sim::io_error(options_.log_dir + ": cannot create the logs' folder: " + ec.message());
+  return Status::ok();
+}
+
 Status Runner::create_sessions() {
   // Every clone issues its iodepth at once (kMaxJobsInFlight, fio_runner.h).
   std::int64_t in_flight = 0;
@@ -200,10 +215,12 @@ Status Runner::create_sessions() {
     for (std::string& path : fio_referenced_files(w.file)) inputs.push_back(std::move(path));
   }
   AFASIM_RETURN_IF_ERROR(check_log_file_budget(log_files, s_.file_name));
+  if (log_files > 0 && !options_.log_dir.empty()) AFASIM_RETURN_IF_ERROR(make_log_dir());
   for (std::size_t i = 0; i < s_.workloads.size(); ++i) {
     const ScenarioWorkload& w = s_.workloads[i];
     FioRunOptions o;
     o.input_files = inputs;
+    o.log_dir = options_.log_dir;
     // Each workload draws from its own streams: two workloads with the same jobs differ.
     o.seed = sim::mix64(s_.seed ^ sim::hash_name(w.name));
     o.verify_seed = s_.seed;

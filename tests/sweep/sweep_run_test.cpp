@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -484,6 +485,43 @@ TEST_CASE("a built-in sweep is found by its name, as afasim run finds a built-in
   CHECK(missing.status().message() ==
         "cannot read no-such-sweep: no such file, and no built-in sweep of that name (built in: raid-vs-rebuild-rate, "
         "reliability-ise860)");
+}
+
+TEST_CASE("each run writes its fio logs in a folder of its own under the plan's log_dir") {
+  // Every run of a sweep wrote write_*_log files under the same names: the last run to end
+  // replaced the others' logs, and two running at once interleaved their lines.
+  const fs::path dir = folder_with("logs", kRaidAxis + R"(, "seeds": [1, 2])");
+  std::string base = kBase;
+  const std::string runtime = R"("runtime=1s")";
+  base.replace(base.find(runtime), runtime.size(), runtime + R"(, "write_lat_log=io", "log_avg_msec=100")");
+  spit(dir / "base.json", base);
+  SweepPlan plan = plan_in(dir);
+  plan.log_dir = (dir / "logs").string();
+  const std::vector<SweepRow> rows = run_all(plan, 2);
+  std::set<std::string> contents;
+  for (const SweepRow& row : rows) {
+    REQUIRE_MESSAGE(!row.failed(), row.error);
+    const fs::path log = dir / "logs" / ("point-" + std::to_string(row.point) + "-seed-" + std::to_string(row.seed)) /
+                         "io_clat.1.log";
+    INFO(log);
+    const std::string text = slurp(log);
+    // One line per 100 ms window of the 1 s run and direction, of this run alone (the mean
+    // completion latency differs with the RAID type and the seed).
+    INFO(text);
+    CHECK(std::count(text.begin(), text.end(), '\n') == 20);
+    contents.insert(text);
+  }
+  CHECK(contents.size() == 4);  // four runs, four different logs
+  CHECK_FALSE(fs::exists("io_clat.1.log"));
+  // An absolute prefix would be one file for every run: that run fails, saying why.
+  base.replace(base.find("write_lat_log=io"), 16, "write_lat_log=" + (dir / "abs").string());
+  spit(dir / "base.json", base);
+  plan = plan_in(dir);
+  plan.log_dir = (dir / "logs").string();
+  const SweepRow absolute = run_point(plan, 0, 1, catalog());
+  CHECK(absolute.error == (dir / "base.json").string() + ": job l: log prefix " + (dir / "abs").string() + ": each run writes its logs under " +
+                            plan.log_dir + "/point-0-seed-1: give a relative name, not an absolute path");
+  fs::remove_all(dir);
 }
 
 }  // namespace afasim::sweep
