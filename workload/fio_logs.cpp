@@ -87,6 +87,9 @@ sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& 
                                      ", which this run reads: give the log another name");
     }
   }
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::create_directories(dir, ec) && ec)
+    return sim::io_error(dir + ": cannot create the logs' folder: " + ec.message());
   for (int k = 0; k < kLogKinds; ++k) {
     const std::string& path = w->paths_[k];
     if (path.empty()) continue;

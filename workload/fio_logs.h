@@ -42,7 +42,8 @@ const std::string* absolute_log_prefix(const LogOptions& logs);
 
 class FioLogWriter {
  public:
-  // Opens the files `logs` asks for in `dir`, named as fio names them for thread
+  // Opens the files `logs` asks for in `dir` (created if needed; kIoError if it cannot be),
+  // named as fio names them for thread
   // `thread_number` (1-based over the run's clones): PREFIX_TYPE.N.log, or PREFIX_TYPE.log
   // with per_job_logs=0, which clones share: a file not in `opened` yet is emptied first,
   // then every writer appends. kIoError naming the file when one cannot be created.

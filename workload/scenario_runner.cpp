@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -69,7 +68,7 @@ class Runner {
   void stop_cleanly();
   // "FILE: " or "FILE: workloads[1].fio_file: ", before a message that names the job file.
   std::string job_prefix(const ScenarioWorkload& w) const;
-  Status make_log_dir() const;
+  Status check_log_dir() const;
 
   const Scenario& s_;
   const config::Catalog& catalog_;
@@ -155,6 +154,11 @@ Status Runner::create_workload_volumes() {
       if (fresh) order.push_back(v.name);
       it->second.size_bytes = std::max(it->second.size_bytes, v.size_bytes);
     }
+  if (array_->volumes().size() + order.size() > controller::kMaxVolumes)  // not "delete one first" (round 23)
+    return sim::invalid_argument(s_.file_name + ": workloads: the jobs name " + std::to_string(order.size()) +
+                                 " volumes the scenario does not declare (filename=, or numjobs x nrfiles of their "
+                                 "own), and it declares " + std::to_string(array_->volumes().size()) +
+                                 ": the array holds at most " + std::to_string(controller::kMaxVolumes));
   for (const auto& name : order) {
     const Planned& p = planned.at(name);
     const ScenarioWorkload& w = s_.workloads[p.workload];
@@ -183,15 +187,12 @@ Status Runner::create_workload_volumes() {
   return Status::ok();
 }
 
-Status Runner::make_log_dir() const {
+Status Runner::check_log_dir() const {
   for (const ScenarioWorkload& w : s_.workloads)
     for (const FioJob& j : w.file.jobs)
       if (const std::string* p = absolute_log_prefix(j.logs))
         return sim::invalid_argument(job_prefix(w) + "job " + j.name + ": log prefix " + *p + ": each run writes its "
                                      "logs under " + options_.log_dir + ": give a relative name, not an absolute path");
-  std::error_code ec;
-  std::filesystem::create_directories(options_.log_dir, ec);
-  if (ec) return sim::io_error(options_.log_dir + ": cannot create the logs' folder: " + ec.message());
   return Status::ok();
 }
 
@@ -215,7 +216,7 @@ Status Runner::create_sessions() {
     for (std::string& path : fio_referenced_files(w.file)) inputs.push_back(std::move(path));
   }
   AFASIM_RETURN_IF_ERROR(check_log_file_budget(log_files, s_.file_name));
-  if (log_files > 0 && !options_.log_dir.empty()) AFASIM_RETURN_IF_ERROR(make_log_dir());
+  if (!options_.log_dir.empty()) AFASIM_RETURN_IF_ERROR(check_log_dir());
   for (std::size_t i = 0; i < s_.workloads.size(); ++i) {
     const ScenarioWorkload& w = s_.workloads[i];
     FioRunOptions o;

@@ -158,7 +158,7 @@ struct ScenarioRunOptions {
   // Called every 100 ms of simulated time with a one-line status (for a progress line);
   // the caller decides whether to print. Reading only: never changes the run.
   std::function<void(const std::string& line)> progress;
-  // Where the workloads' write_*_log files go, created when a workload writes one; empty:
+  // Where the workloads' write_*_log files go (created when a workload writes one); empty:
   // the current folder. A sweep gives each run its own (DIR/logs/point-P-seed-S), and then an
   // absolute log path, which every run would write over, is refused.
   std::string log_dir;

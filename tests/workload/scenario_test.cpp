@@ -952,3 +952,16 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
                          "qos-limit, qos-noisy-neighbours, qos-policy-change, qos-work-conservation, thin-fill, "
                          "wear-replacement, wear-three-years, ise860-reliability") != std::string::npos);
 }
+
+TEST_CASE("volumes the jobs create past the array's 4,096 are refused by count, not with \"delete one first\"") {
+  // 4,000 declared volumes and a job of 200 clones, each with a volume of its own: the
+  // 4,097th create said "the array holds at most 4096 volumes; delete one first".
+  std::string volumes;
+  for (int i = 0; i < 4000; ++i) volumes += std::string(i ? "," : "") + R"({"name": "v)" + std::to_string(i) + R"(", "capacity": "64MiB"})";
+  const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(, "duration_s": 0.01, "volumes": [)" + volumes +
+                                       R"(], "workloads": [{"name": "w", "fio": ["[j]", "rw=read", "size=1m", "numjobs=200"]}]})");
+  const auto refused = run_scenario(s, catalog()).status();
+  CHECK(refused.code() == sim::Code::kInvalidArgument);
+  CHECK(refused.message() == "t.json: workloads: the jobs name 200 volumes the scenario does not declare (filename=, "
+                             "or numjobs x nrfiles of their own), and it declares 4000: the array holds at most 4096");
+}
