@@ -66,8 +66,9 @@ std::string number_problem(std::string_view field, std::string_view text, bool w
   if (whole ? integer(text).has_value() : number(text).has_value()) return {};
   const std::string head = std::string(field) + " \"" + std::string(text) + "\"";
   double v = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec == std::errc::invalid_argument || p != text.data() + text.size()) return head + " is not a number";
+  const std::string_view digits = text.starts_with('+') ? text.substr(1) : text;  // from_chars takes no '+'
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec == std::errc::invalid_argument || p != digits.data() + digits.size()) return head + " is not a number";
   if (ec == std::errc::result_out_of_range) return head + " is out of range";
   if (!std::isfinite(v)) return head + " is not a finite number";
   if (v < 0) return head + " is negative";

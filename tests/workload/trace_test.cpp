@@ -633,6 +633,10 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
       {"fio version 3 iolog\n0 /dev/sda write 0x1000 4096\n",
        "OFFSET \"0x1000\" is not a number (want a non-negative whole number of bytes)"},
       {"fio version 3 iolog\n0 /dev/sda write 9223372036854775296 512\n", "OFFSET \"9223372036854775296\" is past 1 EiB"},
+      // "+4096" is whole, with a sign: it said "is not a number".
+      {"fio version 3 iolog\n0 /dev/sda write +4096 512\n",
+       "OFFSET \"+4096\" is not written in digits (a whole number takes no exponent or sign) (want a non-negative whole "
+       "number of bytes)"},
       {"fio version 3 iolog\n0 /dev/sda write 0 -8\n", "LENGTH \"-8\" is negative (want a non-negative whole number of bytes)"},
       {"fio version 3 iolog\n0 /dev/sda read 5\n", "want FILE ACTION [OFFSET LENGTH] or FILE wait USEC, got 3 fields"},
       {"fio version 2 iolog\n/dev/sda wait -1 0\n", "delay (µs) \"-1\" is negative (want a non-negative whole number)"},
