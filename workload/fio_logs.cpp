@@ -87,12 +87,13 @@ sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& 
                                      ", which this run reads: give the log another name");
     }
   }
-  std::error_code ec;
-  if (!dir.empty() && !std::filesystem::create_directories(dir, ec) && ec)
-    return sim::io_error(dir + ": cannot create the logs' folder: " + ec.message());
   for (int k = 0; k < kLogKinds; ++k) {
     const std::string& path = w->paths_[k];
     if (path.empty()) continue;
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::create_directories(folder, ec) && ec)
+      return sim::io_error(folder.string() + ": cannot create the logs' folder: " + ec.message());
     if (opened.insert(path).second) std::ofstream(path, std::ios::trunc);  // this run's file
     auto file = std::make_unique<std::ofstream>(path, std::ios::app);
     if (!*file) return sim::io_error(path + ": cannot create the log file: " + std::strerror(errno));

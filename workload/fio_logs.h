@@ -36,19 +36,20 @@ std::uint64_t fio_plat_value(int index);
 // every sim::Histogram bucket lies inside one fio bin.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> fio_plat_bins(const sim::Histogram& h);
 
-// The log files of one clone.
 // The first of `logs`' prefixes that is an absolute path, or null.
 const std::string* absolute_log_prefix(const LogOptions& logs);
 
+// The log files of one clone.
 class FioLogWriter {
  public:
-  // Opens the files `logs` asks for in `dir` (created if needed; kIoError if it cannot be),
-  // named as fio names them for thread
+  // Opens the files `logs` asks for in `dir`, named as fio names them for thread
   // `thread_number` (1-based over the run's clones): PREFIX_TYPE.N.log, or PREFIX_TYPE.log
   // with per_job_logs=0, which clones share: a file not in `opened` yet is emptied first,
   // then every writer appends. kIoError naming the file when one cannot be created.
   // A log that is one of `inputs` (the files the run reads) is refused (kInvalidArgument)
   // before anything is written: a job file named like its own log was replaced by it.
+  // A non-empty `dir` is the run's own (a sweep's DIR/logs/point-P-seed-S): it and the folders
+  // of relative prefixes under it are created as needed (kIoError if one cannot be).
   static sim::Result<std::unique_ptr<FioLogWriter>> open(const LogOptions& logs,
                                                         const std::string& dir, int thread_number,
                                                         std::set<std::string>& opened,

@@ -493,7 +493,7 @@ TEST_CASE("each run writes its fio logs in a folder of its own under the plan's 
   const fs::path dir = folder_with("logs", kRaidAxis + R"(, "seeds": [1, 2])");
   std::string base = kBase;
   const std::string runtime = R"("runtime=1s")";
-  base.replace(base.find(runtime), runtime.size(), runtime + R"(, "write_lat_log=io", "log_avg_msec=100")");
+  base.replace(base.find(runtime), runtime.size(), runtime + R"(, "write_lat_log=lat/io", "log_avg_msec=100")");
   spit(dir / "base.json", base);
   SweepPlan plan = plan_in(dir);
   plan.log_dir = (dir / "logs").string();
@@ -502,7 +502,7 @@ TEST_CASE("each run writes its fio logs in a folder of its own under the plan's 
   for (const SweepRow& row : rows) {
     REQUIRE_MESSAGE(!row.failed(), row.error);
     const fs::path log = dir / "logs" / ("point-" + std::to_string(row.point) + "-seed-" + std::to_string(row.seed)) /
-                         "io_clat.1.log";
+                         "lat/io_clat.1.log";  // lat/ made in the run's folder
     INFO(log);
     const std::string text = slurp(log);
     // One line per 100 ms window of the 1 s run and direction, of this run alone (the mean
@@ -512,9 +512,9 @@ TEST_CASE("each run writes its fio logs in a folder of its own under the plan's 
     contents.insert(text);
   }
   CHECK(contents.size() == 4);  // four runs, four different logs
-  CHECK_FALSE(fs::exists("io_clat.1.log"));
+  CHECK_FALSE(fs::exists("lat"));
   // An absolute prefix would be one file for every run: that run fails, saying why.
-  base.replace(base.find("write_lat_log=io"), 16, "write_lat_log=" + (dir / "abs").string());
+  base.replace(base.find("write_lat_log=lat/io"), 20, "write_lat_log=" + (dir / "abs").string());
   spit(dir / "base.json", base);
   plan = plan_in(dir);
   plan.log_dir = (dir / "logs").string();
