@@ -1,5 +1,6 @@
 #include "api/auth.h"
 
+#include "api/auth_impl.h"
 #include "api/auth_internal.h"
 #include "api/problem.h"
 #include "config/json_text.h"
@@ -19,142 +20,12 @@
 
 namespace afasim::api {
 
-using nlohmann::json;
-using auth_internal::argon2_cost_problem;
-using auth_internal::argon2id_hash;
-using auth_internal::argon2id_matches;
-using auth_internal::base64_decode;
-using auth_internal::base64url;
-using auth_internal::check_name;
-using auth_internal::check_password_rules;
-using auth_internal::credentials_header;
-using auth_internal::equal_constant_time;
-using auth_internal::hmac;
-using auth_internal::random_bytes;
-using auth_internal::split_credentials;
-using auth_internal::sha256;
-using auth_internal::write_private_file;
-
-namespace {
-
-std::int64_t now_unix_s() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
-}  // namespace
-
 http::Response unauthorized(const std::string& detail, const std::string& instance) {
   http::Response res =
       http::problem_response(401, problem::kUnauthorized, detail, instance);
   res.headers.set("WWW-Authenticate", "Basic realm=\"afasim\", charset=\"UTF-8\", Bearer realm=\"afasim\"");
   return res;
 }
-
-struct Auth::Impl {
-  struct Stored {
-    User user;
-    std::string hash;  // argon2id encoded
-  };
-  struct Live {
-    Session session;
-    std::string token_digest;  // SHA-256 of the token
-  };
-
-  AuthOptions options;
-  mutable std::mutex mu;
-  std::vector<Stored> users;
-  std::int64_t next_user_id = 1;
-  std::vector<Live> sessions;
-  std::int64_t next_session_id = 1;
-  const std::string mac_key = random_bytes(32);
-  std::unordered_map<std::string, std::string> verified;  // user -> HMAC of "user:password"
-  // Failed password checks by client address in the minute since the first of them
-  // (AuthOptions::failed_logins_per_minute); an address whose minute is over is dropped.
-  struct Failures {
-    int count = 0;
-    std::chrono::steady_clock::time_point since;
-  };
-  std::unordered_map<std::string, Failures> failures;
-  // Made by open() once the options are checked (AuthOptions::password_hashes_in_progress_max).
-  std::unique_ptr<HashSlots> hash_slots;
-  bool created_admin = false;
-  // Moves with every change that can end a credential (a password, a user or a session
-  // deleted), under mu: a credential_check() looks again only when it moved.
-  std::atomic<std::uint64_t> generation{0};
-
-  std::string hash_password(const std::string& password) const {
-    return argon2id_hash(password, options.argon2_passes, options.argon2_memory_kib);
-  }
-
-  Stored* find(std::string_view name) {
-    for (auto& u : users)
-      if (u.user.name == name) return &u;
-    return nullptr;
-  }
-  Stored* find(std::int64_t id) {
-    for (auto& u : users)
-      if (u.user.id == id) return &u;
-    return nullptr;
-  }
-  int admins() const {
-    return static_cast<int>(std::count_if(users.begin(), users.end(), [](const Stored& s) {
-      return s.user.role == Role::kAdmin;
-    }));
-  }
-
-  // REQUIRES: mu held.
-  sim::Status save() const {
-    if (options.users_file.empty()) return sim::Status::ok();
-    json doc{{"format", "afasim-users-1"}, {"next_id", next_user_id}, {"users", json::array()}};
-    for (const auto& s : users) {
-      doc["users"].push_back({{"id", s.user.id},
-                              {"name", s.user.name},
-                              {"role", role_name(s.user.role)},
-                              {"created_unix_s", s.user.created_unix_s},
-                              {"password_hash", s.hash}});
-    }
-    return write_private_file(options.users_file, config::dump_json(doc, 2) + "\n");
-  }
-
-  sim::Status load(const std::string& text) {
-    json doc = json::parse(text, nullptr, false);
-    auto bad = [&](const std::string& why) {
-      return sim::invalid_argument(options.users_file + ": " + why);
-    };
-    if (!doc.is_object() || doc.value("format", "") != "afasim-users-1" ||
-        !doc["users"].is_array() || !doc["next_id"].is_number_integer())
-      return bad("not an afasim users file");
-    next_user_id = doc["next_id"].get<std::int64_t>();
-    for (const auto& u : doc["users"]) {
-      if (!u.is_object() || !u["id"].is_number_integer() || !u["name"].is_string() ||
-          !u["role"].is_string() || !u["password_hash"].is_string())
-        return bad("a user entry lacks id, name, role or password_hash");
-      Stored s;
-      s.user.id = u["id"].get<std::int64_t>();
-      s.user.name = u["name"].get<std::string>();
-      const auto role = parse_role(u["role"].get<std::string>());
-      if (!role) return bad("unknown role for user " + s.user.name);
-      s.user.role = *role;
-      s.user.created_unix_s = u.value("created_unix_s", std::int64_t{0});
-      s.hash = u["password_hash"].get<std::string>();
-      if (const std::string why = argon2_cost_problem(s.hash); !why.empty())
-        return bad("the password hash of user " + s.user.name + " " + why);
-      users.push_back(std::move(s));
-    }
-    std::vector<User> listed;
-    for (const Stored& s : users) listed.push_back(s.user);
-    if (const std::string why = users_file_problem(listed, next_user_id); !why.empty()) return bad(why);
-    return sim::Status::ok();
-  }
-
-  // The user a bearer token names, with the role the user has now; nullptr if none.
-  const Stored* bearer(const std::string& token) {
-    const std::string digest = sha256(token);
-    const std::int64_t now = now_unix_s();
-    std::erase_if(sessions, [now](const Live& l) { return l.session.expires_unix_s <= now; });
-    for (const auto& l : sessions)
-      if (equal_constant_time(l.token_digest, digest)) return find(l.session.user);
-    return nullptr;
-  }
-};
 
 Auth::Auth(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Auth::~Auth() = default;
@@ -223,7 +94,7 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
     return http::Verdict::kDeny;
   }
   const auto [scheme, value] = split_credentials(header);
-  std::string user;
+  std::string user, proof;
   Role role = Role::kMonitor;
   if (http::iequals(scheme, "Bearer")) {
     if (value.empty()) {
@@ -244,7 +115,7 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
   } else if (http::iequals(scheme, "Basic")) {
     Refusal refusal;
     const http::Verdict v =
-        authenticate_basic(value, r.remote_address, may_block, user, role, refusal);
+        authenticate_basic(value, r.remote_address, may_block, user, role, proof, refusal);
     if (v == http::Verdict::kNeedsWorker) return v;
     if (v == http::Verdict::kDeny) {
       deny = refusal_response(refusal.status, refusal.why, refusal.retry_after_s, r.path);
@@ -262,7 +133,7 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
                         r.path);
     return http::Verdict::kDeny;
   }
-  r.principal = {user, role_name(role), http::iequals(scheme, "Bearer") ? "bearer" : "basic"};
+  r.principal = {user, role_name(role), http::iequals(scheme, "Bearer") ? "bearer" : "basic", proof};
   const auto needed = parse_role(route.access);
   if (!is_public && needed && static_cast<int>(role) < static_cast<int>(*needed)) {
     deny = http::problem_response(
@@ -277,7 +148,7 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
 
 http::Verdict Auth::authenticate_basic(const std::string& value, const std::string& address,
                                        bool may_block, std::string& user, Role& role,
-                                       Refusal& refusal) {
+                                       std::string& proof, Refusal& refusal) {
   std::string& why = refusal.why;
   if (value.empty()) {
     why =
@@ -324,8 +195,7 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
       why = "wrong user name or password";
       return http::Verdict::kDeny;
     }
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->verified[user] = mac;
+    // check_password remembered it as verified, unless the password changed meanwhile.
   }
   std::lock_guard<std::mutex> lock(impl_->mu);
   const Impl::Stored* s = impl_->find(std::string_view(user));
@@ -334,6 +204,7 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
     return http::Verdict::kDeny;
   }
   role = s->user.role;
+  proof = mac;
   return http::Verdict::kAllow;
 }
 
@@ -420,12 +291,23 @@ void Auth::login_failed(const std::string& address) {
 }
 
 PasswordCheck Auth::check_password(const std::string& user, const std::string& password,
-                                   const std::string& address) {
+                                   const std::string& address, std::string* proof) {
   if (login_wait_s(address) > 0) return PasswordCheck::kLimited;
   const std::optional<HashSlots::Slot> slot =
       impl_->hash_slots->try_take(hash_slot_access(address), address);
   if (!slot) return PasswordCheck::kBusy;
-  if (check_current_password(user, password)) return PasswordCheck::kMatch;
+  std::string hash;
+  if (check_current_password(user, password, &hash)) {
+    // Remembered only if the password is still the one checked: a change that landed during
+    // the hash must not be undone by this check's result (hostile round 24).
+    const std::string mac = hmac(impl_->mac_key, user + ":" + password);
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    const Impl::Stored* s = impl_->find(std::string_view(user));
+    if (s == nullptr || s->hash != hash) return PasswordCheck::kWrong;
+    impl_->verified[user] = mac;
+    if (proof != nullptr) *proof = mac;
+    return PasswordCheck::kMatch;
+  }
   // Counted while the slot is still held: were it given back first, another password from
   // this address could take the reserved slot in between, as if it had not failed.
   login_failed(address);
@@ -461,7 +343,8 @@ std::string Auth::password_checks_busy(const std::string& address) const {
          " in progress, the most at once for all clients" + retry;
 }
 
-bool Auth::check_current_password(const std::string& user, const std::string& password) {
+bool Auth::check_current_password(const std::string& user, const std::string& password,
+                                  std::string* verified_hash) {
   std::string hash;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
@@ -473,119 +356,9 @@ bool Auth::check_current_password(const std::string& user, const std::string& pa
     (void)impl_->hash_password(password.substr(0, kPasswordMaxBytes));
     return false;
   }
-  return argon2id_matches(hash, password);
-}
-
-std::vector<User> Auth::users() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  std::vector<User> out;
-  for (const auto& s : impl_->users) out.push_back(s.user);
-  return out;
-}
-
-sim::Result<User> Auth::user(std::int64_t id) const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  for (const auto& s : impl_->users)
-    if (s.user.id == id) return s.user;
-  return sim::not_found("no user " + std::to_string(id));
-}
-
-sim::Result<User> Auth::create_user(const std::string& name, Role role, const std::string& password) {
-  AFASIM_RETURN_IF_ERROR(check_name(name));
-  AFASIM_RETURN_IF_ERROR(check_password_rules(password));
-  const std::string hash = impl_->hash_password(password);  // outside the lock: it is slow
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (impl_->find(std::string_view(name)) != nullptr)
-    return sim::conflict("a user named \"" + name + "\" exists");
-  impl_->users.push_back({User{impl_->next_user_id++, name, role, now_unix_s()}, hash});
-  if (sim::Status st = impl_->save(); !st.is_ok()) {
-    impl_->users.pop_back();
-    return st;
-  }
-  return impl_->users.back().user;
-}
-
-sim::Result<User> Auth::update_user(std::int64_t id, std::optional<Role> role,
-                                    const std::optional<std::string>& password) {
-  if (password) AFASIM_RETURN_IF_ERROR(check_password_rules(*password));
-  const std::string hash = password ? impl_->hash_password(*password) : "";
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  Impl::Stored* s = impl_->find(id);
-  if (s == nullptr) return sim::not_found("no user " + std::to_string(id));
-  if (role && *role != Role::kAdmin && s->user.role == Role::kAdmin && impl_->admins() == 1)
-    return sim::conflict("user \"" + s->user.name + "\" is the last admin");
-  const Impl::Stored before = *s;
-  if (role) s->user.role = *role;
-  if (password) {
-    s->hash = hash;
-    impl_->verified.erase(s->user.name);
-  }
-  if (sim::Status st = impl_->save(); !st.is_ok()) {
-    *s = before;
-    return st;
-  }
-  // A new password ends the user's sessions: resetting it is how a stolen token is shut out.
-  if (password) std::erase_if(impl_->sessions, [&](const Impl::Live& l) { return l.session.user == s->user.name; });
-  if (password) ++impl_->generation;
-  return s->user;
-}
-
-sim::Status Auth::delete_user(std::int64_t id) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  Impl::Stored* s = impl_->find(id);
-  if (s == nullptr) return sim::not_found("no user " + std::to_string(id));
-  if (s->user.role == Role::kAdmin && impl_->admins() == 1)
-    return sim::conflict("user \"" + s->user.name + "\" is the last admin");
-  const auto before = impl_->users;
-  const std::string name = s->user.name;
-  std::erase_if(impl_->users, [id](const Impl::Stored& u) { return u.user.id == id; });
-  if (sim::Status st = impl_->save(); !st.is_ok()) {
-    impl_->users = before;
-    return st;
-  }
-  impl_->verified.erase(name);
-  std::erase_if(impl_->sessions, [&](const Impl::Live& l) { return l.session.user == name; });
-  ++impl_->generation;
-  return sim::Status::ok();
-}
-
-sim::Result<std::pair<Session, std::string>> Auth::create_session(const std::string& user) {
-  const std::string token = "afs_" + base64url(random_bytes(32));
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  const Impl::Stored* s = impl_->find(std::string_view(user));
-  if (s == nullptr) return sim::not_found("no user \"" + user + "\"");
-  const std::int64_t now = now_unix_s();
-  std::erase_if(impl_->sessions, [now](const Impl::Live& l) { return l.session.expires_unix_s <= now; });
-  const auto own = std::count_if(impl_->sessions.begin(), impl_->sessions.end(),
-                                 [&user](const Impl::Live& l) { return l.session.user == user; });
-  if (own >= impl_->options.max_sessions_per_user)
-    return sim::conflict(
-        "user \"" + user + "\" has " + std::to_string(own) +
-        " sessions open, the most one user may; delete one (DELETE /api/v1/sessions/{id})");
-  if (static_cast<int>(impl_->sessions.size()) >= impl_->options.max_sessions)
-    return sim::conflict(std::to_string(impl_->options.max_sessions) +
-                         " sessions are open; delete one (DELETE /api/v1/sessions/{id})");
-  Session session{impl_->next_session_id++, user, s->user.role, now,
-                  now + impl_->options.session_ttl.count()};
-  impl_->sessions.push_back({session, sha256(token)});
-  return std::make_pair(session, token);
-}
-
-std::vector<Session> Auth::sessions() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  const std::int64_t now = now_unix_s();
-  std::vector<Session> out;
-  for (const auto& l : impl_->sessions)
-    if (l.session.expires_unix_s > now) out.push_back(l.session);
-  return out;
-}
-
-sim::Status Auth::delete_session(std::int64_t id) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  const auto n = std::erase_if(impl_->sessions, [id](const Impl::Live& l) { return l.session.id == id; });
-  if (n == 0) return sim::not_found("no session " + std::to_string(id));
-  ++impl_->generation;
-  return sim::Status::ok();
+  if (!argon2id_matches(hash, password)) return false;
+  if (verified_hash != nullptr) *verified_hash = std::move(hash);
+  return true;
 }
 
 }  // namespace afasim::api

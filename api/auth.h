@@ -162,14 +162,20 @@ class Auth {
   std::vector<User> users() const;
   sim::Result<User> user(std::int64_t id) const;
   sim::Result<User> create_user(const std::string& name, Role role, const std::string& password);
+  // `proof` (check_password's, or the guard's for Basic): the caller showed the user's
+  // current password; kConflict when it changed after that check (hostile round 24: a change
+  // checked against the old password was applied after an admin's reset and undid it).
   sim::Result<User> update_user(std::int64_t id, std::optional<Role> role,
-                                const std::optional<std::string>& password);
+                                const std::optional<std::string>& password, const std::string* proof = nullptr);
   sim::Status delete_user(std::int64_t id);
 
   // Sessions. create_session: a new token for `user` (who has just authenticated); the
   // token is returned once and only its SHA-256 is kept. kConflict at max_sessions, or at
-  // max_sessions_per_user of this user's.
-  sim::Result<std::pair<Session, std::string>> create_session(const std::string& user);
+  // max_sessions_per_user of this user's. `proof`: what the password check gave
+  // (check_password, or Principal::proof for Basic); kPreconditionFailed when the user's
+  // password changed since that check, which ended the user's sessions (hostile round 24: a
+  // login in flight during the change got a token that outlived it): answer 401.
+  sim::Result<std::pair<Session, std::string>> create_session(const std::string& user, const std::string& proof);
   // Checks a user name and password for a login (a POST /sessions body, Redfish's login
   // body, a current_password; the guard's Basic credentials not yet verified) from client
   // address `address`: kLimited at once, without hashing, while the address is past its
@@ -182,12 +188,17 @@ class Auth {
   // counted as a failed login from `address` (login_failed) before the slot is given back,
   // so that the address's next request is already limited to the shared slots. The slot is
   // given back on every way out, an exception (argon2 out of memory) included.
+  // On kMatch the credentials are remembered as verified (Basic requests with them need no
+  // hash) and `*proof`, when given, is set to their proof for create_session / update_user;
+  // unless the password changed during the check: then kWrong (not counted as a failure).
   PasswordCheck check_password(const std::string& user, const std::string& password,
-                               const std::string& address);
+                               const std::string& address, std::string* proof = nullptr);
   // The hash alone, without a slot or a failed login counted: for an admin's own checks. A
   // user's current_password goes through check_password like a login (hostile round 20: a
   // stolen token guessed its owner's password 67 times a second through it, never limited).
-  bool check_current_password(const std::string& user, const std::string& password);
+  // `verified_hash`, when given, gets the stored hash the password matched.
+  bool check_current_password(const std::string& user, const std::string& password,
+                              std::string* verified_hash = nullptr);
   // The hash slots a password from `address` may take: kShared when the address has a failed
   // login in its current minute (the reserved last slot is not for it), else kAll.
   HashSlots::Access hash_slot_access(const std::string& address) const;
@@ -225,7 +236,8 @@ class Auth {
   // past its failed logins is a 429; one that finds every hash slot it may take taken a 503
   // (both without a hash, on the I/O thread when they are known there).
   http::Verdict authenticate_basic(const std::string& value, const std::string& address,
-                                   bool may_block, std::string& user, Role& role, Refusal& refusal);
+                                   bool may_block, std::string& user, Role& role, std::string& proof,
+                                   Refusal& refusal);
 
   std::shared_ptr<Impl> impl_;  // shared with the checks credential_check() hands out
 };

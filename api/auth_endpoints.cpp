@@ -42,10 +42,11 @@ Role read_role(const FieldReader& f, const std::string& key) {
 
 // Checks `user`'s `password` from the caller's address as a login does: 429 while the address
 // is past its failed logins, 503 when no hash slot is open to it; false (and counted as a
-// failed login from the address) when it does not match.
-bool password_matches(Auth& auth, const Call& c, const std::string& user, const std::string& password) {
+// failed login from the address) when it does not match. `proof`: Auth::check_password's.
+bool password_matches(Auth& auth, const Call& c, const std::string& user, const std::string& password,
+                      std::string* proof) {
   const std::string& address = c.http.remote_address;
-  const PasswordCheck check = auth.check_password(user, password, address);
+  const PasswordCheck check = auth.check_password(user, password, address, proof);
   if (check == PasswordCheck::kLimited) {
     const std::int64_t wait_s = auth.login_wait_s(address);
     throw ApiError(429, problem::kTooManyFailedLogins, auth.too_many_failed_logins(address, wait_s))
@@ -93,6 +94,7 @@ Reply AuthEndpoints::create_session(const Call& c) {
   no_query(c.http);
   if (c.http.principal.via == "bearer") throw ApiError(401, problem::kUnauthorized, kLoginNeedsPassword);
   std::string user = c.user();
+  std::string proof = c.http.principal.proof;  // Basic, checked by the guard
   if (user.empty()) {
     if (c.http.body.empty())
       throw ApiError(401, problem::kUnauthorized,
@@ -101,11 +103,13 @@ Reply AuthEndpoints::create_session(const Call& c) {
     FieldReader f(body, {"username", "password"});
     const std::string name = f.required_string("username");
     const std::string password = f.required_string("password");
-    if (!password_matches(auth_, c, name, password))  // counted as a failed login
+    if (!password_matches(auth_, c, name, password, &proof))  // counted as a failed login
       throw ApiError(401, problem::kUnauthorized, "wrong user name or password");
     user = name;
   }
-  auto made = auth_.create_session(user);
+  auto made = auth_.create_session(user, proof);
+  if (!made && made.status().code() == sim::Code::kPreconditionFailed)
+    throw ApiError(401, problem::kUnauthorized, made.status().message());
   if (!made) throw from_status(made.status());
   json view = session_view(made->first);
   view["token"] = made->second;
@@ -178,13 +182,14 @@ Reply AuthEndpoints::update_user(const Call& c) {
   // One's own password only with the current one: a token alone (a shell history, a proxy
   // log) must not take the account over for good (hostile round 17). An admin resets
   // another user's without it.
+  std::string proof;
   if (password && current->name == c.user()) {
     if (!current_password) throw bad_request("changing your own password needs current_password (your password now)");
-    if (!password_matches(auth_, c, current->name, *current_password))  // a failed login too
+    if (!password_matches(auth_, c, current->name, *current_password, &proof))  // a failed login too
       throw ApiError(403, problem::kForbidden, "current_password does not match: your password is unchanged");
   }
   if (!role && !password) return Reply(200, user_view(*current));  // nothing to change
-  User u = unwrap(auth_.update_user(id, role, password));
+  User u = unwrap(auth_.update_user(id, role, password, proof.empty() ? nullptr : &proof));
   std::string what = role ? std::string("role ") + role_name(u.role) : "";
   if (password) what += std::string(what.empty() ? "" : " and ") + "password";
   log(c, "user/" + std::to_string(u.id), "user \"" + u.name + "\" changed: " + what);

@@ -44,6 +44,9 @@ struct Principal {
   std::string user;  // "admin"
   std::string role;  // "admin", "operator", "monitor"
   std::string via;   // "basic", "bearer"
+  // Basic: the proof of the verified password (api::Auth), for a session minted from it or
+  // a change of it, refused if the password changed after the check. Empty otherwise.
+  std::string proof;
 };
 
 struct Request {

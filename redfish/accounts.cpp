@@ -163,13 +163,14 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
     if (r.principal.via == "bearer")
       throw RedfishError(401, "ResourceAtUriUnauthorized", std::string(api::kLoginNeedsPassword) + ".");
     std::string user = r.principal.user;
+    std::string proof = r.principal.proof;  // Basic, checked by the guard
     if (user.empty()) {
       const json body = parse_body(r);
       only(body, {"UserName", "Password"});
       require_members(body, {"UserName", "Password"});
       const std::string name = read_string(body, "UserName");
       const api::PasswordCheck check =
-          auth_.check_password(name, read_string(body, "Password"), r.remote_address);
+          auth_.check_password(name, read_string(body, "Password"), r.remote_address, &proof);
       if (check == api::PasswordCheck::kLimited) {
         const std::int64_t wait_s = auth_.login_wait_s(r.remote_address);
         throw too_many_failed_logins(auth_.too_many_failed_logins(r.remote_address, wait_s), wait_s);
@@ -180,7 +181,9 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
         throw RedfishError(401, "ResourceAtUriUnauthorized", "Wrong user name or password.");
       user = name;
     }
-    auto made = auth_.create_session(user);
+    auto made = auth_.create_session(user, proof);
+    if (!made.is_ok() && made.status().code() == sim::Code::kPreconditionFailed)
+      throw RedfishError(401, "ResourceAtUriUnauthorized", made.status().message() + ".");
     if (!made.is_ok()) {
       if (made.status().code() == sim::Code::kConflict)
         throw RedfishError(503, "SessionLimitExceeded", "The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.");
@@ -300,7 +303,9 @@ http::Response Accounts::patch_account(http::Request& r) {
                        "/api/v1/users/" + std::to_string(id) + " with current_password. The password is unchanged.",
                        {"#/Password"},
                        "Resubmit the request with HTTP Basic credentials, or use the ReST API with current_password.");
-  auto changed = auth_.update_user(id, role, password);
+  // Basic proves the current password (checked above): refused if it changed since.
+  const bool own = password && u->name == r.principal.user;
+  auto changed = auth_.update_user(id, role, password, own ? &r.principal.proof : nullptr);
   if (!changed.is_ok()) throw from_status(changed.status());
   log(r, "user/" + std::to_string(id), "user " + changed->name + " changed through Redfish");
   return json_response(200, account_view(*changed));

@@ -46,6 +46,15 @@ struct Response {
   }
 };
 
+// A session for `user` as a login makes it: the password checked (from a test address),
+// then the session minted with the check's proof.
+inline sim::Result<std::pair<Session, std::string>> login(Auth& auth, const std::string& user,
+                                                          const std::string& password) {
+  std::string proof;
+  REQUIRE(auth.check_password(user, password, "192.0.2.1", &proof) == PasswordCheck::kMatch);
+  return auth.create_session(user, proof);
+}
+
 // The admin's password in every ApiFixture.
 inline constexpr const char* kAdminPassword = "test-admin-password";
 

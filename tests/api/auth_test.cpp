@@ -212,7 +212,7 @@ TEST_CASE("tokens expire") {
   o.session_ttl = std::chrono::seconds(1);
   auto auth = Auth::open(o);
   REQUIRE(auth);
-  auto made = (*auth)->create_session("admin");
+  auto made = login(**auth, "admin", "expiry-test-pass");
   REQUIRE(made);
   http::Request r;
   r.method = "GET";
@@ -235,7 +235,7 @@ TEST_CASE(
   o.failed_logins_per_minute = 3;
   auto auth = Auth::open(o);
   REQUIRE(auth);
-  auto token = (*auth)->create_session("admin");
+  auto token = login(**auth, "admin", "throttle-test-pass");
   REQUIRE(token);
   const std::string good = "YWRtaW46dGhyb3R0bGUtdGVzdC1wYXNz";  // base64 of admin:throttle-test-pass
   const std::string wrong = "YWRtaW46d3Jvbmc=";                  // admin:wrong
@@ -298,7 +298,7 @@ TEST_CASE(
   auto auth = Auth::open(o);
   REQUIRE(auth);
   REQUIRE((*auth)->create_user("watcher", Role::kMonitor, "monitor-pass-1").is_ok());
-  auto token = (*auth)->create_session("admin");
+  auto token = login(**auth, "admin", "slots-test-pass");
   REQUIRE(token);
   const std::string admin = "YWRtaW46c2xvdHMtdGVzdC1wYXNz";  // base64 of admin:slots-test-pass
   const std::string watcher = "d2F0Y2hlcjptb25pdG9yLXBhc3MtMQ==";  // watcher:monitor-pass-1
@@ -618,7 +618,7 @@ TEST_CASE(
   AuthOptions o = test_auth_options("spacing-test-pass");
   auto auth = Auth::open(o);
   REQUIRE(auth);
-  auto token = (*auth)->create_session("admin");
+  auto token = login(**auth, "admin", "spacing-test-pass");
   REQUIRE(token);
   const std::string good = "YWRtaW46c3BhY2luZy10ZXN0LXBhc3M=";  // base64 of admin:spacing-test-pass
   const auto detail_for = [&](const std::string& header) {
@@ -672,19 +672,19 @@ TEST_CASE(
   CHECK(o.max_sessions_per_user == 64);
   std::int64_t first = 0;
   for (int i = 0; i < 64; ++i) {
-    auto s = (*auth)->create_session("watcher");
+    auto s = login(**auth, "watcher", "monitor-pass-1");
     REQUIRE(s);
     if (i == 0) first = s->first.id;
   }
-  auto more = (*auth)->create_session("watcher");
+  auto more = login(**auth, "watcher", "monitor-pass-1");
   CHECK(more.status().code() == sim::Code::kConflict);
   CHECK(more.status().message() ==
         "user \"watcher\" has 64 sessions open, the most one user may; delete one "
         "(DELETE /api/v1/sessions/{id})");
-  CHECK((*auth)->create_session("admin").is_ok());
+  CHECK(login(**auth, "admin", "session-cap-pass").is_ok());
   // Ending one of its sessions gives the user room for one more.
   REQUIRE((*auth)->delete_session(first).is_ok());
-  CHECK((*auth)->create_session("watcher").is_ok());
+  CHECK(login(**auth, "watcher", "monitor-pass-1").is_ok());
   CHECK((*auth)->sessions().size() == 65);
 }
 
@@ -853,4 +853,44 @@ TEST_CASE("users_file_problem: one id and one name per user, next_id past them, 
 }
 
 }  // namespace
+TEST_CASE("a password check made before a password change mints no session and changes nothing after it") {
+  // Hostile round 24: a login whose hash had matched the old password got its session after
+  // the change had ended the user's sessions (a token that outlived the reset), and a user's
+  // own change checked before an admin's reset was applied after it and undid it.
+  AuthOptions o = test_auth_options("race-test-pass");
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  Auth& a = **auth;
+  const std::int64_t watcher = a.create_user("watcher", Role::kMonitor, "monitor-pass-1").value().id;
+  // A body login: the check, then the reset lands, then the session is asked for.
+  std::string proof;
+  REQUIRE(a.check_password("watcher", "monitor-pass-1", "192.0.2.7", &proof) == PasswordCheck::kMatch);
+  REQUIRE(a.update_user(watcher, std::nullopt, std::string("reset-by-admin-1")).is_ok());
+  auto late = a.create_session("watcher", proof);
+  CHECK(late.status().code() == sim::Code::kPreconditionFailed);
+  CHECK(late.status().message() ==
+        "the password of user \"watcher\" changed after it was checked: log in with the new one");
+  CHECK(a.sessions().empty());
+  // The same through the guard (Basic): its proof is the principal's.
+  http::Request r;
+  r.method = "GET";
+  r.path = "/api/v1/system";
+  r.remote_address = "192.0.2.8";
+  r.headers.set("Authorization", "Basic d2F0Y2hlcjpyZXNldC1ieS1hZG1pbi0x");  // watcher:reset-by-admin-1
+  http::Response deny;
+  REQUIRE(a.guard(r, http::Route{"POST", "/api/v1/sessions", nullptr, "public"}, true, deny) == http::Verdict::kAllow);
+  REQUIRE(!r.principal.proof.empty());
+  CHECK(a.create_session("watcher", r.principal.proof).is_ok());  // still the password
+  // The user's own change, checked before the admin's next reset: refused after it.
+  REQUIRE(a.check_password("watcher", "reset-by-admin-1", "192.0.2.9", &proof) == PasswordCheck::kMatch);
+  REQUIRE(a.update_user(watcher, std::nullopt, std::string("reset-by-admin-2")).is_ok());
+  CHECK(a.sessions().empty());  // the reset ended the Basic login's session
+  auto undo = a.update_user(watcher, std::nullopt, std::string("attacker-choice"), &proof);
+  CHECK(undo.status().code() == sim::Code::kConflict);
+  CHECK(undo.status().message() ==
+        "the password of user \"watcher\" changed after the current one was checked: nothing changed");
+  CHECK(a.check_password("watcher", "reset-by-admin-2", "192.0.2.10") == PasswordCheck::kMatch);
+  CHECK(a.create_session("watcher", r.principal.proof).status().code() == sim::Code::kPreconditionFailed);
+}
+
 }  // namespace afasim::api::testing

@@ -544,8 +544,13 @@ TEST_CASE("Auth::credential_check: true while the credentials hold; false for go
     r.headers.set("Authorization", "Bearer " + token);
     return r;
   };
-  const auto first = auth->create_session("admin").value();
-  const auto second = auth->create_session("admin").value();
+  // Basic credentials: a password not verified yet (by the guard or a login) is not a
+  // credential to keep.
+  http::Request basic;
+  basic.headers.set("Authorization", "Basic YWRtaW46Y2hlY2stdGVzdC1wYXNz");  // admin:check-test-pass
+  CHECK(!auth->credential_check(basic)());
+  const auto first = login(*auth, "admin", "check-test-pass").value();
+  const auto second = login(*auth, "admin", "check-test-pass").value();
   const auto check = auth->credential_check(bearer_request(first.second));
   const auto other = auth->credential_check(bearer_request(second.second));
   CHECK(check());
@@ -557,10 +562,6 @@ TEST_CASE("Auth::credential_check: true while the credentials hold; false for go
   // A session ends at its expiry (session_ttl 1 s here) with no change to look at.
   std::this_thread::sleep_for(std::chrono::milliseconds(2100));
   CHECK(!check());
-  // Basic credentials: a password not verified by the guard is not a credential to keep.
-  http::Request basic;
-  basic.headers.set("Authorization", "Basic YWRtaW46Y2hlY2stdGVzdC1wYXNz");  // admin:check-test-pass
-  CHECK(!auth->credential_check(basic)());
 }
 
 }  // namespace afasim::api::testing
