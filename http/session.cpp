@@ -169,6 +169,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     limit_parser(parser, opts_);
     error_code ec;
     co_await bhttp::async_read_header(stream_, buffer_, parser, redirect(ec));
+    const auto header_fields = std::distance(parser.get().begin(), parser.get().end());
     if (!ec && parser.get()[bhttp::field::expect] == "100-continue" && !parser.is_done()) {
       static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       co_await asio::async_write(stream_, asio::buffer(kContinue), redirect(ec));
@@ -176,6 +177,16 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     if (!ec && !parser.is_done()) co_await bhttp::async_read(stream_, buffer_, parser, redirect(ec));
     if (ec) {
       co_await refuse(ec);
+      co_return std::nullopt;
+    }
+    // Beast adds a chunked body's trailer fields to the header's: an Authorization or Host
+    // sent after the body would decide the caller while a proxy saw the header's (RFC 9110
+    // 6.5.1: not to be merged; hostile round 24). A trailer is refused.
+    if (std::distance(parser.get().begin(), parser.get().end()) != header_fields) {  // a trailer
+      co_await refuse_with(problem_response(400, problem::kBadRequest,
+                                            "the request has trailer fields after its chunked body; send every "
+                                            "field in the header section",
+                                            ""));
       co_return std::nullopt;
     }
     keep_alive_ = parser.get().keep_alive();
@@ -188,13 +199,17 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     if (ec == beast::error::timeout) ++server_->requests_timed_out;
     std::optional<Response> res = refusal_for(ec, opts_);
     if (!res) co_return;  // nobody to answer
+    co_await refuse_with(std::move(*res));
+  }
+
+  asio::awaitable<void> refuse_with(Response res) {
     ++server_->requests_refused;
     Request r;
     r.method = "-";
     r.path = "-";
-    server_->log_request(r, res->status, Clock::now());
+    server_->log_request(r, res.status, Clock::now());
     keep_alive_ = false;
-    if (co_await write_response(r, *res, false)) co_await shut_down(kDrainAfterRefusalBytes);
+    if (co_await write_response(r, res, false)) co_await shut_down(kDrainAfterRefusalBytes);
   }
 
   asio::awaitable<Response> answer(Request& r) {

@@ -243,6 +243,27 @@ TEST_CASE("two Host or two Authorization headers are a 400, not the first one wi
   REQUIRE(auths);
   CHECK(auths->status == 400);
   CHECK(auths->body.find("more than one Authorization header") != std::string::npos);
+  // Redfish's X-Auth-Token is the same credential (hostile round 24: the first of two won).
+  auto tokens = check("Host: localhost\r\nX-Auth-Token: afs_a\r\nx-auth-token: afs_b\r\n");
+  REQUIRE(tokens);
+  CHECK(tokens->status == 400);
+  CHECK(tokens->body.find("more than one X-Auth-Token header") != std::string::npos);
+}
+
+TEST_CASE("a chunked request's trailer fields are refused, not merged into its header (hostile round 24)") {
+  // An Authorization sent after the body decided who called while a proxy saw the header's.
+  Router router;
+  router.add({"POST", "/who", [](Request& r) { return Response(200, "{\"auth\":\"" + r.header("Authorization") + "\"}", kJson); }});
+  Server server(quiet_options(), std::move(router));
+  REQUIRE(server.start().is_ok());
+  const std::string head = "POST /who HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n";
+  const std::string plain = exchange(server.port(), head + "\r\n", "}");
+  CHECK(status_of(plain) == 200);
+  CHECK(plain.find("{\"auth\":\"\"}") != std::string::npos);
+  const std::string trailer = exchange(server.port(), head + "Authorization: Basic eDp5\r\n\r\n", "}");
+  CHECK(status_of(trailer) == 400);
+  CHECK(trailer.find("the request has trailer fields after its chunked body") != std::string::npos);
+  CHECK(trailer.find("eDp5") == std::string::npos);
 }
 
 TEST_CASE("host_allowed: IP literals, localhost and listed names; nothing else") {
