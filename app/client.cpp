@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -58,12 +59,16 @@ ClientError refused(const httplib::Response& res, const std::string& url) {
 // `waited_s`: how long the request had run when it failed. A read error well before
 // --timeout is the server closing the connection unanswered, which is what an HTTPS server
 // does with a plain HTTP request.
-ClientError unreachable(const std::string& url, httplib::Error e, double waited_s, double timeout_s) {
+// `answered`: this client had answers from `url` before (a --follow whose array stopped): no
+// hint that it may be an HTTPS server.
+ClientError unreachable(const std::string& url, httplib::Error e, double waited_s, double timeout_s,
+                        bool answered = false) {
   std::string why;
   switch (e) {
     case httplib::Error::Connection: why = "could not connect (is afasim serve running there?)"; break;
     case httplib::Error::Read:
       if (waited_s >= 0.9 * timeout_s) why = "no answer in time (--timeout)";
+      else if (answered) why = "the connection closed without an answer (is the array stopping?)";
       else if (url.rfind("http://", 0) == 0)
         why = "the connection closed without an answer (an HTTPS server? use https://... with "
               "--cacert STATE/tls/afasim.crt for --tls self-signed)";
@@ -77,6 +82,16 @@ ClientError unreachable(const std::string& url, httplib::Error e, double waited_
     default: why = httplib::to_string(e); break;
   }
   return ClientError(kExitUnreachable, "cannot reach the array at " + url + ": " + why);
+}
+
+// A 3xx is not followed (credentials would go to another address): say where it pointed
+// (hostile round 24: the command failed on an empty JSON body, in the JSON library's words).
+void check_not_redirect(const httplib::Response& res, const std::string& url) {
+  if (res.status < 300 || res.status >= 400) return;
+  const std::string to = res.get_header_value("Location");
+  throw ClientError(kExitFailure, "the server at " + url + " answered HTTP " + std::to_string(res.status) +
+                                      (to.empty() ? std::string(" (a redirect)") : " (a redirect to " + config::printable(to.substr(0, 200)) + ")") +
+                                      ": afasim does not follow redirects; give --url the array's own address");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -143,6 +158,19 @@ std::optional<std::int64_t> whole_number(const std::string& text) {
   return v;
 }
 
+// A --cacert that cannot be read or holds no PEM certificate is the caller's mistake (exit 2),
+// not an array out of reach (hostile round 24: exit 4, "SSLLoadingCerts").
+void check_ca_cert(const std::string& path) {
+  if (path.empty()) return;
+  const auto text = config::read_file_text(path, 1 << 20);
+  if (!text.is_ok())
+    throw ClientError(kExitUsage, "--cacert (or AFASIM_CACERT): " + text.status().message());
+  if (text->find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+    throw ClientError(kExitUsage, "--cacert (or AFASIM_CACERT) " + path +
+                                      ": holds no PEM certificate (-----BEGIN CERTIFICATE-----); for --tls "
+                                      "self-signed it is STATE/tls/afasim.crt");
+}
+
 void resolve_client_options(ClientOptions& o) {
   if (o.url.empty()) o.url = env("AFASIM_URL");
   if (o.url.empty()) o.url = "http://127.0.0.1:8080";
@@ -156,6 +184,7 @@ void resolve_client_options(ClientOptions& o) {
   // A password without a user name is the admin's (the first start's user).
   if (o.user.empty() && !o.password.empty()) o.user = "admin";
   check_url(o.url);
+  check_ca_cert(o.ca_cert);
   // The token goes into the Authorization header as it is: a line break in it would add
   // headers or a second request.
   if (!visible_ascii(o.token))
@@ -172,16 +201,20 @@ ApiClient::ApiClient(const ClientOptions& options) : options_(options) {
   while (!base_path_.empty() && base_path_.back() == '/') base_path_.pop_back();
   http_ = std::make_unique<httplib::Client>(scheme + host_port);
   if (!options_.ca_cert.empty()) http_->set_ca_cert_path(options_.ca_cert.c_str());
-  const auto secs = static_cast<time_t>(options_.timeout_seconds);
-  const auto usecs = static_cast<time_t>((options_.timeout_seconds - static_cast<double>(secs)) * 1e6);
-  http_->set_connection_timeout(std::min<time_t>(secs, 5), usecs);
-  http_->set_read_timeout(secs, usecs);
-  http_->set_write_timeout(secs, usecs);
+  set_timeouts();
   if (!options_.token.empty()) http_->set_bearer_token_auth(options_.token.c_str());
   else if (!options_.user.empty()) http_->set_basic_auth(options_.user.c_str(), options_.password.c_str());
 }
 
 ApiClient::~ApiClient() = default;
+
+void ApiClient::set_timeouts() {
+  const auto secs = static_cast<time_t>(options_.timeout_seconds);
+  const auto usecs = static_cast<time_t>((options_.timeout_seconds - static_cast<double>(secs)) * 1e6);
+  http_->set_connection_timeout(std::min<time_t>(secs, 5), usecs);
+  http_->set_read_timeout(secs, usecs);
+  http_->set_write_timeout(secs, usecs);
+}
 
 std::string ApiClient::full_path(const std::string& path) const {
   if (path.rfind("/api/", 0) == 0 || path.rfind("/metrics", 0) == 0) return base_path_ + path;
@@ -195,6 +228,10 @@ namespace {
 // The header section is not bounded by the library (cpp-httplib 0.11 caps a header line, not
 // their number): ApiClient::exchange watches the process's memory while it reads.
 constexpr std::size_t kMaxAnswerBytes = 64 << 20;
+// An event stream's reads wait at least this long: the array sends a keep-alive comment every
+// 15 s (api::RestServerOptions::event_stream_keep_alive).
+constexpr double kStreamQuietMax = 60;
+constexpr double kForeverSeconds = 100.0 * 365 * 24 * 3600;
 
 ClientError answer_too_large(const std::string& request, const std::string& url) {
   return ClientError(kExitFailure, request + ": the answer is larger than " + std::to_string(kMaxAnswerBytes >> 20) +
@@ -297,7 +334,8 @@ httplib::Response ApiClient::exchange(const std::string& method, const std::stri
                                                        "check before retrying"
                                                      : ""));
   }
-  if (!sent) throw unreachable(options_.url, error, seconds_since(start), options_.timeout_seconds);
+  if (!sent) throw unreachable(options_.url, error, seconds_since(start), options_.timeout_seconds, answered_);
+  answered_ = true;
   answer.body = std::move(body_in);
   return answer;
 }
@@ -308,6 +346,7 @@ json ApiClient::send(const std::string& method, const std::string& path, const j
   const httplib::Response answer = exchange(method, path, text);
   const httplib::Response* res = &answer;
   if (res->status >= 400) throw refused(*res, options_.url);
+  check_not_redirect(*res, options_.url);
   if (res->status == 204 || res->body.empty()) return nullptr;
   json j = json::parse(res->body, nullptr, false);
   if (j.is_discarded())
@@ -316,6 +355,22 @@ json ApiClient::send(const std::string& method, const std::string& path, const j
 }
 
 json ApiClient::get(const std::string& path) { return send("GET", path, nullptr); }
+
+json ApiClient::get_all(const std::string& collection) {
+  constexpr std::int64_t kPage = 1000;  // the API's largest limit
+  json all = json::array();
+  std::int64_t total = 0;
+  // Bounded by the pages the first total needs (and at most 10^4): a list that grows while it
+  // is read does not keep the client going.
+  for (std::int64_t offset = 0, pages = 0; pages < 10'000; offset += kPage, ++pages) {
+    const json page = get(collection + "?limit=" + std::to_string(kPage) + "&offset=" + std::to_string(offset));
+    const json& items = page.at("items");
+    if (pages == 0) total = page.at("total").get<std::int64_t>();
+    for (const json& item : items) all.push_back(item);
+    if (items.size() < static_cast<std::size_t>(kPage) || offset + kPage >= total) break;
+  }
+  return json{{"items", std::move(all)}, {"total", total}, {"offset", 0}, {"limit", total}};
+}
 json ApiClient::post(const std::string& path, const json& body) { return send("POST", path, &body); }
 json ApiClient::patch(const std::string& path, const json& body) { return send("PATCH", path, &body); }
 void ApiClient::del(const std::string& path) { send("DELETE", path, nullptr); }
@@ -323,8 +378,38 @@ void ApiClient::del(const std::string& path) { send("DELETE", path, nullptr); }
 std::string ApiClient::get_text(const std::string& path) {
   httplib::Response res = exchange("GET", path, "");
   if (res.status >= 400) throw refused(res, options_.url);
+  check_not_redirect(res, options_.url);
   return std::move(res.body);
 }
+
+namespace {
+
+// Hands each whole Server-Sent Events message in `buffer` (messages end with a blank line;
+// each has "id: N" and "data: {...}" lines) to `on_data` and drops it from the buffer; `id`
+// follows the messages' ids. False when on_data asked to stop.
+bool take_sse_messages(std::string& buffer, std::int64_t& id,
+                       const std::function<bool(std::int64_t, const std::string&)>& on_data) {
+  std::size_t end;
+  while ((end = buffer.find("\n\n")) != std::string::npos) {
+    const std::string message = buffer.substr(0, end);
+    buffer.erase(0, end + 2);
+    std::string payload;
+    std::int64_t message_id = 0;
+    for (std::size_t i = 0; i < message.size();) {
+      const std::size_t nl = std::min(message.find('\n', i), message.size());
+      const std::string line = message.substr(i, nl - i);
+      if (line.rfind("id: ", 0) == 0) message_id = whole_number(line.substr(4)).value_or(message_id);
+      if (line.rfind("data: ", 0) == 0) payload = line.substr(6);
+      i = nl + 1;
+    }
+    if (payload.empty()) continue;  // retry: or a comment (a keep-alive, the backlog's end)
+    id = message_id;
+    if (!on_data(id, payload)) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
                                const std::function<bool(std::int64_t, const std::string&)>& on_data) {
@@ -334,51 +419,58 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
   int error_status = 0;
   httplib::Headers headers;
   if (last_id > 0) headers.emplace("Last-Event-ID", std::to_string(last_id));
-  // Messages end with a blank line; each has "id: N" and "data: {...}" lines.
   bool too_large = false;
   auto receive = [&](const char* data, std::size_t n) {
     buffer.append(data, n);
     if (error_status != 0) return buffer.size() < (1 << 20);  // an error's body
     if (buffer.size() > kMaxAnswerBytes) return !(too_large = true);  // no message end in sight
-    std::size_t end;
-    while ((end = buffer.find("\n\n")) != std::string::npos) {
-      const std::string message = buffer.substr(0, end);
-      buffer.erase(0, end + 2);
-      std::string payload;
-      std::int64_t message_id = 0;
-      std::size_t i = 0;
-      while (i < message.size()) {
-        const std::size_t nl = std::min(message.find('\n', i), message.size());
-        const std::string line = message.substr(i, nl - i);
-        if (line.rfind("id: ", 0) == 0)
-          message_id = whole_number(line.substr(4)).value_or(message_id);
-        if (line.rfind("data: ", 0) == 0) payload = line.substr(6);
-        i = nl + 1;
-      }
-      if (payload.empty()) continue;  // retry: or a keep-alive comment
-      id = message_id;
-      if (!on_data(id, payload)) {
-        stopped = true;
-        return false;
-      }
-    }
-    return true;
+    if (take_sse_messages(buffer, id, on_data)) return true;
+    stopped = true;
+    return false;
   };
+  std::atomic<bool> head_seen{false};
   auto on_response = [&](const httplib::Response& r) {
     if (r.status >= 400) error_status = r.status;
+    head_seen = true;
     return true;
   };
   const auto start = std::chrono::steady_clock::now();
-  auto res = http_->Get(full_path(path), headers, on_response, receive);
+  httplib::Result res{nullptr, httplib::Error::Success};
+  bool late = false, huge_headers = false;
+  {
+    // --timeout bounds the wait for the answer's head, not the gaps between events (an idle
+    // array sends a keep-alive every 15 s): the reads wait at least kStreamQuietMax. The header
+    // section is watched as exchange() watches it (hostile round 24: an endless one grew the
+    // client to 3.9 GB and --timeout did nothing).
+    const std::int64_t rss_before = resident_bytes();
+    const auto quiet = std::max(options_.timeout_seconds, kStreamQuietMax);
+    http_->set_read_timeout(static_cast<time_t>(quiet));
+    Watchdog watchdog(
+        kForeverSeconds,
+        [&] {
+          huge_headers = resident_bytes() > rss_before + 4 * static_cast<std::int64_t>(kMaxAnswerBytes);
+          late = !head_seen && seconds_since(start) >= options_.timeout_seconds;
+          return huge_headers || late;
+        },
+        [&] { http_->stop(); });
+    res = http_->Get(full_path(path), headers, on_response, receive);
+    set_timeouts();
+  }  // the watchdog joined: its flags are read from here on
   if (error_status != 0) {
     httplib::Response r;
     r.status = error_status;
     r.body = buffer;
     throw refused(r, options_.url);
   }
-  if (too_large) throw answer_too_large("GET " + full_path(path), options_.url);
+  if (too_large || huge_headers) throw answer_too_large("GET " + full_path(path), options_.url);
+  if (res) check_not_redirect(res.value(), options_.url);
+  if (late) throw unreachable(options_.url, httplib::Error::Read, options_.timeout_seconds, options_.timeout_seconds);
+  if (!res && head_seen && !stopped && res.error() != httplib::Error::Canceled)
+    throw ClientError(kExitUnreachable, "cannot reach the array at " + options_.url + ": the event stream broke off "
+                                        "(the array stopped, or nothing came for " + shown_seconds(std::max(options_.timeout_seconds, kStreamQuietMax)) + ")");
   if (!res && !stopped && res.error() != httplib::Error::Canceled)
-    throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds);
+    throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds, answered_);
+  answered_ = true;
   return id;
 }
 
@@ -413,140 +505,6 @@ std::int64_t ApiClient::resolve(const std::string& collection, const std::string
   throw ClientError(kExitRefused, "refused: \"" + ref + "\" is ambiguous: " + noun + " " + std::to_string(*id) +
                                       " has that id and " + noun + " " + std::to_string(named_id) +
                                       " that name; give id:" + std::to_string(*id) + " or id:" + std::to_string(named_id));
-}
-
-// ---------------------------------------------------------------------------------------
-
-std::string human_bytes(std::int64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  const bool negative = bytes < 0;
-  double v = std::fabs(static_cast<double>(bytes));
-  int unit = 0;
-  while (v >= 1024 && unit < 6) {
-    v /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  if (unit == 0 || std::fabs(v - std::round(v)) < 0.05) std::snprintf(buf, sizeof buf, "%.0f %s", std::round(v), kUnits[unit]);
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  return (negative ? "-" : "") + std::string(buf);
-}
-
-std::string cell_text(const std::string& key, const json& v, bool exact_bytes) {
-  // "capacity.free_bytes.RAID10" is a size too: a unit ends a key or one of its parents.
-  const auto ends_with = [&key](const char* suffix) {
-    const std::string s(suffix);
-    return (key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0) ||
-           key.find(s + ".") != std::string::npos;
-  };
-  if (v.is_null()) return "-";
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  if (v.is_number_integer() && ends_with("_bytes") && !exact_bytes) return human_bytes(v.get<std::int64_t>());
-  if (v.is_number_integer() && ends_with("_ns")) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(v.get<std::int64_t>()) / 1e9);
-    return buf;
-  }
-  if (v.is_number_float()) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
-    return buf;
-  }
-  if (v.is_string()) return v.get<std::string>().empty() ? "-" : v.get<std::string>();
-  if (v.is_object() && v.contains("type") && v.contains("address"))  // an initiator
-    return v["type"].get<std::string>() + ":" + v["address"].get<std::string>();
-  if (v.is_array()) {
-    std::string out;
-    for (const auto& x : v) out += (out.empty() ? "" : ",") + cell_text(key, x, exact_bytes);
-    return out;
-  }
-  return config::dump_json(v);
-}
-
-std::string Table::str() const {
-  std::vector<std::size_t> width(headers_.size(), 0);
-  std::vector<bool> numeric(headers_.size(), true);
-  static const std::regex number("^-?[0-9][0-9.,]*( [KMGTPE]?i?B| s)?$");
-  for (std::size_t c = 0; c < headers_.size(); ++c) width[c] = headers_[c].size();
-  for (const auto& r : rows_)
-    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) {
-      width[c] = std::max(width[c], r[c].size());
-      if (r[c] != "-" && !std::regex_match(r[c], number)) numeric[c] = false;
-    }
-  std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string l;
-    for (std::size_t c = 0; c < headers_.size(); ++c) {
-      const std::string cell = c < cells.size() ? cells[c] : "";
-      const std::string pad(width[c] - std::min(width[c], cell.size()), ' ');
-      const bool last = c + 1 == headers_.size();
-      l += numeric[c] ? pad + cell : cell + (last ? "" : pad);
-      if (!last) l += "  ";
-    }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
-  };
-  line(headers_);
-  for (const auto& r : rows_) line(r);
-  return out;
-}
-
-const json& at_path(const json& j, const std::string& dotted) {
-  static const json kNull = nullptr;
-  const json* cur = &j;
-  std::size_t i = 0;
-  while (i <= dotted.size()) {
-    const std::size_t dot = std::min(dotted.find('.', i), dotted.size());
-    const std::string part = dotted.substr(i, dot - i);
-    if (!cur->is_object() || !cur->contains(part)) return kNull;
-    cur = &(*cur)[part];
-    i = dot + 1;
-  }
-  return *cur;
-}
-
-void print_list(const ClientOptions& o, const json& page, const std::vector<Column>& columns) {
-  if (o.output == "json") {
-    std::cout << config::dump_json(page, 2) << "\n";
-    return;
-  }
-  std::vector<std::string> headers;
-  for (const auto& c : columns) headers.push_back(c.header);
-  Table t(headers);
-  for (const auto& item : page.value("items", json::array())) {
-    std::vector<std::string> cells;
-    for (const auto& c : columns) cells.push_back(cell_text(c.as.empty() ? c.key : c.as, at_path(item, c.key), o.bytes));
-    t.row(std::move(cells));
-  }
-  std::cout << t.str();
-}
-
-namespace {
-void flatten(const json& j, const std::string& prefix, Table& t, bool exact) {
-  for (const auto& [k, v] : j.items()) {
-    const std::string key = prefix.empty() ? k : prefix + "." + k;
-    if (v.is_object() && !v.empty()) flatten(v, key, t, exact);
-    else if (v.is_array() && !v.empty() && v[0].is_object()) {
-      for (std::size_t i = 0; i < v.size(); ++i) flatten(v[i], key + "[" + std::to_string(i) + "]", t, exact);
-    } else if (v.is_number_integer() && key.size() > 3 && key.compare(key.size() - 3, 3, "_ns") == 0) {
-      // The field keeps its unit: nanoseconds, as named, with seconds beside them ("time_ns
-      // 12.345 s" read as a unit mismatch in a new-user trial).
-      t.row({key, std::to_string(v.get<std::int64_t>()) + " (" + cell_text(key, v, exact) + ")"});
-    } else {
-      t.row({key, cell_text(key, v, exact)});
-    }
-  }
-}
-}  // namespace
-
-void print_object(const ClientOptions& o, const json& object) {
-  if (o.output == "json") {
-    std::cout << config::dump_json(object, 2) << "\n";
-    return;
-  }
-  Table t({"FIELD", "VALUE"});
-  flatten(object, "", t, o.bytes);
-  std::cout << t.str();
 }
 
 }  // namespace afasim::app

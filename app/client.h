@@ -76,6 +76,10 @@ class ApiClient {
   void del(const std::string& path);
   // The body as text (GET /metrics).
   std::string get_text(const std::string& path);
+  // Every item of a collection ("/volumes"), page after page (the API gives at most 1,000 at a
+  // time; hostile round 24: `volume list` showed the first 1,000 of 4,096 without a word), as
+  // one page: {"items", "total", "offset": 0, "limit": total}.
+  json get_all(const std::string& collection);
   // GET of a Server-Sent Events stream: `on_data` gets each `data:` payload with its id
   // until it returns false or the stream ends. Returns the last id seen.
   std::int64_t stream(const std::string& path, std::int64_t last_id,
@@ -98,6 +102,9 @@ class ApiClient {
   ClientOptions options_;
   std::string base_path_;  // the URL's own path prefix ("" or "/array1")
   std::unique_ptr<httplib::Client> http_;
+  bool answered_ = false;  // an answer came from the array before (unreachable()'s wording)
+
+  void set_timeouts();  // --timeout for connecting, reading and writing
 };
 
 // --- Output ----------------------------------------------------------------------------

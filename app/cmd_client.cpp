@@ -2,12 +2,16 @@
 // controller ...` and `afasim metrics`, talking to a running array's ReST API (docs/cli.md).
 #include <httplib.h>
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "app/client.h"
 #include "app/commands.h"
+#include "config/file_text.h"
 
 namespace afasim::app {
 namespace {
@@ -91,7 +95,7 @@ void print_created(ApiClient& c, const std::string& noun, const json& obj) {
 void add_list_show_delete(CLI::App* group, Group& g, const std::string& collection, const std::string& noun,
                           std::vector<Column> columns, bool deletable = true) {
   leaf(group, g, "list", "List the " + collection, [collection, columns](ApiClient& c) {
-    print_list(c.options(), c.get("/" + collection + "?limit=1000"), columns);
+    print_list(c.options(), c.get_all("/" + collection), columns);
   });
   auto ref = std::make_shared<std::string>();
   leaf(group, g, "show", "Show one " + noun + " (by id or name)", [collection, noun, ref](ApiClient& c) {
@@ -400,21 +404,27 @@ void add_event(CLI::App* group, Group& g) {
                                      {"KIND", "category"}, {"OBJECT", "object"}, {"MESSAGE", "message"}});
       return;
     }
-    // --follow: the page oldest first, then the stream from where it ended.
-    const json items = page["items"];
-    for (auto it = items.rbegin(); it != items.rend(); ++it) {
-      if (c.options().output == "json") std::cout << it->dump() << std::endl;
-      else print_event_line(*it);
+    // --follow: the page oldest first (an --after page is; the newest page is turned), then
+    // the stream from where it ended.
+    json items = page["items"];
+    if (!a->after) std::reverse(items.begin(), items.end());
+    for (const json& e : items) {
+      if (c.options().output == "json") std::cout << e.dump() << std::endl;
+      else print_event_line(e);
     }
     std::int64_t last = page["next_after"].get<std::int64_t>();
     for (;;) {
+      const std::int64_t before = last;
       last = c.stream("/events/stream" + filters, last, [&c](std::int64_t, const std::string& data) {
         const json e = json::parse(data, nullptr, false);
         if (c.options().output == "json") std::cout << data << std::endl;
         else if (!e.is_discarded()) print_event_line(e);
         return true;
       });
-      // The stream ended (the server closed it): reconnect where it stopped.
+      // The stream ended (the server closed it): reconnect where it stopped, at once after a
+      // piece of a long backlog, after a pause when it brought nothing (as an EventSource's
+      // retry: a server that ends every stream is not asked again and again).
+      if (last == before) std::this_thread::sleep_for(std::chrono::seconds(2));
     }
   });
   // Bounded so that since_s * 1e9 fits the API's int64 nanoseconds: NaN, infinity or 1e300
@@ -432,7 +442,7 @@ void add_event(CLI::App* group, Group& g) {
 
 void add_alert(CLI::App* group, Group& g) {
   leaf(group, g, "list", "The alerts active now", [](ApiClient& c) {
-    print_list(c.options(), c.get("/alerts?limit=1000"),
+    print_list(c.options(), c.get_all("/alerts"),
                {{"KIND", "kind"}, {"OBJECT", "object"}, {"SEVERITY", "severity"}, {"RAISED", "raised_time_ns"},
                 {"MESSAGE", "message"}});
   });
@@ -479,10 +489,13 @@ int run_group(Group& g, const std::string& name) {
     g.action(client);
     return kExitOk;
   } catch (const ClientError& e) {
-    std::cerr << "afasim " << name << ": " << e.what() << "\n";
+    // The array's messages may quote what was sent (a name with an escape sequence): printed
+    // escaped, as every CLI error is (round 24).
+    std::cerr << "afasim " << name << ": " << config::printable(e.what()) << "\n";
     return e.code;
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << "afasim " << name << ": unexpected answer from the array: " << e.what() << "\n";
+  } catch (const nlohmann::json::exception&) {
+    std::cerr << "afasim " << name << ": unexpected answer: the JSON is not what an afasim array of this version "
+              << "sends (is " << g.options.url << " one?)\n";
     return kExitFailure;
   }
 }

@@ -298,6 +298,58 @@ TEST_CASE("a server that streams header lines without end is cut off by memory, 
   CHECK(waited < 300);  // --timeout is 600 s: it was the memory bound that stopped it
 }
 
+TEST_CASE("event list --follow: a stream whose header lines never end is cut off by memory too (hostile round 24)") {
+  // The stream had no watchdog: it grew to 3.9 GB and --timeout did nothing. A server that
+  // answers GET /api/v1/events with an empty page and the stream with header lines for ever.
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  std::thread server([listener] {
+    for (bool streamed = false; !streamed;) {
+      const int c = ::accept(listener, nullptr, nullptr);
+      if (c < 0) return;
+      const timeval give_up{2, 0};
+      ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &give_up, sizeof give_up);
+      ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &give_up, sizeof give_up);
+      for (std::string in;;) {  // the requests of one kept-alive connection
+        char buf[4096];
+        const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        in.append(buf, static_cast<std::size_t>(n));
+        if (in.find("\r\n\r\n") == std::string::npos) continue;
+        if (in.find("/events/stream") != std::string::npos) {
+          streamed = true;
+          const std::string line = "X-A: " + std::string(1000, 'a') + "\r\n";
+          std::string out = "HTTP/1.1 200 OK\r\n";
+          while (out.size() < (1 << 20)) out += line;
+          if (::send(c, out.data(), 17, MSG_NOSIGNAL) > 0)
+            while (::send(c, out.data() + 17, out.size() - 17, MSG_NOSIGNAL) > 0) {
+            }
+          break;
+        }
+        const std::string page = R"({"items": [], "total": 0, "offset": 0, "limit": 50, "next_after": 0})";
+        const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                   std::to_string(page.size()) + "\r\n\r\n" + page;
+        (void)::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+        in.clear();
+      }
+      ::close(c);
+    }
+  });
+  TempStateDir dir;
+  const Run r = run_afasim(ntohs(addr.sin_port), "event list --follow --after 0 --timeout 600", dir.path());
+  server.join();
+  ::close(listener);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("GET /api/v1/events/stream: the answer is larger than 64 MiB") != std::string::npos);
+}
+
 TEST_CASE("exit codes: unreachable 4, usage 2") {
   TempStateDir dir;
   // A port nothing listens on (bound and closed by the kernel's choice would race; port 1
@@ -466,6 +518,68 @@ TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signe
   CHECK(plain.code == 4);
   INFO(plain.err);
   CHECK(plain.err.find("closed without an answer (an HTTPS server? use https://") != std::string::npos);
+  // A --cacert that is not a certificate is the caller's mistake: exit 2, saying so (hostile
+  // round 24: exit 4, "SSLLoadingCerts").
+  const Run key = run_afasim(serve.port(), "system show --url " + url + " --cacert " + quote(state + "/tls/afasim.key"),
+                             dir.path(), creds);
+  CHECK(key.code == 2);
+  CHECK(key.err.find("/tls/afasim.key: holds no PEM certificate") != std::string::npos);
+  const Run missing = run_afasim(serve.port(), "system show --url " + url + " --cacert /nonexistent", dir.path(), creds);
+  CHECK(missing.code == 2);
+  CHECK(missing.err == "afasim system: --cacert (or AFASIM_CACERT): cannot read /nonexistent: No such file or directory\n");
+}
+
+TEST_CASE("list commands read every page; event list --follow --after is oldest first and --timeout spares quiet gaps") {
+  // Hostile round 24: `qos-policy list` showed the first 1,000 without a word; --follow --after
+  // printed its first page newest first; --follow --timeout 1 gave up on an idle array.
+  Fixture cli;
+  httplib::Client api("127.0.0.1", cli.serve.port());
+  std::ifstream pw(cli.dir.path() + "/state/admin-password");
+  std::string password;
+  std::getline(pw, password);
+  api.set_basic_auth("admin", password);
+  for (int i = 0; i < 1001; ++i) {
+    const auto r = api.Post("/api/v1/qos-policies", "{\"name\": \"q" + std::to_string(i) + "\", \"max_iops\": 1000}",
+                            "application/json");
+    REQUIRE(r);
+    REQUIRE(r->status == 201);
+  }
+  const Run table = cli.ok("qos-policy list");
+  CHECK(std::count(table.out.begin(), table.out.end(), '\n') == 1002);  // the header and 1,001
+  CHECK(has_line(table.out, "^ *1001 +q1000 "));
+  const json all = cli.ok("qos-policy list -o json").j();
+  CHECK(all["total"] == 1001);
+  CHECK(all["items"].size() == 1001);
+  // --follow --after 0 --limit 2: events 1 and 2 in that order, then the stream from 3 on.
+  const std::string out_file = cli.dir.path() + "/follow.out";
+  const std::string cmd = "AFASIM_URL=http://127.0.0.1:" + std::to_string(cli.serve.port()) + " " + cli.credentials() +
+                          " timeout 4 " + quote(std::getenv("AFASIM_BINARY")) +
+                          " event list --follow --after 0 --limit 2 --timeout 1 > " + quote(out_file) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  CHECK(WEXITSTATUS(status) == 124);  // still following when timeout(1) stopped it, at 4 s
+  std::ifstream in(out_file);
+  std::vector<long> ids;
+  for (std::string line; std::getline(in, line);) ids.push_back(std::strtol(line.c_str(), nullptr, 10));
+  REQUIRE(ids.size() >= 3);
+  CHECK(ids[0] == 1);
+  CHECK(ids[1] == 2);
+  CHECK(ids[2] == 3);
+}
+
+TEST_CASE("a redirect is not followed: exit 1, saying where it pointed (hostile round 24)") {
+  httplib::Server web;
+  web.Get(".*", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("https://elsewhere.example/api"); });
+  const int port = web.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread server([&] { web.listen_after_bind(); });
+  TempStateDir dir;
+  const Run r = run_afasim(port, "system show", dir.path());
+  web.stop();
+  server.join();
+  CHECK(r.code == 1);
+  CHECK(r.err == "afasim system: the server at http://127.0.0.1:" + std::to_string(port) +
+                     " answered HTTP 302 (a redirect to https://elsewhere.example/api): afasim does not follow "
+                     "redirects; give --url the array's own address\n");
 }
 
 TEST_CASE("a run beyond its memory ends with a message and exit code 1, not an abort") {
