@@ -1,6 +1,7 @@
 // `afasim sweep SWEEP.json --out DIR`: many runs of one scenario, a point per combination of
 // field values and a run per seed, on a pool of worker threads, or over MPI ranks when an MPI
 // launcher started it (cmd_sweep_mpi.cpp) (docs/sweeps.md).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -71,7 +72,7 @@ int run_sweep_command(const SweepOptions& o) {
   sweep::SweepProgress last;
   const auto rows = sweep::run_sweep(*setup.plan, *setup.catalog, std::move(setup.done),
                                      sweep_run_options(o, setup.journal.get(), &last));
-  return finish_sweep(o, *setup.plan, rows, last.failed);
+  return finish_sweep(o, *setup.plan, rows);
 }
 
 }  // namespace
@@ -113,8 +114,12 @@ sweep::SweepRunOptions sweep_run_options(const SweepOptions& o, sweep::RowJourna
 }
 
 int finish_sweep(const SweepOptions& o, const sweep::SweepPlan& plan,
-                 const sim::Result<std::vector<sweep::SweepRow>>& rows, std::size_t failed) {
+                 const sim::Result<std::vector<sweep::SweepRow>>& rows) {
   if (!rows.is_ok()) return fail_command("sweep", rows.status().message(), 1);
+  // Counted in the rows, resumed ones included: a rerun with nothing left to run said "0
+  // failed" and exit 0 over a table with a failed row (docs check, round 24).
+  const auto failed = static_cast<std::size_t>(
+      std::count_if(rows->begin(), rows->end(), [](const sweep::SweepRow& r) { return r.failed(); }));
   if (rows->size() < plan.file.runs()) {
     std::fprintf(stderr, "afasim sweep: stopped by --max-runs: %zu of %zu runs done, %zu failed; run it again with --out %s to go on\n",
                  rows->size(), plan.file.runs(), failed, o.out.c_str());

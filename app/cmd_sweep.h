@@ -50,10 +50,10 @@ sweep::SweepRunOptions sweep_run_options(const SweepOptions& o, sweep::RowJourna
                                          sweep::SweepProgress* last);
 
 // After the runs: writes the results when every run has a row, prints the closing line on
-// stderr and returns the exit code: 1 when `rows` is an error (printed) or a run failed or a
-// results file cannot be written, else 0. `failed`: the failed rows, as progress counted.
+// stderr and returns the exit code: 1 when `rows` is an error (printed) or a row failed (this
+// call's runs or earlier ones) or a results file cannot be written, else 0.
 int finish_sweep(const SweepOptions& o, const sweep::SweepPlan& plan,
-                 const sim::Result<std::vector<sweep::SweepRow>>& rows, std::size_t failed);
+                 const sim::Result<std::vector<sweep::SweepRow>>& rows);
 
 // The sweep under an MPI launcher (mpirun, srun), on every rank (cmd_sweep_mpi.cpp).
 int run_sweep_over_mpi(const SweepOptions& o);

@@ -41,7 +41,7 @@ int run_sweep_over_mpi(const SweepOptions& options) {
   sweep::SweepProgress last;
   const auto rows = mpi.run(*setup.plan, *setup.catalog, std::move(setup.done),
                             sweep_run_options(o, setup.journal.get(), &last));
-  return mpi.agree_on_exit(mpi.coordinator() ? finish_sweep(o, *setup.plan, rows, last.failed) : 0);
+  return mpi.agree_on_exit(mpi.coordinator() ? finish_sweep(o, *setup.plan, rows) : 0);
 }
 
 }  // namespace afasim::app

@@ -442,6 +442,11 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   const Cli bad_point = afasim("sweep " + (dir / "bad.json").string() + " --quiet --out " + (dir / "g").string(), dir);
   CHECK(bad_point.exit_code == 1);
   CHECK(slurp(dir / "g" / "results.csv").find(",failed,") != std::string::npos);
+  // Run again with nothing left to run: the failed row still fails the sweep (it said "0
+  // failed", exit 0).
+  const Cli again = afasim("sweep " + (dir / "bad.json").string() + " --out " + (dir / "g").string(), dir);
+  CHECK(again.exit_code == 1);
+  CHECK(again.err.find("afasim sweep: 1 run (1 point × 1 seed), 1 failed: ") != std::string::npos);
   const Cli bad_file = afasim("sweep " + (dir / "base.json").string() + " --out " + (dir / "h").string(), dir);
   CHECK(bad_file.exit_code == 2);
   CHECK(bad_file.err.find("base.json: duration_s: unknown key (known: schema,") != std::string::npos);
