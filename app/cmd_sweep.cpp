@@ -90,8 +90,8 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   setup->plan = std::move(plan).value();
   setup->plan->log_dir = o.out + "/logs";
   for (const std::string& figure : o.plots) {  // before any run: a typo costs nothing
-    auto probe = sweep::plot_svg(setup->plan->file, {}, figure);
-    if (!probe.is_ok()) return fail(sim::invalid_argument("--plot " + probe.status().message()), 2);
+    if (auto st = sweep::check_figure(setup->plan->file.kind, figure); !st.is_ok())
+      return fail(sim::invalid_argument("--plot " + st.message()), 2);
   }
   if (!open_journal) return 0;
   auto journal = sweep::RowJournal::open(o.out, *setup->plan, &setup->done);

@@ -19,6 +19,10 @@ namespace afasim::sweep {
 // kInvalidArgument "FIGURE: not a figure of this sweep (figures: ...)" for another name.
 sim::Result<std::string> plot_svg(const SweepFile& file, const std::vector<SweepRow>& rows, std::string_view figure);
 
+// kInvalidArgument, as plot_svg's, when `figure` is not a figure of `kind`: checked before a
+// sweep runs, without building a plot.
+sim::Status check_figure(SweepKind kind, std::string_view figure);
+
 // The figure names a plot can take for `kind`, comma-separated (for messages).
 std::string figure_names(SweepKind kind);
 

@@ -4,6 +4,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "config/file_text.h"
+
 namespace afasim::workload::report {
 
 double per_second(double count, sim::Time length_ns) {
@@ -54,7 +56,9 @@ void line(std::string& out, const char* format, ...) {
 
 std::string xml_escape(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  // Control characters and bytes that are not UTF-8 are not XML 1.0: shown as \xNN (hostile
+  // round 24: a sweep name with an escape sequence made the plot not XML).
+  for (char c : config::printable(s)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

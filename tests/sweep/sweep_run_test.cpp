@@ -157,6 +157,16 @@ TEST_CASE("plots: one marker per point at its mean over the seeds, x by the firs
   auto bad = plot_svg(plan.file, rows, "colour");
   REQUIRE_FALSE(bad.is_ok());
   CHECK(bad.status().message().rfind("colour: not a figure of this sweep (figures: iops, read_iops,", 0) == 0);
+  CHECK(check_figure(plan.file.kind, "colour").message() == bad.status().message());
+  CHECK(check_figure(plan.file.kind, "iops").is_ok());
+  // A control character in the name or a value is shown as \xNN: the plot stays XML (hostile
+  // round 24: "nightly\x1b[31m" made it not well-formed).
+  SweepFile odd = plan.file;
+  odd.name = "nightly\x1b[31m";
+  auto odd_svg = plot_svg(odd, rows, "iops");
+  REQUIRE(odd_svg.is_ok());
+  CHECK(odd_svg->find("nightly\\x1b[31m: iops") != std::string::npos);
+  CHECK(std::none_of(odd_svg->begin(), odd_svg->end(), [](char c) { return (c >= 0 && c < 0x20 && c != '\n') || c == 0x7f; }));
   fs::remove_all(dir);
 }
 
