@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "afasim: out of memory: this run needs more than the machine (or its limit) gives. What it "
                  "keeps grows with the bytes written under verify= or payload memory, the I/Os in flight "
-                 "(numjobs x iodepth) and their block size, and the volumes or trace devices; a smaller run "
+                 "(numjobs x iodepth) and their block size, and the volumes or trace devices; a sweep's with "
+                 "--jobs and, as it writes its results, with its runs (about 2 KB a run); a smaller run "
                  "needs less\n");
     return 1;
   }
