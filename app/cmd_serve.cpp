@@ -414,7 +414,7 @@ Runner add_serve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("serve", "Run the array: ReST API (and NBD), state kept in SQLite");
   cmd->add_option("--system", o->system, "System preset")->capture_default_str();
   cmd->add_option("--listen", o->listen, "ReST API address HOST:PORT")->capture_default_str();
-  cmd->add_option("--nbd-listen", o->nbd_listen, "NBD target address HOST:PORT, or none")
+  cmd->add_option("--nbd-listen", o->nbd_listen, "NBD target address HOST:PORT, or none (then --nbd-socket is needed)")
       ->capture_default_str();
   cmd->add_option("--nbd-socket", o->nbd_socket, "Also serve NBD on this Unix socket");
   cmd->add_option("--state", o->state, "State directory (created if missing)")->capture_default_str();
