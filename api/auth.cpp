@@ -181,7 +181,9 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
     PasswordCheck check = login_wait_s(address) > 0 ? PasswordCheck::kLimited : PasswordCheck::kBusy;
     if (check == PasswordCheck::kBusy && !may_block && !impl_->hash_slots->full(hash_slot_access(address)))
       return http::Verdict::kNeedsWorker;  // the hash takes ~20-40 ms
-    if (check == PasswordCheck::kBusy && may_block) check = check_password(user, decoded->substr(colon + 1), address);
+    std::string checked;  // the proof of the password check_password matched
+    if (check == PasswordCheck::kBusy && may_block)
+      check = check_password(user, decoded->substr(colon + 1), address, &checked);
     if (check == PasswordCheck::kLimited) {
       const std::int64_t wait_s = login_wait_s(address);  // 0 only if its minute just ended
       refusal = {429, too_many_failed_logins(address, wait_s), wait_s};
@@ -195,16 +197,21 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
       why = "wrong user name or password";
       return http::Verdict::kDeny;
     }
-    // check_password remembered it as verified, unless the password changed meanwhile.
+    // Remembered only if the password is still the one checked (hostile round 24: a change
+    // that landed during the hash was undone by its result).
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->proves(user, checked)) impl_->verified[user] = mac;
   }
+  // Still verified (a new password forgets it), under the lock the proof is read with.
   std::lock_guard<std::mutex> lock(impl_->mu);
+  const auto it = impl_->verified.find(user);
   const Impl::Stored* s = impl_->find(std::string_view(user));
-  if (s == nullptr) {  // deleted since its password was checked
-    why = "wrong user name or password";
+  if (s == nullptr || it == impl_->verified.end() || !equal_constant_time(it->second, mac)) {
+    why = "wrong user name or password";  // deleted or given a new password since the check
     return http::Verdict::kDeny;
   }
   role = s->user.role;
-  proof = mac;
+  proof = impl_->proof_of(*s);
   return http::Verdict::kAllow;
 }
 
@@ -298,14 +305,11 @@ PasswordCheck Auth::check_password(const std::string& user, const std::string& p
   if (!slot) return PasswordCheck::kBusy;
   std::string hash;
   if (check_current_password(user, password, &hash)) {
-    // Remembered only if the password is still the one checked: a change that landed during
-    // the hash must not be undone by this check's result (hostile round 24).
-    const std::string mac = hmac(impl_->mac_key, user + ":" + password);
+    // A match with a password changed during the hash is no match (hostile round 24).
     std::lock_guard<std::mutex> lock(impl_->mu);
     const Impl::Stored* s = impl_->find(std::string_view(user));
     if (s == nullptr || s->hash != hash) return PasswordCheck::kWrong;
-    impl_->verified[user] = mac;
-    if (proof != nullptr) *proof = mac;
+    if (proof != nullptr) *proof = impl_->proof_of(*s);
     return PasswordCheck::kMatch;
   }
   // Counted while the slot is still held: were it given back first, another password from

@@ -188,9 +188,9 @@ class Auth {
   // counted as a failed login from `address` (login_failed) before the slot is given back,
   // so that the address's next request is already limited to the shared slots. The slot is
   // given back on every way out, an exception (argon2 out of memory) included.
-  // On kMatch the credentials are remembered as verified (Basic requests with them need no
-  // hash) and `*proof`, when given, is set to their proof for create_session / update_user;
-  // unless the password changed during the check: then kWrong (not counted as a failure).
+  // On kMatch `*proof`, when given, is set to the proof of the password matched, for
+  // create_session / update_user (refused once the password changes); a password that changed
+  // during the check is kWrong (not counted as a failure).
   PasswordCheck check_password(const std::string& user, const std::string& password,
                                const std::string& address, std::string* proof = nullptr);
   // The hash alone, without a slot or a failed login counted: for an admin's own checks. A

@@ -73,11 +73,13 @@ struct Auth::Impl {
     return argon2id_hash(password, options.argon2_passes, options.argon2_memory_kib);
   }
 
-  // Whether `proof` (an HMAC of "user:password") is of `user`'s password now: a new password
-  // forgets the verified one. REQUIRES: mu held.
-  bool proves(const std::string& user, const std::string& proof) const {
-    const auto it = verified.find(user);
-    return !proof.empty() && it != verified.end() && equal_constant_time(it->second, proof);
+  // What a password check proves: `s`'s password as it is now (the hash has a salt of its own
+  // for every password set, so a new password, even the same one again, proves another).
+  std::string proof_of(const Stored& s) const { return hmac(mac_key, s.hash); }
+  // Whether `proof` is of `user`'s password now. REQUIRES: mu held.
+  bool proves(const std::string& user, const std::string& proof) {
+    const Stored* s = find(std::string_view(user));
+    return s != nullptr && !proof.empty() && equal_constant_time(proof_of(*s), proof);
   }
 
   Stored* find(std::string_view name) {

@@ -579,7 +579,7 @@ TEST_CASE("Auth::credential_check: true while the credentials hold; false for go
     r.headers.set("Authorization", "Bearer " + token);
     return r;
   };
-  // Basic credentials: a password not verified yet (by the guard or a login) is not a
+  // Basic credentials: a password the guard has not verified yet (a login does not) is not a
   // credential to keep.
   http::Request basic;
   basic.headers.set("Authorization", "Basic YWRtaW46Y2hlY2stdGVzdC1wYXNz");  // admin:check-test-pass

@@ -75,6 +75,40 @@ struct Fixture {
   }
 };
 
+// A TCP listener on 127.0.0.1 at a port the kernel chose; closed with the object.
+struct Listener {
+  int fd = -1;
+  int port = 0;
+  ~Listener() { ::close(fd); }
+};
+
+Listener listen_loopback() {
+  Listener l;
+  l.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(l.fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(l.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(l.fd, 4) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(l.fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  l.port = ntohs(addr.sin_port);
+  return l;
+}
+
+// A 200 status line, then header lines of 1,000 bytes until the client goes. A client that
+// shut its socket can leave a send waiting on a closed window: each send gives up after 2 s.
+void send_endless_headers(int c) {
+  const timeval give_up{2, 0};
+  ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &give_up, sizeof give_up);
+  std::string out = "HTTP/1.1 200 OK\r\n";
+  for (const std::string line = "X-A: " + std::string(1000, 'a') + "\r\n"; out.size() < (1 << 20);) out += line;
+  if (::send(c, out.data(), 17, MSG_NOSIGNAL) > 0)
+    while (::send(c, out.data() + 17, out.size() - 17, MSG_NOSIGNAL) > 0) {
+    }
+}
+
 bool has_line(const std::string& text, const std::string& pattern) {
   return std::regex_search(text, std::regex(pattern, std::regex::multiline));
 }
@@ -263,36 +297,20 @@ TEST_CASE("an endless answer is cut at 64 MiB (exit 1), a trickled one at --time
 TEST_CASE("a server that streams header lines without end is cut off by memory, not after --timeout (review of round 16)") {
   // cpp-httplib 0.11 caps a header line, not their number: the client grew ~150 MB a second
   // until --timeout. A one-connection server that answers with header lines until the client goes.
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  REQUIRE(listener >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(listener, 1) == 0);
-  socklen_t len = sizeof addr;
-  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  std::thread server([listener] {
-    const int c = ::accept(listener, nullptr, nullptr);
+  const Listener listener = listen_loopback();
+  std::thread server([&listener] {
+    const int c = ::accept(listener.fd, nullptr, nullptr);
     if (c < 0) return;
-    // A client that shut its socket can leave a send waiting on a closed window: give up after 2 s.
-    const timeval give_up{2, 0};
-    ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &give_up, sizeof give_up);
     char request[4096];
     (void)::recv(c, request, sizeof request, 0);
-    std::string out = "HTTP/1.1 200 OK\r\n";
-    for (const std::string line = "X-A: " + std::string(1000, 'a') + "\r\n"; out.size() < (1 << 20);) out += line;
-    if (::send(c, out.data(), 17, MSG_NOSIGNAL) > 0)
-      while (::send(c, out.data() + 17, out.size() - 17, MSG_NOSIGNAL) > 0) {
-      }
+    send_endless_headers(c);
     ::close(c);
   });
   TempStateDir dir;
   const auto start = std::chrono::steady_clock::now();
-  const Run r = run_afasim(ntohs(addr.sin_port), "volume list --timeout 600", dir.path());
+  const Run r = run_afasim(listener.port, "volume list --timeout 600", dir.path());
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   server.join();
-  ::close(listener);
   CHECK(r.code == 1);
   CHECK(r.err.find("the answer is larger than 64 MiB") != std::string::npos);
   CHECK(waited < 300);  // --timeout is 600 s: it was the memory bound that stopped it
@@ -301,21 +319,12 @@ TEST_CASE("a server that streams header lines without end is cut off by memory, 
 TEST_CASE("event list --follow: a stream whose header lines never end is cut off by memory too (hostile round 24)") {
   // The stream had no watchdog: it grew to 3.9 GB and --timeout did nothing. A server that
   // answers GET /api/v1/events with an empty page and the stream with header lines for ever.
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  REQUIRE(listener >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(listener, 4) == 0);
-  socklen_t len = sizeof addr;
-  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  std::thread server([listener] {
+  const Listener listener = listen_loopback();
+  std::thread server([&listener] {
     for (bool streamed = false; !streamed;) {
-      const int c = ::accept(listener, nullptr, nullptr);
+      const int c = ::accept(listener.fd, nullptr, nullptr);
       if (c < 0) return;
       const timeval give_up{2, 0};
-      ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &give_up, sizeof give_up);
       ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &give_up, sizeof give_up);
       for (std::string in;;) {  // the requests of one kept-alive connection
         char buf[4096];
@@ -325,12 +334,7 @@ TEST_CASE("event list --follow: a stream whose header lines never end is cut off
         if (in.find("\r\n\r\n") == std::string::npos) continue;
         if (in.find("/events/stream") != std::string::npos) {
           streamed = true;
-          const std::string line = "X-A: " + std::string(1000, 'a') + "\r\n";
-          std::string out = "HTTP/1.1 200 OK\r\n";
-          while (out.size() < (1 << 20)) out += line;
-          if (::send(c, out.data(), 17, MSG_NOSIGNAL) > 0)
-            while (::send(c, out.data() + 17, out.size() - 17, MSG_NOSIGNAL) > 0) {
-            }
+          send_endless_headers(c);
           break;
         }
         const std::string page = R"({"items": [], "total": 0, "offset": 0, "limit": 50, "next_after": 0})";
@@ -343,9 +347,8 @@ TEST_CASE("event list --follow: a stream whose header lines never end is cut off
     }
   });
   TempStateDir dir;
-  const Run r = run_afasim(ntohs(addr.sin_port), "event list --follow --after 0 --timeout 600", dir.path());
+  const Run r = run_afasim(listener.port, "event list --follow --after 0 --timeout 600", dir.path());
   server.join();
-  ::close(listener);
   CHECK(r.code == 1);
   CHECK(r.err.find("GET /api/v1/events/stream: the answer is larger than 64 MiB") != std::string::npos);
 }

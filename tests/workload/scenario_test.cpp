@@ -466,7 +466,7 @@ TEST_CASE("the example of docs/scenarios.md loads, and the array accepts its tim
   REQUIRE(begin != std::string::npos);
   const auto end = text.find("```", begin + 8);
   const ScenarioFileReader backup = [](const std::string& path) -> sim::Result<std::string> {
-    if (path != "../workloads/backup.fio") return sim::not_found("cannot read " + path);
+    if (path != "backup.fio") return sim::not_found("cannot read " + path);
     return std::string("[backup]\nfilename=backup\nsize=100g\nrw=read\nbs=1m\n");
   };
   Scenario s = parse_scenario_ok(text.substr(begin + 8, end - begin - 8), backup);
