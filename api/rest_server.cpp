@@ -247,8 +247,10 @@ class RestServer::Impl {
         // (hostile round 24: a cursor 17,000 events behind never caught up).
         if (head.size() >= backlog_max) {
           head += ": the backlog goes on: reconnect with Last-Event-ID " + std::to_string(last) + "\n\n";
-          if (sink->write(std::move(head))) sink->close();
-          return sub->close();
+          const bool written = sink->write(std::move(head));
+          sub->close();  // the stream's slot first, then the connection
+          if (written) sink->close();
+          return;
         }
         head += sse_message(e);
         last = e.id;

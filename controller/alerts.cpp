@@ -129,12 +129,13 @@ void AlertMonitor::add_controllers_and_power(std::map<Key, Alert>& now) const {
 // A state saved before hosts, mappings and QoS policies were bounded (hostile round 23)
 // may hold more than the bound: it loads, and creating more is refused until fewer.
 void AlertMonitor::add_object_limits(std::map<Key, Alert>& now) const {
-  for (const auto& [table, rows, most] : {std::tuple{"hosts", array_.hosts().size(), kMaxHosts},
-                                          std::tuple{"mappings", array_.mappings().size(), kMaxMappings},
-                                          std::tuple{"QoS policies", array_.qos_policies().size(), kMaxQosPolicies}})
+  for (const auto& [object, table, rows, most] :
+       {std::tuple{"hosts", "hosts", array_.hosts().size(), kMaxHosts},
+        std::tuple{"mappings", "mappings", array_.mappings().size(), kMaxMappings},
+        std::tuple{"qos-policies", "QoS policies", array_.qos_policies().size(), kMaxQosPolicies}})
     if (rows > most)
-      now.emplace(Key{"objects_over_limit", table},
-                  make("objects_over_limit", table, Severity::kWarning,
+      now.emplace(Key{"objects_over_limit", object},
+                  make("objects_over_limit", object, Severity::kWarning,
                        "the array holds " + std::to_string(rows) + " " + table + ", more than the " +
                            std::to_string(most) + " it supports: creating " + table +
                            " is refused until fewer remain"));

@@ -103,6 +103,11 @@ std::optional<Response> precheck(Request& r, unsigned http_version, const Server
     if (r.headers.count(name) > 1)
       return problem_response(400, problem::kBadRequest,
                               std::string("the request has more than one ") + name + " header", r.path);
+  // Both credential headers: a proxy that reads the other would see another caller (review,
+  // round 24: a monitor's token beside an admin's Authorization was served as the admin).
+  if (r.has_header("Authorization") && r.has_header("X-Auth-Token"))
+    return problem_response(400, problem::kBadRequest,
+                            "the request has both an Authorization and an X-Auth-Token header: send one", r.path);
   const bool has_host = r.has_header("Host");
   if (!has_host && http_version >= 11)
     return problem_response(400, problem::kBadRequest, "an HTTP/1.1 request needs a Host header",

@@ -85,7 +85,8 @@ sim::Result<std::vector<std::string>> whole_lines(int fd, const std::string& pat
   return lines;
 }
 
-sim::Status write_whole(const fs::path& path, const std::string& text) {
+// `text` into PATH.tmp (made new), not yet renamed.
+sim::Status write_tmp(const fs::path& path, const std::string& text) {
   const fs::path tmp = path.string() + ".tmp";
   // A new file, never through what is there: a symlink left at the .tmp name had the text
   // written to its target, outside --out (hostile round 21).
@@ -104,9 +105,19 @@ sim::Status write_whole(const fs::path& path, const std::string& text) {
     done += static_cast<std::size_t>(n);
   }
   if (::close(fd) != 0) return sim::io_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-  fs::rename(tmp, path, ec);
-  if (ec) return sim::io_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
   return sim::Status::ok();
+}
+
+sim::Status rename_tmp(const fs::path& path) {
+  std::error_code ec;
+  fs::rename(path.string() + ".tmp", path, ec);
+  if (ec) return sim::io_error("cannot rename " + path.string() + ".tmp to " + path.string() + ": " + ec.message());
+  return sim::Status::ok();
+}
+
+sim::Status write_whole(const fs::path& path, const std::string& text) {
+  AFASIM_RETURN_IF_ERROR(write_tmp(path, text));
+  return rename_tmp(path);
 }
 
 }  // namespace
@@ -184,9 +195,15 @@ sim::Status RowJournal::append(const SweepRow& row) {
 }
 
 sim::Status write_results(const std::string& dir, const SweepFile& file, const std::vector<SweepRow>& rows) {
-  AFASIM_RETURN_IF_ERROR(write_whole(fs::path(dir) / "results.csv", results_csv(file, rows)));
-  AFASIM_RETURN_IF_ERROR(write_whole(fs::path(dir) / "results.json", results_json(file, rows)));
-  return write_whole(fs::path(dir) / "summary.csv", summary_csv(file, rows));
+  // All three written before any replaces the old: a failure (a full disk, memory) leaves the
+  // last complete set, not a new results.csv beside an old results.json (hostile round 24).
+  const fs::path csv = fs::path(dir) / "results.csv", json = fs::path(dir) / "results.json",
+                 summary = fs::path(dir) / "summary.csv";
+  AFASIM_RETURN_IF_ERROR(write_tmp(csv, results_csv(file, rows)));
+  AFASIM_RETURN_IF_ERROR(write_tmp(json, results_json(file, rows)));
+  AFASIM_RETURN_IF_ERROR(write_tmp(summary, summary_csv(file, rows)));
+  for (const fs::path& path : {csv, json, summary}) AFASIM_RETURN_IF_ERROR(rename_tmp(path));
+  return sim::Status::ok();
 }
 
 sim::Status write_plot(const std::string& path, const SweepFile& file, const std::vector<SweepRow>& rows,

@@ -55,7 +55,8 @@ class RowJournal {
 };
 
 // Writes DIR/results.csv, DIR/results.json and DIR/summary.csv from `rows` (table order),
-// each to a temporary file renamed over the old one. kIoError when one cannot be written.
+// each to a temporary file; once all three are written they are renamed over the old ones.
+// kIoError when one cannot be written (the old set stays).
 sim::Status write_results(const std::string& dir, const SweepFile& file, const std::vector<SweepRow>& rows);
 
 // Writes plot_svg(file, rows, figure) to `path` (a temporary file renamed over it).

@@ -1,5 +1,6 @@
 #include "workload/fio_logs.h"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -58,9 +59,13 @@ std::string log_name(const std::string& prefix, const char* type, int thread_num
 
 }  // namespace
 
-const std::string* absolute_log_prefix(const LogOptions& logs) {
-  for (const std::string* p : {&logs.lat_prefix, &logs.bw_prefix, &logs.iops_prefix, &logs.hist_prefix})
-    if (!p->empty() && p->front() == '/') return p;
+const std::string* escaping_log_prefix(const LogOptions& logs) {
+  for (const std::string* p : {&logs.lat_prefix, &logs.bw_prefix, &logs.iops_prefix, &logs.hist_prefix}) {
+    if (p->empty()) continue;
+    if (p->front() == '/') return p;
+    const std::filesystem::path path(*p);
+    if (std::any_of(path.begin(), path.end(), [](const std::filesystem::path& part) { return part == ".."; })) return p;
+  }
   return nullptr;
 }
 

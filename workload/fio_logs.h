@@ -36,8 +36,9 @@ std::uint64_t fio_plat_value(int index);
 // every sim::Histogram bucket lies inside one fio bin.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> fio_plat_bins(const sim::Histogram& h);
 
-// The first of `logs`' prefixes that is an absolute path, or null.
-const std::string* absolute_log_prefix(const LogOptions& logs);
+// The first of `logs`' prefixes that would leave the folder the logs go to (an absolute path,
+// or one with a ".." part), or null.
+const std::string* escaping_log_prefix(const LogOptions& logs);
 
 // The log files of one clone.
 class FioLogWriter {

@@ -57,8 +57,9 @@ void line(std::string& out, const char* format, ...) {
 std::string xml_escape(const std::string& s) {
   std::string out;
   // Control characters and bytes that are not UTF-8 are not XML 1.0: shown as \xNN (hostile
-  // round 24: a sweep name with an escape sequence made the plot not XML).
-  for (char c : config::printable(s)) {
+  // round 24: a sweep name with an escape sequence made the plot not XML); tab and line feed
+  // are XML and stay.
+  for (char c : config::printable(s, true)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

@@ -190,9 +190,10 @@ Status Runner::create_workload_volumes() {
 Status Runner::check_log_dir() const {
   for (const ScenarioWorkload& w : s_.workloads)
     for (const FioJob& j : w.file.jobs)
-      if (const std::string* p = absolute_log_prefix(j.logs))
+      if (const std::string* p = escaping_log_prefix(j.logs))
         return sim::invalid_argument(job_prefix(w) + "job " + j.name + ": log prefix " + *p + ": each run writes its "
-                                     "logs under " + options_.log_dir + ": give a relative name, not an absolute path");
+                                     "logs under " + options_.log_dir + ": give a name inside it, not an absolute path "
+                                     "or one with ..");
   return Status::ok();
 }
 

@@ -159,8 +159,8 @@ struct ScenarioRunOptions {
   // the caller decides whether to print. Reading only: never changes the run.
   std::function<void(const std::string& line)> progress;
   // Where the workloads' write_*_log files go (created when a workload writes one); empty:
-  // the current folder. A sweep gives each run its own (DIR/logs/point-P-seed-S), and then an
-  // absolute log path, which every run would write over, is refused.
+  // the current folder. A sweep gives each run its own (DIR/logs/point-P-seed-S), and then a
+  // log path that leaves it (absolute, or with ..), which every run would write over, is refused.
   std::string log_dir;
 };
 

@@ -248,6 +248,10 @@ TEST_CASE("two Host or two Authorization headers are a 400, not the first one wi
   REQUIRE(tokens);
   CHECK(tokens->status == 400);
   CHECK(tokens->body.find("more than one X-Auth-Token header") != std::string::npos);
+  auto both = check("Host: localhost\r\nX-Auth-Token: afs_a\r\nAuthorization: Basic eDp5\r\n");
+  REQUIRE(both);
+  CHECK(both->status == 400);
+  CHECK(both->body.find("both an Authorization and an X-Auth-Token header") != std::string::npos);
 }
 
 TEST_CASE("a chunked request's trailer fields are refused, not merged into its header (hostile round 24)") {

@@ -526,7 +526,13 @@ TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signe
   const Run key = run_afasim(serve.port(), "system show --url " + url + " --cacert " + quote(state + "/tls/afasim.key"),
                              dir.path(), creds);
   CHECK(key.code == 2);
-  CHECK(key.err.find("/tls/afasim.key: holds no PEM certificate") != std::string::npos);
+  CHECK(key.err.find("/tls/afasim.key: holds no PEM certificate OpenSSL can read") != std::string::npos);
+  // A certificate's marker around a body that is not one (review, round 24: exit 4).
+  const std::string broken = dir.path() + "/broken.crt";
+  std::ofstream(broken) << "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+  CHECK(run_afasim(serve.port(), "system show --url " + url + " --cacert " + quote(broken), dir.path(), creds).code == 2);
+  // An http:// URL does not read it: a stale AFASIM_CACERT stops nothing.
+  CHECK(run_afasim(serve.port(), "system show --url http://127.0.0.1:1 --cacert /nonexistent", dir.path(), creds).code == 4);
   const Run missing = run_afasim(serve.port(), "system show --url " + url + " --cacert /nonexistent", dir.path(), creds);
   CHECK(missing.code == 2);
   CHECK(missing.err == "afasim system: --cacert (or AFASIM_CACERT): cannot read /nonexistent: No such file or directory\n");

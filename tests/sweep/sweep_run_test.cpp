@@ -170,11 +170,12 @@ TEST_CASE("plots: one marker per point at its mean over the seeds, x by the firs
   // A control character in the name or a value is shown as \xNN: the plot stays XML (hostile
   // round 24: "nightly\x1b[31m" made it not well-formed).
   SweepFile odd = plan.file;
-  odd.name = "nightly\x1b[31m";
+  odd.name = "night\tly\x1b[31m";
   auto odd_svg = plot_svg(odd, rows, "iops");
   REQUIRE(odd_svg.is_ok());
-  CHECK(odd_svg->find("nightly\\x1b[31m: iops") != std::string::npos);
-  CHECK(std::none_of(odd_svg->begin(), odd_svg->end(), [](char c) { return (c >= 0 && c < 0x20 && c != '\n') || c == 0x7f; }));
+  CHECK(odd_svg->find("night\tly\\x1b[31m: iops") != std::string::npos);  // a tab is XML: kept
+  CHECK(std::none_of(odd_svg->begin(), odd_svg->end(),
+                     [](char c) { return (c >= 0 && c < 0x20 && c != '\n' && c != '\t') || c == 0x7f; }));
   fs::remove_all(dir);
 }
 
@@ -543,7 +544,14 @@ TEST_CASE("each run writes its fio logs in a folder of its own under the plan's 
   plan.log_dir = (dir / "logs").string();
   const SweepRow absolute = run_point(plan, 0, 1, catalog());
   CHECK(absolute.error == (dir / "base.json").string() + ": job l: log prefix " + (dir / "abs").string() + ": each run writes its logs under " +
-                            plan.log_dir + "/point-0-seed-1: give a relative name, not an absolute path");
+                            plan.log_dir + "/point-0-seed-1: give a name inside it, not an absolute path or one with ..");
+  // So would one that climbs out of the run's folder (review, round 24).
+  base.replace(base.find("write_lat_log=" + (dir / "abs").string()), 14 + (dir / "abs").string().size(),
+               "write_lat_log=lat/../../../x");
+  spit(dir / "base.json", base);
+  plan = plan_in(dir);
+  plan.log_dir = (dir / "logs").string();
+  CHECK(run_point(plan, 0, 1, catalog()).error.find("log prefix lat/../../../x: each run writes") != std::string::npos);
   fs::remove_all(dir);
 }
 
