@@ -211,13 +211,17 @@ std::vector<std::string> embedded_sweep_names() { return config::embedded_json_n
 
 sim::Result<SweepFile> load_sweep_file(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec) && path.find('/') == std::string::npos) {
+  // A folder of the same name in the current one is no sweep file (hostile round 24: "cannot
+  // read raid-vs-rebuild-rate: a directory" with the built-in of that name there).
+  const bool folder = std::filesystem::is_directory(path, ec);
+  if ((!std::filesystem::exists(path, ec) || folder) && path.find('/') == std::string::npos) {
     // The name of a built-in sweep, as `afasim run` takes a built-in scenario's (new-user trial 17).
     std::string base = path;
     if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
     const auto& files = config::embedded_files();
     if (auto it = files.find("sweeps/" + base + ".json"); it != files.end())
       return parse_sweep_file(it->second, "config/" + it->first);
+    if (folder) return sim::invalid_argument("cannot read " + path + ": a directory");
     std::string names;
     for (const std::string& name : embedded_sweep_names()) names += (names.empty() ? "" : ", ") + name;
     return sim::not_found("cannot read " + path + ": no such file, and no built-in sweep of that name (built in: " +

@@ -389,9 +389,13 @@ sim::Result<ScenarioSource> read_embedded_scenario(const std::string& name) {
 
 sim::Result<ScenarioSource> read_scenario_source(const std::string& path_or_name) {
   std::error_code ec;
-  if (std::filesystem::exists(path_or_name, ec) || path_or_name.find('/') != std::string::npos)
+  // A folder of the same name in the current one is no scenario: the name is the built-in's,
+  // if there is one (hostile round 24, for sweeps).
+  const bool folder = std::filesystem::is_directory(path_or_name, ec);
+  if ((std::filesystem::exists(path_or_name, ec) && !folder) || path_or_name.find('/') != std::string::npos)
     return read_scenario_file(path_or_name);
   auto embedded = read_embedded_scenario(path_or_name);
+  if (folder && !embedded.is_ok()) return read_scenario_file(path_or_name);  // "a directory"
   if (embedded.is_ok() || embedded.status().code() != sim::Code::kNotFound) return embedded;
   return sim::not_found("cannot read " + path_or_name + ", and " + embedded.status().message());
 }

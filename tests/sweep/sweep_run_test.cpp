@@ -494,7 +494,19 @@ TEST_CASE("a built-in sweep is found by its name, as afasim run finds a built-in
   auto file = load_sweep_file("raid-vs-rebuild-rate");
   auto reliability = load_sweep_file("reliability-ise860.json");
   auto missing = load_sweep_file("no-such-sweep");
+  // A folder of the built-in's name here is no sweep file: the built-in is taken (hostile
+  // round 24: "cannot read raid-vs-rebuild-rate: a directory"); another folder is refused.
+  const fs::path folder = fs::temp_directory_path() / "raid-vs-rebuild-rate";
+  const bool made = fs::create_directory(folder);
+  fs::create_directory(fs::temp_directory_path() / "afasim-not-a-sweep");
+  auto beside_folder = load_sweep_file("raid-vs-rebuild-rate");
+  auto just_folder = load_sweep_file("afasim-not-a-sweep");
+  if (made) fs::remove(folder);
+  fs::remove(fs::temp_directory_path() / "afasim-not-a-sweep");
   fs::current_path(cwd);
+  REQUIRE_MESSAGE(beside_folder.is_ok(), beside_folder.status().message());
+  CHECK(beside_folder->file_name == "config/sweeps/raid-vs-rebuild-rate.json");
+  CHECK(just_folder.status().message() == "cannot read afasim-not-a-sweep: a directory");
   REQUIRE_MESSAGE(file.is_ok(), file.status().message());
   CHECK(file->file_name == "config/sweeps/raid-vs-rebuild-rate.json");
   CHECK(file->points.size() == 6);  // RAID5, RAID10 x three rebuild rates

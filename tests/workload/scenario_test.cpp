@@ -91,6 +91,21 @@ constexpr const char* kHead = R"("schema": "afasim.scenario/1", "name": "t")";
 
 }  // namespace
 
+TEST_CASE("a folder named like a built-in scenario in the current one does not hide it (hostile round 24)") {
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  const std::filesystem::path here = std::filesystem::temp_directory_path() / ("afasim-scen-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(here / "thin-fill");
+  std::filesystem::create_directories(here / "not-a-scenario");
+  std::filesystem::current_path(here);
+  auto builtin = read_scenario_source("thin-fill");
+  auto folder = read_scenario_source("not-a-scenario");
+  std::filesystem::current_path(cwd);
+  std::filesystem::remove_all(here);
+  REQUIRE_MESSAGE(builtin.is_ok(), builtin.status().message());
+  CHECK(builtin->file_name == "config/scenarios/thin-fill.json");
+  CHECK(folder.status().message().find("a directory") != std::string::npos);
+}
+
 TEST_CASE("shipped: every built-in scenario loads") {
   const auto names = embedded_scenario_names();
   CHECK(std::find(names.begin(), names.end(), "drive-failure-rebuild") != names.end());
