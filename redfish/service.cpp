@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "api/views.h"
+#include "config/file_text.h"
 #include "redfish/accounts.h"
 #include "redfish/internal.h"
 #include "redfish/query.h"
@@ -235,6 +236,12 @@ struct Service::Impl {
   // `route` with the query parameters handled (redfish/query.h): the handler itself sees none.
   http::Route with_query(http::Route route) {
     route.handler = [this, inner = route.handler](http::Request& r) -> http::Response {
+      // DSP0266 8.1 (request headers): a service answers 412 to an OData-Version it does not
+      // support; this one speaks 4.0 (hostile round 24: 5.0 was served).
+      if (r.has_header("OData-Version") && r.header("OData-Version") != "4.0")
+        return json_response(412, error_body(RedfishError(412, "PreconditionFailed",
+                                                          "OData-Version " + config::printable(r.header("OData-Version").substr(0, 40)) +
+                                                              " is not supported: this service speaks OData 4.0.")));
       Query q;
       try {
         q = parse_query(r.method == "HEAD" ? "GET" : r.method, r.params);

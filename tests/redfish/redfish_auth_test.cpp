@@ -308,6 +308,21 @@ void make_volume(int port, const std::string& name) {
   REQUIRE(res->status == 201);
 }
 
+TEST_CASE("an OData-Version the service does not speak is 412 (DSP0266); 4.0 and none are served") {
+  // Hostile round 24: OData-Version 5.0 was served.
+  RedfishServer s;
+  httplib::Client c("127.0.0.1", s.port());
+  const auto v5 = c.Get("/redfish/v1/", {{"OData-Version", "5.0"}});
+  REQUIRE(v5);
+  CHECK(v5->status == 412);
+  CHECK(json::parse(v5->body)["error"]["@Message.ExtendedInfo"][0]["Message"] ==
+        "OData-Version 5.0 is not supported: this service speaks OData 4.0.");
+  const auto v4 = c.Get("/redfish/v1/", {{"OData-Version", "4.0"}});
+  REQUIRE(v4);
+  CHECK(v4->status == 200);
+  CHECK(call(s.port(), "GET", "/redfish/v1/", nullptr, {}).status == 200);
+}
+
 }  // namespace
 
 TEST_CASE("the Redfish SSE stream ends with its credentials: a deleted user, a revoked token, a new password") {
