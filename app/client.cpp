@@ -98,6 +98,12 @@ void check_not_redirect(const httplib::Response& res, const std::string& url) {
                                       ": afasim does not follow redirects; give --url the array's own address");
 }
 
+// An HTTP error (refused) or a redirect: thrown as the command's error.
+void check_answer(const httplib::Response& res, const std::string& url) {
+  if (res.status >= 400) throw refused(res, url);
+  check_not_redirect(res, url);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -262,6 +268,12 @@ std::int64_t resident_bytes() {
   return resident * static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+// Whether the process grew past what an answer may take since `rss_before` (its resident
+// bytes then): kMaxAnswerBytes x 4, a header section without end (exchange, stream).
+bool grew_past_answer_bound(std::int64_t rss_before) {
+  return resident_bytes() > rss_before + 4 * static_cast<std::int64_t>(kMaxAnswerBytes);
+}
+
 // On its own thread until destroyed: every 100 ms `check()`; the first time it returns true,
 // or `seconds` after construction, `stop()` once and no more. The destructor joins the thread.
 class Watchdog {
@@ -328,7 +340,7 @@ httplib::Response ApiClient::exchange(const std::string& method, const std::stri
     const std::int64_t rss_before = resident_bytes();
     Watchdog watchdog(
         options_.timeout_seconds,
-        [&] { return huge_headers = resident_bytes() > rss_before + 4 * static_cast<std::int64_t>(kMaxAnswerBytes); },
+        [&] { return huge_headers = grew_past_answer_bound(rss_before); },
         [&] {
           late = !huge_headers;
           http_->stop();
@@ -355,8 +367,7 @@ json ApiClient::send(const std::string& method, const std::string& path, const j
   const std::string text = body ? config::dump_json(*body) : std::string();
   const httplib::Response answer = exchange(method, path, text);
   const httplib::Response* res = &answer;
-  if (res->status >= 400) throw refused(*res, options_.url);
-  check_not_redirect(*res, options_.url);
+  check_answer(*res, options_.url);
   if (res->status == 204 || res->body.empty()) return nullptr;
   json j = json::parse(res->body, nullptr, false);
   if (j.is_discarded())
@@ -387,8 +398,7 @@ void ApiClient::del(const std::string& path) { send("DELETE", path, nullptr); }
 
 std::string ApiClient::get_text(const std::string& path) {
   httplib::Response res = exchange("GET", path, "");
-  if (res.status >= 400) throw refused(res, options_.url);
-  check_not_redirect(res, options_.url);
+  check_answer(res, options_.url);
   return std::move(res.body);
 }
 
@@ -447,18 +457,18 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
   const auto start = std::chrono::steady_clock::now();
   httplib::Result res{nullptr, httplib::Error::Success};
   bool late = false, huge_headers = false;
+  // --timeout bounds the wait for the answer's head, not the gaps between events (an idle
+  // array sends a keep-alive every 15 s): the reads wait at least kStreamQuietMax. The header
+  // section is watched as exchange() watches it (hostile round 24: an endless one grew the
+  // client to 3.9 GB and --timeout did nothing).
+  const double quiet = std::max(options_.timeout_seconds, kStreamQuietMax);
   {
-    // --timeout bounds the wait for the answer's head, not the gaps between events (an idle
-    // array sends a keep-alive every 15 s): the reads wait at least kStreamQuietMax. The header
-    // section is watched as exchange() watches it (hostile round 24: an endless one grew the
-    // client to 3.9 GB and --timeout did nothing).
     const std::int64_t rss_before = resident_bytes();
-    const auto quiet = std::max(options_.timeout_seconds, kStreamQuietMax);
     http_->set_read_timeout(static_cast<time_t>(quiet));
     Watchdog watchdog(
         kForeverSeconds,
         [&] {
-          huge_headers = resident_bytes() > rss_before + 4 * static_cast<std::int64_t>(kMaxAnswerBytes);
+          huge_headers = grew_past_answer_bound(rss_before);
           late = !head_seen && seconds_since(start) >= options_.timeout_seconds;
           return huge_headers || late;
         },
@@ -475,11 +485,13 @@ std::int64_t ApiClient::stream(const std::string& path, std::int64_t last_id,
   if (too_large || huge_headers) throw answer_too_large("GET " + full_path(path), options_.url);
   if (res) check_not_redirect(res.value(), options_.url);
   if (late) throw unreachable(options_.url, httplib::Error::Read, options_.timeout_seconds, options_.timeout_seconds);
-  if (!res && head_seen && !stopped && res.error() != httplib::Error::Canceled)
-    throw ClientError(kExitUnreachable, "cannot reach the array at " + options_.url + ": the event stream broke off "
-                                        "(the array stopped, or nothing came for " + shown_seconds(std::max(options_.timeout_seconds, kStreamQuietMax)) + ")");
-  if (!res && !stopped && res.error() != httplib::Error::Canceled)
+  if (!res && !stopped && res.error() != httplib::Error::Canceled) {
+    if (head_seen)
+      throw ClientError(kExitUnreachable, "cannot reach the array at " + options_.url +
+                                              ": the event stream broke off (the array stopped, or nothing came for " +
+                                              shown_seconds(quiet) + ")");
     throw unreachable(options_.url, res.error(), seconds_since(start), options_.timeout_seconds, answered_);
+  }
   answered_ = true;
   return id;
 }

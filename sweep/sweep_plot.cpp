@@ -77,18 +77,25 @@ std::string figure_names(SweepKind kind) {
   return names;
 }
 
-sim::Status check_figure(SweepKind kind, std::string_view figure) {
+namespace {
+
+// The index of `figure` in figure_set(kind), or check_figure's error.
+sim::Result<std::size_t> figure_index(SweepKind kind, std::string_view figure) {
   const std::span<const Figure> figures = figure_set(kind);
-  if (std::none_of(figures.begin(), figures.end(), [&](const Figure& f) { return figure == f.name; }))
+  const auto found = std::find_if(figures.begin(), figures.end(), [&](const Figure& f) { return figure == f.name; });
+  if (found == figures.end())
     return sim::invalid_argument(std::string(figure) + ": not a figure of this sweep (figures: " + figure_names(kind) + ")");
-  return sim::Status::ok();
+  return static_cast<std::size_t>(found - figures.begin());
 }
 
+}  // namespace
+
+sim::Status check_figure(SweepKind kind, std::string_view figure) { return figure_index(kind, figure).status(); }
+
 sim::Result<std::string> plot_svg(const SweepFile& file, const std::vector<SweepRow>& rows, std::string_view figure) {
-  AFASIM_RETURN_IF_ERROR(check_figure(file.kind, figure));
-  const std::span<const Figure> figures = figure_set(file.kind);
-  const auto found = std::find_if(figures.begin(), figures.end(), [&](const Figure& f) { return figure == f.name; });
-  const std::vector<MeanInterval> by_point = figure_by_point(file, rows, static_cast<std::size_t>(found - figures.begin()));
+  const auto index = figure_index(file.kind, figure);
+  if (!index.is_ok()) return index.status();
+  const std::vector<MeanInterval> by_point = figure_by_point(file, rows, *index);
 
   // x: the first field's values; series: the other fields' values joined.
   Labels x_labels, series_labels;
