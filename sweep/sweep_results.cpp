@@ -240,7 +240,27 @@ void sort_rows(std::vector<SweepRow>& rows) {
             [](const SweepRow& a, const SweepRow& b) { return a.point != b.point ? a.point < b.point : a.seed < b.seed; });
 }
 
-std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows) {
+namespace {
+
+// Hands `out` to the sink once it holds kPieceBytes (and at the end, with `last`).
+constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+
+void flush_piece(std::string& out, const TextSink& sink, bool last = false) {
+  if (out.empty() || (!last && out.size() < kPieceBytes)) return;
+  sink(out);
+  out.clear();
+}
+
+// Runs `print` with a sink that appends to one string: the documents as strings (tests).
+std::string collect(const std::function<void(const TextSink&)>& print) {
+  std::string whole;
+  print([&](std::string_view piece) { whole += piece; });
+  return whole;
+}
+
+}  // namespace
+
+void results_csv(const SweepFile& file, const std::vector<SweepRow>& rows, const TextSink& sink) {
   const std::span<const Figure> figures = figure_set(file.kind);
   std::vector<std::string> middle{"seed", "status"};
   for (const Figure& f : figures) middle.push_back(f.name);
@@ -256,8 +276,13 @@ std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows
       cells.push_back(f < row.figures.size() && row.figures[f] ? fixed(*row.figures[f], figures[f].decimals) : "");
     cells.push_back(row.error);
     csv_line(out, cells);
+    flush_piece(out, sink);
   }
-  return out;
+  flush_piece(out, sink, true);
+}
+
+std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  return collect([&](const TextSink& sink) { results_csv(file, rows, sink); });
 }
 
 std::string summary_csv(const SweepFile& file, const std::vector<SweepRow>& rows) {
@@ -301,12 +326,13 @@ void append_nested(std::string& out, const ordered_json& element) {
 
 // The document's "rows" and "summary" arrays, appended element by element (each built,
 // printed and dropped): the whole tree of a 10^6-run sweep took ~3 GB (hostile round 24).
-void append_array(std::string& out, const char* key, std::size_t n,
+void append_array(std::string& out, const TextSink& sink, const char* key, std::size_t n,
                   const std::function<ordered_json(std::size_t)>& element, bool last) {
   out += std::string("  \"") + key + "\": [";
   for (std::size_t i = 0; i < n; ++i) {
     out += i == 0 ? "\n" : ",\n";
     append_nested(out, element(i));
+    flush_piece(out, sink);
   }
   out += n == 0 ? "]" : "\n  ]";
   out += last ? "\n" : ",\n";
@@ -314,7 +340,7 @@ void append_array(std::string& out, const char* key, std::size_t n,
 
 }  // namespace
 
-std::string results_json(const SweepFile& file, const std::vector<SweepRow>& rows) {
+void results_json(const SweepFile& file, const std::vector<SweepRow>& rows, const TextSink& sink) {
   const std::span<const Figure> figures = figure_set(file.kind);
   ordered_json head;
   head["schema"] = "afasim.sweep-results/1";
@@ -328,7 +354,7 @@ std::string results_json(const SweepFile& file, const std::vector<SweepRow>& row
   std::string out = config::dump_json(head, 2);
   out.erase(out.size() - 2);  // "\n}": the arrays follow
   out += ",\n";
-  append_array(out, "rows", rows.size(), [&](std::size_t i) {
+  append_array(out, sink, "rows", rows.size(), [&](std::size_t i) {
     const SweepRow& row = rows[i];
     ordered_json r = ordered_json::parse(row_to_line(row, file.kind));
     return ordered_json{{"point", row.point},
@@ -339,7 +365,7 @@ std::string results_json(const SweepFile& file, const std::vector<SweepRow>& row
                         {"error", r["error"]}};
   }, false);
   const std::vector<PointSummary> summary = summarize(file, rows);
-  append_array(out, "summary", summary.size(), [&](std::size_t p) {
+  append_array(out, sink, "summary", summary.size(), [&](std::size_t p) {
     ordered_json s{{"point", p}, {"fields", field_object(file, p)}, {"runs", summary[p].runs}, {"failed", summary[p].failed}};
     for (std::size_t f = 0; f < figures.size(); ++f) {
       const MeanInterval& m = summary[p].figures[f];
@@ -354,7 +380,11 @@ std::string results_json(const SweepFile& file, const std::vector<SweepRow>& row
     return s;
   }, true);
   out += "}\n";
-  return out;
+  flush_piece(out, sink, true);
+}
+
+std::string results_json(const SweepFile& file, const std::vector<SweepRow>& rows) {
+  return collect([&](const TextSink& sink) { results_json(file, rows, sink); });
 }
 
 }  // namespace afasim::sweep

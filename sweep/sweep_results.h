@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -133,6 +134,11 @@ void sort_rows(std::vector<SweepRow>& rows);
 // does not set it), seed, status (ok | failed), the figures (empty when nullopt), error.
 // Fields are quoted as RFC 4180 asks (a comma, quote or line break inside).
 std::string results_csv(const SweepFile& file, const std::vector<SweepRow>& rows);
+// Receives a document in pieces, in order, as it is printed (each piece whole lines, ~1 MiB
+// at most but for one longer line): results of a 10^6-run sweep are written as they are
+// printed, never held whole (a sweep of 10^6 runs printed ~0.8 GB of JSON into one string).
+using TextSink = std::function<void(std::string_view)>;
+void results_csv(const SweepFile& file, const std::vector<SweepRow>& rows, const TextSink& sink);
 // Per point of the file, in its order, the mean and 95 % interval of figure number
 // `figure` (an index into figure_set(file.kind)) over the point's completed runs: the
 // summary's FIGURE_mean and FIGURE_ci95. REQUIRES: figure < figure_set(file.kind).size().
@@ -142,6 +148,7 @@ std::vector<MeanInterval> figure_by_point(const SweepFile& file, const std::vect
 // "seeds", "rows": [{"point", "fields": {POINTER: value}, "seed", "status", "figures":
 // {...}, "error"}], "summary": [the summary's rows as objects]}; 2-space indent, newline.
 std::string results_json(const SweepFile& file, const std::vector<SweepRow>& rows);
+void results_json(const SweepFile& file, const std::vector<SweepRow>& rows, const TextSink& sink);
 // summary.csv: one line per point in the file's order: point, the fields, runs (completed),
 // failed, then per figure FIGURE_mean and FIGURE_ci95 (the half-width of the 95 %
 // interval of the mean, statistics.h; empty below two completed runs with the figure).

@@ -85,8 +85,8 @@ sim::Result<std::vector<std::string>> whole_lines(int fd, const std::string& pat
   return lines;
 }
 
-// `text` into PATH.tmp (made new), not yet renamed.
-sim::Status write_tmp(const fs::path& path, const std::string& text) {
+// What `print` hands its sink, piece by piece, into PATH.tmp (made new), not yet renamed.
+sim::Status write_tmp(const fs::path& path, const std::function<void(const TextSink&)>& print) {
   const fs::path tmp = path.string() + ".tmp";
   // A new file, never through what is there: a symlink left at the .tmp name had the text
   // written to its target, outside --out (hostile round 21).
@@ -94,18 +94,22 @@ sim::Status write_tmp(const fs::path& path, const std::string& text) {
   fs::remove(tmp, ec);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return sim::io_error("cannot create " + tmp.string() + ": " + std::strerror(errno));
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      return sim::io_error("cannot write " + tmp.string() + ": " + why);
+  std::string why;  // the first write's failure; later pieces are dropped
+  print([&](std::string_view text) {
+    for (std::size_t done = 0; why.empty() && done < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) why = std::strerror(errno);
+      else done += static_cast<std::size_t>(n);
     }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) return sim::io_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  });
+  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
+  if (!why.empty()) return sim::io_error("cannot write " + tmp.string() + ": " + why);
   return sim::Status::ok();
+}
+
+sim::Status write_tmp(const fs::path& path, const std::string& text) {
+  return write_tmp(path, [&](const TextSink& sink) { sink(text); });
 }
 
 sim::Status rename_tmp(const fs::path& path) {
@@ -199,8 +203,8 @@ sim::Status write_results(const std::string& dir, const SweepFile& file, const s
   // last complete set, not a new results.csv beside an old results.json (hostile round 24).
   const fs::path csv = fs::path(dir) / "results.csv", json = fs::path(dir) / "results.json",
                  summary = fs::path(dir) / "summary.csv";
-  AFASIM_RETURN_IF_ERROR(write_tmp(csv, results_csv(file, rows)));
-  AFASIM_RETURN_IF_ERROR(write_tmp(json, results_json(file, rows)));
+  AFASIM_RETURN_IF_ERROR(write_tmp(csv, [&](const TextSink& sink) { results_csv(file, rows, sink); }));
+  AFASIM_RETURN_IF_ERROR(write_tmp(json, [&](const TextSink& sink) { results_json(file, rows, sink); }));
   AFASIM_RETURN_IF_ERROR(write_tmp(summary, summary_csv(file, rows)));
   for (const fs::path& path : {csv, json, summary}) AFASIM_RETURN_IF_ERROR(rename_tmp(path));
   return sim::Status::ok();
