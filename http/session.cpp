@@ -64,6 +64,12 @@ class Sink : public StreamSink, public std::enable_shared_from_this<Sink> {
     std::lock_guard<std::mutex> lock(mu_);
     gone_ = true;
   }
+  // The client closed the connection (or spoke while it was being streamed to): the body
+  // is over, and the producer's next write() and closed() say so at once.
+  void peer_gone() {
+    set_gone();
+    wake();
+  }
   // On the strand: what is queued, and whether the body is over (closed or gone).
   std::deque<std::string> take(bool& closed, bool& gone) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -256,6 +262,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     // On the connection's strand: a write() from another thread wakes this coroutine through
     // it, so that the wake-up cannot slip in between the queue check and the wait.
     auto sink = std::make_shared<Sink>(strand_, opts_.stream_buffer_max_bytes);
+    watch_peer(sink);
     res.stream(sink);
     for (;;) {
       bool closed = false, gone = false;
@@ -279,6 +286,17 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     }
     sink->set_gone();
     co_return false;
+  }
+
+  // A streaming client sends nothing after its request: the socket turning readable means it
+  // closed the connection (or broke the protocol). Either ends the stream at once, so that
+  // its slot (the event bus's bounds on streams) is free again without waiting for the next
+  // keep-alive write to fail (15 s). Waits for readiness only, so no byte is consumed.
+  void watch_peer(const std::shared_ptr<Sink>& sink) {
+    lowest().socket().async_wait(asio::ip::tcp::socket::wait_read,
+                                 asio::bind_executor(strand_, [weak = std::weak_ptr<Sink>(sink)](error_code ec) {
+                                   if (auto s = weak.lock(); s && !ec) s->peer_gone();
+                                 }));
   }
 
   // Ends the connection. `drain_bytes`: how much the client may still be sending that is

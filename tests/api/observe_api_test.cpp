@@ -503,6 +503,35 @@ TEST_CASE("event streams are bounded: per client address, in all, a reader that 
   CHECK(status_of(again.read_until("retry:", std::chrono::seconds(5))) == 200);
 }
 
+TEST_CASE("a client that closes its event stream gives the slot back at once, not at the next keep-alive") {
+  // One stream per address and keep-alives 15 s apart (the default): before the server watched
+  // the socket, the slot stayed taken until a keep-alive write failed (hostile round 24).
+  EventBusOptions o;
+  o.max_subscribers = 2;
+  o.max_per_address = 1;
+  o.max_per_user = 2;
+  ObserveFixture fx(o);
+  Http http = fx.client();
+  using afasim::testing::RawSocket;
+  using afasim::testing::status_of;
+  REQUIRE(http.get("/api/v1/system").status == 200);  // the password verified once (see above)
+  {
+    RawSocket first(fx.port(), "127.0.0.1");
+    REQUIRE(first.send(stream_request()));
+    CHECK(status_of(first.read_until("retry:", std::chrono::seconds(5))) == 200);
+    CHECK(fx.bus().subscribers() == 1);
+  }  // closed
+  bool freed = false;
+  for (int i = 0; i < 100 && !freed; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    freed = fx.bus().subscribers() == 0;
+  }
+  CHECK(freed);
+  RawSocket second(fx.port(), "127.0.0.1");
+  REQUIRE(second.send(stream_request()));
+  CHECK(status_of(second.read_until("retry:", std::chrono::seconds(5))) == 200);
+}
+
 TEST_CASE("an event stream whose reader stops reading is closed once the bytes waiting for it pass the bound") {
   ObserveFixture fx;
   Http http = fx.client();
