@@ -1,11 +1,21 @@
 // api::Auth's users and sessions (api/auth.h): made, changed and ended under Impl::mu; a new
 // password or a deletion ends the user's sessions.
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 
 #include "api/auth_impl.h"
 
 namespace afasim::api {
+namespace {
+
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+}  // namespace
 
 std::vector<User> Auth::users() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -28,6 +38,12 @@ sim::Result<User> Auth::create_user(const std::string& name, Role role, const st
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->find(std::string_view(name)) != nullptr)
     return sim::conflict("a user named \"" + name + "\" exists");
+  // Names are matched exactly at login, but two that differ only in case read as one user in
+  // the audit log and the event stream: a new one may not (hostile round 24).
+  for (const auto& other : impl_->users)
+    if (same_ignoring_case(other.user.name, name))
+      return sim::conflict("a user named \"" + other.user.name + "\" exists; \"" + name +
+                           "\" differs from it only in case");
   impl_->users.push_back({User{impl_->next_user_id++, name, role, now_unix_s()}, hash});
   if (sim::Status st = impl_->save(); !st.is_ok()) {
     impl_->users.pop_back();

@@ -742,6 +742,11 @@ TEST_CASE("users: roles change, the last admin stays, passwords never reach the 
   check_conforms("POST", "/users", made);
   const std::string id = made.body["id"].dump();
   CHECK(admin.post("/users", {{"name", "temp"}, {"role", "monitor"}, {"password", "temporary-2"}}).status == 409);
+  // A name that differs from one that exists only in case is refused too (the audit log would
+  // read them as one user).
+  const Response cased = admin.post("/users", {{"name", "Temp"}, {"role", "monitor"}, {"password", "temporary-2"}});
+  CHECK(cased.status == 409);
+  CHECK(cased.body["detail"].get<std::string>().find("differs from it only in case") != std::string::npos);
   CHECK(admin.post("/users", {{"name", "x"}, {"role", "root"}, {"password", "long-enough"}}).status == 422);
   CHECK(admin.post("/users", {{"name", "y"}, {"role", "monitor"}, {"password", "short"}}).status == 400);
   Http temp = fx.client_as("temp", "temporary-1");
