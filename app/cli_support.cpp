@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -210,6 +211,23 @@ CLI::Validator finite_range_check(double lo, double hi) {
         return {};
       },
       "NUMBER in [" + CLI::detail::to_string(lo) + " - " + CLI::detail::to_string(hi) + "]");
+}
+
+CLI::Validator count_check(std::int64_t lo, std::int64_t hi) {
+  const std::string range = "from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        std::int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        const bool digits = !text.empty() && std::isdigit(static_cast<unsigned char>(text.back())) &&
+                            (std::isdigit(static_cast<unsigned char>(text[0])) || (text[0] == '-' && text.size() > 1));
+        if (!digits || ptr != end || ec == std::errc::invalid_argument)
+          return "must be a whole number " + range + ", written in digits; got " + text;
+        if (ec == std::errc::result_out_of_range || v < lo || v > hi) return "must be " + range + ", got " + text;
+        return {};
+      },
+      "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
 }
 
 std::function<void(const std::string&)> progress_printer(std::string prefix) {

@@ -436,7 +436,7 @@ void add_event(CLI::App* group, Group& g) {
   list->add_option("--kind", a->kind, "Categories, comma-separated (drive,rebuild,alert,...)");
   list->add_option("--object", a->object, "volume/7, or volume/ for every volume");
   list->add_option("--after", a->after, "Events after this id, oldest first");
-  list->add_option("--limit", a->limit, "At most this many (0-1000)")->check(CLI::Range(0, 1000));
+  list->add_option("--limit", a->limit, "At most this many (0-1000)")->check(count_check(0, 1000));
   list->add_flag("-f,--follow", a->follow, "Then print new events as they happen (Ctrl-C stops)");
 }
 

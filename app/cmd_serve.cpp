@@ -449,7 +449,7 @@ Runner add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--nbd-max-connections-per-address", o->nbd_max_connections_per_address,
                   "NBD connections one client address may hold at once (of 64)")
-      ->check(CLI::Range(1, 64))
+      ->check(count_check(1, 64))
       ->capture_default_str();
   cmd->add_option("--tls", o->tls,
                   "self-signed: HTTPS and NBD TLS with a certificate made in the state directory")

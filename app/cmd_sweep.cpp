@@ -159,12 +159,12 @@ Runner add_sweep_command(CLI::App& app) {
   CLI::Option* jobs = cmd->add_option("--jobs", o->jobs,
                                       "Runs at once, on worker threads (default: the machine's cores; under mpirun or "
                                       "srun: threads per rank, default 1)")
-                          ->check(CLI::Range(1, sweep::kMaxSweepJobs))
+                          ->check(count_check(1, sweep::kMaxSweepJobs))
                           ->capture_default_str();
   cmd->add_option("--max-runs", o->max_runs, "Start at most N runs, then stop (rerun to go on)")
-      ->check(CLI::Range(std::size_t{1}, sweep::kMaxSweepRuns));
+      ->check(count_check(1, static_cast<std::int64_t>(sweep::kMaxSweepRuns)));
   cmd->add_option("--seed-count", o->seed_count, "Only the first N of the file's seeds (a quick look first)")
-      ->check(CLI::Range(std::size_t{1}, sweep::kMaxSweepSeeds));
+      ->check(count_check(1, static_cast<std::int64_t>(sweep::kMaxSweepSeeds)));
   cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");
   cmd->add_option("--plot", o->plots,

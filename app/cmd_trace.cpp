@@ -174,14 +174,14 @@ Runner add_trace_command(CLI::App& app) {
   // A closed loop ignores the times, so a speed with it would be dropped without a word
   // (hostile round 15).
   cmd->add_option("--iodepth", o->iodepth, "Closed loop: ignore the times, keep this many I/Os in flight")
-      ->check(CLI::Range(1, 65536))
+      ->check(count_check(1, 65536))
       ->excludes(speed);
   cmd->add_option("--map", o->maps, "DEVICE=VOLUME: the volume a trace device goes to (repeatable)");
   cmd->add_option("--volume-size", o->volume_size, "Size of the volumes the replay creates (thin by default)")
       ->capture_default_str();
   cmd->add_option("--interval", o->interval, "Length of a timeline row")->capture_default_str();
   cmd->add_option("--max-records", o->max_records, "Stop after this many I/Os (0: the whole trace)")
-      ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
+      ->check(count_check(0, std::numeric_limits<std::int64_t>::max()));
   cmd->add_flag("--skip-bad", o->skip_bad, "Count bad lines and go on instead of stopping at the first");
   cmd->add_option("--output-format", o->output_format, "text, or json (JSON lines: rows, then totals)")
       ->check(CLI::IsMember({"text", "json"}))

@@ -91,6 +91,9 @@ void add_volume_options(CLI::App* cmd, const std::string& creator, std::string& 
                         std::string& config_dir, bool& quiet);
 // a finite number in [lo, hi].
 CLI::Validator finite_range_check(double lo, double hi);
+// a whole number in [lo, hi] written in decimal digits ("1e2" and "+5" are refused as not
+// whole numbers, where CLI11's range check called them out of range).
+CLI::Validator count_check(std::int64_t lo, std::int64_t hi);
 
 // A progress callback for long runs: prints "<prefix><line> (N s wall)" to stderr at most
 // once per wall-clock second.

@@ -554,8 +554,12 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
   // The range of --max-records in words, not as a 300-digit double.
   const auto negative = run_cli("trace " + one + " --quiet --max-records -1");
   CHECK(negative.exit_code == 2);
-  CHECK(negative.err.find("Value -1 not in range 0 to 9223372036854775807") != std::string::npos);
+  CHECK(negative.err.find("must be from 0 to 9223372036854775807, got -1") != std::string::npos);
   CHECK(negative.err.size() < 200);
+  // A count in another notation is not a whole number (CLI11's check called "1e2" out of range).
+  const auto notation = run_cli("trace " + one + " --quiet --iodepth 1e2");
+  CHECK(notation.exit_code == 2);
+  CHECK(notation.err.find("must be a whole number from 1 to 65536, written in digits; got 1e2") != std::string::npos);
   // A --map for a device the trace never names: replayed, and a warning after the totals.
   const auto unused = run_cli("trace " + one + " --quiet --map 9=x");
   CHECK(unused.exit_code == 0);
