@@ -263,7 +263,8 @@ bool Events::post_once(const Delivery& d) {
   return res && res->status / 100 == 2;
 }
 
-sim::Result<Subscription> Events::subscribe(const std::string& destination, const std::string& context) {
+sim::Result<Subscription> Events::subscribe(const std::string& destination, const std::string& context,
+                                            const std::string& owner) {
   if (!parse_destination(destination))
     return sim::invalid_argument("Destination must be an http:// URL on a loopback address (127.0.0.1, [::1], localhost), not " +
                                  destination.substr(0, 200));
@@ -272,7 +273,7 @@ sim::Result<Subscription> Events::subscribe(const std::string& destination, cons
   if (subscriptions_.size() >= options_.max_subscriptions)
     return sim::conflict("the service holds " + std::to_string(options_.max_subscriptions) +
                          " subscriptions already; delete one first");
-  Subscription s{next_id_++, destination, context};
+  Subscription s{next_id_++, destination, context, owner};
   subscriptions_[s.id] = s;
   return s;
 }

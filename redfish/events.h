@@ -73,6 +73,7 @@ struct Subscription {
   std::int64_t id = 0;
   std::string destination;  // "http://127.0.0.1:8000/events"
   std::string context;      // echoed in every Event's Context
+  std::string owner;        // the user who made it ("" without authentication)
   std::int64_t delivered = 0, failed = 0;  // events delivered; events given up after every retry
   std::int64_t retries = 0;                 // POSTs that were retries of a failed one
 };
@@ -102,7 +103,8 @@ class Events {
 
   // kInvalidArgument (destination not http:// on loopback, or malformed), kConflict (at
   // max_subscriptions).
-  sim::Result<Subscription> subscribe(const std::string& destination, const std::string& context);
+  sim::Result<Subscription> subscribe(const std::string& destination, const std::string& context,
+                                      const std::string& owner = "");
   std::vector<Subscription> subscriptions() const;
   sim::Status unsubscribe(std::int64_t id);  // kNotFound
   // Adds an SSE stream from `user` at client `address` that lasts while `authorized` answers

@@ -276,7 +276,7 @@ json subscription_view(const Subscription& s) {
           {"Protocol", "Redfish"},
           {"EventFormatType", "Event"},
           {"SubscriptionType", "RedfishEvent"},
-          {"Oem", {{"Afasim", {{"Delivered", s.delivered}, {"Failed", s.failed}, {"Retries", s.retries}}}}}};
+          {"Oem", {{"Afasim", {{"Delivered", s.delivered}, {"Failed", s.failed}, {"Retries", s.retries}, {"Owner", s.owner}}}}}};
 }
 
 }  // namespace
@@ -369,14 +369,22 @@ std::vector<http::Route> Service::Impl::subscription_routes() {
       if (body.contains(key) && body[key] != only)
         throw RedfishError(400, "PropertyValueNotInList",
                            std::string("afasim delivers ") + key + " " + only + " only.", {std::string("#/") + key});
-    auto made = ev.subscribe(body["Destination"].get<std::string>(), body.value("Context", std::string()));
+    auto made = ev.subscribe(body["Destination"].get<std::string>(), body.value("Context", std::string()), r.principal.user);
     if (!made.is_ok()) throw from_status(made.status(), {"#/Destination"});
     http::Response res = json_response(201, subscription_view(*made));
     res.headers.set("Location", uri("/EventService/Subscriptions/" + std::to_string(made->id)));
     return res;
   }));
   out.push_back(route("DELETE", "/EventService/Subscriptions/{id}", api::kOperator, [&ev](http::Request& r) {
-    if (sim::Status s = ev.unsubscribe(parse_segment(r.path_param("id"), "event subscription")); !s.is_ok()) throw from_status(s);
+    const controller::Id id = parse_segment(r.path_param("id"), "event subscription");
+    // An operator ends its own subscriptions; an Administrator any (hostile round 24: any
+    // operator deleted every one). Ids are never reused, so the owner read here is the one deleted.
+    for (const Subscription& s : ev.subscriptions())
+      if (s.id == id && !r.principal.user.empty() && r.principal.role != api::kAdmin && s.owner != r.principal.user)
+        throw RedfishError(403, "InsufficientPrivilege",
+                           "Event subscription " + std::to_string(id) + " belongs to user " + s.owner +
+                               "; only that user or an Administrator may delete it.");
+    if (sim::Status s = ev.unsubscribe(id); !s.is_ok()) throw from_status(s);
     return http::Response(204, "", "");
   }));
   return out;

@@ -308,6 +308,31 @@ void make_volume(int port, const std::string& name) {
   REQUIRE(res->status == 201);
 }
 
+TEST_CASE("an event subscription is deleted by the operator who made it or an Administrator, not another operator") {
+  RedfishServer s;
+  make_user(s, "ann", api::Role::kOperator, "ann-pass-1");
+  make_user(s, "bob", api::Role::kOperator, "bob-pass-1");
+  const char* kSubscriptions = "/redfish/v1/EventService/Subscriptions";
+  auto subscribe = [&](const std::vector<std::string>& who) {
+    const Answer a = call(s.port(), "POST", kSubscriptions, {{"Destination", "http://127.0.0.1:1/events"}}, who);
+    REQUIRE(a.status == 201);
+    return a.header("Location");
+  };
+  const std::string anns = subscribe(basic("ann", "ann-pass-1"));
+  CHECK(call(s.port(), "GET", anns, nullptr, basic("bob", "bob-pass-1")).body["Oem"]["Afasim"]["Owner"] == "ann");
+  // Bob may read Ann's subscription, not end it (before: 204, and Ann's deliveries stopped).
+  const Answer refused = call(s.port(), "DELETE", anns, nullptr, basic("bob", "bob-pass-1"));
+  CHECK(refused.status == 403);
+  CHECK(refused.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.InsufficientPrivilege");
+  CHECK(refused.message().find("belongs to user ann") != std::string::npos);
+  CHECK(call(s.port(), "GET", anns, nullptr, admin()).status == 200);
+  CHECK(call(s.port(), "DELETE", anns, nullptr, basic("ann", "ann-pass-1")).status == 204);
+  // An Administrator ends anyone's.
+  const std::string bobs = subscribe(basic("bob", "bob-pass-1"));
+  CHECK(call(s.port(), "DELETE", bobs, nullptr, admin()).status == 204);
+  CHECK(call(s.port(), "GET", bobs, nullptr, admin()).status == 404);
+}
+
 TEST_CASE("an OData-Version the service does not speak is 412 (DSP0266); 4.0 and none are served") {
   // Hostile round 24: OData-Version 5.0 was served.
   RedfishServer s;
