@@ -13,6 +13,7 @@
 
 #include "config/preset.h"
 #include "controller/journal.h"
+#include "sim/time.h"
 
 namespace afasim::controller {
 
@@ -30,7 +31,7 @@ inline constexpr std::int64_t kMaxVolumeId = (std::int64_t{1} << 24) - 2;
 // Latest simulated time a state may hold (its clock, an event's time): 100 years, as far as a
 // fio job may run (workload::kMaxJobTimeNs); an int64 of nanoseconds overflows at 292 years,
 // and a clock near there would overflow the first event scheduled after the load.
-inline constexpr std::int64_t kMaxClockNs = std::int64_t{100} * 365 * 24 * 3600 * 1'000'000'000;
+inline constexpr std::int64_t kMaxClockNs = sim::kClockCeiling;
 
 // What is wrong with QoS values `q`, as "<context>: <what>" (the API's 422 message), or "":
 // each value 0..kMaxIops, min <= max <= burst, burst only with max (DESIGN.md "QoS semantics").

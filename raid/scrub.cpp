@@ -11,7 +11,9 @@ using sim::Time;
 Status Scrubber::validate(const ScrubOptions& o) {
   if (o.bytes_per_second <= 0)
     return sim::invalid_argument("scrub.bytes_per_second must be positive, got " + std::to_string(o.bytes_per_second));
-  if (o.pass_interval_ns < 0) return sim::invalid_argument("scrub.pass_interval must not be negative");
+  // At most 10 years: the next pass is scheduled from a clock that may stand at sim::kClockCeiling.
+  if (o.pass_interval_ns < 0 || o.pass_interval_ns > 10 * sim::kYear)
+    return sim::invalid_argument("scrub.pass_interval must be from 0 to 10 years");
   return Status::ok();
 }
 

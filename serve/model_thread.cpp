@@ -82,8 +82,13 @@ void ModelThread::run() {
       if (due > sim_.now()) sim_.run_until(due);
     }
     // Closures run at the model's current time; what they schedule runs in event order.
+    const sim::Time next_before = sim_.next_event_time();
     for (auto& fn : batch) fn();
     batch.clear();
+    // A request that gave the quiet array new work (an event earlier than any it had: a fault,
+    // the scrub switched on) opens a new quiet spell for it; one that scheduled nothing (a GET,
+    // a page polling) does not move the bound.
+    if (host_quiet_ && sim_.next_event_time() < next_before) arm_idle_bound();
 
     bool has_more_inbox;
     if (pacer_.paced()) {
@@ -92,7 +97,7 @@ void ModelThread::run() {
       if (due > sim_.now()) sim_.run_until(due);
     } else {
       for (int i = 0; i < kEventsBetweenInboxChecks && !inbox_pending_.load(std::memory_order_acquire) &&
-                      !hold_for_host() && sim_.step();
+                      !hold_for_host() && !idle_bound_reached() && sim_.step();
            ++i) {
       }
     }
@@ -106,7 +111,7 @@ void ModelThread::run() {
     if (stopping_ && !has_more_inbox) return;
     if (has_more_inbox) continue;
     const sim::Time next = sim_.next_event_time();
-    if (next == sim::kTimeMax) {
+    if (next == sim::kTimeMax || idle_bound_reached()) {
       wake_.wait(lock, [this] { return stopping_ || !inbox_.empty(); });
     } else if (pacer_.paced()) {
       const std::int64_t wait_ns = pacer_.wall_at(next) - wall_now_ns();
@@ -118,6 +123,10 @@ void ModelThread::run() {
     }
     // pace none with events pending: loop straight back.
   }
+}
+
+void ModelThread::arm_idle_bound() {
+  idle_until_ = std::min(sim_.now() + kIdleRunNs, std::max(sim_.now(), kIdleClockLimitNs));
 }
 
 void ModelThread::wait_for_host(std::unique_lock<std::mutex>& lock) {
@@ -139,6 +148,7 @@ void ModelThread::wait_for_host(std::unique_lock<std::mutex>& lock) {
   const auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(hold_deadline_ns_));
   if (!wake_.wait_until(lock, deadline, [this] { return stopping_ || !inbox_.empty(); })) {
     host_quiet_ = true;  // the deadline stays: a later request at this instant gets no new wait
+    arm_idle_bound();
   }
 }
 

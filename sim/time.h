@@ -20,6 +20,11 @@ inline constexpr Time kHour = 60 * kMinute;
 inline constexpr Time kDay = 24 * kHour;
 inline constexpr Time kYear = 365 * kDay;  // a 365-day year, as endurance ratings use
 inline constexpr Time kTimeMax = INT64_MAX;
+// The latest instant a run may reach: 100 years, well inside the clock's 292, so that an event
+// scheduled from there (a week's scrub interval, a year's wear step) cannot overflow. A fio job
+// or trace that would pass it fails with EOVERFLOW; a saved state past it is refused; a served
+// array's idle time stops short of it (serve::ModelThread).
+inline constexpr Time kClockCeiling = 100 * kYear;
 
 // Duration of moving `bytes` at `bytes_per_second`, rounded up to whole nanoseconds.
 // REQUIRES: bytes >= 0, bytes_per_second > 0.

@@ -38,7 +38,7 @@ namespace afasim::workload {
 inline constexpr std::uint64_t kProgressSteps = 1 << 16;
 // The virtual time a job may reach: 100 years, inside the simulator's clock of 292 years. A job
 // whose thinktime, startdelay or rate would take it past this fails with EOVERFLOW.
-inline constexpr sim::Time kMaxJobTimeNs = sim::Time{100} * 365 * 24 * 3600 * sim::kSecond;
+inline constexpr sim::Time kMaxJobTimeNs = sim::kClockCeiling;
 
 struct FioRunOptions {
   std::uint64_t seed = 1;

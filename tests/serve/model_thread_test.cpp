@@ -143,3 +143,74 @@ TEST_CASE("pace none: refused host I/O sent back to back does not hold virtual t
   CHECK(wall_s < 1.0);   // one 100 ms wait, then the events ran
   model.stop();
 }
+
+namespace {
+
+// A periodic background task that never ends, as the scrub's weekly passes: counts its runs.
+struct Weekly {
+  sim::Simulator& sim;
+  std::atomic<int> runs{0};
+  void arm() {
+    sim.after(7 * sim::kDay, [this] {
+      ++runs;
+      arm();
+    });
+  }
+};
+
+// Waits (wall) until `runs` has held still for 200 ms; returns it.
+int settled(const std::atomic<int>& runs) {
+  int seen = -1;
+  while (seen != runs.load()) {
+    seen = runs.load();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return seen;
+}
+
+}  // namespace
+
+// Hostile round 25: with the scrub on and no host, --pace none ran the weekly passes back to
+// back, 7-10 simulated years a wall second, until the clock overflowed (an abort after ~40 s).
+TEST_CASE("pace none: a quiet array runs its background work for 30 days, then waits; new work opens a new spell") {
+  sim::Simulator sim(1);
+  serve::ModelThread model(sim, sim::Pacer(sim::Pacer::Mode::kNone));
+  model.set_host_gap_ns(1'000'000);
+  static_assert(serve::ModelThread::kIdleRunNs == 30 * sim::kDay);
+  Weekly weekly{sim};
+  weekly.arm();
+  model.start();
+  // The passes at 7, 14, 21 and 28 days ran; the one at 35 waits for the host.
+  CHECK(settled(weekly.runs) == 4);
+  CHECK(clock(sim, model) == 28 * sim::kDay);
+  // A request that schedules nothing (a GET) does not move the bound.
+  for (int i = 0; i < 50; ++i) clock(sim, model);
+  CHECK(settled(weekly.runs) == 4);
+  // One that gives the array new work (a fault, the scrub switched on) opens a new spell of
+  // 30 days from now: to 58 days, so the passes at 35, 42, 49 and 56 run.
+  std::atomic<bool> fault_ran{false};
+  model.call([&] { sim.after(sim::kSecond, [&] { fault_ran.store(true); }); });
+  CHECK(settled(weekly.runs) == 8);
+  CHECK(fault_ran.load());
+  CHECK(clock(sim, model) == 56 * sim::kDay);
+  // A host I/O and a quiet spell after it: 30 more days from its completion.
+  host_io(sim, model);
+  CHECK(settled(weekly.runs) == 12);
+  model.stop();
+}
+
+TEST_CASE("pace none: a quiet array's clock stops a year short of the 100 years a saved state may hold") {
+  constexpr sim::Time kStart = serve::ModelThread::kIdleClockLimitNs - 10 * sim::kDay;
+  static_assert(serve::ModelThread::kIdleClockLimitNs == sim::kClockCeiling - sim::kYear);
+  sim::Simulator sim(1, kStart);
+  serve::ModelThread model(sim, sim::Pacer(sim::Pacer::Mode::kNone));
+  model.set_host_gap_ns(1'000'000);
+  Weekly weekly{sim};
+  weekly.arm();
+  model.start();
+  CHECK(settled(weekly.runs) == 1);  // at 7 days; the next, at 14, is past the limit
+  CHECK(clock(sim, model) == kStart + 7 * sim::kDay);
+  model.call([&] { sim.after(sim::kSecond, [] {}); });  // new work: the limit stays
+  CHECK(settled(weekly.runs) == 1);
+  model.stop();
+}
