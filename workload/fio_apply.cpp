@@ -45,7 +45,6 @@ Result<std::int64_t> parse_count(std::string_view text, std::int64_t lo, std::in
   return v->bytes;
 }
 
-namespace {
 // Block sizes and absolute offsets in whole 512-byte logical blocks: fio on a block device
 // with direct I/O gets EINVAL for anything else, and the array's volumes have 512-byte sectors.
 Status check_sector_multiple(std::string_view text, std::int64_t bytes) {
@@ -54,7 +53,6 @@ Status check_sector_multiple(std::string_view text, std::int64_t bytes) {
                                ", not a multiple of 512 (the logical block; fio on a block "
                                "device with direct I/O gets EINVAL)");
 }
-}  // namespace
 
 // The "read,write[,trim]" form shared by bs, bsrange, bssplit, rate and rate_iops (HOWTO
 // "blocksize"): one value applies to every direction; with commas, an empty part leaves

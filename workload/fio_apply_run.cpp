@@ -179,6 +179,8 @@ Status apply_per_direction_option(JobState& s, const Entry& e, const ApplyContex
         if (!n.is_ok()) return n.status();
         if (e.def->id == Opt::kBlockAlign) {
           if (*n == 0) return sim::invalid_argument(quoted(text) + ": must be > 0");
+          // An offset fio draws is a multiple of it: 3 bytes put I/O at any byte (round 25).
+          AFASIM_RETURN_IF_ERROR(check_sector_multiple(text, *n));
           s.job.block_align_bytes[d] = *n;
         } else {
           s.job.rate_min_bytes_per_second[d] = *n;

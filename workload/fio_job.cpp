@@ -306,12 +306,15 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
   std::int64_t size = !s.size ? vol.size_bytes
                       : s.size->is_percent ? resolve(*s.size, false)
                                            : file_size_bytes(s);
-  if (s.size && !s.size->is_percent && size > room) {
+  // A percentage size past the end by less than the offset's alignment (it is rounded up to
+  // the job's block) is cut to fit; by more, refused as an absolute one is, and as fio does
+  // ("offset extends end"; hostile round 25: offset=99% size=50% quietly read 1 %).
+  if (s.size && size > room && (!s.size->is_percent || size - room >= unit)) {
     return located(option_at(file, s, Opt::kSize, "size"),
                    "clone " + std::to_string(c) + ": offset + size runs past the end of " +
                        target + " (" + std::to_string(vol.size_bytes) + " bytes)");
   }
-  size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // a percentage is cut
+  size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // rounding of a percentage
   const bool first = job.size_bytes == 0;
   job.size_bytes = first ? size : std::min(job.size_bytes, size);
   if (first) {
@@ -344,6 +347,14 @@ Status check_region_fits(const JobState& s, std::string_view file) {
                      "the region (" + config::byte_count(job.size_bytes) +
                          ") is smaller than the largest " + std::string(to_string(dir)) +
                          " block size (" + config::byte_count(job.bs[d].max_bytes) + ")");
+    }
+    // Offsets are drawn as multiples of blockalign: one past the region makes every one 0
+    // (hostile round 25: a "random" job on one block).
+    if (does_direction(job.rw, dir) && job.block_align_bytes[d] > job.size_bytes) {
+      return located(option_at(file, s, Opt::kBlockAlign, "blockalign"),
+                     config::byte_count(job.block_align_bytes[d]) + " is larger than the region (" +
+                         config::byte_count(job.size_bytes) + "): every " + std::string(to_string(dir)) +
+                         " would be at its start");
     }
     if (job.distribution != RandomDistribution::kZonedAbs || !does_direction(job.rw, dir)) continue;
     std::int64_t zones_bytes = 0;

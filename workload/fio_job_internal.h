@@ -177,6 +177,9 @@ inline constexpr std::string_view kJobNamePrefix = "\x01jobname";
 
 // fio_apply_run.cpp: random_distribution=, and the options of Opt::kNrFiles..kReadIolog
 // that are not flags.
+// kInvalidArgument unless `bytes` (written `text`) is a whole number of 512-byte logical
+// blocks, as block sizes, offsets and blockalign must be.
+Status check_sector_multiple(std::string_view text, std::int64_t bytes);
 Status apply_random_distribution(JobState& s, std::string_view value);
 Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx);
 // The checks across those options, called by finalize().

@@ -645,6 +645,15 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nwait_for=j\n", "bad.fio:3: wait_for: a job cannot wait for itself"},
       {"[j]\nsize=1g\npercentile_list=50:101\n",
        "bad.fio:3: percentile_list: \"101\" is not a percentile in (0, 100]"},
+      // Hostile round 25: offsets at any byte; every "random" I/O at offset 0; a percentage
+      // region quietly cut from 512 MiB to 10 MiB.
+      {"[j]\nsize=1g\nbs=512\nblockalign=3\n",
+       "bad.fio:4: blockalign: \"3\" is 3 bytes, not a multiple of 512"},
+      {"[j]\nsize=64m\nrw=randread\nblockalign=1g\n",
+       "bad.fio:4: blockalign: 1073741824 bytes is larger than the region (67108864 bytes): every read would be "
+       "at its start"},
+      {"[a]\nfilename=v\nsize=1g\n[j]\nfilename=v\noffset=99%\nsize=50%\n",
+       "bad.fio:7: size: clone 0: offset + size runs past the end of volume \"v\""},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);
