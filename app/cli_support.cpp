@@ -51,7 +51,8 @@ std::string empty_path_option(const CLI::App& cmd) {
   // (hostile round 23), `capacity --system ''` printed every system.
   static const std::set<std::string> kPaths = {"--config-dir", "--record", "--state",         "--out",
                                                "--output",     "--html",   "--svg",           "--json",
-                                               "--password-file", "--device", "--system"};
+                                               "--password-file", "--device", "--system",
+                                               "--nbd-socket"};
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || kPaths.count(opt->get_name()) == 0) continue;
     for (const std::string& value : opt->results())

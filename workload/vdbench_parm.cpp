@@ -100,6 +100,9 @@ class Parser {
     int line = 0;
     while (std::getline(in, raw)) {
       ++line;
+      // A UTF-8 byte-order mark, as Windows editors write it, is no part of the first line (it
+      // was read as part of "sd": "unknown or unsupported parameter"; hostile round 25).
+      if (line == 1 && raw.starts_with("\xEF\xBB\xBF")) raw.erase(0, 3);
       std::string t = trim(raw);
       if (t.empty() || t[0] == '*' || t[0] == '#' || t.rfind("//", 0) == 0) continue;
       // A comment after the parameters: VDBench ignores what follows whitespace + '*'... keep

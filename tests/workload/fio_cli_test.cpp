@@ -176,6 +176,10 @@ TEST_CASE("an empty option value, or more new volumes than the array holds, is r
   const auto device = run_cli("fio --quiet --device '' --name=a --filename=v --size=1g");
   CHECK(device.exit_code == 2);
   CHECK(device.err == "afasim fio: --device: an empty value (leave the option out for its default)\n");
+  // Hostile round 25: `serve --nbd-socket ''` served no socket without a word.
+  const auto socket = run_cli("serve --nbd-socket '' --state /nonexistent-afasim-state");
+  CHECK(socket.exit_code == 2);
+  CHECK(socket.err == "afasim serve: --nbd-socket: an empty value (leave the option out for its default)\n");
   // numjobs x nrfiles past the array's 4,096 volumes: the count, before any volume is made
   // (it blamed a filename= line there was none of, and said "delete one first").
   const auto many = run_cli("fio --quiet --name=x --rw=read --size=1m --runtime=1ms --numjobs=4096 --nrfiles=2");
