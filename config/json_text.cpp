@@ -1,6 +1,9 @@
 #include "config/json_text.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cctype>
 #include <set>
 #include <vector>
@@ -82,6 +85,14 @@ class PathTracker {
 };
 
 }  // namespace
+
+std::string number_text(double v) {
+  // Whole numbers below 10^15 in plain digits (to_chars' shortest form wrote 100000 as 1e+05).
+  if (std::abs(v) < 1e15 && v == std::trunc(v)) return std::to_string(static_cast<std::int64_t>(v));
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("?");
+}
 
 std::string json_path_join(const std::string& path, const std::string& key) {
   if (path.empty()) return key;

@@ -49,6 +49,11 @@ sim::Result<nlohmann::json> parse_json_strict(std::string_view text,
 // string, so that "/", "" or "a.b" cannot be mistaken for a path: initiators[0]["/"].
 std::string json_path_join(const std::string& path, const std::string& key);
 
+// `v` in the fewest digits that read back as exactly `v` ("1000.0000001", "1e-06", "1e+15"),
+// a whole number below 10^15 in plain digits ("1048576", "100000000000000"): a bound or a refused value in a message is never rounded into its neighbour
+// (printf's %g printed 1000.0000001 as "1000" beside "must be between 1 and 1000").
+std::string number_text(double v);
+
 // `j` as JSON text (indent as nlohmann's dump: -1 one line, N spaces per level). A string
 // holding bytes that are not UTF-8 (a trace's device name, a fio option value: text afasim
 // did not parse as JSON) has each bad byte replaced by U+FFFD instead of throwing

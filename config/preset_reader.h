@@ -118,7 +118,7 @@ class Reader {
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < lo || d > hi) {
       std::ostringstream os;
-      os << "must be in [" << lo << ", " << hi << "], got " << v.dump();
+      os << "must be in [" << number_text(lo) << ", " << number_text(hi) << "], got " << v.dump();
       fail(json_path_join(p, "value"), os.str());
     }
     return d;

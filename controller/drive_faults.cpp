@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "config/json_text.h"
 #include "controller/data_path.h"
 #include "sim/assert.h"
 
@@ -13,11 +14,7 @@ using sim::Status;
 namespace {
 
 // "5", "4.5", "1.25": a multiplier as a person writes it.
-std::string multiplier_text(double m) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", m);
-  return buf;
-}
+std::string multiplier_text(double m) { return config::number_text(m); }
 }  // namespace
 
 bool DataPath::mark_members_lost(int drive) {

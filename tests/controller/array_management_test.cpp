@@ -451,6 +451,10 @@ TEST_CASE("faults: slowing a drive out of service or restoring one at normal spe
   CHECK(last_event(a) == "drive 9 back to normal latency");
   CHECK(a.event_count() == events + 3);  // the refusals logged nothing
   CHECK(a.inject_fault(fault("drive_slow", 9, 0.5)).status().code() == sim::Code::kUnprocessable);
+  // A value just past a bound is printed as given (hostile round 25: "%g" printed it as 1000,
+  // inside the bound it was refused for).
+  CHECK(a.inject_fault(fault("drive_slow", 9, 1000.0000001)).status().message() ==
+        "latency multiplier must be between 1 and 1000, got 1000.0000001");
   // A failed or pulled drive has no speed to change.
   REQUIRE(a.inject_fault(fault("drive_slow", 10, 4.0)).is_ok());
   REQUIRE(a.inject_fault(fault("drive_fail", 10)).is_ok());
