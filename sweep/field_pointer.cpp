@@ -1,5 +1,6 @@
 #include "sweep/field_pointer.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace afasim::sweep {
@@ -78,6 +79,13 @@ struct Setter {
 };
 
 }  // namespace
+
+bool fields_overlap(const FieldPointer& a, const FieldPointer& b) {
+  const std::size_t n = std::min(a.tokens.size(), b.tokens.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (!a.wildcard[i] && !b.wildcard[i] && a.tokens[i] != b.tokens[i]) return false;
+  return true;
+}
 
 sim::Result<FieldPointer> parse_field_pointer(const std::string& text) {
   if (text.empty()) return sim::invalid_argument("\"\" is the whole scenario, not a field");

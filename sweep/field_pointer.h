@@ -35,6 +35,12 @@ struct FieldPointer {
 // last token `*` (a wildcard must be followed by the field of each element).
 sim::Result<FieldPointer> parse_field_pointer(const std::string& text);
 
+// Whether `a` and `b` can name the same field or one inside the other: token by token over
+// the shorter, each pair equal or either a wildcard (`/volumes/*/name` and `/volumes/0/name`;
+// `/volumes/0` and `/volumes/0/name`). Two such fields of one point set one value twice, and
+// the table would show both.
+bool fields_overlap(const FieldPointer& a, const FieldPointer& b);
+
 // Sets every field `pointer` names in `document` to `value`; returns how many were set
 // (≥ 1). Errors (kInvalidArgument, message "POINTER: what is wrong", the document left
 // partly changed only on a wildcard whose later elements fail): a token that names nothing

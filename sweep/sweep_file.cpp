@@ -93,8 +93,19 @@ class Parser {
     for (const auto& [k, v] : j.items()) {
       const std::string field_key = key + "[" + quoted(k) + "]";
       fields.push_back({field_key, pointer(k, field_key), v});
+      no_overlap(fields);
     }
     return fields;
+  }
+
+  // The last of `fields` may not overlap an earlier one (fields_overlap): both would set one
+  // value, the second silently winning (hostile round 25).
+  void no_overlap(const std::vector<FieldValue>& fields) const {
+    const FieldValue& last = fields.back();
+    for (std::size_t i = 0; i + 1 < fields.size(); ++i)
+      if (fields_overlap(fields[i].pointer, last.pointer))
+        fail(last.key, quoted(last.pointer.text) + " overlaps " + quoted(fields[i].pointer.text) + " (" + fields[i].key +
+                           "): both would set the same field");
   }
 
   const json& list(const json& j, const std::string& key, std::size_t max) const {
@@ -126,6 +137,7 @@ class Parser {
       points *= values.size();
       out.fields.push_back(field);
       axis_fields.push_back({key + ".field", pointer(field, key + ".field"), values});
+      no_overlap(axis_fields);
     }
     expand(axis_fields, points, out);
   }

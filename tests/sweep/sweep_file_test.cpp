@@ -84,6 +84,18 @@ TEST_CASE("sweep file: every rule refused with FILE: KEY: what is wrong") {
   CHECK(refused(R"(, "axes": [{"field": "/a", "values": [1, 2, 1]}])" + seeds) == "s.json: axes[0].values[2]: 1 is also values[0]");
   CHECK(refused(R"(, "axes": [{"field": "/a", "values": [1]}, {"field": "/a", "values": [2]}])" + seeds) ==
         "s.json: axes[1].field: \"/a\" is already an axis");
+  // Hostile round 25: a wildcard over another axis's field, or a field inside another: both
+  // were run, the second winning, and the table showed both values.
+  CHECK(refused(R"(, "axes": [{"field": "/volumes/*/name", "values": ["a"]}, {"field": "/volumes/0/name", "values": ["b"]}])" + seeds) ==
+        "s.json: axes[1].field: \"/volumes/0/name\" overlaps \"/volumes/*/name\" (axes[0].field): both would set the same field");
+  CHECK(refused(R"(, "points": [{"/volumes/0": {}, "/volumes/0/name": "b"}])" + seeds) ==
+        "s.json: points[0][\"/volumes/0/name\"]: \"/volumes/0/name\" overlaps \"/volumes/0\" (points[0][\"/volumes/0\"]): both "
+        "would set the same field");
+  CHECK(parse_sweep_file(std::string(R"({"schema": "afasim.sweep/1", "name": "t", "base": "b")") +
+                             R"(, "axes": [{"field": "/volumes/*/name", "values": ["a"]}, {"field": "/volumes/1/size", "values": [1]}])" +
+                             seeds + "}",
+                         "s.json")
+            .is_ok());  // different fields under one array: no overlap
   CHECK(refused(R"(, "axes": [{"field": "a", "values": [1]}])" + seeds) == "s.json: axes[0].field: \"a\" does not start with / (RFC 6901)");
   CHECK(refused(R"(, "points": [{"/a~2": 1}])" + seeds) ==
         "s.json: points[0][\"/a~2\"]: \"/a~2\": ~ must be followed by 0 or 1 (RFC 6901: ~0 is ~, ~1 is /)");
