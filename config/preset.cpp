@@ -344,7 +344,7 @@ SystemPreset read_system(const Reader& r, const json& j,
   s.model = r.text(j, "", "model");
   s.vendor = r.optional_text(j, "", "vendor");
   s.description = r.optional_text(j, "", "description");
-  s.list_price_usd = r.integer_figure(j, "", "list_price_usd", 0, 1e12);
+  s.list_price_usd = r.integer_figure(j, "", "list_price_usd", 1, 1e12);
 
   s.chassis = read_chassis(r, j);
   s.controllers = read_controllers(r, j);
@@ -355,9 +355,9 @@ SystemPreset read_system(const Reader& r, const json& j,
     const json& pc = j["published_capacity_tb"];
     r.only_keys(pc, "published_capacity_tb", {"pre_raid", "RAID10", "RAID5"});
     s.published_capacity.present = true;
-    s.published_capacity.pre_raid_tb = r.figure(pc, "published_capacity_tb", "pre_raid", 0, 1e6);
-    s.published_capacity.raid10_tb = r.figure(pc, "published_capacity_tb", "RAID10", 0, 1e6);
-    s.published_capacity.raid5_tb = r.figure(pc, "published_capacity_tb", "RAID5", 0, 1e6);
+    s.published_capacity.pre_raid_tb = r.figure(pc, "published_capacity_tb", "pre_raid", 0.001, 1e6);
+    s.published_capacity.raid10_tb = r.figure(pc, "published_capacity_tb", "RAID10", 0.001, 1e6);
+    s.published_capacity.raid5_tb = r.figure(pc, "published_capacity_tb", "RAID5", 0.001, 1e6);
   }
   return s;
 }

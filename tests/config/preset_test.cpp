@@ -93,6 +93,11 @@ TEST_CASE("malformed and inconsistent presets fail with file: key: what is wrong
       {sys + ": extends: no system \"ise-700\"", sys, [](json& j) { j["extends"] = "ise-700"; }},
       {sys + ": name: must match the file name", sys, [](json& j) { j["name"] = "ise-861-g3"; }},
       {sys + ": model: missing", sys, [](json& j) { j.erase("model"); }},
+      // Hostile round 25: a published capacity or price of 0 loaded (and printed 0.0 TB).
+      {sys + ": published_capacity_tb.pre_raid.value: must be in [0.001, 1000000], got 0", sys,
+       [](json& j) { j["published_capacity_tb"]["pre_raid"]["value"] = 0; }},
+      {sys + ": list_price_usd.value: must be in [1, 1000000000000], got 0", sys,
+       [](json& j) { j["list_price_usd"]["value"] = 0; }},
       {fam + ": supercaps.voltage_min: must be below voltage_max", fam,
        [](json& j) { j["supercaps"]["voltage_min"]["value"] = 20.0; }},
       {fam + ": chassis.power_max_w: must be at least power_typical_w", fam,

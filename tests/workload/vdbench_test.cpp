@@ -138,6 +138,12 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
   CHECK(parse_vdbench_ok("sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forthreads=(" + threads + "),forrdpct=(1,2)\n").rds.size() == 1);
   for (int i = 0; i <= 1024; ++i) sds += "sd=s" + std::to_string(i) + ",lun=x\n";
   CHECK(parse_vdbench_error(sds + "wd=w,sd=s1\nrd=r,wd=w\n") == "t.vdb:1025: sd: more than 1024 sds");
+  // A long bad value is cut in the message (hostile round 25: 10,000 parentheses deep, a 20 KB line).
+  const std::string deep = parse_vdbench_error("sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forthreads=" +
+                                               std::string(10000, '(') + "1" + std::string(10000, ')') + "\n");
+  CHECK(deep.rfind("t.vdb:3: forthreads: \"((((", 0) == 0);
+  CHECK(deep.size() < 400);
+  CHECK(deep.find(" bytes in all)") != std::string::npos);
 }
 
 TEST_CASE("a curve run's avg_ line is the I/O-weighted summary of its interval lines") {
