@@ -235,9 +235,14 @@ asio::awaitable<void> Connection::run() {
     if (!closed_)
       spdlog::debug("{}: {}", label_,
                     e.code() == asio::error::eof ? "client closed the connection" : e.what());
+    // A client that half-closes (shutdown SHUT_WR) after its requests may still read: the
+    // requests already read are answered, as after NBD_CMD_DISC (hostile round 25: they got
+    // no reply, though the writes among them had landed). A client that closed both ways
+    // makes the first reply fail, which ends the wait.
+    clean = e.code() == asio::error::eof && in_transmission_;
   }
   if (clean && !closed_) {
-    // NBD_CMD_DISC or server stop: every request already read is answered first.
+    // NBD_CMD_DISC, a half-close or server stop: every request already read is answered first.
     flush_batch();
     while (!closed_ && requests_in_flight_ > 0) {
       reader_waiting_ = true;

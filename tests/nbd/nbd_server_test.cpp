@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <thread>
 
@@ -703,6 +704,28 @@ TEST_CASE("NBD_CMD_DISC: requests already sent are answered, then the connection
   }
   CHECK(c.closed_by_server());
   CHECK(s.volume_stats(s.vol).write_ops == 1);
+}
+
+TEST_CASE("a client that half-closes after its requests gets their replies, as after NBD_CMD_DISC") {
+  // Hostile round 25: the server read EOF and closed without a reply, though the write had landed.
+  Served s;
+  TestClient c(s.port());
+  c.connect("vol");
+  const auto data = pattern(4096, 16);
+  // The model thread held, so that the server reads the EOF while the requests are in flight.
+  std::promise<void> release;
+  s.model->post([gate = release.get_future().share()] { gate.wait(); });
+  c.send_request(kWrite, 8192, 4096, 0, data);
+  c.send_request(kFlush, 0, 0);
+  c.send_request(kRead, 8192, 4096);
+  c.shutdown_send();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  release.set_value();
+  for (int i = 0; i < 3; ++i) CHECK(c.read_reply().error == 0);
+  CHECK(c.closed_by_server());
+  TestClient again(s.port());
+  again.connect("vol");
+  CHECK(again.read(8192, 4096).data == data);
 }
 
 TEST_CASE("the Unix socket: its clients are \"unix\" to LUN masking") {

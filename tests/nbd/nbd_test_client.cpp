@@ -305,6 +305,8 @@ void TestClient::disconnect() {
   send_request(static_cast<std::uint16_t>(n::Command::kDisc), 0, 0);
 }
 
+void TestClient::shutdown_send() { ::shutdown(fd_, SHUT_WR); }
+
 std::vector<std::uint8_t> pattern(std::size_t n, std::uint32_t seed) {
   std::vector<std::uint8_t> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>((seed * 131 + i * 7) % 251);

@@ -94,6 +94,7 @@ class TestClient {
   Reply read(std::uint64_t offset, std::uint32_t length, std::uint16_t flags = 0);
   Reply write(std::uint64_t offset, std::span<const std::uint8_t> data, std::uint16_t flags = 0);
   void disconnect();  // NBD_CMD_DISC
+  void shutdown_send();  // shutdown(SHUT_WR): the server reads EOF, the client may still read
 
   // Raw bytes, for broken streams.
   void send_raw(std::span<const std::uint8_t> bytes);
