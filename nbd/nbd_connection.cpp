@@ -238,8 +238,9 @@ asio::awaitable<void> Connection::run() {
     // A client that half-closes (shutdown SHUT_WR) after its requests may still read: the
     // requests already read are answered, as after NBD_CMD_DISC (hostile round 25: they got
     // no reply, though the writes among them had landed). A client that closed both ways
-    // makes the first reply fail, which ends the wait.
-    clean = e.code() == asio::error::eof && in_transmission_;
+    // makes the first reply fail, which ends the wait. Only at a request boundary: a write
+    // whose payload was cut off is counted in flight but will never run (it was dropped).
+    clean = e.code() == asio::error::eof && in_transmission_ && waiting_for_header_;
   }
   if (clean && !closed_) {
     // NBD_CMD_DISC, a half-close or server stop: every request already read is answered first.
