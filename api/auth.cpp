@@ -3,6 +3,7 @@
 #include "api/auth_impl.h"
 #include "api/auth_internal.h"
 #include "api/problem.h"
+#include "config/file_text.h"
 #include "config/json_text.h"
 
 #include <fcntl.h>
@@ -11,11 +12,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
-#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
 #include <unordered_map>
 
 namespace afasim::api {
@@ -30,6 +32,35 @@ http::Response unauthorized(const std::string& detail, const std::string& instan
 Auth::Auth(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Auth::~Auth() = default;
 
+namespace {
+
+// A users file holds 4,096 users at most, each a few hundred bytes.
+constexpr std::size_t kMaxUsersFileBytes = 16 << 20;
+
+// The users file's text; nullopt when there is none (a first start). Only a name that is not
+// there at all is a first start: anything else that cannot be read is an error, since a first
+// start writes a new admin over the file (hostile round 25b: a dangling symlink lost every
+// user; a FIFO hung the start, /dev/zero filled memory).
+sim::Result<std::optional<std::string>> read_users_file(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return sim::io_error("cannot read " + path + ": " + std::strerror(errno));
+  }
+  if (::stat(path.c_str(), &st) != 0)
+    return sim::io_error("cannot read " + path + ": " + std::strerror(errno) +
+                         " (a symbolic link to nothing? it is not taken for a first start)");
+  if (!S_ISREG(st.st_mode)) return sim::invalid_argument(path + ": not a regular file, not an afasim users file");
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxUsersFileBytes)
+    return sim::invalid_argument(path + ": " + std::to_string(st.st_size) + " bytes, more than a users file holds (" +
+                                 std::to_string(kMaxUsersFileBytes) + ")");
+  auto text = config::read_file_text(path, kMaxUsersFileBytes);
+  if (!text.is_ok()) return sim::io_error(text.status().message());
+  return std::optional<std::string>(std::move(text).value());
+}
+
+}  // namespace
+
 sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
@@ -40,14 +71,10 @@ sim::Result<std::unique_ptr<Auth>> Auth::open(AuthOptions options) {
         std::to_string(o.password_hashes_in_progress_max));
   impl->hash_slots = std::make_unique<HashSlots>(o.password_hashes_in_progress_max);
   if (!o.users_file.empty()) {
-    struct stat st {};
-    if (::stat(o.users_file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      return sim::invalid_argument(o.users_file + ": a directory, not an afasim users file");
-    std::ifstream in(o.users_file);
-    if (in) {
-      std::stringstream text;
-      text << in.rdbuf();
-      AFASIM_RETURN_IF_ERROR(impl->load(text.str()));
+    auto text = read_users_file(o.users_file);
+    if (!text.is_ok()) return text.status();
+    if (*text) {
+      AFASIM_RETURN_IF_ERROR(impl->load(**text));
       return std::unique_ptr<Auth>(new Auth(std::shared_ptr<Impl>(std::move(impl))));
     }
   }

@@ -823,6 +823,36 @@ TEST_CASE("first start: the admin's password in a 0600 file, the users file with
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a users file that is there but cannot be read is an error, never a first start (hostile round 25b)") {
+  const auto dir = std::filesystem::temp_directory_path() / ("afasim-auth-odd-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  AuthOptions o;
+  o.users_file = (dir / "users.json").string();
+  o.admin_password_file = (dir / "admin-password").string();
+  o.argon2_memory_kib = 1024;
+  // A dangling symbolic link: it made a new admin and wrote over the file, every user lost.
+  std::filesystem::create_symlink(dir / "elsewhere.json", o.users_file);
+  auto dangling = Auth::open(o);
+  REQUIRE(!dangling);
+  CHECK(dangling.status().message().find("(a symbolic link to nothing? it is not taken for a first start)") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(o.admin_password_file));
+  // A FIFO (the start hung in open()) and a character device (/dev/zero filled memory).
+  std::filesystem::remove(o.users_file);
+  REQUIRE(::mkfifo(o.users_file.c_str(), 0600) == 0);
+  auto fifo = Auth::open(o);
+  REQUIRE(!fifo);
+  CHECK(fifo.status().message() == o.users_file + ": not a regular file, not an afasim users file");
+  std::filesystem::remove(o.users_file);
+  std::filesystem::create_symlink("/dev/zero", o.users_file);
+  auto zero = Auth::open(o);
+  REQUIRE(!zero);
+  CHECK(zero.status().message() == o.users_file + ": not a regular file, not an afasim users file");
+  CHECK_FALSE(std::filesystem::exists(o.admin_password_file));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("users_file_problem: one id and one name per user, next_id past them, an admin (hostile round 16)") {
   const User admin{1, "admin", Role::kAdmin, 0};
   const User bob{2, "bob", Role::kMonitor, 0};

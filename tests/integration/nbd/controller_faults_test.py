@@ -10,11 +10,14 @@ Exit 77 (ctest: skipped) when fio or nbdsh is not installed. fio's data is seede
 in the job), so a failure replays.
 """
 
+import base64
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import GiB, MiB, Serve, Workspace, expect, log, main, require_tools, run  # noqa: E402
@@ -151,6 +154,64 @@ def stop_while_off():
         _, doc = fio(verify, "--verify_only")
         expect(doc["jobs"][0]["read"]["io_bytes"] == 256 * MiB, "every block reads back after two SIGTERMs")
 
+        # SIGHUP (the terminal of `make run` closed) stops as cleanly (hostile round 25b: it
+        # ended the process at once and 20,162 acknowledged writes in the caches were lost).
+        write, verify = write_and_verify_jobs(ws, "hup", s.uri("off"), "64m", 8642)
+        fio(write)
+        dirty = dirty_bytes(s)
+        expect(dirty > 16 * MiB, f"{dirty} bytes acknowledged but only in the controllers' caches")
+        s.proc.send_signal(signal.SIGHUP)
+        rc = s.proc.wait(timeout=60)
+        expect(rc == 0, f"SIGHUP stops the server cleanly (exit {rc})")
+        s.proc = None
+        s.log_file.close()
+        with open(s.log_path, "rb") as f:
+            expect(b"SIGHUP received, shutting down" in f.read(), "SIGHUP is answered in the log")
+        s.start()
+        _, verify = write_and_verify_jobs(ws, "hup", s.uri("off"), "64m", 8642)
+        _, doc = fio(verify, "--verify_only")
+        expect(doc["jobs"][0]["read"]["io_bytes"] == 64 * MiB, "every block reads back after SIGHUP")
+
+
+def log_pipe_closed():
+    """A log whose reader went away (`afasim serve | tee log`, tee killed) does not end the
+    server: SIGPIPE is ignored (hostile round 25b: the next log line killed it, exit 141, and
+    14,507 acknowledged writes read back as zeros). Its requests go on being answered, and it
+    stops cleanly, exit 1 as any command whose standard output could not be written."""
+    with Workspace() as ws:
+        binary = os.environ["AFASIM_BINARY"]
+        cmd = [binary, "serve", "--state", ws.state, "--listen", "127.0.0.1:0", "--nbd-listen", "127.0.0.1:0",
+               "--pace", "none", "--payload", "none"]
+        log("$ " + " ".join(cmd) + " | (reader closed)")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            port, text = None, b""
+            deadline = time.time() + 60
+            while port is None and time.time() < deadline:
+                line = proc.stdout.readline()
+                expect(line != b"" or proc.poll() is None, "afasim serve is running")
+                m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)", line)
+                port = int(m.group(1)) if m else None
+            expect(port is not None, "afasim serve reported its port")
+            proc.stdout.close()  # the reader goes away; every request below writes a log line
+            with open(os.path.join(ws.state, "admin-password")) as f:
+                password = f.read().strip()
+            auth = "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()
+            for i in range(200):
+                req = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/system", headers={"Authorization": auth})
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    expect(r.status == 200, "the array answers")
+            expect(proc.poll() is None, f"afasim serve is still running (exit {proc.returncode})")
+            proc.send_signal(signal.SIGTERM)
+            rc = proc.wait(timeout=60)
+            # 1, not a signal: stopped cleanly, and says that its log (standard output) was lost.
+            expect(rc == 1, f"afasim serve stopped after SIGTERM, exit 1 for the lost log (exit {rc})")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
 
 if __name__ == "__main__":
-    main({"power_cycle": power_cycle, "controller_fail": controller_fail, "stop_while_off": stop_while_off})
+    main({"power_cycle": power_cycle, "controller_fail": controller_fail, "stop_while_off": stop_while_off,
+          "log_pipe_closed": log_pipe_closed})
