@@ -306,15 +306,14 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
   std::int64_t size = !s.size ? vol.size_bytes
                       : s.size->is_percent ? resolve(*s.size, false)
                                            : file_size_bytes(s);
-  // A percentage size past the end by less than the offset's alignment (it is rounded up to
-  // the job's block) is cut to fit; by more, refused as an absolute one is, and as fio does
-  // ("offset extends end"; hostile round 25: offset=99% size=50% quietly read 1 %).
-  if (s.size && size > room && (!s.size->is_percent || size - room >= unit)) {
+  // A percentage size past the end is cut to what follows the offset, as fio 3.33 cuts it
+  // (offset=10% size=100% runs, exit 0; review, round 25); an absolute one is refused.
+  if (s.size && !s.size->is_percent && size > room) {
     return located(option_at(file, s, Opt::kSize, "size"),
                    "clone " + std::to_string(c) + ": offset + size runs past the end of " +
                        target + " (" + std::to_string(vol.size_bytes) + " bytes)");
   }
-  size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // rounding of a percentage
+  size = static_cast<std::int64_t>(std::min<__int128>(size, room));  // a percentage is cut
   const bool first = job.size_bytes == 0;
   job.size_bytes = first ? size : std::min(job.size_bytes, size);
   if (first) {
