@@ -129,8 +129,10 @@ class ModelThread {
     return !pacer_.paced() && !inline_ && host_ios_in_flight_ == 0 && host_quiet_ &&
            sim_.next_event_time() > idle_until_;
   }
-  // idle_until_ from now: kIdleRunNs on, never past kIdleClockLimitNs (nor before now).
-  void arm_idle_bound();
+  // idle_until_ from now: kIdleRunNs on, never past kIdleClockLimitNs (nor before now); for a
+  // request's `new_work`, at least a day on past that limit, never within a day of
+  // sim::kClockCeiling.
+  void arm_idle_bound(bool new_work);
   // Waits, `lock` held, for the inbox until this hold's deadline; then the host is quiet.
   void wait_for_host(std::unique_lock<std::mutex>& lock);
 
