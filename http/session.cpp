@@ -288,15 +288,28 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     co_return false;
   }
 
-  // A streaming client sends nothing after its request: the socket turning readable means it
-  // closed the connection (or broke the protocol). Either ends the stream at once, so that
-  // its slot (the event bus's bounds on streams) is free again without waiting for the next
-  // keep-alive write to fail (15 s). Waits for readiness only, so no byte is consumed.
+  // A streaming client sends nothing after its request, so the socket turning readable means
+  // it closed the connection or spoke out of turn; either ends the stream at once, freeing its
+  // slot (the event bus's bounds) without waiting for the next keep-alive write to fail (15 s).
+  // An end of stream may also be a half-close (`nc -N`) by a client still reading (review,
+  // round 25): two comments 100 ms apart tell them apart, since a closed peer answers the first
+  // with a reset and the second write then fails. Peeks only: no byte is consumed.
   void watch_peer(const std::shared_ptr<Sink>& sink) {
-    lowest().socket().async_wait(asio::ip::tcp::socket::wait_read,
-                                 asio::bind_executor(strand_, [weak = std::weak_ptr<Sink>(sink)](error_code ec) {
-                                   if (auto s = weak.lock(); s && !ec) s->peer_gone();
-                                 }));
+    lowest().socket().async_wait(
+        asio::ip::tcp::socket::wait_read,
+        asio::bind_executor(strand_, [self = this->shared_from_this(), weak = std::weak_ptr<Sink>(sink)](error_code ec) {
+          auto s = weak.lock();
+          if (!s || ec) return;
+          char byte = 0;
+          const std::size_t n =
+              self->lowest().socket().receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, ec);
+          if ((ec && ec != asio::error::eof) || n > 0) return s->peer_gone();  // Asio: a 0-byte read is eof
+          s->write(": \n\n");
+          auto probe = std::make_shared<asio::steady_timer>(self->strand_, std::chrono::milliseconds(100));
+          probe->async_wait([probe, weak](error_code) {
+            if (auto again = weak.lock()) again->write(": \n\n");
+          });
+        }));
   }
 
   // Ends the connection. `drain_bytes`: how much the client may still be sending that is
