@@ -104,7 +104,10 @@ sim::Status write_tmp(const fs::path& path, const std::function<void(const TextS
     }
   });
   if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
-  if (!why.empty()) return sim::io_error("cannot write " + tmp.string() + ": " + why);
+  if (!why.empty()) {
+    fs::remove(tmp, ec);  // no half-written PATH.tmp left beside the old PATH (review, round 25)
+    return sim::io_error("cannot write " + tmp.string() + ": " + why);
+  }
   return sim::Status::ok();
 }
 
@@ -203,9 +206,15 @@ sim::Status write_results(const std::string& dir, const SweepFile& file, const s
   // last complete set, not a new results.csv beside an old results.json (hostile round 24).
   const fs::path csv = fs::path(dir) / "results.csv", json = fs::path(dir) / "results.json",
                  summary = fs::path(dir) / "summary.csv";
-  AFASIM_RETURN_IF_ERROR(write_tmp(csv, [&](const TextSink& sink) { results_csv(file, rows, sink); }));
-  AFASIM_RETURN_IF_ERROR(write_tmp(json, [&](const TextSink& sink) { results_json(file, rows, sink); }));
-  AFASIM_RETURN_IF_ERROR(write_tmp(summary, summary_csv(file, rows)));
+  // A failure removes the .tmp files already written as well: the old set stays, alone.
+  sim::Status st = write_tmp(csv, [&](const TextSink& sink) { results_csv(file, rows, sink); });
+  if (st.is_ok()) st = write_tmp(json, [&](const TextSink& sink) { results_json(file, rows, sink); });
+  if (st.is_ok()) st = write_tmp(summary, summary_csv(file, rows));
+  if (!st.is_ok()) {
+    std::error_code ec;
+    for (const fs::path& path : {csv, json, summary}) fs::remove(path.string() + ".tmp", ec);
+    return st;
+  }
   for (const fs::path& path : {csv, json, summary}) AFASIM_RETURN_IF_ERROR(rename_tmp(path));
   return sim::Status::ok();
 }

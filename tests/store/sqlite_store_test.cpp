@@ -536,7 +536,11 @@ TEST_CASE("a second store on a locked state directory is refused, naming the dir
   CHECK(second.status().code() == sim::Code::kUnavailable);
   CHECK(second.status().message() ==
         "state directory " + dir.path() + " is in use by another afasim process (pid " +
-            std::to_string(::getpid()) + "): " + dir.path() + "/LOCK is locked");
+            std::to_string(::getpid()) + "): the directory is locked");
+  // Deleting the LOCK file does not free the directory (hostile round 25b: a second server
+  // then ran beside the first on the same files).
+  std::filesystem::remove(dir.path() + "/LOCK");
+  CHECK_FALSE(SqliteStore::open(dir.path()).is_ok());
   first.reset();  // releases the lock
   auto third = SqliteStore::open(dir.path());
   CHECK(third.is_ok());
