@@ -156,6 +156,7 @@ bool Rebuilder::next_chunk() {
       if (e.members[static_cast<std::size_t>(i)].drive == drive && e.is_missing(i)) m = i;
     if (e.is_free() || e.lost || m < 0) {  // freed, lost or already rebuilt meanwhile
       status_.done_bytes += chunk;
+      if (e.lost && !e.is_free()) status_.lost_bytes += chunk;
       continue;
     }
     mover_.abort(id, "the extent is being rebuilt");  // its target could take the rebuilt member's SSD
@@ -187,20 +188,27 @@ void Rebuilder::complete() {
   const Time rebuilding = ctx_.sim.now() - status_.started_ns - status_.paused_ns;
   // The rate achieved beside the limit the start announced: each piece waits for the last.
   const double seconds = sim::to_seconds(rebuilding);
-  const double mb_per_s = seconds > 0 ? status_.done_bytes / 1e6 / seconds : 0.0;
+  const std::int64_t rebuilt = status_.done_bytes - status_.lost_bytes;
+  const double mb_per_s = seconds > 0 ? rebuilt / 1e6 / seconds : 0.0;
   if (status_.paused_ns > 0)
     std::snprintf(buf, sizeof buf,
                   "rebuild of drive %d complete: %.2f GB in %.1f s, %.0f MB/s (not counting %.1f s paused)",
-                  drive + 1, status_.done_bytes / 1e9, seconds, mb_per_s, sim::to_seconds(status_.paused_ns));
+                  drive + 1, rebuilt / 1e9, seconds, mb_per_s, sim::to_seconds(status_.paused_ns));
   else
     std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s, %.0f MB/s", drive + 1,
-                  status_.done_bytes / 1e9, seconds, mb_per_s);
-  if (status_.stalled_bytes > 0) {
+                  rebuilt / 1e9, seconds, mb_per_s);
+  if (status_.lost_bytes > 0 && status_.stalled_bytes == 0) {
+    std::snprintf(buf, sizeof buf,
+                  "rebuild of drive %d ended: %.2f GB rebuilt in %.1f s, %.0f MB/s; %.2f GB of extents lost meanwhile "
+                  "(more members gone than their RAID type tolerates) were not rebuilt",
+                  drive + 1, rebuilt / 1e9, seconds, mb_per_s, status_.lost_bytes / 1e9);
+    ctx_.emit(Severity::kError, "rebuild", ArrayContext::drive_object(drive), buf);
+  } else if (status_.stalled_bytes > 0) {
     // Not complete: what could not be placed stays degraded, and says so.
     std::snprintf(buf, sizeof buf,
                   "rebuild of drive %d incomplete: %.2f GB rebuilt, %.2f GB found no SSD to take it (no spare space "
                   "where its RAID type may place it); those volumes stay degraded",
-                  drive + 1, status_.done_bytes / 1e9, status_.stalled_bytes / 1e9);
+                  drive + 1, rebuilt / 1e9, status_.stalled_bytes / 1e9);
     ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf);
   } else {
     ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(drive), buf);
@@ -224,6 +232,7 @@ bool Rebuilder::drop_stale_chunk() {
   if (still_needed) extents_.push_back(rc.extent);
   status_.done_bytes -= rc.piece * piece_bytes();
   if (!still_needed) status_.done_bytes += ctx_.raid.chunk_bytes();
+  if (!still_needed && e.lost && !e.is_free()) status_.lost_bytes += ctx_.raid.chunk_bytes();
   chunk_.reset();
   schedule_next(ctx_.sim.now());
   return true;

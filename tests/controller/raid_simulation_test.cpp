@@ -239,6 +239,34 @@ TEST_CASE("two failures in one RAID5 extent before the rebuild: errors, never wr
   }
 }
 
+TEST_CASE("a rebuild cut short by a second failure in its extents says it ended, counting only what it rebuilt") {
+  // Hostile round 25b: the chunks of extents lost to the second failure counted as rebuilt,
+  // and the event said "complete: 3.36 GB in 1.1 s, 2992 MB/s" against a 400 MB/s limit.
+  DataPathOptions slow;
+  slow.rebuild_bytes_per_second = 100'000'000;
+  SimArray a(7, slow);
+  const Id r5 = a.add_volume("r5", 4 * sim::kGiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  const auto records = a.array->data_path().extent_records(r5);
+  const std::uint32_t d1 = records.front().members[0].drive, d2 = records.front().members[1].drive;
+  REQUIRE(a.array->inject_fault({"drive_fail", d1 + 1}).is_ok());
+  a.sim->run_until(a.sim->now() + sim::kSecond);  // ~100 MB of the rebuild
+  REQUIRE(a.array->inject_fault({"drive_fail", d2 + 1}).is_ok());
+  a.sim->run_until(a.sim->now() + 600 * sim::kSecond);
+  std::string ended;
+  for (const auto& e : a.array->events(0, 100000).items)
+    if (e.message.rfind("rebuild of drive " + std::to_string(d1 + 1) + " ", 0) == 0 &&
+        e.message.find("started") == std::string::npos && e.message.find("% done") == std::string::npos)
+      ended = e.message;
+  INFO(ended);
+  CHECK(ended.find(" ended: ") != std::string::npos);
+  CHECK(ended.find("were not rebuilt") != std::string::npos);
+  // The rate is of what was rebuilt, within the 100 MB/s limit.
+  const auto at = ended.find(" MB/s");
+  REQUIRE(at != std::string::npos);
+  const double mb_per_s = std::stod(ended.substr(ended.rfind(' ', at - 1) + 1));
+  CHECK(mb_per_s <= 100.5);
+}
+
 TEST_CASE("RAID10 survives losing one member of every pair: a whole DataPac's worth") {
   SimArray a(7);
   sim::Rng rng(7, "test.raid10.datapac");
