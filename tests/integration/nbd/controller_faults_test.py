@@ -139,38 +139,47 @@ def stop_while_off():
         _, doc = fio(verify, "--verify_only")
         expect(doc["jobs"][0]["read"]["io_bytes"] == 48 * MiB, "every vaulted block reads back after the stop")
 
-        write, verify = write_and_verify_jobs(ws, "twice", s.uri("off"), "256m", 1357)
-        fio(write)
-        dirty = dirty_bytes(s)
-        expect(dirty > 128 * MiB, f"{dirty} bytes acknowledged but only in the controllers' caches")
+        write_dirty(ws, s, "twice", "256m", 1357, 128 * MiB)
         s.proc.send_signal(signal.SIGTERM)
         time.sleep(0.02)
         s.proc.send_signal(signal.SIGTERM)
         s.stop()  # expects exit 0
-        with open(s.log_path, "rb") as f:
-            expect(b"SIGTERM received while stopping" in f.read(), "the second SIGTERM is answered in the log")
-        s.start()
-        _, verify = write_and_verify_jobs(ws, "twice", s.uri("off"), "256m", 1357)
-        _, doc = fio(verify, "--verify_only")
-        expect(doc["jobs"][0]["read"]["io_bytes"] == 256 * MiB, "every block reads back after two SIGTERMs")
+        expect_logged(s, b"SIGTERM received while stopping", "the second SIGTERM is answered in the log")
+        reads_back(ws, s, "twice", "256m", 1357, "every block reads back after two SIGTERMs")
 
         # SIGHUP (the terminal of `make run` closed) stops as cleanly (hostile round 25b: it
         # ended the process at once and 20,162 acknowledged writes in the caches were lost).
-        write, verify = write_and_verify_jobs(ws, "hup", s.uri("off"), "64m", 8642)
-        fio(write)
-        dirty = dirty_bytes(s)
-        expect(dirty > 16 * MiB, f"{dirty} bytes acknowledged but only in the controllers' caches")
+        write_dirty(ws, s, "hup", "64m", 8642, 16 * MiB)
         s.proc.send_signal(signal.SIGHUP)
         rc = s.proc.wait(timeout=60)
         expect(rc == 0, f"SIGHUP stops the server cleanly (exit {rc})")
         s.proc = None
         s.log_file.close()
-        with open(s.log_path, "rb") as f:
-            expect(b"SIGHUP received, shutting down" in f.read(), "SIGHUP is answered in the log")
-        s.start()
-        _, verify = write_and_verify_jobs(ws, "hup", s.uri("off"), "64m", 8642)
-        _, doc = fio(verify, "--verify_only")
-        expect(doc["jobs"][0]["read"]["io_bytes"] == 64 * MiB, "every block reads back after SIGHUP")
+        expect_logged(s, b"SIGHUP received, shutting down", "SIGHUP is answered in the log")
+        reads_back(ws, s, "hup", "64m", 8642, "every block reads back after SIGHUP")
+
+
+def write_dirty(ws, s, name, size, seed, at_least):
+    """Writes `size` with fio's verify pattern `seed` to volume "off"; expects more than
+    `at_least` bytes of it still only in the controllers' caches."""
+    write, _ = write_and_verify_jobs(ws, name, s.uri("off"), size, seed)
+    fio(write)
+    dirty = dirty_bytes(s)
+    expect(dirty > at_least, f"{dirty} bytes acknowledged but only in the controllers' caches")
+
+
+def reads_back(ws, s, name, size, seed, what):
+    """Starts the server again and verifies every block write_dirty wrote."""
+    s.start()
+    _, verify = write_and_verify_jobs(ws, name, s.uri("off"), size, seed)
+    _, doc = fio(verify, "--verify_only")
+    expected = int(size[:-1]) * MiB
+    expect(doc["jobs"][0]["read"]["io_bytes"] == expected, what)
+
+
+def expect_logged(s, text, what):
+    with open(s.log_path, "rb") as f:
+        expect(text in f.read(), what)
 
 
 def log_pipe_closed():
