@@ -134,16 +134,17 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec)) return sim::io_error("cannot create the folder " + dir);
-  const std::string lock_path = (fs::path(dir) / "LOCK").string();
-  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0) return sim::io_error("cannot open " + lock_path + ": " + std::strerror(errno));
+  // The flock is on the folder itself: on a DIR/LOCK file, deleting the file let a second sweep
+  // run beside the first (as it let a second server start: hostile round 25b).
+  const int lock_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_fd < 0) return sim::io_error("cannot open the folder " + dir + ": " + std::strerror(errno));
   if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     ::close(lock_fd);
     if (err == EWOULDBLOCK)
-      return sim::unavailable(dir + " is in use by another afasim sweep (" + lock_path +
-                              " is locked); wait for it, or give another --out");
-    return sim::io_error("cannot lock " + lock_path + ": " + std::strerror(err));
+      return sim::unavailable(dir + " is in use by another afasim sweep (the folder is locked); wait for it, or "
+                              "give another --out");
+    return sim::io_error("cannot lock the folder " + dir + ": " + std::strerror(err));
   }
   struct CloseOnError {
     int fd;

@@ -34,7 +34,7 @@ class RowJournal {
   // another sweep (...)" when its header's fingerprint is not the plan's; kInvalidArgument
   // "DIR/rows.jsonl:LINE: what is wrong" for a whole line that is not a header or row;
   // kIoError when DIR or the file cannot be created, read or written; kUnavailable when
-  // another afasim sweep holds DIR/LOCK (an flock, held until the journal is destroyed: two
+  // another afasim sweep holds DIR (an flock on the folder, held until the journal is destroyed: two
   // sweeps on one DIR both ran every run and wrote every row twice, hostile round 17).
   static sim::Result<std::unique_ptr<RowJournal>> open(const std::string& dir, const SweepPlan& plan,
                                                        std::vector<SweepRow>* rows);
@@ -51,7 +51,7 @@ class RowJournal {
   std::string path_;
   std::FILE* file_;
   SweepKind kind_;
-  int lock_fd_;  // DIR/LOCK, flocked
+  int lock_fd_;  // DIR itself, flocked
 };
 
 // Writes DIR/results.csv, DIR/results.json and DIR/summary.csv from `rows` (table order),

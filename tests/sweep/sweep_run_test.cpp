@@ -482,6 +482,10 @@ TEST_CASE("a second sweep on the same --out is refused while the first runs (hos
   REQUIRE(!second.is_ok());
   CHECK(second.status().code() == sim::Code::kUnavailable);
   CHECK(second.status().message().find("is in use by another afasim sweep") != std::string::npos);
+  // No file to delete stands in for the lock (hostile round 25b: deleting DIR/LOCK let a second
+  // server run beside the first; a sweep took its lock the same way).
+  fs::remove(dir / "out" / "LOCK");
+  CHECK_FALSE(RowJournal::open((dir / "out").string(), plan, &done).is_ok());
   first->reset();  // the first one ends: the folder is free again
   CHECK(RowJournal::open((dir / "out").string(), plan, &done).is_ok());
   fs::remove_all(dir);
