@@ -15,14 +15,20 @@ static_assert((offsetof(VolumeRuntime, cache) + offsetof(CacheVolume, cached_blo
 
 void ArrayContext::note_host_disk(const sim::Status& st, HostFile file) const {
   bool& full = host_disk_full[static_cast<std::size_t>(file)];
+  sim::Time& last_enospc = host_disk_enospc_ns[static_cast<std::size_t>(file)];
   const char* what = file == HostFile::kPayload ? "payload writes" : "the thin map's commits to afasim.db";
   if (st.is_ok()) {
-    if (!full) return;
+    // Space again only after 100 ms of simulated time without ENOSPC: on a nearly full disk,
+    // writes that take no new space succeed between those that fail, and the pair of events
+    // flapped five times a simulated second (hostile round 25b).
+    if (!full || sim.now() - last_enospc < 100 * sim::kMillisecond) return;
     full = false;
     emit(Severity::kInfo, "system", "", std::string("host file system has space again: ") + what + " succeed");
     return;
   }
-  if (st.code() != sim::Code::kNoSpace || full) return;
+  if (st.code() != sim::Code::kNoSpace) return;
+  last_enospc = sim.now();
+  if (full) return;
   full = true;
   emit(Severity::kCritical, "system", "",
        std::string("host file system full: ") + what + " fail (" + st.message() +

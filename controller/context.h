@@ -180,6 +180,8 @@ struct ArrayContext {
   // True from a write to that file that failed because the host's file system is full until
   // the next one that succeeds (one event each way, issue 14 item 6).
   mutable std::array<bool, 2> host_disk_full{};
+  // The last ENOSPC of each host file, for note_host_disk's debounce.
+  mutable std::array<sim::Time, 2> host_disk_enospc_ns{};
 
   // Moves `plan`'s bytes (raid::Engine::execute) and tells after_execute. A kNoSpace from
   // the payload (the host's file system is full, not the SSD) raises one critical event per

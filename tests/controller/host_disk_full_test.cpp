@@ -103,6 +103,34 @@ TEST_CASE("a full host file system fails writes with kNoSpace and raises one eve
   CHECK(events_with(*a.array, "host file system has space again") == 1);
 }
 
+TEST_CASE("a nearly full host disk, writes failing and succeeding in turn, raises one episode, not one per turn") {
+  // Hostile round 25b: "full" and "has space again" alternated five times a simulated second.
+  auto full = std::make_shared<std::atomic<bool>>(false);
+  const DataPathOptions dpo = fullable_payload(full);
+  SimArray a(3, dpo);
+  const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kThin);
+  REQUIRE(write_through(a, v, 0).is_ok());
+  std::vector<std::uint8_t> buf(4096, 0x5A);
+  for (int turn = 0; turn < 10; ++turn) {
+    *full = turn % 2 == 0;
+    HostIo io;
+    io.op = IoOp::kWrite;
+    io.volume_id = v;
+    io.offset_bytes = 4096 * (turn + 1);
+    io.length_bytes = 4096;
+    io.fua = true;
+    io.write_data = buf.data();
+    a.array->submit(io, [](const IoCompletion&) {});
+    a.sim->run_until(a.sim->now() + 5 * sim::kMillisecond);  // each turn a few ms after the last
+  }
+  CHECK(events_with(*a.array, "host file system full") == 1);
+  CHECK(events_with(*a.array, "host file system has space again") == 0);
+  *full = false;
+  CHECK(write_through(a, v, 1 << 20).is_ok());  // 100 ms and more after the last ENOSPC
+  CHECK(write_through(a, v, 2 << 20).is_ok());
+  CHECK(events_with(*a.array, "host file system has space again") == 1);
+}
+
 TEST_CASE("a destage that the full host disk fails keeps its blocks dirty, fails the FLUSH, and retries") {
   // Hostile round 17: the failed destage marked the blocks clean and the FLUSH replied
   // success; the acknowledged writes read as zeros after the next start.
