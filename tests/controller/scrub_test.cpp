@@ -294,3 +294,18 @@ TEST_CASE(
   CHECK(static_cast<double>(core_ns() - core_before) == doctest::Approx(per_row_ns * rows).epsilon(0.02));
   CHECK(memory_bytes() - memory_before == rows * 10 * kStrip);
 }
+
+TEST_CASE("scrub options out of range are refused naming the field") {
+  raid::ScrubOptions o;
+  o.bytes_per_second = 0;
+  CHECK(raid::Scrubber::validate(o).message() == "scrub.bytes_per_second must be positive, got 0");
+  o.bytes_per_second = 1;
+  o.pass_interval_ns = -1;
+  CHECK(raid::Scrubber::validate(o).message() == "scrub.pass_interval must be from 0 to 10 years");
+  // The next pass is scheduled from a clock that may stand at 100 years (round 25: a pass
+  // interval of centuries would overflow the clock's 292).
+  o.pass_interval_ns = 10 * sim::kYear + 1;
+  CHECK(raid::Scrubber::validate(o).message() == "scrub.pass_interval must be from 0 to 10 years");
+  o.pass_interval_ns = 10 * sim::kYear;
+  CHECK(raid::Scrubber::validate(o).is_ok());
+}

@@ -180,6 +180,11 @@ TEST_CASE("an empty option value, or more new volumes than the array holds, is r
   const auto socket = run_cli("serve --nbd-socket '' --state /nonexistent-afasim-state");
   CHECK(socket.exit_code == 2);
   CHECK(socket.err == "afasim serve: --nbd-socket: an empty value (leave the option out for its default)\n");
+  // Hostile round 25b: --nbd-tls require without a certificate served plain NBD without a word.
+  const auto plain = run_cli("serve --nbd-tls require --state /nonexistent-afasim-state");
+  CHECK(plain.exit_code == 2);
+  CHECK(plain.err.find("--nbd-tls require needs TLS: --tls self-signed, or --tls-cert and --tls-key") !=
+        std::string::npos);
   // numjobs x nrfiles past the array's 4,096 volumes: the count, before any volume is made
   // (it blamed a filename= line there was none of, and said "delete one first").
   const auto many = run_cli("fio --quiet --name=x --rw=read --size=1m --runtime=1ms --numjobs=4096 --nrfiles=2");
