@@ -1,21 +1,11 @@
 // api::Auth's users and sessions (api/auth.h): made, changed and ended under Impl::mu; a new
 // password or a deletion ends the user's sessions.
 #include <algorithm>
-#include <cctype>
 #include <mutex>
 
 #include "api/auth_impl.h"
 
 namespace afasim::api {
-namespace {
-
-bool same_ignoring_case(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
-}  // namespace
 
 std::vector<User> Auth::users() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -41,7 +31,7 @@ sim::Result<User> Auth::create_user(const std::string& name, Role role, const st
   // Names are matched exactly at login, but two that differ only in case read as one user in
   // the audit log and the event stream: a new one may not (hostile round 24).
   for (const auto& other : impl_->users)
-    if (same_ignoring_case(other.user.name, name))
+    if (http::iequals(other.user.name, name))
       return sim::conflict("a user named \"" + other.user.name + "\" exists; \"" + name +
                            "\" differs from it only in case");
   impl_->users.push_back({User{impl_->next_user_id++, name, role, now_unix_s()}, hash});

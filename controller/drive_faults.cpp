@@ -11,12 +11,6 @@ namespace afasim::controller {
 
 using sim::Status;
 
-namespace {
-
-// "5", "4.5", "1.25": a multiplier as a person writes it.
-std::string multiplier_text(double m) { return config::number_text(m); }
-}  // namespace
-
 bool DataPath::mark_members_lost(int drive) {
   bool affected = false;
   raid::ExtentTable& table = thin_->extents();
@@ -73,9 +67,9 @@ Status DataPath::replace_drive(int drive) {
 Status DataPath::set_drive_latency_multiplier(int drive, double multiplier) {
   if (drive < 0 || drive >= drive_count()) return sim::not_found("no drive " + std::to_string(drive + 1));
   if (!(multiplier >= kLatencyMultiplierMin && multiplier <= kLatencyMultiplierMax))
-    return sim::unprocessable("latency multiplier must be between " + multiplier_text(kLatencyMultiplierMin) +
-                              " and " + multiplier_text(kLatencyMultiplierMax) + ", got " +
-                              multiplier_text(multiplier));
+    return sim::unprocessable("latency multiplier must be between " + config::number_text(kLatencyMultiplierMin) +
+                              " and " + config::number_text(kLatencyMultiplierMax) + ", got " +
+                              config::number_text(multiplier));
   datapac::Ssd& ssd = hw_->ssd(drive);
   const std::string name = "drive " + std::to_string(drive + 1);
   if (ssd.state() != datapac::SsdState::kHealthy)
@@ -83,10 +77,10 @@ Status DataPath::set_drive_latency_multiplier(int drive, double multiplier) {
                          "; its speed can change only while it is in service");
   if (ssd.latency_multiplier() == multiplier)
     return sim::conflict(multiplier == 1.0 ? name + " is at normal speed"
-                                           : name + " is already slowed to latency x" + multiplier_text(multiplier));
+                                           : name + " is already slowed to latency x" + config::number_text(multiplier));
   ssd.set_latency_multiplier(multiplier);
   ctx_->emit(multiplier > 1 ? Severity::kWarning : Severity::kInfo, "drive", ArrayContext::drive_object(drive),
-             multiplier > 1 ? name + " slowed: latency x" + multiplier_text(multiplier)
+             multiplier > 1 ? name + " slowed: latency x" + config::number_text(multiplier)
                             : name + " back to normal latency");
   return Status::ok();
 }

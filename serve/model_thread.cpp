@@ -82,7 +82,8 @@ void ModelThread::run() {
       if (due > sim_.now()) sim_.run_until(due);
     }
     // Closures run at the model's current time; what they schedule runs in event order.
-    const sim::Time next_before = sim_.next_event_time();
+    // Read only while quiet (a batch cannot make the host quiet), off the busy host's path.
+    const sim::Time next_before = host_quiet_ ? sim_.next_event_time() : sim::kTimeMax;
     for (auto& fn : batch) fn();
     batch.clear();
     // A request that gave the quiet array new work (an event earlier than any it had: a fault,

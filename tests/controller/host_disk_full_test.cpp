@@ -64,17 +64,24 @@ void cache_writes_on_full_disk(SimArray& a, SimArray::Vol& vol, std::atomic<bool
   a.sim->run_until(a.sim->now() + sim::kSecond);
 }
 
-sim::Status write_through(SimArray& a, Id volume, std::int64_t offset) {
-  std::vector<std::uint8_t> buf(4096, 0x5A);
+// A 4 KiB FUA write (straight to the SSDs' payload, not only into the cache) at `offset`;
+// `done` gets its status. `buf` holds its data until it completes.
+void submit_fua_write(SimArray& a, Id volume, std::int64_t offset, const std::vector<std::uint8_t>& buf,
+                      IoCallback done) {
   HostIo io;
   io.op = IoOp::kWrite;
   io.volume_id = volume;
   io.offset_bytes = offset;
   io.length_bytes = 4096;
-  io.fua = true;  // straight to the SSDs' payload, not only into the cache
+  io.fua = true;
   io.write_data = buf.data();
+  a.array->submit(io, std::move(done));
+}
+
+sim::Status write_through(SimArray& a, Id volume, std::int64_t offset) {
+  const std::vector<std::uint8_t> buf(4096, 0x5A);
   sim::Status result = sim::unavailable("never completed");
-  a.array->submit(io, [&](const IoCompletion& c) { result = c.status; });
+  submit_fua_write(a, volume, offset, buf, [&](const IoCompletion& c) { result = c.status; });
   a.sim->run_until(a.sim->now() + sim::kSecond);
   return result;
 }
@@ -110,17 +117,10 @@ TEST_CASE("a nearly full host disk, writes failing and succeeding in turn, raise
   SimArray a(3, dpo);
   const Id v = a.add_volume("v", 1 << 30, raid::RaidType::kRaid10, Provisioning::kThin);
   REQUIRE(write_through(a, v, 0).is_ok());
-  std::vector<std::uint8_t> buf(4096, 0x5A);
+  const std::vector<std::uint8_t> buf(4096, 0x5A);
   for (int turn = 0; turn < 10; ++turn) {
     *full = turn % 2 == 0;
-    HostIo io;
-    io.op = IoOp::kWrite;
-    io.volume_id = v;
-    io.offset_bytes = 4096 * (turn + 1);
-    io.length_bytes = 4096;
-    io.fua = true;
-    io.write_data = buf.data();
-    a.array->submit(io, [](const IoCompletion&) {});
+    submit_fua_write(a, v, 4096 * (turn + 1), buf, [](const IoCompletion&) {});
     a.sim->run_until(a.sim->now() + 5 * sim::kMillisecond);  // each turn a few ms after the last
   }
   CHECK(events_with(*a.array, "host file system full") == 1);

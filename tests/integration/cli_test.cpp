@@ -240,6 +240,23 @@ TEST_CASE("event list --follow prints new events as they happen") {
   CHECK(has_line(text, "^[0-9]+  [0-9.]+ s  error  power  -  supercap pack degraded"));
 }
 
+namespace {
+
+// Runs the client command `args` against `web` (its routes set) on a loopback port, which
+// `port` receives; the server is stopped before this returns.
+Run run_against(httplib::Server& web, const std::string& args, int* port) {
+  *port = web.bind_to_any_port("127.0.0.1");
+  REQUIRE(*port > 0);
+  std::thread server([&] { web.listen_after_bind(); });
+  TempStateDir dir;
+  const Run r = run_afasim(*port, args, dir.path());
+  web.stop();
+  server.join();
+  return r;
+}
+
+}  // namespace
+
 TEST_CASE("an error answer that is not afasim's is exit 1, naming the URL (hostile round 15)") {
   // A web server's 404 page at --url was exit 3, "refused (404): not found" (docs/cli.md: exit 1
   // for an answer the client did not expect).
@@ -248,13 +265,8 @@ TEST_CASE("an error answer that is not afasim's is exit 1, naming the URL (hosti
     res.status = 404;
     res.set_content("<html><body>Not Found</body></html>", "text/html");
   });
-  const int port = web.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread server([&] { web.listen_after_bind(); });
-  TempStateDir dir;
-  const Run r = run_afasim(port, "volume list", dir.path());
-  web.stop();
-  server.join();
+  int port = 0;
+  const Run r = run_against(web, "volume list", &port);
   CHECK(r.code == 1);
   CHECK(r.err.find("HTTP 404: the answer is not an afasim problem document (is http://127.0.0.1:" +
                    std::to_string(port) + " an afasim array?)") != std::string::npos);
@@ -578,13 +590,8 @@ TEST_CASE("list commands read every page; event list --follow --after is oldest 
 TEST_CASE("a redirect is not followed: exit 1, saying where it pointed (hostile round 24)") {
   httplib::Server web;
   web.Get(".*", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("https://elsewhere.example/api"); });
-  const int port = web.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread server([&] { web.listen_after_bind(); });
-  TempStateDir dir;
-  const Run r = run_afasim(port, "system show", dir.path());
-  web.stop();
-  server.join();
+  int port = 0;
+  const Run r = run_against(web, "system show", &port);
   CHECK(r.code == 1);
   CHECK(r.err == "afasim system: the server at http://127.0.0.1:" + std::to_string(port) +
                      " answered HTTP 302 (a redirect to https://elsewhere.example/api): afasim does not follow "
