@@ -156,8 +156,10 @@ Reply Endpoints::create_fault(const Call& c) {
   if (takes(controller::kFaultController, "controller",
             "the controller: 1 or 2, or \"A\" or \"B\""))
     spec.controller = *f.controller_id("controller");
-  // While the array is off or booting only what brings it back is taken.
-  const bool recovery = spec.type == "power_restore" || spec.type == "controller_restore";
+  // Faults are taken while the array is off, vaulting or booting too: a controller dying
+  // mid-vault, a drive failing while off, the mains lost again during the boot are the
+  // double faults docs/controller-states.md lists (tests/controller/double_fault_test.cpp).
+  // The model refuses one that does not apply now with 409.
   return on_model(
       c,
       [&] {
@@ -166,7 +168,7 @@ Reply Endpoints::create_fault(const Call& c) {
         reply.location = std::string(kApiPrefix) + "/faults/" + std::to_string(r.id);
         return reply;
       },
-      recovery);
+      /*even_offline=*/true);
 }
 
 Reply Endpoints::get_fault(const Call& c) {

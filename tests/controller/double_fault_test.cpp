@@ -1,0 +1,145 @@
+// Double faults around a power cut (docs/controller-states.md lists them as transitions):
+// a controller dying, a drive failing or being pulled, the link cut, a supercap pack
+// degrading or the mains lost again, each at a random moment of the vault, while the array
+// is off or during the boot that follows. One controller and one drive at most fail, so
+// redundancy covers every such sequence: every acknowledged write must read back after the
+// recovery, the parity must hold and the invariants too. AFASIM_SEEDS sets how many seeds.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/units.h"
+#include "tests/controller/raid_sim_harness.h"
+#include "tests/controller/write_tracker.h"
+#include "tests/seed_count.h"
+
+using namespace afasim;
+using namespace afasim::testing;
+
+namespace {
+
+struct DoubleFault {
+  std::int64_t lost = 0;
+  std::string invariants, parity;
+  std::string applied;  // the faults applied after the cut, in order, for the failure message
+  bool online = false;
+};
+
+// One fault of the sequence: a controller fails at most once, a drive at most once (a
+// failed drive may be replaced, which starts its rebuild); returns its text for the
+// message, or "" when it was refused as not applying now (409). corrupt_block is left out:
+// beside a failed drive it is a second loss in one RAID set, which no redundancy covers.
+std::string random_fault(SimArray& a, sim::Rng& rng, bool& controller_used, bool& drive_used) {
+  const auto drives = static_cast<std::uint64_t>(a.array->drives().size());
+  FaultSpec f;
+  switch (rng.uniform(10)) {
+    case 0:
+      if (controller_used) return "";
+      f.type = "controller_fail";
+      f.controller = 1 + static_cast<Id>(rng.uniform(2));
+      break;
+    case 1:
+      if (drive_used) {  // replace the failed one, if it is still out
+        for (const DriveInfo& d : a.array->drives())
+          if (d.state != DriveState::kHealthy) f.drive = d.id;
+        if (f.drive == 0) return "";
+        f.type = "drive_replace";
+        break;
+      }
+      f.type = rng.uniform(2) == 0 ? "drive_fail" : "drive_pull";
+      f.drive = 1 + static_cast<Id>(rng.uniform(drives));
+      break;
+    case 2:
+      f.type = "drive_slow";
+      f.drive = 1 + static_cast<Id>(rng.uniform(drives));
+      f.latency_multiplier = 20;
+      break;
+    case 3: f.type = "link_cut"; break;
+    case 4: f.type = "link_restore"; break;
+    case 5: f.type = "supercap_degrade"; break;
+    case 6: f.type = "supercap_restore"; break;
+    case 7: f.type = "power_restore"; break;
+    default: f.type = "power_loss"; break;
+  }
+  const auto r = a.array->inject_fault(f);
+  if (!r.is_ok()) {
+    REQUIRE_MESSAGE(r.status().code() == sim::Code::kConflict, f.type << ": " << r.status().message());
+    return "";
+  }
+  controller_used = controller_used || f.type == "controller_fail";
+  drive_used = drive_used || f.type == "drive_fail" || f.type == "drive_pull";
+  return f.type + (f.controller ? " " + std::to_string(f.controller) : "") +
+         (f.drive ? " drive " + std::to_string(f.drive) : "") + " at " + std::to_string(a.sim->now()) + " ns; ";
+}
+
+// Brings everything back: the mains, a failed controller, the link, the supercaps, a
+// failed or pulled drive (replaced); runs to quiet after each.
+void recover(SimArray& a) {
+  auto apply = [&](FaultSpec f) {
+    const auto r = a.array->inject_fault(f);
+    REQUIRE_MESSAGE((r.is_ok() || r.status().code() == sim::Code::kConflict), f.type << ": " << r.status().message());
+    a.sim->run();
+  };
+  apply({"power_restore"});
+  for (Id c = 1; c <= 2; ++c) {
+    FaultSpec f{"controller_restore"};
+    f.controller = c;
+    apply(f);
+  }
+  apply({"link_restore"});
+  apply({"supercap_restore"});
+  for (const DriveInfo& d : a.array->drives()) {
+    if (d.state == DriveState::kHealthy) continue;
+    FaultSpec f{"drive_replace"};
+    f.drive = d.id;
+    apply(f);
+  }
+}
+
+DoubleFault double_fault(std::uint64_t seed) {
+  SimArray a(seed);
+  add_volumes(a);
+  Tracker t(a);
+  sim::Rng rng(seed, "test.double_fault");
+  for (int batch = 0; batch < 12; ++batch) {
+    t.random_writes(rng, 16);
+    a.sim->run();
+  }
+  t.random_writes(rng, 32);
+  a.sim->run_until(a.sim->now() + static_cast<sim::Time>(rng.uniform(400'000)));
+  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
+  DoubleFault r;
+  bool controller_used = false, drive_used = false;
+  // During the vault (2 s and the cache's transfer), then while off, then during the boot.
+  a.sim->run_until(a.sim->now() + static_cast<sim::Time>(rng.uniform(2'500'000'000)));
+  r.applied += random_fault(a, rng, controller_used, drive_used);
+  a.sim->run();
+  if (rng.uniform(2) == 0) r.applied += random_fault(a, rng, controller_used, drive_used);
+  a.sim->run();
+  (void)a.array->inject_fault({"power_restore"});  // (409 when a fault above restored them)
+  a.sim->run_until(a.sim->now() + static_cast<sim::Time>(rng.uniform(25'000'000'000)));
+  r.applied += random_fault(a, rng, controller_used, drive_used);
+  a.sim->run();
+  recover(a);
+  r.online = a.array->data_path().online();
+  r.lost = t.lost_blocks();
+  r.invariants = a.invariant_report();
+  r.parity = a.array->data_path().check_all_parity();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("double faults during the vault, while off and during the boot: nothing acknowledged lost") {
+  const int seeds = seed_count(24, 2);
+  for (int s = 1; s <= seeds; ++s) {
+    const DoubleFault r = double_fault(static_cast<std::uint64_t>(s));
+    INFO("replay with AFASIM_SEEDS covering seed " << s << "; faults after the cut: " << r.applied);
+    CHECK(r.online);
+    CHECK(r.lost == 0);
+    CHECK(r.invariants == "");
+    CHECK(r.parity == "");
+  }
+  MESSAGE(seeds << " double-fault sequences, no acknowledged write lost");
+}
