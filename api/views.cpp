@@ -196,6 +196,8 @@ json datapac_view(const Array& array, const DataPacInfo& d) {
                       {"slot", drive->slot},
                       {"model", drive->model},
                       {"state", std::string(to_string(drive->state))},
+                      // drive_slow's factor, kept across restarts: a slowed drive is healthy.
+                      {"latency_multiplier", array.data_path().ssd(static_cast<int>(drive->id - 1)).latency_multiplier()},
                       {"capacity_bytes", drive->capacity_bytes},
                       {"wear", drive_wear_view(array.wear().drive_wear(static_cast<int>(drive->id - 1)))}});
   }

@@ -45,6 +45,7 @@ struct FioOptions {
 // fio's command-line jobs as job-file text: "--key=value" lines, "[NAME]" for each --name.
 sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args) {
   std::string text = "[global]\n";
+  bool named = false;
   for (const std::string& arg : args) {
     if (arg.size() < 3 || arg.substr(0, 2) != "--")
       return sim::invalid_argument("\"" + arg + "\": a fio option is written --name=value");
@@ -58,10 +59,19 @@ sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args)
                                    "(command-line jobs become job-file lines, where they start a comment)");
     if (option.rfind("name=", 0) == 0) {
       text += "[" + option.substr(5) + "]\n";
+      named = true;
       continue;
     }
     text += option + "\n";
   }
+  // Options with no --name= after them are a [global] with no job below it: they change
+  // nothing (fio 3.33 runs the job file as written and says nothing; a user shortening a
+  // shipped job with --runtime=10s got the whole run).
+  if (!named)
+    return sim::invalid_argument("\"" + args.front() +
+                                 "\": command-line options apply only to the command-line jobs that follow them "
+                                 "(--name=JOB ...), and none does; to change a job file, edit it or a copy "
+                                 "(docs/workloads.md \"The command line\")");
   return text;
 }
 

@@ -246,7 +246,11 @@ sim::Status Server::start() {
   if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     s.acceptor.reset();
-    return sim::unavailable("cannot listen on " + where + " (" + ec.message() + ")");
+    const std::string hint = ec == asio::error::address_in_use
+                                 ? ": another program (another afasim serve?) holds the port; give another with "
+                                   "--listen HOST:PORT (port 0: any free one)"
+                                 : "";
+    return sim::unavailable("cannot listen on " + where + " (" + ec.message() + ")" + hint);
   }
   s.port = a.local_endpoint().port();
   s.started = true;

@@ -247,6 +247,9 @@ asio::awaitable<bool> Connection::reply_info(std::uint32_t option,
   }
   const Lookup found = find_on_model(*core_, client_address_, req->export_name);
   if (!found.e) {
+    // Clients show the reply's text only when debugging (nbdinfo: "No such file or
+    // directory"): the log says which export and why (LUN masking, docs/nbd.md).
+    if (!found.stopped) spdlog::info("{}: {}: {}", label_, n::option_name(option), found.why);
     n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown,
                            found.why);
     co_await send(std::move(out));

@@ -149,7 +149,11 @@ sim::Status listen_tcp(NbdServer::Impl& impl, const NbdServerOptions& o) {
   if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     impl.tcp.reset();
-    return sim::unavailable("nbd: cannot listen on " + where + ": " + ec.message());
+    const std::string hint = ec == asio::error::address_in_use
+                                 ? ": another program (another afasim serve?) holds the port; give another with "
+                                   "--nbd-listen HOST:PORT (port 0: any free one; none: no TCP)"
+                                 : "";
+    return sim::unavailable("nbd: cannot listen on " + where + ": " + ec.message() + hint);
   }
   impl.port = a.local_endpoint().port();
   return sim::Status::ok();

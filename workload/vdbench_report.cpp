@@ -106,7 +106,11 @@ std::string format_vdbench_json(const VdbenchReport& r) {
     x["reached_eof"] = run.reached_eof;
     x["intervals"] = nlohmann::json::array();
     for (const auto& v : run.intervals) x["intervals"].push_back(interval_json(v));
+    // The average ends where the text report prints it, at the last interval's end; it is
+    // not an interval of its own (its "interval" was 0 and its "end_s" 0.0).
     x["avg"] = interval_json(run.avg);
+    x["avg"].erase("interval");
+    x["avg"]["end_s"] = sim::to_seconds(run.intervals.empty() ? run.start : run.intervals.back().end);
     x["avg"]["from"] = run.avg_from;
     x["avg"]["to"] = run.avg_to;
     j["runs"].push_back(x);

@@ -177,7 +177,8 @@ async function refreshPhysical() {
 
 function driveTile(d) {
   const wear = d.wear.percent_endurance_used;
-  return `<div class="drive drive-${esc(d.state)}" id="drive-${d.id}" title="SSD ${d.id}, slot ${d.slot}: ${esc(d.model)}, ${esc(d.state)}, ${wear.toFixed(2)} % of rated endurance used">
+  const slow = d.latency_multiplier > 1 ? `, slowed ×${d.latency_multiplier}` : '';
+  return `<div class="drive drive-${esc(d.state)}${slow ? ' drive-slow' : ''}" id="drive-${d.id}" title="SSD ${d.id}, slot ${d.slot}: ${esc(d.model)}, ${esc(d.state)}${slow}, ${wear.toFixed(2)} % of rated endurance used">
     <div class="drive-id">${d.id}</div>
     <div class="wear"><div class="wear-bar" style="width:${Math.min(100, wear).toFixed(1)}%"></div></div>
     <div class="drive-wear">${wear.toFixed(1)}%</div></div>`;

@@ -592,7 +592,12 @@ TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs an
   CHECK(completed);
   // A slow drive and back.
   CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 8}, {"latency_multiplier", 4.5}}).status == 201);
+  // The drive is healthy and says it is slowed (a new user saw only "healthy").
+  const json slowed = got(http, "/datapacs/1", "/datapacs/{id}")["drives"][7];
+  CHECK(slowed["state"] == "healthy");
+  CHECK(slowed["latency_multiplier"] == 4.5);
   CHECK(http.post("/faults", {{"type", "drive_restore_speed"}, {"drive", 8}}).status == 201);
+  CHECK(got(http, "/datapacs/1", "/datapacs/{id}")["drives"][7]["latency_multiplier"] == 1.0);
   // Replace the failed drive.
   CHECK(http.post("/faults", {{"type", "drive_replace"}, {"drive", 7}}).status == 201);
   CHECK(got(http, "/datapacs/1", "/datapacs/{id}")["drives"][6]["state"] == "healthy");

@@ -63,6 +63,19 @@ TEST_CASE("routes: {id} segments, HEAD, OPTIONS, 404 and 405 as problem document
   CHECK(status_of(exchange(port, "GET /things/7 HTTP/1.1\r\n\r\n", "}")) == 400);  // no Host
 }
 
+TEST_CASE("a port another server holds: the error says so and what to do") {
+  Server first(quiet_options(), Router{});
+  REQUIRE(first.start().is_ok());
+  ServerOptions o = quiet_options();
+  o.port = first.port();
+  Server second(o, Router{});
+  const sim::Status st = second.start();
+  REQUIRE_FALSE(st.is_ok());
+  CHECK(st.message() == "cannot listen on 127.0.0.1:" + std::to_string(first.port()) +
+                            " (Address already in use): another program (another afasim serve?) holds the port; "
+                            "give another with --listen HOST:PORT (port 0: any free one)");
+}
+
 TEST_CASE("a streamed body goes out chunk by chunk as it is written, then ends") {
   std::shared_ptr<StreamSink> held;
   std::mutex mu;

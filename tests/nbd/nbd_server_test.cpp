@@ -12,7 +12,11 @@
 #include <filesystem>
 #include <future>
 #include <optional>
+#include <sstream>
 #include <thread>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "controller/perf.h"
 #include "nbd/nbd_exports.h"
@@ -111,16 +115,26 @@ TEST_CASE(
   CHECK(c.read(0, 512).error == 0);
 }
 
-TEST_CASE("a client that matches no host sees no export") {
-  TargetFixture f;
-  f.volume("vol", 1 * GiB);
-  f.start();
-  TestClient c(f.port());
-  c.start();
-  CHECK(c.list().empty());
-  auto go = c.info("vol", true);
-  CHECK(go.error == n::kRepErrUnknown);
-  CHECK(go.message.find("matches no host") != std::string::npos);
+TEST_CASE("a client that matches no host sees no export, and the server's log says why") {
+  // Clients show the refusal's text only when debugging: the log is where a person sees it.
+  std::ostringstream log;
+  const auto before = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("nbd-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  {
+    TargetFixture f;
+    f.volume("vol", 1 * GiB);
+    f.start();
+    TestClient c(f.port());
+    c.start();
+    CHECK(c.list().empty());
+    auto go = c.info("vol", true);
+    CHECK(go.error == n::kRepErrUnknown);
+    CHECK(go.message.find("matches no host") != std::string::npos);
+  }
+  spdlog::set_default_logger(before);
+  INFO(log.str());
+  CHECK(log.str().find("NBD_OPT_GO: no export \"vol\": client 127.0.0.1 matches no host's nbd initiator") !=
+        std::string::npos);
 }
 
 TEST_CASE(

@@ -501,6 +501,17 @@ TEST_CASE("on a bare device every filename is the whole device, as fio sees a bl
   CHECK(hash.exit_code == 2);
   CHECK(hash.err == "afasim fio: \"--filename=x#y\": a value with ';' or '#' is not taken on the command line "
                     "(command-line jobs become job-file lines, where they start a comment)\n");
+  // Options after a job file with no --name= after them changed nothing (a [global] with no
+  // job below it; fio 3.33 is silent): refused, as fio would have run the file as written.
+  const char* source = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  const std::string shipped = std::string(source) + "/config/workloads/ise860-4k-randread.fio";
+  for (const std::string& args : {"fio --quiet " + shipped + " --runtime=10s", "fio --quiet --runtime=10s " + shipped}) {
+    const auto trailing = run_cli(args);
+    CHECK(trailing.exit_code == 2);
+    CHECK(trailing.err.find("afasim fio: \"--runtime=10s\": command-line options apply only to the command-line jobs "
+                            "that follow them (--name=JOB ...), and none does") == 0);
+  }
   // The host queue model holds every command in flight: 17 x 65,536 is refused before the run.
   const auto deep = run_cli("fio --quiet --device memblaze-pblaze5-916-aic-3200gb --name=r --rw=randread "
                             "--iodepth=65536 --numjobs=17 --runtime=1ms --time_based");

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "config/preset.h"
 #include "ssd/device.h"
 #include "workload/device_target.h"
@@ -182,6 +184,16 @@ TEST_CASE("a curve run's avg_ line is the I/O-weighted summary of its interval l
   CHECK(text.find("avg_2-8") != std::string::npos);
   const std::string svg = workload::format_vdbench_svg(report);
   CHECK(svg.find("<polyline") != std::string::npos);
+  // JSON: the average ends with the last interval, as the text prints it (it said 0.0), and
+  // is not an interval of its own.
+  const auto json = nlohmann::json::parse(workload::format_vdbench_json(report));
+  for (std::size_t i = 0; i < report.runs.size(); ++i) {
+    const auto& avg = json["runs"][i]["avg"];
+    CHECK(avg["end_s"].get<double>() == doctest::Approx(sim::to_seconds(report.runs[i].intervals.back().end)));
+    CHECK(avg["end_s"].get<double>() > 0);
+    CHECK_FALSE(avg.contains("interval"));
+    CHECK(avg["from"] == 2);
+  }
 }
 
 TEST_CASE("the shipped VDBench parameter files run on every seed device") {

@@ -220,6 +220,9 @@ def test():
             page.fill("fault-form", type="supercap_degrade")
             d.find_element(By.ID, "confirm-yes").click()
             page.until_text("#alerts-list", r"supercap_degraded", "a degraded supercap is an active alert")
+            page.fill("fault-form", type="drive_slow", drive=8, latency_multiplier=4)
+            d.find_element(By.ID, "confirm-yes").click()
+            page.until_text("#events-table tbody", r"drive 8 .*slow", "the slowed drive arrives over the stream")
             page.shot("events")
 
             page.tab("physical")
@@ -227,6 +230,9 @@ def test():
             page.until_text("#power", r"degraded", "and shows the supercap degraded")
             failed = d.find_elements(By.CSS_SELECTOR, "#drive-7.drive-failed")
             expect(len(failed) == 1, "drive 7 is drawn failed")
+            slow = d.find_elements(By.CSS_SELECTOR, "#drive-8.drive-healthy.drive-slow")
+            expect(len(slow) == 1 and "slowed ×4" in slow[0].get_attribute("title"),
+                   "drive 8 is drawn healthy and slowed (a new user saw only healthy)")
             page.no_error()
             page.shot("physical")
 
