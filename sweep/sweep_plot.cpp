@@ -54,8 +54,9 @@ std::string frame_svg(const Frame& f, const std::string& title, const std::vecto
        "</text>\n";
   s += "<rect x=\"" + fmt("%.0f", f.left) + "\" y=\"" + fmt("%.0f", f.top) + "\" width=\"" + fmt("%.0f", f.plot_w()) +
        "\" height=\"" + fmt("%.0f", f.plot_h) + "\" fill=\"none\" stroke=\"#888\"/>\n";
-  for (int k = 0; k <= 4; ++k) {
-    const double v = f.y_min + (f.y_max - f.y_min) * k / 4.0;
+  // The y range runs from one round step to another (Frame's y_min, y_max): a tick each step.
+  const double step = workload::report::nice_step(f.y_max - f.y_min, 4);
+  for (double v = f.y_min; v <= f.y_max + step / 2; v += step) {
     s += "<text x=\"" + fmt("%.0f", f.left - 6) + "\" y=\"" + fmt("%.1f", f.y_at(v) + 4) + "\" text-anchor=\"end\">" +
          fmt("%.4g", v) + "</text>\n";
   }
@@ -118,6 +119,10 @@ sim::Result<std::string> plot_svg(const SweepFile& file, const std::vector<Sweep
   }
   if (y_max <= y_min) y_max = y_min + 1;
   y_max += 0.08 * (y_max - y_min);
+  // To round steps (10, 20, 50 × a power of ten), so that every tick reads as a round number.
+  const double step = workload::report::nice_step(y_max - y_min, 4);
+  y_min = std::floor(y_min / step) * step;
+  y_max = std::ceil(y_max / step) * step;
 
   const Frame f{880, 90, 30, 40, 320, 16.0 * static_cast<double>(series.size()), y_min, y_max, xs.size()};
   auto x_at = [&](std::size_t i) { return f.x_at(i); };

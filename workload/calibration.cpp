@@ -247,8 +247,9 @@ std::string format_sweep_svg(const std::vector<SweepPoint>& points, const std::s
     iops_max = std::max(iops_max, p.iops);
     ms_max = std::max(ms_max, p.lat_mean_ms + p.lat_stddev_ms);
   }
-  iops_max *= 1.1;
-  ms_max *= 1.1;
+  // Four ticks of a round step on each axis (nice_step), at least 5 % above the highest value.
+  iops_max = 4 * report::nice_step(iops_max * 1.05, 4);
+  ms_max = 4 * report::nice_step(ms_max * 1.05, 4);
   const double slot = points.empty() ? plot_w : plot_w / static_cast<double>(points.size());
   auto x_of = [&](std::size_t i) { return left + slot * (static_cast<double>(i) + 0.5); };
   auto y_iops = [&](double v) { return top + plot_h * (1 - v / iops_max); };
@@ -276,7 +277,7 @@ std::string format_sweep_svg(const std::vector<SweepPoint>& points, const std::s
     s += "<text x=\"" + fmt("%.0f", left - 6) + "\" y=\"" + fmt("%.1f", top + plot_h * (1 - f) + 4) +
          "\" text-anchor=\"end\">" + fmt("%.0f", iops_max * f) + "</text>\n";
     s += "<text x=\"" + fmt("%.0f", w - right + 6) + "\" y=\"" + fmt("%.1f", top + plot_h * (1 - f) + 4) + "\">" +
-         fmt("%.2f", ms_max * f) + "</text>\n";
+         fmt("%g", ms_max * f) + "</text>\n";
   }
   s += "<text x=\"" + fmt("%.0f", left) + "\" y=\"" + fmt("%.0f", h - 20) +
        "\">bars: IOPS (left axis); solid: mean latency, dashed: mean + stddev (ms, right axis)</text>\n";

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -162,6 +163,20 @@ TEST_CASE("plots: one marker per point at its mean over the seeds, x by the firs
   CHECK((svg->find("<circle") != svg->rfind("<circle")));  // two markers
   // SVG y grows downwards: the larger mean is drawn higher.
   CHECK((mean[0] > mean[1]) == (cy[0] < cy[1]));
+  // The y ticks (right-aligned at x=84) are round: equal steps of 1, 2 or 5 × 10^k, each a
+  // multiple of the step (a new user saw 256681 and 9.24).
+  std::vector<double> ticks;
+  for (std::size_t at = svg->find("<text x=\"84\""); at != std::string::npos; at = svg->find("<text x=\"84\"", at + 1))
+    ticks.push_back(std::stod(svg->substr(svg->find('>', at) + 1)));
+  REQUIRE(ticks.size() >= 3);
+  const double step = ticks[1] - ticks[0];
+  const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+  CHECK((mantissa == doctest::Approx(1) || mantissa == doctest::Approx(2) || mantissa == doctest::Approx(5)));
+  for (std::size_t i = 0; i < ticks.size(); ++i) {
+    CHECK(ticks[i] - ticks[0] == doctest::Approx(step * static_cast<double>(i)));
+    CHECK(std::remainder(ticks[i], step) == doctest::Approx(0).epsilon(1e-6).scale(step));
+  }
+  CHECK(ticks.back() >= std::max(mean[0], mean[1]));
   auto bad = plot_svg(plan.file, rows, "colour");
   REQUIRE_FALSE(bad.is_ok());
   CHECK(bad.status().message().rfind("colour: not a figure of this sweep (figures: iops, read_iops,", 0) == 0);
