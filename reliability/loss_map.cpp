@@ -36,6 +36,7 @@ sim::Result<LossMap> build_loss_map(const config::SystemPreset& system, const co
   map.drives = static_cast<int>(datapacs.size());
   map.data_members = type == raid::RaidType::kRaid5 ? raid5_data_members : raid10_pairs;
   map.chunk_bytes = allocator.chunk_bytes();
+  map.host_span_fraction = 1.0 - capacity.over_provisioning_fraction;
   map.datapac = datapacs;
   map.normal_chunks_per_drive = allocator.drive(0).normal_chunks;
   map.spare_chunks_per_drive = allocator.drive(0).spare_chunks;

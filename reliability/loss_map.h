@@ -26,6 +26,9 @@ struct LossMap {
   int drives = 0;
   int data_members = 0;                 // RAID5 k, RAID10 mirror pairs per extent
   std::int64_t chunk_bytes = 0;
+  // Of each SSD, what the array ever writes: 1 − the capacity model's over-provisioning
+  // (docs/capacity.md); the rest is spare area for the SSD's garbage collection.
+  double host_span_fraction = 1;
   std::int64_t extents = 0;             // allocated to reach the fill
   std::int64_t normal_chunks_per_drive = 0;
   std::int64_t spare_chunks_per_drive = 0;

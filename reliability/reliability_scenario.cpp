@@ -121,7 +121,7 @@ void read_replacement_and_mechanisms(const Reader& r, const json& j, Reliability
 ReliabilityScenario read(const Reader& r, const json& j, const config::Catalog& catalog) {
   r.object(j, "",
            {"schema", "name", "description", "system", "raid_type", "fill_percent", "seed", "arrays", "horizon_years",
-            "host_write_bytes_per_second", "rebuild", "replacement", "mechanisms", "model"});
+            "host_write_bytes_per_second", "host_write_sequential_fraction", "rebuild", "replacement", "mechanisms", "model"});
   const std::string schema = r.required_text(j, "", "schema");
   if (schema != kReliabilitySchema)
     r.fail("schema", "expected \"" + std::string(kReliabilitySchema) + "\", got " + in_quotes(schema));
@@ -145,6 +145,8 @@ ReliabilityScenario read(const Reader& r, const json& j, const config::Catalog& 
   if (j.contains("host_write_bytes_per_second"))
     s.host_write_bytes_per_second =
         static_cast<double>(r.size(j.at("host_write_bytes_per_second"), "host_write_bytes_per_second", 0, true));
+  if (j.contains("host_write_sequential_fraction"))
+    s.host_write_sequential_fraction = number(r, j, "", "host_write_sequential_fraction", 0, 1);
 
   read_rebuild(r, j, s);
   read_replacement_and_mechanisms(r, j, s);

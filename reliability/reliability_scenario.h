@@ -67,6 +67,9 @@ struct ReliabilityScenario {
   std::int64_t arrays = 1;     // array lifetimes simulated, 1..kMaxArrays
   double horizon_years = 5;    // each lifetime's length unless it loses data first
   double host_write_bytes_per_second = 0;  // average host writes, for wear
+  // Of those, the fraction written as whole RAID 5 stripes (streaming); the rest are small
+  // random writes (a read-modify-write's data and parity). [0, 1]; no effect on RAID 10.
+  double host_write_sequential_fraction = 0;
   // The rebuild: with a probe, the rate is measured by running it (bytes_per_second, when
   // set, is the array's rebuild setting for the probe); without, bytes_per_second is the
   // rate of every rebuild.
