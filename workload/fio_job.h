@@ -285,6 +285,10 @@ struct FioJobFile {
 
   int group_count() const;  // number of reporting groups (max group_id + 1)
   int clone_count() const;  // sum of numjobs
+  // The I/Os per second every job's rate_iops caps the file at together (clones × each job's
+  // cap on reads and writes, at its rwmix share), or nullopt when a job reads or writes
+  // uncapped (no rate_iops for a direction it issues), caps bytes (rate=), thinks, or trims.
+  std::optional<double> capped_iops() const;
 };
 
 // Bounds afasim puts on a job file (fio has none or larger ones; every queue has a bound).

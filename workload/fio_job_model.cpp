@@ -1,6 +1,7 @@
 // The vocabulary of resolved fio jobs (fio_job.h): names of the enums, the directions a
 // pattern issues, volumes and regions of a job.
 #include <algorithm>
+#include <limits>
 
 #include "sim/assert.h"
 #include "workload/fio_job.h"
@@ -117,6 +118,25 @@ int FioJobFile::group_count() const {
   int n = 0;
   for (const auto& j : jobs) n = std::max(n, j.group_id + 1);
   return n;
+}
+
+std::optional<double> FioJobFile::capped_iops() const {
+  double total = 0;
+  for (const FioJob& j : jobs) {
+    if (does_trims(j.rw) || j.thinktime_ns > 0) return std::nullopt;
+    const double read_share = !does_writes(j.rw) ? 1.0 : !does_reads(j.rw) ? 0.0 : j.rwmix_read_percent / 100.0;
+    // With both directions capped, the mix runs at the rate where the first cap binds.
+    double job = std::numeric_limits<double>::infinity();
+    for (const Direction d : {Direction::kRead, Direction::kWrite}) {
+      const double share = d == Direction::kRead ? read_share : 1 - read_share;
+      const auto i = static_cast<std::size_t>(index_of(d));
+      if (share <= 0) continue;
+      if (j.rate_iops[i] <= 0 || j.rate_bytes_per_second[i] > 0) return std::nullopt;
+      job = std::min(job, static_cast<double>(j.rate_iops[i]) / share);
+    }
+    total += job * j.numjobs;
+  }
+  return total;
 }
 
 int FioJobFile::clone_count() const {

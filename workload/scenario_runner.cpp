@@ -12,86 +12,16 @@
 #include "sim/simulator.h"
 #include "workload/fio_logs.h"
 #include "workload/fio_runner.h"
+#include "workload/scenario_runner_internal.h"
 
 namespace afasim::workload {
-namespace {
-
-using controller::Id;
-using sim::Status;
-using sim::Time;
-
-// Progress granularity: the loop advances the simulation in steps of at most this much
-// simulated time and offers a status line after each (fio's own status interval).
-constexpr Time kProgressStep = 100 * sim::kMillisecond;
-// The clean stop at the end of a run waits at most this long for the write cache to drain
-// (16 MiB destages in milliseconds; 4 GiB of random 4 KiB blocks in a few seconds). A cache
-// that cannot drain (its controller down) is reported as it is.
-constexpr Time kCleanStopMax = 60 * sim::kSecond;
+namespace detail {
 
 std::string seconds_text(Time t) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f s", sim::to_seconds(t));
   return buf;
 }
-
-class Runner {
- public:
-  Runner(const Scenario& s, const config::Catalog& catalog, const ScenarioRunOptions& options)
-      : s_(s), catalog_(catalog), options_(options), sim_(s.seed) {}
-
-  sim::Result<ScenarioReport> run();
-
- private:
-  Status build_array();
-  Status create_policies_and_volumes();
-  Status create_workload_volumes();
-  Status create_sessions();
-  void schedule();
-  void start_workload(std::size_t i);
-  void apply(const TimelineAction& a);
-  Status apply_change(const TimelineAction& a);
-  void fail(Status st);
-  void on_completion(std::size_t workload, const FioCompletion& c);
-  // One failed I/O, or one job stopped by an error of its own: counted, the first one kept.
-  void count_error(std::size_t workload, const std::string& message);
-  void sample(Time end, Time length);
-  void open_row();
-  bool all_done() const;
-  Status stalled() const;
-  void progress() const;
-  void finish();
-  // Fast-forward (wear.fast_forward): stops the workloads, then advances wear in epochs.
-  Status fast_forward();
-  void sample_wear();
-  // The end of a run is a clean stop of the array, as `afasim serve` on SIGTERM: the write
-  // cache is destaged, so the SSDs (wear, counters) hold every acknowledged write.
-  void stop_cleanly();
-  // "FILE: " or "FILE: workloads[1].fio_file: ", before a message that names the job file.
-  std::string job_prefix(const ScenarioWorkload& w) const;
-  Status check_log_dir() const;
-
-  const Scenario& s_;
-  const config::Catalog& catalog_;
-  const ScenarioRunOptions& options_;
-  // Declaration order is destruction order reversed: sessions go first, the simulator last.
-  sim::Simulator sim_;
-  controller::MemoryJournal journal_;
-  std::unique_ptr<controller::Array> array_;
-  std::vector<std::unique_ptr<FioSession>> sessions_;
-
-  Id pool_id_ = 0;
-  std::map<std::string, Id> policy_ids_;
-  std::map<Id, std::string> created_by_;   // volume id → the key that created it
-  std::map<Id, std::size_t> volume_slot_;  // volume id → index in report_.volumes
-  std::size_t actions_applied_ = 0;
-  Status failure_;
-  ScenarioReport report_;
-  TimelineRow open_;  // the interval being counted
-  sim::Histogram open_latency_ns_;
-  std::vector<sim::Histogram> open_volume_latency_ns_;  // per volume slot, while detail is kept
-  std::optional<Time> io_end_;          // the per-I/O run's end when fast-forward followed it
-  std::vector<bool> stopped_at_io_end_;  // per session: still running when it was stopped
-};
 
 std::string Runner::job_prefix(const ScenarioWorkload& w) const {
   // An inline job is labelled with its key already ("workloads[0].fio:3: ...").
@@ -424,49 +354,6 @@ void Runner::progress() const {
   options_.progress(line);
 }
 
-void Runner::sample_wear() {
-  WearSample w;
-  w.t_ns = sim_.now();
-  for (const auto& d : array_->wear().drive_wear_all()) w.percent.push_back(d.percent_endurance_used);
-  report_.wear.over_time.push_back(std::move(w));
-}
-
-Status Runner::fast_forward() {
-  io_end_ = sim_.now();
-  stopped_at_io_end_.assign(sessions_.size(), false);
-  for (std::size_t i = 0; i < sessions_.size(); ++i)
-    if (!sessions_[i]->finished()) {
-      stopped_at_io_end_[i] = sessions_[i]->started();
-      sessions_[i]->stop();
-    }
-  report_.wear.fast_forward = true;
-  report_.wear.fast_forward_from_ns = sim_.now();
-  report_.wear.measured_from_ns = s_.wear.measure_from_ns;
-  report_.wear.epoch_ns = s_.wear.epoch_ns;
-  sample_wear();
-  Time next_sample = sim_.now() + s_.wear.sample_every_ns;
-  Status st = array_->fast_forward_wear(s_.wear.until_ns, s_.wear.epoch_ns, [&](Time t) {
-    if (options_.progress)
-      options_.progress("fast-forward " + std::to_string(static_cast<long long>(t / sim::kDay)) + " of " +
-                        std::to_string(static_cast<long long>(s_.wear.until_ns / sim::kDay)) + " days");
-    if (t >= next_sample && t < s_.wear.until_ns) {
-      sample_wear();
-      next_sample += s_.wear.sample_every_ns;
-    }
-  });
-  if (!st.is_ok()) return Status(st.code(), s_.file_name + ": wear.fast_forward: " + st.message());
-  return failure_;  // a timeline action refused during the fast-forward
-}
-
-void Runner::stop_cleanly() {
-  const controller::DataPath& dp = array_->data_path();
-  if (dp.dirty_bytes() == 0) return;
-  array_->destage_all();
-  const Time deadline = sim_.now() + kCleanStopMax;
-  while (dp.dirty_bytes() > 0 && sim_.next_event_time() <= deadline && sim_.step()) {
-  }
-}
-
 void Runner::finish() {
   const Time now = io_end_.value_or(sim_.now());  // the workloads ran until here
   report_.end_ns = sim_.now();
@@ -551,8 +438,8 @@ sim::Result<ScenarioReport> Runner::run() {
                                    " timeline cells; raise the interval");
   }
   if (s_.wear.fast_forward) {
-    if (s_.wear.measure_from_ns == 0) array_->begin_wear_measurement();
-    else sim_.at(s_.wear.measure_from_ns, [this] { array_->begin_wear_measurement(); });
+    if (s_.wear.measure_from_ns == 0) begin_wear_measurement();
+    else sim_.at(s_.wear.measure_from_ns, [this] { begin_wear_measurement(); });
   }
   schedule();
 
@@ -589,11 +476,11 @@ sim::Result<ScenarioReport> Runner::run() {
   return std::move(report_);
 }
 
-}  // namespace
+}  // namespace detail
 
 sim::Result<ScenarioReport> run_scenario(const Scenario& scenario, const config::Catalog& catalog,
                                          const ScenarioRunOptions& options) {
-  Runner runner(scenario, catalog, options);
+  detail::Runner runner(scenario, catalog, options);
   return runner.run();
 }
 
