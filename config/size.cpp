@@ -125,6 +125,7 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
   const bool spaced = i < text.size() && text[i] == ' ';
   if (spaced) ++i;
   std::string unit;
+  const std::size_t unit_at = i;
   for (; i < text.size(); ++i) {
     const auto ch = static_cast<unsigned char>(text[i]);
     if (!std::isalpha(ch)) return bad(text, "has an unexpected character after the number");
@@ -136,8 +137,10 @@ sim::Result<std::int64_t> parse_size(std::string_view text) {
     if (u.name == unit) found = &u;
   }
   if (found == nullptr) {
-    return bad(text, "has an unknown unit \"" + unit +
-                         "\" (B, KiB, MiB, GiB, TiB, PiB, EiB, kB, MB, GB, TB, PB, EB)");
+    // The unit as written (matched without case): a new user saw "XB" quoted as "xb".
+    return bad(text, "has an unknown unit \"" + std::string(text.substr(unit_at)) +
+                         "\" (B; K, M, G, T, P, E or KiB ... EiB: powers of 1024; kB, MB, GB, TB, PB, EB: "
+                         "of 1000; any case)");
   }
   const auto scaled = scale_exactly(text, mantissa, fraction_digits, found->bytes);
   if (!scaled.is_ok()) return scaled.status();

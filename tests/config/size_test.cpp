@@ -53,6 +53,13 @@ TEST_CASE("parse_size refuses nonsense with kInvalidArgument") {
   }
   CHECK(code("1234567890123456789012345678901234567890123456789012345678901234567890") ==
         sim::Code::kInvalidArgument);  // longer than kSizeStringMaxChars
+  // The unknown unit is quoted as written, and the message lists the one-letter units too (a
+  // new user saw "XB" quoted as "xb" and no K M G).
+  CHECK(parse_size("10 XB").status().message() ==
+        "size \"10 XB\" has an unknown unit \"XB\" (B; K, M, G, T, P, E or KiB ... EiB: powers of 1024; "
+        "kB, MB, GB, TB, PB, EB: of 1000; any case) (examples: 1073741824, \"100GiB\", \"2TB\", \"1.5TiB\")");
+  CHECK(ok("10 K") == 10240);  // as the message says
+  CHECK(ok("1e") == (1LL << 60));
 }
 
 TEST_CASE("parse_size refuses negative, fractional-byte and absurd sizes with kUnprocessable") {
