@@ -391,7 +391,7 @@ void array_panels(const ScenarioReport& r, std::vector<Panel>& out) {
   Line rebuild{"rebuild %", "#d62728", "", 1.8, true, {}, {}, {}};
   Line pool{"pool raw allocated %", "#555555", "4 3", 1.2, true, {}, {}, {}};
   // Decimal units: the ticks are round decimal steps (nice_step).
-  Panel cache{"cache", "Write cache dirty (both controllers)", "dirty", false,
+  Panel cache{"cache", "Write cache dirty (both controllers together)", "dirty", false,
               [](double v) {
                 return v >= 1e9 ? grouped(v / 1e9, 1) + " GB" : v >= 1e6 ? grouped(v / 1e6, 0) + " MB" : grouped(v, 0) + " B";
               },
