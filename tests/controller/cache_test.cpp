@@ -33,17 +33,6 @@ Done run_io(SimArray& a, HostIo io) {
   return *d;
 }
 
-HostIo write_io(Id vol, std::int64_t off, std::int64_t len, const std::uint8_t* data, bool fua = false) {
-  HostIo io;
-  io.op = IoOp::kWrite;
-  io.volume_id = vol;
-  io.offset_bytes = off;
-  io.length_bytes = len;
-  io.write_data = data;
-  io.fua = fua;
-  return io;
-}
-
 HostIo read_io(Id vol, std::int64_t off, std::int64_t len, std::uint8_t* out) {
   HostIo io;
   io.op = IoOp::kRead;

@@ -102,12 +102,7 @@ DoubleFault double_fault(std::uint64_t seed) {
   add_volumes(a);
   Tracker t(a);
   sim::Rng rng(seed, "test.double_fault");
-  for (int batch = 0; batch < 12; ++batch) {
-    t.random_writes(rng, 16);
-    a.sim->run();
-  }
-  t.random_writes(rng, 32);
-  a.sim->run_until(a.sim->now() + static_cast<sim::Time>(rng.uniform(400'000)));
+  t.fill_then_burst(rng);
   REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
   DoubleFault r;
   bool controller_used = false, drive_used = false;

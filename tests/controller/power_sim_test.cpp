@@ -42,12 +42,7 @@ PowerCut power_cut(std::uint64_t seed, bool skip_vault, bool fault_points = fals
   add_volumes(a);
   Tracker t(a);
   sim::Rng rng(seed, "test.power");
-  for (int batch = 0; batch < 12; ++batch) {
-    t.random_writes(rng, 16);
-    a.sim->run();
-  }
-  t.random_writes(rng, 32);  // the burst the cut lands in
-  a.sim->run_until(a.sim->now() + static_cast<sim::Time>(rng.uniform(400'000)));
+  t.fill_then_burst(rng);  // the cut lands in the burst
   PowerCut r;
   r.dirty_at_cut = a.array->data_path().dirty_bytes();
   REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());

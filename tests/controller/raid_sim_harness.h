@@ -37,6 +37,18 @@ inline void fill_pattern(std::uint8_t* out, std::int64_t len, std::uint64_t writ
   }
 }
 
+// A write of [off, +len) of volume `vol` from `data` (which must live until it completes).
+inline HostIo write_io(Id vol, std::int64_t off, std::int64_t len, const std::uint8_t* data, bool fua = false) {
+  HostIo io;
+  io.op = IoOp::kWrite;
+  io.volume_id = vol;
+  io.offset_bytes = off;
+  io.length_bytes = len;
+  io.write_data = data;
+  io.fua = fua;
+  return io;
+}
+
 // A block whose last write failed: its contents are not known.
 inline constexpr std::uint64_t kUnknownWriter = UINT64_MAX;
 
@@ -92,12 +104,7 @@ struct SimArray {
     const std::uint64_t w = next_writer++;
     auto buf = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(len));
     fill_pattern(buf->data(), len, w, v.id, offset);
-    HostIo io;
-    io.op = IoOp::kWrite;
-    io.volume_id = v.id;
-    io.offset_bytes = offset;
-    io.length_bytes = len;
-    io.write_data = buf->data();
+    const HostIo io = write_io(v.id, offset, len, buf->data());
     // Payload is applied at submission: the writer table changes now, in submission order.
     for (std::int64_t b = offset / kBlock; b < (offset + len) / kBlock; ++b) v.last_writer[static_cast<std::size_t>(b)] = w;
     const std::size_t vol_index = static_cast<std::size_t>(&v - vols.data());

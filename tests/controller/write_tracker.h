@@ -45,13 +45,7 @@ struct Tracker {
     fill_pattern(buf->data(), len, w, v.id, offset);
     for (std::int64_t b = offset / kBlock; b < (offset + len) / kBlock; ++b)
       history[vi][static_cast<std::size_t>(b)].push_back(w);
-    HostIo io;
-    io.op = IoOp::kWrite;
-    io.volume_id = v.id;
-    io.offset_bytes = offset;
-    io.length_bytes = len;
-    io.write_data = buf->data();
-    a.array->submit(io, [this, buf, w, vi, offset, len](const IoCompletion& c) {
+    a.array->submit(write_io(v.id, offset, len, buf->data()), [this, buf, w, vi, offset, len](const IoCompletion& c) {
       if (c.status.is_ok()) acked[w] = 1;
       else ++errors;
       max_latency = std::max(max_latency, c.latency());
@@ -62,6 +56,18 @@ struct Tracker {
         parked.push_back(Parked{vi, offset, len});
       }
     });
+  }
+
+  // 12 batches of 16 random writes, each run to completion (the caches fill and destage),
+  // then a burst of 32 left in flight for a random moment of up to 400 µs: where a test
+  // cuts the power.
+  void fill_then_burst(sim::Rng& rng) {
+    for (int batch = 0; batch < 12; ++batch) {
+      random_writes(rng, 16);
+      a.sim->run();
+    }
+    random_writes(rng, 32);
+    a.sim->run_until(a.sim->now() + static_cast<sim::Time>(rng.uniform(400'000)));
   }
 
   void random_writes(sim::Rng& rng, int n) {
