@@ -196,8 +196,12 @@ json datapac_view(const Array& array, const DataPacInfo& d) {
                       {"slot", drive->slot},
                       {"model", drive->model},
                       {"state", std::string(to_string(drive->state))},
-                      // drive_slow's factor, kept across restarts: a slowed drive is healthy.
-                      {"latency_multiplier", array.data_path().ssd(static_cast<int>(drive->id - 1)).latency_multiplier()},
+                      // drive_slow's factor, kept across restarts: a slowed drive is healthy
+                      // (a failed or pulled one serves nothing: 1).
+                      {"latency_multiplier",
+                       drive->state == DriveState::kHealthy
+                           ? array.data_path().ssd(static_cast<int>(drive->id - 1)).latency_multiplier()
+                           : 1.0},
                       {"capacity_bytes", drive->capacity_bytes},
                       {"wear", drive_wear_view(array.wear().drive_wear(static_cast<int>(drive->id - 1)))}});
   }

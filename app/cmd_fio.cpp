@@ -45,7 +45,6 @@ struct FioOptions {
 // fio's command-line jobs as job-file text: "--key=value" lines, "[NAME]" for each --name.
 sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args) {
   std::string text = "[global]\n";
-  bool named = false;
   for (const std::string& arg : args) {
     if (arg.size() < 3 || arg.substr(0, 2) != "--")
       return sim::invalid_argument("\"" + arg + "\": a fio option is written --name=value");
@@ -59,20 +58,25 @@ sim::Result<std::string> command_line_jobs(const std::vector<std::string>& args)
                                    "(command-line jobs become job-file lines, where they start a comment)");
     if (option.rfind("name=", 0) == 0) {
       text += "[" + option.substr(5) + "]\n";
-      named = true;
       continue;
     }
     text += option + "\n";
   }
-  // Options with no --name= after them are a [global] with no job below it: they change
-  // nothing (fio 3.33 runs the job file as written and says nothing; a user shortening a
-  // shipped job with --runtime=10s got the whole run).
-  if (!named)
-    return sim::invalid_argument("\"" + args.front() +
-                                 "\": command-line options apply only to the command-line jobs that follow them "
-                                 "(--name=JOB ...), and none does; to change a job file, edit it or a copy "
-                                 "(docs/workloads.md \"The command line\")");
   return text;
+}
+
+// Options with no --name= after them: fio 3.33 takes them as defaults that the job files'
+// own settings override (`fio --runtime=1s job.fio` runs job.fio's runtime= when it has
+// one, silently). afasim does not merge them into job files, and a user shortening a
+// shipped job with --runtime=10s got the whole run without a word: refused, after the
+// options themselves were parsed (an unknown one is named as such first).
+sim::Status refuse_unnamed_options(const std::vector<std::string>& args) {
+  if (std::any_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--name=", 0) == 0; }))
+    return sim::Status::ok();
+  return sim::invalid_argument("\"" + args.front() +
+                               "\": options before any --name= are taken by fio as defaults that a job file's own "
+                               "settings override; afasim does not merge them into job files: edit the job file or "
+                               "a copy, or give whole jobs (--name=JOB --rw=... ) (docs/workloads.md \"The command line\")");
 }
 
 // A job file on standard input ("-"): at most workload::kMaxFileBytes, as a file on disk.
@@ -115,7 +119,9 @@ sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t de
     name += (name.empty() ? "" : "+") + std::string("<command line>");
   }
   if (name.empty()) return sim::invalid_argument("no job file and no --name=... job");
-  return workload::parse_fio_job_file(text, name, parse);
+  auto parsed = workload::parse_fio_job_file(text, name, parse);
+  if (parsed.is_ok() && !o.extras.empty()) AFASIM_RETURN_IF_ERROR(refuse_unnamed_options(o.extras));
+  return parsed;
 }
 
 // --output, opened before the run as fio opens it: a path that cannot be written fails in a

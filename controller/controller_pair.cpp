@@ -347,10 +347,15 @@ Status ControllerPair::fail_controller(Id c) {
   if (c != 1 && c != 2) return sim::not_found("no controller " + std::to_string(c) + " (controllers are 1 and 2)");
   if (ctl(c).state == ControllerState::kFailed) return sim::conflict("controller " + name(c) + " has already failed");
   const bool was_serving = serving(c);
-  transition(c, ControllerTrigger::kControllerFail, "fault injected");
+  const bool was_vaulting = ctl(c).state == ControllerState::kVaulting;
+  transition(c, ControllerTrigger::kControllerFail, "fault injected");  // (cancels its vault)
   if (was_serving) controller_down(c, "failed");
   update_cache_modes("controller " + name(c) + " failed");
   io_->release_parked();
+  // The last vault to end ended here: its vault_done never comes, so the array goes off now
+  // (review 27: an array whose last vaulting controller died stayed on hold-up for good,
+  // its DRAM kept, and booted nothing when the mains came back).
+  if (was_vaulting && !any_vaulting()) power_off_done();
   return Status::ok();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "config/file_text.h"
 #include "nbd/nbd_connection.h"
 #include "nbd/nbd_record.h"
 
@@ -249,7 +250,10 @@ asio::awaitable<bool> Connection::reply_info(std::uint32_t option,
   if (!found.e) {
     // Clients show the reply's text only when debugging (nbdinfo: "No such file or
     // directory"): the log says which export and why (LUN masking, docs/nbd.md).
-    if (!found.stopped) spdlog::info("{}: {}: {}", label_, n::option_name(option), found.why);
+    // The name is the client's bytes (up to 4 KiB, any byte): escaped and cut for the log.
+    if (!found.stopped)
+      spdlog::info("{}: {}: {}", label_, n::option_name(option),
+                   config::printable(found.why.size() > 300 ? found.why.substr(0, 300) + "..." : found.why));
     n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown,
                            found.why);
     co_await send(std::move(out));

@@ -148,13 +148,14 @@ ReliabilityReport describe(const ReliabilityScenario& s, const LossMap& lm) {
 
 // The fraction of its rated endurance an SSD uses per hour, as the array's wear model
 // counts it (docs/ssd-model.md "Wear"; the two agree within 1 %, model review 27, which found
-// this formula 1.43x to 2.3x above it): host writes × the RAID write factor (RAID 10: two
-// copies; RAID 5: a small random write's data and parity, 2, or a whole stripe's
-// (k + 1) / k), spread evenly over the SSDs by the array's wear leveling, × the SSD's
-// garbage-collection write amplification over the span the array writes against the one
-// the rating assumes (JESD219's full-span random writes: with a fifth of each SSD never
-// written, 1.43 / 2.04), against the rated endurance.
-double wear_per_hour(const ReliabilityScenario& s, const LossMap& lm) {
+// the formula before it 1.43x to 2.3x above it): host writes × the RAID write factor (RAID 10:
+// two copies; RAID 5: a small random write within one strip, its data and parity, 2, or a
+// whole stripe's (k + 1) / k), spread evenly over the SSDs by the array's wear leveling, ×
+// the SSD's garbage-collection write amplification over the span the array writes against
+// that over the whole drive, which the rating assumes (JESD219's enterprise workload; the
+// replica's uniform random writes: with a fifth of each SSD never written, 1.43 / 2.04),
+// against the rated endurance.
+double wear_fraction_per_hour(const ReliabilityScenario& s, const LossMap& lm) {
   const double rated = s.system.ssd.rated_endurance_bytes();
   if (!(rated > 0) || s.host_write_bytes_per_second <= 0) return 0;
   const double seq = s.host_write_sequential_fraction;
@@ -171,7 +172,7 @@ LifetimeModel make_model(const ReliabilityScenario& s, const LossMap& lm, Reliab
   m.s = &s;
   m.map = &lm;
   m.horizon_h = s.horizon_years * kHoursPerYear;
-  m.wear_per_hour = wear_per_hour(s, lm);
+  m.wear_per_hour = wear_fraction_per_hour(s, lm);
   out.wear_percent_per_year = 100.0 * m.wear_per_hour * kHoursPerYear;
   double sum_h = 0;
   for (int i = 0; i < lm.drives; ++i) {

@@ -36,6 +36,7 @@ struct Labels {
 // The chart's geometry: the plot area, the y range, the x slots.
 struct Frame {
   double w, left, right, top, plot_h, legend_h, y_min, y_max;
+  double y_step;  // between y ticks: y_min and y_max are multiples of it
   std::size_t slots;
   double plot_w() const { return w - left - right; }
   double height() const { return top + plot_h + 60 + legend_h; }
@@ -54,9 +55,10 @@ std::string frame_svg(const Frame& f, const std::string& title, const std::vecto
        "</text>\n";
   s += "<rect x=\"" + fmt("%.0f", f.left) + "\" y=\"" + fmt("%.0f", f.top) + "\" width=\"" + fmt("%.0f", f.plot_w()) +
        "\" height=\"" + fmt("%.0f", f.plot_h) + "\" fill=\"none\" stroke=\"#888\"/>\n";
-  // The y range runs from one round step to another (Frame's y_min, y_max): a tick each step.
-  const double step = workload::report::nice_step(f.y_max - f.y_min, 4);
-  for (double v = f.y_min; v <= f.y_max + step / 2; v += step) {
+  // Whole multiples of the step (y_min is one): 0 is 0, not 5.55e-17 from adding steps up.
+  const double first = std::round(f.y_min / f.y_step), last = std::round(f.y_max / f.y_step);
+  for (double k = first; k <= last; ++k) {
+    const double v = k * f.y_step;
     s += "<text x=\"" + fmt("%.0f", f.left - 6) + "\" y=\"" + fmt("%.1f", f.y_at(v) + 4) + "\" text-anchor=\"end\">" +
          fmt("%.4g", v) + "</text>\n";
   }
@@ -124,7 +126,7 @@ sim::Result<std::string> plot_svg(const SweepFile& file, const std::vector<Sweep
   y_min = std::floor(y_min / step) * step;
   y_max = std::ceil(y_max / step) * step;
 
-  const Frame f{880, 90, 30, 40, 320, 16.0 * static_cast<double>(series.size()), y_min, y_max, xs.size()};
+  const Frame f{880, 90, 30, 40, 320, 16.0 * static_cast<double>(series.size()), y_min, y_max, step, xs.size()};
   auto x_at = [&](std::size_t i) { return f.x_at(i); };
   auto y_at = [&](double v) { return f.y_at(v); };
   const double top = f.top, plot_h = f.plot_h, left = f.left;

@@ -285,10 +285,14 @@ struct FioJobFile {
 
   int group_count() const;  // number of reporting groups (max group_id + 1)
   int clone_count() const;  // sum of numjobs
-  // The I/Os per second every job's rate_iops caps the file at together (clones × each job's
-  // cap on reads and writes, at its rwmix share), or nullopt when a job reads or writes
-  // uncapped (no rate_iops for a direction it issues), caps bytes (rate=), thinks, or trims.
-  std::optional<double> capped_iops() const;
+  // The I/Os per second the jobs' rate_iops ask for together over [from_ns, to_ns) of
+  // simulated time from the file's start: clones × the cap of each direction a job issues
+  // (as fio, each direction runs at its own cap; the rwmix share only decides which
+  // directions are issued). nullopt when that is not a rate the file asks for throughout:
+  // a job reads or writes uncapped (no rate_iops for a direction it issues) or caps bytes
+  // (rate=), thinks or trims; or is not running for the whole window (not time_based, a
+  // startdelay past from_ns, a runtime ending before to_ns, or stonewalled groups).
+  std::optional<double> capped_iops(sim::Time from_ns, sim::Time to_ns) const;
 };
 
 // Bounds afasim puts on a job file (fio has none or larger ones; every queue has a bound).

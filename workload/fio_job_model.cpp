@@ -1,7 +1,6 @@
 // The vocabulary of resolved fio jobs (fio_job.h): names of the enums, the directions a
 // pattern issues, volumes and regions of a job.
 #include <algorithm>
-#include <limits>
 
 #include "sim/assert.h"
 #include "workload/fio_job.h"
@@ -120,21 +119,19 @@ int FioJobFile::group_count() const {
   return n;
 }
 
-std::optional<double> FioJobFile::capped_iops() const {
+std::optional<double> FioJobFile::capped_iops(sim::Time from_ns, sim::Time to_ns) const {
+  if (group_count() != 1) return std::nullopt;
   double total = 0;
   for (const FioJob& j : jobs) {
-    if (does_trims(j.rw) || j.thinktime_ns > 0) return std::nullopt;
-    const double read_share = !does_writes(j.rw) ? 1.0 : !does_reads(j.rw) ? 0.0 : j.rwmix_read_percent / 100.0;
-    // With both directions capped, the mix runs at the rate where the first cap binds.
-    double job = std::numeric_limits<double>::infinity();
+    if (does_trims(j.rw) || j.thinktime_ns > 0 || !j.time_based || j.startdelay_ns > from_ns) return std::nullopt;
+    if (j.runtime_ns > 0 && j.startdelay_ns + j.ramp_time_ns + j.runtime_ns < to_ns) return std::nullopt;
+    const int read_percent = !does_writes(j.rw) ? 100 : !does_reads(j.rw) ? 0 : j.rwmix_read_percent;
     for (const Direction d : {Direction::kRead, Direction::kWrite}) {
-      const double share = d == Direction::kRead ? read_share : 1 - read_share;
       const auto i = static_cast<std::size_t>(index_of(d));
-      if (share <= 0) continue;
+      if ((d == Direction::kRead ? read_percent : 100 - read_percent) == 0) continue;
       if (j.rate_iops[i] <= 0 || j.rate_bytes_per_second[i] > 0) return std::nullopt;
-      job = std::min(job, static_cast<double>(j.rate_iops[i]) / share);
+      total += static_cast<double>(j.rate_iops[i]) * j.numjobs;
     }
-    total += job * j.numjobs;
   }
   return total;
 }

@@ -601,6 +601,12 @@ TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs an
   // Replace the failed drive.
   CHECK(http.post("/faults", {{"type", "drive_replace"}, {"drive", 7}}).status == 201);
   CHECK(got(http, "/datapacs/1", "/datapacs/{id}")["drives"][6]["state"] == "healthy");
+  // A slowed drive that fails reads failed, not slowed (review 27: it kept its multiplier).
+  CHECK(http.post("/faults", {{"type", "drive_slow"}, {"drive", 9}, {"latency_multiplier", 3}}).status == 201);
+  CHECK(http.post("/faults", {{"type", "drive_fail"}, {"drive", 9}}).status == 201);
+  const json failed = got(http, "/datapacs/1", "/datapacs/{id}")["drives"][8];
+  CHECK(failed["state"] == "failed");
+  CHECK(failed["latency_multiplier"] == 1.0);
 }
 
 TEST_CASE("faults: bad requests get the right 4xx and inject nothing") {

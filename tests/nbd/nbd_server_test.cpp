@@ -130,8 +130,12 @@ TEST_CASE("a client that matches no host sees no export, and the server's log sa
     auto go = c.info("vol", true);
     CHECK(go.error == n::kRepErrUnknown);
     CHECK(go.message.find("matches no host") != std::string::npos);
+    // The client's bytes are escaped in the log (an ESC would reach the operator's terminal).
+    CHECK(c.info("v\x1b[2J", true).error == n::kRepErrUnknown);
   }
   spdlog::set_default_logger(before);
+  CHECK(log.str().find("no export \"v\\x1b[2J\"") != std::string::npos);
+  CHECK(log.str().find('\x1b') == std::string::npos);
   INFO(log.str());
   CHECK(log.str().find("NBD_OPT_GO: no export \"vol\": client 127.0.0.1 matches no host's nbd initiator") !=
         std::string::npos);

@@ -501,17 +501,22 @@ TEST_CASE("on a bare device every filename is the whole device, as fio sees a bl
   CHECK(hash.exit_code == 2);
   CHECK(hash.err == "afasim fio: \"--filename=x#y\": a value with ';' or '#' is not taken on the command line "
                     "(command-line jobs become job-file lines, where they start a comment)\n");
-  // Options after a job file with no --name= after them changed nothing (a [global] with no
-  // job below it; fio 3.33 is silent): refused, as fio would have run the file as written.
+  // Options with no --name= beside a job file changed nothing (fio 3.33 takes them as
+  // defaults the file's own settings override, silently): refused, naming fio's rule; an
+  // unknown option is still named as such first.
   const char* source = std::getenv("AFASIM_SOURCE_DIR");
   REQUIRE(source != nullptr);
   const std::string shipped = std::string(source) + "/config/workloads/ise860-4k-randread.fio";
   for (const std::string& args : {"fio --quiet " + shipped + " --runtime=10s", "fio --quiet --runtime=10s " + shipped}) {
     const auto trailing = run_cli(args);
     CHECK(trailing.exit_code == 2);
-    CHECK(trailing.err.find("afasim fio: \"--runtime=10s\": command-line options apply only to the command-line jobs "
-                            "that follow them (--name=JOB ...), and none does") == 0);
+    CHECK(trailing.err.find("afasim fio: \"--runtime=10s\": options before any --name= are taken by fio as defaults "
+                            "that a job file's own settings override; afasim does not merge them into job files") == 0);
   }
+  const auto unknown = run_cli("fio --quiet " + shipped + " --minimal");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("minimal") != std::string::npos);
+  CHECK(unknown.err.find("options before any --name=") == std::string::npos);
   // The host queue model holds every command in flight: 17 x 65,536 is refused before the run.
   const auto deep = run_cli("fio --quiet --device memblaze-pblaze5-916-aic-3200gb --name=r --rw=randread "
                             "--iodepth=65536 --numjobs=17 --runtime=1ms --time_based");
@@ -1023,4 +1028,30 @@ TEST_CASE("a measured group whose writes the write cache absorbed says it measur
   const auto reads = run_cli("fio --quiet --output-format terse --name=r --filename=v --size=1g --rw=randread --runtime=1s --time_based");
   CHECK(reads.exit_code == 0);
   CHECK(reads.err.empty());
+}
+
+TEST_CASE("capped_iops: each direction at its own cap, clones counted, only jobs running through the window") {
+  using sim::kSecond;
+  // 70/30 with rate_iops=1000 runs 1000 reads and 1000 writes a second, as fio (review 27:
+  // the mix's share had been taken as binding, 1429).
+  const FioJobFile mixed = parse_job_ok("[m]\nfilename=v\nsize=1g\nrw=randrw\nrwmixread=70\nrate_iops=1000\n"
+                                        "numjobs=2\ntime_based\nruntime=10s\n");
+  REQUIRE(mixed.capped_iops(kSecond, 5 * kSecond));
+  CHECK(*mixed.capped_iops(kSecond, 5 * kSecond) == 4000);
+  const FioJobFile writes = parse_job_ok("[w]\nfilename=v\nsize=1g\nrw=randwrite\nrate_iops=5,700\ntime_based\nruntime=10s\n");
+  CHECK(*writes.capped_iops(kSecond, 5 * kSecond) == 700);  // the read cap is not issued
+  // Not a rate asked for throughout the window: None.
+  const char* not_throughout[] = {
+      "[a]\nfilename=v\nsize=1g\nrw=randwrite\nrate_iops=700\n",                                   // not time_based
+      "[a]\nfilename=v\nsize=1g\nrw=randwrite\nrate_iops=700\ntime_based\nruntime=3s\n",           // ends at 3 s
+      "[a]\nfilename=v\nsize=1g\nrw=randwrite\nrate_iops=700\ntime_based\nruntime=10s\nstartdelay=2s\n",        // starts at 2 s
+      "[a]\nfilename=v\nsize=1g\nrw=randwrite\ntime_based\nruntime=10s\n",                                      // uncapped
+      "[a]\nfilename=v\nsize=1g\nrw=randrw\nrate_iops=700,0\ntime_based\nruntime=10s\n",                         // writes uncapped
+      "[a]\nfilename=v\nsize=1g\nrw=randwrite\nrate_iops=700\ntime_based\nruntime=10s\n"
+      "[b]\nstonewall\nfilename=v\nsize=1g\nrw=randwrite\nrate_iops=700\ntime_based\nruntime=10s\n",             // in turn
+  };
+  for (const char* text : not_throughout) {
+    INFO(text);
+    CHECK_FALSE(parse_job_ok(text).capped_iops(kSecond, 5 * kSecond));
+  }
 }

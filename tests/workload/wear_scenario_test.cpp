@@ -210,5 +210,5 @@ TEST_CASE("fast-forward warns when a workload ran below its rate_iops over the m
   INFO(short_of.warnings[0]);
   CHECK(short_of.warnings[0].rfind("workloads[0] (w): ran at ", 0) == 0);
   CHECK(short_of.warnings[0].find(" IOPS of the 10000000 its rate_iops ask for over the window the fast-forward "
-                                  "repeats") != std::string::npos);
+                                  "repeats: the array (or a QoS limit) did not serve it") != std::string::npos);
 }
