@@ -218,7 +218,6 @@ void ControllerPair::set_preferred_controller(VolumeRuntime& v, Id controller) {
 }
 
 void ControllerPair::become_active(Id c) {
-  const Id p = ArrayContext::peer_of(c);
   ctx_.volumes.for_each([&](VolumeRuntime& v) {
     const Id o = owner(v.id);
     if (o == c) return;
@@ -231,14 +230,7 @@ void ControllerPair::become_active(Id c) {
                       std::string(to_string(ctl(v.preferred_controller).state)));
     }
   });
-  // A vault left on a controller that did not come back with the array: its peer vaulted
-  // current copies of the same data and has replayed them.
-  if (!is_up(ctl(p).state) && !ctl(p).vault.empty()) {
-    ctx_.emit(Severity::kWarning, "power", ArrayContext::controller_object(p),
-              "controller " + name(p) + "'s vault (" + std::to_string(ctl(p).vault.size()) +
-                  " blocks) discarded: the array is back without it and its mirror copies were replayed");
-    ctl(p).vault.clear();
-  }
+  // (A vault left on a peer that is not up was replayed by this controller at its boot.)
   if (background_.resume) background_.resume();
 }
 

@@ -134,11 +134,29 @@ void ControllerPair::boot_complete(Id c) {
   std::vector<VaultRecord> records = std::move(cr.vault);
   cr.vault.clear();
   std::int64_t replayed = 0;
-  const Time done = replay_vault(c, records, replayed);
+  Time done = replay_vault(c, records, replayed);
   if (!records.empty())
     ctx_.emit(Severity::kInfo, "power", ArrayContext::controller_object(c),
               "controller " + name(c) + " replayed " + mib(replayed * WriteCache::kBlockBytes) + " from its vault into the pool (" +
                   std::to_string(records.size() - static_cast<std::size_t>(replayed)) + " blocks already replayed)");
+  // A peer that is not up (failed, off, or booting behind this one) may hold the only vault
+  // of some acknowledged writes: this controller's own vault did not complete (it failed
+  // mid-vault) or held no copy. Its vault is replayed here too, before this controller
+  // serves any I/O, the blocks this one replayed skipped by version. (A choice: either
+  // controller reads both vaults, as the clean stop writes both into the pool. Hostile round
+  // 27: the peer's vault was discarded here "as its mirror copies were replayed" when they
+  // were not, and 128 MiB of acknowledged writes read back old.)
+  const Id p = ArrayContext::peer_of(c);
+  if (!is_up(ctl(p).state) && !ctl(p).vault.empty()) {
+    std::vector<VaultRecord> peer = std::move(ctl(p).vault);
+    ctl(p).vault.clear();
+    std::int64_t from_peer = 0;
+    done = std::max(done, replay_vault(c, peer, from_peer));
+    ctx_.emit(from_peer > 0 ? Severity::kWarning : Severity::kInfo, "power", ArrayContext::controller_object(c),
+              "controller " + name(c) + " replayed " + mib(from_peer * WriteCache::kBlockBytes) + " from controller " +
+                  name(p) + "'s vault, which is " + std::string(to_string(ctl(p).state)) + " (" +
+                  std::to_string(peer.size() - static_cast<std::size_t>(from_peer)) + " blocks already replayed)");
+  }
   // The supercaps charge once a controller is up.
   if (mains_on_ && !charging_) {
     settle_energy();

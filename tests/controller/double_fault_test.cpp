@@ -193,3 +193,40 @@ TEST_CASE("the last vaulting controller dying: its peer boots when the mains ret
   CHECK(t.lost_blocks() == 0);  // A ran write-through while B was down: nothing was dirty
   CHECK(a.invariant_report() == "");
 }
+
+TEST_CASE("a controller that died mid-vault boots alone after its peer vaulted and failed: it replays the peer's vault") {
+  // Hostile round 27: A failed mid-vault, B vaulted everything (its own blocks and its copies
+  // of A's), B failed while off; A came back and discarded B's vault "as its mirror copies
+  // were replayed": 128 MiB of acknowledged writes read back old, the volumes online.
+  SimArray a(5);
+  add_volumes(a);
+  Tracker t(a);
+  sim::Rng rng(5, "test.double_fault");
+  t.fill_then_burst(rng);
+  REQUIRE(a.array->data_path().dirty_bytes() > 0);
+  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
+  a.sim->run_until(a.sim->now() + 500 * sim::kMillisecond);
+  FaultSpec f{"controller_fail"};
+  f.controller = 1;
+  REQUIRE(a.array->inject_fault(f).is_ok());  // A dies mid-vault: no vault of its own
+  a.sim->run();                               // B's vault completes; the array is off
+  f.controller = 2;
+  REQUIRE(a.array->inject_fault(f).is_ok());  // B dies while off, its vault on flash
+  REQUIRE(a.array->inject_fault({"power_restore"}).is_ok());
+  f.type = "controller_restore";
+  f.controller = 1;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  a.sim->run();
+  REQUIRE(a.array->controller(1)->state == ControllerState::kActive);
+  REQUIRE(a.array->data_path().online());
+  bool replayed = false;
+  for (const auto& e : a.array->events(0, 100000).items)
+    replayed = replayed || (e.message.rfind("controller A replayed", 0) == 0 &&
+                            e.message.find("from controller B's vault, which is failed") != std::string::npos);
+  CHECK(replayed);
+  CHECK(t.lost_blocks() == 0);  // with B still failed
+  recover(a);
+  CHECK(t.lost_blocks() == 0);
+  CHECK(a.invariant_report() == "");
+  CHECK(a.array->data_path().check_all_parity() == "");
+}
