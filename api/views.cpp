@@ -254,9 +254,12 @@ json volume_view(const Array& array, const Volume& v) {
           {"effective_qos", qos_view(array.effective_qos(v))},
           {"allocated_bytes",
            array.data_path().allocated_extents(v.id) * array.extent_bytes(v.raid_type)},
-          // While no controller serves I/O (mains off, booting) no volume is online.
-          {"state", system_state(array) == "offline" ? std::string("offline")
-                                                     : std::string(to_string(array.volume_state(v.id)))},
+          // While no controller serves I/O (mains off, booting) no volume is online; nor is one
+          // no controller owns (its preferred controller booting, a takeover not yet done):
+          // its I/O waits for an owner (hostile round 27 read "online" while NBD reads hung).
+          {"state", system_state(array) == "offline" || array.data_path().owner(v.id) == 0
+                        ? std::string("offline")
+                        : std::string(to_string(array.volume_state(v.id)))},
           {"qos_status", qos_status_view(array, v.id)},
           {"created_time_ns", v.created_time_ns},
           {"revision", v.revision}};
