@@ -124,6 +124,16 @@ DoubleFault double_fault(std::uint64_t seed) {
   return r;
 }
 
+// Writes with dirty data left in the caches, cuts the mains, and runs 0.5 s into the vault
+// (which takes 2 s and more).
+void cut_into_vault(SimArray& a, Tracker& t, std::uint64_t seed) {
+  sim::Rng rng(seed, "test.double_fault");
+  t.fill_then_burst(rng);
+  REQUIRE(a.array->data_path().dirty_bytes() > 0);
+  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
+  a.sim->run_until(a.sim->now() + 500 * sim::kMillisecond);
+}
+
 }  // namespace
 
 TEST_CASE("double faults during the vault, while off and during the boot: nothing acknowledged lost") {
@@ -143,11 +153,7 @@ TEST_CASE("both controllers dying during the vault: the array is off, what neith
   SimArray a(3);
   add_volumes(a);
   Tracker t(a);
-  sim::Rng rng(3, "test.double_fault");
-  t.fill_then_burst(rng);
-  REQUIRE(a.array->data_path().dirty_bytes() > 0);
-  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
-  a.sim->run_until(a.sim->now() + 500 * sim::kMillisecond);  // the vault takes 2 s and more
+  cut_into_vault(a, t, 3);
   for (Id c = 1; c <= 2; ++c) {
     FaultSpec f{"controller_fail"};
     f.controller = c;
@@ -201,11 +207,7 @@ TEST_CASE("a controller that died mid-vault boots alone after its peer vaulted a
   SimArray a(5);
   add_volumes(a);
   Tracker t(a);
-  sim::Rng rng(5, "test.double_fault");
-  t.fill_then_burst(rng);
-  REQUIRE(a.array->data_path().dirty_bytes() > 0);
-  REQUIRE(a.array->inject_fault({"power_loss"}).is_ok());
-  a.sim->run_until(a.sim->now() + 500 * sim::kMillisecond);
+  cut_into_vault(a, t, 5);
   FaultSpec f{"controller_fail"};
   f.controller = 1;
   REQUIRE(a.array->inject_fault(f).is_ok());  // A dies mid-vault: no vault of its own
