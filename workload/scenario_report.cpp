@@ -84,6 +84,9 @@ ordered_json totals_json(const WorkloadTotals& w) {
   const auto& wr = w.direction[static_cast<std::size_t>(index_of(Direction::kWrite))];
   j["read"] = direction_json(r, length);
   j["write"] = direction_json(wr, length);
+  // Only when there were trims: a report of reads and writes reads as it always did.
+  const auto& tr = w.direction[static_cast<std::size_t>(index_of(Direction::kTrim))];
+  if (tr.ios > 0) j["trim"] = direction_json(tr, length);
   j["iops"] = number(per_second(static_cast<double>(r.ios + wr.ios), length), 1);
   j["bytes_per_second"] = number(per_second(static_cast<double>(r.bytes + wr.bytes), length), 0);
   j.update(scenario_latency_json(w.latency_ns));
@@ -226,6 +229,9 @@ void text_totals(std::string& out, const WorkloadTotals& w) {
                   static_cast<double>(rd.bytes), length, rd.latency_ns, "");
   text_totals_row(out, "", "write", "", "", static_cast<double>(wr.ios),
                   static_cast<double>(wr.bytes), length, wr.latency_ns, "");
+  if (const auto& tr = w.direction[2]; tr.ios > 0)
+    text_totals_row(out, "", "trim", "", "", static_cast<double>(tr.ios), static_cast<double>(tr.bytes), length,
+                    tr.latency_ns, "");
   text_totals_row(out, "", "all", "", "", static_cast<double>(rd.ios + wr.ios),
                   static_cast<double>(rd.bytes + wr.bytes), length, w.latency_ns,
                   std::to_string(w.errors));

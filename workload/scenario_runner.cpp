@@ -251,6 +251,10 @@ void Runner::on_completion(std::size_t workload, const FioCompletion& c) {
   ++d.ios;
   d.bytes += c.bytes;
   d.latency_ns.record(latency);
+  // A trim moves no data: it has its own totals, and the timeline, the "all" totals and the
+  // per-volume IOPS are reads and writes (model review 28: trims were in "all"'s latency and
+  // the timeline's writes, but not in "all"'s IOPS).
+  if (c.direction == Direction::kTrim) return;
   open_latency_ns_.record(latency);
   if (c.direction == Direction::kRead) {
     ++open_.read_ios;
@@ -369,7 +373,8 @@ void Runner::finish() {
     w.end_ns = w.start_ns;
     for (const auto& r : session.report().results) w.end_ns = std::max(w.end_ns, r.end_ns);
     if (w.stopped) w.end_ns = now;
-    for (const auto& d : w.direction) w.latency_ns.merge(d.latency_ns);
+    w.latency_ns.merge(w.direction[static_cast<std::size_t>(index_of(Direction::kRead))].latency_ns);
+    w.latency_ns.merge(w.direction[static_cast<std::size_t>(index_of(Direction::kWrite))].latency_ns);
   }
   stop_cleanly();  // after the workloads stopped: their I/O still in flight is not counted
   WorkloadTotals& a = report_.array;

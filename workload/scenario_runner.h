@@ -53,7 +53,7 @@ struct WorkloadTotals {
   // rate_iops_min not met: one each).
   std::int64_t errors = 0;
   std::string first_error;  // "12.345 s: no space ..." or empty
-  sim::Histogram latency_ns;                           // both directions
+  sim::Histogram latency_ns;                           // reads and writes (not trims)
 };
 
 // One report interval: (end_ns − length_ns, end_ns].

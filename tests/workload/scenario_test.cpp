@@ -336,6 +336,30 @@ TEST_CASE("duration_s cuts the last row and stops running workloads") {
   CHECK(w.end_ns == 2250 * sim::kMillisecond);
 }
 
+TEST_CASE("trims have their own totals; all, the timeline and the per-volume IOPS are reads and writes") {
+  // 256 writes of 1 MiB, then 64 trims of 4 MiB over the same 256 MiB (model review 28: the
+  // trims were in "all"'s latency and the timeline's writes, but not in "all"'s IOPS).
+  const Scenario s = parse_scenario_ok(std::string("{") + kHead + R"(,
+    "workloads": [{"name": "w", "fio": ["[fill]", "filename=v", "size=256m", "rw=write", "bs=1m", "iodepth=4",
+                   "[trim]", "stonewall", "filename=v", "size=256m", "rw=trim", "bs=4m", "iodepth=2"]}]})");
+  const ScenarioReport r = run_ok(s);
+  check_consistent(r);
+  const auto& w = totals_of(r, "w");
+  CHECK(w.direction[1].ios == 256);
+  CHECK(w.direction[2].ios == 64);
+  CHECK(w.direction[2].bytes == 256 << 20);
+  CHECK(w.direction[2].latency_ns.count() == 64);
+  CHECK(w.latency_ns.count() == 256);  // the writes only
+  std::int64_t timeline_writes = 0;
+  for (const auto& row : r.timeline) timeline_writes += row.write_ios;
+  CHECK(timeline_writes == 256);
+  const std::string text = format_scenario_text(r);
+  CHECK(text.find("\n                   trim ") != std::string::npos);
+  const auto json = nlohmann::json::parse(format_scenario_json(r));
+  CHECK(json["workloads"][0]["trim"]["ios"] == 64);
+  CHECK(json["workloads"][0]["iops"] == json["workloads"][0]["write"]["iops"]);
+}
+
 TEST_CASE("a scenario ending with a write cache full of 4K random writes destages it all (it aborted)") {
   // 8 s of 4K random writes at depth 16 leave ~850,000 dirty blocks in controller A's 4 GiB
   // cache; the end of the run destages them. Issued all at once, their journeys passed
