@@ -22,11 +22,11 @@ void WearLeveler::begin_measurement() {
     measure_base_[id].seen = e.written_bytes;
   }
   measure_host_.assign(static_cast<std::size_t>(hw_.drive_count()), 0);
-  measure_nand_.assign(static_cast<std::size_t>(hw_.drive_count()), 0);
+  measure_sequential_.assign(static_cast<std::size_t>(hw_.drive_count()), 0);
   measure_copy_.assign(static_cast<std::size_t>(hw_.drive_count()), 0);
   for (int d = 0; d < hw_.drive_count(); ++d) {
     measure_host_[static_cast<std::size_t>(d)] = hw_.ssd(d).wear().host_bytes_written;
-    measure_nand_[static_cast<std::size_t>(d)] = hw_.ssd(d).wear().nand_bytes_written;
+    measure_sequential_[static_cast<std::size_t>(d)] = hw_.ssd(d).sequential_bytes_written();
     measure_copy_[static_cast<std::size_t>(d)] = mover_.copy_bytes_to(d);
   }
 }
@@ -35,21 +35,24 @@ void WearLeveler::measure_rates() {
   const auto& extents = thin_.extents();
   const int n = hw_.drive_count();
   const double window_s = sim::to_seconds(sim_.now() - *measure_start_);
-  // Each SSD's sequential fraction over the window, from its own NAND / host bytes: the
-  // SSD model's NAND per host byte is σ + (1 − σ) × WA_random (datapac/ssd.h). The copies of
-  // moves in flight meanwhile are left out (sequential streams, NAND = bytes): fast-forward
-  // counts its own copies, and the σ found here applies to the members' host writes only.
+  // Each SSD's sequential fraction over the window: the host bytes that continued one of its
+  // recent write runs (datapac::Ssd::sequential_bytes_written). Not from the window's NAND /
+  // host bytes: a few seconds of sequential writes barely move a drive preconditioned with
+  // random ones off its random write amplification (its blocks still hold scattered old data
+  // to collect), so 1 MiB streams read as all random and were fast-forwarded at the random WA,
+  // 1.43x the wear (model review 28). Replayed as sequential, the replica's WA falls towards 1
+  // as the stream overwrites the drive, as a real drive's does. The copies of moves in flight
+  // meanwhile are left out (sequential runs): fast-forward counts its own copies, and the σ
+  // found here applies to the members' host writes only.
   std::vector<double> drive_sequential(static_cast<std::size_t>(n), 0.0);
   for (int d = 0; d < n; ++d) {
     const auto k = static_cast<std::size_t>(d);
     const auto copy = static_cast<double>(mover_.copy_bytes_to(d) - measure_copy_[k]);
     const auto host =
         static_cast<double>(hw_.ssd(d).wear().host_bytes_written - measure_host_[k]) - copy;
-    const auto nand =
-        static_cast<double>(hw_.ssd(d).wear().nand_bytes_written - measure_nand_[k]) - copy;
-    const double wa = hw_.ssd(d).timing().random_write_amplification;
-    if (host > 0 && wa > 1.0 + 1e-9)
-      drive_sequential[k] = std::clamp((wa - nand / host) / (wa - 1.0), 0.0, 1.0);
+    const auto sequential =
+        static_cast<double>(hw_.ssd(d).sequential_bytes_written() - measure_sequential_[k]) - copy;
+    if (host > 0) drive_sequential[k] = std::clamp(sequential / host, 0.0, 1.0);
   }
   // Each member's measured rate (host bytes/s) and sequential fraction (its SSD's).
   ff_rates_.assign(extents.size(), {});

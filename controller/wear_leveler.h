@@ -228,7 +228,7 @@ class WearLeveler {
   std::vector<std::array<double, pool::kMaxMembers>> ff_sequential_;  // sequential fraction
   std::optional<sim::Time> measure_start_;
   std::vector<Heat> measure_base_;  // written_bytes at the start, by extent id
-  std::vector<std::int64_t> measure_host_, measure_nand_;  // per drive at the start
+  std::vector<std::int64_t> measure_host_, measure_sequential_;  // per drive at the start
   std::vector<std::int64_t> measure_copy_;  // per drive: move copy bytes at the start
 };
 

@@ -100,6 +100,7 @@ Ssd::Ssd(const config::SsdModel& model, const SsdOptions& options)
       options_(options) {
   const sim::Status valid = validate(model, options);
   AFASIM_ASSERT(valid.is_ok(), valid.message());
+  write_run_end_.fill(-1);
   switch (options_.payload) {
     case PayloadKind::kNone:
       payload_ = make_none_store(model_.capacity_bytes);
@@ -193,6 +194,7 @@ sim::Status Ssd::check_access(std::int64_t offset, std::int64_t length) const {
       const sim::Time done = ssd_op_fault(flash_->schedule(arrival, ssd::Op::kWrite, offset, length),
                                           program_ns_);
       wear_.host_bytes_written += length;
+      note_write_run(offset, length);
       host_rate_.add(arrival, length);
       nand_rate_.add(arrival, count_nand());
       if (!was_steady && flash_->steady_state()) refresh_timing();
@@ -306,6 +308,8 @@ void Ssd::reset_drive() {
   nand_committed_ = 0;
   host_rate_.reset();
   nand_rate_.reset();
+  write_run_end_.fill(-1);
+  sequential_bytes_written_ = 0;
   refresh_timing();
 }
 
@@ -329,6 +333,7 @@ sim::Status Ssd::add_bulk_writes(sim::Time start, sim::Time duration, std::int64
   if (host_bytes == 0) return {};
   const bool was_steady = flash_->steady_state();
   wear_.host_bytes_written += host_bytes;
+  sequential_bytes_written_ += std::llround(sequential_fraction * static_cast<double>(host_bytes));
   host_rate_.add_span(start, duration, host_bytes);
   const std::int64_t nand = flash_->add_bulk_writes(host_bytes, sequential_fraction);
   wear_.nand_bytes_written += nand;
@@ -337,6 +342,18 @@ sim::Status Ssd::add_bulk_writes(sim::Time start, sim::Time duration, std::int64
   nand_rate_.add_span(start, duration, nand);
   if (!was_steady && flash_->steady_state()) refresh_timing();
   return {};
+}
+
+void Ssd::note_write_run(std::int64_t offset, std::int64_t length) {
+  for (std::int64_t& end : write_run_end_) {
+    if (end == offset) {
+      end = offset + length;
+      sequential_bytes_written_ += length;
+      return;
+    }
+  }
+  write_run_end_[static_cast<std::size_t>(next_write_run_)] = offset + length;
+  next_write_run_ = (next_write_run_ + 1) % kWriteRuns;
 }
 
 sim::Status Ssd::set_host_span_fraction(double fraction) {

@@ -160,6 +160,15 @@ class Ssd : public BlockDevice {
 
   // --- Wear ---
   const SsdWear& wear() const { return wear_; }
+  // Host bytes written that continued one of the last kWriteRuns write runs (a write starting
+  // where one of them ended): what the SSD's garbage collection sees as sequential, whole
+  // blocks invalidated together. Fast-forward's bulk writes add their sequential fraction.
+  // The wear leveler's fast-forward takes each SSD's sequential fraction from it.
+  std::int64_t sequential_bytes_written() const { return sequential_bytes_written_; }
+  // Interleaved sequential streams one SSD tells apart: an array destages several runs at once
+  // (each RAID member chunk of a stream is one run on its drive). Assumption: 8, as a drive keeps
+  // a few open write points (NVMe streams and most FTLs: 4 to 16).
+  static constexpr int kWriteRuns = 8;
   // Host / NAND bytes written per second over the last complete rate window before `now`.
   double host_write_bytes_per_second(sim::Time now) const { return host_rate_.rate(now); }
   double nand_write_bytes_per_second(sim::Time now) const { return nand_rate_.rate(now); }
@@ -196,6 +205,8 @@ class Ssd : public BlockDevice {
   // Counts the NAND bytes the flash model committed since the last count into the wear;
   // returns them.
   std::int64_t count_nand();
+  // Counts a write of [offset, offset + length) sequential when it continues a recent run.
+  void note_write_run(std::int64_t offset, std::int64_t length);
   void reset_drive();
 
   std::unique_ptr<ssd::FlashSsd> flash_;
@@ -219,6 +230,9 @@ class Ssd : public BlockDevice {
   double nand_committed_ = 0;  // the FlashSsd's committed NAND bytes at the last count
   RateMeter host_rate_;
   RateMeter nand_rate_;
+  std::array<std::int64_t, kWriteRuns> write_run_end_;  // -1: none; replaced oldest first
+  int next_write_run_ = 0;
+  std::int64_t sequential_bytes_written_ = 0;
 
   config::SsdModel model_;
   SsdOptions options_;
