@@ -1,4 +1,5 @@
 #include "config/preset.h"
+#include "config/file_text.h"
 #include "config/preset_reader.h"
 
 #include <nlohmann/json.hpp>
@@ -529,22 +530,36 @@ sim::Result<Catalog> Catalog::from_files(const std::map<std::string, std::string
 
 sim::Result<Catalog> Catalog::embedded() { return from_files(embedded_files()); }
 
+// A preset file larger than this is refused (the largest shipped one is ~20 KB).
+constexpr std::size_t kMaxPresetFileBytes = 4 << 20;
+
 sim::Result<Catalog> Catalog::from_directory(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (!fs::exists(dir, ec)) return sim::invalid_argument(dir + ": no such directory");
   if (!fs::is_directory(dir, ec)) return sim::invalid_argument(dir + ": not a directory");
   std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    const std::string rel = fs::relative(entry.path(), dir).generic_string();
+  // Every step with an error code: a symlink loop anywhere in the folder (systems/x.json ->
+  // x.json) threw filesystem_error out of the scan and killed every command (hostile round 28).
+  fs::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
+    if (entry.path().extension() != ".json") continue;
+    // Lexically: a link to a file elsewhere is a preset of the folder it is in here.
+    const std::string rel = entry.path().lexically_relative(dir).generic_string();
     if (!(rel == "sources.json" || starts_with(rel, "systems/") || starts_with(rel, "ssds/") ||
           starts_with(rel, "models/") || starts_with(rel, "devices/")))
       continue;  // workloads/, scenarios/ belong to other readers
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in.good() && !in.eof()) return sim::invalid_argument(entry.path().string() + ": unreadable");
-    files[rel] = ss.str();
+    std::error_code file_ec;
+    const bool regular = entry.is_regular_file(file_ec);
+    if (file_ec) return sim::invalid_argument(entry.path().string() + ": " + file_ec.message());
+    if (!regular) continue;
+    auto text = read_file_text(entry.path().string(), kMaxPresetFileBytes);
+    if (!text.is_ok()) return sim::invalid_argument(text.status().message());
+    if (text->size() > kMaxPresetFileBytes)
+      return sim::invalid_argument(entry.path().string() + ": larger than " + std::to_string(kMaxPresetFileBytes) +
+                                   " bytes");
+    files[rel] = std::move(text).value();
   }
   if (ec) return sim::invalid_argument(dir + ": " + ec.message());
   auto catalog = from_files(files);

@@ -55,7 +55,8 @@ class Parser {
  private:
   void only_keys(const json& j, const std::string& key, std::initializer_list<const char*> known) const {
     if (!j.is_object()) fail(key, "must be an object, got " + std::string(j.type_name()));
-    for (const auto& [k, v] : j.items()) {
+    for (const auto& item : j.items()) {
+      const std::string& k = item.key();  // not a structured binding: clang 14 (make fuzz) cannot capture one
       if (std::find_if(known.begin(), known.end(), [&](const char* n) { return k == n; }) != known.end()) continue;
       std::string names;
       for (const char* n : known) names += (names.empty() ? "" : ", ") + std::string(n);

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -193,7 +196,32 @@ TEST_CASE("from_directory reads the source tree's config/ like the embedded copy
   CHECK(cat->system_names().size() == 3);
   auto missing = config::Catalog::from_directory("/nonexistent/afasim");
   REQUIRE_FALSE(missing.is_ok());
-  CHECK(missing.status().message() == "/nonexistent/afasim: not a directory");
+  CHECK(missing.status().message() == "/nonexistent/afasim: no such directory");
+}
+
+TEST_CASE("from_directory: a symlink loop, a dangling link or a file in place of the folder is an error naming it") {
+  // Hostile round 28: a preset file linked to itself (systems/loop.json -> loop.json) threw
+  // filesystem_error out of the folder's scan and killed every command that read presets.
+  const char* src = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(src != nullptr);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("afasim-preset-loop-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(std::string(src) + "/config", dir, std::filesystem::copy_options::recursive);
+  std::filesystem::create_symlink("loop.json", dir / "systems" / "loop.json");
+  auto loop = config::Catalog::from_directory(dir.string());
+  REQUIRE_FALSE(loop.is_ok());
+  CHECK(loop.status().message() == (dir / "systems" / "loop.json").string() + ": Too many levels of symbolic links");
+  std::filesystem::remove(dir / "systems" / "loop.json");
+  std::filesystem::create_symlink("/nonexistent/afasim.json", dir / "ssds" / "gone.json");
+  auto dangling = config::Catalog::from_directory(dir.string());
+  REQUIRE_FALSE(dangling.is_ok());
+  CHECK(dangling.status().message() == (dir / "ssds" / "gone.json").string() + ": No such file or directory");
+  std::filesystem::remove(dir / "ssds" / "gone.json");
+  CHECK(config::Catalog::from_directory(dir.string()).is_ok());
+  auto file = config::Catalog::from_directory((dir / "sources.json").string());
+  REQUIRE_FALSE(file.is_ok());
+  CHECK(file.status().message() == (dir / "sources.json").string() + ": not a directory");
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("derived figures: rated endurance and supercap energy") {
