@@ -30,6 +30,20 @@ constexpr const char* kMetaFirstStart = "first_start";
 
 namespace {
 
+// Refused when `snapshot` holds no array but STATE/users.json is there: `afasim serve` makes its
+// users after its array, so that is a database lost (deleted, or truncated to nothing), not a
+// first start (hostile round 28: a server started as a new, empty array, every volume, host
+// and event gone without a word, the old admin password still working).
+sim::Status check_database_not_lost(const controller::Snapshot& snapshot, const std::string& state_dir) {
+  std::error_code ec;
+  if (snapshot.meta.count("initialized") != 0 || !std::filesystem::exists(state_dir + "/users.json", ec))
+    return sim::Status::ok();
+  return sim::precondition_failed(
+      "state directory " + state_dir + ": afasim.db holds no array (it is missing or empty) but users.json of an "
+      "earlier one is there; restore afasim.db from a backup, or move users.json and admin-password aside to start "
+      "a new array in this directory");
+}
+
 // For --payload file: STATE/payload, checked against what the database says it held (see
 // the comments), made if missing; sets `dp`'s payload directory and payload_must_exist.
 sim::Status prepare_payload_dir(store::SqliteStore& store, const controller::Snapshot& snapshot,
@@ -60,6 +74,7 @@ sim::Status prepare_payload_dir(store::SqliteStore& store, const controller::Sna
           dp.payload_dir + " holds " + std::to_string(images) +
           " SSD image(s) of an earlier one; restore afasim.db from a backup, or move the payload directory "
           "aside to start a new array (it would otherwise reuse the old data)");
+    if (sim::Status st = check_database_not_lost(snapshot, state_dir); !st.is_ok()) return st;
   }
   // An array that kept its data in payload files before: a missing or empty file is lost
   // data, refused (open_file_store), not recreated blank with the volumes still online. An
@@ -101,8 +116,12 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
                                     "/payload (it was started with --payload file); start it with --payload file, "
                                     "or use another --state directory for a run with --payload " +
                                     datapac::payload_kind_name(payload));
-  if (payload == datapac::PayloadKind::kFile)
+  if (payload == datapac::PayloadKind::kFile) {
+    // (The images' refusal first: it says more.)
     if (sim::Status st = prepare_payload_dir(*s.store, *snapshot, state_dir, options.data_path); !st.is_ok()) return st;
+  } else if (sim::Status st = check_database_not_lost(*snapshot, state_dir); !st.is_ok()) {
+    return st;
+  }
   auto array = controller::Array::open(*s.sim, catalog, preset, *s.store, *snapshot, options);
   if (!array) {
     const sim::Code code = array.status().code();

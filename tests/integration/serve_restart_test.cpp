@@ -173,6 +173,43 @@ TEST_CASE("provisioned objects survive a stop and start of afasim serve, ids and
   }
 }
 
+TEST_CASE("a database deleted or emptied beside the users of an earlier start is refused, not a new array") {
+  // Hostile round 28: with afasim.db removed (or truncated to nothing) but users.json and
+  // admin-password still there, serve started a brand-new array: every volume, host, mapping
+  // and event gone without a word, and the old admin password still let scripts in. (With
+  // --payload file the SSD images refuse such a start already: the test above.)
+  TempStateDir dir;
+  const std::string state = dir.path() + "/state";
+  {
+    ServeProcess serve(state, {"--pace", "none", "--payload", "none"});
+    Client c(serve.port(), state);
+    c.post("/volumes", {{"name", "kept"}, {"capacity_bytes", "1GiB"}, {"raid_type", "RAID10"}});
+    CHECK(serve.stop() == 0);
+  }
+  const std::string users = state + "/users.json";
+  REQUIRE(std::filesystem::exists(users));
+  for (const bool truncate : {false, true}) {
+    INFO((truncate ? "truncated" : "deleted"));
+    if (truncate) std::ofstream(state + "/afasim.db", std::ios::trunc);
+    else std::filesystem::remove(state + "/afasim.db");
+    std::filesystem::remove(state + "/afasim.db-wal");
+    std::filesystem::remove(state + "/afasim.db-shm");
+    const auto [code, log] = serve_once(state, "--payload none --listen 127.0.0.1:0");
+    INFO(log);
+    CHECK(code == 1);
+    CHECK(log.find("afasim.db holds no array (it is missing or empty) but users.json of an earlier one is there") !=
+          std::string::npos);
+    CHECK(std::filesystem::exists(users));
+  }
+  // Moved aside as the message says: a new array starts.
+  std::filesystem::rename(users, state + "/users.json.old");
+  std::filesystem::rename(state + "/admin-password", state + "/admin-password.old");
+  ServeProcess serve(state, {"--pace", "none", "--payload", "none"});
+  Client c(serve.port(), state);
+  CHECK(c.get("/volumes")["items"].empty());
+  CHECK(serve.stop() == 0);
+}
+
 TEST_CASE("a first start cut short is made again, not refused as an array whose database was lost") {
   // Hostile round 17: serve killed in its first ~0.2 s (while it makes the 40 SSD images, before
   // the database says "initialized") left a directory every later start refused, advising to
