@@ -1,6 +1,8 @@
 #include "http/parse.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -113,11 +115,20 @@ std::optional<Response> precheck(Request& r, unsigned http_version, const Server
     return problem_response(400, problem::kBadRequest, "an HTTP/1.1 request needs a Host header",
                             r.path);
   if (has_host && !host_allowed(r.header("Host"), options.allowed_hosts)) {
-    std::string host = r.header("Host").substr(0, 100);
+    // Quoted up to its first character that no host name or address has, at most 100: a line
+    // folded onto Host (obsolete folding, merged into its value) was echoed whole, an
+    // Authorization header's credentials with it (hostile round 28).
+    const std::string& value = r.header("Host");
+    const std::size_t host_end = std::min<std::size_t>(
+        100, std::find_if_not(value.begin(), value.end(),
+                              [](unsigned char c) { return std::isalnum(c) || (c != 0 && std::strchr(".-_:[]%", c) != nullptr); }) -
+                 value.begin());
+    const std::string host = value.substr(0, host_end);
     return problem_response(421, problem::kMisdirected,
                             "this server does not answer for host " +
                                 nlohmann::json(host).dump(-1, ' ', false,
                                                           nlohmann::json::error_handler_t::replace) +
+                                (host_end < value.size() ? ", cut at a character no host name has," : "") +
                                 " (an IP address, localhost, or a name given with --allowed-hosts)",
                             r.path);
   }
