@@ -194,18 +194,18 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
   }
   user = decoded->substr(0, colon);
   const std::string mac = hmac(impl_->mac_key, *decoded);
+  const bool limited = login_wait_s(address) > 0;
   bool known = false;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    auto it = impl_->verified.find(user);
-    known = it != impl_->verified.end() && equal_constant_time(it->second, mac);
+    known = impl_->verified_for(user, mac, address, limited);
   }
   if (!known) {
     // An address past its failed logins, or that no hash slot is open to, is answered at once
     // (on the I/O thread): its unverified passwords neither wait for a worker nor cost a hash.
     // check_password refuses the same on the worker if either changed meanwhile. Passwords it
-    // had verified before still pass.
-    PasswordCheck check = login_wait_s(address) > 0 ? PasswordCheck::kLimited : PasswordCheck::kBusy;
+    // had verified before from this address still pass.
+    PasswordCheck check = limited ? PasswordCheck::kLimited : PasswordCheck::kBusy;
     if (check == PasswordCheck::kBusy && !may_block && !impl_->hash_slots->full(hash_slot_access(address)))
       return http::Verdict::kNeedsWorker;  // the hash takes ~20-40 ms
     std::string checked;  // the proof of the password check_password matched
@@ -227,16 +227,17 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
     // Remembered only if the password is still the one checked (hostile round 24: a change
     // that landed during the hash was undone by its result).
     std::lock_guard<std::mutex> lock(impl_->mu);
-    if (impl_->proves(user, checked)) impl_->verified[user] = mac;
+    if (impl_->proves(user, checked)) impl_->remember_verified(user, mac, address);
   }
   // Still verified (a new password forgets it), under the lock the proof is read with.
   std::lock_guard<std::mutex> lock(impl_->mu);
   const auto it = impl_->verified.find(user);
   const Impl::Stored* s = impl_->find(std::string_view(user));
-  if (s == nullptr || it == impl_->verified.end() || !equal_constant_time(it->second, mac)) {
+  if (s == nullptr || it == impl_->verified.end() || !equal_constant_time(it->second.mac, mac)) {
     why = "wrong user name or password";  // deleted or given a new password since the check
     return http::Verdict::kDeny;
   }
+  impl_->remember_verified(user, mac, address);
   role = s->user.role;
   proof = impl_->proof_of(*s);
   return http::Verdict::kAllow;
@@ -268,7 +269,7 @@ std::function<bool()> Auth::credential_check(const http::Request& r) const {
     mac = hmac(impl->mac_key, *decoded);
     const auto it = impl->verified.find(user);
     const Impl::Stored* s = impl->find(std::string_view(user));
-    if (it == impl->verified.end() || !equal_constant_time(it->second, mac) || s == nullptr) return refused;
+    if (it == impl->verified.end() || !equal_constant_time(it->second.mac, mac) || s == nullptr) return refused;
     user_id = s->user.id;
   } else {
     return refused;
@@ -291,7 +292,7 @@ std::function<bool()> Auth::credential_check(const http::Request& r) const {
     } else {
       const auto it = impl->verified.find(user);
       const Impl::Stored* s = impl->find(std::string_view(user));
-      ok = it != impl->verified.end() && equal_constant_time(it->second, mac) && s != nullptr && s->user.id == user_id;
+      ok = it != impl->verified.end() && equal_constant_time(it->second.mac, mac) && s != nullptr && s->user.id == user_id;
     }
     if (ok) seen->generation = now_generation;
     else seen->ended = true;
@@ -343,6 +344,29 @@ PasswordCheck Auth::check_password(const std::string& user, const std::string& p
   // this address could take the reserved slot in between, as if it had not failed.
   login_failed(address);
   return PasswordCheck::kWrong;
+}
+
+PasswordCheck Auth::check_login(const std::string& user, const std::string& password, const std::string& address,
+                                std::string* proof) {
+  const std::string mac = hmac(impl_->mac_key, user + ":" + password);
+  const bool limited = login_wait_s(address) > 0;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    const Impl::Stored* s = impl_->find(std::string_view(user));
+    if (s != nullptr && impl_->verified_for(user, mac, address, limited)) {
+      impl_->remember_verified(user, mac, address);
+      if (proof != nullptr) *proof = impl_->proof_of(*s);
+      return PasswordCheck::kMatch;
+    }
+  }
+  std::string checked;
+  const PasswordCheck check = check_password(user, password, address, &checked);
+  if (check == PasswordCheck::kMatch) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->proves(user, checked)) impl_->remember_verified(user, mac, address);
+  }
+  if (proof != nullptr) *proof = std::move(checked);
+  return check;
 }
 
 HashSlots::Access Auth::hash_slot_access(const std::string& address) const {

@@ -193,6 +193,12 @@ class Auth {
   // during the check is kWrong (not counted as a failure).
   PasswordCheck check_password(const std::string& user, const std::string& password,
                                const std::string& address, std::string* proof = nullptr);
+  // check_password for a login body (POST /sessions): a password verified before passes
+  // without a hash, as Basic credentials do in the guard, from any address while it is not
+  // past its failed logins, else only from an address that presented it before; a match is
+  // remembered so. (Hostile round 28: a body was 429 where the same password as Basic passed.)
+  PasswordCheck check_login(const std::string& user, const std::string& password, const std::string& address,
+                            std::string* proof = nullptr);
   // The hash alone, without a slot or a failed login counted: for an admin's own checks. A
   // user's current_password goes through check_password like a login (hostile round 20: a
   // stolen token guessed its owner's password 67 times a second through it, never limited).

@@ -43,10 +43,13 @@ Role read_role(const FieldReader& f, const std::string& key) {
 // Checks `user`'s `password` from the caller's address as a login does: 429 while the address
 // is past its failed logins, 503 when no hash slot is open to it; false (and counted as a
 // failed login from the address) when it does not match. `proof`: Auth::check_password's.
+// `login`: a login body, which a password verified before passes as Basic's does
+// (Auth::check_login); a current_password is always hashed.
 bool password_matches(Auth& auth, const Call& c, const std::string& user, const std::string& password,
-                      std::string* proof) {
+                      std::string* proof, bool login) {
   const std::string& address = c.http.remote_address;
-  const PasswordCheck check = auth.check_password(user, password, address, proof);
+  const PasswordCheck check = login ? auth.check_login(user, password, address, proof)
+                                    : auth.check_password(user, password, address, proof);
   if (check == PasswordCheck::kLimited) {
     const std::int64_t wait_s = auth.login_wait_s(address);
     throw ApiError(429, problem::kTooManyFailedLogins, auth.too_many_failed_logins(address, wait_s))
@@ -103,7 +106,7 @@ Reply AuthEndpoints::create_session(const Call& c) {
     FieldReader f(body, {"username", "password"});
     const std::string name = f.required_string("username");
     const std::string password = f.required_string("password");
-    if (!password_matches(auth_, c, name, password, &proof))  // counted as a failed login
+    if (!password_matches(auth_, c, name, password, &proof, true))  // counted as a failed login
       throw ApiError(401, problem::kUnauthorized, "wrong user name or password");
     user = name;
   }
@@ -185,7 +188,7 @@ Reply AuthEndpoints::update_user(const Call& c) {
   std::string proof;
   if (password && current->name == c.user()) {
     if (!current_password) throw bad_request("changing your own password needs current_password (your password now)");
-    if (!password_matches(auth_, c, current->name, *current_password, &proof))  // a failed login too
+    if (!password_matches(auth_, c, current->name, *current_password, &proof, false))  // a failed login too
       throw ApiError(403, problem::kForbidden, "current_password does not match: your password is unchanged");
   }
   if (!role && !password) return Reply(200, user_view(*current));  // nothing to change

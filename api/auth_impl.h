@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,7 +55,15 @@ struct Auth::Impl {
   std::vector<Live> sessions;
   std::int64_t next_session_id = 1;
   const std::string mac_key = random_bytes(32);
-  std::unordered_map<std::string, std::string> verified;  // user -> HMAC of "user:password"
+  // Passwords verified before (Basic's, and login bodies'): user -> the HMAC of
+  // "user:password" and the client addresses that presented it (at most kVerifiedAddressesMax;
+  // past that the set starts again).
+  struct Verified {
+    std::string mac;
+    std::set<std::string> from;
+  };
+  static constexpr std::size_t kVerifiedAddressesMax = 256;
+  std::unordered_map<std::string, Verified> verified;
   // Failed password checks by client address in the minute since the first of them
   // (AuthOptions::failed_logins_per_minute); an address whose minute is over is dropped.
   struct Failures {
@@ -80,6 +89,24 @@ struct Auth::Impl {
   bool proves(const std::string& user, const std::string& proof) {
     const Stored* s = find(std::string_view(user));
     return s != nullptr && !proof.empty() && equal_constant_time(proof_of(*s), proof);
+  }
+
+  // Whether `mac` is `user`'s verified password and `address` may pass with it without a hash:
+  // any address while it is not `limited` (past its failed logins), else only one that
+  // presented it before. An address past its failed logins that could pass with any verified
+  // password was an oracle at HMAC speed: its wrong guesses 429 unhashed, the right one 200
+  // (review of hostile round 28). REQUIRES: mu held.
+  bool verified_for(const std::string& user, const std::string& mac, const std::string& address, bool limited) const {
+    const auto it = verified.find(user);
+    return it != verified.end() && equal_constant_time(it->second.mac, mac) &&
+           (!limited || it->second.from.count(address) != 0);
+  }
+  // Remembers `mac` as `user`'s verified password, presented from `address`. REQUIRES: mu held.
+  void remember_verified(const std::string& user, const std::string& mac, const std::string& address) {
+    Verified& v = verified[user];
+    if (v.mac != mac) v = Verified{mac, {}};
+    if (v.from.size() >= kVerifiedAddressesMax) v.from.clear();
+    v.from.insert(address);
   }
 
   Stored* find(std::string_view name) {

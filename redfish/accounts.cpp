@@ -170,14 +170,14 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
       require_members(body, {"UserName", "Password"});
       const std::string name = read_string(body, "UserName");
       const api::PasswordCheck check =
-          auth_.check_password(name, read_string(body, "Password"), r.remote_address, &proof);
+          auth_.check_login(name, read_string(body, "Password"), r.remote_address, &proof);
       if (check == api::PasswordCheck::kLimited) {
         const std::int64_t wait_s = auth_.login_wait_s(r.remote_address);
         throw too_many_failed_logins(auth_.too_many_failed_logins(r.remote_address, wait_s), wait_s);
       }
       if (check == api::PasswordCheck::kBusy)
         throw password_checks_busy(auth_.password_checks_busy(r.remote_address));
-      if (check == api::PasswordCheck::kWrong)  // counted as a failed login by check_password
+      if (check == api::PasswordCheck::kWrong)  // counted as a failed login by check_login
         throw RedfishError(401, "ResourceAtUriUnauthorized", "Wrong user name or password.");
       user = name;
     }

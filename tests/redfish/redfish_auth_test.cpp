@@ -198,17 +198,17 @@ TEST_CASE(
   // bound (api::AuthOptions::password_hashes_in_progress_max) is shared with /api/v1.
   RedfishServer s;
   make_user(s, "bob", api::Role::kMonitor, "bob-pass-1");
-  // A login with a body: bob's Basic credentials are still unverified.
+  make_user(s, "carol", api::Role::kMonitor, "carol-pass-1");  // her password is never checked before the slots fill
   const std::string token = login(s.port(), "bob", "bob-pass-1");
   std::optional<api::HashSlots::Slot> first = s.auth().try_hash_slot();
   std::optional<api::HashSlots::Slot> second = s.auth().try_hash_slot();
   REQUIRE(first);
   REQUIRE(second);
-  const json body = {{"UserName", "bob"}, {"Password", "bob-pass-1"}};
+  const json body = {{"UserName", "carol"}, {"Password", "carol-pass-1"}};
   // Held slots are never given back while these run: an answer at all means nothing waited.
   for (const Answer& a :
        {call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", body, {}),
-        call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("bob", "bob-pass-1"))}) {
+        call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("carol", "carol-pass-1"))}) {
     REQUIRE(a.status == 503);
     CHECK(a.header("Retry-After") == "1");
     CHECK(a.header("X-Auth-Token").empty());
@@ -221,10 +221,15 @@ TEST_CASE(
   }
   CHECK(call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, {"token", token}).status ==
         200);
+  // Bob's password, verified by his login body, is not held up: as Basic or in a body.
+  CHECK(call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("bob", "bob-pass-1")).status == 200);
+  CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", {{"UserName", "bob"}, {"Password", "bob-pass-1"}},
+             {})
+            .status == 201);
   CHECK(s.auth().login_wait_s("127.0.0.1") == 0);  // not failed logins
   first.reset();
   CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", body, {}).status == 201);
-  CHECK(password_works(s.port(), "bob", "bob-pass-1"));
+  CHECK(password_works(s.port(), "carol", "carol-pass-1"));
 }
 
 TEST_CASE(
@@ -232,16 +237,19 @@ TEST_CASE(
     "address has a failed login it is 503 with Retry-After") {
   RedfishServer s;
   make_user(s, "bob", api::Role::kMonitor, "bob-pass-1");
+  make_user(s, "carol", api::Role::kMonitor, "carol-pass-1");  // never checked before the failure
   std::optional<api::HashSlots::Slot> shared = s.auth().try_hash_slot();  // 1 of 2: the shared one
   REQUIRE(shared);
   const json body = {{"UserName", "bob"}, {"Password", "bob-pass-1"}};
+  const json unverified = {{"UserName", "carol"}, {"Password", "carol-pass-1"}};
   const std::string sessions = "/redfish/v1/SessionService/Sessions";
   CHECK(call(s.port(), "POST", sessions, body, {}).status == 201);  // 127.0.0.1 has not failed
   CHECK(call(s.port(), "POST", sessions, {{"UserName", "bob"}, {"Password", "wrong-pass-1"}}, {})
             .status == 401);
+  CHECK(call(s.port(), "POST", sessions, body, {}).status == 201);  // verified before: not held up
   for (const Answer& a :
-       {call(s.port(), "POST", sessions, body, {}),
-        call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("bob", "bob-pass-1"))}) {
+       {call(s.port(), "POST", sessions, unverified, {}),
+        call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, basic("carol", "carol-pass-1"))}) {
     REQUIRE(a.status == 503);
     CHECK(a.header("Retry-After") == "1");
     CHECK(a.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] ==
@@ -253,7 +261,7 @@ TEST_CASE(
           "passwords verified before are not held up).");
   }
   shared.reset();
-  CHECK(call(s.port(), "POST", sessions, body, {}).status == 201);
+  CHECK(call(s.port(), "POST", sessions, unverified, {}).status == 201);
 }
 
 TEST_CASE("Redfish PATCH Accounts/{id} Password: one's own only with Basic credentials (403 with a token), another's by an admin") {
