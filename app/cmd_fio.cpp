@@ -333,12 +333,17 @@ Runner add_fio_command(CLI::App& app) {
   cmd->add_option("--output", o->output, "Write the report to this file instead of stdout");
   cmd->add_option("--section", o->sections, "Run only this job section (repeatable), as fio's --section");
   add_volume_options(cmd, "job", o->raid_type, o->provisioning, o->config_dir, o->quiet);
-  cmd->add_option("--device", o->device,
-                  "Run on this bare device (afasim devices lists them) instead of an array");
+  CLI::Option* device = cmd->add_option("--device", o->device,
+                                        "Run on this bare device (afasim devices lists them) instead of an array");
+  // The array's flags are refused beside --device, and --device-state without it: they were
+  // taken and ignored without a word (hostile round 28: --device X --raid-type RAID5 printed
+  // the same report as --device X).
+  for (const char* array_flag : {"--system", "--raid-type", "--provisioning"}) device->excludes(cmd->get_option(array_flag));
   cmd->add_option("--device-state", o->device_state,
                   "With --device: fresh (out of the box), filled (written once, as reviews start) or steady (SNIA PTS preconditioned)")
       ->check(CLI::IsMember({"fresh", "filled", "steady"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(device);
   return [o, cmd] {
     o->extras = cmd->remaining();
     return run_fio_command(*o);

@@ -36,12 +36,16 @@ int run_vdbench_command(const VdbenchOptions& o) {
     if (const std::string bad = output_file_problem(o.svg, {o.parm_file}); !bad.empty())
       return fail_command("vdbench", "--svg: " + bad, 2);
   }
-  auto run = open_device_run("afasim vdbench", o.config_dir, o.device, o.device_state, o.seed);
-  if (!run) return 2;
   workload::VdbenchRunOptions options;
   options.seed = o.seed;
   options.elapsed = static_cast<sim::Time>(o.elapsed_s * 1e9);
   options.interval = static_cast<sim::Time>(o.interval_s * 1e9);
+  // The file's bound on intervals per run, for the flags that replace its elapsed= and
+  // interval= (hostile round 28: --elapsed 100000 --interval 0.001 ran out of memory).
+  if (sim::Status st = workload::check_run_overrides(*file, options.elapsed, options.interval); !st.is_ok())
+    return fail_command("vdbench", st.message(), 2);
+  auto run = open_device_run("afasim vdbench", o.config_dir, o.device, o.device_state, o.seed);
+  if (!run) return 2;
   if (!o.quiet) options.progress = progress_printer("afasim ");
   auto report = workload::run_vdbench(*run->target, run->target->capacity_bytes(), run->sim,
                                       *file, options);

@@ -470,6 +470,23 @@ sim::Result<VdbenchFile> parse_vdbench(const std::string& text, const std::strin
   }
 }
 
+sim::Status check_run_overrides(const VdbenchFile& file, sim::Time elapsed, sim::Time interval) {
+  if (elapsed <= 0 && interval <= 0) return sim::Status::ok();
+  const std::string flags = elapsed > 0 && interval > 0 ? "--elapsed / --interval" : elapsed > 0 ? "--elapsed" : "--interval";
+  for (const VdRun& rd : file.rds) {
+    const sim::Time e = elapsed > 0 ? elapsed : rd.elapsed;
+    const sim::Time i = std::min(interval > 0 ? interval : rd.interval, e);  // one longer than the run is cut to it
+    if (e / i > kMaxIntervals) {
+      char detail[160];
+      std::snprintf(detail, sizeof detail, " would run %lld intervals of %g s over %g s; at most %lld per run",
+                    static_cast<long long>(e / i), sim::to_seconds(i), sim::to_seconds(e),
+                    static_cast<long long>(kMaxIntervals));
+      return sim::invalid_argument(flags + ": rd=" + rd.name + detail + " (each interval is a row kept)");
+    }
+  }
+  return sim::Status::ok();
+}
+
 sim::Result<VdbenchFile> load_vdbench_file(const std::string& path) {
   // Bounded as fio job files are: /dev/zero or a 300 MB file was read whole (GBs of memory).
   auto text = config::read_file_text(path, kMaxVdbenchFileBytes);  // a directory is an error there

@@ -82,6 +82,11 @@ struct VdbenchFile {
 
 // Parses `text` (named `file_name` in messages). kInvalidArgument "FILE:LINE: keyword: ...".
 sim::Result<VdbenchFile> parse_vdbench(const std::string& text, const std::string& file_name);
+// Checks `elapsed` and `interval` (nanoseconds; 0: the file's own), the command line's
+// replacements of every rd's elapsed= and interval=, against each rd as the file's own are:
+// kInvalidArgument "--elapsed E s / --interval I s: rd=NAME: ..." when the interval would be
+// longer than the run, or the run over the file's bound of intervals (each is a row kept).
+sim::Status check_run_overrides(const VdbenchFile& file, sim::Time elapsed, sim::Time interval);
 // A parameter file larger than this is refused (as a fio job file: kMaxFileBytes).
 inline constexpr std::size_t kMaxVdbenchFileBytes = 1 << 20;
 // Reads and parses a file; kNotFound when it cannot be read, kInvalidArgument over

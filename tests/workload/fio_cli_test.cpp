@@ -33,6 +33,23 @@ TEST_CASE("afasim fio - reads the job file from standard input, as fio does (new
   CHECK(large.err == "afasim fio: -: the job file on standard input is larger than 1 MiB\n");
 }
 
+TEST_CASE("the array's flags beside --device, and --device-state without it, are refused (exit 2), not ignored") {
+  // Hostile round 28: --device X --raid-type RAID5 printed the same report as --device X, and
+  // --device-state fresh on an array run changed nothing, without a word.
+  const std::string job = "fio --quiet --output-format terse --name=j --filename=v --size=1g --rw=randread --io_size=1m ";
+  for (const char* flag : {"--raid-type RAID5", "--system ise-820-g3", "--provisioning fixed"}) {
+    const auto both = run_cli(job + "--device liqid-lqd4500 " + flag);
+    INFO(flag << ": " << both.err);
+    CHECK(both.exit_code == 2);
+    CHECK(both.err.find("excludes --device") != std::string::npos);
+  }
+  const auto alone = run_cli(job + "--device-state fresh");
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("--device-state requires --device") != std::string::npos);
+  CHECK(run_cli(job + "--device liqid-lqd4500 --device-state fresh").exit_code == 0);
+  CHECK(run_cli(job + "--raid-type RAID5").exit_code == 0);
+}
+
 TEST_CASE("a trim job's run status group line is fio's '   TRIM:' (hostile round 16: '(null):' read past the names)") {
   const auto trim = run_cli("fio --quiet --name=j --filename=v --size=1g --rw=randtrim --runtime=100ms --time_based");
   CHECK(trim.exit_code == 0);

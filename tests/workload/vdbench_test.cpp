@@ -148,6 +148,25 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
   CHECK(deep.find(" bytes in all)") != std::string::npos);
 }
 
+TEST_CASE("--elapsed and --interval are held to the file's bound of 1,000,000 intervals per run") {
+  // Hostile round 28: the bound was checked on the file's elapsed= / interval= only; the flags
+  // that replace them ran 10^8 intervals (~34 GB) into an out-of-memory stop.
+  const workload::VdbenchFile f = parse_vdbench_ok(
+      "sd=sd1,lun=/dev/x,threads=1\nwd=wd1,sd=sd1,xfersize=4k,rdpct=100\nrd=r1,wd=wd1,iorate=1,elapsed=10,interval=1\n");
+  CHECK(workload::check_run_overrides(f, 0, 0).is_ok());
+  CHECK(workload::check_run_overrides(f, 0, 10 * sim::kMicrosecond).is_ok());  // 10 s / 10 us: 1,000,000
+  const sim::Status short_interval = workload::check_run_overrides(f, 0, 9 * sim::kMicrosecond);
+  REQUIRE_FALSE(short_interval.is_ok());
+  CHECK(short_interval.message() ==
+        "--interval: rd=r1 would run 1111111 intervals of 9e-06 s over 10 s; at most 1000000 per run (each "
+        "interval is a row kept)");
+  const sim::Status both = workload::check_run_overrides(f, 100000 * sim::kSecond, sim::kMillisecond);
+  REQUIRE_FALSE(both.is_ok());
+  CHECK(both.message().rfind("--elapsed / --interval: rd=r1 would run 100000000 intervals", 0) == 0);
+  CHECK(workload::check_run_overrides(f, 1000 * sim::kSecond, 0).is_ok());  // 1,000 intervals of the file's 1 s
+  CHECK_FALSE(workload::check_run_overrides(f, 1000001 * sim::kSecond, 0).is_ok());
+}
+
 TEST_CASE("a curve run's avg_ line is the I/O-weighted summary of its interval lines") {
   Bench b("memblaze-pblaze5-916-aic-3200gb");
   const auto f = parse_vdbench_ok(
