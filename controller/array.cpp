@@ -244,10 +244,22 @@ Status Array::commit_to_journal(ChangeSet& changes) {
   std::int64_t event_id = next_event_id_;
   for (auto& e : changes.events) e.id = event_id++;
   if (!changes.events.empty()) changes.meta[kMetaNextEventId] = std::to_string(event_id);
-  Status st = journal_.commit(changes);
+  Status st = [&] {
+    if (unsaved_.empty()) return journal_.commit(changes);
+    ChangeSet both = merged(unsaved_, changes);
+    return journal_.commit(both);
+  }();
   if (!st.is_ok()) return st;
+  unsaved_ = {};
   apply(changes);
   return Status::ok();
+}
+
+void Array::keep_unsaved(const ChangeSet& changes) {
+  unsaved_ = merged(unsaved_, changes);
+  if (unsaved_.events.size() > kUnsavedEventsMax)
+    unsaved_.events.erase(unsaved_.events.begin(),
+                          unsaved_.events.end() - static_cast<std::ptrdiff_t>(kUnsavedEventsMax));
 }
 
 void Array::apply(const ChangeSet& c) {
@@ -281,7 +293,10 @@ Status Array::log_event(Severity severity, std::string category, std::string obj
   // The journal could not take it (the host's disk is full, say): the event still reaches the
   // log, the event streams and GET /events, in memory. It was dropped without a trace, the
   // one saying the disk was full among them (hostile round 17).
-  if (!st.is_ok()) apply(c);
+  if (!st.is_ok()) {
+    apply(c);
+    keep_unsaved(c);
+  }
   return st;
 }
 
@@ -445,10 +460,12 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
     const Status committed = commit(changes);
     if (!committed.is_ok() && st.is_ok()) {
       // The fault took effect in the model but its events, the counter and the saved
-      // hardware state did not reach the store: keep the counter moving in memory so
-      // this run hands the id out once, and say so in the record.
-      next_ids_["fault"] = r.id + 1;
-      r.result = "applied; not recorded in the store: " + committed.message();
+      // hardware state did not reach the store: they take effect in memory (the events in the
+      // log, the counter moving so that this run hands the id out once) and go to the store
+      // ahead of the next commit that succeeds. The record says so.
+      apply(changes);
+      keep_unsaved(changes);
+      r.result = "applied; not recorded in the store yet: " + committed.message();
     }
   }
   if (!st.is_ok()) return st;

@@ -391,6 +391,8 @@ class Array {
   sim::Status commit(ChangeSet& changes);
   sim::Status commit_to_journal(ChangeSet& changes);
   void apply(const ChangeSet& changes);
+  // After apply(changes) of a ChangeSet whose commit failed: keeps it for the next commit.
+  void keep_unsaved(const ChangeSet& changes);
   // Keeps volume_ids_by_name_ in step with the volumes `c` puts and deletes (before they are applied).
   void apply_volume_names(const ChangeSet& c);
   Event make_event(Severity severity, std::string category, std::string object,
@@ -443,6 +445,13 @@ class Array {
   std::int64_t events_dropped_ = 0;  // older events not kept in memory
   std::map<std::string, std::int64_t> next_ids_;
   std::int64_t next_event_id_ = 1;
+  // What took effect in memory but whose commit failed (an event logged, a fault applied, on a
+  // full or locked disk): written ahead of the next commit that succeeds, so that its events
+  // reach the log and the ids it handed out stay taken across a restart (hostile round 28:
+  // a fault id and an event id were handed out twice, and a fault's events never stored).
+  ChangeSet unsaved_;
+  // The most events unsaved_ keeps (the oldest go first; they stay in the log in memory).
+  static constexpr std::size_t kUnsavedEventsMax = 10'000;
   std::function<void(const Event&)> event_listener_;
   std::function<void(const Event&)> telemetry_listener_;
   std::string actor_;  // set_actor()

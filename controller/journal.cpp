@@ -12,6 +12,32 @@ bool ChangeSet::empty() const {
 
 namespace {
 template <typename T>
+void append(std::vector<T>& to, const std::vector<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+}  // namespace
+
+ChangeSet merged(const ChangeSet& first, const ChangeSet& then) {
+  ChangeSet c = first;
+  append(c.put_pools, then.put_pools);
+  append(c.delete_pools, then.delete_pools);
+  append(c.put_volumes, then.put_volumes);
+  append(c.delete_volumes, then.delete_volumes);
+  append(c.put_hosts, then.put_hosts);
+  append(c.delete_hosts, then.delete_hosts);
+  append(c.put_mappings, then.put_mappings);
+  append(c.delete_mappings, then.delete_mappings);
+  append(c.put_qos_policies, then.put_qos_policies);
+  append(c.delete_qos_policies, then.delete_qos_policies);
+  append(c.put_extents, then.put_extents);
+  append(c.delete_extents, then.delete_extents);
+  append(c.events, then.events);
+  for (const auto& [k, v] : then.meta) c.meta[k] = v;
+  return c;
+}
+
+namespace {
+template <typename T>
 void put_all(std::map<Id, T>& into, const std::vector<T>& items, const std::vector<Id>& deleted) {
   for (const T& item : items) into[item.id] = item;
   for (Id id : deleted) into.erase(id);

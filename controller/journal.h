@@ -36,6 +36,11 @@ struct ChangeSet {
   bool empty() const;
 };
 
+// `first` then `then` as one ChangeSet: puts, deletes and events in that order (a put of
+// `then` wins over `first`'s of the same object, as a journal upserts them in order), meta
+// keys of `then` over `first`'s.
+ChangeSet merged(const ChangeSet& first, const ChangeSet& then);
+
 // Everything a Journal holds, as loaded at boot.
 struct Snapshot {
   std::vector<Pool> pools;

@@ -420,16 +420,38 @@ TEST_CASE("faults: a fault's events and its id go to the journal in one commit")
   // commit holds the event and next_id.fault.
   CHECK(f.journal.commits() == commits + 1);
   CHECK(last_event(*f.array) == "drive 3 (DataPac 1) failed");
-  // When that commit fails the fault has still happened in the model (hardware is never
-  // persisted); the record says so and the next fault does not get its id.
+  // When that commit fails the fault has still happened in the model; the record says so,
+  // its event is in the log in memory and the next fault does not get its id.
   f.journal.fail_next_commits(1);
   const auto lost = f.array->inject_fault(fault("drive_fail", 4));
   REQUIRE(lost.is_ok());
   CHECK(lost->id == 2);
-  CHECK(lost->result.rfind("applied; not recorded in the store: ", 0) == 0);
+  CHECK(lost->result.rfind("applied; not recorded in the store yet: ", 0) == 0);
   CHECK(f.array->drive(4)->state == DriveState::kFailed);
+  CHECK(last_event(*f.array) == "drive 4 (DataPac 1) failed");
+  const std::int64_t lost_event_id = f.array->events(0, 1).items[0].id;
+  CHECK(f.journal.snapshot().meta.at("next_id.fault") == "2");  // not stored yet
+  // An event logged while the store still fails: in memory at once, stored later too.
+  f.journal.fail_next_commits(1);
+  CHECK_FALSE(f.array->log_event(Severity::kInfo, "system", "", "while the disk was full").is_ok());
+  CHECK(last_event(*f.array) == "while the disk was full");
+  // The next commit that succeeds writes what failed ahead of its own (hostile round 28: the
+  // fault's events were never stored, and after a restart its fault id and event ids were
+  // handed out again).
   CHECK(f.array->inject_fault(fault("drive_fail", 5)).value().id == 3);
-  CHECK(f.journal.snapshot().meta.at("next_id.fault") == "4");
+  const auto stored = f.journal.snapshot();
+  CHECK(stored.meta.at("next_id.fault") == "4");
+  std::vector<std::string> messages;
+  std::int64_t previous = 0;
+  for (const auto& e : stored.events) {
+    CHECK(e.id > previous);  // each id once, in order
+    previous = e.id;
+    if (e.id >= lost_event_id) messages.push_back(e.message);
+  }
+  CHECK(messages == std::vector<std::string>{"drive 4 (DataPac 1) failed", "while the disk was full",
+                                             "drive 5 (DataPac 1) failed"});
+  CHECK(stored.events.front().id == f.array->events(0, 1000).items.back().id);  // the same ids as in memory
+  CHECK(std::to_string(previous + 1) == stored.meta.at("next_id.event"));
 }
 
 TEST_CASE("faults: slowing a drive out of service or restoring one at normal speed is a conflict") {
