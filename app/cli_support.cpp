@@ -48,11 +48,12 @@ namespace {
 // `--config-dir ''` started as if it were absent, without a word (hostile round 18).
 std::string empty_path_option(const CLI::App& cmd) {
   // And names an empty value would make mean "none": `fio --device ''` ran on the array
-  // (hostile round 23), `capacity --system ''` printed every system.
+  // (hostile round 23), `capacity --system ''` printed every system, `calibrate --only ''`
+  // ran every figure (hostile round 28).
   static const std::set<std::string> kPaths = {"--config-dir", "--record", "--state",         "--out",
                                                "--output",     "--html",   "--svg",           "--json",
                                                "--password-file", "--device", "--system",
-                                               "--nbd-socket"};
+                                               "--nbd-socket", "--only"};
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || kPaths.count(opt->get_name()) == 0) continue;
     for (const std::string& value : opt->results())

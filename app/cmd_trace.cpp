@@ -91,8 +91,9 @@ sim::Status fill_replay_options(const TraceCliOptions& o, workload::TraceReplayO
 // A --map for a device the replay never met is likely a typo: say so after the totals.
 void warn_unused_maps(const workload::TraceReplayOptions& replay, const workload::TraceReport& report) {
   for (const auto& [device, volume] : replay.device_map) {
+    const std::string& name = device;  // a lambda cannot capture a structured binding in clang 14 (make fuzz)
     const bool seen = std::any_of(report.volumes.begin(), report.volumes.end(),
-                                  [&](const workload::TraceVolume& v) { return v.device == device; });
+                                  [&](const workload::TraceVolume& v) { return v.device == name; });
     if (!seen)
       std::fprintf(stderr, "afasim trace: warning: --map %s=%s: device \"%s\" is not in the replayed records\n",
                    device.c_str(), volume.c_str(), device.c_str());

@@ -538,8 +538,12 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
     if (!state.is_ok()) return state.status();
     total_clones += state->job.numjobs;
     if (total_clones > kMaxClones) {
-      return located(Location{file_name, section.line, "numjobs"},
-                     "more than " + std::to_string(kMaxClones) + " jobs in the file");
+      // Named by what made it: a section's numjobs=, or the sections themselves (hostile round 28:
+      // 4,097 one-job sections were a "numjobs" error in a file with no numjobs=).
+      const bool by_numjobs = state->job.numjobs > 1;
+      return located(Location{file_name, section.line, by_numjobs ? "numjobs" : "[" + section.name + "]"},
+                     "more than " + std::to_string(kMaxClones) + " jobs in the file" +
+                         (by_numjobs ? "" : " (a job per section, and numjobs= clones of each)"));
     }
     states.push_back(std::move(state).value());
   }

@@ -491,8 +491,8 @@ sim::Result<VdbenchFile> load_vdbench_file(const std::string& path) {
   // Bounded as fio job files are: /dev/zero or a 300 MB file was read whole (GBs of memory).
   auto text = config::read_file_text(path, kMaxVdbenchFileBytes);  // a directory is an error there
   if (!text.is_ok()) {
-    if (text.status().code() == sim::Code::kNotFound) return sim::not_found(path + ": cannot read the parameter file");
-    return text.status();
+    // With the system's reason, as the other commands' files (hostile round 28: none was given).
+    return sim::Status(text.status().code(), text.status().message() + " (the parameter file)");
   }
   if (text->size() > kMaxVdbenchFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
   return parse_vdbench(*text, path);

@@ -193,6 +193,14 @@ TEST_CASE("an empty option value, or more new volumes than the array holds, is r
   const auto device = run_cli("fio --quiet --device '' --name=a --filename=v --size=1g");
   CHECK(device.exit_code == 2);
   CHECK(device.err == "afasim fio: --device: an empty value (leave the option out for its default)\n");
+  // Hostile round 28: `calibrate --only ''` matched every figure and ran the whole calibration.
+  const auto only = run_cli("calibrate --only ''");
+  CHECK(only.exit_code == 2);
+  CHECK(only.err == "afasim calibrate: --only: an empty value (leave the option out for its default)\n");
+  // And a VDBench file that cannot be read says why, as the other commands' files do.
+  const auto parm = run_cli("vdbench /nonexistent-afasim.vdb --device liqid-lqd4500");
+  CHECK(parm.exit_code == 2);
+  CHECK(parm.err.find("/nonexistent-afasim.vdb: No such file or directory") != std::string::npos);
   // Hostile round 25: `serve --nbd-socket ''` served no socket without a word.
   const auto socket = run_cli("serve --nbd-socket '' --state /nonexistent-afasim-state");
   CHECK(socket.exit_code == 2);

@@ -1055,3 +1055,11 @@ TEST_CASE("capped_iops: each direction at its own cap, clones counted, only jobs
     CHECK_FALSE(parse_job_ok(text).capped_iops(kSecond, 5 * kSecond));
   }
 }
+
+TEST_CASE("more than 4,096 jobs made by sections alone names the section, not numjobs") {
+  // Hostile round 28: 4,097 one-job sections were a "numjobs" error in a file with no numjobs=.
+  std::string text;
+  for (int i = 0; i < 4097; ++i) text += "[j" + std::to_string(i) + "]\nsize=1m\n";
+  CHECK(parse_error(text) ==
+        "bad.fio:8193: [j4096]: more than 4096 jobs in the file (a job per section, and numjobs= clones of each)");
+}
