@@ -400,6 +400,17 @@ TEST_CASE("rows of another sweep are refused; a bad base or a pointer that names
         s + ": points[1][\"/volumes/5/name\"]: /volumes/5/name: no element 5 (the array has 2) (at /volumes), in point 1");
   CHECK(prepare(R"("base": "base.json", "set": {"/volumes": []}, "axes": [{"field": "/volumes/*/name", "values": ["a"]}], "seeds": [1])") ==
         s + ": axes[0].field: /volumes/*/name: * on an empty array sets nothing (at /volumes)");
+  // A misspelt field adds a member the scenario does not have: the sweep file's error too, not
+  // every run's (hostile round 28: "/duraton_s" failed each point with the loader's message, exit 1).
+  const std::string misspelt = prepare(R"("base": "base.json", "axes": [{"field": "/duraton_s", "values": [1, 2]}], "seeds": [1])");
+  CHECK(misspelt.find(s + ": a field sets a key the scenario does not have (the fields of point 0: /duraton_s): ") == 0);
+  CHECK(misspelt.find("duraton_s: unknown key (expected one of: ") != std::string::npos);
+  // A value the loader refuses stays the point's own error: the plan is made.
+  spit(dir / "sweep.json", R"({"schema": "afasim.sweep/1", "name": "x", "base": "base.json",
+                              "axes": [{"field": "/duration_s", "values": [-1, 1]}], "seeds": [1]})");
+  auto values = load_sweep_file((dir / "sweep.json").string());
+  REQUIRE(values.is_ok());
+  CHECK(prepare_sweep(std::move(values).value(), catalog()).is_ok());
   fs::remove_all(dir);
 }
 
