@@ -136,7 +136,11 @@ struct Auth::Impl {
                               {"created_unix_s", s.user.created_unix_s},
                               {"password_hash", s.hash}});
     }
-    return write_private_file(options.users_file, config::dump_json(doc, 2) + "\n");
+    // The host's disk refusing the file (full, read-only) is the store's "cannot commit", 503 as
+    // a volume's change gets, not a 500 (hostile round 28).
+    const sim::Status st = write_private_file(options.users_file, config::dump_json(doc, 2) + "\n");
+    if (st.code() == sim::Code::kIoError) return sim::unavailable(st.message() + "; nothing was changed");
+    return st;
   }
 
   sim::Status load(const std::string& text) {

@@ -946,4 +946,22 @@ TEST_CASE("a password check made before a password change mints no session and c
   CHECK(a.create_session("watcher", r.principal.proof).status().code() == sim::Code::kPreconditionFailed);
 }
 
+
+TEST_CASE("a users file the host cannot write is kUnavailable (the API's 503), and nothing changes") {
+  // Hostile round 28: POST /users on a full disk was a 500, where a volume's change is a 503.
+  const auto dir = std::filesystem::temp_directory_path() / ("afasim-auth-unwritable-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  AuthOptions o = test_auth_options("unwritable-test-pass");
+  o.users_file = (dir / "users.json").string();
+  auto auth = Auth::open(o);
+  REQUIRE(auth);
+  std::filesystem::remove_all(dir);  // the folder gone: the file cannot be written
+  const auto made = (*auth)->create_user("watcher", Role::kMonitor, "monitor-pass-1");
+  REQUIRE_FALSE(made.is_ok());
+  CHECK(made.status().code() == sim::Code::kUnavailable);
+  CHECK(made.status().message().find("cannot write " + o.users_file + ".tmp: No such file or directory") == 0);
+  CHECK((*auth)->check_password("watcher", "monitor-pass-1", "10.0.0.1") == PasswordCheck::kWrong);
+  CHECK((*auth)->users().size() == 1);
+}
+
 }  // namespace afasim::api::testing
