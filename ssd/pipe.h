@@ -43,6 +43,9 @@ class Pipe {
     sim::prefetch(&fg_.v.back());
   }
   void reset();
+  // Spans held in memory, the forgotten ones not yet freed included (tests: the storage is
+  // bounded, about 2 × kMaxSpans per list).
+  std::size_t stored_spans() const { return fg_.v.size() + all_.v.size(); }
 
  private:
   struct Span {
