@@ -25,10 +25,10 @@ Status Array::check_name(const std::string& what, const std::string& name) {
     return sim::unprocessable(what + " name must be 1 to 64 characters, got " +
                               std::to_string(name.size()));
   if (!std::isalnum(static_cast<unsigned char>(name[0])))
-    return sim::unprocessable(what + " name must start with a letter or digit: \"" + name + "\"");
+    return sim::unprocessable(what + " name must start with an ASCII letter or digit: \"" + name + "\"");
   for (char ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
-      return sim::unprocessable(what + " name may hold only letters, digits, '-', '_' and '.': \"" +
+      return sim::unprocessable(what + " name may hold only ASCII letters, digits, '-', '_' and '.': \"" +
                                 name + "\"");
   }
   return Status::ok();

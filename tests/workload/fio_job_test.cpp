@@ -957,7 +957,7 @@ TEST_CASE("an error about filename= names the filename= line, not the section he
   const auto cli = run_cli("fio --quiet " + job);
   CHECK(cli.exit_code == 2);
   CHECK(cli.err == "afasim fio: " + job +
-                       ":6: filename: cannot create volume \"-x\": volume name must start with a letter or digit: "
+                       ":6: filename: cannot create volume \"-x\": volume name must start with an ASCII letter or digit: "
                        "\"-x\"\n");
 }
 

@@ -838,7 +838,7 @@ TEST_CASE("setup errors the array raises name the scenario key") {
         "cells; raise the interval");
   const auto name = setup(R"(, "volumes": [{"name": "bad name", "capacity": "1GiB"}])");
   CHECK(name.message() ==
-        "t.json: volumes[0]: volume name may hold only letters, digits, '-', '_' and '.': \"bad "
+        "t.json: volumes[0]: volume name may hold only ASCII letters, digits, '-', '_' and '.': \"bad "
         "name\"");
 }
 

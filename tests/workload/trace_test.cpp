@@ -523,7 +523,7 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
        "afasim trace: --volume-size 100p: more than the array's largest volume, 1125899906842624 "
        "bytes (1 PiB)\n"},
       {"--map '0=has space'",
-       "afasim trace: --map 0=has space: volume name may hold only letters, digits, '-', '_' and "
+       "afasim trace: --map 0=has space: volume name may hold only ASCII letters, digits, '-', '_' and "
        "'.': "
        "\"has space\"\n"},
       {"--map 0=a --map 0=b",
