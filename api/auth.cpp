@@ -194,18 +194,17 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
   }
   user = decoded->substr(0, colon);
   const std::string mac = hmac(impl_->mac_key, *decoded);
-  const bool limited = login_wait_s(address) > 0;
   bool known = false;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    known = impl_->verified_for(user, mac, address, limited);
+    known = impl_->verified_for(user, mac, address);
   }
   if (!known) {
     // An address past its failed logins, or that no hash slot is open to, is answered at once
     // (on the I/O thread): its unverified passwords neither wait for a worker nor cost a hash.
     // check_password refuses the same on the worker if either changed meanwhile. Passwords it
     // had verified before from this address still pass.
-    PasswordCheck check = limited ? PasswordCheck::kLimited : PasswordCheck::kBusy;
+    PasswordCheck check = login_wait_s(address) > 0 ? PasswordCheck::kLimited : PasswordCheck::kBusy;
     if (check == PasswordCheck::kBusy && !may_block && !impl_->hash_slots->full(hash_slot_access(address)))
       return http::Verdict::kNeedsWorker;  // the hash takes ~20-40 ms
     std::string checked;  // the proof of the password check_password matched
@@ -302,10 +301,7 @@ std::function<bool()> Auth::credential_check(const http::Request& r) const {
 
 std::int64_t Auth::login_wait_s(const std::string& address) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  auto it = impl_->failures.find(address);
-  if (it == impl_->failures.end() || it->second.count < impl_->options.failed_logins_per_minute) return 0;
-  const auto left = std::chrono::minutes(1) - (std::chrono::steady_clock::now() - it->second.since);
-  return std::max<std::int64_t>(0, std::chrono::ceil<std::chrono::seconds>(left).count());
+  return impl_->wait_s(address);
 }
 
 std::string Auth::too_many_failed_logins(const std::string& address, std::int64_t wait_s) const {
@@ -349,11 +345,10 @@ PasswordCheck Auth::check_password(const std::string& user, const std::string& p
 PasswordCheck Auth::check_login(const std::string& user, const std::string& password, const std::string& address,
                                 std::string* proof) {
   const std::string mac = hmac(impl_->mac_key, user + ":" + password);
-  const bool limited = login_wait_s(address) > 0;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     const Impl::Stored* s = impl_->find(std::string_view(user));
-    if (s != nullptr && impl_->verified_for(user, mac, address, limited)) {
+    if (s != nullptr && impl_->verified_for(user, mac, address)) {
       impl_->remember_verified(user, mac, address);
       if (proof != nullptr) *proof = impl_->proof_of(*s);
       return PasswordCheck::kMatch;

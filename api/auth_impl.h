@@ -2,6 +2,7 @@
 // checks, credential checks) and auth_users.cpp (users and sessions). Private to api/.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -91,15 +92,23 @@ struct Auth::Impl {
     return s != nullptr && !proof.empty() && equal_constant_time(proof_of(*s), proof);
   }
 
+  // The seconds until `address` may try another unverified password (Auth::login_wait_s).
+  // REQUIRES: mu held.
+  std::int64_t wait_s(const std::string& address) const {
+    auto it = failures.find(address);
+    if (it == failures.end() || it->second.count < options.failed_logins_per_minute) return 0;
+    const auto left = std::chrono::minutes(1) - (std::chrono::steady_clock::now() - it->second.since);
+    return std::max<std::int64_t>(0, std::chrono::ceil<std::chrono::seconds>(left).count());
+  }
   // Whether `mac` is `user`'s verified password and `address` may pass with it without a hash:
-  // any address while it is not `limited` (past its failed logins), else only one that
-  // presented it before. An address past its failed logins that could pass with any verified
-  // password was an oracle at HMAC speed: its wrong guesses 429 unhashed, the right one 200
-  // (review of hostile round 28). REQUIRES: mu held.
-  bool verified_for(const std::string& user, const std::string& mac, const std::string& address, bool limited) const {
+  // one that presented it before, or any while it is not past its failed logins. An address
+  // past its failed logins that could pass with any verified password was an oracle at HMAC
+  // speed: its wrong guesses 429 unhashed, the right one 200 (review of hostile round 28).
+  // REQUIRES: mu held.
+  bool verified_for(const std::string& user, const std::string& mac, const std::string& address) const {
     const auto it = verified.find(user);
-    return it != verified.end() && equal_constant_time(it->second.mac, mac) &&
-           (!limited || it->second.from.count(address) != 0);
+    if (it == verified.end() || !equal_constant_time(it->second.mac, mac)) return false;
+    return it->second.from.count(address) != 0 || wait_s(address) == 0;
   }
   // Remembers `mac` as `user`'s verified password, presented from `address`. REQUIRES: mu held.
   void remember_verified(const std::string& user, const std::string& mac, const std::string& address) {
