@@ -268,6 +268,9 @@ void nbd_families(Builder& b, const NbdMetrics& n) {
             static_cast<double>(n.connections_accepted));
   b.counter("afasim_nbd_connections_refused_total", "NBD connections refused (over the limit)", {},
             static_cast<double>(n.connections_refused));
+  b.counter("afasim_nbd_connections_evicted_total",
+            "NBD connections closed in their handshake to give a newcomer the slot (every slot held)", {},
+            static_cast<double>(n.connections_evicted));
   b.counter("afasim_nbd_requests_total", "NBD transmission requests read", {}, static_cast<double>(n.requests));
   b.counter("afasim_nbd_requests_refused_total", "NBD requests refused by the target's checks", {},
             static_cast<double>(n.requests_refused));

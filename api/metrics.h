@@ -26,6 +26,7 @@ struct NbdMetrics {
   std::int64_t connections_active = 0;
   std::int64_t connections_accepted = 0;
   std::int64_t connections_refused = 0;
+  std::int64_t connections_evicted = 0;  // closed in the handshake to give a newcomer the slot
   std::int64_t requests = 0;
   std::int64_t requests_refused = 0;
   std::int64_t protocol_errors = 0;

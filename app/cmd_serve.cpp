@@ -274,7 +274,7 @@ api::RestServerOptions rest_server_options(const ServeOptions& o, const HostPort
     if (n == nullptr) return std::nullopt;
     const nbd::NbdServerStats st = n->stats();
     return api::NbdMetrics{st.connections_active, st.connections_accepted, st.connections_refused,
-                           st.requests, st.requests_refused, st.protocol_errors};
+                           st.connections_evicted, st.requests, st.requests_refused, st.protocol_errors};
   };
   return options;
 }

@@ -35,6 +35,8 @@ void check_options(const ServerOptions& o) {
   if (!in(o.max_connections, 1, 65536)) fail("max_connections must be 1..65536");
   if (!in(o.max_connections_per_address, 1, o.max_connections))
     fail("max_connections_per_address must be 1..max_connections");
+  if (o.eviction_grace < std::chrono::milliseconds(0) || o.eviction_grace > std::chrono::hours(1))
+    fail("eviction_grace must be 0..1 h");
   if (!in(o.header_max_bytes, std::size_t{1} << 10, std::size_t{1} << 20))
     fail("header_max_bytes must be 1 KiB..1 MiB");
   if (!in(o.body_max_bytes, std::size_t{1} << 10, std::size_t{64} << 20))
@@ -105,30 +107,36 @@ Response allow_response(const std::vector<std::string>& allowed) {
 }  // namespace
 
 std::uint64_t Server::Impl::admit(const std::string& address) {
-  std::lock_guard<std::mutex> lock(admit_mu);
-  int& from_here = per_address[address];
-  const char* why = stopping                                              ? "the server is stopping"
-                    : active >= options.max_connections                   ? "max_connections"
-                    : from_here >= options.max_connections_per_address    ? "max_connections_per_address"
-                                                                          : nullptr;
-  if (why != nullptr) {
-    if (from_here == 0) per_address.erase(address);
+  const serve::ConnectionSlots::Grant g = slots->admit(address);
+  if (g.id == 0) {
     ++connections_refused;
-    logger->debug("http: refusing a connection from {}: {}", address, why);
+    logger->debug("http: refusing a connection from {}: {}", address, g.why);
     return 0;
   }
-  ++from_here;
   ++active;
   ++connections_accepted;
-  return next_id++;
+  if (g.evicted != 0) {
+    ++connections_evicted;
+    std::shared_ptr<Connection> victim;
+    {
+      std::lock_guard<std::mutex> lock(admit_mu);
+      if (auto it = registry.find(g.evicted); it != registry.end()) victim = it->second.lock();
+    }
+    logger->warn("http: every connection slot was held: closing a connection from {} that has "
+                 "made no authenticated request, for a connection from {}",
+                 g.evicted_address, address);
+    if (victim) victim->close();
+  }
+  return g.id;
 }
 
-void Server::Impl::release(std::uint64_t id, const std::string& address) {
-  std::lock_guard<std::mutex> lock(admit_mu);
+void Server::Impl::release(std::uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(admit_mu);
+    registry.erase(id);
+  }
+  slots->release(id);
   --active;
-  auto it = per_address.find(address);
-  if (it != per_address.end() && --it->second <= 0) per_address.erase(it);
-  registry.erase(id);
 }
 
 void Server::Impl::log_request(const Request& r, int status,
@@ -221,6 +229,8 @@ Server::Server(ServerOptions options, Router router) : impl_(std::make_shared<Im
   check_options(options);
   impl_->options = std::move(options);
   impl_->router = std::move(router);
+  impl_->slots.emplace(impl_->options.max_connections, impl_->options.max_connections_per_address,
+                       impl_->options.eviction_grace);
   impl_->logger = impl_->options.logger ? impl_->options.logger : spdlog::default_logger();
 }
 
@@ -275,9 +285,9 @@ void Server::stop() {
     s.acceptor->close(ec);
   });
   std::vector<std::shared_ptr<Connection>> open;
+  s.slots->stop();
   {
     std::lock_guard<std::mutex> lock(s.admit_mu);
-    s.stopping = true;
     for (auto& [id, weak] : s.registry)
       if (auto c = weak.lock()) open.push_back(std::move(c));
   }
@@ -312,10 +322,8 @@ ServerStats Server::stats() const {
   ServerStats out;
   out.connections_accepted = s.connections_accepted.load();
   out.connections_refused = s.connections_refused.load();
-  {
-    std::lock_guard<std::mutex> lock(impl_->admit_mu);
-    out.connections_active = impl_->active;
-  }
+  out.connections_evicted = s.connections_evicted.load();
+  out.connections_active = s.active.load();
   out.requests = s.requests.load();
   out.requests_timed_out = s.requests_timed_out.load();
   out.requests_refused = s.requests_refused.load();

@@ -9,7 +9,10 @@
 // Bounds (each says what happens at the bound):
 // - connections: at most `max_connections` in all and `max_connections_per_address` from
 //   one client address; one more is accepted and closed at once (counted, admitted
-//   atomically under one lock).
+//   atomically under one lock), unless every slot is held and one of them has made no
+//   authenticated request, is at least `eviction_grace` old and comes from an address
+//   holding more such connections than the newcomer's holds: then that one is closed
+//   instead (serve/connection_slots.h).
 // - a request, from its first byte to its last body byte: `request_timeout`; past it the
 //   connection is closed. Between requests a kept-alive connection may be idle for
 //   `idle_timeout`, then it is closed. A response must be taken by the client within
@@ -60,6 +63,9 @@ struct ServerOptions {
   std::chrono::milliseconds request_timeout{10'000};   // 100 ms..10 min
   std::chrono::milliseconds idle_timeout{5'000};       // 100 ms..10 min
   std::chrono::milliseconds write_timeout{30'000};     // 100 ms..10 min
+  // When every slot is held, a connection that has made no authenticated request may be
+  // closed for a newcomer once it is this old, 0..1 h (serve/connection_slots.h).
+  std::chrono::milliseconds eviction_grace{2'000};
   std::size_t stream_buffer_max_bytes = 4 << 20;       // 64 KiB..1 GiB
   // Host header values (a name, without port) accepted besides IP literals and
   // "localhost"; "*" accepts any.
@@ -85,6 +91,7 @@ using Guard = std::function<Verdict(Request& r, const Route& route, bool may_blo
 struct ServerStats {
   std::int64_t connections_accepted = 0;
   std::int64_t connections_refused = 0;  // over max_connections or the per-address cap
+  std::int64_t connections_evicted = 0;  // closed, never authenticated, for a newcomer
   std::int64_t connections_active = 0;
   std::int64_t requests = 0;
   std::int64_t requests_timed_out = 0;   // closed mid-request by request_timeout

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "http/server.h"
+#include "serve/connection_slots.h"
 
 namespace afasim::http {
 
@@ -38,25 +39,27 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   bool started = false;
   bool stopped = false;
 
-  // Admission: counted under one lock, so that two accepts cannot both take the last slot.
+  // Admission counts and whose slot a newcomer may take (serve/connection_slots.h): a
+  // connection settles once a request on it is authenticated. Made by start().
+  std::optional<serve::ConnectionSlots> slots;
+  // Live connections, to close them at stop() or when their slot is taken.
   std::mutex admit_mu;
-  int active = 0;
-  std::unordered_map<std::string, int> per_address;
-  bool stopping = false;
-  std::uint64_t next_id = 1;
   std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> registry;
 
   std::atomic<int> worker_pending{0};
   std::atomic<std::int64_t> connections_accepted{0};
   std::atomic<std::int64_t> connections_refused{0};
+  std::atomic<std::int64_t> connections_evicted{0};
+  std::atomic<int> active{0};
   std::atomic<std::int64_t> requests{0};
   std::atomic<std::int64_t> requests_timed_out{0};
   std::atomic<std::int64_t> requests_refused{0};
 
   // Takes a connection slot for `address`; 0 when over a bound (or stopping), else the
-  // connection's id. release() gives it back.
+  // connection's id; closes the connection whose slot it took, if any. release() gives it
+  // back.
   std::uint64_t admit(const std::string& address);
-  void release(std::uint64_t id, const std::string& address);
+  void release(std::uint64_t id);
 
   // The response to a complete request: routing, 404/405/OPTIONS, the Host check, the
   // guard and the handler (on a worker unless the route never blocks). Never throws.

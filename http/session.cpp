@@ -114,7 +114,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
         address_(std::move(address)),
         slot_(slot),
         stream_(std::forward<Args>(stream_args)...) {}
-  ~Session() override { server_->release(slot_, address_); }
+  ~Session() override { server_->release(slot_); }
 
   // The strand the connection's coroutine runs on (start_connection): every touch of the
   // socket and of a stream's wake-up timer happens there.
@@ -224,7 +224,10 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       refused_ = true;  // a client that sends a bad target or Host is not kept
       co_return std::move(*refused);
     }
-    co_return co_await server_->respond(r);
+    Response res = co_await server_->respond(r);
+    // A client that authenticated keeps its slot when every slot is held.
+    if (!r.principal.user.empty()) server_->slots->settle(slot_);
+    co_return res;
   }
 
   template <typename Message>
@@ -354,6 +357,7 @@ void start_connection(std::shared_ptr<Server::Impl> server, asio::ip::tcp::socke
       std::lock_guard<std::mutex> lock(server->admit_mu);
       server->registry[slot] = session;
     }
+    server->slots->attach(slot);
     asio::co_spawn(strand, [session]() { return session->run(); }, asio::detached);
   };
   if (server->options.tls) {

@@ -154,30 +154,39 @@ void start_requests(controller::Array& array, const ExportInfo& e,
 // Admission
 
 std::uint64_t ServerCore::admit(const std::string& address, std::string& why) {
-  std::lock_guard<std::mutex> lock(registry_mu);
-  int& from_here = per_address[address];
-  if (stopping)
-    why = "the server is stopping";
-  else if (connections_active.load() >= options.max_connections)
-    why = std::to_string(options.max_connections) + " connections already open";
-  else if (from_here >= options.max_connections_per_address)
-    why = std::to_string(from_here) + " connections already open from this address";
-  if (!why.empty()) {
-    if (from_here == 0) per_address.erase(address);
+  const serve::ConnectionSlots::Grant g = slots->admit(address);
+  if (g.id == 0) {
+    why = g.why;
     ++connections_refused;
     return 0;
   }
-  ++from_here;
   ++connections_active;
   ++connections_accepted;
-  return next_connection_id++;
+  if (g.evicted != 0) {
+    ++connections_evicted;
+    std::shared_ptr<Connection> victim;
+    {
+      std::lock_guard<std::mutex> lock(registry_mu);
+      if (auto it = registry.find(g.evicted); it != registry.end()) victim = it->second.lock();
+    }
+    spdlog::warn("nbd: every connection slot was held: closing nbd#{} from {}, still in its "
+                 "handshake, for a connection from {}", g.evicted, g.evicted_address, address);
+    if (victim) {
+      auto ex = victim->executor();
+      asio::post(ex, [victim = std::move(victim)] {
+        victim->close("its slot was given to a newcomer: every slot was held");
+      });
+    }
+  }
+  return g.id;
 }
 
-void ServerCore::leave(std::uint64_t id, const std::string& address) {
-  std::lock_guard<std::mutex> lock(registry_mu);
-  registry.erase(id);
-  auto it = per_address.find(address);
-  if (it != per_address.end() && --it->second <= 0) per_address.erase(it);
+void ServerCore::leave(std::uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(registry_mu);
+    registry.erase(id);
+  }
+  slots->release(id);
   --connections_active;
 }
 
@@ -211,7 +220,7 @@ Connection::~Connection() {
     mailbox_->closed = true;
     dropped.swap(mailbox_->done);
   }
-  core_->leave(id_, client_address_);
+  core_->leave(id_);
 }
 
 asio::awaitable<void> Connection::run() {

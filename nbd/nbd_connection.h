@@ -19,10 +19,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "controller/array.h"
+#include "serve/connection_slots.h"
 #include "serve/model_thread.h"
 #include "nbd/connection_event_limiter.h"
 #include "nbd/nbd_exports.h"
@@ -73,17 +75,20 @@ struct ServerCore {
   std::atomic<std::uint64_t> next_connection_id{1};
   ConnectionEventLimiter event_limiter;  // model thread only
 
-  // Live connections, to close them at stop(), and the admission counts. Guarded by
-  // `registry_mu`: a connection is admitted (both counts checked and taken) under it.
+  std::atomic<std::int64_t> connections_evicted{0};
+
+  // The admission counts and whose slot a newcomer may take (serve/connection_slots.h);
+  // made by NbdServer::start from the options.
+  std::optional<serve::ConnectionSlots> slots;
+  // Live connections, to close them at stop() or when their slot is taken.
   std::mutex registry_mu;
   std::map<std::uint64_t, std::weak_ptr<Connection>> registry;
-  std::map<std::string, int> per_address;
-  bool stopping = false;
 
   // Accept: takes a slot for `address` (0 when over a bound or stopping: the reason in
-  // `why`), else a new connection id. leave() gives the slot back.
+  // `why`), else a new connection id; closes the connection whose slot it took, if any.
+  // leave() gives the slot back.
   std::uint64_t admit(const std::string& address, std::string& why);
-  void leave(std::uint64_t id, const std::string& address);
+  void leave(std::uint64_t id);
 };
 
 // One transmission request from header to reply. Owned by exactly one party at a time:

@@ -366,6 +366,7 @@ asio::awaitable<void> Connection::reply_meta_context(std::uint32_t option,
 void Connection::enter_transmission(ExportInfo e) {
   in_transmission_ = true;
   handshake_timer_.cancel();
+  core_->slots->settle(id_);  // a client of a mapped export: its slot is never taken
   limits_.export_size_bytes = static_cast<std::uint64_t>(e.size_bytes);
   limits_.read_only = e.read_only;
   limits_.structured_replies = structured_;

@@ -77,6 +77,7 @@ void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix)
     std::lock_guard<std::mutex> lock(core->registry_mu);
     core->registry[id] = c;
   }
+  core->slots->attach(id);
   spdlog::debug("nbd#{}: accepted from {}", id, address);
   asio::co_spawn(
       c->executor(), [c]() { return c->run(); }, asio::detached);
@@ -111,6 +112,8 @@ sim::Status check_options(const NbdServerOptions& o) {
     return bad("max_connections must be 1..4096");
   if (o.max_connections_per_address < 1 || o.max_connections_per_address > 4096)
     return bad("max_connections_per_address must be 1..4096");
+  if (o.eviction_grace < std::chrono::milliseconds(0) || o.eviction_grace > std::chrono::hours(1))
+    return bad("eviction_grace must be 0..1 h");
   if (o.idle_timeout < std::chrono::seconds(1) || o.idle_timeout > std::chrono::hours(24))
     return bad("idle_timeout must be 1 s..24 h");
   if (o.io_timeout < std::chrono::milliseconds(100) || o.io_timeout > std::chrono::hours(1))
@@ -199,6 +202,8 @@ sim::Status NbdServer::start() {
   AFASIM_ASSERT(!impl.started, "NbdServer::start called twice");
   const NbdServerOptions& o = impl.core->options;
   AFASIM_RETURN_IF_ERROR(check_options(o));
+  impl.core->slots.emplace(o.max_connections, std::min(o.max_connections_per_address, o.max_connections),
+                           o.eviction_grace);
   if (!o.host.empty()) AFASIM_RETURN_IF_ERROR(listen_tcp(impl, o));
   if (!o.unix_socket_path.empty()) {
     if (sim::Status st = listen_unix(impl, o.unix_socket_path); !st.is_ok()) {
@@ -249,10 +254,7 @@ void NbdServer::stop(std::chrono::milliseconds drain_timeout) {
         asio::post(ex, [c = std::move(c), fn] { fn(*c); });
       }
   };
-  {
-    std::lock_guard<std::mutex> lock(core->registry_mu);
-    core->stopping = true;
-  }
+  core->slots->stop();
   for_each_connection([](Connection& c) { c.begin_shutdown(); });
   const auto deadline = std::chrono::steady_clock::now() + drain_timeout;
   while (core->connections_active.load() > 0 && std::chrono::steady_clock::now() < deadline)
@@ -299,6 +301,7 @@ NbdServerStats NbdServer::stats() const {
   s.connections_refused = c.connections_refused.load();
   s.connections_active = c.connections_active.load();
   s.connections_idle_closed = c.connections_idle_closed.load();
+  s.connections_evicted = c.connections_evicted.load();
   s.connections_io_timed_out = c.connections_io_timed_out.load();
   s.requests = c.requests.load();
   s.requests_refused = c.requests_refused.load();

@@ -140,10 +140,11 @@ TEST_CASE("promtool check metrics passes on the whole exposition, NBD families i
   f.volume("logs.v2-x_y");  // every character a name may hold
   f.io(a, IoOp::kRead, 50, 4096);
   f.sim.run_until(kSecond + 1);
-  const std::string text = f.text(api::NbdMetrics{2, 5, 0, 1234, 1, 0});
+  const std::string text = f.text(api::NbdMetrics{2, 5, 0, 3, 1234, 1, 0});
   const auto m = samples(text);
   CHECK(m.at("afasim_nbd_connections") == 2);
   CHECK(m.at("afasim_nbd_requests_total") == 1234);
+  CHECK(m.at("afasim_nbd_connections_evicted_total") == 3);
   const auto [status, output] = promtool(text);
   INFO(output);
   CHECK(status == 0);

@@ -40,7 +40,7 @@ class ObserveFixture {
     options.http.stream_buffer_max_bytes = stream_buffer_max_bytes;
     options.telemetry = telemetry_.get();
     options.events = &bus_;
-    options.nbd_metrics = [] { return NbdMetrics{1, 3, 0, 99, 0, 0}; };
+    options.nbd_metrics = [] { return NbdMetrics{1, 3, 0, 0, 99, 0, 0}; };
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_);
     options.http.logger = std::make_shared<spdlog::logger>("observe-test", sink);
     AuthOptions auth;

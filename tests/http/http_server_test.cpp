@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "http/parse.h"
 #include "http/server.h"
@@ -196,6 +197,54 @@ TEST_CASE("the guard runs before the handler and may deny or send the request to
       exchange(port, "GET /closed HTTP/1.1\r\nHost: localhost\r\nAuthorization: yes\r\n\r\n", "tester");
   CHECK(status_of(ok) == 200);
   CHECK(blocking_calls == 2);
+}
+
+TEST_CASE("when every slot is held, a newcomer takes one from connections that never authenticated") {
+  // Hostile round 28b (F2): 17 addresses × 64 connections dripping header bytes held every
+  // slot and the API went dark for the admin. Here: 3 authenticated keep-alive connections
+  // from one address, 1 that never finishes its header from another; max 4.
+  Router router;
+  router.add({"GET", "/open", [](Request&) { return Response(200, "{}", kJson); }, "public", true});
+  router.add({"GET", "/closed", [](Request& r) { return Response(200, r.principal.user, "text/plain"); },
+              "admin", true});
+  ServerOptions o = quiet_options();
+  o.max_connections = 4;
+  o.max_connections_per_address = 3;
+  o.eviction_grace = 200ms;
+  Server server(o, std::move(router));
+  server.set_guard([](Request& r, const Route& route, bool, Response& deny) {
+    if (route.access == "public") return Verdict::kAllow;
+    if (r.header("Authorization") != "yes") {
+      deny = problem_response(401, "urn:test", "who are you", r.path);
+      return Verdict::kDeny;
+    }
+    r.principal.user = "tester";
+    return Verdict::kAllow;
+  });
+  REQUIRE(server.start().is_ok());
+  const std::string authed = "GET /closed HTTP/1.1\r\nHost: localhost\r\nAuthorization: yes\r\n\r\n";
+  std::vector<RawSocket> clients;
+  for (int i = 0; i < 3; ++i) {
+    clients.emplace_back(server.port(), "127.0.0.1");
+    REQUIRE(clients.back().send(authed));
+    REQUIRE(status_of(clients.back().read_until("tester", 5000ms)) == 200);
+  }
+  RawSocket hog(server.port(), "127.0.9.1");
+  REQUIRE(hog.send("GET /open HTTP/1.1\r\nHo"));
+  for (int i = 0; i < 500 && server.stats().connections_active < 4; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(server.stats().connections_active == 4);
+  std::this_thread::sleep_for(o.eviction_grace + 50ms);
+  // The newcomer gets the hog's slot, not one of the authenticated connections' (whose
+  // address holds more connections).
+  RawSocket newcomer(server.port(), "127.0.0.2");
+  REQUIRE(newcomer.send("GET /open HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+  CHECK(status_of(newcomer.read_until("}", 5000ms)) == 200);
+  CHECK(server.stats().connections_evicted == 1);
+  CHECK(hog.closed_within(5000ms));
+  for (RawSocket& c : clients) {
+    REQUIRE(c.send(authed));
+    CHECK(status_of(c.read_until("tester", 5000ms)) == 200);
+  }
 }
 
 TEST_CASE("parse_request: bounds, framing and checks as a connection applies them") {

@@ -569,6 +569,50 @@ TEST_CASE("connections from one address are capped; another address is still ser
   CHECK(again.read(0, 512).error == 0);
 }
 
+TEST_CASE("connections that never leave the handshake give their slots to a mapped client") {
+  // Hostile round 28b (F1): 4 addresses × 16 silent connections, reopened when closed, held
+  // every slot and locked out every mapped client without a credential. Here 2 × 4 of 8.
+  NbdServerOptions o = loopback_options();
+  o.max_connections = 8;
+  o.max_connections_per_address = 4;
+  o.eviction_grace = std::chrono::milliseconds(300);
+  Served s(o);
+  std::vector<std::unique_ptr<TestClient>> hogs;
+  for (const char* from : {"127.0.9.1", "127.0.9.2"})
+    for (int i = 0; i < 4; ++i) hogs.push_back(std::make_unique<TestClient>(s.port(), from));
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 8; }));
+  std::this_thread::sleep_for(o.eviction_grace + std::chrono::milliseconds(50));
+  TestClient mapped(s.port());
+  mapped.connect("vol");
+  CHECK(mapped.read(0, 512).error == 0);
+  CHECK(s.server->stats().connections_evicted == 1);
+  CHECK(s.server->stats().connections_refused == 0);
+  // The hogs keep trying: they take each other's slots (or are refused), never the client's,
+  // which is in transmission.
+  for (int i = 0; i < 6; ++i) {
+    hogs.push_back(std::make_unique<TestClient>(s.port(), "127.0.9.3"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(eventually([&] {
+    const NbdServerStats st = s.server->stats();
+    return st.connections_evicted + st.connections_refused == 7;
+  }));
+  CHECK(mapped.read(4096, 512).error == 0);
+}
+
+TEST_CASE("a connection younger than the eviction grace keeps its slot") {
+  NbdServerOptions o = loopback_options();
+  o.max_connections = 2;
+  o.eviction_grace = std::chrono::hours(1);
+  Served s(o);
+  TestClient a(s.port(), "127.0.9.1"), b(s.port(), "127.0.9.1");
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 2; }));
+  TestClient late(s.port());
+  CHECK_THROWS_AS(late.start(), ConnectionClosed);
+  CHECK(s.server->stats().connections_evicted == 0);
+  CHECK(s.server->stats().connections_refused == 1);
+}
+
 TEST_CASE("the per-address cap is 16 of 64 connections by default (docs/nbd.md \"Limits\")") {
   // afasim serve passes --nbd-max-connections-per-address, whose default is also 16.
   CHECK(NbdServerOptions{}.max_connections_per_address == 16);

@@ -1,0 +1,107 @@
+// serve::ConnectionSlots: the two bounds, and whose slot a newcomer takes when every slot is
+// held (the hostile round of the twenty-sixth session: a few addresses holding every NBD and
+// HTTP slot with connections that never became clients).
+#include "serve/connection_slots.h"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+namespace afasim::serve {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = ConnectionSlots::Clock;
+
+const Clock::time_point t0{};
+
+// `n` attached, unsettled connections from `address` at `when`.
+std::vector<std::uint64_t> hold(ConnectionSlots& s, const std::string& address, int n,
+                                Clock::time_point when) {
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < n; ++i) {
+    const ConnectionSlots::Grant g = s.admit(address, when);
+    REQUIRE(g.id != 0);
+    REQUIRE(g.evicted == 0);
+    s.attach(g.id);
+    ids.push_back(g.id);
+  }
+  return ids;
+}
+
+TEST_CASE("the total and the per-address bound refuse, naming which") {
+  ConnectionSlots s(3, 2, 1s);
+  hold(s, "10.0.0.1", 2, t0);
+  const auto over = s.admit("10.0.0.1", t0);
+  CHECK(over.id == 0);
+  CHECK(over.why == "2 connections already open from this address");
+  const auto third = s.admit("10.0.0.2", t0);
+  REQUIRE(third.id != 0);
+  s.settle(third.id);
+  // Full; the unsettled ones are too young to give up their slots.
+  const auto full = s.admit("10.0.0.3", t0 + 999ms);
+  CHECK(full.id == 0);
+  CHECK(full.why == "3 connections already open");
+  CHECK(s.active() == 3);
+  s.release(third.id);
+  CHECK(s.admit("10.0.0.3", t0).id != 0);
+  s.stop();
+  CHECK(s.admit("10.0.0.4", t0).why == "the server is stopping");
+}
+
+TEST_CASE("a newcomer takes the oldest unsettled slot of the busiest address once past the grace") {
+  // The hostile round's shape: a few addresses fill every slot, a real client arrives.
+  ConnectionSlots s(8, 4, 1s);
+  const auto a = hold(s, "10.0.9.1", 3, t0);
+  const auto b = hold(s, "10.0.9.2", 4, t0 + 10ms);  // the busiest
+  const auto c = hold(s, "10.0.9.3", 1, t0);
+  const auto g = s.admit("10.0.0.1", t0 + 1s + 10ms);
+  REQUIRE(g.id != 0);
+  CHECK(g.evicted == b.front());
+  CHECK(g.evicted_address == "10.0.9.2");
+  CHECK(s.evictions() == 1);
+  CHECK(s.active() == 8);
+  // The evicted connection's own release later changes nothing.
+  s.release(g.evicted);
+  CHECK(s.active() == 8);
+  // Ties between equally busy addresses go to the older connection.
+  const auto g2 = s.admit("10.0.0.2", t0 + 2s);
+  REQUIRE(g2.id != 0);
+  CHECK(g2.evicted == a.front());  // 10.0.9.1 and .2 hold 3 each; a's is older
+  (void)c;
+}
+
+TEST_CASE("an address cannot push out one that holds as many or fewer connections") {
+  ConnectionSlots s(4, 4, 0ms);
+  const auto real = hold(s, "10.0.0.1", 1, t0);  // a client still in its handshake
+  const auto hog = hold(s, "10.0.9.1", 3, t0);
+  // The hog's fourth: its address holds 3, the only other holds 1: refused.
+  const auto more = s.admit("10.0.9.1", t0 + 1s);
+  CHECK(more.id == 0);
+  CHECK(s.evictions() == 0);
+  // A second client address (holding none) may take one of the hog's, never the real one's.
+  const auto other = s.admit("10.0.0.2", t0 + 1s);
+  REQUIRE(other.id != 0);
+  CHECK(other.evicted == hog.front());
+  (void)real;
+}
+
+TEST_CASE("settled and not yet attached connections are never taken") {
+  ConnectionSlots s(2, 2, 0ms);
+  const auto settled = s.admit("10.0.9.1", t0);
+  s.attach(settled.id);
+  s.settle(settled.id);
+  const auto unattached = s.admit("10.0.9.1", t0);  // its front end has not registered it
+  REQUIRE(unattached.id != 0);
+  CHECK(s.admit("10.0.0.1", t0 + 1h).id == 0);
+  s.attach(unattached.id);
+  const auto g = s.admit("10.0.0.1", t0 + 1h);
+  CHECK(g.evicted == unattached.id);
+  // Settling twice or settling an id already gone counts nothing twice.
+  s.settle(settled.id);
+  s.settle(unattached.id);
+  CHECK(s.admit("10.0.0.3", t0 + 2h).id == 0);  // 10.0.9.1 holds one, settled
+}
+
+}  // namespace
+}  // namespace afasim::serve
