@@ -255,6 +255,12 @@ int run_replay(const ReplayOptions& o) {
   spdlog::set_level(spdlog::level::warn);
   auto session = serve::read_session_file(o.file);
   if (!session) return fail_command("replay", session.status().message(), 2);
+  // A session that afasim serve ended holds at least its serve.stop and final (hostile round
+  // 28a, L3: a record of its end alone "reproduced 0 records" and passed).
+  if (session->records.empty())
+    return fail_command("replay", o.file + " holds no records: a session `afasim serve --record` ended holds at "
+                                           "least its serve.stop request and final state",
+                        2);
   const serve::SessionHeader& header = session->header;
   if (header.afasim_version != AFASIM_VERSION)
     spdlog::warn("{} was recorded by afasim {}, this is {}: outcomes may differ", o.file, header.afasim_version,

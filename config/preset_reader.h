@@ -80,6 +80,12 @@ class Reader {
     if (!v.is_string()) fail(json_path_join(path, key), "must be a string, got " + type_name(v));
     std::string s = v.get<std::string>();
     if (s.empty()) fail(json_path_join(path, key), "must not be empty");
+    // Names, models and notes go into tables, logs and reports one line each (hostile round
+    // 28a, L7: a newline in a model split the capacity table).
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f)
+        fail(json_path_join(path, key), "must not hold control characters (a newline, a tab, NUL); byte " +
+                                            std::to_string(i) + " is " + std::to_string(static_cast<int>(s[i])));
     if (!one_of.empty() && !one_of.count(s)) {
       std::string list;
       for (const auto& a : one_of) list += (list.empty() ? "" : ", ") + a;

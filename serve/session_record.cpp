@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "sim/assert.h"
@@ -273,6 +274,11 @@ sim::Result<SessionHeader> parse_header(const std::string& path, const std::stri
     h.start_time_ns = static_cast<sim::Time>(v->get<std::uint64_t>());
   if (why.empty() && h.pace != "realtime" && h.pace != "none")
     why = "pace: \"" + h.pace + "\" is not realtime or none";
+  // An unknown key is refused like a missing one (hostile round 28a, L3: "made_by" passed).
+  static const std::set<std::string> kKeys{"afasim_version", "system", "seed", "payload", "start_time_ns", "pace"};
+  for (auto it = j.begin(); it != j.end() && why.empty(); ++it)
+    if (!kKeys.contains(it.key()))
+      why = it.key() + ": unknown key (a header holds afasim_version, system, seed, payload, start_time_ns, pace)";
   if (!why.empty()) return sim::invalid_argument(where + why);
   return h;
 }

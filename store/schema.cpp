@@ -170,7 +170,16 @@ sim::Status migrate(sqlite3* db, std::span<const Migration> list) {
 
   // BEGIN IMMEDIATE takes the write lock before the version is read, so that the version
   // cannot change between the check and the migrations.
-  AFASIM_RETURN_IF_ERROR(exec(db, "BEGIN IMMEDIATE", "starting the schema migration"));
+  if (const int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr); rc != SQLITE_OK) {
+    // Every start takes the write lock here, migration due or not (hostile round 28a, L11:
+    // a held lock read "starting the schema migration: database is locked").
+    return sqlite_error(db, rc,
+                        rc == SQLITE_BUSY ? "taking the state database's write lock to check its schema "
+                                            "version: another process (a sqlite3 shell, a backup tool) "
+                                            "holds a write lock on the file and did not let go within the "
+                                            "busy timeout; end its transaction and start again"
+                                          : "taking the state database's write lock to check its schema version");
+  }
   // Passes `st` through; an error first rolls the transaction back (if SQLite has not
   // already), so that a failed migration leaves the database as it was.
   auto rollback_with = [db](sim::Status st) {

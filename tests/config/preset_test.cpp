@@ -96,6 +96,11 @@ TEST_CASE("malformed and inconsistent presets fail with file: key: what is wrong
       {sys + ": extends: no system \"ise-700\"", sys, [](json& j) { j["extends"] = "ise-700"; }},
       {sys + ": name: must match the file name", sys, [](json& j) { j["name"] = "ise-861-g3"; }},
       {sys + ": model: missing", sys, [](json& j) { j.erase("model"); }},
+      // Hostile round 28a (L7): a newline or NUL in a model split the capacity table's rows.
+      {sys + ": model: must not hold control characters (a newline, a tab, NUL); byte 3 is 10", sys,
+       [](json& j) { j["model"] = std::string("ISE\n860"); }},
+      {ssd + ": description: must not hold control characters (a newline, a tab, NUL); byte 1 is 0", ssd,
+       [](json& j) { j["description"] = std::string("X\0IO", 4); }},
       // Hostile round 25: a published capacity or price of 0 loaded (and printed 0.0 TB).
       {sys + ": published_capacity_tb.pre_raid.value: must be in [0.001, 1000000], got 0", sys,
        [](json& j) { j["published_capacity_tb"]["pre_raid"]["value"] = 0; }},

@@ -121,6 +121,9 @@ TEST_CASE("a header field out of range, missing, mistyped or given twice is refu
   CHECK(error_of(replaced("\"system\":", "\"systen\":")) == prefix + "system: missing");
   CHECK(error_of(replaced("\"payload\":\"memory\"", "\"payload\":5")) == prefix + "payload: must be a string");
   CHECK(error_of("[1,2]") == prefix + "must be a JSON object");
+  // Hostile round 28a (L3): a key the format does not have was accepted silently.
+  CHECK(error_of(json.substr(0, json.size() - 1) + ",\"made_by\":\"x\"}") ==
+        prefix + "made_by: unknown key (a header holds afasim_version, system, seed, payload, start_time_ns, pace)");
   std::filesystem::remove(path);
 }
 

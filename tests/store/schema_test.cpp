@@ -122,3 +122,21 @@ TEST_CASE("a new state database has the schema's tables, WAL mode and the afasim
   CHECK(sqlite3_exec(m.db, "INSERT INTO pools (id, name, revision) VALUES ('x', 'p', 1)", nullptr,
                      nullptr, nullptr) != SQLITE_OK);
 }
+
+TEST_CASE("a write lock another process holds is named as such, migration due or not (hostile round 28a, L11)") {
+  // main at b7facb7: "starting the schema migration: database is locked" on every start,
+  // though no migration was due.
+  testing::TempDir dir;
+  const std::string path = dir.sub("state.db");
+  Db holder(path), starter(path);
+  REQUIRE(migrate(holder.db, std::vector<Migration>{kOne}).is_ok());  // nothing is due below
+  REQUIRE(sqlite3_exec(holder.db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_busy_timeout(starter.db, 50);
+  const sim::Status st = migrate(starter.db, std::vector<Migration>{kOne});
+  CHECK_FALSE(st.is_ok());
+  CHECK(st.message().find("another process (a sqlite3 shell, a backup tool) holds a write lock") !=
+        std::string::npos);
+  CHECK(st.message().find("migration") == std::string::npos);
+  REQUIRE(sqlite3_exec(holder.db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+  CHECK(migrate(starter.db, std::vector<Migration>{kOne}).is_ok());
+}

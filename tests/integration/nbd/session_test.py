@@ -331,6 +331,10 @@ def bad_records():
         cases["seed.rec"] = (data[:12] + struct.pack("<I", len(seed_neg)) + seed_neg +
                              struct.pack("<I", zlib.crc32(seed_neg)) + data[16 + hlen + 4:],
                              "header: seed: must be a whole number from 0 to 2^64-1")
+        # Hostile round 28a (L3): a record of its end alone "reproduced 0 records" and passed.
+        header, _ = read_session(ws.path("s.rec"))
+        write_session(ws.path("empty.rec"), header, [])
+        cases["empty.rec"] = (open(ws.path("empty.rec"), "rb").read(), "holds no records")
         for name, (content, message) in cases.items():
             open(ws.path(name), "wb").write(content)
             rc, text = replay(ws.path(name), check=False)
