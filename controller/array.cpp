@@ -5,7 +5,6 @@
 #include <regex>
 #include <set>
 
-#include "config/size.h"
 #include "controller/array_detail.h"
 #include "controller/state_check.h"
 #include "pool/space.h"
@@ -140,16 +139,7 @@ Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
   }
   for (const auto& r : snapshot.extents) {
     Status st = data_->restore_extent(r);
-    if (!st.is_ok())
-      // The extents table indexes drives from 0; a preset changed under a state (another
-      // --config-dir) shows up here first (hostile round 28a, L6).
-      return Status(sim::Code::kInternal,
-                    "state: " + st.message() + " (this system, " + preset_.name + ", has " +
-                        std::to_string(preset_.drive_count()) + " SSDs, drive indexes 0.." +
-                        std::to_string(preset_.drive_count() - 1) + ", of " +
-                        config::human_bytes(preset_.ssd.capacity_bytes) +
-                        "; a state opens only with the presets it was made with: was --config-dir "
-                        "or a preset in it changed?)");
+    if (!st.is_ok()) return Status(sim::Code::kInternal, "state: " + st.message() + preset_shape_hint(preset_));
   }
   data_->set_extent_listener(
       [this](DataPath::ExtentChange change, const ExtentRecord& record) { return on_extent_changed(change, record); });

@@ -10,7 +10,16 @@
 #include <utility>
 #include <vector>
 
+#include "config/size.h"
+
 namespace afasim::controller {
+
+std::string preset_shape_hint(const config::SystemPreset& preset) {
+  const int drives = preset.drive_count();
+  return " (this system, " + preset.name + ", has " + std::to_string(drives) + " SSDs, drive indexes 0.." +
+         std::to_string(drives - 1) + ", of " + config::human_bytes(preset.ssd.capacity_bytes) +
+         "; a state opens only with the presets it was made with: was --config-dir or a preset in it changed?)";
+}
 
 namespace {
 

@@ -33,6 +33,11 @@ inline constexpr std::int64_t kMaxVolumeId = (std::int64_t{1} << 24) - 2;
 // and a clock near there would overflow the first event scheduled after the load.
 inline constexpr std::int64_t kMaxClockNs = sim::kClockCeiling;
 
+// " (this system, NAME, has N SSDs, drive indexes 0..N-1, of SIZE; a state opens only with
+// the presets it was made with: ...)": appended to a restored extent's refusal, where a
+// preset changed under a state (another --config-dir) shows up first (hostile round 28a, L6).
+std::string preset_shape_hint(const config::SystemPreset& preset);
+
 // What is wrong with QoS values `q`, as "<context>: <what>" (the API's 422 message), or "":
 // each value 0..kMaxIops, min <= max <= burst, burst only with max (DESIGN.md "QoS semantics").
 std::string qos_problem(const QosSettings& q, const std::string& context);
