@@ -122,9 +122,10 @@ std::uint64_t Server::Impl::admit(const std::string& address) {
       std::lock_guard<std::mutex> lock(admit_mu);
       if (auto it = registry.find(g.evicted); it != registry.end()) victim = it->second.lock();
     }
-    logger->warn("http: every connection slot was held: closing a connection from {} that has "
-                 "made no authenticated request, for a connection from {}",
-                 g.evicted_address, address);
+    if (std::int64_t left_out = 0; eviction_log.admit(left_out))
+      logger->warn("http: every connection slot was held: closing a connection from {} that has "
+                   "made no authenticated request, for a connection from {}{}",
+                   g.evicted_address, address, serve::LogLimiter::suffix(left_out));
     if (victim) victim->close();
   }
   return g.id;

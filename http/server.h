@@ -9,10 +9,10 @@
 // Bounds (each says what happens at the bound):
 // - connections: at most `max_connections` in all and `max_connections_per_address` from
 //   one client address; one more is accepted and closed at once (counted, admitted
-//   atomically under one lock), unless every slot is held and one of them has made no
-//   authenticated request, is at least `eviction_grace` old and comes from an address
-//   holding more such connections than the newcomer's holds: then that one is closed
-//   instead (serve/connection_slots.h).
+//   atomically under one lock), unless every slot is held and one that has made no
+//   authenticated request, from an address that made none in the last day, can give its
+//   slot: at once to a newcomer from an address that did, after `eviction_grace` and only
+//   from a busier address to any other (serve/connection_slots.h).
 // - a request, from its first byte to its last body byte: `request_timeout`; past it the
 //   connection is closed. Between requests a kept-alive connection may be idle for
 //   `idle_timeout`, then it is closed. A response must be taken by the client within

@@ -42,6 +42,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   // Admission counts and whose slot a newcomer may take (serve/connection_slots.h): a
   // connection settles once a request on it is authenticated. Made by start().
   std::optional<serve::ConnectionSlots> slots;
+  serve::LogLimiter eviction_log;  // strangers can cause an eviction by the thousand a second
   // Live connections, to close them at stop() or when their slot is taken.
   std::mutex admit_mu;
   std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> registry;

@@ -151,46 +151,6 @@ void start_requests(controller::Array& array, const ExportInfo& e,
 }
 
 // ---------------------------------------------------------------------------------------
-// Admission
-
-std::uint64_t ServerCore::admit(const std::string& address, std::string& why) {
-  const serve::ConnectionSlots::Grant g = slots->admit(address);
-  if (g.id == 0) {
-    why = g.why;
-    ++connections_refused;
-    return 0;
-  }
-  ++connections_active;
-  ++connections_accepted;
-  if (g.evicted != 0) {
-    ++connections_evicted;
-    std::shared_ptr<Connection> victim;
-    {
-      std::lock_guard<std::mutex> lock(registry_mu);
-      if (auto it = registry.find(g.evicted); it != registry.end()) victim = it->second.lock();
-    }
-    spdlog::warn("nbd: every connection slot was held: closing nbd#{} from {}, still in its "
-                 "handshake, for a connection from {}", g.evicted, g.evicted_address, address);
-    if (victim) {
-      auto ex = victim->executor();
-      asio::post(ex, [victim = std::move(victim)] {
-        victim->close("its slot was given to a newcomer: every slot was held");
-      });
-    }
-  }
-  return g.id;
-}
-
-void ServerCore::leave(std::uint64_t id) {
-  {
-    std::lock_guard<std::mutex> lock(registry_mu);
-    registry.erase(id);
-  }
-  slots->release(id);
-  --connections_active;
-}
-
-// ---------------------------------------------------------------------------------------
 // Life of a connection
 
 Connection::Connection(std::shared_ptr<ServerCore> core, Socket socket, std::string client_address,

@@ -14,6 +14,7 @@
 // clang-format on
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -80,6 +81,19 @@ struct ServerCore {
   // The admission counts and whose slot a newcomer may take (serve/connection_slots.h);
   // made by NbdServer::start from the options.
   std::optional<serve::ConnectionSlots> slots;
+  // Log lines strangers can cause by the thousand a second: refused and evicted connections,
+  // handshakes that break the protocol or name no export (serve/connection_slots.h).
+  serve::LogLimiter stranger_log;
+  // The hosts' nbd initiators as of the last refresh (model thread, at most once a wall
+  // second, from the round hook and each handshake's look-up): an address matching one is
+  // trusted by `slots` before it settles.
+  std::mutex initiators_mu;
+  std::vector<std::string> nbd_initiators;
+  std::chrono::steady_clock::time_point initiators_refreshed_at{};  // model thread
+  // Model thread: refreshes `nbd_initiators` when `force` or a second has passed.
+  void refresh_initiators(bool force);
+  // Any thread: whether `address` matches an nbd initiator of the last refresh.
+  bool matches_initiator(const std::string& address);
   // Live connections, to close them at stop() or when their slot is taken.
   std::mutex registry_mu;
   std::map<std::uint64_t, std::weak_ptr<Connection>> registry;

@@ -53,6 +53,14 @@ bool initiator_matches(std::string_view pattern, std::string_view client_address
   return ::fnmatch(p.c_str(), s.c_str(), 0) == 0;
 }
 
+std::vector<std::string> nbd_initiator_patterns(const Array& array) {
+  std::vector<std::string> out;
+  for (const auto& [id, host] : array.hosts())
+    for (const controller::Initiator& i : host.initiators)
+      if (i.type == InitiatorType::kNbd) out.push_back(i.address);
+  return out;
+}
+
 const Host* host_for_client(const Array& array, std::string_view client_address) {
   const Host* best = nullptr;
   int best_score = -1;

@@ -41,6 +41,10 @@ struct ExportInfo {
 // True when the nbd initiator `pattern` admits a client at `client_address`.
 bool initiator_matches(std::string_view pattern, std::string_view client_address);
 
+// Every host's nbd initiator address or pattern, for the connection admission's check of
+// who may be a client (serve::ConnectionSlots::set_trusted; the NBD server keeps a copy).
+std::vector<std::string> nbd_initiator_patterns(const controller::Array& array);
+
 // The host a client at `client_address` belongs to (rules above); nullptr when no host has
 // an nbd initiator that admits it.
 const controller::Host* host_for_client(const controller::Array& array,

@@ -55,7 +55,8 @@ asio::awaitable<bool> Connection::handshake() {
       violation = "NBD_OPT_EXPORT_NAME longer than the server takes";
     if (!violation.empty()) {
       ++core_->protocol_errors;
-      spdlog::warn("{}: handshake: {}; closing", label_, violation);
+      if (std::int64_t left_out = 0; core_->stranger_log.admit(left_out))
+        spdlog::warn("{}: handshake: {}; closing{}", label_, violation, serve::LogLimiter::suffix(left_out));
       close(violation);
       co_return false;
     }
@@ -182,6 +183,7 @@ struct Lookup {
 Lookup find_on_model(ServerCore& core, const std::string& client, const std::string& name) {
   try {
     return core.model->call([&core, &client, &name] {
+      core.refresh_initiators(false);
       Lookup l;
       l.e = find_export(*core.array, client, name);
       if (l.e) return l;
@@ -251,9 +253,10 @@ asio::awaitable<bool> Connection::reply_info(std::uint32_t option,
     // Clients show the reply's text only when debugging (nbdinfo: "No such file or
     // directory"): the log says which export and why (LUN masking, docs/nbd.md).
     // The name is the client's bytes (up to 4 KiB, any byte): escaped and cut for the log.
-    if (!found.stopped)
-      spdlog::info("{}: {}: {}", label_, n::option_name(option),
-                   config::printable(found.why.size() > 300 ? found.why.substr(0, 300) + "..." : found.why));
+    if (std::int64_t left_out = 0; !found.stopped && core_->stranger_log.admit(left_out))
+      spdlog::info("{}: {}: {}{}", label_, n::option_name(option),
+                   config::printable(found.why.size() > 300 ? found.why.substr(0, 300) + "..." : found.why),
+                   serve::LogLimiter::suffix(left_out));
     n::append_option_error(out, option, found.stopped ? n::kRepErrShutdown : n::kRepErrUnknown,
                            found.why);
     co_await send(std::move(out));
@@ -306,7 +309,8 @@ asio::awaitable<bool> Connection::reply_export_name(std::span<const std::uint8_t
   const Lookup found = find_on_model(*core_, client_address_, name);
   if (!found.e) {
     // proto.md: the server MUST terminate the session; it cannot say why.
-    spdlog::info("{}: NBD_OPT_EXPORT_NAME: {}; closing", label_, found.why);
+    if (std::int64_t left_out = 0; core_->stranger_log.admit(left_out))
+      spdlog::info("{}: NBD_OPT_EXPORT_NAME: {}; closing{}", label_, found.why, serve::LogLimiter::suffix(left_out));
     close(found.why);
     co_return false;
   }

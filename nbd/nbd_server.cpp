@@ -63,7 +63,8 @@ void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix)
   std::string why;
   const std::uint64_t id = core->admit(address, why);
   if (id == 0) {
-    spdlog::warn("nbd: refusing a connection from {}: {}", address, why);
+    if (std::int64_t left_out = 0; core->stranger_log.admit(left_out))
+      spdlog::warn("nbd: refusing a connection from {}: {}{}", address, why, serve::LogLimiter::suffix(left_out));
     error_code ec;
     socket.close(ec);
     return;
@@ -204,6 +205,9 @@ sim::Status NbdServer::start() {
   AFASIM_RETURN_IF_ERROR(check_options(o));
   impl.core->slots.emplace(o.max_connections, std::min(o.max_connections_per_address, o.max_connections),
                            o.eviction_grace);
+  // A client whose address a host's nbd initiator names comes before any stranger.
+  impl.core->slots->set_trusted([core = impl.core.get()](const std::string& a) { return core->matches_initiator(a); });
+  impl.core->model->post([core = impl.core] { core->refresh_initiators(true); });
   if (!o.host.empty()) AFASIM_RETURN_IF_ERROR(listen_tcp(impl, o));
   if (!o.unix_socket_path.empty()) {
     if (sim::Status st = listen_unix(impl, o.unix_socket_path); !st.is_ok()) {
@@ -216,8 +220,12 @@ sim::Status NbdServer::start() {
     asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.tcp, false), asio::detached);
   if (impl.local)
     asio::co_spawn(impl.core->io, accept_loop(impl.core, *impl.local, true), asio::detached);
-  // Completions come back to the Asio threads once per model round (nbd_connection.h).
-  impl.core->model->set_round_hook([gate = impl.core->gate] { detail::flush_wakes(*gate); });
+  // Completions come back to the Asio threads once per model round, and the admission's copy
+  // of the hosts' nbd initiators is kept fresh (nbd_connection.h).
+  impl.core->model->set_round_hook([gate = impl.core->gate, core = impl.core.get()] {
+    detail::flush_wakes(*gate);
+    core->refresh_initiators(false);
+  });
   impl.work.emplace(impl.core->io.get_executor());
   impl.threads_running = o.io_threads;
   for (int i = 0; i < o.io_threads; ++i) {

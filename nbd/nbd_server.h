@@ -19,10 +19,11 @@
 // Bounds (each says what happens at the bound):
 // - connections: at most `max_connections` in all and `max_connections_per_address` from
 //   one client address, counted under one lock at accept; one more is accepted and closed
-//   at once, unless every slot is held and one of them is still in its handshake, at least
-//   `eviction_grace` old, from an address holding more such connections than the newcomer's
-//   holds: then that one is closed instead (serve/connection_slots.h). A connection in
-//   transmission is never closed for a newcomer.
+//   at once, unless every slot is held and one still in its handshake, from an address no
+//   host's nbd initiator names and that reached transmission in no connection of the last
+//   day, can give its slot: at once to a newcomer from such a known address, after
+//   `eviction_grace` and only from a busier address to any other (serve/connection_slots.h).
+//   A connection in transmission is never closed for a newcomer.
 // - idle: a connection in transmission with nothing in flight that sends nothing for
 //   `idle_timeout` is closed (an NBD client reconnects; a forgotten one frees its slot).
 // - I/O: a WRITE's payload must arrive within `io_timeout` of the server starting to read
@@ -98,10 +99,10 @@ struct NbdServerOptions {
   // Time from connect to the end of the handshake, 100 ms..1 h. A real client needs well
   // under a second; 10 s holds a slot only briefly against one that never finishes.
   std::chrono::milliseconds handshake_timeout{10'000};
-  // When every slot is held, a connection still in its handshake may be closed for a
-  // newcomer once it is this old, 0..1 h (serve/connection_slots.h). A real client reaches
-  // transmission well within it (nbdinfo on loopback: ~1 ms), so a newcomer keeps its slot
-  // long enough to finish its handshake.
+  // When every slot is held, a stranger's connection still in its handshake may be closed
+  // for another stranger once it is this old, 0..1 h (serve/connection_slots.h; a mapped
+  // client does not wait for it). A real client reaches transmission well within it (nbdinfo
+  // on loopback: ~1 ms), so a newcomer keeps its slot long enough to finish its handshake.
   std::chrono::milliseconds eviction_grace{2'000};
   // Options per handshake, 1..65536 (nbdinfo --list sends 2 per export).
   int max_options = 4096;

@@ -1,5 +1,7 @@
 #include "serve/connection_slots.h"
 
+#include <algorithm>
+
 #include "sim/assert.h"
 
 namespace afasim::serve {
@@ -9,6 +11,17 @@ ConnectionSlots::ConnectionSlots(int max_total, int max_per_address,
     : max_total_(max_total), max_per_address_(max_per_address), grace_(grace) {
   AFASIM_ASSERT(max_total >= 1 && max_per_address >= 1 && grace.count() >= 0,
                 "ConnectionSlots: bounds must be positive");
+}
+
+void ConnectionSlots::set_trusted(std::function<bool(const std::string&)> trusted) {
+  std::lock_guard<std::mutex> lock(mu_);
+  trusted_ = std::move(trusted);
+}
+
+bool ConnectionSlots::known(const std::string& address, Clock::time_point now) const {
+  if (const auto it = proven_.find(address); it != proven_.end() && now - it->second < kProvenTtl)
+    return true;
+  return trusted_ && trusted_(address);
 }
 
 ConnectionSlots::Grant ConnectionSlots::admit(const std::string& address, Clock::time_point now) {
@@ -34,25 +47,29 @@ ConnectionSlots::Grant ConnectionSlots::admit(const std::string& address, Clock:
   if (!g.why.empty()) return g;
   g.id = next_id_++;
   entries_.emplace(g.id, Entry{address, now, false, false});
-  PerAddress& p = per_address_[address];
-  ++p.total;
-  ++p.unsettled;
+  auto [p, added] = per_address_.try_emplace(address);
+  if (added) p->second.known = known(address, now);
+  ++p->second.total;
+  ++p->second.unsettled;
   return g;
 }
 
 std::map<std::uint64_t, ConnectionSlots::Entry>::iterator ConnectionSlots::pick_victim(
     const std::string& address, Clock::time_point now) {
   const auto here = per_address_.find(address);
-  const int newcomer_holds = here == per_address_.end() ? 0 : here->second.total;
+  const bool newcomer_known = here != per_address_.end() ? here->second.known : known(address, now);
+  const int newcomer_unsettled = here == per_address_.end() ? 0 : here->second.unsettled;
   auto best = entries_.end();
-  int best_unsettled = newcomer_holds;  // a victim's address must hold more than this
+  int best_unsettled = 0;
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {  // oldest first
     const Entry& e = it->second;
-    if (!e.attached || e.settled || now - e.opened < grace_) continue;
-    const int unsettled = per_address_.at(e.address).unsettled;
-    if (unsettled > best_unsettled) {  // strictly: ties keep the older one
+    if (!e.attached || e.settled) continue;
+    const PerAddress& p = per_address_.at(e.address);
+    if (p.known) continue;  // a known client's connection is never a stranger's to take
+    if (!newcomer_known && (now - e.opened < grace_ || p.unsettled <= newcomer_unsettled)) continue;
+    if (p.unsettled > best_unsettled) {  // strictly: ties keep the older one
       best = it;
-      best_unsettled = unsettled;
+      best_unsettled = p.unsettled;
     }
   }
   return best;
@@ -72,12 +89,23 @@ void ConnectionSlots::attach(std::uint64_t id) {
   if (const auto it = entries_.find(id); it != entries_.end()) it->second.attached = true;
 }
 
-void ConnectionSlots::settle(std::uint64_t id) {
+void ConnectionSlots::settle(std::uint64_t id, Clock::time_point now) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = entries_.find(id);
   if (it == entries_.end() || it->second.settled) return;
   it->second.settled = true;
-  --per_address_.at(it->second.address).unsettled;
+  PerAddress& p = per_address_.at(it->second.address);
+  --p.unsettled;
+  p.known = true;
+  remember_proven(it->second.address, now);
+}
+
+void ConnectionSlots::remember_proven(const std::string& address, Clock::time_point now) {
+  proven_[address] = now;
+  if (proven_.size() <= kProvenMax) return;
+  const auto oldest = std::min_element(proven_.begin(), proven_.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  proven_.erase(oldest);
 }
 
 void ConnectionSlots::release(std::uint64_t id) {
@@ -98,6 +126,25 @@ int ConnectionSlots::active() const {
 std::int64_t ConnectionSlots::evictions() const {
   std::lock_guard<std::mutex> lock(mu_);
   return evictions_;
+}
+
+bool LogLimiter::admit(std::int64_t& left_out, ConnectionSlots::Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const double seconds = std::chrono::duration<double>(now - refilled_at_).count();
+  tokens_ = std::min<double>(kBurst, tokens_ + std::max(0.0, seconds) * kPerMinute / 60.0);
+  refilled_at_ = now;
+  if (tokens_ < 1) {
+    ++left_out_;
+    return false;
+  }
+  tokens_ -= 1;
+  left_out = left_out_;
+  left_out_ = 0;
+  return true;
+}
+
+std::string LogLimiter::suffix(std::int64_t left_out) {
+  return left_out > 0 ? " (and " + std::to_string(left_out) + " more like it not logged)" : "";
 }
 
 }  // namespace afasim::serve

@@ -90,17 +90,78 @@ TEST_CASE("settled and not yet attached connections are never taken") {
   ConnectionSlots s(2, 2, 0ms);
   const auto settled = s.admit("10.0.9.1", t0);
   s.attach(settled.id);
-  s.settle(settled.id);
-  const auto unattached = s.admit("10.0.9.1", t0);  // its front end has not registered it
+  s.settle(settled.id, t0);
+  const auto unattached = s.admit("10.0.9.2", t0);  // its front end has not registered it
   REQUIRE(unattached.id != 0);
   CHECK(s.admit("10.0.0.1", t0 + 1h).id == 0);
   s.attach(unattached.id);
   const auto g = s.admit("10.0.0.1", t0 + 1h);
   CHECK(g.evicted == unattached.id);
   // Settling twice or settling an id already gone counts nothing twice.
-  s.settle(settled.id);
-  s.settle(unattached.id);
-  CHECK(s.admit("10.0.0.3", t0 + 2h).id == 0);  // 10.0.9.1 holds one, settled
+  s.settle(settled.id, t0);
+  s.settle(unattached.id, t0);
+  CHECK(s.admit("10.0.0.3", t0 + 2h).id == 0);  // 10.0.9.1's is settled, 10.0.0.1's not attached
+}
+
+TEST_CASE("a proven client takes a stranger's slot at once, whatever its age (hostile round 29, F1 and F2)") {
+  // F2: a host in transmission on one volume could not open a second connection while 64
+  // addresses held one silent connection each. F1: strangers with more addresses than slots,
+  // reconnecting the moment they were refused, kept each slot younger than the grace.
+  ConnectionSlots s(4, 4, 2s);
+  const auto host = s.admit("10.0.0.1", t0);
+  s.attach(host.id);
+  s.settle(host.id, t0);  // in transmission: 10.0.0.1 is proven from now on
+  const auto strangers = std::vector<std::uint64_t>{hold(s, "10.0.9.1", 1, t0 + 1s)[0],
+                                                    hold(s, "10.0.9.2", 1, t0 + 1s)[0],
+                                                    hold(s, "10.0.9.3", 1, t0 + 1s)[0]};
+  // A stranger holding nothing cannot take a slot younger than the grace...
+  CHECK(s.admit("10.0.9.4", t0 + 1500ms).id == 0);
+  // ...the proven host's second connection takes the oldest stranger's at once.
+  const auto second = s.admit("10.0.0.1", t0 + 1500ms);
+  REQUIRE(second.id != 0);
+  CHECK(second.evicted == strangers[0]);
+  s.attach(second.id);
+  // A stranger never takes a proven address's connection, settled or not, however old.
+  CHECK(s.admit("10.0.9.5", t0 + 1h).evicted != second.id);
+}
+
+TEST_CASE("a trusted address (NBD: a host's initiator names it) is a client before it settles") {
+  ConnectionSlots s(2, 2, 1h);
+  s.set_trusted([](const std::string& a) { return a.rfind("10.0.0.", 0) == 0; });
+  const auto strangers = hold(s, "10.0.9.1", 2, t0);
+  const auto g = s.admit("10.0.0.7", t0);  // young strangers, no matter
+  CHECK(g.evicted == strangers[0]);
+  s.attach(g.id);
+  // Its unsettled connection is no stranger's to take.
+  CHECK(s.admit("10.0.9.2", t0 + 2h).evicted != g.id);
+}
+
+TEST_CASE("a proven address is forgotten after kProvenTtl") {
+  // With a 2 s grace, only a known client may take the young strangers' slots.
+  for (const auto after : {ConnectionSlots::kProvenTtl - 1h, ConnectionSlots::kProvenTtl + 1h}) {
+    ConnectionSlots s(2, 2, 2s);
+    const auto c = s.admit("10.0.0.1", t0);
+    s.attach(c.id);
+    s.settle(c.id, t0);
+    s.release(c.id);
+    hold(s, "10.0.9.1", 1, t0 + after);
+    hold(s, "10.0.9.2", 1, t0 + after);
+    const bool proven = after < ConnectionSlots::kProvenTtl;
+    CAPTURE(proven);
+    CHECK((s.admit("10.0.0.1", t0 + after + 1s).id != 0) == proven);
+  }
+}
+
+TEST_CASE("LogLimiter: a burst, then one a second, and the count of those left out") {
+  LogLimiter l;
+  std::int64_t left_out = -1;
+  for (int i = 0; i < LogLimiter::kBurst; ++i) CHECK(l.admit(left_out, t0));
+  CHECK(left_out == 0);
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(l.admit(left_out, t0 + 100ms));
+  CHECK(l.admit(left_out, t0 + 1100ms));  // one token a second (kPerMinute 60)
+  CHECK(left_out == 5);
+  CHECK(LogLimiter::suffix(5) == " (and 5 more like it not logged)");
+  CHECK(LogLimiter::suffix(0).empty());
 }
 
 }  // namespace
