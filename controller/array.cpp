@@ -143,6 +143,7 @@ Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
   }
   data_->set_extent_listener(
       [this](DataPath::ExtentChange change, const ExtentRecord& record) { return on_extent_changed(change, record); });
+  data_->set_takeover_listener([this](Id survivor, Id lost) { warn_reservations_after_takeover(survivor, lost); });
   AFASIM_RETURN_IF_ERROR(WearLeveler::validate(options.wear, capacity_model_.params().chunk_bytes));
   wear_ = std::make_unique<WearLeveler>(
       sim_, WearLevelerParts{data_->hardware(), data_->thin_map(), data_->mover(), preset_}, options.wear);

@@ -56,7 +56,7 @@ struct VolumeSpec {
   std::int64_t capacity_bytes = 0;
   raid::RaidType raid_type = raid::RaidType::kRaid10;
   Provisioning provisioning = Provisioning::kThin;
-  std::optional<Id> preferred_controller;  // default: the controller preferred by fewer volumes
+  std::optional<Id> preferred_controller;  // default: with a min_iops, the most reservable room; else fewer volumes
   QosSettings qos;
   std::optional<Id> qos_policy_id;
 };
@@ -379,6 +379,9 @@ class Array {
   void sync_qos(const Volume& v);
   // The data path changed an extent (thin allocation, unmap, rebuild): persist it.
   sim::Status on_extent_changed(DataPath::ExtentChange change, const ExtentRecord& record);
+  // After a takeover: a warning event when the reservations the survivor now serves need more
+  // than it can guarantee (docs/qos.md "Admission control").
+  void warn_reservations_after_takeover(Id survivor, Id lost);
   void build_hardware();
 
   // The model side of inject_fault: checks the fault applies now and applies it.

@@ -95,6 +95,21 @@ std::vector<qos::Reservation> Array::reservations(const Volume* changed, const Q
   return out;
 }
 
+void Array::warn_reservations_after_takeover(Id survivor, Id lost) {
+  std::vector<qos::Reservation> now = reservations(nullptr, nullptr);
+  for (qos::Reservation& r : now)
+    if (const Id o = data_->owner(r.volume_id); o != 0) r.resource = static_cast<int>(o - 1);
+  const std::int64_t ppm = qos::reserved_ppm(now, reservable_)[static_cast<std::size_t>(survivor - 1)];
+  if (ppm <= qos::kPartsPerMillion) return;
+  const std::string s = ArrayContext::controller_name(survivor), l = ArrayContext::controller_name(lost);
+  (void)log_event(Severity::kWarning, "qos", "controller/" + s,
+                  "controller " + s + " now serves reservations (min_iops) that need " + qos::share_percent(ppm) +
+                      " of what it can guarantee, with controller " + l +
+                      " down: not every min_iops can hold until it is back; volumes without a reservation keep " +
+                      std::to_string(data_->io().scheduler().options().spare_floor_percent) +
+                      " % of its dispatches (docs/qos.md \"Admission control\")");
+}
+
 void Array::sync_qos(const Volume& v) {
   const QosSettings q = effective_qos(v);
   const qos::Settings s{q.min_iops, q.max_iops, q.burst_iops};

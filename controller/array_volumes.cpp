@@ -209,6 +209,15 @@ sim::Result<Id> Array::volume_preferred_controller(const VolumeSpec& spec) const
   }
   std::int64_t on[3] = {0, 0, 0};
   for (const auto& [id, v] : volumes_) on[v.preferred_controller == 2 ? 2 : 1]++;
+  // A volume with a reservation goes where the reservations leave the most room (a review,
+  // 2026-12-06: placed by count, a set admission would take on the other controller was
+  // refused with 422); ties, and volumes without one, by count.
+  const QosPolicy* policy = spec.qos_policy_id ? qos_policy(*spec.qos_policy_id) : nullptr;
+  const QosSettings q = overlay_qos(policy != nullptr ? policy->qos : QosSettings{}, spec.qos);
+  if (q.min_iops && *q.min_iops > 0) {
+    const std::vector<std::int64_t> ppm = qos::reserved_ppm(reservations(nullptr, nullptr), reservable_);
+    if (ppm.size() >= 2 && ppm[0] != ppm[1]) return ppm[1] < ppm[0] ? Id{2} : Id{1};
+  }
   return on[2] < on[1] ? Id{2} : Id{1};
 }
 

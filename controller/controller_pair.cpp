@@ -333,6 +333,7 @@ void ControllerPair::takeover(Id s, Id lost) {
   update_cache_modes("takeover");
   io_->release_parked();
   cache_.pump_destage(s);
+  if (background_.after_takeover) background_.after_takeover(s, lost);
 }
 
 Status ControllerPair::fail_controller(Id c) {

@@ -46,6 +46,8 @@ class ControllerPair {
   struct Background {
     std::function<void(const std::string& why)> pause;
     std::function<void()> resume;
+    // Controller `survivor` took over the volumes of `lost` (null: nothing to do).
+    std::function<void(Id survivor, Id lost)> after_takeover;
   };
 
   ControllerPair(ArrayContext& ctx, WriteCache& cache);

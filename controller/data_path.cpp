@@ -100,6 +100,9 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
                           [this] {
                             rebuild_->resume();
                             scrubber_->resume();
+                          },
+                          [this](Id survivor, Id lost) {
+                            if (takeover_listener_) takeover_listener_(survivor, lost);
                           }});
   ctx_->after_execute = [this](const raid::Plan& plan) { mover_->plan_executed(plan); };
   thin_->set_release_hook([this](std::uint32_t id) { mover_->abort(id, "the extent was freed"); });
@@ -131,6 +134,7 @@ Status DataPath::restore_extent(const ExtentRecord& r) {
   AFASIM_RETURN_IF_ERROR(thin_->restore(r));
   VolumeRuntime* v = volumes_.find(r.volume_id);
   v->reported_state = volume_state_of(*v->thin);  // as it was when the state was saved: no new event
+  v->reported_degraded_extents = v->thin->degraded_extents;
   return Status::ok();
 }
 

@@ -77,6 +77,10 @@ class DataPath : private raid::ScrubHost {
   // (kAllocated), a member moved or lost (kUpdated), an unmap (kReleased). An error refuses an
   // allocation (the write fails with it); for the others it is reported as an event.
   void set_extent_listener(ExtentListener listener) { thin_->set_listener(std::move(listener)); }
+  // Called after controller `survivor` took over the volumes of `lost`.
+  void set_takeover_listener(std::function<void(Id survivor, Id lost)> listener) {
+    takeover_listener_ = std::move(listener);
+  }
   // Grows the thin map to the new capacity (fixed volumes allocate the new extents).
   sim::Status grow_volume(Id volume_id, std::int64_t capacity_bytes);
   // Undoes a grow whose commit failed: releases the extents past `capacity_bytes`.
@@ -225,6 +229,7 @@ class DataPath : private raid::ScrubHost {
   std::unique_ptr<ArrayContext> ctx_;
   std::unique_ptr<WriteCache> cache_;
   std::unique_ptr<ControllerPair> pair_;
+  std::function<void(Id survivor, Id lost)> takeover_listener_;
   std::unique_ptr<ExtentMover> mover_;
   std::unique_ptr<Rebuilder> rebuild_;
   std::unique_ptr<IoOrchestrator> io_;

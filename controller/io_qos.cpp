@@ -1,6 +1,8 @@
 // The QoS gate in front of the data path (docs/qos.md): host I/O waits in its volume's queue
 // of the qos::Scheduler, which dispatches it to the owning controller while that
 // controller's cores can take more.
+#include <algorithm>
+
 #include "controller/controller_pair.h"
 #include "controller/io_orchestrator.h"
 #include "controller/perf.h"
@@ -22,7 +24,10 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
     return sim::invalid_argument("qos.outstanding_ios_max must be between 1 and 1048576");
   qos_options_ = options;
   const int controllers = ctx_.preset.controllers.count;
-  auto scheduler = qos::Scheduler::create(ctx_.sim, options.scheduler, controllers, *this);
+  // What admission control holds back from reservations, the spare phase is sure to get.
+  qos::SchedulerOptions scheduler_options = options.scheduler;
+  scheduler_options.spare_floor_percent = std::min(99, 100 - options.reservable_percent);
+  auto scheduler = qos::Scheduler::create(ctx_.sim, scheduler_options, controllers, *this);
   if (!scheduler.is_ok()) return scheduler.status();
   qos_ = std::move(scheduler).value();
   outstanding_.assign(static_cast<std::size_t>(controllers), 0);

@@ -32,15 +32,19 @@ std::vector<std::int64_t> reserved_ppm(const std::vector<Reservation>& reservati
   return ppm;
 }
 
-namespace {
-
-// One decimal, or as many as it takes (up to the ppm's four) for a share just over 100 %
-// not to print as "100.0 %" in a refusal.
-std::string percent(std::int64_t ppm) {
+std::string share_percent(std::int64_t ppm) {
+  // One decimal, or as many as it takes (up to the ppm's four) for a share just over 100 %
+  // not to print as "100.0 %" in a refusal.
   const int decimals = ppm > 1'000'000 && ppm < 1'000'500 ? 4 : 1;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f %%", decimals, static_cast<double>(ppm) / 1e4);
   return buf;
+}
+
+namespace {
+
+std::string percent(std::int64_t ppm) {
+  return share_percent(ppm);
 }
 
 std::string refusal(std::size_t resource, std::int64_t ppm, const std::vector<Reservation>& after,

@@ -57,6 +57,9 @@ sim::Status check_admission(const std::vector<Reservation>& before,
                             const std::vector<Reservation>& after,
                             const ReservableCapacity& capacity);
 
+// A share in ppm as "103.1 %" (four decimals just above 100 %, so it never reads 100.0 %).
+std::string share_percent(std::int64_t ppm);
+
 // 1234567 → "1,234,567".
 std::string with_thousands(std::int64_t n);
 

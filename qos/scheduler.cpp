@@ -122,6 +122,9 @@ sim::Result<std::unique_ptr<Scheduler>> Scheduler::create(sim::Simulator& sim,
   if (options.reservation_catch_up_ns < 0 || options.reservation_catch_up_ns > sim::kSecond)
     return sim::invalid_argument("reservation_catch_up_ns must be between 0 and one second, got " +
                                  std::to_string(options.reservation_catch_up_ns));
+  if (options.spare_floor_percent < 0 || options.spare_floor_percent > 99)
+    return sim::invalid_argument("spare_floor_percent must be between 0 and 99, got " +
+                                 std::to_string(options.spare_floor_percent));
   if (resource_count < 1 || resource_count > 64)
     return sim::invalid_argument("resource_count must be between 1 and 64, got " +
                                  std::to_string(resource_count));
@@ -348,7 +351,9 @@ bool Scheduler::valid(const HeapEntry& e, State state) const {
 
 [[gnu::hot]] Scheduler::Volume* Scheduler::pick(Resource& r, Time now, Phase& phase) {
   while (!r.reservation.empty() && !valid(r.reservation.top(), State::kReady)) r.reservation.pop();
-  if (!r.reservation.empty() && r.reservation.top().key <= now) {
+  // A due reservation goes first, unless the spare phase is owed its floor (then the ready
+  // heap, which holds every ready volume, reserved ones too, is not empty).
+  if (!r.reservation.empty() && r.reservation.top().key <= now && r.spare_deficit <= 0) {
     phase = Phase::kReservation;
     return find(r.reservation.top().id);
   }
@@ -392,6 +397,12 @@ void Scheduler::dispatch_head(Volume& v, Phase phase, Time now) {
     v.r_clock = add(v.head_r, interval(c, *v.settings.min_iops));
     ++v.reservation;
   }
+  // The spare phase's floor: owed floor % of what the reservation phase takes, paid back by
+  // what it takes itself. Bounded so that neither phase banks more than a few dozen I/Os.
+  const std::int64_t floor = options_.spare_floor_percent;
+  std::int64_t& owed = resources_[static_cast<std::size_t>(v.resource)].spare_deficit;
+  owed = phase == Phase::kReservation ? std::min(kSpareDeficitBound, owed + floor * c)
+                                      : std::max(-kSpareDeficitBound, owed - (100 - floor) * c);
   ++v.dispatched;
   ++counters_.decisions;
   v.state = State::kIdle;

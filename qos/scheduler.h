@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "qos/cost.h"
 #include "sim/id_table.h"
 #include "sim/simulator.h"
 #include "sim/status.h"
@@ -77,6 +78,15 @@ struct SchedulerOptions {
   // tags reach now. Assumption: 1 ms, 50 requests at a 50,000 IOPS reservation, far above
   // the gate's pauses. Range [0, 1 s].
   sim::Time reservation_catch_up_ns = sim::kMillisecond;
+  // Share of a resource's dispatched cost that the spare phase keeps, percent, while
+  // reservations are due at every pick: when they cannot all be met (a controller failover
+  // put both controllers' reservations on one; I/O the cost curve undercharges), the
+  // reservation phase would otherwise take every dispatch and a volume without a reservation
+  // would get no I/O at all (a review, 2026-12-06: 0 IOPS for 8 s after a failover). The
+  // Array sets it to 100 − reservable_percent: what admission control holds back from
+  // reservations is what the spare phase is sure to get. 0: strict priority (mClock). Range
+  // [0, 99].
+  int spare_floor_percent = 10;
 };
 
 // What a resource can take now. Implemented by the owner of the data path (the Array).
@@ -176,6 +186,11 @@ class Scheduler {
     std::int64_t cost_units;
     sim::Time arrival;       // when it was submitted: its reservation tag is due no earlier
   };
+  // Bound on a resource's spare_deficit (cost units × 100): 64 4 KiB I/Os' worth. Low enough
+  // that a resource whose spare phase ran far above its floor (the usual case) owes it again
+  // within ~640 reservation-phase I/Os once reservations take every pick; high enough that one
+  // large I/O does not cross it in one step of a small one.
+  static constexpr std::int64_t kSpareDeficitBound = 100 * 64 * kCostUnitsPerIo;
   enum class State : std::uint8_t { kIdle, kReady, kLimited };
   enum class Phase : std::uint8_t { kReservation, kSpare };
   struct Volume;
@@ -193,6 +208,12 @@ class Scheduler {
     sim::EventId wake;
     sim::Time wake_time = sim::kTimeMax;
     std::int64_t reserving_volumes = 0;  // volumes with a min_iops above 0
+    // What the spare phase is owed, in cost units × 100: + floor × cost per reservation-phase
+    // dispatch, − (100 − floor) × cost per spare-phase one, within ±kSpareDeficitBound. Above
+    // 0, pick() serves the spare phase even when a reservation is due. Starts at the lower
+    // bound: the floor acts only once reservations have taken ~64 I/Os' worth of picks more
+    // than their share, not in a transient (a gate reopening with reservations due).
+    std::int64_t spare_deficit = -kSpareDeficitBound;
   };
 
   Scheduler(sim::Simulator& sim, SchedulerOptions options, int resource_count,
