@@ -110,6 +110,7 @@ struct alignas(64) VolumeRuntime {
   std::uint8_t claims = 0;
   // The state last reported by an event: one event per transition.
   VolumeState reported_state = VolumeState::kOnline;
+  std::int64_t reported_degraded_extents = 0;  // thin->degraded_extents when last reported
   VolumeIoStats stats;
   CacheVolume cache;
   Id preferred_controller = 1;

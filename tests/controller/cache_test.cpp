@@ -6,6 +6,7 @@
 #include "perf/calibration.h"
 
 #include <cstdio>
+#include <set>
 
 #include "tests/controller/raid_sim_harness.h"
 #include "sim/units.h"
@@ -495,6 +496,43 @@ TEST_CASE(
   CHECK(ev[0].time_ns == restored + 20 * sim::kSecond);  // boot_ns, nothing to replay or mirror
   CHECK(events_with(a, "running solo").empty());
   CHECK(info(a, 2).cache_mode_reason == "inter-controller link cut");
+}
+
+TEST_CASE("a second SSD failure in a volume already degraded is an event: degraded further") {
+  // A review (2026-12-06): a RAID 5 volume degraded by one SSD, then exposed on 201 more
+  // chunks by a second in another group, got no volume event for the second.
+  DataPathOptions o;
+  o.rebuild_bytes_per_second = 16'000'000;  // slow: the first rebuild is still running
+  SimArray a(25, o);
+  const Id v = a.add_volume("r5", 1024 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.sim->run();
+  const auto extents = a.array->data_path().extent_records(v);
+  const int first = extents[0].members[0].drive;
+  // A second SSD that shares no extent with the first: the volume stays degraded, not failed.
+  std::set<int> beside_first;
+  for (const auto& e : extents) {
+    bool has_first = false;
+    for (const auto& m : e.members) has_first |= m.drive == first;
+    if (has_first)
+      for (const auto& m : e.members) beside_first.insert(m.drive);
+  }
+  int second = -1;
+  for (const auto& e : extents)
+    for (const auto& m : e.members)
+      if (second < 0 && !beside_first.contains(m.drive)) second = m.drive;
+  REQUIRE(second >= 0);
+  for (int d : {first, second}) {
+    FaultSpec f{"drive_fail"};
+    f.drive = d + 1;
+    REQUIRE(a.array->inject_fault(f).is_ok());
+    a.sim->run_until(a.sim->now() + sim::kMillisecond);
+  }
+  CHECK(a.array->data_path().volume_state(v) == VolumeState::kDegraded);
+  const auto further = events_with(a, "volume " + std::to_string(v) + " degraded further: ");
+  REQUIRE(further.size() == 1);
+  CHECK(further[0].severity == Severity::kWarning);
+  CHECK(further[0].message.find("drive " + std::to_string(second + 1) + " failed") != std::string::npos);
+  CHECK(events_with(a, "volume " + std::to_string(v) + " degraded: ").size() == 1);
 }
 
 TEST_CASE(
