@@ -139,7 +139,7 @@ Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
   }
   for (const auto& r : snapshot.extents) {
     Status st = data_->restore_extent(r);
-    if (!st.is_ok()) return Status(sim::Code::kInternal, "state: " + st.message() + preset_shape_hint(preset_));
+    if (!st.is_ok()) return Status(sim::Code::kInternal, "state: " + st.message() + preset_shape_hint(preset_, st.message()));
   }
   data_->set_extent_listener(
       [this](DataPath::ExtentChange change, const ExtentRecord& record) { return on_extent_changed(change, record); });

@@ -37,19 +37,22 @@ void ArrayContext::note_host_disk(const sim::Status& st, HostFile file) const {
 
 void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::string& why, bool rebuilding) {
   const VolumeState now = volume_state_of(*v.thin);
-  const std::int64_t degraded_before = v.reported_degraded_extents;
-  v.reported_degraded_extents = v.thin->degraded_extents;
+  const std::int64_t missing_before = v.reported_degraded_members;
+  v.reported_degraded_members = v.thin->degraded_members;
   const std::string name = "volume " + std::to_string(v.id);
   const std::string object = "volume/" + std::to_string(v.id);
   const std::string raid(raid::raid_type_name(v.raid_type()));
   if (now == v.reported_state) {
     // A second SSD's failure in a volume already degraded exposes more of it: an operator
     // needs to hear of it as of the first (a review, 2026-12-06: only "drive 30 failed").
-    if (now == VolumeState::kDegraded && v.thin->degraded_extents > degraded_before)
+    // Counted in members, not extents: in RAID 10 a second SSD of the same group takes other
+    // members of extents already degraded (review 29).
+    if (now == VolumeState::kDegraded && v.thin->degraded_members > missing_before)
       ctx.emit(Severity::kWarning, "volume", object,
-               name + " degraded further: " + std::to_string(v.thin->degraded_extents) +
-                   " extent(s) lack a member, " + std::to_string(degraded_before) + " before (" + why + "); " + raid +
-                   " redundancy covers them" + (rebuilding ? " until the rebuilds restore them" : ""));
+               name + " degraded further: " + std::to_string(v.thin->degraded_members) + " member(s) of " +
+                   std::to_string(v.thin->degraded_extents) + " extent(s) missing, " + std::to_string(missing_before) +
+                   " before (" + why + "); " + raid + " redundancy covers them" +
+                   (rebuilding ? " until the rebuilds restore them" : ""));
     return;
   }
   const VolumeState was = v.reported_state;

@@ -110,7 +110,7 @@ struct alignas(64) VolumeRuntime {
   std::uint8_t claims = 0;
   // The state last reported by an event: one event per transition.
   VolumeState reported_state = VolumeState::kOnline;
-  std::int64_t reported_degraded_extents = 0;  // thin->degraded_extents when last reported
+  std::int64_t reported_degraded_members = 0;  // thin->degraded_members when last reported
   VolumeIoStats stats;
   CacheVolume cache;
   Id preferred_controller = 1;

@@ -134,7 +134,7 @@ Status DataPath::restore_extent(const ExtentRecord& r) {
   AFASIM_RETURN_IF_ERROR(thin_->restore(r));
   VolumeRuntime* v = volumes_.find(r.volume_id);
   v->reported_state = volume_state_of(*v->thin);  // as it was when the state was saved: no new event
-  v->reported_degraded_extents = v->thin->degraded_extents;
+  v->reported_degraded_members = v->thin->degraded_members;
   return Status::ok();
 }
 

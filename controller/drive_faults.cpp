@@ -18,11 +18,11 @@ bool DataPath::mark_members_lost(int drive) {
     raid::Extent& e = table[id];
     for (int m = 0; m < e.member_count; ++m) {
       if (e.members[static_cast<std::size_t>(m)].drive != drive || e.is_missing(m)) continue;
-      const bool was_degraded = e.degraded();
+      const std::uint16_t was_missing = e.missing;
       const bool was_lost = e.lost;
       e.missing = static_cast<std::uint16_t>(e.missing | (1u << m));
       e.lost = raid::beyond_redundancy(e.type, e.missing, e.member_count);
-      thin_->update_health(e, was_degraded, was_lost);
+      thin_->update_health(e, was_missing, was_lost);
       if (!e.lost) affected = true;
       (void)thin_->notify(ExtentChange::kUpdated, e);
     }

@@ -283,10 +283,10 @@ void Rebuilder::switch_member(raid::Extent& e) {
     ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), "rebuild of a chunk failed: " + st.message());
     return;
   }
-  const bool was_degraded = e.degraded();
+  const std::uint16_t was_missing = e.missing;
   e.members[static_cast<std::size_t>(rc.member)] = rc.replacement;
   e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << rc.member));
-  ctx_.thin.update_health(e, was_degraded, false);
+  ctx_.thin.update_health(e, was_missing, e.lost);
   if (Status p = ctx_.thin.notify(pool::ThinMap::Change::kUpdated, e); !p.is_ok())
     ctx_.emit(Severity::kError, "rebuild", ArrayContext::drive_object(drive), "could not persist a rebuilt extent: " + p.message());
   if (VolumeRuntime* v = ctx_.volumes.find(e.volume_id))

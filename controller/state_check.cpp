@@ -14,7 +14,11 @@
 
 namespace afasim::controller {
 
-std::string preset_shape_hint(const config::SystemPreset& preset) {
+std::string preset_shape_hint(const config::SystemPreset& preset, const std::string& refusal) {
+  const bool shape = refusal.find("unknown drive index") != std::string::npos ||
+                     refusal.find("out of range") != std::string::npos ||
+                     refusal.find("which does not exist") != std::string::npos;
+  if (!shape) return "";
   const int drives = preset.drive_count();
   return " (this system, " + preset.name + ", has " + std::to_string(drives) + " SSDs, drive indexes 0.." +
          std::to_string(drives - 1) + ", of " + config::human_bytes(preset.ssd.capacity_bytes) +

@@ -34,9 +34,10 @@ inline constexpr std::int64_t kMaxVolumeId = (std::int64_t{1} << 24) - 2;
 inline constexpr std::int64_t kMaxClockNs = sim::kClockCeiling;
 
 // " (this system, NAME, has N SSDs, drive indexes 0..N-1, of SIZE; a state opens only with
-// the presets it was made with: ...)": appended to a restored extent's refusal, where a
-// preset changed under a state (another --config-dir) shows up first (hostile round 28a, L6).
-std::string preset_shape_hint(const config::SystemPreset& preset);
+// the presets it was made with: ...)" when a restored extent's `refusal` names a drive or
+// chunk the system does not have, where a preset changed under a state (another
+// --config-dir) shows up first (hostile round 28a, L6); "" for any other refusal.
+std::string preset_shape_hint(const config::SystemPreset& preset, const std::string& refusal);
 
 // What is wrong with QoS values `q`, as "<context>: <what>" (the API's 422 message), or "":
 // each value 0..kMaxIops, min <= max <= burst, burst only with max (DESIGN.md "QoS semantics").

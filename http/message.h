@@ -65,6 +65,9 @@ struct Request {
   // False while the handler runs on an I/O thread (a never_blocks route): a handler that
   // finds it would have to block then throws NeedsWorker, and runs again on a worker.
   bool may_block = true;
+  // Set by the connection; called once the guard has admitted an authenticated principal,
+  // before the handler runs (its slot then counts as a client's: serve/connection_slots.h).
+  std::function<void()> on_authenticated;
 
   bool has_header(std::string_view name) const { return headers.has(name); }
   const std::string& header(std::string_view name) const { return headers.get(name); }

@@ -117,16 +117,11 @@ std::uint64_t Server::Impl::admit(const std::string& address) {
   ++connections_accepted;
   if (g.evicted != 0) {
     ++connections_evicted;
-    std::shared_ptr<Connection> victim;
-    {
-      std::lock_guard<std::mutex> lock(admit_mu);
-      if (auto it = registry.find(g.evicted); it != registry.end()) victim = it->second.lock();
-    }
     if (std::int64_t left_out = 0; eviction_log.admit(left_out))
       logger->warn("http: every connection slot was held: closing a connection from {} that has "
                    "made no authenticated request, for a connection from {}{}",
                    g.evicted_address, address, serve::LogLimiter::suffix(left_out));
-    if (victim) victim->close();
+    if (g.close_evicted) g.close_evicted();
   }
   return g.id;
 }
@@ -175,6 +170,7 @@ asio::awaitable<Response> Server::Impl::respond(Request& r) {
       if (v == Verdict::kDeny) return std::optional<Response>(std::move(deny));
       if (v == Verdict::kNeedsWorker) return std::optional<Response>();
       r.may_block = may_block;
+      if (!r.principal.user.empty() && r.on_authenticated) r.on_authenticated();
       return std::optional<Response>(route.handler(r));
     } catch (const NeedsWorker&) {
       return std::optional<Response>();

@@ -92,7 +92,7 @@ struct ServerStats {
   std::int64_t connections_accepted = 0;
   std::int64_t connections_refused = 0;  // over max_connections or the per-address cap
   std::int64_t connections_evicted = 0;  // closed, never authenticated, for a newcomer
-  std::int64_t connections_active = 0;
+  std::int64_t connections_active = 0;    // open now; one evicted counts until it is closed
   std::int64_t requests = 0;
   std::int64_t requests_timed_out = 0;   // closed mid-request by request_timeout
   std::int64_t requests_refused = 0;     // 400, 413, 421, 431 and 503 busy

@@ -40,7 +40,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   bool stopped = false;
 
   // Admission counts and whose slot a newcomer may take (serve/connection_slots.h): a
-  // connection settles once a request on it is authenticated. Made by start().
+  // connection settles once a request on it is authenticated. Made by the constructor.
   std::optional<serve::ConnectionSlots> slots;
   serve::LogLimiter eviction_log;  // strangers can cause an eviction by the thousand a second
   // Live connections, to close them at stop() or when their slot is taken.

@@ -224,10 +224,11 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       refused_ = true;  // a client that sends a bad target or Host is not kept
       co_return std::move(*refused);
     }
-    Response res = co_await server_->respond(r);
-    // A client that authenticated keeps its slot when every slot is held.
-    if (!r.principal.user.empty()) server_->slots->settle(slot_);
-    co_return res;
+    // A client that authenticated keeps its slot when every slot is held: settled as the
+    // guard admits it, before the handler runs (a POST applied, then its connection taken,
+    // would leave the client unsure whether it was: review 29).
+    r.on_authenticated = [server = server_.get(), slot = slot_] { server->slots->settle(slot); };
+    co_return co_await server_->respond(r);
   }
 
   template <typename Message>
@@ -357,7 +358,9 @@ void start_connection(std::shared_ptr<Server::Impl> server, asio::ip::tcp::socke
       std::lock_guard<std::mutex> lock(server->admit_mu);
       server->registry[slot] = session;
     }
-    server->slots->attach(slot);
+    server->slots->attach(slot, [w = std::weak_ptr<Connection>(session)] {
+      if (auto victim = w.lock()) victim->close();  // posts to its strand
+    });
     asio::co_spawn(strand, [session]() { return session->run(); }, asio::detached);
   };
   if (server->options.tls) {

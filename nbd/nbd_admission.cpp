@@ -20,21 +20,11 @@ std::uint64_t ServerCore::admit(const std::string& address, std::string& why) {
   ++connections_accepted;
   if (g.evicted != 0) {
     ++connections_evicted;
-    std::shared_ptr<Connection> victim;
-    {
-      std::lock_guard<std::mutex> lock(registry_mu);
-      if (auto it = registry.find(g.evicted); it != registry.end()) victim = it->second.lock();
-    }
-    if (std::int64_t left_out = 0; stranger_log.admit(left_out))
+    if (std::int64_t left_out = 0; admission_log.admit(left_out))
       spdlog::warn("nbd: every connection slot was held: closing nbd#{} from {}, still in its "
                    "handshake, for a connection from {}{}",
                    g.evicted, g.evicted_address, address, serve::LogLimiter::suffix(left_out));
-    if (victim) {
-      auto ex = victim->executor();
-      asio::post(ex, [victim = std::move(victim)] {
-        victim->close("its slot was given to a newcomer: every slot was held");
-      });
-    }
+    if (g.close_evicted) g.close_evicted();
   }
   return g.id;
 }

@@ -81,9 +81,11 @@ struct ServerCore {
   // The admission counts and whose slot a newcomer may take (serve/connection_slots.h);
   // made by NbdServer::start from the options.
   std::optional<serve::ConnectionSlots> slots;
-  // Log lines strangers can cause by the thousand a second: refused and evicted connections,
-  // handshakes that break the protocol or name no export (serve/connection_slots.h).
-  serve::LogLimiter stranger_log;
+  // Log lines strangers can cause by the thousand a second, each kind its own budget
+  // (serve/connection_slots.h): refused and evicted connections; handshakes that break the
+  // protocol or name no export (a mapped host's "why was my export refused" among them).
+  serve::LogLimiter admission_log;
+  serve::LogLimiter handshake_log;
   // The hosts' nbd initiators as of the last refresh (model thread, at most once a wall
   // second, from the round hook and each handshake's look-up): an address matching one is
   // trusted by `slots` before it settles.

@@ -55,7 +55,7 @@ asio::awaitable<bool> Connection::handshake() {
       violation = "NBD_OPT_EXPORT_NAME longer than the server takes";
     if (!violation.empty()) {
       ++core_->protocol_errors;
-      if (std::int64_t left_out = 0; core_->stranger_log.admit(left_out))
+      if (std::int64_t left_out = 0; core_->handshake_log.admit(left_out))
         spdlog::warn("{}: handshake: {}; closing{}", label_, violation, serve::LogLimiter::suffix(left_out));
       close(violation);
       co_return false;
@@ -253,7 +253,7 @@ asio::awaitable<bool> Connection::reply_info(std::uint32_t option,
     // Clients show the reply's text only when debugging (nbdinfo: "No such file or
     // directory"): the log says which export and why (LUN masking, docs/nbd.md).
     // The name is the client's bytes (up to 4 KiB, any byte): escaped and cut for the log.
-    if (std::int64_t left_out = 0; !found.stopped && core_->stranger_log.admit(left_out))
+    if (std::int64_t left_out = 0; !found.stopped && core_->handshake_log.admit(left_out))
       spdlog::info("{}: {}: {}{}", label_, n::option_name(option),
                    config::printable(found.why.size() > 300 ? found.why.substr(0, 300) + "..." : found.why),
                    serve::LogLimiter::suffix(left_out));
@@ -309,7 +309,7 @@ asio::awaitable<bool> Connection::reply_export_name(std::span<const std::uint8_t
   const Lookup found = find_on_model(*core_, client_address_, name);
   if (!found.e) {
     // proto.md: the server MUST terminate the session; it cannot say why.
-    if (std::int64_t left_out = 0; core_->stranger_log.admit(left_out))
+    if (std::int64_t left_out = 0; core_->handshake_log.admit(left_out))
       spdlog::info("{}: NBD_OPT_EXPORT_NAME: {}; closing{}", label_, found.why, serve::LogLimiter::suffix(left_out));
     close(found.why);
     co_return false;

@@ -63,7 +63,7 @@ void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix)
   std::string why;
   const std::uint64_t id = core->admit(address, why);
   if (id == 0) {
-    if (std::int64_t left_out = 0; core->stranger_log.admit(left_out))
+    if (std::int64_t left_out = 0; core->admission_log.admit(left_out))
       spdlog::warn("nbd: refusing a connection from {}: {}{}", address, why, serve::LogLimiter::suffix(left_out));
     error_code ec;
     socket.close(ec);
@@ -78,7 +78,14 @@ void admit(const std::shared_ptr<ServerCore>& core, Socket socket, bool is_unix)
     std::lock_guard<std::mutex> lock(core->registry_mu);
     core->registry[id] = c;
   }
-  core->slots->attach(id);
+  core->slots->attach(id, [w = std::weak_ptr<Connection>(c)] {
+    if (auto victim = w.lock()) {
+      auto ex = victim->executor();
+      asio::post(ex, [victim = std::move(victim)] {
+        victim->close("its slot was given to a newcomer: every slot was held");
+      });
+    }
+  });
   spdlog::debug("nbd#{}: accepted from {}", id, address);
   asio::co_spawn(
       c->executor(), [c]() { return c->run(); }, asio::detached);

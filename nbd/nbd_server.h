@@ -115,7 +115,7 @@ struct NbdServerStats {
   std::int64_t connections_evicted = 0;  // closed in the handshake to give a newcomer the slot
   std::int64_t connections_idle_closed = 0;  // closed by idle_timeout
   std::int64_t connections_io_timed_out = 0;  // closed by io_timeout (payload or replies stalled)
-  std::int64_t connections_active = 0;
+  std::int64_t connections_active = 0;  // open now; one evicted counts until it is closed
   std::int64_t requests = 0;                       // transmission requests read, DISC excluded
   std::int64_t requests_refused = 0;               // refused by the target's own checks
   std::int64_t protocol_errors = 0;                // connections closed for breaking the protocol

@@ -1,10 +1,20 @@
 #include "pool/thin_map.h"
 
+#include <bit>
 #include <cstddef>
 
 #include "sim/assert.h"
 
 namespace afasim::pool {
+
+namespace {
+
+// Members an extent is missing while its redundancy covers them (0 when lost or whole).
+std::int64_t degraded_member_count(const raid::Extent& e) {
+  return e.degraded() ? std::popcount(static_cast<unsigned>(e.missing)) : 0;
+}
+
+}  // namespace
 
 static_assert(offsetof(ThinVolume, fixed) < 64 &&
                   offsetof(ThinVolume, lost_extents) + sizeof(std::int64_t) <= 64,
@@ -21,7 +31,7 @@ Status ThinMap::attach(ThinVolume v, bool allocate_fixed) {
   AFASIM_ASSERT(v.id > 0, "volume ids are positive");
   const std::int64_t ext = extent_bytes(v.raid_type);
   v.map.clear();
-  v.allocated = v.lost_extents = v.degraded_extents = 0;
+  v.allocated = v.lost_extents = v.degraded_extents = v.degraded_members = 0;
   const auto id = static_cast<std::uint64_t>(v.id);
   ThinVolume& attached = *(volumes_.acquire(id) = std::make_unique<ThinVolume>(std::move(v)));
   resize_map(attached, static_cast<std::size_t>((attached.capacity_bytes + ext - 1) / ext));
@@ -104,6 +114,7 @@ std::uint32_t ThinMap::place(ThinVolume& v, std::int64_t index, const std::vecto
   ++v.allocated;
   if (e.lost) ++v.lost_extents;
   else if (missing) ++v.degraded_extents;
+  v.degraded_members += degraded_member_count(e);
   return id;
 }
 
@@ -129,6 +140,7 @@ void ThinMap::release(std::uint32_t id) {
     --v->allocated;
     if (e.lost) --v->lost_extents;
     else if (e.missing) --v->degraded_extents;
+    v->degraded_members -= degraded_member_count(e);
     v->map[static_cast<std::size_t>(e.index)] = kNoExtent;
   }
   extents_.remove(id);
@@ -226,11 +238,15 @@ Status ThinMap::allocate_range(ThinVolume& v, std::int64_t offset, std::int64_t 
   return Status::ok();
 }
 
-void ThinMap::update_health(const raid::Extent& e, bool was_degraded, bool was_lost) {
+void ThinMap::update_health(const raid::Extent& e, std::uint16_t was_missing, bool was_lost) {
   ThinVolume* v = find(e.volume_id);
   if (v == nullptr) return;
+  raid::Extent before = e;
+  before.missing = was_missing;
+  before.lost = was_lost;
   v->lost_extents += static_cast<int>(e.lost) - static_cast<int>(was_lost);
-  v->degraded_extents += static_cast<int>(e.degraded()) - static_cast<int>(was_degraded);
+  v->degraded_extents += static_cast<int>(e.degraded()) - static_cast<int>(before.degraded());
+  v->degraded_members += degraded_member_count(e) - degraded_member_count(before);
 }
 
 raid::Extent* ThinMap::extent_at(const ThinVolume& v, std::int64_t offset) {

@@ -41,6 +41,7 @@ struct alignas(64) ThinVolume {
   std::int64_t id = 0;
   std::int64_t allocated = 0;
   std::int64_t degraded_extents = 0;  // extents missing a member redundancy covers
+  std::int64_t degraded_members = 0;  // members missing from those extents (awaiting rebuild)
   std::vector<int> pool_drives;    // drive indexes of the pool's DataPacs
   DataHealth health() const {
     return lost_extents > 0 ? DataHealth::kFailed : degraded_extents > 0 ? DataHealth::kDegraded : DataHealth::kOnline;
@@ -91,8 +92,9 @@ class ThinMap {
   void release(std::uint32_t id);
   // Tells the listener; its error is returned (the caller decides what it means).
   sim::Status notify(Change change, const raid::Extent& e) const;
-  // After `e.missing` / `e.lost` changed: updates its volume's health counts.
-  void update_health(const raid::Extent& e, bool was_degraded, bool was_lost);
+  // After `e.missing` / `e.lost` changed from `was_missing` / `was_lost`: updates its
+  // volume's health counts.
+  void update_health(const raid::Extent& e, std::uint16_t was_missing, bool was_lost);
 
   ThinVolume* find(std::int64_t volume_id) {
     if (volume_id <= 0) return nullptr;

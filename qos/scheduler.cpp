@@ -351,9 +351,13 @@ bool Scheduler::valid(const HeapEntry& e, State state) const {
 
 [[gnu::hot]] Scheduler::Volume* Scheduler::pick(Resource& r, Time now, Phase& phase) {
   while (!r.reservation.empty() && !valid(r.reservation.top(), State::kReady)) r.reservation.pop();
-  // A due reservation goes first, unless the spare phase is owed its floor (then the ready
-  // heap, which holds every ready volume, reserved ones too, is not empty).
-  if (!r.reservation.empty() && r.reservation.top().key <= now && r.spare_deficit <= 0) {
+  if (!r.reservation.empty() && r.reservation.top().key <= now) {
+    // A due reservation goes first, unless the spare phase is owed its floor and a volume
+    // without a reservation is ready to take it (review 29: not any volume's oldest head).
+    if (Volume* v = r.spare_deficit > 0 ? oldest_unreserved(r) : nullptr) {
+      phase = Phase::kSpare;
+      return v;
+    }
     phase = Phase::kReservation;
     return find(r.reservation.top().id);
   }
@@ -363,6 +367,21 @@ bool Scheduler::valid(const HeapEntry& e, State state) const {
     return find(r.ready.top().id);
   }
   return nullptr;
+}
+
+Scheduler::Volume* Scheduler::oldest_unreserved(Resource& r) {
+  // Reserved volumes above the first without a reservation are set aside, then put back.
+  Volume* found = nullptr;
+  set_aside_.clear();
+  while (found == nullptr && !r.ready.empty()) {
+    const HeapEntry top = r.ready.top();
+    r.ready.pop();
+    if (!valid(top, State::kReady)) continue;
+    set_aside_.push_back(top);
+    if (Volume* v = find(top.id); !v->has_min()) found = v;
+  }
+  for (const HeapEntry& e : set_aside_) r.ready.push(e);
+  return found;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -397,12 +416,13 @@ void Scheduler::dispatch_head(Volume& v, Phase phase, Time now) {
     v.r_clock = add(v.head_r, interval(c, *v.settings.min_iops));
     ++v.reservation;
   }
-  // The spare phase's floor: owed floor % of what the reservation phase takes, paid back by
-  // what it takes itself. Bounded so that neither phase banks more than a few dozen I/Os.
+  // The spare phase's floor (Resource::spare_deficit); costs past 2^40 units (no real I/O)
+  // count as 2^40, so nothing overflows.
   const std::int64_t floor = options_.spare_floor_percent;
+  const std::int64_t cost = std::min<std::int64_t>(c, std::int64_t{1} << 40);
   std::int64_t& owed = resources_[static_cast<std::size_t>(v.resource)].spare_deficit;
-  owed = phase == Phase::kReservation ? std::min(kSpareDeficitBound, owed + floor * c)
-                                      : std::max(-kSpareDeficitBound, owed - (100 - floor) * c);
+  owed = phase == Phase::kReservation ? std::min(kSpareDeficitBound + floor * cost, owed + floor * cost)
+                                      : std::max(-kSpareDeficitBound, owed - (100 - floor) * cost);
   ++v.dispatched;
   ++counters_.decisions;
   v.state = State::kIdle;

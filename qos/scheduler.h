@@ -209,8 +209,9 @@ class Scheduler {
     sim::Time wake_time = sim::kTimeMax;
     std::int64_t reserving_volumes = 0;  // volumes with a min_iops above 0
     // What the spare phase is owed, in cost units × 100: + floor × cost per reservation-phase
-    // dispatch, − (100 − floor) × cost per spare-phase one, within ±kSpareDeficitBound. Above
-    // 0, pick() serves the spare phase even when a reservation is due. Starts at the lower
+    // dispatch, − (100 − floor) × cost per spare-phase one, from −kSpareDeficitBound to
+    // kSpareDeficitBound plus the last I/O's share. Above 0, pick() serves the oldest volume
+    // without a reservation even when a reservation is due. Starts at the lower
     // bound: the floor acts only once reservations have taken ~64 I/Os' worth of picks more
     // than their share, not in a transient (a gate reopening with reservations due).
     std::int64_t spare_deficit = -kSpareDeficitBound;
@@ -226,6 +227,8 @@ class Scheduler {
   void unfile(Volume& v, sim::Time now);
   void dispatch_head(Volume& v, Phase phase, sim::Time now);
   Volume* pick(Resource& r, sim::Time now, Phase& phase);
+  // The ready volume without a reservation whose head is oldest; nullptr when none.
+  Volume* oldest_unreserved(Resource& r);
   void promote(Resource& r, sim::Time now);
   // No volume of `r` is ready, and no limited one is due by `now` (stale entries dropped):
   // a new request would be the only candidate of pump().
@@ -248,6 +251,7 @@ class Scheduler {
   std::int64_t queued_total_ = 0;
   bool pumping_ = false;
   SchedulerCounters counters_;
+  std::vector<HeapEntry> set_aside_;  // oldest_unreserved's scratch
 };
 
 }  // namespace afasim::qos

@@ -40,15 +40,18 @@ ConnectionSlots::Grant ConnectionSlots::admit(const std::string& address, Clock:
     } else {
       g.evicted = victim->first;
       g.evicted_address = victim->second.address;
+      g.close_evicted = std::move(victim->second.close);
       forget(victim);
       ++evictions_;
     }
   }
   if (!g.why.empty()) return g;
   g.id = next_id_++;
-  entries_.emplace(g.id, Entry{address, now, false, false});
+  entries_.emplace(g.id, Entry{address, now, false, false, nullptr});
+  // Known is asked again at every admission from the address: a day past its last settle, or
+  // its host deleted, it is a stranger again; newly mapped, a client (review 29).
   auto [p, added] = per_address_.try_emplace(address);
-  if (added) p->second.known = known(address, now);
+  p->second.known = known(address, now);
   ++p->second.total;
   ++p->second.unsettled;
   return g;
@@ -57,7 +60,7 @@ ConnectionSlots::Grant ConnectionSlots::admit(const std::string& address, Clock:
 std::map<std::uint64_t, ConnectionSlots::Entry>::iterator ConnectionSlots::pick_victim(
     const std::string& address, Clock::time_point now) {
   const auto here = per_address_.find(address);
-  const bool newcomer_known = here != per_address_.end() ? here->second.known : known(address, now);
+  const bool newcomer_known = known(address, now);
   const int newcomer_unsettled = here == per_address_.end() ? 0 : here->second.unsettled;
   auto best = entries_.end();
   int best_unsettled = 0;
@@ -84,9 +87,12 @@ void ConnectionSlots::forget(std::map<std::uint64_t, Entry>::iterator it) {
   entries_.erase(it);
 }
 
-void ConnectionSlots::attach(std::uint64_t id) {
+void ConnectionSlots::attach(std::uint64_t id, std::function<void()> close) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (const auto it = entries_.find(id); it != entries_.end()) it->second.attached = true;
+  if (const auto it = entries_.find(id); it != entries_.end()) {
+    it->second.attached = true;
+    it->second.close = std::move(close);
+  }
 }
 
 void ConnectionSlots::settle(std::uint64_t id, Clock::time_point now) {

@@ -28,7 +28,8 @@
 // first connection to an HTTP server since it started.
 //
 // Thread-safe (one mutex; `trusted` is called under it); the caller closes the evicted
-// connection itself (admit returns its id) and calls release() for it as for any other.
+// connection with the `close` it attached (admit hands it back) and calls release() for it as
+// for any other.
 #pragma once
 
 #include <chrono>
@@ -54,8 +55,9 @@ class ConnectionSlots {
   struct Grant {
     std::uint64_t id = 0;       // the newcomer's slot; 0 when refused
     std::string why;            // when refused: "64 connections already open", ...
-    std::uint64_t evicted = 0;  // a connection whose slot the newcomer took: close it
+    std::uint64_t evicted = 0;  // a connection whose slot the newcomer took
     std::string evicted_address;
+    std::function<void()> close_evicted;  // its attach()'s `close`: call it (outside any lock)
   };
 
   // REQUIRES: 1 <= max_per_address, 1 <= max_total, grace >= 0.
@@ -68,9 +70,10 @@ class ConnectionSlots {
   // Takes a slot for a connection from `address` at `now`, or refuses it (stopping, the
   // address at its bound, or the total full with no slot to take). Ids start at 1 and grow.
   Grant admit(const std::string& address, Clock::time_point now = Clock::now());
-  // From now on connection `id` may be evicted (its front end can close it). Until then
-  // it is not a candidate. Unknown ids are ignored.
-  void attach(std::uint64_t id);
+  // From now on connection `id` may be evicted, and `close` closes it (from any thread;
+  // handed back in the Grant that takes its slot). Until then it is not a candidate. Unknown
+  // ids are ignored.
+  void attach(std::uint64_t id, std::function<void()> close = nullptr);
   // Connection `id` has shown it is a client: it is never evicted, and its address is proven
   // from `now`. Unknown ids are ignored.
   void settle(std::uint64_t id, Clock::time_point now = Clock::now());
@@ -88,11 +91,12 @@ class ConnectionSlots {
     Clock::time_point opened;
     bool attached = false;
     bool settled = false;
+    std::function<void()> close;
   };
   struct PerAddress {
     int total = 0;
     int unsettled = 0;
-    bool known = false;  // proven or trusted when its first connection came, or settled since
+    bool known = false;  // proven or trusted at its latest admission, or settled since
   };
 
   bool known(const std::string& address, Clock::time_point now) const;  // proven or trusted

@@ -35,6 +35,26 @@ std::string exchange(int port, const std::string& request, const std::string& un
   return s.read_until(until, 5000ms);
 }
 
+// A router with a public GET /open and an admin GET /closed that answers the user's name.
+Router open_and_closed_router() {
+  Router router;
+  router.add({"GET", "/open", [](Request&) { return Response(200, "{}", kJson); }, "public", true});
+  router.add({"GET", "/closed", [](Request& r) { return Response(200, r.principal.user, "text/plain"); },
+              "admin", true});
+  return router;
+}
+
+// The guard's decision for /closed: "Authorization: yes" is user "tester", anything else 401.
+Verdict test_credentials(Request& r, const Route& route, Response& deny) {
+  if (route.access == "public") return Verdict::kAllow;
+  if (r.header("Authorization") != "yes") {
+    deny = problem_response(401, "urn:test", "who are you", r.path);
+    return Verdict::kDeny;
+  }
+  r.principal.user = "tester";
+  return Verdict::kAllow;
+}
+
 TEST_CASE("routes: {id} segments, HEAD, OPTIONS, 404 and 405 as problem documents") {
   Router router;
   router.add({"GET", "/things/{id}", [](Request& r) {
@@ -172,22 +192,13 @@ TEST_CASE("never_blocks routes answer on the I/O thread even when every worker i
 }
 
 TEST_CASE("the guard runs before the handler and may deny or send the request to a worker") {
-  Router router;
-  router.add({"GET", "/open", [](Request&) { return Response(200, "{}", kJson); }, "public", true});
-  router.add({"GET", "/closed", [](Request& r) { return Response(200, r.principal.user, "text/plain"); },
-              "admin", true});
-  Server server(quiet_options(), std::move(router));
+  Server server(quiet_options(), open_and_closed_router());
   std::atomic<int> blocking_calls{0};
   server.set_guard([&](Request& r, const Route& route, bool may_block, Response& deny) {
     if (route.access == "public") return Verdict::kAllow;
     if (!may_block) return Verdict::kNeedsWorker;  // as a password hash would
     ++blocking_calls;
-    if (r.header("Authorization") != "yes") {
-      deny = problem_response(401, "urn:test", "who are you", r.path);
-      return Verdict::kDeny;
-    }
-    r.principal.user = "tester";
-    return Verdict::kAllow;
+    return test_credentials(r, route, deny);
   });
   REQUIRE(server.start().is_ok());
   const int port = server.port();
@@ -203,24 +214,12 @@ TEST_CASE("when every slot is held, a newcomer takes one from connections that n
   // Hostile round 28b (F2): 17 addresses × 64 connections dripping header bytes held every
   // slot and the API went dark for the admin. Here: 3 authenticated keep-alive connections
   // from one address, 1 that never finishes its header from another; max 4.
-  Router router;
-  router.add({"GET", "/open", [](Request&) { return Response(200, "{}", kJson); }, "public", true});
-  router.add({"GET", "/closed", [](Request& r) { return Response(200, r.principal.user, "text/plain"); },
-              "admin", true});
   ServerOptions o = quiet_options();
   o.max_connections = 4;
   o.max_connections_per_address = 3;
   o.eviction_grace = 200ms;
-  Server server(o, std::move(router));
-  server.set_guard([](Request& r, const Route& route, bool, Response& deny) {
-    if (route.access == "public") return Verdict::kAllow;
-    if (r.header("Authorization") != "yes") {
-      deny = problem_response(401, "urn:test", "who are you", r.path);
-      return Verdict::kDeny;
-    }
-    r.principal.user = "tester";
-    return Verdict::kAllow;
-  });
+  Server server(o, open_and_closed_router());
+  server.set_guard([](Request& r, const Route& route, bool, Response& deny) { return test_credentials(r, route, deny); });
   REQUIRE(server.start().is_ok());
   const std::string authed = "GET /closed HTTP/1.1\r\nHost: localhost\r\nAuthorization: yes\r\n\r\n";
   std::vector<RawSocket> clients;
@@ -245,6 +244,30 @@ TEST_CASE("when every slot is held, a newcomer takes one from connections that n
     REQUIRE(c.send(authed));
     CHECK(status_of(c.read_until("tester", 5000ms)) == 200);
   }
+}
+
+TEST_CASE("an address that authenticated before takes a stranger's slot at once (hostile round 29, F1)") {
+  // Strangers on more addresses than slots, reconnecting the moment they were refused, kept
+  // every slot younger than the grace and the admin out. The grace here is an hour.
+  ServerOptions o = quiet_options();
+  o.max_connections = 2;
+  o.max_connections_per_address = 2;
+  o.eviction_grace = std::chrono::hours(1);
+  Server server(o, open_and_closed_router());
+  server.set_guard([](Request& r, const Route& route, bool, Response& deny) { return test_credentials(r, route, deny); });
+  REQUIRE(server.start().is_ok());
+  const std::string authed = "GET /closed HTTP/1.1\r\nHost: localhost\r\nAuthorization: yes\r\nConnection: close\r\n\r\n";
+  CHECK(status_of(exchange(server.port(), authed, "tester")) == 200);  // 127.0.0.1 is proven now
+  for (int i = 0; i < 500 && server.stats().connections_active > 0; ++i) std::this_thread::sleep_for(10ms);
+  RawSocket s1(server.port(), "127.0.9.1"), s2(server.port(), "127.0.9.2");
+  REQUIRE(s1.send("GET /open HTTP/1.1\r\nHo"));
+  REQUIRE(s2.send("GET /open HTTP/1.1\r\nHo"));
+  for (int i = 0; i < 500 && server.stats().connections_active < 2; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(server.stats().connections_active == 2);
+  RawSocket stranger(server.port(), "127.0.9.3");  // young slots are no stranger's to take
+  CHECK(stranger.closed_within(5000ms));
+  CHECK(status_of(exchange(server.port(), authed, "tester")) == 200);
+  CHECK(server.stats().connections_evicted == 1);
 }
 
 TEST_CASE("parse_request: bounds, framing and checks as a connection applies them") {

@@ -236,31 +236,37 @@ TEST_CASE("reservations that cannot all be met leave the spare phase its floor: 
   // A review (2026-12-06): after a failover put 150,000 IOPS of reservations on a controller
   // that does 142,000, the volumes without one got 0 IOPS for 8 s (strict priority: every
   // reserved head was always due). The floor is 100 − reservable_percent = 10 % of the
-  // dispatched cost (SchedulerOptions::spare_floor_percent); with 0, the old rule.
-  for (int floor : {10, 0}) {
-    CAPTURE(floor);
+  // dispatched cost (SchedulerOptions::spare_floor_percent); with 0, the old rule. It goes to
+  // the volume without a reservation however shallow its queue and however large the reserved
+  // I/Os (review 29: the oldest head of any volume took it, 0.5 % at depth 1; a bound smaller
+  // than one 32 MiB I/O's share cut it to 0.8 %).
+  struct Case {
+    int floor;
+    int unreserved_depth;
+    std::int64_t reserved_cost;
+  };
+  for (const Case c : {Case{10, 64, qos::kCostUnitsPerIo}, Case{10, 1, qos::kCostUnitsPerIo},
+                       Case{10, 1, qos::io_cost_units(32 << 20)}, Case{0, 64, qos::kCostUnitsPerIo}}) {
+    CAPTURE(c.floor);
+    CAPTURE(c.unreserved_depth);
+    CAPTURE(c.reserved_cost);
     sim::Simulator sim(1);
     qos::SchedulerOptions o;
-    o.spare_floor_percent = floor;
-    FakeArray a(sim, {100'000}, o);
+    o.spare_floor_percent = c.floor;
+    FakeArray a(sim, {100'000}, o);  // 100,000 4 KiB I/Os' worth of cost a second
     for (int v = 1; v <= 3; ++v) {
       REQUIRE(a.scheduler->add_volume(v, 0, S(50'000, std::nullopt)).is_ok());  // 150,000 reserved
-      a.greedy(v, 64);
+      a.greedy(v, 4, 0, c.reserved_cost);
     }
-    REQUIRE(a.scheduler->add_volume(4, 0, {}).is_ok());  // no reservation
-    a.greedy(4, 64);
-    sim.run_until(3 * kSecond);
-    for (int s = 1; s < 3; ++s) {
+    REQUIRE(a.scheduler->add_volume(4, 0, {}).is_ok());  // no reservation, 4 KiB I/Os
+    a.greedy(4, c.unreserved_depth);
+    sim.run_until(4 * kSecond);
+    for (int s = 2; s < 4; ++s) {
       INFO("second " << s);
-      std::int64_t reserved = 0;
-      for (int v = 1; v <= 3; ++v) reserved += a.in_second(v, s);
-      CHECK(reserved + a.in_second(4, s) >= 99'990);  // still work-conserving
-      if (floor == 10) {
-        // 10 % of the dispatches go first come, first served: the unreserved volume's head is
-        // the oldest, so it gets them.
-        CHECK(a.in_second(4, s) >= 9'900);
-        CHECK(a.in_second(4, s) <= 10'100);
-        for (int v = 1; v <= 3; ++v) CHECK(a.in_second(v, s) >= 29'900);  // the rest, in equal parts
+      if (c.floor == 10) {
+        // 10 % of the resource's 100,000 I/Os' worth a second.
+        CHECK(a.in_second(4, s) >= 9'800);
+        CHECK(a.in_second(4, s) <= 10'200);
       } else {
         CHECK(a.in_second(4, s) == 0);
       }
