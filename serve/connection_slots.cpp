@@ -29,12 +29,13 @@ ConnectionSlots::Grant ConnectionSlots::admit(const std::string& address, Clock:
   Grant g;
   const auto here = per_address_.find(address);
   const int from_here = here == per_address_.end() ? 0 : here->second.total;
+  const bool newcomer_known = known(address, now);
   if (stopping_) {
     g.why = "the server is stopping";
   } else if (from_here >= max_per_address_) {
     g.why = std::to_string(from_here) + " connections already open from this address";
   } else if (static_cast<int>(entries_.size()) >= max_total_) {
-    const auto victim = pick_victim(address, now);
+    const auto victim = pick_victim(address, newcomer_known, now);
     if (victim == entries_.end()) {
       g.why = std::to_string(max_total_) + " connections already open";
     } else {
@@ -51,16 +52,15 @@ ConnectionSlots::Grant ConnectionSlots::admit(const std::string& address, Clock:
   // Known is asked again at every admission from the address: a day past its last settle, or
   // its host deleted, it is a stranger again; newly mapped, a client (review 29).
   auto [p, added] = per_address_.try_emplace(address);
-  p->second.known = known(address, now);
+  p->second.known = newcomer_known;
   ++p->second.total;
   ++p->second.unsettled;
   return g;
 }
 
 std::map<std::uint64_t, ConnectionSlots::Entry>::iterator ConnectionSlots::pick_victim(
-    const std::string& address, Clock::time_point now) {
+    const std::string& address, bool newcomer_known, Clock::time_point now) {
   const auto here = per_address_.find(address);
-  const bool newcomer_known = known(address, now);
   const int newcomer_unsettled = here == per_address_.end() ? 0 : here->second.unsettled;
   auto best = entries_.end();
   int best_unsettled = 0;

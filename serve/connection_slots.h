@@ -100,8 +100,9 @@ class ConnectionSlots {
   };
 
   bool known(const std::string& address, Clock::time_point now) const;  // proven or trusted
-  // The entry whose slot a newcomer from `address` may take at `now`; end() when none.
-  std::map<std::uint64_t, Entry>::iterator pick_victim(const std::string& address,
+  // The entry whose slot a newcomer from `address` (known: proven or trusted) may take at
+  // `now`; end() when none.
+  std::map<std::uint64_t, Entry>::iterator pick_victim(const std::string& address, bool newcomer_known,
                                                        Clock::time_point now);
   void forget(std::map<std::uint64_t, Entry>::iterator it);  // REQUIRES: mu_ held
   void remember_proven(const std::string& address, Clock::time_point now);

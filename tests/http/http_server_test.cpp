@@ -270,6 +270,14 @@ TEST_CASE("an address that authenticated before takes a stranger's slot at once 
   CHECK(server.stats().connections_evicted == 1);
 }
 
+TEST_CASE("an eviction grace outside 0..1 h is refused, naming the option") {
+  for (const auto grace : {std::chrono::milliseconds(-1), std::chrono::milliseconds(3'600'001)}) {
+    ServerOptions o = quiet_options();
+    o.eviction_grace = grace;
+    CHECK_THROWS_WITH_AS(Server(o, Router{}), "http::ServerOptions: eviction_grace must be 0..1 h", std::invalid_argument);
+  }
+}
+
 TEST_CASE("parse_request: bounds, framing and checks as a connection applies them") {
   ServerOptions o;
   o.header_max_bytes = 1024;

@@ -615,6 +615,19 @@ TEST_CASE("a connection younger than the eviction grace keeps its slot") {
   CHECK(s.server->stats().connections_refused == 1);
 }
 
+TEST_CASE("an eviction grace outside 0..1 h is refused at start, naming the option") {
+  for (const auto grace : {std::chrono::milliseconds(-1), std::chrono::milliseconds(3'600'001)}) {
+    TargetFixture f;
+    f.model = std::make_unique<serve::ModelThread>(f.sim, sim::Pacer(sim::Pacer::Mode::kNone));
+    NbdServerOptions o = loopback_options();
+    o.eviction_grace = grace;
+    NbdServer server(*f.array, *f.model, o);
+    const sim::Status st = server.start();
+    CHECK(st.code() == sim::Code::kInvalidArgument);
+    CHECK(st.message() == "nbd: eviction_grace must be 0..1 h");
+  }
+}
+
 TEST_CASE("the per-address cap is 16 of 64 connections by default (docs/nbd.md \"Limits\")") {
   // afasim serve passes --nbd-max-connections-per-address, whose default is also 16.
   CHECK(NbdServerOptions{}.max_connections_per_address == 16);
