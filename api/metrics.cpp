@@ -130,6 +130,11 @@ void volume_families(Builder& b, const Array& array, const Telemetry* telemetry)
               static_cast<double>(q->queued_ios));
       b.gauge("afasim_volume_qos_burst_credit_seconds", "Seconds a volume could run at its burst limit now", l,
               seconds(q->burst_credit_ns));
+      if (q->min_iops_held)
+        b.gauge("afasim_volume_qos_min_iops_held",
+                "The reservation a volume's controller holds now, 4 KiB IOPS (less than min_iops, in proportion, "
+                "while its reservations need more than it can guarantee)",
+                l, static_cast<double>(*q->min_iops_held));
     }
     if (telemetry) {
       static const ObjectTotals kNone;

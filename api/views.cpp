@@ -235,7 +235,8 @@ json qos_status_view(const Array& array, Id volume_id) {
   return {{"current_iops", st.current_iops},
           {"throttled_time_ns", st.throttled_ns},
           {"burst_credit_seconds", st.burst_credit_seconds()},
-          {"queued_ios", st.queued_ios}};
+          {"queued_ios", st.queued_ios},
+          {"min_iops_held", optional_int(st.min_iops_held)}};
 }
 
 json volume_view(const Array& array, const Volume& v) {

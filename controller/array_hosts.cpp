@@ -105,24 +105,28 @@ void Array::warn_reservations_after_takeover(Id survivor, Id lost) {
   (void)log_event(Severity::kWarning, "qos", "controller/" + s,
                   "controller " + s + " now serves reservations (min_iops) that need " + qos::share_percent(ppm) +
                       " of what it can guarantee, with controller " + l +
-                      " down: not every min_iops can hold until it is back; volumes without a reservation keep " +
-                      std::to_string(data_->io().scheduler().options().spare_floor_percent) +
-                      " % of its dispatches (docs/qos.md \"Admission control\")");
+                      " down: until it is back each min_iops there is held at " +
+                      qos::share_percent(qos::kPartsPerMillion * qos::kPartsPerMillion / ppm) +
+                      " of its value or more (in proportion; docs/qos.md \"Admission control\")");
 }
 
 void Array::sync_qos(const Volume& v) {
   const QosSettings q = effective_qos(v);
   const qos::Settings s{q.min_iops, q.max_iops, q.burst_iops};
+  // The reservation's share of what its controller can guarantee (admission control's figure):
+  // the scheduler holds reservations in proportion when a controller serves more than 100 %.
+  const std::int64_t share =
+      q.min_iops ? qos::share_ppm({v.id, v.name, 0, v.raid_type, *q.min_iops}, reservable_) : 0;
   const Id owner = data_->owner(v.id);
   const int resource = static_cast<int>((owner != 0 ? owner : v.preferred_controller) - 1);
   qos::Scheduler& scheduler = data_->io().scheduler();
   if (!scheduler.has_volume(v.id)) {
-    Status st = scheduler.add_volume(v.id, resource, s);
+    Status st = scheduler.add_volume(v.id, resource, s, share);
     AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused a volume the array accepted: " + st.to_string());
     return;
   }
-  if (scheduler.settings(v.id) != s) {
-    Status st = scheduler.update_volume(v.id, s);
+  if (scheduler.settings(v.id) != s || scheduler.share_ppm(v.id) != share) {
+    Status st = scheduler.update_volume(v.id, s, share);
     AFASIM_ASSERT(st.is_ok(), "QoS scheduler refused settings the array accepted: " + st.to_string());
   }
   if (scheduler.resource_of(v.id) != resource) {

@@ -4,106 +4,16 @@
 #include <cstddef>
 
 #include "qos/cost.h"
+#include "qos/scheduler_internal.h"
 #include "sim/assert.h"
 
 namespace afasim::qos {
 
+using detail::add;
+using detail::interval;
+using detail::kNever;
 using sim::Status;
 using sim::Time;
-
-namespace {
-
-// A clock this far out means "never" (a max of 0); kept well below kTimeMax so that adding an
-// interval to it cannot overflow.
-constexpr Time kNever = sim::kTimeMax / 4;
-
-// Time `cost_units` take at `iops` 4 KiB IOPS, rounded to the nearest nanosecond; kNever for
-// a rate of 0.
-Time interval(std::int64_t cost_units, std::int64_t iops) {
-  if (iops <= 0) return kNever;
-  const __int128 n = static_cast<__int128>(cost_units) * sim::kSecond;
-  const __int128 d = static_cast<__int128>(kCostUnitsPerIo) * iops;
-  const __int128 q = (n + d / 2) / d;
-  return q > kNever ? kNever : static_cast<Time>(q);
-}
-
-Time add(Time t, Time d) {
-  return std::min(kNever, t + d);
-}
-
-// The scheduler's own bound on the ids it takes (the array hands out far fewer:
-// controller::kMaxVolumeId).
-constexpr std::int64_t kIdsBelow = std::int64_t{1} << 31;
-
-}  // namespace
-
-Status validate(const Settings& s) {
-  auto range = [](const char* field, const std::optional<std::int64_t>& v) -> Status {
-    if (v && (*v < 0 || *v > kMaxSettingIops))
-      return sim::invalid_argument(std::string(field) + " must be between 0 and " +
-                                   std::to_string(kMaxSettingIops) + ", got " + std::to_string(*v));
-    return Status::ok();
-  };
-  AFASIM_RETURN_IF_ERROR(range("min_iops", s.min_iops));
-  AFASIM_RETURN_IF_ERROR(range("max_iops", s.max_iops));
-  AFASIM_RETURN_IF_ERROR(range("burst_iops", s.burst_iops));
-  if (s.min_iops && s.max_iops && *s.min_iops > *s.max_iops)
-    return sim::invalid_argument("min_iops (" + std::to_string(*s.min_iops) +
-                                 ") exceeds max_iops (" + std::to_string(*s.max_iops) + ")");
-  if (s.burst_iops && !s.max_iops) return sim::invalid_argument("burst_iops needs max_iops");
-  if (s.burst_iops && *s.burst_iops < *s.max_iops)
-    return sim::invalid_argument("max_iops (" + std::to_string(*s.max_iops) +
-                                 ") exceeds burst_iops (" + std::to_string(*s.burst_iops) + ")");
-  return Status::ok();
-}
-
-// Laid out for the path of every I/O of a volume without a reservation or a limit: submit's
-// fast path and complete() read and write the first cache line only; the settings and tags
-// (the second) and the rest are touched when the volume queues or is paced. With many active
-// volumes each I/O finds its volume cold: one line from memory per I/O, where the first
-// order spread it over five.
-struct alignas(64) Scheduler::Volume {
-  // Line 1: submit and complete.
-  int resource = 0;
-  State state = State::kIdle;
-  // Neither a min nor a max: settings' answer kept here, so that submit's test of the common
-  // case (no QoS policy) reads no second line. Set with the settings (set_settings()).
-  bool unlimited = true;
-  // Bumped whenever the head's filing changes; stale heap entries differ.
-  std::uint32_t version = 0;
-  // queue.size() (at most queue_depth_max), so that submit need not touch the deque.
-  std::int32_t queued = 0;
-  std::int64_t second = -2;  // the simulated second `this_second` counts
-  std::int64_t this_second = 0, last_second = 0;
-  Time head_since = 0;  // when the head request became the head
-  std::int64_t dispatched = 0, completed = 0;
-  // Line 2: submit.
-  Settings settings;
-  Time head_r = 0;            // the head's reservation tag
-  Time head_l = 0;            // the head's limit tag: it may not go before this
-  // The rest.
-  VolumeId id = 0;
-  Time r_clock = 0;          // reservation pace: next R tag at the min rate
-  Time m_clock = 0;          // max pace: an I/O at or after this is within max_iops
-  Time b_clock = 0;          // burst pace: no I/O before this (burst_iops)
-  Time credit_ns = 0;        // burst credit, in seconds of running at burst_iops
-  Time limited_since = 0;    // while kLimited: when the current hold began
-  Time throttled_ns = 0;     // closed holds
-  std::int64_t reservation = 0, burst = 0;
-  std::deque<Request> queue;
-
-  void set_settings(const Settings& s) {
-    settings = s;
-    unlimited = !has_min() && !has_max();
-  }
-  bool has_min() const { return settings.min_iops && *settings.min_iops > 0; }
-  bool has_max() const { return settings.max_iops.has_value(); }
-  std::int64_t max() const { return *settings.max_iops; }
-  bool has_burst() const {
-    return has_max() && settings.burst_iops && *settings.burst_iops > max();
-  }
-  std::int64_t burst_above_max() const { return *settings.burst_iops - max(); }
-};
 
 sim::Result<std::unique_ptr<Scheduler>> Scheduler::create(sim::Simulator& sim,
                                                           SchedulerOptions options,
@@ -154,124 +64,12 @@ Scheduler::~Scheduler() {
   return const_cast<Scheduler*>(this)->find(id);
 }
 
-std::optional<Settings> Scheduler::settings(VolumeId id) const {
-  const Volume* v = find(id);
-  if (v == nullptr) return std::nullopt;
-  return v->settings;
-}
-
 [[gnu::hot]] std::optional<int> Scheduler::resource_of(VolumeId id) const {
   const Volume* v = find(id);
   if (v == nullptr) return std::nullopt;
   return v->resource;
 }
 
-// ---------------------------------------------------------------------------------------
-// Volumes
-
-Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings) {
-  if (id < 1 || id >= kIdsBelow)
-    return sim::invalid_argument("volume id out of range: " + std::to_string(id));
-  if (resource < 0 || resource >= resource_count())
-    return sim::invalid_argument("no resource " + std::to_string(resource));
-  AFASIM_RETURN_IF_ERROR(validate(settings));
-  if (find(id) != nullptr)
-    return sim::conflict("volume " + std::to_string(id) + " is already scheduled");
-  auto v = std::make_unique<Volume>();
-  const Time now = sim_.now();
-  v->id = id;
-  v->resource = resource;
-  v->set_settings(settings);
-  v->r_clock = v->m_clock = v->b_clock = now;
-  if (v->has_min()) ++resources_[static_cast<std::size_t>(resource)].reserving_volumes;
-  volumes_.acquire(static_cast<std::uint64_t>(id)) = std::move(v);
-  ++volume_count_;
-  return Status::ok();
-}
-
-Status Scheduler::update_volume(VolumeId id, const Settings& s) {
-  Volume* v = find(id);
-  if (v == nullptr) return sim::not_found("volume " + std::to_string(id) + " is not scheduled");
-  AFASIM_RETURN_IF_ERROR(validate(s));
-  const Time now = sim_.now();
-  unfile(*v, now);
-  // A pending interval at the old rate is rescaled to the new one, so that a change takes
-  // effect at once rather than after the old interval (a max raised from 1 IOPS must not wait
-  // a second).
-  auto rescale = [now](Time& clock, const std::optional<std::int64_t>& old_iops,
-                       const std::optional<std::int64_t>& new_iops) {
-    if (!new_iops) return;
-    if (!old_iops || *old_iops <= 0 || *new_iops <= 0) {
-      clock = now;  // a new, unblocked or blocked pace starts now
-      return;
-    }
-    if (clock <= now) return;
-    const __int128 ahead = static_cast<__int128>(clock - now) * *old_iops / *new_iops;
-    clock = ahead > kNever - now ? kNever : now + static_cast<Time>(ahead);
-  };
-  const Settings old = v->settings;
-  rescale(v->r_clock, old.min_iops, s.min_iops);
-  rescale(v->m_clock, old.max_iops, s.max_iops);
-  rescale(v->b_clock, old.burst_iops, s.burst_iops);
-  if (!old.max_iops && s.max_iops) {
-    // A limit that did not exist has earned no credit yet.
-    v->m_clock = now;
-    v->b_clock = now;
-    v->credit_ns = 0;
-  }
-  if (!s.max_iops) v->credit_ns = 0;
-  resources_[static_cast<std::size_t>(v->resource)].reserving_volumes -= v->has_min() ? 1 : 0;
-  v->set_settings(s);
-  resources_[static_cast<std::size_t>(v->resource)].reserving_volumes += v->has_min() ? 1 : 0;
-  if (!v->queue.empty()) file_head(*v, now);
-  pump(v->resource);
-  return Status::ok();
-}
-
-Status Scheduler::move_volume(VolumeId id, int resource) {
-  Volume* v = find(id);
-  if (v == nullptr) return sim::not_found("volume " + std::to_string(id) + " is not scheduled");
-  if (resource < 0 || resource >= resource_count())
-    return sim::invalid_argument("no resource " + std::to_string(resource));
-  if (resource == v->resource) return Status::ok();
-  const Time now = sim_.now();
-  const int old = v->resource;
-  unfile(*v, now);
-  if (v->has_min()) {
-    --resources_[static_cast<std::size_t>(old)].reserving_volumes;
-    ++resources_[static_cast<std::size_t>(resource)].reserving_volumes;
-  }
-  v->resource = resource;
-  if (!v->queue.empty()) file_head(*v, now);
-  pump(old);
-  pump(resource);
-  return Status::ok();
-}
-
-std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
-  std::vector<std::uint64_t> cookies;
-  Volume* v = find(id);
-  if (v == nullptr) return cookies;
-  unfile(*v, sim_.now());
-  if (v->has_min()) --resources_[static_cast<std::size_t>(v->resource)].reserving_volumes;
-  for (const Request& r : v->queue) cookies.push_back(r.cookie);
-  queued_total_ -= static_cast<std::int64_t>(v->queue.size());
-  volumes_.release(static_cast<std::uint64_t>(id));
-  --volume_count_;
-  return cookies;
-}
-
-std::vector<std::uint64_t> Scheduler::drain_volume(VolumeId id) {
-  std::vector<std::uint64_t> cookies;
-  Volume* v = find(id);
-  if (v == nullptr || v->queue.empty()) return cookies;
-  unfile(*v, sim_.now());  // its heap entries go stale; a pending wake-up finds nothing to do
-  for (const Request& r : v->queue) cookies.push_back(r.cookie);
-  queued_total_ -= static_cast<std::int64_t>(v->queue.size());
-  v->queue.clear();
-  v->queued = 0;
-  return cookies;
-}
 
 // ---------------------------------------------------------------------------------------
 // Filing: tags of the head, and which heap holds the volume
@@ -413,7 +211,7 @@ void Scheduler::dispatch_head(Volume& v, Phase phase, Time now) {
     }
   }
   if (phase == Phase::kReservation) {
-    v.r_clock = add(v.head_r, interval(c, *v.settings.min_iops));
+    v.r_clock = add(v.head_r, reservation_interval(v, c));
     ++v.reservation;
   }
   // The spare phase's floor (Resource::spare_deficit); costs past 2^40 units (no real I/O)
@@ -561,38 +359,6 @@ void Scheduler::compact(MinHeap& heap, State state) {
 void Scheduler::kick(int resource) {
   AFASIM_ASSERT(resource >= 0 && resource < resource_count(), "kick: no such resource");
   pump(resource);
-}
-
-// ---------------------------------------------------------------------------------------
-// Status
-
-Time Scheduler::credit_now(const Volume& v, Time now) const {
-  Time credit = v.credit_ns;
-  if (v.has_max() && v.queue.empty() && v.m_clock < now) credit += now - v.m_clock;
-  return std::min(credit, options_.burst_credit_max_ns);
-}
-
-std::optional<VolumeStatus> Scheduler::status(VolumeId id) const {
-  const Volume* v = find(id);
-  if (v == nullptr) return std::nullopt;
-  const Time now = sim_.now();
-  VolumeStatus s;
-  const std::int64_t sec = now / sim::kSecond;
-  if (sec == v->second)
-    s.current_iops = v->last_second;
-  else if (sec == v->second + 1)
-    s.current_iops = v->this_second;
-  s.throttled_ns = v->throttled_ns +
-                   (v->state == State::kLimited ? std::max<Time>(0, now - v->limited_since) : 0);
-  s.burst_credit_ns = v->has_burst() ? credit_now(*v, now) : 0;
-  AFASIM_ASSERT(v->queued == static_cast<std::int64_t>(v->queue.size()),
-                "qos::Scheduler: queued count out of step with the queue");
-  s.queued_ios = v->queued;
-  s.dispatched_ios = v->dispatched;
-  s.reservation_ios = v->reservation;
-  s.burst_ios = v->burst;
-  s.completed_ios = v->completed;
-  return s;
 }
 
 }  // namespace afasim::qos

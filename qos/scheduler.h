@@ -47,6 +47,11 @@ using VolumeId = std::int64_t;
 
 // Largest IOPS value a setting may hold (the array's kMaxIops).
 inline constexpr std::int64_t kMaxSettingIops = 100'000'000;
+// A whole resource, in parts per million (add_volume's share_ppm), and the largest share one
+// volume may be given (admission control's "everything and more" for a RAID type the
+// resource cannot guarantee is 2 × 10^6).
+inline constexpr std::int64_t kWholeResourcePpm = 1'000'000;
+inline constexpr std::int64_t kShareMaxPpm = 1'000 * kWholeResourcePpm;
 
 // A volume's effective QoS in 4 KiB IOPS (qos/cost.h). nullopt: no reservation (min), no
 // limit (max), no burst above max (burst). 0 is a value: min 0 reserves nothing, max 0 holds
@@ -112,6 +117,9 @@ struct VolumeStatus {
   std::int64_t dispatched_ios = 0;
   std::int64_t reservation_ios = 0;  // dispatched in the reservation phase
   std::int64_t burst_ios = 0;        // dispatched ahead of the max pace, on burst credit
+  // The reservation held now, 4 KiB IOPS: min_iops, or less in proportion while the
+  // resource's shares add up to more than it can guarantee (add_volume). nullopt: no min.
+  std::optional<std::int64_t> min_iops_held;
   std::int64_t completed_ios = 0;
   double burst_credit_seconds() const { return sim::to_seconds(burst_credit_ns); }
 };
@@ -137,12 +145,20 @@ class Scheduler {
   int resource_count() const { return static_cast<int>(resources_.size()); }
 
   // Makes volume `id` known, served by `resource`, with `settings`. Its clocks start now: an
-  // idle volume earns burst credit from now on. kConflict if known; kInvalidArgument for a
-  // bad id (< 1 or ≥ 2^31), resource or settings.
-  sim::Status add_volume(VolumeId id, int resource, const Settings& settings);
-  // New settings, in force for the next decision (a waiting volume's pending interval is
-  // rescaled to the new rate). kNotFound / kInvalidArgument.
-  sim::Status update_volume(VolumeId id, const Settings& settings);
+  // idle volume earns burst credit from now on. `share_ppm`: the share of what its resource
+  // can guarantee to reservations that the volume's min_iops takes, in parts per million
+  // (admission control's figure, qos::share_ppm; 0 when not known, as for a volume without a
+  // min). When the shares of the volumes a resource serves add up to more than 10^6 (a
+  // failover put both controllers' reservations on one), each of their reservations is held
+  // at min_iops × 10^6 / that sum: in proportion, and together what the resource can
+  // guarantee. A volume with a min and a share of 0 is held at its min_iops.
+  // kConflict if known; kInvalidArgument for a bad id (< 1 or ≥ 2^31), resource, settings or
+  // share (outside 0..kShareMaxPpm).
+  sim::Status add_volume(VolumeId id, int resource, const Settings& settings,
+                         std::int64_t share_ppm = 0);
+  // New settings and share, in force for the next decision (a waiting volume's pending
+  // interval is rescaled to the new rate). kNotFound / kInvalidArgument.
+  sim::Status update_volume(VolumeId id, const Settings& settings, std::int64_t share_ppm = 0);
   // The volume is now served by `resource` (ALUA owner changed). kNotFound / kInvalidArgument.
   sim::Status move_volume(VolumeId id, int resource);
   // Forgets the volume. Returns the cookies still queued, oldest first, for the caller to
@@ -154,6 +170,7 @@ class Scheduler {
   std::vector<std::uint64_t> drain_volume(VolumeId id);
   bool has_volume(VolumeId id) const { return find(id) != nullptr; }
   std::optional<Settings> settings(VolumeId id) const;
+  std::optional<std::int64_t> share_ppm(VolumeId id) const;
   std::optional<int> resource_of(VolumeId id) const;
 
   // Queues a request of `cost_units` (qos/cost.h) for volume `id` and dispatches what may go
@@ -177,6 +194,12 @@ class Scheduler {
   // REQUIRES: 0 <= resource < resource_count().
   std::int64_t reserving_volumes(int resource) const {
     return resources_[static_cast<std::size_t>(resource)].reserving_volumes;
+  }
+  // Sum of the shares (add_volume's share_ppm) of the volumes with a min that `resource`
+  // serves now; above 10^6 their reservations are held in proportion.
+  // REQUIRES: 0 <= resource < resource_count().
+  std::int64_t reserved_share_ppm(int resource) const {
+    return resources_[static_cast<std::size_t>(resource)].share_ppm;
   }
 
  private:
@@ -208,6 +231,7 @@ class Scheduler {
     sim::EventId wake;
     sim::Time wake_time = sim::kTimeMax;
     std::int64_t reserving_volumes = 0;  // volumes with a min_iops above 0
+    std::int64_t share_ppm = 0;          // their shares (add_volume), summed
     // What the spare phase is owed, in cost units × 100: + floor × cost per reservation-phase
     // dispatch, − (100 − floor) × cost per spare-phase one, from −kSpareDeficitBound to
     // kSpareDeficitBound plus the last I/O's share. Above 0, pick() serves the oldest volume
@@ -226,6 +250,10 @@ class Scheduler {
   void file_head(Volume& v, sim::Time now);
   void unfile(Volume& v, sim::Time now);
   void dispatch_head(Volume& v, Phase phase, sim::Time now);
+  // Counts (sign 1) or uncounts (−1) the volume's reservation on its resource.
+  void enlist(const Volume& v, int sign);
+  // Time `cost_units` take at the volume's reservation as held now (add_volume).
+  sim::Time reservation_interval(const Volume& v, std::int64_t cost_units) const;
   Volume* pick(Resource& r, sim::Time now, Phase& phase);
   // The ready volume without a reservation whose head is oldest; nullptr when none.
   Volume* oldest_unreserved(Resource& r);

@@ -323,7 +323,7 @@ TEST_CASE("bssplit and blocksize_range follow fio's syntax") {
   CHECK(split_of("2k/50:4k/50,4k/90:8k/10", 1).split.size() == 2);
 
   // One I/O is at most 1 GiB, whichever form names it (hostile round 23: bs=1t took 3.7 GB).
-  for (const std::string& bs : {"bs=1t", "bssplit=4k/50:2g/50", "bsrange=4k-2g"}) {
+  for (const std::string bs : {"bs=1t", "bssplit=4k/50:2g/50", "bsrange=4k-2g"}) {
     auto big = parse_fio_job_file("[j]\nsize=4t\nrw=randwrite\n" + bs + "\n", "t.fio");
     REQUIRE_FALSE(big.is_ok());
     const std::string option = bs.substr(0, bs.find('='));  // the line and option that set it
