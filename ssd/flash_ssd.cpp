@@ -10,11 +10,14 @@
 #include "sim/assert.h"
 #include "sim/prefetch.h"
 #include "sim/rng.h"
+#include "ssd/flash_ssd_internal.h"
 
 namespace afasim::ssd {
-namespace {
 
-constexpr std::int64_t kUnitBytes = 4096;  // FTL mapping unit
+using detail::kUnitBytes;
+using detail::mix64;
+
+namespace {
 
 // A die's operation kinds (Die::op_kind).
 constexpr std::uint8_t kOpNone = 0;
@@ -27,15 +30,6 @@ sim::Time scaled(std::int64_t ns, double m) {
 
 sim::Time bytes_time(std::int64_t bytes, double ns_per_byte) {
   return static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte));
-}
-
-std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
 }
 
 // Preconditioned replicas are the same for every drive of a model (the preconditioning
@@ -177,6 +171,8 @@ void FlashSsd::reset_state() {
   next_die_ = 0;
   buffer_used_ = host_pending_ = 0;
   host_ready_ = last_admit_ = 0;
+  admitted_.clear();
+  admitted_bytes_ = booked_bytes_ = 0;
   releases_ = {};
   slc_used_ = 0;
   gc_debt_ = 0;
@@ -389,6 +385,8 @@ sim::Time FlashSsd::schedule_write(sim::Time t, std::int64_t offset, std::int64_
   buffer_used_ += bytes;
   host_pending_ += bytes;
   host_ready_ = std::max(host_ready_, admit);
+  admitted_bytes_ += bytes;
+  admitted_.push_back({admitted_bytes_, admit});
 
   sim::Time ready = link_in_.transfer(admit, length);
   if (model_.controller.write_path_bytes_per_second > 0)
@@ -450,7 +448,8 @@ void FlashSsd::pop_releases(sim::Time t) {
   for (;;) {
     const Unit u = next_unit(false);
     if (u == Unit::kNone) return;
-    if (u == Unit::kHost && host_ready_ > t) return;
+    const sim::Time ready = u == Unit::kHost ? next_host_ready() : 0;
+    if (ready > t) return;
     // The next die of the stripe that is free by t (a die busy with a long erase or garbage
     // collection is skipped, as a controller writes to the dies that are ready).
     int d = next_die_;
@@ -461,8 +460,27 @@ void FlashSsd::pop_releases(sim::Time t) {
     }
     if (tried == n) return;
     next_die_ = d;
-    book_unit(u, u == Unit::kHost ? host_ready_ : 0);
+    book_unit(u, ready);
   }
+}
+
+std::int64_t FlashSsd::next_host_unit_bytes() const {
+  const bool slc = slc_cache_bytes_ > 0 && slc_used_ + slc_unit_ <= slc_cache_bytes_;
+  return std::min(host_pending_, slc ? slc_unit_ : tlc_unit_);
+}
+
+sim::Time FlashSsd::next_host_ready() const {
+  // The admission holding the unit's last byte (admissions are in time order); past the last
+  // admitted byte (a flush pads the unit) the latest one.
+  const std::int64_t last = std::min(booked_bytes_ + next_host_unit_bytes(), admitted_bytes_);
+  const auto it = std::lower_bound(admitted_.begin(), admitted_.end(), last,
+                                   [](const Admitted& a, std::int64_t byte) { return a.end < byte; });
+  return it == admitted_.end() ? host_ready_ : it->at;
+}
+
+void FlashSsd::consume_admitted(std::int64_t bytes) {
+  booked_bytes_ = std::min(booked_bytes_ + bytes, admitted_bytes_);
+  while (!admitted_.empty() && admitted_.front().end <= booked_bytes_) admitted_.pop_front();
 }
 
 int FlashSsd::earliest_die() const {
@@ -495,6 +513,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       const bool slc = slc_cache_bytes_ > 0 && slc_used_ + slc_unit_ <= slc_cache_bytes_;
       unit = std::min(host_pending_, slc ? slc_unit_ : tlc_unit_);
       host_pending_ -= unit;
+      consume_admitted(unit);
       const sim::Time loaded = channel_transfer(channel, start + erase_part, unit, true);
       end = loaded + (slc ? t_slc_prog_ : t_prog_);
       if (slc) slc_used_ += unit;
@@ -537,58 +556,6 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
   die.op_start = op_start;
   die.op_end = end;
   die.busy_until = end;
-}
-
-// --- Fast-forward ---
-
-std::int64_t FlashSsd::add_bulk_writes(std::int64_t host_bytes, double sequential_fraction) {
-  AFASIM_ASSERT(host_bytes >= 0 && sequential_fraction >= 0 && sequential_fraction <= 1,
-                "add_bulk_writes: bad arguments");
-  const std::int64_t unit_bytes = ftl_->scale() * kUnitBytes;
-  const std::int64_t span = std::clamp<std::int64_t>(
-      std::llround(options_.span_fraction * static_cast<double>(ftl_->user_units())), 1,
-      ftl_->user_units());
-  const std::int64_t total = host_bytes / unit_bytes;
-  // The first bulk writes bring the replica to steady state (up to 4 spans in all); after
-  // that each call replays a sample of span / 64 units, which moves the replica towards a
-  // changed write mix while its write amplification is measured. Without the cap a 3-year
-  // fast-forward at one-day epochs replayed 4 spans per drive per day (~10^12 steps).
-  const std::int64_t steady_left = std::max<std::int64_t>(0, 4 * span - bulk_replayed_);
-  const std::int64_t replay = std::min(total, std::max(steady_left, std::max<std::int64_t>(1, span / 64)));
-  bulk_replayed_ += replay;
-  const auto sequential = static_cast<std::int64_t>(std::llround(sequential_fraction * 1024));
-  sim::Rng rng(mix64(static_cast<std::uint64_t>(stats_.host_write_bytes) ^
-                     static_cast<std::uint64_t>(ftl_->host_units_written())));
-  const std::int64_t relocated_before = ftl_->gc_units_relocated();
-  // The units are drawn a batch ahead so that their map slots can be prefetched (the same
-  // units in the same order as drawing one at a time: the replay is unchanged, only faster).
-  constexpr std::int64_t kBatch = 64, kMapAhead = 16, kOldCopyAhead = 8;
-  std::array<std::int64_t, kBatch> units;
-  for (std::int64_t done = 0; done < replay; done += kBatch) {
-    const std::int64_t n = std::min(kBatch, replay - done);
-    for (std::int64_t j = 0; j < n; ++j) {
-      const std::int64_t i = done + j;
-      if (static_cast<std::int64_t>(i % 1024) < sequential) {
-        units[j] = bulk_cursor_;
-        bulk_cursor_ = (bulk_cursor_ + 1) % span;
-      } else {
-        units[j] = static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(span)));
-      }
-    }
-    for (std::int64_t j = 0; j < std::min(n, kMapAhead); ++j) ftl_->prefetch_map(units[j]);
-    for (std::int64_t j = 0; j < n; ++j) {
-      if (j + kMapAhead < n) ftl_->prefetch_map(units[j + kMapAhead]);
-      if (j + kOldCopyAhead < n) ftl_->prefetch_old_copy(units[j + kOldCopyAhead]);
-      ftl_->write(units[j], nullptr);
-    }
-  }
-  // Priced as the per-I/O path prices a write (committed NAND = (1 + recent GC ratio) ×
-  // host bytes): the ratio over the replica's last garbage collections, not this call's own
-  // relocations, which for a short epoch are a handful of units and either none or a whole
-  // victim's worth (per-drive noise of ~45 % over 20 one-second epochs).
-  if (ftl_->gc_units_relocated() != relocated_before) update_gc_rate();
-  return host_bytes + static_cast<std::int64_t>(
-                          std::llround(static_cast<double>(host_bytes) * gc_ratio_));
 }
 
 }  // namespace afasim::ssd

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <queue>
 #include <vector>
@@ -177,6 +178,11 @@ class FlashSsd {
   Unit next_unit(bool forced) const;
   // Books flusher work on dies free by `t`.
   void advance(sim::Time t);
+  // Bytes the next host unit takes (SLC or native), and when its last byte was admitted.
+  std::int64_t next_host_unit_bytes() const;
+  sim::Time next_host_ready() const;
+  // `bytes` of the pending host data are booked: the oldest admissions leave the FIFO.
+  void consume_admitted(std::int64_t bytes);
   int earliest_die() const;
   // Books the next unit of flusher work on die next_die_, starting no earlier than `ready`.
   void book_unit(Unit kind, sim::Time ready);
@@ -217,6 +223,16 @@ class FlashSsd {
   std::int64_t host_pending_ = 0;  // admitted host bytes not yet booked
   sim::Time host_ready_ = 0;       // when the pending host data was last added to
   sim::Time last_admit_ = 0;
+  // When each pending write was admitted, oldest first: a unit is ready for a die when its
+  // last byte is in the buffer, not when the latest write is (a closed loop at a full buffer
+  // admits writes ahead of now, and one ready time for everything pending left dies idle).
+  struct Admitted {
+    std::int64_t end;  // admitted_bytes_ after this write
+    sim::Time at;
+  };
+  std::deque<Admitted> admitted_;
+  std::int64_t admitted_bytes_ = 0;  // host bytes admitted since the reset
+  std::int64_t booked_bytes_ = 0;    // of them, booked onto a die
   std::priority_queue<Release, std::vector<Release>, std::greater<>> releases_;
   std::int64_t slc_used_ = 0;
   double gc_debt_ = 0;             // bytes GC must still relocate
