@@ -16,6 +16,7 @@ void Pipe::reset() {
   fg_.clear();
   all_.clear();
   all_is_fg_ = true;
+  overcommit_ns_ = 0;
 }
 
 [[gnu::hot]] void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
@@ -53,6 +54,15 @@ void Pipe::reset() {
   }
 }
 
+sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
+  if (spans.size() == 0 || (spans.end() - 1)->end <= start) return 0;
+  const Span* it = std::lower_bound(spans.begin(), spans.end(), start,
+                                    [](const Span& s, sim::Time t) { return s.end <= t; });
+  sim::Time covered = 0;
+  for (; it != spans.end() && it->start < end; ++it) covered += std::min(end, it->end) - std::max(start, it->start);
+  return covered;
+}
+
 [[gnu::hot]] void Pipe::forget(Spans& spans) const {
   const sim::Time horizon = latest_ - keep_;
   while (spans.head < spans.v.size() && spans.v[spans.head].end < horizon) ++spans.head;
@@ -76,6 +86,14 @@ void Pipe::reset() {
   }
   Spans& busy = background ? all_ : fg_;
   auto need = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
+  if (background && need > 0) {
+    // Time foreground transfers took from background ones already booked (below) is owed:
+    // the next background transfer takes that much longer, so the stage never carries more
+    // than its rate in all (a read-heavy mix otherwise got its reads on top of the writes'
+    // full program bandwidth: model review 30).
+    need += overcommit_ns_;
+    overcommit_ns_ = 0;
+  }
   // Pieces of idle time the transfer takes, earliest first (usually one).
   Span pieces[4];
   int count = 0;
@@ -103,7 +121,10 @@ void Pipe::reset() {
   }
   if (count == 0) return ready;
   for (int i = 0; i < count; ++i) {
-    if (!background) add(fg_, pieces[i].start, pieces[i].end);
+    if (!background) {
+      add(fg_, pieces[i].start, pieces[i].end);
+      if (!all_is_fg_) overcommit_ns_ += overlap(all_, pieces[i].start, pieces[i].end);
+    }
     if (!all_is_fg_) add(all_, pieces[i].start, pieces[i].end);
   }
   return pieces[count - 1].end;

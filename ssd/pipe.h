@@ -12,8 +12,9 @@
 // background transfers (program data: host writes from the buffer, garbage collection, SLC
 // folding) never delay them; background transfers take what foreground ones leave. A
 // foreground transfer booked later into time a background one already holds overcommits that
-// time (the background one is not pushed back): the controller's priority for reads on the
-// bus, approximated.
+// time (the background one is not pushed back: its end was already given out): the
+// controller's priority for reads on the bus, approximated. The time so taken is added to the
+// next background transfer, so that over any stretch the stage carries no more than its rate.
 //
 // While no background transfer has been booked, the two classes' lists are the same and only
 // the foreground one is kept. Not thread-safe.
@@ -66,6 +67,8 @@ class Pipe {
   };
   // Adds [start, end) to `spans`, merging what it overlaps or touches.
   static void add(Spans& spans, sim::Time start, sim::Time end);
+  // How much of [start, end) `spans` holds.
+  static sim::Time overlap(Spans& spans, sim::Time start, sim::Time end);
   void forget(Spans& spans) const;
 
   double ns_per_byte_;
@@ -74,6 +77,7 @@ class Pipe {
   Spans fg_;                  // foreground busy spans
   Spans all_;                 // busy spans of both classes (unless all_is_fg_)
   bool all_is_fg_ = true;     // no background transfer yet: all_ is fg_ (not kept apart)
+  sim::Time overcommit_ns_ = 0;  // background time foreground transfers took, not yet repaid
 };
 
 }  // namespace afasim::ssd
