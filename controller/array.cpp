@@ -168,15 +168,15 @@ Status Array::start_qos(const QosOptions& options) {
   reservable_.iops[raid::RaidType::kRaid5] = guaranteed(raid5_write_ns);
   char basis[200];
   std::snprintf(basis, sizeof basis,
-                "%d %% of a controller's %d cores, a 4 KiB write taking %.2f us of core time on RAID10 and %.2f us "
-                "on RAID5",
+                "%d %% of a controller's %d cores, a 4 KiB write taking %.2f us of core time on RAID10 and %.2f us on RAID5",
                 options.reservable_percent, cores, sim::to_us(raid10_write_ns), sim::to_us(raid5_write_ns));
   reservable_.basis = basis;
 
   qos::Scheduler& scheduler = data_->io().scheduler();
   for (const auto& [id, v] : volumes_) {
     const QosSettings q = effective_qos(v);
-    Status st = scheduler.add_volume(id, static_cast<int>(v.preferred_controller - 1), {q.min_iops, q.max_iops, q.burst_iops});
+    Status st = scheduler.add_volume(id, static_cast<int>(v.preferred_controller - 1),
+                                     {q.min_iops, q.max_iops, q.burst_iops}, reservation_share(v, q));
     if (!st.is_ok()) return Status(sim::Code::kInternal, "state: volume " + std::to_string(id) + ": " + st.message());
   }
   return Status::ok();

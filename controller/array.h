@@ -382,6 +382,9 @@ class Array {
   // After a takeover: a warning event when the reservations the survivor now serves need more
   // than it can guarantee (docs/qos.md "Admission control").
   void warn_reservations_after_takeover(Id survivor, Id lost);
+  // The share of its controller's guarantee `v`'s reservation takes under `q`, ppm
+  // (qos::share_ppm; 0 without a min): what the scheduler holds reservations in proportion by.
+  std::int64_t reservation_share(const Volume& v, const QosSettings& q) const;
   void build_hardware();
 
   // The model side of inject_fault: checks the fault applies now and applies it.

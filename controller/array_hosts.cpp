@@ -110,13 +110,17 @@ void Array::warn_reservations_after_takeover(Id survivor, Id lost) {
                       " of its value or more (in proportion; docs/qos.md \"Admission control\")");
 }
 
+std::int64_t Array::reservation_share(const Volume& v, const QosSettings& q) const {
+  // Capped at what the scheduler takes: only a state restored over-committed (admission
+  // refuses more than 100 %) can hold a min_iops 1,000 times what a controller guarantees.
+  return q.min_iops ? std::min(qos::kShareMaxPpm, qos::share_ppm({v.id, v.name, 0, v.raid_type, *q.min_iops}, reservable_))
+                    : 0;
+}
+
 void Array::sync_qos(const Volume& v) {
   const QosSettings q = effective_qos(v);
   const qos::Settings s{q.min_iops, q.max_iops, q.burst_iops};
-  // The reservation's share of what its controller can guarantee (admission control's figure):
-  // the scheduler holds reservations in proportion when a controller serves more than 100 %.
-  const std::int64_t share =
-      q.min_iops ? qos::share_ppm({v.id, v.name, 0, v.raid_type, *q.min_iops}, reservable_) : 0;
+  const std::int64_t share = reservation_share(v, q);
   const Id owner = data_->owner(v.id);
   const int resource = static_cast<int>((owner != 0 ? owner : v.preferred_controller) - 1);
   qos::Scheduler& scheduler = data_->io().scheduler();

@@ -202,6 +202,7 @@ void ControllerPair::claim(VolumeRuntime& v, Id c, const std::string& why) {
   else v.claims = static_cast<std::uint8_t>(1u << (c - 1));
   if (before != 0 && before != c) cache_.drop_clean(v);
   cache_.recount();
+  if (io_ != nullptr) io_->follow_owner(v.id);
   ctx_.emit(Severity::kInfo, "controller", "volume/" + std::to_string(v.id),
             "volume " + std::to_string(v.id) + " owned by controller " + name(c) +
                 (before != 0 && before != c ? " (was " + name(before) + ")" : "") + ": " + why);

@@ -89,6 +89,11 @@ class IoOrchestrator : private qos::Dispatcher {
   void fail_queued(const sim::Status& status);
   // A deleted volume: its QoS queue goes, what waited in it fails with `status`.
   void forget_volume(Id volume_id, const sim::Status& status);
+  // The volume's QoS queue (and its reservation's share) goes to the controller that owns it
+  // now; nothing when no controller does. Called as ownership changes, so that a volume idle
+  // through a takeover or failback is counted where it is served (review 30: after failback a
+  // volume that sent no I/O kept the survivor's reservations above 100 %).
+  void follow_owner(Id volume_id);
 
   // --- For the cache and the controller pair -----------------------------------------------
   // Completes host I/O served by controller `c` at `at`, unless `c` fails or the power goes

@@ -45,10 +45,9 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
     return;
   }
   const std::uint64_t cookie = pending_.acquire();
-  // The volume's I/O is gated by the controller that owns it now: after a failover or a
-  // move back to the preferred controller, its queue follows.
-  if (const Id owner = pair_.owner(io.volume_id); owner != 0 && qos_->resource_of(io.volume_id) != owner - 1)
-    (void)qos_->move_volume(io.volume_id, static_cast<int>(owner - 1));
+  // The volume's I/O is gated by the controller that owns it now (follow_owner moves it as
+  // ownership changes; this catches any change that did not say so).
+  follow_owner(io.volume_id);
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   p.io = io;
   p.done = std::move(done);
@@ -59,6 +58,11 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
   if (!st.is_ok()) {
     refuse_io(take_pending(cookie), std::move(st));
   }
+}
+
+[[gnu::hot]] void IoOrchestrator::follow_owner(Id volume_id) {
+  if (const Id owner = pair_.owner(volume_id); owner != 0 && qos_->resource_of(volume_id) != owner - 1)
+    (void)qos_->move_volume(volume_id, static_cast<int>(owner - 1));
 }
 
 void IoOrchestrator::fail_queued(const Status& status) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "qos/cost.h"
 #include "raid/raid_type.h"
 #include "sim/status.h"
 
@@ -37,8 +38,6 @@ struct ReservableCapacity {
   std::map<raid::RaidType, std::int64_t> iops;  // 4 KiB IOPS per resource, per RAID type
   std::string basis;  // how `iops` was derived, one sentence, quoted in refusals
 };
-
-inline constexpr std::int64_t kPartsPerMillion = 1'000'000;
 
 // The share of its resource `r` takes, in parts per million, rounded up; a RAID type the
 // capacity does not list (or lists as 0) makes any positive min_iops take "everything and more"

@@ -40,4 +40,8 @@ constexpr std::int64_t io_cost_units(std::int64_t length_bytes) {
 // The cost of a command that moves no host data (flush, trim, write zeroes).
 inline constexpr std::int64_t kCommandCostUnits = kCostUnitsPerIo;
 
+// A whole resource (a controller's guarantee to reservations), in parts per million: the unit
+// of admission control's shares (qos/admission.h) and of the scheduler's (Scheduler::add_volume).
+inline constexpr std::int64_t kPartsPerMillion = 1'000'000;
+
 }  // namespace afasim::qos

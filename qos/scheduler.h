@@ -47,11 +47,10 @@ using VolumeId = std::int64_t;
 
 // Largest IOPS value a setting may hold (the array's kMaxIops).
 inline constexpr std::int64_t kMaxSettingIops = 100'000'000;
-// A whole resource, in parts per million (add_volume's share_ppm), and the largest share one
-// volume may be given (admission control's "everything and more" for a RAID type the
-// resource cannot guarantee is 2 × 10^6).
-inline constexpr std::int64_t kWholeResourcePpm = 1'000'000;
-inline constexpr std::int64_t kShareMaxPpm = 1'000 * kWholeResourcePpm;
+// The largest share of a resource one volume may be given, ppm (add_volume's share_ppm; a
+// whole resource is kPartsPerMillion, qos/cost.h; admission control's "everything and more"
+// for a RAID type the resource cannot guarantee is 2 × 10^6).
+inline constexpr std::int64_t kShareMaxPpm = 1'000 * kPartsPerMillion;
 
 // A volume's effective QoS in 4 KiB IOPS (qos/cost.h). nullopt: no reservation (min), no
 // limit (max), no burst above max (burst). 0 is a value: min 0 reserves nothing, max 0 holds

@@ -32,12 +32,12 @@ inline Time interval(std::int64_t cost_units, std::int64_t iops) {
   return q > kNever ? kNever : static_cast<Time>(q);
 }
 
-// interval(cost_units, iops) at iops × kWholeResourcePpm / sum_ppm: a reservation held in
+// interval(cost_units, iops) at iops × kPartsPerMillion / sum_ppm: a reservation held in
 // proportion (Scheduler::add_volume).
 inline Time interval_scaled(std::int64_t cost_units, std::int64_t iops, std::int64_t sum_ppm) {
   if (iops <= 0) return kNever;
   const __int128 n = static_cast<__int128>(cost_units) * sim::kSecond * sum_ppm;
-  const __int128 d = static_cast<__int128>(kCostUnitsPerIo) * iops * kWholeResourcePpm;
+  const __int128 d = static_cast<__int128>(kCostUnitsPerIo) * iops * kPartsPerMillion;
   const __int128 q = (n + d / 2) / d;
   return q > kNever ? kNever : static_cast<Time>(q);
 }

@@ -169,7 +169,7 @@ void Scheduler::enlist(const Volume& v, int sign) {
 
 Time Scheduler::reservation_interval(const Volume& v, std::int64_t cost_units) const {
   const std::int64_t sum = resources_[static_cast<std::size_t>(v.resource)].share_ppm;
-  if (v.share_ppm == 0 || sum <= kWholeResourcePpm) return interval(cost_units, *v.settings.min_iops);
+  if (v.share_ppm == 0 || sum <= kPartsPerMillion) return interval(cost_units, *v.settings.min_iops);
   return interval_scaled(cost_units, *v.settings.min_iops, sum);
 }
 
@@ -205,9 +205,9 @@ std::optional<VolumeStatus> Scheduler::status(VolumeId id) const {
   if (v->has_min()) {
     const std::int64_t sum = resources_[static_cast<std::size_t>(v->resource)].share_ppm;
     const std::int64_t min = *v->settings.min_iops;
-    s.min_iops_held = v->share_ppm == 0 || sum <= kWholeResourcePpm
+    s.min_iops_held = v->share_ppm == 0 || sum <= kPartsPerMillion
                           ? min
-                          : static_cast<std::int64_t>(static_cast<__int128>(min) * kWholeResourcePpm / sum);
+                          : static_cast<std::int64_t>(static_cast<__int128>(min) * kPartsPerMillion / sum);
   }
   return s;
 }

@@ -406,7 +406,7 @@ sim::Time FlashSsd::schedule_flush(sim::Time t) {
     const std::int64_t keep = host_pending_;
     if (next_unit(true) == Unit::kHost || host_pending_ < tlc_unit_) {
       host_pending_ = std::max(host_pending_, slc_unit_);
-      book_unit(Unit::kHost, t);
+      book_unit(Unit::kHost, std::max(t, next_host_ready()));  // not before it was admitted
     } else {
       book_unit(next_unit(true), t);
     }

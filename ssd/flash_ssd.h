@@ -226,6 +226,8 @@ class FlashSsd {
   // When each pending write was admitted, oldest first: a unit is ready for a die when its
   // last byte is in the buffer, not when the latest write is (a closed loop at a full buffer
   // admits writes ahead of now, and one ready time for everything pending left dies idle).
+  // Bounded by the buffer: at most write_buffer_bytes / 4 KiB entries (16,384 for 64 MiB),
+  // plus one write larger than the buffer.
   struct Admitted {
     std::int64_t end;  // admitted_bytes_ after this write
     sim::Time at;

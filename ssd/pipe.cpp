@@ -88,8 +88,8 @@ sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
   auto need = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
   if (background && need > 0) {
     // Time foreground transfers took from background ones already booked (below) is owed:
-    // the next background transfer takes that much longer, so the stage never carries more
-    // than its rate in all (a read-heavy mix otherwise got its reads on top of the writes'
+    // the next background transfer takes that much longer, so that over time the stage
+    // carries no more than its rate (a read-heavy mix otherwise got its reads on top of the writes'
     // full program bandwidth: model review 30).
     need += overcommit_ns_;
     overcommit_ns_ = 0;

@@ -14,7 +14,8 @@
 // foreground transfer booked later into time a background one already holds overcommits that
 // time (the background one is not pushed back: its end was already given out): the
 // controller's priority for reads on the bus, approximated. The time so taken is added to the
-// next background transfer, so that over any stretch the stage carries no more than its rate.
+// next background transfer, so that over time the stage carries no more than its rate (the
+// debt waits for that transfer: a foreground burst may run ahead of it meanwhile).
 //
 // While no background transfer has been booked, the two classes' lists are the same and only
 // the foreground one is kept. Not thread-safe.

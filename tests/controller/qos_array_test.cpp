@@ -417,3 +417,58 @@ TEST_CASE("a volume with a reservation and no preferred controller goes where th
   // Without a reservation, by count as before: A holds 1, B 2.
   CHECK(a.array->volume(a.volume("plain", {}))->preferred_controller == 1);
 }
+
+TEST_CASE("reservations restored from the state keep their shares: held in proportion after a restart too") {
+  // Review of 2026-12-06: the shares were given to the scheduler when a volume was created or
+  // changed, not when the array started from its state, so after a restart a failover served
+  // the reservations in turn again (and a state restored over-committed was never held).
+  QosArray a;
+  const Id big = a.volume("big", Q(40'000, std::nullopt), 1);
+  const Id small = a.volume("small", Q(10'000, std::nullopt), 2);
+  sim::Simulator sim2(1);
+  auto restarted = Array::open(sim2, a.catalog, a.preset, a.journal, a.journal.snapshot(), {});
+  REQUIRE(restarted.is_ok());
+  const qos::Scheduler& before = a.array->data_path().io().scheduler();
+  const qos::Scheduler& after = (*restarted)->data_path().io().scheduler();
+  // 40,000 and 10,000 of controller A's and B's 78,602 guaranteed RAID10 4 KiB IOPS, rounded up.
+  CHECK(before.share_ppm(big) == 508'893);
+  CHECK(after.share_ppm(big) == 508'893);
+  CHECK(after.share_ppm(small) == 127'224);
+  CHECK(after.reserved_share_ppm(0) == 508'893);
+  CHECK(after.reserved_share_ppm(1) == 127'224);
+}
+
+TEST_CASE("a volume's reservation moves with its owner at a takeover and at failback, whether or not it sends I/O") {
+  // Review of 2026-12-06: the QoS queue followed the owner only on the volume's next I/O, so
+  // at a takeover the survivor did not count idle volumes' reservations (each held in full
+  // while the warning said 52.4 %), and after failback an idle volume kept the survivor over
+  // 100 %: with both controllers active a 40,000 reservation ran at 31,441 IOPS.
+  QosArray a;
+  const std::int64_t mins[] = {40'000, 25'000, 10'000};
+  std::vector<Id> idle, busy;
+  for (int i = 0; i < 3; ++i) idle.push_back(a.volume("idle" + std::to_string(i), Q(mins[i], std::nullopt), 1));
+  for (int i = 0; i < 3; ++i) busy.push_back(a.volume("busy" + std::to_string(i), Q(mins[i], std::nullopt), 2));
+  a.sim.run_until(kSecond);
+  FaultSpec f{"controller_fail"};
+  f.controller = 1;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  a.sim.run_until(3 * kSecond);
+  REQUIRE(a.array->data_path().owner(idle[0]) == 2);
+  // B serves all six, 190.8 % of its guarantee: each held at 52.4 % though three sent nothing.
+  const std::int64_t held[] = {20'960, 13'100, 5'240};
+  for (int i = 0; i < 3; ++i) {
+    CHECK(a.array->qos_status(idle[static_cast<std::size_t>(i)])->min_iops_held == held[i]);
+    CHECK(a.array->qos_status(busy[static_cast<std::size_t>(i)])->min_iops_held == held[i]);
+  }
+  FaultSpec r{"controller_restore"};
+  r.controller = 1;
+  REQUIRE(a.array->inject_fault(r).is_ok());
+  a.sim.run_until(60 * kSecond);
+  REQUIRE(a.array->data_path().owner(idle[0]) == 1);  // failback
+  for (int i = 0; i < 3; ++i) {
+    CHECK(a.array->qos_status(idle[static_cast<std::size_t>(i)])->min_iops_held == mins[i]);
+    CHECK(a.array->qos_status(busy[static_cast<std::size_t>(i)])->min_iops_held == mins[i]);
+  }
+  CHECK(a.array->data_path().io().scheduler().reserved_share_ppm(0) == 508'893 + 318'059 + 127'224);
+  CHECK(a.array->data_path().io().scheduler().reserved_share_ppm(1) == 508'893 + 318'059 + 127'224);
+}

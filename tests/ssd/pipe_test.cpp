@@ -39,10 +39,10 @@ TEST_CASE("background transfers take only what foreground work leaves") {
   CHECK(pipe.transfer(1'000, 100, true) == 1'800);
 }
 
-TEST_CASE("over any stretch a pipe carries no more than its rate, foreground over background included") {
+TEST_CASE("over time a pipe carries no more than its rate, foreground over background included") {
   // Model review 30: a read-heavy mix on an SSD got its reads on top of the writes' full
   // program bandwidth (8K 70/30 at 544,000 IOPS, above both pure reads, 507,000, and pure
-  // writes, 157,000), reads overcommitting channel time program data held. Each background
+  // writes, 152,000), reads overcommitting channel time program data held. Each background
   // transfer books 1,000 ns; a foreground one of 500 ns lands inside it. 1,000 rounds carry
   // 1,500 µs of work, so the last end is at least 1,500,000 ns (without the debt: 1,000,000).
   ssd::Pipe pipe(1e9, 1'000'000);
