@@ -251,6 +251,9 @@ class Scheduler {
   void dispatch_head(Volume& v, Phase phase, sim::Time now);
   // Counts (sign 1) or uncounts (−1) the volume's reservation on its resource.
   void enlist(const Volume& v, int sign);
+  // What the volume's min_iops is held by, ppm: the resource's sum of shares while it is
+  // above a whole and the volume has a share, else a whole (held in full).
+  std::int64_t held_divisor_ppm(const Volume& v) const;
   // Time `cost_units` take at the volume's reservation as held now (add_volume).
   sim::Time reservation_interval(const Volume& v, std::int64_t cost_units) const;
   Volume* pick(Resource& r, sim::Time now, Phase& phase);

@@ -11,7 +11,6 @@ namespace afasim::qos {
 
 using detail::add;
 using detail::check_share;
-using detail::interval;
 using detail::interval_scaled;
 using detail::kIdsBelow;
 using detail::kNever;
@@ -167,10 +166,13 @@ void Scheduler::enlist(const Volume& v, int sign) {
   r.share_ppm += sign * v.share_ppm;
 }
 
-Time Scheduler::reservation_interval(const Volume& v, std::int64_t cost_units) const {
+std::int64_t Scheduler::held_divisor_ppm(const Volume& v) const {
   const std::int64_t sum = resources_[static_cast<std::size_t>(v.resource)].share_ppm;
-  if (v.share_ppm == 0 || sum <= kPartsPerMillion) return interval(cost_units, *v.settings.min_iops);
-  return interval_scaled(cost_units, *v.settings.min_iops, sum);
+  return v.share_ppm == 0 || sum <= kPartsPerMillion ? kPartsPerMillion : sum;
+}
+
+Time Scheduler::reservation_interval(const Volume& v, std::int64_t cost_units) const {
+  return interval_scaled(cost_units, *v.settings.min_iops, held_divisor_ppm(v));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -202,13 +204,9 @@ std::optional<VolumeStatus> Scheduler::status(VolumeId id) const {
   s.reservation_ios = v->reservation;
   s.burst_ios = v->burst;
   s.completed_ios = v->completed;
-  if (v->has_min()) {
-    const std::int64_t sum = resources_[static_cast<std::size_t>(v->resource)].share_ppm;
-    const std::int64_t min = *v->settings.min_iops;
-    s.min_iops_held = v->share_ppm == 0 || sum <= kPartsPerMillion
-                          ? min
-                          : static_cast<std::int64_t>(static_cast<__int128>(min) * kPartsPerMillion / sum);
-  }
+  if (v->has_min())
+    s.min_iops_held = static_cast<std::int64_t>(static_cast<__int128>(*v->settings.min_iops) * kPartsPerMillion /
+                                                held_divisor_ppm(*v));
   return s;
 }
 

@@ -170,7 +170,7 @@ void FlashSsd::reset_state() {
     write_path_ = Pipe(static_cast<double>(model_.controller.write_path_bytes_per_second));
   next_die_ = 0;
   buffer_used_ = host_pending_ = 0;
-  host_ready_ = last_admit_ = 0;
+  last_admit_ = 0;
   admitted_.clear();
   admitted_bytes_ = booked_bytes_ = 0;
   releases_ = {};
@@ -384,7 +384,6 @@ sim::Time FlashSsd::schedule_write(sim::Time t, std::int64_t offset, std::int64_
   last_admit_ = admit;
   buffer_used_ += bytes;
   host_pending_ += bytes;
-  host_ready_ = std::max(host_ready_, admit);
   admitted_bytes_ += bytes;
   admitted_.push_back({admitted_bytes_, admit});
 
@@ -475,7 +474,7 @@ sim::Time FlashSsd::next_host_ready() const {
   const std::int64_t last = std::min(booked_bytes_ + next_host_unit_bytes(), admitted_bytes_);
   const auto it = std::lower_bound(admitted_.begin(), admitted_.end(), last,
                                    [](const Admitted& a, std::int64_t byte) { return a.end < byte; });
-  return it == admitted_.end() ? host_ready_ : it->at;
+  return it == admitted_.end() ? last_admit_ : it->at;
 }
 
 void FlashSsd::consume_admitted(std::int64_t bytes) {

@@ -221,8 +221,7 @@ class FlashSsd {
   // Write buffer and flusher.
   std::int64_t buffer_used_ = 0;   // admitted host bytes not yet programmed
   std::int64_t host_pending_ = 0;  // admitted host bytes not yet booked
-  sim::Time host_ready_ = 0;       // when the pending host data was last added to
-  sim::Time last_admit_ = 0;
+  sim::Time last_admit_ = 0;       // the latest write's admission (admissions never go back)
   // When each pending write was admitted, oldest first: a unit is ready for a die when its
   // last byte is in the buffer, not when the latest write is (a closed loop at a full buffer
   // admits writes ahead of now, and one ready time for everything pending left dies idle).
