@@ -15,6 +15,7 @@
 // through the serve runtime's inbox.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -382,6 +383,14 @@ class Array {
   // After a takeover: a warning event when the reservations the survivor now serves need more
   // than it can guarantee (docs/qos.md "Admission control").
   void warn_reservations_after_takeover(Id survivor, Id lost);
+  // What the reservations each controller serves now (by owner, not preferred controller) need
+  // of what it can guarantee, ppm (qos::reserved_ppm); controllers A and B.
+  std::array<std::int64_t, 2> served_reservation_ppm() const;
+  // After a committed QoS change: an event for each controller whose served reservations were
+  // or now are over 100 % and changed (`before`: served_reservation_ppm() before the change).
+  // Admission control checks the preferred controller, so during a failover a new or raised
+  // reservation lowers what the survivor holds; this says so.
+  void note_reservation_holds(const std::array<std::int64_t, 2>& before);
   // The share of its controller's guarantee `v`'s reservation takes under `q`, ppm
   // (qos::share_ppm; 0 without a min): what the scheduler holds reservations in proportion by.
   std::int64_t reservation_share(const Volume& v, const QosSettings& q) const;

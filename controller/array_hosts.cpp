@@ -95,11 +95,16 @@ std::vector<qos::Reservation> Array::reservations(const Volume* changed, const Q
   return out;
 }
 
-void Array::warn_reservations_after_takeover(Id survivor, Id lost) {
+std::array<std::int64_t, 2> Array::served_reservation_ppm() const {
   std::vector<qos::Reservation> now = reservations(nullptr, nullptr);
   for (qos::Reservation& r : now)
     if (const Id o = data_->owner(r.volume_id); o != 0) r.resource = static_cast<int>(o - 1);
-  const std::int64_t ppm = qos::reserved_ppm(now, reservable_)[static_cast<std::size_t>(survivor - 1)];
+  const std::vector<std::int64_t> ppm = qos::reserved_ppm(now, reservable_);
+  return {ppm[0], ppm.size() > 1 ? ppm[1] : 0};
+}
+
+void Array::warn_reservations_after_takeover(Id survivor, Id lost) {
+  const std::int64_t ppm = served_reservation_ppm()[static_cast<std::size_t>(survivor - 1)];
   if (ppm <= qos::kPartsPerMillion) return;
   const std::string s = ArrayContext::controller_name(survivor), l = ArrayContext::controller_name(lost);
   (void)log_event(Severity::kWarning, "qos", "controller/" + s,
@@ -108,6 +113,23 @@ void Array::warn_reservations_after_takeover(Id survivor, Id lost) {
                       " down: until it is back each min_iops there is held at " +
                       qos::share_percent(qos::kPartsPerMillion * qos::kPartsPerMillion / ppm) +
                       " of its value or more (in proportion; docs/qos.md \"Admission control\")");
+}
+
+void Array::note_reservation_holds(const std::array<std::int64_t, 2>& before) {
+  const std::array<std::int64_t, 2> after = served_reservation_ppm();
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    if (after[i] == before[i] || std::max(after[i], before[i]) <= qos::kPartsPerMillion) continue;
+    const std::string s = ArrayContext::controller_name(static_cast<Id>(i + 1));
+    const std::string need = "controller " + s + "'s reservations (min_iops) now need " +
+                             qos::share_percent(after[i]) + " of what it can guarantee";
+    if (after[i] > qos::kPartsPerMillion)
+      (void)log_event(Severity::kWarning, "qos", "controller/" + s,
+                      need + ": each min_iops there is now held at " +
+                          qos::share_percent(qos::kPartsPerMillion * qos::kPartsPerMillion / after[i]) +
+                          " of its value or more (in proportion; docs/qos.md \"Admission control\")");
+    else
+      (void)log_event(Severity::kInfo, "qos", "controller/" + s, need + ": each min_iops there is held in full again");
+  }
 }
 
 std::int64_t Array::reservation_share(const Volume& v, const QosSettings& q) const {
@@ -314,10 +336,12 @@ sim::Result<QosPolicy> Array::update_qos_policy(Id id, const QosPolicyPatch& pat
   c.put_qos_policies.push_back(q);
   c.events.push_back(make_event(Severity::kInfo, "qos", object_name("qos-policy", id),
                                 "QoS policy \"" + q.name + "\" set to " + qos_text(q.qos)));
+  const std::array<std::int64_t, 2> held_before = served_reservation_ppm();
   AFASIM_RETURN_IF_ERROR(commit(c));
   // In force for every volume of the policy from the next decision on.
   for (const auto& [vid, v] : volumes_)
     if (v.qos_policy_id == id) sync_qos(v);
+  note_reservation_holds(held_before);
   return q;
 }
 

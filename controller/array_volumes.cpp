@@ -334,11 +334,13 @@ sim::Result<Volume> Array::create_volume(const VolumeSpec& spec) {
                                  std::string(to_string(v.provisioning)) + " in pool " +
                                  std::to_string(pool_id) + ", preferred controller " +
                                  controllers_[static_cast<std::size_t>(preferred - 1)].name));
+  const std::array<std::int64_t, 2> held_before = served_reservation_ppm();
   if (Status st = commit(c); !st.is_ok()) {
     data_->detach_volume(v.id);
     return st;
   }
   sync_qos(v);
+  note_reservation_holds(held_before);
   return v;
 }
 
@@ -399,12 +401,14 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
   for (const auto& s : changed) what += (what.empty() ? "" : "; ") + s;
   c.events.insert(c.events.begin(), make_event(Severity::kInfo, "volume", object_name("volume", id),
                                                "volume \"" + v.name + "\" " + what));
+  const std::array<std::int64_t, 2> held_before = served_reservation_ppm();
   if (Status st = commit(c); !st.is_ok()) {
     if (grow_to) data_->shrink_volume(id, old_capacity);
     return st;
   }
   data_->set_preferred_controller(id, v.preferred_controller);
   sync_qos(v);
+  note_reservation_holds(held_before);
   return v;
 }
 
@@ -423,10 +427,12 @@ Status Array::delete_volume(Id id, std::optional<std::uint64_t> expected_revisio
                                 "volume \"" + v->name + "\" deleted; " +
                                     human_bytes(data_->allocated_extents(id) * extent_bytes(v->raid_type)) +
                                     " returned to pool " + std::to_string(v->pool_id)));
+  const std::array<std::int64_t, 2> held_before = served_reservation_ppm();
   AFASIM_RETURN_IF_ERROR(commit(c));
   data_->detach_volume(id);
   // I/O still waiting for the volume's QoS turn fails: the volume is gone.
   data_->io().forget_volume(id, sim::not_found("volume " + std::to_string(id) + " was deleted"));
+  note_reservation_holds(held_before);
   return Status::ok();
 }
 

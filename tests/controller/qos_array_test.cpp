@@ -404,6 +404,55 @@ TEST_CASE("after a failover the survivor's reservations exceed its guarantee: he
   a.sim.run();
 }
 
+TEST_CASE("a reservation changed during a failover changes what the survivor holds, and the array says so") {
+  // Review 30 left this: admission control checks a volume's preferred controller, so while A
+  // is down a reservation raised on one of A's volumes lowered what B holds with no event.
+  // Shares (qos::share_ppm, 4 KiB RAID 10 on a controller guaranteeing 78,602): 40,000 is
+  // 508,893 ppm, 41,000 is 521,615, 25,000 is 318,059, 10,000 is 127,224.
+  QosArray a;
+  const std::int64_t mins[] = {40'000, 25'000, 10'000};
+  std::vector<Id> reserved;
+  for (Id c : {Id{1}, Id{2}})
+    for (int i = 0; i < 3; ++i) reserved.push_back(a.volume("r" + std::to_string(c) + std::to_string(i), Q(mins[i], std::nullopt), c));
+  FaultSpec f{"controller_fail"};
+  f.controller = 1;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  a.sim.run_until(5 * kSecond);  // the takeover is done
+  auto qos_events = [&] {
+    std::vector<std::string> out;
+    for (const Event& e : a.array->recent_events())
+      if (e.category == "qos") out.push_back(std::string(to_string(e.severity)) + ": " + e.message);
+    return out;
+  };
+  REQUIRE(qos_events().size() == 1);  // the takeover's: 190.8 %, held at 52.4 %
+  auto set_min = [&](Id v, std::optional<std::int64_t> min) {
+    VolumePatch p;
+    p.min_iops.emplace(min);
+    REQUIRE(a.array->update_volume(v, p).is_ok());
+  };
+  // 2 × (508,893 + 318,059 + 127,224) + 12,722 = 1,921,074 ppm: 192.1 %, held at 10^12 / that.
+  set_min(reserved[0], 41'000);
+  std::vector<std::string> events = qos_events();
+  REQUIRE(events.size() == 2);
+  CHECK(events[1] == "warning: controller B's reservations (min_iops) now need 192.1 % of what it can guarantee: "
+                     "each min_iops there is now held at 52.1 % of its value or more (in proportion; docs/qos.md "
+                     "\"Admission control\")");
+  CHECK(a.array->qos_status(reserved[3])->min_iops_held == std::int64_t{40'000} * 520'542 / 1'000'000);
+  // Down to 1,399,459 (139.9 %), then 1,081,400 (108.1 %), then 572,507: in full again; then
+  // 254,448, no event (under 100 % before and after).
+  set_min(reserved[0], std::nullopt);
+  set_min(reserved[1], std::nullopt);
+  set_min(reserved[3], std::nullopt);
+  set_min(reserved[4], std::nullopt);
+  events = qos_events();
+  REQUIRE(events.size() == 5);
+  CHECK(events[2].find("need 139.9 % of what it can guarantee: each min_iops there is now held at 71.5 %") != std::string::npos);
+  CHECK(events[3].find("need 108.1 % of what it can guarantee: each min_iops there is now held at 92.5 %") != std::string::npos);
+  CHECK(events[4] == "info: controller B's reservations (min_iops) now need 57.3 % of what it can guarantee: each "
+                     "min_iops there is held in full again");
+  CHECK(a.array->qos_status(reserved[5])->min_iops_held == 10'000);
+}
+
 TEST_CASE("a volume with a reservation and no preferred controller goes where the reservations leave room") {
   // A review (2026-12-06): placed by count (A, B, A), the third of these was refused with 422
   // at 101.8 % of controller A although B had room for it.
