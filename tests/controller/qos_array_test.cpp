@@ -18,6 +18,11 @@ using sim::Time;
 
 namespace {
 
+QosSettings Q(std::optional<std::int64_t> min, std::optional<std::int64_t> max,
+              std::optional<std::int64_t> burst = std::nullopt) {
+  return QosSettings{min, max, burst};
+}
+
 struct QosArray {
   config::Catalog catalog = config::Catalog::embedded().value();
   config::SystemPreset preset = catalog.system("ise-860-g3").value();
@@ -81,12 +86,17 @@ struct QosArray {
     keep_alive.push_back(again);
   }
   std::vector<std::shared_ptr<std::function<void()>>> keep_alive;
+  // The review's layout (2026-12-06): 40,000, 25,000 and 10,000 reserved on each controller
+  // (75,000 of the 78,602 a controller guarantees for 4 KiB RAID 10), volumes r10-r12 on A and
+  // r20-r22 on B, in that order.
+  std::vector<Id> review_reservations() {
+    const std::int64_t mins[] = {40'000, 25'000, 10'000};
+    std::vector<Id> out;
+    for (Id c : {Id{1}, Id{2}})
+      for (int i = 0; i < 3; ++i) out.push_back(volume("r" + std::to_string(c) + std::to_string(i), Q(mins[i], std::nullopt), c));
+    return out;
+  }
 };
-
-QosSettings Q(std::optional<std::int64_t> min, std::optional<std::int64_t> max,
-              std::optional<std::int64_t> burst = std::nullopt) {
-  return QosSettings{min, max, burst};
-}
 
 }  // namespace
 
@@ -362,10 +372,7 @@ TEST_CASE("after a failover the survivor's reservations exceed its guarantee: he
   // value (admission control's shares: 20,960, 13,100 and 5,240 IOPS), the event says so, and
   // the floor keeps the others going.
   QosArray a;
-  const std::int64_t mins[] = {40'000, 25'000, 10'000};
-  std::vector<Id> reserved;
-  for (Id c : {Id{1}, Id{2}})
-    for (int i = 0; i < 3; ++i) reserved.push_back(a.volume("r" + std::to_string(c) + std::to_string(i), Q(mins[i], std::nullopt), c));
+  const std::vector<Id> reserved = a.review_reservations();
   const Id free_a = a.volume("free-a", {}, 1), free_b = a.volume("free-b", {}, 2);
   // 4 KiB writes: the controller's cores do ~87,000 a second (6 cores / 68.7 µs), far below
   // the 150,000 reserved on the survivor (reads from these 1 GiB volumes would hit the read
@@ -410,10 +417,7 @@ TEST_CASE("a reservation changed during a failover changes what the survivor hol
   // Shares (qos::share_ppm, 4 KiB RAID 10 on a controller guaranteeing 78,602): 40,000 is
   // 508,893 ppm, 41,000 is 521,615, 25,000 is 318,059, 10,000 is 127,224.
   QosArray a;
-  const std::int64_t mins[] = {40'000, 25'000, 10'000};
-  std::vector<Id> reserved;
-  for (Id c : {Id{1}, Id{2}})
-    for (int i = 0; i < 3; ++i) reserved.push_back(a.volume("r" + std::to_string(c) + std::to_string(i), Q(mins[i], std::nullopt), c));
+  const std::vector<Id> reserved = a.review_reservations();
   FaultSpec f{"controller_fail"};
   f.controller = 1;
   REQUIRE(a.array->inject_fault(f).is_ok());
