@@ -127,8 +127,8 @@ controller::Provisioning read_provisioning(const json& body) {
                      {"#/ProvisioningPolicy"});
 }
 
-void check_revision(std::optional<std::uint64_t> if_match, std::uint64_t current) {
-  if (if_match && *if_match != current)
+void check_revision(const std::optional<IfMatch>& if_match, std::uint64_t current) {
+  if (if_match && !if_match->matches(current))
     throw RedfishError(412, "PreconditionFailed",
                        "The ETag supplied did not match the ETag required to change this resource.", {},
                        "Read the resource again (GET) and retry with its @odata.etag.");
@@ -162,7 +162,7 @@ json create_volume(Array& array, const json& body) {
   return volume_view(array, *made);
 }
 
-json patch_volume(Array& array, const std::string& volume_id, const json& body, std::optional<std::uint64_t> if_match) {
+json patch_volume(Array& array, const std::string& volume_id, const json& body, const std::optional<IfMatch>& if_match) {
   const controller::Volume* v = array.volume(parse_segment(volume_id, "volume"));
   if (v == nullptr) throw not_found("volume " + volume_id);
   check_members(body, {"Name", "CapacityBytes", "Oem"}, kVolumeReadOnly);
@@ -181,7 +181,7 @@ json patch_volume(Array& array, const std::string& volume_id, const json& body, 
   return volume_view(array, *changed);
 }
 
-void delete_volume(Array& array, const std::string& volume_id, std::optional<std::uint64_t> if_match) {
+void delete_volume(Array& array, const std::string& volume_id, const std::optional<IfMatch>& if_match) {
   const controller::Volume* v = array.volume(parse_segment(volume_id, "volume"));
   if (v == nullptr) throw not_found("volume " + volume_id);
   check_revision(if_match, v->revision);
@@ -225,7 +225,7 @@ json create_endpoint_group(Array& array, const json& body) {
   return endpoint_group_view(array, *made);
 }
 
-void delete_endpoint_group(Array& array, const std::string& host_id, std::optional<std::uint64_t> if_match) {
+void delete_endpoint_group(Array& array, const std::string& host_id, const std::optional<IfMatch>& if_match) {
   const controller::Host* h = array.host(parse_segment(host_id, "endpoint group"));
   if (h == nullptr) throw not_found("endpoint group " + host_id);
   check_revision(if_match, h->revision);
@@ -264,7 +264,7 @@ json create_connection(Array& array, const json& body) {
   return connection_view(*made);
 }
 
-void delete_connection(Array& array, const std::string& mapping_id, std::optional<std::uint64_t> if_match) {
+void delete_connection(Array& array, const std::string& mapping_id, const std::optional<IfMatch>& if_match) {
   const controller::Mapping* m = array.mapping(parse_segment(mapping_id, "connection"));
   if (m == nullptr) throw not_found("connection " + mapping_id);
   check_revision(if_match, m->revision);

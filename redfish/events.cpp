@@ -3,9 +3,11 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <stdexcept>
+#include <string_view>
 
 #include "redfish/internal.h"
 #include "redfish/service.h"
@@ -94,9 +96,16 @@ std::optional<Destination> parse_destination(const std::string& url) {
   const std::string scheme = "http://";
   if (url.size() > 2048 || url.rfind(scheme, 0) != 0) return std::nullopt;
   // A URL is printable ASCII (RFC 3986); a space, a CR or LF, or any other control character
-  // was stored and served back in the subscription, and only percent-encoded on delivery.
-  for (char ch : url)
-    if (ch <= ' ' || ch > '~') return std::nullopt;
+  // So is anything RFC 3986 leaves out (" < > \ ^ ` { | }) and a % not followed by two hex
+  // So is anything RFC 3986 leaves out (" < > \\ ^ ` { | }) and a % not followed by two hex
+  // digits: they went out raw on the request line (hostile round 31).
+  for (std::size_t i = 0; i < url.size(); ++i) {
+    const char ch = url[i];
+    if (ch <= ' ' || ch > '~' || std::string_view("\"<>\\^`{|}").find(ch) != std::string_view::npos) return std::nullopt;
+    if (ch == '%' && (i + 2 >= url.size() || !std::isxdigit(static_cast<unsigned char>(url[i + 1])) ||
+                      !std::isxdigit(static_cast<unsigned char>(url[i + 2]))))
+      return std::nullopt;
+  }
   const std::size_t slash = url.find('/', scheme.size());
   const std::string authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos : slash - scheme.size());
   Destination d;
@@ -234,14 +243,20 @@ void Events::send_loop() {
     Delivery d = std::move(queue_.front());
     queue_.pop_front();
     bool ok = false;
+    const auto gone = [&] { return !subscriptions_.contains(d.subscription); };
     for (int attempt = 0; attempt <= options_.delivery_retry_attempts; ++attempt) {
+      // Nothing goes to a subscription deleted since the event was queued (hostile round 31:
+      // a deleted subscription still got its queued events, and each one still waiting for a
+      // dead destination held every live subscriber up by the retry interval).
+      if (gone()) break;
       if (attempt > 0) {
-        // Wait the interval (a stop ends it), and give up when the subscription is gone.
+        // Wait the interval; a stop or the subscription's deletion ends it.
         const auto interval = std::chrono::seconds(options_.delivery_retry_interval_seconds);
-        if (cv_.wait_for(lock, interval, [this] { return stop_; })) return;
-        auto it = subscriptions_.find(d.subscription);
-        if (it == subscriptions_.end()) break;
-        ++it->second.retries;
+        if (cv_.wait_for(lock, interval, [&] { return stop_ || gone(); })) {
+          if (stop_) return;
+          break;
+        }
+        ++subscriptions_.find(d.subscription)->second.retries;
       }
       lock.unlock();
       ok = post_once(d);
@@ -266,7 +281,7 @@ bool Events::post_once(const Delivery& d) {
 sim::Result<Subscription> Events::subscribe(const std::string& destination, const std::string& context,
                                             const std::string& owner) {
   if (!parse_destination(destination))
-    return sim::invalid_argument("Destination must be an http:// URL on a loopback address (127.0.0.1, [::1], localhost), not " +
+    return sim::invalid_argument("Destination must be an http:// URL (RFC 3986's characters) on a loopback address (127.0.0.1, [::1], localhost), not " +
                                  destination.substr(0, 200));
   if (context.size() > 1024) return sim::invalid_argument("Context is longer than 1024 bytes");
   std::lock_guard<std::mutex> lock(mu_);
@@ -286,8 +301,13 @@ std::vector<Subscription> Events::subscriptions() const {
 }
 
 sim::Status Events::unsubscribe(std::int64_t id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (subscriptions_.erase(id) == 0) return sim::not_found("no event subscription " + std::to_string(id));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (subscriptions_.erase(id) == 0) return sim::not_found("no event subscription " + std::to_string(id));
+    // Its queued events go with it; the sender, if it is waiting to retry one, wakes and drops it.
+    std::erase_if(queue_, [id](const Delivery& d) { return d.subscription == id; });
+  }
+  cv_.notify_all();
   return sim::Status::ok();
 }
 

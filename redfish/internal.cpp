@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "api/auth.h"
+#include "api/fields.h"
+#include "config/json_text.h"
 
 namespace afasim::redfish {
 
@@ -82,12 +84,12 @@ json error_body(const RedfishError& e) {
   const char* severity = e.status >= 500 ? "Critical" : "Warning";
   json info = {{"@odata.type", "#Message.v1_3_0.Message"},
                {"MessageId", std::string(kBaseRegistry) + "." + e.message_id},
-               {"Message", e.what()},
+               {"Message", e.message},
                {"MessageSeverity", severity},
                {"Resolution", e.resolution.empty() ? "Correct the request and resubmit it." : e.resolution}};
   if (!e.related.empty()) info["RelatedProperties"] = e.related;
   return {{"error", {{"code", std::string(kBaseRegistry) + "." + e.message_id},
-                     {"message", e.what()},
+                     {"message", e.message},
                      {"@Message.ExtendedInfo", json::array({info})}}}};
 }
 
@@ -108,27 +110,72 @@ std::string etag_for(std::uint64_t revision, const json& body) {
   return buf;
 }
 
-std::optional<std::uint64_t> if_match_revision(const http::Request& r) {
+bool IfMatch::matches(std::uint64_t current) const {
+  return std::find(revisions.begin(), revisions.end(), current) != revisions.end();
+}
+
+std::optional<IfMatch> parse_if_match(const http::Request& r) {
   if (!r.has_header("If-Match")) return std::nullopt;
   const std::string& v = r.header("If-Match");
-  if (v.find('*') != std::string::npos && v.find('"') == std::string::npos) return std::nullopt;
-  const std::size_t open = v.find('"');
-  std::uint64_t revision = 0;
-  std::size_t i = open == std::string::npos ? v.size() : open + 1;
-  const std::size_t start = i;
-  while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 19) revision = revision * 10 + (v[i++] - '0');
-  if (i == start || i >= v.size() || (v[i] != '-' && v[i] != '"'))
-    throw RedfishError(400, "HeaderInvalid", "The If-Match header does not hold an ETag this service made: " + v.substr(0, 80));
-  return revision;
+  const auto invalid = [&] {
+    return RedfishError(400, "HeaderInvalid", "The If-Match header is not \"*\" or a list of ETags: " + v.substr(0, 80));
+  };
+  // RFC 9110 13.1.1: "*" or a comma-separated list of entity tags, compared strongly: a weak
+  // tag (W/"...") never matches, and the list matches when any tag does (hostile round 31:
+  // W/ matched, and only the first tag of a list was read).
+  IfMatch out;
+  std::size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
+  };
+  while (true) {
+    skip_space();
+    if (i < v.size() && v[i] == '*') return std::nullopt;
+    const bool weak = v.compare(i, 2, "W/") == 0;
+    if (weak) i += 2;
+    if (i >= v.size() || v[i] != '"') throw invalid();
+    const std::size_t close = v.find('"', i + 1);
+    if (close == std::string::npos) throw invalid();
+    const std::string tag = v.substr(i + 1, close - i - 1);
+    i = close + 1;
+    // A tag afasim made is "<revision>-<digest>" (etag_for); only the revision is compared.
+    const std::size_t digits = std::min(tag.find_first_not_of("0123456789"), tag.size());
+    if (!weak && digits > 0 && digits <= 19 && (digits == tag.size() || tag[digits] == '-'))
+      out.revisions.push_back(std::stoull(tag.substr(0, digits)));
+    skip_space();
+    if (i == v.size()) return out;
+    if (v[i] != ',') throw invalid();
+    ++i;
+  }
 }
 
 json parse_body(const http::Request& r) {
   const std::string& type = r.header("Content-Type");
   if (!type.empty() && type.rfind("application/json", 0) != 0)
     throw RedfishError(415, "UnrecognizedRequestBody", "The request body must be application/json, not " + type.substr(0, 80) + ".");
-  json body = json::parse(r.body, nullptr, false);
-  if (body.is_discarded())
+  // Parsed as /api/v1 parses (api::parse_body_object's rules): a member given twice is refused,
+  // not taken last-wins (hostile round 31: {"RoleId":"ReadOnly","RoleId":"Administrator"}
+  // made an Administrator), and so is nesting deeper than api::kBodyMaxDepth.
+  config::JsonParseOptions options;
+  options.max_depth = api::kBodyMaxDepth;
+  config::JsonParseError error;
+  auto parsed = config::parse_json_strict(r.body, options, &error);
+  if (!parsed.is_ok()) {
+    std::string path = error.path.size() > 64 ? error.path.substr(0, 61) + "..." : error.path;
+    path = json(path).dump(-1, ' ', false, json::error_handler_t::replace);
+    switch (error.kind) {
+      case config::JsonParseError::Kind::kDuplicateKey:
+        throw RedfishError(400, "MalformedJSON", "The request body has the property " + path + " twice; give each property once.");
+      case config::JsonParseError::Kind::kTooDeep:
+        throw RedfishError(400, "MalformedJSON", "The request body is nested deeper than " +
+                                                     std::to_string(api::kBodyMaxDepth) + " levels.");
+      case config::JsonParseError::Kind::kNumberTooLarge:
+      case config::JsonParseError::Kind::kSyntax:
+        break;
+    }
     throw RedfishError(400, "MalformedJSON", "The request body submitted was malformed JSON and could not be parsed by the receiving service.");
+  }
+  const json body = std::move(parsed).value();
   if (!body.is_object())
     throw RedfishError(400, "UnrecognizedRequestBody", "The request body must be one JSON object.");
   return body;

@@ -36,9 +36,11 @@ struct RedfishError : std::runtime_error {
   RedfishError(int status_in, std::string message_id_in, std::string message_in,
                std::vector<std::string> related_in = {}, std::string resolution_in = "")
       : std::runtime_error(message_in), status(status_in), message_id(std::move(message_id_in)),
-        related(std::move(related_in)), resolution(std::move(resolution_in)) {}
+        message(std::move(message_in)), related(std::move(related_in)), resolution(std::move(resolution_in)) {}
   int status;
   std::string message_id;
+  // The whole message: what() stops at a NUL a client's value may hold (hostile round 31).
+  std::string message;
   std::vector<std::string> related;  // JSON pointers of the properties at fault: "#/CapacityBytes"
   std::string resolution;
   // Retry-After in seconds, sent by Service's handlers when set, and as 5 with any 503
@@ -74,9 +76,16 @@ json error_body(const RedfishError& e);
 http::Response json_response(int status, const json& body);
 // A strong ETag naming `revision` and a digest of the body: "\"<revision>-<fnv1a hex>\"".
 std::string etag_for(std::uint64_t revision, const json& body);
-// The revision an If-Match names (its first tag), nullopt when absent or "*"; 400 when
-// it names none afasim could have made.
-std::optional<std::uint64_t> if_match_revision(const http::Request& r);
+// What an If-Match header asks for: the revisions of its strong ETags that afasim could have
+// made (etag_for; a weak tag, W/"...", or another's tag names none).
+struct IfMatch {
+  std::vector<std::uint64_t> revisions;
+  // Whether the resource at `current` may be changed (any tag of the list names it).
+  bool matches(std::uint64_t current) const;
+};
+// The request's If-Match (RFC 9110 13.1.1), nullopt when absent or "*"; 400 HeaderInvalid
+// when it is neither "*" nor a list of quoted tags.
+std::optional<IfMatch> parse_if_match(const http::Request& r);
 
 // ---- resources (redfish/resources.cpp) --------------------------------------------------
 
@@ -126,17 +135,17 @@ controller::Id parse_segment(const std::string& segment, const std::string& what
 // POST .../Volumes, PATCH and DELETE .../Volumes/{id}: the new or changed resource.
 json create_volume(controller::Array& array, const json& body);
 json patch_volume(controller::Array& array, const std::string& volume_id, const json& body,
-                  std::optional<std::uint64_t> if_match);
+                  const std::optional<IfMatch>& if_match);
 void delete_volume(controller::Array& array, const std::string& volume_id,
-                   std::optional<std::uint64_t> if_match);
+                   const std::optional<IfMatch>& if_match);
 // POST .../EndpointGroups (a host), DELETE .../EndpointGroups/{id}.
 json create_endpoint_group(controller::Array& array, const json& body);
 void delete_endpoint_group(controller::Array& array, const std::string& host_id,
-                           std::optional<std::uint64_t> if_match);
+                           const std::optional<IfMatch>& if_match);
 // POST .../Connections (a mapping), DELETE .../Connections/{id}.
 json create_connection(controller::Array& array, const json& body);
 void delete_connection(controller::Array& array, const std::string& mapping_id,
-                       std::optional<std::uint64_t> if_match);
+                       const std::optional<IfMatch>& if_match);
 
 // The body of a POST or PATCH as one JSON object, else 400 MalformedJSON / 415.
 json parse_body(const http::Request& r);

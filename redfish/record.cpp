@@ -12,7 +12,7 @@ using serve::ByteReader;
 using serve::ByteWriter;
 
 namespace {
-// The request headers a change's handler reads (parse_body, if_match_revision).
+// The request headers a change's handler reads (parse_body, parse_if_match).
 constexpr const char* kRecordedHeaders[] = {"Content-Type", "If-Match"};
 }  // namespace
 
@@ -48,7 +48,7 @@ void record_error(const RedfishError& e) {
     rec->outcome("redfish.error", ByteWriter()
                                       .u32(static_cast<std::uint32_t>(e.status))
                                       .str(e.message_id)
-                                      .str(e.what())
+                                      .str(e.message)
                                       .take());
 }
 

@@ -144,7 +144,7 @@ struct Service::Impl {
   }
 
   using Creator = std::function<json(controller::Array&, const json&)>;
-  using Deleter = std::function<void(controller::Array&, const std::string&, std::optional<std::uint64_t>)>;
+  using Deleter = std::function<void(controller::Array&, const std::string&, const std::optional<IfMatch>&)>;
 
   http::Route post(const std::string& pattern, Creator create) {
     return {"POST", std::string(kRedfishRoot) + pattern,
@@ -166,9 +166,9 @@ struct Service::Impl {
             [this, del](http::Request& r) {
               return guarded([&] {
                 no_query(r);
-                const auto if_match = if_match_revision(r);
+                const auto precondition = parse_if_match(r);
                 change(r, 204, [&](controller::Array& a) {
-                  del(a, r.path_param("id"), if_match);
+                  del(a, r.path_param("id"), precondition);
                   return json();
                 });
                 return http::Response(204, "", "");
@@ -182,10 +182,10 @@ struct Service::Impl {
             [this](http::Request& r) {
               return guarded([&] {
                 no_query(r);
-                const auto if_match = if_match_revision(r);
+                const auto precondition = parse_if_match(r);
                 const json body = parse_body(r);
                 json changed = change(r, 200, [&](controller::Array& a) {
-                  return patch_volume(a, r.path_param("id"), body, if_match);
+                  return patch_volume(a, r.path_param("id"), body, precondition);
                 });
                 return json_response(200, changed);
               });

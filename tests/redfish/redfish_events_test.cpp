@@ -86,11 +86,59 @@ TEST_CASE("a subscription's Destination is a URL: spaces and control characters 
   for (const std::string& bad :
        {std::string("http://127.0.0.1:18499/x\r\nX-Evil: injected"),
         std::string("http://127.0.0.1/a b"), std::string("http://127.0.0.1/\x7f"),
-        std::string("http://127.0.0.1/caf\xc3\xa9"), std::string("http://127.0.0.1/\t")}) {
+        std::string("http://127.0.0.1/caf\xc3\xa9"), std::string("http://127.0.0.1/\t"),
+        // Printable but outside RFC 3986 (hostile round 31: they went out raw on the request
+        // line), and a % that is no percent-encoding.
+        std::string("http://127.0.0.1/a\"b"), std::string("http://127.0.0.1/a<c>"), std::string("http://127.0.0.1/{d}"),
+        std::string("http://127.0.0.1/a|e"), std::string("http://127.0.0.1/a\\b"), std::string("http://127.0.0.1/a^b"),
+        std::string("http://127.0.0.1/a`b"), std::string("http://127.0.0.1/%zz"), std::string("http://127.0.0.1/%2")}) {
     CAPTURE(bad);
     auto s = events.subscribe(bad, "");
     CHECK(s.status().code() == sim::Code::kInvalidArgument);
   }
   CHECK(events.subscriptions().empty());
   CHECK(events.subscribe("http://127.0.0.1:18499/events?x=%20y", "").is_ok());
+}
+
+TEST_CASE("a deleted subscription gets nothing more, and its queued events do not hold up the others") {
+  // Hostile round 31: after DELETE (204) a subscription whose destination failed still got 14
+  // POSTs (its queued events, each posted once before the sender looked), and each waited the
+  // retry interval in front of every live subscriber's events.
+  config::Catalog catalog = config::Catalog::embedded().value();
+  sim::Simulator sim{3};
+  controller::MemoryJournal journal;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot()).value();
+  std::atomic<int> doomed_posts{0}, live_posts{0};
+  httplib::Server subscriber;
+  subscriber.Post("/doomed", [&](const httplib::Request&, httplib::Response& res) {
+    ++doomed_posts;
+    res.status = 503;  // fails every time: each of its events is retried
+  });
+  subscriber.Post("/live", [&](const httplib::Request&, httplib::Response& res) {
+    ++live_posts;
+    res.status = 204;
+  });
+  const int port = subscriber.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread serving([&] { subscriber.listen_after_bind(); });
+  redfish::EventsOptions options;
+  options.delivery_retry_attempts = 2;
+  options.delivery_retry_interval_seconds = 1;
+  redfish::Events events(options);
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  const auto doomed = events.subscribe(base + "/doomed", "").value();
+  REQUIRE(events.subscribe(base + "/live", "").is_ok());
+  controller::Event e;
+  e.category = "drive";
+  e.message = "drive 7 failed";
+  for (e.id = 1; e.id <= 5; ++e.id) events.publish(e, *array);
+  REQUIRE(eventually([&] { return doomed_posts >= 1; }));
+  REQUIRE(events.unsubscribe(doomed.id).is_ok());
+  const int at_delete = doomed_posts;
+  events.publish(e, *array);
+  CHECK(eventually([&] { return live_posts == 6; }));
+  // At most the one attempt already under way when it was deleted; before: +4 or more.
+  CHECK(doomed_posts - at_delete <= 1);
+  subscriber.stop();
+  serving.join();
 }

@@ -124,6 +124,68 @@ TEST_CASE("errors are Redfish's shape with a Base.1.22 message") {
   CHECK(from_status(sim::Status(sim::Code::kConflict, "mapped")).message_id == "ResourceInUse");
 }
 
+TEST_CASE("a body with a member twice or nested too deep is refused, as /api/v1 refuses it") {
+  // Hostile round 31: Redfish took the last of two members, so {"RoleId": "ReadOnly",
+  // "RoleId": "Administrator"} made an Administrator where /api/v1 answers 400; and it parsed
+  // 520,000 levels of nesting where /api/v1 stops at 32.
+  auto refusal = [](const std::string& body) {
+    http::Request r;
+    r.body = body;
+    try {
+      parse_body(r);
+    } catch (const RedfishError& e) {
+      return e;
+    }
+    FAIL("no error for " << body);
+    return RedfishError(0, "", "");
+  };
+  const RedfishError twice = refusal(R"({"UserName": "x", "RoleId": "ReadOnly", "RoleId": "Administrator"})");
+  CHECK(twice.status == 400);
+  CHECK(twice.message_id == "MalformedJSON");
+  CHECK(twice.message == "The request body has the property \"RoleId\" twice; give each property once.");
+  CHECK(refusal(R"({"Oem": {"Afasim": {"QoS": {"MaxIOPS": 10, "MaxIOPS": 5000}}}})").message.find("MaxIOPS") != std::string::npos);
+  const RedfishError deep = refusal("{\"a\": " + std::string(40, '[') + std::string(40, ']') + "}");
+  CHECK(deep.message == "The request body is nested deeper than 32 levels.");
+  CHECK(refusal("{\"a\": 1e400}").message_id == "MalformedJSON");
+  CHECK(refusal("").message_id == "MalformedJSON");
+  http::Request ok;
+  ok.body = R"({"Name": "v", "Oem": {"Afasim": {"QoS": {"MaxIOPS": 10}}}})";
+  CHECK(parse_body(ok)["Oem"]["Afasim"]["QoS"]["MaxIOPS"] == 10);
+  // A NUL in a client's value stays in the message (what() stopped at it).
+  const std::string with_nul("the value 'x\0y<b>' is bad", 24);
+  CHECK(error_body(RedfishError(400, "PropertyValueFormatError", with_nul))["error"]["message"] == with_nul);
+}
+
+TEST_CASE("If-Match is a list of ETags compared strongly (RFC 9110 13.1.1)") {
+  // Hostile round 31: W/"<current>" matched, and "x", "<current>" was refused (412) because
+  // only the first tag was read; a tag afasim did not make in the list was 400.
+  auto parsed = [](const std::string& value) {
+    http::Request r;
+    r.headers.set("If-Match", value);
+    return parse_if_match(r);
+  };
+  const std::string current = etag_for(7, json{{"a", 1}});  // "7-<digest>"
+  CHECK_FALSE(parse_if_match(http::Request{}).has_value());  // no header: no precondition
+  CHECK_FALSE(parsed("*").has_value());
+  CHECK(parsed(current)->matches(7));
+  CHECK_FALSE(parsed(current)->matches(6));
+  CHECK_FALSE(parsed("W/" + current)->matches(7));  // weak: never matches If-Match
+  CHECK(parsed("\"0-0000000000000000\", " + current)->matches(7));
+  CHECK(parsed(current + ",\"0-0000000000000000\"")->matches(7));
+  CHECK(parsed("\"bogus\", " + current)->matches(7));
+  CHECK_FALSE(parsed("\"bogus\"")->matches(7));
+  for (const std::string& bad : {std::string("7"), std::string("\"7"), current + " junk", current + ",", std::string("")}) {
+    CAPTURE(bad);
+    try {
+      parsed(bad);
+      FAIL("accepted");
+    } catch (const RedfishError& e) {
+      CHECK(e.status == 400);
+      CHECK(e.message_id == "HeaderInvalid");
+    }
+  }
+}
+
 TEST_CASE("CreateFailedMissingReqProperties names only the required properties that are missing") {
   // Hostile round 14: {"Name": "x"} was told that Name and CapacityBytes were missing.
   MappingFixture f;
