@@ -254,6 +254,19 @@ inline constexpr const char* kLoginNeedsPassword =
     "log in with a password (HTTP Basic or the body's user name and password): a session token "
     "cannot make another session";
 
+// Why a login with HTTP Basic credentials and a body too is refused with 400: two sets of
+// credentials are ambiguous (hostile round 31: the body was ignored, whatever it said).
+inline constexpr const char* kLoginCredentialsTwice =
+    "send the credentials once: HTTP Basic or the body's user name and password, not both";
+// Whether a login request's body says anything: not empty, white space or {} (which a
+// client may send with Basic credentials).
+inline bool has_login_body(const std::string& body) {
+  std::string text;
+  for (char ch : body)
+    if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') text += ch;
+  return !text.empty() && text != "{}";
+}
+
 // The 401 answer: problem+json with WWW-Authenticate for Basic and Bearer.
 http::Response unauthorized(const std::string& detail, const std::string& instance);
 

@@ -164,6 +164,8 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
       throw RedfishError(401, "ResourceAtUriUnauthorized", std::string(api::kLoginNeedsPassword) + ".");
     std::string user = r.principal.user;
     std::string proof = r.principal.proof;  // Basic, checked by the guard
+    if (!user.empty() && api::has_login_body(r.body))
+      throw RedfishError(400, "PropertyValueConflict", std::string(api::kLoginCredentialsTwice) + ".");
     if (user.empty()) {
       const json body = parse_body(r);
       only(body, {"UserName", "Password"});

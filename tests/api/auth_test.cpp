@@ -173,6 +173,13 @@ TEST_CASE("a session token works until it is revoked; a bad one is 401") {
       "/sessions", {{"username", "watcher"}, {"password", "monitor-pass-1"}});
   CHECK(body_login.status == 201);
   CHECK(anonymous.post("/sessions", {{"username", "watcher"}, {"password", "wrong-pass"}}).status == 401);
+  // Basic credentials and a body that says something are two logins: 400 (hostile round 31: the
+  // body was ignored, so one naming another user with a wrong password made a session).
+  const Response twice = basic.post("/sessions", {{"username", "watcher"}, {"password", "wrong-pass"}});
+  CHECK(twice.status == 400);
+  CHECK(twice.body["detail"] == "send the credentials once: HTTP Basic or the body's user name and password, not both");
+  CHECK(basic.post_raw("/sessions", "not json", "application/json").status == 400);
+  CHECK(basic.post_raw("/sessions", " {} ", "application/json").status == 201);
   CHECK(bearer.del("/sessions/" + login.body["id"].dump()).status == 204);
   const Response after = bearer.get("/system");
   CHECK(after.status == 401);

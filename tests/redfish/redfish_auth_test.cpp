@@ -189,6 +189,17 @@ TEST_CASE("Redfish login: a session token is not a credential for a new session 
   // Basic credentials still log in.
   CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json::object(), basic("bob", "bob-pass-1")).status ==
         201);
+  // Not with a body that says something too (hostile round 31: the body was ignored, so a
+  // body naming another user, with a wrong password, or not JSON at all, made bob a session).
+  make_user(s, "carol", api::Role::kAdmin, "carol-pass-1");
+  const std::size_t before = s.auth().sessions().size();
+  const Answer twice = call(s.port(), "POST", "/redfish/v1/SessionService/Sessions",
+                            {{"UserName", "carol"}, {"Password", "wrong-password"}}, basic("bob", "bob-pass-1"));
+  CHECK(twice.status == 400);
+  CHECK(twice.message() == "send the credentials once: HTTP Basic or the body's user name and password, not both.");
+  CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json("not json at all"), basic("bob", "bob-pass-1"))
+            .status == 400);
+  CHECK(s.auth().sessions().size() == before);
 }
 
 TEST_CASE(
