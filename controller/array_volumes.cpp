@@ -1,6 +1,9 @@
 // The Array's pools and volumes, and the checks management calls share.
 #include "controller/array.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <cctype>
 #include <regex>
@@ -39,14 +42,33 @@ Status Array::check_qos(const QosSettings& q, const std::string& context) const 
   return Status::ok();
 }
 
+namespace {
+
+// An nbd initiator's address can match a client (docs/nbd.md): "unix"; an IP address written as
+// inet_ntop writes it (the server's text for a client: 01.2.3.4 or 2001:DB8::7 never match),
+// not 0.0.0.0 or :: (no client has them); or a glob of hex digits, '.', ':' and '*' (hostile
+// round 31: 999.1.1.1 and 1.2.3 were accepted).
+bool nbd_initiator_ok(const std::string& a) {
+  if (a == "unix") return true;
+  if (a.find('*') != std::string::npos)
+    return a.find_first_not_of("0123456789abcdef.:*") == std::string::npos;
+  const int family = a.find(':') == std::string::npos ? AF_INET : AF_INET6;
+  unsigned char bytes[sizeof(in6_addr)];
+  char text[INET6_ADDRSTRLEN];
+  if (inet_pton(family, a.c_str(), bytes) != 1 || inet_ntop(family, bytes, text, sizeof text) == nullptr) return false;
+  return a == text && a != "0.0.0.0" && a != "::";
+}
+
+}  // namespace
+
 Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host_id, bool against_other_hosts) const {
   static const std::regex wwpn("^([0-9a-fA-F]{2}:){7}[0-9a-fA-F]{2}$|^[0-9a-fA-F]{16}$");
+  // RFC 3720 3.2.6.3 (iqn.yyyy-mm.reversed-domain[:unique], with a real month) and RFC 3722's
+  // ASCII characters: letters, digits, '-', '.', ':' (hostile round 31: "<script>", "{{7*7}}"
+  // and month 99 were accepted).
   static const std::regex iqn(
-      "^iqn\\.[0-9]{4}-[0-9]{2}\\.[a-zA-Z0-9][a-zA-Z0-9.-]*(:[^\\s]+)?$|^eui\\.[0-9A-Fa-f]{16}$|"
+      "^iqn\\.[0-9]{4}-(0[1-9]|1[0-2])\\.[a-zA-Z0-9][a-zA-Z0-9.-]*(:[a-zA-Z0-9.:-]+)?$|^eui\\.[0-9A-Fa-f]{16}$|"
       "^naa\\.[0-9A-Fa-f]{16}([0-9A-Fa-f]{16})?$");
-  // nbd: the client's IP address, a glob over it ("*", "10.0.0.*") or "unix" (docs/nbd.md);
-  // "*" and IPv6's "::1" start with a character other than a letter or digit.
-  static const std::regex nbd("^[A-Za-z0-9:*][A-Za-z0-9._:@*-]{0,254}$");
   std::set<std::pair<InitiatorType, std::string>> seen;
   for (const auto& i : initiators) {
     const std::string& a = i.address;
@@ -67,10 +89,11 @@ Status Array::check_initiators(const std::vector<Initiator>& initiators, Id host
                                     "\" is not an iqn., eui. or naa. name (RFC 3720)");
         break;
       case InitiatorType::kNbd:
-        if (!std::regex_match(a, nbd))
+        if (!nbd_initiator_ok(a))
           return sim::unprocessable("nbd initiator \"" + a +
-                                    "\" must be 1-255 characters of letters, digits and ._:@*-, not starting with . @ or -: "
-                                    "an IP address, a glob such as * or 10.0.0.*, or unix (docs/nbd.md)");
+                                    "\" is not a client address as the NBD server writes one (an IPv4 or IPv6 address in "
+                                    "its usual form, such as 192.0.2.7 or 2001:db8::7), a glob over one (* for any digits: "
+                                    "10.0.0.*, *), or unix (docs/nbd.md)");
         break;
     }
     if (!seen.insert({i.type, a}).second)

@@ -140,6 +140,50 @@ std::vector<http::Route> Accounts::routes(Guard guard) {
   return out;
 }
 
+// The login: Basic credentials (the guard checked them) or {"UserName", "Password"}; not a
+// session token (X-Auth-Token or bearer), which would renew itself for ever.
+http::Response Accounts::login(http::Request& r) {
+  if (r.principal.via == "bearer")
+    throw RedfishError(401, "ResourceAtUriUnauthorized", std::string(api::kLoginNeedsPassword) + ".");
+  std::string user = r.principal.user;
+  std::string proof = r.principal.proof;  // Basic, checked by the guard
+  if (!user.empty() && api::has_login_body(r.body))
+    throw RedfishError(400, "PropertyValueConflict", std::string(api::kLoginCredentialsTwice) + ".");
+  if (user.empty()) {
+    const json body = parse_body(r);
+    only(body, {"UserName", "Password"});
+    require_members(body, {"UserName", "Password"});
+    const std::string name = read_string(body, "UserName");
+    const api::PasswordCheck check =
+        auth_.check_login(name, read_string(body, "Password"), r.remote_address, &proof);
+    if (check == api::PasswordCheck::kLimited) {
+      const std::int64_t wait_s = auth_.login_wait_s(r.remote_address);
+      throw too_many_failed_logins(auth_.too_many_failed_logins(r.remote_address, wait_s), wait_s);
+    }
+    if (check == api::PasswordCheck::kBusy)
+      throw password_checks_busy(auth_.password_checks_busy(r.remote_address));
+    if (check == api::PasswordCheck::kWrong)  // counted as a failed login by check_login
+      throw RedfishError(401, "ResourceAtUriUnauthorized", "Wrong user name or password.");
+    user = name;
+  }
+  auto made = auth_.create_session(user, proof);
+  if (!made.is_ok() && made.status().code() == sim::Code::kPreconditionFailed)
+    throw RedfishError(401, "ResourceAtUriUnauthorized", made.status().message() + ".");
+  if (!made.is_ok()) {
+    // The bound is the user's (or all users'): another session must end first, and waiting
+    // does not help (sessions last hours). 409 with the bound, as /api/v1 says it; it was 503
+    // with a Retry-After inviting a retry loop (hostile round 31).
+    if (made.status().code() == sim::Code::kConflict)
+      throw RedfishError(409, "SessionLimitExceeded", "The session establishment failed: " + made.status().message() + ".",
+                         {}, "Delete one of the user's sessions (DELETE /redfish/v1/SessionService/Sessions/{id}), then log in.");
+    throw from_status(made.status());
+  }
+  http::Response res = json_response(201, session_view(made->first));
+  res.headers.set("X-Auth-Token", made->second);
+  res.headers.set("Location", sessions_uri() + "/" + std::to_string(made->first.id));
+  return res;
+}
+
 std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
   std::vector<http::Route> out;
   out.push_back(route("GET", "/SessionService", api::kMonitor, [this](http::Request&) {
@@ -157,45 +201,7 @@ std::vector<http::Route> Accounts::session_routes(const RouteMaker& route) {
       if (is_admin(r) || s.user == r.principal.user) members.push_back(link(sessions_uri() + "/" + std::to_string(s.id)));
     return json_response(200, members_of("SessionCollection", sessions_uri(), "Sessions", members));
   }));
-  // The login: Basic credentials (the guard checked them) or {"UserName", "Password"}; not
-  // a session token (X-Auth-Token or bearer), which would renew itself for ever.
-  out.push_back(route("POST", "/SessionService/Sessions", api::kPublic, [this](http::Request& r) {
-    if (r.principal.via == "bearer")
-      throw RedfishError(401, "ResourceAtUriUnauthorized", std::string(api::kLoginNeedsPassword) + ".");
-    std::string user = r.principal.user;
-    std::string proof = r.principal.proof;  // Basic, checked by the guard
-    if (!user.empty() && api::has_login_body(r.body))
-      throw RedfishError(400, "PropertyValueConflict", std::string(api::kLoginCredentialsTwice) + ".");
-    if (user.empty()) {
-      const json body = parse_body(r);
-      only(body, {"UserName", "Password"});
-      require_members(body, {"UserName", "Password"});
-      const std::string name = read_string(body, "UserName");
-      const api::PasswordCheck check =
-          auth_.check_login(name, read_string(body, "Password"), r.remote_address, &proof);
-      if (check == api::PasswordCheck::kLimited) {
-        const std::int64_t wait_s = auth_.login_wait_s(r.remote_address);
-        throw too_many_failed_logins(auth_.too_many_failed_logins(r.remote_address, wait_s), wait_s);
-      }
-      if (check == api::PasswordCheck::kBusy)
-        throw password_checks_busy(auth_.password_checks_busy(r.remote_address));
-      if (check == api::PasswordCheck::kWrong)  // counted as a failed login by check_login
-        throw RedfishError(401, "ResourceAtUriUnauthorized", "Wrong user name or password.");
-      user = name;
-    }
-    auto made = auth_.create_session(user, proof);
-    if (!made.is_ok() && made.status().code() == sim::Code::kPreconditionFailed)
-      throw RedfishError(401, "ResourceAtUriUnauthorized", made.status().message() + ".");
-    if (!made.is_ok()) {
-      if (made.status().code() == sim::Code::kConflict)
-        throw RedfishError(503, "SessionLimitExceeded", "The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.");
-      throw from_status(made.status());
-    }
-    http::Response res = json_response(201, session_view(made->first));
-    res.headers.set("X-Auth-Token", made->second);
-    res.headers.set("Location", sessions_uri() + "/" + std::to_string(made->first.id));
-    return res;
-  }));
+  out.push_back(route("POST", "/SessionService/Sessions", api::kPublic, [this](http::Request& r) { return login(r); }));
   out.push_back(route("GET", "/SessionService/Sessions/{id}", api::kMonitor, [this](http::Request& r) {
     const controller::Id id = segment_id(r, "session");
     for (const api::Session& s : auth_.sessions())

@@ -33,6 +33,7 @@ class Accounts {
 
  private:
   std::vector<http::Route> session_routes(const RouteMaker& route);  // SessionService
+  http::Response login(http::Request& r);  // POST .../SessionService/Sessions
   std::vector<http::Route> account_routes(const RouteMaker& route);  // AccountService, Roles
   std::vector<http::Route> user_account_routes(const RouteMaker& route);  // its Accounts
   http::Response patch_account(http::Request& r);  // PATCH .../Accounts/{id}

@@ -57,7 +57,7 @@ TEST_CASE("bad requests get the right 4xx problem and change nothing") {
       make("/hosts",
            {{"name", "h1"}, {"initiators", {{{"type", "fc"}, {"address", "5001438000000001"}}}}});
   const json h2 =
-      make("/hosts", {{"name", "h2"}, {"initiators", {{{"type", "nbd"}, {"address", "client2"}}}}});
+      make("/hosts", {{"name", "h2"}, {"initiators", {{{"type", "nbd"}, {"address", "192.0.2.2"}}}}});
   const json map =
       make("/mappings", {{"volume_id", base["id"]}, {"host_id", h1["id"]}, {"lun", 3}});
   const std::string vol = "/volumes/" + base["id"].dump();
@@ -265,8 +265,8 @@ TEST_CASE("bad requests get the right 4xx problem and change nothing") {
        problem::kBadRequest, "initiators"},
       {"initiator of another host",
        post("/hosts",
-            {{"name", "h3"}, {"initiators", {{{"type", "nbd"}, {"address", "client2"}}}}}),
-       409, problem::kConflict, "client2"},
+            {{"name", "h3"}, {"initiators", {{{"type", "nbd"}, {"address", "192.0.2.2"}}}}}),
+       409, problem::kConflict, "192.0.2.2"},
       {"duplicate host name", post("/hosts", {{"name", "h2"}}), 409, problem::kConflict, "h2"},
       {"DataPac in a pool", post("/pools", {{"name", "p2"}, {"datapac_ids", {1}}}), 409,
        problem::kConflict, "DataPac 1"},
@@ -443,7 +443,7 @@ TEST_CASE("random bodies never get a 5xx and never bring the server down") {
       {"/hosts",
        {{"name", "h"},
         {"description", "d"},
-        {"initiators", {{{"type", "nbd"}, {"address", "n"}}}}}},
+        {"initiators", {{{"type", "nbd"}, {"address", "192.0.2.9"}}}}}},
       {"/qos-policies", {{"name", "q"}, {"min_iops", 1}, {"max_iops", 10}}},
       {"/mappings", {{"volume_id", 1}, {"host_id", 1}, {"lun", 0}, {"access", "read_only"}}},
       {"/pools", {{"name", "p"}, {"datapac_ids", {1}}, {"space_thresholds_percent", {50}}}},

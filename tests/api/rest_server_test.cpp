@@ -285,7 +285,7 @@ TEST_CASE("hosts, mappings and LUNs") {
                           {"initiators",
                            {{{"type", "fc"}, {"address", "50014380AABBCCDD"}},
                             {{"type", "iscsi"}, {"address", "iqn.1998-01.com.vmware:esx01"}},
-                            {{"type", "nbd"}, {"address", "esx01"}}}}});
+                            {{"type", "nbd"}, {"address", "192.0.2.41"}}}}});
   CHECK(h["initiators"][0]["address"] == "50:01:43:80:aa:bb:cc:dd");  // canonical WWPN
   CHECK(h["mapping_count"] == 0);
   const std::string hid = h["id"].dump();
@@ -309,7 +309,7 @@ TEST_CASE("hosts, mappings and LUNs") {
 
   Response p = http.patch(
       "/hosts/" + hid,
-      {{"description", "rack 5"}, {"initiators", {{{"type", "nbd"}, {"address", "esx01"}}}}});
+      {{"description", "rack 5"}, {"initiators", {{{"type", "nbd"}, {"address", "192.0.2.41"}}}}});
   REQUIRE(p.status == 200);
   check_conforms("PATCH", "/hosts/{id}", p);
   CHECK(p.body["description"] == "rack 5");
@@ -736,8 +736,8 @@ TEST_CASE("request bodies with a key given twice are refused, wherever the key i
   CHECK(got(http, "/system", "/system")["power"]["mains"] == "on");
   // Nested: the second initiator's type.
   r = http.post_raw("/hosts",
-                    R"({"name": "h", "initiators": [{"type": "nbd", "address": "a"},)"
-                    R"( {"type": "nbd", "address": "b", "type": "fc"}]})",
+                    R"({"name": "h", "initiators": [{"type": "nbd", "address": "192.0.2.1"},)"
+                    R"( {"type": "nbd", "address": "192.0.2.2", "type": "fc"}]})",
                     "application/json");
   CHECK(r.status == 400);
   CHECK(r.body["detail"] ==
@@ -753,7 +753,7 @@ TEST_CASE("request bodies with a key given twice are refused, wherever the key i
   // The same key in two different objects is fine.
   r = http.post_raw(
       "/hosts",
-      R"({"name": "h", "initiators": [{"type": "nbd", "address": "a"}, {"type": "nbd", "address": "b"}]})",
+      R"({"name": "h", "initiators": [{"type": "nbd", "address": "192.0.2.1"}, {"type": "nbd", "address": "192.0.2.2"}]})",
       "application/json");
   CHECK(r.status == 201);
 }

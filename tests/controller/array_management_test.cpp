@@ -262,6 +262,33 @@ TEST_CASE("iSCSI names are compared and stored case-insensitively (RFC 3722): on
   CHECK(patched->initiators[0].address == "naa.52004567ba64678d");
 }
 
+TEST_CASE("initiator addresses are what their type says: an NBD client's address as the server writes it, an RFC 3720 name") {
+  // Hostile round 31: nbd 999.1.1.1, 1.2.3, 01.02.03.004 and 0.0.0.0 (no client has them, or
+  // the server never writes them so), and iSCSI names holding </script>, {{7*7}} or month 99
+  // were accepted.
+  Fixture f;
+  for (const char* bad : {"999.1.1.1", "1.2.3", "01.02.03.004", "0.0.0.0", "::", "2001:DB8::7", "2001:0db8::7",
+                                 "esx01", "fio-client@lab", "10.0.0.x*", "1.2.3.4 "}) {
+    CAPTURE(bad);
+    auto h = f.array->create_host({"h", "", {{InitiatorType::kNbd, bad}}});
+    CHECK(h.status().code() == sim::Code::kUnprocessable);
+    CHECK(h.status().message().find("is not a client address as the NBD server writes one") != std::string::npos);
+  }
+  for (const char* bad : {"iqn.2020-01.com.x:</script><script>", "iqn.2020-01.com.x:{{7*7}}", "iqn.2020-01.com.x:a/b",
+                                 "iqn.2020-01.com.x:'-x-'", "iqn.9999-99.x", "iqn.2020-00.com.x", "iqn.2020-13.com.x"}) {
+    CAPTURE(bad);
+    CHECK(f.array->create_host({"h", "", {{InitiatorType::kIscsi, bad}}}).status().code() == sim::Code::kUnprocessable);
+  }
+  const std::vector<Initiator> good = {{InitiatorType::kNbd, "192.0.2.7"}, {InitiatorType::kNbd, "2001:db8::7"},
+                                       {InitiatorType::kNbd, "::1"},       {InitiatorType::kNbd, "10.0.0.*"},
+                                       {InitiatorType::kNbd, "fe80::*"},   {InitiatorType::kNbd, "unix"},
+                                       {InitiatorType::kIscsi, "iqn.1994-05.com.redhat:5c1b2d3e4f"},
+                                       {InitiatorType::kIscsi, "iqn.1991-05.com.microsoft:host-1.lab.example"},
+                                       {InitiatorType::kIscsi, "iqn.2020-12.com.x"}};
+  CHECK(f.array->create_host({"h", "", good}).is_ok());
+  CHECK(f.array->create_host({"any", "", {{InitiatorType::kNbd, "*"}}}).is_ok());
+}
+
 TEST_CASE(
     "a host description with control characters is refused: the CLI prints it to a terminal") {
   Fixture f;
@@ -322,7 +349,7 @@ TEST_CASE("a restart restores every object with its id, and ids are never reused
   Fixture f;
   auto a = f.array->create_volume(f.spec("a", sim::kGiB)).value();
   auto b = f.array->create_volume(f.spec("b", 2 * sim::kGiB, Provisioning::kFixed)).value();
-  auto h = f.array->create_host({"h", "test host", {{InitiatorType::kNbd, "client1"}}}).value();
+  auto h = f.array->create_host({"h", "test host", {{InitiatorType::kNbd, "192.0.2.1"}}}).value();
   auto m = f.array->create_mapping({a.id, h.id, 7, MappingAccess::kReadOnly}).value();
   auto q = f.array->create_qos_policy({"silver", {100, 200, 400}}).value();
   REQUIRE(f.array->delete_volume(b.id).is_ok());
@@ -330,7 +357,7 @@ TEST_CASE("a restart restores every object with its id, and ids are never reused
   f.restart();
   CHECK(f.array->volume(a.id)->name == "a");
   CHECK(f.array->volume(b.id) == nullptr);
-  CHECK(f.array->host(h.id)->initiators[0].address == "client1");
+  CHECK(f.array->host(h.id)->initiators[0].address == "192.0.2.1");
   CHECK(f.array->mapping(m.id)->lun == 7);
   CHECK(f.array->mapping(m.id)->access == MappingAccess::kReadOnly);
   CHECK(f.array->qos_policy(q.id)->qos.burst_iops == 400);

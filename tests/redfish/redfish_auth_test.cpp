@@ -200,6 +200,17 @@ TEST_CASE("Redfish login: a session token is not a credential for a new session 
   CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json("not json at all"), basic("bob", "bob-pass-1"))
             .status == 400);
   CHECK(s.auth().sessions().size() == before);
+  // A user's 65th session: 409 with the bound and what to do, as /api/v1 (hostile round 31: 503
+  // with Retry-After: 5, though sessions last 8 hours and waiting cannot help).
+  make_user(s, "dave", api::Role::kMonitor, "dave-pass-1");
+  for (int i = 0; i < 64; ++i)
+    REQUIRE(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", nullptr, basic("dave", "dave-pass-1")).status == 201);
+  const Answer full = call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", nullptr, basic("dave", "dave-pass-1"));
+  CHECK(full.status == 409);
+  CHECK(full.body["error"]["code"] == "Base.1.22.SessionLimitExceeded");
+  CHECK(full.message() == "The session establishment failed: user \"dave\" has 64 sessions open, the most one user may; "
+                          "delete one (DELETE /api/v1/sessions/{id}).");
+  CHECK(full.header("Retry-After").empty());
 }
 
 TEST_CASE(

@@ -121,7 +121,7 @@ TEST_CASE("an Array over a SqliteStore restarts with the same objects, ids and e
                                        "cluster A",
                                        {{InitiatorType::kFc, "2100000E1E123456"},
                                         {InitiatorType::kIscsi, "iqn.1998-01.com.vmware:esx01"}}}));
-    const Host fio = ok(a.create_host({"fio", "", {{InitiatorType::kNbd, "fio-client"}}}));
+    const Host fio = ok(a.create_host({"fio", "", {{InitiatorType::kNbd, "192.0.2.10"}}}));
     ok(a.create_mapping(mapping_spec(vm.id, esx.id)));
     ok(a.create_mapping(mapping_spec(oracle.id, esx.id, 7, MappingAccess::kReadOnly)));
     ok(a.create_mapping(mapping_spec(backup.id, fio.id)));
@@ -136,8 +136,8 @@ TEST_CASE("an Array over a SqliteStore restarts with the same objects, ids and e
     pool_patch.space_thresholds_percent = std::vector<int>{75, 88, 97};
     ok(a.update_pool(1, pool_patch));
     HostPatch host_patch;
-    host_patch.initiators = std::vector<Initiator>{{InitiatorType::kNbd, "fio-client"},
-                                                   {InitiatorType::kNbd, "qemu-img"}};
+    host_patch.initiators = std::vector<Initiator>{{InitiatorType::kNbd, "192.0.2.10"},
+                                                   {InitiatorType::kNbd, "192.0.2.11"}};
     ok(a.update_host(fio.id, host_patch));
     // The highest ids of their kinds go: they must not come back.
     ok(a.delete_volume(temp.id));
