@@ -7,7 +7,9 @@
 #include <cstring>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 // clang-format off
@@ -18,7 +20,9 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +41,7 @@
 #include "nbd/nbd_server.h"
 #include "redfish/service.h"
 #include "serve/session_record.h"
+#include "sim/units.h"
 #include "store/sqlite_store.h"
 
 #ifndef AFASIM_VERSION
@@ -330,6 +335,40 @@ sim::Result<std::shared_ptr<api::Auth>> open_users(const std::string& state) {
   return std::shared_ptr<api::Auth>(std::move(auth).value());
 }
 
+// What the machine lets this process use, bytes: the least of the RAM, the address-space limit
+// (ulimit -v) and the cgroup's memory.max.
+std::int64_t memory_available_bytes() {
+  std::int64_t limit = std::numeric_limits<std::int64_t>::max();
+  struct sysinfo si {};
+  if (::sysinfo(&si) == 0) limit = std::min(limit, static_cast<std::int64_t>(si.totalram) * si.mem_unit);
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    limit = std::min(limit, static_cast<std::int64_t>(rl.rlim_cur));
+  std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+  std::string text;
+  if (cgroup >> text && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 19)
+    limit = std::min(limit, static_cast<std::int64_t>(std::stoll(text)));
+  return limit;
+}
+
+// With a payload the write caches hold their dirty data's bytes in this process's memory, up to
+// their size (hostile round 31: on a 4 GB machine a 4 GiB nbdcopy ended the server): said at
+// the start when the machine gives less than that plus ~0.5 GiB for the rest.
+void warn_if_memory_short(datapac::PayloadKind payload, const SessionArray& s, int controllers) {
+  if (payload == datapac::PayloadKind::kNone) return;
+  const std::int64_t caches = s.array->data_path().write_cache_bytes() * controllers;
+  const std::int64_t available = memory_available_bytes();
+  if (caches + (std::int64_t{1} << 29) <= available) return;
+  spdlog::warn("afasim serve: with a payload the write caches may hold {:.1f} GiB of dirty data in this process's memory "
+               "({} controllers x {:.1f} GiB){}, but the machine (or its limit) gives {:.1f} GiB: writes that outrun the "
+               "destage can fill it, and the server stops when memory runs out. Give it more memory, or use --payload "
+               "none (timing only) (docs/write-cache.md)",
+               static_cast<double>(caches) / sim::kGiB, controllers,
+               static_cast<double>(s.array->data_path().write_cache_bytes()) / sim::kGiB,
+               payload == datapac::PayloadKind::kMemory ? ", and --payload memory keeps every byte written as well" : "",
+               static_cast<double>(available) / sim::kGiB);
+}
+
 // The listening lines, flushed at once: scripts wait for them.
 void log_listening(const ServeOptions& o, const config::SystemPreset& preset, const api::RestServer& rest,
                    const nbd::NbdServer& nbd, const std::optional<HostPort>& nbd_listen) {
@@ -374,6 +413,7 @@ int run_serve(const ServeOptions& o) {
   auto session = open_serve_session(o, *catalog, *preset, *payload, &exit_code);
   if (!session.is_ok()) return log_failure(session.status().message(), exit_code);
   SessionArray& s = *session;
+  warn_if_memory_short(*payload, s, preset->controllers.count);
   Recording recording;
   if (const std::string bad = start_recording(o, *preset, s, recording); !bad.empty()) return log_failure(bad, 2);
   auto telemetry = start_telemetry(*s.array, o.pace);

@@ -120,6 +120,8 @@ class DataPath : private raid::ScrubHost {
   // 17: a stop while the mains were off dropped the vaulted writes).
   void write_back_at_stop();
   std::int64_t dirty_bytes() const { return cache_->dirty_bytes(); }
+  // Bytes of payload the write cache holds in this process's memory (dirty blocks' copies).
+  std::int64_t cache_payload_bytes() const { return cache_->payload_bytes(); }
   std::int64_t write_cache_bytes() const { return cache_->capacity_bytes(); }
   std::string check_one_writer() const { return pair_->check_one_writer(); }
   // The worst time from a controller's failure to its volumes being owned by the survivor.

@@ -175,18 +175,25 @@ void IoOrchestrator::fail(Request& r, Status status) {
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v.raid_type());
   const std::int64_t ext = ext_div.value();
   const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
+  // A hit on blocks whose bytes went at their destage (WriteCache::mark_clean) reads them from
+  // the SSDs all the same, in a plan of its own: bytes only, the timing is the hit's.
+  const bool refetch = hit && io.read_buffer != nullptr && ctx_.has_payload() &&
+                       cache_.lacks_bytes(v, io.offset_bytes, io.length_bytes);
+  raid::Plan& plan = hit ? bytes_plan_ : plan_;
+  if (refetch) bytes_plan_.clear();
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   Status st;
-  for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok() && !hit;) {
+  for (std::int64_t pos = io.offset_bytes; pos < end && st.is_ok() && (!hit || refetch);) {
     const std::int64_t within = ext_div.mod(pos);
     const std::int64_t n = std::min(ext - within, end - pos);
     std::uint8_t* out = io.read_buffer ? io.read_buffer + (pos - io.offset_bytes) : nullptr;
     const std::uint32_t id = v.thin->map[static_cast<std::size_t>(ext_div.div(pos))];
-    if (id != pool::ThinMap::kNoExtent) st = ctx_.raid.plan_read(ctx_.thin.extents()[id], within, n, out, plan_);
+    if (id != pool::ThinMap::kNoExtent) st = ctx_.raid.plan_read(ctx_.thin.extents()[id], within, n, out, plan);
     else if (out) std::memset(out, 0, static_cast<std::size_t>(n));  // a hole reads as zeros
     pos += n;
   }
   if (st.is_ok()) st = ctx_.execute(plan_);
+  if (st.is_ok() && refetch) st = ctx_.execute(bytes_plan_);
   if (!st.is_ok()) return fail(r, st);
   // What the cache holds is newer than the SSDs: it goes over what they returned.
   if (io.read_buffer != nullptr && ctx_.has_payload()) cache_.read(v, io.offset_bytes, io.length_bytes, io.read_buffer, true);

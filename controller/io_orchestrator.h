@@ -196,6 +196,7 @@ class IoOrchestrator : private qos::Dispatcher {
   ExtentMover& mover_;
   raid::Plan plan_;  // the plan being built (one at a time: the model is single-threaded)
   raid::Plan ahead_plan_;  // a read-ahead's plan
+  raid::Plan bytes_plan_;  // a cache hit's SSD reads of bytes the cache no longer holds (run_read)
   std::deque<Parked> parked_;
   sim::Slab<InFlight> inflight_;  // by the id the timing model's callback names
 

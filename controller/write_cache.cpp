@@ -34,6 +34,11 @@ void WriteCache::mark_dirty(VolumeRuntime& v, Block& b, std::int64_t block) {
 
 void WriteCache::mark_clean(VolumeRuntime& v, Block& b, std::int64_t block) {
   b.dirty = false;
+  // The SSDs hold this version now: the block keeps its place (hits, eviction order) but not a
+  // copy of its bytes (hostile round 31: with a payload the server's memory grew 1 GB per GiB
+  // written, to both caches' full size, and a 4 GB machine ran out). A write that needs them
+  // back reads them from the SSDs (refill).
+  b.data.reset();
   b.destaging_version = 0;
   --v.cache.dirty_blocks;
   const Id o = pair_->owner(v.id);
@@ -119,6 +124,13 @@ void WriteCache::evict_clean(Id c) {
   return all;
 }
 
+bool WriteCache::lacks_bytes(VolumeRuntime& v, std::int64_t offset, std::int64_t length) {
+  if (!ctx_.has_payload()) return false;
+  for (std::int64_t b = offset / kBlockBytes; b * kBlockBytes < offset + length; ++b)
+    if (const Block* blk = find(v.id, b); blk != nullptr && !blk->data) return true;
+  return false;
+}
+
 Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan) {
   // New blocks enter the cache; a partial one is filled from the SSDs first (the cache holds
   // whole blocks). The fill reads run before the host's bytes are copied in.
@@ -128,8 +140,14 @@ Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::
   for (std::int64_t b = io.offset_bytes / kBlockBytes; b * kBlockBytes < end; ++b) {
     const std::int64_t lo = std::max(io.offset_bytes, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
     const auto [entry, inserted] = blocks_.try_emplace(key(v.id, b));
-    if (!inserted) continue;
     Block& blk = *entry;
+    if (!inserted) {
+      if (Status st = refill(v, b, blk, hi - lo < kBlockBytes); !st.is_ok()) {
+        for (std::int64_t f : filled) drop_block(v, f, c);
+        return st;
+      }
+      continue;
+    }
     ++v.cache.cached_blocks;
     ++ctl(c).cached_blocks;
     if (ctx_.has_payload()) blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
@@ -173,6 +191,20 @@ Status WriteCache::write_back(VolumeRuntime& v, Id c, const HostIo& io, raid::Pl
   return Status::ok();
 }
 
+Status WriteCache::refill(VolumeRuntime& v, std::int64_t block, Block& blk, bool read_back) {
+  if (!ctx_.has_payload() || blk.data) return Status::ok();
+  blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
+  if (!read_back) return Status::ok();
+  // Bytes only: a real cache still held them, so the timing model has no read here.
+  raid::Plan plan;
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(block * kBlockBytes / ext)]];
+  Status st = ctx_.raid.plan_read(e, block * kBlockBytes % ext, kBlockBytes, blk.data.get(), plan);
+  if (st.is_ok()) st = ctx_.execute(plan);
+  if (!st.is_ok()) blk.data.reset();
+  return st;
+}
+
 const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
                                                     const std::uint8_t* data, std::int64_t& lo, std::int64_t& hi,
                                                     raid::Plan& plan) {
@@ -184,6 +216,10 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
   const std::int64_t b0 = offset / kBlockBytes, b1 = (offset + length + kBlockBytes - 1) / kBlockBytes;
   Block* head = offset % kBlockBytes ? find(v.id, b0) : nullptr;
   Block* tail = (offset + length) % kBlockBytes ? find(v.id, b1 - 1) : nullptr;
+  // A clean head or tail block's bytes went at its destage: back from the SSDs first (one that
+  // cannot be read is left out of the write, which then covers the host's range only).
+  if (head != nullptr && !refill(v, b0, *head, true).is_ok()) head = nullptr;
+  if (tail != nullptr && !refill(v, b1 - 1, *tail, true).is_ok()) tail = nullptr;
   if (head) lo = b0 * kBlockBytes;
   if (tail) hi = b1 * kBlockBytes;
   bool any = head != nullptr || tail != nullptr;
@@ -204,8 +240,12 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
     if (blk == nullptr) continue;
     if (blk->data && src) std::memcpy(blk->data.get(), src + (b * kBlockBytes - lo), kBlockBytes);
     blk->version = ++version_counter_;
-    if (blk->dirty) mark_clean(v, *blk, b);
-    else if (mirrored) blk->mirrored_version = 0;
+    if (blk->dirty) {
+      mark_clean(v, *blk, b);
+    } else {
+      blk->data.reset();  // clean: the SSDs get this version (mark_clean)
+      if (mirrored) blk->mirrored_version = 0;
+    }
   }
   return src;
 }
@@ -219,6 +259,12 @@ void WriteCache::add_waiter(Id c, CacheWaiter w) {
   PerController& cr = ctl(c);
   cr.waiting_blocks += w.new_blocks;
   cr.waiting.push_back(std::move(w));
+}
+
+std::int64_t WriteCache::payload_bytes() const {
+  std::int64_t blocks = 0;
+  blocks_.for_each([&](std::uint64_t, const Block& b) { blocks += b.data != nullptr; });
+  return blocks * kBlockBytes;
 }
 
 std::int64_t WriteCache::dirty_bytes() const {

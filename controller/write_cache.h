@@ -62,6 +62,9 @@ class WriteCache {
   std::int64_t dirty_blocks(Id c) const { return ctl(c).dirty_blocks; }
   std::int64_t cached_blocks(Id c) const { return ctl(c).cached_blocks; }
   std::int64_t dirty_bytes() const;
+  // Bytes of payload its blocks hold in memory: with a payload, a dirty block's 4 KiB (a clean
+  // one holds none: mark_clean); 0 without. Counts every block (a test's and a status's view).
+  std::int64_t payload_bytes() const;
 
   // --- Host I/O (IoOrchestrator) --------------------------------------------------------
   // Puts a write into controller `c`'s cache and the peer's mirror; fills partial blocks
@@ -75,6 +78,9 @@ class WriteCache {
                                           raid::Plan& plan);
   // Overlays cached blocks on a read (copy) or checks them; true when every block was cached.
   bool read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy);
+  // Whether a block of [offset, +length) is cached without its bytes (clean: the SSDs hold
+  // them, mark_clean), so that a read must take them from the SSDs. False without a payload.
+  bool lacks_bytes(VolumeRuntime& v, std::int64_t offset, std::int64_t length);
   // Whether a new write of `new_blocks` must wait for room; whether the queue of waiting
   // writes is full (the write then fails with kUnavailable); queues a waiting write.
   bool must_wait(Id c, std::int64_t new_blocks) const;
@@ -166,6 +172,11 @@ class WriteCache {
   void compact_fifo(VolumeRuntime& v, sim::Ring<CacheFifoEntry>& fifo, bool dirty);
   void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
   sim::Status fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan);
+  // With a payload, a cached block without bytes (clean: mark_clean dropped them) gets a buffer
+  // again, its bytes read back from the SSDs when `read_back` (a write covering the whole block
+  // needs none). Bytes only: the timing model charges no read. On an error the block stays
+  // without bytes. Without a payload, or with bytes, nothing.
+  sim::Status refill(VolumeRuntime& v, std::int64_t block, Block& blk, bool read_back);
   // Starts one destage (of `only`'s blocks if given); false when there was nothing to destage.
   bool destage_one(Id c, VolumeRuntime* only = nullptr);
   bool destage_from(Id c, VolumeRuntime& v);

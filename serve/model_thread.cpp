@@ -1,6 +1,10 @@
 #include "serve/model_thread.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 
 namespace afasim::serve {
 
@@ -28,7 +32,23 @@ std::int64_t ModelThread::wall_now_ns() {
 void ModelThread::start() {
   if (inline_) return;
   pacer_.start(sim_.now(), wall_now_ns());
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    try {
+      run();
+    } catch (const std::bad_alloc&) {
+      // Mid-event, the model's state is half changed: it cannot go on, nor stop cleanly (a
+      // clean stop destages what the cache holds, trusting that state). It stops as kill -9
+      // would, with a reason instead of std::terminate's abort (hostile round 31): what was
+      // FLUSHed or written FUA is on the payload; later writes may be lost, as NBD allows.
+      static constexpr char kMessage[] =
+          "afasim serve: out of memory in the array model: stopping at once, as kill -9 would (writes "
+          "acknowledged since their last FLUSH may be lost). With a payload the write cache holds up to its "
+          "size of dirty data in memory per controller, and --payload memory every byte written: give the "
+          "process more memory, or use --payload none for performance studies (docs/write-cache.md).\n";
+      [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+      std::_Exit(1);
+    }
+  });
 }
 
 void ModelThread::stop() {
