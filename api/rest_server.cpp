@@ -84,7 +84,7 @@ class RestServer::Impl {
     for (const http::Route& r : options_.extra_routes) router.add(r);
     server_ = std::make_unique<http::Server>(http_options(), std::move(router));
     if (options_.auth) {
-      server_->set_guard([auth = options_.auth, reshape = options_.reshape_deny](
+      server_->set_guard([auth = options_.auth](
                              http::Request& r, const http::Route& route, bool may_block, http::Response& deny) {
         const http::Verdict v = auth->guard(r, route, may_block, deny);
         // A script's request (the manager page sends X-Requested-With) gets only the Bearer
@@ -92,7 +92,6 @@ class RestServer::Impl {
         // page's form.
         if (v == http::Verdict::kDeny && deny.status == 401 && r.has_header("X-Requested-With"))
           deny.headers.set("WWW-Authenticate", "Bearer realm=\"afasim\"");
-        if (v == http::Verdict::kDeny && reshape) reshape(r, deny);
         return v;
       });
     } else {
@@ -128,6 +127,7 @@ class RestServer::Impl {
  private:
   http::ServerOptions http_options() const {
     http::ServerOptions o = options_.http;
+    o.reshape_error = options_.reshape_error;
     o.logger = logger_;
     return o;
   }

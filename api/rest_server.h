@@ -49,10 +49,11 @@ struct RestServerOptions {
   // More routes on the same front end, behind the same authentication (each with its own
   // `access`): the Redfish service (redfish/service.h). Full paths.
   std::vector<http::Route> extra_routes;
-  // Rewrites a 401 or 403 of the guard (one authentication for every route) before it is
-  // sent: another dialect on the same port answers in its own error shape (the Redfish
-  // service: redfish::Service::reshape_deny). Null: problem+json for every path.
-  std::function<void(const http::Request&, http::Response&)> reshape_deny;
+  // Rewrites an error answer (400 or more: the guard's 401 and 403, the router's 404 and 405,
+  // a route's) before it is sent (http::ServerOptions::reshape_error): another dialect on the
+  // same port answers in its own error shape (the Redfish service:
+  // redfish::Service::reshape_error). Null: problem+json for every path.
+  std::function<void(const http::Request&, http::Response&)> reshape_error;
   // Performance history and alerts (GET .../performance, /alerts, the I/O families of
   // /metrics); read on the model thread. Null: none.
   const controller::Telemetry* telemetry = nullptr;

@@ -441,7 +441,7 @@ int run_serve(const ServeOptions& o) {
   redfish::Service redfish_service(*s.array, model,
                                    redfish::ServiceOptions{preset->name, AFASIM_VERSION, api_options.auth, &redfish_events});
   api_options.extra_routes = redfish_service.routes();
-  api_options.reshape_deny = &redfish::Service::reshape_deny;
+  api_options.reshape_error = &redfish::Service::reshape_error;
   api::RestServer rest(*s.array, model, api_options);
   if (sim::Status st = rest.start(); !st.is_ok()) {
     model.stop();

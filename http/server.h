@@ -74,6 +74,11 @@ struct ServerOptions {
   std::shared_ptr<boost::asio::ssl::context> tls;
   // Request log lines go here (one per request, at info); null = spdlog's default.
   std::shared_ptr<spdlog::logger> logger;
+  // Called with every answer of 400 or more to a request that was read (a route's, the
+  // guard's, the router's 404 and 405, a precheck's 400 or 421), before it is written: a front
+  // end with its own error format rewrites its paths' (redfish::Service::reshape_error). Null:
+  // as they are. Must not throw.
+  std::function<void(const Request&, Response&)> reshape_error;
 };
 
 // What the guard (authentication and authorization) decides before a handler runs.

@@ -144,6 +144,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       if (!req) co_return;
       lowest().expires_never();  // the handler takes what it takes; the write has its own bound
       Response res = co_await answer(*req);
+      if (res.status >= 400 && opts_.reshape_error) opts_.reshape_error(*req, res);
       server_->log_request(*req, res.status, start);
       const bool keep = keep_alive_ && !refused_;
       if (!co_await write_response(*req, res, keep)) co_return;
@@ -234,6 +235,12 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   template <typename Message>
   void put_headers(Message& m, const Response& res, bool keep) {
     for (const auto& [k, v] : res.headers.fields()) m.insert(k, v);
+    // On every answer: no other site may frame the page (its Delete and fault buttons under
+    // decoys: clickjacking), and no browser guesses a type the server did not send (hostile
+    // round 31 found neither header).
+    if (!res.headers.has("X-Frame-Options")) m.insert("X-Frame-Options", "DENY");
+    if (!res.headers.has("Content-Security-Policy")) m.insert("Content-Security-Policy", "frame-ancestors 'none'");
+    if (!res.headers.has("X-Content-Type-Options")) m.insert("X-Content-Type-Options", "nosniff");
     m.keep_alive(keep);
   }
 

@@ -529,9 +529,9 @@ Service::Service(controller::Array& array, serve::ModelThread& model, ServiceOpt
 
 Service::~Service() = default;
 
-void Service::reshape_deny(const http::Request& r, http::Response& deny) {
+void Service::reshape_error(const http::Request& r, http::Response& deny) {
   if (r.path != "/redfish" && r.path.rfind("/redfish/", 0) != 0) return;
-  if (deny.status != 401 && deny.status != 403 && deny.status != 429 && deny.status != 503) return;
+  if (deny.headers.get("Content-Type").rfind(http::kProblemJson, 0) != 0) return;  // Redfish's already
   const json problem = json::parse(deny.body, nullptr, false);
   const std::string detail =
       problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
@@ -545,6 +545,16 @@ void Service::reshape_deny(const http::Request& r, http::Response& deny) {
     const RedfishError e = deny.status == 503 ? password_checks_busy(detail) : too_many_failed_logins(detail, 0);
     deny = json_response(deny.status, error_body(e));
     deny.headers.set("Retry-After", retry_after);
+    return;
+  }
+  if (deny.status != 401 && deny.status != 403) {
+    const std::string allow = deny.headers.get("Allow");
+    const RedfishError e =
+        deny.status == 404   ? RedfishError(404, "ResourceMissingAtURI", "The resource at the URI '" + r.path + "' was not found.")
+        : deny.status == 405 ? RedfishError(405, "OperationNotAllowed", "The HTTP method is not allowed on this resource" + why + ".")
+                             : RedfishError(deny.status, "GeneralError", detail.empty() ? "A general error has occurred." : detail);
+    deny = json_response(deny.status, error_body(e));
+    if (!allow.empty()) deny.headers.set("Allow", allow);
     return;
   }
   const RedfishError e =

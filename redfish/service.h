@@ -52,10 +52,13 @@ class Service {
   // Every route of the service (full paths under /redfish), each with its `access`.
   std::vector<http::Route> routes();
 
-  // For api::RestServerOptions::reshape_deny: a 401 or 403 of a /redfish path in Redfish's
-  // error shape (Base.1.22 NoValidSession / InsufficientPrivilege, the guard's reason as the
-  // message), a 401 with the Basic challenge DSP0266 asks for. Other paths: unchanged.
-  static void reshape_deny(const http::Request& r, http::Response& deny);
+  // For api::RestServerOptions::reshape_error: a problem+json answer of a /redfish path in
+  // Redfish's error shape, the problem's detail as the message: a 401 or 403 as Base.1.22
+  // NoValidSession / InsufficientPrivilege (a 401 with the Basic challenge DSP0266 asks for),
+  // 429 and 503 as a login's, 404 ResourceMissingAtURI, 405 OperationNotAllowed (its Allow
+  // kept), any other GeneralError (hostile round 31: the router's 404 and 405, a precheck's
+  // 400 and 421 came as problem+json). Other paths, and answers already Redfish's: unchanged.
+  static void reshape_error(const http::Request& r, http::Response& res);
 
  private:
   struct Impl;

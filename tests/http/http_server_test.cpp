@@ -67,6 +67,10 @@ TEST_CASE("routes: {id} segments, HEAD, OPTIONS, 404 and 405 as problem document
   const std::string got = exchange(port, "GET /things/a%20b HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "}");
   CHECK(status_of(got) == 200);
   CHECK(got.find("{\"id\":\"a b\"}") != std::string::npos);
+  // Every answer forbids framing (clickjacking) and type sniffing: hostile round 31 found neither.
+  CHECK(got.find("X-Frame-Options: DENY\r\n") != std::string::npos);
+  CHECK(got.find("Content-Security-Policy: frame-ancestors 'none'\r\n") != std::string::npos);
+  CHECK(got.find("X-Content-Type-Options: nosniff\r\n") != std::string::npos);
   const std::string head = exchange(port, "HEAD /things/7 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   CHECK(status_of(head) == 200);
   CHECK(head.find("Content-Length: 10") != std::string::npos);

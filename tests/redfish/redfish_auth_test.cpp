@@ -52,7 +52,7 @@ class RedfishServer {
     o.auth = auth_;
     o.web = false;
     o.extra_routes = service_->routes();
-    o.reshape_deny = &redfish::Service::reshape_deny;
+    o.reshape_error = &redfish::Service::reshape_error;
     server_ = std::make_unique<api::RestServer>(*array_, *model_, o);
     REQUIRE(server_->start().is_ok());
   }
@@ -478,4 +478,20 @@ TEST_CASE("EventsOptions: the per-address bound, the age and the keep-alive peri
   o.stream_max_age = std::chrono::hours(1);
   o.stream_keep_alive = std::chrono::milliseconds(1);
   CHECK_THROWS_AS(redfish::Events{o}, std::invalid_argument);
+}
+
+TEST_CASE("a served 404 and 405 under /redfish come in Redfish's error shape; /api/v1's stay problem+json") {
+  // Hostile round 31: the router's own errors skipped the Redfish shape (only the guard's
+  // 401/403 were reshaped), so redfishtool and sushy found no error.@Message.ExtendedInfo.
+  RedfishServer s;
+  make_user(s, "erin", api::Role::kMonitor, "erin-pass-1");
+  const Answer missing = call(s.port(), "GET", "/redfish/v1/NoSuchThing", nullptr, basic("erin", "erin-pass-1"));
+  CHECK(missing.status == 404);
+  CHECK(missing.body["error"]["code"] == "Base.1.22.ResourceMissingAtURI");
+  const Answer put = call(s.port(), "PATCH", "/redfish/v1/Systems", json::object(), basic("erin", "erin-pass-1"));
+  CHECK(put.status == 405);
+  CHECK(put.body["error"]["code"] == "Base.1.22.OperationNotAllowed");
+  const Answer api_missing = call(s.port(), "GET", "/api/v1/no-such-thing", nullptr, basic("erin", "erin-pass-1"));
+  CHECK(api_missing.status == 404);
+  CHECK(api_missing.body.contains("detail"));
 }

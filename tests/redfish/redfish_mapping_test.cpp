@@ -247,23 +247,49 @@ TEST_CASE("a 401 or 403 under /redfish is in Redfish's error shape; elsewhere it
   http::Request r;
   r.path = "/redfish/v1/Systems";
   http::Response deny = http::problem_response(401, "about:blank", "no credentials", r.path);
-  Service::reshape_deny(r, deny);
+  Service::reshape_error(r, deny);
   CHECK(deny.status == 401);
   const json body = json::parse(deny.body);
   CHECK(body["error"]["code"] == "Base.1.22.NoValidSession");
   CHECK(body["error"]["message"].get<std::string>().find("no credentials") != std::string::npos);
   CHECK(deny.headers.get("WWW-Authenticate").rfind("Basic realm=", 0) == 0);
   http::Response forbidden = http::problem_response(403, "about:blank", "needs operator", r.path);
-  Service::reshape_deny(r, forbidden);
+  Service::reshape_error(r, forbidden);
   CHECK(json::parse(forbidden.body)["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.InsufficientPrivilege");
   http::Request api;
   api.path = "/api/v1/volumes";
   http::Response untouched = http::problem_response(401, "about:blank", "no credentials", api.path);
   const std::string before = untouched.body;
-  Service::reshape_deny(api, untouched);
+  Service::reshape_error(api, untouched);
   CHECK(untouched.body == before);
   r.path = "/redfishy";  // a prefix, not the service
   http::Response other = http::problem_response(401, "about:blank", "x", r.path);
-  Service::reshape_deny(r, other);
+  Service::reshape_error(r, other);
   CHECK(other.body.find("\"error\"") == std::string::npos);
+}
+
+TEST_CASE("the front end's own errors under /redfish are in Redfish's error shape too: 404, 405, 400, 421") {
+  // Hostile round 31: the router's 404 and 405 and a precheck's 400 and 421 came as /api/v1's
+  // problem+json, though docs/swordfish.md says every error is Redfish's shape.
+  http::Request r;
+  r.path = "/redfish/v1/NoSuchThing";
+  http::Response missing = http::problem_response(404, "about:blank", "no resource at /redfish/v1/NoSuchThing", r.path);
+  Service::reshape_error(r, missing);
+  CHECK(missing.status == 404);
+  CHECK(missing.headers.get("Content-Type").rfind("application/json", 0) == 0);
+  CHECK(json::parse(missing.body)["error"]["code"] == "Base.1.22.ResourceMissingAtURI");
+  CHECK(json::parse(missing.body)["error"]["message"] == "The resource at the URI '/redfish/v1/NoSuchThing' was not found.");
+  http::Response put = http::problem_response(405, "about:blank", "PUT is not allowed here", r.path);
+  put.headers.set("Allow", "GET, HEAD, PATCH");
+  Service::reshape_error(r, put);
+  CHECK(json::parse(put.body)["error"]["code"] == "Base.1.22.OperationNotAllowed");
+  CHECK(put.headers.get("Allow") == "GET, HEAD, PATCH");
+  http::Response host = http::problem_response(421, "about:blank", "Host x.example is not this server", r.path);
+  Service::reshape_error(r, host);
+  CHECK(host.status == 421);
+  CHECK(json::parse(host.body)["error"]["message"] == "Host x.example is not this server");
+  // An answer already in Redfish's shape is left as it is (the hook sees every error).
+  const std::string redfish_body = host.body;
+  Service::reshape_error(r, host);
+  CHECK(host.body == redfish_body);
 }
