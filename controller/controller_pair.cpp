@@ -358,7 +358,12 @@ Status ControllerPair::restore_controller(Id c) {
   if (ctl(c).state != ControllerState::kFailed)
     return sim::conflict("controller " + name(c) + " is " + std::string(to_string(ctl(c).state)) + ", not failed");
   if (!mains_on_) return sim::conflict("the array has no mains power; restore power first");
-  if (any_vaulting()) return sim::conflict("the array is vaulting; restore the controller once it is off");
+  // The mains are on (above), so a vault still running is the one of the power loss just
+  // ended: the array boots when it finishes (hostile round 31b: "restore it once it is off"
+  // sent the operator waiting for an off that would not come).
+  if (any_vaulting())
+    return sim::conflict("the array is still finishing the vault of the last power loss; the power is back, so it boots "
+                         "when the vault ends: restore the controller once a controller is active");
   transition(c, ControllerTrigger::kControllerRestore, "fault cleared");
   start_boot(c);
   update_cache_modes("");

@@ -183,12 +183,12 @@ bool Rebuilder::next_chunk() {
 
 void Rebuilder::complete() {
   const int drive = status_.drive;
-  char buf[200];
+  char buf[256];
   // The time the array was off (or had no controller serving) is not rebuild time.
   const Time rebuilding = ctx_.sim.now() - status_.started_ns - status_.paused_ns;
   // The rate achieved beside the limit the start announced: each piece waits for the last.
   const double seconds = sim::to_seconds(rebuilding);
-  const std::int64_t rebuilt = status_.done_bytes - status_.lost_bytes;
+  const std::int64_t rebuilt = status_.done_bytes - status_.lost_bytes - status_.failed_bytes;
   const double mb_per_s = seconds > 0 ? rebuilt / 1e6 / seconds : 0.0;
   if (status_.paused_ns > 0)
     std::snprintf(buf, sizeof buf,
@@ -197,7 +197,20 @@ void Rebuilder::complete() {
   else
     std::snprintf(buf, sizeof buf, "rebuild of drive %d complete: %.2f GB in %.1f s, %.0f MB/s", drive + 1,
                   rebuilt / 1e9, seconds, mb_per_s);
-  if (status_.lost_bytes > 0 && status_.stalled_bytes == 0) {
+  if (status_.failed_bytes > 0) {
+    // Not complete either: what could not be read stays degraded (a second failure there
+    // loses data), and says so; stalled chunks, if any, are named too.
+    std::string stalled;
+    if (status_.stalled_bytes > 0) {
+      std::snprintf(buf, sizeof buf, ", %.2f GB found no SSD to take it", status_.stalled_bytes / 1e9);
+      stalled = buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "rebuild of drive %d incomplete: %.2f GB rebuilt, %.2f GB could not be reconstructed (a surviving "
+                  "SSD could not be read)%s; those volumes stay degraded",
+                  drive + 1, rebuilt / 1e9, status_.failed_bytes / 1e9, stalled.c_str());
+    ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf);
+  } else if (status_.lost_bytes > 0 && status_.stalled_bytes == 0) {
     std::snprintf(buf, sizeof buf,
                   "rebuild of drive %d ended: %.2f GB rebuilt in %.1f s, %.0f MB/s; %.2f GB of extents lost meanwhile "
                   "(more members gone than their RAID type tolerates) were not rebuilt",
@@ -279,6 +292,7 @@ void Rebuilder::switch_member(raid::Extent& e) {
   const int drive = status_.drive;
   Status st = ctx_.raid.rebuild_member(e, rc.member, rc.replacement);
   if (!st.is_ok()) {
+    status_.failed_bytes += ctx_.raid.chunk_bytes();
     ctx_.thin.allocator().release({rc.replacement});
     ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), "rebuild of a chunk failed: " + st.message());
     return;

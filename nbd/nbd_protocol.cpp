@@ -203,13 +203,12 @@ sim::Result<InfoRequest> parse_info_request(std::span<const std::uint8_t> data) 
   if (r.remaining() != std::size_t{count} * 2)
     return sim::invalid_argument("the option length does not match " + std::to_string(count) +
                                  " information requests");
+  // A type asked for twice is answered once: proto.md does not forbid the repeat, and nbdkit
+  // serves it (it was NBD_REP_ERR_INVALID until hostile round 31b, the export refused).
   std::set<std::uint16_t> seen;
   for (std::uint16_t i = 0; i < count; ++i) {
     const std::uint16_t type = r.u16();
-    if (!seen.insert(type).second)
-      return sim::invalid_argument("information type " + std::to_string(type) +
-                                   " is requested twice");
-    req.info_types.push_back(type);
+    if (seen.insert(type).second) req.info_types.push_back(type);
   }
   return req;
 }

@@ -191,6 +191,41 @@ TEST_CASE("a host read of a corrupted block is served from redundancy and repair
   CHECK(a.wrong_bytes == 0);
 }
 
+TEST_CASE("a rebuild that cannot read a survivor is reported incomplete, not complete") {
+  // Hostile round 31b: a RAID 5 member's drive failed while another member held an
+  // unreadable block; the rebuild's one chunk failed ("rebuild of a chunk failed: ...") and
+  // the rebuild then said "complete: 0.02 GB in 0.0 s, 391 MB/s", the volume still degraded.
+  SimArray a(5);
+  const Id r5 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.write(a.vols[0], 0, sim::kMiB);
+  a.sim->run();
+  a.array->destage_all();
+  a.sim->run();
+  const auto record = a.array->data_path().extent_records(r5).at(0);
+  const std::int64_t chunk = a.array->capacity_model().params().chunk_bytes;
+  const raid::Layout l = raid::Layout::raid5(4, kStrip, chunk);
+  const raid::ChunkAddr bad = record.members[static_cast<std::size_t>(l.data_member(0, 0))];
+  FaultSpec corrupt{"corrupt_block", bad.drive + 1};
+  corrupt.block_offset_bytes = bad.offset_bytes(chunk) + 8192;
+  REQUIRE(a.array->inject_fault(corrupt).is_ok());
+  const int lost = record.members[static_cast<std::size_t>(l.data_member(0, 1))].drive;
+  REQUIRE(a.array->inject_fault({"drive_fail", lost + 1}).is_ok());
+  a.sim->run();
+  std::vector<std::string> rebuild;
+  for (const auto& e : a.array->events(0, 100000).items)
+    if (e.category == "rebuild" && e.object == "drive/" + std::to_string(lost + 1)) rebuild.push_back(e.message);
+  // The rebuild's last word: "complete: ...", "ended: ..." or "incomplete: ...".
+  std::string last;
+  for (const std::string& m : rebuild)
+    if (m.find(" complete: ") != std::string::npos || m.find(" incomplete: ") != std::string::npos ||
+        m.find(" ended: ") != std::string::npos)
+      last = m;
+  CAPTURE(last);
+  CHECK(last.find("rebuild of drive " + std::to_string(lost + 1) + " incomplete: 0.00 GB rebuilt, 0.02 GB could not be "
+                  "reconstructed (a surviving SSD could not be read); those volumes stay degraded") == 0);
+  CHECK(a.array->volume_state(r5) == VolumeState::kDegraded);
+}
+
 TEST_CASE("a media error survives a restart: its bytes stay flipped, so reads still go to redundancy") {
   // Hostile round 17: the mark lived in memory only; after a restart the flipped bytes were
   // served as data, without an error.
