@@ -5,6 +5,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <array>
 #include <deque>
 
 #include "http/parse.h"
@@ -132,7 +133,18 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     if constexpr (kTls) {
       error_code ec;
       lowest().expires_after(opts_.request_timeout);
-      co_await stream_.async_handshake(asio::ssl::stream_base::server, redirect(ec));
+      // The first bytes decide: a TLS record (0x16, a handshake) goes to the handshake, which
+      // takes them as already read; a request line (a method's capital letter) is plain HTTP
+      // sent to the HTTPS port, and gets a plain 400 saying so before the close (hostile round
+      // 31: it got no answer at all, curl's "Empty reply from server").
+      std::array<char, 1024> first;
+      const std::size_t n = co_await lowest().async_read_some(asio::buffer(first), redirect(ec));
+      if (ec || n == 0) co_return;
+      if (first[0] != 0x16) {
+        if (first[0] >= 'A' && first[0] <= 'Z') co_await refuse_plain_http();
+        co_return;
+      }
+      co_await stream_.async_handshake(asio::ssl::stream_base::server, asio::buffer(first.data(), n), redirect(ec));
       if (ec) co_return;
     }
     bool first = true;
@@ -155,6 +167,18 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
  private:
   beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+  // A plain HTTP request on the HTTPS port: a plain 400 that says so, then the close.
+  asio::awaitable<void> refuse_plain_http() {
+    static const std::string kBody = "This port speaks HTTPS: use https:// (afasim serve was started with --tls).\n";
+    static const std::string kAnswer = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                                       "Connection: close\r\nContent-Length: " + std::to_string(kBody.size()) +
+                                       "\r\n\r\n" + kBody;
+    ++server_->requests_refused;
+    error_code ec;
+    co_await asio::async_write(lowest(), asio::buffer(kAnswer), redirect(ec));
+    lowest().socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  }
 
   // Waits for the first byte of the next request: the idle bound between requests, the
   // request bound for the first one. False when the client went or stayed silent.

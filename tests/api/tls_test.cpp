@@ -42,10 +42,16 @@ TEST_CASE("HTTPS with --tls self-signed: trusted clients are served, others are 
   doubting.enable_server_certificate_verification(true);  // the system's CAs only
   CHECK(!doubting.Get("/api/v1/system"));
 
+  // Plain HTTP to the HTTPS port: a plain 400 that says what to do (hostile round 31: no answer
+  // at all, curl's "Empty reply from server").
   httplib::Client plain("127.0.0.1", fx.server().port());
   plain.set_read_timeout(2, 0);
   auto refused = plain.Get("/api/v1/system");
-  CHECK((!refused || refused->status != 200));
+  REQUIRE(refused);
+  CHECK(refused->status == 400);
+  CHECK(refused->body == "This port speaks HTTPS: use https:// (afasim serve was started with --tls).\n");
+  // And HTTPS still works after it.
+  CHECK(trusting.Get("/api/v1/system")->status == 200);
 
   // The certificate is kept: a second call finds the same files.
   auto again = serve::ensure_self_signed(dir.path.string(), {"127.0.0.1"});
