@@ -165,17 +165,32 @@ TEST_CASE("scrub over seeds: every corrupted block redundancy covers is repaired
   for (int s = 1; s <= seeds; ++s) scrub_sweep(static_cast<std::uint64_t>(s));
 }
 
-TEST_CASE("a host read of a corrupted block is served from redundancy and repairs it") {
-  SimArray a(5);
+namespace {
+
+// A 64 MiB fixed RAID 5 volume whose first MiB is written and destaged (on the SSDs).
+Id destaged_r5(SimArray& a) {
   const Id r5 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
   a.write(a.vols[0], 0, sim::kMiB);
   a.sim->run();
   a.array->destage_all();
   a.sim->run();
-  // The block of host offset 8 KiB: data strip 0 of row 0, 8 KiB in.
-  const auto record = a.array->data_path().extent_records(r5).at(0);
+  return r5;
+}
+
+// Where data strip `k` of row 0 of the volume's first extent lives.
+raid::ChunkAddr row0_strip(SimArray& a, Id vol, int k) {
+  const auto record = a.array->data_path().extent_records(vol).at(0);
   const raid::Layout l = raid::Layout::raid5(4, kStrip, a.array->capacity_model().params().chunk_bytes);
-  const raid::ChunkAddr c = record.members[static_cast<std::size_t>(l.data_member(0, 0))];
+  return record.members[static_cast<std::size_t>(l.data_member(0, k))];
+}
+
+}  // namespace
+
+TEST_CASE("a host read of a corrupted block is served from redundancy and repairs it") {
+  SimArray a(5);
+  const Id r5 = destaged_r5(a);
+  // The block of host offset 8 KiB: data strip 0 of row 0, 8 KiB in.
+  const raid::ChunkAddr c = row0_strip(a, r5, 0);
   FaultSpec f{"corrupt_block", c.drive + 1};
   f.block_offset_bytes = c.offset_bytes(a.array->capacity_model().params().chunk_bytes) + 8192;
   REQUIRE(a.array->inject_fault(f).is_ok());
@@ -196,19 +211,12 @@ TEST_CASE("a rebuild that cannot read a survivor is reported incomplete, not com
   // unreadable block; the rebuild's one chunk failed ("rebuild of a chunk failed: ...") and
   // the rebuild then said "complete: 0.02 GB in 0.0 s, 391 MB/s", the volume still degraded.
   SimArray a(5);
-  const Id r5 = a.add_volume("r5", 64 * sim::kMiB, raid::RaidType::kRaid5, Provisioning::kFixed);
-  a.write(a.vols[0], 0, sim::kMiB);
-  a.sim->run();
-  a.array->destage_all();
-  a.sim->run();
-  const auto record = a.array->data_path().extent_records(r5).at(0);
-  const std::int64_t chunk = a.array->capacity_model().params().chunk_bytes;
-  const raid::Layout l = raid::Layout::raid5(4, kStrip, chunk);
-  const raid::ChunkAddr bad = record.members[static_cast<std::size_t>(l.data_member(0, 0))];
+  const Id r5 = destaged_r5(a);
+  const raid::ChunkAddr bad = row0_strip(a, r5, 0);
   FaultSpec corrupt{"corrupt_block", bad.drive + 1};
-  corrupt.block_offset_bytes = bad.offset_bytes(chunk) + 8192;
+  corrupt.block_offset_bytes = bad.offset_bytes(a.array->capacity_model().params().chunk_bytes) + 8192;
   REQUIRE(a.array->inject_fault(corrupt).is_ok());
-  const int lost = record.members[static_cast<std::size_t>(l.data_member(0, 1))].drive;
+  const int lost = row0_strip(a, r5, 1).drive;
   REQUIRE(a.array->inject_fault({"drive_fail", lost + 1}).is_ok());
   a.sim->run();
   std::vector<std::string> rebuild;

@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <memory>
 #include <chrono>
 #include <thread>
 
@@ -26,28 +27,53 @@ bool eventually(F done) {
   return done();
 }
 
-}  // namespace
-
-TEST_CASE("a failed event delivery is retried DeliveryRetryAttempts times, then counted as failed") {
+// An ISE 860 G3 array for event documents (Events::publish names objects from it).
+struct EventArray {
   config::Catalog catalog = config::Catalog::embedded().value();
   sim::Simulator sim{3};
   controller::MemoryJournal journal;
-  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot()).value();
+  std::unique_ptr<controller::Array> array =
+      controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot()).value();
+};
 
-  std::atomic<int> posts{0};
-  httplib::Server subscriber;
-  subscriber.Post("/flaky", [&](const httplib::Request&, httplib::Response& res) {
-    res.status = ++posts <= 2 ? 500 : 204;  // fails twice, then takes it
-  });
-  const int port = subscriber.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread serving([&] { subscriber.listen_after_bind(); });
+// A subscriber's HTTP server on loopback, serving in a thread until destroyed.
+struct Subscriber {
+  httplib::Server server;
+  std::thread serving;
+  int port = 0;
+  void start() {
+    port = server.bind_to_any_port("127.0.0.1");
+    REQUIRE(port > 0);
+    serving = std::thread([this] { server.listen_after_bind(); });
+  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
+  ~Subscriber() {
+    server.stop();
+    if (serving.joinable()) serving.join();
+  }
+};
 
+// Two retries, 1 s apart (the interval's minimum): a test waits ~2 s for a given-up delivery.
+redfish::EventsOptions two_quick_retries() {
   redfish::EventsOptions options;
   options.delivery_retry_attempts = 2;
   options.delivery_retry_interval_seconds = 1;
-  redfish::Events events(options);
-  const auto flaky = events.subscribe("http://127.0.0.1:" + std::to_string(port) + "/flaky", "ctx").value();
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("a failed event delivery is retried DeliveryRetryAttempts times, then counted as failed") {
+  EventArray a;
+  auto& array = a.array;
+  std::atomic<int> posts{0};
+  Subscriber subscriber;
+  subscriber.server.Post("/flaky", [&](const httplib::Request&, httplib::Response& res) {
+    res.status = ++posts <= 2 ? 500 : 204;  // fails twice, then takes it
+  });
+  subscriber.start();
+  redfish::Events events(two_quick_retries());
+  const auto flaky = events.subscribe(subscriber.url("/flaky"), "ctx").value();
   // Port 1 on loopback: nothing listens there, every attempt is refused at once.
   const auto dead = events.subscribe("http://127.0.0.1:1/none", "").value();
   controller::Event e;
@@ -66,8 +92,6 @@ TEST_CASE("a failed event delivery is retried DeliveryRetryAttempts times, then 
   CHECK(find(flaky.id).failed == 0);
   CHECK(find(dead.id).retries == 2);
   CHECK(find(dead.id).delivered == 0);
-  subscriber.stop();
-  serving.join();
 }
 
 TEST_CASE("EventsOptions out of range are refused") {
@@ -104,30 +128,22 @@ TEST_CASE("a deleted subscription gets nothing more, and its queued events do no
   // Hostile round 31: after DELETE (204) a subscription whose destination failed still got 14
   // POSTs (its queued events, each posted once before the sender looked), and each waited the
   // retry interval in front of every live subscriber's events.
-  config::Catalog catalog = config::Catalog::embedded().value();
-  sim::Simulator sim{3};
-  controller::MemoryJournal journal;
-  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot()).value();
+  EventArray a;
+  auto& array = a.array;
   std::atomic<int> doomed_posts{0}, live_posts{0};
-  httplib::Server subscriber;
-  subscriber.Post("/doomed", [&](const httplib::Request&, httplib::Response& res) {
+  Subscriber subscriber;
+  subscriber.server.Post("/doomed", [&](const httplib::Request&, httplib::Response& res) {
     ++doomed_posts;
     res.status = 503;  // fails every time: each of its events is retried
   });
-  subscriber.Post("/live", [&](const httplib::Request&, httplib::Response& res) {
+  subscriber.server.Post("/live", [&](const httplib::Request&, httplib::Response& res) {
     ++live_posts;
     res.status = 204;
   });
-  const int port = subscriber.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread serving([&] { subscriber.listen_after_bind(); });
-  redfish::EventsOptions options;
-  options.delivery_retry_attempts = 2;
-  options.delivery_retry_interval_seconds = 1;
-  redfish::Events events(options);
-  const std::string base = "http://127.0.0.1:" + std::to_string(port);
-  const auto doomed = events.subscribe(base + "/doomed", "").value();
-  REQUIRE(events.subscribe(base + "/live", "").is_ok());
+  subscriber.start();
+  redfish::Events events(two_quick_retries());
+  const auto doomed = events.subscribe(subscriber.url("/doomed"), "").value();
+  REQUIRE(events.subscribe(subscriber.url("/live"), "").is_ok());
   controller::Event e;
   e.category = "drive";
   e.message = "drive 7 failed";
@@ -139,6 +155,4 @@ TEST_CASE("a deleted subscription gets nothing more, and its queued events do no
   CHECK(eventually([&] { return live_posts == 6; }));
   // At most the one attempt already under way when it was deleted; before: +4 or more.
   CHECK(doomed_posts - at_delete <= 1);
-  subscriber.stop();
-  serving.join();
 }
