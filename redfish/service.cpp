@@ -251,6 +251,11 @@ struct Service::Impl {
       if (q.expand != Query::Expand::kNone && !r.may_block) throw http::NeedsWorker{};
       r.query.clear();
       r.params.clear();
+      // The event stream has no document to select from or expand: refused before it opens,
+      // as $filter is there, not ignored (hostile round 31: $select was silently dropped).
+      if (!q.empty() && r.path == uri("/EventService/SSE"))
+        return json_response(501, error_body(RedfishError(501, "QueryNotSupportedOnResource",
+                                                          "Querying is not supported on the event stream.")));
       http::Response res = inner(r);
       if (q.empty() || res.status != 200 || res.stream) return res;
       json body = json::parse(res.body, nullptr, false);

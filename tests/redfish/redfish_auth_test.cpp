@@ -491,6 +491,10 @@ TEST_CASE("a served 404 and 405 under /redfish come in Redfish's error shape; /a
   const Answer put = call(s.port(), "PATCH", "/redfish/v1/Systems", json::object(), basic("erin", "erin-pass-1"));
   CHECK(put.status == 405);
   CHECK(put.body["error"]["code"] == "Base.1.22.OperationNotAllowed");
+  // $select or $expand on the event stream: 501, as $filter (they were silently ignored).
+  const Answer select = call(s.port(), "GET", "/redfish/v1/EventService/SSE?$select=Id", nullptr, basic("erin", "erin-pass-1"));
+  CHECK(select.status == 501);
+  CHECK(select.body["error"]["code"] == "Base.1.22.QueryNotSupportedOnResource");
   const Answer api_missing = call(s.port(), "GET", "/api/v1/no-such-thing", nullptr, basic("erin", "erin-pass-1"));
   CHECK(api_missing.status == 404);
   CHECK(api_missing.body.contains("detail"));
