@@ -150,7 +150,7 @@ Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::
     }
     ++v.cache.cached_blocks;
     ++ctl(c).cached_blocks;
-    if (ctx_.has_payload()) blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
+    if (ctx_.has_payload()) blk.data = std::make_shared_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
     if (hi - lo == kBlockBytes) continue;
     raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(b * kBlockBytes / ext)]];
     Status st = ctx_.raid.plan_read(e, b * kBlockBytes % ext, kBlockBytes, blk.data.get(), plan);
@@ -193,7 +193,7 @@ Status WriteCache::write_back(VolumeRuntime& v, Id c, const HostIo& io, raid::Pl
 
 Status WriteCache::refill(VolumeRuntime& v, std::int64_t block, Block& blk, bool read_back) {
   if (!ctx_.has_payload() || blk.data) return Status::ok();
-  blk.data = std::make_shared<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
+  blk.data = std::make_shared_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
   if (!read_back) return Status::ok();
   // Bytes only: a real cache still held them, so the timing model has no read here.
   raid::Plan plan;
