@@ -42,6 +42,11 @@ std::string env(const char* name) {
 // answer that is not one came from something else at --url (hostile round 15: a web server's
 // 404 page was exit 3, "refused"; docs/cli.md says exit 1).
 ClientError refused(const httplib::Response& res, const std::string& url) {
+  // afasim serve --tls answers a plain HTTP request with a plain 400 saying so (http/session.cpp).
+  if (res.status == 400 && res.body.rfind("This port speaks HTTPS", 0) == 0)
+    return ClientError(kExitUnreachable, "cannot reach the array at " + url +
+                                             ": it is an HTTPS server (use https://... with --cacert "
+                                             "STATE/tls/afasim.crt for --tls self-signed)");
   const json body = json::parse(res.body, nullptr, false);
   if (!body.is_object() || !body.contains("title") || !body.contains("status"))
     return ClientError(kExitFailure, "HTTP " + std::to_string(res.status) +

@@ -56,7 +56,8 @@ bool nbd_initiator_ok(const std::string& a) {
   unsigned char bytes[sizeof(in6_addr)];
   char text[INET6_ADDRSTRLEN];
   if (inet_pton(family, a.c_str(), bytes) != 1 || inet_ntop(family, bytes, text, sizeof text) == nullptr) return false;
-  return a == text && a != "0.0.0.0" && a != "::";
+  // An IPv4-mapped address (::ffff:192.0.2.7) is written as IPv4 for a client: it never matches.
+  return a == text && a != "0.0.0.0" && a != "::" && !(family == AF_INET6 && a.rfind("::ffff:", 0) == 0 && a.find('.') != std::string::npos);
 }
 
 }  // namespace

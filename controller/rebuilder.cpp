@@ -293,6 +293,9 @@ void Rebuilder::switch_member(raid::Extent& e) {
   Status st = ctx_.raid.rebuild_member(e, rc.member, rc.replacement);
   if (!st.is_ok()) {
     status_.failed_bytes += ctx_.raid.chunk_bytes();
+    // Rows written before the failure hold this extent's bytes: a chunk goes back to the pool
+    // empty, or the next rebuild onto it shows them where it writes nothing (review 31).
+    (void)ctx_.raid.trim_chunk(rc.replacement);
     ctx_.thin.allocator().release({rc.replacement});
     ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), "rebuild of a chunk failed: " + st.message());
     return;

@@ -32,13 +32,13 @@ void WriteCache::mark_dirty(VolumeRuntime& v, Block& b, std::int64_t block) {
   enqueue(v, b, block, true);
 }
 
-void WriteCache::mark_clean(VolumeRuntime& v, Block& b, std::int64_t block) {
+void WriteCache::mark_clean(VolumeRuntime& v, Block& b, std::int64_t block, bool drop_bytes) {
   b.dirty = false;
   // The SSDs hold this version now: the block keeps its place (hits, eviction order) but not a
   // copy of its bytes (hostile round 31: with a payload the server's memory grew 1 GB per GiB
   // written, to both caches' full size, and a 4 GB machine ran out). A write that needs them
   // back reads them from the SSDs (refill).
-  b.data.reset();
+  if (drop_bytes) b.data.reset();
   b.destaging_version = 0;
   --v.cache.dirty_blocks;
   const Id o = pair_->owner(v.id);
@@ -136,34 +136,38 @@ Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::
   // whole blocks). The fill reads run before the host's bytes are copied in.
   const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
   const std::int64_t end = io.offset_bytes + io.length_bytes;
-  std::vector<std::int64_t> filled;
+  // Every block this call added, dropped again if a fill fails: one the write covers whole
+  // would otherwise stay cached, clean, with bytes nobody wrote (review 31).
+  std::vector<std::int64_t> added;
+  bool any_fill = false;
   for (std::int64_t b = io.offset_bytes / kBlockBytes; b * kBlockBytes < end; ++b) {
     const std::int64_t lo = std::max(io.offset_bytes, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
     const auto [entry, inserted] = blocks_.try_emplace(key(v.id, b));
     Block& blk = *entry;
     if (!inserted) {
       if (Status st = refill(v, b, blk, hi - lo < kBlockBytes); !st.is_ok()) {
-        for (std::int64_t f : filled) drop_block(v, f, c);
+        for (std::int64_t f : added) drop_block(v, f, c);
         return st;
       }
       continue;
     }
+    added.push_back(b);
     ++v.cache.cached_blocks;
     ++ctl(c).cached_blocks;
     if (ctx_.has_payload()) blk.data = std::make_shared_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
     if (hi - lo == kBlockBytes) continue;
     raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(b * kBlockBytes / ext)]];
     Status st = ctx_.raid.plan_read(e, b * kBlockBytes % ext, kBlockBytes, blk.data.get(), plan);
-    filled.push_back(b);
+    any_fill = true;
     if (!st.is_ok()) {
-      for (std::int64_t f : filled) drop_block(v, f, c);
+      for (std::int64_t f : added) drop_block(v, f, c);
       return st;
     }
   }
-  if (filled.empty()) return Status::ok();
+  if (!any_fill) return Status::ok();
   Status st = ctx_.execute(plan);
   if (!st.is_ok())
-    for (std::int64_t f : filled) drop_block(v, f, c);
+    for (std::int64_t f : added) drop_block(v, f, c);
   return st;
 }
 
@@ -240,12 +244,10 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
     if (blk == nullptr) continue;
     if (blk->data && src) std::memcpy(blk->data.get(), src + (b * kBlockBytes - lo), kBlockBytes);
     blk->version = ++version_counter_;
-    if (blk->dirty) {
-      mark_clean(v, *blk, b);
-    } else {
-      blk->data.reset();  // clean: the SSDs get this version (mark_clean)
-      if (mirrored) blk->mirrored_version = 0;
-    }
+    // The bytes stay: the write-through runs after this and may fail (a full host disk), and
+    // then they are the only copy of what was acknowledged (review 31).
+    if (blk->dirty) mark_clean(v, *blk, b, /*drop_bytes=*/false);
+    else if (mirrored) blk->mirrored_version = 0;
   }
   return src;
 }

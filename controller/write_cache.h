@@ -167,7 +167,8 @@ class WriteCache {
   template <typename Pred>
   std::vector<std::uint64_t> sorted_keys(Pred&& pred) const;
   void mark_dirty(VolumeRuntime& v, Block& b, std::int64_t block);
-  void mark_clean(VolumeRuntime& v, Block& b, std::int64_t block);
+  // The block's version is on the SSDs: clean, and (`drop_bytes`) without its bytes.
+  void mark_clean(VolumeRuntime& v, Block& b, std::int64_t block, bool drop_bytes = true);
   void enqueue(VolumeRuntime& v, Block& b, std::int64_t block, bool dirty);
   void compact_fifo(VolumeRuntime& v, sim::Ring<CacheFifoEntry>& fifo, bool dirty);
   void drop_block(VolumeRuntime& v, std::int64_t block, Id c);

@@ -128,9 +128,18 @@ std::optional<IfMatch> parse_if_match(const http::Request& r) {
   const auto skip_space = [&] {
     while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
   };
+  skip_space();
+  if (v.compare(i, 1, "*") == 0 && v.find_first_not_of(" \t", i + 1) == std::string::npos)
+    return std::nullopt;  // "*" alone: any current representation ("*" in a list is invalid)
+  int tags = 0;
   while (true) {
+    // RFC 9110 5.6.1: empty list elements are accepted ("a, , b").
     skip_space();
-    if (i < v.size() && v[i] == '*') return std::nullopt;
+    while (i < v.size() && v[i] == ',') {
+      ++i;
+      skip_space();
+    }
+    if (i == v.size() && tags > 0) return out;
     const bool weak = v.compare(i, 2, "W/") == 0;
     if (weak) i += 2;
     if (i >= v.size() || v[i] != '"') throw invalid();
@@ -138,6 +147,7 @@ std::optional<IfMatch> parse_if_match(const http::Request& r) {
     if (close == std::string::npos) throw invalid();
     const std::string tag = v.substr(i + 1, close - i - 1);
     i = close + 1;
+    ++tags;
     // A tag afasim made is "<revision>-<digest>" (etag_for); only the revision is compared.
     const std::size_t digits = std::min(tag.find_first_not_of("0123456789"), tag.size());
     if (!weak && digits > 0 && digits <= 19 && (digits == tag.size() || tag[digits] == '-'))

@@ -268,7 +268,7 @@ TEST_CASE("initiator addresses are what their type says: an NBD client's address
   // were accepted.
   Fixture f;
   for (const char* bad : {"999.1.1.1", "1.2.3", "01.02.03.004", "0.0.0.0", "::", "2001:DB8::7", "2001:0db8::7",
-                                 "esx01", "fio-client@lab", "10.0.0.x*", "1.2.3.4 "}) {
+                                 "esx01", "fio-client@lab", "10.0.0.x*", "1.2.3.4 ", "::ffff:192.0.2.7"}) {
     CAPTURE(bad);
     auto h = f.array->create_host({"h", "", {{InitiatorType::kNbd, bad}}});
     CHECK(h.status().code() == sim::Code::kUnprocessable);

@@ -149,7 +149,9 @@ TEST_CASE("a destaged block keeps its place in the cache but not its bytes: read
   REQUIRE(run_io(a, write_io(vol, 3 * 4096 + 1024, 1024, p.data(), true)).ok);
   std::copy(p.begin(), p.end(), w.begin() + 4096 + 512);
   std::copy(p.begin(), p.end(), w.begin() + 3 * 4096 + 1024);
-  CHECK(a.array->data_path().cache_payload_bytes() == 4096);  // the write-back block, dirty again
+  // The write-back block, dirty again, and the written-through one, whose bytes a write-through
+  // keeps (it may fail after the merge: review 31).
+  CHECK(a.array->data_path().cache_payload_bytes() == 8192);
   std::vector<std::uint8_t> all(w.size());
   REQUIRE(run_io(a, read_io(vol, 0, static_cast<std::int64_t>(all.size()), all.data())).ok);
   CHECK(all == w);

@@ -174,7 +174,11 @@ TEST_CASE("If-Match is a list of ETags compared strongly (RFC 9110 13.1.1)") {
   CHECK(parsed(current + ",\"0-0000000000000000\"")->matches(7));
   CHECK(parsed("\"bogus\", " + current)->matches(7));
   CHECK_FALSE(parsed("\"bogus\"")->matches(7));
-  for (const std::string& bad : {std::string("7"), std::string("\"7"), current + " junk", current + ",", std::string("")}) {
+  // RFC 9110 5.6.1: empty list elements are accepted.
+  CHECK(parsed(current + ",")->matches(7));
+  CHECK(parsed(" , \"x\", ," + current)->matches(7));
+  for (const std::string& bad : {std::string("7"), std::string("\"7"), current + " junk", std::string(""), std::string(","),
+                                 current + ", *", std::string("*junk")}) {
     CAPTURE(bad);
     try {
       parsed(bad);
