@@ -173,6 +173,21 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
   return http::Verdict::kAllow;
 }
 
+bool login_body_repeats_basic(const http::Request& r, std::string_view user_key, std::string_view password_key) {
+  if (r.body.find_first_not_of(" \t\r\n") == std::string::npos) return true;
+  const nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
+  if (!body.is_object() || body.empty()) return body.is_object();
+  const std::string& header = r.header("Authorization");
+  const auto decoded = header.rfind("Basic ", 0) == 0 ? base64_decode(std::string_view(header).substr(6)) : std::nullopt;
+  const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
+  if (colon == std::string::npos || body.size() != 2) return false;
+  const auto same = [&](std::string_view key, const std::string& value) {
+    const auto it = body.find(key);
+    return it != body.end() && it->is_string() && it->get<std::string>() == value;
+  };
+  return same(user_key, decoded->substr(0, colon)) && same(password_key, decoded->substr(colon + 1));
+}
+
 http::Verdict Auth::authenticate_basic(const std::string& value, const std::string& address,
                                        bool may_block, std::string& user, Role& role,
                                        std::string& proof, Refusal& refusal) {

@@ -258,14 +258,11 @@ inline constexpr const char* kLoginNeedsPassword =
 // credentials are ambiguous (hostile round 31: the body was ignored, whatever it said).
 inline constexpr const char* kLoginCredentialsTwice =
     "send the credentials once: HTTP Basic or the body's user name and password, not both";
-// Whether a login request's body says anything: not empty, white space or {} (which a
-// client may send with Basic credentials).
-inline bool has_login_body(const std::string& body) {
-  std::string text;
-  for (char ch : body)
-    if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n') text += ch;
-  return !text.empty() && text != "{}";
-}
+// Whether a login request with Basic credentials may go on: its body says nothing (empty,
+// white space, {}) or only repeats them, a JSON object of exactly {user_key: the same user,
+// password_key: the same password} (a client that keeps Basic configured for its login; review
+// 31). Anything else is two logins: kLoginCredentialsTwice.
+bool login_body_repeats_basic(const http::Request& r, std::string_view user_key, std::string_view password_key);
 
 // The 401 answer: problem+json with WWW-Authenticate for Basic and Bearer.
 http::Response unauthorized(const std::string& detail, const std::string& instance);

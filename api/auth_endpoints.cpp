@@ -98,7 +98,8 @@ Reply AuthEndpoints::create_session(const Call& c) {
   if (c.http.principal.via == "bearer") throw ApiError(401, problem::kUnauthorized, kLoginNeedsPassword);
   std::string user = c.user();
   std::string proof = c.http.principal.proof;  // Basic, checked by the guard
-  if (!user.empty() && has_login_body(c.http.body)) throw ApiError(400, problem::kBadRequest, kLoginCredentialsTwice);
+  if (!user.empty() && !login_body_repeats_basic(c.http, "username", "password"))
+    throw ApiError(400, problem::kBadRequest, kLoginCredentialsTwice);
   if (user.empty()) {
     if (c.http.body.empty())
       throw ApiError(401, problem::kUnauthorized,

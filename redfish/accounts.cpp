@@ -147,7 +147,7 @@ http::Response Accounts::login(http::Request& r) {
     throw RedfishError(401, "ResourceAtUriUnauthorized", std::string(api::kLoginNeedsPassword) + ".");
   std::string user = r.principal.user;
   std::string proof = r.principal.proof;  // Basic, checked by the guard
-  if (!user.empty() && api::has_login_body(r.body))
+  if (!user.empty() && !api::login_body_repeats_basic(r, "UserName", "Password"))
     throw RedfishError(400, "PropertyValueConflict", std::string(api::kLoginCredentialsTwice) + ".");
   if (user.empty()) {
     const json body = parse_body(r);

@@ -180,6 +180,9 @@ TEST_CASE("a session token works until it is revoked; a bad one is 401") {
   CHECK(twice.body["detail"] == "send the credentials once: HTTP Basic or the body's user name and password, not both");
   CHECK(basic.post_raw("/sessions", "not json", "application/json").status == 400);
   CHECK(basic.post_raw("/sessions", " {} ", "application/json").status == 201);
+  // A body that only repeats the Basic credentials is one login (review 31).
+  CHECK(basic.post("/sessions", {{"username", "provisioner"}, {"password", "operator-pass-1"}}).status == 201);
+  CHECK(basic.post("/sessions", {{"username", "provisioner"}, {"password", "other-pass-1"}}).status == 400);
   CHECK(bearer.del("/sessions/" + login.body["id"].dump()).status == 204);
   const Response after = bearer.get("/system");
   CHECK(after.status == 401);

@@ -200,6 +200,10 @@ TEST_CASE("Redfish login: a session token is not a credential for a new session 
   CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", json("not json at all"), basic("bob", "bob-pass-1"))
             .status == 400);
   CHECK(s.auth().sessions().size() == before);
+  // A body that only repeats the Basic credentials is one login (review 31).
+  CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions", {{"UserName", "bob"}, {"Password", "bob-pass-1"}},
+             basic("bob", "bob-pass-1"))
+            .status == 201);
   // A user's 65th session: 409 with the bound and what to do, as /api/v1 (hostile round 31: 503
   // with Retry-After: 5, though sessions last 8 hours and waiting cannot help).
   make_user(s, "dave", api::Role::kMonitor, "dave-pass-1");
