@@ -134,7 +134,6 @@ bool WriteCache::lacks_bytes(VolumeRuntime& v, std::int64_t offset, std::int64_t
 Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan) {
   // New blocks enter the cache; a partial one is filled from the SSDs first (the cache holds
   // whole blocks). The fill reads run before the host's bytes are copied in.
-  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   // Every block this call added, dropped again if a fill fails: one the write covers whole
   // would otherwise stay cached, clean, with bytes nobody wrote (review 31).
@@ -156,8 +155,7 @@ Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::
     ++ctl(c).cached_blocks;
     if (ctx_.has_payload()) blk.data = std::make_shared_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
     if (hi - lo == kBlockBytes) continue;
-    raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(b * kBlockBytes / ext)]];
-    Status st = ctx_.raid.plan_read(e, b * kBlockBytes % ext, kBlockBytes, blk.data.get(), plan);
+    Status st = plan_block_read(v, b, blk.data.get(), plan);
     any_fill = true;
     if (!st.is_ok()) {
       for (std::int64_t f : added) drop_block(v, f, c);
@@ -195,15 +193,19 @@ Status WriteCache::write_back(VolumeRuntime& v, Id c, const HostIo& io, raid::Pl
   return Status::ok();
 }
 
+Status WriteCache::plan_block_read(VolumeRuntime& v, std::int64_t block, std::uint8_t* out, raid::Plan& plan) {
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(block * kBlockBytes / ext)]];
+  return ctx_.raid.plan_read(e, block * kBlockBytes % ext, kBlockBytes, out, plan);
+}
+
 Status WriteCache::refill(VolumeRuntime& v, std::int64_t block, Block& blk, bool read_back) {
   if (!ctx_.has_payload() || blk.data) return Status::ok();
   blk.data = std::make_shared_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(kBlockBytes));
   if (!read_back) return Status::ok();
   // Bytes only: a real cache still held them, so the timing model has no read here.
   raid::Plan plan;
-  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
-  raid::Extent& e = ctx_.thin.extents()[v.thin->map[static_cast<std::size_t>(block * kBlockBytes / ext)]];
-  Status st = ctx_.raid.plan_read(e, block * kBlockBytes % ext, kBlockBytes, blk.data.get(), plan);
+  Status st = plan_block_read(v, block, blk.data.get(), plan);
   if (st.is_ok()) st = ctx_.execute(plan);
   if (!st.is_ok()) blk.data.reset();
   return st;

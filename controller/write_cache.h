@@ -173,6 +173,8 @@ class WriteCache {
   void compact_fifo(VolumeRuntime& v, sim::Ring<CacheFifoEntry>& fifo, bool dirty);
   void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
   sim::Status fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan);
+  // Adds to `plan` the read of a whole cached block (its extent is allocated) into `out`.
+  sim::Status plan_block_read(VolumeRuntime& v, std::int64_t block, std::uint8_t* out, raid::Plan& plan);
   // With a payload, a cached block without bytes (clean: mark_clean dropped them) gets a buffer
   // again, its bytes read back from the SSDs when `read_back` (a write covering the whole block
   // needs none). Bytes only: the timing model charges no read. On an error the block stays

@@ -184,16 +184,19 @@ raid::ChunkAddr row0_strip(SimArray& a, Id vol, int k) {
   return record.members[static_cast<std::size_t>(l.data_member(0, k))];
 }
 
+// Makes the block of host offset 8 KiB unreadable: data strip 0 of row 0, 8 KiB in.
+void corrupt_8k(SimArray& a, Id vol) {
+  const raid::ChunkAddr c = row0_strip(a, vol, 0);
+  FaultSpec f{"corrupt_block", c.drive + 1};
+  f.block_offset_bytes = c.offset_bytes(a.array->capacity_model().params().chunk_bytes) + 8192;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+}
+
 }  // namespace
 
 TEST_CASE("a host read of a corrupted block is served from redundancy and repairs it") {
   SimArray a(5);
-  const Id r5 = destaged_r5(a);
-  // The block of host offset 8 KiB: data strip 0 of row 0, 8 KiB in.
-  const raid::ChunkAddr c = row0_strip(a, r5, 0);
-  FaultSpec f{"corrupt_block", c.drive + 1};
-  f.block_offset_bytes = c.offset_bytes(a.array->capacity_model().params().chunk_bytes) + 8192;
-  REQUIRE(a.array->inject_fault(f).is_ok());
+  corrupt_8k(a, destaged_r5(a));
   a.read_check(a.vols[0], 0, 64 * 1024);
   a.sim->run();
   CHECK(a.read_errors == 0);
@@ -212,10 +215,7 @@ TEST_CASE("a rebuild that cannot read a survivor is reported incomplete, not com
   // the rebuild then said "complete: 0.02 GB in 0.0 s, 391 MB/s", the volume still degraded.
   SimArray a(5);
   const Id r5 = destaged_r5(a);
-  const raid::ChunkAddr bad = row0_strip(a, r5, 0);
-  FaultSpec corrupt{"corrupt_block", bad.drive + 1};
-  corrupt.block_offset_bytes = bad.offset_bytes(a.array->capacity_model().params().chunk_bytes) + 8192;
-  REQUIRE(a.array->inject_fault(corrupt).is_ok());
+  corrupt_8k(a, r5);
   const int lost = row0_strip(a, r5, 1).drive;
   REQUIRE(a.array->inject_fault({"drive_fail", lost + 1}).is_ok());
   a.sim->run();
