@@ -133,6 +133,10 @@ http::Verdict Auth::guard(http::Request& r, const http::Route& route, bool may_b
     }
     std::lock_guard<std::mutex> lock(impl_->mu);
     const Impl::Stored* s = impl_->bearer(value);
+    // A public resource (the Redfish service root and $metadata, a login) is read as if no
+    // token came: a client whose token expired must still reach it, to log in again
+    // (DSP0266 13.3.3; hostile round 31: the service root was 401).
+    if (s == nullptr && is_public) return http::Verdict::kAllow;
     if (s == nullptr) {
       deny = unauthorized("the bearer token is unknown, expired or revoked", r.path);
       return http::Verdict::kDeny;

@@ -189,6 +189,11 @@ TEST_CASE("a session token works until it is revoked; a bad one is 401") {
   Http garbage = fx.anonymous();
   garbage.use_bearer("afs_not-a-token");
   CHECK(garbage.get("/system").status == 401);
+  // A public resource reads an unknown token as none (hostile round 31: a client whose token
+  // expired could not read them, nor log in again while it sent the token).
+  CHECK(garbage.get("/openapi.json").status == 200);
+  CHECK(garbage.post("/sessions", {{"username", "watcher"}, {"password", "monitor-pass-1"}}).status == 201);
+  CHECK(garbage.post("/sessions", {{"username", "watcher"}, {"password", "wrong-pass"}}).status == 401);
   CHECK(fx.client_as("admin", "wrong-password").get("/system").status == 401);
 }
 

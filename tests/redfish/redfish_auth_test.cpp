@@ -155,6 +155,34 @@ TEST_CASE(
   CHECK(a.header("X-Auth-Token").empty());
 }
 
+TEST_CASE("Redfish: a revoked or unknown X-Auth-Token still reads the service root and $metadata and logs in again; "
+          "elsewhere it is 401") {
+  // Hostile round 31: a client whose token had expired got 401 from the service root, which
+  // DSP0266 serves without authentication, and could not log in again while it sent the token.
+  RedfishServer s;
+  make_user(s, "erin", api::Role::kMonitor, "erin-pass-1");
+  const std::string token = login(s.port(), "erin", "erin-pass-1");
+  REQUIRE(call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, {"token", token}).status == 200);
+  const std::int64_t id = s.auth().sessions().front().id;
+  REQUIRE(call(s.port(), "DELETE", "/redfish/v1/SessionService/Sessions/" + std::to_string(id), nullptr, admin()).status ==
+          204);
+  for (const std::string& stale : {token, std::string("not-a-token-at-all")}) {
+    CAPTURE(stale);
+    const Answer root = call(s.port(), "GET", "/redfish/v1", nullptr, {"token", stale});
+    REQUIRE(root.status == 200);
+    CHECK(root.body["@odata.id"] == "/redfish/v1");
+    CHECK(call(s.port(), "GET", "/redfish/v1/$metadata", nullptr, {"token", stale}).status == 200);
+    CHECK(call(s.port(), "GET", "/redfish/v1/SessionService", nullptr, {"token", stale}).status == 401);
+    const Answer again = call(s.port(), "POST", "/redfish/v1/SessionService/Sessions",
+                              {{"UserName", "erin"}, {"Password", "erin-pass-1"}}, {"token", stale});
+    CHECK(again.status == 201);
+    CHECK(!again.header("X-Auth-Token").empty());
+    CHECK(call(s.port(), "POST", "/redfish/v1/SessionService/Sessions",
+               {{"UserName", "erin"}, {"Password", "wrong-pass-1"}}, {"token", stale})
+              .status == 401);
+  }
+}
+
 TEST_CASE("Redfish: Basic credentials from an address past its failed logins are 429 in Redfish's error format") {
   // Before: the guard's 429 reached a /redfish path as /api/v1's problem+json.
   RedfishServer s;
