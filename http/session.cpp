@@ -177,7 +177,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     ++server_->requests_refused;
     error_code ec;
     co_await asio::async_write(lowest(), asio::buffer(kAnswer), redirect(ec));
-    lowest().socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+    // What the client sent past the bytes read goes unread: closing on it would reset the
+    // connection and could discard the answer before the client read it (hostile round 31).
+    co_await close_send_and_drain(ec);
   }
 
   // Waits for the first byte of the next request: the idle bound between requests, the
@@ -357,6 +359,12 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       lowest().expires_after(std::chrono::seconds(1));
       co_await stream_.async_shutdown(redirect(ec));
     }
+    co_await close_send_and_drain(ec, drain_bytes);
+  }
+
+  // Our side of the TCP connection closed, then up to `drain_bytes` the client still sends
+  // read and dropped for up to 2 s (none when `ec` is already set).
+  asio::awaitable<void> close_send_and_drain(error_code& ec, std::size_t drain_bytes = 64 << 10) {
     lowest().socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
     lowest().expires_after(std::chrono::seconds(2));
     char sink[16384];
