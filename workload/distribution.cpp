@@ -1,5 +1,6 @@
 #include "workload/distribution.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -263,7 +264,12 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
         pareto_.emplace(blocks_, job.pareto_h, job.distribution_center, rng_);
         break;
       case RandomDistribution::kUniform:
-        if (job.random_map) permutation_ = std::make_unique<BlockPermutation>(blocks_, rng_);
+        if (job.tracks_random_map()) {
+          touched_.resize(static_cast<std::size_t>((blocks_ + 63) / 64));
+          clear_touched();
+        } else if (job.random_map) {
+          permutation_ = std::make_unique<BlockPermutation>(blocks_, rng_);
+        }
         break;
       case RandomDistribution::kNormal:
         normal_.emplace(blocks_, job.normal_dev_percent, job.distribution_center);
@@ -306,6 +312,35 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
   return offset;
 }
 
+std::int64_t AccessPattern::tracked_random_offset(std::int64_t& size_bytes) {
+  if (touched_count_ == blocks_) clear_touched();  // the pass is over: every block was touched once
+  // fio io_u.c get_next_rand_block: a uniform block, or when this pass touched it, the first
+  // one after it that it has not (wrapping at the region's end: fio's axmap_next_free).
+  std::uint64_t b = rng_.uniform(blocks_);
+  std::size_t w = static_cast<std::size_t>(b / 64);
+  std::uint64_t free_bits = ~touched_[w] & (~std::uint64_t{0} << (b % 64));
+  while (free_bits == 0) {
+    w = w + 1 == touched_.size() ? 0 : w + 1;
+    free_bits = ~touched_[w];
+  }
+  b = w * 64 + static_cast<std::uint64_t>(std::countr_zero(free_bits));
+  // fio mark_random_map: the I/O's blocks are marked up to the first one already touched, and
+  // the I/O is cut there, or at the region's end.
+  const auto wanted = static_cast<std::uint64_t>((size_bytes + unit_ - 1) / unit_);
+  std::uint64_t run = 0;
+  for (; run < wanted && b + run < blocks_ && (touched_[(b + run) / 64] >> ((b + run) % 64) & 1) == 0; ++run)
+    touched_[(b + run) / 64] |= std::uint64_t{1} << ((b + run) % 64);
+  touched_count_ += run;
+  size_bytes = std::min(size_bytes, static_cast<std::int64_t>(run) * unit_);
+  return static_cast<std::int64_t>(b) * unit_;
+}
+
+void AccessPattern::clear_touched() {
+  std::fill(touched_.begin(), touched_.end(), 0);
+  if (blocks_ % 64 != 0) touched_.back() = ~std::uint64_t{0} << (blocks_ % 64);
+  touched_count_ = 0;
+}
+
 [[gnu::hot]] IoUnit AccessPattern::next() {
   const bool trim_write = is_trim_write(job_->rw);
   if (trim_write && pending_write_) {  // trimwrite: the block just trimmed is written now
@@ -339,7 +374,7 @@ IoUnit AccessPattern::next_for(Direction direction) {
       is_random(job_->rw) && sequential_left_ == 0 &&
       (share >= 100 || (share > 0 && static_cast<int>(rng_.uniform(100)) < share));
   if (draw_random) {
-    offset = random_offset(io.direction, io.size_bytes);
+    offset = touched_.empty() ? random_offset(io.direction, io.size_bytes) : tracked_random_offset(io.size_bytes);
     sequential_left_ = job_->rw_sequential_ios - 1;
   } else {
     if (is_random(job_->rw) && sequential_left_ > 0) --sequential_left_;

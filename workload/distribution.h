@@ -165,7 +165,10 @@ struct IoUnit {
 // block (uniform with or without the random map, zipf or pareto) and, with rw=randread:N,
 // continue sequentially for N − 1 I/Os before the next draw. An I/O larger than what is left
 // after its block is moved back so that it ends at the region's end (fio instead retries
-// with a smaller size).
+// with a smaller size). With FioJob::tracks_random_map() (mixed sizes under the random map) a
+// random draw instead starts on a uniform block or, when this pass touched it, the next one it
+// has not, and is cut short where a touched block or the region's end begins, as fio's axmap
+// does: one pass covers every block once, and its sizes shrink as the region fills.
 class AccessPattern {
  public:
   // REQUIRES: job comes from parse_fio_job_file and outlives the pattern (it is read on every
@@ -187,6 +190,9 @@ class AccessPattern {
   IoUnit draw(Direction direction);  // where and how much, the direction given
   std::int64_t random_offset(Direction d, std::int64_t size_bytes);
   std::uint64_t random_block(Direction d);
+  // A random draw under the tracked random map: the offset; cuts `size_bytes` to the free run.
+  std::int64_t tracked_random_offset(std::int64_t& size_bytes);
+  void clear_touched();  // a new pass of the tracked random map
 
   // What a uniform random I/O reads and writes, in the first two cache lines (a job over
   // many files finds each file's pattern cold); the generators of the other laws after them.
@@ -198,7 +204,11 @@ class AccessPattern {
   std::uint64_t blocks_ = 0;
   std::int64_t sequential_left_ = 0;  // I/Os before the next random draw (rw=randread:N)
   bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
-  std::unique_ptr<BlockPermutation> permutation_;  // uniform with the random map
+  std::unique_ptr<BlockPermutation> permutation_;  // uniform with the random map, one block size
+  // FioJob::tracks_random_map() (the random map with mixed sizes): a bit per block touched this
+  // pass, the padding past the last block set (else empty); how many blocks were touched.
+  std::vector<std::uint64_t> touched_;
+  std::uint64_t touched_count_ = 0;
   std::array<std::int64_t, kDirections> next_position_ = {0, 0, 0};  // relative to start_
   // trimwrite: the write after its trim (next() tests the job's rw first).
   std::optional<IoUnit> pending_write_;

@@ -261,6 +261,12 @@ struct FioJob {
   // The smallest block size over the directions this job issues: the unit of its random
   // offsets (fio's min_bs).
   std::int64_t min_block_bytes() const;
+  // Whether the random map keeps a bit per min_block_bytes() block, as fio's axmap does:
+  // uniform random I/O with the map on, some direction's blocks larger than the smallest, and
+  // no blockalign other than that block. Then an I/O starts on a block this pass has not
+  // touched and is cut short where a touched one begins (fio io_u.c mark_random_map); without
+  // it I/Os of different sizes would overlap and leave part of the region untouched.
+  bool tracks_random_map() const;
   // Bytes a clone transfers before it is done when not time_based: io_size × loops.
   std::int64_t total_io_bytes() const;
 };
@@ -304,6 +310,9 @@ inline constexpr std::int64_t kMaxBytes = std::int64_t{1} << 60;  // 1 EiB, any 
 // keeps per-piece state for its whole length (hostile round 23: one 1 TiB write took 3.7 GB
 // and ran out of memory). NBD clients send at most 32 MiB.
 inline constexpr std::int64_t kMaxIoBytes = std::int64_t{1} << 30;
+// The random maps of a file's jobs with mixed block sizes (FioJob::tracks_random_map), all
+// together: 1 GiB is a bit per 4 KiB block of 32 TiB of regions. Assumption.
+inline constexpr std::int64_t kMaxRandomMapBytes = std::int64_t{1} << 30;
 inline constexpr sim::Time kMaxDuration = 10 * sim::kYear;        // any time value
 inline constexpr std::size_t kMaxLineBytes = 4096;                // fio's OPT_LEN_MAX: 4096 or 8192
 inline constexpr std::size_t kMaxFileBytes = 1 << 20;  // a job file over 1 MiB is refused

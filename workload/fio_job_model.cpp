@@ -108,6 +108,18 @@ std::int64_t FioJob::min_block_bytes() const {
   return unit;
 }
 
+bool FioJob::tracks_random_map() const {
+  if (!is_random(rw) || !random_map || distribution != RandomDistribution::kUniform) return false;
+  const std::int64_t unit = min_block_bytes();
+  bool mixed = false;
+  for (int d = 0; d < kDirections; ++d) {
+    if (!does_direction(rw, static_cast<Direction>(d))) continue;
+    if (block_align_bytes[d] != 0 && block_align_bytes[d] != unit) return false;
+    mixed |= bs[d].max_bytes > unit;
+  }
+  return mixed;
+}
+
 std::int64_t FioJob::total_io_bytes() const {
   const __int128 total = static_cast<__int128>(io_size_bytes) * loops;
   return total > INT64_MAX ? INT64_MAX : static_cast<std::int64_t>(total);

@@ -302,6 +302,49 @@ TEST_CASE("a uniform random job with the random map covers its region once per p
   CHECK(offsets.size() == 1024);  // 4 MiB / 4 KiB, each block once
 }
 
+TEST_CASE("mixed block sizes under the random map: each pass touches every block once, I/Os cut at touched blocks") {
+  // fio_compat review 32: I/Os of their full drawn size overlapped, so one pass of
+  // bsrange=4k-64k over 16 MiB touched 2,758 of its 4,096 blocks, some up to 6 times. fio 3.33
+  // (io_u.c mark_random_map) on the same job file, four runs: 667, 669, 677 and 688 I/Os, every
+  // block once, sizes cut to any multiple of 4 KiB.
+  const char* jobs[] = {"[j]\nsize=16m\nrw=randwrite\nbsrange=4k-64k\n",
+                        "[j]\nsize=16m\nrw=randrw\nbssplit=4k/50:8k/30:64k/20\n",
+                        "[j]\nsize=16m\nrw=randrw\nbs=4k,64k\n"};
+  for (const char* text : jobs) {
+    CAPTURE(text);
+    const FioJob job = job_from(text);
+    REQUIRE(job.tracks_random_map());
+    const std::uint64_t seed = 1 + std::hash<std::string>{}(text) % 1000;
+    CAPTURE(seed);
+    AccessPattern p(job, 0, sim::Rng(seed, "map"));
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<int> hits(4096, 0);
+      std::int64_t bytes = 0, ios = 0;
+      std::set<std::int64_t> sizes;
+      while (bytes < (16 << 20)) {
+        const IoUnit io = p.next();
+        REQUIRE(io.size_bytes > 0);
+        REQUIRE(io.size_bytes % 4096 == 0);
+        REQUIRE(io.offset_bytes + io.size_bytes <= (16 << 20));
+        for (std::int64_t b = io.offset_bytes / 4096; b < (io.offset_bytes + io.size_bytes) / 4096; ++b) ++hits[b];
+        bytes += io.size_bytes;
+        sizes.insert(io.size_bytes);
+        ++ios;
+      }
+      CHECK(bytes == (16 << 20));
+      CHECK(std::count(hits.begin(), hits.end(), 1) == 4096);
+      if (std::string(text).find("bsrange") != std::string::npos) {
+        CHECK(ios >= 620);  // fio: 667-688 in four runs
+        CHECK(ios <= 740);
+        CHECK(sizes.size() == 16);  // every multiple of 4 KiB up to 64 KiB
+      }
+    }
+  }
+  // Without the random map the draws stay independent, as fio's norandommap.
+  CHECK(!job_from("[j]\nsize=16m\nrw=randwrite\nbsrange=4k-64k\nnorandommap\n").tracks_random_map());
+  CHECK(!job_from("[j]\nsize=16m\nrw=randwrite\nbs=4k\n").tracks_random_map());
+}
+
 TEST_CASE("a zipf job concentrates its accesses on few blocks") {
   const FioJob job = job_from("[j]\nsize=1g\nrw=randread\nrandom_distribution=zipf:1.2\n");
   const std::uint64_t seed = 5150;

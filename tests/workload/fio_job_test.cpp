@@ -672,6 +672,10 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       // Hostile round 25: offsets at any byte; every "random" I/O at offset 0.
       {"[j]\nsize=1g\nbs=512\nblockalign=3\n",
        "bad.fio:4: blockalign: \"3\" is 3 bytes, not a multiple of 512"},
+      // The random map of mixed sizes keeps a bit per 4 KiB block: 64 TiB is 2 GiB of bits.
+      {"[j]\nsize=64t\nrw=randwrite\nbsrange=4k-64k\n",
+       "bad.fio:2: size: the random maps of jobs with mixed block sizes keep a bit per smallest block of every "
+       "clone's region, as fio's do: more than 1 GiB with job \"j\"; add norandommap"},
       {"[j]\nsize=64m\nrw=randread\nblockalign=1g\n",
        "bad.fio:4: blockalign: 1073741824 bytes is larger than the region (67108864 bytes): every read would be "
        "at its start"},
