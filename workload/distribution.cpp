@@ -26,11 +26,6 @@ std::uint64_t scatter_offset(std::uint64_t n, std::optional<double> center, sim:
   return rng.next_u64() >> 32;  // fio: the first 32-bit draw of the generator's stream
 }
 
-// trimwrite patterns: each block is trimmed, then written (the write waits in pending_write_).
-bool is_trim_write(RwPattern rw) {
-  return rw == RwPattern::kTrimWrite || rw == RwPattern::kRandTrimWrite;
-}
-
 }  // namespace
 
 // --- ZipfGenerator -----------------------------------------------------------------------

@@ -57,6 +57,8 @@ bool is_random(RwPattern p);
 bool does_reads(RwPattern p);
 bool does_writes(RwPattern p);
 bool does_trims(RwPattern p);
+// trimwrite, randtrimwrite: each block is trimmed, then written.
+bool is_trim_write(RwPattern p);
 bool does_direction(RwPattern p, Direction d);
 
 // fio's `random_distribution=` models.
@@ -267,7 +269,8 @@ struct FioJob {
   // touched and is cut short where a touched one begins (fio io_u.c mark_random_map); without
   // it I/Os of different sizes would overlap and leave part of the region untouched.
   bool tracks_random_map() const;
-  // Bytes a clone transfers before it is done when not time_based: io_size × loops.
+  // Bytes a clone transfers before it is done when not time_based: io_size × loops, twice
+  // that for trimwrite (every byte trimmed, then written, as fio counts them).
   std::int64_t total_io_bytes() const;
 };
 

@@ -28,6 +28,8 @@ bool does_reads(RwPattern p) {
   return p == RwPattern::kRead || p == RwPattern::kRandRead || p == RwPattern::kReadWrite ||
          p == RwPattern::kRandReadWrite;
 }
+bool is_trim_write(RwPattern p) { return p == RwPattern::kTrimWrite || p == RwPattern::kRandTrimWrite; }
+
 bool does_writes(RwPattern p) {
   return p == RwPattern::kWrite || p == RwPattern::kRandWrite || p == RwPattern::kReadWrite ||
          p == RwPattern::kRandReadWrite || p == RwPattern::kTrimWrite ||
@@ -121,7 +123,8 @@ bool FioJob::tracks_random_map() const {
 }
 
 std::int64_t FioJob::total_io_bytes() const {
-  const __int128 total = static_cast<__int128>(io_size_bytes) * loops;
+  // trimwrite: each byte is trimmed, then written (fio backend.c counts both).
+  const __int128 total = static_cast<__int128>(io_size_bytes) * loops * (is_trim_write(rw) ? 2 : 1);
   return total > INT64_MAX ? INT64_MAX : static_cast<std::int64_t>(total);
 }
 

@@ -92,6 +92,17 @@ TEST_CASE("rw=trim, randtrim and trimwrite trim through the array; trimwrite wri
   const auto json = to_fio_json(r);
   CHECK(json["jobs"][0]["trim"]["total_ios"] == 64);
 
+  // Each byte trimmed, then written: 16 MiB of trims and 16 MiB of writes over the whole
+  // region (fio 3.33, the same job: 256 and 256; hostile round 32 and fio review 32: 128 and 128
+  // over its first 8 MiB).
+  const RunReport tw = run("[t]\nfilename=v\nsize=16m\nrw=trimwrite\nbs=64k\niodepth=4\n");
+  CHECK(dir(tw, 0, Direction::kTrim).io_count == 256);
+  CHECK(dir(tw, 0, Direction::kWrite).io_count == 256);
+  CHECK(dir(tw, 0, Direction::kWrite).io_bytes == 16 * sim::kMiB);
+  const RunReport rtw = run("[t]\nfilename=v\nsize=16m\nrw=randtrimwrite\nbs=64k\niodepth=4\n");
+  CHECK(dir(rtw, 0, Direction::kTrim).io_count == 256);
+  CHECK(dir(rtw, 0, Direction::kWrite).io_count == 256);
+
   const auto seq = units("[t]\nfilename=v\nsize=1m\nrw=trimwrite\nbs=64k\n", 6);
   for (int i = 0; i < 6; i += 2) {
     CHECK(seq[i].direction == Direction::kTrim);
