@@ -337,6 +337,14 @@ Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
     case Opt::kReadIolog:
       s.job.read_iolog = e.option.value;
       return Status::ok();
+    case Opt::kExitWhat: {
+      const std::string_view v = e.option.value;
+      if (v == "group") s.job.exit_what = ExitWhat::kGroup;
+      else if (v == "stonewall") s.job.exit_what = ExitWhat::kStonewall;
+      else if (v == "all") s.job.exit_what = ExitWhat::kAll;
+      else return sim::invalid_argument(quoted(v) + " is not group, stonewall or all");
+      return Status::ok();
+    }
     default:
       return apply_log_option(s, e);
   }

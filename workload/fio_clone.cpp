@@ -535,8 +535,8 @@ void FioSession::Impl::finish_clone(Clone& c) {
   --clones_left_;
   --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
   if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
-  // exitall: a job that ends ends the others (fio's td_exitall on thread exit).
-  if (c.job->exitall && c.started && !stopped_) stop();
+  // exitall: a job that ends ends the others exit_what names (fio's td_exitall on thread exit).
+  if (c.job->exitall && c.started && !stopped_) exit_all(*c.job);
 }
 
 }  // namespace afasim::workload

@@ -99,6 +99,9 @@ struct LogOptions {
 
 // fio's `rate_process=`: fixed gaps between I/Os, or exponential gaps (Poisson arrivals).
 enum class RateProcess { kLinear, kPoisson };
+// fio's exit_what: which jobs an exitall job's end stops (fio backend.c fio_terminate_threads):
+// those of its group (the default), those running in any group, or every job of the file.
+enum class ExitWhat { kGroup, kStonewall, kAll };
 
 // One `bssplit=` entry: `size_bytes` is issued `percent` % of the time.
 struct BlockSizeShare {
@@ -211,8 +214,9 @@ struct FioJob {
   bool verify = false;
   std::string verify_kind;  // as written: "md5", "crc32c", "pattern", ...
   bool do_verify = true;    // `do_verify=0`: write the pattern, skip the read-back
-  // `exitall`: when this job finishes, every other job is stopped.
+  // `exitall`: when this job finishes, the jobs `exit_what` names are stopped.
   bool exitall = false;
+  ExitWhat exit_what = ExitWhat::kGroup;
 
   RandomDistribution distribution = RandomDistribution::kUniform;
   double zipf_theta = 0;  // > 0 and != 1, when distribution == kZipf

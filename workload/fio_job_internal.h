@@ -93,6 +93,7 @@ enum class Opt {
   kFdatasync,
   kSync,
   kExitAll,
+  kExitWhat,
   kUnifiedRw,
   kSigFigs,
   kClatPercentiles,

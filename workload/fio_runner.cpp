@@ -168,6 +168,22 @@ void FioSession::Impl::start_ready_jobs() {
   }
 }
 
+// fio backend.c fio_terminate_threads(groupid, exit_what): a job of the group, or one running
+// in any group, or all of them. A job stopped before it started never starts.
+void FioSession::Impl::exit_all(const FioJob& ended) {
+  if (ended.exit_what == ExitWhat::kAll) return stop();
+  for (auto& c : clones_) {
+    if (c.finished) continue;
+    const bool chosen = ended.exit_what == ExitWhat::kGroup ? c.job->group_id == ended.group_id : c.started;
+    if (!chosen) continue;
+    if (!c.started) {
+      c.result->start_ns = sim_.now();  // never ran: an empty result
+      job_started_[static_cast<std::size_t>(c.job->job_index)] = true;
+    }
+    finish_clone(c);
+  }
+}
+
 void FioSession::Impl::stop() {
   if (!started_ || clones_left_ == 0) return;
   stopped_ = true;

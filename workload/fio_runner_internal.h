@@ -121,6 +121,7 @@ struct FioSession::Impl {
   sim::Status start();
   sim::Status build_clones(const std::map<std::string, controller::Id>& volumes);
   void stop();
+  void exit_all(const FioJob& ended);  // exitall: stops the jobs ended.exit_what names
   void start_ready_jobs();
   int clones_running() const;
 

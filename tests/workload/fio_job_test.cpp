@@ -650,6 +650,7 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
        "bad.fio:3: nrfiles: nrfiles=3 but filename= names 2 volume(s)"},
       {"[j]\nsize=(1+2)\n", "bad.fio:2: size: \"(1+2)\": arithmetic expressions"},
       {"[j]\nsize=1g\nkb_base=1023\n", "bad.fio:3: kb_base: \"1023\" is not 1000 or 1024"},
+      {"[j]\nsize=1g\nexitall\nexit_what=some\n", "bad.fio:4: exit_what: \"some\" is not group, stonewall or all"},
       {"[j]\nsize=1g\nrate=1m\nrate_iops=,100\n",
        "bad.fio:4: rate_iops: rate and rate_iops are mutually exclusive (as in fio)"},
       {"[j]\nsize=1g\nrate_iops=100\nrate_iops_min=200\n",

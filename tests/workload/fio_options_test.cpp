@@ -428,6 +428,20 @@ TEST_CASE("exitall: the first job to finish ends the others") {
   const RunReport r = run("[global]\nexitall\n" + jobs);
   CHECK(r.results[1].end_ns == r.results[0].end_ns);
   CHECK(r.results[1].end_ns < 250 * sim::kMillisecond);
+
+  // Only its own group by default (fio's exit_what=group): a stonewalled job after them runs
+  // (hostile round 32: it never ran, 0 I/Os and error 0).
+  const std::string later = "[after]\nstonewall\nfilename=c\nsize=64m\nrw=randread\ntime_based\nruntime=300ms\n";
+  const RunReport grouped = run("[global]\nexitall\n" + jobs + later);
+  CHECK(grouped.results[1].end_ns < 250 * sim::kMillisecond);
+  CHECK(dir(grouped, 2, Direction::kRead).io_count > 1000);
+  CHECK(grouped.results[2].end_ns >= grouped.results[2].start_ns + 300 * sim::kMillisecond);
+  // exit_what=all stops every job of the file, as before; stonewall stops those running.
+  const RunReport all = run("[global]\nexitall\nexit_what=all\n" + jobs + later);
+  CHECK(dir(all, 2, Direction::kRead).io_count == 0);
+  const RunReport running = run("[global]\nexitall\nexit_what=stonewall\n" + jobs + later);
+  CHECK(running.results[1].end_ns < 250 * sim::kMillisecond);
+  CHECK(dir(running, 2, Direction::kRead).io_count > 1000);
 }
 
 TEST_CASE("reporting switches: unified_rw_reporting, significant_figures, lat/clat/slat percentiles") {
