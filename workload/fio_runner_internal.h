@@ -97,6 +97,7 @@ struct Clone {
   std::array<std::int64_t, kDirections> rate_window_bytes{};
   // verify=: after the workload, each file's writes are replayed as reads.
   ClonePhase phase = ClonePhase::kWorkload;
+  sim::Time verify_from = -1;  // when the verify phase's reads began (-1: none)
   struct ReplayFile {
     std::unique_ptr<AccessPattern> pattern;  // a fresh pattern of the file's stream
     std::optional<IoUnit> ahead;
