@@ -176,6 +176,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::from_stream(std::unique_ptr<st
   r->in_ = std::move(in);
   r->name_ = std::move(name);
   r->skip_bad_ = options.skip_bad;
+  r->max_pending_ = std::max<std::size_t>(2, options.max_pending_requests);
   // The first non-blank line tells the format (and is the fio header, or a record).
   while (true) {
     auto more = r->read_line();
@@ -468,8 +469,28 @@ Result<std::optional<TraceRecord>> TraceReader::blkparse_ranged(const std::vecto
   r.offset_bytes = r.op == TraceOp::kFlush ? 0 : *sector * kSectorBytes;
   r.length_bytes = r.op == TraceOp::kFlush ? 0 : *count * kSectorBytes;
   r.time_ns = at;
-  if (queued_.size() < kMaxPendingRequests) queued_[key] = at;
+  if (r.op == TraceOp::kWrite) {
+    const std::size_t op_at = rwbs.find('W');
+    r.preflush = rwbs.find('F') < op_at;
+    r.fua = rwbs.find('F', op_at) != std::string_view::npos;
+  }
+  if (queued_.size() >= max_pending_) abandon_older_half();
+  queued_[key] = at;
   return std::optional<TraceRecord>(std::move(r));
+}
+
+// The queued requests that are waiting longest are given up: their Q time at or below the
+// median's (hostile round 32: new Q lines were no longer stored once the map was full, so every
+// later C of every device was unpaired and the recorded latencies stopped). Linear in the map,
+// once per kMaxPendingRequests / 2 Q lines.
+void TraceReader::abandon_older_half() {
+  std::vector<sim::Time> times;
+  times.reserve(queued_.size());
+  for (const auto& [key, at] : queued_) times.push_back(at);
+  auto middle = times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2);
+  std::nth_element(times.begin(), middle, times.end());
+  const sim::Time cut = *middle;
+  abandoned_ += static_cast<std::int64_t>(std::erase_if(queued_, [cut](const auto& q) { return q.second <= cut; }));
 }
 
 Result<std::optional<TraceRecord>> TraceReader::blkparse_completion(const std::string& key,

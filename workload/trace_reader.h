@@ -18,7 +18,9 @@
 // A UTF-8 byte-order mark before the first line is skipped. A read, write or trim whose
 // offset or size is not a multiple of 512 bytes (the volumes' logical block) is a bad line.
 // Times are relative to the first record. The file is streamed: memory is one line plus, for
-// blkparse, the queued requests not yet completed (bounded by kMaxPendingRequests).
+// blkparse, the queued requests not yet completed (bounded by kMaxPendingRequests: when it is
+// full the older half is given up, counted as abandoned_requests()). TraceReaderOptions can
+// lower the bound.
 // Not thread-safe.
 #pragma once
 
@@ -52,12 +54,18 @@ struct TraceRecord {
   std::int64_t offset_bytes = 0;
   std::int64_t length_bytes = 0;  // 0 for flushes
   sim::Time recorded_latency_ns = -1;  // the trace's own response time; < 0 when it has none
+  // blkparse RWBS (the kernel's blk_fill_rwbs): an F before the operation's letter is a preflush
+  // (the cache is flushed before the write), one after it FUA (the write reaches the media).
+  bool preflush = false;
+  bool fua = false;
   std::int64_t line = 0;               // 1-based
 };
 
 struct TraceReaderOptions {
   std::optional<TraceFormat> format;  // nullopt: detect
   bool skip_bad = false;              // count bad lines and go on, instead of failing
+  // blkparse Q lines kept waiting for their C (TraceReader::kMaxPendingRequests; tests lower it).
+  std::size_t max_pending_requests = std::size_t{1} << 20;  // at least 2
 };
 
 class TraceReader {
@@ -93,6 +101,9 @@ class TraceReader {
   const std::string& name() const { return name_; }
   std::int64_t bad_lines() const { return bad_lines_; }        // skipped with skip_bad
   std::int64_t unpaired_completions() const { return unpaired_; }  // blkparse C without Q (or before it)
+  // blkparse Q lines given up waiting for their C: the oldest half of kMaxPendingRequests, each
+  // time it fills (back-merged bios, a capture of queue events only, never complete).
+  std::int64_t abandoned_requests() const { return abandoned_; }
   std::string first_bad() const { return first_bad_; }         // "FILE:LINE: ..." or empty
 
  private:
@@ -116,6 +127,7 @@ class TraceReader {
   std::string name_;
   TraceFormat format_ = TraceFormat::kDiskSim;
   bool skip_bad_ = false;
+  std::size_t max_pending_ = kMaxPendingRequests;
   std::string line_;
   std::string line_error_;  // what is wrong with line_ before parsing (too long, a NUL), or empty
   std::string pending_first_;  // a line read while detecting the format
@@ -123,6 +135,8 @@ class TraceReader {
   std::int64_t line_no_ = 0;
   std::int64_t bad_lines_ = 0;
   std::int64_t unpaired_ = 0;
+  std::int64_t abandoned_ = 0;
+  void abandon_older_half();
   std::string first_bad_;
   std::optional<__int128> origin_ns_;  // the first record's own time
   sim::Time fio_clock_ns_ = 0;       // fio v2: the sum of waits so far

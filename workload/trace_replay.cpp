@@ -222,6 +222,7 @@ void Replayer::issue(const TraceRecord& r) {
   io.volume_id = vol.volume_id;
   io.offset_bytes = r.op == TraceOp::kFlush ? 0 : r.offset_bytes;
   io.length_bytes = r.op == TraceOp::kFlush ? 0 : r.length_bytes;
+  io.fua = r.fua;  // blkparse WFS: through to the SSDs before the reply
   const std::int64_t row_index = sim_.now() / options_.interval_ns;
   OpenRow* open = row(row_index);
   open->pending += 1;
@@ -235,8 +236,22 @@ void Replayer::issue(const TraceRecord& r) {
   const TraceOp op = r.op;
   const std::int64_t bytes = io.length_bytes;
   const std::int64_t line = r.line;
-  array_.submit(io, [this, vi, row_index, op, bytes, line](const IoCompletion& done) {
+  auto completed = [this, vi, row_index, op, bytes, line](const IoCompletion& done) {
     complete(vi, row_index, line, op, bytes, done);
+  };
+  if (!r.preflush) return array_.submit(io, std::move(completed));
+  // blkparse FWS / FWFS: the volume's cache is flushed, then the write goes; one I/O whose
+  // latency runs from its arrival to the write's reply (the block layer's flush sequence).
+  ++report_.preflushes;
+  HostIo flush;
+  flush.op = IoOp::kFlush;
+  flush.volume_id = io.volume_id;
+  const sim::Time arrived = sim_.now();
+  array_.submit(flush, [this, io, arrived, completed = std::move(completed)](const IoCompletion& flushed) mutable {
+    if (!flushed.status.is_ok()) return completed(IoCompletion{flushed.status, arrived, flushed.complete_time});
+    array_.submit(io, [arrived, completed = std::move(completed)](const IoCompletion& written) mutable {
+      completed(IoCompletion{written.status, arrived, written.complete_time});
+    });
   });
 }
 
@@ -342,6 +357,7 @@ sim::Result<TraceReport> Replayer::run() {
   report_.bad_lines = reader_.bad_lines();
   report_.first_bad = reader_.first_bad();
   report_.unpaired_completions = reader_.unpaired_completions();
+  report_.abandoned_requests = reader_.abandoned_requests();
   return report_;
 }
 

@@ -86,6 +86,8 @@ struct TraceReport {
   std::int64_t stalls = 0;         // arrivals that waited for max_outstanding
   std::int64_t reordered = 0;      // records earlier than the one before (replayed in order)
   std::int64_t unpaired_completions = 0;  // blkparse C lines without their Q
+  std::int64_t abandoned_requests = 0;    // blkparse Q lines given up waiting for their C
+  std::int64_t preflushes = 0;            // blkparse writes with a preflush: a flush, then the write
   sim::Time end_ns = 0;            // simulated time of the last completion
   std::vector<TraceVolume> volumes;  // first-appearance order
   // I/Os the array failed, over every volume.

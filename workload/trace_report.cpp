@@ -98,6 +98,12 @@ std::string format_trace_totals(const TraceReport& r) {
   if (r.stalls > 0) out += ", " + std::to_string(r.stalls) + " arrivals waited for an I/O slot";
   if (r.reordered > 0) out += ", " + std::to_string(r.reordered) + " records out of time order";
   if (r.io_errors() > 0) out += ", " + std::to_string(r.io_errors()) + " I/Os failed (first: " + r.first_io_error + ")";
+  if (r.preflushes > 0) out += ", " + std::to_string(r.preflushes) + " writes after a preflush";
+  // The recorded latencies cover only the requests whose Q and C were both seen.
+  if (r.unpaired_completions > 0)
+    out += ", " + std::to_string(r.unpaired_completions) + " completions (C) without their queued request (Q)";
+  if (r.abandoned_requests > 0)
+    out += ", " + std::to_string(r.abandoned_requests) + " queued requests (Q) that waited too long for their C";
   out += "\n";
   for (const TraceVolume& v : r.volumes) {
     const TraceStats& s = v.totals;
@@ -146,6 +152,8 @@ std::string trace_totals_json(const TraceReport& r) {
   j["stalls"] = r.stalls;
   j["reordered"] = r.reordered;
   j["unpaired_completions"] = r.unpaired_completions;
+  j["abandoned_requests"] = r.abandoned_requests;
+  j["preflushes"] = r.preflushes;
   j["io_errors"] = r.io_errors();
   j["first_io_error"] = r.first_io_error;
   j["end_s"] = sim::to_seconds(r.end_ns);
