@@ -1,13 +1,16 @@
 // Option checks and the progress line of long runs (app/commands.h).
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -231,6 +234,29 @@ CLI::Validator count_check(std::int64_t lo, std::int64_t hi) {
       },
       "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
 }
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+volatile std::sig_atomic_t g_interrupt_signal = 0;
+
+extern "C" void on_interrupt(int signal_number) {
+  g_interrupt_signal = signal_number;
+  g_interrupted.store(true, std::memory_order_relaxed);
+}
+}  // namespace
+
+const std::atomic<bool>& catch_interrupts() {
+  static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;  // a second signal ends the process
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  return g_interrupted;
+}
+
+int interrupt_signal() { return g_interrupt_signal; }
 
 std::function<void(const std::string&)> progress_printer(std::string prefix) {
   using Clock = std::chrono::steady_clock;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -133,9 +134,14 @@ OutputFile open_output(const std::string& path) {
   return OutputFile(std::fopen(path.c_str(), "wb"), &std::fclose);
 }
 
-// Writes the report to --output (`out`) or stdout; 1 when a job failed or the file cannot be written.
+// Writes the report to --output (`out`) or stdout; 1 when a job failed or the file cannot be
+// written; 128 + the signal when SIGINT or SIGTERM stopped the run (the report covers what ran,
+// as fio's on Ctrl-C).
 int emit(const FioOptions& o, const workload::RunReport& report,
          const std::vector<workload::OutputFormat>& formats, std::FILE* out) {
+  if (interrupt_signal() != 0)
+    std::fprintf(stderr, "afasim fio: interrupted by %s: the report covers the run until then\n",
+                 interrupt_signal() == SIGINT ? "SIGINT" : "SIGTERM");
   const std::string text = workload::format_report(report, formats);
   if (out == nullptr) {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -143,6 +149,7 @@ int emit(const FioOptions& o, const workload::RunReport& report,
     const int error = errno;
     return fail_command("fio", "--output: cannot write " + o.output + ": " + std::strerror(error), 1);
   }
+  if (interrupt_signal() != 0) return interrupted_exit_code();
   for (const auto& r : report.results)
     if (r.error != 0) return 1;
   return 0;
@@ -284,6 +291,7 @@ int run_fio_command(const FioOptions& o) {
     run_options.seed = o.seed;
     run_options.input_files = inputs;
     if (!o.quiet) run_options.progress = progress_printer("afasim ");
+    run_options.interrupted = &catch_interrupts();
     return run_on_device(o, *device_run, *file, run_options, *formats, out.get());
   }
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
@@ -296,6 +304,7 @@ int run_fio_command(const FioOptions& o) {
   run_options.raid_type = *raid::parse_raid_type(o.raid_type);
   run_options.provisioning = *controller::parse_provisioning(o.provisioning);
   if (!o.quiet) run_options.progress = progress_printer("afasim ");
+  run_options.interrupted = &catch_interrupts();
 
   // verify= reads back what was written: the SSDs keep the bytes (docs/workloads.md).
   controller::ArrayOptions array_options;

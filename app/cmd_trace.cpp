@@ -1,6 +1,7 @@
 // `afasim trace FILE`: replays a block trace (fio iolog, blkparse, MSR CSV, DiskSim) in
 // virtual time against a fresh simulated array (docs/workloads.md "Trace replay").
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -147,13 +148,20 @@ int run_trace_command(const TraceCliOptions& o) {
   auto on_row = [json](const workload::TraceRow& row) {
     const std::string line = json ? workload::trace_row_json(row) : workload::format_trace_row(row);
     std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);  // each row as it completes, through a pipe too (hostile round 32)
   };
+  replay.interrupted = &catch_interrupts();
   auto report = workload::replay_trace(**array, sim, **reader, replay, on_row);
   if (!report.is_ok()) return fail_command("trace", report.status().message(), report.status().code() == sim::Code::kInvalidArgument ? 2 : 1);
   const std::string totals = json ? workload::trace_totals_json(*report) : workload::format_trace_totals(*report);
   std::fwrite(totals.data(), 1, totals.size(), stdout);
   std::fflush(stdout);
   warn_unused_maps(replay, *report);
+  if (report->interrupted) {
+    std::fprintf(stderr, "afasim trace: interrupted by %s: the report covers the records read until then\n",
+                 interrupt_signal() == SIGINT ? "SIGINT" : "SIGTERM");
+    return interrupted_exit_code();
+  }
   if (report->io_errors() > 0) {  // as fio's exit code for a job with errors
     std::fprintf(stderr, "afasim trace: %lld I/Os failed; the first: %s\n",
                  static_cast<long long>(report->io_errors()), report->first_io_error.c_str());

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -98,5 +99,14 @@ CLI::Validator count_check(std::int64_t lo, std::int64_t hi);
 // A progress callback for long runs: prints "<prefix><line> (N s wall)" to stderr at most
 // once per wall-clock second.
 std::function<void(const std::string&)> progress_printer(std::string prefix);
+
+// From now on SIGINT and SIGTERM set the returned flag instead of ending the process, once: the
+// handler is reset by the first, so a second ends it. For commands that run a simulation to its
+// end (fio, trace): they stop early and report what ran, as fio does on Ctrl-C.
+const std::atomic<bool>& catch_interrupts();
+// The signal that set the flag, 0 when none has.
+int interrupt_signal();
+// Exit code of a run stopped by a signal: 128 + the signal, as a shell reports it.
+inline int interrupted_exit_code() { return 128 + interrupt_signal(); }
 
 }  // namespace afasim::app

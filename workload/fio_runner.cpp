@@ -335,7 +335,12 @@ sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
   // simulated time: a thinktime or startdelay of years has nothing to run in it, and a timer
   // would run millions of times there. It only reads.
   for (std::uint64_t steps = 1; !session.finished() && sim.step(); ++steps) {
-    if (steps % kProgressSteps != 0 || !options.progress) continue;
+    if (steps % kProgressSteps != 0) continue;
+    if (options.interrupted != nullptr && options.interrupted->load(std::memory_order_relaxed)) {
+      session.stop();
+      break;
+    }
+    if (!options.progress) continue;
     char line[160];
     std::snprintf(line, sizeof line, "fio: %.1f s simulated, %d/%d clones running, %lld I/Os done",
                   sim::to_seconds(sim.now()), session.clones_running(), session.clone_count(),

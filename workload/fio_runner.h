@@ -18,6 +18,7 @@
 // Not thread-safe: runs on the thread that owns the Simulator and Array.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,6 +58,10 @@ struct FioRunOptions {
   // Files the run reads (job files, included files, read_iolog traces): a log file that is
   // one of them is refused rather than written over it (hostile round 23).
   std::vector<std::string> input_files;
+  // run_fio only: when it reads true (a signal handler sets it), the run stops as a job's
+  // runtime would end it and the report covers what ran, as fio does on Ctrl-C. Read every
+  // kProgressSteps events.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 // The log files `f`'s clones keep open from the start of a run (FioLogWriter: one per log and

@@ -349,8 +349,16 @@ sim::Result<TraceReport> Replayer::run() {
   // Progress every kProgressSteps events, not on a timer of simulated time: a trace with a gap
   // of years has nothing to run in it, and a timer would run millions of times there.
   for (std::uint64_t steps = 1; !(reader_done_ && !lookahead_ && in_flight_ == 0 && !scheduled_) && sim_.step();
-       ++steps)
-    if (steps % kProgressSteps == 0) progress_tick();
+       ++steps) {
+    if (steps % kProgressSteps != 0) continue;
+    if (options_.interrupted != nullptr && options_.interrupted->load(std::memory_order_relaxed) &&
+        !report_.interrupted) {
+      report_.interrupted = true;  // what is in flight completes; nothing more is read
+      reader_done_ = true;
+      lookahead_.reset();
+    }
+    progress_tick();
+  }
   AFASIM_ASSERT(in_flight_ == 0, "trace replay ended with I/O in flight");
   if (!error_.is_ok()) return error_;
   emit_rows(true);

@@ -16,6 +16,7 @@
 // Not thread-safe: runs on the thread that owns the Simulator and Array.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -44,6 +45,9 @@ struct TraceReplayOptions {
   std::int64_t max_records = 0;          // stop after this many I/Os; 0 = the whole trace
   // Every 100 ms of simulated time: a one-line status (never changes the run).
   std::function<void(const std::string& line)> progress;
+  // When it reads true (a signal handler sets it), no more records are read; the I/Os in flight
+  // complete and the report covers what was replayed. Read every kProgressSteps events.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 // One volume's I/O in one interval of arrival time (or over the whole replay).
@@ -87,6 +91,7 @@ struct TraceReport {
   std::int64_t reordered = 0;      // records earlier than the one before (replayed in order)
   std::int64_t unpaired_completions = 0;  // blkparse C lines without their Q
   std::int64_t abandoned_requests = 0;    // blkparse Q lines given up waiting for their C
+  bool interrupted = false;               // stopped by TraceReplayOptions::interrupted
   std::int64_t preflushes = 0;            // blkparse writes with a preflush: a flush, then the write
   sim::Time end_ns = 0;            // simulated time of the last completion
   std::vector<TraceVolume> volumes;  // first-appearance order

@@ -94,6 +94,7 @@ std::string format_trace_row(const TraceRow& row) {
 std::string format_trace_totals(const TraceReport& r) {
   std::string out = "\nTotals over " + std::to_string(sim::to_seconds(r.end_ns)) + " s simulated, " +
                     std::to_string(r.records) + " I/Os replayed";
+  if (r.interrupted) out += " (interrupted: the trace was not read to its end)";
   if (r.bad_lines > 0) out += ", " + std::to_string(r.bad_lines) + " bad lines skipped (first: " + r.first_bad + ")";
   if (r.stalls > 0) out += ", " + std::to_string(r.stalls) + " arrivals waited for an I/O slot";
   if (r.reordered > 0) out += ", " + std::to_string(r.reordered) + " records out of time order";
@@ -153,6 +154,7 @@ std::string trace_totals_json(const TraceReport& r) {
   j["reordered"] = r.reordered;
   j["unpaired_completions"] = r.unpaired_completions;
   j["abandoned_requests"] = r.abandoned_requests;
+  j["interrupted"] = r.interrupted;
   j["preflushes"] = r.preflushes;
   j["io_errors"] = r.io_errors();
   j["first_io_error"] = r.first_io_error;
