@@ -41,6 +41,16 @@ struct FioOptions {
   std::string device_state = "filled";
   bool quiet = false;
   std::vector<std::string> extras;  // fio job options given as --key=value
+  // fio's own command-line flags (fio --help) that scripts pass: --minimal (terse output),
+  // --append-terse, --terse-version=3, --parse-only, --readonly, --warnings-fatal; and those
+  // about fio's console or its process, taken and ignored (console_flag).
+  bool minimal = false;
+  bool append_terse = false;
+  int terse_version = 3;
+  bool parse_only = false;
+  bool readonly = false;
+  bool warnings_fatal = false;
+  std::string console_flag;
 };
 
 // fio's command-line jobs as job-file text: "--key=value" lines, "[NAME]" for each --name.
@@ -262,8 +272,14 @@ class CacheWatch {
 };
 
 int run_fio_command(const FioOptions& o) {
-  auto formats = workload::parse_output_formats(o.output_format);
+  // fio: --minimal is --output-format=terse; --append-terse adds it to the others.
+  std::string format_text = o.minimal ? "terse" : o.output_format;
+  if (o.append_terse && !o.minimal) format_text += ",terse";
+  auto formats = workload::parse_output_formats(format_text);
   if (!formats.is_ok()) return fail_command("fio", "--output-format: " + formats.status().message(), 2);
+  if (o.terse_version != 3)
+    return fail_command("fio", "--terse-version=" + std::to_string(o.terse_version) +
+                                   ": afasim writes terse version 3 (fio's default) only", 2);
   // A bare device first: every filename is the whole device, as fio sees a block device.
   std::unique_ptr<DeviceRun> device_run;
   if (!o.device.empty()) {
@@ -274,6 +290,14 @@ int run_fio_command(const FioOptions& o) {
   if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
   for (const auto& w : file->warnings)
     std::fprintf(stderr, "afasim fio: warning: %s\n", config::printable(w, true).c_str());
+  if (o.warnings_fatal && !file->warnings.empty())
+    return fail_command("fio", "--warnings-fatal: the job file has warnings (above)", 2);
+  if (o.readonly)
+    for (const auto& j : file->jobs)
+      if (workload::does_writes(j.rw) || workload::does_trims(j.rw))
+        return fail_command("fio", "--readonly: job \"" + config::printable(j.name) + "\" writes (rw=" +
+                                       std::string(workload::to_string(j.rw)) + "), as fio refuses it", 2);
+  if (o.parse_only) return 0;  // fio --parse-only: the job files parsed, nothing run
   // What the run reads may not be written over: --output or a log named like a job file, an
   // include or a read_iolog trace replaced it (hostile round 23).
   std::vector<std::string> inputs = workload::fio_referenced_files(*file);
@@ -341,6 +365,20 @@ Runner add_fio_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--output", o->output, "Write the report to this file instead of stdout");
   cmd->add_option("--section", o->sections, "Run only this job section (repeatable), as fio's --section");
+  const std::string fio_flags = "fio's own flags";
+  cmd->add_flag("--minimal", o->minimal, "As fio: terse output (--output-format=terse)")->group(fio_flags);
+  cmd->add_flag("--append-terse", o->append_terse, "As fio: terse output after the others")->group(fio_flags);
+  cmd->add_option("--terse-version", o->terse_version, "As fio: the terse format's version (3 only)")
+      ->check(count_check(1, 9))
+      ->group(fio_flags);
+  cmd->add_flag("--parse-only", o->parse_only, "As fio: parse the job files, run nothing")->group(fio_flags);
+  cmd->add_flag("--readonly", o->readonly, "As fio: refuse jobs that write or trim")->group(fio_flags);
+  cmd->add_flag("--warnings-fatal", o->warnings_fatal, "As fio: a job file warning is an error")->group(fio_flags);
+  // fio's console and process flags: they change what fio prints while it runs or how it
+  // allocates, not the workload or the report.
+  for (const char* flag : {"--eta", "--eta-newline", "--eta-interval", "--status-interval", "--max-jobs", "--debug",
+                           "--aux-path", "--alloc-size"})
+    cmd->add_option(flag, o->console_flag, "Taken and ignored (fio's console or process)")->group(fio_flags);
   add_volume_options(cmd, "job", o->raid_type, o->provisioning, o->config_dir, o->quiet);
   CLI::Option* device = cmd->add_option("--device", o->device,
                                         "Run on this bare device (afasim devices lists them) instead of an array");

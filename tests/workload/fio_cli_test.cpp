@@ -13,6 +13,7 @@
 #include "workload/fio_job.h"
 
 using namespace afasim;
+using afasim::workload::testing::Cli;
 using afasim::workload::testing::run_cli;
 using afasim::workload::testing::write_temp;
 
@@ -273,4 +274,35 @@ TEST_CASE("what a job file holds reaches the terminal without its control charac
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("\\x1b]0") != std::string::npos);
   CHECK(bad.err.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("fio's own command-line flags that scripts pass: taken as fio takes them, or ignored when only fio's console") {
+  // fio review 32: --eta=never, --minimal, --status-interval, ... were read as job options
+  // ("<command line>:13: eta: unknown option") and --eta never opened "never" as a job file.
+  const std::string job = " --name=x --rw=randread --bs=4k --size=64m --runtime=50ms --time_based --quiet";
+  for (const std::string flags : {"--eta=never", "--eta never", "--eta-newline=1", "--status-interval=1",
+                                  "--max-jobs=8 --debug=io --aux-path=/tmp --alloc-size=1024"}) {
+    CAPTURE(flags);
+    const Cli r = run_cli("fio " + flags + job);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("Run status group 0 (all jobs):") != std::string::npos);
+  }
+  const Cli minimal = run_cli("fio --minimal" + job);
+  CHECK(minimal.exit_code == 0);
+  CHECK(minimal.out.rfind("3;fio-3.33;x;", 0) == 0);
+  CHECK(minimal.out.find("Run status group") == std::string::npos);
+  const Cli appended = run_cli("fio --append-terse" + job);
+  CHECK(appended.out.find("3;fio-3.33;x;") != std::string::npos);
+  CHECK(appended.out.find("Run status group 0 (all jobs):") != std::string::npos);
+  const Cli v2 = run_cli("fio --terse-version=2" + job);
+  CHECK(v2.exit_code == 2);
+  CHECK(v2.err.find("--terse-version=2: afasim writes terse version 3 (fio's default) only") != std::string::npos);
+  const Cli parsed = run_cli("fio --parse-only" + job);
+  CHECK(parsed.exit_code == 0);
+  CHECK(parsed.out.empty());
+  CHECK(run_cli("fio --parse-only --name=x --rw=sideways --size=1m").exit_code == 2);
+  const Cli readonly = run_cli("fio --readonly --name=w --rw=randwrite --size=64m --quiet");
+  CHECK(readonly.exit_code == 2);
+  CHECK(readonly.err.find("--readonly: job \"w\" writes (rw=randwrite)") != std::string::npos);
+  CHECK(run_cli("fio --readonly" + job).exit_code == 0);
 }
