@@ -191,7 +191,8 @@ Status apply_per_direction_option(JobState& s, const Entry& e, const ApplyContex
   return Status::ok();
 }
 
-// thinktime (µs without a unit), thinktime_blocks, rate_cycle (ms), fsync, fdatasync, sync.
+// thinktime (µs without a unit), thinktime_blocks, thinktime_blocks_type, number_ios,
+// rate_cycle (ms), fsync, fdatasync, sync.
 Status apply_pacing_option(JobState& s, const Entry& e) {
   const std::string_view v = e.option.value;
   switch (e.def->id) {
@@ -206,6 +207,20 @@ Status apply_pacing_option(JobState& s, const Entry& e) {
       if (!t.is_ok()) return t.status();
       if (*t < sim::kMillisecond) return sim::invalid_argument("must be at least 1 ms");
       s.job.rate_cycle_ns = *t;
+      return Status::ok();
+    }
+    case Opt::kThinkTimeBlocksType:
+      // The queue drains before each pause, so the blocks counted are completed ones: fio's
+      // default, complete. issue (pause after N issued, I/O still in flight) is not simulated.
+      if (v == "complete") return Status::ok();
+      if (v == "issue")
+        return sim::invalid_argument("\"issue\" is not simulated: afasim drains the queue before each pause, "
+                                     "counting completed I/Os (complete, fio's default)");
+      return sim::invalid_argument(quoted(v) + " is not complete or issue");
+    case Opt::kNumberIos: {
+      auto n = parse_count(v, 0, kMaxBytes, s.job.kb_base);
+      if (!n.is_ok()) return n.status();
+      s.job.number_ios = *n;
       return Status::ok();
     }
     case Opt::kSync:
@@ -325,6 +340,8 @@ Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
       return apply_per_direction_option(s, e, ctx);
     case Opt::kThinkTime:
     case Opt::kThinkTimeBlocks:
+    case Opt::kThinkTimeBlocksType:
+    case Opt::kNumberIos:
     case Opt::kRateCycle:
     case Opt::kFsync:
     case Opt::kFdatasync:

@@ -95,7 +95,8 @@ void FioSession::Impl::start_clone(Clone& c) {
 bool FioSession::Impl::workload_done(Clone& c, Time now) const {
   // A replayed trace ends with its last I/O (fio), not at io_size.
   return now >= c.stop_at ||
-         (!c.iolog && !c.job->time_based && c.bytes_issued >= c.bytes_target);
+         (!c.iolog && !c.job->time_based && c.bytes_issued >= c.bytes_target) ||
+         (c.job->number_ios > 0 && c.ios_issued >= c.job->number_ios);
 }
 
 [[gnu::hot]] void FioSession::Impl::pump(Clone& c) {
@@ -268,6 +269,7 @@ bool FioSession::Impl::issue_from_iolog(Clone& c) {
                       : r.op == TraceOp::kTrim ? Direction::kTrim
                                                : Direction::kWrite;
   c.bytes_issued += r.length_bytes;
+  if (r.op != TraceOp::kFlush) ++c.ios_issued;
   submit(c, io, IssuedIo{d, r.op == TraceOp::kFlush, false, fi, r.length_bytes, r.offset_bytes},
          sim_.now());
   c.iolog_next.reset();
@@ -320,6 +322,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
     }
   }
   c.bytes_issued += u.size_bytes;
+  ++c.ios_issued;
   HostIo io;
   io.op = op_of(u.direction);
   io.volume_id = file.volume_id;

@@ -216,6 +216,9 @@ struct FioJob {
   bool do_verify = true;    // `do_verify=0`: write the pattern, skip the read-back
   // `exitall`: when this job finishes, the jobs `exit_what` names are stopped.
   bool exitall = false;
+  // `number_ios`: a clone stops after this many reads, writes and trims (0: no such bound),
+  // whichever of its bounds comes first (fio: it never extends the job).
+  std::int64_t number_ios = 0;
   ExitWhat exit_what = ExitWhat::kGroup;
 
   RandomDistribution distribution = RandomDistribution::kUniform;

@@ -94,6 +94,8 @@ enum class Opt {
   kSync,
   kExitAll,
   kExitWhat,
+  kNumberIos,
+  kThinkTimeBlocksType,
   kUnifiedRw,
   kSigFigs,
   kClatPercentiles,

@@ -89,6 +89,7 @@ struct Clone {
   bool idle_until_stop = false;
   // fsync / fdatasync: writes issued, and a flush owed before the next I/O.
   std::int64_t writes_issued = 0;
+  std::int64_t ios_issued = 0;  // reads, writes and trims of the workload (number_ios)
   bool sync_due = false;
   // rate_iops_min / rate_min: completions in the current rate_cycle window.
   bool checks_min_rate = false;

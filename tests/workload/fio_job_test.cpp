@@ -513,9 +513,9 @@ TEST_CASE("on a bare device every filename is the whole device, as fio sees a bl
     CHECK(trailing.err.find("afasim fio: \"--runtime=10s\": options before any --name= are taken by fio as defaults "
                             "that a job file's own settings override; afasim does not merge them into job files") == 0);
   }
-  const auto unknown = run_cli("fio --quiet " + shipped + " --minimal");
+  const auto unknown = run_cli("fio --quiet " + shipped + " --no-such-option");
   CHECK(unknown.exit_code == 2);
-  CHECK(unknown.err.find("minimal") != std::string::npos);
+  CHECK(unknown.err.find("no-such-option: unknown option") != std::string::npos);
   CHECK(unknown.err.find("options before any --name=") == std::string::npos);
   // The host queue model holds every command in flight: 17 x 65,536 is refused before the run.
   const auto deep = run_cli("fio --quiet --device memblaze-pblaze5-916-aic-3200gb --name=r --rw=randread "
@@ -561,6 +561,15 @@ io_size=4KiB
   CHECK(f.jobs[0].io_size_bytes == 4000);
   REQUIRE(f.warnings.size() == 1);
   CHECK(f.warnings[0].rfind("ig.fio:10: io_size: \"4KiB\" is 4000 bytes", 0) == 0);
+  // The io_uring engine's tuning and the host's identity (fio review 32: "hipri: unknown option"
+  // though ioengine=io_uring was taken).
+  const FioJobFile u = parse_job_ok("[j]\nsize=1g\nioengine=io_uring\nhipri\nfixedbufs\nregisterfiles\nsqthread_poll=1\n"
+                                    "cgroup=fio\nuid=1000\nthinktime_blocks_type=complete\n",
+                                    "u.fio");
+  REQUIRE(u.ignored.size() == 7);
+  CHECK(u.ignored[1].option.name == "hipri");
+  CHECK(u.ignored[1].reason == "afasim is the I/O engine");
+  CHECK(u.ignored[5].option.name == "cgroup");
 }
 
 TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong") {
@@ -593,7 +602,19 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\niodepth=0\n", "bad.fio:3: iodepth: \"0\" is out of range 1..65536"},
       {"[j]\nsize=1g\nrwmixread=101\n", "bad.fio:3: rwmixread: \"101\" is out of range 0..100"},
       {"[j]\nsize=1g\nthinktime_iotime=10\n",
-       "bad.fio:3: thinktime_iotime: not supported by afasim: think time counts completed I/Os"},
+       "bad.fio:3: thinktime_iotime: not supported by afasim: think time follows thinktime_blocks, not I/O time"},
+      // fio review 32: messages that contradicted what afasim simulates.
+      {"[j]\nsize=1g\nthinktime=1ms\nthinktime_blocks_type=issue\n",
+       "bad.fio:4: thinktime_blocks_type: \"issue\" is not simulated: afasim drains the queue before each pause"},
+      {"[j]\nsize=1g\nthinktime_blocks_type=often\n", "bad.fio:3: thinktime_blocks_type: \"often\" is not complete or issue"},
+      {"[j]\nsize=1g\ntrim_percentage=10\n",
+       "bad.fio:3: trim_percentage: not supported by afasim: verify's trim phase is not simulated (rw=trim, randtrim "
+       "and trimwrite trim through the array)"},
+      {"[j]\nsize=1g\nwrite_barrier=1\n",
+       "bad.fio:3: write_barrier: not supported by afasim: barrier writes are not simulated (fsync= and fdatasync= flush)"},
+      {"[j]\nsize=1g\nzonemode=strided\n",
+       "bad.fio:3: zonemode: not supported by afasim: neither strided zones nor zoned block devices are simulated"},
+      {"[j]\nsize=1g\nnumber_ios=-1\n", "bad.fio:3: number_ios: \"-1\""},
       {"[j]\nsize=1g\nruntime=2sec\n", "bad.fio:3: runtime: \"2sec\": fio 3.33 reads"},
       {"[j]\nsize=1g\ntime_based\n", "bad.fio:3: time_based: needs runtime="},
       {"[j]\nsize=1g\nbssplit=4k/60:8k/60\n",

@@ -434,6 +434,16 @@ TEST_CASE("verify= reads back what the job wrote and fails with EILSEQ on other 
   CHECK(bad.results[2].error_message.find("verify: bad data at byte 262144 of volume \"v\"") == 0);
 }
 
+TEST_CASE("number_ios stops a clone after that many I/Os, whichever bound comes first, as fio") {
+  // fio 3.33, size=64m rw=randread bs=4k number_ios=1000: 1000 reads (fio review 32: refused).
+  CHECK(dir(run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nnumber_ios=1000\n"), 0, Direction::kRead).io_count ==
+        1000);
+  const RunReport mixed = run("[m]\nfilename=v\nsize=64m\nrw=randrw\nbs=4k\niodepth=8\nnumber_ios=500\n");
+  CHECK(dir(mixed, 0, Direction::kRead).io_count + dir(mixed, 0, Direction::kWrite).io_count == 500);
+  // It never extends the job: size ends it first.
+  CHECK(dir(run("[r]\nfilename=v\nsize=1m\nrw=read\nbs=4k\nnumber_ios=1000\n"), 0, Direction::kRead).io_count == 256);
+}
+
 TEST_CASE("an interrupted run (Ctrl-C) stops as its runtime would and reports what ran, as fio does") {
   // Hostile round 32: SIGINT lost the whole report. The flag is set before the run here, so the
   // run stops at the first check (every kProgressSteps events) instead of after 100 s.
