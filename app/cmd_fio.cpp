@@ -271,11 +271,22 @@ class CacheWatch {
   sim::EventId next_;
 };
 
+// fio's --warnings-fatal and --readonly against the parsed jobs.
+sim::Status check_fio_flags(const FioOptions& o, const workload::FioJobFile& file) {
+  if (o.warnings_fatal && !file.warnings.empty())
+    return sim::invalid_argument("--warnings-fatal: the job file has warnings (above)");
+  if (o.readonly)
+    for (const auto& j : file.jobs)
+      if (workload::does_writes(j.rw) || workload::does_trims(j.rw))
+        return sim::invalid_argument("--readonly: job \"" + config::printable(j.name) + "\" writes (rw=" +
+                                     std::string(workload::to_string(j.rw)) + "), as fio refuses it");
+  return sim::Status::ok();
+}
+
 int run_fio_command(const FioOptions& o) {
   // fio: --minimal is --output-format=terse; --append-terse adds it to the others.
-  std::string format_text = o.minimal ? "terse" : o.output_format;
-  if (o.append_terse && !o.minimal) format_text += ",terse";
-  auto formats = workload::parse_output_formats(format_text);
+  auto formats = workload::parse_output_formats(
+      o.minimal ? "terse" : o.output_format + (o.append_terse ? ",terse" : ""));
   if (!formats.is_ok()) return fail_command("fio", "--output-format: " + formats.status().message(), 2);
   if (o.terse_version != 3)
     return fail_command("fio", "--terse-version=" + std::to_string(o.terse_version) +
@@ -290,13 +301,7 @@ int run_fio_command(const FioOptions& o) {
   if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
   for (const auto& w : file->warnings)
     std::fprintf(stderr, "afasim fio: warning: %s\n", config::printable(w, true).c_str());
-  if (o.warnings_fatal && !file->warnings.empty())
-    return fail_command("fio", "--warnings-fatal: the job file has warnings (above)", 2);
-  if (o.readonly)
-    for (const auto& j : file->jobs)
-      if (workload::does_writes(j.rw) || workload::does_trims(j.rw))
-        return fail_command("fio", "--readonly: job \"" + config::printable(j.name) + "\" writes (rw=" +
-                                       std::string(workload::to_string(j.rw)) + "), as fio refuses it", 2);
+  if (const sim::Status st = check_fio_flags(o, *file); !st.is_ok()) return fail_command("fio", st.message(), 2);
   if (o.parse_only) return 0;  // fio --parse-only: the job files parsed, nothing run
   // What the run reads may not be written over: --output or a log named like a job file, an
   // include or a read_iolog trace replaced it (hostile round 23).

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace afasim::config {
 
@@ -107,6 +108,18 @@ std::string printable(std::string_view text, bool keep_lines) {
     }
   }
   return out;
+}
+
+std::string_view compression_of(std::string_view first_bytes) {
+  static constexpr std::pair<std::string_view, std::string_view> kMagic[] = {
+      {"\x1f\x8b", "gzip"}, {"\xfd" "7zXZ", "xz"}, {"\x28\xb5\x2f\xfd", "zstd"}, {"BZh", "bzip2"}};
+  for (const auto& [magic, kind] : kMagic) {
+    if (first_bytes.rfind(magic, 0) != 0) continue;
+    // "BZh" begins words too: bzip2's block size digit and block magic follow it.
+    if (kind == "bzip2" && (first_bytes.size() < 10 || first_bytes.substr(4, 6) != "\x31\x41\x59\x26\x53\x59")) continue;
+    return kind;
+  }
+  return {};
 }
 
 }  // namespace afasim::config

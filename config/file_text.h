@@ -36,6 +36,10 @@ sim::Result<std::string> read_descriptor(int fd, std::size_t max_bytes);
 // `keep_lines`: newlines and tabs stay (a whole report or message of several lines).
 std::string printable(std::string_view text, bool keep_lines = false);
 
+// The compressor whose magic number `first_bytes` start with ("gzip", "xz", "zstd", "bzip2"),
+// or "" (a user handing a .gz trace or job file is told to decompress it).
+std::string_view compression_of(std::string_view first_bytes);
+
 // The bytes of the file at `path`, as read_descriptor gives them.
 // kNotFound "cannot read PATH: REASON" when the file cannot be opened, kInvalidArgument
 // "cannot read PATH: a directory", kIoError "cannot read PATH: REASON" when reading fails.

@@ -109,6 +109,9 @@ Result<std::vector<AccessZone>> parse_zones(std::string_view text, bool absolute
 
 Status apply_zoned_distribution(JobState& s, std::string_view value, bool absolute) {
   const std::string_view spec = value.substr(value.find(':') + 1);
+  // fio refuses a direction left empty at the end (hostile round 32: "zoned:50/50:50/50," ran).
+  if (!spec.empty() && spec.back() == ',')
+    return sim::invalid_argument(quoted(value) + ": a ',' with no zones after it");
   auto parts = per_direction(spec);
   if (!parts.is_ok()) return parts.status();
   for (auto& zones : s.job.zones) zones.clear();
@@ -412,6 +415,26 @@ Status finalize_run_options(JobState& s, std::string_view file) {
   }
   if (job.verify && !job.read_iolog.empty()) {
     return located(at(Opt::kVerify, "verify"), "a replayed trace carries no data to verify");
+  }
+  return Status::ok();
+}
+
+// The random maps that keep a bit per block (FioJob::tracks_random_map): one per clone and
+// file, as fio's axmap is; at most kMaxRandomMapBytes over the file's jobs.
+Status check_random_maps(const std::vector<JobState>& states, std::string_view file) {
+  static_assert(kMaxRandomMapBytes == std::int64_t{1} << 30, "the message says 1 GiB");
+  __int128 map_bytes = 0;
+  for (const JobState& s : states) {
+    const FioJob& job = s.job;
+    if (!job.tracks_random_map()) continue;
+    const __int128 blocks = job.size_bytes / job.min_block_bytes();
+    map_bytes += (blocks + 63) / 64 * 8 * job.numjobs * job.file_count();
+    if (map_bytes > kMaxRandomMapBytes) {
+      return located(option_at(file, s, Opt::kSize, "size"),
+                     "the random maps of jobs with mixed block sizes keep a bit per smallest block of every "
+                     "clone's region, as fio's do: more than 1 GiB with job " + quoted(job.name) +
+                         "; add norandommap (independent draws) or use a larger smallest block size");
+    }
   }
   return Status::ok();
 }

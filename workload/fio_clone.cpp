@@ -389,6 +389,7 @@ void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time
     what.verify = true;
   }
   ++c.in_flight;
+  c.result->depth_bins.record(c.in_flight);
   Clone* cp = &c;
   auto go = [this, cp, io, what, buffer = std::move(buffer)] {
     if (cp->finished) {
@@ -407,6 +408,7 @@ void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time
 
 [[gnu::hot]] void FioSession::Impl::submit(Clone& c, const HostIo& io, const IssuedIo& what, Time earliest) {
   ++c.in_flight;
+  c.result->depth_bins.record(c.in_flight);  // fio's "IO depths": the queue with this I/O in it
   Clone* cp = &c;
   auto go = [this, cp, io, what] {
     if (cp->finished) {  // stopped while this I/O waited for its rate slot

@@ -394,23 +394,7 @@ Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int6
       vol.bare_device = true;
     }
   for (auto& s : states) AFASIM_RETURN_IF_ERROR(resolve_region(s, out, index));
-  // The random maps that keep a bit per block (FioJob::tracks_random_map): one per clone and
-  // file, as fio's axmap is.
-  static_assert(kMaxRandomMapBytes == std::int64_t{1} << 30, "the message says 1 GiB");
-  __int128 map_bytes = 0;
-  for (const JobState& s : states) {
-    const FioJob& job = s.job;
-    if (!job.tracks_random_map()) continue;
-    const __int128 blocks = job.size_bytes / job.min_block_bytes();
-    map_bytes += (blocks + 63) / 64 * 8 * job.numjobs * job.file_count();
-    if (map_bytes > kMaxRandomMapBytes) {
-      return located(option_at(out.file_name, s, Opt::kSize, "size"),
-                     "the random maps of jobs with mixed block sizes keep a bit per smallest block of every "
-                     "clone's region, as fio's do: more than 1 GiB with job " + quoted(job.name) + "; add norandommap (independent draws) or use a larger "
-                         "smallest block size");
-    }
-  }
-  return Status::ok();
+  return check_random_maps(states, out.file_name);
 }
 
 // fio init.c add_job: a job with stonewall or new_group starts a new group unless it is the

@@ -193,6 +193,9 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx);
 // Where option `id` of a job was written (its winning occurrence), for messages; the job's
 // section line when the option was never given.
 Location option_at(std::string_view file, const JobState& s, Opt id, std::string_view fallback);
+// kInvalidArgument "FILE:LINE: size: ..." when the jobs' tracked random maps
+// (FioJob::tracks_random_map) would hold more than kMaxRandomMapBytes.
+Status check_random_maps(const std::vector<JobState>& states, std::string_view file);
 // Cross-option checks of one job, after every option is applied.
 Status finalize(JobState& s, std::string_view file);
 

@@ -1,6 +1,7 @@
 #include "workload/fio_report.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -57,11 +58,10 @@ std::uint64_t LatencyBins::total() const {
   return t;
 }
 
-void DepthBins::record(int in_flight) {
+[[gnu::hot]] void DepthBins::record(int in_flight) {
   AFASIM_ASSERT(in_flight >= 1, "an I/O is in flight when it is submitted");
-  int i = 0;
-  while (i < 6 && in_flight >= (2 << i)) ++i;  // 1 | 2-3 | 4-7 | ... | 32-63 | >=64
-  ++counts[i];
+  // 1 | 2-3 | 4-7 | ... | 32-63 | >=64 (fio io_u.c io_u_mark_depth)
+  ++counts[std::min<std::size_t>(6, std::bit_width(static_cast<unsigned>(in_flight)) - 1)];
 }
 
 void DepthBins::merge(const DepthBins& other) {

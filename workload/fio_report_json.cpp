@@ -130,6 +130,12 @@ ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool pl
   sync["lat_ns"] = latency_json(e.sync.lat_ns, &e.percentile_list, plus);
   j["sync"] = std::move(sync);
   j["job_runtime"] = e.run_ns / sim::kMillisecond;
+  // The simulated host spends no CPU: fio's CPU fields, zero, so that scripts reading them work.
+  j["usr_cpu"] = 0.0;
+  j["sys_cpu"] = 0.0;
+  j["ctx"] = 0;
+  j["majf"] = 0;
+  j["minf"] = 0;
   const std::uint64_t depth_total = e.depth_bins.total();
   if (depth_total > 0) {
     ordered_json depth = ordered_json::object();
@@ -141,6 +147,12 @@ ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool pl
       depth[kDepthKeys[i]] = round6(pct);
     }
     j["iodepth_level"] = std::move(depth);
+    // One I/O per submission and per reaped completion: fio's bucket "4" (1 to 4) holds them all.
+    for (const char* key : {"iodepth_submit", "iodepth_complete"}) {
+      ordered_json batch = ordered_json::object();
+      for (const char* bucket : {"0", "4", "8", "16", "32", "64", ">=64"}) batch[bucket] = std::string(bucket) == "4" ? 100.0 : 0.0;
+      j[key] = std::move(batch);
+    }
   }
   const std::uint64_t total = e.clat_bins.total();
   j["latency_ns"] = bins_json(e.clat_bins.nsec.data(), 10, total);

@@ -217,6 +217,7 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
     out += latency_bin_lines(e.clat_bins.usec.data(), 10, "usec", total);
     out += latency_bin_lines(e.clat_bins.msec.data(), 12, "msec", total);
   }
+  out += "  cpu          : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0\n";  // the simulated host's: none
   const std::uint64_t depth_total = e.depth_bins.total();
   if (depth_total > 0) {
     double pct[7];
@@ -229,6 +230,8 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
         "  IO depths    : 1=%3.1f%%, 2=%3.1f%%, 4=%3.1f%%, 8=%3.1f%%, 16=%3.1f%%, 32=%3.1f%%, "
         ">=64=%3.1f%%\n",
         pct[0], pct[1], pct[2], pct[3], pct[4], pct[5], pct[6]);
+    out += "     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
+    out += "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n";
   }
   out += sprintf_string(
       "     issued rwts: total=%llu,%llu,%llu,%llu short=%llu,%llu,0,0 dropped=%llu,%llu,0,0\n",

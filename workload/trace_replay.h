@@ -53,7 +53,8 @@ struct TraceReplayOptions {
 // One volume's I/O in one interval of arrival time (or over the whole replay).
 struct TraceStats {
   std::int64_t ios = 0;
-  std::int64_t bytes = 0;
+  std::int64_t bytes = 0;       // read and written (the MB/s)
+  std::int64_t trim_bytes = 0;  // trimmed
   std::int64_t reads = 0, writes = 0, trims = 0, flushes = 0, errors = 0;
   sim::Histogram latency_ns;           // simulated: submit → completion (QoS wait included)
   sim::Histogram recorded_latency_ns;  // the trace's own, where it has them

@@ -49,6 +49,7 @@ ordered_json stats_json(const TraceStats& s, sim::Time length_ns) {
   const double seconds = length_ns > 0 ? sim::to_seconds(length_ns) : 0.0;
   j["ios"] = s.ios;
   j["bytes"] = s.bytes;
+  j["trim_bytes"] = s.trim_bytes;
   j["reads"] = s.reads;
   j["writes"] = s.writes;
   j["trims"] = s.trims;

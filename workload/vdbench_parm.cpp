@@ -160,6 +160,10 @@ class Parser {
     } catch (...) {
       fail(p.line, p.key, "\"" + text + "\" is not a number");
     }
+    // VDBench's range form, (1-64,d) or (1-10,1): not read (hostile round 32: "is not a number").
+    if (used > 0 && used < text.size() && text[used] == '-')
+      fail(p.line, p.key, "\"" + text + "\": VDBench's range form (FROM-TO,STEP) is not read; list the values, "
+                          "as (1,2,4,8,16,32,64)");
     if (used != text.size() || !std::isfinite(d)) fail(p.line, p.key, "\"" + text + "\" is not a number");
     if (d < lo || d > hi) {
       std::ostringstream os;
@@ -489,7 +493,8 @@ sim::Status check_run_overrides(const VdbenchFile& file, sim::Time elapsed, sim:
 
 sim::Result<VdbenchFile> load_vdbench_file(const std::string& path) {
   // Bounded as fio job files are: /dev/zero or a 300 MB file was read whole (GBs of memory).
-  auto text = config::read_file_text(path, kMaxVdbenchFileBytes);  // a directory is an error there
+  // "-" is standard input, as afasim fio and afasim trace read it (hostile round 32).
+  auto text = config::read_file_text(path == "-" ? "/dev/stdin" : path, kMaxVdbenchFileBytes);  // a directory is an error there
   if (!text.is_ok()) {
     // With the system's reason, as the other commands' files (hostile round 28: none was given).
     return sim::Status(text.status().code(), text.status().message() + " (the parameter file)");

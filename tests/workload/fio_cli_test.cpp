@@ -306,3 +306,12 @@ TEST_CASE("fio's own command-line flags that scripts pass: taken as fio takes th
   CHECK(readonly.err.find("--readonly: job \"w\" writes (rw=randwrite)") != std::string::npos);
   CHECK(run_cli("fio --readonly" + job).exit_code == 0);
 }
+
+TEST_CASE("afasim vdbench - reads the parameter file from standard input, as fio and trace do (hostile round 32)") {
+  const std::string parm = write_temp("stdin.vdb", "sd=sd1,lun=/dev/x\nwd=w,sd=sd1,xfersize=4k,rdpct=100\n"
+                                                   "rd=r,wd=w,iorate=max,elapsed=1,interval=1,threads=1\n");
+  const Cli r = run_cli("vdbench - --device memblaze-pblaze5-916-aic-3200gb --elapsed 1 < " + parm);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("cannot read -") == std::string::npos);
+  CHECK(r.out.find("avg_") != std::string::npos);
+}

@@ -615,6 +615,8 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nzonemode=strided\n",
        "bad.fio:3: zonemode: not supported by afasim: neither strided zones nor zoned block devices are simulated"},
       {"[j]\nsize=1g\nnumber_ios=-1\n", "bad.fio:3: number_ios: \"-1\""},
+      {"[j]\nsize=1g\nrw=randread\nrandom_distribution=zoned:50/50:50/50,\n",
+       "bad.fio:4: random_distribution: \"zoned:50/50:50/50,\": a ',' with no zones after it"},
       {"[j]\nsize=1g\nruntime=2sec\n", "bad.fio:3: runtime: \"2sec\": fio 3.33 reads"},
       {"[j]\nsize=1g\ntime_based\n", "bad.fio:3: time_based: needs runtime="},
       {"[j]\nsize=1g\nbssplit=4k/60:8k/60\n",

@@ -434,6 +434,23 @@ TEST_CASE("verify= reads back what the job wrote and fails with EILSEQ on other 
   CHECK(bad.results[2].error_message.find("verify: bad data at byte 262144 of volume \"v\"") == 0);
 }
 
+TEST_CASE("the JSON and normal output carry fio's CPU and I/O depth fields: depths measured, the host's CPU zero") {
+  // fio review 32: no usr_cpu, sys_cpu, ctx, majf, minf, iodepth_level, iodepth_submit or
+  // iodepth_complete, so scripts reading them (job['usr_cpu']) failed; no "IO depths" line.
+  const RunReport deep = run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\niodepth=16\ntime_based\nruntime=100ms\n");
+  const auto job = to_fio_json(deep)["jobs"][0];
+  for (const char* key : {"usr_cpu", "sys_cpu", "ctx", "majf", "minf", "iodepth_submit", "iodepth_complete"})
+    CHECK_MESSAGE(job.contains(key), key);
+  // The queue is full but for the first 15 submissions (1, 2-3, 4-7, 8-15): fio's "16" bucket.
+  CHECK(job["iodepth_level"]["16"].get<double>() > 99.0);
+  CHECK(job["iodepth_level"]["32"].get<double>() == 0.0);
+  const auto shallow = to_fio_json(run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nio_size=1m\n"))["jobs"][0];
+  CHECK(shallow["iodepth_level"]["1"] == 100.0);
+  const std::string text = format_normal(deep);
+  CHECK(text.find("  IO depths    : 1=0.1%, 2=0.1%, 4=0.1%, 8=0.1%, 16=") != std::string::npos);
+  CHECK(text.find("  cpu          : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0\n") != std::string::npos);
+}
+
 TEST_CASE("number_ios stops a clone after that many I/Os, whichever bound comes first, as fio") {
   // fio 3.33, size=64m rw=randread bs=4k number_ios=1000: 1000 reads (fio review 32: refused).
   CHECK(dir(run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nnumber_ios=1000\n"), 0, Direction::kRead).io_count ==

@@ -158,6 +158,9 @@ TEST_CASE("blkparse: Q lines are I/Os in 512-byte sectors, C lines give the reco
   CHECK(sda.totals.recorded_latency_ns.max() == 500'000);
   CHECK(sda.totals.latency_ns.count() == 1);
   CHECK(volume(rep.report, "dev8_16").totals.trims == 1);
+  // Trimmed bytes apart from the MB/s's (hostile round 32: a 1 TiB trim made 21 TB/s).
+  CHECK(volume(rep.report, "dev8_16").totals.trim_bytes == 2048 * 512);
+  CHECK(volume(rep.report, "dev8_16").totals.bytes == 16 * 512);
   // A C earlier than its Q is unpaired, not a response of 0 µs (hostile round 13).
   auto early = reader("  8,16 3 1 0.04 4211 Q R 0 + 16 [p]\n  8,16 3 1 0.03 0 C R 0 + 16 [0]\n");
   const auto early_recs = all(*early);

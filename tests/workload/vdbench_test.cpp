@@ -122,6 +122,9 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,threads=4,\nforthreads=(1,2)\n", "t.vdb:4: forthreads: given twice in rd=r"},
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,iorate=100,curve=(10,20)\n",
        "t.vdb:3: curve: is used only with iorate=curve, and rd=r's iorate is not curve"},
+      // Hostile round 32: the range form was "\"1-64\" is not a number".
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forthreads=(1-64,d2)\n",
+       "t.vdb:3: forthreads: \"1-64\": VDBench's range form (FROM-TO,STEP) is not read; list the values"},
   };
   for (const auto& [text, expect] : cases) {
     const std::string err = parse_vdbench_error(text);
