@@ -250,7 +250,9 @@ const std::atomic<bool>& catch_interrupts() {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;  // a second signal ends the process
+  // A second signal ends the process; system calls interrupted by the first carry on (the
+  // input's wait, poll(2), is cut short all the same: config::open_file_stream).
+  action.sa_flags = SA_RESETHAND | SA_RESTART;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   return g_interrupted;

@@ -149,7 +149,7 @@ OutputFile open_output(const std::string& path) {
 // as fio's on Ctrl-C).
 int emit(const FioOptions& o, const workload::RunReport& report,
          const std::vector<workload::OutputFormat>& formats, std::FILE* out) {
-  if (interrupt_signal() != 0)
+  if (report.interrupted)
     std::fprintf(stderr, "afasim fio: interrupted by %s: the report covers the run until then\n",
                  interrupt_signal() == SIGINT ? "SIGINT" : "SIGTERM");
   const std::string text = workload::format_report(report, formats);
@@ -159,7 +159,7 @@ int emit(const FioOptions& o, const workload::RunReport& report,
     const int error = errno;
     return fail_command("fio", "--output: cannot write " + o.output + ": " + std::strerror(error), 1);
   }
-  if (interrupt_signal() != 0) return interrupted_exit_code();
+  if (report.interrupted) return interrupted_exit_code();
   for (const auto& r : report.results)
     if (r.error != 0) return 1;
   return 0;
@@ -383,7 +383,9 @@ Runner add_fio_command(CLI::App& app) {
   // allocates, not the workload or the report.
   for (const char* flag : {"--eta", "--eta-newline", "--eta-interval", "--status-interval", "--max-jobs", "--debug",
                            "--aux-path", "--alloc-size"})
-    cmd->add_option(flag, o->console_flag, "Taken and ignored (fio's console or process)")->group(fio_flags);
+    cmd->add_option(flag, o->console_flag, "Taken and ignored (fio's console or process)")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // fio takes the last one too
+        ->group(fio_flags);
   add_volume_options(cmd, "job", o->raid_type, o->provisioning, o->config_dir, o->quiet);
   CLI::Option* device = cmd->add_option("--device", o->device,
                                         "Run on this bare device (afasim devices lists them) instead of an array");

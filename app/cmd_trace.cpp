@@ -125,6 +125,7 @@ int run_trace_command(const TraceCliOptions& o) {
   if (sim::Status st = fill_replay_options(o, replay); !st.is_ok()) return fail_command("trace", st.message(), 2);
   workload::TraceReaderOptions read;
   read.skip_bad = o.skip_bad;
+  read.stop = &catch_interrupts();
   if (!o.format.empty()) {
     auto f = workload::parse_trace_format(o.format);
     if (!f.is_ok()) return fail_command("trace", "--format: " + f.status().message(), 2);

@@ -1,28 +1,65 @@
 #include "config/file_text.h"
 
-#include <ext/stdio_filebuf.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ios>
+#include <streambuf>
 #include <utility>
+#include <vector>
 
 namespace afasim::config {
 
 namespace {
 
-// An istream over a descriptor it owns (libstdc++'s stdio_filebuf closes it).
-class DescriptorStream : public std::istream {
+// A read buffer over a descriptor it owns and closes. Reads without blocking and waits in
+// poll(2) between them, so that `stop` (a signal handler's flag) ends the input even while a
+// pipe's writer is silent (review 32: `afasim trace -` waited out SIGTERM, the stream library
+// retrying the interrupted read). A read error makes the stream bad.
+class DescriptorBuf : public std::streambuf {
  public:
-  explicit DescriptorStream(int fd) : std::istream(nullptr), buf_(fd, std::ios::in | std::ios::binary, kBufferBytes) {
-    rdbuf(&buf_);
+  DescriptorBuf(int fd, const std::atomic<bool>* stop) : fd_(fd), stop_(stop), buffer_(kBufferBytes) {
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  }
+  ~DescriptorBuf() override { ::close(fd_); }
+  DescriptorBuf(const DescriptorBuf&) = delete;
+  DescriptorBuf& operator=(const DescriptorBuf&) = delete;
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    while (true) {
+      const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
+      if (n > 0) {
+        setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+        return traits_type::to_int_type(buffer_[0]);
+      }
+      if (n == 0) return traits_type::eof();
+      if (errno != EAGAIN && errno != EINTR) throw std::ios_base::failure(std::strerror(errno));
+      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return traits_type::eof();
+      pollfd p{fd_, POLLIN, 0};
+      ::poll(&p, 1, 250);  // a signal cuts it short; the flag is read again either way
+    }
   }
 
  private:
   static constexpr std::size_t kBufferBytes = 256 * 1024;
-  __gnu_cxx::stdio_filebuf<char> buf_;
+  int fd_;
+  const std::atomic<bool>* stop_;
+  std::vector<char> buffer_;
+};
+
+// An istream over a DescriptorBuf.
+class DescriptorStream : public std::istream {
+ public:
+  DescriptorStream(int fd, const std::atomic<bool>* stop) : std::istream(nullptr), buf_(fd, stop) { rdbuf(&buf_); }
+
+ private:
+  DescriptorBuf buf_;
 };
 
 }  // namespace
@@ -65,10 +102,10 @@ sim::Result<std::string> read_file_text(const std::string& path, std::size_t max
   return text;
 }
 
-sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& path) {
+sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& path, const std::atomic<bool>* stop) {
   auto fd = open_for_reading(path);
   if (!fd.is_ok()) return fd.status();
-  return std::unique_ptr<std::istream>(std::make_unique<DescriptorStream>(*fd));
+  return std::unique_ptr<std::istream>(std::make_unique<DescriptorStream>(*fd, stop));
 }
 
 std::string printable(std::string_view text, bool keep_lines) {

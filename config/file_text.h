@@ -6,6 +6,7 @@
 // Stateless and thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <istream>
 #include <memory>
@@ -46,7 +47,10 @@ std::string_view compression_of(std::string_view first_bytes);
 sim::Result<std::string> read_file_text(const std::string& path, std::size_t max_bytes);
 
 // The file at `path` as a stream read in 256 KiB blocks (a trace of any length is streamed),
-// the stream owning the descriptor. Errors as open_for_reading's.
-sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& path);
+// the stream owning the descriptor. Errors as open_for_reading's. While it waits for input (a
+// pipe's writer is silent) it reads `stop` every 250 ms and a signal wakes it: once `stop`
+// reads true the stream ends there.
+sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& path,
+                                                           const std::atomic<bool>* stop = nullptr);
 
 }  // namespace afasim::config

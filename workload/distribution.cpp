@@ -298,7 +298,10 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
   // rounding the min_bs block down keeps the same range with every offset a multiple of it;
   // smaller (blockalign=512 with bs=4k, a misaligned workload): a uniform align-sized place
   // within the drawn block, so offsets fall between 4 KiB boundaries as fio's do.
-  const std::int64_t align = job_->block_align_bytes[index_of(d)];
+  // fio's blockalign defaults to the direction's smallest block: with bs=4k,64k the writes start
+  // on 64 KiB boundaries (review 32: they started on any 4 KiB one).
+  std::int64_t align = job_->block_align_bytes[index_of(d)];
+  if (align == 0 && job_->bs[index_of(d)].min_bytes > unit_) align = job_->bs[index_of(d)].min_bytes;
   if (align > 0 && align < unit_)
     offset += static_cast<std::int64_t>(rng_.uniform(static_cast<std::uint64_t>(unit_ / align))) * align;
   if (align > 0) offset = offset / align * align;

@@ -280,7 +280,7 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
   const std::string_view v = e.option.value;
   if (id == Opt::kFilename) {
     std::vector<std::string> names, paths;
-    for (std::string_view part : split(v, ':')) {  // fio: "a:b" is two files
+    for (const std::string& part : split_file_names(v)) {  // fio: "a:b" is two files
       if (part.empty()) return sim::invalid_argument(quoted(v) + ": an empty file name");
       for (unsigned char c : part) {
         if (c < 0x21 || c > 0x7e) {

@@ -428,7 +428,8 @@ Status check_random_maps(const std::vector<JobState>& states, std::string_view f
     const FioJob& job = s.job;
     if (!job.tracks_random_map()) continue;
     const __int128 blocks = job.size_bytes / job.min_block_bytes();
-    map_bytes += (blocks + 63) / 64 * 8 * job.numjobs * job.file_count();
+    // A verifying job's read-back replays its pattern, with a map of its own.
+    map_bytes += (blocks + 63) / 64 * 8 * job.numjobs * job.file_count() * (job.verify && job.do_verify ? 2 : 1);
     if (map_bytes > kMaxRandomMapBytes) {
       return located(option_at(file, s, Opt::kSize, "size"),
                      "the random maps of jobs with mixed block sizes keep a bit per smallest block of every "

@@ -96,7 +96,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
   // A replayed trace ends with its last I/O (fio), not at io_size.
   return now >= c.stop_at ||
          (!c.iolog && !c.job->time_based && c.bytes_issued >= c.bytes_target) ||
-         (c.job->number_ios > 0 && c.ios_issued >= c.job->number_ios);
+         (c.job->number_ios > 0 && c.ios_issued >= c.job->number_ios * c.job->loops);
 }
 
 [[gnu::hot]] void FioSession::Impl::pump(Clone& c) {
@@ -389,38 +389,51 @@ void FioSession::Impl::submit_verifying(Clone& c, HostIo io, IssuedIo what, Time
     what.verify = true;
   }
   ++c.in_flight;
-  c.result->depth_bins.record(c.in_flight);
   Clone* cp = &c;
   auto go = [this, cp, io, what, buffer = std::move(buffer)] {
     if (cp->finished) {
       --cp->in_flight;
       return;
     }
+    note_depth(*cp);
     target_.submit(io, [this, cp, what, buffer](const IoCompletion& done) {
       on_complete(*cp, what, done, buffer.get());
     });
   };
-  if (earliest > sim_.now())
-    sim_.at(earliest, std::move(go));
-  else
+  submit_when(c, earliest, std::move(go));
+}
+
+// fio's "IO depths": the I/Os submitted and not yet complete, this one included; not those
+// still waiting for their rate slot (review 32: iodepth=32 rate_iops=200 read 92 % at 32, fio
+// 97.5 % at 1).
+[[gnu::hot]] void FioSession::Impl::note_depth(Clone& c) {
+  c.result->depth_bins.record(c.in_flight - c.rate_waiting);
+}
+
+// Runs `go` now, or at `earliest` when the I/O waits for its rate slot (counted meanwhile).
+template <typename Go>
+[[gnu::hot]] void FioSession::Impl::submit_when(Clone& c, Time earliest, Go&& go) {
+  if (earliest <= sim_.now()) return go();
+  ++c.rate_waiting;
+  Clone* cp = &c;
+  sim_.at(earliest, [cp, go = std::forward<Go>(go)]() mutable {
+    --cp->rate_waiting;
     go();
+  });
 }
 
 [[gnu::hot]] void FioSession::Impl::submit(Clone& c, const HostIo& io, const IssuedIo& what, Time earliest) {
   ++c.in_flight;
-  c.result->depth_bins.record(c.in_flight);  // fio's "IO depths": the queue with this I/O in it
   Clone* cp = &c;
   auto go = [this, cp, io, what] {
     if (cp->finished) {  // stopped while this I/O waited for its rate slot
       --cp->in_flight;
       return;
     }
+    note_depth(*cp);
     target_.submit(io, [this, cp, what](const IoCompletion& done) { on_complete(*cp, what, done, nullptr); });
   };
-  if (earliest > sim_.now())
-    sim_.at(earliest, std::move(go));
-  else
-    go();
+  submit_when(c, earliest, std::move(go));
 }
 
 void FioSession::Impl::fail_clone(Clone& c, int error, std::string message, bool failed_io) {
@@ -554,7 +567,7 @@ void FioSession::Impl::finish_clone(Clone& c) {
   --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
   if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
   // exitall: a job that ends ends the others exit_what names (fio's td_exitall on thread exit).
-  if (c.job->exitall && c.started && !stopped_) exit_all(*c.job);
+  if (exitall_ && c.started && !stopped_) exit_all(*c.job);
 }
 
 }  // namespace afasim::workload

@@ -216,8 +216,8 @@ struct FioJob {
   bool do_verify = true;    // `do_verify=0`: write the pattern, skip the read-back
   // `exitall`: when this job finishes, the jobs `exit_what` names are stopped.
   bool exitall = false;
-  // `number_ios`: a clone stops after this many reads, writes and trims (0: no such bound),
-  // whichever of its bounds comes first (fio: it never extends the job).
+  // `number_ios`: a clone stops after this many reads, writes and trims a loop (0: no such
+  // bound), whichever of its bounds comes first (fio: it never extends the job).
   std::int64_t number_ios = 0;
   ExitWhat exit_what = ExitWhat::kGroup;
 
@@ -271,8 +271,8 @@ struct FioJob {
   // offsets (fio's min_bs).
   std::int64_t min_block_bytes() const;
   // Whether the random map keeps a bit per min_block_bytes() block, as fio's axmap does:
-  // uniform random I/O with the map on, some direction's blocks larger than the smallest, and
-  // no blockalign other than that block. Then an I/O starts on a block this pass has not
+  // uniform random I/O with the map on, mixed sizes within a direction (bssplit, bsrange), every
+  // direction's smallest size the same, and no blockalign other than that block. Then an I/O starts on a block this pass has not
   // touched and is cut short where a touched one begins (fio io_u.c mark_random_map); without
   // it I/Os of different sizes would overlap and leave part of the region untouched.
   bool tracks_random_map() const;

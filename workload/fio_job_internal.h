@@ -28,6 +28,8 @@ std::string to_lower(std::string_view s);
 bool is_digit(char c);
 // Quotes a value for a message, escaping what would not print.
 std::string quoted(std::string_view s);
+// filename='s files: separated by ':', "\\:" a colon inside a name (fio's escape).
+std::vector<std::string> split_file_names(std::string_view v);
 std::vector<std::string_view> split(std::string_view s, char sep);
 // An unsigned decimal integer, the whole of `s`; nullopt on anything else or overflow.
 std::optional<std::uint64_t> parse_u64(std::string_view s);

@@ -66,6 +66,7 @@ std::string_view file_path_of(std::string_view path) {
 std::string volume_name_for_path(std::string_view path) {
   std::string name(file_path_of(path));
   std::replace(name.begin(), name.end(), '/', '-');
+  std::replace(name.begin(), name.end(), ':', '-');  // an escaped colon ("\:") of a by-path name
   return name;
 }
 
@@ -116,7 +117,9 @@ bool FioJob::tracks_random_map() const {
   bool mixed = false;
   for (int d = 0; d < kDirections; ++d) {
     if (!does_direction(rw, static_cast<Direction>(d))) continue;
-    if (block_align_bytes[d] != 0 && block_align_bytes[d] != unit) return false;
+    // Directions of different smallest sizes (bs=4k,64k) are aligned each to its own, as fio's
+    // blockalign default: the permutation, not the map (review 32).
+    if (bs[d].min_bytes != unit || (block_align_bytes[d] != 0 && block_align_bytes[d] != unit)) return false;
     mixed |= bs[d].max_bytes > unit;
   }
   return mixed;

@@ -139,6 +139,7 @@ struct RunReport {
   std::string system;              // the preset the array was built from, "ise-860-g3"
   std::uint64_t seed = 0;
   std::string afasim_version = "0.1.0";
+  bool interrupted = false;  // FioRunOptions::interrupted stopped the run: the report is of what ran
   // Extra afasim facts for the JSON "afasim" object (volumes, faults, ...); an object.
   nlohmann::ordered_json afasim_extra = nlohmann::ordered_json::object();
 };

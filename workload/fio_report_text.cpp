@@ -145,12 +145,14 @@ std::string direction_block(const ReportEntry& e, const DirectionStats& ds, std:
   const auto iops = static_cast<std::uint64_t>(static_cast<__int128>(ds.io_count) * 1000 / runt);
   const int figures = e.significant_figures;  // fio's sig_figs
   std::string out =
-      sprintf_string("  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)\n", std::string(name).c_str(),
+      // fio 3.33 (stat.c show_ddir_status, zbd_write_status) ends every write line with its
+      // zone resets: none here.
+      sprintf_string("  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)%s\n", std::string(name).c_str(),
                      fio_num2str(iops, figures, 1, false, NumUnit::kNone).c_str(),
                      fio_num2str(bw, figures, 1, true, NumUnit::kBytePerSecond).c_str(),
                      fio_num2str(bw, figures, 1, false, NumUnit::kBytePerSecond).c_str(),
                      fio_num2str(ds.io_bytes, figures, 1, true, NumUnit::kByte).c_str(),
-                     static_cast<unsigned long long>(runt));
+                     static_cast<unsigned long long>(runt), name == "write" ? "; 0 zone resets" : "");
   if (ds.slat_ns().count() > 0) out += latency_line("slat", ds.slat_ns());
   if (ds.clat_ns.count() > 0) out += latency_line("clat", ds.clat_ns);
   if (ds.lat_ns().count() > 0) out += latency_line(" lat", ds.lat_ns());

@@ -78,6 +78,9 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
   report_.results.resize(static_cast<std::size_t>(total));
   clones_.resize(static_cast<std::size_t>(total));
   job_clones_left_.assign(file_.jobs.size(), 0);
+  // fio init.c: exitall in any job makes every job's end stop the jobs its exit_what names
+  // (exitall_on_terminate is one flag for the run; review 32).
+  exitall_ = std::any_of(file_.jobs.begin(), file_.jobs.end(), [](const FioJob& j) { return j.exitall; });
   job_started_.assign(file_.jobs.size(), false);
   std::size_t k = 0;
   for (const auto& j : file_.jobs) {
@@ -338,7 +341,9 @@ sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
     if (steps % kProgressSteps != 0) continue;
     if (options.interrupted != nullptr && options.interrupted->load(std::memory_order_relaxed)) {
       session.stop();
-      break;
+      RunReport report = session.report();
+      report.interrupted = true;
+      return report;
     }
     if (!options.progress) continue;
     char line[160];

@@ -90,6 +90,7 @@ struct Clone {
   // fsync / fdatasync: writes issued, and a flush owed before the next I/O.
   std::int64_t writes_issued = 0;
   std::int64_t ios_issued = 0;  // reads, writes and trims of the workload (number_ios)
+  int rate_waiting = 0;         // of in_flight, those waiting for their rate slot
   bool sync_due = false;
   // rate_iops_min / rate_min: completions in the current rate_cycle window.
   bool checks_min_rate = false;
@@ -123,7 +124,10 @@ struct FioSession::Impl {
   sim::Status start();
   sim::Status build_clones(const std::map<std::string, controller::Id>& volumes);
   void stop();
-  void exit_all(const FioJob& ended);  // exitall: stops the jobs ended.exit_what names
+  void exit_all(const FioJob& ended);
+  void note_depth(Clone& c);
+  template <typename Go>
+  void submit_when(Clone& c, sim::Time earliest, Go&& go);  // exitall: stops the jobs ended.exit_what names
   void start_ready_jobs();
   int clones_running() const;
 
@@ -170,6 +174,7 @@ struct FioSession::Impl {
   std::int64_t ios_done_ = 0;
   bool started_ = false;
   bool stopped_ = false;
+  bool exitall_ = false;  // some job has exitall: every job's end stops others (exit_all)
 };
 
 // errno of a failed I/O, as fio reports it.

@@ -164,6 +164,23 @@ Result<ParsedSize> parse_size_detail(std::string_view text, int kb_base) {
   return out;
 }
 
+// filename='s files: separated by ':', where "\:" is a colon inside a name (fio's escape, for
+// paths such as /dev/disk/by-path/pci-0000\:00\:1f.2-ata-1; hostile round 32 split them).
+std::vector<std::string> split_file_names(std::string_view v) {
+  std::vector<std::string> parts(1);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == ':') {
+      parts.back() += ':';
+      ++i;
+    } else if (v[i] == ':') {
+      parts.emplace_back();
+    } else {
+      parts.back() += v[i];
+    }
+  }
+  return parts;
+}
+
 }  // namespace afasim::workload::fio_detail
 
 namespace afasim::workload {

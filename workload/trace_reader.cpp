@@ -161,7 +161,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path,
   // "-": standard input through a file stream of its own (std::cin's buffer is synced with
   // stdio, a character at a time: several times slower on a 10 GB pipe). A FIFO nobody writes
   // reads as an empty trace instead of hanging (hostile round 17).
-  auto file = config::open_file_stream(path == "-" ? "/dev/stdin" : path);
+  auto file = config::open_file_stream(path == "-" ? "/dev/stdin" : path, options.stop);
   if (!file.is_ok()) {
     if (file.status().code() == sim::Code::kInvalidArgument) return sim::invalid_argument("cannot read " + path + ": a directory");
     return sim::not_found(path + ": cannot open the trace: " + file.status().message());

@@ -24,6 +24,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <istream>
 #include <memory>
@@ -66,6 +67,9 @@ struct TraceReaderOptions {
   bool skip_bad = false;              // count bad lines and go on, instead of failing
   // blkparse Q lines kept waiting for their C (TraceReader::kMaxPendingRequests; tests lower it).
   std::size_t max_pending_requests = std::size_t{1} << 20;  // at least 2
+  // open(): once it reads true (a signal handler's flag), the file ends where the reading is,
+  // even while a pipe's writer is silent (config::open_file_stream).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 class TraceReader {

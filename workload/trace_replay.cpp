@@ -362,6 +362,9 @@ sim::Result<TraceReport> Replayer::run() {
     progress_tick();
   }
   AFASIM_ASSERT(in_flight_ == 0, "trace replay ended with I/O in flight");
+  // Stopped while the reader waited for input: the input ended there (TraceReaderOptions::stop).
+  if (options_.interrupted != nullptr && options_.interrupted->load(std::memory_order_relaxed))
+    report_.interrupted = true;
   if (!error_.is_ok()) return error_;
   emit_rows(true);
   report_.bad_lines = reader_.bad_lines();

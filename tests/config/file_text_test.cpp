@@ -1,8 +1,15 @@
 // config::printable: what a user's file holds, printed back without its control characters
-// (hostile round 23: a trace's device field set the terminal's title and cleared its screen).
+// (hostile round 23: a trace's device field set the terminal's title and cleared its screen);
+// open_file_stream's stop flag; compression_of.
 #include "config/file_text.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
 
 namespace afasim::config {
 namespace {
@@ -16,6 +23,43 @@ TEST_CASE("printable escapes control characters, C1 controls included, and keeps
   CHECK(printable("\xc2") == "\\xc2");  // a cut sequence: not read past the end, escaped
   CHECK(printable("\x9b" "2J") == "\\x9b2J");  // a lone 8-bit CSI (review, round 23)
   CHECK(printable("\xe2\x82\xac \xf0\x9f\x92\xbe") == "\xe2\x82\xac \xf0\x9f\x92\xbe");  // € and a 4-byte one stay
+}
+
+TEST_CASE("a stream whose pipe's writer is silent ends once its stop flag is set, with what came before") {
+  // Review 32: `afasim trace -` waited out SIGTERM until the writer closed the pipe.
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  REQUIRE(::write(fds[1], "line one\n", 9) == 9);
+  std::atomic<bool> stop{false};
+  auto in = open_file_stream("/dev/fd/" + std::to_string(fds[0]), &stop);
+  REQUIRE(in.is_ok());
+  std::string line;
+  REQUIRE(std::getline(**in, line));
+  CHECK(line == "line one");
+  const auto start = std::chrono::steady_clock::now();
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  CHECK_FALSE(std::getline(**in, line));  // the writer is still there, silent
+  stopper.join();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(waited >= std::chrono::milliseconds(200));
+  CHECK(waited < std::chrono::seconds(5));
+  CHECK((*in)->eof());
+  CHECK_FALSE((*in)->bad());
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+TEST_CASE("compression_of names gzip, xz, zstd and bzip2 data, and nothing else") {
+  CHECK(compression_of(std::string("\x1f\x8b\x08\x00", 4)) == "gzip");
+  CHECK(compression_of("\xfd" "7zXZ" + std::string(1, '\0')) == "xz");
+  CHECK(compression_of("\x28\xb5\x2f\xfd") == "zstd");
+  CHECK(compression_of("BZh91AY&SY") == "bzip2");
+  CHECK(compression_of("BZh is a word") == "");
+  CHECK(compression_of("fio version 3 iolog") == "");
+  CHECK(compression_of("") == "");
 }
 
 }  // namespace

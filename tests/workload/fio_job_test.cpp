@@ -700,6 +700,9 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=64t\nrw=randwrite\nbsrange=4k-64k\n",
        "bad.fio:2: size: the random maps of jobs with mixed block sizes keep a bit per smallest block of every "
        "clone's region, as fio's do: more than 1 GiB with job \"j\"; add norandommap"},
+      // A verifying job's read-back has a map of its own (review 32): 20 TiB is 640 MiB of bits, twice.
+      {"[j]\nsize=20t\nrw=randwrite\nbsrange=4k-64k\nverify=md5\n",
+       "bad.fio:2: size: the random maps of jobs with mixed block sizes"},
       {"[j]\nsize=64m\nrw=randread\nblockalign=1g\n",
        "bad.fio:4: blockalign: 1073741824 bytes is larger than the region (67108864 bytes): every read would be "
        "at its start"},

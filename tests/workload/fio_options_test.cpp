@@ -395,6 +395,12 @@ TEST_CASE("nrfiles and filename=a:b spread a job over several volumes, size divi
   CHECK(paths.volumes[1].name == "mapper-vg-lv");
   CHECK(paths.volumes[2].name == "mnt-t-f1");
   CHECK(paths.volumes[0].size_bytes == sim::kMiB);
+  // fio's "\:" is a colon inside a name (hostile round 32: split into "a\" and "b").
+  const FioJobFile escaped =
+      parse_options_job("[j]\nfilename=/dev/disk/by-path/pci-0000\\:00\\:1f.2-ata-1:/dev/sdc\nsize=2m\n");
+  REQUIRE(escaped.volumes.size() == 2);
+  CHECK(escaped.volumes[0].name == "disk-by-path-pci-0000-00-1f.2-ata-1");
+  CHECK(escaped.volumes[1].name == "sdc");
 
   // Round robin, one I/O each: 8 MiB of 64 KiB writes is 32 to each of the 4 volumes.
   const auto catalog = config::Catalog::embedded().value();
@@ -446,6 +452,11 @@ TEST_CASE("the JSON and normal output carry fio's CPU and I/O depth fields: dept
   CHECK(job["iodepth_level"]["32"].get<double>() == 0.0);
   const auto shallow = to_fio_json(run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nio_size=1m\n"))["jobs"][0];
   CHECK(shallow["iodepth_level"]["1"] == 100.0);
+  // Not the I/Os waiting for their rate slot (review 32: iodepth=32 rate_iops=200 read 92 % at
+  // depth 32; fio 97.5 % at 1).
+  const auto paced = to_fio_json(run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\niodepth=32\nrate_iops=200\n"
+                                     "time_based\nruntime=1s\n"))["jobs"][0];
+  CHECK(paced["iodepth_level"]["1"].get<double>() > 90.0);
   const std::string text = format_normal(deep);
   CHECK(text.find("  IO depths    : 1=0.1%, 2=0.1%, 4=0.1%, 8=0.1%, 16=") != std::string::npos);
   CHECK(text.find("  cpu          : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0\n") != std::string::npos);
@@ -457,6 +468,9 @@ TEST_CASE("number_ios stops a clone after that many I/Os, whichever bound comes 
         1000);
   const RunReport mixed = run("[m]\nfilename=v\nsize=64m\nrw=randrw\nbs=4k\niodepth=8\nnumber_ios=500\n");
   CHECK(dir(mixed, 0, Direction::kRead).io_count + dir(mixed, 0, Direction::kWrite).io_count == 500);
+  // Per loop, as fio (review 32: loops=3 number_ios=100, fio 300 I/Os).
+  CHECK(dir(run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nnumber_ios=100\nloops=3\n"), 0, Direction::kRead).io_count ==
+        300);
   // It never extends the job: size ends it first.
   CHECK(dir(run("[r]\nfilename=v\nsize=1m\nrw=read\nbs=4k\nnumber_ios=1000\n"), 0, Direction::kRead).io_count == 256);
 }
@@ -472,6 +486,8 @@ TEST_CASE("an interrupted run (Ctrl-C) stops as its runtime would and reports wh
   CHECK(read.io_count < 100'000);  // 100 s would be ~14 M
   CHECK(r.results[0].end_ns < sim::kSecond);
   CHECK(r.results[0].error == 0);
+  CHECK(r.interrupted);
+  CHECK(!run("[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nio_size=1m\n").interrupted);
 }
 
 TEST_CASE("exitall: the first job to finish ends the others") {
@@ -496,6 +512,13 @@ TEST_CASE("exitall: the first job to finish ends the others") {
   const RunReport running = run("[global]\nexitall\nexit_what=stonewall\n" + jobs + later);
   CHECK(running.results[1].end_ns < 250 * sim::kMillisecond);
   CHECK(dir(running, 2, Direction::kRead).io_count > 1000);
+  // exitall in one job is the run's (fio init.c exitall_on_terminate): in a later group without
+  // it, the first job to end stops the other (review 32: afasim let it run 2 s, fio 1.01 s).
+  const RunReport global = run("[short]\nexitall\nfilename=a\nsize=64m\nrw=randread\ntime_based\nruntime=100ms\n"
+                               "[quick]\nstonewall\nfilename=b\nsize=64m\nrw=randread\ntime_based\nruntime=200ms\n"
+                               "[slow]\nfilename=c\nsize=64m\nrw=randread\ntime_based\nruntime=2s\n");
+  CHECK(global.results[2].end_ns == global.results[1].end_ns);
+  CHECK(global.results[2].end_ns < 400 * sim::kMillisecond);
 }
 
 TEST_CASE("reporting switches: unified_rw_reporting, significant_figures, lat/clat/slat percentiles") {
