@@ -357,7 +357,7 @@ void FioSession::Impl::start_rate_after_ramp(Clone& c) {
 // fio io_u.c usec_for_io: when the direction of `u`, just issued, is next due. Linear: after
 // the bytes issued so far at the rate (rate_iops paces min_bs-sized bytes, as fio does, so with
 // bssplit or bsrange it is rate_iops × the smallest size in bytes a second, fewer I/Os than
-// rate_iops: fio 3.33, bssplit=4k/50:64k/50 rate_iops=500, 68.5 IOPS), so a direction that fell
+// rate_iops: fio 3.33, bssplit=4k/50:64k/50 rate_iops=500, 68.5 IOPS in one run, afasim 56), so a direction that fell
 // behind catches up; poisson: an exponential gap after the last due time.
 void FioSession::Impl::advance_rate(Clone& c, const IoUnit& u) {
   const FioJob& j = *c.job;

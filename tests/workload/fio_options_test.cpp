@@ -199,7 +199,8 @@ TEST_CASE("rate_iops on a mixed job: each direction holds its own rate, as fio's
 
 TEST_CASE("rate_iops with bssplit paces rate_iops x the smallest size in bytes, as fio does") {
   // fio 3.33 (setup_rate: rate_bps = rate_iops × min_bs) on bssplit=4k/50:64k/50 rate_iops=500,
-  // 2 s: 137 reads, 68.5 IOPS (fio review 32; afasim paced 500 I/Os a second, 7.3× the bytes).
+  // 2 s: 137 reads, 68.5 IOPS in one run (fio review 32; afasim paced 500 I/Os a second, 7.3× the
+  // bytes; now 112: the bytes the rate allows, the rest of fio's count not explained).
   // 500 × 4 KiB a second over a mean size of 34 KiB: 2 s hold ~120 I/Os.
   const RunReport r = run("[r]\nfilename=v\nsize=1g\nrw=randread\nbssplit=4k/50:64k/50\nrate_iops=500\n"
                           "norandommap\ntime_based\nruntime=2s\n");
