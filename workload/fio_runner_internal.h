@@ -91,6 +91,7 @@ struct Clone {
   std::int64_t writes_issued = 0;
   std::int64_t ios_issued = 0;  // reads, writes and trims of the workload (number_ios)
   int rate_waiting = 0;         // of in_flight, those waiting for their rate slot
+  std::int64_t loops_opened = 0;  // loops after the first begun with fio's reopening sync
   bool sync_due = false;
   // rate_iops_min / rate_min: completions in the current rate_cycle window.
   bool checks_min_rate = false;
@@ -126,6 +127,7 @@ struct FioSession::Impl {
   void stop();
   void exit_all(const FioJob& ended);
   void note_depth(Clone& c);
+  bool opens_next_loop(Clone& c);
   template <typename Go>
   void submit_when(Clone& c, sim::Time earliest, Go&& go);  // exitall: stops the jobs ended.exit_what names
   void start_ready_jobs();
