@@ -114,6 +114,18 @@ class Page:
 
         self.wait.until(clicked, message=what)
 
+    def until(self, predicate, what):
+        # As click: the page re-renders while elements are read (a fresh clone's make test met
+        # StaleElementReferenceException reading a drive's title); read them again.
+        def holds(d):
+            try:
+                return predicate()
+            except StaleElementReferenceException:
+                return False
+
+        self.wait.until(holds, message=what)
+        log(f"ok ({time.time() - STARTED:.1f} s): " + what)
+
     def text_of(self, selector):
         return self.d.find_element(By.CSS_SELECTOR, selector).text
 
@@ -228,11 +240,14 @@ def test():
             page.tab("physical")
             page.until_text("#physical-alerts", r"supercap_degraded", "the physical view lists the alert")
             page.until_text("#power", r"degraded", "and shows the supercap degraded")
-            failed = d.find_elements(By.CSS_SELECTOR, "#drive-7.drive-failed")
-            expect(len(failed) == 1, "drive 7 is drawn failed")
-            slow = d.find_elements(By.CSS_SELECTOR, "#drive-8.drive-healthy.drive-slow")
-            expect(len(slow) == 1 and "slowed ×4" in slow[0].get_attribute("title"),
-                   "drive 8 is drawn healthy and slowed (a new user saw only healthy)")
+            page.until(lambda: len(d.find_elements(By.CSS_SELECTOR, "#drive-7.drive-failed")) == 1,
+                       "drive 7 is drawn failed")
+
+            def drawn_slow():
+                slow = d.find_elements(By.CSS_SELECTOR, "#drive-8.drive-healthy.drive-slow")
+                return len(slow) == 1 and "slowed ×4" in slow[0].get_attribute("title")
+
+            page.until(drawn_slow, "drive 8 is drawn healthy and slowed (a new user saw only healthy)")
             page.no_error()
             page.shot("physical")
 
