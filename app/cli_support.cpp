@@ -260,6 +260,10 @@ const std::atomic<bool>& catch_interrupts() {
 
 int interrupt_signal() { return g_interrupt_signal; }
 
+const char* stop_signal_name(int signal_number) {
+  return signal_number == SIGINT ? "SIGINT" : signal_number == SIGHUP ? "SIGHUP" : "SIGTERM";
+}
+
 std::function<void(const std::string&)> progress_printer(std::string prefix) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();

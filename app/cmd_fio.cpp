@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -151,7 +150,7 @@ int emit(const FioOptions& o, const workload::RunReport& report,
          const std::vector<workload::OutputFormat>& formats, std::FILE* out) {
   if (report.interrupted)
     std::fprintf(stderr, "afasim fio: interrupted by %s: the report covers the run until then\n",
-                 interrupt_signal() == SIGINT ? "SIGINT" : "SIGTERM");
+                 stop_signal_name(interrupt_signal()));
   const std::string text = workload::format_report(report, formats);
   if (out == nullptr) {
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -175,10 +175,6 @@ int finish(SessionArray& s, Recording& rec) {
   return code;
 }
 
-const char* stop_signal_name(int signal_number) {
-  return signal_number == SIGINT ? "SIGINT" : signal_number == SIGHUP ? "SIGHUP" : "SIGTERM";
-}
-
 // Waits for SIGINT, SIGTERM or SIGHUP, then stops the front ends and the model cleanly.
 void serve_until_signal(const sigset_t& signals, SessionArray& s, serve::ModelThread& model, api::RestServer& rest,
                         nbd::NbdServer& nbd, const std::string& system_name) {

@@ -1,7 +1,6 @@
 // `afasim trace FILE`: replays a block trace (fio iolog, blkparse, MSR CSV, DiskSim) in
 // virtual time against a fresh simulated array (docs/workloads.md "Trace replay").
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -160,7 +159,7 @@ int run_trace_command(const TraceCliOptions& o) {
   warn_unused_maps(replay, *report);
   if (report->interrupted) {
     std::fprintf(stderr, "afasim trace: interrupted by %s: the report covers the records read until then\n",
-                 interrupt_signal() == SIGINT ? "SIGINT" : "SIGTERM");
+                 stop_signal_name(interrupt_signal()));
     return interrupted_exit_code();
   }
   if (report->io_errors() > 0) {  // as fio's exit code for a job with errors

@@ -106,6 +106,8 @@ std::function<void(const std::string&)> progress_printer(std::string prefix);
 const std::atomic<bool>& catch_interrupts();
 // The signal that set the flag, 0 when none has.
 int interrupt_signal();
+// "SIGINT", "SIGHUP" or "SIGTERM" (any other number) for the commands' messages.
+const char* stop_signal_name(int signal_number);
 // Exit code of a run stopped by a signal: 128 + the signal, as a shell reports it.
 inline int interrupted_exit_code() { return 128 + interrupt_signal(); }
 

@@ -282,7 +282,7 @@ bool FioSession::Impl::issue_from_iolog(Clone& c) {
 // at the start of each loop after the first.
 bool FioSession::Impl::opens_next_loop(Clone& c) {
   const FioJob& j = *c.job;
-  if ((j.fsync_every_writes == 0 && j.fdatasync_every_writes == 0) || j.time_based || c.iolog || j.loops < 2) return false;
+  if (j.loops < 2 || (j.fsync_every_writes == 0 && j.fdatasync_every_writes == 0) || j.time_based || c.iolog) return false;
   const std::int64_t loop_bytes = c.bytes_target / j.loops;
   if (loop_bytes <= 0 || c.bytes_issued == 0 || c.bytes_issued / loop_bytes <= c.loops_opened) return false;
   c.loops_opened = c.bytes_issued / loop_bytes;
