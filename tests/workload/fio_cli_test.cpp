@@ -305,6 +305,11 @@ TEST_CASE("fio's own command-line flags that scripts pass: taken as fio takes th
   CHECK(readonly.exit_code == 2);
   CHECK(readonly.err.find("--readonly: job \"w\" writes (rw=randwrite)") != std::string::npos);
   CHECK(run_cli("fio --readonly" + job).exit_code == 0);
+  // A job-file warning (4KiB is 4000 bytes under fio's kb_base) stops the run.
+  const Cli fatal = run_cli("fio --warnings-fatal" + job + " --io_size=4KiB");
+  CHECK(fatal.exit_code == 2);
+  CHECK(fatal.err.find("--warnings-fatal: the job file has warnings (above)") != std::string::npos);
+  CHECK(run_cli("fio" + job + " --io_size=4KiB").exit_code == 0);
 }
 
 TEST_CASE("afasim vdbench - reads the parameter file from standard input, as fio and trace do (hostile round 32)") {
