@@ -21,6 +21,9 @@
 
 #include "config/file_text.h"
 #include "app/commands.h"
+#include "config/size.h"
+#include "controller/objects.h"
+#include "workload/fio_job.h"
 
 namespace afasim::app {
 
@@ -274,6 +277,19 @@ std::function<void(const std::string&)> progress_printer(std::string prefix) {
     std::fprintf(stderr, "%s%s (%.0f s wall)\n", prefix.c_str(), line.c_str(),
                  std::chrono::duration<double>(now - start).count());
   };
+}
+
+// --volume-size: whole 512-byte logical blocks, at most the array's largest volume.
+sim::Result<std::int64_t> parse_volume_size(const std::string& text) {
+  auto size = workload::parse_fio_size(text, 1024);
+  if (!size.is_ok() || *size <= 0) return sim::invalid_argument("--volume-size " + text + ": not a size");
+  if (*size < 512 || *size % 512 != 0)
+    return sim::invalid_argument("--volume-size " + text + ": " + config::byte_count(*size) +
+                                 " is not a whole number of 512-byte blocks (the logical block)");
+  if (*size > controller::kMaxVolumeBytes)
+    return sim::invalid_argument("--volume-size " + text + ": more than the array's largest volume, " +
+                                 std::to_string(controller::kMaxVolumeBytes) + " bytes (1 PiB)");
+  return *size;
 }
 
 void add_volume_options(CLI::App* cmd, const std::string& creator, std::string& raid_type, std::string& provisioning,

@@ -38,6 +38,7 @@ struct FioOptions {
   std::string config_dir;
   std::string device;
   std::string device_state = "filled";
+  std::string volume_size;  // empty: a volume no job sizes is an error
   bool quiet = false;
   std::vector<std::string> extras;  // fio job options given as --key=value
   // fio's own command-line flags (fio --help) that scripts pass: --minimal (terse output),
@@ -110,6 +111,11 @@ sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t de
   workload::FioParseOptions parse = workload::host_parse_options();
   parse.sections = o.sections;
   parse.device_bytes = device_bytes;
+  if (!o.volume_size.empty()) {
+    auto bytes = parse_volume_size(o.volume_size);
+    if (!bytes.is_ok()) return bytes.status();
+    parse.volume_bytes = *bytes;
+  }
   std::string text;
   std::string name;
   if (std::count(o.job_files.begin(), o.job_files.end(), "-") > 1)
@@ -391,7 +397,11 @@ Runner add_fio_command(CLI::App& app) {
   // The array's flags are refused beside --device, and --device-state without it: they were
   // taken and ignored without a word (hostile round 28: --device X --raid-type RAID5 printed
   // the same report as --device X).
-  for (const char* array_flag : {"--system", "--raid-type", "--provisioning"}) device->excludes(cmd->get_option(array_flag));
+  cmd->add_option("--volume-size", o->volume_size,
+                  "Size of a volume no job sizes (fio jobs on a whole device: filename=/dev/nvme0n1 without size=); "
+                  "such a job covers it");
+  for (const char* array_flag : {"--system", "--raid-type", "--provisioning", "--volume-size"})
+    device->excludes(cmd->get_option(array_flag));
   cmd->add_option("--device-state", o->device_state,
                   "With --device: fresh (out of the box), filled (written once, as reviews start) or steady (SNIA PTS preconditioned)")
       ->check(CLI::IsMember({"fresh", "filled", "steady"}))

@@ -56,19 +56,6 @@ sim::Status parse_maps(const std::vector<std::string>& maps, std::map<std::strin
   return sim::Status::ok();
 }
 
-// --volume-size: whole 512-byte logical blocks, at most the array's largest volume.
-sim::Result<std::int64_t> parse_volume_size(const std::string& text) {
-  auto size = workload::parse_fio_size(text, 1024);
-  if (!size.is_ok() || *size <= 0) return sim::invalid_argument("--volume-size " + text + ": not a size");
-  if (*size < 512 || *size % 512 != 0)
-    return sim::invalid_argument("--volume-size " + text + ": " + config::byte_count(*size) +
-                                 " is not a whole number of 512-byte blocks (the logical block)");
-  if (*size > controller::kMaxVolumeBytes)
-    return sim::invalid_argument("--volume-size " + text + ": more than the array's largest volume, " +
-                                 std::to_string(controller::kMaxVolumeBytes) + " bytes (1 PiB)");
-  return *size;
-}
-
 sim::Status fill_replay_options(const TraceCliOptions& o, workload::TraceReplayOptions& r) {
   r.timing = o.iodepth > 0 ? workload::TraceTiming::kClosedLoop : workload::TraceTiming::kRecorded;
   r.speed = o.speed;

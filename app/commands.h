@@ -15,6 +15,8 @@
 #include <vector>
 #include <variant>
 
+#include "sim/status.h"
+
 namespace afasim::app {
 
 using Runner = std::function<int()>;
@@ -90,6 +92,9 @@ CLI::Validator seed_check();
 // what creates the volumes in the help text ("job", "replay").
 void add_volume_options(CLI::App* cmd, const std::string& creator, std::string& raid_type, std::string& provisioning,
                         std::string& config_dir, bool& quiet);
+// --volume-size (trace, fio): whole 512-byte logical blocks, at most the array's largest
+// volume (controller::kMaxVolumeBytes). kInvalidArgument "--volume-size TEXT: why".
+sim::Result<std::int64_t> parse_volume_size(const std::string& text);
 // a finite number in [lo, hi].
 CLI::Validator finite_range_check(double lo, double hi);
 // a whole number in [lo, hi] written in decimal digits ("1e2" and "+5" are refused as not

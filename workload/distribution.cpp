@@ -380,7 +380,15 @@ IoUnit AccessPattern::next_for(Direction direction) {
     if (offset + io.size_bytes > size_) offset = 0;  // wrap at the end of the region
   }
   const __int128 after = static_cast<__int128>(offset) + io.size_bytes + job_->rw_skip_bytes;
-  next_position_[d] = after >= size_ ? 0 : static_cast<std::int64_t>(after);
+  // Past the end, a hole wraps to the start; a step back before the start wraps to the
+  // region's end plus the step (fio io_u.c get_next_seq_offset: rw=read:-8k reads backwards).
+  if (after >= size_) {
+    next_position_[d] = 0;
+  } else if (after < 0) {
+    next_position_[d] = size_ + job_->rw_skip_bytes;
+  } else {
+    next_position_[d] = static_cast<std::int64_t>(after);
+  }
   io.offset_bytes = start_ + offset;
   return io;
 }

@@ -300,11 +300,16 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
     s.job.filename_paths = std::move(paths);
     return Status::ok();
   }
-  if (id == Opt::kIoSize) {
+  if (id == Opt::kIoSize || id == Opt::kFileSize) {
+    // fio's filesize=LOW-HIGH draws each file's size; afasim's volumes have one.
+    if (id == Opt::kFileSize && v.find('-') != std::string_view::npos) {
+      return sim::invalid_argument(quoted(v) + ": a range of file sizes is not simulated; give one size");
+    }
     auto b = size_value(ctx, e, v, s.job.kb_base);
     if (!b.is_ok()) return b.status();
     if (*b == 0) return sim::invalid_argument("must be > 0");
-    s.io_size = *b;
+    if (id == Opt::kFileSize) AFASIM_RETURN_IF_ERROR(check_sector_multiple(v, *b));
+    (id == Opt::kIoSize ? s.io_size : s.file_size) = *b;
     return Status::ok();
   }
   auto sp = size_or_percent_value(ctx, e, v, s.job.kb_base);
@@ -412,6 +417,8 @@ bool* flag_target(FioJob& job, Opt id) {
       return &job.bs[0].unaligned;
     case Opt::kExitAll:
       return &job.exitall;
+    case Opt::kFillDevice:
+      return &job.fill_device;
     case Opt::kClatPercentiles:
       return &job.clat_percentiles;
     case Opt::kLatPercentiles:
@@ -511,6 +518,7 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
     case Opt::kOffset:
     case Opt::kOffsetIncrement:
     case Opt::kIoSize:
+    case Opt::kFileSize:
     case Opt::kFilename:
       return apply_region_option(s, e, ctx);
     case Opt::kIodepth:
@@ -550,46 +558,6 @@ Location option_at(std::string_view file, const JobState& s, Opt id, std::string
   if (included != s.file_of.end() && !included->second.empty()) file = included->second;
   return Location{file, line == s.line_of.end() ? s.job.line : line->second,
                   name == s.name_of.end() ? fallback : std::string_view(name->second)};
-}
-
-// Cross-option checks of one job, after every option is applied. Sizes that depend on the
-// volume (percentages) are resolved later, by the file pass.
-Status finalize(JobState& s, std::string_view file) {
-  FioJob& job = s.job;
-  auto at = [&](Opt id, std::string_view fallback) { return option_at(file, s, id, fallback); };
-  if (!s.rw_suffix.empty()) {
-    const std::string_view suffix = trim(s.rw_suffix);
-    if (is_random(job.rw)) {
-      const auto n = parse_u64(suffix);
-      if (!n || *n == 0 || *n > static_cast<std::uint64_t>(kMaxBytes)) {
-        return located(at(Opt::kRw, "rw"),
-                       quoted(suffix) + " is not a count of I/Os per random offset");
-      }
-      job.rw_sequential_ios = static_cast<std::int64_t>(*n);
-    } else {
-      auto skip = parse_fio_size(suffix, job.kb_base);
-      if (!skip.is_ok()) return located(at(Opt::kRw, "rw"), skip.status());
-      job.rw_skip_bytes = *skip;
-    }
-  }
-  for (int d = 0; d < kDirections; ++d) {
-    if (!s.split[d].empty()) {
-      job.bs[d].split = s.split[d];
-      job.bs[d].min_bytes = job.bs[d].max_bytes = s.split[d].front().size_bytes;
-      for (const auto& share : s.split[d]) {
-        job.bs[d].min_bytes = std::min(job.bs[d].min_bytes, share.size_bytes);
-        job.bs[d].max_bytes = std::max(job.bs[d].max_bytes, share.size_bytes);
-      }
-    }
-  }
-  if (job.time_based && job.runtime_ns == 0) {
-    return located(at(Opt::kTimeBased, "time_based"), "needs runtime= (else the job never ends)");
-  }
-  if (!job.wait_for.empty() && job.wait_for == job.name) {
-    return located(at(Opt::kWaitFor, "wait_for"), "a job cannot wait for itself");
-  }
-  if (job.percentile_list.empty()) job.percentile_list = default_percentile_list();
-  return finalize_run_options(s, file);
 }
 
 }  // namespace afasim::workload::fio_detail

@@ -62,15 +62,18 @@ Status apply_skewed_distribution(JobState& s, std::string_view value,
 
 // One direction of zoned:60/10:30/20:10/70 (percent of I/Os / percent of the region) or
 // zoned_abs:60/20g:40/100g (percent of I/Os / bytes). Access shares add up to 100; zoned
-// sizes add up to 100 too (fio options.c parse_zoned_distribution).
+// sizes to at most 100, a zone without one ("20", "20/", "20/0") sharing what the others
+// leave, in whole percents (fio options.c zone_split_ddir: zoned:50/5:30/15:20/ gives the
+// last zone 80 %). Sizes under 100 leave the end of the region unread, as in fio.
 Result<std::vector<AccessZone>> parse_zones(std::string_view text, bool absolute, int kb_base) {
   std::vector<AccessZone> zones;
   int access = 0;
   double size = 0;
+  int missing = 0;
   for (std::string_view item : split(text, ':')) {
     item = trim(item);
     const auto slash = item.find('/');
-    if (slash == std::string_view::npos) {
+    if (absolute && slash == std::string_view::npos) {
       return sim::invalid_argument(quoted(item) + " is not ACCESS%/SIZE");
     }
     if (zones.size() == kMaxZones) return sim::invalid_argument("more than 256 zones (fio's limit)");
@@ -80,12 +83,15 @@ Result<std::vector<AccessZone>> parse_zones(std::string_view text, bool absolute
     }
     AccessZone z;
     z.access_percent = static_cast<int>(*pct);
-    const std::string_view size_text = trim(item.substr(slash + 1));
+    const std::string_view size_text =
+        slash == std::string_view::npos ? std::string_view{} : trim(item.substr(slash + 1));
     if (absolute) {
       auto bytes = parse_size_detail(size_text, kb_base);
       if (!bytes.is_ok()) return bytes.status();
       if (bytes->bytes == 0) return sim::invalid_argument(quoted(size_text) + ": a zone has a size");
       z.size_bytes = bytes->bytes;
+    } else if (size_text.empty() || size_text == "0") {
+      ++missing;  // z.size_percent filled in below
     } else {
       const auto p = parse_double(size_text);
       if (!p || *p <= 0 || *p > 100) {
@@ -101,8 +107,19 @@ Result<std::vector<AccessZone>> parse_zones(std::string_view text, bool absolute
     return sim::invalid_argument(quoted(text) + ": access percentages add up to " +
                                  std::to_string(access) + ", not 100");
   }
-  if (!absolute && std::abs(size - 100) > 1e-9) {
-    return sim::invalid_argument(quoted(text) + ": size percentages do not add up to 100");
+  if (!absolute && size > 100 + 1e-9) {
+    return sim::invalid_argument(quoted(text) + ": size percentages add up to more than 100");
+  }
+  if (missing > 0) {
+    const double share = std::floor((100 - size) / missing);
+    if (share < 1) {
+      return sim::invalid_argument(quoted(text) + ": the zones with a size leave " +
+                                   std::to_string(static_cast<int>(100 - size)) + " % for " +
+                                   std::to_string(missing) + " without one");
+    }
+    for (AccessZone& z : zones) {
+      if (z.size_percent == 0) z.size_percent = share;
+    }
   }
   return zones;
 }
@@ -438,6 +455,74 @@ Status check_random_maps(const std::vector<JobState>& states, std::string_view f
     }
   }
   return Status::ok();
+}
+
+// filesize=: every file (volume) of the job is that large and its region is the whole file;
+// size= then only bounds how much the job does, as io_size= would (fio HOWTO "filesize":
+// "size becomes merely the default for io_size"; setup_files caps it at the files' total).
+Status apply_file_size(JobState& s, std::string_view file) {
+  const Location at = option_at(file, s, Opt::kFileSize, "filesize");
+  const __int128 total = static_cast<__int128>(*s.file_size) * s.job.file_count();
+  if (total > kMaxBytes) return located(at, "filesize × the job's files is larger than 1 EiB");
+  if (s.size && s.size->is_percent) {
+    return located(at, "with a percentage size= (of files filesize= makes): give size= in bytes, or io_size=");
+  }
+  if (!s.io_size && s.size) s.io_size = std::min<std::int64_t>(s.size->bytes, static_cast<std::int64_t>(total));
+  s.size = SizeOrPercent{static_cast<std::int64_t>(total), 0, false};
+  return Status::ok();
+}
+
+// Cross-option checks of one job, after every option is applied. Sizes that depend on the
+// volume (percentages) are resolved later, by the file pass.
+Status finalize(JobState& s, std::string_view file, std::vector<std::string>& warnings) {
+  FioJob& job = s.job;
+  auto at = [&](Opt id, std::string_view fallback) { return option_at(file, s, id, fallback); };
+  if (!s.rw_suffix.empty()) {
+    const std::string_view suffix = trim(s.rw_suffix);
+    if (is_random(job.rw)) {
+      const auto n = parse_u64(suffix);
+      if (!n || *n == 0 || *n > static_cast<std::uint64_t>(kMaxBytes)) {
+        return located(at(Opt::kRw, "rw"),
+                       quoted(suffix) + " is not a count of I/Os per random offset");
+      }
+      job.rw_sequential_ios = static_cast<std::int64_t>(*n);
+    } else {
+      // rw=read:-8k steps back (fio's ddir_seq_add is signed): backwards sequential I/O.
+      const bool backwards = suffix.starts_with('-');
+      auto skip = parse_fio_size(backwards ? suffix.substr(1) : suffix, job.kb_base);
+      if (!skip.is_ok()) return located(at(Opt::kRw, "rw"), skip.status());
+      job.rw_skip_bytes = backwards ? -*skip : *skip;
+    }
+  }
+  for (int d = 0; d < kDirections; ++d) {
+    if (!s.split[d].empty()) {
+      job.bs[d].split = s.split[d];
+      job.bs[d].min_bytes = job.bs[d].max_bytes = s.split[d].front().size_bytes;
+      for (const auto& share : s.split[d]) {
+        job.bs[d].min_bytes = std::min(job.bs[d].min_bytes, share.size_bytes);
+        job.bs[d].max_bytes = std::max(job.bs[d].max_bytes, share.size_bytes);
+      }
+    }
+  }
+  if (s.file_size) AFASIM_RETURN_IF_ERROR(apply_file_size(s, file));
+  if (job.fill_device) {  // the whole volume: sized by another job or --volume-size
+    s.size.reset();
+    s.io_size.reset();
+  }
+  if (job.time_based && job.runtime_ns == 0) {
+    // fio (init.c fixup_options) says "time_based requires a runtime/timeout setting" and runs
+    // the job until its size is done.
+    const Location where = at(Opt::kTimeBased, "time_based");
+    warnings.push_back(located(where, "no effect without runtime=; the job " + quoted(job.name) +
+                                          " ends when its size is done (as fio)")
+                           .message());
+    job.time_based = false;
+  }
+  if (!job.wait_for.empty() && job.wait_for == job.name) {
+    return located(at(Opt::kWaitFor, "wait_for"), "a job cannot wait for itself");
+  }
+  if (job.percentile_list.empty()) job.percentile_list = default_percentile_list();
+  return finalize_run_options(s, file);
 }
 
 }  // namespace afasim::workload::fio_detail

@@ -15,7 +15,6 @@ namespace {
 using namespace fio_detail;
 
 // A UTF-8 byte-order mark, as Windows editors write it before the first line: skipped.
-constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 // ---------------------------------------------------------------------------------------
 // The file pass: sections, inheritance, volumes, groups.
@@ -277,7 +276,8 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
     if (!s.size) {
       return located(Location{file, job.line, "size"},
                      "missing: job " + quoted(job.name) + " on volume " + quoted(vol.name) +
-                         " needs size= (afasim sizes each volume from its jobs' size=)");
+                         " needs size= (afasim sizes each volume from its jobs' size=), or a size for such "
+                         "volumes: afasim fio --volume-size");
     }
     const bool pct_size = s.size->is_percent;
     return located(
@@ -347,6 +347,14 @@ Status check_region_fits(const JobState& s, std::string_view file) {
                          ") is smaller than the largest " + std::string(to_string(dir)) +
                          " block size (" + config::byte_count(job.bs[d].max_bytes) + ")");
     }
+    // A step back wraps to the region's end plus the step: it must land inside the region.
+    if (does_direction(job.rw, dir) && job.rw_skip_bytes < 0 &&
+        -job.rw_skip_bytes + job.bs[d].max_bytes > job.size_bytes) {
+      return located(option_at(file, s, Opt::kRw, "rw"),
+                     "a step back of " + config::byte_count(-job.rw_skip_bytes) + " and a block of " +
+                         config::byte_count(job.bs[d].max_bytes) + " do not fit the region (" +
+                         config::byte_count(job.size_bytes) + ")");
+    }
     // Offsets are drawn as multiples of blockalign: one past the region makes every one 0
     // (hostile round 25: a "random" job on one block).
     if (does_direction(job.rw, dir) && job.block_align_bytes[d] > job.size_bytes) {
@@ -383,11 +391,14 @@ Status resolve_region(JobState& s, const FioJobFile& out,
   return Status::ok();
 }
 
-// Volumes first (from absolute regions, or every one `device_bytes` when not 0), then every
-// job's region against its volume.
-Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int64_t device_bytes) {
+// Volumes first (from absolute regions, those left unsized `volume_bytes`, or every one
+// `device_bytes` when not 0), then every job's region against its volume.
+Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int64_t device_bytes,
+                       std::int64_t volume_bytes) {
   std::map<std::string, std::size_t> index;
   AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index, device_bytes > 0));
+  for (FioVolume& vol : out.volumes)
+    if (vol.size_bytes == 0) vol.size_bytes = volume_bytes;
   if (device_bytes > 0)
     for (FioVolume& vol : out.volumes) {
       vol.size_bytes = device_bytes;
@@ -481,7 +492,7 @@ Result<JobState> resolve_job(const Section& section, const std::vector<const Ent
     s.job.options.push_back(e.option);
     if (const auto why = ignored_reason(e)) out.ignored.push_back({section.name, e.option, *why});
   }
-  AFASIM_RETURN_IF_ERROR(finalize(s, out.file_name));
+  AFASIM_RETURN_IF_ERROR(finalize(s, out.file_name, out.warnings));
   return s;
 }
 
@@ -551,30 +562,10 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
     return sim::invalid_argument(std::string(file_name) + ": no job sections (only [global])");
   }
   warn_ineffective_distributions(states, out);
-  AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes));
+  AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes, options.volume_bytes));
   for (auto& s : states) out.jobs.push_back(s.job);
   AFASIM_RETURN_IF_ERROR(resolve_groups(out, states, left_out));
   return out;
-}
-
-void drop_byte_order_mark(std::string& text) {
-  if (text.starts_with(kUtf8Bom)) text.erase(0, kUtf8Bom.size());
-}
-
-Result<std::string> read_job_text(const std::string& path) {
-  auto text = config::read_file_text(path, kMaxFileBytes);  // a directory is an error there
-  if (!text.is_ok()) {
-    if (text.status().code() == sim::Code::kNotFound) {
-      const std::string why = text.status().message();  // "cannot read PATH: reason"
-      const std::string prefix = "cannot read " + path + ": ";
-      return sim::not_found(path + ": cannot open the job file" +
-                            (why.rfind(prefix, 0) == 0 ? " (" + why.substr(prefix.size()) + ")" : ""));
-    }
-    return text.status();
-  }
-  drop_byte_order_mark(*text);  // before joining several files
-  if (text->size() > kMaxFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
-  return text;
 }
 
 Result<FioJobFile> load_fio_job_file(const std::string& path, const FioParseOptions& options) {

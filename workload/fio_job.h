@@ -216,6 +216,9 @@ struct FioJob {
   bool do_verify = true;    // `do_verify=0`: write the pattern, skip the read-back
   // `exitall`: when this job finishes, the jobs `exit_what` names are stopped.
   bool exitall = false;
+  // fill_device=1: the region is the whole volume, whatever size= says (fio writes a block
+  // device to its end).
+  bool fill_device = false;
   // `number_ios`: a clone stops after this many reads, writes and trims a loop (0: no such
   // bound), whichever of its bounds comes first (fio: it never extends the job).
   std::int64_t number_ios = 0;
@@ -359,6 +362,10 @@ struct FioParseOptions {
   // its end is an error). 0: an array, whose volumes are sized from the jobs (the largest
   // absolute offset + size; a volume no job sizes is an error naming the job).
   std::int64_t device_bytes = 0;
+  // On an array, the size of a volume no job sizes (its jobs have no size=, or percentages:
+  // fio's jobs on a whole device, filename=/dev/nvme0n1), as `afasim fio --volume-size`;
+  // a job without size= then covers its volume. 0: such a volume is an error naming the job.
+  std::int64_t volume_bytes = 0;
 };
 inline constexpr int kMaxIncludeDepth = 8;
 // Included files one job file may read in all, and their bytes in all (each file is at most

@@ -17,6 +17,8 @@
 
 namespace afasim::workload::fio_detail {
 
+inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";  // a byte-order mark, dropped
+
 using sim::Result;
 using sim::Status;
 
@@ -97,6 +99,8 @@ enum class Opt {
   kExitAll,
   kExitWhat,
   kNumberIos,
+  kFileSize,
+  kFillDevice,
   kThinkTimeBlocksType,
   kUnifiedRw,
   kSigFigs,
@@ -150,6 +154,7 @@ struct JobState {
   std::optional<SizeOrPercent> offset;
   std::optional<SizeOrPercent> offset_increment;
   std::optional<std::int64_t> io_size;
+  std::optional<std::int64_t> file_size;  // filesize=: each file's bytes
   std::array<std::vector<BlockSizeShare>, kDirections> split;  // from bssplit, may be empty
   std::map<Opt, int> line_of;          // line of the winning occurrence of each option
   std::map<Opt, std::string> name_of;  // its name as written
@@ -198,7 +203,8 @@ Location option_at(std::string_view file, const JobState& s, Opt id, std::string
 // kInvalidArgument "FILE:LINE: size: ..." when the jobs' tracked random maps
 // (FioJob::tracks_random_map) would hold more than kMaxRandomMapBytes.
 Status check_random_maps(const std::vector<JobState>& states, std::string_view file);
-// Cross-option checks of one job, after every option is applied.
-Status finalize(JobState& s, std::string_view file);
+// Cross-option checks of one job, after every option is applied; what fio would warn about
+// and run anyway goes to `warnings` ("FILE:LINE: OPTION: ...").
+Status finalize(JobState& s, std::string_view file, std::vector<std::string>& warnings);
 
 }  // namespace afasim::workload::fio_detail

@@ -1,6 +1,8 @@
 // fio's value syntax: sizes, times, numbers, and the small text helpers of the parser.
 #include "workload/fio_job_internal.h"
 
+#include "config/file_text.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -277,6 +279,26 @@ Result<sim::Time> parse_fio_time(std::string_view text, sim::Time default_unit) 
     return sim::invalid_argument(quoted(text) + " is longer than 10 years");
   }
   return static_cast<sim::Time>(*number) * unit;
+}
+
+void drop_byte_order_mark(std::string& text) {
+  if (text.starts_with(kUtf8Bom)) text.erase(0, kUtf8Bom.size());
+}
+
+Result<std::string> read_job_text(const std::string& path) {
+  auto text = config::read_file_text(path, kMaxFileBytes);  // a directory is an error there
+  if (!text.is_ok()) {
+    if (text.status().code() == sim::Code::kNotFound) {
+      const std::string why = text.status().message();  // "cannot read PATH: reason"
+      const std::string prefix = "cannot read " + path + ": ";
+      return sim::not_found(path + ": cannot open the job file" +
+                            (why.rfind(prefix, 0) == 0 ? " (" + why.substr(prefix.size()) + ")" : ""));
+    }
+    return text.status();
+  }
+  drop_byte_order_mark(*text);  // before joining several files
+  if (text->size() > kMaxFileBytes) return sim::invalid_argument(path + ": larger than 1 MiB");
+  return text;
 }
 
 }  // namespace afasim::workload

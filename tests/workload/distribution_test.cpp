@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/rng.h"
+#include "sim/units.h"
 #include "workload/fio_job.h"
 
 using namespace afasim;
@@ -252,6 +253,31 @@ TEST_CASE("sequential patterns walk each direction's region, wrap, and skip hole
     CHECK(io.size_bytes == 8192);
     CHECK(io.offset_bytes == base + expected * 1024);
   }
+}
+
+TEST_CASE("rw=read:-8k reads backwards, wrapping to the end as fio's get_next_seq_offset") {
+  // fio 3.33 with ioengine=null, write_lat_log and log_offset=1 over 64 KiB: blocks
+  // 0 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0 (the first I/O at the start, then the step back
+  // wraps to the end less 8k).
+  const FioJob job = job_from("[j]\nsize=64k\nfilename=v\nrw=read:-8k\nbs=4k\n");
+  AccessPattern p(job, 0, sim::Rng(1, "back"));
+  for (std::int64_t block : {0, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 14}) {
+    CHECK(p.next().offset_bytes == block * 4096);
+  }
+}
+
+TEST_CASE("zoned sizes left out share what the others leave, in whole percents, as fio's zone_split_ddir") {
+  // examples/rand-zones.fio: zoned:50/5:30/15:20/ gives the last zone 80 %.
+  const FioJob job = job_from("[j]\nsize=100m\nfilename=v\nrw=randread\nrandom_distribution=zoned:50/5:30/15:20/\n");
+  REQUIRE(job.zones[0].size() == 3);
+  CHECK(job.zones[0][2].size_percent == 80);
+  const FioJob two = job_from("[j]\nsize=100m\nfilename=v\nrw=randread\nrandom_distribution=zoned:50/10:25:25/0\n");
+  CHECK(two.zones[0][1].size_percent == 45);
+  CHECK(two.zones[0][2].size_percent == 45);
+  // Sizes under 100 leave the end of the region unread, as in fio.
+  const FioJob part = job_from("[j]\nsize=100m\nfilename=v\nrw=randread\nbs=4k\nrandom_distribution=zoned:50/5:50/5\n");
+  AccessPattern p(part, 0, sim::Rng(7, "zones"));
+  for (int i = 0; i < 2000; ++i) CHECK(p.next().offset_bytes < 10 * sim::kMiB + 4096);
 }
 
 TEST_CASE("randread:N issues N I/Os per random offset, sequential in between") {

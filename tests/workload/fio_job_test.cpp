@@ -618,7 +618,24 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nrw=randread\nrandom_distribution=zoned:50/50:50/50,\n",
        "bad.fio:4: random_distribution: \"zoned:50/50:50/50,\": a ',' with no zones after it"},
       {"[j]\nsize=1g\nruntime=2sec\n", "bad.fio:3: runtime: \"2sec\": fio 3.33 reads"},
-      {"[j]\nsize=1g\ntime_based\n", "bad.fio:3: time_based: needs runtime="},
+      // fio's own examples (examples/*.fio): what afasim cannot run says why, as fio 3.33 names it.
+      {"[j]\nsize=1g\nioengine=net\nport=8888\n",
+       "bad.fio:4: port: not supported by afasim: an option of another fio I/O engine; afasim is the engine"},
+      {"[j]\nsize=1g\nlog_prio=1\n", "bad.fio:3: log_prio: not supported by afasim: I/O priorities are not simulated"},
+      {"[j]\nsize=1g\nmax_open_zones=4\n", "bad.fio:3: max_open_zones: not supported by afasim: zoned block"},
+      {"[j]\nsize=1g\nnot_a_fio_option=1\n", "bad.fio:3: not_a_fio_option: unknown option"},
+      {"[j]\nsize=1g\nrw=randread:-8k\n", "bad.fio:3: rw: \"-8k\" is not a count of I/Os"},
+      {"[j]\nsize=64k\nrw=read:-64k\n", "bad.fio:3: rw: a step back of 65536 bytes and a block of 4096 bytes do not fit the region"},
+      {"[j]\nfilesize=1m-2m\n", "bad.fio:2: filesize: \"1m-2m\": a range of file sizes is not simulated"},
+      {"[j]\nfilesize=1m\nsize=50%\n", "bad.fio:2: filesize: with a percentage size="},
+      {"[j]\nfilesize=1000\n", "bad.fio:2: filesize: \"1000\" is 1000 bytes"},
+      {"[j]\nrw=write\nfill_device=1\n", "bad.fio:1: size: missing: job \"j\" on volume \"j.0.0\" needs size= "
+                                          "(afasim sizes each volume from its jobs' size=), or a size for such "
+                                          "volumes: afasim fio --volume-size"},
+      {"[j]\nsize=1g\nrandom_distribution=zoned:50/100:50/\n",
+       "bad.fio:3: random_distribution: \"50/100:50/\": the zones with a size leave 0 % for 1 without one"},
+      {"[j]\nsize=1g\nrandom_distribution=zoned:50/60:50/50\n",
+       "bad.fio:3: random_distribution: \"50/60:50/50\": size percentages add up to more than 100"},
       {"[j]\nsize=1g\nbssplit=4k/60:8k/60\n",
        "bad.fio:3: bssplit: \"4k/60:8k/60\": percentages add up to 120, more than 100"},
       {"[j]\nsize=1g\nbssplit=4k/30:8k/30\n",
@@ -1093,4 +1110,47 @@ TEST_CASE("more than 4,096 jobs made by sections alone names the section, not nu
   for (int i = 0; i < 4097; ++i) text += "[j" + std::to_string(i) + "]\nsize=1m\n";
   CHECK(parse_error(text) ==
         "bad.fio:8193: [j4096]: more than 4096 jobs in the file (a job per section, and numjobs= clones of each)");
+}
+
+TEST_CASE("fio's own examples: filesize, fill_device, a volume no job sizes, time_based without runtime") {
+  // filesize= (examples/exitwhat.fio, falloc.fio): each file that large, size= then caps the
+  // I/O (fio HOWTO "filesize"; setup_files caps size at the files' total).
+  const FioJobFile a = parse_job_ok("[j]\nfilename=a:b\nfilesize=1m\nsize=1536k\n[k]\nfilename=c\nfilesize=2m\n");
+  REQUIRE(a.volumes.size() == 3);
+  CHECK(a.volumes[0].size_bytes == sim::kMiB);
+  CHECK(a.volumes[1].size_bytes == sim::kMiB);
+  CHECK(a.jobs[0].size_bytes == sim::kMiB);  // each file's region: the whole file
+  CHECK(a.jobs[0].io_size_bytes == 1536 * sim::kKiB);
+  CHECK(a.jobs[1].io_size_bytes == 2 * sim::kMiB);  // no size=: the file, once
+  const FioJobFile capped = parse_job_ok("[j]\nfilename=a\nfilesize=1m\nsize=5m\n");
+  CHECK(capped.jobs[0].io_size_bytes == sim::kMiB);  // capped at the files' total, as fio
+  // A job without size= on a volume no job sizes (examples/jesd219.fio on /dev/nvme0n1):
+  // afasim fio --volume-size gives the volume a size and the job covers it, as fio a device.
+  FioParseOptions sized;
+  sized.volume_bytes = 10 * sim::kGiB;
+  auto d = parse_fio_job_file("[w]\nfilename=/dev/nvme0n1\nrw=randwrite\n[r]\nfilename=/dev/nvme0n1\nsize=50%\n"
+                              "[own]\nfilename=x\nsize=1g\n",
+                              "d.fio", sized);
+  REQUIRE_MESSAGE(d.is_ok(), d.status().message());
+  CHECK(d->volumes[0].name == "nvme0n1");
+  CHECK(d->volumes[0].size_bytes == 10 * sim::kGiB);
+  CHECK(d->jobs[0].size_bytes == 10 * sim::kGiB);
+  CHECK(d->jobs[1].size_bytes == 5 * sim::kGiB);
+  CHECK(d->volumes[1].size_bytes == sim::kGiB);  // a job's own size= still sizes its volume
+  // fill_device=1 (examples/surface-scan.fio): the whole volume, whatever size= says.
+  auto fill = parse_fio_job_file("[w]\nfilename=v\nrw=write\nsize=1m\nfill_device=1\n", "f.fio", sized);
+  REQUIRE_MESSAGE(fill.is_ok(), fill.status().message());
+  CHECK(fill->jobs[0].size_bytes == 10 * sim::kGiB);
+  CHECK(fill->jobs[0].io_size_bytes == 10 * sim::kGiB);
+  // time_based without runtime= (examples/cpp_null.fio): fio warns and runs by size.
+  const FioJobFile t = parse_job_ok("[j]\nsize=1m\ntime_based\n", "t.fio");
+  CHECK_FALSE(t.jobs[0].time_based);
+  REQUIRE(t.warnings.size() == 1);
+  CHECK(t.warnings[0].rfind("t.fio:3: time_based: no effect without runtime=", 0) == 0);
+  // fio 3.33's aliases and options that change nothing in a simulation.
+  const FioJobFile al = parse_job_ok("[j]\nthreads=1\nnr_files=2\nfileoffset=1m\nsize=4m\nio_submit_mode=offload\n"
+                                     "error_dump=1\nignore_error=EIO\ndedupe_mode=working_set\n");
+  CHECK(al.jobs[0].nrfiles == 2);
+  CHECK(al.jobs[0].offset_bytes == sim::kMiB);
+  CHECK(al.ignored.size() == 5);
 }
