@@ -509,6 +509,13 @@ Status finalize(JobState& s, std::string_view file, std::vector<std::string>& wa
     s.size.reset();
     s.io_size.reset();
   }
+  if (job.verify && job.do_verify && job.time_based && job.runtime_ns > 0 && does_writes(job.rw) &&
+      !does_reads(job.rw)) {  // fio init.c fixup_options says the same
+    warnings.push_back(located(at(Opt::kVerify, "verify"),
+                               "the read-back never starts: job " + quoted(job.name) +
+                                   " writes for all of its runtime (time_based), as in fio")
+                           .message());
+  }
   if (job.time_based && job.runtime_ns == 0) {
     // fio (init.c fixup_options) says "time_based requires a runtime/timeout setting" and runs
     // the job until its size is done.

@@ -163,7 +163,9 @@ void FioSession::Impl::idle_until_stop(Clone& c) {
 // The workload part is over: verify what was written (fio's do_verify), or finish.
 void FioSession::Impl::end_workload(Clone& c) {
   const FioJob& j = *c.job;
-  if (!j.verify || !j.do_verify || c.result->error != 0 || c.writes_issued == 0) {
+  // A job stopped by its runtime never verifies (fio backend.c: a terminated job breaks out
+  // before do_verify; fio review 33: 100 writes then 100 reads back, fio 0 reads).
+  if (!j.verify || !j.do_verify || c.result->error != 0 || c.writes_issued == 0 || sim_.now() >= c.stop_at) {
     c.issuing = false;
     return;
   }

@@ -473,6 +473,7 @@ Result<JobState> resolve_job(const Section& section, const std::vector<const Ent
   const ApplyContext ctx{&out.warnings, out.file_name};
   JobState s;
   s.job.name = section.name;
+  s.job.section = section.name;
   s.job.line = section.line;
   s.job.job_index = job_index;
   std::vector<const Entry*> all(globals);
@@ -486,6 +487,9 @@ Result<JobState> resolve_job(const Section& section, const std::vector<const Ent
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Entry& e = *all[i];
     const bool own = i >= globals.size();
+    // fio's get_new_job names each job after its section, over a [global] name= (fio review
+    // 33: every job took the global name, and jobs without filename= shared one volume).
+    if (!own && e.def->id == Opt::kName) continue;
     Status st = apply(s, e, own ? ctx : ApplyContext{});
     if (!st.is_ok()) return located(where(out, e.option), st);
     if (!own) continue;

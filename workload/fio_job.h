@@ -145,6 +145,7 @@ struct IgnoredOption {
 // numjobs clones share everything here; `clone` arguments below are 0..numjobs-1.
 struct FioJob {
   std::string name;         // section name, or `name=` when given
+  std::string section;      // section name: default volume names use it, as fio's $jobname
   std::string description;  // `description=`, may be empty
   int job_index = 0;        // 0-based position among the file's job sections
   int line = 0;             // line of the [section] header
@@ -210,7 +211,8 @@ struct FioJob {
   std::int64_t fdatasync_every_writes = 0;
   bool sync_writes = false;
   // `verify=`: writes carry a pattern that is read back and checked once the job's writes
-  // are done (fio's do_verify=1). Needs the array's payload (afasim fio turns it on).
+  // are done (fio's do_verify=1), unless the runtime ended them. Needs the array's payload
+  // (afasim fio turns it on).
   bool verify = false;
   std::string verify_kind;  // as written: "md5", "crc32c", "pattern", ...
   bool do_verify = true;    // `do_verify=0`: write the pattern, skip the read-back

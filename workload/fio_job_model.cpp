@@ -93,8 +93,8 @@ std::string FioJob::volume_name(int clone, int file) const {
   AFASIM_ASSERT(clone >= 0 && clone < numjobs, "clone index out of range");
   AFASIM_ASSERT(file >= 0 && file < file_count(), "file index out of range");
   if (!filenames.empty()) return filenames[static_cast<std::size_t>(file)];
-  // fio's "$jobname.$jobnum.$filenum"
-  return name + "." + std::to_string(clone) + "." + std::to_string(file);
+  // fio's "$jobname.$jobnum.$filenum", $jobname the section's (init.c add_job), not name=
+  return (section.empty() ? name : section) + "." + std::to_string(clone) + "." + std::to_string(file);
 }
 
 std::int64_t FioJob::region_offset_bytes(int clone) const {

@@ -1154,3 +1154,16 @@ TEST_CASE("fio's own examples: filesize, fill_device, a volume no job sizes, tim
   CHECK(al.jobs[0].offset_bytes == sim::kMiB);
   CHECK(al.ignored.size() == 5);
 }
+
+TEST_CASE("a [global] name= names no job: each is its section's, as fio's get_new_job (fio review 33)") {
+  // fio 3.33: jobs "first" and "second" on files first.0.0 and second.0.0; the job's own
+  // name= still wins (examples/fio-rand-read.fio reports job "file1").
+  const FioJobFile f = parse_job_ok("[global]\nname=gname\nsize=1m\n[first]\n[second]\nname=explicit\n[third]\nwait_for=first\n");
+  REQUIRE(f.jobs.size() == 3);
+  CHECK(f.jobs[0].name == "first");
+  CHECK(f.jobs[1].name == "explicit");
+  CHECK(f.jobs[2].name == "third");
+  REQUIRE(f.volumes.size() == 3);
+  CHECK(f.volumes[0].name == "first.0.0");
+  CHECK(f.volumes[1].name == "second.0.0");
+}

@@ -444,6 +444,14 @@ TEST_CASE("verify= reads back what the job wrote and fails with EILSEQ on other 
   CHECK(bad.results[0].error == 0);
   CHECK(bad.results[2].error == EILSEQ);
   CHECK(bad.results[2].error_message.find("verify: bad data at byte 262144 of volume \"v\"") == 0);
+  // A job its runtime stops never verifies (fio 3.33, write verify=md5 time_based runtime=1s
+  // rate_iops=100: 100 writes, 0 reads; fio review 33). A size-bound one ended early too.
+  for (const char* stop : {"time_based\nruntime=1s\n", "runtime=100ms\n"}) {
+    const RunReport timed =
+        run(std::string("[w]\nfilename=v\nsize=64k\nrw=write\nbs=4k\nverify=md5\nrate_iops=100\n") + stop, true);
+    CHECK(dir(timed, 0, Direction::kWrite).io_count == (std::string(stop).starts_with("time") ? 100 : 10));
+    CHECK(dir(timed, 0, Direction::kRead).io_count == 0);
+  }
 }
 
 TEST_CASE("the JSON and normal output carry fio's CPU and I/O depth fields: depths measured, the host's CPU zero") {
