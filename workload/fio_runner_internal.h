@@ -62,6 +62,10 @@ struct Clone {
   bool finished = false;
   sim::Time start = 0;
   sim::Time measure_from = 0;  // start + ramp_time
+  // I/Os and bytes completed during ramp_time, by direction: reported only when the job ends
+  // before its ramp does (fio zeroes its counters at the ramp's end, not before).
+  std::array<std::uint64_t, kDirections> ramp_ios{};
+  std::array<std::uint64_t, kDirections> ramp_bytes{};
   sim::Time stop_at = sim::kTimeMax;
   std::int64_t bytes_issued = 0;
   std::int64_t bytes_target = 0;

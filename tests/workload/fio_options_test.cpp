@@ -720,3 +720,28 @@ TEST_CASE("log files: one line per I/O, or per log_avg_msec window, in fio's col
   CHECK_FALSE(std::filesystem::exists(logs + "/s_lat.1.log"));
   std::filesystem::remove_all(logs);
 }
+
+TEST_CASE("a job that ends inside its ramp_time reports what it did, as fio (its counters are zeroed only at the ramp's end)") {
+  // fio 3.33, randread io_size=2m rate_iops=2000 ramp_time=500ms: 512 reads, 2 MiB in 256 ms,
+  // no latency samples (fio review 33: afasim reported no I/O and left the job out).
+  const RunReport r = run("[r]\nfilename=v\nsize=4m\nbs=4k\nrw=randread\nramp_time=500ms\nio_size=2m\nrate_iops=2000\n");
+  const auto& reads = dir(r, 0, Direction::kRead);
+  CHECK(reads.io_count == 512);
+  CHECK(reads.io_bytes == 2 * sim::kMiB);
+  CHECK(reads.runtime_ms() == doctest::Approx(256).epsilon(0.02));
+  CHECK(reads.clat_ns.count() == 0);
+  // Past the ramp, only what follows it counts: 1 s at 2,000 IOPS after a 500 ms ramp.
+  const RunReport longer =
+      run("[r]\nfilename=v\nsize=4m\nbs=4k\nrw=randread\nramp_time=500ms\nruntime=1s\ntime_based\nrate_iops=2000\n");
+  CHECK(dir(longer, 0, Direction::kRead).io_count == doctest::Approx(2000).epsilon(0.01));
+}
+
+TEST_CASE("a region ends at its last whole block, as fio's filesetup takes io_size down to min_bs") {
+  // fio 3.33 (fio review 33): size=9000 bs=4k, 2 reads (afasim read block 0 again: 3);
+  // nrfiles=3 of 1 MiB, 255 reads; size=30% of a 13 MiB file, 998.
+  CHECK(dir(run("[s]\nfilename=v\nrw=read\nbs=4k\nsize=9000\n"), 0, Direction::kRead).io_count == 2);
+  CHECK(dir(run("[s]\nfilename=v\nrw=randread\nbs=4k\nsize=9000\n"), 0, Direction::kRead).io_count == 2);
+  CHECK(dir(run("[n]\nrw=read\nbs=4k\nsize=1m\nnrfiles=3\n"), 0, Direction::kRead).io_count == 255);
+  const RunReport pct = run("[sizer]\nfilename=v\nrw=read\nbs=4k\nsize=13m\n[pct]\nfilename=v\nrw=read\nbs=4k\nsize=30%\n");
+  CHECK(dir(pct, 1, Direction::kRead).io_count == 998);
+}
