@@ -391,6 +391,9 @@ Status resolve_region(JobState& s, const FioJobFile& out,
   }
   AFASIM_RETURN_IF_ERROR(check_region_fits(s, out.file_name));
   job.io_size_bytes = s.io_size ? *s.io_size : job.size_bytes * job.file_count();
+  if (!s.io_size && !job.time_based) {
+    if (const auto pass = holed_pass_bytes(job)) job.io_size_bytes = *pass;
+  }
   return Status::ok();
 }
 

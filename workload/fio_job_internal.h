@@ -203,6 +203,12 @@ Location option_at(std::string_view file, const JobState& s, Opt id, std::string
 // kInvalidArgument "FILE:LINE: size: ..." when the jobs' tracked random maps
 // (FioJob::tracks_random_map) would hold more than kMaxRandomMapBytes.
 Status check_random_maps(const std::vector<JobState>& states, std::string_view file);
+// rw=read:HOLE with one block size in one direction: the bytes of one pass when fio ends it
+// early, because the next block would run past the region though its offset is inside
+// (io_u.c fill_io_u; fio review 33: read:12k bs=8k size=1m is 51 reads, not 128); nullopt
+// when the job has no hole, several sizes or directions, or its passes wrap as fio's do.
+// REQUIRES: the job's region is resolved.
+std::optional<std::int64_t> holed_pass_bytes(const FioJob& job);
 // Cross-option checks of one job, after every option is applied; what fio would warn about
 // and run anyway goes to `warnings` ("FILE:LINE: OPTION: ...").
 Status finalize(JobState& s, std::string_view file, std::vector<std::string>& warnings);

@@ -1,9 +1,11 @@
 // The vocabulary of resolved fio jobs (fio_job.h): names of the enums, the directions a
 // pattern issues, volumes and regions of a job.
 #include <algorithm>
+#include <optional>
 
 #include "sim/assert.h"
 #include "workload/fio_job.h"
+#include "workload/fio_job_internal.h"
 
 namespace afasim::workload {
 
@@ -159,5 +161,23 @@ int FioJobFile::clone_count() const {
   for (const auto& j : jobs) n += j.numjobs;
   return n;
 }
+
+namespace fio_detail {
+
+std::optional<std::int64_t> holed_pass_bytes(const FioJob& job) {
+  const bool one_sequential = job.rw == RwPattern::kRead || job.rw == RwPattern::kWrite || job.rw == RwPattern::kTrim;
+  if (!one_sequential || job.rw_skip_bytes <= 0) return std::nullopt;
+  const auto d = static_cast<std::size_t>(index_of(job.rw == RwPattern::kRead    ? Direction::kRead
+                                                   : job.rw == RwPattern::kWrite ? Direction::kWrite
+                                                                                 : Direction::kTrim));
+  const std::int64_t bs = job.bs[d].min_bytes;
+  if (bs != job.bs[d].max_bytes) return std::nullopt;
+  const std::int64_t ios_per_pass = (job.size_bytes - bs) / (bs + job.rw_skip_bytes) + 1;
+  // A next offset at or past the end wraps to the start in fio too: only one inside ends it.
+  if (ios_per_pass * (bs + job.rw_skip_bytes) >= job.size_bytes) return std::nullopt;
+  return ios_per_pass * bs * job.file_count();
+}
+
+}  // namespace fio_detail
 
 }  // namespace afasim::workload

@@ -745,3 +745,17 @@ TEST_CASE("a region ends at its last whole block, as fio's filesetup takes io_si
   const RunReport pct = run("[sizer]\nfilename=v\nrw=read\nbs=4k\nsize=13m\n[pct]\nfilename=v\nrw=read\nbs=4k\nsize=30%\n");
   CHECK(dir(pct, 1, Direction::kRead).io_count == 998);
 }
+
+TEST_CASE("rw=read:HOLE ends a pass where the next block would run past the region, as fio's fill_io_u") {
+  // fio 3.33 with ioengine=null (fio review 33): read:12k bs=8k size=1m, 51 reads (afasim
+  // wrapped to 128); write:12k bs=8k size=64k, 3; where the next offset lands at or past the
+  // end fio wraps and runs to size=: read:4k bs=4k size=64k, 16; read:8k bs=8k, 8.
+  auto ios = [](const std::string& rw) {
+    const RunReport r = run("[h]\nfilename=v\n" + rw + "\n");
+    return dir(r, 0, Direction::kRead).io_count + dir(r, 0, Direction::kWrite).io_count;
+  };
+  CHECK(ios("rw=read:12k\nsize=1m\nbs=8k") == 51);
+  CHECK(ios("rw=write:12k\nsize=64k\nbs=8k") == 3);
+  CHECK(ios("rw=read:4k\nsize=64k\nbs=4k") == 16);
+  CHECK(ios("rw=read:8k\nsize=64k\nbs=8k") == 8);
+}
