@@ -106,13 +106,15 @@ ordered_json bins_json(const std::uint64_t* bins, int count, std::uint64_t total
   return j;
 }
 
-ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool plus) {
+// `elapsed_s`: fio's elapsed, the whole run's time in seconds rounded up, the same for every
+// job (eta.c: (mtime_since_genesis() + 999) / 1000; fio review 33: each job's own end, down).
+ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool plus, std::int64_t elapsed_s) {
   ordered_json j = ordered_json::object();
   j["jobname"] = e.name;
   j["groupid"] = e.group_id;
   j["error"] = e.error;
   j["eta"] = 0;
-  j["elapsed"] = e.end_ns / sim::kSecond;
+  j["elapsed"] = elapsed_s;
   const ordered_json options = options_json(e.options);
   if (!options.empty()) j["job options"] = options;
   const auto& agg = group.agg_bytes_per_second;
@@ -181,7 +183,10 @@ ordered_json to_fio_json(const RunReport& report, bool plus) {
   const auto entries = aggregate_entries(report);
   const auto groups = summarize_groups(entries, file.group_count());
   ordered_json jobs = ordered_json::array();
-  for (const ReportEntry& e : entries) jobs.push_back(entry_json(e, groups[e.group_id], plus));
+  sim::Time run_ns = 0;
+  for (const JobResult& r : report.results) run_ns = std::max(run_ns, r.end_ns);
+  const std::int64_t elapsed_s = (run_ns / sim::kMillisecond + 999) / 1000;
+  for (const ReportEntry& e : entries) jobs.push_back(entry_json(e, groups[e.group_id], plus, elapsed_s));
   root["jobs"] = std::move(jobs);
   root["disk_util"] = ordered_json::array();
 

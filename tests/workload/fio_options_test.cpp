@@ -759,3 +759,12 @@ TEST_CASE("rw=read:HOLE ends a pass where the next block would run past the regi
   CHECK(ios("rw=read:4k\nsize=64k\nbs=4k") == 16);
   CHECK(ios("rw=read:8k\nsize=64k\nbs=8k") == 8);
 }
+
+TEST_CASE("JSON elapsed is the whole run's seconds rounded up, the same for every job, as fio's eta.c") {
+  // fio 3.33 (ioengine=null), three 1 MiB jobs with startdelay 0, 1 and 2 s: 3, 3, 3
+  // (fio review 33: afasim gave each job its own end, rounded down: 0, 1, 2).
+  const auto jobs = to_fio_json(run("[a]\nfilename=v\nsize=1m\n[b]\nfilename=w\nsize=1m\nstartdelay=1\n"
+                                    "[c]\nfilename=x\nsize=1m\nstartdelay=2\n"))["jobs"];
+  REQUIRE(jobs.size() == 3);
+  for (const auto& j : jobs) CHECK(j["elapsed"] == 3);
+}
