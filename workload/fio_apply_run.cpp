@@ -374,6 +374,22 @@ Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
     case Opt::kReadIolog:
       s.job.read_iolog = e.option.value;
       return Status::ok();
+    case Opt::kSteadyState:
+      return parse_steadystate(e.option.value, s.job.steadystate);
+    case Opt::kSteadyStateDuration:
+    case Opt::kSteadyStateRamp: {
+      auto t = parse_fio_time(e.option.value, sim::kSecond);
+      if (!t.is_ok()) return t.status();
+      if (e.def->id == Opt::kSteadyStateRamp) {
+        s.job.steadystate.ramp_ns = *t;
+        return Status::ok();
+      }
+      // fio keeps whole seconds (ss_dur /= 1000000): it samples once a second.
+      if (*t != 0 && *t < sim::kSecond) return sim::invalid_argument("0 (off) or at least 1 s: one sample a second");
+      if (*t > 7 * sim::kDay) return sim::invalid_argument("at most 7 days of one-second samples");
+      s.job.steadystate.duration_s = static_cast<int>(*t / sim::kSecond);
+      return Status::ok();
+    }
     case Opt::kExitWhat: {
       const std::string_view v = e.option.value;
       if (v == "group") s.job.exit_what = ExitWhat::kGroup;

@@ -27,6 +27,7 @@
 
 #include "sim/status.h"
 #include "sim/time.h"
+#include "workload/fio_steadystate.h"
 
 namespace afasim::workload {
 
@@ -221,6 +222,9 @@ struct FioJob {
   // fill_device=1: the region is the whole volume, whatever size= says (fio writes a block
   // device to its end).
   bool fill_device = false;
+  // steadystate=, steadystate_duration=, steadystate_ramp_time= (fio_steadystate.h): the job
+  // (with group_reporting its group) stops once its I/O rate is steady. Off by default.
+  SteadyStateSpec steadystate;
   // `number_ios`: a clone stops after this many reads, writes and trims a loop (0: no such
   // bound), whichever of its bounds comes first (fio: it never extends the job).
   std::int64_t number_ios = 0;

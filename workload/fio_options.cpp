@@ -208,6 +208,12 @@ constexpr OptionDef kOptions[] = {
     {"bs_is_seq_rand", Opt::kUnsupported, "not simulated"},
     {"rw_sequencer", Opt::kUnsupported, "only the sequential sequencer is simulated"},
     {"number_ios", Opt::kNumberIos, {}},
+    {"steadystate", Opt::kSteadyState, {}},
+    {"ss", Opt::kSteadyState, {}},
+    {"steadystate_duration", Opt::kSteadyStateDuration, {}},
+    {"ss_dur", Opt::kSteadyStateDuration, {}},
+    {"steadystate_ramp_time", Opt::kSteadyStateRamp, {}},
+    {"ss_ramp", Opt::kSteadyStateRamp, {}},
     {"write_barrier", Opt::kUnsupported, "barrier writes are not simulated (fsync= and fdatasync= flush)"},
     {"sync_file_range", Opt::kUnsupported, "sync_file_range is not simulated (fsync= and fdatasync= flush)"},
     {"trim_percentage", Opt::kUnsupported,
@@ -222,12 +228,6 @@ constexpr OptionDef kOptions[] = {
     {"log_max_value", Opt::kUnsupported, "log windows report the average"},
     {"thinktime_blocks_type", Opt::kThinkTimeBlocksType, {}},
     {"thinktime_iotime", Opt::kUnsupported, "think time follows thinktime_blocks, not I/O time"},
-    {"steadystate", Opt::kUnsupported, "steady-state detection is not simulated"},
-    {"ss", Opt::kUnsupported, "steady-state detection is not simulated"},
-    {"steadystate_duration", Opt::kUnsupported, "steady-state detection is not simulated"},
-    {"ss_dur", Opt::kUnsupported, "steady-state detection is not simulated"},
-    {"steadystate_ramp_time", Opt::kUnsupported, "steady-state detection is not simulated"},
-    {"ss_ramp", Opt::kUnsupported, "steady-state detection is not simulated"},
     {"latency_target", Opt::kUnsupported, "latency targets are not simulated"},
     {"latency_window", Opt::kUnsupported, "latency targets are not simulated"},
     {"latency_percentile", Opt::kUnsupported, "latency targets are not simulated"},
@@ -360,6 +360,8 @@ bool is_numeric(Opt id) {
     case Opt::kSize:
     case Opt::kIoSize:
     case Opt::kFileSize:
+    case Opt::kSteadyStateDuration:
+    case Opt::kSteadyStateRamp:
     case Opt::kOffset:
     case Opt::kOffsetIncrement:
     case Opt::kRuntime:

@@ -246,6 +246,7 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
     // (reset_all_stats): a clone that outlived its ramp counts from there.
     e.run_ns += r.end_ns - (r.end_ns > r.measure_from_ns ? std::max(r.start_ns, r.measure_from_ns) : r.start_ns);
     e.end_ns = std::max(e.end_ns, r.end_ns);
+    if (r.steadystate) e.steadystate = r.steadystate;
     if (e.error == 0 && r.error != 0) {
       e.error = r.error;
       e.error_message = r.error_message;

@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,7 @@ struct JobResult {
   sim::Time end_ns = 0;       // virtual time it finished
   int error = 0;              // 0, or an errno value (EIO, ENOSPC, ...) that stopped the clone
   std::string error_message;  // fio's verror, when error != 0
+  std::optional<SteadyStateResult> steadystate;  // the job's steadystate_duration, if any
 
   // Counts one completed I/O in its direction and in clat_bins.
   void record_io(Direction d, std::int64_t bytes, sim::Time slat_ns, sim::Time clat_ns);
@@ -170,6 +172,7 @@ struct ReportEntry {
   bool slat_percentiles = false;
   UnifiedReporting unified = UnifiedReporting::kNone;
   DirectionStats mixed;  // every direction summed, when unified != kNone
+  std::optional<SteadyStateResult> steadystate;  // the last member's (a group's is shared)
 };
 
 // A reporting group's summary line inputs (stat.c group_run_stats), per direction.

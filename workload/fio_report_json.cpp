@@ -106,6 +106,30 @@ ordered_json bins_json(const std::uint64_t* bins, int count, std::uint64_t total
   return j;
 }
 
+// fio stat.c's "steadystate" object: the window's samples oldest first, padded with zeros to
+// its length while it was not yet full (fio's buffer).
+ordered_json steadystate_json(const SteadyStateResult& ss) {
+  ordered_json j = ordered_json::object();
+  j["ss"] = ss.criterion_name();
+  j["duration"] = ss.spec.duration_s;
+  j["attained"] = ss.attained ? 1 : 0;
+  char criterion[64];
+  std::snprintf(criterion, sizeof criterion, "%f%s", static_cast<float>(ss.criterion), ss.spec.percent ? "%" : "");
+  j["criterion"] = criterion;
+  j["max_deviation"] = ss.max_deviation;
+  j["slope"] = ss.slope;
+  ordered_json data = ordered_json::object();
+  data["bw_mean"] = ss.bw_mean();
+  data["iops_mean"] = ss.iops_mean();
+  std::vector<std::uint64_t> iops = ss.iops, bw = ss.bw;
+  iops.resize(static_cast<std::size_t>(ss.spec.duration_s), 0);
+  bw.resize(static_cast<std::size_t>(ss.spec.duration_s), 0);
+  data["iops"] = iops;
+  data["bw"] = bw;
+  j["data"] = std::move(data);
+  return j;
+}
+
 // `elapsed_s`: fio's elapsed, the whole run's time in seconds rounded up, the same for every
 // job (eta.c: (mtime_since_genesis() + 999) / 1000; fio review 33: each job's own end, down).
 ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool plus, std::int64_t elapsed_s) {
@@ -164,6 +188,7 @@ ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool pl
   j["latency_target"] = 0;
   j["latency_percentile"] = 100.0;
   j["latency_window"] = 0;
+  if (e.steadystate) j["steadystate"] = steadystate_json(*e.steadystate);
   if (!e.description.empty()) j["desc"] = e.description;
   return j;
 }

@@ -127,6 +127,7 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
     job_clones_left_[static_cast<std::size_t>(j.job_index)] = j.numjobs;
   }
   clones_left_ = total;
+  build_steadystate_units();
   return sim::Status::ok();
 }
 
@@ -166,9 +167,69 @@ void FioSession::Impl::start_ready_jobs() {
           });
           continue;
         }
-        sim_.after(j.startdelay_ns, [this, cp] { start_clone(*cp); });
+        sim_.after(j.startdelay_ns, [this, cp] {
+          start_clone(*cp);
+          if (cp->steadystate_unit >= 0) start_steadystate(*cp);
+        });
       }
   }
+}
+
+// fio steadystate_setup: a job with steadystate_duration checks its own clones, or with
+// group_reporting its whole reporting group's, as one unit.
+void FioSession::Impl::build_steadystate_units() {
+  std::map<std::pair<int, int>, int> unit_of;  // (group, -1) or (-1, clone index)
+  for (std::size_t k = 0; k < clones_.size(); ++k) {
+    Clone& c = clones_[k];
+    if (!c.job->steadystate.enabled()) continue;
+    const auto key = c.job->group_reporting ? std::pair{c.job->group_id, -1} : std::pair{-1, static_cast<int>(k)};
+    const auto [at, fresh] = unit_of.try_emplace(key, static_cast<int>(steadystate_units_.size()));
+    if (fresh) steadystate_units_.push_back(SteadyStateUnit{});
+    SteadyStateUnit& u = steadystate_units_[static_cast<std::size_t>(at->second)];
+    u.clones.push_back(&c);
+    u.result.spec = c.job->steadystate;
+    c.steadystate_unit = at->second;
+    c.result->steadystate = u.result;
+  }
+}
+
+// The unit's first clone started: a check every second of virtual time from then (fio's
+// steadystate_check, driven by its helper thread's ss_check_interval, 1 s in fio 3.33).
+void FioSession::Impl::start_steadystate(Clone& c) {
+  SteadyStateUnit& u = steadystate_units_[static_cast<std::size_t>(c.steadystate_unit)];
+  if (u.start >= 0) return;
+  u.start = sim_.now();
+  const int index = c.steadystate_unit;
+  sim_.after(sim::kSecond, [this, index] { check_steadystate(index); });
+}
+
+void FioSession::Impl::check_steadystate(int index) {
+  SteadyStateUnit& u = steadystate_units_[static_cast<std::size_t>(index)];
+  std::uint64_t ios = 0, bytes = 0;
+  bool running = false;
+  for (const Clone* c : u.clones) {
+    running |= !c->finished;
+    for (std::size_t d = 0; d < kDirections; ++d) {
+      ios += c->result->direction[d].io_count + c->ramp_ios[d];
+      bytes += c->result->direction[d].io_bytes + c->ramp_bytes[d];
+    }
+  }
+  if (!running || stopped_) return;
+  // Samples begin one interval after steadystate_ramp_time (fio's FIO_SS_RAMP_OVER).
+  const bool sampling = sim_.now() - u.start >= u.result.spec.ramp_ns + sim::kSecond;
+  const bool attained = sampling && u.result.add_sample(ios - u.prev_ios, bytes - u.prev_bytes);
+  for (Clone* c : u.clones) c->result->steadystate = u.result;
+  if (attained) {
+    for (Clone* c : u.clones) {  // fio_mark_td_terminate: stop issuing, reap what is in flight
+      if (c->finished) continue;
+      c->stop_at = std::min(c->stop_at, sim_.now());
+      pump(*c);
+    }
+    return;
+  }
+  u.prev_ios = ios;
+  u.prev_bytes = bytes;
+  sim_.after(sim::kSecond, [this, index] { check_steadystate(index); });
 }
 
 // fio backend.c fio_terminate_threads(groupid, exit_what): a job of the group, or one running

@@ -119,6 +119,16 @@ struct Clone {
   std::optional<TraceRecord> iolog_next;
   std::map<std::string, int> iolog_files;
   bool iolog_wait_scheduled = false;
+  int steadystate_unit = -1;  // into FioSession::Impl::steadystate_units_, or none
+};
+
+// The clones one steady-state check covers (a job's clone, or a reporting group).
+struct SteadyStateUnit {
+  std::vector<Clone*> clones;
+  SteadyStateResult result;
+  sim::Time start = -1;  // the first clone's start (-1: not yet)
+  std::uint64_t prev_ios = 0;
+  std::uint64_t prev_bytes = 0;
 };
 
 struct FioSession::Impl {
@@ -136,6 +146,9 @@ struct FioSession::Impl {
   void submit_when(Clone& c, sim::Time earliest, Go&& go);  // exitall: stops the jobs ended.exit_what names
   void start_ready_jobs();
   int clones_running() const;
+  void build_steadystate_units();
+  void start_steadystate(Clone& c);
+  void check_steadystate(int index);
 
   // fio_clone.cpp
   void start_clone(Clone& c);
@@ -181,6 +194,7 @@ struct FioSession::Impl {
   bool started_ = false;
   bool stopped_ = false;
   bool exitall_ = false;  // some job has exitall: every job's end stops others (exit_all)
+  std::vector<SteadyStateUnit> steadystate_units_;
 };
 
 // errno of a failed I/O, as fio reports it.

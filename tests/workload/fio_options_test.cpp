@@ -768,3 +768,59 @@ TEST_CASE("JSON elapsed is the whole run's seconds rounded up, the same for ever
   REQUIRE(jobs.size() == 3);
   for (const auto& j : jobs) CHECK(j["elapsed"] == 3);
 }
+
+TEST_CASE("steadystate: the deviation and slope criteria of fio's steadystate.c over a window of samples") {
+  SteadyStateResult dev;
+  dev.spec.slope = false;
+  dev.spec.limit = 5;  // iops:5%
+  dev.spec.duration_s = 4;
+  CHECK_FALSE(dev.add_sample(90, 0));  // the window is not full yet
+  CHECK_FALSE(dev.add_sample(100, 0));
+  CHECK_FALSE(dev.add_sample(102, 0));
+  // 90, 100, 102, 98: mean 97.5, largest deviation 7.5 = 7.69 % of it: not yet.
+  CHECK_FALSE(dev.add_sample(98, 0));
+  CHECK(dev.criterion == doctest::Approx(100 * 7.5 / 97.5));
+  // The oldest (90) leaves: 100, 102, 98, 100, mean 100, deviation 2 %: steady.
+  CHECK(dev.add_sample(100, 0));
+  CHECK(dev.max_deviation == doctest::Approx(2));
+  CHECK(dev.iops == std::vector<std::uint64_t>{100, 102, 98, 100});
+  CHECK(dev.iops_mean() == 100);
+  SteadyStateResult slope;  // bw_slope:10 (bytes a second per second), not a percentage
+  REQUIRE(parse_steadystate("bw_slope:10", slope.spec).is_ok());
+  slope.spec.duration_s = 4;
+  for (std::uint64_t bw : {1000, 1020, 1040}) CHECK_FALSE(slope.add_sample(0, bw));
+  CHECK_FALSE(slope.add_sample(0, 1060));  // least squares of 1000..1060 in steps of 20: 20
+  CHECK(slope.slope == doctest::Approx(20));
+  CHECK_FALSE(slope.add_sample(0, 1060));  // 1020, 1040, 1060, 1060: slope 70 / 5 = 14, above 10
+  CHECK(slope.slope == doctest::Approx(14));
+  CHECK(slope.add_sample(0, 1060));  // 1040, 1060, 1060, 1060: 30 / 5 = 6
+  CHECK(slope.attained);
+  SteadyStateSpec spec;
+  CHECK(parse_steadystate("lat:5%", spec).message().find("\"lat\" is not iops, iops_slope, bw or bw_slope") == 0);
+  CHECK(parse_steadystate("iops", spec).message().find("a limit after the criterion") != std::string::npos);
+  CHECK(parse_steadystate("iops:-1", spec).message().find("is not a limit") != std::string::npos);
+}
+
+TEST_CASE("steadystate: a job stops once its rate is steady over ss_dur, after ss_ramp, as fio's steadystate_check") {
+  // rate_iops=1000 is exactly steady: with ss_dur=5s the check at 5 s attains (samples at
+  // 1..5 s); with ss_ramp=3s the first sample is at 4 s (one interval past the ramp), so 8 s.
+  const std::string job = "[s]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\ntime_based\nruntime=60s\nrate_iops=1000\n";
+  const RunReport quick = run(job + "ss=iops:1%\nss_dur=5s\n");
+  CHECK(quick.results[0].end_ns == doctest::Approx(5 * sim::kSecond).epsilon(0.001));
+  REQUIRE(quick.results[0].steadystate);
+  CHECK(quick.results[0].steadystate->attained);
+  CHECK(quick.results[0].steadystate->iops == std::vector<std::uint64_t>(5, 1000));
+  const RunReport ramped = run(job + "ss=iops:1%\nss_dur=5s\nss_ramp=3s\n");
+  CHECK(ramped.results[0].end_ns == doctest::Approx(8 * sim::kSecond).epsilon(0.001));
+  // A limit nothing meets: the job runs its runtime, not attained; fio's JSON object.
+  const RunReport never = run(job + "runtime=10s\nss=iops:0%\nss_dur=5s\n");
+  CHECK(never.results[0].end_ns == doctest::Approx(10 * sim::kSecond).epsilon(0.001));
+  const auto ss = to_fio_json(never)["jobs"][0]["steadystate"];
+  CHECK(ss["ss"] == "iops:0.000000%");
+  CHECK(ss["attained"] == 0);
+  CHECK(ss["duration"] == 5);
+  CHECK(ss["data"]["iops_mean"] == 1000);
+  CHECK(ss["data"]["iops"].size() == 5);
+  // Without steadystate_duration there is no detection and no object (fio's default ss_dur=0).
+  CHECK_FALSE(to_fio_json(run(job + "runtime=1s\nss=iops:1%\n"))["jobs"][0].contains("steadystate"));
+}

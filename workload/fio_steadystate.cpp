@@ -1,0 +1,92 @@
+#include "workload/fio_steadystate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "workload/fio_job.h"
+#include "workload/fio_job_internal.h"
+
+namespace afasim::workload {
+
+using fio_detail::parse_double;
+using fio_detail::quoted;
+
+sim::Status parse_steadystate(std::string_view value, SteadyStateSpec& spec) {
+  const auto colon = value.find(':');
+  const std::string_view kind = value.substr(0, colon);
+  if (kind != "iops" && kind != "iops_slope" && kind != "bw" && kind != "bw_slope") {
+    return sim::invalid_argument(quoted(kind) + " is not iops, iops_slope, bw or bw_slope");
+  }
+  if (colon == std::string_view::npos || colon + 1 == value.size()) {
+    return sim::invalid_argument(quoted(value) + ": a limit after the criterion (" + std::string(kind) +
+                                 ":10%), as fio asks");
+  }
+  std::string_view limit = value.substr(colon + 1);
+  SteadyStateSpec s = spec;
+  s.bandwidth = kind.starts_with("bw");
+  s.slope = kind.ends_with("_slope");
+  s.percent = limit.ends_with('%');
+  if (s.percent) limit.remove_suffix(1);
+  if (s.bandwidth && !s.percent) {  // bytes a second, with fio's size units
+    auto bytes = parse_fio_size(limit, 1024);
+    if (!bytes.is_ok()) return bytes.status();
+    s.limit = static_cast<double>(*bytes);
+  } else {
+    const auto v = parse_double(limit);
+    if (!v || !std::isfinite(*v) || *v < 0) return sim::invalid_argument(quoted(limit) + " is not a limit >= 0");
+    s.limit = *v;
+  }
+  spec = s;
+  return sim::Status::ok();
+}
+
+bool SteadyStateResult::add_sample(std::uint64_t ios, std::uint64_t bytes) {
+  const auto window = static_cast<std::size_t>(spec.duration_s);
+  iops.push_back(ios);
+  bw.push_back(bytes);
+  if (iops.size() > window) {
+    iops.erase(iops.begin());
+    bw.erase(bw.begin());
+  }
+  if (iops.size() < window) return false;
+  const std::vector<std::uint64_t>& y = spec.bandwidth ? bw : iops;
+  const double n = static_cast<double>(window);
+  const double mean = static_cast<double>(std::accumulate(y.begin(), y.end(), std::uint64_t{0})) / n;
+  if (spec.slope) {
+    // Least squares over x = 0..n-1 (fio: the samples are taken as evenly spaced).
+    double sum_xy = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) sum_xy += static_cast<double>(i) * static_cast<double>(y[i]);
+    const double sum_x = n * (n - 1) / 2, sum_x_sq = (n - 1) * n * (2 * n - 1) / 6;
+    const double sum_y = mean * n;
+    slope = window > 1 ? (sum_xy - sum_x * sum_y / n) / (sum_x_sq - sum_x * sum_x / n) : 0;
+    criterion = spec.percent ? (mean > 0 ? 100.0 * slope / mean : INFINITY) : slope;
+    attained = std::abs(criterion) < spec.limit;
+  } else {
+    max_deviation = 0;
+    for (std::uint64_t v : y) max_deviation = std::max(max_deviation, std::abs(static_cast<double>(v) - mean));
+    criterion = spec.percent ? (mean > 0 ? 100.0 * max_deviation / mean : INFINITY) : max_deviation;
+    attained = criterion < spec.limit;
+  }
+  return attained;
+}
+
+namespace {
+std::uint64_t window_mean(const std::vector<std::uint64_t>& v, int duration_s) {
+  if (duration_s <= 0) return 0;
+  return std::accumulate(v.begin(), v.end(), std::uint64_t{0}) / static_cast<std::uint64_t>(duration_s);
+}
+}  // namespace
+
+std::uint64_t SteadyStateResult::iops_mean() const { return window_mean(iops, spec.duration_s); }
+std::uint64_t SteadyStateResult::bw_mean() const { return window_mean(bw, spec.duration_s); }
+
+std::string SteadyStateResult::criterion_name() const {
+  char limit[64];
+  std::snprintf(limit, sizeof limit, "%f", static_cast<float>(spec.limit));
+  return std::string(spec.bandwidth ? "bw" : "iops") + (spec.slope ? "_slope" : "") + ":" + limit +
+         (spec.percent ? "%" : "");
+}
+
+}  // namespace afasim::workload
