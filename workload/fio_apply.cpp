@@ -194,6 +194,7 @@ Status apply_rw(JobState& s, std::string_view value) {
 
 Status apply_percentile_list(JobState& s, std::string_view value) {
   std::vector<double> list;
+  int precision = 0;
   for (std::string_view item : split(value, ':')) {
     item = trim(item);
     const auto v = parse_double(item);
@@ -201,11 +202,14 @@ Status apply_percentile_list(JobState& s, std::string_view value) {
       return sim::invalid_argument(quoted(item) + " is not a percentile in (0, 100]");
     }
     list.push_back(*v);
+    if (const auto point = item.find('.'); point != std::string_view::npos)
+      precision = std::max(precision, static_cast<int>(item.size() - point - 1));
   }
   if (list.size() > 20) return sim::invalid_argument("more than 20 percentiles (fio's limit)");
+  // Sorted, a repeated entry printed again, as fio 3.33 prints them (review 32: once).
   std::sort(list.begin(), list.end());
-  list.erase(std::unique(list.begin(), list.end()), list.end());
   s.job.percentile_list = std::move(list);
+  s.job.percentile_precision = precision;
   return Status::ok();
 }
 

@@ -255,8 +255,11 @@ Status apply_pacing_option(JobState& s, const Entry& e) {
     default:
       break;
   }
-  auto n = parse_count(v, e.def->id == Opt::kThinkTimeBlocks ? 1 : 0, kMaxBytes, s.job.kb_base);
+  auto n = parse_count(v, 0, kMaxBytes, s.job.kb_base);
   if (!n.is_ok()) return n.status();
+  // thinktime_blocks=0 pauses after every I/O, as 1 does (fio backend.c handle_thinktime:
+  // b >= last_thinktime_blocks + 0 always holds).
+  if (e.def->id == Opt::kThinkTimeBlocks && *n == 0) *n = 1;
   (e.def->id == Opt::kThinkTimeBlocks ? s.job.thinktime_blocks
    : e.def->id == Opt::kFsync         ? s.job.fsync_every_writes
                                       : s.job.fdatasync_every_writes) = *n;

@@ -253,6 +253,9 @@ struct FioJob {
   // Percentiles the report prints, ascending, each in (0, 100]. fio's default list unless
   // `percentile_list` is given.
   std::vector<double> percentile_list;
+  // Digits after the point the normal output prints them with: the most any entry of
+  // percentile_list was written with (fio parse.c), 2 for the default list.
+  int percentile_precision = 2;
   bool clat_percentiles = true;   // print clat percentiles (fio's default)
   bool lat_percentiles = false;   // print total-latency percentiles
   bool slat_percentiles = false;  // print submission-latency percentiles

@@ -226,6 +226,7 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
       e.group_id = job.group_id;
       e.rw = job.rw;
       e.percentile_list = job.percentile_list;
+      e.percentile_precision = job.percentile_precision;
       entries.push_back(std::move(e));
     }
     ReportEntry& e = entries.back();

@@ -164,6 +164,7 @@ struct ReportEntry {
   int error = 0;
   std::string error_message;
   std::vector<double> percentile_list;
+  int percentile_precision = 2;  // FioJob::percentile_precision
   std::vector<WrittenOption> options;  // the last member's own options (fio's opt_lists)
   // The last member's reporting switches (fio's thread_stat copies them the same way).
   int significant_figures = 4;

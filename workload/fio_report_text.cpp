@@ -43,21 +43,8 @@ std::string latency_line(const char* name, const sim::Histogram& h) {
                         fio_num2str(max, 6, 1, false, NumUnit::kNone).c_str(), mean, dev);
 }
 
-// Digits after the point needed to print every percentile of the list exactly (fio counts
-// them while parsing percentile_list; 2 for the default list).
-int percentile_precision(const std::vector<double>& list) {
-  int precision = 0;
-  for (double p : list) {
-    int d = 0;
-    while (d < 6 && std::fabs(p * std::pow(10.0, d) - std::round(p * std::pow(10.0, d))) > 1e-6)
-      ++d;
-    precision = std::max(precision, d);
-  }
-  return precision;
-}
-
-// stat.c show_clat_percentiles.
-std::string percentile_block(const sim::Histogram& h, const std::vector<double>& list,
+// `precision`: digits after the point (fio counts them in percentile_list as written).
+std::string percentile_block(const sim::Histogram& h, const std::vector<double>& list, int precision,
                              const char* name) {
   if (h.count() == 0 || list.empty()) return {};
   std::vector<std::uint64_t> values;
@@ -82,7 +69,6 @@ std::string percentile_block(const sim::Histogram& h, const std::vector<double>&
   } else {
     out = std::string("    ") + name + " percentiles (nsec):\n     |";
   }
-  const int precision = percentile_precision(list);
   const std::uint64_t scaled_max = std::max<std::uint64_t>(maxv / divisor, 1);
   const int time_width =
       std::max(5, static_cast<int>(std::log10(static_cast<double>(scaled_max)) + 1));
@@ -156,9 +142,9 @@ std::string direction_block(const ReportEntry& e, const DirectionStats& ds, std:
   if (ds.slat_ns().count() > 0) out += latency_line("slat", ds.slat_ns());
   if (ds.clat_ns.count() > 0) out += latency_line("clat", ds.clat_ns);
   if (ds.lat_ns().count() > 0) out += latency_line(" lat", ds.lat_ns());
-  if (e.slat_percentiles) out += percentile_block(ds.slat_ns(), e.percentile_list, "slat");
-  if (e.clat_percentiles) out += percentile_block(ds.clat_ns, e.percentile_list, "clat");
-  if (e.lat_percentiles) out += percentile_block(ds.lat_ns(), e.percentile_list, "lat");
+  if (e.slat_percentiles) out += percentile_block(ds.slat_ns(), e.percentile_list, e.percentile_precision, "slat");
+  if (e.clat_percentiles) out += percentile_block(ds.clat_ns, e.percentile_list, e.percentile_precision, "clat");
+  if (e.lat_percentiles) out += percentile_block(ds.lat_ns(), e.percentile_list, e.percentile_precision, "lat");
   out += sample_lines(ds, group_agg_bytes_per_second);
   return out;
 }
@@ -211,7 +197,7 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
   out += direction_blocks(e, group);
   if (e.sync.io_count > 0) {  // stat.c show_thread_status_normal: the flushes
     out += "  fsync/fdatasync/sync_file_range:\n" + latency_line("sync", e.sync.lat_ns);
-    if (e.clat_percentiles) out += percentile_block(e.sync.lat_ns, e.percentile_list, "sync");
+    if (e.clat_percentiles) out += percentile_block(e.sync.lat_ns, e.percentile_list, e.percentile_precision, "sync");
   }
   const std::uint64_t total = e.clat_bins.total();
   if (total > 0) {

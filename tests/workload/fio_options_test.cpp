@@ -824,3 +824,20 @@ TEST_CASE("steadystate: a job stops once its rate is steady over ss_dur, after s
   // Without steadystate_duration there is no detection and no object (fio's default ss_dur=0).
   CHECK_FALSE(to_fio_json(run(job + "runtime=1s\nss=iops:1%\n"))["jobs"][0].contains("steadystate"));
 }
+
+TEST_CASE("percentile_list prints as fio 3.33: the most decimals written, a repeated entry again; thinktime_blocks=0") {
+  // fio 3.33, percentile_list=50:99.9999999:99.5:50: "50.0000000th", twice, "99.5000000th",
+  // "99.9999999th" (review 32: afasim printed 50.0th, 99.5th, 100.0th).
+  const std::string text =
+      format_normal(run("[p]\nfilename=v\nsize=4m\nbs=4k\nrw=randread\npercentile_list=50:99.9999999:99.5:50\n"));
+  const auto first = text.find("50.0000000th=[");
+  REQUIRE(first != std::string::npos);
+  CHECK(text.find("50.0000000th=[", first + 1) != std::string::npos);
+  CHECK(text.find("99.9999999th=[") != std::string::npos);
+  CHECK(text.find(" 100.0th") == std::string::npos);
+  CHECK(format_normal(run("[p]\nfilename=v\nsize=4m\nbs=4k\nrw=randread\npercentile_list=50:99\n")).find(" 99th=[") !=
+        std::string::npos);
+  // fio: b >= last + 0 always holds, a pause after every I/O as with 1 (review 32: refused).
+  const RunReport zero = run("[t]\nfilename=v\nsize=4m\nbs=4k\nrw=randread\nthinktime=10ms\nthinktime_blocks=0\nio_size=40k\n");
+  CHECK(zero.results[0].end_ns >= 90 * sim::kMillisecond);  // 10 reads, 9 or 10 pauses of 10 ms
+}
