@@ -530,8 +530,6 @@ const std::vector<double>& default_percentile_list() {
 }
 
 
-
-
 Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view file_name,
                                       const FioParseOptions& options) {
   if (text.size() > kMaxFileBytes) {
@@ -575,6 +573,7 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
   AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes, options.volume_bytes));
   for (auto& s : states) out.jobs.push_back(s.job);
   AFASIM_RETURN_IF_ERROR(resolve_groups(out, states, left_out));
+  AFASIM_RETURN_IF_ERROR(check_steadystate_groups(out.jobs, out.file_name));
   return out;
 }
 

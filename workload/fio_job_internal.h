@@ -212,6 +212,9 @@ Status check_random_maps(const std::vector<JobState>& states, std::string_view f
 // when the job has no hole, several sizes or directions, or its passes wrap as fio's do.
 // REQUIRES: the job's region is resolved.
 std::optional<std::int64_t> holed_pass_bytes(const FioJob& job);
+// fio td_steadystate_init: every job of a reporting group has the same steadystate options.
+// kInvalidArgument "FILE:LINE: ..." naming the first job that differs.
+Status check_steadystate_groups(const std::vector<FioJob>& jobs, std::string_view file);
 // Cross-option checks of one job, after every option is applied; what fio would warn about
 // and run anyway goes to `warnings` ("FILE:LINE: OPTION: ...").
 Status finalize(JobState& s, std::string_view file, std::vector<std::string>& warnings);

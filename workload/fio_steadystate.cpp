@@ -89,4 +89,19 @@ std::string SteadyStateResult::criterion_name() const {
          (spec.percent ? "%" : "");
 }
 
+namespace fio_detail {
+
+sim::Status check_steadystate_groups(const std::vector<FioJob>& jobs, std::string_view file) {
+  for (std::size_t i = 1; i < jobs.size(); ++i) {
+    const FioJob& first = *std::find_if(jobs.begin(), jobs.end(), [&](const FioJob& j) { return j.group_id == jobs[i].group_id; });
+    if (first.steadystate == jobs[i].steadystate) continue;
+    return sim::invalid_argument(std::string(file) + ":" + std::to_string(jobs[i].line) + ": job " + fio_detail::quoted(jobs[i].name) +
+                                 ": steadystate options differ from job " + fio_detail::quoted(first.name) +
+                                 "'s in its reporting group (fio rejects the job; give every job of the group the same)");
+  }
+  return sim::Status::ok();
+}
+
+}  // namespace fio_detail
+
 }  // namespace afasim::workload

@@ -624,6 +624,11 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nlog_prio=1\n", "bad.fio:3: log_prio: not supported by afasim: I/O priorities are not simulated"},
       {"[j]\nsize=1g\nmax_open_zones=4\n", "bad.fio:3: max_open_zones: not supported by afasim: zoned block"},
       {"[j]\nsize=1g\nnot_a_fio_option=1\n", "bad.fio:3: not_a_fio_option: unknown option"},
+      // fio td_steadystate_init: "steadystate options must be consistent within reporting groups".
+      {"[a]\nsize=1m\nss=iops:1%\nss_dur=5\n[b]\nsize=1m\n",
+       "bad.fio:5: job \"b\": steadystate options differ from job \"a\"'s in its reporting group"},
+      {"[a]\nsize=1m\nss=lat:1%\n", "bad.fio:3: ss: \"lat\" is not iops, iops_slope, bw or bw_slope"},
+      {"[a]\nsize=1m\nss_dur=500ms\n", "bad.fio:3: ss_dur: 0 (off) or at least 1 s"},
       {"[j]\nsize=1g\nrw=randread:-8k\n", "bad.fio:3: rw: \"-8k\" is not a count of I/Os"},
       {"[j]\nsize=64k\nrw=read:-64k\n", "bad.fio:3: rw: a step back of 65536 bytes and a block of 4096 bytes do not fit the region"},
       {"[j]\nfilesize=1m-2m\n", "bad.fio:2: filesize: \"1m-2m\": a range of file sizes is not simulated"},
