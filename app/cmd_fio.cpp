@@ -38,7 +38,8 @@ struct FioOptions {
   std::string config_dir;
   std::string device;
   std::string device_state = "filled";
-  std::string volume_size;  // empty: a volume no job sizes is an error
+  std::string volume_size;
+  bool volume_size_given = false;  // else a volume no job sizes is an error
   bool quiet = false;
   std::vector<std::string> extras;  // fio job options given as --key=value
   // fio's own command-line flags (fio --help) that scripts pass: --minimal (terse output),
@@ -111,7 +112,7 @@ sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t de
   workload::FioParseOptions parse = workload::host_parse_options();
   parse.sections = o.sections;
   parse.device_bytes = device_bytes;
-  if (!o.volume_size.empty()) {
+  if (o.volume_size_given) {
     auto bytes = parse_volume_size(o.volume_size);
     if (!bytes.is_ok()) return bytes.status();
     parse.volume_bytes = *bytes;
@@ -409,6 +410,7 @@ Runner add_fio_command(CLI::App& app) {
       ->needs(device);
   return [o, cmd] {
     o->extras = cmd->remaining();
+    o->volume_size_given = cmd->count("--volume-size") > 0;
     return run_fio_command(*o);
   };
 }

@@ -306,8 +306,11 @@ Status apply_region_option(JobState& s, const Entry& e, const ApplyContext& ctx)
   }
   if (id == Opt::kIoSize || id == Opt::kFileSize) {
     // fio's filesize=LOW-HIGH draws each file's size; afasim's volumes have one.
-    if (id == Opt::kFileSize && v.find('-') != std::string_view::npos) {
+    if (id == Opt::kFileSize && v.find('-', 1) != std::string_view::npos) {
       return sim::invalid_argument(quoted(v) + ": a range of file sizes is not simulated; give one size");
+    }
+    if (id == Opt::kFileSize && v.find('%') != std::string_view::npos) {
+      return sim::invalid_argument(quoted(v) + ": a file's size in bytes, not a percentage");
     }
     auto b = size_value(ctx, e, v, s.job.kb_base);
     if (!b.is_ok()) return b.status();
@@ -421,8 +424,6 @@ bool* flag_target(FioJob& job, Opt id) {
       return &job.bs[0].unaligned;
     case Opt::kExitAll:
       return &job.exitall;
-    case Opt::kFillDevice:
-      return &job.fill_device;
     case Opt::kClatPercentiles:
       return &job.clat_percentiles;
     case Opt::kLatPercentiles:

@@ -389,6 +389,7 @@ Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
       }
       // fio keeps whole seconds (ss_dur /= 1000000): it samples once a second.
       if (*t != 0 && *t < sim::kSecond) return sim::invalid_argument("0 (off) or at least 1 s: one sample a second");
+      if (*t % sim::kSecond != 0) return sim::invalid_argument("whole seconds (fio samples once a second)");
       if (*t > 7 * sim::kDay) return sim::invalid_argument("at most 7 days of one-second samples");
       s.job.steadystate.duration_s = static_cast<int>(*t / sim::kSecond);
       return Status::ok();
@@ -487,7 +488,12 @@ Status apply_file_size(JobState& s, std::string_view file) {
     return located(at, "with a percentage size= (of files filesize= makes): give size= in bytes, or io_size=");
   }
   if (!s.io_size && s.size) s.io_size = std::min<std::int64_t>(s.size->bytes, static_cast<std::int64_t>(total));
-  s.size = SizeOrPercent{static_cast<std::int64_t>(total), 0, false};
+  // The region is what the file holds past offset= (review 33b: offset=256k made a 1.25 MiB
+  // volume for filesize=1m and read past the file).
+  std::int64_t region = *s.file_size;
+  if (s.offset && !s.offset->is_percent) region -= s.offset->bytes;
+  if (region <= 0) return located(at, "offset= is at or past the end of each file (filesize=)");
+  s.size = SizeOrPercent{region * s.job.file_count(), 0, false};
   return Status::ok();
 }
 
@@ -508,8 +514,11 @@ Status finalize(JobState& s, std::string_view file, std::vector<std::string>& wa
     } else {
       // rw=read:-8k steps back (fio's ddir_seq_add is signed): backwards sequential I/O.
       const bool backwards = suffix.starts_with('-');
-      auto skip = parse_fio_size(backwards ? suffix.substr(1) : suffix, job.kb_base);
+      const std::string_view bytes_text = backwards ? suffix.substr(1) : suffix;
+      auto skip = parse_fio_size(bytes_text, job.kb_base);
       if (!skip.is_ok()) return located(at(Opt::kRw, "rw"), skip.status());
+      // The next offset moves by it: whole logical blocks, as every offset (review 33b: 4095).
+      if (Status st = check_sector_multiple(bytes_text, *skip); !st.is_ok()) return located(at(Opt::kRw, "rw"), st);
       job.rw_skip_bytes = backwards ? -*skip : *skip;
     }
   }
@@ -524,10 +533,6 @@ Status finalize(JobState& s, std::string_view file, std::vector<std::string>& wa
     }
   }
   if (s.file_size) AFASIM_RETURN_IF_ERROR(apply_file_size(s, file));
-  if (job.fill_device) {  // the whole volume: sized by another job or --volume-size
-    s.size.reset();
-    s.io_size.reset();
-  }
   if (job.verify && job.do_verify && job.time_based && job.runtime_ns > 0 && does_writes(job.rw) &&
       !does_reads(job.rw)) {  // fio init.c fixup_options says the same
     warnings.push_back(located(at(Opt::kVerify, "verify"),

@@ -383,17 +383,16 @@ Status resolve_region(JobState& s, const FioJobFile& out,
                       const std::map<std::string, std::size_t>& index) {
   FioJob& job = s.job;
   job.size_bytes = 0;
+  std::int64_t room = kMaxBytes;  // the least a clone's volume holds from its region's start
   for (int c = 0; c < job.numjobs; ++c) {
     for (int f = 0; f < job.file_count(); ++f) {
       const FioVolume& vol = out.volumes[index.at(job.volume_name(c, f))];
       AFASIM_RETURN_IF_ERROR(resolve_clone_region(s, out.file_name, vol, c));
+      room = std::min(room, vol.size_bytes - job.region_offset_bytes(c));
     }
   }
   AFASIM_RETURN_IF_ERROR(check_region_fits(s, out.file_name));
-  job.io_size_bytes = s.io_size ? *s.io_size : job.size_bytes * job.file_count();
-  if (!s.io_size && !job.time_based) {
-    if (const auto pass = holed_pass_bytes(job)) job.io_size_bytes = *pass;
-  }
+  job.io_size_bytes = io_bytes_per_loop(job, s.io_size, room);
   return Status::ok();
 }
 

@@ -219,9 +219,6 @@ struct FioJob {
   bool do_verify = true;    // `do_verify=0`: write the pattern, skip the read-back
   // `exitall`: when this job finishes, the jobs `exit_what` names are stopped.
   bool exitall = false;
-  // fill_device=1: the region is the whole volume, whatever size= says (fio writes a block
-  // device to its end).
-  bool fill_device = false;
   // steadystate=, steadystate_duration=, steadystate_ramp_time= (fio_steadystate.h): the job
   // (with group_reporting its group) stops once its I/O rate is steady. Off by default.
   SteadyStateSpec steadystate;

@@ -100,7 +100,6 @@ enum class Opt {
   kExitWhat,
   kNumberIos,
   kFileSize,
-  kFillDevice,
   kSteadyState,
   kSteadyStateDuration,
   kSteadyStateRamp,
@@ -207,11 +206,18 @@ Location option_at(std::string_view file, const JobState& s, Opt id, std::string
 // (FioJob::tracks_random_map) would hold more than kMaxRandomMapBytes.
 Status check_random_maps(const std::vector<JobState>& states, std::string_view file);
 // rw=read:HOLE with one block size in one direction: the bytes of one pass when fio ends it
-// early, because the next block would run past the region though its offset is inside
-// (io_u.c fill_io_u; fio review 33: read:12k bs=8k size=1m is 51 reads, not 128); nullopt
-// when the job has no hole, several sizes or directions, or its passes wrap as fio's do.
-// REQUIRES: the job's region is resolved.
-std::optional<std::int64_t> holed_pass_bytes(const FioJob& job);
+// early (io_u.c get_next_seq_offset, fill_io_u): the last block ends at or past the file's
+// end, or the next offset is inside the file but its block runs past the file or the offset
+// past the region (fio reviews 33, 33b: read:12k bs=8k size=1m is 51 reads, not 128;
+// read:12k size=128k is 7; read:4k bs=4k size=64k on a larger volume 8). fio wraps only
+// where the next offset is at or past the file's end. `room_bytes`: the volume from the
+// region's start (fio's file). nullopt when the job has no hole, several sizes or
+// directions, or its passes wrap. REQUIRES: the job's region is resolved.
+std::optional<std::int64_t> holed_pass_bytes(const FioJob& job, std::int64_t room_bytes);
+// FioJob::io_size_bytes: io_size= or the region of every file, in whole smallest blocks (fio
+// ends the job at its last whole block: size=9000 io_size=20000 bs=4k is 4 reads), one pass
+// of a holed sequential job (holed_pass_bytes) when nothing else bounds it.
+std::int64_t io_bytes_per_loop(const FioJob& job, std::optional<std::int64_t> io_size, std::int64_t room_bytes);
 // fio td_steadystate_init: every job of a reporting group has the same steadystate options.
 // kInvalidArgument "FILE:LINE: ..." naming the first job that differs.
 Status check_steadystate_groups(const std::vector<FioJob>& jobs, std::string_view file);

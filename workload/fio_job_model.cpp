@@ -164,7 +164,7 @@ int FioJobFile::clone_count() const {
 
 namespace fio_detail {
 
-std::optional<std::int64_t> holed_pass_bytes(const FioJob& job) {
+std::optional<std::int64_t> holed_pass_bytes(const FioJob& job, std::int64_t room_bytes) {
   const bool one_sequential = job.rw == RwPattern::kRead || job.rw == RwPattern::kWrite || job.rw == RwPattern::kTrim;
   if (!one_sequential || job.rw_skip_bytes <= 0) return std::nullopt;
   const auto d = static_cast<std::size_t>(index_of(job.rw == RwPattern::kRead    ? Direction::kRead
@@ -173,9 +173,18 @@ std::optional<std::int64_t> holed_pass_bytes(const FioJob& job) {
   const std::int64_t bs = job.bs[d].min_bytes;
   if (bs != job.bs[d].max_bytes) return std::nullopt;
   const std::int64_t ios_per_pass = (job.size_bytes - bs) / (bs + job.rw_skip_bytes) + 1;
-  // A next offset at or past the end wraps to the start in fio too: only one inside ends it.
-  if (ios_per_pass * (bs + job.rw_skip_bytes) >= job.size_bytes) return std::nullopt;
+  const std::int64_t last_end = (ios_per_pass - 1) * (bs + job.rw_skip_bytes) + bs;
+  if (last_end < room_bytes && last_end + job.rw_skip_bytes >= room_bytes) return std::nullopt;  // wraps
   return ios_per_pass * bs * job.file_count();
+}
+
+std::int64_t io_bytes_per_loop(const FioJob& job, std::optional<std::int64_t> io_size, std::int64_t room_bytes) {
+  std::int64_t bytes = io_size ? *io_size : job.size_bytes * job.file_count();
+  if (const std::int64_t unit = job.min_block_bytes(); bytes >= unit) bytes -= bytes % unit;
+  if (!io_size && !job.time_based) {
+    if (const auto pass = holed_pass_bytes(job, room_bytes)) bytes = *pass;
+  }
+  return bytes;
 }
 
 }  // namespace fio_detail

@@ -37,7 +37,6 @@ constexpr OptionDef kOptions[] = {
     {"io_size", Opt::kIoSize, {}},
     {"io_limit", Opt::kIoSize, {}},
     {"filesize", Opt::kFileSize, {}},
-    {"fill_device", Opt::kFillDevice, {}},
     {"offset", Opt::kOffset, {}},
     {"fileoffset", Opt::kOffset, {}},
     {"offset_increment", Opt::kOffsetIncrement, {}},
@@ -180,6 +179,10 @@ constexpr OptionDef kOptions[] = {
      "the array's write cache is non-volatile; a flush changes nothing"},
     {"continue_on_error", Opt::kIgnored, "a simulated I/O error is reported either way"},
     {"ignore_error", Opt::kIgnored, "a simulated I/O error is reported either way"},
+    // fio 3.33 still honours size= and io_size= (review 33b); without them a job covers its
+    // volume already.
+    {"fill_device", Opt::kIgnored, "a job without size= covers its whole volume, as on a block device"},
+    {"fill_fs", Opt::kIgnored, "a job without size= covers its whole volume, as on a block device"},
     {"error_dump", Opt::kIgnored, "a simulated I/O error is reported either way"},
     {"group", Opt::kIgnored, kHostOnly},
     {"cgroup", Opt::kIgnored, kHostOnly},
@@ -193,9 +196,8 @@ constexpr OptionDef kOptions[] = {
     {"log_compression_cpus", Opt::kIgnored, "logs are written whole, uncompressed"},
     {"log_store_compressed", Opt::kIgnored, "logs are written whole, uncompressed"},
     // Known fio options that would change the workload and are not simulated: refused.
-    {"openfiles", Opt::kUnsupported, "one volume per job (one filename)"},
+    {"openfiles", Opt::kUnsupported, "every volume of a job is open at once"},
     {"filename_format", Opt::kUnsupported, "default volume names follow fio's default format"},
-    {"fill_fs", Opt::kUnsupported, "volumes are sized from size="},
     {"zonemode", Opt::kUnsupported,
      "neither strided zones nor zoned block devices are simulated (rw=read:SKIP skips SKIP bytes after each I/O)"},
     {"zonesize", Opt::kUnsupported,

@@ -121,7 +121,7 @@ ordered_json steadystate_json(const SteadyStateResult& ss) {
   ordered_json data = ordered_json::object();
   data["bw_mean"] = ss.bw_mean();
   data["iops_mean"] = ss.iops_mean();
-  std::vector<std::uint64_t> iops = ss.iops, bw = ss.bw;
+  std::vector<std::uint64_t> iops(ss.iops.begin(), ss.iops.end()), bw(ss.bw.begin(), ss.bw.end());
   iops.resize(static_cast<std::size_t>(ss.spec.duration_s), 0);
   bw.resize(static_cast<std::size_t>(ss.spec.duration_s), 0);
   data["iops"] = iops;

@@ -234,10 +234,10 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
   out += sprintf_string("     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n",
                         e.iodepth);
   if (const auto& ss = e.steadystate) {  // stat.c show_ss_normal
-    const std::uint64_t bw = ss->bw_mean();
+    const std::uint64_t bw_kib = ss->bw_mean() / 1024;  // as fio: KiB, then × kb_base (its 12.0MB/s)
     out += sprintf_string("  steadystate  : attained=%s, bw=%s (%s), iops=%s, %s%s=%.3f%s\n", ss->attained ? "yes" : "no",
-                          fio_num2str(bw, e.significant_figures, 1, true, NumUnit::kBytePerSecond).c_str(),
-                          fio_num2str(bw, e.significant_figures, 1, false, NumUnit::kBytePerSecond).c_str(),
+                          fio_num2str(bw_kib, e.significant_figures, 1024, true, NumUnit::kBytePerSecond).c_str(),
+                          fio_num2str(bw_kib, e.significant_figures, 1024, false, NumUnit::kBytePerSecond).c_str(),
                           fio_num2str(ss->iops_mean(), e.significant_figures, 1, false, NumUnit::kNone).c_str(),
                           ss->spec.bandwidth ? "bw" : "iops", ss->spec.slope ? " slope" : " mean dev", ss->criterion,
                           ss->spec.percent ? "%" : "");

@@ -193,14 +193,16 @@ void FioSession::Impl::build_steadystate_units() {
   }
 }
 
-// The unit's first clone started: a check every second of virtual time from then (fio's
-// steadystate_check, driven by its helper thread's ss_check_interval, 1 s in fio 3.33).
+// The unit's first clone started: a check every second of virtual time from the end of its
+// ramp_time (fio's steadystate_check, driven by its helper thread's ss_check_interval, 1 s in
+// fio 3.33, counts from the job's epoch, which the ramp's end resets; review 33b: a job with
+// ramp_time=5s ss_dur=3s stopped at 3 s, inside its ramp).
 void FioSession::Impl::start_steadystate(Clone& c) {
   SteadyStateUnit& u = steadystate_units_[static_cast<std::size_t>(c.steadystate_unit)];
   if (u.start >= 0) return;
-  u.start = sim_.now();
+  u.start = c.measure_from;
   const int index = c.steadystate_unit;
-  sim_.after(sim::kSecond, [this, index] { check_steadystate(index); });
+  sim_.at(u.start + sim::kSecond, [this, index] { check_steadystate(index); });
 }
 
 void FioSession::Impl::check_steadystate(int index) {
@@ -209,17 +211,15 @@ void FioSession::Impl::check_steadystate(int index) {
   bool running = false;
   for (const Clone* c : u.clones) {
     running |= !c->finished;
-    for (std::size_t d = 0; d < kDirections; ++d) {
-      ios += c->result->direction[d].io_count + c->ramp_ios[d];
-      bytes += c->result->direction[d].io_bytes + c->ramp_bytes[d];
+    for (const DirectionStats& ds : c->result->direction) {  // what completed past the ramp
+      ios += ds.io_count;
+      bytes += ds.io_bytes;
     }
   }
   if (!running || stopped_) return;
   // Samples begin one interval after steadystate_ramp_time (fio's FIO_SS_RAMP_OVER).
   const bool sampling = sim_.now() - u.start >= u.result.spec.ramp_ns + sim::kSecond;
-  const bool attained = sampling && u.result.add_sample(ios - u.prev_ios, bytes - u.prev_bytes);
-  for (Clone* c : u.clones) c->result->steadystate = u.result;
-  if (attained) {
+  if (sampling && u.result.add_sample(ios - u.prev_ios, bytes - u.prev_bytes)) {
     for (Clone* c : u.clones) {  // fio_mark_td_terminate: stop issuing, reap what is in flight
       if (c->finished) continue;
       c->stop_at = std::min(c->stop_at, sim_.now());
@@ -302,6 +302,8 @@ std::int64_t FioSession::ios_done() const {
   return impl_->ios_done_;
 }
 const RunReport& FioSession::report() const {
+  for (const SteadyStateUnit& u : impl_->steadystate_units_)  // copied once, not every second
+    for (Clone* c : u.clones) c->result->steadystate = u.result;
   return impl_->report_;
 }
 

@@ -44,36 +44,45 @@ sim::Status parse_steadystate(std::string_view value, SteadyStateSpec& spec) {
 
 bool SteadyStateResult::add_sample(std::uint64_t ios, std::uint64_t bytes) {
   const auto window = static_cast<std::size_t>(spec.duration_s);
+  const std::uint64_t y = spec.bandwidth ? bytes : ios;
+  if (iops.size() == window) {  // the oldest leaves: every other sample's x drops by one
+    const std::uint64_t oldest = spec.bandwidth ? bw.front() : iops.front();
+    iops.pop_front();
+    bw.pop_front();
+    sum_y_ -= oldest;
+    sum_xy_ -= sum_y_;
+    if (max_.front() == oldest) max_.pop_front();
+    if (min_.front() == oldest) min_.pop_front();
+  }
+  sum_xy_ += static_cast<unsigned __int128>(iops.size()) * y;
+  sum_y_ += y;
   iops.push_back(ios);
   bw.push_back(bytes);
-  if (iops.size() > window) {
-    iops.erase(iops.begin());
-    bw.erase(bw.begin());
-  }
+  while (!max_.empty() && max_.back() < y) max_.pop_back();
+  max_.push_back(y);
+  while (!min_.empty() && min_.back() > y) min_.pop_back();
+  min_.push_back(y);
   if (iops.size() < window) return false;
-  const std::vector<std::uint64_t>& y = spec.bandwidth ? bw : iops;
   const double n = static_cast<double>(window);
-  const double mean = static_cast<double>(std::accumulate(y.begin(), y.end(), std::uint64_t{0})) / n;
+  const double sum_y = static_cast<double>(sum_y_);
+  const double mean = sum_y / n;
   if (spec.slope) {
-    // Least squares over x = 0..n-1 (fio: the samples are taken as evenly spaced).
-    double sum_xy = 0;
-    for (std::size_t i = 0; i < y.size(); ++i) sum_xy += static_cast<double>(i) * static_cast<double>(y[i]);
+    // Least squares over x = 0..n-1 (fio: the samples are taken as evenly spaced); fio's
+    // percentage divides by the integer mean.
     const double sum_x = n * (n - 1) / 2, sum_x_sq = (n - 1) * n * (2 * n - 1) / 6;
-    const double sum_y = mean * n;
-    slope = window > 1 ? (sum_xy - sum_x * sum_y / n) / (sum_x_sq - sum_x * sum_x / n) : 0;
-    criterion = spec.percent ? (mean > 0 ? 100.0 * slope / mean : INFINITY) : slope;
-    attained = std::abs(criterion) < spec.limit;
+    slope = window > 1 ? (static_cast<double>(sum_xy_) - sum_x * sum_y / n) / (sum_x_sq - sum_x * sum_x / n) : 0;
+    const double int_mean = static_cast<double>(sum_y_ / window);
+    criterion = !spec.percent ? slope : int_mean > 0 ? 100.0 * slope / int_mean : slope == 0 ? 0 : INFINITY;
   } else {
-    max_deviation = 0;
-    for (std::uint64_t v : y) max_deviation = std::max(max_deviation, std::abs(static_cast<double>(v) - mean));
-    criterion = spec.percent ? (mean > 0 ? 100.0 * max_deviation / mean : INFINITY) : max_deviation;
-    attained = criterion < spec.limit;
+    max_deviation = std::max(static_cast<double>(max_.front()) - mean, mean - static_cast<double>(min_.front()));
+    criterion = !spec.percent ? max_deviation : mean > 0 ? 100.0 * max_deviation / mean : 0;  // all 0: steady
   }
+  attained = std::abs(criterion) < spec.limit;
   return attained;
 }
 
 namespace {
-std::uint64_t window_mean(const std::vector<std::uint64_t>& v, int duration_s) {
+std::uint64_t window_mean(const std::deque<std::uint64_t>& v, int duration_s) {
   if (duration_s <= 0) return 0;
   return std::accumulate(v.begin(), v.end(), std::uint64_t{0}) / static_cast<std::uint64_t>(duration_s);
 }

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,17 +43,25 @@ struct SteadyStateResult {
   double criterion = 0;      // the deviation or slope, in percent of the mean when spec.percent
   double max_deviation = 0;  // I/Os or bytes a second
   double slope = 0;          // I/Os or bytes a second, per second
-  std::vector<std::uint64_t> iops;  // the window, oldest first, at most spec.duration_s
-  std::vector<std::uint64_t> bw;    // bytes a second, same seconds
+  std::deque<std::uint64_t> iops;  // the window, oldest first, at most spec.duration_s
+  std::deque<std::uint64_t> bw;    // bytes a second, same seconds
 
   // Adds one second's sample (dropping the oldest past the window) and, once the window is
-  // full, checks the criterion; returns whether it holds (attained is then set).
+  // full, checks the criterion; returns whether it holds (attained is then set). O(1)
+  // amortized: running sums for the mean and the slope, monotonic queues for the extremes
+  // (review 33b: a window of a day of samples cost 27 s of a 3-day run).
   bool add_sample(std::uint64_t ios, std::uint64_t bytes);
   // fio's steadystate_data_mean: the window's sum over its full length (integer).
   std::uint64_t iops_mean() const;
   std::uint64_t bw_mean() const;
   // fio's "ss" text: "iops_slope:0.010000%".
   std::string criterion_name() const;
+
+ private:
+  unsigned __int128 sum_y_ = 0;   // of the criterion's series over the window
+  unsigned __int128 sum_xy_ = 0;  // Σ i·y_i, i = 0 the oldest
+  std::deque<std::uint64_t> max_;  // the window's maxima candidates, decreasing
+  std::deque<std::uint64_t> min_;  // minima candidates, increasing
 };
 
 }  // namespace afasim::workload

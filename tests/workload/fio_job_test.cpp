@@ -632,6 +632,11 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nrw=randread:-8k\n", "bad.fio:3: rw: \"-8k\" is not a count of I/Os"},
       {"[j]\nsize=64k\nrw=read:-64k\n", "bad.fio:3: rw: a step back of 65536 bytes and a block of 4096 bytes do not fit the region"},
       {"[j]\nfilesize=1m-2m\n", "bad.fio:2: filesize: \"1m-2m\": a range of file sizes is not simulated"},
+      {"[j]\nfilesize=100%\n", "bad.fio:2: filesize: \"100%\": a file's size in bytes, not a percentage"},
+      {"[j]\nfilesize=1m\noffset=1m\n", "bad.fio:2: filesize: offset= is at or past the end of each file"},
+      {"[j]\nsize=1m\nrw=read:1000\n", "bad.fio:3: rw: \"1000\" is 1000 bytes, not a multiple of 512"},
+      {"[j]\nsize=1m\nrw=read:-1\n", "bad.fio:3: rw: \"1\" is 1 byte, not a multiple of 512"},
+      {"[j]\nsize=1m\nss_dur=1500ms\n", "bad.fio:3: ss_dur: whole seconds (fio samples once a second)"},
       {"[j]\nfilesize=1m\nsize=50%\n", "bad.fio:2: filesize: with a percentage size="},
       {"[j]\nfilesize=1000\n", "bad.fio:2: filesize: \"1000\" is 1000 bytes"},
       {"[j]\nrw=write\nfill_device=1\n", "bad.fio:1: size: missing: job \"j\" on volume \"j.0.0\" needs size= "
@@ -1142,11 +1147,18 @@ TEST_CASE("fio's own examples: filesize, fill_device, a volume no job sizes, tim
   CHECK(d->jobs[0].size_bytes == 10 * sim::kGiB);
   CHECK(d->jobs[1].size_bytes == 5 * sim::kGiB);
   CHECK(d->volumes[1].size_bytes == sim::kGiB);  // a job's own size= still sizes its volume
-  // fill_device=1 (examples/surface-scan.fio): the whole volume, whatever size= says.
-  auto fill = parse_fio_job_file("[w]\nfilename=v\nrw=write\nsize=1m\nfill_device=1\n", "f.fio", sized);
+  // fill_device=1 (examples/surface-scan.fio): fio 3.33 still honours size= (review 33b);
+  // without it the job covers its volume, as any job without size=.
+  auto fill = parse_fio_job_file("[w]\nfilename=v\nrw=write\nsize=1m\nfill_device=1\n[x]\nfilename=x\nrw=write\nfill_device=1\n",
+                                 "f.fio", sized);
   REQUIRE_MESSAGE(fill.is_ok(), fill.status().message());
-  CHECK(fill->jobs[0].size_bytes == 10 * sim::kGiB);
-  CHECK(fill->jobs[0].io_size_bytes == 10 * sim::kGiB);
+  CHECK(fill->jobs[0].size_bytes == sim::kMiB);
+  CHECK(fill->jobs[1].size_bytes == 10 * sim::kGiB);
+  // filesize= with offset=: the region is what each file holds past the offset (fio: 12 reads
+  // of 64k for filesize=1m offset=256k; review 33b: afasim made a 1.25 MiB volume, 16).
+  const FioJobFile off = parse_job_ok("[j]\nfilename=a\nfilesize=1m\noffset=256k\nbs=64k\n");
+  CHECK(off.volumes[0].size_bytes == sim::kMiB);
+  CHECK(off.jobs[0].io_size_bytes == 768 * sim::kKiB);
   // time_based without runtime= (examples/cpp_null.fio): fio warns and runs by size.
   const FioJobFile t = parse_job_ok("[j]\nsize=1m\ntime_based\n", "t.fio");
   CHECK_FALSE(t.jobs[0].time_based);
