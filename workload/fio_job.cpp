@@ -344,8 +344,8 @@ Status check_region_fits(const JobState& s, std::string_view file) {
                          config::byte_count(job.bs[d].max_bytes) + ") is above afasim's largest I/O, 1 GiB (" +
                          std::to_string(kMaxIoBytes) + " bytes)");
     }
-    if (does_direction(job.rw, dir) && job.bs[d].max_bytes > job.size_bytes) {
-      return located(option_at(file, s, Opt::kSize, "size"),
+    if (does_direction(job.rw, dir) && job.bs[d].max_bytes > job.size_bytes) {  // filesize= sets it, if given
+      return located(s.file_size ? option_at(file, s, Opt::kFileSize, "filesize") : option_at(file, s, Opt::kSize, "size"),
                      "the region (" + config::byte_count(job.size_bytes) +
                          ") is smaller than the largest " + std::string(to_string(dir)) +
                          " block size (" + config::byte_count(job.bs[d].max_bytes) + ")");
@@ -402,6 +402,9 @@ Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int6
                        std::int64_t volume_bytes) {
   std::map<std::string, std::size_t> index;
   AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index, device_bytes > 0));
+  const auto unsized = std::count_if(out.volumes.begin(), out.volumes.end(), [](const FioVolume& v) { return v.size_bytes == 0; });
+  if (volume_bytes > 0 && unsized == 0 && device_bytes == 0)  // review 33b: taken without a word
+    out.warnings.push_back("--volume-size: every volume is sized by its jobs' size=; it changes nothing");
   for (FioVolume& vol : out.volumes)
     if (vol.size_bytes == 0) vol.size_bytes = volume_bytes;
   if (device_bytes > 0)
@@ -527,7 +530,6 @@ const std::vector<double>& default_percentile_list() {
                                             80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
   return kList;
 }
-
 
 Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view file_name,
                                       const FioParseOptions& options) {

@@ -632,6 +632,7 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nsize=1g\nrw=randread:-8k\n", "bad.fio:3: rw: \"-8k\" is not a count of I/Os"},
       {"[j]\nsize=64k\nrw=read:-64k\n", "bad.fio:3: rw: a step back of 65536 bytes and a block of 4096 bytes do not fit the region"},
       {"[j]\nfilesize=1m-2m\n", "bad.fio:2: filesize: \"1m-2m\": a range of file sizes is not simulated"},
+      {"[j]\nrw=read\nfilesize=1k\n", "bad.fio:3: filesize: the region (1024 bytes) is smaller than the largest read block size"},
       {"[j]\nfilesize=100%\n", "bad.fio:2: filesize: \"100%\": a file's size in bytes, not a percentage"},
       {"[j]\nfilesize=1m\noffset=1m\n", "bad.fio:2: filesize: offset= is at or past the end of each file"},
       {"[j]\nsize=1m\nrw=read:1000\n", "bad.fio:3: rw: \"1000\" is 1000 bytes, not a multiple of 512"},
@@ -1147,6 +1148,12 @@ TEST_CASE("fio's own examples: filesize, fill_device, a volume no job sizes, tim
   CHECK(d->jobs[0].size_bytes == 10 * sim::kGiB);
   CHECK(d->jobs[1].size_bytes == 5 * sim::kGiB);
   CHECK(d->volumes[1].size_bytes == sim::kGiB);  // a job's own size= still sizes its volume
+  CHECK(d->warnings.empty());
+  // Every volume sized by its jobs: the flag changes nothing and says so (review 33b).
+  auto unused = parse_fio_job_file("[own]\nfilename=x\nsize=1g\n", "u.fio", sized);
+  REQUIRE(unused.is_ok());
+  REQUIRE(unused->warnings.size() == 1);
+  CHECK(unused->warnings[0].find("--volume-size: every volume is sized by its jobs' size=") == 0);
   // fill_device=1 (examples/surface-scan.fio): fio 3.33 still honours size= (review 33b);
   // without it the job covers its volume, as any job without size=.
   auto fill = parse_fio_job_file("[w]\nfilename=v\nrw=write\nsize=1m\nfill_device=1\n[x]\nfilename=x\nrw=write\nfill_device=1\n",
