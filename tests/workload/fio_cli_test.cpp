@@ -320,3 +320,21 @@ TEST_CASE("afasim vdbench - reads the parameter file from standard input, as fio
   CHECK(r.err.find("cannot read -") == std::string::npos);
   CHECK(r.out.find("avg_") != std::string::npos);
 }
+
+TEST_CASE("afasim fio --volume-size: a job without size= covers a volume that large; a bad size says why (exit 2)") {
+  // fio's examples write device jobs without size= (examples/jesd219.fio on /dev/nvme0n1).
+  const std::string job = "fio --quiet --output-format json --name=j --filename=/dev/nvme0n1 --rw=read --bs=1m ";
+  const auto ok = run_cli(job + "--volume-size 64m");
+  REQUIRE_MESSAGE(ok.exit_code == 0, ok.err);
+  CHECK(ok.out.find("\"io_bytes\": 67108864") != std::string::npos);  // the whole 64 MiB, once
+  const auto missing = run_cli(job);
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("afasim fio --volume-size") != std::string::npos);
+  for (const char* bad : {"\"\"", "1000", "2p", "-5g"}) {
+    const auto r = run_cli(job + "--volume-size " + bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--volume-size") != std::string::npos);
+  }
+  CHECK(run_cli(job + "--volume-size 1g --device liqid-lqd4500").err.find("--device excludes --volume-size") != std::string::npos);
+}

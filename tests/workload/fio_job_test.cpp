@@ -629,6 +629,8 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
        "bad.fio:5: job \"b\": steadystate options differ from job \"a\"'s in its reporting group"},
       {"[a]\nsize=1m\nss=lat:1%\n", "bad.fio:3: ss: \"lat\" is not iops, iops_slope, bw or bw_slope"},
       {"[a]\nsize=1m\nss_dur=500ms\n", "bad.fio:3: ss_dur: 0 (off) or at least 1 s"},
+      {"[a]\nsize=1m\nss_ramp=-5\n", "bad.fio:3: ss_ramp: \"-5\""},
+      {"[a]\nsize=1m\nss=iops:ten%\n", "bad.fio:3: ss: \"ten\" is not a limit >= 0"},
       {"[j]\nsize=1g\nrw=randread:-8k\n", "bad.fio:3: rw: \"-8k\" is not a count of I/Os"},
       {"[j]\nsize=64k\nrw=read:-64k\n", "bad.fio:3: rw: a step back of 65536 bytes and a block of 4096 bytes do not fit the region"},
       {"[j]\nfilesize=1m-2m\n", "bad.fio:2: filesize: \"1m-2m\": a range of file sizes is not simulated"},
