@@ -189,7 +189,6 @@ void FioSession::Impl::build_steadystate_units() {
     u.clones.push_back(&c);
     u.result.spec = c.job->steadystate;
     c.steadystate_unit = at->second;
-    c.result->steadystate = u.result;
   }
 }
 

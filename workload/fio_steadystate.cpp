@@ -101,11 +101,13 @@ std::string SteadyStateResult::criterion_name() const {
 namespace fio_detail {
 
 sim::Status check_steadystate_groups(const std::vector<FioJob>& jobs, std::string_view file) {
+  // A group's jobs are consecutive (resolve_groups numbers them in file order): each is
+  // compared with the one before it.
   for (std::size_t i = 1; i < jobs.size(); ++i) {
-    const FioJob& first = *std::find_if(jobs.begin(), jobs.end(), [&](const FioJob& j) { return j.group_id == jobs[i].group_id; });
-    if (first.steadystate == jobs[i].steadystate) continue;
+    const FioJob& before = jobs[i - 1];
+    if (before.group_id != jobs[i].group_id || before.steadystate == jobs[i].steadystate) continue;
     return sim::invalid_argument(std::string(file) + ":" + std::to_string(jobs[i].line) + ": job " + fio_detail::quoted(jobs[i].name) +
-                                 ": steadystate options differ from job " + fio_detail::quoted(first.name) +
+                                 ": steadystate options differ from job " + fio_detail::quoted(before.name) +
                                  "'s in its reporting group (fio rejects the job; give every job of the group the same)");
   }
   return sim::Status::ok();
