@@ -321,7 +321,11 @@ void Scheduler::compact(MinHeap& heap, State state) {
     pumping_ = true;
     dispatcher_.dispatch(cookie);
     pumping_ = false;
-    pump(resource);  // what the dispatch queued meanwhile, as pump()'s loop goes on
+    // What the dispatch queued meanwhile, as pump()'s loop goes on. Nothing filed and no
+    // wake-up armed on the resource (the common case): pump() would find nothing to pick and
+    // no wake-up to arm or cancel, so it is skipped.
+    const Resource& r = resources_[static_cast<std::size_t>(resource)];
+    if (!r.ready.empty() || !r.reservation.empty() || !r.limited.empty() || r.wake.valid()) pump(resource);
     return Status::ok();
   }
   v->queue.push_back({cookie, next_sequence_++, cost_units, now});
