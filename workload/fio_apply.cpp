@@ -438,6 +438,8 @@ bool* flag_target(FioJob& job, Opt id) {
       return &job.do_verify;
     case Opt::kReplayNoStall:
       return &job.replay_no_stall;
+    case Opt::kLatencyRun:
+      return &job.latency.run;
     default:
       return nullptr;
   }

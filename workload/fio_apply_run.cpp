@@ -174,7 +174,16 @@ Status apply_file_option(JobState& s, const Entry& e) {
   return Status::ok();
 }
 
-// percentage_random, blockalign, rate_iops_min, rate_min (per direction).
+// latency_target, latency_window (µs without a unit), latency_percentile.
+Status apply_latency_option(JobState& s, const Entry& e) {
+  if (e.def->id == Opt::kLatencyPercentile) return parse_latency_percentile(e.option.value, s.job.latency.percentile);
+  auto t = parse_fio_time(e.option.value, sim::kMicrosecond);
+  if (!t.is_ok()) return t.status();
+  (e.def->id == Opt::kLatencyTarget ? s.job.latency.target_ns : s.job.latency.window_ns) = *t;
+  return Status::ok();
+}
+
+// percentage_random, blockalign, rate_iops_min, rate_min, max_latency (per direction).
 Status apply_per_direction_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
   auto parts = per_direction(e.option.value);
   if (!parts.is_ok()) return parts.status();
@@ -192,6 +201,12 @@ Status apply_per_direction_option(JobState& s, const Entry& e, const ApplyContex
         auto n = parse_count(text, 0, kMaxBytes, s.job.kb_base);
         if (!n.is_ok()) return n.status();
         s.job.rate_iops_min[d] = *n;
+        break;
+      }
+      case Opt::kMaxLatency: {
+        auto t = parse_fio_time(text, sim::kMicrosecond);
+        if (!t.is_ok()) return t.status();
+        s.job.latency.max_ns[d] = *t;
         break;
       }
       default: {  // blockalign, rate_min: sizes
@@ -360,7 +375,12 @@ Status apply_run_option(JobState& s, const Entry& e, const ApplyContext& ctx) {
     case Opt::kBlockAlign:
     case Opt::kRateIopsMin:
     case Opt::kRateMin:
+    case Opt::kMaxLatency:
       return apply_per_direction_option(s, e, ctx);
+    case Opt::kLatencyTarget:
+    case Opt::kLatencyWindow:
+    case Opt::kLatencyPercentile:
+      return apply_latency_option(s, e);
     case Opt::kThinkTime:
     case Opt::kThinkTimeBlocks:
     case Opt::kThinkTimeBlocksType:

@@ -89,6 +89,7 @@ void FioSession::Impl::start_clone(Clone& c) {
   c.next_allowed.fill(c.start);
   c.result->start_ns = c.start;
   c.result->measure_from_ns = c.measure_from;
+  start_latency_control(c);
   pump(c);
 }
 
@@ -101,7 +102,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
 
 [[gnu::hot]] void FioSession::Impl::pump(Clone& c) {
   const FioJob& j = *c.job;
-  while (c.issuing && !c.pausing && !c.idle_until_stop && c.in_flight < j.iodepth) {
+  while (c.issuing && !c.pausing && !c.idle_until_stop && c.in_flight < c.depth_limit) {
     if (c.phase == ClonePhase::kWorkload) {
       // fio: the sync is the next I/O after every Nth write, so none follows the last write
       // (fio review 32: 128 syncs for 1,024 writes with fsync=8, fio 127).
@@ -481,6 +482,7 @@ void FioSession::Impl::fail_clone(Clone& c, int error, std::string message, bool
   if (done.status.is_ok() && what.verify && buffer != nullptr) check_verified(c, what, *buffer);
   if (observer_ && !what.sync) notify(c, what, measured, done);
   if (measured && c.checks_min_rate) check_min_rate(c, done.complete_time);
+  if (c.latency_checked && !c.finished) control_latency(c, what, done);
   pump(c);
 }
 
@@ -500,30 +502,6 @@ void FioSession::Impl::fail_clone(Clone& c, int error, std::string message, bool
   c.rate_window_ios[di] += 1;
   c.rate_window_bytes[di] += what.bytes;
   if (c.logs) c.logs->record(now - c.start, what.direction, what.bytes, what.offset, 0, done.latency());
-}
-
-// backend.c check_min_rate: each rate_cycle, a direction with a minimum must have met it.
-void FioSession::Impl::check_min_rate(Clone& c, Time now) {
-  const FioJob& j = *c.job;
-  if (now < c.rate_window_start + j.rate_cycle_ns) return;
-  const Time window = now - c.rate_window_start;
-  for (int d = 0; d < kDirections; ++d) {
-    if (!does_direction(j.rw, static_cast<Direction>(d))) continue;
-    const auto ios_per_s = static_cast<std::int64_t>(
-        static_cast<__int128>(c.rate_window_ios[d]) * sim::kSecond / window);
-    const auto bytes_per_s = static_cast<std::int64_t>(
-        static_cast<__int128>(c.rate_window_bytes[d]) * sim::kSecond / window);
-    if (j.rate_iops_min[d] > 0 && ios_per_s < j.rate_iops_min[d]) {
-      fail_clone(c, EIO, "min iops rate " + std::to_string(j.rate_iops_min[d]) + " not met, got " +
-                             std::to_string(ios_per_s));
-    } else if (j.rate_min_bytes_per_second[d] > 0 && bytes_per_s < j.rate_min_bytes_per_second[d]) {
-      fail_clone(c, EIO, "min rate " + std::to_string(j.rate_min_bytes_per_second[d]) +
-                             " not met, got " + std::to_string(bytes_per_s));
-    }
-  }
-  c.rate_window_start = now;
-  c.rate_window_ios.fill(0);
-  c.rate_window_bytes.fill(0);
 }
 
 void FioSession::Impl::check_verified(Clone& c, const IssuedIo& what,

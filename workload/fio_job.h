@@ -27,6 +27,7 @@
 
 #include "sim/status.h"
 #include "sim/time.h"
+#include "workload/fio_latency_target.h"
 #include "workload/fio_steadystate.h"
 
 namespace afasim::workload {
@@ -222,6 +223,10 @@ struct FioJob {
   // steadystate=, steadystate_duration=, steadystate_ramp_time= (fio_steadystate.h): the job
   // (with group_reporting its group) stops once its I/O rate is steady. Off by default.
   SteadyStateSpec steadystate;
+  // latency_target=, latency_window=, latency_percentile=, latency_run=, max_latency=
+  // (fio_latency_target.h): the queue-depth search under a latency target, and a latency
+  // no I/O may exceed.
+  LatencyTargetSpec latency;
   // `number_ios`: a clone stops after this many reads, writes and trims a loop (0: no such
   // bound), whichever of its bounds comes first (fio: it never extends the job).
   std::int64_t number_ios = 0;

@@ -230,10 +230,10 @@ constexpr OptionDef kOptions[] = {
     {"log_max_value", Opt::kUnsupported, "log windows report the average"},
     {"thinktime_blocks_type", Opt::kThinkTimeBlocksType, {}},
     {"thinktime_iotime", Opt::kUnsupported, "think time follows thinktime_blocks, not I/O time"},
-    {"latency_target", Opt::kUnsupported, "latency targets are not simulated"},
-    {"latency_window", Opt::kUnsupported, "latency targets are not simulated"},
-    {"latency_percentile", Opt::kUnsupported, "latency targets are not simulated"},
-    {"max_latency", Opt::kUnsupported, "latency targets are not simulated"},
+    {"latency_target", Opt::kLatencyTarget, {}},
+    {"latency_window", Opt::kLatencyWindow, {}},
+    {"latency_percentile", Opt::kLatencyPercentile, {}},
+    {"max_latency", Opt::kMaxLatency, {}},
     {"rate_ignore_thinktime", Opt::kUnsupported, "rate limits always count think time"},
     {"flow", Opt::kUnsupported, "flow control is not simulated"},
     {"flow_id", Opt::kUnsupported, "flow control is not simulated"},
@@ -270,7 +270,7 @@ constexpr OptionDef kOptions[] = {
     {"write_hint", Opt::kUnsupported, "write lifetime hints and streams are not simulated"},
     {"stream_id", Opt::kUnsupported, "write lifetime hints and streams are not simulated"},
     {"flow_sleep", Opt::kUnsupported, "flow control is not simulated"},
-    {"latency_run", Opt::kUnsupported, "latency targets are not simulated"},
+    {"latency_run", Opt::kLatencyRun, {}},
     {"max_open_zones", Opt::kUnsupported, kZoned},
     {"job_max_open_zones", Opt::kUnsupported, kZoned},
     {"ignore_zone_limits", Opt::kUnsupported, kZoned},
@@ -364,6 +364,8 @@ bool is_numeric(Opt id) {
     case Opt::kFileSize:
     case Opt::kSteadyStateDuration:
     case Opt::kSteadyStateRamp:
+    case Opt::kLatencyTarget:
+    case Opt::kLatencyWindow:
     case Opt::kOffset:
     case Opt::kOffsetIncrement:
     case Opt::kRuntime:

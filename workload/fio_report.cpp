@@ -231,7 +231,8 @@ std::vector<ReportEntry> aggregate_entries(const RunReport& report) {
     }
     ReportEntry& e = entries.back();
     ++e.members;
-    e.iodepth = job.iodepth;
+    e.iodepth = r.latency_depth > 0 ? r.latency_depth : job.iodepth;
+    e.latency = job.latency;
     e.options = job.options;
     e.significant_figures = job.significant_figures;
     e.clat_percentiles = job.clat_percentiles;

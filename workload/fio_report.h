@@ -129,6 +129,7 @@ struct JobResult {
   int error = 0;              // 0, or an errno value (EIO, ENOSPC, ...) that stopped the clone
   std::string error_message;  // fio's verror, when error != 0
   std::optional<SteadyStateResult> steadystate;  // the job's steadystate_duration, if any
+  int latency_depth = 0;  // latency_target's depth at the end (fio's latency_qd); 0: none
 
   // Counts one completed I/O in its direction and in clat_bins.
   void record_io(Direction d, std::int64_t bytes, sim::Time slat_ns, sim::Time clat_ns);
@@ -153,7 +154,8 @@ struct ReportEntry {
   std::string description;
   int group_id = 0;
   int members = 0;  // fio's "jobs="
-  int iodepth = 1;  // the last member's, fio's latency_depth
+  int iodepth = 1;  // the last member's, fio's latency_depth (latency_target's depth)
+  LatencyTargetSpec latency;  // the last member's latency_target= etc. (fio copies them so)
   RwPattern rw = RwPattern::kRead;
   std::array<DirectionStats, kDirections> direction;
   LatencyBins clat_bins;

@@ -185,9 +185,9 @@ ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool pl
   j["latency_us"] = bins_json(e.clat_bins.usec.data(), 10, total);
   j["latency_ms"] = bins_json(e.clat_bins.msec.data(), 12, total);
   j["latency_depth"] = e.iodepth;
-  j["latency_target"] = 0;
-  j["latency_percentile"] = 100.0;
-  j["latency_window"] = 0;
+  j["latency_target"] = e.latency.target_ns;  // fio 3.33: ns (init.c multiplies by 1000)
+  j["latency_percentile"] = e.latency.percentile;
+  j["latency_window"] = e.latency.window_ns / sim::kMicrosecond;  // fio keeps µs
   if (e.steadystate) j["steadystate"] = steadystate_json(*e.steadystate);
   if (!e.description.empty()) j["desc"] = e.description;
   return j;

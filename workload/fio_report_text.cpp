@@ -231,7 +231,10 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
       static_cast<unsigned long long>(e.direction[1].short_ios),
       static_cast<unsigned long long>(e.direction[0].dropped_ios),
       static_cast<unsigned long long>(e.direction[1].dropped_ios));
-  out += sprintf_string("     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n",
+  // fio 3.33 stat.c: the target in ns, the window in µs, as stored.
+  out += sprintf_string("     latency   : target=%lld, window=%lld, percentile=%.2f%%, depth=%d\n",
+                        static_cast<long long>(e.latency.target_ns),
+                        static_cast<long long>(e.latency.window_ns / sim::kMicrosecond), e.latency.percentile,
                         e.iodepth);
   if (const auto& ss = e.steadystate) {  // stat.c show_ss_normal
     const std::uint64_t bw_kib = ss->bw_mean() / 1024;  // as fio: KiB, then × kb_base (its 12.0MB/s)

@@ -104,6 +104,7 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
         cl.file_rng.emplace(options_.seed, "workload/fio/" + std::to_string(j.job_index) + "/" +
                                                std::to_string(c) + "/files");
       cl.bytes_target = j.total_io_bytes();
+      cl.latency_checked = j.latency.any();
       for (int d = 0; d < kDirections; ++d) {
         cl.checks_min_rate |= j.rate_iops_min[d] > 0 || j.rate_min_bytes_per_second[d] > 0;
         cl.paced |= j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0;

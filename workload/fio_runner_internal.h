@@ -120,6 +120,16 @@ struct Clone {
   std::map<std::string, int> iolog_files;
   bool iolog_wait_scheduled = false;
   int steadystate_unit = -1;  // into FioSession::Impl::steadystate_units_, or none
+  // I/Os in flight the clone may have: iodepth, or latency_target's depth; 0 while it drains.
+  int depth_limit = 1;
+  // latency_target= / max_latency= (fio_latency_target.h): the search, the I/Os completed
+  // (fio's io_blocks: its windows count them), what waits for the queue to drain, and whether
+  // the end of ramp_time restarted the search (fio's lat_target_reset).
+  bool latency_checked = false;  // the job has latency_target or max_latency
+  std::optional<LatencyTargetSearch> latency;
+  std::uint64_t latency_completed = 0;
+  LatencyTargetSearch::Step latency_draining = LatencyTargetSearch::Step::kNone;
+  bool latency_ramp_reset = false;
 };
 
 // The clones one steady-state check covers (a job's clone, or a reporting group).
@@ -168,7 +178,6 @@ struct FioSession::Impl {
   void on_complete(Clone& c, const IssuedIo& what, const controller::IoCompletion& done,
                    const std::vector<std::uint8_t>* buffer);
   void account(Clone& c, const IssuedIo& what, const controller::IoCompletion& done);
-  void check_min_rate(Clone& c, sim::Time now);
   void check_verified(Clone& c, const IssuedIo& what, const std::vector<std::uint8_t>& data);
   // Stops the clone with its first error; `failed_io`: the error is a failed I/O's (the
   // completion observer sees it), else the job's own and the job-error observer hears of it.
@@ -176,6 +185,14 @@ struct FioSession::Impl {
   void notify(Clone& c, const IssuedIo& what, bool measured, const controller::IoCompletion& done);
   void finish_clone(Clone& c);
   void flush_interval(Clone& c, sim::Time now);
+
+  // fio_limits.cpp
+  void check_min_rate(Clone& c, sim::Time now);
+  void start_latency_control(Clone& c);
+  void control_latency(Clone& c, const IssuedIo& what, const controller::IoCompletion& done);
+  void take_latency_step(Clone& c, LatencyTargetSearch::Step step);
+  void fail_latency(Clone& c, const IssuedIo& what, const controller::IoCompletion& done, sim::Time limit_ns);
+  void reset_for_final_run(Clone& c);
 
   std::unique_ptr<ArrayTarget> owned_target_;  // when constructed on an Array
   IoTarget& target_;

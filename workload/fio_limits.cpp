@@ -1,0 +1,144 @@
+// The fio session's limits on a job's service: the minimum rates (rate_iops_min=, rate_min=)
+// and latency_target= and max_latency= (fio_latency_target.h). For the latter each
+// completed I/O is held against the limits, the search is judged where fio's do_io loop
+// judges it (fio calls lat_target_check once per pass of its loop; here once per completion,
+// which at a full queue is the same one check per I/O), and its steps are carried out: a
+// lower depth drains the queue first (fio's io_u_quiesce), the settled depth drains it and
+// resets the job's statistics and runtime (fio's reset_all_stats and reset_io_stats, as at
+// the end of ramp_time), and a final window that holds ends the job.
+#include <cerrno>
+
+#include "workload/fio_runner_internal.h"
+
+namespace afasim::workload {
+
+using controller::IoCompletion;
+using sim::Time;
+using Step = LatencyTargetSearch::Step;
+
+// backend.c check_min_rate: each rate_cycle, a direction with a minimum must have met it.
+void FioSession::Impl::check_min_rate(Clone& c, Time now) {
+  const FioJob& j = *c.job;
+  if (now < c.rate_window_start + j.rate_cycle_ns) return;
+  const Time window = now - c.rate_window_start;
+  for (int d = 0; d < kDirections; ++d) {
+    if (!does_direction(j.rw, static_cast<Direction>(d))) continue;
+    const auto ios_per_s = static_cast<std::int64_t>(
+        static_cast<__int128>(c.rate_window_ios[d]) * sim::kSecond / window);
+    const auto bytes_per_s = static_cast<std::int64_t>(
+        static_cast<__int128>(c.rate_window_bytes[d]) * sim::kSecond / window);
+    if (j.rate_iops_min[d] > 0 && ios_per_s < j.rate_iops_min[d]) {
+      fail_clone(c, EIO, "min iops rate " + std::to_string(j.rate_iops_min[d]) + " not met, got " +
+                             std::to_string(ios_per_s));
+    } else if (j.rate_min_bytes_per_second[d] > 0 && bytes_per_s < j.rate_min_bytes_per_second[d]) {
+      fail_clone(c, EIO, "min rate " + std::to_string(j.rate_min_bytes_per_second[d]) +
+                             " not met, got " + std::to_string(bytes_per_s));
+    }
+  }
+  c.rate_window_start = now;
+  c.rate_window_ios.fill(0);
+  c.rate_window_bytes.fill(0);
+}
+
+void FioSession::Impl::start_latency_control(Clone& c) {
+  const FioJob& j = *c.job;
+  c.depth_limit = j.iodepth;
+  if (!j.latency.enabled()) return;
+  c.latency.emplace(j.latency, j.iodepth);
+  c.latency->reset(sim_.now(), c.latency_completed);
+  c.depth_limit = c.latency->depth();
+  c.result->latency_depth = c.latency->depth();
+}
+
+void FioSession::Impl::control_latency(Clone& c, const IssuedIo& what, const IoCompletion& done) {
+  const FioJob& j = *c.job;
+  const Time now = sim_.now();
+  if (!what.sync && done.status.is_ok()) {  // fio io_completed: syncs count in neither
+    ++c.latency_completed;
+    const Time max = j.latency.max_ns[static_cast<std::size_t>(index_of(what.direction))];
+    if (max > 0 && done.latency() > max) return fail_latency(c, what, done, max);
+    if (c.latency && done.latency() > j.latency.target_ns) {
+      const Step step = c.latency->on_late_io();
+      if (step == Step::kFatal) return fail_latency(c, what, done, j.latency.target_ns);
+      take_latency_step(c, step);
+    }
+  }
+  if (!c.latency || !c.issuing) return;
+  if (c.latency_draining != Step::kNone) {
+    if (c.in_flight > 0) return;
+    const Step drained = c.latency_draining;
+    c.latency_draining = Step::kNone;
+    if (drained == Step::kFinalRun) reset_for_final_run(c);
+    c.latency->new_cycle(now, c.latency_completed);
+    c.depth_limit = c.latency->depth();
+    return;
+  }
+  if (now < c.measure_from) return;  // fio: no check during ramp_time
+  if (j.ramp_time_ns > 0 && !c.latency_ramp_reset) {
+    // fio's ramp end resets the statistics, and with them the search (lat_target_reset).
+    c.latency_ramp_reset = true;
+    if (!c.latency->final_run()) c.latency->reset(now, c.latency_completed);
+  }
+  take_latency_step(c, c.latency->check(now, c.latency_completed));
+  if (c.latency_draining == Step::kNone) c.depth_limit = c.latency->depth();
+}
+
+void FioSession::Impl::take_latency_step(Clone& c, Step step) {
+  c.result->latency_depth = c.latency->depth();
+  switch (step) {
+    case Step::kNone:
+    case Step::kFatal:  // check() gives none; on_late_io()'s is the caller's
+      return;
+    case Step::kQuiesce:
+    case Step::kFinalRun:
+      // A depth lowered while the final run drains still gets its final run (fio: the nested
+      // quiesce, then reset_all_stats).
+      if (c.latency_draining != Step::kFinalRun) c.latency_draining = step;
+      c.depth_limit = 0;
+      return;
+    case Step::kDone:
+      c.stop_at = sim_.now();  // fio's td->done: the workload ends, I/O in flight completes
+      return;
+  }
+}
+
+// fio lat_fatal: ETIMEDOUT ("max latency exceeded"), with fio's line naming the I/O.
+void FioSession::Impl::fail_latency(Clone& c, const IssuedIo& what, const IoCompletion& done, Time limit_ns) {
+  fail_clone(c, ETIMEDOUT,
+             "latency of " + std::to_string(done.latency()) + " nsec exceeds specified max (" +
+                 std::to_string(limit_ns) + " nsec): " + c.files[static_cast<std::size_t>(what.file)].volume_name +
+                 " " + std::string(to_string(what.direction)) + " " + std::to_string(what.offset) + " " +
+                 std::to_string(what.bytes));
+}
+
+// fio reset_all_stats + reset_io_stats: what the job reports starts again from here, and so
+// do its runtime, its I/O count against size= and its rate schedule; the logs go on.
+void FioSession::Impl::reset_for_final_run(Clone& c) {
+  const FioJob& j = *c.job;
+  const Time now = sim_.now();
+  JobResult& r = *c.result;
+  r.direction = {};
+  r.clat_bins = {};
+  r.sync = {};
+  r.depth_bins = {};
+  c.measure_from = now;
+  r.measure_from_ns = now;
+  c.ramp_ios.fill(0);
+  c.ramp_bytes.fill(0);
+  c.interval_start = now;
+  c.interval_bytes.fill(0);
+  c.interval_ios.fill(0);
+  c.first_io.fill(sim::kTimeMax);
+  c.last_io.fill(0);
+  c.rate_window_start = now;
+  c.rate_window_ios.fill(0);
+  c.rate_window_bytes.fill(0);
+  if (j.runtime_ns > 0) c.stop_at = std::min(now + j.runtime_ns, kMaxJobTimeNs);
+  c.bytes_issued = 0;
+  c.ios_issued = 0;
+  c.rate_epoch = now;
+  c.next_allowed.fill(now);
+  c.rate_bytes.fill(0);
+}
+
+}  // namespace afasim::workload
