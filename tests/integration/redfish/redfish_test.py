@@ -404,7 +404,7 @@ def case_drive_failure(rf):
     drive_path = ROOT + "/Chassis/DataPac1/Drives/5"
     expect(rf.json("GET", drive_path)[0]["Status"] == {"State": "Enabled", "Health": "OK"}, "drive 5: Enabled, OK")
     wait_for("the volume-created event at the subscriber",
-             lambda: any(r["OriginOfCondition"]["@odata.id"] == vol_path for r in records(sub.received)), 10)
+             lambda: any(r["OriginOfCondition"]["@odata.id"] == vol_path for r in records(sub.received)), 60)
     fault = rf.s.ok("POST", "/faults", {"type": "drive_fail", "drive": 5})
     drive = rf.json("GET", drive_path)[0]
     expect(drive["Status"] == {"State": "UnavailableOffline", "Health": "Critical"}, f"drive 5 after the fault: {drive['Status']}")
@@ -426,8 +426,8 @@ def case_drive_failure(rf):
                 and r["MessageSeverity"] == "Warning"]
 
     for name, events in (("subscriber", sub.received), ("SSE stream", sse.events)):
-        d = wait_for(f"the drive event at the {name}", lambda: drive_event(events), 10)[0]
-        v = wait_for(f"the volume warning at the {name}", lambda: volume_warning(events), 10)[0]
+        d = wait_for(f"the drive event at the {name}", lambda: drive_event(events), 60)[0]
+        v = wait_for(f"the volume warning at the {name}", lambda: volume_warning(events), 60)[0]
         for r, what in ((d, "drive failure"), (v, "volume degraded")):
             lag_ns = r["Oem"]["Afasim"]["SimulatedTimeNs"] - fault["time_ns"]
             expect(0 <= lag_ns < 10**9, f"{name}: the {what} event ({r['MessageId']}, {r['MessageSeverity']}) "
