@@ -1,6 +1,8 @@
 // `afasim fio JOB.fio`: a fio job file in virtual time against a fresh simulated array.
 // As with fio, jobs may also be given on the command line (`--name=x --rw=randread ...`):
 // options before the first --name form [global], each --name starts a job.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "app/commands.h"
 #include "app/device_run.h"
 #include "config/preset.h"
+#include "config/size.h"
 #include "controller/array.h"
 #include "workload/fio_job.h"
 #include "workload/fio_report.h"
@@ -106,6 +109,18 @@ sim::Result<std::string> read_stdin_job() {
   return text;
 }
 
+// A job file that cannot be read, beside a command-line option without '=': fio 3.33 takes
+// `--size 1m`, where afasim reads "1m" as a job file (review 34: "1m: cannot open the job
+// file"). The message says why.
+sim::Status with_spacing_hint(const sim::Status& st, const std::vector<std::string>& extras) {
+  const auto bare = std::find_if(extras.begin(), extras.end(), [](const std::string& a) {
+    return a.size() > 2 && a.rfind("--", 0) == 0 && a.find('=') == std::string::npos;
+  });
+  if (bare == extras.end()) return st;
+  return sim::Status(st.code(), st.message() + " (afasim takes a command-line job's options as --key=value: \"" +
+                                    *bare + " VALUE\" reads VALUE as a job file; write " + *bare + "=VALUE)");
+}
+
 // Every job of the run: the job files in order, then the command-line jobs.
 // `device_bytes`: a bare device's capacity, else 0 (workload::FioParseOptions).
 sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t device_bytes) {
@@ -124,7 +139,7 @@ sim::Result<workload::FioJobFile> load_jobs(const FioOptions& o, std::int64_t de
   for (const std::string& path : o.job_files) {
     // "-": the job file on standard input, as fio reads it.
     auto file_text = path == "-" ? read_stdin_job() : workload::read_job_text(path);
-    if (!file_text.is_ok()) return file_text.status();
+    if (!file_text.is_ok()) return with_spacing_hint(file_text.status(), o.extras);
     if (o.job_files.size() == 1 && o.extras.empty()) return workload::parse_fio_job_file(*file_text, path, parse);
     text += *file_text + "\n";
     name += (name.empty() ? "" : "+") + path;
@@ -277,8 +292,33 @@ class CacheWatch {
   sim::EventId next_;
 };
 
-// fio's --warnings-fatal and --readonly against the parsed jobs.
+// verify= keeps every byte its jobs write in memory, to read it back: what their regions can
+// hold, over all volumes, must fit this machine's memory. Refused up front, not left to grow
+// into the kernel's OOM killer (review 34: bs=1g size=1000g verify=crc32c reached 6 GB in
+// 15 s before an allocation failed under a ulimit; without one the machine would).
+sim::Status check_verify_memory(const workload::FioJobFile& file) {
+  std::map<std::string, std::int64_t> held;  // volume → the end of its verified regions
+  for (const auto& j : file.jobs) {
+    if (!j.verify || !workload::does_writes(j.rw)) continue;
+    for (int c = 0; c < j.numjobs; ++c)
+      for (int f = 0; f < j.file_count(); ++f) {
+        std::int64_t& end = held[j.volume_name(c, f)];
+        end = std::max(end, j.region_offset_bytes(c) + j.size_bytes);
+      }
+  }
+  __int128 total = 0;
+  for (const auto& [volume, bytes] : held) total += bytes;
+  const __int128 memory = static_cast<__int128>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (memory <= 0 || total <= memory) return sim::Status::ok();
+  return sim::invalid_argument("verify= keeps every byte written in memory to read it back: the verifying jobs' "
+                               "regions hold " + config::human_bytes(static_cast<std::int64_t>(total)) +
+                               ", more than this machine's " + config::human_bytes(static_cast<std::int64_t>(memory)) +
+                               " of memory; give them a smaller size=");
+}
+
+// fio's --warnings-fatal and --readonly against the parsed jobs; verify='s memory.
 sim::Status check_fio_flags(const FioOptions& o, const workload::FioJobFile& file) {
+  AFASIM_RETURN_IF_ERROR(check_verify_memory(file));
   if (o.warnings_fatal && !file.warnings.empty())
     return sim::invalid_argument("--warnings-fatal: the job file has warnings (above)");
   if (o.readonly)

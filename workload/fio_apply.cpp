@@ -501,7 +501,13 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
   if (id == Opt::kUnsupported) {
     return sim::invalid_argument("not supported by afasim: " + std::string(e.def->reason));
   }
-  if (id == Opt::kIgnored) return Status::ok();
+  if (id == Opt::kIgnored) {
+    // fio judges no latency target and no max_latency under disable_lat (gtod_reduce sets it:
+    // io_u.c account_io_completion), though afasim still reports every latency.
+    if (e.def->name == "disable_lat" || e.def->name == "gtod_reduce")
+      if (auto b = parse_bool(e); b.is_ok()) s.job.latency.judged = !*b;
+    return Status::ok();
+  }
   const bool is_flag = flag_target(s.job, id) != nullptr;
   const bool is_log = id == Opt::kWriteBwLog || id == Opt::kWriteLatLog ||
                       id == Opt::kWriteIopsLog || id == Opt::kWriteHistLog;

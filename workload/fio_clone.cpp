@@ -120,6 +120,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
         continue;
       }
       issue_next(c);
+      if (c.latency) judge_latency_window(c);
       // backend.c handle_thinktime: every thinktime_blocks I/Os, drain, then idle.
       if (j.thinktime_ns > 0 && ++c.think_count % j.thinktime_blocks == 0) c.pausing = true;
     } else if (c.phase == ClonePhase::kVerifyWait) {
@@ -164,6 +165,7 @@ void FioSession::Impl::idle_until_stop(Clone& c) {
 // The workload part is over: verify what was written (fio's do_verify), or finish.
 void FioSession::Impl::end_workload(Clone& c) {
   const FioJob& j = *c.job;
+  if (c.latency) end_latency_control(c);
   // A job stopped by its runtime never verifies (fio backend.c: a terminated job breaks out
   // before do_verify; fio review 33: 100 writes then 100 reads back, fio 0 reads).
   if (!j.verify || !j.do_verify || c.result->error != 0 || c.writes_issued == 0 || sim_.now() >= c.stop_at) {

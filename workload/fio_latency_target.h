@@ -30,6 +30,9 @@ struct LatencyTargetSpec {
   bool run = false;          // latency_run: keep adjusting; never settle on a final run
   // max_latency= by direction (read, write, trim), ns; 0: none. An I/O over it fails the job.
   std::array<sim::Time, 3> max_ns{};
+  // disable_lat=1 or gtod_reduce=1: fio takes no I/O's latency against either limit (every
+  // window of the search holds).
+  bool judged = true;
   bool enabled() const { return target_ns > 0; }
   bool any() const { return enabled() || max_ns[0] > 0 || max_ns[1] > 0 || max_ns[2] > 0; }
 };

@@ -52,35 +52,56 @@ void FioSession::Impl::start_latency_control(Clone& c) {
 
 void FioSession::Impl::control_latency(Clone& c, const IssuedIo& what, const IoCompletion& done) {
   const FioJob& j = *c.job;
-  const Time now = sim_.now();
   if (!what.sync && done.status.is_ok()) {  // fio io_completed: syncs count in neither
     ++c.latency_completed;
     const Time max = j.latency.max_ns[static_cast<std::size_t>(index_of(what.direction))];
-    if (max > 0 && done.latency() > max) return fail_latency(c, what, done, max);
-    if (c.latency && done.latency() > j.latency.target_ns) {
+    const bool over_max = j.latency.judged && max > 0 && done.latency() > max;
+    // fio io_u.c: max_latency's lat_fatal, then the target's lat_target_failed, on one I/O.
+    if (c.latency && j.latency.judged && done.latency() > j.latency.target_ns) {
       const Step step = c.latency->on_late_io();
-      if (step == Step::kFatal) return fail_latency(c, what, done, j.latency.target_ns);
+      if (step == Step::kFatal && !over_max) return fail_latency(c, what, done, j.latency.target_ns);
       take_latency_step(c, step);
     }
+    if (over_max) return fail_latency(c, what, done, max);
   }
   if (!c.latency || !c.issuing) return;
   if (c.latency_draining != Step::kNone) {
-    if (c.in_flight > 0) return;
-    const Step drained = c.latency_draining;
-    c.latency_draining = Step::kNone;
-    if (drained == Step::kFinalRun) reset_for_final_run(c);
-    c.latency->new_cycle(now, c.latency_completed);
-    c.depth_limit = c.latency->depth();
+    if (c.in_flight == 0) finish_latency_drain(c);
     return;
   }
-  if (now < c.measure_from) return;  // fio: no check during ramp_time
-  if (j.ramp_time_ns > 0 && !c.latency_ramp_reset) {
+  judge_latency_window(c);
+}
+
+// fio lat_target_check, once per pass of fio's do_io loop: here after each completion and
+// after each I/O issued (a pass that only submits), so a window in which nothing completed is
+// judged, and fails, as fio's 0/0 (review 34: the default latency_window=0 settles at depth 1).
+void FioSession::Impl::judge_latency_window(Clone& c) {
+  const Time now = sim_.now();
+  if (c.latency_draining != Step::kNone || now < c.measure_from) return;  // fio: none in ramp_time
+  if (c.job->ramp_time_ns > 0 && !c.latency_ramp_reset) {
     // fio's ramp end resets the statistics, and with them the search (lat_target_reset).
     c.latency_ramp_reset = true;
     if (!c.latency->final_run()) c.latency->reset(now, c.latency_completed);
+    c.latency_since_reset = c.latency_completed;
   }
+  // fio skips the check until an I/O has completed since its counters were last zeroed
+  // (backend.c: bytes_done == 0 goes round the loop again).
+  if (c.latency_completed == c.latency_since_reset) return;
   take_latency_step(c, c.latency->check(now, c.latency_completed));
   if (c.latency_draining == Step::kNone) c.depth_limit = c.latency->depth();
+  else if (c.in_flight == 0) finish_latency_drain(c);  // nothing to wait for (iodepth=1, thinktime)
+}
+
+// The queue drained after a lower depth or before the final run: the next window starts.
+void FioSession::Impl::finish_latency_drain(Clone& c) {
+  const Step drained = c.latency_draining;
+  c.latency_draining = Step::kNone;
+  if (drained == Step::kFinalRun) {
+    reset_for_final_run(c);
+    c.latency_since_reset = c.latency_completed;
+  }
+  c.latency->new_cycle(sim_.now(), c.latency_completed);
+  c.depth_limit = c.latency->depth();
 }
 
 void FioSession::Impl::take_latency_step(Clone& c, Step step) {
@@ -97,9 +118,17 @@ void FioSession::Impl::take_latency_step(Clone& c, Step step) {
       c.depth_limit = 0;
       return;
     case Step::kDone:
+      c.latency_done = true;
       c.stop_at = sim_.now();  // fio's td->done: the workload ends, I/O in flight completes
       return;
   }
+}
+
+// The workload ended by size= after the final run's reset, before its window held: fio's
+// reset zeroed the bytes its loop counts, so it enters do_io again, which starts the search
+// over (lat_target_init) and ends at once: it reports depth 1 (review 34, fio 3.33).
+void FioSession::Impl::end_latency_control(Clone& c) {
+  if (c.latency && c.latency->final_run() && !c.latency_done && sim_.now() < c.stop_at) c.result->latency_depth = 1;
 }
 
 // fio lat_fatal: ETIMEDOUT ("max latency exceeded"), with fio's line naming the I/O.
@@ -112,7 +141,7 @@ void FioSession::Impl::fail_latency(Clone& c, const IssuedIo& what, const IoComp
 }
 
 // fio reset_all_stats + reset_io_stats: what the job reports starts again from here, and so
-// do its runtime, its I/O count against size= and its rate schedule; the logs go on.
+// do its runtime and its rate schedule; the logs go on.
 void FioSession::Impl::reset_for_final_run(Clone& c) {
   const FioJob& j = *c.job;
   const Time now = sim_.now();
@@ -134,8 +163,9 @@ void FioSession::Impl::reset_for_final_run(Clone& c) {
   c.rate_window_ios.fill(0);
   c.rate_window_bytes.fill(0);
   if (j.runtime_ns > 0) c.stop_at = std::min(now + j.runtime_ns, kMaxJobTimeNs);
-  c.bytes_issued = 0;
-  c.ios_issued = 0;
+  // Not the bytes and I/Os issued against size= and number_ios: fio's reset leaves
+  // io_issue_bytes, so the final run gets what is left of size= (review 34: 4,381 I/Os of a
+  // 3,072-I/O job).
   c.rate_epoch = now;
   c.next_allowed.fill(now);
   c.rate_bytes.fill(0);

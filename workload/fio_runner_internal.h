@@ -128,8 +128,10 @@ struct Clone {
   bool latency_checked = false;  // the job has latency_target or max_latency
   std::optional<LatencyTargetSearch> latency;
   std::uint64_t latency_completed = 0;
+  std::uint64_t latency_since_reset = 0;  // latency_completed when fio's counters were zeroed
   LatencyTargetSearch::Step latency_draining = LatencyTargetSearch::Step::kNone;
   bool latency_ramp_reset = false;
+  bool latency_done = false;  // the final run's window held: the search ended the job
 };
 
 // The clones one steady-state check covers (a job's clone, or a reporting group).
@@ -190,7 +192,10 @@ struct FioSession::Impl {
   void check_min_rate(Clone& c, sim::Time now);
   void start_latency_control(Clone& c);
   void control_latency(Clone& c, const IssuedIo& what, const controller::IoCompletion& done);
+  void judge_latency_window(Clone& c);
+  void finish_latency_drain(Clone& c);
   void take_latency_step(Clone& c, LatencyTargetSearch::Step step);
+  void end_latency_control(Clone& c);
   void fail_latency(Clone& c, const IssuedIo& what, const controller::IoCompletion& done, sim::Time limit_ns);
   void reset_for_final_run(Clone& c);
 

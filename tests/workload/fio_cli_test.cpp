@@ -338,3 +338,25 @@ TEST_CASE("afasim fio --volume-size: a job without size= covers a volume that la
   }
   CHECK(run_cli(job + "--volume-size 1g --device liqid-lqd4500").err.find("--device excludes --volume-size") != std::string::npos);
 }
+
+TEST_CASE("verify= that this machine's memory cannot hold, and '--size 1m' for --size=1m, are refused before the run (review 34)") {
+  // 1000 TiB verified: more than any machine running the tests has. Under a 4 GB address
+  // limit, so that a missing check fails this test instead of the machine.
+  const char* binary = std::getenv("AFASIM_BINARY");
+  REQUIRE(binary != nullptr);
+  const auto dir = afasim::workload::testing::cli_temp_dir();
+  const std::string cmd = std::string("(ulimit -v 4000000; ") + binary +
+                          " fio --quiet --name=v --filename=v1 --rw=randwrite --bs=1m --size=1000t --verify=crc32c) >" +
+                          (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int status = std::system(cmd.c_str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  const std::string err = afasim::workload::testing::slurp(dir / "err");
+  CHECK(err.find("verify= keeps every byte written in memory to read it back: the verifying jobs' regions hold "
+                 "1000.00 TiB, more than this machine's") != std::string::npos);
+  // fio takes "--size 1m"; afasim reads "1m" as a job file, and says so.
+  const auto spaced = run_cli("fio --quiet --name=x --rw=read --size 1m");
+  CHECK(spaced.exit_code == 2);
+  CHECK(spaced.err.find("1m: cannot open the job file") != std::string::npos);
+  CHECK(spaced.err.find("write --size=VALUE") != std::string::npos);
+}

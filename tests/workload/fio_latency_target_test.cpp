@@ -178,6 +178,38 @@ TEST_CASE("latency_run keeps adjusting and never resets; max_latency and an unre
   CHECK(run_latency_job(kLatencyJob + "iodepth=8\nruntime=200ms\nmax_latency=100ms,20us\n").results[0].error == 0);
 }
 
+TEST_CASE("latency_target as fio 3.33 runs it: windows judged on every pass, the final run within size=, disable_lat") {
+  // Review 34. fio judges a window on every pass of its I/O loop, so with the default
+  // latency_window=0 the pass after the first ramp-up finds a window without a completed I/O
+  // (0/0): fio 3.33, ioengine=null, iodepth=32 latency_target=200ms: latency_depth 1, 1 I/O.
+  const RunReport zero = run_latency_job("[z]\nrw=randread\nbs=4k\nsize=1g\niodepth=32\nlatency_target=200ms\n");
+  CHECK(zero.results[0].latency_depth == 1);
+  CHECK(zero.results[0].direction[0].io_count == 1);
+  // iodepth=1: the first window's success is the final run with the queue already empty (the
+  // run aborted, "clones still running"); and with a think time between I/Os.
+  for (const char* extra : {"iodepth=1\n", "iodepth=8\nthinktime=1ms\n"}) {
+    const RunReport r = run_latency_job("[one]\nrw=randread\nbs=4k\nsize=16m\nlatency_target=10ms\nlatency_window=5ms\n" +
+                                        std::string(extra));
+    CHECK(r.results[0].error == 0);
+    CHECK(r.results[0].direction[0].io_count > 0);
+    CHECK(r.results[0].direction[0].runtime_ns < 10 * sim::kMillisecond);  // the final window's
+  }
+  // The final run does not restart size=: what is left of the 3,072 I/Os of 12 MiB, not a
+  // window's more (afasim issued 4,381). fio then reports depth 1: its reset zeroed the bytes
+  // its loop counts, so it enters the loop again, which starts the search over and ends.
+  const RunReport sized = run_latency_job("[s]\nrw=randread\nbs=4k\nsize=12m\niodepth=2\nlatency_target=200ms\nlatency_window=50ms\n");
+  CHECK(sized.results[0].direction[0].io_count < 3072);
+  CHECK(sized.results[0].latency_depth == 1);
+  // disable_lat (and gtod_reduce): fio judges no latency, so every window holds (fio 3.33:
+  // latency_target=1 with disable_lat=1, depth 4, err 0).
+  for (const char* off : {"disable_lat=1\n", "gtod_reduce=1\n"}) {
+    const RunReport r = run_latency_job("[d]\nrw=randread\nbs=4k\nsize=16m\niodepth=4\nlatency_target=1\n"
+                                        "latency_window=1ms\nmax_latency=1\n" + std::string(off));
+    CHECK(r.results[0].error == 0);
+    CHECK(r.results[0].latency_depth == 4);
+  }
+}
+
 TEST_CASE("latency options: bad values are refused with the reason") {
   for (const auto& [line, reason] : std::vector<std::pair<std::string, std::string>>{
            {"latency_percentile=101", "between 0 and 100"},
