@@ -283,7 +283,7 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
     return located(
         option_at(file, s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
         "a percentage needs the size of volume " + quoted(vol.name) +
-            ": give one job on it an absolute size= and offset=");
+            ": give one job on it an absolute size= (and offset=), or the volumes a size: afasim fio --volume-size");
   }
   auto resolve = [&](const SizeOrPercent& v, bool align) {
     if (!v.is_percent) return v.bytes;
@@ -568,7 +568,9 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
     states.push_back(std::move(state).value());
   }
   if (states.empty()) {
-    return sim::invalid_argument(std::string(file_name) + ": no job sections (only [global])");
+    return sim::invalid_argument(std::string(file_name) + (std::any_of(sections->begin(), sections->end(), [](const Section& sec) { return sec.global; })
+                                                               ? ": no job sections (only [global])"
+                                                               : ": no job sections"));
   }
   warn_ineffective_distributions(states, out);
   AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes, options.volume_bytes));

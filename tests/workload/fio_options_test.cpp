@@ -770,7 +770,7 @@ TEST_CASE("rw=read:HOLE ends a pass where the next block would run past the regi
                          "rw=read:4k\nbsrange=4k-8k"}) {
     auto f = parse_fio_job_file("[h]\nfilename=v\nsize=1m\n" + std::string(rw) + "\n", "t.fio");
     REQUIRE_MESSAGE(!f.is_ok(), rw);
-    CHECK(f.status().message().find("t.fio:5: rw: a hole after each I/O is simulated for one direction") == 0);
+    CHECK(f.status().message().find("t.fio:4: rw: a hole after each I/O is simulated for one direction") == 0);
   }
   CHECK(parse_fio_job_file("[h]\nfilename=v\nsize=1m\nrw=rw:8k\nbs=4k\ntime_based\nruntime=1s\n", "t.fio").is_ok());
   CHECK(parse_fio_job_file("[h]\nfilename=v\nsize=1m\nrw=read:8k\nbs=4k,8k\n", "t.fio").is_ok());
