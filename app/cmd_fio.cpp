@@ -1,6 +1,7 @@
 // `afasim fio JOB.fio`: a fio job file in virtual time against a fresh simulated array.
 // As with fio, jobs may also be given on the command line (`--name=x --rw=randread ...`):
 // options before the first --name form [global], each --name starts a job.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -308,12 +309,18 @@ sim::Status check_verify_memory(const workload::FioJobFile& file) {
   }
   __int128 total = 0;
   for (const auto& [volume, bytes] : held) total += bytes;
-  const __int128 memory = static_cast<__int128>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  // The machine's memory, or less where this process is held to less (ulimit -v, -d).
+  __int128 memory = static_cast<__int128>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit limit {};
+    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+      memory = std::min<__int128>(memory, static_cast<__int128>(limit.rlim_cur));
+  }
   if (memory <= 0 || total <= memory) return sim::Status::ok();
   return sim::invalid_argument("verify= keeps every byte written in memory to read it back: the verifying jobs' "
                                "regions hold " + config::human_bytes(static_cast<std::int64_t>(total)) +
-                               ", more than this machine's " + config::human_bytes(static_cast<std::int64_t>(memory)) +
-                               " of memory; give them a smaller size=");
+                               ", more than the " + config::human_bytes(static_cast<std::int64_t>(memory)) +
+                               " of memory this process may use; give them a smaller size=");
 }
 
 // fio's --warnings-fatal and --readonly against the parsed jobs; verify='s memory.

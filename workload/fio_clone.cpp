@@ -117,6 +117,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
       }
       if (c.iolog) {
         if (!issue_from_iolog(c)) break;
+        if (c.latency) judge_latency_window(c);
         continue;
       }
       issue_next(c);

@@ -522,9 +522,7 @@ void warn_ineffective_distributions(const std::vector<JobState>& states, FioJobF
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------
-// Public functions.
-
+// --- public functions ------------------------------------------------------------------
 const std::vector<double>& default_percentile_list() {
   static const std::vector<double> kList = {1,  5,  10, 20, 30,   40,   50,    60,   70,
                                             80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
@@ -568,9 +566,8 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
     states.push_back(std::move(state).value());
   }
   if (states.empty()) {
-    return sim::invalid_argument(std::string(file_name) + (std::any_of(sections->begin(), sections->end(), [](const Section& sec) { return sec.global; })
-                                                               ? ": no job sections (only [global])"
-                                                               : ": no job sections"));
+    const bool global = std::any_of(sections->begin(), sections->end(), [](const Section& sec) { return sec.global; });
+    return sim::invalid_argument(std::string(file_name) + ": no job sections" + (global ? " (only [global])" : ""));
   }
   warn_ineffective_distributions(states, out);
   AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes, options.volume_bytes));

@@ -57,14 +57,17 @@ void FioSession::Impl::control_latency(Clone& c, const IssuedIo& what, const IoC
     const Time max = j.latency.max_ns[static_cast<std::size_t>(index_of(what.direction))];
     const bool over_max = j.latency.judged && max > 0 && done.latency() > max;
     // fio io_u.c: max_latency's lat_fatal, then the target's lat_target_failed, on one I/O.
-    if (c.latency && j.latency.judged && done.latency() > j.latency.target_ns) {
+    // fio's verify phase (do_verify) has its own loop: no window is judged there, and its
+    // reads leave the search alone (review 35: a final run's reset wiped the job's writes).
+    const bool searching = c.latency && c.phase == ClonePhase::kWorkload;
+    if (searching && j.latency.judged && done.latency() > j.latency.target_ns) {
       const Step step = c.latency->on_late_io();
       if (step == Step::kFatal && !over_max) return fail_latency(c, what, done, j.latency.target_ns);
       take_latency_step(c, step);
     }
     if (over_max) return fail_latency(c, what, done, max);
   }
-  if (!c.latency || !c.issuing) return;
+  if (!c.latency || !c.issuing || c.phase != ClonePhase::kWorkload) return;
   if (c.latency_draining != Step::kNone) {
     if (c.in_flight == 0) finish_latency_drain(c);
     return;
@@ -128,7 +131,9 @@ void FioSession::Impl::take_latency_step(Clone& c, Step step) {
 // reset zeroed the bytes its loop counts, so it enters do_io again, which starts the search
 // over (lat_target_init) and ends at once: it reports depth 1 (review 34, fio 3.33).
 void FioSession::Impl::end_latency_control(Clone& c) {
-  if (c.latency && c.latency->final_run() && !c.latency_done && sim_.now() < c.stop_at) c.result->latency_depth = 1;
+  const FioJob& j = *c.job;
+  const bool by_number_ios = j.number_ios > 0 && c.ios_issued >= j.number_ios * j.loops;  // fio stops there
+  if (c.latency->final_run() && !c.latency_done && sim_.now() < c.stop_at && !by_number_ios) c.result->latency_depth = 1;
 }
 
 // fio lat_fatal: ETIMEDOUT ("max latency exceeded"), with fio's line naming the I/O.
@@ -163,9 +168,10 @@ void FioSession::Impl::reset_for_final_run(Clone& c) {
   c.rate_window_ios.fill(0);
   c.rate_window_bytes.fill(0);
   if (j.runtime_ns > 0) c.stop_at = std::min(now + j.runtime_ns, kMaxJobTimeNs);
-  // Not the bytes and I/Os issued against size= and number_ios: fio's reset leaves
-  // io_issue_bytes, so the final run gets what is left of size= (review 34: 4,381 I/Os of a
-  // 3,072-I/O job).
+  // Not the bytes issued against size=: fio's reset leaves io_issue_bytes, so the final run
+  // gets what is left of size= (review 34: 4,381 I/Os of a 3,072-I/O job). It does zero
+  // io_issues, which number_ios counts (review 35).
+  c.ios_issued = 0;
   c.rate_epoch = now;
   c.next_allowed.fill(now);
   c.rate_bytes.fill(0);

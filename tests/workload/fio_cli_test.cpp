@@ -353,7 +353,15 @@ TEST_CASE("verify= that this machine's memory cannot hold, and '--size 1m' for -
   CHECK(WEXITSTATUS(status) == 2);
   const std::string err = afasim::workload::testing::slurp(dir / "err");
   CHECK(err.find("verify= keeps every byte written in memory to read it back: the verifying jobs' regions hold "
-                 "1000.00 TiB, more than this machine's") != std::string::npos);
+                 "1000.00 TiB, more than the") != std::string::npos);
+  // Under that limit, 20 GiB is more than the process may use, on any machine (review 35: it
+  // was compared with the machine's memory alone, and ran into the limit).
+  const std::string limited = std::string("(ulimit -v 4000000; ") + binary +
+                              " fio --quiet --name=v --filename=v1 --rw=write --bs=1m --size=20g --verify=crc32c) >" +
+                              (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int limited_status = std::system(limited.c_str());
+  CHECK(WEXITSTATUS(limited_status) == 2);
+  CHECK(afasim::workload::testing::slurp(dir / "err").find("of memory this process may use") != std::string::npos);
   // fio takes "--size 1m"; afasim reads "1m" as a job file, and says so.
   const auto spaced = run_cli("fio --quiet --name=x --rw=read --size 1m");
   CHECK(spaced.exit_code == 2);

@@ -200,6 +200,28 @@ TEST_CASE("latency_target as fio 3.33 runs it: windows judged on every pass, the
   const RunReport sized = run_latency_job("[s]\nrw=randread\nbs=4k\nsize=12m\niodepth=2\nlatency_target=200ms\nlatency_window=50ms\n");
   CHECK(sized.results[0].direction[0].io_count < 3072);
   CHECK(sized.results[0].latency_depth == 1);
+  // number_ios counts afresh after the reset (fio zeroes io_blocks), and ending by it is not
+  // fio's re-entry: the final run is a whole window at the settled depth (review 35).
+  const RunReport counted = run_latency_job("[n]\nrw=randread\nbs=4k\nsize=1g\niodepth=4\nlatency_target=200ms\n"
+                                            "latency_window=10ms\nnumber_ios=1500\n");
+  CHECK(counted.results[0].latency_depth == 4);
+  CHECK(counted.results[0].direction[0].runtime_ns == doctest::Approx(10 * sim::kMillisecond).epsilon(0.05));
+  // verify=: the search stays in the write phase (fio's do_verify judges no window), so the
+  // writes are all reported, not wiped by a final run during the read-back (review 35: W=0).
+  const auto catalog = config::Catalog::embedded().value();
+  sim::Simulator sim(1);
+  controller::MemoryJournal journal;
+  controller::ArrayOptions options;
+  options.data_path.payload = datapac::PayloadKind::kMemory;
+  auto array = controller::Array::open(sim, catalog, catalog.system("ise-860-g3").value(), journal, journal.snapshot(), options).value();
+  auto verify_file = parse_fio_job_file("[v]\nrw=randwrite\nbs=4k\nsize=32m\niodepth=32\nlatency_target=500us\n"
+                                        "latency_percentile=99\nlatency_window=20ms\nverify=crc32c\n", "t.fio");
+  REQUIRE(verify_file.is_ok());
+  auto verified = run_fio(*array, sim, *verify_file, {});
+  REQUIRE(verified.is_ok());
+  CHECK(verified->results[0].error == 0);
+  CHECK(verified->results[0].direction[index_of(Direction::kRead)].io_count == 8192);
+  CHECK(verified->results[0].direction[index_of(Direction::kWrite)].io_count > 0);
   // disable_lat (and gtod_reduce): fio judges no latency, so every window holds (fio 3.33:
   // latency_target=1 with disable_lat=1, depth 4, err 0).
   for (const char* off : {"disable_lat=1\n", "gtod_reduce=1\n"}) {
