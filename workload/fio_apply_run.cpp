@@ -524,7 +524,7 @@ Status apply_file_size(JobState& s, std::string_view file) {
 Status check_holes(const JobState& s, std::string_view file) {
   const FioJob& job = s.job;
   if (job.rw_skip_bytes == 0 || job.time_based || is_random(job.rw)) return Status::ok();
-  const bool one_direction = job.rw == RwPattern::kRead || job.rw == RwPattern::kWrite || job.rw == RwPattern::kTrim;
+  const bool one_direction = sequential_direction(job).has_value();
   bool one_size = true;
   for (int d = 0; d < kDirections; ++d)
     one_size &= !does_direction(job.rw, static_cast<Direction>(d)) || job.bs[d].min_bytes == job.bs[d].max_bytes;

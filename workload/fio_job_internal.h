@@ -219,6 +219,9 @@ Status check_random_maps(const std::vector<JobState>& states, std::string_view f
 // region's start (fio's file). nullopt when the job has no hole, several sizes or
 // directions, or its passes wrap. REQUIRES: the job's region is resolved.
 std::optional<std::int64_t> holed_pass_bytes(const FioJob& job, std::int64_t room_bytes);
+// The one direction a sequential job draws (rw=rw with rwmixread=100 or 0 included); nullopt
+// for a random job or one of two directions.
+std::optional<Direction> sequential_direction(const FioJob& job);
 // FioJob::io_size_bytes: io_size= or the region of every file, in whole smallest blocks (fio
 // ends the job at its last whole block: size=9000 io_size=20000 bs=4k is 4 reads), one pass
 // of a holed sequential job (holed_pass_bytes) when nothing else bounds it.

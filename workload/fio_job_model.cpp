@@ -164,12 +164,27 @@ int FioJobFile::clone_count() const {
 
 namespace fio_detail {
 
+std::optional<Direction> sequential_direction(const FioJob& job) {
+  switch (job.rw) {
+    case RwPattern::kRead:
+      return Direction::kRead;
+    case RwPattern::kWrite:
+      return Direction::kWrite;
+    case RwPattern::kTrim:
+      return Direction::kTrim;
+    case RwPattern::kReadWrite:  // rwmixread=100 or 0 draws one direction only
+      if (job.rwmix_read_percent == 100) return Direction::kRead;
+      if (job.rwmix_read_percent == 0) return Direction::kWrite;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::optional<std::int64_t> holed_pass_bytes(const FioJob& job, std::int64_t room_bytes) {
-  const bool one_sequential = job.rw == RwPattern::kRead || job.rw == RwPattern::kWrite || job.rw == RwPattern::kTrim;
-  if (!one_sequential || job.rw_skip_bytes <= 0) return std::nullopt;
-  const auto d = static_cast<std::size_t>(index_of(job.rw == RwPattern::kRead    ? Direction::kRead
-                                                   : job.rw == RwPattern::kWrite ? Direction::kWrite
-                                                                                 : Direction::kTrim));
+  const std::optional<Direction> one = sequential_direction(job);
+  if (!one || job.rw_skip_bytes <= 0) return std::nullopt;
+  const auto d = static_cast<std::size_t>(index_of(*one));
   const std::int64_t bs = job.bs[d].min_bytes;
   if (bs != job.bs[d].max_bytes) return std::nullopt;
   const std::int64_t ios_per_pass = (job.size_bytes - bs) / (bs + job.rw_skip_bytes) + 1;

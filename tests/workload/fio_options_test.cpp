@@ -774,6 +774,9 @@ TEST_CASE("rw=read:HOLE ends a pass where the next block would run past the regi
   }
   CHECK(parse_fio_job_file("[h]\nfilename=v\nsize=1m\nrw=rw:8k\nbs=4k\ntime_based\nruntime=1s\n", "t.fio").is_ok());
   CHECK(parse_fio_job_file("[h]\nfilename=v\nsize=1m\nrw=read:8k\nbs=4k,8k\n", "t.fio").is_ok());
+  // rwmixread=100 (or 0) draws one direction: fio 3.33 runs rw=rw:8k bs=4k size=1m as 86 reads
+  // (review 35: refused).
+  CHECK(ios("rw=rw:8k\nbs=4k\nsize=1m\nrwmixread=100") == 86);
 }
 
 TEST_CASE("JSON elapsed is the whole run's seconds rounded up, the same for every job, as fio's eta.c") {
