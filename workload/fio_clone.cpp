@@ -115,6 +115,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
         issue_sync(c);
         continue;
       }
+      if (c.latency && starts_latency_loop(c)) continue;
       if (c.iolog) {
         if (!issue_from_iolog(c)) break;
         if (c.latency) judge_latency_window(c);

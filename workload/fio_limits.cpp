@@ -95,7 +95,8 @@ void FioSession::Impl::judge_latency_window(Clone& c) {
   else if (c.in_flight == 0) finish_latency_drain(c);  // nothing to wait for (iodepth=1, thinktime)
 }
 
-// The queue drained after a lower depth or before the final run: the next window starts.
+// The queue drained after a lower depth, before the final run or at a new loop: the next
+// window starts (a new loop's search from depth 1).
 void FioSession::Impl::finish_latency_drain(Clone& c) {
   const Step drained = c.latency_draining;
   c.latency_draining = Step::kNone;
@@ -103,8 +104,29 @@ void FioSession::Impl::finish_latency_drain(Clone& c) {
     reset_for_final_run(c);
     c.latency_since_reset = c.latency_completed;
   }
+  if (c.latency_new_loop) {
+    c.latency_new_loop = false;
+    c.latency->reset(sim_.now(), c.latency_completed);
+  }
   c.latency->new_cycle(sim_.now(), c.latency_completed);
   c.depth_limit = c.latency->depth();
+}
+
+// fio runs each of loops= through do_io, which waits for its I/O at the end and starts the
+// search over at the beginning (lat_target_init): at a loop's first I/O the queue drains and
+// the search restarts at depth 1 (review 34b: one search ran across three loops, depth 4
+// where fio's last loop reports 2). True when the clone must wait for the drain.
+bool FioSession::Impl::starts_latency_loop(Clone& c) {
+  const FioJob& j = *c.job;
+  if (j.loops < 2 || j.time_based || c.iolog) return false;
+  const std::int64_t loop_bytes = c.bytes_target / j.loops;
+  if (loop_bytes <= 0 || c.bytes_issued / loop_bytes <= c.latency_loop) return false;
+  c.latency_loop = c.bytes_issued / loop_bytes;
+  c.latency_new_loop = true;
+  if (c.latency_draining == Step::kNone) c.latency_draining = Step::kQuiesce;
+  c.depth_limit = 0;
+  if (c.in_flight == 0) finish_latency_drain(c);
+  return true;
 }
 
 void FioSession::Impl::take_latency_step(Clone& c, Step step) {

@@ -132,6 +132,8 @@ struct Clone {
   LatencyTargetSearch::Step latency_draining = LatencyTargetSearch::Step::kNone;
   bool latency_ramp_reset = false;
   bool latency_done = false;  // the final run's window held: the search ended the job
+  std::int64_t latency_loop = 0;  // loops= begun after the first (each restarts the search)
+  bool latency_new_loop = false;  // the drain under way ends in a restart
 };
 
 // The clones one steady-state check covers (a job's clone, or a reporting group).
@@ -194,6 +196,7 @@ struct FioSession::Impl {
   void control_latency(Clone& c, const IssuedIo& what, const controller::IoCompletion& done);
   void judge_latency_window(Clone& c);
   void finish_latency_drain(Clone& c);
+  bool starts_latency_loop(Clone& c);
   void take_latency_step(Clone& c, LatencyTargetSearch::Step step);
   void end_latency_control(Clone& c);
   void fail_latency(Clone& c, const IssuedIo& what, const controller::IoCompletion& done, sim::Time limit_ns);

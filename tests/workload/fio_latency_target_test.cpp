@@ -222,6 +222,14 @@ TEST_CASE("latency_target as fio 3.33 runs it: windows judged on every pass, the
   CHECK(verified->results[0].error == 0);
   CHECK(verified->results[0].direction[index_of(Direction::kRead)].io_count == 8192);
   CHECK(verified->results[0].direction[index_of(Direction::kWrite)].io_count > 0);
+  // loops=: each loop starts the search over at depth 1 (fio's do_io runs lat_target_init), so
+  // three loops report what one does (review 34b: one search across them reached 4, fio 2).
+  const std::string looped = "[l]\nrw=randread\nbs=4k\nsize=4m\niodepth=8\nlatency_target=200ms\nlatency_window=50ms\n";
+  const RunReport once = run_latency_job(looped);
+  const RunReport thrice = run_latency_job(looped + "loops=3\n");
+  CHECK(once.results[0].latency_depth == 2);
+  CHECK(thrice.results[0].latency_depth == 2);
+  CHECK(thrice.results[0].direction[0].io_count == 3 * once.results[0].direction[0].io_count);
   // disable_lat (and gtod_reduce): fio judges no latency, so every window holds (fio 3.33:
   // latency_target=1 with disable_lat=1, depth 4, err 0).
   for (const char* off : {"disable_lat=1\n", "gtod_reduce=1\n"}) {
