@@ -72,14 +72,23 @@ static std::vector<std::string> codings(const std::string& value) {
 // A body in a coding the server does not decode is refused, not read as if it were plain:
 // RFC 9112 6.1 (a transfer coding other than chunked: 501) and RFC 9110 15.5.16 (a content
 // coding other than identity: 415). Hostile round 14 found "gzip, chunked" taken as chunked.
-static std::optional<Response> check_codings(const Request& r) {
-  if (r.has_header("Transfer-Encoding"))
-    for (const std::string& c : codings(r.header("Transfer-Encoding")))
+static std::optional<Response> check_codings(const Request& r, unsigned http_version) {
+  if (r.has_header("Transfer-Encoding")) {
+    const std::vector<std::string> te = codings(r.header("Transfer-Encoding"));
+    for (const std::string& c : te)
       if (c != "chunked")
         return problem_response(501, problem::kNotImplemented,
                                 "transfer coding \"" + c.substr(0, 40) +
                                     "\" is not supported: send the body plain or chunked",
                                 r.path);
+    // Chunked once, on HTTP/1.1: "chunked, chunked", an empty value or an HTTP/1.0 request
+    // with one was read as a request without a body, and the body's bytes as the next
+    // request on the connection (hostile round 36: a smuggled GET answered). RFC 9112 6.1 and
+    // 6.3: faulty framing, a 400 and the connection closed (a refusal is not kept alive).
+    if (te.size() != 1 || http_version < 11)
+      return problem_response(400, problem::kBadRequest,
+                              "Transfer-Encoding must be \"chunked\", once, on an HTTP/1.1 request", r.path);
+  }
   if (r.has_header("Content-Encoding"))
     for (const std::string& c : codings(r.header("Content-Encoding")))
       if (c != "identity")
@@ -132,7 +141,7 @@ std::optional<Response> precheck(Request& r, unsigned http_version, const Server
                                 " (an IP address, localhost, or a name given with --allowed-hosts)",
                             r.path);
   }
-  return check_codings(r);
+  return check_codings(r, http_version);
 }
 
 ParsedRequest parse_request(std::string_view bytes, const ServerOptions& options) {

@@ -322,6 +322,23 @@ TEST_CASE("a body in a coding the server does not decode is refused, not read as
   REQUIRE(gzip_ce);
   CHECK(gzip_ce->status == 415);  // RFC 9110 15.5.16
   CHECK(gzip_ce->body.find("content coding \\\"gzip\\\" is not supported") != std::string::npos);
+  // Chunked more than once, an empty coding list, or chunked on HTTP/1.0: faulty framing
+  // (RFC 9112 6.1, 6.3), a 400 (hostile round 36: read as no body, the body's bytes then ran
+  // as the next request).
+  for (const char* te : {"Transfer-Encoding: chunked, chunked\r\n", "Transfer-Encoding: ,\r\n",
+                         "Transfer-Encoding: CHUNKED, chunked\r\n"}) {
+    auto parsed = parse_request(std::string("POST /a HTTP/1.1\r\nHost: 127.0.0.1\r\n") + te + "\r\n", o);
+    REQUIRE_MESSAGE(parsed.request, te);
+    auto refused = precheck(*parsed.request, parsed.version, o);
+    REQUIRE_MESSAGE(refused, te);
+    CHECK(refused->status == 400);
+    CHECK(refused->body.find("Transfer-Encoding must be") != std::string::npos);
+  }
+  auto old_version = parse_request("POST /a HTTP/1.0\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", o);
+  REQUIRE(old_version.request);
+  auto refused = precheck(*old_version.request, old_version.version, o);
+  REQUIRE(refused);
+  CHECK(refused->status == 400);
 }
 
 TEST_CASE("two Host or two Authorization headers are a 400, not the first one winning (hostile round 16)") {
