@@ -316,6 +316,41 @@ TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new 
   CHECK(http.get("/events/stream?limit=5").status == 400);
 }
 
+TEST_CASE("a Last-Event-ID past the newest event stands for the newest: new events still come (hostile round 36)") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  make_volume(http, "a");
+  const auto newest = http.get("/events").body["next_after"].get<std::int64_t>();
+  std::string received;
+  std::mutex mu;
+  std::atomic<bool> stop{false};
+  httplib::Client stream_client("127.0.0.1", fx.port());
+  stream_client.set_basic_auth("admin", kAdminPassword);
+  std::thread reader([&] {
+    httplib::Headers h = {{"Last-Event-ID", std::to_string(newest + 1000)}};
+    stream_client.Get("/api/v1/events/stream?kind=volume", h, [&](const char* data, std::size_t n) {
+      std::lock_guard<std::mutex> lock(mu);
+      received.append(data, n);
+      return !stop.load();
+    });
+  });
+  bool seen = false;
+  for (int i = 0; i < 500 && !seen; ++i) {
+    make_volume(http, "n" + std::to_string(i));  // until the stream is open and carries one
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::lock_guard<std::mutex> lock(mu);
+    seen = received.find("\\\"n") != std::string::npos;
+  }
+  CHECK(seen);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    CHECK(received.find("\\\"a\\\" created") == std::string::npos);  // not the backlog before the cursor
+  }
+  stop = true;
+  make_volume(http, "z");
+  reader.join();
+}
+
 TEST_CASE("a backlog past a quarter of the stream bound comes in pieces; each reconnect after the last id reads on") {
   // Hostile round 24: the backlog went as one write, over the front end's bound for a slow
   // reader, and was refused before a byte went: a cursor far behind never caught up.
