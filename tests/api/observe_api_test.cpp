@@ -94,6 +94,38 @@ class ObserveFixture {
   std::unique_ptr<RestServer> server_;
 };
 
+// An event stream read on its own thread, as an EventSource would: what came so far. The
+// reader stops after the next message once stop is set (the caller makes one).
+class StreamReader {
+ public:
+  StreamReader(int port, const std::string& path, httplib::Headers headers) : client_("127.0.0.1", port) {
+    client_.set_basic_auth("admin", kAdminPassword);
+    thread_ = std::thread([this, path, headers] {
+      client_.Get(path, headers, [this](const char* data, std::size_t n) {
+        std::lock_guard<std::mutex> lock(mu_);
+        received_.append(data, n);
+        return !stop_.load();
+      });
+    });
+  }
+  ~StreamReader() { join(); }
+  std::string received() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return received_;
+  }
+  void stop() { stop_ = true; }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  httplib::Client client_;
+  std::string received_;
+  std::mutex mu_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 void check_schema(const Response& r, const std::string& schema) {
   const std::string m = schema_mismatch(openapi()["components"]["schemas"][schema], r.body, "$");
   CHECK_MESSAGE(m.empty(), m);
@@ -274,25 +306,11 @@ TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new 
   Http http = fx.client();
   make_volume(http, "a");
   const auto newest = http.get("/events").body["next_after"].get<std::int64_t>();
-  std::string received;
-  std::mutex mu;
-  std::atomic<bool> stop{false};
-  httplib::Client stream_client("127.0.0.1", fx.port());
-  stream_client.set_basic_auth("admin", kAdminPassword);
-  std::thread reader([&] {
-    httplib::Headers h = {{"Last-Event-ID", std::to_string(newest - 1)}};
-    stream_client.Get("/api/v1/events/stream?kind=volume,power", h, [&](const char* data, std::size_t n) {
-      std::lock_guard<std::mutex> lock(mu);
-      received.append(data, n);
-      return !stop.load();
-    });
-  });
+  StreamReader reader(fx.port(), "/api/v1/events/stream?kind=volume,power",
+                      {{"Last-Event-ID", std::to_string(newest - 1)}});
   auto wait_for = [&](const std::string& text) {
     for (int i = 0; i < 500; ++i) {
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (received.find(text) != std::string::npos) return true;
-      }
+      if (reader.received().find(text) != std::string::npos) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return false;
@@ -305,12 +323,10 @@ TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new 
   CHECK(wait_for("supercap pack degraded"));
   make_volume(http, "b");
   CHECK(wait_for("\\\"b\\\" created"));
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    CHECK(received.find("\"category\":\"alert\"") == std::string::npos);  // kind filter
-    CHECK(received.find("id: " + std::to_string(newest - 1) + "\n") == std::string::npos);
-  }
-  stop = true;
+  const std::string received = reader.received();
+  CHECK(received.find("\"category\":\"alert\"") == std::string::npos);  // kind filter
+  CHECK(received.find("id: " + std::to_string(newest - 1) + "\n") == std::string::npos);
+  reader.stop();
   make_volume(http, "c");  // one more message so that the reader returns false and closes
   reader.join();
   CHECK(http.get("/events/stream?limit=5").status == 400);
@@ -321,32 +337,17 @@ TEST_CASE("a Last-Event-ID past the newest event stands for the newest: new even
   Http http = fx.client();
   make_volume(http, "a");
   const auto newest = http.get("/events").body["next_after"].get<std::int64_t>();
-  std::string received;
-  std::mutex mu;
-  std::atomic<bool> stop{false};
-  httplib::Client stream_client("127.0.0.1", fx.port());
-  stream_client.set_basic_auth("admin", kAdminPassword);
-  std::thread reader([&] {
-    httplib::Headers h = {{"Last-Event-ID", std::to_string(newest + 1000)}};
-    stream_client.Get("/api/v1/events/stream?kind=volume", h, [&](const char* data, std::size_t n) {
-      std::lock_guard<std::mutex> lock(mu);
-      received.append(data, n);
-      return !stop.load();
-    });
-  });
+  StreamReader reader(fx.port(), "/api/v1/events/stream?kind=volume",
+                      {{"Last-Event-ID", std::to_string(newest + 1000)}});
   bool seen = false;
   for (int i = 0; i < 500 && !seen; ++i) {
     make_volume(http, "n" + std::to_string(i));  // until the stream is open and carries one
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::lock_guard<std::mutex> lock(mu);
-    seen = received.find("\\\"n") != std::string::npos;
+    seen = reader.received().find("\\\"n") != std::string::npos;
   }
   CHECK(seen);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    CHECK(received.find("\\\"a\\\" created") == std::string::npos);  // not the backlog before the cursor
-  }
-  stop = true;
+  CHECK(reader.received().find("\\\"a\\\" created") == std::string::npos);  // not the backlog before the cursor
+  reader.stop();
   make_volume(http, "z");
   reader.join();
 }
