@@ -32,9 +32,14 @@ Status Scrubber::set_options(const ScrubOptions& options) {
   status_.enabled = options.enabled;
   if (options.enabled && !was) {
     start_pass();
+  } else if (options.enabled && was && pacing_) {
+    // A new rate paces the step waiting for it now (hostile round 36: after 1 B/s, a step
+    // waited hours at the old rate though the rate had been raised).
+    schedule(std::max(sim_.now(), paced_from_ + sim::transfer_time(step_bytes_, options_.bytes_per_second)));
   } else if (!options.enabled && was) {
     sim_.cancel(next_);
     next_ = {};
+    pacing_ = false;
     ++epoch_;
     rows_in_flight_ = 0;
     status_.running = false;
@@ -68,6 +73,7 @@ void Scrubber::schedule(Time at) {
   sim_.cancel(next_);
   next_ = sim_.at(at, [this] {
     next_ = {};
+    pacing_ = false;
     step();
   });
 }
@@ -119,6 +125,8 @@ void Scrubber::row_timed(std::uint64_t epoch, Time started) {
   }
   // Paced: the next piece starts when this one is done and the rate allows.
   schedule(std::max(sim_.now(), started + sim::transfer_time(step_bytes_, options_.bytes_per_second)));
+  pacing_ = true;
+  paced_from_ = started;
 }
 
 void Scrubber::report(const Extent& e, std::int64_t row, const RowVerdict& v) {
@@ -157,6 +165,7 @@ void Scrubber::finish_pass() {
                 static_cast<long long>(status_.mismatches - at_pass_start_.mismatches));
   host_.scrub_event(ScrubHost::Level::kInfo, "", buf);
   sim_.cancel(next_);
+  pacing_ = false;
   next_ = sim_.at(sim_.now() + options_.pass_interval_ns, [this] {
     next_ = {};
     if (options_.enabled) start_pass();

@@ -102,6 +102,9 @@ class Scrubber {
   std::uint64_t epoch_ = 0;  // a step's rows timed after a stop or a new pass are ignored
   int rows_in_flight_ = 0;
   std::int64_t step_bytes_ = 0;
+  // next_ is the paced wait for the next step, timed from paced_from_ (a new rate reschedules it).
+  bool pacing_ = false;
+  sim::Time paced_from_ = 0;
   std::uint32_t extent_ = 0;
   std::int64_t row_ = -1;
   Plan plan_;

@@ -338,6 +338,27 @@ TEST_CASE(
   CHECK(memory_bytes() - memory_before == rows * 10 * kStrip);
 }
 
+TEST_CASE("a new scrub rate paces the step already waiting (hostile round 36: it kept the old rate)") {
+  SimArray a(5);
+  a.add_volume("r5", sim::kGiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  a.sim->run();
+  raid::ScrubOptions scrub;
+  scrub.enabled = true;
+  scrub.bytes_per_second = 1;  // a step of 16 rows of 320 KiB would wait ~61 days
+  REQUIRE(a.array->set_scrub_options(scrub).is_ok());
+  const sim::Time start = a.sim->now();
+  a.sim->run_until(start + sim::kSecond);
+  const std::int64_t slow = a.array->data_path().scrub_status().rows_checked;
+  CHECK(slow == 16);  // the first step, then the wait
+  scrub.bytes_per_second = 400'000'000;
+  REQUIRE(a.array->set_scrub_options(scrub).is_ok());
+  // At 400 MB/s the rest of the pass (4,096 rows of five 64 KiB strips, 1.34 GB) takes ~3.4 s.
+  a.sim->run_until(a.sim->now() + 5 * sim::kSecond);
+  CHECK(a.array->data_path().scrub_status().passes_completed == 1);
+  scrub.enabled = false;
+  REQUIRE(a.array->set_scrub_options(scrub).is_ok());
+}
+
 TEST_CASE("scrub options out of range are refused naming the field") {
   raid::ScrubOptions o;
   o.bytes_per_second = 0;
