@@ -205,9 +205,12 @@ http::Verdict Auth::authenticate_basic(const std::string& value, const std::stri
   const auto decoded = base64_decode(value);
   const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
   if (colon == std::string::npos) {
+    // base64_decode takes at most 4,096 characters (3,072 bytes of USER:PASSWORD): longer ones
+    // are too long, not "not base64" (hostile round 36).
     why = std::string("malformed Basic credentials: ") +
-          (decoded ? "the decoded text has no ':' between user and password"
-                   : "not base64 (RFC 4648, with '=' padding)") +
+          (decoded           ? "the decoded text has no ':' between user and password"
+           : value.size() > 4096 ? "longer than 4096 base64 characters (3072 bytes of USER:PASSWORD)"
+                                 : "not base64 (RFC 4648, with '=' padding)") +
           "; expected \"Basic \" then the base64 of USER:PASSWORD (RFC 7617)";
     return http::Verdict::kDeny;
   }

@@ -680,6 +680,9 @@ TEST_CASE(
         "malformed Basic credentials: not base64 (RFC 4648, with '=' padding); " + rfc);
   CHECK(detail_for("Basic " + good + " x") ==
         "malformed Basic credentials: not base64 (RFC 4648, with '=' padding); " + rfc);
+  // Hostile round 36: 3,000 bytes of credentials were "not base64".
+  CHECK(detail_for("Basic " + std::string(4100, 'A')) ==
+        "malformed Basic credentials: longer than 4096 base64 characters (3072 bytes of USER:PASSWORD); " + rfc);
   CHECK(detail_for("Basic YWRtaW4=") ==  // "admin"
         "malformed Basic credentials: the decoded text has no ':' between user and password; " +
             rfc);
