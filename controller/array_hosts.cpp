@@ -49,20 +49,28 @@ std::vector<Initiator> canonical_initiators(std::vector<Initiator> initiators) {
 }
 
 // A host's description: at most 1024 bytes of text, without control characters (U+0000 to
-// U+001F, U+007F): `afasim host list` prints it to a terminal, which acts on an ESC (colours,
-// cursor moves, a new window title) and the NUL and line ends break the table.
+// U+001F, U+007F, and the C1 controls U+0080 to U+009F) or bidirectional overrides (U+202A to
+// U+202E, U+2066 to U+2069): `afasim host list` prints it to a terminal, which acts on an ESC
+// or its C1 form CSI (colours, cursor moves, a new window title), the NUL and line ends break
+// the table, and an override shows text in another order than it is (hostile round 36).
 Status check_description(const std::string& description) {
   if (description.size() > 1024)
     return sim::unprocessable("description must be at most 1024 bytes of UTF-8 (got " +
                               std::to_string(description.size()) + ")");
+  const auto byte = [&](std::size_t k) { return k < description.size() ? static_cast<unsigned char>(description[k]) : 0u; };
   for (std::size_t k = 0; k < description.size(); ++k) {
-    const auto ch = static_cast<unsigned char>(description[k]);
-    if (ch >= 0x20 && ch != 0x7f) continue;
-    char detail[128];
+    const unsigned ch = byte(k);
+    unsigned code = 0;
+    if (ch < 0x20 || ch == 0x7f) code = ch;
+    else if (ch == 0xc2 && byte(k + 1) >= 0x80 && byte(k + 1) <= 0x9f) code = byte(k + 1);  // U+0080..U+009F
+    else if (ch == 0xe2 && byte(k + 1) == 0x80 && byte(k + 2) >= 0xaa && byte(k + 2) <= 0xae) code = 0x2000 + byte(k + 2) - 0x80;
+    else if (ch == 0xe2 && byte(k + 1) == 0x81 && byte(k + 2) >= 0xa6 && byte(k + 2) <= 0xa9) code = 0x2040 + byte(k + 2) - 0x80;
+    else continue;
+    char detail[200];
     std::snprintf(detail, sizeof detail,
-                  "description must not hold control characters (U+0000 to U+001F, U+007F): U+%04X "
-                  "at byte %zu",
-                  static_cast<unsigned>(ch), k);
+                  "description must not hold control characters (U+0000 to U+001F, U+007F to U+009F) or "
+                  "bidirectional overrides (U+202A to U+202E, U+2066 to U+2069): U+%04X at byte %zu",
+                  code, k);
     return sim::unprocessable(detail);
   }
   return Status::ok();
@@ -197,7 +205,9 @@ sim::Result<Host> Array::update_host(Id id, const HostPatch& patch,
   AFASIM_RETURN_IF_ERROR(check_name("host", merged.name));
   for (const auto& [oid, o] : hosts_)
     if (oid != id && o.name == merged.name) return sim::conflict("a host named \"" + merged.name + "\" exists");
-  AFASIM_RETURN_IF_ERROR(check_description(merged.description));
+  // Only a new description: one stored before the rule grew (C1 controls, overrides) does not
+  // block a rename.
+  if (patch.description) AFASIM_RETURN_IF_ERROR(check_description(merged.description));
   if (merged.initiators.size() > 64) return sim::unprocessable("a host may have at most 64 initiators");
   AFASIM_RETURN_IF_ERROR(check_initiators(merged.initiators, id, false));
   // Compared and stored in canonical form, as create_host does: PATCHed as written, a WWPN

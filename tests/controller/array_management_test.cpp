@@ -298,13 +298,23 @@ TEST_CASE(
   CHECK(esc.status().code() == sim::Code::kUnprocessable);
   CHECK(
       esc.status().message() ==
-      "description must not hold control characters (U+0000 to U+001F, U+007F): U+001B at byte 7");
+      "description must not hold control characters (U+0000 to U+001F, U+007F to U+009F) or "
+      "bidirectional overrides (U+202A to U+202E, U+2066 to U+2069): U+001B at byte 7");
   CHECK(f.array->create_host({"h1", std::string("a\0b", 3), {}}).status().code() ==
         sim::Code::kUnprocessable);
   CHECK(f.array->create_host({"h1", "two\nlines", {}}).status().code() ==
         sim::Code::kUnprocessable);
+  // Hostile round 36: the C1 form of ESC's sequences (CSI, U+009B) and a right-to-left
+  // override (U+202E) passed.
+  auto csi = f.array->create_host({"h1", "a\xc2\x9b" "31mred", {}});
+  CHECK(csi.status().message().find("U+009B at byte 1") != std::string::npos);
+  auto rlo = f.array->create_host({"h1", "ok \xe2\x80\xae" "txt.exe", {}});
+  CHECK(rlo.status().message().find("U+202E at byte 3") != std::string::npos);
+  auto lri = f.array->create_host({"h1", "\xe2\x81\xa6x", {}});
+  CHECK(lri.status().message().find("U+2066 at byte 0") != std::string::npos);
   CHECK(f.array->hosts().empty());
-  // Text, UTF-8 included, is fine; a PATCH is held to the same rule.
+  // Text, UTF-8 included, is fine (U+00A0..U+00FF and U+2010 dashes too); a PATCH is held to the same rule.
+  CHECK(f.array->create_host({"h0", "caf\xc3\xa9 \xc2\xa0 \xe2\x80\x94 dash", {}}).is_ok());
   auto h = f.array->create_host({"h1", "rack 4, Zürich", {}});
   REQUIRE(h.is_ok());
   HostPatch p;
