@@ -369,9 +369,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
 void FioSession::Impl::start_rate_after_ramp(Clone& c) {
   if (c.rate_reset_after_ramp || c.job->ramp_time_ns == 0 || sim_.now() < c.measure_from) return;
   c.rate_reset_after_ramp = true;
-  c.rate_epoch = sim_.now();
-  c.next_allowed.fill(c.rate_epoch);
-  c.rate_bytes.fill(0);
+  c.restart_rate_schedule(sim_.now());
 }
 
 // fio io_u.c usec_for_io: when the direction of `u`, just issued, is next due. Linear: after

@@ -194,9 +194,7 @@ void FioSession::Impl::reset_for_final_run(Clone& c) {
   // gets what is left of size= (review 34: 4,381 I/Os of a 3,072-I/O job). It does zero
   // io_issues, which number_ios counts (review 35).
   c.ios_issued = 0;
-  c.rate_epoch = now;
-  c.next_allowed.fill(now);
-  c.rate_bytes.fill(0);
+  c.restart_rate_schedule(now);
 }
 
 }  // namespace afasim::workload

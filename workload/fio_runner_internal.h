@@ -77,6 +77,12 @@ struct Clone {
   sim::Time rate_epoch = 0;
   std::array<sim::Time, kDirections> next_allowed{};
   std::array<std::int64_t, kDirections> rate_bytes{};
+  // The rate schedule starts again at `at` (the end of ramp_time, a latency target's final run).
+  void restart_rate_schedule(sim::Time at) {
+    rate_epoch = at;
+    next_allowed.fill(at);
+    rate_bytes.fill(0);
+  }
   std::optional<sim::Rng> poisson_rng;  // rate_process=poisson: the gaps
   std::array<std::int64_t, kDirections> interval_bytes{};
   std::array<std::int64_t, kDirections> interval_ios{};
