@@ -40,6 +40,7 @@ sim::Result<std::unique_ptr<Array>> Array::open(sim::Simulator& sim, const confi
   AFASIM_RETURN_IF_ERROR(array->restore(snapshot));
   AFASIM_RETURN_IF_ERROR(array->start_data_path(snapshot, std::move(options)));
   AFASIM_RETURN_IF_ERROR(array->restore_hardware(snapshot));
+  AFASIM_RETURN_IF_ERROR(array->restore_scrub(snapshot));
   if (!snapshot.meta.count(kMetaInitialized)) {
     // First boot: one pool over both DataPacs, as the array ships.
     ChangeSet c;
@@ -290,6 +291,10 @@ Status Array::log_event(Severity severity, std::string category, std::string obj
                         std::string message) {
   ChangeSet c;
   c.events.push_back(make_event(severity, std::move(category), std::move(object), std::move(message)));
+  if (data_ != nullptr && data_->media_errors_added() != media_errors_saved_) {
+    media_errors_saved_ = data_->media_errors_added();
+    c.meta[kMetaHardware] = hardware_state();
+  }
   const Status st = commit(c);
   // The journal could not take it (the host's disk is full, say): the event still reaches the
   // log, the event streams and GET /events, in memory. It was dropped without a trace, the
@@ -299,27 +304,6 @@ Status Array::log_event(Severity severity, std::string category, std::string obj
     keep_unsaved(c);
   }
   return st;
-}
-
-Status Array::save_clock() {
-  ChangeSet c;
-  c.meta[kMetaClock] = std::to_string(sim_.now());
-  // And the hardware as it is now: media errors a write or read repair cleared since the last
-  // fault are not restored as errors.
-  c.meta[kMetaHardware] = hardware_state();
-  return commit(c);
-}
-
-sim::Time Array::saved_clock(const Snapshot& snapshot) {
-  // A killed process never saved its clock: its last event bounds it from below.
-  sim::Time t = snapshot.events.empty() ? 0 : snapshot.events.back().time_ns;
-  if (auto it = snapshot.meta.find(kMetaClock); it != snapshot.meta.end()) {
-    try {
-      t = std::max<sim::Time>(t, std::stoll(it->second));
-    } catch (...) {
-    }
-  }
-  return t;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -220,9 +220,10 @@ class Array {
   void write_back_at_stop() { data_->write_back_at_stop(); }
   // The invariant checks simulation tests switch on (sim::Invariants).
   sim::Invariants& invariants() { return data_->invariants(); }
-  // The background scrub (docs/raid.md "Scrub"): on/off and rate. kInvalidArgument for a
-  // rate that is not positive or a negative interval.
-  sim::Status set_scrub_options(const raid::ScrubOptions& options) { return data_->set_scrub_options(options); }
+  // The background scrub (docs/raid.md "Scrub"): on/off and rate, saved with the array's
+  // state (a restart resumes them). kInvalidArgument for a rate that is not positive or a
+  // negative interval; kUnavailable when the store cannot take them (nothing changes).
+  sim::Status set_scrub_options(const raid::ScrubOptions& options);
 
   // Host I/O into the model (DESIGN.md "One host write"): the volume's QoS queue, then the data
   // path; `done` runs at the simulated completion time with the outcome, its submit_time the
@@ -366,6 +367,12 @@ class Array {
   // Applies the saved hardware state, resumes interrupted rebuilds, and logs one event
   // that says what came back. REQUIRES: start_data_path succeeded.
   sim::Status restore_hardware(const Snapshot& snapshot);
+  // The scrub's settings as saved in meta "scrub" ("enabled 1", "bytes_per_second N",
+  // "pass_interval_ns N", a line each), and applied again at open. REQUIRES: start_data_path
+  // succeeded.
+  static std::string scrub_state(const raid::ScrubOptions& options);
+  static constexpr const char* kMetaScrub = "scrub";
+  sim::Status restore_scrub(const Snapshot& snapshot);
   sim::Status start_qos(const QosOptions& options);
 
   // The core time of a 4 KiB write of `type` (the dearer of read and write): admission
@@ -474,6 +481,9 @@ class Array {
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")
   ChangeSet* fault_changes_ = nullptr;  // set while inject_fault runs: its events' ChangeSet
+  // DataPath::media_errors_added when the hardware state was last saved by log_event: a media
+  // error the model adds itself (a rebuild's unreadable block) is saved with its event.
+  std::uint64_t media_errors_saved_ = 0;
 
   qos::ReservableCapacity reservable_;
 };

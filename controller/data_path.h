@@ -147,6 +147,8 @@ class DataPath : private raid::ScrubHost {
   sim::Result<std::int64_t> corrupt_block(int drive, std::optional<std::int64_t> offset_bytes);
   // The media errors now (drive index → device byte offsets), and one put back at a restart.
   const std::map<int, std::set<std::int64_t>>& media_errors() const { return members_->bad_blocks(); }
+  // Counts media errors added (raid::DriveMembers::media_errors_added).
+  std::uint64_t media_errors_added() const { return members_->media_errors_added(); }
   void restore_media_error(int drive, std::int64_t offset_bytes) { members_->restore_bad_block(drive, offset_bytes); }
   const RebuildStatus& rebuild_status() const { return rebuild_->status(); }
   // After a restart: queues a rebuild for every drive that extents are still missing

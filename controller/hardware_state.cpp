@@ -3,11 +3,15 @@
 // inter-controller link cut. Saved with every fault in the meta key "hardware" (one fact a
 // line: "drive 7 failed", "drive 3 slow 4", "drive 2 bad 9273344" (a media error's device
 // byte offset), "controller 2 failed", "supercap degraded", "link cut"), applied again when the array opens, before any host I/O. Mains power is not
-// kept: a restarted array boots with the mains on (docs/persistence.md).
+// kept: a restarted array boots with the mains on (docs/persistence.md). The scrub's settings
+// are kept beside it, in meta "scrub".
+#include <algorithm>
 #include <sstream>
+#include <string>
 
 #include "controller/array.h"
 #include "controller/data_path.h"
+#include "raid/scrub.h"
 
 namespace afasim::controller {
 
@@ -94,6 +98,65 @@ sim::Status Array::restore_hardware(const Snapshot& snapshot) {
   for (std::size_t i = 0; i < restored.size(); ++i) message += (i == 0 ? ": " : ", ") + restored[i];
   if (rebuilds > 0) message += "; " + std::to_string(rebuilds) + " interrupted rebuild(s) resumed";
   return log_event(Severity::kWarning, "system", "", message);
+}
+
+Status Array::save_clock() {
+  ChangeSet c;
+  c.meta[kMetaClock] = std::to_string(sim_.now());
+  // And the hardware as it is now: media errors a write or read repair cleared since the last
+  // fault are not restored as errors.
+  c.meta[kMetaHardware] = hardware_state();
+  return commit(c);
+}
+
+sim::Time Array::saved_clock(const Snapshot& snapshot) {
+  // A killed process never saved its clock: its last event bounds it from below.
+  sim::Time t = snapshot.events.empty() ? 0 : snapshot.events.back().time_ns;
+  if (auto it = snapshot.meta.find(kMetaClock); it != snapshot.meta.end()) {
+    try {
+      t = std::max<sim::Time>(t, std::stoll(it->second));
+    } catch (...) {
+    }
+  }
+  return t;
+}
+
+std::string Array::scrub_state(const raid::ScrubOptions& o) {
+  return "enabled " + std::to_string(o.enabled ? 1 : 0) + "\nbytes_per_second " + std::to_string(o.bytes_per_second) +
+         "\npass_interval_ns " + std::to_string(o.pass_interval_ns) + "\n";
+}
+
+Status Array::set_scrub_options(const raid::ScrubOptions& options) {
+  AFASIM_RETURN_IF_ERROR(raid::Scrubber::validate(options));
+  // Saved first: a setting the store cannot take is refused whole, as other changes are.
+  ChangeSet c;
+  c.meta[kMetaScrub] = scrub_state(options);
+  AFASIM_RETURN_IF_ERROR(commit(c));
+  return data_->set_scrub_options(options);
+}
+
+Status Array::restore_scrub(const Snapshot& snapshot) {
+  // Until 2026-12-06 the scrub's settings were not saved: a restart left it off at its defaults.
+  auto it = snapshot.meta.find(kMetaScrub);
+  if (it == snapshot.meta.end()) return Status::ok();
+  raid::ScrubOptions o = data_->scrub_options();
+  std::istringstream in(it->second);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string key;
+    std::int64_t value = 0;
+    std::string rest;
+    if (!(words >> key >> value) || (words >> rest))
+      return sim::Status(sim::Code::kInternal, "state: meta scrub has a line this afasim does not know: " + line);
+    if (key == "enabled" && (value == 0 || value == 1)) o.enabled = value == 1;
+    else if (key == "bytes_per_second") o.bytes_per_second = value;
+    else if (key == "pass_interval_ns") o.pass_interval_ns = value;
+    else return sim::Status(sim::Code::kInternal, "state: meta scrub has a line this afasim does not know: " + line);
+  }
+  if (Status st = raid::Scrubber::validate(o); !st.is_ok())
+    return sim::Status(sim::Code::kInternal, "state: meta scrub: " + st.message());
+  return data_->set_scrub_options(o);
 }
 
 }  // namespace afasim::controller

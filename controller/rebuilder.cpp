@@ -223,6 +223,13 @@ void Rebuilder::complete() {
                   "where its RAID type may place it); those volumes stay degraded",
                   drive + 1, rebuilt / 1e9, status_.stalled_bytes / 1e9);
     ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf);
+  } else if (status_.unreadable_blocks > 0) {
+    // Complete, every extent whole again, but not every block: say so beside the rate.
+    std::string msg = buf;
+    msg += "; " + std::to_string(status_.unreadable_blocks) +
+           " block(s) of 4 KiB had no readable source (a surviving SSD's media error) and read as errors until "
+           "rewritten";
+    ctx_.emit(Severity::kError, "rebuild", ArrayContext::drive_object(drive), msg);
   } else {
     ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(drive), buf);
   }
@@ -290,7 +297,8 @@ void Rebuilder::switch_member(raid::Extent& e) {
   // the new chunk).
   const Chunk& rc = *chunk_;
   const int drive = status_.drive;
-  Status st = ctx_.raid.rebuild_member(e, rc.member, rc.replacement);
+  std::vector<std::int64_t> unreadable;
+  Status st = ctx_.raid.rebuild_member(e, rc.member, rc.replacement, unreadable);
   if (!st.is_ok()) {
     status_.failed_bytes += ctx_.raid.chunk_bytes();
     // Rows written before the failure hold this extent's bytes: a chunk goes back to the pool
@@ -300,6 +308,7 @@ void Rebuilder::switch_member(raid::Extent& e) {
     ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), "rebuild of a chunk failed: " + st.message());
     return;
   }
+  if (!unreadable.empty()) report_unreadable(e, unreadable);
   const std::uint16_t was_missing = e.missing;
   e.members[static_cast<std::size_t>(rc.member)] = rc.replacement;
   e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << rc.member));
@@ -309,6 +318,22 @@ void Rebuilder::switch_member(raid::Extent& e) {
   if (VolumeRuntime* v = ctx_.volumes.find(e.volume_id))
     report_volume_state(ctx_, *v, "rebuild of drive " + std::to_string(drive + 1) + " restored its extents",
                         status_.active);
+}
+
+void Rebuilder::report_unreadable(const raid::Extent& e, const std::vector<std::int64_t>& unreadable) {
+  // Before the member switches (and the extent is saved): the event's commit saves the marks
+  // with it (Array's event sink), so a kill after the switch cannot forget them.
+  status_.unreadable_blocks += static_cast<std::int64_t>(unreadable.size());
+  const std::int64_t extent_bytes = ctx_.extent_bytes(e.type);
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "rebuild of drive %d: volume %lld extent %lld (volume bytes %lld..%lld): %zu block(s) of 4 KiB could not "
+                "be reconstructed (a surviving member has a media error there; first at chunk byte %lld of member %d); "
+                "reads of them fail until they are rewritten",
+                status_.drive + 1, static_cast<long long>(e.volume_id), static_cast<long long>(e.index),
+                static_cast<long long>(e.index * extent_bytes), static_cast<long long>((e.index + 1) * extent_bytes),
+                unreadable.size(), static_cast<long long>(unreadable.front()), chunk_->member);
+  ctx_.emit(Severity::kError, "rebuild", ArrayContext::drive_object(status_.drive), buf);
 }
 
 void Rebuilder::report_progress() {

@@ -38,6 +38,10 @@ struct RebuildStatus {
   // read): their extents stay degraded, and "complete" does not count them (hostile round
   // 31b: a rebuild whose only chunk failed was "complete: 0.02 GB in 0.0 s, 391 MB/s").
   std::int64_t failed_bytes = 0;
+  // 4 KiB blocks rebuilt as unreadable: their sources held a media error (a block beside the
+  // failed drive's that its redundancy needed), so the replacement reads them as errors until
+  // a write covers them; their extents regain redundancy everywhere else.
+  std::int64_t unreadable_blocks = 0;
   sim::Time started_ns = 0;
   // Time the rebuild spent paused (array off or no controller serving), not counted in its
   // duration; paused_since_ns is when the current pause began (-1: running).
@@ -100,6 +104,8 @@ class Rebuilder {
                    std::int64_t length);
   // The bytes move, and the member switches, in one event.
   void switch_member(raid::Extent& e);
+  // One error event naming the extent's blocks that were rebuilt as unreadable.
+  void report_unreadable(const raid::Extent& e, const std::vector<std::int64_t>& unreadable);
   void report_progress();
 
   ArrayContext& ctx_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "sim/buggify.h"
 
@@ -199,6 +200,9 @@ Status Engine::write_raid5_partial(Extent& e, std::int64_t row, std::int64_t row
   const std::int64_t lo = first == last ? row_offset % S : 0;
   const std::int64_t hi = first == last ? row_offset % S + length : S;
   const bool parity_lost = e.is_missing(pm);
+  if (payload && e.missing == 0 && !store_->media_errors_none() &&
+      prefer_reconstruct_write(e, row, row_offset, length, lo, hi))
+    return write_raid5_reconstruct(e, row, row_offset, length, lo, hi, data, plan);
   std::uint8_t* parity = payload ? plan.scratch(S) : nullptr;
   if (!parity_lost) AFASIM_RETURN_IF_ERROR(read_member(e, pm, base + lo, hi - lo, payload ? parity + lo : nullptr, plan));
   for (std::int64_t j = first; j <= last && !parity_lost; ++j) {
@@ -221,6 +225,72 @@ Status Engine::write_raid5_partial(Extent& e, std::int64_t row, std::int64_t row
                  data ? data + (start - row_offset) : nullptr, plan);
   }
   if (!parity_lost) write_member(e, pm, base + lo, hi - lo, payload ? parity + lo : nullptr, plan);
+  return Status::ok();
+}
+
+namespace {
+// The part of data strip `j` of a row that a write of [row_offset, +length) of the row covers,
+// as offsets within the strip; empty (begin == end) when it covers none.
+std::pair<std::int64_t, std::int64_t> written_in_strip(std::int64_t j, std::int64_t S, std::int64_t row_offset,
+                                                       std::int64_t length) {
+  const std::int64_t begin = std::max(row_offset, j * S), end = std::min(row_offset + length, (j + 1) * S);
+  return begin < end ? std::pair{begin - j * S, end - j * S} : std::pair{std::int64_t{0}, std::int64_t{0}};
+}
+}  // namespace
+
+bool Engine::prefer_reconstruct_write(const Extent& e, std::int64_t row, std::int64_t row_offset, std::int64_t length,
+                                      std::int64_t lo, std::int64_t hi) const {
+  // Read-modify-write reads the parity over [lo, hi) and the old data the write replaces; a
+  // reconstruct-write reads the data the write leaves, over [lo, hi) of every strip. When a
+  // block the first needs is unreadable and none the second needs is, the second can write
+  // what the first cannot (a partial write over a rebuild's unreadable block heals it).
+  const Layout& l = raid5_;
+  const std::int64_t S = l.strip_bytes(), base = row * S;
+  auto bad = [&](int m, std::int64_t from, std::int64_t to) {
+    return from < to && store_->has_media_error(e.members[static_cast<std::size_t>(m)], base + from, to - from);
+  };
+  bool rmw_blocked = bad(l.parity_member(row), lo, hi);
+  for (int j = 0; j < l.data_members(); ++j) {
+    const auto [ws, we] = written_in_strip(j, S, row_offset, length);
+    const int m = l.data_member(row, j);
+    if (ws < we) rmw_blocked |= bad(m, ws, we);
+    if (ws < we ? bad(m, lo, ws) || bad(m, we, hi) : bad(m, lo, hi)) return false;
+  }
+  return rmw_blocked;
+}
+
+Status Engine::write_raid5_reconstruct(Extent& e, std::int64_t row, std::int64_t row_offset, std::int64_t length,
+                                       std::int64_t lo, std::int64_t hi, const std::uint8_t* data, Plan& plan) {
+  // New parity over [lo, hi) = the XOR of every data strip there: the new bytes where the
+  // write covers it, the member's present bytes (read) where it does not.
+  const Layout& l = raid5_;
+  const std::int64_t S = l.strip_bytes(), base = row * S;
+  std::uint8_t* parity = plan.scratch(S);
+  plan.steps.push_back({PlanStep::kZero, parity + lo, nullptr, hi - lo});
+  auto read_into_parity = [&](int m, std::int64_t from, std::int64_t to) -> Status {
+    if (from >= to) return Status::ok();
+    std::uint8_t* old = plan.scratch(to - from);
+    AFASIM_RETURN_IF_ERROR(read_member(e, m, base + from, to - from, old, plan));
+    plan.steps.push_back({PlanStep::kXor, parity + from, old, to - from});
+    return Status::ok();
+  };
+  for (int j = 0; j < l.data_members(); ++j) {
+    const auto [ws, we] = written_in_strip(j, S, row_offset, length);
+    const int m = l.data_member(row, j);
+    if (ws == we) {
+      AFASIM_RETURN_IF_ERROR(read_into_parity(m, lo, hi));
+    } else {
+      AFASIM_RETURN_IF_ERROR(read_into_parity(m, lo, ws));
+      AFASIM_RETURN_IF_ERROR(read_into_parity(m, we, hi));
+      if (data != nullptr) plan.steps.push_back({PlanStep::kXor, parity + ws, data + (j * S + ws - row_offset), we - ws});
+    }
+    plan.xor_bytes += hi - lo;
+  }
+  for (int j = 0; j < l.data_members(); ++j) {
+    const auto [ws, we] = written_in_strip(j, S, row_offset, length);
+    if (ws < we) write_member(e, l.data_member(row, j), base + ws, we - ws, data ? data + (j * S + ws - row_offset) : nullptr, plan);
+  }
+  write_member(e, l.parity_member(row), base + lo, hi - lo, parity + lo, plan);
   return Status::ok();
 }
 
@@ -329,85 +399,6 @@ Status Engine::recover_read(Plan& plan, std::size_t i) {
   plan.ops.push_back(repair);
   ++stats_.read_repairs;
   return Status::ok();
-}
-
-// ---------------------------------------------------------------------------------------
-// Rebuild, moves, release
-
-Status Engine::rebuild_member(Extent& e, int m, ChunkAddr replacement) {
-  // Member m's whole chunk strip by strip: a copy from the mirror or the XOR of the
-  // survivors. Rows that hold nothing on any source are zeros, and so is the replacement
-  // chunk (chunks are trimmed when freed): no bytes to move there.
-  if (!has_payload()) return Status::ok();
-  const Layout& l = layout(e.type);
-  const std::int64_t S = l.strip_bytes();
-  Plan plan;
-  std::vector<std::uint8_t> buf(static_cast<std::size_t>(S));
-  for (std::int64_t row = 0; row < l.rows(); ++row) {
-    bool any = false;
-    for (int o = 0; o < e.member_count && !any; ++o) {
-      if (o == m || e.is_missing(o)) continue;
-      any = store_->may_hold_data(e.members[static_cast<std::size_t>(o)], row * S, S);
-    }
-    if (!any) continue;
-    plan.clear();
-    AFASIM_RETURN_IF_ERROR(read_member(e, m, row * S, S, buf.data(), plan));
-    AFASIM_RETURN_IF_ERROR(execute(plan));
-    AFASIM_RETURN_IF_ERROR(store_->write(replacement, row * S, {buf.data(), buf.size()}));
-  }
-  return Status::ok();
-}
-
-Status Engine::copy_chunk(ChunkAddr from, ChunkAddr to, std::int64_t offset, std::int64_t length) {
-  if (!has_payload()) return Status::ok();
-  // The target chunk was trimmed when it was freed: ranges that read as zeros at the source
-  // need no bytes moved.
-  const std::int64_t piece = geometry_.strip_bytes;
-  std::vector<std::uint8_t> buf(static_cast<std::size_t>(piece));
-  for (std::int64_t pos = offset; pos < offset + length; pos += piece) {
-    const std::int64_t n = std::min(piece, offset + length - pos);
-    if (!store_->may_hold_data(from, pos, n)) continue;
-    AFASIM_RETURN_IF_ERROR(store_->read(from, pos, {buf.data(), static_cast<std::size_t>(n)}));
-    AFASIM_RETURN_IF_ERROR(store_->write(to, pos, {buf.data(), static_cast<std::size_t>(n)}));
-  }
-  return Status::ok();
-}
-
-Status Engine::trim_chunk(ChunkAddr chunk) {
-  if (!has_payload()) return Status::ok();
-  return store_->trim(chunk, 0, chunk_bytes());
-}
-
-// ---------------------------------------------------------------------------------------
-// Verification
-
-std::string Engine::check_row_parity(const Extent& e, std::int64_t row) const {
-  const sim::BuggifySuspend no_fault_points;  // a check, not an operation (sim/buggify.h)
-  const std::int64_t S = raid5_.strip_bytes();
-  std::vector<std::uint8_t> acc(static_cast<std::size_t>(S), 0), tmp(static_cast<std::size_t>(S));
-  for (int m = 0; m < e.member_count; ++m) {
-    Status st = store_->read(e.members[static_cast<std::size_t>(m)], row * S, {tmp.data(), tmp.size()});
-    if (!st.is_ok()) return "reading member " + std::to_string(m) + ": " + st.to_string();
-    xor_into(acc.data(), tmp.data(), S);
-  }
-  for (std::int64_t i = 0; i < S; ++i)
-    if (acc[static_cast<std::size_t>(i)] != 0)
-      return "volume " + std::to_string(e.volume_id) + " extent " + std::to_string(e.index) + " row " +
-             std::to_string(row) + ": parity does not match the data at byte " + std::to_string(i);
-  return "";
-}
-
-std::string Engine::check_parity(const ExtentTable& table) const {
-  if (!has_payload()) return "";
-  for (std::size_t id = 0; id < table.size(); ++id) {
-    const Extent& e = table[static_cast<std::uint32_t>(id)];
-    if (e.is_free() || e.type != RaidType::kRaid5 || e.missing != 0) continue;
-    for (std::int64_t row = 0; row < raid5_.rows(); ++row) {
-      std::string bad = check_row_parity(e, row);
-      if (!bad.empty()) return bad;
-    }
-  }
-  return "";
 }
 
 // ---------------------------------------------------------------------------------------

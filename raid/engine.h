@@ -105,7 +105,13 @@ class Engine {
 
   // Writes member `m`'s whole content, reconstructed from the other members, to
   // `replacement` (rows that hold nothing anywhere are skipped: freed chunks read as zeros).
-  sim::Status rebuild_member(Extent& e, int m, ChunkAddr replacement);
+  // A 4 KiB block whose sources include a media error cannot be reconstructed: it is marked
+  // unreadable on the replacement (MemberStore::mark_unreadable: reads of it fail until a
+  // write covers it, as a hardware RAID's punctured stripe) and its chunk byte offset is
+  // appended to `unreadable`; the rest of the chunk is rebuilt. Errors: kIoError when a
+  // source cannot be read for another reason (a second member lost, a failed device), or
+  // what the devices report.
+  sim::Status rebuild_member(Extent& e, int m, ChunkAddr replacement, std::vector<std::int64_t>& unreadable);
   // Copies [offset, +length) of chunk `from` to chunk `to` (an extent move's segment).
   sim::Status copy_chunk(ChunkAddr from, ChunkAddr to, std::int64_t offset, std::int64_t length);
   // Makes a whole chunk read as zeros (a chunk going back to the pool). No-op without payload.
@@ -123,6 +129,13 @@ class Engine {
   std::string check_parity(const ExtentTable& table) const;
 
  private:
+  // Whether a live member other than `m` has a media error in [offset, +length) of its chunk.
+  bool source_media_error(const Extent& e, int m, std::int64_t offset, std::int64_t length) const;
+  // rebuild_member's fallback for a row with an unreadable source: the row's 4 KiB blocks one
+  // by one into `buf` (`length` bytes) and onto `replacement`, marking those that cannot be
+  // read unreadable there.
+  sim::Status rebuild_row_by_block(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* buf,
+                                   ChunkAddr replacement, std::vector<std::int64_t>& unreadable);
   sim::Status read_member(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
                           Plan& plan);
   void write_member(Extent& e, int m, std::int64_t offset, std::int64_t length, const std::uint8_t* data,
@@ -131,6 +144,14 @@ class Engine {
                               const std::uint8_t* data, Plan& plan);
   sim::Status write_raid5_partial(Extent& e, std::int64_t row, std::int64_t row_offset, std::int64_t length,
                                   const std::uint8_t* data, Plan& plan);
+  // Whether a partial RAID 5 row write should read the data it leaves (reconstruct-write)
+  // rather than the old data and parity (read-modify-write): only when the latter meets a
+  // media error and the former does not. [lo, hi): the column range the parity update spans.
+  bool prefer_reconstruct_write(const Extent& e, std::int64_t row, std::int64_t row_offset, std::int64_t length,
+                                std::int64_t lo, std::int64_t hi) const;
+  // The reconstruct-write of a partial row. REQUIRES: payload; no member missing.
+  sim::Status write_raid5_reconstruct(Extent& e, std::int64_t row, std::int64_t row_offset, std::int64_t length,
+                                      std::int64_t lo, std::int64_t hi, const std::uint8_t* data, Plan& plan);
   // Reconstructs [offset, +length) of member `m` of `e` into `out` from the other members,
   // reading them now (execute time); the reads are appended to `plan`. kIoError when
   // redundancy does not cover it.

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/assert.h"
+
 namespace afasim::raid {
 
 std::int64_t DriveMembers::first_bad(int drive, std::int64_t begin, std::int64_t end) const {
@@ -52,6 +54,22 @@ bool DriveMembers::may_hold_data(ChunkAddr chunk, std::int64_t offset, std::int6
   return drives_[static_cast<std::size_t>(chunk.drive)]->payload_may_hold_data(at, length);
 }
 
+bool DriveMembers::has_media_error(ChunkAddr chunk, std::int64_t offset, std::int64_t length) const {
+  const std::int64_t at = device_offset(chunk, offset);
+  return !bad_.empty() && first_bad(chunk.drive, at, at + length) >= 0;
+}
+
+sim::Status DriveMembers::mark_unreadable(ChunkAddr chunk, std::int64_t offset, std::int64_t length) {
+  AFASIM_ASSERT(offset % kMediaBlockBytes == 0 && length % kMediaBlockBytes == 0, "mark_unreadable: not whole blocks");
+  const std::int64_t at = device_offset(chunk, offset);
+  // Zeros beneath the mark: were the mark ever lost, the block would read as a hole, never
+  // as another block's bytes.
+  AFASIM_RETURN_IF_ERROR(drives_[static_cast<std::size_t>(chunk.drive)]->trim_payload(at, length));
+  for (std::int64_t b = at; b < at + length; b += kMediaBlockBytes) bad_[chunk.drive].insert(b);
+  ++added_;
+  return sim::Status::ok();
+}
+
 sim::Status DriveMembers::corrupt_block(int drive, std::int64_t offset_bytes) {
   if (drive < 0 || drive >= static_cast<int>(drives_.size()))
     return sim::Status(sim::Code::kOutOfRange, "no drive " + std::to_string(drive + 1));
@@ -62,6 +80,7 @@ sim::Status DriveMembers::corrupt_block(int drive, std::int64_t offset_bytes) {
   for (auto& b : block) b = static_cast<std::uint8_t>(~b);  // what a read that ignored the ECC would see
   AFASIM_RETURN_IF_ERROR(dev.write_payload(at, block));
   bad_[drive].insert(at);
+  ++added_;
   return sim::Status::ok();
 }
 

@@ -41,6 +41,14 @@ class MemberStore {
   virtual sim::Status trim(ChunkAddr chunk, std::int64_t offset, std::int64_t length) = 0;
   // False only when the range certainly reads as zeros.
   virtual bool may_hold_data(ChunkAddr chunk, std::int64_t offset, std::int64_t length) const = 0;
+  // Whether a media error lies in the range (reads of it fail until a write covers it).
+  virtual bool has_media_error(ChunkAddr chunk, std::int64_t offset, std::int64_t length) const = 0;
+  // True when no block has a media error (the write path's fast test before looking further).
+  virtual bool media_errors_none() const = 0;
+  // Makes the range, whole media blocks, read as a media error until a write covers it: a
+  // rebuild's block that had no readable source (a "punctured" stripe, as hardware RAID
+  // calls it), so that reads of it fail instead of returning bytes that were never the data.
+  virtual sim::Status mark_unreadable(ChunkAddr chunk, std::int64_t offset, std::int64_t length) = 0;
 };
 
 // MemberStore over one BlockDevice per drive index, with media errors.
@@ -57,6 +65,10 @@ class DriveMembers final : public MemberStore {
   sim::Status write(ChunkAddr chunk, std::int64_t offset, std::span<const std::uint8_t> data) override;
   sim::Status trim(ChunkAddr chunk, std::int64_t offset, std::int64_t length) override;
   bool may_hold_data(ChunkAddr chunk, std::int64_t offset, std::int64_t length) const override;
+  bool has_media_error(ChunkAddr chunk, std::int64_t offset, std::int64_t length) const override;
+  bool media_errors_none() const override { return bad_.empty(); }
+  // REQUIRES: offset and length multiples of kMediaBlockBytes.
+  sim::Status mark_unreadable(ChunkAddr chunk, std::int64_t offset, std::int64_t length) override;
 
   // Corrupts the 4 KiB block of drive `drive` at device byte `offset` (rounded down): its
   // bytes are flipped and reads of it fail with a media error until a write covers it.
@@ -66,6 +78,9 @@ class DriveMembers final : public MemberStore {
   std::int64_t media_error_blocks() const;
   // Forgets the media errors of a drive (a new SSD in its slot).
   void clear_drive(int drive) { bad_.erase(drive); }
+  // Counts the media errors added (corrupt_block, mark_unreadable): the array saves its
+  // hardware state when it moves, so that a kill does not forget one.
+  std::uint64_t media_errors_added() const { return added_; }
   // The blocks with a media error, drive → device byte offsets; and one put back as it was
   // (a restart: its bytes are already the corrupted ones, so nothing is flipped).
   const std::map<int, std::set<std::int64_t>>& bad_blocks() const { return bad_; }
@@ -81,6 +96,7 @@ class DriveMembers final : public MemberStore {
   std::vector<datapac::BlockDevice*> drives_;
   std::int64_t chunk_bytes_;
   std::map<int, std::set<std::int64_t>> bad_;  // drive → bad block offsets (ordered: deterministic)
+  std::uint64_t added_ = 0;
 };
 
 }  // namespace afasim::raid
