@@ -34,13 +34,6 @@ std::string builtin_scenario_names() {
   return out;
 }
 
-// A path on disk, else the name of a built-in scenario (config/scenarios/NAME.json).
-sim::Result<workload::Scenario> load(const std::string& name, const config::Catalog& catalog) {
-  auto source = workload::read_scenario_source(name);
-  if (!source.is_ok()) return source.status();
-  return workload::parse_scenario_source(*source, catalog);
-}
-
 // Errors the array raises because of what the scenario asked are bad input (2); the ones
 // that mean the run itself could not go on are run-time failures (1).
 int exit_code_of(sim::Code code) {
@@ -79,12 +72,12 @@ int run_scenario_command(const RunOptions& o) {
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded()
                                       : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail_command("run", catalog.status().message(), 2);
-  {
-    auto source = workload::read_scenario_source(o.scenario);
-    if (source.is_ok() && reliability::is_reliability_text(source->text))
-      return run_reliability_command(o, *source, *catalog);
-  }
-  auto scenario = load(o.scenario, *catalog);
+  // A path on disk, else the name of a built-in scenario (config/scenarios/NAME.json); read
+  // once: a pipe (`afasim run <(...)`) cannot be read again (hostile round 37).
+  auto source = workload::read_scenario_source(o.scenario);
+  if (!source.is_ok()) return fail_command("run", source.status().message(), 2);
+  if (reliability::is_reliability_text(source->text)) return run_reliability_command(o, *source, *catalog);
+  auto scenario = workload::parse_scenario_source(*source, *catalog);
   if (!scenario.is_ok()) return fail_command("run", scenario.status().message(), 2);
   if (o.seed) scenario->seed = *o.seed;
   // Before a long run, not after it: the charts' files must be writable.

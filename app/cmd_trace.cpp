@@ -118,6 +118,12 @@ int run_trace_command(const TraceCliOptions& o) {
     read.format = *f;
   }
   auto reader = workload::TraceReader::open(o.file, read);
+  if (!reader.is_ok() && read.stop->load()) {
+    // Stopped while looking for the first record (an endless run of bad lines skipped): no
+    // report, and not "the trace is empty".
+    std::fprintf(stderr, "afasim trace: interrupted by %s before the first record\n", stop_signal_name(interrupt_signal()));
+    return interrupted_exit_code();
+  }
   if (!reader.is_ok()) return fail_command("trace", reader.status().message(), 2);
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail_command("trace", catalog.status().message(), 2);

@@ -33,6 +33,10 @@ class DescriptorBuf : public std::streambuf {
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
     while (true) {
+      // Before each read too, not only while waiting: a source that never runs dry (/dev/zero,
+      // /dev/urandom) ends on the flag as well (hostile round 37: `afasim trace /dev/zero
+      // --skip-bad` ran on for minutes after SIGTERM).
+      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return traits_type::eof();
       const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
       if (n > 0) {
         setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
@@ -40,7 +44,6 @@ class DescriptorBuf : public std::streambuf {
       }
       if (n == 0) return traits_type::eof();
       if (errno != EAGAIN && errno != EINTR) throw std::ios_base::failure(std::strerror(errno));
-      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return traits_type::eof();
       pollfd p{fd_, POLLIN, 0};
       ::poll(&p, 1, 250);  // a signal cuts it short; the flag is read again either way
     }

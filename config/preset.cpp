@@ -563,7 +563,9 @@ sim::Result<Catalog> Catalog::from_directory(const std::string& dir) {
   }
   if (ec) return sim::invalid_argument(dir + ": " + ec.message());
   auto catalog = from_files(files);
-  if (catalog.is_ok()) catalog->directory_ = dir;
+  // Name the folder the files are in (hostile round 37: "sources.json: (top level): missing").
+  if (!catalog.is_ok()) return sim::Status(catalog.status().code(), dir + ": " + catalog.status().message());
+  catalog->directory_ = dir;
   return catalog;
 }
 

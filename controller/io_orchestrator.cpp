@@ -194,6 +194,8 @@ void IoOrchestrator::fail(Request& r, Status status) {
   }
   if (st.is_ok()) st = ctx_.execute(plan_);
   if (st.is_ok() && refetch) st = ctx_.execute(bytes_plan_);
+  if (st.code() == sim::Code::kIoError && io.read_buffer != nullptr && ctx_.has_payload() && v.cache.cached_blocks != 0)
+    st = read_around_cache(v, io);
   if (!st.is_ok()) return fail(r, st);
   // What the cache holds is newer than the SSDs: it goes over what they returned.
   if (io.read_buffer != nullptr && ctx_.has_payload()) cache_.read(v, io.offset_bytes, io.length_bytes, io.read_buffer, true);
@@ -207,6 +209,38 @@ void IoOrchestrator::fail(Request& r, Status status) {
   const std::uint32_t id = start_timed(r);
   ctx_.timing.host_read(r.c, v.id, io.offset_bytes, io.length_bytes, std::move(start), plan_,
                         [this, id](Time) { read_timed(id); });
+}
+
+Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
+  // The SSDs failed a read whose range the write cache partly holds: the failure may lie
+  // under a cached block (an unreadable block a rewrite covers, its destage not yet done), and
+  // a cached block needs no bytes from the SSDs. Read again, the runs the cache lacks only
+  // (bytes only: the timing stays the whole read's). Until 2026-12-06 such a read failed
+  // though every byte it returns was readable.
+  const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v.raid_type());
+  const std::int64_t ext = ext_div.value();
+  const std::int64_t end = io.offset_bytes + io.length_bytes;
+  bytes_plan_.clear();
+  Status st;
+  std::int64_t pos = io.offset_bytes;
+  constexpr std::int64_t kB = WriteCache::kBlockBytes;
+  while (pos < end && st.is_ok()) {
+    std::int64_t run_end = std::min(end, (pos / kB + 1) * kB);
+    if (cache_.holds_bytes(v, pos / kB)) {
+      pos = run_end;
+      continue;
+    }
+    // The run of blocks the cache lacks, within one extent.
+    while (run_end < end && ext_div.mod(run_end) != 0 && !cache_.holds_bytes(v, run_end / kB))
+      run_end = std::min(end, run_end + kB);
+    const std::int64_t n = run_end - pos;
+    const std::uint32_t id = v.thin->map[static_cast<std::size_t>(ext_div.div(pos))];
+    std::uint8_t* out = io.read_buffer + (pos - io.offset_bytes);
+    if (id != pool::ThinMap::kNoExtent) st = ctx_.raid.plan_read(ctx_.thin.extents()[id], ext_div.mod(pos), n, out, bytes_plan_);
+    else std::memset(out, 0, static_cast<std::size_t>(n));
+    pos += n;
+  }
+  return st.is_ok() ? ctx_.execute(bytes_plan_) : st;
 }
 
 [[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io) {

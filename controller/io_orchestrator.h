@@ -177,6 +177,9 @@ class IoOrchestrator : private qos::Dispatcher {
   // Completes timed I/O `id` successfully at `at` and frees its slot.
   void complete_timed(std::uint32_t id, sim::Time at);
   void read_timed(std::uint32_t id);
+  // After the SSDs failed a read (kIoError): reads into io.read_buffer again, only the 4 KiB
+  // blocks the write cache does not hold with their bytes. REQUIRES: payload, a read buffer.
+  sim::Status read_around_cache(VolumeRuntime& v, const HostIo& io);
   void write_timed(std::uint32_t id);
   void flush_timed(std::uint32_t id);
   void free_timed(std::uint32_t id);

@@ -81,6 +81,12 @@ class WriteCache {
   // Whether a block of [offset, +length) is cached without its bytes (clean: the SSDs hold
   // them, mark_clean), so that a read must take them from the SSDs. False without a payload.
   bool lacks_bytes(VolumeRuntime& v, std::int64_t offset, std::int64_t length);
+  // Whether block `block` (4 KiB, of the volume) is cached with its bytes: a read takes it
+  // from here, whatever the SSDs hold beneath.
+  bool holds_bytes(const VolumeRuntime& v, std::int64_t block) {
+    const Block* blk = v.cache.cached_blocks != 0 ? find(v.id, block) : nullptr;
+    return blk != nullptr && blk->data;
+  }
   // Whether a new write of `new_blocks` must wait for room; whether the queue of waiting
   // writes is full (the write then fails with kUnavailable); queues a waiting write.
   bool must_wait(Id c, std::int64_t new_blocks) const;
@@ -184,6 +190,10 @@ class WriteCache {
   bool destage_one(Id c, VolumeRuntime* only = nullptr);
   bool destage_from(Id c, VolumeRuntime& v);
   bool destage_run(Id c, VolumeRuntime& v, std::int64_t block);
+  // A RAID 5 destage that met an unreadable block: the row of `block` as a full-stripe write
+  // (the cache's blocks, the rest read from the SSDs), into `plan`. kIoError when the rest of
+  // the row cannot be read either.
+  sim::Status destage_whole_row(VolumeRuntime& v, raid::Extent& e, std::int64_t block, raid::Plan& plan);
   std::size_t take_destage_slot(Id c, VolumeRuntime& v, std::int64_t first, std::int64_t end);
   void destage_done(std::size_t slot);
   // Runs the FLUSHes of `volume_id` that wait for its destages.

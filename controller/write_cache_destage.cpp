@@ -116,6 +116,8 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
   if (!e.lost) {
     Status st = ctx_.raid.plan_write(e, first * kBlockBytes % ext, count * kBlockBytes, buf, plan);
     if (st.is_ok()) st = ctx_.execute(plan);
+    if (st.code() == sim::Code::kIoError && buf != nullptr && e.type == raid::RaidType::kRaid5)
+      st = destage_whole_row(v, e, first, plan);
     note_destage(v, first, end, st);
     destage_ops_[slot].failed = !st.is_ok();
   }
@@ -130,6 +132,40 @@ bool WriteCache::destage_run(Id c, VolumeRuntime& v, std::int64_t block) {
     ctx_.timing.destage(c, plan, count * kBlockBytes, ctx_.options.cache.destage_ops_max,
                         [this, slot](Time) { destage_done(slot); });
   return true;
+}
+
+Status WriteCache::destage_whole_row(VolumeRuntime& v, raid::Extent& e, std::int64_t block, raid::Plan& plan) {
+  // The run's read-modify-write (or reconstruct-write) met an unreadable block: the whole row
+  // goes as a full-stripe write instead, whose parity needs no old data. What the cache holds
+  // of the row comes from the cache, the rest is read from the SSDs first. So two rewrites of
+  // one column's unreadable blocks (a rebuild's punctured column, each rewritten by a 4 KiB
+  // write of its own) reach the SSDs when the rest of the row reads: until 2026-12-06 each
+  // needed the other's old block and both waited for ever. The row's other dirty blocks go too
+  // (written again at their own destage, now readable); the reads join the plan's timing.
+  const raid::Layout& l = ctx_.raid.layout(v.raid_type());
+  const std::int64_t row = l.row_data_bytes(), ext = l.extent_bytes();
+  const std::int64_t row_first = block * kBlockBytes / row * row / kBlockBytes;
+  const std::int64_t row_end = row_first + row / kBlockBytes;
+  plan.clear();
+  std::uint8_t* bytes = plan.scratch(row);
+  raid::Plan reads;
+  for (std::int64_t b = row_first; b < row_end;) {
+    if (holds_bytes(v, b)) {
+      std::memcpy(bytes + (b - row_first) * kBlockBytes, find(v.id, b)->data.get(), kBlockBytes);
+      ++b;
+      continue;
+    }
+    std::int64_t run_end = b + 1;
+    while (run_end < row_end && !holds_bytes(v, run_end)) ++run_end;
+    AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_read(e, b * kBlockBytes % ext, (run_end - b) * kBlockBytes,
+                                               bytes + (b - row_first) * kBlockBytes, reads));
+    b = run_end;
+  }
+  AFASIM_RETURN_IF_ERROR(ctx_.execute(reads));
+  AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(e, row_first * kBlockBytes % ext, row, bytes, plan));
+  AFASIM_RETURN_IF_ERROR(ctx_.execute(plan));
+  plan.ops.insert(plan.ops.end(), reads.ops.begin(), reads.ops.end());
+  return Status::ok();
 }
 
 void WriteCache::note_destage(VolumeRuntime& v, std::int64_t first, std::int64_t end, const Status& st) {

@@ -222,8 +222,11 @@ void Events::publish(const controller::Event& e, const controller::Array& array)
   json doc = event_document(e, array);
   std::lock_guard<std::mutex> lock(mu_);
   if (e.category == "rebuild" || e.category == "drive" || e.category == "volume") observe_tasks_locked(array);
-  if (streams_.empty() && subscriptions_.empty()) return;
-  write_streams_locked("id: " + std::to_string(e.id) + "\ndata: " + config::dump_json(doc) + "\n\n");
+  std::string text = "id: " + std::to_string(e.id) + "\ndata: " + config::dump_json(doc) + "\n\n";
+  write_streams_locked(text);
+  if (recent_.size() >= kRecentEvents) recent_.pop_front();
+  recent_.emplace_back(e.id, std::move(text));
+  if (subscriptions_.empty()) return;
   for (const auto& [id, sub] : subscriptions_) {
     doc["Context"] = sub.context;
     if (queue_.size() >= options_.queue_capacity) {
@@ -329,11 +332,25 @@ std::string Events::stream_refusal(const std::string& address, const std::string
 }
 
 bool Events::attach_stream(std::shared_ptr<http::StreamSink> sink, const std::string& address,
-                           std::function<bool()> authorized, const std::string& user) {
+                           std::function<bool()> authorized, const std::string& user, std::int64_t after) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!stream_refusal_locked(address, user).empty()) return false;
+  if (after >= 0) {
+    std::string catch_up;
+    for (const auto& [id, text] : recent_)
+      if (id > after) catch_up += text;
+    if (!catch_up.empty() && !sink->write(std::move(catch_up))) {
+      sink->close();
+      return true;  // attached and gone at once: the slot is not taken
+    }
+  }
   streams_.push_back({std::move(sink), address, user, std::move(authorized), std::chrono::steady_clock::now()});
   return true;
+}
+
+std::int64_t Events::stream_position() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return recent_.empty() ? 0 : recent_.back().first;
 }
 
 void Events::write_streams_locked(const std::string& text) {

@@ -34,6 +34,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -110,8 +111,15 @@ class Events {
   // Adds an SSE stream from `user` at client `address` that lasts while `authorized` answers
   // true (null: no such check); false at max_streams, max_streams_per_address from the
   // address or max_streams_per_user of the user.
+  // `after`: the stream_position() taken when the request came in; the events published
+  // since (up to kRecentEvents of them) are written first, so that none falls between the
+  // response's headers and the stream's start (the redfish_clients test's drive event, missed
+  // on a loaded machine). Negative: from now.
   bool attach_stream(std::shared_ptr<http::StreamSink> sink, const std::string& address = "",
-                     std::function<bool()> authorized = {}, const std::string& user = "");
+                     std::function<bool()> authorized = {}, const std::string& user = "", std::int64_t after = -1);
+  // The id of the newest event published (0 before the first).
+  std::int64_t stream_position() const;
+  static constexpr std::size_t kRecentEvents = 256;
   // Why a stream from `user` at `address` would be refused now ("" when a slot is free): the
   // SSE route answers 503 before it opens the stream.
   std::string stream_refusal(const std::string& address, const std::string& user);
@@ -151,6 +159,8 @@ class Events {
   std::map<std::int64_t, Subscription> subscriptions_;
   std::int64_t next_id_ = 1;
   std::vector<Stream> streams_;
+  // The SSE text of the last kRecentEvents events, by event id (attach_stream's catch-up).
+  std::deque<std::pair<std::int64_t, std::string>> recent_;
   std::condition_variable keeper_cv_;
   std::deque<Delivery> queue_;
   std::int64_t dropped_ = 0;

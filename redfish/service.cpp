@@ -324,10 +324,14 @@ std::vector<http::Route> Service::Impl::event_routes() {
     res.headers.set("Cache-Control", "no-cache");
     // The stream lasts while the credentials it was opened with hold (api::Auth::credential_check).
     std::function<bool()> authorized = options.auth ? options.auth->credential_check(r) : std::function<bool()>();
-    res.stream = [&ev, address = r.remote_address, user = r.principal.user, authorized](std::shared_ptr<http::StreamSink> sink) {
+    // The stream starts from the events as they stand now, not when the front end gets round to
+    // it after the headers (a drive event between the two was lost on a loaded machine).
+    const std::int64_t after = ev.stream_position();
+    res.stream = [&ev, address = r.remote_address, user = r.principal.user, authorized,
+                  after](std::shared_ptr<http::StreamSink> sink) {
       // retry: how long an EventSource waits before reconnecting, ms.
       if (!sink->write("retry: 2000\n\n")) return;
-      if (!ev.attach_stream(sink, address, authorized, user)) {
+      if (!ev.attach_stream(sink, address, authorized, user, after)) {
         const std::string why = ev.stream_refusal(address, user);
         sink->write(": " + (why.empty() ? std::string("too many event streams are open; try again later") : why) + "\n\n");
         sink->close();

@@ -202,6 +202,13 @@ std::string row_to_line(const SweepRow& row, SweepKind kind) {
   return config::dump_json(j);
 }
 
+namespace {
+// The largest figure a journal row may hold: above every count, rate, byte total and time a run
+// reports (a year of 10^7 IOPS is 3e14 I/Os), and far enough below DBL_MAX that the means of a
+// million rows stay finite.
+constexpr double kMaxFigure = 1e18;
+}  // namespace
+
 sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points, SweepKind kind) {
   const std::span<const Figure> figures = figure_set(kind);
   const json j = json::parse(line, nullptr, false);
@@ -230,6 +237,11 @@ sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points,
     if (value < 0)
       return sim::invalid_argument(std::string("figure ") + figures[f].name + " is " + it->dump() +
                                    ": figures are not negative");
+    // Nor past any a run gives: two rows of 1e308 summed to inf in the summary's means and put
+    // inf and nan into the plots (hostile round 37).
+    if (value > kMaxFigure)
+      return sim::invalid_argument(std::string("figure ") + figures[f].name + " is " + it->dump() +
+                                   ": beyond any figure a run gives (at most 1e18)");
     row.figures[f] = value;
   }
   return row;

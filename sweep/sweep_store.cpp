@@ -132,8 +132,13 @@ sim::Status write_whole(const fs::path& path, const std::string& text) {
 sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir, const SweepPlan& plan,
                                                          std::vector<SweepRow>* rows) {
   std::error_code ec;
+  // A path that is there and not a folder is the caller's mistake (exit 2), and says what it
+  // is; one that cannot be made says why (hostile round 37: "cannot create the folder X").
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return sim::invalid_argument(dir + " exists and is not a folder: give a folder for the sweep's results");
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec)) return sim::io_error("cannot create the folder " + dir);
+  if (ec) return sim::io_error("cannot create the folder " + dir + ": " + ec.message());
+  if (!fs::is_directory(dir, ec)) return sim::io_error("cannot create the folder " + dir);
   // The flock is on the folder itself: on a DIR/LOCK file, deleting the file let a second sweep
   // run beside the first (as it let a second server start: hostile round 25b).
   const int lock_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -25,6 +26,25 @@ std::string written_at(const FioJobFile& f, const FioJob& j, const std::string& 
       if (o.name == name) at = &o;
   if (at == nullptr) return f.file_name + ":" + std::to_string(j.line);
   return (at->file.empty() ? f.file_name : at->file) + ":" + std::to_string(at->line);
+}
+
+// read_iolog=: the whole trace is read once before the run starts, as fio 3.33 reads it up
+// front (iolog.c read_iolog, unless read_iolog_chunked), so that a bad line stops the run with
+// its file and line before anything is simulated instead of ending the job where the replay
+// reaches it. The run streams the file again (memory stays one line). A pipe cannot be read
+// twice: its lines are checked as they play.
+sim::Status check_iolog(const FioJobFile& f, const FioJob& j) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(j.read_iolog, ec)) return sim::Status::ok();
+  auto trace = TraceReader::open(j.read_iolog, TraceReaderOptions{});
+  sim::Status st = trace.status();
+  while (st.is_ok()) {
+    auto next = (*trace)->next();
+    st = next.status();
+    if (st.is_ok() && !*next) break;
+  }
+  if (st.is_ok()) return st;
+  return sim::Status(st.code(), written_at(f, j, "read_iolog") + ": read_iolog: " + st.message());
 }
 
 }  // namespace
@@ -63,6 +83,8 @@ sim::Status FioSession::Impl::start() {
       return sim::unprocessable(file_.file_name + ":" + std::to_string(j.line) + ": verify: " +
                                 target_.payload_refusal());
   }
+  for (const auto& j : file_.jobs)
+    if (!j.read_iolog.empty()) AFASIM_RETURN_IF_ERROR(check_iolog(file_, j));
   AFASIM_RETURN_IF_ERROR(build_clones(volumes));
   started_ = true;
   start_ready_jobs();

@@ -54,7 +54,8 @@ void Loader::fault(const json& f, const std::string& path, controller::FaultSpec
     const std::int64_t drives = s.system.drive_count();
     const json& d = f.at("drive");
     if (!d.is_number_integer())
-      r.fail(join(path, "drive"), "must be a drive id (an integer), got " + type_name(d));
+      r.fail(join(path, "drive"), "must be a drive id (a whole number, written without a decimal point or exponent), got " +
+                                      (d.is_number() ? d.dump() : type_name(d)));
     // nlohmann holds every non-negative integer as unsigned, negative ones as signed.
     if (!d.is_number_unsigned() || d.get<std::uint64_t>() < 1 ||
         d.get<std::uint64_t>() > static_cast<std::uint64_t>(drives))

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "config/file_text.h"
-#include "workload/fio_job.h"
 
 namespace afasim::workload {
 namespace {
@@ -141,19 +140,6 @@ Result<TraceFormat> parse_trace_format(std::string_view name, std::string_view f
 std::string_view to_string(TraceOp op) {
   static constexpr std::string_view kNames[] = {"read", "write", "trim", "flush"};
   return kNames[static_cast<int>(op)];
-}
-
-std::string trace_volume_name(std::string_view device) {
-  std::string name = volume_name_for_path(device);
-  for (char& c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) c = '_';
-  }
-  if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
-    name = "dev" + name;
-  if (name.size() > 64) name.resize(64);
-  return name;
 }
 
 Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path,
@@ -318,6 +304,18 @@ Result<std::optional<TraceRecord>> TraceReader::parse_line(std::string_view line
 }
 
 // fio iolog.c read_iolog: v3 "USEC FILE ACTION [OFFSET LENGTH]", v2 without the time.
+namespace {
+// A fio iolog line of two fields: a file action (no I/O), or an error saying what is missing.
+Result<std::optional<TraceRecord>> file_action(std::string_view action) {
+  if (action == "add" || action == "open" || action == "close") return std::optional<TraceRecord>{};
+  if (action == "read" || action == "write" || action == "trim" || action == "sync" || action == "datasync")
+    return sim::invalid_argument("\"" + std::string(action) +
+                                 "\" needs OFFSET LENGTH (fio writes a sync as FILE sync 0 0); only add, open and "
+                                 "close stand alone");
+  return sim::invalid_argument("\"" + std::string(action) + "\" is not add, open or close");
+}
+}  // namespace
+
 Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line) {
   if (line.rfind("fio version ", 0) == 0)
     return sim::invalid_argument("a second fio iolog header: traces written one after the other are not read as one "
@@ -339,10 +337,7 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
     return sim::invalid_argument(bad("want FILE ACTION [OFFSET LENGTH] or FILE wait USEC, got " +
                                      std::to_string(t.size()) + " fields"));
   const std::string_view action = t[1];
-  if (t.size() == 2) {
-    if (action == "add" || action == "open" || action == "close") return std::optional<TraceRecord>{};
-    return sim::invalid_argument("\"" + std::string(action) + "\" is not add, open or close");
-  }
+  if (t.size() == 2) return file_action(action);
   // Byte counts: a field that is not one is named with its value (hostile round 13: "offset
   // and length are byte counts" said neither which nor why).
   const bool wait = action == "wait";

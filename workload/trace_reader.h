@@ -148,10 +148,4 @@ class TraceReader {
   std::unordered_map<std::string, sim::Time> queued_;  // blkparse "dev sector" → Q time
 };
 
-// The volume name a trace device maps to when no --map names one (docs/workloads.md):
-// volume_name_for_path's rule, characters other than letters, digits, '-', '_' and '.'
-// replaced by '_', and "dev" in front of a name that does not start with a letter.
-// "/dev/sdb" → "sdb", "8,0" → "dev8_0", "hm_0" → "hm_0", "3" → "dev3".
-std::string trace_volume_name(std::string_view device);
-
 }  // namespace afasim::workload

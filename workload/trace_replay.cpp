@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sim/assert.h"
+#include "workload/fio_job.h"
 #include "workload/fio_runner.h"
 
 namespace afasim::workload {
@@ -401,6 +402,19 @@ sim::Result<TraceReport> replay_trace(controller::Array& array, sim::Simulator& 
   if (options.interval_ns <= 0) return sim::invalid_argument("--interval must be > 0");
   Replayer replayer(array, sim, reader, options, on_row);
   return replayer.run();
+}
+
+std::string trace_volume_name(std::string_view device) {
+  std::string name = volume_name_for_path(device);
+  for (char& c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) c = '_';
+  }
+  if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
+    name = "dev" + name;
+  if (name.size() > 64) name.resize(64);
+  return name;
 }
 
 }  // namespace afasim::workload

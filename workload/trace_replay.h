@@ -122,4 +122,10 @@ std::string format_trace_totals(const TraceReport& report);
 std::string trace_row_json(const TraceRow& row);
 std::string trace_totals_json(const TraceReport& report);
 
+// The volume name a trace device maps to when no --map names one (docs/workloads.md):
+// volume_name_for_path's rule, characters other than letters, digits, '-', '_' and '.'
+// replaced by '_', and "dev" in front of a name that does not start with a letter.
+// "/dev/sdb" → "sdb", "8,0" → "dev8_0", "hm_0" → "hm_0", "3" → "dev3".
+std::string trace_volume_name(std::string_view device);
+
 }  // namespace afasim::workload

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -13,6 +14,13 @@
 
 namespace afasim::workload {
 namespace {
+
+// A figure in a message as a person writes it: 120, 99.5 (std::to_string gave "120.000000").
+std::string shortest(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
 
 // The largest transfer a VDBench file may ask for: a 1 GiB I/O is already 16 extents' worth of
 // SSD work at once; above it a run is a mistake, not a workload.
@@ -200,7 +208,8 @@ class Parser {
     } catch (...) {
       fail(p.line, p.key, "\"" + text + "\" is not a size");
     }
-    if (used != t.size() || !(d > 0) || d * mult > 1e18) fail(p.line, p.key, "\"" + text + "\" is not a size");
+    if (used != t.size() || !(d > 0)) fail(p.line, p.key, "\"" + text + "\" is not a size");
+    if (d * mult > 1e18) fail(p.line, p.key, "\"" + text + "\" is too large (at most 10^18 bytes)");
     return static_cast<std::int64_t>(std::llround(d * mult));
   }
 
@@ -212,7 +221,14 @@ class Parser {
       t.pop_back();
     }
     // The bound on the seconds, after the unit: 1e7h overflowed the clock (hostile round 22).
-    const double d = number(p, t, lo, 1e7 / mult) * mult;
+    // Said in seconds, with the value as written (hostile round 37: "\"9999999\" is outside
+    // [0.001, 2777.78]", the unit dropped and the bound silently in hours).
+    const double d = number(p, t, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()) * mult;
+    if (d < lo || d > 1e7) {
+      std::ostringstream os;
+      os << "\"" << text << "\" is outside [" << lo << " s, 10000000 s]";
+      fail(p.line, p.key, os.str());
+    }
     return static_cast<sim::Time>(std::llround(d * 1e9));
   }
 
@@ -230,7 +246,7 @@ class Parser {
         total += s.percent;
         out.push_back(s);
       }
-      if (std::abs(total - 100) > 1e-6) fail(p.line, p.key, "the percentages add up to " + std::to_string(total) + ", not 100");
+      if (std::abs(total - 100) > 1e-6) fail(p.line, p.key, "the percentages add up to " + shortest(total) + ", not 100");
     }
     for (const auto& s : out) check_transfer(p, s.size_bytes);
     return out;
@@ -421,8 +437,7 @@ class Parser {
         unskewed += f.wd(w)->skew == 0;
       }
       if (skew > 100 + 1e-6 || (unskewed == 0 && std::abs(skew - 100) > 1e-6))
-        fail(r.line, "skew", "the skews of rd=" + r.name + "'s workloads add up to " +
-                                 std::to_string(skew) + ", not 100");
+        fail(r.line, "skew", "the skews of rd=" + r.name + "'s workloads add up to " + shortest(skew) + ", not 100");
     }
     return f;
   }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -50,6 +51,25 @@ TEST_CASE("a stream whose pipe's writer is silent ends once its stop flag is set
   CHECK_FALSE((*in)->bad());
   ::close(fds[0]);
   ::close(fds[1]);
+}
+
+TEST_CASE("a source that never runs dry (/dev/zero) ends once its stop flag is set") {
+  // Hostile round 37: `afasim trace /dev/zero --skip-bad` skipped its one endless line for
+  // minutes after SIGTERM: the flag was read only while waiting for data.
+  std::atomic<bool> stop{false};
+  auto in = open_file_stream("/dev/zero", &stop);
+  REQUIRE(in.is_ok());
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  (*in)->ignore(std::numeric_limits<std::streamsize>::max(), '\n');  // no newline ever comes
+  stopper.join();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(waited >= std::chrono::milliseconds(200));
+  CHECK(waited < std::chrono::seconds(5));
+  CHECK((*in)->eof());
 }
 
 TEST_CASE("compression_of names gzip, xz, zstd and bzip2 data, and nothing else") {

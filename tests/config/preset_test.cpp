@@ -229,6 +229,17 @@ TEST_CASE("from_directory: a symlink loop, a dangling link or a file in place of
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("from_directory: what a folder's files lack is named with the folder (hostile round 37)") {
+  // `--config-dir /tmp` said "sources.json: (top level): missing: ...", naming no folder.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("afasim-preset-empty-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto empty = config::Catalog::from_directory(dir.string());
+  REQUIRE_FALSE(empty.is_ok());
+  CHECK(empty.status().message() == dir.string() + ": sources.json: (top level): missing: every figure must name a source in it");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("derived figures: rated endurance and supercap energy") {
   auto s = config::Catalog::embedded()->system("ise-860-g3").value();
   // 10 DWPD × 1.6 TB × 365 × 5 years = 29.2 PB.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "workload/trace_reader.h"
+#include "workload/trace_replay.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using afasim::workload::TraceFormat;

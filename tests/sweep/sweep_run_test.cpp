@@ -299,18 +299,33 @@ TEST_CASE("a resumed row with a negative figure, or a figure JSON cannot hold, i
   const std::size_t iops = good.find(R"("iops":)");
   REQUIRE(iops != std::string::npos);
   const std::size_t end = good.find_first_of(",}", iops);
-  for (const std::string& value : {std::string("-5"), std::string("-0.001"), std::string("1e999")}) {
+  // 1e308 (hostile round 37): two of them summed to inf in the summary and nan in the plots.
+  for (const std::string& value : {std::string("-5"), std::string("-0.001"), std::string("1e999"), std::string("1e308")}) {
     spit(out / "rows.jsonl", good.substr(0, iops) + R"("iops":)" + value + good.substr(end));
     std::vector<SweepRow> done;
     auto journal = RowJournal::open(out.string(), plan, &done);
     REQUIRE(!journal.is_ok());
-    const std::string expected = value == "1e999" ? "rows.jsonl:2: not a JSON object" : "rows.jsonl:2: figure iops is -";
+    const std::string expected = value == "1e999"   ? "rows.jsonl:2: not a JSON object"
+                                 : value == "1e308" ? "rows.jsonl:2: figure iops is 1e+308: beyond any figure a run gives"
+                                                    : "rows.jsonl:2: figure iops is -";
     CHECK_MESSAGE(journal.status().message().find(expected) != std::string::npos, journal.status().message());
   }
   spit(out / "rows.jsonl", good);  // the row as written reads back
   std::vector<SweepRow> done;
   REQUIRE(RowJournal::open(out.string(), plan, &done).is_ok());
   CHECK(done.size() == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("--out that is a file is refused as such, naming it (hostile round 37: \"cannot create the folder X\")") {
+  const fs::path dir = folder_with("outfile", kRaidAxis + R"(, "seeds": [1])");
+  const SweepPlan plan = plan_in(dir);
+  spit(dir / "afile", "x");
+  std::vector<SweepRow> done;
+  auto journal = RowJournal::open((dir / "afile").string(), plan, &done);
+  REQUIRE(!journal.is_ok());
+  CHECK(journal.status().code() == sim::Code::kInvalidArgument);
+  CHECK(journal.status().message() == (dir / "afile").string() + " exists and is not a folder: give a folder for the sweep's results");
   fs::remove_all(dir);
 }
 

@@ -157,6 +157,21 @@ TEST_CASE("a read_iolog= error names the option's line, in the section or in [gl
   CHECK(in_global.err.find("iolog2.fio:3: read_iolog:") != std::string::npos);
 }
 
+TEST_CASE("a bad line deep in a read_iolog= trace stops the run before it starts, naming the line") {
+  // Until 2026-12-06 the replay ran 2,000 reads and ended the job at the bad line (err=22).
+  // fio 3.33 reads the whole iolog before the job starts (iolog.c read_iolog).
+  std::string trace = "fio version 2 iolog\n/dev/sda add\n/dev/sda open\n";
+  for (int i = 0; i < 2000; ++i) trace += "/dev/sda read " + std::to_string(i * 4096) + " 4096\n";
+  trace += "/dev/sda read notanumber 4096\n/dev/sda close\n";
+  const std::string path = write_temp("bad-deep.log", trace);
+  const auto r = run_cli("fio --quiet --output-format json " +
+                         write_temp("bad-deep.fio", "[j]\nfilename=v\nsize=1g\nread_iolog=" + path + "\n"));
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("bad-deep.fio:4: read_iolog: " + path + ":2004: OFFSET \"notanumber\" is not a number") !=
+        std::string::npos);
+  CHECK(r.out.find("\"jobs\"") == std::string::npos);  // no report: nothing ran
+}
+
 TEST_CASE("a FIFO nobody writes reads as an empty job file instead of hanging (hostile round 17)") {
   const auto fifo = afasim::workload::testing::cli_temp_dir() / "nobody-writes";
   std::filesystem::remove(fifo);

@@ -691,7 +691,12 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_pull", "drive": -3}}]})",
        "t.json: timeline[0].fault.drive: no drive -3 (the ise-860-g3 has drives 1 to 40)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": "7"}}]})",
-       "t.json: timeline[0].fault.drive: must be a drive id (an integer), got a string"},
+       "t.json: timeline[0].fault.drive: must be a drive id (a whole number, written without a decimal point or "
+       "exponent), got a string"},
+      // Hostile round 37: 3.0 was "got a number".
+      {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail", "drive": 3.0}}]})",
+       "t.json: timeline[0].fault.drive: must be a drive id (a whole number, written without a decimal point or "
+       "exponent), got 3.0"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_fail"}}]})",
        "t.json: timeline[0].fault.drive: missing (drive_fail needs the drive's id)"},
       {h + R"(, "timeline": [{"at_s": 1, "fault": {"type": "drive_slow", "drive": 2}}]})",
@@ -858,6 +863,24 @@ TEST_CASE("afasim run: a built-in scenario as JSON and SVG, exit 0; --seed repla
   const Cli text = run_cli("run config/scenarios/thin-fill.json --quiet");
   CHECK(text.exit_code == 2);  // relative to the test's folder: no such file
   CHECK(text.err.find("cannot read config/scenarios/thin-fill.json") != std::string::npos);
+}
+
+TEST_CASE("afasim run reads its scenario once: from a pipe it runs (hostile round 37)") {
+  // It read the file twice (is it a reliability scenario? then the scenario), and a pipe's
+  // second read was empty: "invalid JSON ... unexpected end of input".
+  const char* source = std::getenv("AFASIM_SOURCE_DIR");
+  const char* binary = std::getenv("AFASIM_BINARY");
+  REQUIRE(source != nullptr);
+  REQUIRE(binary != nullptr);
+  const auto dir = cli_temp_dir();
+  const std::string cmd = "cat " + std::string(source) + "/config/scenarios/thin-fill.json | " + binary +
+                          " run /dev/stdin --format json --quiet >" + (dir / "pipe.out").string() + " 2>" +
+                          (dir / "pipe.err").string();
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(slurp(dir / "pipe.err") == "");
+  CHECK(json::parse(slurp(dir / "pipe.out"))["timeline"].size() == 20);
 }
 
 TEST_CASE("an output file that is the command's own input is refused, not written over (hostile round 22)") {

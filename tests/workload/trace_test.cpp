@@ -726,6 +726,9 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
       {"fio version 3 iolog\n0 /dev/sda write 0 -8\n", "LENGTH \"-8\" is negative (want a non-negative whole number of bytes)"},
       {"fio version 3 iolog\n0 /dev/sda read 5\n", "want FILE ACTION [OFFSET LENGTH] or FILE wait USEC, got 3 fields"},
       {"fio version 2 iolog\n/dev/sda wait -1 0\n", "delay (µs) \"-1\" is negative (want a non-negative whole number)"},
+      // Hostile round 37: it said "\"sync\" is not add, open or close".
+      {"fio version 3 iolog\n400 /dev/sda sync\n",
+       "\"sync\" needs OFFSET LENGTH (fio writes a sync as FILE sync 0 0); only add, open and close stand alone"},
   };
   for (const auto& [text, message] : iolog) {
     CAPTURE(text);

@@ -101,8 +101,12 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
       {"sd=sd1,lun=x\nwd=w,sd=sd1,rdpct=120\nrd=r,wd=w\n", "t.vdb:2: rdpct: \"120\" is outside [0, 100]"},
       {"sd=sd1,lun=x\nwd=w,sd=sd9\nrd=r,wd=w\n", "t.vdb:2: sd: no sd named \"sd9\""},
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,curve=(10,20\n", "t.vdb:3: '(' without ')'"},
-      {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=(4k,50,8k,40)\nrd=r,wd=w\n", "t.vdb:2: xfersize: the percentages add up to"},
-      {"sd=sd1,lun=x\nwd=a,sd=sd1,skew=70\nwd=b,sd=sd1,skew=70\nrd=r,wd=(a,b)\n", "t.vdb:4: skew: the skews of rd=r's workloads add up to"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=(4k,50,8k,40)\nrd=r,wd=w\n", "t.vdb:2: xfersize: the percentages add up to 90, not 100"},
+      {"sd=sd1,lun=x\nwd=a,sd=sd1,skew=70\nwd=b,sd=sd1,skew=70\nrd=r,wd=(a,b)\n", "t.vdb:4: skew: the skews of rd=r's workloads add up to 140, not 100"},
+      // Hostile round 37: the unit was dropped and the bound given in hours.
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=9999999h\n", "t.vdb:3: elapsed: \"9999999h\" is outside [0.001 s, 10000000 s]"},
+      // Hostile round 37: a size too large was "not a size".
+      {"sd=sd1,lun=x,size=999999999999t\nwd=w,sd=sd1\nrd=r,wd=w\n", "t.vdb:1: size: \"999999999999t\" is too large (at most 10^18 bytes)"},
       {"hd=localhost,jvms=1\n", "t.vdb:1: hd: not supported"},
       {"sd=sd1,lun=x\nwd=w,sd=sd1\n", "t.vdb:1: rd: the file defines no run"},
       {"sd=sd1,lun=x\nsd=sd1,lun=y\n", "t.vdb:2: sd: \"sd1\" is defined twice"},
@@ -112,8 +116,8 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
       {"sd=sd1,lun=x,threads\n", "t.vdb:1: threads: expected keyword=value"},
       // Hostile round 22: 1e7h passed the 10^7 s bound before its unit and overflowed the clock
       // (a segfault); 10^7 intervals took 3.1 GB; for-loops asked for 10^12 runs.
-      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=1e7h,interval=1e7h\n", "t.vdb:3: elapsed: \"1e7\" is outside"},
-      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=10,interval=1,warmup=1e7h\n", "t.vdb:3: warmup: \"1e7\" is outside"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=1e7h,interval=1e7h\n", "t.vdb:3: elapsed: \"1e7h\" is outside [0.001 s, 10000000 s]"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=10,interval=1,warmup=1e7h\n", "t.vdb:3: warmup: \"1e7h\" is outside [0 s, 10000000 s]"},
       {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=1e4,interval=0.001\n",
        "t.vdb:3: interval: elapsed / interval is over 1000000 intervals"},
       // Hostile round 22: a parameter given twice took the last value; a curve= with a
