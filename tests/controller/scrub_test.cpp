@@ -98,17 +98,24 @@ std::set<std::int64_t> failed_host_blocks(SimArray& a) {
   return failed;
 }
 
-void scrub_sweep(std::uint64_t seed) {
-  SimArray a(seed);
-  sim::Rng rng(seed, "test.scrub");
+// A 64 MiB fixed RAID 5 volume and a RAID 10 one (one extent each), written whole and
+// destaged; their RAID types, by index in SimArray::vols.
+std::vector<raid::RaidType> written_r5_and_r10(SimArray& a) {
   const std::vector<raid::RaidType> types = {raid::RaidType::kRaid5, raid::RaidType::kRaid10};
-  a.add_volume("r5", 64 * sim::kMiB, types[0], Provisioning::kFixed);   // one extent each
+  a.add_volume("r5", 64 * sim::kMiB, types[0], Provisioning::kFixed);
   a.add_volume("r10", 64 * sim::kMiB, types[1], Provisioning::kFixed);
   for (auto& v : a.vols)
     for (std::int64_t off = 0; off < v.bytes; off += sim::kMiB) a.write(v, off, sim::kMiB);
   a.sim->run();
   a.array->destage_all();
   a.sim->run();
+  return types;
+}
+
+void scrub_sweep(std::uint64_t seed) {
+  SimArray a(seed);
+  sim::Rng rng(seed, "test.scrub");
+  const std::vector<raid::RaidType> types = written_r5_and_r10(a);
 
   // Corrupt 1..8 blocks, a third of them with a partner in the same column (another RAID5
   // member, or the mirror) that redundancy cannot cover.
@@ -178,14 +185,7 @@ namespace {
 void rebuild_media_sweep(std::uint64_t seed) {
   SimArray a(seed);
   sim::Rng rng(seed, "test.rebuild_media");
-  const std::vector<raid::RaidType> types = {raid::RaidType::kRaid5, raid::RaidType::kRaid10};
-  a.add_volume("r5", 64 * sim::kMiB, types[0], Provisioning::kFixed);  // one extent each
-  a.add_volume("r10", 64 * sim::kMiB, types[1], Provisioning::kFixed);
-  for (auto& v : a.vols)
-    for (std::int64_t off = 0; off < v.bytes; off += sim::kMiB) a.write(v, off, sim::kMiB);
-  a.sim->run();
-  a.array->destage_all();
-  a.sim->run();
+  const std::vector<raid::RaidType> types = written_r5_and_r10(a);
   const std::int64_t chunk = a.array->capacity_model().params().chunk_bytes;
   std::vector<pool::ExtentRecord> records;
   for (const auto& v : a.vols) records.push_back(a.array->data_path().extent_records(v.id).at(0));
