@@ -1,5 +1,7 @@
 // `afasim trace FILE`: replays a block trace (fio iolog, blkparse, MSR CSV, DiskSim) in
 // virtual time against a fresh simulated array (docs/workloads.md "Trace replay").
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "config/file_text.h"
 #include "config/preset.h"
 #include "config/size.h"
 #include "controller/array.h"
@@ -117,6 +120,12 @@ int run_trace_command(const TraceCliOptions& o) {
     if (!f.is_ok()) return fail_command("trace", "--format: " + f.status().message(), 2);
     read.format = *f;
   }
+  // A FIFO is read as `cat` reads it: from its first writer, however late (a live `blkparse
+  // -o FIFO`). Said, so that a wait for a writer that never comes is not taken for a hang.
+  struct stat st {};
+  if (!o.quiet && o.file != "-" && ::stat(o.file.c_str(), &st) == 0 && S_ISFIFO(st.st_mode))
+    std::fprintf(stderr, "afasim trace: %s is a FIFO: reading from its writer (Ctrl-C to stop)\n",
+                 config::printable(o.file).c_str());
   auto reader = workload::TraceReader::open(o.file, read);
   if (!reader.is_ok() && read.stop->load()) {
     // Stopped while looking for the first record (an endless run of bad lines skipped): no

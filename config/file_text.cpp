@@ -24,6 +24,11 @@ class DescriptorBuf : public std::streambuf {
  public:
   DescriptorBuf(int fd, const std::atomic<bool>* stop) : fd_(fd), stop_(stop), buffer_(kBufferBytes) {
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
+    struct stat st {};
+    // A FIFO read with a stop flag waits for its first writer, as `cat` does (hostile round 37:
+    // `mkfifo p; afasim trace p` before the writer opened it said "the trace is empty"). Without
+    // a flag nothing could end that wait, so it reads as empty, as before (hostile round 17).
+    awaiting_writer_ = stop_ != nullptr && ::fstat(fd_, &st) == 0 && S_ISFIFO(st.st_mode);
   }
   ~DescriptorBuf() override { ::close(fd_); }
   DescriptorBuf(const DescriptorBuf&) = delete;
@@ -39,12 +44,20 @@ class DescriptorBuf : public std::streambuf {
       if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return traits_type::eof();
       const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
       if (n > 0) {
+        awaiting_writer_ = false;
         setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
         return traits_type::to_int_type(buffer_[0]);
       }
-      if (n == 0) return traits_type::eof();
-      if (errno != EAGAIN && errno != EINTR) throw std::ios_base::failure(std::strerror(errno));
       pollfd p{fd_, POLLIN, 0};
+      if (n == 0) {
+        if (!awaiting_writer_) return traits_type::eof();
+        // No writer yet: poll waits until one writes (POLLIN) or came and went (POLLHUP: the
+        // end, nothing written). Linux's poll does not wake for a FIFO that never had one.
+        if (::poll(&p, 1, 250) > 0 && (p.revents & POLLHUP) != 0 && (p.revents & POLLIN) == 0)
+          return traits_type::eof();
+        continue;
+      }
+      if (errno != EAGAIN && errno != EINTR) throw std::ios_base::failure(std::strerror(errno));
       ::poll(&p, 1, 250);  // a signal cuts it short; the flag is read again either way
     }
   }
@@ -53,6 +66,7 @@ class DescriptorBuf : public std::streambuf {
   static constexpr std::size_t kBufferBytes = 256 * 1024;
   int fd_;
   const std::atomic<bool>* stop_;
+  bool awaiting_writer_ = false;  // a FIFO with a stop flag, nothing read from it yet
   std::vector<char> buffer_;
 };
 

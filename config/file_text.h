@@ -49,7 +49,9 @@ sim::Result<std::string> read_file_text(const std::string& path, std::size_t max
 // The file at `path` as a stream read in 256 KiB blocks (a trace of any length is streamed),
 // the stream owning the descriptor. Errors as open_for_reading's. While it waits for input (a
 // pipe's writer is silent) it reads `stop` every 250 ms and a signal wakes it: once `stop`
-// reads true the stream ends there.
+// reads true the stream ends there. With `stop`, a FIFO nobody has opened for writing yet is
+// waited for (its first writer's bytes, or its end when the writer leaves having written
+// nothing); without, it reads as empty at once.
 sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& path,
                                                            const std::atomic<bool>* stop = nullptr);
 

@@ -198,6 +198,9 @@ Status Array::on_extent_changed(DataPath::ExtentChange change, const ExtentRecor
       threshold_events(p.id, now_raw - data_->raw_bytes_per_extent(r.raid_type), now_raw, c);
     }
   }
+  // A rebuild's unreadable blocks go in the same transaction as its member switch (review 38:
+  // saved before it, a kill between the two left marks on a chunk free after the restart).
+  hardware_if_changed(c);
   // A host disk too full for the thin map's commit fails the write with ENOSPC, as a full disk
   // under the payload does, with the same one critical event per episode (hostile round 18:
   // the commit's "unavailable" reached NBD clients as ESHUTDOWN, "the server is going away").
@@ -291,10 +294,7 @@ Status Array::log_event(Severity severity, std::string category, std::string obj
                         std::string message) {
   ChangeSet c;
   c.events.push_back(make_event(severity, std::move(category), std::move(object), std::move(message)));
-  if (data_ != nullptr && data_->media_errors_added() != media_errors_saved_) {
-    media_errors_saved_ = data_->media_errors_added();
-    c.meta[kMetaHardware] = hardware_state();
-  }
+  hardware_if_changed(c);
   const Status st = commit(c);
   // The journal could not take it (the host's disk is full, say): the event still reaches the
   // log, the event streams and GET /events, in memory. It was dropped without a trace, the

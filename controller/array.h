@@ -481,9 +481,12 @@ class Array {
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")
   ChangeSet* fault_changes_ = nullptr;  // set while inject_fault runs: its events' ChangeSet
-  // DataPath::media_errors_added when the hardware state was last saved by log_event: a media
-  // error the model adds itself (a rebuild's unreadable block) is saved with its event.
+  // DataPath::media_error_changes when the hardware state was last saved: a media error the
+  // model adds (a rebuild's unreadable block) or a write clears is saved with the next event
+  // or extent change (hardware_if_changed).
   std::uint64_t media_errors_saved_ = 0;
+  // Puts the hardware state into `c` when the media errors changed since it was last saved.
+  void hardware_if_changed(ChangeSet& c);
 
   qos::ReservableCapacity reservable_;
 };

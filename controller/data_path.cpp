@@ -104,11 +104,26 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
                           [this](Id survivor, Id lost) {
                             if (takeover_listener_) takeover_listener_(survivor, lost);
                           }});
-  ctx_->after_execute = [this](const raid::Plan& plan) { mover_->plan_executed(plan); };
+  ctx_->after_execute = [this](const raid::Plan& plan) {
+    mover_->plan_executed(plan);
+    if (members_->media_error_changes() != media_changes_seen_) note_media_changes();
+  };
   thin_->set_release_hook([this](std::uint32_t id) { mover_->abort(id, "the extent was freed"); });
   // A cache the supercaps cannot vault starts write-through: say so, once, at start.
   pair_->announce_cache_modes();
   return Status::ok();
+}
+
+void DataPath::note_media_changes() {
+  media_changes_seen_ = members_->media_error_changes();
+  const std::uint64_t cleared = members_->media_errors_cleared() - media_cleared_seen_;
+  media_cleared_seen_ = members_->media_errors_cleared();
+  // One event per plan that healed any: its commit saves the hardware state (Array::log_event),
+  // so a kill after the write does not bring the marks back (review 38).
+  if (cleared > 0)
+    ctx_->emit(Severity::kInfo, "drive", "",
+               std::to_string(cleared) + " unreadable 4 KiB block(s) rewritten: they read again (" +
+                   std::to_string(members_->media_error_blocks()) + " left)");
 }
 
 // ---------------------------------------------------------------------------------------

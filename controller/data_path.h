@@ -147,8 +147,8 @@ class DataPath : private raid::ScrubHost {
   sim::Result<std::int64_t> corrupt_block(int drive, std::optional<std::int64_t> offset_bytes);
   // The media errors now (drive index → device byte offsets), and one put back at a restart.
   const std::map<int, std::set<std::int64_t>>& media_errors() const { return members_->bad_blocks(); }
-  // Counts media errors added (raid::DriveMembers::media_errors_added).
-  std::uint64_t media_errors_added() const { return members_->media_errors_added(); }
+  // Counts changes to the media errors (raid::DriveMembers::media_error_changes).
+  std::uint64_t media_error_changes() const { return members_->media_error_changes(); }
   void restore_media_error(int drive, std::int64_t offset_bytes) { members_->restore_bad_block(drive, offset_bytes); }
   const RebuildStatus& rebuild_status() const { return rebuild_->status(); }
   // After a restart: queues a rebuild for every drive that extents are still missing
@@ -207,6 +207,10 @@ class DataPath : private raid::ScrubHost {
   std::string check_all_parity() const { return raid_->check_parity(thin_->extents()); }
 
  private:
+  // After a plan that changed the media errors: an info event when writes cleared some.
+  void note_media_changes();
+  std::uint64_t media_changes_seen_ = 0;
+  std::uint64_t media_cleared_seen_ = 0;
   DataPath(sim::Simulator& sim, const config::SystemPreset& preset, DataPathOptions options, EventSink events);
   sim::Status build(const pool::CapacityModel& capacity);
   sim::Status lose_drive(int drive, const char* how);

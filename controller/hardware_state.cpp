@@ -36,6 +36,12 @@ std::string Array::hardware_state() const {
   return out.str();
 }
 
+void Array::hardware_if_changed(ChangeSet& c) {
+  if (data_ == nullptr || data_->media_error_changes() == media_errors_saved_) return;
+  media_errors_saved_ = data_->media_error_changes();
+  c.meta[kMetaHardware] = hardware_state();
+}
+
 sim::Status Array::restore_hardware(const Snapshot& snapshot) {
   std::vector<std::string> restored;
   int media_errors = 0;

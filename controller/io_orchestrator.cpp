@@ -343,6 +343,7 @@ void IoOrchestrator::run_write(Request& r) {
   } else {
     st = plan_write_through(v, r.c, io.offset_bytes, io.length_bytes, io.write_data, plan_);
     if (st.is_ok()) st = ctx_.execute(plan_);
+    cache_.end_write_through(v, st.is_ok());
   }
   if (!st.is_ok()) return fail(r, st);
   ++v.stats.write_ops;
@@ -401,6 +402,7 @@ void IoOrchestrator::run_trim(Request& r) {
   }
   const Status done = ctx_.execute(plan_);
   if (st.is_ok()) st = done;
+  cache_.end_write_through(v, st.is_ok());
   const CostModel& cost = ctx_.options.cost;
   Time t = ctx_.hw.cores(r.c).serve(r.start, cost.core_ns(Work::of(plan_).plus_host()));
   t = ctx_.hw.run_plan(plan_, t, r.c) + cost.host_port_latency_ns;

@@ -308,21 +308,21 @@ void Rebuilder::switch_member(raid::Extent& e) {
     ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), "rebuild of a chunk failed: " + st.message());
     return;
   }
-  if (!unreadable.empty()) report_unreadable(e, unreadable);
   const std::uint16_t was_missing = e.missing;
   e.members[static_cast<std::size_t>(rc.member)] = rc.replacement;
   e.missing = static_cast<std::uint16_t>(e.missing & ~(1u << rc.member));
   ctx_.thin.update_health(e, was_missing, e.lost);
+  // The extent's new member and its unreadable blocks' marks are saved in one transaction
+  // (Array::on_extent_changed): a kill cannot keep one without the other.
   if (Status p = ctx_.thin.notify(pool::ThinMap::Change::kUpdated, e); !p.is_ok())
     ctx_.emit(Severity::kError, "rebuild", ArrayContext::drive_object(drive), "could not persist a rebuilt extent: " + p.message());
+  if (!unreadable.empty()) report_unreadable(e, unreadable);
   if (VolumeRuntime* v = ctx_.volumes.find(e.volume_id))
     report_volume_state(ctx_, *v, "rebuild of drive " + std::to_string(drive + 1) + " restored its extents",
                         status_.active);
 }
 
 void Rebuilder::report_unreadable(const raid::Extent& e, const std::vector<std::int64_t>& unreadable) {
-  // Before the member switches (and the extent is saved): the event's commit saves the marks
-  // with it (Array's event sink), so a kill after the switch cannot forget them.
   status_.unreadable_blocks += static_cast<std::int64_t>(unreadable.size());
   const std::int64_t extent_bytes = ctx_.extent_bytes(e.type);
   char buf[320];

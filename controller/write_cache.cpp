@@ -245,13 +245,35 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
     Block* blk = find(v.id, b);
     if (blk == nullptr) continue;
     if (blk->data && src) std::memcpy(blk->data.get(), src + (b * kBlockBytes - lo), kBlockBytes);
+    // A dirty block stays dirty (and its peer's copy counted) until the write-through has put
+    // it on the SSDs (end_write_through): the write may fail (a full host disk, an unreadable
+    // block), and then the cache holds the only copy of what was acknowledged before (review
+    // 31 kept its bytes; review 38: it was marked clean here, so a takeover or an eviction
+    // after a failed FUA write lost the acknowledged bytes beside the write's range).
+    if (blk->dirty) write_through_dirty_.push_back({b, blk->mirrored_version == blk->version});
     blk->version = ++version_counter_;
-    // The bytes stay: the write-through runs after this and may fail (a full host disk), and
-    // then they are the only copy of what was acknowledged (review 31).
-    if (blk->dirty) mark_clean(v, *blk, b, /*drop_bytes=*/false);
-    else if (mirrored) blk->mirrored_version = 0;
+    if (!blk->dirty && mirrored) blk->mirrored_version = 0;
   }
   return src;
+}
+
+void WriteCache::end_write_through(VolumeRuntime& v, bool written) {
+  for (const auto& [b, was_mirrored] : write_through_dirty_) {
+    Block* blk = find(v.id, b);
+    if (blk == nullptr || !blk->dirty) continue;
+    if (!written) {
+      // Still dirty, its bytes outside the failed write's range the acknowledged ones; the
+      // peer's copy agrees there (inside it a failed write promises nothing).
+      if (was_mirrored) blk->mirrored_version = blk->version;
+      continue;
+    }
+    if (blk->destage_failed) {  // on the SSDs now: a FLUSH no longer waits for it
+      blk->destage_failed = false;
+      if (--v.cache.failed_blocks == 0) v.cache.destage_error = sim::Code::kOk;
+    }
+    mark_clean(v, *blk, b, /*drop_bytes=*/false);
+  }
+  write_through_dirty_.clear();
 }
 
 bool WriteCache::must_wait(Id c, std::int64_t new_blocks) const {

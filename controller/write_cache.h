@@ -76,6 +76,9 @@ class WriteCache {
   const std::uint8_t* merge_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
                                           const std::uint8_t* data, std::int64_t& lo, std::int64_t& hi,
                                           raid::Plan& plan);
+  // After the write-throughs merged since the last call were executed: `written`, their dirty
+  // blocks are clean (the SSDs hold them); not, they stay dirty, mirrored as they were.
+  void end_write_through(VolumeRuntime& v, bool written);
   // Overlays cached blocks on a read (copy) or checks them; true when every block was cached.
   bool read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy);
   // Whether a block of [offset, +length) is cached without its bytes (clean: the SSDs hold
@@ -221,6 +224,8 @@ class WriteCache {
   std::vector<FlushWaiter> flush_waiters_;  // FLUSHes waiting for their volume's destages
   std::vector<std::size_t> free_destage_ops_;
   raid::Plan destage_plan_;
+  // Dirty blocks a write-through merged, and whether the peer held their copy: end_write_through.
+  std::vector<std::pair<std::int64_t, bool>> write_through_dirty_;
 };
 
 template <typename Pred>

@@ -129,6 +129,10 @@ class Engine {
   std::string check_parity(const ExtentTable& table) const;
 
  private:
+  // check_row_parity over [offset, +length) of the members' chunks; `skip_unreadable`: "" when
+  // a member has a media error there.
+  std::string check_parity_range(const Extent& e, std::int64_t row, std::int64_t offset, std::int64_t length,
+                                 bool skip_unreadable) const;
   // Whether a live member other than `m` has a media error in [offset, +length) of its chunk.
   bool source_media_error(const Extent& e, int m, std::int64_t offset, std::int64_t length) const;
   // rebuild_member's fallback for a row with an unreadable source: the row's 4 KiB blocks one

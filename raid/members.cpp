@@ -18,7 +18,11 @@ void DriveMembers::clear_bad(int drive, std::int64_t begin, std::int64_t end) {
   auto d = bad_.find(drive);
   if (d == bad_.end()) return;
   auto it = d->second.lower_bound(begin);
-  while (it != d->second.end() && *it + kMediaBlockBytes <= end) it = d->second.erase(it);
+  while (it != d->second.end() && *it + kMediaBlockBytes <= end) {
+    it = d->second.erase(it);
+    ++changes_;
+    ++cleared_;
+  }
   if (d->second.empty()) bad_.erase(d);
 }
 
@@ -66,7 +70,7 @@ sim::Status DriveMembers::mark_unreadable(ChunkAddr chunk, std::int64_t offset, 
   // as another block's bytes.
   AFASIM_RETURN_IF_ERROR(drives_[static_cast<std::size_t>(chunk.drive)]->trim_payload(at, length));
   for (std::int64_t b = at; b < at + length; b += kMediaBlockBytes) bad_[chunk.drive].insert(b);
-  ++added_;
+  ++changes_;
   return sim::Status::ok();
 }
 
@@ -80,7 +84,7 @@ sim::Status DriveMembers::corrupt_block(int drive, std::int64_t offset_bytes) {
   for (auto& b : block) b = static_cast<std::uint8_t>(~b);  // what a read that ignored the ECC would see
   AFASIM_RETURN_IF_ERROR(dev.write_payload(at, block));
   bad_[drive].insert(at);
-  ++added_;
+  ++changes_;
   return sim::Status::ok();
 }
 

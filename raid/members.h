@@ -77,10 +77,20 @@ class DriveMembers final : public MemberStore {
   // Blocks with a media error now, by drive.
   std::int64_t media_error_blocks() const;
   // Forgets the media errors of a drive (a new SSD in its slot).
-  void clear_drive(int drive) { bad_.erase(drive); }
-  // Counts the media errors added (corrupt_block, mark_unreadable): the array saves its
-  // hardware state when it moves, so that a kill does not forget one.
-  std::uint64_t media_errors_added() const { return added_; }
+  void clear_drive(int drive) {
+    if (auto d = bad_.find(drive); d != bad_.end()) {
+      cleared_ += d->second.size();
+      ++changes_;
+      bad_.erase(d);
+    }
+  }
+  // Counts the changes to the media errors: added (corrupt_block, mark_unreadable) and cleared
+  // (a write or trim covered one). The array saves its hardware state when it moves, so that
+  // a kill neither forgets a mark nor brings back one a write healed (review 38: a punctured
+  // column rewritten and flushed was unreadable again after a kill).
+  std::uint64_t media_error_changes() const { return changes_; }
+  // Of those, the blocks cleared.
+  std::uint64_t media_errors_cleared() const { return cleared_; }
   // The blocks with a media error, drive → device byte offsets; and one put back as it was
   // (a restart: its bytes are already the corrupted ones, so nothing is flipped).
   const std::map<int, std::set<std::int64_t>>& bad_blocks() const { return bad_; }
@@ -96,7 +106,8 @@ class DriveMembers final : public MemberStore {
   std::vector<datapac::BlockDevice*> drives_;
   std::int64_t chunk_bytes_;
   std::map<int, std::set<std::int64_t>> bad_;  // drive → bad block offsets (ordered: deterministic)
-  std::uint64_t added_ = 0;
+  std::uint64_t changes_ = 0;
+  std::uint64_t cleared_ = 0;
 };
 
 }  // namespace afasim::raid

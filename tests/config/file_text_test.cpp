@@ -4,10 +4,13 @@
 #include "config/file_text.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <thread>
@@ -70,6 +73,49 @@ TEST_CASE("a source that never runs dry (/dev/zero) ends once its stop flag is s
   CHECK(waited >= std::chrono::milliseconds(200));
   CHECK(waited < std::chrono::seconds(5));
   CHECK((*in)->eof());
+}
+
+TEST_CASE("a FIFO read with a stop flag waits for its first writer, as cat does; without one it is empty") {
+  // Hostile round 37: `mkfifo p; afasim trace p` before the writer opened p said "the trace is
+  // empty" (a live `blkparse -o p` into a FIFO is a trace's natural source).
+  const std::string fifo = (std::filesystem::temp_directory_path() / ("afasim-fifo-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::atomic<bool> stop{false};
+  auto in = open_file_stream(fifo, &stop);
+  REQUIRE(in.is_ok());
+  std::thread writer([&fifo] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::ofstream(fifo) << "first line\n";
+  });
+  std::string line;
+  CHECK(std::getline(**in, line));
+  CHECK(line == "first line");
+  writer.join();
+  CHECK_FALSE(std::getline(**in, line));  // the writer has gone: the end
+  // A writer that comes and goes without a byte: the end, not a wait for ever.
+  auto again = open_file_stream(fifo, &stop);
+  REQUIRE(again.is_ok());
+  std::thread quiet([&fifo] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::ofstream{fifo};
+  });
+  CHECK_FALSE(std::getline(**again, line));
+  quiet.join();
+  // Nobody at all: the stop flag ends the wait.
+  auto nobody = open_file_stream(fifo, &stop);
+  REQUIRE(nobody.is_ok());
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  CHECK_FALSE(std::getline(**nobody, line));
+  stopper.join();
+  // Without a flag nothing could end the wait: empty at once (hostile round 17).
+  auto unflagged = open_file_stream(fifo, nullptr);
+  REQUIRE(unflagged.is_ok());
+  CHECK_FALSE(std::getline(**unflagged, line));
+  std::filesystem::remove(fifo);
 }
 
 TEST_CASE("compression_of names gzip, xz, zstd and bzip2 data, and nothing else") {

@@ -665,3 +665,131 @@ TEST_CASE("a read over a rewrite of an unreadable block returns the cached bytes
   CHECK(b.read_errors == 1);
   CHECK(b.wrong_bytes == 0);
 }
+
+// Review 38's cases (a reviewer's tests, kept as they found the bugs).
+namespace {
+// Reads [off, +len) of `vol` on `arr`; returns (ok, bytes).
+std::pair<bool, std::vector<std::uint8_t>> read_back(sim::Simulator& s, Array& arr, Id vol, std::int64_t off, std::int64_t len) {
+  std::vector<std::uint8_t> back(static_cast<std::size_t>(len), 0xEE);
+  HostIo r;
+  r.op = IoOp::kRead;
+  r.volume_id = vol;
+  r.offset_bytes = off;
+  r.length_bytes = len;
+  r.read_buffer = back.data();
+  bool done = false, ok = false;
+  arr.submit(r, [&](const IoCompletion& c) {
+    done = true;
+    ok = c.status.is_ok();
+  });
+  while (!done && s.step()) {
+  }
+  return {ok, back};
+}
+}  // namespace
+
+TEST_CASE("a healed punctured column is not punctured again by a restart after a kill (review 38)") {
+  // The clears were saved only at the next fault or clean stop: after a kill both marks came
+  // back on flushed, good data, beyond redundancy: every read of them failed.
+  const std::string dir = (std::filesystem::temp_directory_path() / ("afasim-healed-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  DataPathOptions file;
+  file.payload = datapac::PayloadKind::kFile;
+  file.payload_dir = dir;
+  SimArray a(5, file);
+  const Id r5 = destaged_r5(a);
+  corrupt_8k(a, r5);
+  const int lost = row0_strip(a, r5, 1).drive;
+  REQUIRE(a.array->inject_fault({"drive_fail", lost + 1}).is_ok());
+  a.sim->run();
+  REQUIRE(a.array->data_path().media_errors().size() == 2);  // the survivor's and the mark
+  // The documented heal: a write over both blocks, destaged, and a FLUSH that succeeds.
+  a.write(a.vols[0], 0, 3 * kStrip);
+  a.sim->run();
+  bool flushed = false;
+  HostIo f;
+  f.op = IoOp::kFlush;
+  f.volume_id = r5;
+  a.array->submit(f, [&](const IoCompletion& c) { flushed = c.status.is_ok(); });
+  a.sim->run();
+  REQUIRE(flushed);
+  REQUIRE(a.array->data_path().media_errors().empty());
+  a.read_check(a.vols[0], 0, sim::kMiB);
+  a.sim->run();
+  REQUIRE(a.read_errors == 0);
+  REQUIRE(a.wrong_bytes == 0);
+  // Killed now (no clean stop): a new array over the same payload files and journal.
+  sim::Simulator sim2(5);
+  ArrayOptions o;
+  o.data_path = file;
+  auto again = Array::open(sim2, a.catalog, a.preset, a.journal, a.journal.snapshot(), o);
+  REQUIRE(again.is_ok());
+  CAPTURE(a.journal.snapshot().meta.at("hardware"));
+  CHECK((*again)->data_path().media_errors().empty());
+  // The flushed, acknowledged bytes of host blocks 8 KiB and 72 KiB read back.
+  for (std::int64_t off : {std::int64_t{8 * 1024}, std::int64_t{72 * 1024}}) {
+    auto [ok, bytes] = read_back(sim2, **again, r5, off, 4096);
+    CHECK(ok);
+    std::vector<std::uint8_t> want(4096);
+    fill_pattern(want.data(), 4096, a.vols[0].last_writer[static_cast<std::size_t>(off / kBlock)], r5, off);
+    if (ok) CHECK(bytes == want);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a failed FUA write over a cached, acknowledged block does not lose that block at a takeover (review 38)") {
+  // merge_write_through marked the dirty block clean before the write-through ran: when it
+  // failed, the acknowledged bytes beside its range were nowhere but in the failed owner's cache.
+  SimArray a(5);
+  const Id r5 = destaged_r5(a);
+  corrupt_8k(a, r5);
+  const int lost = row0_strip(a, r5, 1).drive;
+  REQUIRE(a.array->inject_fault({"drive_fail", lost + 1}).is_ok());
+  a.sim->run();  // rebuilt: host blocks 8 KiB and 72 KiB unreadable (a punctured column)
+  // An acknowledged cached write of host block 64 KiB (readable on the SSDs, strip 1 column 0).
+  a.write(a.vols[0], 64 * 1024, 4096);
+  a.sim->run();
+  REQUIRE(a.write_errors == 0);
+  const std::uint64_t acked = a.vols[0].last_writer[16];
+  // A FUA write of [64 KiB + 512, 76 KiB): write-through, its RAID 5 write meets the punctured
+  // 72 KiB block and fails. It acknowledged nothing; bytes 64 KiB..64.5 KiB are the first write's.
+  std::vector<std::uint8_t> fua_bytes(12 * 1024 - 512, 0x5C);
+  HostIo w = write_io(r5, 64 * 1024 + 512, static_cast<std::int64_t>(fua_bytes.size()), fua_bytes.data(), true);
+  bool done = false, ok = true;
+  a.array->submit(w, [&](const IoCompletion& c) {
+    done = true;
+    ok = c.status.is_ok();
+  });
+  a.sim->run();
+  REQUIRE(done);
+  CHECK_FALSE(ok);
+  // The owner fails; its peer takes the volume over.
+  FaultSpec f{"controller_fail"};
+  f.controller = a.array->data_path().owner(r5);
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  a.sim->run();
+  auto [rok, bytes] = read_back(*a.sim, *a.array, r5, 64 * 1024, 4096);
+  REQUIRE(rok);
+  std::vector<std::uint8_t> want(512);
+  fill_pattern(want.data(), 512, acked, r5, 64 * 1024);
+  CHECK(std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + 512) == want);
+  std::vector<std::uint8_t> old(512);
+  fill_pattern(old.data(), 512, 1, r5, 64 * 1024);  // destaged_r5's write, before the acknowledged one
+  CHECK(std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + 512) != old);
+}
+
+TEST_CASE("a write beside a punctured column reports no raid5.parity violation (review 38)") {
+  SimArray a(5);
+  const Id r5 = destaged_r5(a);
+  corrupt_8k(a, r5);
+  REQUIRE(a.array->inject_fault({"drive_fail", row0_strip(a, r5, 1).drive + 1}).is_ok());
+  a.sim->run();
+  CHECK(a.invariant_report() == "");
+  a.write(a.vols[0], 0, 4096);  // row 0, column 0: read-modify-write, all readable
+  a.sim->run();
+  a.array->destage_all();
+  a.sim->run();
+  CHECK(a.write_errors == 0);
+  CHECK(a.invariant_report() == "");
+}
