@@ -178,7 +178,8 @@ void DataPath::write_back_at_stop() {
   if (failed > 0)
     ctx_->emit(Severity::kCritical, "cache", "",
                "stop: " + std::to_string(failed * WriteCache::kBlockBytes) +
-                   " bytes of acknowledged writes could not be destaged (the payload writes failed); they are lost");
+                   " bytes of acknowledged writes could not be destaged (their destage kept failing: the volume's "
+                   "\"destage failed\" event says why); they are lost");
 }
 
 void DataPath::set_preferred_controller(Id volume_id, Id controller) {

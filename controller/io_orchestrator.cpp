@@ -211,6 +211,23 @@ void IoOrchestrator::fail(Request& r, Status status) {
                         [this, id](Time) { read_timed(id); });
 }
 
+bool IoOrchestrator::touches_media_error(VolumeRuntime& v, const HostIo& io) {
+  // A write into rows with an unreadable block goes through, not into the cache: when it cannot
+  // reach the SSDs (two unreadable blocks of one RAID 5 column, a rebuild's punctured one among
+  // them, and the write covering one) the host hears so now. Cached, it was acknowledged, its
+  // destage failed for ever, and a stop lost it (review 39).
+  if (!ctx_.raid.any_media_error()) return false;
+  const std::int64_t ext = ctx_.extent_bytes(v.raid_type());
+  const std::int64_t end = io.offset_bytes + io.length_bytes;
+  for (std::int64_t pos = io.offset_bytes; pos < end;) {
+    const std::int64_t n = std::min(ext - pos % ext, end - pos);
+    if (const raid::Extent* e = ctx_.thin.extent_at(*v.thin, pos); e != nullptr && ctx_.raid.rows_have_media_error(*e, pos % ext, n))
+      return true;
+    pos += n;
+  }
+  return false;
+}
+
 Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   // The SSDs failed a read whose range the write cache partly holds: the failure may lie
   // under a cached block (an unreadable block a rewrite covers, its destage not yet done), and
@@ -335,7 +352,7 @@ void IoOrchestrator::run_write(Request& r) {
   VolumeRuntime& v = r.v;
   if (Status a = ctx_.thin.allocate_range(*v.thin, io.offset_bytes, io.length_bytes); !a.is_ok()) return fail(r, a);
   const bool cached = pair_.mode(r.c) == CacheMode::kWriteBack && !io.fua &&
-                      io.length_bytes < ctx_.options.cache.bypass_bytes;
+                      io.length_bytes < ctx_.options.cache.bypass_bytes && !touches_media_error(v, io);
   std::int64_t new_blocks = 0;
   Status st;
   if (cached) {

@@ -180,6 +180,8 @@ class IoOrchestrator : private qos::Dispatcher {
   // After the SSDs failed a read (kIoError): reads into io.read_buffer again, only the 4 KiB
   // blocks the write cache does not hold with their bytes. REQUIRES: payload, a read buffer.
   sim::Status read_around_cache(VolumeRuntime& v, const HostIo& io);
+  // Whether a write's rows hold an unreadable block (raid::Engine::rows_have_media_error).
+  bool touches_media_error(VolumeRuntime& v, const HostIo& io);
   void write_timed(std::uint32_t id);
   void flush_timed(std::uint32_t id);
   void free_timed(std::uint32_t id);

@@ -244,13 +244,20 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
   for (std::int64_t b = b0; b < b1; ++b) {
     Block* blk = find(v.id, b);
     if (blk == nullptr) continue;
-    if (blk->data && src) std::memcpy(blk->data.get(), src + (b * kBlockBytes - lo), kBlockBytes);
     // A dirty block stays dirty (and its peer's copy counted) until the write-through has put
     // it on the SSDs (end_write_through): the write may fail (a full host disk, an unreadable
     // block), and then the cache holds the only copy of what was acknowledged before (review
     // 31 kept its bytes; review 38: it was marked clean here, so a takeover or an eviction
-    // after a failed FUA write lost the acknowledged bytes beside the write's range).
-    if (blk->dirty) write_through_dirty_.push_back({b, blk->mirrored_version == blk->version});
+    // after a failed FUA write lost the acknowledged bytes beside the write's range). Its bytes
+    // before the merge are kept too: a write that fails leaves no trace in the cache (review
+    // 39: reads returned the failed write's bytes, the acknowledged ones gone).
+    WriteThroughBlock w{b, blk->dirty, blk->mirrored_version == blk->version, nullptr};
+    if (blk->data && src) {
+      w.before = std::make_shared<std::uint8_t[]>(kBlockBytes);
+      std::memcpy(w.before.get(), blk->data.get(), kBlockBytes);
+      std::memcpy(blk->data.get(), src + (b * kBlockBytes - lo), kBlockBytes);
+    }
+    write_through_blocks_.push_back(std::move(w));
     blk->version = ++version_counter_;
     if (!blk->dirty && mirrored) blk->mirrored_version = 0;
   }
@@ -258,22 +265,23 @@ const std::uint8_t* WriteCache::merge_write_through(VolumeRuntime& v, Id c, std:
 }
 
 void WriteCache::end_write_through(VolumeRuntime& v, bool written) {
-  for (const auto& [b, was_mirrored] : write_through_dirty_) {
-    Block* blk = find(v.id, b);
-    if (blk == nullptr || !blk->dirty) continue;
+  for (WriteThroughBlock& w : write_through_blocks_) {
+    Block* blk = find(v.id, w.block);
+    if (blk == nullptr) continue;
     if (!written) {
-      // Still dirty, its bytes outside the failed write's range the acknowledged ones; the
-      // peer's copy agrees there (inside it a failed write promises nothing).
-      if (was_mirrored) blk->mirrored_version = blk->version;
+      // As before the write: its bytes, and for a dirty block its peer's copy, which agrees.
+      if (w.before) blk->data = std::move(w.before);
+      if (w.dirty && w.mirrored) blk->mirrored_version = blk->version;
       continue;
     }
+    if (!w.dirty || !blk->dirty) continue;
     if (blk->destage_failed) {  // on the SSDs now: a FLUSH no longer waits for it
       blk->destage_failed = false;
       if (--v.cache.failed_blocks == 0) v.cache.destage_error = sim::Code::kOk;
     }
-    mark_clean(v, *blk, b, /*drop_bytes=*/false);
+    mark_clean(v, *blk, w.block, /*drop_bytes=*/false);
   }
-  write_through_dirty_.clear();
+  write_through_blocks_.clear();
 }
 
 bool WriteCache::must_wait(Id c, std::int64_t new_blocks) const {

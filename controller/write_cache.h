@@ -77,7 +77,8 @@ class WriteCache {
                                           const std::uint8_t* data, std::int64_t& lo, std::int64_t& hi,
                                           raid::Plan& plan);
   // After the write-throughs merged since the last call were executed: `written`, their dirty
-  // blocks are clean (the SSDs hold them); not, they stay dirty, mirrored as they were.
+  // blocks are clean (the SSDs hold them); not, every block they touched is as it was before
+  // (bytes, dirty, mirrored).
   void end_write_through(VolumeRuntime& v, bool written);
   // Overlays cached blocks on a read (copy) or checks them; true when every block was cached.
   bool read(VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::uint8_t* out, bool copy);
@@ -224,8 +225,14 @@ class WriteCache {
   std::vector<FlushWaiter> flush_waiters_;  // FLUSHes waiting for their volume's destages
   std::vector<std::size_t> free_destage_ops_;
   raid::Plan destage_plan_;
-  // Dirty blocks a write-through merged, and whether the peer held their copy: end_write_through.
-  std::vector<std::pair<std::int64_t, bool>> write_through_dirty_;
+  // The cached blocks a write-through merged, as they were: end_write_through.
+  struct WriteThroughBlock {
+    std::int64_t block;
+    bool dirty;     // it held acknowledged bytes not yet on the SSDs
+    bool mirrored;  // the peer held its copy
+    std::shared_ptr<std::uint8_t[]> before;  // its bytes before the merge (null: it had none)
+  };
+  std::vector<WriteThroughBlock> write_through_blocks_;
 };
 
 template <typename Pred>

@@ -96,6 +96,12 @@ class Engine {
   // whose old data cannot be read).
   sim::Status plan_write(Extent& e, std::int64_t offset, std::int64_t length, const std::uint8_t* data,
                          Plan& plan);
+  // Whether a live member of `e` has a media error in the rows [offset, +length) of the extent
+  // spans (each member's strips of those rows). False without payload; cheap when no block has
+  // one. The write path sends such a write through instead of caching it (review 39).
+  bool rows_have_media_error(const Extent& e, std::int64_t offset, std::int64_t length) const;
+  // Whether any block has a media error now (payload only).
+  bool any_media_error() const { return has_payload() && !store_->media_errors_none(); }
   // Appends a trim of every live member's whole chunk (a fixed volume's unmap).
   void plan_trim(Extent& e, Plan& plan);
   // Moves the plan's bytes: phase-0 reads (repairing media errors), the parity steps, then

@@ -299,6 +299,23 @@ TEST_CASE("GET /alerts lists what is wrong now; the stream and the log carry rai
   CHECK(raised.body["items"][0]["message"].get<std::string>().rfind("alert raised: controller_failed", 0) == 0);
 }
 
+TEST_CASE("GET /events?after= past the newest event answers the newest as next_after, so polling goes on (hostile round 39)") {
+  ObserveFixture fx;
+  Http http = fx.client();
+  make_volume(http, "a");
+  const auto newest = http.get("/events").body["next_after"].get<std::int64_t>();
+  for (const std::string& after : {std::to_string(newest + 1000), std::to_string(INT64_MAX)}) {
+    const auto page = http.get("/events?after=" + after);
+    REQUIRE(page.status == 200);
+    CHECK(page.body["items"].empty());
+    CHECK(page.body["next_after"].get<std::int64_t>() == newest);  // it echoed the cursor back
+  }
+  make_volume(http, "b");
+  const auto next = http.get("/events?after=" + std::to_string(newest));
+  REQUIRE(next.status == 200);
+  CHECK_FALSE(next.body["items"].empty());
+}
+
 TEST_CASE("GET /events/stream sends the backlog after the cursor, then each new event") {
   EventBusOptions one;
   one.max_subscribers = one.max_per_address = one.max_per_user = 1;

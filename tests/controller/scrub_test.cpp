@@ -362,12 +362,15 @@ TEST_CASE("a rebuild that meets a media error loses that block only: the rest is
                     "first at chunk byte 8192 of member ") != std::string::npos;
   CHECK(named);
   CHECK(a.array->volume_state(r5) == VolumeState::kOnline);
+  // The rebuild's own attempts are no host reads (hostile round 39: GET /scrub counted 2).
+  CHECK(a.array->data_path().raid_stats().unrecoverable_reads == 0);
   // Both host blocks of the column fail: strip 0's own, and strip 1's, which needed it.
   a.read_check(a.vols[0], 8 * 1024, 4096);
   a.read_check(a.vols[0], 72 * 1024, 4096);
   a.sim->run();
   CHECK(a.read_errors == 2);
   CHECK(a.wrong_bytes == 0);
+  CHECK(a.array->data_path().raid_stats().unrecoverable_reads == 2);
   // Everything around them reads back as written.
   for (auto [off, len] : {std::pair<std::int64_t, std::int64_t>{0, 8 * 1024}, {12 * 1024, 60 * 1024},
                           {64 * 1024, 8 * 1024}, {76 * 1024, sim::kMiB - 76 * 1024}})
@@ -620,20 +623,25 @@ TEST_CASE("the scrub's settings survive a restart, and a saved line this afasim 
   }
 }
 
-TEST_CASE("a read over a rewrite of an unreadable block returns the cached bytes, not an error") {
-  // Hostile finding of this session: with a rebuild's unreadable block beneath it, a 4 KiB
-  // rewrite sits in the write cache (its destage cannot read round the two unreadable blocks
-  // of the column); a 4 KiB read of it hit the cache, but a 64 KiB read over it read the whole
-  // range from the SSDs and failed.
+// Makes the block 8 KiB into data strip `k` of row 0 unreadable.
+void corrupt_strip_8k(SimArray& a, Id vol, int k) {
+  const raid::ChunkAddr c = row0_strip(a, vol, k);
+  FaultSpec f{"corrupt_block", c.drive + 1};
+  f.block_offset_bytes = c.offset_bytes(a.array->capacity_model().params().chunk_bytes) + 8192;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+}
+
+TEST_CASE("a read over cached rewrites of unreadable blocks returns the cached bytes, not an error") {
+  // Two unreadable blocks in one RAID 5 column (beyond redundancy) under newer bytes in the
+  // write cache: a 4 KiB read of one hit the cache, but a 64 KiB read over it read the whole
+  // range from the SSDs and failed (this session).
   SimArray a(5);
   const Id r5 = destaged_r5(a);
-  corrupt_8k(a, r5);
-  const int lost = row0_strip(a, r5, 1).drive;
-  REQUIRE(a.array->inject_fault({"drive_fail", lost + 1}).is_ok());
-  a.sim->run();
-  a.write(a.vols[0], 8 * 1024, 4096);    // strip 0's unreadable block
-  a.write(a.vols[0], 72 * 1024, 4096);   // strip 1's, rebuilt unreadable
+  a.write(a.vols[0], 8 * 1024, 4096);   // data strip 0, 8 KiB in
+  a.write(a.vols[0], 72 * 1024, 4096);  // data strip 1, 8 KiB in
   a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  corrupt_strip_8k(a, r5, 0);
+  corrupt_strip_8k(a, r5, 1);
   a.read_check(a.vols[0], 0, 128 * 1024);
   a.read_check(a.vols[0], 4 * 1024, 70 * 1024);  // unaligned to the blocks around them
   a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
@@ -650,19 +658,53 @@ TEST_CASE("a read over a rewrite of an unreadable block returns the cached bytes
   a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);
-  // What the cache does not hold still fails where it is unreadable: strip 1's block alone
-  // rewritten, strip 0's read goes to the SSDs.
+  // What the cache does not hold still fails where it is unreadable.
   SimArray b(5);
   const Id r5b = destaged_r5(b);
-  corrupt_8k(b, r5b);
-  REQUIRE(b.array->inject_fault({"drive_fail", row0_strip(b, r5b, 1).drive + 1}).is_ok());
-  b.sim->run();
   b.write(b.vols[0], 72 * 1024, 4096);
   b.sim->run_until(b.sim->now() + 100 * sim::kMillisecond);
+  corrupt_strip_8k(b, r5b, 0);
+  corrupt_strip_8k(b, r5b, 1);
   b.read_check(b.vols[0], 64 * 1024, 64 * 1024);
   b.read_check(b.vols[0], 0, 64 * 1024);
   b.sim->run_until(b.sim->now() + 100 * sim::kMillisecond);
   CHECK(b.read_errors == 1);
+  CHECK(b.wrong_bytes == 0);
+}
+
+TEST_CASE("a write into rows with an unreadable block goes through: one that cannot reach the SSDs is refused, not acknowledged (review 39)") {
+  // A 4 KiB write-back into a punctured column was acknowledged, its destage failed for ever
+  // (FLUSH failing) and a clean stop lost it ("4096 bytes of acknowledged writes could not be
+  // destaged"). Sent through instead, the host hears of it at once.
+  SimArray a(5);
+  const Id r5 = destaged_r5(a);
+  corrupt_8k(a, r5);
+  REQUIRE(a.array->inject_fault({"drive_fail", row0_strip(a, r5, 1).drive + 1}).is_ok());
+  a.sim->run();
+  a.write(a.vols[0], 8 * 1024, 4096);
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  CHECK(a.write_errors == 1);
+  CHECK(a.array->data_path().dirty_bytes() == 0);  // nothing held that cannot be destaged
+  // A write over both blocks (strips 0 and 1) reads the strips it leaves, and heals the column.
+  a.write(a.vols[0], 0, 2 * kStrip);
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  CHECK(a.write_errors == 1);
+  CHECK(a.array->data_path().media_errors().empty());
+  a.read_check(a.vols[0], 0, sim::kMiB);
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  CHECK(a.read_errors == 0);
+  CHECK(a.wrong_bytes == 0);
+  // A row with one unreadable block redundancy covers: the write goes through and succeeds.
+  SimArray b(6);
+  const Id r5b = destaged_r5(b);
+  corrupt_8k(b, r5b);
+  b.write(b.vols[0], 8 * 1024, 4096);
+  b.sim->run_until(b.sim->now() + 100 * sim::kMillisecond);
+  CHECK(b.write_errors == 0);
+  CHECK(b.array->data_path().media_errors().empty());
+  b.read_check(b.vols[0], 0, sim::kMiB);
+  b.sim->run_until(b.sim->now() + 100 * sim::kMillisecond);
+  CHECK(b.read_errors == 0);
   CHECK(b.wrong_bytes == 0);
 }
 
@@ -792,4 +834,30 @@ TEST_CASE("a write beside a punctured column reports no raid5.parity violation (
   a.sim->run();
   CHECK(a.write_errors == 0);
   CHECK(a.invariant_report() == "");
+}
+
+TEST_CASE("a FUA write that fails leaves no trace in the cache: reads return the acknowledged bytes (review 39)") {
+  // The merge put the failed write's bytes into the cached block: every later read returned
+  // them, and the acknowledged write before it could be read nowhere.
+  SimArray a(5);
+  const Id r5 = destaged_r5(a);
+  a.write(a.vols[0], 64 * 1024, 4096);  // acknowledged, cached: data strip 1, column 0
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  REQUIRE(a.write_errors == 0);
+  corrupt_strip_8k(a, r5, 0);
+  corrupt_strip_8k(a, r5, 1);  // column 2 of row 0: two unreadable blocks, beyond RAID 5
+  std::vector<std::uint8_t> fua(12 * 1024 - 512, 0x5C);
+  HostIo w = write_io(r5, 64 * 1024 + 512, static_cast<std::int64_t>(fua.size()), fua.data(), true);
+  bool done = false, ok = true;
+  a.array->submit(w, [&](const IoCompletion& c) {
+    done = true;
+    ok = c.status.is_ok();
+  });
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  REQUIRE(done);
+  CHECK_FALSE(ok);  // it covers the unreadable 72 KiB block and cannot be written round it
+  a.read_check(a.vols[0], 64 * 1024, 4096);  // the cached, acknowledged block: all of it
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  CHECK(a.read_errors == 0);
+  CHECK(a.wrong_bytes == 0);
 }

@@ -364,12 +364,20 @@ class SseReader:
         threading.Thread(target=self.read, daemon=True).start()
 
     def read(self):
+        self.raw = []      # the stream's first lines, and how it ended: said when a wait times out
+        self.ended = "still open"
         try:
             for line in self.response:
+                if len(self.raw) < 40:
+                    self.raw.append(line[:200])
                 if line.startswith(b"data: "):
                     self.events.append(json.loads(line[6:]))
-        except Exception:  # the server closes the stream when it stops
-            pass
+            self.ended = "closed by the server"
+        except Exception as e:  # the server closes the stream when it stops
+            self.ended = f"{type(e).__name__}: {e}"
+
+    def describe(self):
+        return f"SSE stream {self.ended}; its first lines: {getattr(self, 'raw', [])}"
 
 
 def wait_for(what, predicate, timeout_s=60):
@@ -426,7 +434,10 @@ def case_drive_failure(rf):
                 and r["MessageSeverity"] == "Warning"]
 
     for name, events in (("subscriber", sub.received), ("SSE stream", sse.events)):
-        d = wait_for(f"the drive event at the {name}", lambda: drive_event(events), 60)[0]
+        try:
+            d = wait_for(f"the drive event at the {name}", lambda: drive_event(events), 60)[0]
+        except AssertionError as e:
+            raise AssertionError(f"{e}; {sse.describe()}") from None
         v = wait_for(f"the volume warning at the {name}", lambda: volume_warning(events), 60)[0]
         for r, what in ((d, "drive failure"), (v, "volume degraded")):
             lag_ns = r["Oem"]["Afasim"]["SimulatedTimeNs"] - fault["time_ns"]
