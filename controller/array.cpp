@@ -439,7 +439,7 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
     r.latency_multiplier = spec.latency_multiplier;
     r.controller = spec.controller;
     r.result = "applied";
-    changes.meta[kMetaHardware] = hardware_state();  // kept across restarts
+    put_hardware(changes);  // kept across restarts
   }
   if (!changes.events.empty() || st.is_ok()) {
     const Status committed = commit(changes);

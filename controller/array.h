@@ -485,7 +485,9 @@ class Array {
   // model adds (a rebuild's unreadable block) or a write clears is saved with the next event
   // or extent change (hardware_if_changed).
   std::uint64_t media_errors_saved_ = 0;
-  // Puts the hardware state into `c` when the media errors changed since it was last saved.
+  // Puts the hardware state into `c` (and notes the media errors it holds); the second only
+  // when the media errors changed since they were last put.
+  void put_hardware(ChangeSet& c);
   void hardware_if_changed(ChangeSet& c);
 
   qos::ReservableCapacity reservable_;

@@ -36,10 +36,13 @@ std::string Array::hardware_state() const {
   return out.str();
 }
 
-void Array::hardware_if_changed(ChangeSet& c) {
-  if (data_ == nullptr || data_->media_error_changes() == media_errors_saved_) return;
-  media_errors_saved_ = data_->media_error_changes();
+void Array::put_hardware(ChangeSet& c) {
   c.meta[kMetaHardware] = hardware_state();
+  if (data_ != nullptr) media_errors_saved_ = data_->media_error_changes();
+}
+
+void Array::hardware_if_changed(ChangeSet& c) {
+  if (data_ != nullptr && data_->media_error_changes() != media_errors_saved_) put_hardware(c);
 }
 
 sim::Status Array::restore_hardware(const Snapshot& snapshot) {
@@ -111,7 +114,7 @@ Status Array::save_clock() {
   c.meta[kMetaClock] = std::to_string(sim_.now());
   // And the hardware as it is now: media errors a write or read repair cleared since the last
   // fault are not restored as errors.
-  c.meta[kMetaHardware] = hardware_state();
+  put_hardware(c);
   return commit(c);
 }
 

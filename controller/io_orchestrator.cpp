@@ -235,29 +235,16 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   // (bytes only: the timing stays the whole read's). Until 2026-12-06 such a read failed
   // though every byte it returns was readable.
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v.raid_type());
-  const std::int64_t ext = ext_div.value();
-  const std::int64_t end = io.offset_bytes + io.length_bytes;
   bytes_plan_.clear();
-  Status st;
-  std::int64_t pos = io.offset_bytes;
-  constexpr std::int64_t kB = WriteCache::kBlockBytes;
-  while (pos < end && st.is_ok()) {
-    std::int64_t run_end = std::min(end, (pos / kB + 1) * kB);
-    if (cache_.holds_bytes(v, pos / kB)) {
-      pos = run_end;
-      continue;
-    }
-    // The run of blocks the cache lacks, within one extent.
-    while (run_end < end && ext_div.mod(run_end) != 0 && !cache_.holds_bytes(v, run_end / kB))
-      run_end = std::min(end, run_end + kB);
-    const std::int64_t n = run_end - pos;
-    const std::uint32_t id = v.thin->map[static_cast<std::size_t>(ext_div.div(pos))];
-    std::uint8_t* out = io.read_buffer + (pos - io.offset_bytes);
-    if (id != pool::ThinMap::kNoExtent) st = ctx_.raid.plan_read(ctx_.thin.extents()[id], ext_div.mod(pos), n, out, bytes_plan_);
-    else std::memset(out, 0, static_cast<std::size_t>(n));
-    pos += n;
-  }
-  return st.is_ok() ? ctx_.execute(bytes_plan_) : st;
+  AFASIM_RETURN_IF_ERROR(cache_.for_each_uncached_run(
+      v, io.offset_bytes, io.offset_bytes + io.length_bytes, ext_div.value(), [&](std::int64_t pos, std::int64_t n) {
+        const std::uint32_t id = v.thin->map[static_cast<std::size_t>(ext_div.div(pos))];
+        std::uint8_t* out = io.read_buffer + (pos - io.offset_bytes);
+        if (id != pool::ThinMap::kNoExtent) return ctx_.raid.plan_read(ctx_.thin.extents()[id], ext_div.mod(pos), n, out, bytes_plan_);
+        std::memset(out, 0, static_cast<std::size_t>(n));  // a hole reads as zeros
+        return Status::ok();
+      }));
+  return ctx_.execute(bytes_plan_);
 }
 
 [[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io) {

@@ -91,6 +91,23 @@ class WriteCache {
     const Block* blk = v.cache.cached_blocks != 0 ? find(v.id, block) : nullptr;
     return blk != nullptr && blk->data;
   }
+  // Calls f(offset, length) -> sim::Status for each run of byte range [offset, end) whose 4 KiB
+  // blocks the cache does not hold with their bytes (what must come from the SSDs), runs cut at
+  // multiples of `cut_bytes` (an extent: one RAID plan each). Stops at f's first error.
+  template <typename F>
+  sim::Status for_each_uncached_run(const VolumeRuntime& v, std::int64_t offset, std::int64_t end,
+                                    std::int64_t cut_bytes, F&& f) {
+    while (offset < end) {
+      std::int64_t run_end = std::min(end, (offset / kBlockBytes + 1) * kBlockBytes);
+      if (!holds_bytes(v, offset / kBlockBytes)) {
+        while (run_end < end && run_end % cut_bytes != 0 && !holds_bytes(v, run_end / kBlockBytes))
+          run_end = std::min(end, run_end + kBlockBytes);
+        AFASIM_RETURN_IF_ERROR(f(offset, run_end - offset));
+      }
+      offset = run_end;
+    }
+    return sim::Status::ok();
+  }
   // Whether a new write of `new_blocks` must wait for room; whether the queue of waiting
   // writes is full (the write then fails with kUnavailable); queues a waiting write.
   bool must_wait(Id c, std::int64_t new_blocks) const;

@@ -144,25 +144,16 @@ Status WriteCache::destage_whole_row(VolumeRuntime& v, raid::Extent& e, std::int
   // (written again at their own destage, now readable); the reads join the plan's timing.
   const raid::Layout& l = ctx_.raid.layout(v.raid_type());
   const std::int64_t row = l.row_data_bytes(), ext = l.extent_bytes();
-  const std::int64_t row_first = block * kBlockBytes / row * row / kBlockBytes;
-  const std::int64_t row_end = row_first + row / kBlockBytes;
+  const std::int64_t first = block * kBlockBytes / row * row;  // the row's first volume byte
   plan.clear();
   std::uint8_t* bytes = plan.scratch(row);
   raid::Plan reads;
-  for (std::int64_t b = row_first; b < row_end;) {
-    if (holds_bytes(v, b)) {
-      std::memcpy(bytes + (b - row_first) * kBlockBytes, find(v.id, b)->data.get(), kBlockBytes);
-      ++b;
-      continue;
-    }
-    std::int64_t run_end = b + 1;
-    while (run_end < row_end && !holds_bytes(v, run_end)) ++run_end;
-    AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_read(e, b * kBlockBytes % ext, (run_end - b) * kBlockBytes,
-                                               bytes + (b - row_first) * kBlockBytes, reads));
-    b = run_end;
-  }
+  AFASIM_RETURN_IF_ERROR(for_each_uncached_run(v, first, first + row, ext, [&](std::int64_t pos, std::int64_t n) {
+    return ctx_.raid.plan_read(e, pos % ext, n, bytes + (pos - first), reads);
+  }));
   AFASIM_RETURN_IF_ERROR(ctx_.execute(reads));
-  AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(e, row_first * kBlockBytes % ext, row, bytes, plan));
+  read(v, first, row, bytes, /*copy=*/true);  // the cache's blocks over what the SSDs gave
+  AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(e, first % ext, row, bytes, plan));
   AFASIM_RETURN_IF_ERROR(ctx_.execute(plan));
   plan.ops.insert(plan.ops.end(), reads.ops.begin(), reads.ops.end());
   return Status::ok();
