@@ -149,6 +149,9 @@ Reply Endpoints::update_scrub(const Call& c) {
     enabled = e->get<bool>();
   }
   const std::optional<std::int64_t> rate = f.size("bytes_per_second");
+  // Well-formed but impossible, as a zero or negative size is elsewhere: 422, not the model's 400.
+  if (rate && *rate <= 0)
+    throw ApiError(422, problem::kUnprocessable, "bytes_per_second must be positive, got " + std::to_string(*rate));
   return on_model(c, [&] {
     raid::ScrubOptions o = array_.data_path().scrub_options();
     if (enabled) o.enabled = *enabled;

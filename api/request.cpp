@@ -19,18 +19,16 @@ std::string quote_json(const std::string& s) {
   return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// The {id} of the path: a positive decimal integer, else no such object (404).
+// The {id} of the path: a positive decimal integer as the API writes it (no leading zero:
+// "01" names nothing), else no such object (404).
 Id parse_id(const Call& c, const std::string& kind) {
   const std::string& s = c.id_segment;
-  Id id = 0;
-  bool digits = !s.empty();
-  for (char ch : s) digits = digits && ch >= '0' && ch <= '9';
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), id);
-  if (!digits || ec != std::errc() || end != s.data() + s.size() || id <= 0) {
+  const std::optional<Id> id = controller::parse_object_id(s);
+  if (!id) {
     std::string shown = s.size() > 40 ? s.substr(0, 40) + "..." : s;
-    throw not_found("no " + kind + " " + quote_json(shown) + " (ids are positive integers)");
+    throw not_found("no " + kind + " " + quote_json(shown) + " (ids are positive integers, written without leading zeros)");
   }
-  return id;
+  return *id;
 }
 
 namespace {

@@ -75,6 +75,16 @@ std::string_view to_string(Severity s) {
   return "?";
 }
 
+std::optional<Id> parse_object_id(std::string_view segment) {
+  if (segment.empty() || segment.size() > 18 || segment[0] == '0') return std::nullopt;
+  Id id = 0;
+  for (char ch : segment) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    id = id * 10 + (ch - '0');
+  }
+  return id;
+}
+
 std::optional<Provisioning> parse_provisioning(std::string_view s) {
   if (s == "thin") return Provisioning::kThin;
   if (s == "fixed") return Provisioning::kFixed;

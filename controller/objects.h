@@ -38,6 +38,10 @@ std::string_view to_string(MappingAccess a);
 std::string_view to_string(VolumeState s);
 std::string_view to_string(Severity s);
 std::optional<Provisioning> parse_provisioning(std::string_view s);
+// An object's id as a path segment writes it: decimal digits, no sign, no leading zero,
+// at most 18 digits (so "01" and "+1" name nothing, as the API's ids are written once).
+// nullopt for anything else.
+std::optional<Id> parse_object_id(std::string_view segment);
 std::optional<InitiatorType> parse_initiator_type(std::string_view s);
 std::optional<MappingAccess> parse_mapping_access(std::string_view s);
 

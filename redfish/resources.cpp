@@ -122,13 +122,9 @@ json oem_qos(const controller::QosSettings& q) {
 }  // namespace
 
 controller::Id parse_segment(const std::string& segment, const std::string& what) {
-  if (segment.empty() || segment.size() > 18 || segment[0] == '0') throw not_found(what + " " + segment);
-  Id id = 0;
-  for (char ch : segment) {
-    if (ch < '0' || ch > '9') throw not_found(what + " " + segment);
-    id = id * 10 + (ch - '0');
-  }
-  return id;
+  const std::optional<Id> id = controller::parse_object_id(segment);
+  if (!id) throw not_found(what + " " + segment);
+  return *id;
 }
 
 std::string uri(const std::string& tail) { return std::string(kRedfishRoot) + tail; }

@@ -294,6 +294,9 @@ TEST_CASE("bad requests get the right 4xx problem and change nothing") {
        "abc"},
       {"zero id", [](Http& h) { return h.patch("/volumes/0", {{"name", "x"}}); }, 404,
        problem::kNotFound, ""},
+      // An existing volume's id written with a leading zero names nothing (was: volume 1).
+      {"id with a leading zero", [&](Http& h) { return h.get("/volumes/0" + base["id"].dump()); },
+       404, problem::kNotFound, "leading zeros"},
       {"unknown id", [](Http& h) { return h.del("/hosts/12345"); }, 404, problem::kNotFound,
        "12345"},
       {"unknown route", [](Http& h) { return h.get("/luns"); }, 404, problem::kNotFound, ""},

@@ -794,7 +794,12 @@ TEST_CASE("scrub: GET shows it off; PATCH switches it on with a rate; bad values
   CHECK(r.body["bytes_per_second"] == 200000000);
   CHECK(got(http, "/scrub", "/scrub")["enabled"] == true);
   CHECK(http.patch("/scrub", {{"enabled", "yes"}}).status == 400);
-  CHECK(http.patch("/scrub", {{"bytes_per_second", 0}}).status == 400);
+  // Zero, negative or beyond 64 bits: well-formed but impossible, 422 whatever its spelling
+  // (was 400 for 0 and -1 but 422 for "-5MiB"); an unreadable size stays a 400.
+  for (const json& rate : {json(0), json(-1), json("0"), json("-5MiB"), json(1e30)})
+    CHECK_MESSAGE(http.patch("/scrub", {{"bytes_per_second", rate}}).status == 422, rate.dump());
+  CHECK(http.patch("/scrub", {{"bytes_per_second", "fast"}}).status == 400);
+  CHECK(got(http, "/scrub", "/scrub")["bytes_per_second"] == 200000000);  // unchanged by the refusals
   CHECK(http.patch("/scrub", {{"passes_completed", 3}}).status == 422);  // read-only, as elsewhere
   CHECK(http.patch("/scrub", {{"enabled", false}}).body["enabled"] == false);
 }

@@ -54,6 +54,15 @@ TEST_CASE("first boot: 2 controllers, 2 DataPacs of 20 SSDs, one pool spanning b
   CHECK(f.array->event_count() == 1);
 }
 
+TEST_CASE("an object id is read as written: decimal, no sign, no leading zero, at most 18 digits") {
+  CHECK(parse_object_id("1") == Id{1});
+  CHECK(parse_object_id("907") == Id{907});
+  CHECK(parse_object_id("999999999999999999") == Id{999999999999999999});
+  for (const char* bad : {"", "0", "01", "007", "+1", "-1", " 1", "1 ", "1x", "0x1", "1e3",
+                          "1000000000000000000"})
+    CHECK_MESSAGE(!parse_object_id(bad).has_value(), bad);
+}
+
 TEST_CASE("fixed volumes are allocated at creation, thin ones only provisioned") {
   Fixture f;
   const std::int64_t extent = f.array->extent_bytes();
