@@ -106,7 +106,7 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
                           }});
   ctx_->after_execute = [this](const raid::Plan& plan) {
     mover_->plan_executed(plan);
-    if (members_->media_error_changes() != media_changes_seen_) note_media_changes();
+    if (members_->media_error_changes() != media_changes_seen_) note_media_changes(plan.remarked);
   };
   thin_->set_release_hook([this](std::uint32_t id) { mover_->abort(id, "the extent was freed"); });
   // A cache the supercaps cannot vault starts write-through: say so, once, at start.
@@ -114,9 +114,10 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
   return Status::ok();
 }
 
-void DataPath::note_media_changes() {
+void DataPath::note_media_changes(std::int64_t remarked) {
   media_changes_seen_ = members_->media_error_changes();
-  const std::uint64_t cleared = members_->media_errors_cleared() - media_cleared_seen_;
+  // Less the blocks the plan marked again after writing them (raid::Plan::punctures).
+  const std::uint64_t cleared = members_->media_errors_cleared() - media_cleared_seen_ - static_cast<std::uint64_t>(remarked);
   media_cleared_seen_ = members_->media_errors_cleared();
   // One event per plan that healed any: its commit saves the hardware state (Array::log_event),
   // so a kill after the write does not bring the marks back (review 38).

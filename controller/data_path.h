@@ -207,8 +207,9 @@ class DataPath : private raid::ScrubHost {
   std::string check_all_parity() const { return raid_->check_parity(thin_->extents()); }
 
  private:
-  // After a plan that changed the media errors: an info event when writes cleared some.
-  void note_media_changes();
+  // After a plan that changed the media errors: an info event when writes cleared some
+  // (`remarked`: of those, the blocks the plan marked unreadable again, raid::Plan::punctures).
+  void note_media_changes(std::int64_t remarked);
   std::uint64_t media_changes_seen_ = 0;
   std::uint64_t media_cleared_seen_ = 0;
   DataPath(sim::Simulator& sim, const config::SystemPreset& preset, DataPathOptions options, EventSink events);

@@ -215,6 +215,12 @@ class WriteCache {
   // (the cache's blocks, the rest read from the SSDs), into `plan`. kIoError when the rest of
   // the row cannot be read either.
   sim::Status destage_whole_row(VolumeRuntime& v, raid::Extent& e, std::int64_t block, raid::Plan& plan);
+  // destage_whole_row's reads again, block by block, of the row (volume byte `first`) that
+  // the cache lacks into `bytes`: a block no member can give is left as zeros and its extent
+  // byte offset appended to `lost`; each read's operations are appended to `reads` (timing).
+  // Errors other than kIoError are returned.
+  sim::Status read_row_around_lost(VolumeRuntime& v, raid::Extent& e, std::int64_t first, std::uint8_t* bytes,
+                                   raid::Plan& reads, std::vector<std::int64_t>& lost);
   std::size_t take_destage_slot(Id c, VolumeRuntime& v, std::int64_t first, std::int64_t end);
   void destage_done(std::size_t slot);
   // Runs the FLUSHes of `volume_id` that wait for its destages.

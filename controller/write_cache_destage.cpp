@@ -148,15 +148,58 @@ Status WriteCache::destage_whole_row(VolumeRuntime& v, raid::Extent& e, std::int
   plan.clear();
   std::uint8_t* bytes = plan.scratch(row);
   raid::Plan reads;
-  AFASIM_RETURN_IF_ERROR(for_each_uncached_run(v, first, first + row, ext, [&](std::int64_t pos, std::int64_t n) {
+  Status st = for_each_uncached_run(v, first, first + row, ext, [&](std::int64_t pos, std::int64_t n) {
     return ctx_.raid.plan_read(e, pos % ext, n, bytes + (pos - first), reads);
-  }));
-  AFASIM_RETURN_IF_ERROR(ctx_.execute(reads));
+  });
+  if (st.is_ok()) st = ctx_.execute(reads);
+  // A block the cache lacks that no member can give (two unreadable blocks in one column,
+  // all members present: the loss is for good) is written around: the row goes with zeros
+  // there, and that block and its column's parity are marked unreadable after (a punctured
+  // stripe, raid::Engine::plan_write_around). Until 2026-12-06 such a row's cached blocks
+  // waited for ever, FLUSH failing, and a clean stop discarded them. With a member missing
+  // the destage still waits: the rebuild decides what is lost.
+  std::vector<std::int64_t> lost;  // extent byte offsets of those blocks
+  if (st.code() == sim::Code::kIoError && e.missing == 0)
+    st = read_row_around_lost(v, e, first, bytes, reads, lost);
+  AFASIM_RETURN_IF_ERROR(st);
   read(v, first, row, bytes, /*copy=*/true);  // the cache's blocks over what the SSDs gave
-  AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(e, first % ext, row, bytes, plan));
+  if (lost.empty())
+    AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(e, first % ext, row, bytes, plan));
+  else
+    AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write_around(e, first % ext, row, bytes, lost, plan));
   AFASIM_RETURN_IF_ERROR(ctx_.execute(plan));
   plan.ops.insert(plan.ops.end(), reads.ops.begin(), reads.ops.end());
+  if (!lost.empty())
+    ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id),
+              "destage met " + std::to_string(lost.size()) + " block(s) of 4 KiB with no readable source (two " +
+                  "unreadable blocks in one RAID 5 column), the first at volume byte " +
+                  std::to_string(first / ext * ext + lost.front()) +
+                  ": the row's cached writes reached the SSDs around them; those blocks read as an error until a "
+                  "write covers them");
   return Status::ok();
+}
+
+Status WriteCache::read_row_around_lost(VolumeRuntime& v, raid::Extent& e, std::int64_t first, std::uint8_t* bytes,
+                                        raid::Plan& reads, std::vector<std::int64_t>& lost) {
+  const std::int64_t ext = ctx_.raid.layout(v.raid_type()).extent_bytes();
+  const std::int64_t row = ctx_.raid.layout(v.raid_type()).row_data_bytes();
+  raid::Plan one;
+  return for_each_uncached_run(v, first, first + row, ext, [&](std::int64_t pos, std::int64_t n) -> Status {
+    for (std::int64_t at = pos; at < pos + n; at += kBlockBytes) {
+      one.clear();
+      std::uint8_t* out = bytes + (at - first);
+      Status st = ctx_.raid.plan_read(e, at % ext, kBlockBytes, out, one);
+      if (st.is_ok()) st = ctx_.execute(one);
+      reads.ops.insert(reads.ops.end(), one.ops.begin(), one.ops.end());
+      if (st.code() == sim::Code::kIoError) {
+        std::memset(out, 0, kBlockBytes);
+        lost.push_back(at % ext);
+      } else {
+        AFASIM_RETURN_IF_ERROR(st);
+      }
+    }
+    return Status::ok();
+  });
 }
 
 void WriteCache::note_destage(VolumeRuntime& v, std::int64_t first, std::int64_t end, const Status& st) {

@@ -672,6 +672,73 @@ TEST_CASE("a read over cached rewrites of unreadable blocks returns the cached b
   CHECK(b.wrong_bytes == 0);
 }
 
+TEST_CASE("a cached block whose column became doubly unreadable reaches the SSDs around the lost block, which stays an error") {
+  // A 4 KiB rewrite of data strip 1 waits in the cache; then strips 0 and 1 of its column turn
+  // unreadable (beyond RAID 5). Its read-modify-write needs strip 1's old block, its
+  // reconstruct-write and a full-stripe write need strip 0's: until this session the block
+  // waited for ever, FLUSH failing, and a clean stop discarded it. Now the row is written with
+  // strip 0's block and the column's parity marked unreadable (a punctured stripe).
+  SimArray a(5);
+  const Id r5 = destaged_r5(a);
+  a.write(a.vols[0], 72 * 1024, 4096);  // data strip 1, 8 KiB in
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  corrupt_strip_8k(a, r5, 0);
+  corrupt_strip_8k(a, r5, 1);
+  a.array->destage_all();
+  a.sim->run_until(a.sim->now() + 3 * sim::kSecond);
+  CHECK(a.array->data_path().dirty_bytes() == 0);
+  std::string said;
+  for (const auto& e : a.array->events(0, 100).items) {
+    CHECK(e.message.find("destage failed") == std::string::npos);
+    if (e.message.find("no readable source") != std::string::npos) said = e.message;
+  }
+  CAPTURE(said);
+  CHECK(said.find("destage met 1 block(s) of 4 KiB") != std::string::npos);
+  // The rewrite healed strip 1's block; strip 0's, written and marked again, is not counted.
+  bool healed_said = false;
+  for (const auto& e : a.array->events(0, 100).items)
+    healed_said = healed_said || e.message == "1 unreadable 4 KiB block(s) rewritten: they read again (2 left)";
+  CHECK(healed_said);
+  CHECK(said.find("volume byte 8192") != std::string::npos);
+  // Strip 0's block and the parity block of its column.
+  std::int64_t marked = 0;
+  for (const auto& [drive, blocks] : a.array->data_path().media_errors()) marked += static_cast<std::int64_t>(blocks.size());
+  CHECK(marked == 2);
+  a.read_check(a.vols[0], 8 * 1024, 4096);
+  a.read_check(a.vols[0], 0, 8 * 1024);
+  a.read_check(a.vols[0], 12 * 1024, sim::kMiB - 12 * 1024);  // the rewrite among them
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  CHECK(a.read_errors == 1);
+  CHECK(a.wrong_bytes == 0);
+  // Replacing the lost block's drive, then the parity's, keeps the lost block an error: each
+  // rebuild meets the other's mark (rebuilt from the zeros beneath, it would be wrong bytes).
+  const int failed_b = row0_strip(a, r5, 0).drive;
+  REQUIRE(a.array->inject_fault({"drive_fail", failed_b + 1}).is_ok());
+  a.sim->run();
+  const raid::Layout l = raid::Layout::raid5(4, kStrip, a.array->capacity_model().params().chunk_bytes);
+  const raid::ChunkAddr parity = a.array->data_path().extent_records(r5).at(0).members[static_cast<std::size_t>(l.parity_member(0))];
+  REQUIRE(a.array->inject_fault({"drive_fail", parity.drive + 1}).is_ok());
+  a.sim->run();
+  a.read_check(a.vols[0], 8 * 1024, 4096);
+  a.read_check(a.vols[0], 64 * 1024, 64 * 1024);
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  CHECK(a.read_errors == 2);
+  CHECK(a.wrong_bytes == 0);
+  // A write over the lost block heals the column: its reconstruct-write reads the others.
+  a.write(a.vols[0], 8 * 1024, 4096);
+  a.sim->run();
+  a.array->destage_all();
+  a.sim->run();
+  CHECK(a.write_errors == 0);
+  // No mark left but the two failed drives' own (out of service, they hold no extent now).
+  for (const auto& [drive, blocks] : a.array->data_path().media_errors())
+    CHECK_MESSAGE((drive == failed_b || drive == parity.drive), "drive ", drive, ": ", blocks.size(), " block(s)");
+  a.read_check(a.vols[0], 0, sim::kMiB);
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  CHECK(a.read_errors == 2);
+  CHECK(a.wrong_bytes == 0);
+}
+
 TEST_CASE("a write into rows with an unreadable block goes through: one that cannot reach the SSDs is refused, not acknowledged (review 39)") {
   // A 4 KiB write-back into a punctured column was acknowledged, its destage failed for ever
   // (FLUSH failing) and a clean stop lost it ("4096 bytes of acknowledged writes could not be
