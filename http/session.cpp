@@ -5,7 +5,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <sys/socket.h>
+
 #include <array>
+#include <cerrno>
 #include <deque>
 
 #include "http/parse.h"
@@ -337,11 +340,15 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
         asio::bind_executor(strand_, [self = this->shared_from_this(), weak = std::weak_ptr<Sink>(sink)](error_code ec) {
           auto s = weak.lock();
           if (!s || ec) return;
+          // A peek that never blocks: Asio's own receive() on this socket (non-blocking
+          // inside Asio, blocking to its user) polls with no timeout when nothing is there, so
+          // a wake-up with no byte waiting parked an I/O thread inside this stream, which went
+          // silent (review of the redfish_clients flake, 2026-12-06). Nothing there: watch again.
           char byte = 0;
-          const std::size_t n =
-              self->lowest().socket().receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, ec);
-          if ((ec && ec != asio::error::eof) || n > 0) return s->peer_gone();  // Asio: a 0-byte read is eof
-          s->write(": \n\n");
+          const ssize_t n = ::recv(self->lowest().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+          if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return self->watch_peer(s);
+          if (n != 0) return s->peer_gone();  // a byte out of turn, or an error
+          s->write(": \n\n");  // end of stream: closed, or half-closed by a client still reading
           auto probe = std::make_shared<asio::steady_timer>(self->strand_, std::chrono::milliseconds(100));
           probe->async_wait([probe, weak](error_code) {
             if (auto again = weak.lock()) again->write(": \n\n");
