@@ -367,6 +367,10 @@ class Array {
   // Applies the saved hardware state, resumes interrupted rebuilds, and logs one event
   // that says what came back. REQUIRES: start_data_path succeeded.
   sim::Status restore_hardware(const Snapshot& snapshot);
+  // One saved line of the data path's state ("drive D bad OFFSET", "volume V lost FIRST
+  // COUNT"): put back, counted, `handled` true; another kind of line: `handled` false.
+  sim::Status restore_data_path_line(const std::string& line, int& media_errors, std::int64_t& lost_blocks,
+                                     bool& handled);
   // The scrub's settings as saved in meta "scrub" ("enabled 1", "bytes_per_second N",
   // "pass_interval_ns N", a line each), and applied again at open. REQUIRES: start_data_path
   // succeeded.
@@ -481,9 +485,9 @@ class Array {
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")
   ChangeSet* fault_changes_ = nullptr;  // set while inject_fault runs: its events' ChangeSet
-  // DataPath::media_error_changes when the hardware state was last saved: a media error the
-  // model adds (a rebuild's unreadable block) or a write clears is saved with the next event
-  // or extent change (hardware_if_changed).
+  // DataPath::saved_state_changes when the hardware state was last saved: a media error the
+  // model adds (a rebuild's unreadable block) or a write clears, or a lost write marked or
+  // written again, is saved with the next event or extent change (hardware_if_changed).
   std::uint64_t media_errors_saved_ = 0;
   // Puts the hardware state into `c` (and notes the media errors it holds); the second only
   // when the media errors changed since they were last put.

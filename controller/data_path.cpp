@@ -174,13 +174,14 @@ void DataPath::write_back_at_stop() {
   }
   pair_->write_vaults_into_pool();
   cache_->destage_all();
-  std::int64_t failed = 0;
-  volumes_.for_each([&](const VolumeRuntime& v) { failed += v.cache.failed_blocks; });
+  // What still fails is lost, and marked so (saved with the event's commit): after the restart
+  // reads of it fail instead of returning the SSDs' older bytes.
+  const std::int64_t failed = cache_->mark_failed_destages_lost();
   if (failed > 0)
     ctx_->emit(Severity::kCritical, "cache", "",
                "stop: " + std::to_string(failed * WriteCache::kBlockBytes) +
                    " bytes of acknowledged writes could not be destaged (their destage kept failing: the volume's "
-                   "\"destage failed\" event says why); they are lost");
+                   "\"destage failed\" event says why); they are lost, and read as errors until written again");
 }
 
 void DataPath::set_preferred_controller(Id volume_id, Id controller) {
@@ -193,9 +194,27 @@ void DataPath::detach_volume(Id volume_id) {
   // Its cached blocks go with it, dirty or not: the volume no longer exists.
   cache_->drop_range(*v, 0, static_cast<std::int64_t>(v->thin->map.size()) * extent_bytes(v->raid_type()) / kCacheBlock,
                      owner(volume_id));
+  ctx_->lost_writes.forget(*v);
   thin_->detach(volume_id);
   volumes_.remove(volume_id);
   cache_->recount();
+}
+
+std::int64_t DataPath::lost_write_bytes(Id volume_id) const {
+  const VolumeRuntime* v = volumes_.find(volume_id);
+  return v == nullptr ? 0 : static_cast<std::int64_t>(v->lost_blocks.size()) * LostWrites::kBlockBytes;
+}
+
+Status DataPath::restore_lost_writes(Id volume_id, std::int64_t first_block, std::int64_t blocks) {
+  VolumeRuntime* v = volumes_.find(volume_id);
+  if (v == nullptr) return sim::not_found("no volume " + std::to_string(volume_id));
+  const std::int64_t volume_blocks = v->thin->capacity_bytes / LostWrites::kBlockBytes + 1;  // a partial last block
+  if (first_block >= volume_blocks || blocks > volume_blocks - first_block)
+    return Status(sim::Code::kOutOfRange, "blocks " + std::to_string(first_block) + "+" + std::to_string(blocks) +
+                             " lie past the end of volume " + std::to_string(volume_id) + " (" +
+                             std::to_string(v->thin->capacity_bytes) + " bytes)");
+  for (std::int64_t b = first_block; b < first_block + blocks; ++b) ctx_->lost_writes.mark(*v, b);
+  return Status::ok();
 }
 
 std::int64_t DataPath::allocated_extents(Id volume_id) const {

@@ -147,8 +147,25 @@ class DataPath : private raid::ScrubHost {
   sim::Result<std::int64_t> corrupt_block(int drive, std::optional<std::int64_t> offset_bytes);
   // The media errors now (drive index → device byte offsets), and one put back at a restart.
   const std::map<int, std::set<std::int64_t>>& media_errors() const { return members_->bad_blocks(); }
-  // Counts changes to the media errors (raid::DriveMembers::media_error_changes).
-  std::uint64_t media_error_changes() const { return members_->media_error_changes(); }
+  // Counts the changes to what the array's hardware state saves of the data path: the media
+  // errors (raid::DriveMembers::media_error_changes) and the lost writes (LostWrites::changes).
+  std::uint64_t saved_state_changes() const { return members_->media_error_changes() + ctx_->lost_writes.changes(); }
+  // Acknowledged writes the array lost (controller/lost_writes.h): f(volume id, first block,
+  // blocks) for each run of lost 4 KiB blocks, by volume and block; how many bytes a volume
+  // has lost; and a run put back at a restart (kNotFound: no such volume, deleted since;
+  // kOutOfRange: past the volume's end).
+  template <typename F>
+  void for_each_lost_run(F&& f) const {
+    volumes_.for_each([&](const VolumeRuntime& v) {
+      for (auto it = v.lost_blocks.begin(); it != v.lost_blocks.end();) {
+        std::int64_t first = *it, n = 0;
+        while (it != v.lost_blocks.end() && *it == first + n) ++it, ++n;
+        f(v.id, first, n);
+      }
+    });
+  }
+  std::int64_t lost_write_bytes(Id volume_id) const;
+  sim::Status restore_lost_writes(Id volume_id, std::int64_t first_block, std::int64_t blocks);
   void restore_media_error(int drive, std::int64_t offset_bytes) { members_->restore_bad_block(drive, offset_bytes); }
   const RebuildStatus& rebuild_status() const { return rebuild_->status(); }
   // After a restart: queues a rebuild for every drive that extents are still missing

@@ -2,7 +2,9 @@
 // slow, which controller has failed, whether a supercap pack is degraded or the
 // inter-controller link cut. Saved with every fault in the meta key "hardware" (one fact a
 // line: "drive 7 failed", "drive 3 slow 4", "drive 2 bad 9273344" (a media error's device
-// byte offset), "controller 2 failed", "supercap degraded", "link cut"), applied again when the array opens, before any host I/O. Mains power is not
+// byte offset), "volume 3 lost 1024 16" (16 blocks of 4 KiB from block 1024 whose acknowledged
+// writes were lost, controller/lost_writes.h), "controller 2 failed", "supercap degraded", "link
+// cut"), applied again when the array opens, before any host I/O. Mains power is not
 // kept: a restarted array boots with the mains on (docs/persistence.md). The scrub's settings
 // are kept beside it, in meta "scrub".
 #include <algorithm>
@@ -28,6 +30,11 @@ std::string Array::hardware_state() const {
   // cycle, so the mark must too, or the flipped bytes read back as data (hostile round 17).
   for (const auto& [drive, blocks] : data_->media_errors())
     for (std::int64_t at : blocks) out << "drive " << drive + 1 << " bad " << at << "\n";
+  // Acknowledged writes lost with a controller's cache: the SSDs hold older bytes, so the
+  // marks must outlive a restart too, or those bytes read back as the data.
+  data_->for_each_lost_run([&](Id volume, std::int64_t first, std::int64_t n) {
+    out << "volume " << volume << " lost " << first << " " << n << "\n";
+  });
   for (const auto& c : controllers())
     if (c.state == ControllerState::kFailed) out << "controller " << c.id << " failed\n";
   const PowerStatus p = data_->power_status();
@@ -38,16 +45,47 @@ std::string Array::hardware_state() const {
 
 void Array::put_hardware(ChangeSet& c) {
   c.meta[kMetaHardware] = hardware_state();
-  if (data_ != nullptr) media_errors_saved_ = data_->media_error_changes();
+  if (data_ != nullptr) media_errors_saved_ = data_->saved_state_changes();
 }
 
 void Array::hardware_if_changed(ChangeSet& c) {
-  if (data_ != nullptr && data_->media_error_changes() != media_errors_saved_) put_hardware(c);
+  if (data_ != nullptr && data_->saved_state_changes() != media_errors_saved_) put_hardware(c);
+}
+
+sim::Status Array::restore_data_path_line(const std::string& line, int& media_errors, std::int64_t& lost_blocks,
+                                          bool& handled) {
+  std::istringstream words(line);
+  std::string what, how, rest;
+  Id id = 0;
+  std::int64_t at = -1, n = 0;
+  words >> what >> id >> how;
+  const auto unknown = [&] {
+    return sim::Status(sim::Code::kInternal, "state: meta hardware has a line this afasim does not know: " + line);
+  };
+  handled = (what == "drive" && how == "bad") || what == "volume";
+  if (what == "drive" && how == "bad") {
+    if (!(words >> at) || at < 0 || id < 1 || id > static_cast<Id>(drives_.size())) return unknown();
+    if (const std::int64_t end = drives_[static_cast<std::size_t>(id - 1)].capacity_bytes; at >= end)
+      return sim::Status(sim::Code::kInternal, "state: meta hardware line \"" + line + "\": byte " + std::to_string(at) +
+                                                   " is past the end of drive " + std::to_string(id) + " (" +
+                                                   std::to_string(end) + " bytes)");
+    data_->restore_media_error(static_cast<int>(id - 1), at);
+    ++media_errors;
+  } else if (what == "volume") {
+    if (how != "lost" || !(words >> at >> n) || at < 0 || n < 1 || (words >> rest)) return unknown();
+    const sim::Status st = data_->restore_lost_writes(id, at, n);
+    // A volume deleted since (a kill before the save) has nothing left to mark.
+    if (st.code() == sim::Code::kNotFound) return sim::Status::ok();
+    if (!st.is_ok()) return sim::Status(sim::Code::kInternal, "state: meta hardware line \"" + line + "\": " + st.message());
+    lost_blocks += n;
+  }
+  return sim::Status::ok();
 }
 
 sim::Status Array::restore_hardware(const Snapshot& snapshot) {
   std::vector<std::string> restored;
   int media_errors = 0;
+  std::int64_t lost_blocks = 0;
   ChangeSet discarded;  // the events of re-applying: one summary event says it all
   fault_changes_ = &discarded;
   auto it = snapshot.meta.find(kMetaHardware);
@@ -61,23 +99,10 @@ sim::Status Array::restore_hardware(const Snapshot& snapshot) {
     double factor = 1.0;
     words >> what;
     FaultSpec spec;
+    bool handled = false;
+    st = restore_data_path_line(line, media_errors, lost_blocks, handled);
+    if (!st.is_ok() || handled) continue;  // the loop ends on an error
     const bool drive_line = what == "drive" && (words >> id >> how);
-    if (drive_line && how == "bad") {
-      std::int64_t at = -1;
-      if (!(words >> at) || at < 0 || id < 1 || id > static_cast<Id>(drives_.size())) {
-        st = sim::Status(sim::Code::kInternal, "state: meta hardware has a line this afasim does not know: " + line);
-        break;
-      }
-      if (const std::int64_t end = drives_[static_cast<std::size_t>(id - 1)].capacity_bytes; at >= end) {
-        st = sim::Status(sim::Code::kInternal, "state: meta hardware line \"" + line + "\": byte " +
-                                                   std::to_string(at) + " is past the end of drive " +
-                                                   std::to_string(id) + " (" + std::to_string(end) + " bytes)");
-        break;
-      }
-      data_->restore_media_error(static_cast<int>(id - 1), at);
-      ++media_errors;
-      continue;
-    }
     if (drive_line) {
       spec.drive = id;
       spec.type = how == "failed" ? "drive_fail" : how == "pulled" ? "drive_pull" : "drive_slow";
@@ -102,6 +127,7 @@ sim::Status Array::restore_hardware(const Snapshot& snapshot) {
   if (!st.is_ok()) return sim::Status(st.code(), "restoring the hardware state: " + st.message());
   const int rebuilds = data_->resume_rebuilds();
   if (media_errors > 0) restored.push_back(std::to_string(media_errors) + " SSD block(s) with a media error");
+  if (lost_blocks > 0) restored.push_back(std::to_string(lost_blocks) + " volume block(s) of 4 KiB whose acknowledged write was lost");
   if (restored.empty() && rebuilds == 0) return sim::Status::ok();
   std::string message = "restart: hardware state restored";
   for (std::size_t i = 0; i < restored.size(); ++i) message += (i == 0 ? ": " : ", ") + restored[i];

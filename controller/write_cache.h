@@ -134,6 +134,9 @@ class WriteCache {
   // Controller `c` went down: its waiting writes (in the cache and its mirror) are handed to
   // `park`, its DRAM is gone. Returns the dirty bytes lost (no current copy on the peer).
   std::int64_t controller_lost(Id c, bool peer_serving, const std::function<void(CacheWaiter&)>& park);
+  // At a stop: marks every dirty block whose destage still fails lost (ArrayContext::lost_writes)
+  // and returns how many there are.
+  std::int64_t mark_failed_destages_lost();
   // Nothing the survivor holds is mirrored any more (its peer is gone).
   void forget_mirrors();
   // The mirror is rebuilt: every dirty block has a current copy on the peer.
@@ -149,6 +152,10 @@ class WriteCache {
   bool restore_vaulted(const VaultRecord& r);
   // DRAM is gone (power off).
   void clear();
+  // Before clear(): marks lost (ArrayContext::lost_writes) every dirty block that no vault in
+  // `vaults` holds at its version (both controllers' vaults failed or were cut short); returns
+  // how many.
+  std::int64_t mark_unvaulted_lost(std::initializer_list<const std::vector<VaultRecord>*> vaults);
 
   // REQUIRES: volume < 2^24 - 1, 0 <= block < 2^40 (4 EiB of 4 KiB blocks).
   static std::uint64_t key(Id volume, std::int64_t block) {

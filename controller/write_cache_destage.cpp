@@ -2,6 +2,7 @@
 // asks of the cache: a controller lost, the mirror forgotten or rebuilt, the vault.
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "controller/controller_pair.h"
 #include "controller/io_orchestrator.h"
@@ -364,11 +365,23 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
       }
       continue;
     }
-    if (blk.dirty) lost += kBlockBytes;
+    if (blk.dirty) {
+      lost += kBlockBytes;
+      ctx_.lost_writes.mark(*v, b);  // its reads fail now, not return the SSDs' older bytes
+    }
     drop.emplace_back(v, b);
   }
   for (auto& [v, b] : drop) drop_block(*v, b, 0);
   return lost;
+}
+
+std::int64_t WriteCache::mark_failed_destages_lost() {
+  std::int64_t failed = 0;
+  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty && b.destage_failed; })) {
+    ctx_.lost_writes.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
+    ++failed;
+  }
+  return failed;
 }
 
 void WriteCache::forget_mirrors() {
@@ -404,6 +417,23 @@ std::vector<std::vector<VaultRecord>> WriteCache::vault_records(const std::vecto
     }
   }
   return records;
+}
+
+std::int64_t WriteCache::mark_unvaulted_lost(std::initializer_list<const std::vector<VaultRecord>*> vaults) {
+  std::unordered_map<std::uint64_t, std::uint64_t> saved;  // key → the newest version a vault holds
+  for (const auto* vault : vaults)
+    for (const VaultRecord& r : *vault) {
+      std::uint64_t& version = saved[key(r.volume_id, r.block)];
+      version = std::max(version, r.version);
+    }
+  std::int64_t lost = 0;
+  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty; })) {
+    const auto it = saved.find(k);
+    if (it != saved.end() && it->second >= blocks_.at(k).version) continue;
+    ctx_.lost_writes.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
+    ++lost;
+  }
+  return lost;
 }
 
 void WriteCache::clear() {
