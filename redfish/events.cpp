@@ -337,6 +337,10 @@ bool Events::attach_stream(std::shared_ptr<http::StreamSink> sink, const std::st
   if (!stream_refusal_locked(address, user).empty()) return false;
   if (after >= 0) {
     std::string catch_up;
+    // A reconnect from before the oldest event kept: say what is missing, once.
+    if (!recent_.empty() && recent_.front().first > after + 1)
+      catch_up = ": events " + std::to_string(after + 1) + ".." + std::to_string(recent_.front().first - 1) +
+                 " are no longer kept (the last " + std::to_string(kRecentEvents) + " are)\n\n";
     for (const auto& [id, text] : recent_)
       if (id > after) catch_up += text;
     if (!catch_up.empty() && !sink->write(std::move(catch_up))) {

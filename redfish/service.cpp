@@ -325,8 +325,19 @@ std::vector<http::Route> Service::Impl::event_routes() {
     // The stream lasts while the credentials it was opened with hold (api::Auth::credential_check).
     std::function<bool()> authorized = options.auth ? options.auth->credential_check(r) : std::function<bool()>();
     // The stream starts from the events as they stand now, not when the front end gets round to
-    // it after the headers (a drive event between the two was lost on a loaded machine).
-    const std::int64_t after = ev.stream_position();
+    // it after the headers (a drive event between the two was lost on a loaded machine); an
+    // EventSource reconnecting sends the id of the last event it got (Last-Event-ID, the "id:"
+    // lines), and the stream goes on after it from the last events kept.
+    std::int64_t after = ev.stream_position();
+    if (r.has_header("Last-Event-ID")) {
+      const std::string h = r.header("Last-Event-ID");
+      const std::optional<controller::Id> id = h == "0" ? std::optional<controller::Id>(0) : controller::parse_object_id(h);
+      if (!id)
+        throw RedfishError(400, "HeaderInvalid",
+                           "The Last-Event-ID header is not the id of an event (the stream's \"id:\" lines): " +
+                               config::printable(h.substr(0, 40)));
+      after = std::min(after, *id);
+    }
     res.stream = [&ev, address = r.remote_address, user = r.principal.user, authorized,
                   after](std::shared_ptr<http::StreamSink> sink) {
       // retry: how long an EventSource waits before reconnecting, ms.

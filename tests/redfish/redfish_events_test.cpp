@@ -200,3 +200,22 @@ TEST_CASE("an SSE stream gets the events published between its request and its s
   REQUIRE(events.attach_stream(now, "127.0.0.1", {}, "admin"));
   CHECK(now->text.empty());
 }
+
+TEST_CASE("an SSE reconnect from before the oldest event kept says which events are missing") {
+  EventArray a;
+  redfish::Events events;
+  controller::Event e;
+  e.category = "drive";
+  e.message = "drive 7 failed";
+  const std::int64_t kept = static_cast<std::int64_t>(redfish::Events::kRecentEvents);
+  for (e.id = 1; e.id <= kept + 10; ++e.id) events.publish(e, *a.array);
+  auto sink = std::make_shared<RecordingSink>();
+  REQUIRE(events.attach_stream(sink, "127.0.0.1", {}, "admin", 3));
+  CHECK(sink->text.rfind(": events 4..10 are no longer kept (the last " + std::to_string(kept) + " are)\n\n", 0) == 0);
+  CHECK(sink->text.find("id: 11\n") != std::string::npos);
+  CHECK(sink->text.find("id: 10\n") == std::string::npos);
+  // From within what is kept: no such comment.
+  auto within = std::make_shared<RecordingSink>();
+  REQUIRE(events.attach_stream(within, "127.0.0.1", {}, "admin", 10));
+  CHECK(within->text.rfind("id: 11\n", 0) == 0);
+}
