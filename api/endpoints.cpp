@@ -59,7 +59,7 @@ void immutable(const std::string& field, const std::string& kind, const std::str
 }
 
 const std::initializer_list<std::string_view> kVolumeReadOnly = {
-    "id", "owner_controller", "effective_qos", "allocated_bytes", "lost_write_bytes", "state", "qos_status",
+    "id", "owner_controller", "effective_qos", "allocated_bytes", "lost_bytes", "state", "qos_status",
     "created_time_ns", "revision"};
 const std::initializer_list<std::string_view> kPoolReadOnly = {"id", "raid_types", "volume_count",
                                                                "capacity", "revision"};

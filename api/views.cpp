@@ -255,9 +255,9 @@ json volume_view(const Array& array, const Volume& v) {
           {"effective_qos", qos_view(array.effective_qos(v))},
           {"allocated_bytes",
            array.data_path().allocated_extents(v.id) * array.extent_bytes(v.raid_type)},
-          // Acknowledged writes lost with a controller's cache (controller/lost_writes.h): reads
+          // Acknowledged writes lost with a controller's cache (controller/lost_blocks.h): reads
           // of those blocks fail until written again.
-          {"lost_write_bytes", array.data_path().lost_write_bytes(v.id)},
+          {"lost_bytes", array.data_path().lost_bytes(v.id)},
           // While no controller serves I/O (mains off, booting) no volume is online; nor is one
           // no controller owns (its preferred controller booting, a takeover not yet done):
           // its I/O waits for an owner (hostile round 27 read "online" while NBD reads hung).

@@ -9,7 +9,7 @@
 #include <array>
 #include <functional>
 #include <memory>
-#include <set>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,7 +17,7 @@
 #include "controller/controller_states.h"
 #include "controller/cost_model.h"
 #include "controller/hardware.h"
-#include "controller/lost_writes.h"
+#include "controller/lost_blocks.h"
 #include "controller/timing.h"
 #include "controller/objects.h"
 #include "datapac/payload.h"
@@ -116,9 +116,9 @@ struct alignas(64) VolumeRuntime {
   VolumeIoStats stats;
   CacheVolume cache;
   Id preferred_controller = 1;
-  // Its 4 KiB blocks whose acknowledged writes were lost (ArrayContext::lost_writes): reads
-  // of them fail until they are written again.
-  std::set<std::int64_t> lost_blocks;
+  // Its lost data (ArrayContext::lost_data): 4 KiB block → the sectors lost (bit i: the i-th
+  // 512 bytes). Reads of them fail until they are written again.
+  std::map<std::int64_t, std::uint8_t> lost_blocks;
   raid::RaidType raid_type() const { return thin->raid_type; }
 };
 
@@ -177,8 +177,8 @@ struct ArrayContext {
   // Runs after every executed plan (the extent mover counts the bytes a plan mirrored onto a
   // move target and the wear leveler wakes on member writes).
   std::function<void(const raid::Plan&)> after_execute;
-  // Acknowledged writes lost with a controller's cache, by volume (controller/lost_writes.h).
-  LostWrites lost_writes;
+  // Volume data the array lost, by volume (controller/lost_blocks.h).
+  LostBlocks lost_data;
 
   // What on the host's file system a write went to: the SSDs' payload files, or afasim.db (a
   // thin extent's map entry). Each has its own episode: a payload write that succeeds says

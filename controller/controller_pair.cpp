@@ -270,7 +270,7 @@ void ControllerPair::controller_down(Id c, const std::string& why) {
     ctx_.emit(Severity::kCritical, "cache", ArrayContext::controller_object(c),
               "controller " + name(c) + " went down (" + why + ") holding " + buf +
                   " of dirty data with no current copy on its peer: lost; reads of those blocks fail until "
-                  "they are written again (GET /volumes shows lost_write_bytes)");
+                  "they are written again (GET /volumes shows lost_bytes)");
   }
   if (serving(p)) schedule_peer_lost(p, c, ctx_.sim.now());
 }

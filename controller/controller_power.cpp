@@ -245,7 +245,7 @@ void ControllerPair::power_off_done() {
   const double used = ctx_.options.controllers.holdup_load_w * sim::to_seconds(ctx_.sim.now() - power_lost_ns_);
   energy_joules_ = std::max(0.0, energy_joules_ - used);
   // DRAM is gone. What no vault holds is lost: its reads fail until rewritten (docs/faults.md
-  // "Lost writes"), instead of returning the SSDs' older bytes after the boot.
+  // "Lost data"), instead of returning the SSDs' older bytes after the boot.
   cache_.mark_unvaulted_lost({&ctl(1).vault, &ctl(2).vault});
   cache_.clear();
   ctx_.volumes.for_each([](VolumeRuntime& v) { v.claims = 0; });

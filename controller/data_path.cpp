@@ -106,7 +106,7 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
                           }});
   ctx_->after_execute = [this](const raid::Plan& plan) {
     mover_->plan_executed(plan);
-    if (members_->media_error_changes() != media_changes_seen_) note_media_changes(plan.remarked);
+    if (members_->media_error_changes() != media_changes_seen_) note_media_changes();
   };
   thin_->set_release_hook([this](std::uint32_t id) { mover_->abort(id, "the extent was freed"); });
   // A cache the supercaps cannot vault starts write-through: say so, once, at start.
@@ -114,10 +114,9 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
   return Status::ok();
 }
 
-void DataPath::note_media_changes(std::int64_t remarked) {
+void DataPath::note_media_changes() {
   media_changes_seen_ = members_->media_error_changes();
-  // Less the blocks the plan marked again after writing them (raid::Plan::punctures).
-  const std::uint64_t cleared = members_->media_errors_cleared() - media_cleared_seen_ - static_cast<std::uint64_t>(remarked);
+  const std::uint64_t cleared = members_->media_errors_cleared() - media_cleared_seen_;
   media_cleared_seen_ = members_->media_errors_cleared();
   // One event per plan that healed any: its commit saves the hardware state (Array::log_event),
   // so a kill after the write does not bring the marks back (review 38).
@@ -173,15 +172,29 @@ void DataPath::write_back_at_stop() {
   while (pair_->any_vaulting() && sim_.step()) {
   }
   pair_->write_vaults_into_pool();
+  // A takeover or a boot under way ends first (within a minute of simulated time), so that the
+  // controller taking the volumes over destages their blocks: a stop during a takeover left a
+  // failed controller's mirrored writes in the cache, destaged by no one (review 41).
+  const sim::Time bound = sim_.now() + 60 * sim::kSecond;
+  while (awaiting_owner() && sim_.now() < bound && sim_.step()) {
+  }
   cache_->destage_all();
-  // What still fails is lost, and marked so (saved with the event's commit): after the restart
-  // reads of it fail instead of returning the SSDs' older bytes.
-  const std::int64_t failed = cache_->mark_failed_destages_lost();
-  if (failed > 0)
+  // What is still dirty is lost, and marked so (saved with the event's commit): after the
+  // restart reads of it fail instead of returning the SSDs' older bytes.
+  const std::int64_t left = cache_->mark_dirty_lost();
+  if (left > 0)
     ctx_->emit(Severity::kCritical, "cache", "",
-               "stop: " + std::to_string(failed * WriteCache::kBlockBytes) +
-                   " bytes of acknowledged writes could not be destaged (their destage kept failing: the volume's "
-                   "\"destage failed\" event says why); they are lost, and read as errors until written again");
+               "stop: " + std::to_string(left * WriteCache::kBlockBytes) +
+                   " bytes of acknowledged writes could not be destaged (their destage kept failing, the volume's "
+                   "\"destage failed\" event says why, or no controller serves their volume); they are lost, and "
+                   "read as errors until written again");
+}
+
+bool DataPath::awaiting_owner() const {
+  if (!pair_->serving(1) && !pair_->serving(2)) return false;
+  bool waiting = false;
+  volumes_.for_each([&](const VolumeRuntime& v) { waiting = waiting || pair_->owner(v.id) == 0; });
+  return waiting;
 }
 
 void DataPath::set_preferred_controller(Id volume_id, Id controller) {
@@ -194,26 +207,26 @@ void DataPath::detach_volume(Id volume_id) {
   // Its cached blocks go with it, dirty or not: the volume no longer exists.
   cache_->drop_range(*v, 0, static_cast<std::int64_t>(v->thin->map.size()) * extent_bytes(v->raid_type()) / kCacheBlock,
                      owner(volume_id));
-  ctx_->lost_writes.forget(*v);
+  ctx_->lost_data.forget(*v);
   thin_->detach(volume_id);
   volumes_.remove(volume_id);
   cache_->recount();
 }
 
-std::int64_t DataPath::lost_write_bytes(Id volume_id) const {
+std::int64_t DataPath::lost_bytes(Id volume_id) const {
   const VolumeRuntime* v = volumes_.find(volume_id);
-  return v == nullptr ? 0 : static_cast<std::int64_t>(v->lost_blocks.size()) * LostWrites::kBlockBytes;
+  return v == nullptr ? 0 : LostBlocks::bytes(*v);
 }
 
-Status DataPath::restore_lost_writes(Id volume_id, std::int64_t first_block, std::int64_t blocks) {
+Status DataPath::restore_lost_blocks(Id volume_id, std::int64_t first_block, std::int64_t blocks, std::uint8_t sectors) {
   VolumeRuntime* v = volumes_.find(volume_id);
   if (v == nullptr) return sim::not_found("no volume " + std::to_string(volume_id));
-  const std::int64_t volume_blocks = v->thin->capacity_bytes / LostWrites::kBlockBytes + 1;  // a partial last block
+  const std::int64_t volume_blocks = (v->thin->capacity_bytes + LostBlocks::kBlockBytes - 1) / LostBlocks::kBlockBytes;
   if (first_block >= volume_blocks || blocks > volume_blocks - first_block)
     return Status(sim::Code::kOutOfRange, "blocks " + std::to_string(first_block) + "+" + std::to_string(blocks) +
-                             " lie past the end of volume " + std::to_string(volume_id) + " (" +
-                             std::to_string(v->thin->capacity_bytes) + " bytes)");
-  for (std::int64_t b = first_block; b < first_block + blocks; ++b) ctx_->lost_writes.mark(*v, b);
+                                              " lie past the end of volume " + std::to_string(volume_id) + " (" +
+                                              std::to_string(v->thin->capacity_bytes) + " bytes)");
+  for (std::int64_t b = first_block; b < first_block + blocks; ++b) ctx_->lost_data.mark(*v, b, sectors);
   return Status::ok();
 }
 

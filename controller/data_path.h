@@ -116,8 +116,9 @@ class DataPath : private raid::ScrubHost {
   // Destages every dirty block now (a clean shutdown); run the simulator until dirty_bytes() is 0.
   void destage_all() { cache_->destage_all(); }
   // A clean stop of the process: a vault in progress completes, what the controllers vaulted
-  // is written into the pool, and every serving controller's cache destages (hostile round
-  // 17: a stop while the mains were off dropped the vaulted writes).
+  // is written into the pool, a takeover under way completes, and every serving controller's
+  // cache destages (hostile round 17: a stop while the mains were off dropped the vaulted
+  // writes); what is still dirty is marked lost (controller/lost_blocks.h).
   void write_back_at_stop();
   std::int64_t dirty_bytes() const { return cache_->dirty_bytes(); }
   // Bytes of payload the write cache holds in this process's memory (dirty blocks' copies).
@@ -148,24 +149,25 @@ class DataPath : private raid::ScrubHost {
   // The media errors now (drive index → device byte offsets), and one put back at a restart.
   const std::map<int, std::set<std::int64_t>>& media_errors() const { return members_->bad_blocks(); }
   // Counts the changes to what the array's hardware state saves of the data path: the media
-  // errors (raid::DriveMembers::media_error_changes) and the lost writes (LostWrites::changes).
-  std::uint64_t saved_state_changes() const { return members_->media_error_changes() + ctx_->lost_writes.changes(); }
-  // Acknowledged writes the array lost (controller/lost_writes.h): f(volume id, first block,
-  // blocks) for each run of lost 4 KiB blocks, by volume and block; how many bytes a volume
-  // has lost; and a run put back at a restart (kNotFound: no such volume, deleted since;
-  // kOutOfRange: past the volume's end).
+  // errors (raid::DriveMembers::media_error_changes) and the lost data (LostBlocks::changes).
+  std::uint64_t saved_state_changes() const { return members_->media_error_changes() + ctx_->lost_data.changes(); }
+  // Volume data the array lost (controller/lost_blocks.h): f(volume id, first block, blocks,
+  // sector mask) for each run of 4 KiB blocks with the same lost sectors, by volume and block;
+  // the bytes a volume has lost; and a run put back at a restart (kNotFound: no such volume,
+  // deleted since; kOutOfRange: past the volume's end).
   template <typename F>
   void for_each_lost_run(F&& f) const {
     volumes_.for_each([&](const VolumeRuntime& v) {
       for (auto it = v.lost_blocks.begin(); it != v.lost_blocks.end();) {
-        std::int64_t first = *it, n = 0;
-        while (it != v.lost_blocks.end() && *it == first + n) ++it, ++n;
-        f(v.id, first, n);
+        const auto [first, mask] = *it;
+        std::int64_t n = 0;
+        while (it != v.lost_blocks.end() && it->first == first + n && it->second == mask) ++it, ++n;
+        f(v.id, first, n, mask);
       }
     });
   }
-  std::int64_t lost_write_bytes(Id volume_id) const;
-  sim::Status restore_lost_writes(Id volume_id, std::int64_t first_block, std::int64_t blocks);
+  std::int64_t lost_bytes(Id volume_id) const;
+  sim::Status restore_lost_blocks(Id volume_id, std::int64_t first_block, std::int64_t blocks, std::uint8_t sectors);
   void restore_media_error(int drive, std::int64_t offset_bytes) { members_->restore_bad_block(drive, offset_bytes); }
   const RebuildStatus& rebuild_status() const { return rebuild_->status(); }
   // After a restart: queues a rebuild for every drive that extents are still missing
@@ -224,9 +226,10 @@ class DataPath : private raid::ScrubHost {
   std::string check_all_parity() const { return raid_->check_parity(thin_->extents()); }
 
  private:
-  // After a plan that changed the media errors: an info event when writes cleared some
-  // (`remarked`: of those, the blocks the plan marked unreadable again, raid::Plan::punctures).
-  void note_media_changes(std::int64_t remarked);
+  // Whether a volume has no owner while a controller serves (a takeover or a boot under way).
+  bool awaiting_owner() const;
+  // After a plan that changed the media errors: an info event when writes cleared some.
+  void note_media_changes();
   std::uint64_t media_changes_seen_ = 0;
   std::uint64_t media_cleared_seen_ = 0;
   DataPath(sim::Simulator& sim, const config::SystemPreset& preset, DataPathOptions options, EventSink events);

@@ -3,7 +3,7 @@
 // inter-controller link cut. Saved with every fault in the meta key "hardware" (one fact a
 // line: "drive 7 failed", "drive 3 slow 4", "drive 2 bad 9273344" (a media error's device
 // byte offset), "volume 3 lost 1024 16" (16 blocks of 4 KiB from block 1024 whose acknowledged
-// writes were lost, controller/lost_writes.h), "controller 2 failed", "supercap degraded", "link
+// writes were lost, controller/lost_blocks.h), "controller 2 failed", "supercap degraded", "link
 // cut"), applied again when the array opens, before any host I/O. Mains power is not
 // kept: a restarted array boots with the mains on (docs/persistence.md). The scrub's settings
 // are kept beside it, in meta "scrub".
@@ -32,8 +32,10 @@ std::string Array::hardware_state() const {
     for (std::int64_t at : blocks) out << "drive " << drive + 1 << " bad " << at << "\n";
   // Acknowledged writes lost with a controller's cache: the SSDs hold older bytes, so the
   // marks must outlive a restart too, or those bytes read back as the data.
-  data_->for_each_lost_run([&](Id volume, std::int64_t first, std::int64_t n) {
-    out << "volume " << volume << " lost " << first << " " << n << "\n";
+  data_->for_each_lost_run([&](Id volume, std::int64_t first, std::int64_t n, std::uint8_t sectors) {
+    out << "volume " << volume << " lost " << first << " " << n;
+    if (sectors != LostBlocks::kWholeBlock) out << " " << static_cast<int>(sectors);
+    out << "\n";
   });
   for (const auto& c : controllers())
     if (c.state == ControllerState::kFailed) out << "controller " << c.id << " failed\n";
@@ -72,8 +74,11 @@ sim::Status Array::restore_data_path_line(const std::string& line, int& media_er
     data_->restore_media_error(static_cast<int>(id - 1), at);
     ++media_errors;
   } else if (what == "volume") {
-    if (how != "lost" || !(words >> at >> n) || at < 0 || n < 1 || (words >> rest)) return unknown();
-    const sim::Status st = data_->restore_lost_writes(id, at, n);
+    int sectors = LostBlocks::kWholeBlock;
+    if (how != "lost" || !(words >> at >> n) || at < 0 || n < 1) return unknown();
+    if (!words.eof() && (!(words >> sectors) || sectors < 1 || sectors > LostBlocks::kWholeBlock || (words >> rest)))
+      return unknown();
+    const sim::Status st = data_->restore_lost_blocks(id, at, n, static_cast<std::uint8_t>(sectors));
     // A volume deleted since (a kill before the save) has nothing left to mark.
     if (st.code() == sim::Code::kNotFound) return sim::Status::ok();
     if (!st.is_ok()) return sim::Status(sim::Code::kInternal, "state: meta hardware line \"" + line + "\": " + st.message());
@@ -127,7 +132,7 @@ sim::Status Array::restore_hardware(const Snapshot& snapshot) {
   if (!st.is_ok()) return sim::Status(st.code(), "restoring the hardware state: " + st.message());
   const int rebuilds = data_->resume_rebuilds();
   if (media_errors > 0) restored.push_back(std::to_string(media_errors) + " SSD block(s) with a media error");
-  if (lost_blocks > 0) restored.push_back(std::to_string(lost_blocks) + " volume block(s) of 4 KiB whose acknowledged write was lost");
+  if (lost_blocks > 0) restored.push_back(std::to_string(lost_blocks) + " volume block(s) of 4 KiB whose data was lost");
   if (restored.empty() && rebuilds == 0) return sim::Status::ok();
   std::string message = "restart: hardware state restored";
   for (std::size_t i = 0; i < restored.size(); ++i) message += (i == 0 ? ": " : ", ") + restored[i];

@@ -172,11 +172,12 @@ void IoOrchestrator::fail(Request& r, Status status) {
 [[gnu::hot]] void IoOrchestrator::run_read(Request& r) {
   const HostIo& io = r.io;
   VolumeRuntime& v = r.v;
-  // An acknowledged write the array lost: the SSDs hold older bytes, which are not the data.
-  if (std::int64_t at; ctx_.lost_writes.touches(v, io.offset_bytes, io.length_bytes, at)) [[unlikely]]
+  // Data the array lost (an acknowledged write with no copy left, a block with no readable
+  // source): the SSDs hold bytes that are not the data.
+  if (std::int64_t at; ctx_.lost_data.touches(v, io.offset_bytes, io.length_bytes, at)) [[unlikely]]
     return fail(r, sim::io_error("volume " + std::to_string(v.id) + " byte " + std::to_string(at) +
-                                 ": an acknowledged write there was lost with a controller's cache; it reads as an "
-                                 "error until written again"));
+                                 ": its data was lost (docs/faults.md \"Lost data\"); it reads as an error until "
+                                 "written again"));
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(v.raid_type());
   const std::int64_t ext = ext_div.value();
   const bool hit = cache_.read(v, io.offset_bytes, io.length_bytes, nullptr, false);
@@ -355,7 +356,7 @@ void IoOrchestrator::run_write(Request& r) {
     cache_.end_write_through(v, st.is_ok());
   }
   if (!st.is_ok()) return fail(r, st);
-  ctx_.lost_writes.clear(v, io.offset_bytes, io.length_bytes);  // the new bytes are in place
+  ctx_.lost_data.clear(v, io.offset_bytes, io.length_bytes);  // the new bytes are in place
   ++v.stats.write_ops;
   v.stats.write_bytes += io.length_bytes;
   ctx_.hw.stats(r.c).write_bytes += io.length_bytes;
@@ -417,7 +418,7 @@ void IoOrchestrator::run_trim(Request& r) {
   Time t = ctx_.hw.cores(r.c).serve(r.start, cost.core_ns(Work::of(plan_).plus_host()));
   t = ctx_.hw.run_plan(plan_, t, r.c) + cost.host_port_latency_ns;
   if (!st.is_ok()) ++v.stats.errors;
-  else ctx_.lost_writes.clear(v, io.offset_bytes, io.length_bytes);  // the host gave the bytes up
+  else ctx_.lost_data.clear(v, io.offset_bytes, io.length_bytes);  // the host gave the bytes up
   finish(r, st, t);
 }
 

@@ -155,28 +155,28 @@ Status WriteCache::destage_whole_row(VolumeRuntime& v, raid::Extent& e, std::int
   if (st.is_ok()) st = ctx_.execute(reads);
   // A block the cache lacks that no member can give (two unreadable blocks in one column,
   // all members present: the loss is for good) is written around: the row goes with zeros
-  // there, and that block and its column's parity are marked unreadable after (a punctured
-  // stripe, raid::Engine::plan_write_around). Until 2026-12-06 such a row's cached blocks
-  // waited for ever, FLUSH failing, and a clean stop discarded them. With a member missing
-  // the destage still waits: the rebuild decides what is lost.
+  // there, which makes the column whole again, and the volume's block is marked lost
+  // (controller/lost_blocks.h), so that its reads, and those of anything rebuilt from it, fail
+  // instead of returning the zeros. Until 2026-12-06 such a row's cached blocks waited for
+  // ever, FLUSH failing, and a clean stop discarded them. With a member missing the destage
+  // still waits: the rebuild decides what is lost.
   std::vector<std::int64_t> lost;  // extent byte offsets of those blocks
   if (st.code() == sim::Code::kIoError && e.missing == 0)
     st = read_row_around_lost(v, e, first, bytes, reads, lost);
   AFASIM_RETURN_IF_ERROR(st);
   read(v, first, row, bytes, /*copy=*/true);  // the cache's blocks over what the SSDs gave
-  if (lost.empty())
-    AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(e, first % ext, row, bytes, plan));
-  else
-    AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write_around(e, first % ext, row, bytes, lost, plan));
+  AFASIM_RETURN_IF_ERROR(ctx_.raid.plan_write(e, first % ext, row, bytes, plan));
   AFASIM_RETURN_IF_ERROR(ctx_.execute(plan));
   plan.ops.insert(plan.ops.end(), reads.ops.begin(), reads.ops.end());
-  if (!lost.empty())
-    ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id),
-              "destage met " + std::to_string(lost.size()) + " block(s) of 4 KiB with no readable source (two " +
-                  "unreadable blocks in one RAID 5 column), the first at volume byte " +
-                  std::to_string(first / ext * ext + lost.front()) +
-                  ": the row's cached writes reached the SSDs around them; those blocks read as an error until a "
-                  "write covers them");
+  if (lost.empty()) return Status::ok();
+  const std::int64_t extent_first = first / ext * ext;  // the volume byte of the extent's start
+  for (std::int64_t at : lost) ctx_.lost_data.mark(v, (extent_first + at) / kBlockBytes);
+  ctx_.emit(Severity::kError, "cache", "volume/" + std::to_string(v.id),
+            "destage met " + std::to_string(lost.size()) + " block(s) of 4 KiB with no readable source (two " +
+                "unreadable blocks in one RAID 5 column), the first at volume byte " +
+                std::to_string(extent_first + lost.front()) +
+                ": the row's cached writes reached the SSDs around them; their data is lost and they read as an "
+                "error until a write covers them");
   return Status::ok();
 }
 
@@ -367,7 +367,7 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
     }
     if (blk.dirty) {
       lost += kBlockBytes;
-      ctx_.lost_writes.mark(*v, b);  // its reads fail now, not return the SSDs' older bytes
+      ctx_.lost_data.mark(*v, b);  // its reads fail now, not return the SSDs' older bytes
     }
     drop.emplace_back(v, b);
   }
@@ -375,13 +375,17 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
   return lost;
 }
 
-std::int64_t WriteCache::mark_failed_destages_lost() {
-  std::int64_t failed = 0;
-  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty && b.destage_failed; })) {
-    ctx_.lost_writes.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
-    ++failed;
+std::int64_t WriteCache::mark_dirty_lost() {
+  // A destage moves its bytes when it starts (its completion is timing): a block whose current
+  // version is being destaged is on the SSDs already, unless that destage failed.
+  std::int64_t left = 0;
+  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) {
+         return b.dirty && (b.destage_failed || b.destaging_version != b.version);
+       })) {
+    ctx_.lost_data.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
+    ++left;
   }
-  return failed;
+  return left;
 }
 
 void WriteCache::forget_mirrors() {
@@ -430,7 +434,7 @@ std::int64_t WriteCache::mark_unvaulted_lost(std::initializer_list<const std::ve
   for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty; })) {
     const auto it = saved.find(k);
     if (it != saved.end() && it->second >= blocks_.at(k).version) continue;
-    ctx_.lost_writes.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
+    ctx_.lost_data.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
     ++lost;
   }
   return lost;

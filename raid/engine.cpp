@@ -317,11 +317,7 @@ void Engine::plan_trim(Extent& e, Plan& plan) {
     if (s.kind == PlanStep::kZero) std::memset(s.dst, 0, static_cast<std::size_t>(s.length));
     else xor_into(s.dst, s.src, s.length);
   }
-  for (const Plan::Puncture& x : plan.punctures)
-    plan.remarked += store_->has_media_error(x.addr, x.offset_in_chunk, DriveMembers::kMediaBlockBytes) ? 1 : 0;
   AFASIM_RETURN_IF_ERROR(apply_writes(plan));
-  for (const Plan::Puncture& x : plan.punctures)
-    AFASIM_RETURN_IF_ERROR(store_->mark_unreadable(x.addr, x.offset_in_chunk, DriveMembers::kMediaBlockBytes));
   if (invariants_ != nullptr)
     for (const Plan::RowCheck& c : plan.parity_checks)
       if (std::string bad = check_row_parity(*c.extent, c.row); !bad.empty())

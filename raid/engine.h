@@ -96,15 +96,6 @@ class Engine {
   // whose old data cannot be read).
   sim::Status plan_write(Extent& e, std::int64_t offset, std::int64_t length, const std::uint8_t* data,
                          Plan& plan);
-  // A RAID 5 full-stripe write of whole rows [offset, +length) whose `data` has zeros where
-  // `lost` (extent byte offsets of 4 KiB host blocks) had no readable source: the rows are
-  // written, then each lost block and its column's parity are marked unreadable
-  // (Plan::punctures; zeros beneath), so the column stays beyond redundancy: its lost block
-  // and anything rebuilt from that parity read as an error, never as the zeros. What a
-  // destage does when a row's cached blocks cannot reach the SSDs otherwise
-  // (WriteCache::destage_whole_row). REQUIRES: RAID 5, no member missing, whole rows.
-  sim::Status plan_write_around(Extent& e, std::int64_t offset, std::int64_t length, const std::uint8_t* data,
-                                std::span<const std::int64_t> lost, Plan& plan);
   // Whether a live member of `e` has a media error in the rows [offset, +length) of the extent
   // spans (each member's strips of those rows). False without payload; cheap when no block has
   // one. The write path sends such a write through instead of caching it (review 39).

@@ -16,24 +16,6 @@ using sim::Status;
 // ---------------------------------------------------------------------------------------
 // Rebuild, moves, release
 
-Status Engine::plan_write_around(Extent& e, std::int64_t offset, std::int64_t length, const std::uint8_t* data,
-                                 std::span<const std::int64_t> lost, Plan& plan) {
-  const Layout& l = layout(e.type);
-  AFASIM_ASSERT(e.type == RaidType::kRaid5 && e.missing == 0 && offset % l.row_data_bytes() == 0 &&
-                    length % l.row_data_bytes() == 0,
-                "plan_write_around: whole RAID 5 rows of a whole extent");
-  AFASIM_RETURN_IF_ERROR(plan_write(e, offset, length, data, plan));
-  for (const std::int64_t at : lost) {
-    AFASIM_ASSERT(at >= offset && at < offset + length && at % DriveMembers::kMediaBlockBytes == 0,
-                  "plan_write_around: a lost block outside the rows");
-    l.for_each_piece(at, DriveMembers::kMediaBlockBytes, [&](const Piece& p) {
-      plan.punctures.push_back({e.members[static_cast<std::size_t>(p.member)], p.member_offset});
-      plan.punctures.push_back({e.members[static_cast<std::size_t>(l.parity_member(p.row))], p.member_offset});
-    });
-  }
-  return Status::ok();
-}
-
 Status Engine::rebuild_member(Extent& e, int m, ChunkAddr replacement, std::vector<std::int64_t>& unreadable) {
   // Member m's whole chunk strip by strip: a copy from the mirror or the XOR of the
   // survivors. Rows that hold nothing on any source are zeros, and so is the replacement

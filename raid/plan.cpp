@@ -29,8 +29,6 @@ void Plan::clear() {
   move_target_bytes = 0;
   member_writes = false;
   parity_checks.clear();
-  punctures.clear();
-  remarked = 0;
   block_ = 0;
   used_ = 0;
 }

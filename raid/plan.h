@@ -56,16 +56,6 @@ class Plan {
     std::int64_t row;
   };
   std::vector<RowCheck> parity_checks;
-  // 4 KiB member blocks that execute() marks unreadable after the writes
-  // (MemberStore::mark_unreadable): a RAID 5 row written around blocks with no readable
-  // source (Engine::plan_write_around). `remarked` is set by execute(): how many of them
-  // were marked already, so a plan's healed blocks are counted without them.
-  struct Puncture {
-    ChunkAddr addr;
-    std::int64_t offset_in_chunk;
-  };
-  std::vector<Puncture> punctures;
-  std::int64_t remarked = 0;
 
   // `n` bytes of scratch space, stable until clear().
   std::uint8_t* scratch(std::int64_t n);

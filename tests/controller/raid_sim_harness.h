@@ -98,13 +98,13 @@ struct SimArray {
     return v->id;
   }
 
-  // Submits a write of [offset, +len) with a fresh writer's pattern. The buffer lives until
-  // completion.
-  void write(Vol& v, std::int64_t offset, std::int64_t len) {
+  // Submits a write of [offset, +len) with a fresh writer's pattern (`fua`: forced unit access,
+  // through to the SSDs). The buffer lives until completion.
+  void write(Vol& v, std::int64_t offset, std::int64_t len, bool fua = false) {
     const std::uint64_t w = next_writer++;
     auto buf = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(len));
     fill_pattern(buf->data(), len, w, v.id, offset);
-    const HostIo io = write_io(v.id, offset, len, buf->data());
+    const HostIo io = write_io(v.id, offset, len, buf->data(), fua);
     // Payload is applied at submission: the writer table changes now, in submission order.
     for (std::int64_t b = offset / kBlock; b < (offset + len) / kBlock; ++b) v.last_writer[static_cast<std::size_t>(b)] = w;
     const std::size_t vol_index = static_cast<std::size_t>(&v - vols.data());

@@ -322,20 +322,22 @@ TEST_CASE("a media error past the end of its SSD is refused, naming the hardware
                       std::to_string(ssd_bytes - 4096) + "')") == "");
 }
 
-TEST_CASE("a lost-write line past its volume's end or misspelt is refused; one of a deleted volume is dropped") {
-  // "volume V lost FIRST COUNT": 4 KiB blocks whose acknowledged writes were lost
-  // (controller/lost_writes.h). A count of 2^62 would have marked blocks for ever.
+TEST_CASE("a lost-data line past its volume's end or misspelt is refused; one of a deleted volume is dropped") {
+  // "volume V lost FIRST COUNT [SECTORS]": 4 KiB blocks whose data was lost
+  // (controller/lost_blocks.h). A count of 2^62 would have marked blocks for ever.
   CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 1 lost 0 4611686018427387904')",
                 "state: meta hardware line \"volume 1 lost 0 4611686018427387904\": blocks 0+4611686018427387904 lie "
                 "past the end of volume 1");
   CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 1 lost 9223372036854775807 1')",
                 "lie past the end of volume 1");
   for (const char* bad : {"volume 1 lost", "volume 1 lost -1 2", "volume 1 lost 0 0", "volume 1 gone 0 1",
-                          "volume 1 lost 0 1 extra", "volume x lost 0 1"})
+                          "volume 1 lost 0 1 extra", "volume x lost 0 1", "volume 1 lost 0 1 0", "volume 1 lost 0 1 256",
+                          "volume 1 lost 0 1 15 1"})
     CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('hardware', '" + std::string(bad) + "')",
                   "state: meta hardware has a line this afasim does not know: " + std::string(bad));
   CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 99 lost 0 1')") == "");
   CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 1 lost 16 4')") == "");
+  CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 1 lost 16 4 15')") == "");  // sectors 0..3
 }
 
 TEST_CASE("QoS values the API would refuse are refused at load, naming the volume or the policy") {
