@@ -9,7 +9,6 @@
 #include <array>
 #include <functional>
 #include <memory>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -116,9 +115,6 @@ struct alignas(64) VolumeRuntime {
   VolumeIoStats stats;
   CacheVolume cache;
   Id preferred_controller = 1;
-  // Its lost data (ArrayContext::lost_data): 4 KiB block → the sectors lost (bit i: the i-th
-  // 512 bytes). Reads of them fail until they are written again.
-  std::map<std::int64_t, std::uint8_t> lost_blocks;
   raid::RaidType raid_type() const { return thin->raid_type; }
 };
 

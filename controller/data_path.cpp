@@ -85,7 +85,7 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
       options_.payload != datapac::PayloadKind::kNone ? members_.get() : nullptr);
   raid_->set_invariants(&invariants_, &sim_);
   thin_ = std::make_unique<pool::ThinMap>(capacity, preset_.ssd.capacity_bytes, hw_->drive_datapacs(), *raid_);
-  ctx_.reset(new ArrayContext{sim_, preset_, options_, *hw_, *timing_, *raid_, *thin_, volumes_, invariants_, events_, {}});
+  ctx_.reset(new ArrayContext{sim_, preset_, options_, *hw_, *timing_, *raid_, *thin_, volumes_, invariants_, events_, {}, {}});
   const std::int64_t cache_bytes = options_.cache.write_cache_bytes > 0 ? options_.cache.write_cache_bytes
                                                                        : preset_.controllers.dram_bytes / 4;
   cache_ = std::make_unique<WriteCache>(*ctx_, cache_bytes / kCacheBlock);
@@ -214,8 +214,7 @@ void DataPath::detach_volume(Id volume_id) {
 }
 
 std::int64_t DataPath::lost_bytes(Id volume_id) const {
-  const VolumeRuntime* v = volumes_.find(volume_id);
-  return v == nullptr ? 0 : LostBlocks::bytes(*v);
+  return ctx_->lost_data.bytes(volume_id);
 }
 
 Status DataPath::restore_lost_blocks(Id volume_id, std::int64_t first_block, std::int64_t blocks, std::uint8_t sectors) {

@@ -157,14 +157,13 @@ class DataPath : private raid::ScrubHost {
   // deleted since; kOutOfRange: past the volume's end).
   template <typename F>
   void for_each_lost_run(F&& f) const {
-    volumes_.for_each([&](const VolumeRuntime& v) {
-      for (auto it = v.lost_blocks.begin(); it != v.lost_blocks.end();) {
+    for (const auto& [volume, lost] : ctx_->lost_data.by_volume())
+      for (auto it = lost.begin(); it != lost.end();) {
         const auto [first, mask] = *it;
         std::int64_t n = 0;
-        while (it != v.lost_blocks.end() && it->first == first + n && it->second == mask) ++it, ++n;
-        f(v.id, first, n, mask);
+        while (it != lost.end() && it->first == first + n && it->second == mask) ++it, ++n;
+        f(volume, first, n, mask);
       }
-    });
   }
   std::int64_t lost_bytes(Id volume_id) const;
   sim::Status restore_lost_blocks(Id volume_id, std::int64_t first_block, std::int64_t blocks, std::uint8_t sectors);

@@ -38,7 +38,7 @@ void LostBlocks::mark(VolumeRuntime& v, std::int64_t block, std::uint8_t sectors
   // Only the sectors inside the volume: a last partial block's others can never be written.
   sectors &= touched_sectors(block, 0, v.thin->capacity_bytes);
   if (sectors == 0) return;
-  auto [it, added] = v.lost_blocks.try_emplace(block, 0);
+  auto [it, added] = volumes_[v.id].try_emplace(block, 0);
   if ((it->second | sectors) == it->second) return;
   it->second = static_cast<std::uint8_t>(it->second | sectors);
   if (added) ++blocks_;
@@ -46,30 +46,33 @@ void LostBlocks::mark(VolumeRuntime& v, std::int64_t block, std::uint8_t sectors
 }
 
 void LostBlocks::clear_range(VolumeRuntime& v, std::int64_t offset, std::int64_t length) {
-  if (v.lost_blocks.empty() || length <= 0) return;
+  const auto found = volumes_.find(v.id);
+  if (found == volumes_.end() || length <= 0) return;
+  Sectors& lost = found->second;
   const std::int64_t end = offset + length;
-  auto it = v.lost_blocks.lower_bound(offset / kBlockBytes);
   bool changed = false;
-  while (it != v.lost_blocks.end() && it->first * kBlockBytes < end) {
+  for (auto it = lost.lower_bound(offset / kBlockBytes); it != lost.end() && it->first * kBlockBytes < end;) {
     const std::uint8_t keep = static_cast<std::uint8_t>(it->second & ~covered_sectors(it->first, offset, end));
     changed = changed || keep != it->second;
     if (keep == 0) {
-      it = v.lost_blocks.erase(it);
+      it = lost.erase(it);
       --blocks_;
     } else {
       it->second = keep;
       ++it;
     }
   }
+  if (lost.empty()) volumes_.erase(found);
   if (changed) ++changes_;
 }
 
 bool LostBlocks::find_in(const VolumeRuntime& v, std::int64_t offset, std::int64_t length,
                          std::int64_t& first_lost_byte) const {
-  if (v.lost_blocks.empty() || length <= 0) return false;
+  const auto found = volumes_.find(v.id);
+  if (found == volumes_.end() || length <= 0) return false;
+  const Sectors& lost = found->second;
   const std::int64_t end = offset + length;
-  for (auto it = v.lost_blocks.lower_bound(offset / kBlockBytes); it != v.lost_blocks.end() && it->first * kBlockBytes < end;
-       ++it)
+  for (auto it = lost.lower_bound(offset / kBlockBytes); it != lost.end() && it->first * kBlockBytes < end; ++it)
     if (const std::uint8_t hit = it->second & touched_sectors(it->first, offset, end); hit != 0) {
       first_lost_byte = it->first * kBlockBytes + std::countr_zero(static_cast<unsigned>(hit)) * kSectorBytes;
       return true;
@@ -78,15 +81,18 @@ bool LostBlocks::find_in(const VolumeRuntime& v, std::int64_t offset, std::int64
 }
 
 void LostBlocks::forget(VolumeRuntime& v) {
-  if (v.lost_blocks.empty()) return;
-  blocks_ -= static_cast<std::int64_t>(v.lost_blocks.size());
-  v.lost_blocks.clear();
+  const auto found = volumes_.find(v.id);
+  if (found == volumes_.end()) return;
+  blocks_ -= static_cast<std::int64_t>(found->second.size());
+  volumes_.erase(found);
   ++changes_;
 }
 
-std::int64_t LostBlocks::bytes(const VolumeRuntime& v) {
+std::int64_t LostBlocks::bytes(std::int64_t volume_id) const {
+  const auto found = volumes_.find(volume_id);
+  if (found == volumes_.end()) return 0;
   std::int64_t sectors = 0;
-  for (const auto& [block, mask] : v.lost_blocks) sectors += std::popcount(static_cast<unsigned>(mask));
+  for (const auto& [block, mask] : found->second) sectors += std::popcount(static_cast<unsigned>(mask));
   return sectors * kSectorBytes;
 }
 

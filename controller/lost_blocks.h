@@ -12,12 +12,13 @@
 // fails reads of them until the host writes them again; so does afasim, per 512-byte sector,
 // grouped by the write cache's 4 KiB block.
 //
-// The marks live beside each volume (VolumeRuntime::lost_blocks), are saved with the array's
+// The marks are kept by volume id, are saved with the array's
 // hardware state (meta "hardware", "volume V lost FIRST COUNT [SECTORS]" lines,
 // controller/hardware_state.cpp) and go with the volume when it is deleted. Model thread only.
 #pragma once
 
 #include <cstdint>
+#include <map>
 
 namespace afasim::controller {
 
@@ -50,13 +51,17 @@ class LostBlocks {
   std::int64_t blocks() const { return blocks_; }
   // Moves with every mark and every clear: the array saves its hardware state when it has.
   std::uint64_t changes() const { return changes_; }
-  // Lost bytes of `v` (its lost sectors × kSectorBytes).
-  static std::int64_t bytes(const VolumeRuntime& v);
+  // Lost bytes of volume `volume_id` (its lost sectors × kSectorBytes).
+  std::int64_t bytes(std::int64_t volume_id) const;
+  // Volume id → (4 KiB block → its lost sectors, bit i: the i-th 512 bytes), by id and block.
+  using Sectors = std::map<std::int64_t, std::uint8_t>;
+  const std::map<std::int64_t, Sectors>& by_volume() const { return volumes_; }
 
  private:
   void clear_range(VolumeRuntime& v, std::int64_t offset, std::int64_t length);
   bool find_in(const VolumeRuntime& v, std::int64_t offset, std::int64_t length, std::int64_t& first_lost_byte) const;
 
+  std::map<std::int64_t, Sectors> volumes_;  // only volumes with a lost sector
   std::int64_t blocks_ = 0;
   std::uint64_t changes_ = 0;
 };

@@ -114,6 +114,16 @@ bool IfMatch::matches(std::uint64_t current) const {
   return std::find(revisions.begin(), revisions.end(), current) != revisions.end();
 }
 
+std::optional<std::int64_t> parse_last_event_id(const http::Request& r) {
+  if (!r.has_header("Last-Event-ID")) return std::nullopt;
+  const std::string h = r.header("Last-Event-ID");
+  if (h == "0") return 0;
+  if (const std::optional<controller::Id> id = controller::parse_object_id(h)) return *id;
+  throw RedfishError(400, "HeaderInvalid",
+                     "The Last-Event-ID header is not the id of an event (the stream's \"id:\" lines): " +
+                         config::printable(h.substr(0, 40)));
+}
+
 std::optional<IfMatch> parse_if_match(const http::Request& r) {
   if (!r.has_header("If-Match")) return std::nullopt;
   const std::string& v = r.header("If-Match");

@@ -86,6 +86,9 @@ struct IfMatch {
 // The request's If-Match (RFC 9110 13.1.1), nullopt when absent or "*"; 400 HeaderInvalid
 // when it is neither "*" nor a list of quoted tags.
 std::optional<IfMatch> parse_if_match(const http::Request& r);
+// The request's Last-Event-ID (an SSE client reconnecting: the id of the last event it got),
+// nullopt when absent; 400 HeaderInvalid when it is not a whole number.
+std::optional<std::int64_t> parse_last_event_id(const http::Request& r);
 
 // ---- resources (redfish/resources.cpp) --------------------------------------------------
 

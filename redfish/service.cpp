@@ -329,15 +329,7 @@ std::vector<http::Route> Service::Impl::event_routes() {
     // EventSource reconnecting sends the id of the last event it got (Last-Event-ID, the "id:"
     // lines), and the stream goes on after it from the last events kept.
     std::int64_t after = ev.stream_position();
-    if (r.has_header("Last-Event-ID")) {
-      const std::string h = r.header("Last-Event-ID");
-      const std::optional<controller::Id> id = h == "0" ? std::optional<controller::Id>(0) : controller::parse_object_id(h);
-      if (!id)
-        throw RedfishError(400, "HeaderInvalid",
-                           "The Last-Event-ID header is not the id of an event (the stream's \"id:\" lines): " +
-                               config::printable(h.substr(0, 40)));
-      after = std::min(after, *id);
-    }
+    if (const std::optional<std::int64_t> last = parse_last_event_id(r)) after = std::min(after, *last);
     res.stream = [&ev, address = r.remote_address, user = r.principal.user, authorized,
                   after](std::shared_ptr<http::StreamSink> sink) {
       // retry: how long an EventSource waits before reconnecting, ms.

@@ -317,15 +317,16 @@ TEST_CASE("lost data is kept per 512-byte sector: eight 512 B rewrites clear a b
   pool::ThinVolume thin;
   thin.capacity_bytes = 10 * 1024;  // blocks 0, 1 and half of 2
   controller::VolumeRuntime v;
+  v.id = 3;
   v.thin = &thin;
   controller::LostBlocks lost;
   std::int64_t at = -1;
   lost.mark(v, 0);
   lost.mark(v, 2);  // only its 4 sectors inside the volume
-  CHECK(controller::LostBlocks::bytes(v) == 4096 + 2048);
+  CHECK(lost.bytes(v.id) == 4096 + 2048);
   CHECK(lost.blocks() == 2);
   for (int s = 0; s < 3; ++s) lost.clear(v, s * 512, 512);
-  CHECK(controller::LostBlocks::bytes(v) == 4096 + 2048 - 1536);
+  CHECK(lost.bytes(v.id) == 4096 + 2048 - 1536);
   CHECK(!lost.touches(v, 0, 1536, at));                  // the rewritten sectors read again
   CHECK(lost.touches(v, 1000, 1000, at));                 // the fourth sector is still lost
   CHECK(at == 1536);
@@ -337,7 +338,7 @@ TEST_CASE("lost data is kept per 512-byte sector: eight 512 B rewrites clear a b
   const std::uint64_t before = lost.changes();
   lost.clear(v, 8192, 2048);  // the last block's sectors inside the volume
   CHECK(lost.blocks() == 0);
-  CHECK(controller::LostBlocks::bytes(v) == 0);
+  CHECK(lost.bytes(v.id) == 0);
   CHECK(lost.changes() == before + 1);
   lost.mark(v, 1);
   lost.forget(v);
