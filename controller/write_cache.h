@@ -176,6 +176,10 @@ class WriteCache {
     bool dirty = false;
     bool destage_failed = false;  // its last destage's payload write failed: still dirty, retried
   };
+  // Whether a dirty block's current bytes are on the SSDs already: a destage moves its bytes
+  // when it starts (its completion is timing), so one of this version under way has, unless
+  // it failed. Such a block is not lost with the DRAM that holds it.
+  static bool on_ssds(const Block& b) { return b.destaging_version == b.version && !b.destage_failed; }
   struct PerController {
     std::int64_t dirty_blocks = 0, cached_blocks = 0;  // its own volumes'
     int destages = 0;                                   // destage operations in flight

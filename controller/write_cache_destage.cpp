@@ -365,7 +365,7 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
       }
       continue;
     }
-    if (blk.dirty) {
+    if (blk.dirty && !on_ssds(blk)) {
       lost += kBlockBytes;
       ctx_.lost_data.mark(*v, b);  // its reads fail now, not return the SSDs' older bytes
     }
@@ -376,12 +376,8 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
 }
 
 std::int64_t WriteCache::mark_dirty_lost() {
-  // A destage moves its bytes when it starts (its completion is timing): a block whose current
-  // version is being destaged is on the SSDs already, unless that destage failed.
   std::int64_t left = 0;
-  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) {
-         return b.dirty && (b.destage_failed || b.destaging_version != b.version);
-       })) {
+  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty && !on_ssds(b); })) {
     ctx_.lost_data.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
     ++left;
   }
@@ -431,7 +427,7 @@ std::int64_t WriteCache::mark_unvaulted_lost(std::initializer_list<const std::ve
       version = std::max(version, r.version);
     }
   std::int64_t lost = 0;
-  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty; })) {
+  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty && !on_ssds(b); })) {
     const auto it = saved.find(k);
     if (it != saved.end() && it->second >= blocks_.at(k).version) continue;
     ctx_.lost_data.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
