@@ -145,6 +145,11 @@ Status Array::start_data_path(const Snapshot& snapshot, ArrayOptions options) {
   data_->set_extent_listener(
       [this](DataPath::ExtentChange change, const ExtentRecord& record) { return on_extent_changed(change, record); });
   data_->set_takeover_listener([this](Id survivor, Id lost) { warn_reservations_after_takeover(survivor, lost); });
+  data_->set_state_saver([this] {
+    ChangeSet c;
+    hardware_if_changed(c);
+    if (!c.meta.empty()) (void)commit(c);  // a failure is kept for the next commit, as an event's
+  });
   AFASIM_RETURN_IF_ERROR(WearLeveler::validate(options.wear, capacity_model_.params().chunk_bytes));
   wear_ = std::make_unique<WearLeveler>(
       sim_, WearLevelerParts{data_->hardware(), data_->thin_map(), data_->mover(), preset_}, options.wear);

@@ -175,6 +175,9 @@ struct ArrayContext {
   std::function<void(const raid::Plan&)> after_execute;
   // Volume data the array lost, by volume (controller/lost_blocks.h).
   LostBlocks lost_data;
+  // Saves the array's hardware state now if it changed (the Array sets it): a FLUSH or a FUA
+  // write that made lost data readable again makes that durable before its reply.
+  std::function<void()> save_state;
 
   // What on the host's file system a write went to: the SSDs' payload files, or afasim.db (a
   // thin extent's map entry). Each has its own episode: a payload write that succeeds says

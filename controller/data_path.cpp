@@ -85,7 +85,7 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
       options_.payload != datapac::PayloadKind::kNone ? members_.get() : nullptr);
   raid_->set_invariants(&invariants_, &sim_);
   thin_ = std::make_unique<pool::ThinMap>(capacity, preset_.ssd.capacity_bytes, hw_->drive_datapacs(), *raid_);
-  ctx_.reset(new ArrayContext{sim_, preset_, options_, *hw_, *timing_, *raid_, *thin_, volumes_, invariants_, events_, {}, {}});
+  ctx_.reset(new ArrayContext{sim_, preset_, options_, *hw_, *timing_, *raid_, *thin_, volumes_, invariants_, events_, {}, {}, {}});
   const std::int64_t cache_bytes = options_.cache.write_cache_bytes > 0 ? options_.cache.write_cache_bytes
                                                                        : preset_.controllers.dram_bytes / 4;
   cache_ = std::make_unique<WriteCache>(*ctx_, cache_bytes / kCacheBlock);
@@ -225,6 +225,9 @@ Status DataPath::restore_lost_blocks(Id volume_id, std::int64_t first_block, std
     return Status(sim::Code::kOutOfRange, "blocks " + std::to_string(first_block) + "+" + std::to_string(blocks) +
                                               " lie past the end of volume " + std::to_string(volume_id) + " (" +
                                               std::to_string(v->thin->capacity_bytes) + " bytes)");
+  if (blocks > LostBlocks::kMaxRestoredBlocks - ctx_->lost_data.blocks())
+    return Status(sim::Code::kOutOfRange, "more lost data than afasim keeps (" +
+                                              std::to_string(LostBlocks::kMaxRestoredBlocks) + " blocks of 4 KiB in all)");
   for (std::int64_t b = first_block; b < first_block + blocks; ++b) ctx_->lost_data.mark(*v, b, sectors);
   return Status::ok();
 }

@@ -78,6 +78,8 @@ class DataPath : private raid::ScrubHost {
   // allocation (the write fails with it); for the others it is reported as an event.
   void set_extent_listener(ExtentListener listener) { thin_->set_listener(std::move(listener)); }
   // Called after controller `survivor` took over the volumes of `lost`.
+  // Set by the Array: saves its hardware state now if it changed (ArrayContext::save_state).
+  void set_state_saver(std::function<void()> saver) { ctx_->save_state = std::move(saver); }
   void set_takeover_listener(std::function<void(Id survivor, Id lost)> listener) {
     takeover_listener_ = std::move(listener);
   }

@@ -357,6 +357,7 @@ void IoOrchestrator::run_write(Request& r) {
   }
   if (!st.is_ok()) return fail(r, st);
   ctx_.lost_data.clear(v, io.offset_bytes, io.length_bytes);  // the new bytes are in place
+  if (io.fua) save_lost_data_changes();
   ++v.stats.write_ops;
   v.stats.write_bytes += io.length_bytes;
   ctx_.hw.stats(r.c).write_bytes += io.length_bytes;
@@ -442,12 +443,21 @@ void IoOrchestrator::flush_timed(std::uint32_t id) {
   if (v != nullptr && v->cache.failed_blocks > 0)
     st = Status(v->cache.destage_error, std::to_string(v->cache.failed_blocks * WriteCache::kBlockBytes) +
                                             " bytes of the volume's acknowledged writes could not be destaged");
+  if (st.is_ok()) save_lost_data_changes();
   if (!st.is_ok() && v != nullptr) ++v->stats.errors;
   // The command on a core, then the reply (errors and flushes: the analytic cost model).
   const CostModel& cost = ctx_.options.cost;
   const Time t = ctx_.hw.cores(f.c).serve(ctx_.sim.now(), cost.core_ns(Work::host())) + cost.host_port_latency_ns;
   complete_on(f.c, f.epoch, f.power, f.volume_id, f.done, st, f.submitted, t + f.back);
   free_timed(id);
+}
+
+void IoOrchestrator::save_lost_data_changes() {
+  // Lost data made readable again by writes since the last save: durable before a FLUSH or FUA
+  // reply (hostile round 41: a kill -9 after a successful FLUSH brought the marks back).
+  if (ctx_.lost_data.changes() == lost_changes_saved_) return;
+  lost_changes_saved_ = ctx_.lost_data.changes();
+  if (ctx_.save_state) ctx_.save_state();
 }
 
 Status IoOrchestrator::plan_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,

@@ -185,6 +185,9 @@ class IoOrchestrator : private qos::Dispatcher {
   void write_timed(std::uint32_t id);
   void flush_timed(std::uint32_t id);
   void free_timed(std::uint32_t id);
+  // Saves the hardware state (ArrayContext::save_state) when writes changed the lost data
+  // since the last time: before a FLUSH's or a FUA write's reply.
+  void save_lost_data_changes();
   // Plans a write of [offset, +length) straight to RAID (data null: zeros), keeping cached
   // blocks coherent; the caller executes `plan`.
   sim::Status plan_write_through(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length,
@@ -203,6 +206,7 @@ class IoOrchestrator : private qos::Dispatcher {
   raid::Plan ahead_plan_;  // a read-ahead's plan
   raid::Plan bytes_plan_;  // a cache hit's SSD reads of bytes the cache no longer holds (run_read)
   std::deque<Parked> parked_;
+  std::uint64_t lost_changes_saved_ = 0;  // LostBlocks::changes at save_lost_data_changes' last save
   sim::Slab<InFlight> inflight_;  // by the id the timing model's callback names
 
   // QoS: host I/O waits in the scheduler; its request lives in pending_ (a slab indexed by the

@@ -30,6 +30,10 @@ class LostBlocks {
   static constexpr std::int64_t kSectorBytes = 512;   // the host's unit of I/O
   static constexpr int kSectors = static_cast<int>(kBlockBytes / kSectorBytes);
   static constexpr std::uint8_t kWholeBlock = 0xff;   // a block's sector mask with every sector lost
+  // The most blocks a saved state may bring back (Array's restore refuses more): four times a
+  // whole ISE write cache (4 GiB a controller, 16 GiB of DRAM / 4: config/systems), ~260 MB of
+  // marks. A hand-edited line of 2^28 blocks took 4 GB and ended the start (hostile round 41).
+  static constexpr std::int64_t kMaxRestoredBlocks = std::int64_t{1} << 22;
 
   // Marks the sectors of block `block` (of kBlockBytes) of `v` that lie within the volume
   // lost; `sectors` (bit i: sector i) restricts them.

@@ -3,6 +3,7 @@
 #include "redfish/internal.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cstdio>
 
@@ -116,11 +117,15 @@ bool IfMatch::matches(std::uint64_t current) const {
 
 std::optional<std::int64_t> parse_last_event_id(const http::Request& r) {
   if (!r.has_header("Last-Event-ID")) return std::nullopt;
+  if (r.headers.count("Last-Event-ID") > 1)
+    throw RedfishError(400, "HeaderInvalid", "Last-Event-ID is given more than once: send the id of the last event once");
   const std::string h = r.header("Last-Event-ID");
-  if (h == "0") return 0;
-  if (const std::optional<controller::Id> id = controller::parse_object_id(h)) return *id;
+  std::int64_t id = -1;
+  const bool digits = !h.empty() && h.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && std::from_chars(h.data(), h.data() + h.size(), id).ec == std::errc()) return id;
   throw RedfishError(400, "HeaderInvalid",
-                     "The Last-Event-ID header is not the id of an event (the stream's \"id:\" lines): " +
+                     "The Last-Event-ID header is not the id of an event (the stream's \"id:\" lines, a whole number "
+                     "up to 9223372036854775807): " +
                          config::printable(h.substr(0, 40)));
 }
 

@@ -316,8 +316,9 @@ std::vector<http::Route> Service::Impl::event_routes() {
   }));
   for (http::Route& r : subscription_routes()) out.push_back(std::move(r));
   out.push_back(route("GET", "/EventService/SSE", api::kMonitor, [this, &ev](http::Request& r) {
-    // Refused with 503 and Retry-After, as /api/v1/events/stream; a stream that lost the race
-    // for the last slot since gets the reason as a comment and ends.
+    // A bad Last-Event-ID is a 400 first; then 503 and Retry-After, as /api/v1/events/stream (a
+    // stream that lost the race for the last slot since gets the reason as a comment and ends).
+    const std::optional<std::int64_t> last = parse_last_event_id(r);
     if (const std::string why = ev.stream_refusal(r.remote_address, r.principal.user); !why.empty())
       throw RedfishError(503, "ServiceTemporarilyUnavailable", "The event stream was not opened: " + why + ".");
     http::Response res(200, "", "text/event-stream");
@@ -328,8 +329,7 @@ std::vector<http::Route> Service::Impl::event_routes() {
     // it after the headers (a drive event between the two was lost on a loaded machine); an
     // EventSource reconnecting sends the id of the last event it got (Last-Event-ID, the "id:"
     // lines), and the stream goes on after it from the last events kept.
-    std::int64_t after = ev.stream_position();
-    if (const std::optional<std::int64_t> last = parse_last_event_id(r)) after = std::min(after, *last);
+    const std::int64_t after = last ? std::min(ev.stream_position(), *last) : ev.stream_position();
     res.stream = [&ev, address = r.remote_address, user = r.principal.user, authorized,
                   after](std::shared_ptr<http::StreamSink> sink) {
       // retry: how long an EventSource waits before reconnecting, ms.

@@ -308,6 +308,21 @@ TEST_CASE("both controllers failing within a takeover: the lost writes read as e
   unreadable = 0;
   CHECK(t.lost_blocks(&unreadable) == 0);
   CHECK(unreadable * kBlock == lost_bytes - kBlock);
+  // A FLUSH that succeeds makes the rewrite's clearing durable: killed after it, the block
+  // is not lost again (hostile round 41: the mark came back over the flushed data).
+  HostIo flush;
+  flush.op = IoOp::kFlush;
+  flush.volume_id = v0.id;
+  bool flushed = false;
+  a.array->submit(flush, [&](const IoCompletion& c) { flushed = c.status.is_ok(); });
+  a.sim->run();
+  REQUIRE(flushed);
+  sim::Simulator sim3(7);
+  auto after_kill = Array::open(sim3, a.catalog, a.preset, a.journal, a.journal.snapshot(), ArrayOptions{});
+  REQUIRE(after_kill.is_ok());
+  std::int64_t lost_after_kill = 0;
+  for (const auto& v : a.vols) lost_after_kill += (*after_kill)->data_path().lost_bytes(v.id);
+  CHECK(lost_after_kill == lost_bytes - kBlock);
 }
 
 TEST_CASE("lost data is kept per 512-byte sector: eight 512 B rewrites clear a block, a partial last block can be cleared") {

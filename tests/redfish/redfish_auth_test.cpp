@@ -536,7 +536,9 @@ TEST_CASE("Redfish SSE: a reconnect with Last-Event-ID gets the events after it;
   // An EventSource that lost its stream sends the id of the last event it got; the stream went
   // on from new events only, so what was published in between never reached it (the review
   // of the redfish_clients flake: its reader does not reconnect, an EventSource does).
-  RedfishServer s;
+  redfish::EventsOptions o;
+  o.max_streams_per_user = o.max_streams_per_address = 8;  // this test's readers all at once
+  RedfishServer s(o);
   REQUIRE(password_works(s.port(), "admin", kAdminPassword));
   for (const char* name : {"sse-1", "sse-2", "sse-3"})
     REQUIRE(call(s.port(), "POST", "/redfish/v1/Storage/1/Volumes", {{"Name", name}, {"CapacityBytes", 1 << 30}}, admin())
@@ -556,10 +558,13 @@ TEST_CASE("Redfish SSE: a reconnect with Last-Event-ID gets the events after it;
   SseReader rest(s.port(), kSse, as_admin, {{"Last-Event-ID", std::to_string(ids[ids.size() - 2])}});
   REQUIRE(rest.wait_for("id: " + std::to_string(ids.back()) + "\n"));
   CHECK(rest.text().find("id: " + std::to_string(ids[ids.size() - 2]) + "\n") == std::string::npos);
-  // An id beyond the newest starts from now; a bad one is refused in Redfish's shape.
+  // An id beyond the newest starts from now, up to INT64_MAX (16 digits and more were refused,
+  // hostile round 41); a bad one is refused in Redfish's shape.
+  SseReader huge(s.port(), kSse, as_admin, {{"Last-Event-ID", "9223372036854775807"}});
+  REQUIRE(huge.wait_for("retry:"));
   SseReader future(s.port(), kSse, as_admin, {{"Last-Event-ID", "999999999"}});
   REQUIRE(future.wait_for("retry:"));
-  for (const char* bad : {"abc", "-1", "01", "1e3"}) {
+  for (const char* bad : {"abc", "-1", "1e3", "9223372036854775808", "5, 80"}) {
     httplib::Client c("127.0.0.1", s.port());
     c.set_basic_auth("admin", kAdminPassword);
     httplib::Result r = c.Get(kSse, httplib::Headers{{"Last-Event-ID", bad}});
@@ -567,8 +572,17 @@ TEST_CASE("Redfish SSE: a reconnect with Last-Event-ID gets the events after it;
     CHECK_MESSAGE(r->status == 400, bad);
     CHECK(r->body.find("HeaderInvalid") != std::string::npos);
   }
+  {  // Twice: refused, not the first taken (hostile round 41: "5" then "x" replayed from 5).
+    httplib::Client c("127.0.0.1", s.port());
+    c.set_basic_auth("admin", kAdminPassword);
+    httplib::Result r = c.Get(kSse, httplib::Headers{{"Last-Event-ID", "5"}, {"Last-Event-ID", "x"}});
+    REQUIRE(r);
+    CHECK(r->status == 400);
+    CHECK(r->body.find("more than once") != std::string::npos);
+  }
   REQUIRE(call(s.port(), "POST", "/redfish/v1/Storage/1/Volumes", {{"Name", "sse-4"}, {"CapacityBytes", 1 << 30}}, admin())
               .status == 201);
   REQUIRE(future.wait_for("sse-4"));
   CHECK(future.text().find("sse-3") == std::string::npos);
+  REQUIRE(huge.wait_for("sse-4"));
 }

@@ -335,6 +335,11 @@ TEST_CASE("a lost-data line past its volume's end or misspelt is refused; one of
                           "volume 1 lost 0 1 15 1"})
     CHECK_REFUSED("INSERT OR REPLACE INTO meta VALUES ('hardware', '" + std::string(bad) + "')",
                   "state: meta hardware has a line this afasim does not know: " + std::string(bad));
+  // Within a 1 TiB volume, more blocks than afasim keeps: refused, not 4 GB of marks and an
+  // out-of-memory end of the start (hostile round 41).
+  CHECK_REFUSED("UPDATE volumes SET capacity_bytes = 1099511627776 WHERE id = 1; "
+                "INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 1 lost 0 268435456')",
+                "more lost data than afasim keeps (4194304 blocks of 4 KiB in all)");
   CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 99 lost 0 1')") == "");
   CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 1 lost 16 4')") == "");
   CHECK(refusal_after("INSERT OR REPLACE INTO meta VALUES ('hardware', 'volume 1 lost 16 4 15')") == "");  // sectors 0..3
