@@ -242,6 +242,21 @@ TEST_CASE("a controller that died mid-vault boots alone after its peer vaulted a
   CHECK(a.array->data_path().check_all_parity() == "");
 }
 
+namespace {
+
+// `batches` of 16 random writes 20 ms apart (seed 7 of stream `stream`): both caches hold
+// dirty data, some of it still being written.
+void dirty_the_caches(SimArray& a, Tracker& t, const char* stream, int batches) {
+  sim::Rng rng(7, stream);
+  for (int batch = 0; batch < batches; ++batch) {
+    t.random_writes(rng, 16);
+    a.sim->run_until(a.sim->now() + 20 * sim::kMillisecond);
+  }
+  REQUIRE(a.array->data_path().dirty_bytes() > 0);
+}
+
+}  // namespace
+
 TEST_CASE("both controllers failing within a takeover: the lost writes read as errors, not older bytes, until written again") {
   // Hostile round 40: the owner failed, then its peer 80 ms later (before the 1.05 s takeover
   // was done): 16 MiB of acknowledged writes came back as the SSDs' older bytes, reads
@@ -249,12 +264,7 @@ TEST_CASE("both controllers failing within a takeover: the lost writes read as e
   SimArray a(7);
   add_volumes(a);
   Tracker t(a);
-  sim::Rng rng(7, "test.double_controller");
-  for (int batch = 0; batch < 6; ++batch) {
-    t.random_writes(rng, 16);
-    a.sim->run_until(a.sim->now() + 20 * sim::kMillisecond);
-  }
-  REQUIRE(a.array->data_path().dirty_bytes() > 0);
+  dirty_the_caches(a, t, "test.double_controller", 6);
   for (Id c = 1; c <= 2; ++c) {
     FaultSpec f{"controller_fail"};
     f.controller = c;
@@ -368,12 +378,7 @@ TEST_CASE("a clean stop during a takeover destages the failed controller's mirro
   SimArray a(7);
   add_volumes(a);
   Tracker t(a);
-  sim::Rng rng(7, "test.stop_in_takeover");
-  for (int batch = 0; batch < 3; ++batch) {
-    t.random_writes(rng, 16);
-    a.sim->run_until(a.sim->now() + 20 * sim::kMillisecond);
-  }
-  REQUIRE(a.array->data_path().dirty_bytes() > 0);
+  dirty_the_caches(a, t, "test.stop_in_takeover", 3);
   FaultSpec f{"controller_fail"};
   f.controller = 1;
   REQUIRE(a.array->inject_fault(f).is_ok());
