@@ -107,15 +107,17 @@ EventQuery parse_event_query(const QueryParams& params, bool stream) {
   return q;
 }
 
-std::int64_t last_event_id(const std::string& header) {
+std::optional<std::int64_t> parse_event_id(std::string_view text) {
   std::int64_t id = -1;
-  const char* end = header.data() + header.size();
-  const bool digits =
-      !header.empty() && header.find_first_not_of("0123456789") == std::string::npos;
-  if (digits) {
-    const auto [ptr, ec] = std::from_chars(header.data(), end, id);
-    if (ec == std::errc() && ptr == end) return id;
-  }
+  const char* end = text.data() + text.size();
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  const auto [ptr, ec] = std::from_chars(text.data(), end, id);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return id;
+}
+
+std::int64_t last_event_id(const std::string& header) {
+  if (const std::optional<std::int64_t> id = parse_event_id(header)) return *id;
   throw bad_request("Last-Event-ID header " + quote_json(header.substr(0, 40)) +
                     " is not an event id: expected the id of the last event received, a whole "
                     "number from 0 to " +

@@ -54,6 +54,9 @@ EventQuery parse_event_query(const QueryParams& params, bool stream = false);
 // the last event it received (0 or more, as the stream's "id:" lines). Throws ApiError 400
 // saying so for anything else (not a whole number, negative, beyond int64).
 std::int64_t last_event_id(const std::string& header);
+// The same value without the error: nullopt for anything but a whole number 0..INT64_MAX
+// (Redfish's SSE answers it in its own error shape).
+std::optional<std::int64_t> parse_event_id(std::string_view text);
 
 // The page for `q` from `events` (oldest first, as the Array keeps them):
 // {"items": [...], "total": matching events, "limit": N, "next_after": ID} (next_after: the

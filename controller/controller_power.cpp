@@ -246,7 +246,7 @@ void ControllerPair::power_off_done() {
   energy_joules_ = std::max(0.0, energy_joules_ - used);
   // DRAM is gone. What no vault holds is lost: its reads fail until rewritten (docs/faults.md
   // "Lost data"), instead of returning the SSDs' older bytes after the boot.
-  cache_.mark_unvaulted_lost({&ctl(1).vault, &ctl(2).vault});
+  cache_.mark_lost_unless_vaulted({&ctl(1).vault, &ctl(2).vault});
   cache_.clear();
   ctx_.volumes.for_each([](VolumeRuntime& v) { v.claims = 0; });
   cache_.recount();

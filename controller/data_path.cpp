@@ -181,7 +181,7 @@ void DataPath::write_back_at_stop() {
   cache_->destage_all();
   // What is still dirty is lost, and marked so (saved with the event's commit): after the
   // restart reads of it fail instead of returning the SSDs' older bytes.
-  const std::int64_t left = cache_->mark_dirty_lost();
+  const std::int64_t left = cache_->mark_lost_unless_vaulted({});
   if (left > 0)
     ctx_->emit(Severity::kCritical, "cache", "",
                "stop: " + std::to_string(left * WriteCache::kBlockBytes) +

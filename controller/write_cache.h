@@ -134,10 +134,6 @@ class WriteCache {
   // Controller `c` went down: its waiting writes (in the cache and its mirror) are handed to
   // `park`, its DRAM is gone. Returns the dirty bytes lost (no current copy on the peer).
   std::int64_t controller_lost(Id c, bool peer_serving, const std::function<void(CacheWaiter&)>& park);
-  // At a stop, after destage_all: marks lost (ArrayContext::lost_data) every dirty block not
-  // on the SSDs (its destage failed, or none started: no controller serves its volume) and
-  // returns how many there are.
-  std::int64_t mark_dirty_lost();
   // Nothing the survivor holds is mirrored any more (its peer is gone).
   void forget_mirrors();
   // The mirror is rebuilt: every dirty block has a current copy on the peer.
@@ -153,10 +149,11 @@ class WriteCache {
   bool restore_vaulted(const VaultRecord& r);
   // DRAM is gone (power off).
   void clear();
-  // Before clear(): marks lost (ArrayContext::lost_data) every dirty block that no vault in
-  // `vaults` holds at its version (both controllers' vaults failed or were cut short); returns
-  // how many.
-  std::int64_t mark_unvaulted_lost(std::initializer_list<const std::vector<VaultRecord>*> vaults);
+  // Marks lost (ArrayContext::lost_data) every dirty block whose current bytes are not on the
+  // SSDs (on_ssds) and that no vault in `vaults` holds at its version; returns how many. Before
+  // clear() at a power-off (both vaults), and at a stop after destage_all (none: what is still
+  // dirty, its destage failed or no controller serves its volume).
+  std::int64_t mark_lost_unless_vaulted(std::initializer_list<const std::vector<VaultRecord>*> vaults);
 
   // REQUIRES: volume < 2^24 - 1, 0 <= block < 2^40 (4 EiB of 4 KiB blocks).
   static std::uint64_t key(Id volume, std::int64_t block) {

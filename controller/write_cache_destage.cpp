@@ -375,15 +375,6 @@ std::int64_t WriteCache::controller_lost(Id c, bool peer_serving, const std::fun
   return lost;
 }
 
-std::int64_t WriteCache::mark_dirty_lost() {
-  std::int64_t left = 0;
-  for (std::uint64_t k : sorted_keys([](std::uint64_t, const Block& b) { return b.dirty && !on_ssds(b); })) {
-    ctx_.lost_data.mark(*ctx_.volumes.find(volume_of(k)), block_of(k));
-    ++left;
-  }
-  return left;
-}
-
 void WriteCache::forget_mirrors() {
   blocks_.for_each([](std::uint64_t, Block& blk) { blk.mirrored_version = 0; });
 }
@@ -419,7 +410,7 @@ std::vector<std::vector<VaultRecord>> WriteCache::vault_records(const std::vecto
   return records;
 }
 
-std::int64_t WriteCache::mark_unvaulted_lost(std::initializer_list<const std::vector<VaultRecord>*> vaults) {
+std::int64_t WriteCache::mark_lost_unless_vaulted(std::initializer_list<const std::vector<VaultRecord>*> vaults) {
   std::unordered_map<std::uint64_t, std::uint64_t> saved;  // key → the newest version a vault holds
   for (const auto* vault : vaults)
     for (const VaultRecord& r : *vault) {

@@ -3,12 +3,12 @@
 #include "redfish/internal.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
 #include <cstdio>
 
 #include "api/auth.h"
 #include "api/fields.h"
+#include "api/observe.h"
 #include "config/json_text.h"
 
 namespace afasim::redfish {
@@ -120,9 +120,7 @@ std::optional<std::int64_t> parse_last_event_id(const http::Request& r) {
   if (r.headers.count("Last-Event-ID") > 1)
     throw RedfishError(400, "HeaderInvalid", "Last-Event-ID is given more than once: send the id of the last event once");
   const std::string h = r.header("Last-Event-ID");
-  std::int64_t id = -1;
-  const bool digits = !h.empty() && h.find_first_not_of("0123456789") == std::string::npos;
-  if (digits && std::from_chars(h.data(), h.data() + h.size(), id).ec == std::errc()) return id;
+  if (const std::optional<std::int64_t> id = api::parse_event_id(h)) return id;
   throw RedfishError(400, "HeaderInvalid",
                      "The Last-Event-ID header is not the id of an event (the stream's \"id:\" lines, a whole number "
                      "up to 9223372036854775807): " +

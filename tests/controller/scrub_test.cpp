@@ -631,6 +631,19 @@ void corrupt_strip_8k(SimArray& a, Id vol, int k) {
   REQUIRE(a.array->inject_fault(f).is_ok());
 }
 
+namespace {
+// A destaged RAID 5 volume whose block 8 KiB into data strip 1 is rewritten and waits in the
+// write cache; then that block's column turns unreadable in strips 0 and 1 (beyond RAID 5).
+Id cached_rewrite_then_column_lost(SimArray& a) {
+  const Id r5 = destaged_r5(a);
+  a.write(a.vols[0], 72 * 1024, 4096);  // data strip 1, 8 KiB in
+  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
+  corrupt_strip_8k(a, r5, 0);
+  corrupt_strip_8k(a, r5, 1);
+  return r5;
+}
+}  // namespace
+
 TEST_CASE("a read over cached rewrites of unreadable blocks returns the cached bytes, not an error") {
   // Two unreadable blocks in one RAID 5 column (beyond redundancy) under newer bytes in the
   // write cache: a 4 KiB read of one hit the cache, but a 64 KiB read over it read the whole
@@ -660,11 +673,7 @@ TEST_CASE("a read over cached rewrites of unreadable blocks returns the cached b
   CHECK(a.wrong_bytes == 0);
   // What the cache does not hold still fails where it is unreadable.
   SimArray b(5);
-  const Id r5b = destaged_r5(b);
-  b.write(b.vols[0], 72 * 1024, 4096);
-  b.sim->run_until(b.sim->now() + 100 * sim::kMillisecond);
-  corrupt_strip_8k(b, r5b, 0);
-  corrupt_strip_8k(b, r5b, 1);
+  cached_rewrite_then_column_lost(b);
   b.read_check(b.vols[0], 64 * 1024, 64 * 1024);
   b.read_check(b.vols[0], 0, 64 * 1024);
   b.sim->run_until(b.sim->now() + 100 * sim::kMillisecond);
@@ -679,11 +688,7 @@ TEST_CASE("a cached block whose column became doubly unreadable reaches the SSDs
   // waited for ever, FLUSH failing, and a clean stop discarded it. Now the row goes as a
   // full-stripe write with zeros for strip 0's block, whose data is marked lost.
   SimArray a(5);
-  const Id r5 = destaged_r5(a);
-  a.write(a.vols[0], 72 * 1024, 4096);  // data strip 1, 8 KiB in
-  a.sim->run_until(a.sim->now() + 100 * sim::kMillisecond);
-  corrupt_strip_8k(a, r5, 0);
-  corrupt_strip_8k(a, r5, 1);
+  const Id r5 = cached_rewrite_then_column_lost(a);
   a.array->destage_all();
   a.sim->run_until(a.sim->now() + 3 * sim::kSecond);
   CHECK(a.array->data_path().dirty_bytes() == 0);
