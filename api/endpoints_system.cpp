@@ -177,7 +177,13 @@ Reply Endpoints::get_fault(const Call& c) {
   return on_model(c, [&] {
     for (const auto& f : array_.faults())
       if (f.id == id) return Reply(200, fault_view(f));
-    throw not_found("no fault " + std::to_string(id));
+    // The list is per run (docs/api.md "Faults"): a fault of an earlier run is only in the
+    // event log, and what it did is undone by injecting its recovery (a new user's tour:
+    // `fault clear 4` after a restart said only "no fault 4").
+    throw not_found("no fault " + std::to_string(id) +
+                    " in this run: GET /faults lists the faults injected since the server started; an "
+                    "earlier run's are in the event log, and what one did is undone by injecting its "
+                    "recovery (drive_replace, controller_restore, ...)");
   });
 }
 

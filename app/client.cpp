@@ -511,7 +511,8 @@ std::int64_t ApiClient::resolve(const std::string& collection, const std::string
     if (const auto forced = whole_number(ref.substr(3))) return *forced;
     throw ClientError(kExitUsage, "\"" + ref + "\": id: takes a whole number (id:12)");
   }
-  const auto id = ref.starts_with('0') ? std::nullopt : whole_number(ref);
+  std::optional<std::int64_t> id;  // (a ?: of nullopt made GCC 12 warn of an uninitialized read)
+  if (!ref.starts_with('0')) id = whole_number(ref);
   // The collections the API gives names (the ?name= filter); the others take ids only.
   static const std::set<std::string> kNamed = {"volumes", "pools", "hosts", "qos-policies"};
   if (!kNamed.contains(collection)) {  // mappings, faults: an id only

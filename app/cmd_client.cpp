@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -368,13 +369,21 @@ void add_fault(CLI::App* group, Group& g) {
   clear->add_option("ID", a->id, "The fault's id")->required();
 }
 
+// One line of `event list --follow`, in fixed columns under its header (a new user's tour:
+// the lines had no header and their columns wandered).
+void print_event_columns(const std::string& id, const std::string& time, const std::string& severity,
+                         const std::string& kind, const std::string& object, const std::string& message) {
+  std::cout << std::left << std::setw(7) << id << ' ' << std::right << std::setw(14) << time << "  " << std::left
+            << std::setw(8) << severity << "  " << std::setw(10) << kind << "  " << std::setw(14) << object << "  "
+            << message << std::endl;
+}
+
 void print_event_line(const json& e) {
   char t[32];
-  std::snprintf(t, sizeof t, "%.3f", static_cast<double>(e["time_ns"].get<std::int64_t>()) / 1e9);
+  std::snprintf(t, sizeof t, "%.3f s", static_cast<double>(e["time_ns"].get<std::int64_t>()) / 1e9);
   const std::string object = e["object"].get<std::string>();
-  std::cout << e["id"] << "  " << t << " s  " << e["severity"].get<std::string>() << "  "
-            << e["category"].get<std::string>() << "  " << (object.empty() ? "-" : object) << "  "
-            << e["message"].get<std::string>() << std::endl;
+  print_event_columns(std::to_string(e["id"].get<std::int64_t>()), t, e["severity"].get<std::string>(),
+                      e["category"].get<std::string>(), object.empty() ? "-" : object, e["message"].get<std::string>());
 }
 
 void add_event(CLI::App* group, Group& g) {
@@ -408,6 +417,7 @@ void add_event(CLI::App* group, Group& g) {
     // the stream from where it ended.
     json items = page["items"];
     if (!a->after) std::reverse(items.begin(), items.end());
+    if (c.options().output != "json") print_event_columns("ID", "TIME", "SEVERITY", "KIND", "OBJECT", "MESSAGE");
     for (const json& e : items) {
       if (c.options().output == "json") std::cout << e.dump() << std::endl;
       else print_event_line(e);

@@ -239,7 +239,8 @@ class CacheWatch {
       std::fprintf(stderr,
                    "afasim fio: note: group %d ([%s]): while it was measured the write caches' dirty data %s from "
                    "%.2f to %.2f GB, %.0f %% of the %.2f GB its jobs wrote: %s, so its figures are %s the steady "
-                   "state; a longer ramp_time reaches it (the shipped job files ramp 25 s)\n",
+                   "state; a longer ramp_time, or a group before it that fills the caches, reaches it (the shipped "
+                   "job files: ise860-128k-seq.fio ramps 25 s, ise860-4k-randwrite.fio writes 1 GiB per job first)\n",
                    id, w.name.c_str(), share > 0 ? "grew" : "fell", from / 1e9, to / 1e9, 100.0 * std::abs(share),
                    static_cast<double>(w.written) / 1e9,
                    share > 0 ? "those writes were absorbed by the cache, not yet written to the SSDs"

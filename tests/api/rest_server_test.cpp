@@ -575,6 +575,12 @@ TEST_CASE("faults: a drive failed through the API shows in /faults, /datapacs an
   const json list = got(http, "/faults", "/faults");
   CHECK(list["total"] == 1);
   CHECK(got(http, "/faults/1", "/faults/{id}")["result"] == "applied");
+  // An id not in this run's list says the list is per run and how an earlier run's fault is
+  // undone (a new user's tour: after a restart `fault clear 4` said only "no fault 4").
+  const Response missing = http.get("/faults/99");
+  CHECK(missing.status == 404);
+  CHECK(missing.body["detail"].get<std::string>().find("no fault 99 in this run") == 0);
+  CHECK(missing.body["detail"].get<std::string>().find("injecting its recovery") != std::string::npos);
   CHECK(got(http, "/datapacs/1", "/datapacs/{id}")["drives"][6]["state"] == "failed");
   // With pace none the model runs the rebuild as fast as it can, between requests (each
   // request takes the model thread between two events): poll until it is done; the event

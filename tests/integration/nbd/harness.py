@@ -39,6 +39,18 @@ def require_tools(*tools):
         sys.exit(SKIP)
 
 
+def browser_address_space_problem():
+    """Why Chromium cannot run here, or None. Chromium reserves tens of GiB of address space at
+    its start and dies (SIGTRAP) under a limit on it: a new user's `make test` under `ulimit -v
+    8000000` failed the browser tests with "chromedriver unexpectedly exited"."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    return (f"the address space is limited (ulimit -v {soft // 1024}) and Chromium does not start under a "
+            "limit; run without one (ulimit -v unlimited)")
+
+
 def run(cmd, timeout=120, check=True, input_bytes=None):
     """Runs a client; on an unexpected exit code prints its output and fails the test."""
     log("$ " + " ".join(str(c) for c in cmd))

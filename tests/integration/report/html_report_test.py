@@ -10,7 +10,7 @@ Runs the command (with --format json on stdout, from the same run), then checks
   - the chart: in the HTML's latency panel, each volume's p99 line is drawn higher (a smaller
     SVG y) during the rebuild than before it, by more than the 0.1 px its points are printed to;
   - a headless Chromium screenshot of the page (build/test-artifacts/report/), not blank.
-Exit 77 (skipped) without chromium.
+Exit 77 (skipped) without chromium, or under an address-space limit (Chromium does not start under one).
 """
 
 import json
@@ -20,6 +20,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "nbd"))
+from harness import browser_address_space_problem  # noqa: E402
 
 SOURCE = os.environ["AFASIM_SOURCE_DIR"]
 BINARY = os.environ["AFASIM_BINARY"]
@@ -95,6 +98,10 @@ def main():
         chromium = shutil.which("chromium")
         if chromium is None:
             print("SKIP: chromium is not installed (scripts/bootstrap.sh installs it)")
+            return 77
+        problem = browser_address_space_problem()
+        if problem:
+            print("SKIP: " + problem)
             return 77
         os.makedirs(ARTIFACTS, exist_ok=True)
         png = os.path.join(ARTIFACTS, "drive-failure-rebuild.png")

@@ -11,7 +11,8 @@ Events view (with its confirmation) and sees the event and the alert. Along the 
 checks /metrics: promtool accepts it while fio runs, and the volume's read counter rises by
 exactly the I/Os fio reports. Screenshots of the four views go to
 $AFASIM_ARTIFACT_DIR/web/ (ctest: build/test-artifacts/web/). Exit 77 (skipped) when
-chromium, chromedriver, selenium, fio or promtool are missing.
+chromium, chromedriver, selenium, fio or promtool are missing, and under an address-space
+limit (`ulimit -v`: Chromium does not start under one).
 """
 
 import json
@@ -25,7 +26,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 STARTED = time.time()
 sys.path.insert(0, os.path.join(HERE, "..", "nbd"))
-from harness import GiB, Serve, Workspace, expect, log, require_tools, run  # noqa: E402
+from harness import (GiB, Serve, Workspace, browser_address_space_problem, expect, log,  # noqa: E402
+                     require_tools, run)
 
 try:
     from selenium import webdriver
@@ -146,6 +148,10 @@ class Page:
 
 def test():
     require_tools("fio", "promtool", "chromium", "chromedriver")
+    problem = browser_address_space_problem()
+    if problem:
+        log("SKIP: " + problem)
+        sys.exit(77)
     shots = os.path.join(os.environ.get("AFASIM_ARTIFACT_DIR", "."), "web")
     os.makedirs(shots, exist_ok=True)
     with Workspace() as ws, Serve(ws.state, pace="realtime", extra=["--payload", "memory"]) as s:
