@@ -352,8 +352,12 @@ void FlashSsd::feed_ftl(std::int64_t first_unit, std::int64_t units) {
   ftl_carry_ = (ftl_carry_ + units) % scale;
   if (gc.victims > 0) update_gc_rate();
   // What the NAND will program for these bytes: the host data and, at the replica's recent
-  // ratio of relocated to host data, the collection it causes. The collection is owed as the
-  // host data is programmed (book_unit), not as it is admitted.
+  // ratio of relocated to host data, the collection it causes. The collection is owed as each
+  // host unit is programmed (book_unit), and the flusher programs it before the next host
+  // unit, so the real drive's continuous collection interleaves with the host's writes. Owed
+  // at admission, a burst that filled the buffer (64 MiB on the PBlaze5) owed ~130 MiB of
+  // collection that all went before any host unit freed buffer space: tens of ms with no
+  // write completing, p99.99 26.5 ms at a 419 us mean (an SSD engineer's review, 2026-12-07).
   committed_nand_ += (1.0 + gc_ratio_) * static_cast<double>(units * kUnitBytes);
 }
 
@@ -518,13 +522,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       end = loaded + (slc ? t_slc_prog_ : t_prog_);
       if (slc) slc_used_ += unit;
       stats_.host_program_bytes += unit;
-      // The real drive collects continuously as it writes: each host unit programmed owes the
-      // replica's recent ratio of relocated to host data, which the flusher programs before
-      // the next host unit, so host and GC programs interleave in proportion. Owed when the
-      // bytes were admitted instead, a burst that filled the buffer (64 MiB on the PBlaze5)
-      // owed ~130 MiB of collection that all went before any host unit freed buffer space:
-      // tens of ms with no write completing, p99.99 26.5 ms at a 419 us mean (an SSD
-      // engineer's review, 2026-12-07).
+      // Collection owed for this unit (feed_ftl says why here, not at admission).
       gc_debt_ += gc_ratio_ * static_cast<double>(unit);
       releases_.push(Release{end, unit});
       if (!slc && ftl_->steady()) die.erase_debt += static_cast<double>(unit) * erase_per_byte_;
