@@ -207,13 +207,13 @@ void IoOrchestrator::fail(Request& r, Status status) {
   if (io.read_buffer != nullptr && ctx_.has_payload()) cache_.read(v, io.offset_bytes, io.length_bytes, io.read_buffer, true);
   // The bytes are in place; the time is the performance model's (controller/timing.h): the
   // read cache and read-ahead, the cores, DRAM, the SSDs, the host port.
-  Timing::ReadStart start = ctx_.timing.begin_read(r.c, v.id, io.offset_bytes, io.length_bytes, hit);
+  const Timing::ReadStart start = ctx_.timing.begin_read(r.c, v.id, io.offset_bytes, io.length_bytes, hit);
   if (start.ahead_length > 0) plan_read_ahead(v, r.c, start.ahead_offset, start.ahead_length);
   ++v.stats.read_ops;
   v.stats.read_bytes += io.length_bytes;
   ctx_.hw.stats(r.c).read_bytes += io.length_bytes;
   const std::uint32_t id = start_timed(r);
-  ctx_.timing.host_read(r.c, v.id, io.offset_bytes, io.length_bytes, std::move(start), plan_,
+  ctx_.timing.host_read(r.c, v.id, io.offset_bytes, io.length_bytes, start, plan_,
                         [this, id](Time) { read_timed(id); });
 }
 

@@ -350,7 +350,7 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   next(id);
 }
 
-[[gnu::hot]] void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, ReadStart start,
+[[gnu::hot]] void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, const ReadStart& start,
                        const raid::Plan& plan, Done done) {
   if (start.hit) {
     // The command and the fills in progress that bring in its segments, in parallel; then
@@ -368,9 +368,10 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
   }
   // A degraded read's reconstruction XOR is priced with its reads (no kParity); phase 1 only
   // when the plan has writes after its reads.
-  const bool phase1 = std::any_of(plan.ops.begin(), plan.ops.end(), [](const raid::MemberOp& op) { return op.phase == 1; });
   const bool one = plan.ops.size() == 1 && plan.ops.front().op == raid::MemberOpKind::kRead &&
                    plan.ops.front().phase == 0 && plan.ops.front().length == length;
+  // (one: a single phase 0 read, so no phase 1)
+  const bool phase1 = !one && std::any_of(plan.ops.begin(), plan.ops.end(), [](const raid::MemberOp& op) { return op.phase == 1; });
   const std::uint32_t id = phase1 ? new_req(c, length, std::move(done), {kReadCommand, kPhase0, kPhase1, kFillDone, kReadOut})
                                   : new_req(c, length, std::move(done), {kReadCommand, kPhase0, kFillDone, kReadOut});
   Req& r = reqs_[id];

@@ -80,7 +80,7 @@ class Timing {
   void read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan);
   // The host read's journey: FC command, a core, then (a miss) `plan`'s member reads into
   // DRAM or (a hit) waiting for any fill in progress, then DRAM to the HBA and the wire.
-  void host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, ReadStart start,
+  void host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, const ReadStart& start,
                  const raid::Plan& plan, Done done);
 
   // --- Writes --------------------------------------------------------------------------

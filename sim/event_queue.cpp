@@ -6,16 +6,12 @@
 
 namespace afasim::sim {
 
-namespace {
-constexpr EventKey kNoKey{UINT64_MAX, UINT64_MAX};  // pads a heap: after every key
-}  // namespace
-
 // ---------------------------------------------------------------------------------------
 // The 4-ary heap
 
 EventQueue::Heap::Heap() { keys_.assign(64, kNoKey); }
 
-[[gnu::hot]] void EventQueue::Heap::push(const EventKey& key) {
+[[gnu::hot]] void EventQueue::Heap::push_more(const EventKey& key) {
   // Room for the new key and the padding a node's last child block may reach into.
   if (keys_.size() < size_ + 1 + 2 * kFront + 1) keys_.resize(keys_.size() * 2, kNoKey);
   sift_up(keys_.data() + kFront, size_++, key);
@@ -35,7 +31,7 @@ EventQueue::Heap::Heap() { keys_.assign(64, kNoKey); }
 // then the last key sifts up from there (it belongs near the bottom, so this compares less
 // than sifting it down). Padding past the last key is kNoKey, larger than every key, so a
 // last node with fewer than four children needs no bounds test.
-[[gnu::hot]] EventKey EventQueue::Heap::pop() {
+[[gnu::hot]] EventKey EventQueue::Heap::pop_more() {
   EventKey* h = keys_.data() + kFront;
   const EventKey top = h[0];
   const std::size_t n = --size_;
@@ -86,18 +82,7 @@ EventQueue::EventQueue(std::uint64_t now) : cursor_(now >> kBucketShift) { heads
   ++wheel_size_;
 }
 
-[[gnu::hot]] bool EventQueue::near_first() {
-  AFASIM_ASSERT(size_ > 0, "EventQueue: the front of an empty queue");
-  if (near_.empty() && wheel_size_ > 0) load_next_bucket();
-  return far_.empty() || (!near_.empty() && near_.top() < far_.top());
-}
-
-[[gnu::hot]] const EventKey& EventQueue::top() { return near_first() ? near_.top() : far_.top(); }
-
-[[gnu::hot]] EventKey EventQueue::pop() {
-  const bool near = near_first();
-  --size_;
-  if (near) return near_.pop();
+[[gnu::hot]] EventKey EventQueue::pop_far() {
   const EventKey key = far_.pop();
   // The cursor moves up to the key's bucket (keys pushed from now on into later buckets go
   // to the wheel again). Only when nothing else is queued before it: near_ was filled from the

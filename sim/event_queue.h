@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/assert.h"
 #include "sim/cache_line_allocator.h"
 
 namespace afasim::sim {
@@ -58,8 +59,13 @@ class EventQueue {
   // REQUIRES: key.time >= the time of every key popped so far.
   void push(const EventKey& key);
   // The smallest key. REQUIRES: !empty().
-  const EventKey& top();
-  EventKey pop();
+  const EventKey& top() { return near_first() ? near_.top() : far_.top(); }
+  EventKey pop() {
+    const bool near = near_first();
+    --size_;
+    if (near) return near_.pop();
+    return pop_far();
+  }
   // Calls f(key) for every key, in no particular order.
   template <typename F>
   void for_each(F&& f) const {
@@ -80,8 +86,26 @@ class EventQueue {
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     const EventKey& top() const { return keys_[kFront]; }
-    void push(const EventKey& key);
-    EventKey pop();
+    // Most pushes find the heap empty (the near heap holds one bucket's keys, about one):
+    // the key goes to the root; keys_ always has room for it (64 entries at least).
+    void push(const EventKey& key) {
+      if (size_ == 0) {
+        keys_[kFront] = key;
+        size_ = 1;
+        return;
+      }
+      push_more(key);
+    }
+    EventKey pop() {
+      if (size_ == 1) {  // what pop_more does for the last key
+        size_ = 0;
+        const EventKey top = keys_[kFront];
+        keys_[kFront] = kNoKey;
+        return top;
+      }
+      return pop_more();
+    }
+    static constexpr EventKey kNoKey{UINT64_MAX, UINT64_MAX};  // pads a heap: after every key
     void clear();
     template <typename F>
     void for_each(F&& f) const {
@@ -89,6 +113,8 @@ class EventQueue {
     }
 
    private:
+    void push_more(const EventKey& key);
+    EventKey pop_more();
     static constexpr std::size_t kFront = 3;  // entries before the root
     static void sift_up(EventKey* h, std::size_t i, const EventKey& key);
     std::vector<EventKey, CacheLineAllocator<EventKey>> keys_;  // children of a node in one line
@@ -104,7 +130,13 @@ class EventQueue {
   static std::uint64_t bucket_of(const EventKey& key) { return key.time >> kBucketShift; }
   // Whether the smallest key is near_'s (else far_'s), after moving the next bucket into an
   // empty near_. REQUIRES: !empty().
-  bool near_first();
+  bool near_first() {
+    AFASIM_ASSERT(size_ > 0, "EventQueue: the front of an empty queue");
+    if (near_.empty() && wheel_size_ > 0) load_next_bucket();
+    return far_.empty() || (!near_.empty() && near_.top() < far_.top());
+  }
+  // Pops far_'s top (REQUIRES: it is the smallest key), moving the cursor up to its bucket.
+  EventKey pop_far();
   // Moves the first non-empty bucket after the cursor into near_ and makes it the cursor's.
   // REQUIRES: wheel_size_ > 0.
   void load_next_bucket();

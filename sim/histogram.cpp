@@ -35,17 +35,26 @@ std::int64_t Histogram::bucket_high(int index) {
   return bucket_low(index) + (std::int64_t{1} << octave) - 1;
 }
 
+// One body for both: with kOne the products by the count go (record() is on every I/O's path).
+template <bool kOne>
+[[gnu::hot]] inline void Histogram::add(std::int64_t value, std::uint64_t n) {
+  AFASIM_ASSERT(value >= 0, "histogram values must be non-negative");
+  const int index = bucket_index(value);
+  if (index >= static_cast<int>(buckets_.size())) buckets_.resize(index + 1, 0);
+  buckets_[index] += kOne ? 1 : n;
+  count_ += kOne ? 1 : n;
+  sum_ += kOne ? static_cast<__int128>(value) : static_cast<__int128>(value) * n;
+  sum_squares_ += kOne ? static_cast<__int128>(value) * value : static_cast<__int128>(value) * value * n;
+  min_ = std::min(min_, value);
+  max_ = std::max(max_, value);
+}
+
+[[gnu::hot]] void Histogram::record(std::int64_t value) { add<true>(value, 1); }
+
 [[gnu::hot]] void Histogram::record_n(std::int64_t value, std::uint64_t n) {
   AFASIM_ASSERT(value >= 0, "histogram values must be non-negative");
   if (n == 0) return;
-  const int index = bucket_index(value);
-  if (index >= static_cast<int>(buckets_.size())) buckets_.resize(index + 1, 0);
-  buckets_[index] += n;
-  count_ += n;
-  sum_ += static_cast<__int128>(value) * n;
-  sum_squares_ += static_cast<__int128>(value) * value * n;
-  min_ = std::min(min_, value);
-  max_ = std::max(max_, value);
+  add<false>(value, n);
 }
 
 void Histogram::merge(const Histogram& other) {

@@ -19,7 +19,7 @@ class Histogram {
   static constexpr int kSubBucketBits = 8;  // 256 linear values, then 128 buckets per octave
 
   // Adds one value. REQUIRES: value >= 0.
-  void record(std::int64_t value) { record_n(value, 1); }
+  void record(std::int64_t value);
   // Adds `count` copies of value. REQUIRES: value >= 0, count >= 0.
   void record_n(std::int64_t value, std::uint64_t count);
   // Adds every sample of `other`.
@@ -51,6 +51,9 @@ class Histogram {
   }
 
  private:
+  // record (kOne) and record_n: one body, without the products by the count for one value.
+  template <bool kOne>
+  void add(std::int64_t value, std::uint64_t n);
   static int bucket_index(std::int64_t value);
   static std::int64_t bucket_low(int index);
   static std::int64_t bucket_high(int index);  // inclusive

@@ -79,7 +79,7 @@ Time Simulator::next_event_time() const {
 }
 
 [[gnu::hot]] bool Simulator::step() {
-  skip_dead();
+  if (dead_keys_ > 0) skip_dead();
   if (queue_.empty()) return false;
   const Key key = queue_.pop();
   const std::uint32_t slot = key.slot();

@@ -85,7 +85,11 @@ sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
     all_is_fg_ = false;
   }
   Spans& busy = background ? all_ : fg_;
-  auto need = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
+  if (bytes != memo_bytes_) {
+    memo_bytes_ = bytes;
+    memo_need_ = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
+  }
+  auto need = memo_need_;
   if (background && need > 0) {
     // Time foreground transfers took from background ones already booked (below) is owed:
     // the next background transfer takes that much longer, so that over time the stage

@@ -73,6 +73,9 @@ class Pipe {
   void forget(Spans& spans) const;
 
   double ns_per_byte_;
+  // The last transfer size's time on the pipe (most transfers are of one size): ceil(bytes × ns_per_byte_).
+  std::int64_t memo_bytes_ = -1;
+  sim::Time memo_need_ = 0;
   sim::Time keep_;
   sim::Time latest_ = 0;      // latest foreground ready time seen
   Spans fg_;                  // foreground busy spans
