@@ -351,13 +351,9 @@ void FlashSsd::feed_ftl(std::int64_t first_unit, std::int64_t units) {
   }
   ftl_carry_ = (ftl_carry_ + units) % scale;
   if (gc.victims > 0) update_gc_rate();
-  // What the NAND will program for these bytes: the host data and, at the replica's recent
-  // ratio of relocated to host data, the collection it causes. The collection is owed as each
-  // host unit is programmed (book_unit), and the flusher programs it before the next host
-  // unit, so the real drive's continuous collection interleaves with the host's writes. Owed
-  // at admission, a burst that filled the buffer (64 MiB on the PBlaze5) owed ~130 MiB of
-  // collection that all went before any host unit freed buffer space: tens of ms with no
-  // write completing, p99.99 26.5 ms at a 419 us mean (an SSD engineer's review, 2026-12-07).
+  // The real drive collects continuously as it writes: the replica's recent ratio of
+  // relocated to host data, applied to every host byte, is the work owed (next_unit says when).
+  gc_debt_ += gc_ratio_ * static_cast<double>(units * kUnitBytes);
   committed_nand_ += (1.0 + gc_ratio_) * static_cast<double>(units * kUnitBytes);
 }
 
@@ -376,7 +372,11 @@ sim::Time FlashSsd::schedule_write(sim::Time t, std::int64_t offset, std::int64_
     pop_releases(admit);
     if (buffer_used_ + bytes <= cap) break;
     if (!releases_.empty()) {
-      admit = std::max(admit, releases_.top().at);
+      // The dies that come free before the next release do what is owed meanwhile (the
+      // collection ahead of the buffered data among it), as the drive's flusher would.
+      const sim::Time next_release = releases_.top().at;
+      advance(next_release);
+      admit = std::max(admit, next_release);
       continue;
     }
     // Everything buffered is still waiting for a die: book the next unit now.
@@ -404,17 +404,13 @@ sim::Time FlashSsd::schedule_flush(sim::Time t) {
   advance(t);
   if (model_.power_loss_protection || buffer_used_ == 0)
     return t + write_ovh_ns_ + host_latency_ns_;
-  // A volatile buffer: everything in it must reach NAND (a partial unit is padded).
+  // A volatile buffer: everything in it must reach NAND (a partial unit is padded), its host
+  // data first; the collection owed goes on the dies behind it, so the flush does not wait
+  // for it and it does not pile up under back-to-back flushes (an SSD engineer's review of
+  // 2026-12-07: fsync after every write left collection owed for seconds of later writes).
   while (host_pending_ > 0) {
-    const std::int64_t keep = host_pending_;
-    const double debt = gc_debt_;
-    if (next_unit(true) == Unit::kHost || host_pending_ < tlc_unit_) {
-      host_pending_ = std::max(host_pending_, slc_unit_);
-      book_unit(Unit::kHost, std::max(t, next_host_ready()));  // not before it was admitted
-    } else {
-      book_unit(next_unit(true), t);
-    }
-    AFASIM_ASSERT(host_pending_ < keep || gc_debt_ < debt, "flush made no progress");
+    host_pending_ = std::max(host_pending_, slc_unit_);
+    book_unit(Unit::kHost, std::max(t, next_host_ready()));  // not before it was admitted
   }
   sim::Time done = t;
   while (!releases_.empty()) {
@@ -438,11 +434,18 @@ void FlashSsd::pop_releases(sim::Time t) {
 [[gnu::hot]] FlashSsd::Unit FlashSsd::next_unit(bool forced) const {
   const bool slc = slc_cache_bytes_ > 0 && slc_used_ + slc_unit_ <= slc_cache_bytes_;
   const std::int64_t host_unit = slc ? slc_unit_ : tlc_unit_;
-  const bool gc = gc_debt_ >= static_cast<double>(tlc_unit_);
-  // GC work owed goes first: it accrues with host data, so the two interleave in proportion.
-  if (gc) return Unit::kGc;
+  const auto unit = static_cast<double>(tlc_unit_);
+  // The collection owed for host data already programmed goes first, that owed for data still
+  // in the buffer after it, so the two interleave in proportion. All the debt first (it is
+  // owed as bytes are admitted) made a burst that filled the buffer owe all its collection at
+  // once, programmed before any host unit freed buffer space: tens of ms with no write
+  // completing, p99.99 26.5 ms at a 419 us mean on the PBlaze5 (an SSD engineer's review,
+  // 2026-12-07). Owed only as host data is programmed instead, a die the next host unit could
+  // not use yet (its bytes not admitted) had no collection to do and sat idle.
+  if (gc_debt_ - gc_ratio_ * static_cast<double>(host_pending_) >= unit) return Unit::kGc;
   if (host_pending_ >= host_unit) return Unit::kHost;
   if (forced && host_pending_ > 0) return Unit::kHost;
+  if (gc_debt_ >= unit) return Unit::kGc;  // nothing else to program: collect ahead
   if (host_pending_ == 0 && slc_used_ >= tlc_unit_) return Unit::kFold;
   return Unit::kNone;
 }
@@ -450,10 +453,14 @@ void FlashSsd::pop_releases(sim::Time t) {
 [[gnu::hot]] void FlashSsd::advance(sim::Time t) {
   const int n = static_cast<int>(dies_.size());
   for (;;) {
-    const Unit u = next_unit(false);
+    Unit u = next_unit(false);
     if (u == Unit::kNone) return;
-    const sim::Time ready = u == Unit::kHost ? next_host_ready() : 0;
-    if (ready > t) return;
+    sim::Time ready = u == Unit::kHost ? next_host_ready() : 0;
+    if (ready > t) {
+      if (gc_debt_ < static_cast<double>(tlc_unit_)) return;
+      u = Unit::kGc;  // the host unit's bytes are not admitted yet: the die collects ahead
+      ready = 0;
+    }
     // The next die of the stripe that is free by t (a die busy with a long erase or garbage
     // collection is skipped, as a controller writes to the dies that are ready).
     int d = next_die_;
@@ -522,8 +529,6 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       end = loaded + (slc ? t_slc_prog_ : t_prog_);
       if (slc) slc_used_ += unit;
       stats_.host_program_bytes += unit;
-      // Collection owed for this unit (feed_ftl says why here, not at admission).
-      gc_debt_ += gc_ratio_ * static_cast<double>(unit);
       releases_.push(Release{end, unit});
       if (!slc && ftl_->steady()) die.erase_debt += static_cast<double>(unit) * erase_per_byte_;
       break;

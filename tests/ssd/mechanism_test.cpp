@@ -161,9 +161,9 @@ TEST_CASE("steady-state random writes run below fresh-out-of-box on every seed d
 }
 
 TEST_CASE("steady state: collection interleaves with host writes, so no write waits for a burst of it") {
-  // An SSD engineer's review (2026-12-07): GC debt was owed when host bytes were admitted, so a
-  // burst that filled the write buffer owed all its collection at once and the flusher
-  // programmed it before any host unit freed buffer space: the PBlaze5 6.4 TB completed no
+  // An SSD engineer's review (2026-12-07): all the GC debt went before host data, so a burst
+  // that filled the write buffer owed all its collection at once and the flusher programmed
+  // it before any host unit freed buffer space: the PBlaze5 6.4 TB completed no
   // write for 6-24 ms at a time (max 26.5 ms at a 419 us mean), the XG5-P for up to 76 ms (max
   // 135 ms at 4.6 ms). Interleaved, a write waits for the buffer ahead of it to drain (the
   // mean, by Little's law) and, on the die that frees its space, at most an erase and two
