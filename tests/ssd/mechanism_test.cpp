@@ -180,6 +180,41 @@ TEST_CASE("steady state: collection interleaves with host writes, so no write wa
   }
 }
 
+TEST_CASE("a flush's padding owes no collection: fsync after every write relocates what plain writes do") {
+  // A review of the first GC pacing (2026-12-07): collection owed as host units were
+  // programmed charged a flush's padded 4 KiB write for its whole 32 KiB SLC unit, so the
+  // XG5-P (no power-loss protection: every flush programs the buffer) relocated 73.7 bytes
+  // per host byte at queue depth 1 with fsync, against its replica's 9.2. Collection per host
+  // byte is the replica's WA - 1 whatever the flushes (docs/ssd-model.md "Garbage collection").
+  const auto spec = device_spec("toshiba-xg5p-2048gb");
+  auto relocated_per_byte = [&](bool fsync) {
+    auto dev = ssd::Device::create(spec, {ssd::StartState::kSteady, 1.0});
+    REQUIRE(dev.is_ok());
+    sim::Rng rng(11);
+    const auto blocks = static_cast<std::uint64_t>((*dev)->capacity_bytes() / 4096);
+    const ssd::FlashStats before = (*dev)->total_stats();
+    sim::Time t = 0;
+    while (t < 2 * sim::kSecond) {
+      auto done = (*dev)->schedule(t, ssd::Op::kWrite, static_cast<std::int64_t>(rng.uniform(blocks)) * 4096, 4096);
+      REQUIRE(done.is_ok());
+      t = *done;
+      if (fsync) {
+        auto flushed = (*dev)->schedule(t, ssd::Op::kFlush, 0, 0);
+        REQUIRE(flushed.is_ok());
+        t = *flushed;
+      }
+    }
+    const ssd::FlashStats after = (*dev)->total_stats();
+    return static_cast<double>(after.gc_program_bytes - before.gc_program_bytes) /
+           static_cast<double>(after.host_write_bytes - before.host_write_bytes);
+  };
+  const double plain = relocated_per_byte(false), synced = relocated_per_byte(true);
+  MESSAGE("XG5-P, QD1 4 KiB random writes: " << plain << " bytes relocated per host byte, " << synced
+                                             << " with a flush after each");
+  CHECK(plain > 1);  // steady state: collection runs
+  CHECK(synced == doctest::Approx(plain).epsilon(0.15));  // the plain run leaves up to a buffer of collection owed
+}
+
 TEST_CASE("steady state: a write rate above the closed loop's maximum is not sustained open loop either") {
   // A review (2026-12-06, VDBench curves): the PBlaze5 in steady state did 312,700 4K random
   // writes a second closed loop (64 outstanding) but sustained 343,700 (110 %) at 12 us when
