@@ -412,6 +412,12 @@ sim::Time FlashSsd::schedule_flush(sim::Time t) {
     host_pending_ = std::max(host_pending_, slc_unit_);
     book_unit(Unit::kHost, std::max(t, next_host_ready()));  // not before it was admitted
   }
+  // Collection is deferred at most by what a full buffer's data owes (the most the
+  // full-buffer admission lets pile up); beyond it, it goes on the dies behind this flush. A
+  // flush after every write at queue depth 64 let it pile up for as long as the flushes came
+  // (an SSD engineer's review, 2026-12-07), and writes after them then waited ~2 s for it.
+  const double deferrable = gc_ratio_ * static_cast<double>(model_.write_buffer_bytes) + static_cast<double>(tlc_unit_);
+  while (gc_debt_ > deferrable) book_unit(Unit::kGc, t);
   sim::Time done = t;
   while (!releases_.empty()) {
     done = std::max(done, releases_.top().at);
