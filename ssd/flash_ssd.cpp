@@ -405,9 +405,7 @@ sim::Time FlashSsd::schedule_flush(sim::Time t) {
   if (model_.power_loss_protection || buffer_used_ == 0)
     return t + write_ovh_ns_ + host_latency_ns_;
   // A volatile buffer: everything in it must reach NAND (a partial unit is padded), its host
-  // data first; the collection owed goes on the dies behind it, so the flush does not wait
-  // for it and it does not pile up under back-to-back flushes (an SSD engineer's review of
-  // 2026-12-07: fsync after every write left collection owed for seconds of later writes).
+  // data first; the collection owed waits (below), so the flush does not wait for it.
   while (host_pending_ > 0) {
     host_pending_ = std::max(host_pending_, slc_unit_);
     book_unit(Unit::kHost, std::max(t, next_host_ready()));  // not before it was admitted
