@@ -273,7 +273,7 @@ int run_replay(const ReplayOptions& o) {
   if (!payload) return fail_command("replay", o.file + ": payload: " + payload.status().message(), 2);
   ScratchDir scratch;
   if (sim::Status st = make_scratch(o, scratch); !st.is_ok()) return fail_command("replay", st.message(), 2);
-  auto opened = open_session_array(*catalog, *preset, scratch.path, *payload, header.seed);
+  auto opened = open_session_array(*catalog, *preset, scratch.path, *payload, header.seed, false, header.destage_age_ns);
   if (!opened) return fail_command("replay", opened.status().message(), 1);
   SessionArray& s = *opened;
   std::unique_ptr<serve::SessionFileWriter> out;

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -59,6 +60,7 @@ struct ServeOptions {
   std::string state = "./var/afasim";
   std::string pace = "realtime";
   std::optional<double> speed;  // --pace realtime only; 1.0 when not given
+  double destage_age_s = sim::to_seconds(controller::CacheOptions{}.destage_age_ns);
   std::uint64_t seed = 1;
   std::string config_dir;
   std::string payload = "file";
@@ -74,6 +76,8 @@ struct ServeOptions {
   std::string nbd_tls = "on";  // with TLS: on (offered), require, off
   std::string record;  // --record FILE, "" for none
 };
+
+sim::Time destage_age_ns(const ServeOptions& o) { return static_cast<sim::Time>(std::llround(o.destage_age_s * 1e9)); }
 
 // The TLS context --tls / --tls-cert / --tls-key ask for; null for none; an error message.
 sim::Result<std::shared_ptr<boost::asio::ssl::context>> tls_context(const ServeOptions& o,
@@ -144,7 +148,8 @@ struct Recording {
 std::string start_recording(const ServeOptions& o, const config::SystemPreset& preset, SessionArray& s,
                             Recording& rec) {
   if (o.record.empty()) return "";
-  serve::SessionHeader header{AFASIM_VERSION, preset.name, o.seed, o.payload, s.sim->now(), o.pace};
+  serve::SessionHeader header{AFASIM_VERSION, preset.name, o.seed, o.payload, s.sim->now(), o.pace,
+                              destage_age_ns(o)};
   auto file = serve::SessionFileWriter::open(o.record, header);
   if (!file)  // the state directory is new, and a record needs a new one: say so
     return "--record: " + file.status().message() + " (the state directory " + o.state +
@@ -242,7 +247,7 @@ sim::Result<SessionArray> open_serve_session(const ServeOptions& o, const config
     if (std::FILE* f = std::fopen(o.record.c_str(), "ab")) std::fclose(f);
     else return sim::invalid_argument("--record: cannot create " + o.record + ": " + std::strerror(errno));
   }
-  auto session = open_session_array(catalog, preset, o.state, payload, o.seed, !o.record.empty());
+  auto session = open_session_array(catalog, preset, o.state, payload, o.seed, !o.record.empty(), destage_age_ns(o));
   if (!session.is_ok() && created_record) {
     std::error_code ec;
     std::filesystem::remove(o.record, ec);
@@ -473,6 +478,11 @@ Runner add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--speed", o->speed, "Virtual seconds per wall second with --pace realtime (default 1)")
       ->check(finite_range_check(0.001, 1000.0));
+  cmd->add_option("--destage-age", o->destage_age_s,
+                  "Seconds dirty data may stay in the write cache below its low watermark before it is destaged; "
+                  "0: until a FLUSH, a stop or more writes (docs/write-cache.md)")
+      ->check(finite_range_check(0.0, 3600.0))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Root seed of the model's random streams")
       ->check(seed_check())
       ->capture_default_str();

@@ -94,9 +94,12 @@ sim::Status prepare_payload_dir(store::SqliteStore& store, const controller::Sna
 
 }  // namespace
 
+static_assert(serve::SessionHeader::kDefaultDestageAgeNs == controller::CacheOptions{}.destage_age_ns,
+              "a record without destage_age_ns replays with the array's default age");
+
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
-                                             std::uint64_t seed, bool require_new) {
+                                             std::uint64_t seed, bool require_new, sim::Time destage_age_ns) {
   SessionArray s;
   auto store = store::SqliteStore::open(state_dir);
   if (!store) return store.status();
@@ -108,6 +111,7 @@ sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, con
   s.sim = std::make_unique<sim::Simulator>(seed, controller::Array::saved_clock(*snapshot));
   controller::ArrayOptions options;
   options.data_path.payload = payload;
+  options.data_path.cache.destage_age_ns = destage_age_ns;
   if (payload != datapac::PayloadKind::kFile && snapshot->meta.count(kMetaPayloadFiles) != 0)
     // The volumes' bytes are in payload/: a run that keeps them in memory (or nowhere) would
     // change the thin map and the volumes without their data, and the next file run would read

@@ -27,12 +27,13 @@ struct SessionArray {
 
 // Opens the store in `state_dir`, loads it, and builds the simulator (root `seed`, the saved
 // clock) and the array with `payload` (file payload under <state_dir>/payload). Errors carry
-// the message `afasim serve` prints; kPreconditionFailed when the directory belongs to
+// the message `afasim serve` prints; `destage_age_ns` is the write cache's age destage (0: never); kPreconditionFailed when the directory belongs to
 // another system preset, or (with `require_new`) already holds an array: then nothing is
 // written to it.
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,
-                                             std::uint64_t seed, bool require_new = false);
+                                             std::uint64_t seed, bool require_new = false,
+                                             sim::Time destage_age_ns = controller::CacheOptions{}.destage_age_ns);
 
 // Performance history and alerts (docs/observability.md) for a session paced `pace`
 // ("realtime" or "none"): with none the sampler must not keep an idle model's clock running

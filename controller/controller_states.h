@@ -83,6 +83,15 @@ struct CacheOptions {
   int high_watermark_percent = 80;
   int destage_ops_trickle = 4;
   int destage_ops_max = 64;
+  // Dirty data older than `destage_age_ns` is destaged below the low watermark too,
+  // `destage_ops_trickle` operations in flight, as arrays age out dirty data when the load is
+  // light (an age timer besides the watermarks). The cache looks every `destage_age_check_ns`
+  // while it holds dirty data, so a block goes between age and age + 2 checks after it was
+  // last written. 0 = never: below the low watermark dirty data waits for a FLUSH, a stop or
+  // more writes. Assumption: 10 s, looked at once a second (X-IO published no figure; 10 s
+  // is the order of the flush intervals of write-back caches, e.g. a 10 s consistency point).
+  sim::Time destage_age_ns = 10 * sim::kSecond;
+  sim::Time destage_age_check_ns = 1 * sim::kSecond;
   // Writes of at least this many bytes bypass the cache (written through as full-stripe
   // streams), as arrays do for large sequential writes. Assumption: 512 KiB, two RAID rows.
   std::int64_t bypass_bytes = 512 << 10;

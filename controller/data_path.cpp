@@ -30,6 +30,10 @@ Status check_options(const DataPathOptions& options, const config::SystemPreset&
         "of the peer's cache live in the controller's " +
         std::to_string(preset.controllers.dram_bytes) + " bytes of DRAM, so at most " +
         std::to_string(preset.controllers.dram_bytes / 2) + " bytes");
+  if (options.cache.destage_age_ns < 0 || options.cache.destage_age_check_ns <= 0)
+    return sim::invalid_argument("destage age must be 0 (never) or positive and its check interval positive, got " +
+                                 std::to_string(options.cache.destage_age_ns) + " ns and " +
+                                 std::to_string(options.cache.destage_age_check_ns) + " ns");
   return raid::Scrubber::validate(options.scrub);
 }
 }  // namespace

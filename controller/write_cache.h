@@ -186,6 +186,9 @@ class WriteCache {
     // After a destage failed, the next pump waits until then (a full host disk is retried once
     // a second, not in a loop); a FLUSH or the stop retries at once.
     sim::Time destage_retry_at = 0;
+    // The last age check found blocks older than the age (aged_seq_) that this controller
+    // has not destaged yet: the pump below the low watermark looks for them.
+    bool aged_left = false;
   };
   struct DestageOp {
     Id controller;
@@ -217,8 +220,14 @@ class WriteCache {
   // without bytes. Without a payload, or with bytes, nothing.
   sim::Status refill(VolumeRuntime& v, std::int64_t block, Block& blk, bool read_back);
   // Starts one destage (of `only`'s blocks if given); false when there was nothing to destage.
-  bool destage_one(Id c, VolumeRuntime* only = nullptr);
-  bool destage_from(Id c, VolumeRuntime& v);
+  // Only blocks whose FIFO entry's seq is below `before_seq` (those older than the age).
+  bool destage_one(Id c, VolumeRuntime* only = nullptr, std::uint64_t before_seq = kAnySeq);
+  bool destage_from(Id c, VolumeRuntime& v, std::uint64_t before_seq = kAnySeq);
+  static constexpr std::uint64_t kAnySeq = ~std::uint64_t{0};
+  // The age timer (CacheOptions::destage_age_ns): armed while a serving controller holds
+  // dirty blocks; each check marks the time and starts the destage of what is older.
+  void arm_age_check();
+  void age_check();
   bool destage_run(Id c, VolumeRuntime& v, std::int64_t block);
   // A RAID 5 destage that met an unreadable block: the row of `block` as a full-stripe write
   // (the cache's blocks, the rest read from the SSDs), into `plan`. kIoError when the rest of
@@ -243,6 +252,15 @@ class WriteCache {
   std::int64_t capacity_blocks_ = 0;
   std::uint64_t version_counter_ = 0;
   std::uint64_t fifo_seq_ = 0;  // last CacheFifoEntry::seq handed out
+  // Age checks' marks, oldest first: every FIFO entry with a seq below `seq` was queued at or
+  // before `at`. Entries below aged_seq_ were older than the age at the last check (0: none).
+  struct AgeMark {
+    std::uint64_t seq;
+    sim::Time at;
+  };
+  std::deque<AgeMark> age_marks_;
+  std::uint64_t aged_seq_ = 0;
+  bool age_check_armed_ = false;
   std::array<PerController, 2> ctl_;
   struct FlushWaiter {
     Id volume_id;

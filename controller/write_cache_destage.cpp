@@ -33,16 +33,48 @@ void WriteCache::pump_destage(Id c) {
     limit = o.destage_ops_trickle;
   while (cr.destages < limit && destage_one(c)) {
   }
+  // Below the low watermark: what the last age check found older than the age.
+  while (limit == 0 && cr.aged_left && cr.destages < o.destage_ops_trickle) {
+    if (!destage_one(c, nullptr, aged_seq_)) cr.aged_left = false;
+  }
+  if (o.destage_age_ns > 0 && !age_check_armed_) arm_age_check();
 }
 
-bool WriteCache::destage_from(Id c, VolumeRuntime& v) {
+void WriteCache::arm_age_check() {
+  age_check_armed_ = true;
+  ctx_.sim.after(ctx_.options.cache.destage_age_check_ns, [this] { age_check(); });
+}
+
+void WriteCache::age_check() {
+  age_check_armed_ = false;
+  const sim::Time now = ctx_.sim.now();
+  if (age_marks_.empty() || age_marks_.back().seq != fifo_seq_ + 1) age_marks_.push_back(AgeMark{fifo_seq_ + 1, now});
+  const sim::Time old = now - ctx_.options.cache.destage_age_ns;
+  while (age_marks_.size() >= 2 && age_marks_[1].at <= old) age_marks_.pop_front();
+  aged_seq_ = age_marks_.front().at <= old ? age_marks_.front().seq : 0;
+  bool dirty = false;
+  for (Id c = 1; c <= 2; ++c) {
+    if (!pair_->serving(c) || ctl(c).dirty_blocks == 0) continue;
+    dirty = true;
+    ctl(c).aged_left = aged_seq_ > 0;
+    pump_destage(c);  // arms the next check
+  }
+  // Nothing dirty that a serving controller could destage: the timer stops until a pump finds
+  // dirty data again (a write, a destage done, a controller back).
+  if (!dirty) return;
+  if (!age_check_armed_) arm_age_check();
+}
+
+bool WriteCache::destage_from(Id c, VolumeRuntime& v, std::uint64_t before_seq) {
   while (!v.cache.dirty_fifo.empty()) {
     const CacheFifoEntry e = v.cache.dirty_fifo.front();
-    v.cache.dirty_fifo.pop_front();
     Block* blk = find(v.id, e.block);
     // Stale: the block was destaged (as part of a neighbour's run), dropped, or cleaned and
     // dirtied again since this entry was queued (its live entry is further back).
-    if (blk == nullptr || !blk->dirty || blk->queued != e.seq) continue;
+    const bool live = blk != nullptr && blk->dirty && blk->queued == e.seq;
+    if (live && e.seq >= before_seq) return false;  // the oldest left is younger than the age
+    v.cache.dirty_fifo.pop_front();
+    if (!live) continue;
     blk->queued = 0;
     // Already being destaged (a neighbour's run took it): destage_done queues it again if
     // it was written meanwhile.
@@ -52,12 +84,12 @@ bool WriteCache::destage_from(Id c, VolumeRuntime& v) {
   return false;
 }
 
-bool WriteCache::destage_one(Id c, VolumeRuntime* only) {
-  if (only != nullptr) return destage_from(c, *only);
+bool WriteCache::destage_one(Id c, VolumeRuntime* only, std::uint64_t before_seq) {
+  if (only != nullptr) return destage_from(c, *only, before_seq);
   PerController& cr = ctl(c);
   // Round robin over the volumes by id, from the one after the last that destaged.
   VolumeRuntime* done = ctx_.volumes.find_cyclic(cr.destage_cursor, [&](VolumeRuntime& v) {
-    return v.cache.dirty_blocks != 0 && pair_->owner(v.id) == c && destage_from(c, v);
+    return v.cache.dirty_blocks != 0 && pair_->owner(v.id) == c && destage_from(c, v, before_seq);
   });
   if (done == nullptr) return false;
   cr.destage_cursor = static_cast<std::size_t>(done->id) + 1;

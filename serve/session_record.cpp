@@ -35,7 +35,8 @@ std::uint32_t crc32(std::string_view bytes) {
 std::string header_json(const SessionHeader& h) {
   nlohmann::json j = {{"afasim_version", h.afasim_version}, {"system", h.system},
                       {"seed", h.seed},                     {"payload", h.payload},
-                      {"start_time_ns", h.start_time_ns}, {"pace", h.pace}};
+                      {"start_time_ns", h.start_time_ns}, {"pace", h.pace},
+                      {"destage_age_ns", h.destage_age_ns}};
   return config::dump_json(j);
 }
 
@@ -274,11 +275,19 @@ sim::Result<SessionHeader> parse_header(const std::string& path, const std::stri
     h.start_time_ns = static_cast<sim::Time>(v->get<std::uint64_t>());
   if (why.empty() && h.pace != "realtime" && h.pace != "none")
     why = "pace: \"" + h.pace + "\" is not realtime or none";
+  // Optional (records made before serve had --destage-age): the default then.
+  if (j.contains("destage_age_ns"))
+    if (const auto* v = field("destage_age_ns", j["destage_age_ns"].is_number_unsigned() &&
+                                                    j["destage_age_ns"].get<std::uint64_t>() <= kMaxDestageAgeNs,
+                              "a whole number of nanoseconds from 0 to 3.6e12 (an hour)"))
+      h.destage_age_ns = static_cast<sim::Time>(v->get<std::uint64_t>());
   // An unknown key is refused like a missing one (hostile round 28a, L3: "made_by" passed).
-  static const std::set<std::string> kKeys{"afasim_version", "system", "seed", "payload", "start_time_ns", "pace"};
+  static const std::set<std::string> kKeys{"afasim_version", "system", "seed", "payload", "start_time_ns", "pace",
+                                           "destage_age_ns"};
   for (auto it = j.begin(); it != j.end() && why.empty(); ++it)
     if (!kKeys.contains(it.key()))
-      why = it.key() + ": unknown key (a header holds afasim_version, system, seed, payload, start_time_ns, pace)";
+      why = it.key() +
+            ": unknown key (a header holds afasim_version, system, seed, payload, start_time_ns, pace, destage_age_ns)";
   if (!why.empty()) return sim::invalid_argument(where + why);
   return h;
 }

@@ -39,7 +39,9 @@
 namespace afasim::serve {
 
 // The record file format this binary writes and reads (docs/record-replay.md).
-inline constexpr std::uint32_t kSessionFormatVersion = 2;  // 2: a "rest" call names its user
+inline constexpr std::uint32_t kSessionFormatVersion = 2;
+// The longest write-cache destage age a session takes (`afasim serve --destage-age`): an hour.
+inline constexpr std::uint64_t kMaxDestageAgeNs = 3'600'000'000'000;  // 2: a "rest" call names its user
 
 enum class RecordType : std::uint8_t { kRequest = 'Q', kOutcome = 'O' };
 
@@ -62,6 +64,11 @@ struct SessionHeader {
   // "realtime" or "none": with realtime the telemetry sampler ticks every simulated second
   // even when the array is idle, and those ticks are events a replay must run too.
   std::string pace = "realtime";
+  // `afasim serve --destage-age`: the write cache's age destage (0: never), nanoseconds.
+  // Optional in the file (records made before it: the default, controller::CacheOptions's,
+  // which app/session.cpp checks this one against).
+  static constexpr sim::Time kDefaultDestageAgeNs = 10 * sim::kSecond;
+  sim::Time destage_age_ns = kDefaultDestageAgeNs;
 };
 
 // ---------------------------------------------------------------------------------------

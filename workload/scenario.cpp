@@ -74,7 +74,7 @@ void Loader::top(const json& j) {
 void Loader::options(const json& o, const std::string& path) {
   r.object(o, path,
            {"payload", "rebuild_bytes_per_second", "raid5_data_members", "raid10_pairs",
-            "strip_bytes", "preconditioned", "qos_scheduler", "write_cache", "write_back", "scrub",
+            "strip_bytes", "preconditioned", "qos_scheduler", "write_cache", "write_back", "destage_age_s", "scrub",
             "scrub_bytes_per_second"});
   controller::DataPathOptions& d = s.array_options.data_path;
   if (o.contains("payload")) {
@@ -112,6 +112,8 @@ void Loader::options(const json& o, const std::string& path) {
                  std::to_string(d.cache.write_cache_bytes) + " bytes");
   }
   if (o.contains("write_back")) d.cache.write_back = r.boolean(o, path, "write_back");
+  if (o.contains("destage_age_s"))
+    d.cache.destage_age_ns = r.seconds(o.at("destage_age_s"), join(path, "destage_age_s"), false);
   // The background scrub (docs/raid.md "Scrub"): on/off and its rate.
   if (o.contains("scrub")) d.scrub.enabled = r.boolean(o, path, "scrub");
   if (o.contains("scrub_bytes_per_second"))

@@ -108,6 +108,7 @@ struct Failover {
   // The same writes as the parked ones, each submitted after the one before it completed, on
   // the survivor alone: the sum of their latencies (0 when not measured).
   sim::Time serial_ns = 0;
+  sim::Time serial_max_ns = 0;  // the longest of them
   bool failback = false;
   std::string invariants;
 };
@@ -149,6 +150,7 @@ Failover failover(std::uint64_t seed, bool no_mirror) {
       t.write(p.vi, p.offset, p.len);
       a.sim->run();
       r.serial_ns += t.last_latency;
+      r.serial_max_ns = std::max(r.serial_max_ns, t.last_latency);
     }
   }
   f.type = "controller_restore";
@@ -175,8 +177,10 @@ TEST_CASE("controller failover under load: nothing acknowledged lost, I/O resume
                   << " ns after the fault; the same writes one at a time " << r.serial_ns << " ns");
     CHECK(r.lost == 0);
     CHECK(r.errors == 0);
-    // I/O resumes within the takeover bound: the first parked write is done by then.
-    CHECK(r.resumed <= r.bound);
+    // I/O resumes within the takeover bound: the first parked write is done by then, plus its
+    // own service (the bound is when the takeover ends: the peer's lease, renewed at most at
+    // the fault, lapses and the takeover's work is done; a write still takes its time after).
+    CHECK(r.resumed <= r.bound + r.serial_max_ns);
     // Then the survivor, writing through, drains what was parked during the outage (67-97
     // writes of 4-256 KiB, 7-14 MB, in 14-21 ms over seeds 1-100). Which parked write
     // finishes last is not the order they were parked in: their member operations queue at
