@@ -592,7 +592,7 @@ TEST_CASE("the text report has its tables; the SVG stacks its panels on one time
   CHECK(panel("progress").find("<title>rebuild %</title>") != std::string::npos);
   CHECK(panel("cache").find("<title>dirty bytes</title>") != std::string::npos);
   CHECK(svg.find("simulated time (s)") != std::string::npos);
-  CHECK(svg.find("class=\"action\" data-t=\"10\"") != std::string::npos);
+  CHECK(svg.find("class=\"action\" data-t=\"20\"") != std::string::npos);
 }
 
 // --- bad scenarios ------------------------------------------------------------------------
