@@ -73,8 +73,7 @@ ControllerInfo ControllerPair::info(Id c) const {
 
 [[gnu::hot]] Id ControllerPair::owner(Id volume_id) const {
   const VolumeRuntime* v = ctx_.volumes.find(volume_id);
-  if (v == nullptr || v->claims == 0) return 0;
-  return static_cast<Id>(std::countr_zero(static_cast<unsigned>(v->claims))) + 1;
+  return v == nullptr ? 0 : owner_of(*v);
 }
 
 bool ControllerPair::mirror_reachable(Id c) const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -75,6 +76,10 @@ class ControllerPair {
   std::uint64_t power_epoch() const { return power_epoch_; }
   // The controller that owns (writes) the volume now, 0 while none does.
   Id owner(Id volume_id) const;
+  // The same, of a volume whose runtime the caller has already found (no second lookup).
+  static Id owner_of(const VolumeRuntime& v) {
+    return v.claims == 0 ? 0 : static_cast<Id>(std::countr_zero(static_cast<unsigned>(v.claims))) + 1;
+  }
   // Whether `c`'s writes can be mirrored into its peer now.
   bool mirror_reachable(Id c) const;
   // A controller to do background work for a volume: its owner, else one that serves.

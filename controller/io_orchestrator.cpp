@@ -101,7 +101,7 @@ void IoOrchestrator::fail_parked(const Status& status) {
   VolumeRuntime* v = ctx_.volumes.find(io.volume_id);
   if (v == nullptr) return complete(done, sim::not_found("no volume " + std::to_string(io.volume_id)), submitted, now);
   if (!pair_.mains_on()) return complete(done, sim::unavailable("the array is powered off"), submitted, now);
-  const Id c = pair_.owner(io.volume_id);
+  const Id c = ControllerPair::owner_of(*v);
   if (c == 0) {
     // No controller owns the volume: a takeover or a boot is under way. The host's
     // multipath driver retries until a path answers; a bounded queue stands for that.
@@ -253,7 +253,7 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   return ctx_.execute(bytes_plan_);
 }
 
-[[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io) {
+[[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io, Id owner) {
   if (io.op != IoOp::kRead) return;
   // The map entry through the pool's table of maps, not through the volume's runtime and thin
   // volume: a volume among many finds all three cold, and their lines (the runtime's, read by
@@ -268,8 +268,7 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   if (index >= map.extent_count) return;
   if (const std::uint32_t first = map.extent_ids[index]; first != pool::ThinMap::kNoExtent)
     ctx_.thin.extents().prefetch(first);
-  if (const Id c = pair_.owner(io.volume_id); c != 0)
-    ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
+  if (owner != 0) ctx_.timing.prefetch_read(owner, io.volume_id, io.offset_bytes);
 }
 
 [[gnu::hot]] void IoOrchestrator::hint(const HostIo& io) {

@@ -94,6 +94,8 @@ class IoOrchestrator : private qos::Dispatcher {
   // through a takeover or failback is counted where it is served (review 30: after failback a
   // volume that sent no I/O kept the survivor's reservations above 100 %).
   void follow_owner(Id volume_id);
+  // The same with the owner and the volume's QoS resource already looked up.
+  void follow_owner(Id volume_id, Id owner, std::optional<int> resource);
 
   // --- For the cache and the controller pair -----------------------------------------------
   // Completes host I/O served by controller `c` at `at`, unless `c` fails or the power goes
@@ -151,7 +153,7 @@ class IoOrchestrator : private qos::Dispatcher {
 
   // qos::Dispatcher: resources are controllers (index = controller id − 1).
   sim::Time ready_time(int resource) override;
-  void dispatch(std::uint64_t cookie) override;
+  void dispatch(std::uint64_t cookie, int resource) override;
   void finish_io(std::uint64_t cookie, const IoCompletion& done);
   // The callback of queued I/O `cookie`, whose slot is free again (the I/O is refused).
   IoCallback take_pending(std::uint64_t cookie);
@@ -171,7 +173,8 @@ class IoOrchestrator : private qos::Dispatcher {
   // A host read of `io` enters the array: starts loading what its plan and the read cache
   // will touch (the extent descriptor, the cache's table slot), cold for a random read.
   // Speed only: no state changes.
-  void prefetch(const HostIo& io);
+  // `owner`: pair_.owner(io.volume_id), which the caller has looked up.
+  void prefetch(const HostIo& io, Id owner);
   // Plans (no bytes) and starts the read-ahead of [offset, +length) of `v`.
   void plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length);
   // Completes timed I/O `id` successfully at `at` and frees its slot.

@@ -37,8 +37,12 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
 }
 
 [[gnu::hot]] void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
-  prefetch(io);  // the QoS gate's work below hides the memory latency of the read's plan
-  if (!qos_options_.enabled || !qos_->has_volume(io.volume_id) || !pair_.mains_on()) {
+  // The owner and the QoS resource, looked up once for the prefetch, the gate and the owner's
+  // follow (each looked them up again before).
+  const Id owner = pair_.owner(io.volume_id);
+  prefetch(io, owner);  // the QoS gate's work below hides the memory latency of the read's plan
+  const std::optional<int> resource = qos_options_.enabled ? qos_->resource_of(io.volume_id) : std::nullopt;
+  if (!qos_options_.enabled || !resource || !pair_.mains_on()) {
     // No such volume, or no mains: the data path refuses it at once (it must not wait in a
     // QoS queue to run after the power comes back).
     execute(io, std::move(done));
@@ -47,7 +51,7 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
   const std::uint64_t cookie = pending_.acquire();
   // The volume's I/O is gated by the controller that owns it now (follow_owner moves it as
   // ownership changes; this catches any change that did not say so).
-  follow_owner(io.volume_id);
+  follow_owner(io.volume_id, owner, resource);
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   p.io = io;
   p.done = std::move(done);
@@ -61,8 +65,11 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
 }
 
 [[gnu::hot]] void IoOrchestrator::follow_owner(Id volume_id) {
-  if (const Id owner = pair_.owner(volume_id); owner != 0 && qos_->resource_of(volume_id) != owner - 1)
-    (void)qos_->move_volume(volume_id, static_cast<int>(owner - 1));
+  follow_owner(volume_id, pair_.owner(volume_id), qos_->resource_of(volume_id));
+}
+
+[[gnu::hot]] void IoOrchestrator::follow_owner(Id volume_id, Id owner, std::optional<int> resource) {
+  if (owner != 0 && resource != owner - 1) (void)qos_->move_volume(volume_id, static_cast<int>(owner - 1));
 }
 
 void IoOrchestrator::fail_queued(const Status& status) {
@@ -123,9 +130,9 @@ void IoOrchestrator::refuse_io(IoCallback done, Status status) {
   return now;
 }
 
-[[gnu::hot]] void IoOrchestrator::dispatch(std::uint64_t cookie) {
+[[gnu::hot]] void IoOrchestrator::dispatch(std::uint64_t cookie, int resource) {
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
-  p.resource = qos_->resource_of(p.io.volume_id).value_or(0);
+  p.resource = resource;  // the volume's resource: what resource_of() returned here before
   ++outstanding_[static_cast<std::size_t>(p.resource)];
   execute(p.io, [this, cookie](const IoCompletion& done) { finish_io(cookie, done); });
 }

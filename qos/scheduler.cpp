@@ -229,7 +229,7 @@ void Scheduler::dispatch_head(Volume& v, Phase phase, Time now) {
     v.head_since = now;
     file_head(v, now);
   }
-  dispatcher_.dispatch(head.cookie);
+  dispatcher_.dispatch(head.cookie, v.resource);
 }
 
 [[gnu::hot]] void Scheduler::pump(int resource) {
@@ -319,7 +319,7 @@ void Scheduler::compact(MinHeap& heap, State state) {
     ++counters_.decisions;
     const int resource = v->resource;  // `v` may be gone after the dispatch
     pumping_ = true;
-    dispatcher_.dispatch(cookie);
+    dispatcher_.dispatch(cookie, resource);
     pumping_ = false;
     // What the dispatch queued meanwhile, as pump()'s loop goes on. Nothing filed and no
     // wake-up armed on the resource (the common case): pump() would find nothing to pick and

@@ -103,7 +103,8 @@ class Dispatcher {
   virtual sim::Time ready_time(int resource) = 0;
   // Starts the request the scheduler picked. Must not call back into the Scheduler (the
   // completion comes later, through Scheduler::complete).
-  virtual void dispatch(std::uint64_t cookie) = 0;
+  // `resource`: the volume's resource now (resource_of() of the request's volume).
+  virtual void dispatch(std::uint64_t cookie, int resource) = 0;
 };
 
 // What the API shows of a volume's QoS now.

@@ -208,6 +208,10 @@ std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
 
 // --- choosers ----------------------------------------------------------------------------
 
+std::int64_t fixed_block_size(const BlockSizeSpec& spec) {
+  return spec.split.empty() && spec.min_bytes == spec.max_bytes ? spec.min_bytes : 0;
+}
+
 [[gnu::hot]] std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng) {
   if (!spec.split.empty()) {
     const auto draw = static_cast<int>(rng.uniform(100));
@@ -228,14 +232,20 @@ std::uint64_t BlockPermutation::encrypt(std::uint64_t x) const {
   return spec.min_bytes * (1 + static_cast<std::int64_t>(rng.uniform(multiples)));
 }
 
+bool direction_is_drawn(RwPattern rw) {
+  return rw != RwPattern::kTrim && rw != RwPattern::kRandTrim && !is_trim_write(rw) && does_reads(rw) &&
+         does_writes(rw);
+}
+
+Direction fixed_direction(RwPattern rw) {
+  AFASIM_ASSERT(!direction_is_drawn(rw), "a mixed job draws its direction");
+  if (rw == RwPattern::kTrim || rw == RwPattern::kRandTrim || is_trim_write(rw)) return Direction::kTrim;
+  return does_writes(rw) ? Direction::kWrite : Direction::kRead;
+}
+
 [[gnu::hot]] Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng) {
   AFASIM_ASSERT(rwmix_read_percent >= 0 && rwmix_read_percent <= 100, "rwmix is a percentage");
-  if (rw == RwPattern::kTrim || rw == RwPattern::kRandTrim) return Direction::kTrim;
-  if (is_trim_write(rw)) return Direction::kTrim;
-  const bool reads = does_reads(rw);
-  const bool writes = does_writes(rw);
-  if (!writes) return Direction::kRead;
-  if (!reads) return Direction::kWrite;
+  if (!direction_is_drawn(rw)) return fixed_direction(rw);
   // fio: v = rand_between(1, 100); read when v <= rwmix[READ].
   return static_cast<int>(rng.uniform(100)) < rwmix_read_percent ? Direction::kRead
                                                                  : Direction::kWrite;
@@ -250,7 +260,21 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
   unit_ = job.min_block_bytes();
   AFASIM_ASSERT(unit_ > 0 && unit_ <= size_, "a resolved job has a block that fits its region");
   blocks_ = static_cast<std::uint64_t>(size_ / unit_);
-  if (is_random(job.rw)) {
+  random_ = is_random(job.rw);
+  trim_write_ = is_trim_write(job.rw);
+  direction_drawn_ = direction_is_drawn(job.rw);
+  if (!direction_drawn_) fixed_direction_ = fixed_direction(job.rw);
+  for (int d = 0; d < kDirections; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    fixed_size_[i] = fixed_block_size(job.bs[i]);
+    // blockalign: fio draws over align-sized blocks (offset = b × ba). Its default is the
+    // direction's smallest block: with bs=4k,64k the writes start on 64 KiB boundaries (review
+    // 32: they started on any 4 KiB one).
+    align_[i] = job.block_align_bytes[i];
+    if (align_[i] == 0 && job.bs[i].min_bytes > unit_) align_[i] = job.bs[i].min_bytes;
+    all_random_[i] = job.percentage_random[i] >= 100;
+  }
+  if (random_) {
     switch (job.distribution) {
       case RandomDistribution::kZipf:
         zipf_.emplace(blocks_, job.zipf_theta, job.distribution_center, rng_);
@@ -294,14 +318,11 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
 
 [[gnu::hot]] std::int64_t AccessPattern::random_offset(Direction d, std::int64_t size_bytes) {
   std::int64_t offset = static_cast<std::int64_t>(random_block(d)) * unit_;
-  // blockalign: fio draws over align-sized blocks (offset = b × ba). Larger than min_bs:
-  // rounding the min_bs block down keeps the same range with every offset a multiple of it;
-  // smaller (blockalign=512 with bs=4k, a misaligned workload): a uniform align-sized place
-  // within the drawn block, so offsets fall between 4 KiB boundaries as fio's do.
-  // fio's blockalign defaults to the direction's smallest block: with bs=4k,64k the writes start
-  // on 64 KiB boundaries (review 32: they started on any 4 KiB one).
-  std::int64_t align = job_->block_align_bytes[index_of(d)];
-  if (align == 0 && job_->bs[index_of(d)].min_bytes > unit_) align = job_->bs[index_of(d)].min_bytes;
+  // The alignment (align_, set at construction). Larger than min_bs: rounding the min_bs block
+  // down keeps the same range with every offset a multiple of it; smaller (blockalign=512 with
+  // bs=4k, a misaligned workload): a uniform align-sized place within the drawn block, so
+  // offsets fall between 4 KiB boundaries as fio's do.
+  const std::int64_t align = align_[static_cast<std::size_t>(index_of(d))];
   if (align > 0 && align < unit_)
     offset += static_cast<std::int64_t>(rng_.uniform(static_cast<std::uint64_t>(unit_ / align))) * align;
   if (align > 0) offset = offset / align * align;
@@ -340,14 +361,13 @@ void AccessPattern::clear_touched() {
 }
 
 [[gnu::hot]] IoUnit AccessPattern::next() {
-  const bool trim_write = is_trim_write(job_->rw);
-  if (trim_write && pending_write_) {  // trimwrite: the block just trimmed is written now
+  if (trim_write_ && pending_write_) {  // trimwrite: the block just trimmed is written now
     IoUnit io = *pending_write_;
     pending_write_.reset();
     return io;
   }
-  IoUnit io = draw(choose_direction(job_->rw, job_->rwmix_read_percent, rng_));
-  if (trim_write) {
+  IoUnit io = draw(direction_drawn_ ? choose_direction(job_->rw, job_->rwmix_read_percent, rng_) : fixed_direction_);
+  if (trim_write_) {
     pending_write_ = io;
     pending_write_->direction = Direction::kWrite;
   }
@@ -355,7 +375,7 @@ void AccessPattern::clear_touched() {
 }
 
 IoUnit AccessPattern::next_for(Direction direction) {
-  AFASIM_ASSERT(!is_trim_write(job_->rw), "trimwrite pairs each trim with its write");
+  AFASIM_ASSERT(!trim_write_, "trimwrite pairs each trim with its write");
   return draw(direction);
 }
 
@@ -363,19 +383,20 @@ IoUnit AccessPattern::next_for(Direction direction) {
   IoUnit io;
   io.direction = direction;
   const int d = index_of(io.direction);
-  io.size_bytes = choose_block_size(job_->bs[d], rng_);
+  const auto i = static_cast<std::size_t>(d);
+  io.size_bytes = fixed_size_[i] != 0 ? fixed_size_[i] : choose_block_size(job_->bs[i], rng_);
   AFASIM_ASSERT(io.size_bytes > 0 && io.size_bytes <= size_, "a block fits the region");
   std::int64_t offset;
   // percentage_random < 100: fio io_u.c draws 1..100 and goes random when it is <= the share.
-  const int share = job_->percentage_random[d];
   const bool draw_random =
-      is_random(job_->rw) && sequential_left_ == 0 &&
-      (share >= 100 || (share > 0 && static_cast<int>(rng_.uniform(100)) < share));
+      random_ && sequential_left_ == 0 &&
+      (all_random_[i] ||
+       (job_->percentage_random[d] > 0 && static_cast<int>(rng_.uniform(100)) < job_->percentage_random[d]));
   if (draw_random) {
     offset = touched_.empty() ? random_offset(io.direction, io.size_bytes) : tracked_random_offset(io.size_bytes);
     sequential_left_ = job_->rw_sequential_ios - 1;
   } else {
-    if (is_random(job_->rw) && sequential_left_ > 0) --sequential_left_;
+    if (random_ && sequential_left_ > 0) --sequential_left_;
     offset = next_position_[d];
     if (offset + io.size_bytes > size_) offset = 0;  // wrap at the end of the region
   }

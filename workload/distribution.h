@@ -140,12 +140,18 @@ class BlockPermutation {
 // (each size with its integer percentage, exactly); or blocksize_range (uniform over the
 // multiples of min in [min, max], or over every byte count with `unaligned`).
 std::int64_t choose_block_size(const BlockSizeSpec& spec, sim::Rng& rng);
+// The one size of `spec` when choose_block_size draws nothing (no split, min = max), else 0.
+std::int64_t fixed_block_size(const BlockSizeSpec& spec);
 
 // The direction of the next I/O: the pattern's only direction, or for rw/randrw reads with
 // probability rwmix_read_percent / 100 (fio io_u.c get_rand_ddir, an integer draw 1..100;
 // fio's rwmix_issues bookkeeping redraws on every I/O, so this is the same law).
 // REQUIRES: 0 <= rwmix_read_percent <= 100.
 Direction choose_direction(RwPattern rw, int rwmix_read_percent, sim::Rng& rng);
+// Whether choose_direction draws for `rw` (reads and writes mixed); if not, the direction it
+// gives every time.
+bool direction_is_drawn(RwPattern rw);
+Direction fixed_direction(RwPattern rw);
 
 // One I/O of a job clone: where and how much. A fresh AccessPattern from the same stream
 // gives the same sequence again (verification replays a clone's writes that way).
@@ -204,6 +210,17 @@ class AccessPattern {
   std::uint64_t blocks_ = 0;
   std::int64_t sequential_left_ = 0;  // I/Os before the next random draw (rw=randread:N)
   bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
+  // What next() and draw() would otherwise work out from the job on every I/O, decided once:
+  // whether the direction is drawn (else fixed_direction_), each direction's fixed block size
+  // (0: drawn), its offsets' alignment (blockalign, or the smallest block when larger than the
+  // job's min block: random_offset) and whether every I/O is random (percentage_random 100).
+  bool random_ = false;       // is_random(job.rw)
+  bool trim_write_ = false;   // is_trim_write(job.rw)
+  bool direction_drawn_ = false;
+  Direction fixed_direction_ = Direction::kRead;
+  std::array<std::int64_t, kDirections> fixed_size_{};
+  std::array<std::int64_t, kDirections> align_{};
+  std::array<bool, kDirections> all_random_{};
   std::unique_ptr<BlockPermutation> permutation_;  // uniform with the random map, one block size
   // FioJob::tracks_random_map() (the random map with mixed sizes): a bit per block touched this
   // pass, the padding past the last block set (else empty); how many blocks were touched.

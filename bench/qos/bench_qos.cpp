@@ -45,7 +45,7 @@ struct Bench : qos::Dispatcher {
     return std::max(sim.now(), busy_until[static_cast<std::size_t>(r)]);
   }
 
-  void dispatch(std::uint64_t cookie) override {
+  void dispatch(std::uint64_t cookie, int) override {
     const qos::VolumeId v = volume_of[cookie];
     const auto r = static_cast<std::size_t>(resource_of[static_cast<std::size_t>(v)]);
     busy_until[r] = std::max(busy_until[r], sim.now()) + kSecond / kResourceIops;

@@ -55,7 +55,7 @@ struct FakeArray : qos::Dispatcher {
   Time ready_time(int resource) override {
     return std::max(sim.now(), servers[static_cast<std::size_t>(resource)].busy_until);
   }
-  void dispatch(std::uint64_t cookie) override {
+  void dispatch(std::uint64_t cookie, int) override {
     Io io = ios.at(cookie);
     Server& s = servers[static_cast<std::size_t>(io.resource)];
     s.busy_until =
@@ -349,7 +349,7 @@ TEST_CASE("SchedulerOptions::spare_floor_percent outside 0..99 is refused") {
   sim::Simulator sim(1);
   struct Never : qos::Dispatcher {
     Time ready_time(int) override { return sim::kTimeMax; }
-    void dispatch(std::uint64_t) override {}
+    void dispatch(std::uint64_t, int) override {}
   } never;
   qos::SchedulerOptions o;
   o.spare_floor_percent = 100;
@@ -576,7 +576,7 @@ TEST_CASE("a volume without settings goes at once only when nothing else is due:
     sim::Simulator* sim = nullptr;
     bool open = true;
     Time ready_time(int) override { return open ? sim->now() : sim::kTimeMax; }
-    void dispatch(std::uint64_t cookie) override { order.push_back(cookie); }
+    void dispatch(std::uint64_t cookie, int) override { order.push_back(cookie); }
   };
   sim::Simulator sim(1);
   Recorder rec;
@@ -628,7 +628,7 @@ TEST_CASE("a reservation holds when the array takes work in batches with pauses 
       if (start != window) return now;
       return taken < 10 ? now : start + 100 * sim::kMicrosecond;
     }
-    void dispatch(std::uint64_t cookie) override {
+    void dispatch(std::uint64_t cookie, int) override {
       const Time now = sim->now();
       const Time start = now / (100 * sim::kMicrosecond) * (100 * sim::kMicrosecond);
       if (start != window) window = start, taken = 0;
@@ -682,7 +682,7 @@ TEST_CASE("a volume starved for long catches up at most reservation_catch_up_ns 
     bool open = false;
     std::vector<std::uint64_t> order;
     Time ready_time(int) override { return open ? sim->now() : sim::kTimeMax; }
-    void dispatch(std::uint64_t cookie) override { order.push_back(cookie); }
+    void dispatch(std::uint64_t cookie, int) override { order.push_back(cookie); }
   };
   sim::Simulator sim(1);
   Gate gate;
@@ -704,7 +704,7 @@ TEST_CASE("SchedulerOptions::reservation_catch_up_ns outside 0..1 s is refused")
   sim::Simulator sim(1);
   struct Never : qos::Dispatcher {
     Time ready_time(int) override { return sim::kTimeMax; }
-    void dispatch(std::uint64_t) override {}
+    void dispatch(std::uint64_t, int) override {}
   } never;
   for (Time bad : {Time{-1}, kSecond + 1}) {
     qos::SchedulerOptions o;
