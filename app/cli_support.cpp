@@ -213,7 +213,7 @@ CLI::Validator finite_range_check(double lo, double hi) {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != text.size() || !std::isfinite(v) || v < lo || v > hi)
+        if (text.empty() || used != text.size() || !std::isfinite(v) || v < lo || v > hi)
           return "must be a number from " + CLI::detail::to_string(lo) + " to " + CLI::detail::to_string(hi) +
                  ", got " + text;
         return {};

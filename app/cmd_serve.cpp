@@ -77,7 +77,11 @@ struct ServeOptions {
   std::string record;  // --record FILE, "" for none
 };
 
-sim::Time destage_age_ns(const ServeOptions& o) { return static_cast<sim::Time>(std::llround(o.destage_age_s * 1e9)); }
+// A positive age under half a nanosecond is 1 ns, not 0 (never).
+sim::Time destage_age_ns(const ServeOptions& o) {
+  const auto ns = static_cast<sim::Time>(std::llround(o.destage_age_s * 1e9));
+  return o.destage_age_s > 0 ? std::max<sim::Time>(ns, 1) : 0;
+}
 
 // The TLS context --tls / --tls-cert / --tls-key ask for; null for none; an error message.
 sim::Result<std::shared_ptr<boost::asio::ssl::context>> tls_context(const ServeOptions& o,
@@ -480,7 +484,8 @@ Runner add_serve_command(CLI::App& app) {
       ->check(finite_range_check(0.001, 1000.0));
   cmd->add_option("--destage-age", o->destage_age_s,
                   "Seconds dirty data may stay in the write cache below its low watermark before it is destaged; "
-                  "0: until a FLUSH, a stop or more writes (docs/write-cache.md)")
+                  "0: until a FLUSH, a stop or more writes. With --pace none an idle spell runs the clock on, so "
+                  "only 0 keeps dirty data for a power_loss (docs/write-cache.md)")
       ->check(finite_range_check(0.0, 3600.0))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Root seed of the model's random streams")

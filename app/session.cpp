@@ -95,7 +95,7 @@ sim::Status prepare_payload_dir(store::SqliteStore& store, const controller::Sna
 }  // namespace
 
 static_assert(serve::SessionHeader::kDefaultDestageAgeNs == controller::CacheOptions{}.destage_age_ns,
-              "a record without destage_age_ns replays with the array's default age");
+              "a new session's header carries the array's default age");
 
 sim::Result<SessionArray> open_session_array(const config::Catalog& catalog, const config::SystemPreset& preset,
                                              const std::string& state_dir, datapac::PayloadKind payload,

@@ -86,9 +86,10 @@ struct CacheOptions {
   // Dirty data older than `destage_age_ns` is destaged below the low watermark too,
   // `destage_ops_trickle` operations in flight, as arrays age out dirty data when the load is
   // light (an age timer besides the watermarks). The cache looks every `destage_age_check_ns`
-  // while it holds dirty data, so a block goes between age and age + 2 checks after it was
-  // last written. 0 = never: below the low watermark dirty data waits for a FLUSH, a stop or
-  // more writes. Assumption: 10 s, looked at once a second (X-IO published no figure; 10 s
+  // while it holds dirty data, so a block is destaged at most age + 2 checks after it became
+  // dirty (a rewrite while dirty does not restart its age; a destage run also takes the
+  // younger dirty blocks of the same RAID row). 0 = never: below the low watermark dirty data
+  // waits for a FLUSH, a stop or more writes. Assumption: 10 s, looked at once a second (X-IO published no figure; 10 s
   // is the order of the flush intervals of write-back caches, e.g. a 10 s consistency point).
   sim::Time destage_age_ns = 10 * sim::kSecond;
   sim::Time destage_age_check_ns = 1 * sim::kSecond;

@@ -275,7 +275,9 @@ sim::Result<SessionHeader> parse_header(const std::string& path, const std::stri
     h.start_time_ns = static_cast<sim::Time>(v->get<std::uint64_t>());
   if (why.empty() && h.pace != "realtime" && h.pace != "none")
     why = "pace: \"" + h.pace + "\" is not realtime or none";
-  // Optional (records made before serve had --destage-age): the default then.
+  // Optional: records made before serve had --destage-age come from an afasim whose cache never
+  // destaged by age, so they replay with none.
+  h.destage_age_ns = 0;
   if (j.contains("destage_age_ns"))
     if (const auto* v = field("destage_age_ns", j["destage_age_ns"].is_number_unsigned() &&
                                                     j["destage_age_ns"].get<std::uint64_t>() <= kMaxDestageAgeNs,

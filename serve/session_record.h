@@ -39,9 +39,9 @@
 namespace afasim::serve {
 
 // The record file format this binary writes and reads (docs/record-replay.md).
-inline constexpr std::uint32_t kSessionFormatVersion = 2;
+inline constexpr std::uint32_t kSessionFormatVersion = 2;  // 2: a "rest" call names its user
 // The longest write-cache destage age a session takes (`afasim serve --destage-age`): an hour.
-inline constexpr std::uint64_t kMaxDestageAgeNs = 3'600'000'000'000;  // 2: a "rest" call names its user
+inline constexpr std::uint64_t kMaxDestageAgeNs = 3'600'000'000'000;
 
 enum class RecordType : std::uint8_t { kRequest = 'Q', kOutcome = 'O' };
 
@@ -64,9 +64,9 @@ struct SessionHeader {
   // "realtime" or "none": with realtime the telemetry sampler ticks every simulated second
   // even when the array is idle, and those ticks are events a replay must run too.
   std::string pace = "realtime";
-  // `afasim serve --destage-age`: the write cache's age destage (0: never), nanoseconds.
-  // Optional in the file (records made before it: the default, controller::CacheOptions's,
-  // which app/session.cpp checks this one against).
+  // `afasim serve --destage-age`: the write cache's age destage (0: never), nanoseconds; by
+  // default controller::CacheOptions's (app/session.cpp checks the two agree). Optional in
+  // the file: a record without it was made by an afasim without age destage, and is read as 0.
   static constexpr sim::Time kDefaultDestageAgeNs = 10 * sim::kSecond;
   sim::Time destage_age_ns = kDefaultDestageAgeNs;
 };

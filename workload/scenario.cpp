@@ -112,8 +112,13 @@ void Loader::options(const json& o, const std::string& path) {
                  std::to_string(d.cache.write_cache_bytes) + " bytes");
   }
   if (o.contains("write_back")) d.cache.write_back = r.boolean(o, path, "write_back");
-  if (o.contains("destage_age_s"))
+  if (o.contains("destage_age_s")) {
+    // As serve's --destage-age: 0 (never) to an hour.
     d.cache.destage_age_ns = r.seconds(o.at("destage_age_s"), join(path, "destage_age_s"), false);
+    if (d.cache.destage_age_ns > sim::kHour)
+      r.fail(join(path, "destage_age_s"), "must be at most 3600 (an hour), got " + o.at("destage_age_s").dump());
+    if (d.cache.destage_age_ns == 0 && o.at("destage_age_s").get<double>() > 0) d.cache.destage_age_ns = 1;
+  }
   // The background scrub (docs/raid.md "Scrub"): on/off and its rate.
   if (o.contains("scrub")) d.scrub.enabled = r.boolean(o, path, "scrub");
   if (o.contains("scrub_bytes_per_second"))

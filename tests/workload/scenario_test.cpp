@@ -345,6 +345,7 @@ TEST_CASE("options.destage_age_s sets the write cache's destage age; 0 turns it 
   CHECK(age_of("") == controller::CacheOptions{}.destage_age_ns);
   CHECK(age_of(R"(, "options": {"destage_age_s": 2.5})") == 2500 * sim::kMillisecond);
   CHECK(age_of(R"(, "options": {"destage_age_s": 0})") == 0);
+  CHECK(age_of(R"(, "options": {"destage_age_s": 1e-10})") == 1);  // positive: not 0 (never)
 }
 
 TEST_CASE("trims have their own totals; all, the timeline and the per-volume IOPS are reads and writes") {
@@ -635,6 +636,8 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
       {h + R"(, "options": {"write_back": "yes"}})",
        "t.json: options.write_back: must be true or false, got a string"},
       {h + R"(, "options": {"destage_age_s": -1}})", "t.json: options.destage_age_s: must be 0 or more, got -1"},
+      {h + R"(, "options": {"destage_age_s": 3601}})",
+       "t.json: options.destage_age_s: must be at most 3600 (an hour), got 3601"},
       {h + R"(, "options": {"destage_age_s": "10s"}})",
        "t.json: options.destage_age_s: must be a number of seconds, got a string"},
       {h + R"(, "options": {"write_cache": "10KiB"}})",
@@ -959,6 +962,8 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
       {"serve --pace none --speed 5 --state /nonexistent/afasim", "--speed applies to --pace realtime only"},
       {"serve --destage-age -1", "--destage-age: must be a number from 0 to 3600, got -1"},
       {"serve --destage-age 1e9", "--destage-age: must be a number from 0 to 3600, got 1e9"},
+      // Helper review, session 36: an empty value was taken as 0 (no age destage at all).
+      {"serve --destage-age \"\"", "--destage-age: must be a number from 0 to 3600, got"},
       {"run thin-fill --svg /nonexistent/dir/x.svg", "--svg: no folder /nonexistent/dir"},
       {"bogus", "afasim: unknown command \"bogus\" (commands: alert, calibrate, capacity, controller, devices, event, fault, fio, host, mapping, metrics, pool, qos-policy, replay, run, serve, sweep, system, trace, vdbench, volume; --help)"},
   };
