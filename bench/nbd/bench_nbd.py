@@ -39,8 +39,8 @@ HZ = os.sysconf("SC_CLK_TCK")
 # Under --pace none each server's idle spell while the others run its rounds runs the clock
 # on, so every round of 128K writes would start from a cache aged clean: its blocks' bytes
 # freed, each write allocating and first-touching 32 fresh pages (3-18 us a page on a VM that
-# backs memory on first touch: docs/nbd.md). Measured 2026-12-07, three runs: afasim-mem /
-# nbdkit 0.21-0.33 with the age destage, 0.95 without. The bench measures the NBD path and the
+# backs memory on first touch: docs/nbd.md). Measured 2026-12-07: afasim-mem / nbdkit 0.33
+# with the age destage, 0.95 and 1.01 without. The bench measures the NBD path and the
 # cache's insertion against a RAM disk, as it did before the age destage (its 1 GiB region
 # stays under the cache's 40 % watermark, so no round destaged then either): --destage-age 0,
 # or BENCH_NBD_DESTAGE_AGE=10 for the array's default.
