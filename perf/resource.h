@@ -77,7 +77,9 @@ class Resource final : public Server {
 
   // When work arriving at `t` would start service (for choosing among parallel resources,
   // such as the host ports of a controller, at the arrival's own time).
-  sim::Time earliest_start(sim::Time t) const { return std::max(t, *std::min_element(free_begin(), free_end())); }
+  sim::Time earliest_start(sim::Time t) const {
+    return std::max(t, servers_ == 1 ? one_free_at_ : *std::min_element(free_begin(), free_end()));
+  }
 
   const ResourceOptions& options() const { return options_; }
   const ResourceStats& stats() const { return stats_; }
@@ -88,7 +90,7 @@ class Resource final : public Server {
   // Books `service` of one server for work arriving at `arrival`; when it leaves.
   sim::Time book(sim::Time arrival, std::int64_t bytes, sim::Time service) {
     last_arrival_ = arrival;
-    sim::Time* it = std::min_element(free_begin(), free_begin() + servers_);
+    sim::Time* it = servers_ == 1 ? &one_free_at_ : std::min_element(more_free_at_.data(), more_free_at_.data() + servers_);
     const sim::Time start = std::max(arrival, *it);
     *it = start + service;
     ++stats_.ops;
