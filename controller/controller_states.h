@@ -89,8 +89,9 @@ struct CacheOptions {
   // while it holds dirty data, so a block is destaged at most age + 2 checks after it became
   // dirty (a rewrite while dirty does not restart its age; a destage run also takes the
   // younger dirty blocks of the same RAID row). 0 = never: below the low watermark dirty data
-  // waits for a FLUSH, a stop or more writes. Assumption: 10 s, looked at once a second (X-IO published no figure; 10 s
-  // is the order of the flush intervals of write-back caches, e.g. a 10 s consistency point).
+  // waits for a FLUSH, a stop or more writes. Assumption: 10 s, looked at once a second
+  // (X-IO published no figure; 10 s is the order of the flush intervals of write-back
+  // caches, e.g. a 10 s consistency point).
   sim::Time destage_age_ns = 10 * sim::kSecond;
   sim::Time destage_age_check_ns = 1 * sim::kSecond;
   // Writes of at least this many bytes bypass the cache (written through as full-stripe

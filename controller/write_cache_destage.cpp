@@ -61,8 +61,7 @@ void WriteCache::age_check() {
   }
   // Nothing dirty that a serving controller could destage: the timer stops until a pump finds
   // dirty data again (a write, a destage done, a controller back).
-  if (!dirty) return;
-  if (!age_check_armed_) arm_age_check();
+  if (dirty && !age_check_armed_) arm_age_check();
 }
 
 bool WriteCache::destage_from(Id c, VolumeRuntime& v, std::uint64_t before_seq) {

@@ -20,6 +20,7 @@ NBD I/O thread and the rest, the model thread). Not a test: it asserts nothing.
 
 import argparse
 import base64
+import functools
 import json
 import os
 import re
@@ -95,6 +96,7 @@ def admin_credentials(state_dir):
     return {"Authorization": "Basic " + base64.b64encode(user_pass.encode()).decode()}
 
 
+@functools.lru_cache(maxsize=None)
 def destage_age_args(binary):
     """["--destage-age", DESTAGE_AGE], or nothing for an afasim from before that flag (its
     cache had no age destage)."""
