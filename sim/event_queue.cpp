@@ -62,24 +62,10 @@ void EventQueue::Heap::clear() {
 
 EventQueue::EventQueue(std::uint64_t now) : cursor_(now >> kBucketShift) { heads_.fill(kNone); }
 
-[[gnu::hot]] void EventQueue::push(const EventKey& key) {
-  ++size_;
-  const std::uint64_t bucket = bucket_of(key);
-  if (bucket <= cursor_) return near_.push(key);
-  if (bucket - cursor_ >= kBuckets) return far_.push(key);
-  std::uint32_t n = free_node_;
-  if (n != kNone) {
-    free_node_ = nodes_[n].next;
-  } else {
-    n = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back({});
-  }
-  const auto index = static_cast<std::size_t>(bucket % kBuckets);
-  nodes_[n] = Node{key, heads_[index]};
-  heads_[index] = n;
-  bits_[index / 64] |= std::uint64_t{1} << (index % 64);
-  summary_ |= std::uint64_t{1} << (index / 64);
-  ++wheel_size_;
+// Out of the push's line: its growth would make every push save and restore registers.
+[[gnu::cold, gnu::noinline]] std::uint32_t EventQueue::new_node() {
+  nodes_.push_back({});
+  return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
 [[gnu::hot]] EventKey EventQueue::pop_far() {

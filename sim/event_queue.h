@@ -56,8 +56,23 @@ class EventQueue {
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // REQUIRES: key.time >= the time of every key popped so far.
-  void push(const EventKey& key);
+  // REQUIRES: key.time >= the time of every key popped so far. Inline: the simulator's
+  // schedule() is then a leaf on its common path (a key into a wheel bucket, a free node).
+  void push(const EventKey& key) {
+    ++size_;
+    const std::uint64_t bucket = bucket_of(key);
+    if (bucket <= cursor_) return near_.push(key);
+    if (bucket - cursor_ >= kBuckets) return far_.push(key);
+    std::uint32_t n = free_node_;
+    if (n != kNone) free_node_ = nodes_[n].next;
+    else n = new_node();
+    const auto index = static_cast<std::size_t>(bucket % kBuckets);
+    nodes_[n] = Node{key, heads_[index]};
+    heads_[index] = n;
+    bits_[index / 64] |= std::uint64_t{1} << (index % 64);
+    summary_ |= std::uint64_t{1} << (index / 64);
+    ++wheel_size_;
+  }
   // The smallest key. REQUIRES: !empty().
   const EventKey& top() { return near_first() ? near_.top() : far_.top(); }
   EventKey pop() {
@@ -127,6 +142,8 @@ class EventQueue {
     EventKey key;
     std::uint32_t next;
   };
+  // A node at the end of nodes_ (none free).
+  std::uint32_t new_node();
   static std::uint64_t bucket_of(const EventKey& key) { return key.time >> kBucketShift; }
   // Whether the smallest key is near_'s (else far_'s), after moving the next bucket into an
   // empty near_. REQUIRES: !empty().

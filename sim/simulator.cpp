@@ -26,7 +26,7 @@ Simulator::Simulator(std::uint64_t seed, Time start, std::uint64_t sequence_limi
 [[gnu::hot]] std::uint32_t Simulator::schedule(Time t) {
   AFASIM_ASSERT(t >= now_, "event scheduled in the past");
   const std::uint32_t slot = actions_.acquire(static_cast<std::uint32_t>(kSlotMask) + 1);
-  if (slot == slot_states_.size()) slot_states_.emplace_back();
+  if (slot == slot_states_.size()) add_slot_state();
   if (next_sequence_ >= sequence_limit_) renumber();
   const Key key{key_time(t), next_sequence_++ << kSlotBits | slot};
   slot_states_[slot].sequence_slot = key.sequence_slot;
@@ -34,6 +34,9 @@ Simulator::Simulator(std::uint64_t seed, Time start, std::uint64_t sequence_limi
   ++live_events_;
   return slot;
 }
+
+// Out of schedule()'s line: its growth would make every schedule save and restore registers.
+[[gnu::cold, gnu::noinline]] void Simulator::add_slot_state() { slot_states_.emplace_back(); }
 
 bool Simulator::cancel(EventId id) {
   if (!id.valid() || id.slot >= slot_states_.size()) return false;

@@ -95,6 +95,7 @@ class Simulator {
 
   // A slot for an event at `t`, its key in the queue; the caller puts the action in it.
   std::uint32_t schedule(Time t);
+  void add_slot_state();
   // Drops cancelled keys from the front of the queue.
   void skip_dead() const;
   bool live(const Key& key) const { return slot_states_[key.slot()].sequence_slot == key.sequence_slot; }
