@@ -411,7 +411,7 @@ std::shared_ptr<const ArraySnapshot> Array::snapshot() const {
 // ---------------------------------------------------------------------------------------
 // Host I/O: the orchestrator's route (QoS → thin map → cache → RAID)
 
-[[gnu::hot]] void Array::submit(const HostIo& io, IoCallback done) { data_->io().submit(io, std::move(done)); }
+[[gnu::hot]] void Array::submit(const HostIo& io, IoCallback&& done) { data_->io().submit(io, std::move(done)); }
 [[gnu::hot]] void Array::hint(const HostIo& io) { data_->io().hint(io); }
 
 std::string fault_type_names() {

@@ -229,7 +229,7 @@ class Array {
   // path; `done` runs at the simulated completion time with the outcome, its submit_time the
   // time of this call (QoS wait included). A volume whose QoS queue is full refuses the I/O
   // with kUnavailable (completed at once). Never blocks; `done` never runs inside this call.
-  void submit(const HostIo& io, IoCallback done);
+  void submit(const HostIo& io, IoCallback&& done);
   // `io` will be submitted later (after other I/O): for a write, starts loading the write
   // cache's index slot and the read cache's table slot it will touch, cold for a random
   // write. Speed only: no state changes.

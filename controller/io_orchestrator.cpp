@@ -96,7 +96,7 @@ void IoOrchestrator::fail_parked(const Status& status) {
 // ---------------------------------------------------------------------------------------
 // The route
 
-[[gnu::hot]] void IoOrchestrator::run(const HostIo& io, IoCallback done, Time submitted) {
+[[gnu::hot]] void IoOrchestrator::run(const HostIo& io, IoCallback&& done, Time submitted) {
   const Time now = ctx_.sim.now();
   VolumeRuntime* v = ctx_.volumes.find(io.volume_id);
   if (v == nullptr) return complete(done, sim::not_found("no volume " + std::to_string(io.volume_id)), submitted, now);

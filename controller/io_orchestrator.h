@@ -78,13 +78,13 @@ class IoOrchestrator : private qos::Dispatcher {
   // A host I/O into the model: its volume's QoS queue, then the data path; `done` runs at the
   // simulated completion time, its submit_time the time of this call. A full QoS queue
   // refuses it (kUnavailable, completed at once). Never blocks; `done` never runs inside.
-  void submit(const HostIo& io, IoCallback done);
+  void submit(const HostIo& io, IoCallback&& done);
   // `io` will be submitted later (Array::hint): for a write, starts loading the write cache's
   // index slot and the read cache's table slot of its first block. Speed only. (A read's
   // prefetch at submit, prefetch() below, is as good as one an I/O early: measured 0.99x.)
   void hint(const HostIo& io);
   // Straight to the data path, no QoS (the scheduler's dispatch, and QoS switched off).
-  void execute(const HostIo& io, IoCallback done) { run(io, std::move(done), ctx_.sim.now()); }
+  void execute(const HostIo& io, IoCallback&& done) { run(io, std::move(done), ctx_.sim.now()); }
   // Fails every request waiting in the QoS queues with `status`, now.
   void fail_queued(const sim::Status& status);
   // A deleted volume: its QoS queue goes, what waited in it fails with `status`.
@@ -159,7 +159,7 @@ class IoOrchestrator : private qos::Dispatcher {
   IoCallback take_pending(std::uint64_t cookie);
   void refuse_io(IoCallback done, sim::Status status);
 
-  void run(const HostIo& io, IoCallback done, sim::Time submitted);
+  void run(const HostIo& io, IoCallback&& done, sim::Time submitted);
   // Checks the range and the volume's health; false (and the request failed) when refused.
   bool admit(Request& r);
   void finish(Request& r, sim::Status status, sim::Time at);

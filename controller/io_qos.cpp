@@ -36,7 +36,7 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
   return Status::ok();
 }
 
-[[gnu::hot]] void IoOrchestrator::submit(const HostIo& io, IoCallback done) {
+[[gnu::hot]] void IoOrchestrator::submit(const HostIo& io, IoCallback&& done) {
   // The owner and the QoS resource, looked up once for the prefetch, the gate and the owner's
   // follow (each looked them up again before).
   const Id owner = pair_.owner(io.volume_id);
