@@ -315,7 +315,7 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
 }
 
 [[gnu::hot]] void IoOrchestrator::free_timed(std::uint32_t id) {
-  inflight_[id].done = nullptr;
+  inflight_[id].done.reset();  // (not `= nullptr`: that builds an empty callback and moves it in)
   inflight_.release(id);
 }
 

@@ -106,7 +106,7 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   return busy;
 }
 
-[[gnu::hot]] std::uint32_t Timing::new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program) {
+[[gnu::hot]] std::uint32_t Timing::new_req(Id c, std::int64_t length, Done&& done, std::initializer_list<Stage> program) {
   const std::uint32_t id = reqs_.acquire();
   Req& r = reqs_[id];
   AFASIM_ASSERT(program.size() < std::size(r.program), "Timing: program too long");
@@ -351,7 +351,7 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
 }
 
 [[gnu::hot]] void Timing::host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, const ReadStart& start,
-                       const raid::Plan& plan, Done done) {
+                       const raid::Plan& plan, Done&& done) {
   if (start.hit) {
     // The command and the fills in progress that bring in its segments, in parallel; then
     // DRAM to the HBA.
@@ -464,7 +464,7 @@ template <typename F>
   at_or_now(t + params_.host_port_latency_ns, then);
 }
 
-void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done) {
+void Timing::host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done&& done) {
   resources(c).cache.write(volume, offset, length);
   const std::uint32_t id = new_req(c, length, std::move(done), {kPhase0, kWriteIn, kMirror});
   Req& r = reqs_[id];

@@ -81,13 +81,13 @@ class Timing {
   // The host read's journey: FC command, a core, then (a miss) `plan`'s member reads into
   // DRAM or (a hit) waiting for any fill in progress, then DRAM to the HBA and the wire.
   void host_read(Id c, Id volume, std::int64_t offset, std::int64_t length, const ReadStart& start,
-                 const raid::Plan& plan, Done done);
+                 const raid::Plan& plan, Done&& done);
 
   // --- Writes --------------------------------------------------------------------------
   // A write-back write: FC in, DMA into DRAM, a core (command and mirroring), DMA out over the
   // link into the peer's DRAM, the acknowledgement. `plan`: fills of partial blocks (read
   // first), usually empty.
-  void host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done);
+  void host_write(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done&& done);
   // A write-through write: FC in, DMA into DRAM, a core, `plan`'s member operations, the
   // acknowledgement.
   void write_through(Id c, Id volume, std::int64_t offset, std::int64_t length, const raid::Plan& plan, Done done);
@@ -169,7 +169,7 @@ class Timing {
     perf::Resource* port_out = nullptr;  // read_through: the FC port its DMA goes out of
     sim::Time core_ns = 0;               // write_in: the host write's core time
   };
-  std::uint32_t new_req(Id c, std::int64_t length, Done done, std::initializer_list<Stage> program);
+  std::uint32_t new_req(Id c, std::int64_t length, Done&& done, std::initializer_list<Stage> program);
   void copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes);
   // Runs request `id`'s stages from its program counter until one waits (then its journey's
   // end calls next(id) again) or the program ends (then done(now)).
