@@ -44,9 +44,12 @@ struct EventKey {
 
 class EventQueue {
  public:
-  // Bucket width: 1,024 ns, about the shortest service time of the model (a 4 KiB DMA
-  // transfer, a core's command); 4,096 buckets: 4.2 ms ahead, beyond an SSD read under load.
-  static constexpr int kBucketShift = 10;
+  // Bucket width: 512 ns, under the shortest service times of the model (a 4 KiB DMA
+  // transfer, a core's command), so that a bucket seldom holds two keys to sort; 4,096
+  // buckets: 2.1 ms ahead, beyond an SSD read under load. (1,024 ns: ~20 instructions more per
+  // 4K read and per RAID 5 write; 256 ns: as few for the read, more for the write, whose
+  // keys beyond 1 ms go to the far heap. Callgrind, docs/performance.md "thirty-seventh".)
+  static constexpr int kBucketShift = 9;
   static constexpr std::size_t kBuckets = 4096;
 
   // `now`: the time key of the simulator's start (EventKey::time).
