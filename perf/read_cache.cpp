@@ -325,9 +325,13 @@ sim::Status StreamOptions::validate() const {
 // the eight streams of a volume under random 4 KiB reads were "continued" by chance once in
 // ~2,000 reads, each declaring a stream and reading 4 MiB ahead (a one-pass random read of
 // 1 GiB read 500 MiB ahead and found 19 % of its reads cached). A live stream is continued by
-// a read up to 16 of its lengths behind or ahead of its end, never further ahead than what
-// was read ahead for it: a random read that lands in the read-ahead window is a cache hit,
-// not the stream moving there.
+// a read up to kReachLengths (16) of its lengths behind or ahead of its end, never further
+// ahead than what was read ahead for it: a random read that lands in the read-ahead window is
+// a cache hit, not the stream moving there.
+//
+// So every window lies within kReachLengths lengths of its stream's end, and a read farther
+// than that from every stream's end matches none: a random read nearly always is, and on_read
+// finds it with near(), one subtraction and comparison per stream, before match reads a rule.
 int StreamDetector::match(std::size_t base, const VolumeStreams& v, std::int64_t offset, std::int64_t length) const {
   const std::int64_t* const next = &next_offset_[base];
   for (int s = 0; s < v.count; ++s) {
@@ -337,10 +341,21 @@ int StreamDetector::match(std::size_t base, const VolumeStreams& v, std::int64_t
       if (offset >= n - length && offset < n) return s;
       continue;
     }
-    if (offset <= n - length * 16) continue;
-    if (offset < std::min(tails_[base + static_cast<std::size_t>(s)].ahead_until, n + length * 16)) return s;
+    if (offset <= n - length * kReachLengths) continue;
+    if (offset < std::min(tails_[base + static_cast<std::size_t>(s)].ahead_until, n + length * kReachLengths)) return s;
   }
   return -1;
+}
+
+bool StreamDetector::near(const std::int64_t* next, int count, std::int64_t offset, std::int64_t length) {
+  // |offset - n| <= reach  <=>  offset - n + reach in [0, 2 reach], one unsigned comparison
+  // (offsets and lengths are far below 2^58: no term wraps past the range it is compared with).
+  const std::uint64_t reach = static_cast<std::uint64_t>(length) * kReachLengths;
+  const std::uint64_t shifted = static_cast<std::uint64_t>(offset) + reach;
+  bool any = false;
+#pragma GCC unroll 4
+  for (int s = 0; s < count; ++s) any |= shifted - static_cast<std::uint64_t>(next[s]) <= 2 * reach;
+  return any;
 }
 
 std::size_t StreamDetector::add_volume(std::uint64_t volume) {
@@ -374,7 +389,7 @@ void StreamDetector::drop_volume(std::uint64_t volume) {
   VolumeStreams& v = volumes_[slot];
   ++clock_;
   const std::int64_t end = offset + length;
-  int s = match(base, v, offset, length);
+  int s = near(&next_offset_[base], v.count, offset, length) ? match(base, v, offset, length) : -1;
   std::uint64_t* const used = &last_use_[base];
   std::int64_t& next = next_offset_[base + static_cast<std::size_t>(s < 0 ? 0 : s)];
   if (s < 0) {  // a new stream, in place of the least recently used if every one is live

@@ -207,6 +207,11 @@ class StreamDetector {
   std::size_t per_volume() const { return static_cast<std::size_t>(options_.streams_per_volume); }
   // The stream of volume `base / per_volume()` that a read of [offset, end) continues, or -1.
   int match(std::size_t base, const VolumeStreams& v, std::int64_t offset, std::int64_t length) const;
+  // match()'s windows reach at most this many read lengths either side of a stream's end.
+  static constexpr std::int64_t kReachLengths = 16;
+  // Whether a read at `offset` lies within kReachLengths × `length` of next[0, count): false
+  // means it continues none of those streams. REQUIRES: length >= 0.
+  static bool near(const std::int64_t* next, int count, std::int64_t offset, std::int64_t length);
   StreamOptions options_;
   std::vector<std::int64_t, sim::CacheLineAllocator<std::int64_t>> next_offset_;  // where the next sequential read starts
   std::vector<std::uint64_t, sim::CacheLineAllocator<std::uint64_t>> last_use_;  // clock_ at the stream's last read

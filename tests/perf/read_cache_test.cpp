@@ -189,6 +189,35 @@ TEST_CASE("StreamDetector: random reads near a stream do not continue it") {
   CHECK(d.streams_detected() == 1);
 }
 
+TEST_CASE("StreamDetector: a live stream is continued up to 16 lengths either side of its end, "
+          "not at 16") {
+  // The rule of StreamDetector::match (16 lengths, read_cache.cpp), at both edges of its window.
+  const std::int64_t k4 = 4096, start = 100 << 20, end = start + 2 * k4;  // the end after two reads
+  // Behind: with trigger_ios = 3 the read that continues the stream a second time declares it.
+  for (const std::int64_t behind : {15 * k4, 16 * k4}) {
+    CAPTURE(behind);
+    perf::StreamOptions o;
+    o.trigger_ios = 3;
+    perf::StreamDetector d(o);
+    CHECK(d.on_read(1, start, k4).length == 0);
+    CHECK(d.on_read(1, start + k4, k4).length == 0);  // live now, not yet declared
+    d.on_read(1, end - behind, k4);
+    CHECK(d.streams_detected() == (behind < 16 * k4 ? 1 : 0));
+  }
+  // Ahead: declared on its second read, the stream reads 16 lengths ahead (the whole depth);
+  // a read that continues it ends at that window's end and reads ahead again, a new stream not.
+  for (const std::int64_t ahead : {15 * k4, 16 * k4}) {
+    CAPTURE(ahead);
+    perf::StreamOptions o;
+    o.trigger_ios = 2;
+    o.depth_bytes = 16 * k4;
+    perf::StreamDetector d(o);
+    CHECK(d.on_read(1, start, k4).length == 0);
+    CHECK(d.on_read(1, start + k4, k4).length == 16 * k4);
+    CHECK((d.on_read(1, end + ahead, k4).length > 0) == (ahead < 16 * k4));
+  }
+}
+
 TEST_CASE("StreamDetector: streams are per volume, and a dropped volume's streams are gone") {
   perf::StreamOptions o;
   o.trigger_ios = 2;
