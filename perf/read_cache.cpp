@@ -366,7 +366,7 @@ std::size_t StreamDetector::add_volume(std::uint64_t volume) {
   } else {
     volumes_.resize(slot + 1);
     next_offset_.resize(volumes_.size() * per_volume());
-    last_use_.resize(volumes_.size() * per_volume());
+    links_.resize(volumes_.size() * per_volume());
     tails_.resize(volumes_.size() * per_volume());
   }
   volumes_[slot] = {};
@@ -382,24 +382,47 @@ void StreamDetector::drop_volume(std::uint64_t volume) {
   slot_of_.release(volume);
 }
 
+void StreamDetector::link_newest(std::size_t base, VolumeStreams& v, int s) {
+  Link* const links = &links_[base];
+  links[s].older = v.newest;
+  links[v.newest].newer = static_cast<std::uint8_t>(s);
+  v.newest = static_cast<std::uint8_t>(s);
+}
+
+void StreamDetector::make_newest(std::size_t base, VolumeStreams& v, int s) {
+  if (s == v.newest) return;
+  Link* const links = &links_[base];
+  const Link l = links[s];
+  if (s == v.oldest) {
+    v.oldest = l.newer;
+  } else {
+    links[l.older].newer = l.newer;
+  }
+  links[l.newer].older = l.older;
+  link_newest(base, v, s);
+}
+
 [[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   const std::uint32_t* known = slot_of_.find(volume);
   const std::size_t slot = known != nullptr && *known != 0 ? *known - 1 : add_volume(volume);
   const std::size_t base = slot * per_volume();
   VolumeStreams& v = volumes_[slot];
-  ++clock_;
   const std::int64_t end = offset + length;
   int s = near(&next_offset_[base], v.count, offset, length) ? match(base, v, offset, length) : -1;
-  std::uint64_t* const used = &last_use_[base];
   std::int64_t& next = next_offset_[base + static_cast<std::size_t>(s < 0 ? 0 : s)];
   if (s < 0) {  // a new stream, in place of the least recently used if every one is live
-    s = v.count < options_.streams_per_volume ? v.count++ : static_cast<int>(std::min_element(used, used + v.count) - used);
+    if (v.count < options_.streams_per_volume) {
+      s = v.count++;
+      link_newest(base, v, s);
+    } else {
+      s = v.oldest;
+      make_newest(base, v, s);
+    }
     next_offset_[base + static_cast<std::size_t>(s)] = end;
-    used[s] = clock_;
     v.fresh |= std::uint64_t{1} << s;
     return {};
   }
-  used[s] = clock_;
+  make_newest(base, v, s);
   Tail& tail = tails_[base + static_cast<std::size_t>(s)];
   if ((v.fresh >> s & 1) != 0) {
     tail = Tail{next, 1};

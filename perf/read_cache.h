@@ -171,15 +171,13 @@ class StreamDetector {
   // max_io_bytes × 8 at once.
   ReadAhead on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
   // A read of `volume` is coming: starts loading what every read of it compares (its streams'
-  // next offsets and last uses). Speed only.
+  // next offsets) and replaces (their recency links). Speed only.
   void prefetch(std::uint64_t volume) const {
     const std::uint32_t* slot = slot_of_.find(volume);
     if (slot == nullptr || *slot == 0) return;
     const std::size_t base = (*slot - 1) * per_volume();
-    for (std::size_t at = 0; at < per_volume(); at += kPerLine) {
-      sim::prefetch(&next_offset_[base + at]);
-      sim::prefetch(&last_use_[base + at]);
-    }
+    for (std::size_t at = 0; at < per_volume(); at += kPerLine) sim::prefetch(&next_offset_[base + at]);
+    for (std::size_t at = 0; at < per_volume(); at += kLinksPerLine) sim::prefetch(&links_[base + at]);
   }
   // The volume is gone: its streams' slot is free for another.
   void drop_volume(std::uint64_t volume);
@@ -187,11 +185,16 @@ class StreamDetector {
 
  private:
   static constexpr std::size_t kPerLine = 64 / sizeof(std::int64_t);
+  // A stream's place in its volume's recency list (stream indices; streams_per_volume <= 64).
+  struct Link {
+    std::uint8_t older = 0, newer = 0;
+  };
+  static constexpr std::size_t kLinksPerLine = 64 / sizeof(Link);
   // Stream s of the volume in slot v is entry v × streams_per_volume + s of each array below
   // (a volume takes a slot at its first read, slot_of_; the arrays grow with the volumes read,
   // not with their ids: a volume id of a million took 272 bytes for each id below it). What a
-  // random read compares and replaces (every stream's next offset; the least recently used)
-  // sits in two lines per volume of eight streams, apart from what only a stream's own reads
+  // random read compares and replaces (every stream's next offset; the recency links that name
+  // the least recently used) sits in a line and a quarter per volume of eight streams, apart from what only a stream's own reads
   // use (its tail): a random read among 1,000 volumes finds its volume's lines cold, and
   // touched four a read when the four fields of eight streams lay together.
   struct Tail {
@@ -203,6 +206,12 @@ class StreamDetector {
     // run_ios == 1); its Tail is stale until a read matches it.
     std::uint64_t fresh = 0;
     std::uint8_t count = 0;  // streams [0, count) are live, in the order they were created
+    // The ends of the live streams' recency list (links_): the least and the most recently
+    // created or continued. Both 0 while count is 0, so the first stream links to itself.
+    // The list replaces a clock per stream whose least value named the victim (the first such
+    // stream, had two been equal): each read stamped one stream with a clock that only grew,
+    // so no two live streams had equal clocks, and the list's order is theirs.
+    std::uint8_t oldest = 0, newest = 0;
   };
   std::size_t per_volume() const { return static_cast<std::size_t>(options_.streams_per_volume); }
   // The stream of volume `base / per_volume()` that a read of [offset, end) continues, or -1.
@@ -212,16 +221,19 @@ class StreamDetector {
   // Whether a read at `offset` lies within kReachLengths × `length` of next[0, count): false
   // means it continues none of those streams. REQUIRES: length >= 0.
   static bool near(const std::int64_t* next, int count, std::int64_t offset, std::int64_t length);
+  // Stream s of the volume at `base` becomes its most recently used: link_newest for a stream
+  // not in the list yet (just created), make_newest for one in it.
+  void link_newest(std::size_t base, VolumeStreams& v, int s);
+  void make_newest(std::size_t base, VolumeStreams& v, int s);
   StreamOptions options_;
   std::vector<std::int64_t, sim::CacheLineAllocator<std::int64_t>> next_offset_;  // where the next sequential read starts
-  std::vector<std::uint64_t, sim::CacheLineAllocator<std::uint64_t>> last_use_;  // clock_ at the stream's last read
+  std::vector<Link, sim::CacheLineAllocator<Link>> links_;  // the live streams' recency list
   std::vector<Tail> tails_;
   std::vector<VolumeStreams> volumes_;  // by slot
   sim::IdTable<std::uint32_t> slot_of_;  // by volume id: its slot + 1; 0 (or no page): none yet
   std::vector<std::uint32_t> free_slots_;
   // The slot of a volume read for the first time.
   std::size_t add_volume(std::uint64_t volume);
-  std::uint64_t clock_ = 0;
   std::int64_t streams_detected_ = 0;
 };
 

@@ -218,6 +218,28 @@ TEST_CASE("StreamDetector: a live stream is continued up to 16 lengths either si
   }
 }
 
+TEST_CASE("StreamDetector: of four live streams the least recently created or continued is "
+          "replaced first") {
+  perf::StreamOptions o;
+  o.streams_per_volume = 4;
+  o.trigger_ios = 2;  // a read that continues a stream declares it
+  perf::StreamDetector d(o);
+  const std::int64_t k4 = 4096, m = 1 << 20;
+  for (const std::int64_t at : {0 * m, 100 * m, 200 * m, 300 * m}) CHECK(d.on_read(1, at, k4).length == 0);  // A B C D
+  CHECK(d.on_read(1, 200 * m + k4, k4).length > 0);  // C continued: A B D C, oldest first
+  CHECK(d.on_read(1, k4, k4).length > 0);            // A continued: B D C A
+  CHECK(d.streams_detected() == 2);
+  CHECK(d.on_read(1, 400 * m, k4).length == 0);      // E in B's place: D C A E
+  CHECK(d.on_read(1, 500 * m, k4).length == 0);      // F in D's place: C A E F
+  CHECK(d.on_read(1, 300 * m + k4, k4).length == 0); // D is gone: a new stream, in C's place
+  CHECK(d.on_read(1, 100 * m + k4, k4).length == 0); // B is gone: a new stream, in A's place
+  CHECK(d.streams_detected() == 2);
+  CHECK(d.on_read(1, 400 * m + k4, k4).length > 0);  // E is still there
+  CHECK(d.on_read(1, 500 * m + k4, k4).length > 0);  // and F
+  CHECK(d.on_read(1, 300 * m + 2 * k4, k4).length > 0);  // and the new stream after D's place
+  CHECK(d.streams_detected() == 5);
+}
+
 TEST_CASE("StreamDetector: streams are per volume, and a dropped volume's streams are gone") {
   perf::StreamOptions o;
   o.trigger_ios = 2;
