@@ -19,12 +19,21 @@ void Pipe::reset() {
   overcommit_ns_ = 0;
 }
 
-[[gnu::hot]] void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
-  // First span that ends at or after `start` (it may touch or overlap the new one). Most
-  // transfers come after every span booked: the last one is looked at first.
+// Most transfers come after every span booked: appended, without a search.
+[[gnu::always_inline]] inline void Pipe::add(Spans& spans, sim::Time start, sim::Time end) {
+  if (spans.size() == 0 || (spans.end() - 1)->end < start) {
+    spans.v.push_back(Span{start, end});
+    if (spans.size() > kMaxSpans) merge_oldest(spans);
+  } else {
+    add_reaching_last(spans, start, end);
+  }
+}
+
+void Pipe::add_reaching_last(Spans& spans, sim::Time start, sim::Time end) {
+  // First span that ends at or after `start` (it may touch or overlap the new one): the last
+  // one, or the one before it (looked at first), or one found by a binary search.
   Span* it;
-  if (spans.size() == 0 || (spans.end() - 1)->end < start) it = spans.end();
-  else if (spans.size() == 1 || (spans.end() - 2)->end < start) it = spans.end() - 1;
+  if (spans.size() == 1 || (spans.end() - 2)->end < start) it = spans.end() - 1;
   else it = std::lower_bound(spans.begin(), spans.end(), start, [](const Span& s, sim::Time t) { return s.end < t; });
   Span* last = it;
   while (last != spans.end() && last->start <= end) {
@@ -39,19 +48,24 @@ void Pipe::reset() {
   } else {
     spans.v.insert(at, Span{start, end});
   }
-  if (spans.size() > kMaxSpans) {  // the oldest two become one, their gap counted busy
-    spans.v[spans.head + 1].start = spans.v[spans.head].start;
-    ++spans.head;
-    // And the prefix given up is freed here too, as forget() frees its own: a pipe that only
-    // ever carries background transfers (a write-only load's program data) never forgets, and
-    // its spans grew without bound, ~1.6 KB per 1 MiB written (hostile round 28: a server's
-    // RSS grew 70 MB with every 96 GiB of zero-writes). O(1) amortized; the spans kept are
-    // the same.
-    if (spans.head >= kMaxSpans) {
-      spans.v.erase(spans.v.begin(), spans.v.begin() + static_cast<std::ptrdiff_t>(spans.head));
-      spans.head = 0;
-    }
-  }
+  if (spans.size() > kMaxSpans) merge_oldest(spans);
+}
+
+void Pipe::merge_oldest(Spans& spans) {
+  // The oldest two become one, their gap counted busy.
+  spans.v[spans.head + 1].start = spans.v[spans.head].start;
+  ++spans.head;
+  // And the prefix given up is freed here too, as forget() frees its own: a pipe that only
+  // ever carries background transfers (a write-only load's program data) never forgets, and
+  // its spans grew without bound, ~1.6 KB per 1 MiB written (hostile round 28: a server's
+  // RSS grew 70 MB with every 96 GiB of zero-writes). O(1) amortized; the spans kept are
+  // the same.
+  if (spans.head >= kMaxSpans) compact(spans);
+}
+
+void Pipe::compact(Spans& spans) {
+  spans.v.erase(spans.v.begin(), spans.v.begin() + static_cast<std::ptrdiff_t>(spans.head));
+  spans.head = 0;
 }
 
 sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
@@ -63,14 +77,20 @@ sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
   return covered;
 }
 
-[[gnu::hot]] void Pipe::forget(Spans& spans) const {
+[[gnu::always_inline]] inline void Pipe::forget(Spans& spans) const {
   const sim::Time horizon = latest_ - keep_;
   while (spans.head < spans.v.size() && spans.v[spans.head].end < horizon) ++spans.head;
   // Compact once the forgotten prefix is as long as the bound: O(1) amortized per span.
-  if (spans.head >= kMaxSpans) {
-    spans.v.erase(spans.v.begin(), spans.v.begin() + static_cast<std::ptrdiff_t>(spans.head));
-    spans.head = 0;
+  if (spans.head >= kMaxSpans) compact(spans);
+}
+
+// A piece of the transfer, [start, end), booked in the lists its class uses.
+[[gnu::always_inline]] inline void Pipe::book(sim::Time start, sim::Time end, bool background) {
+  if (!background) {
+    add(fg_, start, end);
+    if (!all_is_fg_) overcommit_ns_ += overlap(all_, start, end);
   }
+  if (!all_is_fg_) add(all_, start, end);
 }
 
 [[gnu::hot]] sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
@@ -98,18 +118,27 @@ sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
     need += overcommit_ns_;
     overcommit_ns_ = 0;
   }
-  // Pieces of idle time the transfer takes, earliest first (usually one).
+  if (need == 0) return ready;
+  // Usually the stage is idle from `ready` on (no span booked ends after it): the transfer
+  // takes one piece from `ready`, as the loop below would place it with no span ahead.
+  if (busy.size() == 0 || (busy.end() - 1)->end <= ready) {
+    book(ready, ready + need, background);
+    return ready + need;
+  }
+  return transfer_around(busy, ready, need, background);
+}
+
+sim::Time Pipe::transfer_around(const Spans& busy, sim::Time ready, sim::Time need, bool background) {
+  // The pieces of idle time the transfer takes, earliest first (at most four), from the first
+  // span that ends after `ready`.
   Span pieces[4];
   int count = 0;
   sim::Time t = ready;
-  // The first span that ends after `ready` (none, usually: the link is free by then).
-  const Span* it = busy.size() == 0 || (busy.end() - 1)->end <= ready
-                       ? busy.end()
-                       : std::lower_bound(busy.begin(), busy.end(), ready,
-                                          [](const Span& s, sim::Time x) { return s.end <= x; });
+  const Span* const end = busy.v.data() + busy.v.size();
+  const Span* it = std::lower_bound(busy.v.data() + busy.head, end, ready, [](const Span& s, sim::Time x) { return s.end <= x; });
   while (need > 0) {
-    if (it == busy.end() || count == 3) {  // the rest in one piece after everything booked
-      if (it != busy.end()) t = std::max(t, (busy.end() - 1)->end);
+    if (it == end || count == 3) {  // the rest in one piece after everything booked
+      if (it != end) t = std::max(t, (end - 1)->end);
       pieces[count++] = {t, t + need};
       t += need;
       need = 0;
@@ -123,14 +152,7 @@ sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
       ++it;
     }
   }
-  if (count == 0) return ready;
-  for (int i = 0; i < count; ++i) {
-    if (!background) {
-      add(fg_, pieces[i].start, pieces[i].end);
-      if (!all_is_fg_) overcommit_ns_ += overlap(all_, pieces[i].start, pieces[i].end);
-    }
-    if (!all_is_fg_) add(all_, pieces[i].start, pieces[i].end);
-  }
+  for (int i = 0; i < count; ++i) book(pieces[i].start, pieces[i].end, background);
   return pieces[count - 1].end;
 }
 

@@ -66,8 +66,17 @@ class Pipe {
       head = 0;
     }
   };
-  // Adds [start, end) to `spans`, merging what it overlaps or touches.
+  // Adds [start, end) to `spans`, merging what it overlaps or touches; add_reaching_last
+  // when the last span ends at or after `start`.
   static void add(Spans& spans, sim::Time start, sim::Time end);
+  static void add_reaching_last(Spans& spans, sim::Time start, sim::Time end);
+  // Past kMaxSpans: the oldest two spans become one.
+  static void merge_oldest(Spans& spans);
+  // Frees the forgotten prefix.
+  static void compact(Spans& spans);
+  void book(sim::Time start, sim::Time end, bool background);
+  // transfer() of `need` ns on a stage busy after `ready`: in the idle time between spans.
+  sim::Time transfer_around(const Spans& busy, sim::Time ready, sim::Time need, bool background);
   // How much of [start, end) `spans` holds.
   static sim::Time overlap(Spans& spans, sim::Time start, sim::Time end);
   void forget(Spans& spans) const;
