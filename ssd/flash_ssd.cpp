@@ -243,7 +243,7 @@ double FlashSsd::ftl_write_amplification() const {
   return arrival;
 }
 
-[[gnu::hot]] int FlashSsd::die_of_page(std::int64_t page) const {
+[[gnu::always_inline]] inline int FlashSsd::die_of_page(std::int64_t page) const {
   // Pages are striped over the dies a stripe at a time, each stripe rotated by a hash of its
   // index: a sequential run touches every die once per stripe, random pages spread evenly.
   AFASIM_ASSERT(page >= 0, "FlashSsd: a negative page");
