@@ -176,8 +176,9 @@ class FlashSsd {
   // collection work they cause at the replica's current rate.
   void feed_ftl(std::int64_t first_unit, std::int64_t units);
   Unit next_unit(bool forced) const;
-  // Books flusher work on dies free by `t`.
+  // Books flusher work on dies free by `t`: book_owed from the unit next_unit gave (not kNone).
   void advance(sim::Time t);
+  void book_owed(Unit u, sim::Time t);
   // Bytes the next host unit takes (SLC or native), and when its last byte was admitted.
   std::int64_t next_host_unit_bytes() const;
   sim::Time next_host_ready() const;
