@@ -194,9 +194,10 @@ class StreamDetector {
   // (a volume takes a slot at its first read, slot_of_; the arrays grow with the volumes read,
   // not with their ids: a volume id of a million took 272 bytes for each id below it). What a
   // random read compares and replaces (every stream's next offset; the recency links that name
-  // the least recently used) sits in a line and a quarter per volume of eight streams, apart from what only a stream's own reads
-  // use (its tail): a random read among 1,000 volumes finds its volume's lines cold, and
-  // touched four a read when the four fields of eight streams lay together.
+  // the least recently used) sits in a line and a quarter per volume of eight streams, apart
+  // from what only a stream's own reads use (its tail): a random read among 1,000 volumes
+  // finds its volume's lines cold, and touched four a read when the four fields of eight
+  // streams lay together.
   struct Tail {
     std::int64_t ahead_until = 0;  // read ahead up to here
     int run_ios = 0;
