@@ -106,10 +106,9 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   return busy;
 }
 
-[[gnu::hot]] std::uint32_t Timing::new_req(Id c, std::int64_t length, Done&& done, std::initializer_list<Stage> program) {
+[[gnu::hot]] std::uint32_t Timing::new_req(Id c, std::int64_t length, Done&& done, const Program& program) {
   const std::uint32_t id = reqs_.acquire();
   Req& r = reqs_[id];
-  AFASIM_ASSERT(program.size() < std::size(r.program), "Timing: program too long");
   r.done = std::move(done);
   r.c = c;
   r.volume = 0;
@@ -120,9 +119,7 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   r.reads_issued = false;
   r.read_out_done = false;
   r.ops.clear();
-  std::size_t i = 0;
-  for (Stage s : program) r.program[i++] = s;
-  r.program[i] = kEnd;
+  r.program = program;
   r.pc = 0;
   return id;
 }
