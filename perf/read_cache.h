@@ -95,6 +95,9 @@ class ReadCache {
     Key key{};
     std::uint32_t fill = 0;  // 0: resident; else its fill (a Fill id, or kNodeFill | index)
     std::int32_t prev = kNone, next = kNone;
+    // The low 32 bits of hash(key), kept (in what was padding) so that an eviction finds the
+    // victim's home slot without hashing its key again.
+    std::uint32_t hash = 0;
     std::uint64_t blocks = 0;  // the segment's blocks held (bit i: block i), resident or filling
   };
   struct Fill {
@@ -112,7 +115,30 @@ class ReadCache {
     std::int32_t node = kNone;
     std::uint32_t hash = 0;
   };
-  std::int32_t find(const Key& k) const;
+  // Where a probe for an absent key ended: the empty slot at which inserting it goes, while
+  // the table does not change (insert_absent follows it through the evictions before it).
+  struct Absent {
+    std::uint32_t hash = 0;  // low 32 bits of hash(key)
+    std::uint32_t slot = 0;
+  };
+  // What a probe for a key found: its node and slot, or kNone and the empty slot that ended it.
+  struct Probe {
+    std::int32_t node;
+    std::uint32_t slot;
+  };
+  // Probes for `k`, whose hash(k) has low 32 bits `h32`.
+  Probe probe(const Key& k, std::uint32_t h32) const;
+  std::int32_t find(const Key& k) const { return probe(k, static_cast<std::uint32_t>(hash(k))).node; }
+  // The node holding `k`, or kNone with `absent` set to where its probe ended.
+  std::int32_t find(const Key& k, Absent& absent) const {
+    const auto h32 = static_cast<std::uint32_t>(hash(k));
+    const Probe p = probe(k, h32);
+    absent = Absent{h32, p.slot};
+    return p.node;
+  }
+  // Takes `node` out of the table and the LRU list; returns the slot left empty. The caller
+  // frees the node.
+  std::size_t remove(std::int32_t node);
   void erase(std::int32_t node);
   void table_insert(std::int32_t node);
   void rehash(std::size_t buckets);
@@ -122,10 +148,17 @@ class ReadCache {
   // The bits of segment `segment`'s blocks that [offset, offset + length) covers.
   std::uint64_t blocks_of(std::int64_t segment, std::int64_t offset, std::int64_t length) const;
   void insert(const Key& k, std::uint64_t blocks);
-  // Inserts `k`, known absent, holding `blocks`; returns its node.
-  std::int32_t insert_absent(const Key& k, std::uint32_t fill, std::uint64_t blocks);
+  // Inserts `k`, absent as the probe `at` found it (the table unchanged since), holding
+  // `blocks`; returns its node.
+  std::int32_t insert_absent(const Key& k, Absent at, std::uint32_t fill, std::uint64_t blocks);
+  // A node from the free list, or a new one; a node back to the free list.
+  [[gnu::noinline]] std::int32_t new_node();
+  [[gnu::noinline]] void free_node(std::int32_t node);
   bool take_blocks(std::int32_t found, std::uint64_t need);
-  void evict_one();
+  // Removes the least recently used resident segment and returns its node (not yet freed: the
+  // insert that evicts reuses it) and in `emptied` the slot it left, or kNone when every
+  // segment is filling.
+  std::int32_t evict_one(std::size_t& emptied);
 
   ReadCacheOptions options_;
   int segment_shift_ = 16;
@@ -137,9 +170,11 @@ class ReadCache {
   std::int64_t size_ = 0;            // nodes in use
   std::int32_t head_ = kNone, tail_ = kNone;  // head: most recently used
   sim::Slab<Fill> fills_;  // by fill id; 0 is taken at construction, never a fill
-  // The last segment lookup() found absent, while nothing has been inserted since: start_fill
-  // of a read miss right after its lookup skips a second probe of the table for it.
+  // The last segment lookup() found absent, and where its probe ended, while nothing has been
+  // inserted or dropped since: start_fill of a read miss right after its lookup skips a second
+  // probe of the table for it, and its insert a third.
   Key absent_{};
+  Absent absent_at_{};
   bool absent_valid_ = false;
   // evict_one found every segment filling, and no fill has ended nor resident segment been
   // added since: there is nothing to evict.

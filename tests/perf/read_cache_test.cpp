@@ -2,6 +2,10 @@
 // waiters, and stream detection with read-ahead ahead of the stream.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <list>
+#include <utility>
+
 #include "perf/read_cache.h"
 
 using namespace afasim;
@@ -108,6 +112,56 @@ TEST_CASE("ReadCache: full, it evicts the least recently used resident segment, 
   CHECK(cache.lookup(1, 0, 4096).all_present);
   CHECK_FALSE(cache.lookup(1, 64 << 10, 4096).all_present);
   CHECK(cache.resident_segments() == 2);
+}
+
+TEST_CASE("ReadCache: random misses, fills and writes of one and two segments agree with a "
+          "reference LRU list") {
+  // The miss path puts the new segment in the slot where lookup's probe ended, or in the slot
+  // the eviction before it emptied when that lies between the segment's home and that end: a
+  // wrong choice leaves a segment the table cannot find, a later read of it a miss. 24
+  // segments in a 64-slot table over 3 volumes × 80 segments: probe runs of several slots,
+  // evictions inside and outside them.
+  constexpr std::size_t kCapacity = 24;
+  auto cache = small_cache(kCapacity);
+  std::list<std::pair<std::uint64_t, std::int64_t>> lru;  // front: most recently used
+  auto held = [&lru](std::uint64_t volume, std::int64_t segment) {
+    return std::find(lru.begin(), lru.end(), std::make_pair(volume, segment)) != lru.end();
+  };
+  auto use = [&lru](std::uint64_t volume, std::int64_t segment) {  // a touch or an insert
+    const auto it = std::find(lru.begin(), lru.end(), std::make_pair(volume, segment));
+    if (it != lru.end()) lru.erase(it);
+    else if (lru.size() == kCapacity) lru.pop_back();  // the cache evicts before it inserts
+    lru.emplace_front(volume, segment);
+  };
+  std::uint64_t x = 12345;
+  auto next = [&x](std::uint64_t n) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (x >> 33) % n;
+  };
+  for (int op = 0; op < 20000; ++op) {
+    const std::uint64_t volume = 1 + next(3);
+    const auto first = static_cast<std::int64_t>(next(80));
+    const std::int64_t segments = next(4) == 0 ? 2 : 1;
+    const std::int64_t offset = first << 16, length = segments << 16;
+    const std::uint64_t kind = next(4);  // 0, 1: a read (lookup, then fill); 2: a fill alone; 3: a write
+    bool all_held = true;
+    for (std::int64_t s = first; s < first + segments; ++s) all_held = all_held && held(volume, s);
+    if (kind < 2) {
+      REQUIRE(cache.lookup(volume, offset, length).all_present == all_held);
+      for (std::int64_t s = first; s < first + segments; ++s)
+        if (held(volume, s)) use(volume, s);  // lookup refreshes what it finds
+    }
+    for (std::int64_t s = first; s < first + segments; ++s) use(volume, s);
+    if (kind == 3) {
+      cache.write(volume, offset, length);
+      continue;
+    }
+    const std::uint32_t fill = cache.start_fill(volume, offset, length);
+    REQUIRE((fill != 0) == !all_held);
+    cache.fill_done(fill);
+  }
+  CHECK(cache.resident_segments() == static_cast<std::int64_t>(kCapacity));
+  for (const auto& [volume, segment] : lru) CHECK(cache.lookup(volume, segment << 16, 65536).all_present);
 }
 
 TEST_CASE("ReadCache: a fill larger than the cache overfills it while in flight; the next insert "
