@@ -62,7 +62,7 @@ void EventQueue::Heap::clear() {
 
 EventQueue::EventQueue(std::uint64_t now) : cursor_(now >> kBucketShift) { heads_.fill(kNone); }
 
-// Out of the push's line: its growth would make every push save and restore registers.
+// Out of push's line: inline, the vector's growth made every push save and restore registers.
 [[gnu::cold, gnu::noinline]] std::uint32_t EventQueue::new_node() {
   nodes_.push_back({});
   return static_cast<std::uint32_t>(nodes_.size() - 1);

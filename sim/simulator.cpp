@@ -35,7 +35,7 @@ Simulator::Simulator(std::uint64_t seed, Time start, std::uint64_t sequence_limi
   return slot;
 }
 
-// Out of schedule()'s line: its growth would make every schedule save and restore registers.
+// Out of schedule()'s line: the vector's reallocation, seldom needed, off the common path.
 [[gnu::cold, gnu::noinline]] void Simulator::add_slot_state() { slot_states_.emplace_back(); }
 
 bool Simulator::cancel(EventId id) {
