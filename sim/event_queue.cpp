@@ -11,7 +11,7 @@ namespace afasim::sim {
 
 EventQueue::Heap::Heap() { keys_.assign(64, kNoKey); }
 
-[[gnu::hot]] void EventQueue::Heap::push_more(const EventKey& key) {
+[[gnu::hot]] void EventQueue::Heap::push_more(EventKey key) {
   // Room for the new key and the padding a node's last child block may reach into.
   if (keys_.size() < size_ + 1 + 2 * kFront + 1) keys_.resize(keys_.size() * 2, kNoKey);
   sift_up(keys_.data() + kFront, size_++, key);
@@ -78,7 +78,7 @@ EventQueue::EventQueue(std::uint64_t now) : cursor_(now >> kBucketShift) { heads
   return key;
 }
 
-[[gnu::hot]] void EventQueue::load_next_bucket() {
+[[gnu::always_inline]] inline std::uint64_t EventQueue::next_bucket() const {
   // The first non-empty bucket index at or after the one after the cursor's, wrapping round.
   const auto from = static_cast<std::size_t>((cursor_ + 1) % kBuckets);
   const std::size_t w = from / 64;
@@ -90,7 +90,16 @@ EventQueue::EventQueue(std::uint64_t now) : cursor_(now >> kBucketShift) { heads
     const std::size_t w2 = static_cast<std::size_t>(std::countr_zero(later != 0 ? later : summary_));
     index = w2 * 64 + static_cast<std::size_t>(std::countr_zero(bits_[w2]));
   }
-  load_bucket(cursor_ + 1 + ((index - from) % kBuckets));
+  return cursor_ + 1 + ((index - from) % kBuckets);
+}
+
+void EventQueue::load_next_bucket() { load_bucket(next_bucket()); }
+
+void EventQueue::close_bucket(std::uint64_t bucket, std::size_t index) {
+  heads_[index] = kNone;
+  bits_[index / 64] &= ~(std::uint64_t{1} << (index % 64));
+  if (bits_[index / 64] == 0) summary_ &= ~(std::uint64_t{1} << (index / 64));
+  cursor_ = bucket;
 }
 
 void EventQueue::load_bucket(std::uint64_t bucket) {
@@ -104,10 +113,25 @@ void EventQueue::load_bucket(std::uint64_t bucket) {
     n = next;
     --wheel_size_;
   }
-  heads_[index] = kNone;
-  bits_[index / 64] &= ~(std::uint64_t{1} << (index % 64));
-  if (bits_[index / 64] == 0) summary_ &= ~(std::uint64_t{1} << (index / 64));
-  cursor_ = bucket;
+  close_bucket(bucket, index);
+}
+
+[[gnu::hot]] EventKey EventQueue::pop_next_bucket() {
+  const std::uint64_t bucket = next_bucket();
+  const auto index = static_cast<std::size_t>(bucket % kBuckets);
+  const std::uint32_t n = heads_[index];
+  Node& node = nodes_[n];
+  if (node.next == kNone && (far_.empty() || node.key < far_.top())) {
+    const EventKey key = node.key;
+    node.next = free_node_;
+    free_node_ = n;
+    --wheel_size_;
+    close_bucket(bucket, index);
+    return key;
+  }
+  load_bucket(bucket);
+  if (far_.empty() || near_.top() < far_.top()) return near_.pop();
+  return pop_far();
 }
 
 void EventQueue::clear() {

@@ -10,7 +10,8 @@
 // earlier are in `near_`, a 4-ary heap that holds a handful of keys; later keys (timers
 // seconds ahead) in `far_`, another. A pop takes the smaller of near_'s and far_'s tops,
 // first moving the next non-empty bucket (found in a two-level bitmap) into near_ when near_
-// is empty. Each key is thus moved at most once, and the heaps stay small: with 260 events
+// is empty; a bucket of one key (most: events are sparser than 512 ns) is popped straight
+// from its node. Each key is thus moved at most once, and the heaps stay small: with 260 events
 // pending at exponential delays (mean 300 µs) an event costs the kernel 44-58 ns against
 // 70-75 ns with one heap of all of them (docs/performance.md). Keys crowded into one bucket
 // (hundreds within a microsecond) cost what one heap costs, plus the move. Memory: 16 KiB of
@@ -61,7 +62,7 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   // REQUIRES: key.time >= the time of every key popped so far. Inline into the simulator's
   // schedule(): one call per event fewer (a new bucket node, seldom needed, is out of line).
-  void push(const EventKey& key) {
+  void push(EventKey key) {  // by value: two registers, not a copy on the stack
     ++size_;
     const std::uint64_t bucket = bucket_of(key);
     if (bucket <= cursor_) return near_.push(key);
@@ -79,9 +80,10 @@ class EventQueue {
   // The smallest key. REQUIRES: !empty().
   const EventKey& top() { return near_first() ? near_.top() : far_.top(); }
   EventKey pop() {
-    const bool near = near_first();
+    AFASIM_ASSERT(size_ > 0, "EventQueue: pop of an empty queue");
     --size_;
-    if (near) return near_.pop();
+    if (near_.empty() && wheel_size_ > 0) return pop_next_bucket();
+    if (far_.empty() || (!near_.empty() && near_.top() < far_.top())) return near_.pop();
     return pop_far();
   }
   // Calls f(key) for every key, in no particular order.
@@ -106,7 +108,7 @@ class EventQueue {
     const EventKey& top() const { return keys_[kFront]; }
     // Most pushes find the heap empty (the near heap holds one bucket's keys, about one):
     // the key goes to the root; keys_ always has room for it (64 entries at least).
-    void push(const EventKey& key) {
+    void push(EventKey key) {
       if (size_ == 0) {
         keys_[kFront] = key;
         size_ = 1;
@@ -131,7 +133,7 @@ class EventQueue {
     }
 
    private:
-    void push_more(const EventKey& key);
+    void push_more(EventKey key);
     EventKey pop_more();
     static constexpr std::size_t kFront = 3;  // entries before the root
     static void sift_up(EventKey* h, std::size_t i, const EventKey& key);
@@ -157,10 +159,18 @@ class EventQueue {
   }
   // Pops far_'s top (REQUIRES: it is the smallest key), moving the cursor up to its bucket.
   EventKey pop_far();
+  // The first non-empty bucket after the cursor's. REQUIRES: wheel_size_ > 0.
+  std::uint64_t next_bucket() const;
   // Moves the first non-empty bucket after the cursor into near_ and makes it the cursor's.
   // REQUIRES: wheel_size_ > 0.
   void load_next_bucket();
   void load_bucket(std::uint64_t bucket);
+  // pop() when near_ is empty and the wheel is not: the next bucket's key taken straight from
+  // its node when it holds only one and far_ has nothing earlier (most pops: events are
+  // sparser than the buckets), else the bucket loaded into near_ as top() does.
+  EventKey pop_next_bucket();
+  // Unlinks `bucket`'s list (index `index`) from the wheel and makes it the cursor's.
+  void close_bucket(std::uint64_t bucket, std::size_t index);
 
   Heap near_;  // keys of buckets up to cursor_
   Heap far_;   // keys beyond the wheel when pushed

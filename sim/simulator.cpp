@@ -113,4 +113,11 @@ void Simulator::run() {
   }
 }
 
+std::uint64_t Simulator::run_events(std::uint64_t max_events) {
+  stopped_ = false;
+  std::uint64_t ran = 0;
+  while (ran < max_events && !stopped_ && step()) ++ran;
+  return ran;
+}
+
 }  // namespace afasim::sim

@@ -68,6 +68,10 @@ class Simulator {
   void run_until(Time t);
   // Runs until the queue is empty or `stop()` is called from an event.
   void run();
+  // Runs at most `max_events` events, fewer when the queue empties or an event calls stop();
+  // returns how many ran. For a caller that reports progress every so many events and whose
+  // own end an event signals with stop(): one loop here instead of one call per event.
+  std::uint64_t run_events(std::uint64_t max_events);
   // Makes run()/run_until() return after the current event.
   void stop() { stopped_ = true; }
 

@@ -575,6 +575,7 @@ void FioSession::Impl::finish_clone(Clone& c) {
   if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
   // exitall: a job that ends ends the others exit_what names (fio's td_exitall on thread exit).
   if (exitall_ && c.started && !stopped_) exit_all(*c.job);
+  if (clones_left_ == 0 && stop_simulator_when_finished_) sim_.stop();
 }
 
 }  // namespace afasim::workload

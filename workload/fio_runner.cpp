@@ -311,6 +311,9 @@ bool FioSession::finished() const {
 void FioSession::stop() {
   impl_->stop();
 }
+void FioSession::stop_simulator_when_finished() {
+  impl_->stop_simulator_when_finished_ = true;
+}
 const FioJobFile& FioSession::job_file() const {
   return impl_->file_;
 }
@@ -418,12 +421,14 @@ sim::Status check_in_flight(const FioJobFile& file, const char* target) {
 
 sim::Result<RunReport> run_session(FioSession& session, sim::Simulator& sim,
                                    const FioRunOptions& options) {
+  session.stop_simulator_when_finished();
   AFASIM_RETURN_IF_ERROR(session.start());
   // Progress every kProgressSteps events (the caller rate-limits the lines), not on a timer of
   // simulated time: a thinktime or startdelay of years has nothing to run in it, and a timer
-  // would run millions of times there. It only reads.
-  for (std::uint64_t steps = 1; !session.finished() && sim.step(); ++steps) {
-    if (steps % kProgressSteps != 0) continue;
+  // would run millions of times there. It only reads. The session stops the simulator after
+  // the event that finishes it, so no event runs after that one.
+  while (!session.finished()) {
+    if (sim.run_events(kProgressSteps) == 0 || session.finished()) break;  // 0: nothing queued
     if (options.interrupted != nullptr && options.interrupted->load(std::memory_order_relaxed)) {
       session.stop();
       RunReport report = session.report();

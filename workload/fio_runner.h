@@ -134,6 +134,11 @@ class FioSession {
   // now(); jobs not yet started never start. I/Os still in flight are not counted when
   // they complete. No effect on a finished session.
   void stop();
+  // Makes the session call the simulator's stop() as it finishes, for a caller that runs the
+  // simulator (Simulator::run_events) until then instead of asking finished() after every
+  // event. Not for a session that shares its simulator with other work (a scenario's): a stop
+  // would cut that work's run_until short.
+  void stop_simulator_when_finished();
 
   const FioJobFile& job_file() const;
   // Clones started and not finished; I/Os completed so far (all clones, errors included).

@@ -224,6 +224,7 @@ struct FioSession::Impl {
   std::int64_t ios_done_ = 0;
   bool started_ = false;
   bool stopped_ = false;
+  bool stop_simulator_when_finished_ = false;  // FioSession::stop_simulator_when_finished
   bool exitall_ = false;  // some job has exitall: every job's end stops others (exit_all)
   std::vector<SteadyStateUnit> steadystate_units_;
 };

@@ -75,6 +75,23 @@ TEST_CASE("run_until stops at the boundary and advances the clock") {
   CHECK(sim.next_event_time() == kTimeMax);
 }
 
+TEST_CASE("run_events runs at most the count asked, ends at a stop, and says how many ran") {
+  Simulator sim(1);
+  std::vector<int> order;
+  for (int i = 0; i < 10; ++i) sim.at(10 * (i + 1), [&order, i] { order.push_back(i); });
+  sim.at(55, [&] { sim.stop(); });  // after the fifth event, before the sixth
+  CHECK(sim.run_events(3) == 3);
+  CHECK(order == std::vector<int>{0, 1, 2});
+  CHECK(sim.now() == 30);
+  CHECK(sim.run_events(100) == 3);  // events at 40 and 50, then the stop at 55
+  CHECK(order == std::vector<int>{0, 1, 2, 3, 4});
+  CHECK(sim.now() == 55);
+  CHECK(sim.run_events(100) == 5);  // a new call forgets the old stop; the queue empties
+  CHECK(order.size() == 10);
+  CHECK(sim.run_events(100) == 0);
+  CHECK(sim.events_executed() == 11);
+}
+
 TEST_CASE("large captures fall back to the heap and still run") {
   Simulator sim(1);
   std::array<std::uint64_t, 32> big{};

@@ -84,6 +84,10 @@ TEST_CASE("run_fio and a FioSession driven by hand give the same report, byte fo
   while (!session.finished() && b.sim.step()) {
   }
   REQUIRE(session.finished());
+  // run_fio's loop (the session stops the simulator as it finishes) ends at the same event as
+  // this one: not one event more.
+  CHECK(a.sim.events_executed() == b.sim.events_executed());
+  CHECK(a.sim.now() == b.sim.now());
   CHECK(format_json(session.report()) == format_json(*via_run));
   CHECK(format_normal(session.report()) == format_normal(*via_run));
   // The observer sees every completion; the measured ones are the report's I/Os.
