@@ -44,7 +44,7 @@ void FioSession::Impl::start_latency_control(Clone& c) {
   const FioJob& j = *c.job;
   c.depth_limit = j.iodepth;
   if (!j.latency.enabled()) return;
-  c.latency.emplace(j.latency, j.iodepth);
+  c.latency = std::make_unique<LatencyTargetSearch>(j.latency, j.iodepth);
   c.latency->reset(sim_.now(), c.latency_completed);
   c.depth_limit = c.latency->depth();
   c.result->latency_depth = c.latency->depth();
