@@ -140,24 +140,35 @@ void IoOrchestrator::fail_parked(const Status& status) {
   const HostIo& io = r.io;
   const pool::ThinVolume& t = *r.v.thin;
   if (io.op != IoOp::kFlush) {
-    if (io.length_bytes <= 0) {
+    if (io.length_bytes <= 0) return refuse(r, Refusal::kEmpty);
+    if (io.offset_bytes < 0 || io.offset_bytes > t.capacity_bytes - io.length_bytes)
+      return refuse(r, Refusal::kOutOfRange);
+  }
+  if (t.lost_extents > 0) return refuse(r, Refusal::kVolumeFailed);
+  return true;
+}
+
+// Out of admit()'s line: building a message in it made every I/O's admit save registers and
+// set up a frame for the strings.
+[[gnu::cold, gnu::noinline]] bool IoOrchestrator::refuse(Request& r, Refusal why) {
+  const HostIo& io = r.io;
+  const pool::ThinVolume& t = *r.v.thin;
+  switch (why) {
+    case Refusal::kEmpty:
       fail(r, sim::invalid_argument("empty I/O"));
-      return false;
-    }
-    if (io.offset_bytes < 0 || io.offset_bytes > t.capacity_bytes - io.length_bytes) {
+      break;
+    case Refusal::kOutOfRange:
       fail(r, Status(sim::Code::kOutOfRange, "I/O [" + std::to_string(io.offset_bytes) + ", +" +
                                                  std::to_string(io.length_bytes) + ") past the end of volume " +
                                                  std::to_string(r.v.id) + " (" + std::to_string(t.capacity_bytes) +
                                                  " bytes)"));
-      return false;
-    }
+      break;
+    case Refusal::kVolumeFailed:
+      fail(r, sim::io_error("volume " + std::to_string(r.v.id) + " has failed: data lost beyond what " +
+                            std::string(raid::raid_type_name(t.raid_type)) + " tolerates"));
+      break;
   }
-  if (t.lost_extents > 0) {
-    fail(r, sim::io_error("volume " + std::to_string(r.v.id) + " has failed: data lost beyond what " +
-                          std::string(raid::raid_type_name(t.raid_type)) + " tolerates"));
-    return false;
-  }
-  return true;
+  return false;
 }
 
 void IoOrchestrator::finish(Request& r, Status status, Time at) {
@@ -328,11 +339,11 @@ void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset
   InFlight& f = inflight_[id];
   if (at == ctx_.sim.now() && f.power == pair_.power_epoch() && f.epoch == pair_.epoch(f.c)) {
     // Answered from the timing model's own completion event (no forwarding leg): no second
-    // event at the same time. The slot is free before the host's callback may submit again.
-    IoCallback cb = std::move(f.done);
-    const Time submitted = f.submitted;
+    // event at the same time. The callback runs from its slot, which is freed once it returns
+    // (an I/O the host submits meanwhile takes another slot): moving it out first was a call, a
+    // copy of its storage and a destruction more per read.
+    f.done(IoCompletion{Status::ok(), f.submitted, at});
     free_timed(id);
-    cb(IoCompletion{Status::ok(), submitted, at});
     return;
   }
   complete_on(f.c, f.epoch, f.power, f.volume_id, f.done, Status::ok(), f.submitted, at);

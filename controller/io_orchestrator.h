@@ -162,6 +162,9 @@ class IoOrchestrator : private qos::Dispatcher {
   void run(const HostIo& io, IoCallback&& done, sim::Time submitted);
   // Checks the range and the volume's health; false (and the request failed) when refused.
   bool admit(Request& r);
+  enum class Refusal { kEmpty, kOutOfRange, kVolumeFailed };
+  // Fails `r` for `why` (admit's refusals); returns false.
+  bool refuse(Request& r, Refusal why);
   void finish(Request& r, sim::Status status, sim::Time at);
   void fail(Request& r, sim::Status status);
   void run_read(Request& r);
@@ -219,9 +222,15 @@ class IoOrchestrator : private qos::Dispatcher {
   QosOptions qos_options_;
   std::unique_ptr<qos::Scheduler> qos_;
   sim::Slab<PendingIo> pending_;
-  std::vector<int> outstanding_;    // per controller: I/Os in the data path
-  std::vector<bool> waiting_room_;  // per controller: ready_time said "after a completion"
-  std::vector<bool> gate_full_;     // per controller: the backlog reached dispatch_backlog_ns
+  // Per controller (index = controller id − 1), the gate's state, together: each I/O reads and
+  // writes it at dispatch, ready_time and completion (as three vectors, two of them of bits,
+  // each access was a bit's address worked out from a signed index).
+  struct Gate {
+    int outstanding = 0;        // I/Os in the data path
+    bool waiting_room = false;  // ready_time said "after a completion"
+    bool full = false;          // the backlog reached dispatch_backlog_ns
+  };
+  std::vector<Gate> gates_;
 };
 
 }  // namespace afasim::controller

@@ -30,9 +30,7 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
   auto scheduler = qos::Scheduler::create(ctx_.sim, scheduler_options, controllers, *this);
   if (!scheduler.is_ok()) return scheduler.status();
   qos_ = std::move(scheduler).value();
-  outstanding_.assign(static_cast<std::size_t>(controllers), 0);
-  waiting_room_.assign(static_cast<std::size_t>(controllers), false);
-  gate_full_.assign(static_cast<std::size_t>(controllers), false);
+  gates_.assign(static_cast<std::size_t>(controllers), Gate{});
   return Status::ok();
 }
 
@@ -101,9 +99,9 @@ void IoOrchestrator::refuse_io(IoCallback done, Status status) {
 }
 
 [[gnu::hot]] sim::Time IoOrchestrator::ready_time(int resource) {
-  const auto r = static_cast<std::size_t>(resource);
-  if (outstanding_[r] >= qos_options_.outstanding_ios_max) {
-    waiting_room_[r] = true;
+  Gate& gate = gates_[static_cast<std::size_t>(resource)];
+  if (gate.outstanding >= qos_options_.outstanding_ios_max) {
+    gate.waiting_room = true;
     return sim::kTimeMax;
   }
   // Without a reservation to keep on this controller the scheduler only paces limits: work
@@ -115,45 +113,49 @@ void IoOrchestrator::refuse_io(IoCallback done, Status status) {
   const bool reserving = qos_->reserving_volumes(resource) > 0;
   ctx_.timing.set_cores_pull(resource + 1, reserving);
   if (!reserving) {
-    gate_full_[r] = false;
+    gate.full = false;
     return now;
   }
   const sim::Time start = ctx_.timing.cores_free_at(resource + 1);
   const sim::Time high = now + qos_options_.dispatch_backlog_ns;
-  if (!gate_full_[r]) {
+  if (!gate.full) {
     if (start <= high) return now;
-    gate_full_[r] = true;
+    gate.full = true;
   }
   const sim::Time ready = start - (qos_options_.dispatch_backlog_ns - qos_options_.dispatch_refill_ns);
   if (ready > now) return ready;
-  gate_full_[r] = false;
+  gate.full = false;
   return now;
 }
 
 [[gnu::hot]] void IoOrchestrator::dispatch(std::uint64_t cookie, int resource) {
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   p.resource = resource;  // the volume's resource: what resource_of() returned here before
-  ++outstanding_[static_cast<std::size_t>(p.resource)];
+  ++gates_[static_cast<std::size_t>(p.resource)].outstanding;
   execute(p.io, [this, cookie](const IoCompletion& done) { finish_io(cookie, done); });
 }
 
 [[gnu::hot]] void IoOrchestrator::finish_io(std::uint64_t cookie, const IoCompletion& done) {
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
-  IoCallback cb = std::move(p.done);
   const Id volume_id = p.io.volume_id;
-  const auto r = static_cast<std::size_t>(p.resource);
+  const int resource = p.resource;
   const sim::Time submitted = p.submit_time;
   if (PerfCounters* perf = ctx_.hw.perf_counters())
-    perf->host_io(volume_id, p.resource + 1, p.io.op, p.io.length_bytes, done.complete_time - submitted,
+    perf->host_io(volume_id, resource + 1, p.io.op, p.io.length_bytes, done.complete_time - submitted,
                   done.status.is_ok());
-  pending_.release(static_cast<std::uint32_t>(cookie));
-  --outstanding_[r];
+  Gate& gate = gates_[static_cast<std::size_t>(resource)];
+  --gate.outstanding;
   qos_->complete(volume_id);
-  if (waiting_room_[r]) {
-    waiting_room_[r] = false;
-    qos_->kick(static_cast<int>(r));
+  if (gate.waiting_room) {
+    gate.waiting_room = false;
+    qos_->kick(resource);
   }
-  cb(IoCompletion{done.status, submitted, done.complete_time});
+  // The host's callback runs from the slot, which is freed once it returns (an I/O submitted
+  // meanwhile takes another cookie; a cookie only names its slot): moving it out first was a
+  // copy of its storage and a destruction more per I/O.
+  p.done(IoCompletion{done.status, submitted, done.complete_time});
+  p.done.reset();
+  pending_.release(static_cast<std::uint32_t>(cookie));
 }
 
 }  // namespace afasim::controller
