@@ -185,6 +185,8 @@ class Timing {
   };
   std::uint32_t new_req(Id c, std::int64_t length, Done&& done, const Program& program);
   void copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes);
+  // Appends `m` to r.ops when they have no room left (copy_ops).
+  void push_op_growing(Req& r, const MemberWork& m);
   // Runs request `id`'s stages from its program counter until one waits (then its journey's
   // end calls next(id) again) or the program ends (then done(now)).
   void next(std::uint32_t id);
