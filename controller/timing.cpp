@@ -106,7 +106,10 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   return busy;
 }
 
-[[gnu::hot]] std::uint32_t Timing::new_req(Id c, std::int64_t length, Done&& done, const Program& program) {
+// new_req and copy_ops inline at each caller (a host read's and write's are one each): the
+// calls and their register saves cost more than the stores.
+[[gnu::hot, gnu::always_inline]] inline std::uint32_t Timing::new_req(Id c, std::int64_t length, Done&& done,
+                                                                   const Program& program) {
   const std::uint32_t id = reqs_.acquire();
   Req& r = reqs_[id];
   r.done = std::move(done);
@@ -124,7 +127,7 @@ sim::Time Timing::cores_busy_ns(Id c) const {
   return id;
 }
 
-[[gnu::hot]] void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
+[[gnu::hot, gnu::always_inline]] inline void Timing::copy_ops(Req& r, const raid::Plan& plan, std::int64_t data_bytes) {
   std::int64_t write_bytes = 0;
   for (const raid::MemberOp& op : plan.ops) {
     const MemberWork m{op.addr.offset_bytes(chunk_bytes_) + op.offset_in_chunk, op.length, op.addr.drive,
@@ -379,8 +382,9 @@ void Timing::read_ahead(Id c, Id volume, std::int64_t offset, std::int64_t lengt
                    plan.ops.front().phase == 0 && plan.ops.front().length == length;
   // (one: a single phase 0 read, so no phase 1)
   const bool phase1 = !one && std::any_of(plan.ops.begin(), plan.ops.end(), [](const raid::MemberOp& op) { return op.phase == 1; });
-  const std::uint32_t id = phase1 ? new_req(c, length, std::move(done), {kReadCommand, kPhase0, kPhase1, kFillDone, kReadOut})
-                                  : new_req(c, length, std::move(done), {kReadCommand, kPhase0, kFillDone, kReadOut});
+  const Program program = phase1 ? Program{kReadCommand, kPhase0, kPhase1, kFillDone, kReadOut}
+                                 : Program{kReadCommand, kPhase0, kFillDone, kReadOut};
+  const std::uint32_t id = new_req(c, length, std::move(done), program);
   Req& r = reqs_[id];
   r.volume = volume;
   r.fill = resources(c).cache.start_fill(volume, offset, length);
