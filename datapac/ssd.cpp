@@ -165,8 +165,8 @@ sim::Status Ssd::check_access(std::int64_t offset, std::int64_t length) const {
   return {};
 }
 
-[[gnu::hot]] sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op, std::int64_t offset,
-                                     std::int64_t length) {
+sim::Result<sim::Time> Ssd::schedule_checked(sim::Time arrival, SsdOp op, std::int64_t offset,
+                                             std::int64_t length) {
   AFASIM_ASSERT(arrival >= 0, "Ssd::schedule before time 0");
   if (op == SsdOp::kFlush) {
     AFASIM_RETURN_IF_ERROR(check_access(0, 0));
@@ -178,15 +178,10 @@ sim::Status Ssd::check_access(std::int64_t offset, std::int64_t length) const {
     return sim::invalid_argument("SSD " + name() + ": " + ssd_op_name(op) + " of " +
                                  std::to_string(length) + " bytes");
   }
-  if (state() != SsdState::kHealthy || offset < 0 || offset > capacity_bytes_ - length)
-      [[unlikely]] {
-    return check_access(offset, length);
-  }
+  if (!accepts(offset, length)) [[unlikely]] return check_access(offset, length);
   switch (op) {
     case SsdOp::kRead:
-      ++counters_.reads;
-      counters_.bytes_read += length;
-      return ssd_op_fault(flash_->schedule(arrival, ssd::Op::kRead, offset, length), read_ns_);
+      return schedule_read(arrival, offset, length);
     case SsdOp::kWrite: {
       ++counters_.writes;
       counters_.bytes_written += length;
@@ -261,11 +256,6 @@ std::int64_t Ssd::payload_memory_bytes() const {
 }
 
 // --- State ---
-
-[[gnu::hot]] SsdState Ssd::state() const {
-  if (!inserted_ || !enclosure_present_) return SsdState::kRemoved;
-  return failed_ ? SsdState::kFailed : SsdState::kHealthy;
-}
 
 sim::Status Ssd::fail() {
   if (state() == SsdState::kRemoved)

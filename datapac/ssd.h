@@ -26,6 +26,7 @@
 
 #include "config/preset.h"
 #include "datapac/block_device.h"
+#include "datapac/fault_points.h"
 #include "datapac/payload.h"
 #include "datapac/wear.h"
 #include "sim/rng.h"
@@ -136,7 +137,10 @@ class Ssd : public BlockDevice {
   std::int64_t payload_memory_bytes() const;
 
   // --- State and faults ---
-  SsdState state() const;
+  SsdState state() const {
+    if (!inserted_ || !enclosure_present_) return SsdState::kRemoved;
+    return failed_ ? SsdState::kFailed : SsdState::kHealthy;
+  }
   // Healthy → failed (already failed: ok). kPreconditionFailed if removed.
   sim::Status fail();
   // Takes the drive out of its slot. kPreconditionFailed if already out.
@@ -201,6 +205,21 @@ class Ssd : public BlockDevice {
 
  private:
   sim::Status check_access(std::int64_t offset, std::int64_t length) const;
+  // Whether a read, write or trim of [offset, offset + length) is served: the drive healthy,
+  // the range non-empty and inside it. (check_access says why not.)
+  bool accepts(std::int64_t offset, std::int64_t length) const {
+    return state() == SsdState::kHealthy && length > 0 && offset >= 0 &&
+           offset <= capacity_bytes_ - length;
+  }
+  // A read that accepts() passed.
+  sim::Time schedule_read(sim::Time arrival, std::int64_t offset, std::int64_t length) {
+    ++counters_.reads;
+    counters_.bytes_read += length;
+    return ssd_op_fault(flash_->schedule(arrival, ssd::Op::kRead, offset, length), read_ns_);
+  }
+  // schedule() of every command but an accepted read: the checks, then the command.
+  sim::Result<sim::Time> schedule_checked(sim::Time arrival, SsdOp op, std::int64_t offset_bytes,
+                                          std::int64_t length_bytes);
   void refresh_timing();
   // Counts the NAND bytes the flash model committed since the last count into the wear;
   // returns them.
@@ -239,5 +258,15 @@ class Ssd : public BlockDevice {
   std::unique_ptr<PayloadStore> payload_;
   sim::Status payload_status_;
 };
+
+// Inline: a read, the hot command, goes from the caller straight to the flash model (no
+// call, and no error Result, in between).
+[[gnu::always_inline]] inline sim::Result<sim::Time> Ssd::schedule(sim::Time arrival, SsdOp op,
+                                                                   std::int64_t offset_bytes,
+                                                                   std::int64_t length_bytes) {
+  if (op == SsdOp::kRead && accepts(offset_bytes, length_bytes)) [[likely]]
+    return schedule_read(arrival, offset_bytes, length_bytes);
+  return schedule_checked(arrival, op, offset_bytes, length_bytes);
+}
 
 }  // namespace afasim::datapac

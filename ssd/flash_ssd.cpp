@@ -217,15 +217,12 @@ double FlashSsd::ftl_write_amplification() const {
 
 // --- Commands ---
 
-[[gnu::hot]] sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset, std::int64_t length) {
-  AFASIM_ASSERT(arrival >= 0, "FlashSsd::schedule before time 0");
-  AFASIM_ASSERT(op == Op::kFlush || (length > 0 && offset >= 0 &&
-                                     offset <= capacity_bytes_ - length),
-                "FlashSsd::schedule: range outside the drive");
+sim::Time FlashSsd::schedule_other(sim::Time arrival, Op op, std::int64_t offset,
+                                   std::int64_t length) {
   switch (op) {
     case Op::kRead:
-      ++stats_.reads;
-      return schedule_read(cores_.serve(arrival, read_cmd_ns_), offset, length);
+      AFASIM_ASSERT(false, "FlashSsd::schedule_other of a read");
+      return arrival;
     case Op::kWrite:
       ++stats_.writes;
       return schedule_write(cores_.serve(arrival, write_cmd_ns_), offset, length);

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "config/preset.h"
+#include "sim/assert.h"
 #include "sim/divisor.h"
 #include "sim/station.h"
 #include "sim/status.h"
@@ -166,6 +167,8 @@ class FlashSsd {
 
   void derive_timing();
   void reset_state();
+  // schedule() of a write, a trim or a flush.
+  sim::Time schedule_other(sim::Time arrival, Op op, std::int64_t offset, std::int64_t length);
   sim::Time schedule_read(sim::Time t, std::int64_t offset, std::int64_t length);
   sim::Time schedule_write(sim::Time t, std::int64_t offset, std::int64_t length);
   sim::Time schedule_flush(sim::Time t);
@@ -251,5 +254,17 @@ class FlashSsd {
   config::SsdModel model_;
   FlashOptions options_;
 };
+
+// Inline: a read, the hot command, reaches schedule_read without a call between.
+inline sim::Time FlashSsd::schedule(sim::Time arrival, Op op, std::int64_t offset_bytes,
+                                    std::int64_t length_bytes) {
+  AFASIM_ASSERT(arrival >= 0, "FlashSsd::schedule before time 0");
+  AFASIM_ASSERT(op == Op::kFlush || (length_bytes > 0 && offset_bytes >= 0 &&
+                                     offset_bytes <= capacity_bytes_ - length_bytes),
+                "FlashSsd::schedule: range outside the drive");
+  if (op != Op::kRead) return schedule_other(arrival, op, offset_bytes, length_bytes);
+  ++stats_.reads;
+  return schedule_read(cores_.serve(arrival, read_cmd_ns_), offset_bytes, length_bytes);
+}
 
 }  // namespace afasim::ssd
