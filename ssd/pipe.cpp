@@ -78,8 +78,7 @@ sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
 }
 
 [[gnu::always_inline]] inline void Pipe::forget(Spans& spans) const {
-  const sim::Time horizon = latest_ - keep_;
-  while (spans.head < spans.v.size() && spans.v[spans.head].end < horizon) ++spans.head;
+  spans.head = first_kept(spans, latest_ - keep_);
   // Compact once the forgotten prefix is as long as the bound: O(1) amortized per span.
   if (spans.head >= kMaxSpans) compact(spans);
 }
@@ -93,7 +92,7 @@ sim::Time Pipe::overlap(Spans& spans, sim::Time start, sim::Time end) {
   if (!all_is_fg_) add(all_, start, end);
 }
 
-[[gnu::hot]] sim::Time Pipe::transfer(sim::Time ready, std::int64_t bytes, bool background) {
+sim::Time Pipe::transfer_any(sim::Time ready, std::int64_t bytes, bool background) {
   AFASIM_ASSERT(bytes >= 0 && ready >= 0, "Pipe::transfer of negative bytes or time");
   if (!background && ready > latest_) {
     latest_ = ready;

@@ -21,6 +21,7 @@
 // the foreground one is kept. Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -35,7 +36,25 @@ class Pipe {
   // REQUIRES: bytes_per_second > 0, keep > 0.
   explicit Pipe(double bytes_per_second = 1e9, sim::Time keep = 2 * sim::kMillisecond);
   // When `bytes` made ready at `ready` have crossed the stage. REQUIRES: bytes >= 0, ready >= 0.
-  sim::Time transfer(sim::Time ready, std::int64_t bytes, bool background = false);
+  sim::Time transfer(sim::Time ready, std::int64_t bytes, bool background = false) {
+    // Inline, without a call, the usual case (most channel and host-link transfers of a read),
+    // booked as transfer_any would book it: a foreground transfer of the last size (its time
+    // known), no background one booked yet (one list, nothing owed), onto a stage whose last
+    // span kept ends before `ready` (appended, merging nothing), with neither forget()'s
+    // compaction nor merge_oldest due. The spans it forgets are the ones forget() drops.
+    if (!background && all_is_fg_ && bytes == memo_bytes_ && memo_need_ > 0 && ready >= 0) {
+      std::vector<Span>& v = fg_.v;
+      const std::size_t head = ready > latest_ ? first_kept(fg_, ready - keep_) : fg_.head;
+      if ((v.size() == head || v.back().end < ready) && head < kMaxSpans &&
+          v.size() - head < kMaxSpans) {
+        latest_ = std::max(latest_, ready);
+        fg_.head = head;
+        v.push_back(Span{ready, ready + memo_need_});
+        return ready + memo_need_;
+      }
+    }
+    return transfer_any(ready, bytes, background);
+  }
   double bytes_per_second() const { return 1e9 / ns_per_byte_; }
   // Starts loading the foreground spans a transfer looks at first (the oldest kept, the
   // latest) into the CPU cache. Speed only.
@@ -74,6 +93,14 @@ class Pipe {
   static void merge_oldest(Spans& spans);
   // Frees the forgotten prefix.
   static void compact(Spans& spans);
+  // The first of `spans` from its head on that ends at or after `horizon` (v.size() if none).
+  static std::size_t first_kept(const Spans& spans, sim::Time horizon) {
+    std::size_t i = spans.head;
+    while (i < spans.v.size() && spans.v[i].end < horizon) ++i;
+    return i;
+  }
+  // transfer() in every case.
+  sim::Time transfer_any(sim::Time ready, std::int64_t bytes, bool background);
   void book(sim::Time start, sim::Time end, bool background);
   // transfer() of `need` ns on a stage busy after `ready`: in the idle time between spans.
   sim::Time transfer_around(const Spans& busy, sim::Time ready, sim::Time need, bool background);

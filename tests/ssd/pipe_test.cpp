@@ -74,3 +74,18 @@ TEST_CASE("a pipe's memory stays bounded however long it carries only background
   }
   CHECK(pipe.stored_spans() <= 4 * ssd::Pipe::kMaxSpans);
 }
+
+TEST_CASE("a pipe past kMaxSpans spans merges its oldest two, however its transfers are booked") {
+  // Foreground transfers of one size onto an idle stage are booked inline (pipe.h); the 65th
+  // span is past the bound, and the oldest two become one, their gap counted busy, as for any
+  // transfer. Then a transfer ready inside that gap waits for the merged span's end.
+  ssd::Pipe pipe(1e9, 1'000'000'000);  // nothing forgotten within the test
+  for (int i = 0; i <= static_cast<int>(ssd::Pipe::kMaxSpans); ++i)
+    CHECK(pipe.transfer(1'000 * i, 100) == 1'000 * i + 100);  // [1000 i, 1000 i + 100)
+  // Busy [0, 1100) (merged), [2000, 2100), ...: ready at 150, the transfer waits until 1,100.
+  CHECK(pipe.transfer(150, 100) == 1'200);
+  // A transfer ready exactly when the last span ends is merged into it, then the next one
+  // after it (its ready time is the latest one seen: nothing to forget).
+  CHECK(pipe.transfer(64'100, 100) == 64'200);
+  CHECK(pipe.transfer(64'100, 100) == 64'300);
+}
