@@ -203,7 +203,6 @@ class FlashSsd {
   sim::Time read_cmd_ns_ = 0, write_cmd_ns_ = 0, read_ovh_ns_ = 0, write_ovh_ns_ = 0;
   sim::Time t_read_ = 0, t_prog_ = 0, t_erase_ = 0, t_suspend_ = 0;
   sim::Time t_slc_prog_ = 0, t_slc_read_ = 0;
-  double link_ns_per_byte_ = 0;
   std::int64_t tlc_unit_ = 0;       // program unit in the native mode
   std::int64_t slc_unit_ = 0;       // program unit in SLC mode
   std::int64_t units_per_page_ = 1;  // 4 KiB units per NAND page

@@ -105,8 +105,8 @@ sim::Time Pipe::transfer_any(sim::Time ready, std::int64_t bytes, bool backgroun
   }
   Spans& busy = background ? all_ : fg_;
   if (bytes != memo_bytes_) {
+    memo_need_ = time_of(bytes);
     memo_bytes_ = bytes;
-    memo_need_ = static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
   }
   auto need = memo_need_;
   if (background && need > 0) {

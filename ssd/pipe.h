@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -56,6 +57,11 @@ class Pipe {
     return transfer_any(ready, bytes, background);
   }
   double bytes_per_second() const { return 1e9 / ns_per_byte_; }
+  // The time `bytes` take on the stage alone: ceil(bytes × ns per byte).
+  sim::Time time_of(std::int64_t bytes) const {
+    if (bytes == memo_bytes_) return memo_need_;
+    return static_cast<sim::Time>(std::ceil(static_cast<double>(bytes) * ns_per_byte_));
+  }
   // Starts loading the foreground spans a transfer looks at first (the oldest kept, the
   // latest) into the CPU cache. Speed only.
   void prefetch() const {
@@ -109,7 +115,7 @@ class Pipe {
   void forget(Spans& spans) const;
 
   double ns_per_byte_;
-  // The last transfer size's time on the pipe (most transfers are of one size): ceil(bytes × ns_per_byte_).
+  // The last transfer size and its time_of (most transfers are of one size).
   std::int64_t memo_bytes_ = -1;
   sim::Time memo_need_ = 0;
   sim::Time keep_;
