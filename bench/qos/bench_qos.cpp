@@ -61,7 +61,7 @@ struct Bench : qos::Dispatcher {
     while (!q.empty() && ready_time(r) <= sim.now()) {
       const std::uint64_t c = q.front();
       q.pop_front();
-      dispatch(c);
+      dispatch(c, r);
     }
     if (!q.empty() && !fifo_armed[static_cast<std::size_t>(r)]) {
       fifo_armed[static_cast<std::size_t>(r)] = true;
