@@ -13,6 +13,11 @@ static_assert(offsetof(VolumeRuntime, stats) + offsetof(VolumeIoStats, read_byte
 static_assert((offsetof(VolumeRuntime, cache) + offsetof(CacheVolume, cached_blocks)) / 64 == 1,
               "VolumeRuntime: the write cache's count of blocks in the second line");
 
+void ArrayContext::after_plan(const raid::Plan& plan, const sim::Status& st) const {
+  if ((plan.member_writes || plan.move_target_bytes > 0) && after_execute) after_execute(plan);
+  if (plan.member_writes || st.code() == sim::Code::kNoSpace) note_host_disk(st);
+}
+
 void ArrayContext::note_host_disk(const sim::Status& st, HostFile file) const {
   bool& full = host_disk_full[static_cast<std::size_t>(file)];
   sim::Time& last_enospc = host_disk_enospc_ns[static_cast<std::size_t>(file)];

@@ -193,12 +193,15 @@ struct ArrayContext {
   // Moves `plan`'s bytes (raid::Engine::execute) and tells after_execute. A kNoSpace from
   // the payload (the host's file system is full, not the SSD) raises one critical event per
   // episode, and its all-clear on the next plan that writes.
+  // Inline, its aftermath out of line: a host read's plan (no writes) that the engine ran
+  // cleanly has nothing to tell.
   sim::Status execute(raid::Plan& plan) const {
     sim::Status st = raid.execute(plan);
-    if ((plan.member_writes || plan.move_target_bytes > 0) && after_execute) after_execute(plan);
-    if (plan.member_writes || st.code() == sim::Code::kNoSpace) note_host_disk(st);
+    if (plan.member_writes || plan.move_target_bytes > 0 || !st.is_ok()) after_plan(plan, st);
     return st;
   }
+  // execute()'s aftermath: after_execute for a plan that wrote, the host disk's episode.
+  void after_plan(const raid::Plan& plan, const sim::Status& st) const;
   void note_host_disk(const sim::Status& st, HostFile file = HostFile::kPayload) const;
 
   void emit(Severity s, std::string category, std::string object, std::string message) const {

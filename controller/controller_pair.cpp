@@ -71,11 +71,6 @@ ControllerInfo ControllerPair::info(Id c) const {
   return info;
 }
 
-[[gnu::hot]] Id ControllerPair::owner(Id volume_id) const {
-  const VolumeRuntime* v = ctx_.volumes.find(volume_id);
-  return v == nullptr ? 0 : owner_of(*v);
-}
-
 bool ControllerPair::mirror_reachable(Id c) const {
   return c != 0 && link_up_ && serving(ArrayContext::peer_of(c)) && !ctx_.options.controllers.test_no_mirror;
 }

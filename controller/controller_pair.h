@@ -74,8 +74,12 @@ class ControllerPair {
   // Changes when the controller fails or loses power: its in-flight work is void then.
   std::uint64_t epoch(Id c) const { return ctl(c).epoch; }
   std::uint64_t power_epoch() const { return power_epoch_; }
-  // The controller that owns (writes) the volume now, 0 while none does.
-  Id owner(Id volume_id) const;
+  // The controller that owns (writes) the volume now, 0 while none does. Inline: a host
+  // write asks three times.
+  Id owner(Id volume_id) const {
+    const VolumeRuntime* v = ctx_.volumes.find(volume_id);
+    return v == nullptr ? 0 : owner_of(*v);
+  }
   // The same, of a volume whose runtime the caller has already found (no second lookup).
   static Id owner_of(const VolumeRuntime& v) {
     return v.claims == 0 ? 0 : static_cast<Id>(std::countr_zero(static_cast<unsigned>(v.claims))) + 1;

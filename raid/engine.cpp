@@ -37,15 +37,6 @@ Engine::Engine(const Geometry& g, MemberStore* store)
       raid0_(Layout::raid0(g.raid5_data_members, g.strip_bytes, g.chunk_bytes)),
       store_(store) {}
 
-[[gnu::hot]] const Layout& Engine::layout(RaidType type) const {
-  switch (type) {
-    case RaidType::kRaid10: return raid10_;
-    case RaidType::kRaid5: return raid5_;
-    case RaidType::kRaid0: return raid0_;
-  }
-  return raid10_;
-}
-
 const std::uint8_t* Engine::zeros(std::int64_t length) {
   if (static_cast<std::int64_t>(zeros_.size()) < length) zeros_.resize(static_cast<std::size_t>(length), 0);
   return zeros_.data();
@@ -54,28 +45,8 @@ const std::uint8_t* Engine::zeros(std::int64_t length) {
 // ---------------------------------------------------------------------------------------
 // Members
 
-namespace {
-MemberOp member_op(Extent& e, int m, std::int64_t offset, std::int64_t length, MemberOpKind kind) {
-  MemberOp op;
-  op.addr = e.members[static_cast<std::size_t>(m)];
-  op.offset_in_chunk = offset;
-  op.length = length;
-  op.op = kind;
-  op.phase = kind == MemberOpKind::kRead ? 0 : 1;
-  op.member = static_cast<std::int8_t>(m);
-  op.extent = &e;
-  return op;
-}
-}  // namespace
-
-[[gnu::hot]] Status Engine::read_member(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
-                           Plan& plan) {
-  if (!e.is_missing(m)) {
-    MemberOp op = member_op(e, m, offset, length, MemberOpKind::kRead);
-    op.out = out;
-    plan.ops.push_back(op);
-    return Status::ok();
-  }
+Status Engine::read_lost_member(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
+                                Plan& plan) {
   if (e.type == RaidType::kRaid10) {
     const int mirror = Layout::mirror_of(m);
     if (e.is_missing(mirror)) return sim::io_error("both copies of a RAID10 strip are lost");
@@ -303,8 +274,7 @@ void Engine::plan_trim(Extent& e, Plan& plan) {
 // ---------------------------------------------------------------------------------------
 // Execution
 
-[[gnu::hot]] Status Engine::execute(Plan& plan) {
-  if (!has_payload()) return Status::ok();
+Status Engine::execute_payload(Plan& plan) {
   const std::size_t planned = plan.ops.size();
   for (std::size_t i = 0; i < planned; ++i) {
     const MemberOp op = plan.ops[i];  // a copy: retries and repairs append to plan.ops

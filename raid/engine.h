@@ -74,7 +74,15 @@ class Engine {
   // does nothing). The store outlives the engine.
   Engine(const Geometry& g, MemberStore* store);
 
-  const Layout& layout(RaidType type) const;
+  // Inline: the thin map asks for a layout's divisor on every host I/O.
+  const Layout& layout(RaidType type) const {
+    switch (type) {
+      case RaidType::kRaid10: return raid10_;
+      case RaidType::kRaid5: return raid5_;
+      case RaidType::kRaid0: return raid0_;
+    }
+    return raid10_;
+  }
   const Geometry& geometry() const { return geometry_; }
   std::int64_t chunk_bytes() const { return geometry_.chunk_bytes; }
   bool has_payload() const { return store_ != nullptr; }
@@ -107,7 +115,8 @@ class Engine {
   // Moves the plan's bytes: phase-0 reads (repairing media errors), the parity steps, then
   // phase-1 writes and trims. No-op without payload. kIoError for an unrecoverable read, or
   // what a device reports; the writes before the error are done.
-  sim::Status execute(Plan& plan);
+  // Inline: without payload (the performance runs) a host I/O's plan costs a test here.
+  sim::Status execute(Plan& plan) { return has_payload() ? execute_payload(plan) : sim::Status::ok(); }
 
   // Writes member `m`'s whole content, reconstructed from the other members, to
   // `replacement` (rows that hold nothing anywhere are skipped: freed chunks read as zeros).
@@ -146,8 +155,34 @@ class Engine {
   // read unreadable there.
   sim::Status rebuild_row_by_block(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* buf,
                                    ChunkAddr replacement, std::vector<std::int64_t>& unreadable);
+  // The operation `kind` on [offset, +length) of member `m`'s chunk.
+  static MemberOp member_op(Extent& e, int m, std::int64_t offset, std::int64_t length, MemberOpKind kind) {
+    MemberOp op;
+    op.addr = e.members[static_cast<std::size_t>(m)];
+    op.offset_in_chunk = offset;
+    op.length = length;
+    op.op = kind;
+    op.phase = kind == MemberOpKind::kRead ? 0 : 1;
+    op.member = static_cast<std::int8_t>(m);
+    op.extent = &e;
+    return op;
+  }
+  // Appends the reads of [offset, +length) of member `m` into `out` (null: no bytes): the
+  // member's own, or for a lost member read_lost_member's. Inline: nearly every read is of a
+  // live member, one operation appended.
   sim::Status read_member(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
-                          Plan& plan);
+                          Plan& plan) {
+    if (e.is_missing(m)) [[unlikely]]
+      return read_lost_member(e, m, offset, length, out, plan);
+    MemberOp op = member_op(e, m, offset, length, MemberOpKind::kRead);
+    op.out = out;
+    plan.ops.push_back(op);
+    return sim::Status::ok();
+  }
+  // read_member of a lost member: its mirror (RAID10) or the XOR of every other member
+  // (RAID5). kIoError when redundancy does not cover it.
+  sim::Status read_lost_member(Extent& e, int m, std::int64_t offset, std::int64_t length, std::uint8_t* out,
+                               Plan& plan);
   void write_member(Extent& e, int m, std::int64_t offset, std::int64_t length, const std::uint8_t* data,
                     Plan& plan);
   sim::Status write_raid5_row(Extent& e, std::int64_t row, std::int64_t row_offset, std::int64_t length,
@@ -169,6 +204,8 @@ class Engine {
                               Plan& plan);
   // Reads a member range, retrying a media error: kMediaReadAttempts reads in all, each
   // retry appended to `plan` (timed). Returns the last read's status.
+  // execute() with a payload.
+  sim::Status execute_payload(Plan& plan);
   sim::Status read_retrying(ChunkAddr addr, std::int64_t offset, std::span<std::uint8_t> out, Plan& plan);
   sim::Status recover_read(Plan& plan, std::size_t op_index);
   sim::Status apply_writes(Plan& plan);

@@ -21,16 +21,4 @@ std::uint8_t* Plan::scratch(std::int64_t n) {
   return p;
 }
 
-void Plan::clear() {
-  ops.clear();
-  steps.clear();
-  xor_bytes = 0;
-  parity_rows = 0;
-  move_target_bytes = 0;
-  member_writes = false;
-  parity_checks.clear();
-  block_ = 0;
-  used_ = 0;
-}
-
 }  // namespace afasim::raid

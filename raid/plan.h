@@ -59,7 +59,18 @@ class Plan {
 
   // `n` bytes of scratch space, stable until clear().
   std::uint8_t* scratch(std::int64_t n);
-  void clear();
+  // Empties the plan, keeping its capacity and scratch blocks. Inline: every host I/O clears one.
+  void clear() {
+    ops.clear();
+    steps.clear();
+    xor_bytes = 0;
+    parity_rows = 0;
+    move_target_bytes = 0;
+    member_writes = false;
+    parity_checks.clear();
+    block_ = 0;
+    used_ = 0;
+  }
 
  private:
   struct Block {
