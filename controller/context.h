@@ -194,8 +194,9 @@ struct ArrayContext {
   // the payload (the host's file system is full, not the SSD) raises one critical event per
   // episode, and its all-clear on the next plan that writes.
   // Inline, its aftermath out of line: a host read's plan (no writes) that the engine ran
-  // cleanly has nothing to tell.
-  sim::Status execute(raid::Plan& plan) const {
+  // cleanly has nothing to tell. always_inline: GCC kept it out of line, 23 instructions a
+  // read for a call that tests three fields.
+  [[gnu::always_inline]] sim::Status execute(raid::Plan& plan) const {
     sim::Status st = raid.execute(plan);
     if (plan.member_writes || plan.move_target_bytes > 0 || !st.is_ok()) after_plan(plan, st);
     return st;
