@@ -94,8 +94,6 @@ class IoOrchestrator : private qos::Dispatcher {
   // through a takeover or failback is counted where it is served (review 30: after failback a
   // volume that sent no I/O kept the survivor's reservations above 100 %).
   void follow_owner(Id volume_id);
-  // The same with the owner and the volume's QoS resource already looked up.
-  void follow_owner(Id volume_id, Id owner, std::optional<int> resource);
 
   // --- For the cache and the controller pair -----------------------------------------------
   // Completes host I/O served by controller `c` at `at`, unless `c` fails or the power goes
@@ -152,6 +150,10 @@ class IoOrchestrator : private qos::Dispatcher {
   static constexpr std::size_t kMaxParked = 65536;
 
   // qos::Dispatcher: resources are controllers (index = controller id − 1).
+  // The QoS resource of controller `owner`; kSameResource while no controller owns the volume.
+  static int qos_resource(Id owner) {
+    return owner != 0 ? static_cast<int>(owner - 1) : qos::Scheduler::kSameResource;
+  }
   sim::Time ready_time(int resource) override;
   void dispatch(std::uint64_t cookie, int resource) override;
   void finish_io(std::uint64_t cookie, const IoCompletion& done);

@@ -35,39 +35,35 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
 }
 
 [[gnu::hot]] void IoOrchestrator::submit(const HostIo& io, IoCallback&& done) {
-  // The owner and the QoS resource, looked up once for the prefetch, the gate and the owner's
-  // follow (each looked them up again before).
+  // The owner looked up once for the prefetch and the gate (each looked it up again before).
   const Id owner = pair_.owner(io.volume_id);
   prefetch(io, owner);  // the QoS gate's work below hides the memory latency of the read's plan
-  const std::optional<int> resource = qos_options_.enabled ? qos_->resource_of(io.volume_id) : std::nullopt;
-  if (!qos_options_.enabled || !resource || !pair_.mains_on()) {
-    // No such volume, or no mains: the data path refuses it at once (it must not wait in a
-    // QoS queue to run after the power comes back).
+  if (!qos_options_.enabled || !pair_.mains_on()) {
+    // No mains: the data path refuses it at once (it must not wait in a QoS queue to run after
+    // the power comes back).
     execute(io, std::move(done));
     return;
   }
   const std::uint64_t cookie = pending_.acquire();
-  // The volume's I/O is gated by the controller that owns it now (follow_owner moves it as
-  // ownership changes; this catches any change that did not say so).
-  follow_owner(io.volume_id, owner, resource);
   PendingIo& p = pending_[static_cast<std::uint32_t>(cookie)];
   p.io = io;
   p.done = std::move(done);
   p.submit_time = ctx_.sim.now();
   const std::int64_t cost = io.op == IoOp::kRead || io.op == IoOp::kWrite ? qos::io_cost_units(io.length_bytes)
                                                                           : qos::kCommandCostUnits;
-  Status st = qos_->submit(io.volume_id, cookie, cost);
-  if (!st.is_ok()) {
-    refuse_io(take_pending(cookie), std::move(st));
-  }
+  // The volume's I/O is gated by the controller that owns it now: the scheduler moves it there
+  // first (follow_owner moves it as ownership changes; this catches any change that did not
+  // say so).
+  Status st = qos_->submit(io.volume_id, cookie, cost, qos_resource(owner));
+  if (st.is_ok()) return;
+  // No such volume in the scheduler (nothing was queued): the data path refuses it at once.
+  if (st.code() == sim::Code::kNotFound) return execute(io, take_pending(cookie));
+  refuse_io(take_pending(cookie), std::move(st));
 }
 
-[[gnu::hot]] void IoOrchestrator::follow_owner(Id volume_id) {
-  follow_owner(volume_id, pair_.owner(volume_id), qos_->resource_of(volume_id));
-}
-
-[[gnu::hot]] void IoOrchestrator::follow_owner(Id volume_id, Id owner, std::optional<int> resource) {
-  if (owner != 0 && resource != owner - 1) (void)qos_->move_volume(volume_id, static_cast<int>(owner - 1));
+void IoOrchestrator::follow_owner(Id volume_id) {
+  if (const int resource = qos_resource(pair_.owner(volume_id)); resource != qos::Scheduler::kSameResource)
+    (void)qos_->move_volume(volume_id, resource);
 }
 
 void IoOrchestrator::fail_queued(const Status& status) {

@@ -303,10 +303,13 @@ void Scheduler::compact(MinHeap& heap, State state) {
   return r.limited.empty() || r.limited.top().key > now;
 }
 
-[[gnu::hot]] Status Scheduler::submit(VolumeId id, std::uint64_t cookie, std::int64_t cost_units) {
+[[gnu::hot]] Status Scheduler::submit(VolumeId id, std::uint64_t cookie, std::int64_t cost_units, int resource) {
   AFASIM_ASSERT(cost_units >= 1, "an I/O costs at least one unit");
+  AFASIM_ASSERT(resource >= kSameResource && resource < resource_count(), "submit: no such resource");
   Volume* v = find(id);
   if (v == nullptr) return sim::not_found("volume " + std::to_string(id) + " is not scheduled");
+  if (resource != kSameResource && resource != v->resource) [[unlikely]]
+    move(*v, resource);
   if (v->queued >= options_.queue_depth_max) {
     ++counters_.refused_queue_full;
     return sim::unavailable("the QoS queue of volume " + std::to_string(id) + " is full (" +

@@ -174,10 +174,14 @@ class Scheduler {
   std::optional<int> resource_of(VolumeId id) const;
 
   // Queues a request of `cost_units` (qos/cost.h) for volume `id` and dispatches what may go
-  // now (possibly this one, before submit returns). kNotFound for an unknown volume;
-  // kUnavailable when the volume's queue holds queue_depth_max requests (nothing queued).
-  // REQUIRES: cost_units >= 1.
-  sim::Status submit(VolumeId id, std::uint64_t cookie, std::int64_t cost_units);
+  // now (possibly this one, before submit returns). `resource`: the one that serves the volume
+  // now, or kSameResource; a volume filed on another moves there first (as move_volume), so
+  // that a caller who knows the owner needs no lookup of its own. kNotFound for an unknown
+  // volume (nothing done); kUnavailable when the volume's queue holds queue_depth_max requests
+  // (nothing queued). REQUIRES: cost_units >= 1; resource is kSameResource or in
+  // [0, resource_count()).
+  static constexpr int kSameResource = -1;
+  sim::Status submit(VolumeId id, std::uint64_t cookie, std::int64_t cost_units, int resource = kSameResource);
   // A request of volume `id` dispatched earlier completed now: counts it for current_iops.
   // Unknown (removed) volumes are ignored.
   void complete(VolumeId id);
@@ -249,6 +253,8 @@ class Scheduler {
   // The head changed (or its settings did): compute its tags, file it as ready or limited.
   void file_head(Volume& v, sim::Time now);
   void unfile(Volume& v, sim::Time now);
+  // move_volume's work: `v` goes to `resource` (another than its own), both resources pumped.
+  void move(Volume& v, int resource);
   void dispatch_head(Volume& v, Phase phase, sim::Time now);
   // Counts (sign 1) or uncounts (−1) the volume's reservation on its resource.
   void enlist(const Volume& v, int sign);

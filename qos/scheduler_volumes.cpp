@@ -121,17 +121,20 @@ Status Scheduler::move_volume(VolumeId id, int resource) {
   if (v == nullptr) return sim::not_found("volume " + std::to_string(id) + " is not scheduled");
   if (resource < 0 || resource >= resource_count())
     return sim::invalid_argument("no resource " + std::to_string(resource));
-  if (resource == v->resource) return Status::ok();
+  if (resource != v->resource) move(*v, resource);
+  return Status::ok();
+}
+
+void Scheduler::move(Volume& v, int resource) {
   const Time now = sim_.now();
-  const int old = v->resource;
-  unfile(*v, now);
-  enlist(*v, -1);
-  v->resource = resource;
-  enlist(*v, 1);
-  if (!v->queue.empty()) file_head(*v, now);
+  const int old = v.resource;
+  unfile(v, now);
+  enlist(v, -1);
+  v.resource = resource;
+  enlist(v, 1);
+  if (!v.queue.empty()) file_head(v, now);
   pump(old);
   pump(resource);
-  return Status::ok();
 }
 
 std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {

@@ -345,6 +345,29 @@ TEST_CASE("a volume's share follows it to its new resource, and a share out of r
   CHECK_FALSE(a.scheduler->has_volume(4));
 }
 
+TEST_CASE("submit with the owner's resource moves the volume there first, as move_volume does") {
+  // The data path passes the owning controller's resource with each request instead of
+  // looking the volume's resource up and moving it itself.
+  sim::Simulator sim(1);
+  FakeArray a(sim, {100'000, 100'000});
+  REQUIRE(a.scheduler->add_volume(1, 0, S(10'000, std::nullopt), 400'000).is_ok());
+  a.ios[1] = {1, 1, qos::kCostUnitsPerIo};  // served where the request says
+  REQUIRE(a.scheduler->submit(1, 1, qos::kCostUnitsPerIo, 1).is_ok());
+  CHECK(a.scheduler->resource_of(1) == 1);
+  CHECK(a.scheduler->reserved_share_ppm(0) == 0);  // the share went with it
+  CHECK(a.scheduler->reserved_share_ppm(1) == 400'000);
+  a.ios[2] = {1, 1, qos::kCostUnitsPerIo};
+  REQUIRE(a.scheduler->submit(1, 2, qos::kCostUnitsPerIo, qos::Scheduler::kSameResource).is_ok());
+  CHECK(a.scheduler->resource_of(1) == 1);
+  // An unknown volume: refused, nothing queued (volume 1's second request waits for the first).
+  CHECK(a.scheduler->queued_total() == 1);
+  CHECK(a.scheduler->submit(2, 3, qos::kCostUnitsPerIo, 0).code() == sim::Code::kNotFound);
+  CHECK(a.scheduler->queued_total() == 1);
+  CHECK(a.scheduler->resource_of(1) == 1);
+  sim.run_until(kSecond);
+  CHECK(a.scheduler->status(1)->completed_ios == 2);
+}
+
 TEST_CASE("SchedulerOptions::spare_floor_percent outside 0..99 is refused") {
   sim::Simulator sim(1);
   struct Never : qos::Dispatcher {
