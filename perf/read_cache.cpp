@@ -24,7 +24,7 @@ ReadCache::ReadCache(ReadCacheOptions options)
   rehash(64);
 }
 
-[[gnu::hot]] ReadCache::Probe ReadCache::probe(const Key& k, std::uint32_t h32) const {
+inline ReadCache::Probe ReadCache::probe(const Key& k, std::uint32_t h32) const {
   const std::size_t mask = table_.size() - 1;
   for (std::size_t i = h32 & mask;; i = (i + 1) & mask) {
     const Slot& slot = table_[i];
@@ -45,6 +45,16 @@ void ReadCache::rehash(std::size_t buckets) {
   AFASIM_ASSERT(buckets <= (std::size_t{1} << 32), "perf::ReadCache: table beyond 2^32 slots");
   table_.assign(buckets, Slot{});
   for (std::int32_t n = head_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].next) table_insert(n);
+}
+
+// Inline: remove (an eviction) and touch (a hit) are its callers, once per read each.
+inline void ReadCache::unlink(std::int32_t node) {
+  Node& n = nodes_[static_cast<std::size_t>(node)];
+  if (n.prev != kNone) nodes_[static_cast<std::size_t>(n.prev)].next = n.next;
+  else head_ = n.next;
+  if (n.next != kNone) nodes_[static_cast<std::size_t>(n.next)].prev = n.prev;
+  else tail_ = n.prev;
+  n.prev = n.next = kNone;
 }
 
 // Inline (as evict_one) into insert_absent, whose miss path it is: a call apiece saved and
@@ -83,22 +93,13 @@ void ReadCache::link_front(std::int32_t node) {
   if (tail_ == kNone) tail_ = node;
 }
 
-[[gnu::hot]] void ReadCache::unlink(std::int32_t node) {
-  Node& n = nodes_[static_cast<std::size_t>(node)];
-  if (n.prev != kNone) nodes_[static_cast<std::size_t>(n.prev)].next = n.next;
-  else head_ = n.next;
-  if (n.next != kNone) nodes_[static_cast<std::size_t>(n.next)].prev = n.prev;
-  else tail_ = n.prev;
-  n.prev = n.next = kNone;
-}
-
 void ReadCache::touch(std::int32_t node) {
   if (node == head_) return;
   unlink(node);
   link_front(node);
 }
 
-[[gnu::hot]] std::uint64_t ReadCache::blocks_of(std::int64_t segment, std::int64_t offset, std::int64_t length) const {
+inline std::uint64_t ReadCache::blocks_of(std::int64_t segment, std::int64_t offset, std::int64_t length) const {
   const std::int64_t start = segment << segment_shift_;
   const std::int64_t lo = std::max(offset, start) - start;
   const std::int64_t hi = std::min(offset + std::max<std::int64_t>(length, 1), start + options_.segment_bytes) - start;
@@ -203,32 +204,50 @@ std::int32_t ReadCache::new_node() {
   return static_cast<std::int32_t>(nodes_.size() - 1);
 }
 
+// One eviction for insert_absent: the victim (or kNone), with `at` moved to the slot the
+// eviction emptied when that slot lies between k's home and the probe's end. An eviction
+// empties one slot, the only one it leaves empty that was not: k goes there instead of the
+// probe's end, as a new probe from the home would find.
+[[gnu::always_inline]] inline std::int32_t ReadCache::evict_for(Absent& at) {
+  std::size_t emptied = 0;
+  const std::int32_t victim = evict_one(emptied);
+  if (victim == kNone) return kNone;
+  const std::size_t mask = table_.size() - 1;
+  const std::size_t home = at.hash & mask;
+  if (((emptied - home) & mask) < ((at.slot - home) & mask)) at.slot = static_cast<std::uint32_t>(emptied);
+  return victim;
+}
+
+// Out of line: only after reads larger than the cache end is the cache still over its
+// capacity after one eviction (a full cache's insert evicts one), and this loop's registers
+// would be saved on every insert.
+std::int32_t ReadCache::evict_more(std::int32_t victim, Absent& at) {
+  while (size_ >= capacity_segments_ && !all_filling_) {
+    const std::int32_t next = evict_for(at);
+    if (next == kNone) break;
+    free_node(victim);
+    victim = next;
+  }
+  return victim;
+}
+
 [[gnu::hot]] std::int32_t ReadCache::insert_absent(const Key& k, Absent at, std::uint32_t fill,
                                                    std::uint64_t blocks) {
   absent_valid_ = false;
   // Back to the capacity: after reads larger than the cache end, their segments go now. The
   // last node evicted is the one reused (as freeing it and taking the free list's last did).
-  // An eviction empties one slot, the only one it leaves empty that was not: k goes there
-  // instead of the probe's end if it lies between k's home and that end, as a new probe
-  // from the home would find.
-  const std::size_t mask = table_.size() - 1;
-  const std::size_t home = at.hash & mask;
   std::int32_t n = kNone;
-  while (size_ >= capacity_segments_ && !all_filling_) {
-    std::size_t emptied = 0;
-    const std::int32_t victim = evict_one(emptied);
-    if (victim == kNone) break;
-    if (n != kNone) free_node(n);
-    n = victim;
-    if (((emptied - home) & mask) < ((at.slot - home) & mask))
-      at.slot = static_cast<std::uint32_t>(emptied);
+  if (size_ >= capacity_segments_ && !all_filling_) {
+    n = evict_for(at);
+    if (n != kNone && size_ >= capacity_segments_) n = evict_more(n, at);
   }
   if (n == kNone) n = new_node();
-  nodes_[static_cast<std::size_t>(n)].key = k;
-  nodes_[static_cast<std::size_t>(n)].fill = fill;
+  Node& node = nodes_[static_cast<std::size_t>(n)];
+  node.key = k;
+  node.fill = fill;
   if (fill == 0) all_filling_ = false;
-  nodes_[static_cast<std::size_t>(n)].blocks = blocks;
-  nodes_[static_cast<std::size_t>(n)].hash = at.hash;
+  node.blocks = blocks;
+  node.hash = at.hash;
   link_front(n);
   ++size_;
   if (static_cast<std::size_t>(size_) * 2 > table_.size()) rehash(table_.size() * 2);
@@ -250,23 +269,28 @@ bool ReadCache::take_blocks(std::int32_t found, std::uint64_t need) {
 [[gnu::hot]] std::uint32_t ReadCache::start_fill(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
   const std::int64_t first = offset >> segment_shift_;
   const std::int64_t last = (offset + std::max<std::int64_t>(length, 1) - 1) >> segment_shift_;
-  if (first == last) {
-    // One segment (a random read's): the fill is its node alone (kNodeFill).
-    const Key k{volume, first};
-    const std::uint64_t need = blocks_of(first, offset, length);
-    Absent at = absent_at_;
-    const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k, at);
-    if (found != kNone) {
-      if (!take_blocks(found, need)) return 0;
-      Node& node = nodes_[static_cast<std::size_t>(found)];
-      node.fill = kNodeFill | static_cast<std::uint32_t>(found);
-      return node.fill;
-    }
-    const std::int32_t n = insert_absent(k, at, 0, need);
-    const std::uint32_t id = kNodeFill | static_cast<std::uint32_t>(n);
-    nodes_[static_cast<std::size_t>(n)].fill = id;
-    return id;
+  if (first != last) return start_fill_span(volume, offset, length, first, last);
+  // One segment (a random read's): the fill is its node alone (kNodeFill).
+  const Key k{volume, first};
+  const std::uint64_t need = blocks_of(first, offset, length);
+  Absent at = absent_at_;
+  const std::int32_t found = absent_valid_ && k == absent_ ? kNone : find(k, at);
+  if (found != kNone) {
+    if (!take_blocks(found, need)) return 0;
+    Node& node = nodes_[static_cast<std::size_t>(found)];
+    node.fill = kNodeFill | static_cast<std::uint32_t>(found);
+    return node.fill;
   }
+  const std::int32_t n = insert_absent(k, at, 0, need);
+  const std::uint32_t id = kNodeFill | static_cast<std::uint32_t>(n);
+  nodes_[static_cast<std::size_t>(n)].fill = id;
+  return id;
+}
+
+// Out of line: a random read's fill is one segment (start_fill), and this loop's registers
+// would be saved for it.
+std::uint32_t ReadCache::start_fill_span(std::uint64_t volume, std::int64_t offset, std::int64_t length,
+                                         std::int64_t first, std::int64_t last) {
   const std::uint32_t id = fills_.acquire(kNodeFill);
   fills_[id].live = true;
   fills_[id].segments.clear();
@@ -303,6 +327,12 @@ bool ReadCache::take_blocks(std::int32_t found, std::uint64_t need) {
     }
     fill = node_fill;  // a read waited on it: the entry wait() gave it
   }
+  fill_entry_done(fill);
+}
+
+// Out of line: a random read's fill is its node's alone and nobody waits on it (above); the
+// entry's waiters made fill_done save registers for every read.
+void ReadCache::fill_entry_done(std::uint32_t fill) {
   AFASIM_ASSERT(fill < fills_.size() && fills_[fill].live, "perf::ReadCache: fill_done of no fill");
   // A filling node is pinned (not evicted, not dropped) until its fill is done.
   for (const std::int32_t n : fills_[fill].segments)
@@ -418,14 +448,14 @@ void StreamDetector::drop_volume(std::uint64_t volume) {
   slot_of_.release(volume);
 }
 
-void StreamDetector::link_newest(std::size_t base, VolumeStreams& v, int s) {
+inline void StreamDetector::link_newest(std::size_t base, VolumeStreams& v, int s) {
   Link* const links = &links_[base];
   links[s].older = v.newest;
   links[v.newest].newer = static_cast<std::uint8_t>(s);
   v.newest = static_cast<std::uint8_t>(s);
 }
 
-void StreamDetector::make_newest(std::size_t base, VolumeStreams& v, int s) {
+inline void StreamDetector::make_newest(std::size_t base, VolumeStreams& v, int s) {
   if (s == v.newest) return;
   Link* const links = &links_[base];
   const Link l = links[s];
@@ -445,19 +475,24 @@ void StreamDetector::make_newest(std::size_t base, VolumeStreams& v, int s) {
   VolumeStreams& v = volumes_[slot];
   const std::int64_t end = offset + length;
   int s = near(&next_offset_[base], v.count, offset, length) ? match(base, v, offset, length) : -1;
-  std::int64_t& next = next_offset_[base + static_cast<std::size_t>(s < 0 ? 0 : s)];
-  if (s < 0) {  // a new stream, in place of the least recently used if every one is live
-    if (v.count < options_.streams_per_volume) {
-      s = v.count++;
-      link_newest(base, v, s);
-    } else {
-      s = v.oldest;
-      make_newest(base, v, s);
-    }
-    next_offset_[base + static_cast<std::size_t>(s)] = end;
-    v.fresh |= std::uint64_t{1} << s;
-    return {};
+  if (s >= 0) return continue_stream(base, v, s, end);
+  // A new stream, in place of the least recently used if every one is live.
+  if (v.count < options_.streams_per_volume) {
+    s = v.count++;
+    link_newest(base, v, s);
+  } else {
+    s = v.oldest;
+    make_newest(base, v, s);
   }
+  next_offset_[base + static_cast<std::size_t>(s)] = end;
+  v.fresh |= std::uint64_t{1} << s;
+  return {};
+}
+
+// Out of line: a random read continues no stream (on_read), and this path's registers would
+// be saved for it.
+ReadAhead StreamDetector::continue_stream(std::size_t base, VolumeStreams& v, int s, std::int64_t end) {
+  std::int64_t& next = next_offset_[base + static_cast<std::size_t>(s)];
   make_newest(base, v, s);
   Tail& tail = tails_[base + static_cast<std::size_t>(s)];
   if ((v.fresh >> s & 1) != 0) {

@@ -155,10 +155,19 @@ class ReadCache {
   [[gnu::noinline]] std::int32_t new_node();
   [[gnu::noinline]] void free_node(std::int32_t node);
   bool take_blocks(std::int32_t found, std::uint64_t need);
+  // start_fill of segments [first, last] (first < last) of [offset, offset + length).
+  [[gnu::noinline]] std::uint32_t start_fill_span(std::uint64_t volume, std::int64_t offset, std::int64_t length,
+                                                  std::int64_t first, std::int64_t last);
+  // fill_done of a fill with an entry (several segments, or a read waited on it).
+  [[gnu::noinline]] void fill_entry_done(std::uint32_t fill);
   // Removes the least recently used resident segment and returns its node (not yet freed: the
   // insert that evicts reuses it) and in `emptied` the slot it left, or kNone when every
   // segment is filling.
   std::int32_t evict_one(std::size_t& emptied);
+  // insert_absent's evictions (see there): one, and the rest (a victim each, freeing the one
+  // before) while the cache is still full.
+  std::int32_t evict_for(Absent& at);
+  [[gnu::noinline]] std::int32_t evict_more(std::int32_t victim, Absent& at);
 
   ReadCacheOptions options_;
   int segment_shift_ = 16;
@@ -261,6 +270,8 @@ class StreamDetector {
   // not in the list yet (just created), make_newest for one in it.
   void link_newest(std::size_t base, VolumeStreams& v, int s);
   void make_newest(std::size_t base, VolumeStreams& v, int s);
+  // on_read of a read that continues stream s of the volume at `base`, ending at `end`.
+  [[gnu::noinline]] ReadAhead continue_stream(std::size_t base, VolumeStreams& v, int s, std::int64_t end);
   StreamOptions options_;
   std::vector<std::int64_t, sim::CacheLineAllocator<std::int64_t>> next_offset_;  // where the next sequential read starts
   std::vector<Link, sim::CacheLineAllocator<Link>> links_;  // the live streams' recency list
