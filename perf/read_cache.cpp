@@ -218,30 +218,9 @@ std::int32_t ReadCache::new_node() {
   return victim;
 }
 
-// Out of line: only after reads larger than the cache end is the cache still over its
-// capacity after one eviction (a full cache's insert evicts one), and this loop's registers
-// would be saved on every insert.
-std::int32_t ReadCache::evict_more(std::int32_t victim, Absent& at) {
-  while (size_ >= capacity_segments_ && !all_filling_) {
-    const std::int32_t next = evict_for(at);
-    if (next == kNone) break;
-    free_node(victim);
-    victim = next;
-  }
-  return victim;
-}
-
-[[gnu::hot]] std::int32_t ReadCache::insert_absent(const Key& k, Absent at, std::uint32_t fill,
-                                                   std::uint64_t blocks) {
-  absent_valid_ = false;
-  // Back to the capacity: after reads larger than the cache end, their segments go now. The
-  // last node evicted is the one reused (as freeing it and taking the free list's last did).
-  std::int32_t n = kNone;
-  if (size_ >= capacity_segments_ && !all_filling_) {
-    n = evict_for(at);
-    if (n != kNone && size_ >= capacity_segments_) n = evict_more(n, at);
-  }
-  if (n == kNone) n = new_node();
+// insert_absent's node `n`, taken out of the table and the LRU list, holds `k` now.
+[[gnu::always_inline]] inline std::int32_t ReadCache::place(std::int32_t n, const Key& k, Absent at, std::uint32_t fill,
+                                                            std::uint64_t blocks) {
   Node& node = nodes_[static_cast<std::size_t>(n)];
   node.key = k;
   node.fill = fill;
@@ -250,9 +229,43 @@ std::int32_t ReadCache::evict_more(std::int32_t victim, Absent& at) {
   node.hash = at.hash;
   link_front(n);
   ++size_;
-  if (static_cast<std::size_t>(size_) * 2 > table_.size()) rehash(table_.size() * 2);
-  else table_[at.slot] = Slot{n, at.hash};
+  if (static_cast<std::size_t>(size_) * 2 > table_.size()) return rehash_for(n);
+  table_[at.slot] = Slot{n, at.hash};
   return n;
+}
+
+std::int32_t ReadCache::rehash_for(std::int32_t n) {
+  rehash(table_.size() * 2);
+  return n;
+}
+
+// A full cache's insert (every read miss once the cache has filled) evicts one segment and
+// reuses its node. Every other case (the cache not full, every segment filling, or over its
+// capacity after reads larger than it) goes to insert_absent_slow, so that this path calls
+// nothing but in tail position and saves no registers.
+[[gnu::hot]] std::int32_t ReadCache::insert_absent(const Key& k, Absent at, std::uint32_t fill,
+                                                   std::uint64_t blocks) {
+  if (size_ != capacity_segments_ || all_filling_) return insert_absent_slow(k, at, fill, blocks);
+  absent_valid_ = false;
+  const std::int32_t n = evict_for(at);
+  // Every segment filling (evict_one has set all_filling_): the slow path takes a new node.
+  if (n == kNone) return insert_absent_slow(k, at, fill, blocks);
+  return place(n, k, at, fill, blocks);
+}
+
+std::int32_t ReadCache::insert_absent_slow(const Key& k, Absent at, std::uint32_t fill, std::uint64_t blocks) {
+  absent_valid_ = false;
+  // Back to the capacity: after reads larger than the cache end, their segments go now. The
+  // last node evicted is the one reused (as freeing it and taking the free list's last did).
+  std::int32_t n = kNone;
+  while (size_ >= capacity_segments_ && !all_filling_) {
+    const std::int32_t victim = evict_for(at);
+    if (victim == kNone) break;
+    if (n != kNone) free_node(n);
+    n = victim;
+  }
+  if (n == kNone) n = new_node();
+  return place(n, k, at, fill, blocks);
 }
 
 // A segment start_fill found: refreshed, and `need` added to its blocks. True when it must be

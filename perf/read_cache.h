@@ -164,10 +164,13 @@ class ReadCache {
   // insert that evicts reuses it) and in `emptied` the slot it left, or kNone when every
   // segment is filling.
   std::int32_t evict_one(std::size_t& emptied);
-  // insert_absent's evictions (see there): one, and the rest (a victim each, freeing the one
-  // before) while the cache is still full.
+  // insert_absent's eviction (see there): the victim, or kNone.
   std::int32_t evict_for(Absent& at);
-  [[gnu::noinline]] std::int32_t evict_more(std::int32_t victim, Absent& at);
+  // insert_absent but for a full cache's one eviction; the node's part of both; the table
+  // doubled (place's rare case), returning `n`.
+  [[gnu::noinline]] std::int32_t insert_absent_slow(const Key& k, Absent at, std::uint32_t fill, std::uint64_t blocks);
+  std::int32_t place(std::int32_t n, const Key& k, Absent at, std::uint32_t fill, std::uint64_t blocks);
+  [[gnu::noinline]] std::int32_t rehash_for(std::int32_t n);
 
   ReadCacheOptions options_;
   int segment_shift_ = 16;
