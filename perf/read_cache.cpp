@@ -481,15 +481,9 @@ inline void StreamDetector::make_newest(std::size_t base, VolumeStreams& v, int 
   link_newest(base, v, s);
 }
 
-[[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
-  const std::uint32_t* known = slot_of_.find(volume);
-  const std::size_t slot = known != nullptr && *known != 0 ? *known - 1 : add_volume(volume);
-  const std::size_t base = slot * per_volume();
-  VolumeStreams& v = volumes_[slot];
-  const std::int64_t end = offset + length;
-  int s = near(&next_offset_[base], v.count, offset, length) ? match(base, v, offset, length) : -1;
-  if (s >= 0) return continue_stream(base, v, s, end);
-  // A new stream, in place of the least recently used if every one is live.
+// A new stream ending at `end`, in place of the least recently used if every one is live.
+inline void StreamDetector::start_stream(std::size_t base, VolumeStreams& v, std::int64_t end) {
+  int s;
   if (v.count < options_.streams_per_volume) {
     s = v.count++;
     link_newest(base, v, s);
@@ -499,6 +493,30 @@ inline void StreamDetector::make_newest(std::size_t base, VolumeStreams& v, int 
   }
   next_offset_[base + static_cast<std::size_t>(s)] = end;
   v.fresh |= std::uint64_t{1} << s;
+}
+
+[[gnu::hot]] ReadAhead StreamDetector::on_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  const std::uint32_t* known = slot_of_.find(volume);
+  if (known == nullptr || *known == 0) return on_first_read(volume, offset, length);
+  const std::size_t slot = *known - 1;
+  const std::size_t base = slot * per_volume();
+  VolumeStreams& v = volumes_[slot];
+  // A read far from every stream's end (nearly every random read) starts a stream here; the
+  // rest go on out of line, so that this path calls nothing but in tail position.
+  if (near(&next_offset_[base], v.count, offset, length)) return on_near_read(base, v, offset, length);
+  start_stream(base, v, offset + length);
+  return {};
+}
+
+ReadAhead StreamDetector::on_first_read(std::uint64_t volume, std::int64_t offset, std::int64_t length) {
+  add_volume(volume);
+  return on_read(volume, offset, length);
+}
+
+ReadAhead StreamDetector::on_near_read(std::size_t base, VolumeStreams& v, std::int64_t offset, std::int64_t length) {
+  const int s = match(base, v, offset, length);
+  if (s >= 0) return continue_stream(base, v, s, offset + length);
+  start_stream(base, v, offset + length);
   return {};
 }
 

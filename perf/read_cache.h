@@ -273,6 +273,11 @@ class StreamDetector {
   // not in the list yet (just created), make_newest for one in it.
   void link_newest(std::size_t base, VolumeStreams& v, int s);
   void make_newest(std::size_t base, VolumeStreams& v, int s);
+  // on_read of a volume's first read (its slot taken), of a read near a stream's end, and
+  // the new stream a read that continues none starts.
+  [[gnu::cold, gnu::noinline]] ReadAhead on_first_read(std::uint64_t volume, std::int64_t offset, std::int64_t length);
+  [[gnu::noinline]] ReadAhead on_near_read(std::size_t base, VolumeStreams& v, std::int64_t offset, std::int64_t length);
+  void start_stream(std::size_t base, VolumeStreams& v, std::int64_t end);
   // on_read of a read that continues stream s of the volume at `base`, ending at `end`.
   [[gnu::noinline]] ReadAhead continue_stream(std::size_t base, VolumeStreams& v, int s, std::int64_t end);
   StreamOptions options_;
