@@ -25,7 +25,7 @@ ReadCache::ReadCache(ReadCacheOptions options)
 }
 
 inline ReadCache::Probe ReadCache::probe(const Key& k, std::uint32_t h32) const {
-  const std::size_t mask = table_.size() - 1;
+  const std::size_t mask = table_mask_;
   for (std::size_t i = h32 & mask;; i = (i + 1) & mask) {
     const Slot& slot = table_[i];
     if ((slot.node == kNone) || (slot.hash == h32 && nodes_[static_cast<std::size_t>(slot.node)].key == k))
@@ -34,7 +34,7 @@ inline ReadCache::Probe ReadCache::probe(const Key& k, std::uint32_t h32) const 
 }
 
 [[gnu::hot]] void ReadCache::table_insert(std::int32_t node) {
-  const std::size_t mask = table_.size() - 1;
+  const std::size_t mask = table_mask_;
   const std::uint32_t h = nodes_[static_cast<std::size_t>(node)].hash;
   std::size_t i = h & mask;
   while (table_[i].node != kNone) i = (i + 1) & mask;
@@ -44,6 +44,7 @@ inline ReadCache::Probe ReadCache::probe(const Key& k, std::uint32_t h32) const 
 void ReadCache::rehash(std::size_t buckets) {
   AFASIM_ASSERT(buckets <= (std::size_t{1} << 32), "perf::ReadCache: table beyond 2^32 slots");
   table_.assign(buckets, Slot{});
+  table_mask_ = buckets - 1;
   for (std::int32_t n = head_; n != kNone; n = nodes_[static_cast<std::size_t>(n)].next) table_insert(n);
 }
 
@@ -62,7 +63,7 @@ inline void ReadCache::unlink(std::int32_t node) {
 [[gnu::always_inline]] inline std::size_t ReadCache::remove(std::int32_t node) {
   // Backward-shift deletion: later entries of the probe run move into the hole (their home
   // slot from the stored hash bits: the table is at most 2^32 slots).
-  const std::size_t mask = table_.size() - 1;
+  const std::size_t mask = table_mask_;
   std::size_t i = nodes_[static_cast<std::size_t>(node)].hash & mask;
   while (table_[i].node != node) i = (i + 1) & mask;
   for (std::size_t j = (i + 1) & mask; table_[j].node != kNone; j = (j + 1) & mask) {
@@ -169,7 +170,7 @@ std::pair<std::int64_t, std::int64_t> ReadCache::unheld_span(std::uint64_t volum
       // the CPU cache. Speed only: nothing here changes what is evicted.
       if (tail_ != kNone) {
         const Node& t = nodes_[static_cast<std::size_t>(tail_)];
-        sim::prefetch(&table_[t.hash & (table_.size() - 1)]);
+        sim::prefetch(&table_[t.hash & table_mask_]);
         if (t.prev != kNone) sim::prefetch(&nodes_[static_cast<std::size_t>(t.prev)]);
       }
       return n;
@@ -212,7 +213,7 @@ std::int32_t ReadCache::new_node() {
   std::size_t emptied = 0;
   const std::int32_t victim = evict_one(emptied);
   if (victim == kNone) return kNone;
-  const std::size_t mask = table_.size() - 1;
+  const std::size_t mask = table_mask_;
   const std::size_t home = at.hash & mask;
   if (((emptied - home) & mask) < ((at.slot - home) & mask)) at.slot = static_cast<std::uint32_t>(emptied);
   return victim;
@@ -229,7 +230,7 @@ std::int32_t ReadCache::new_node() {
   node.hash = at.hash;
   link_front(n);
   ++size_;
-  if (static_cast<std::size_t>(size_) * 2 > table_.size()) return rehash_for(n);
+  if (static_cast<std::size_t>(size_) * 2 > table_mask_ + 1) return rehash_for(n);
   table_[at.slot] = Slot{n, at.hash};
   return n;
 }

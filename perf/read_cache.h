@@ -50,7 +50,7 @@ class ReadCache {
   // Starts loading the table slot of the segment holding `offset` into the CPU cache (a
   // caller that will look it up after other work). Speed only: no state changes.
   void prefetch(std::uint64_t volume, std::int64_t offset) const {
-    sim::prefetch(&table_[hash(Key{volume, offset >> segment_shift_}) & (table_.size() - 1)]);
+    sim::prefetch(&table_[hash(Key{volume, offset >> segment_shift_}) & table_mask_]);
   }
   // Looks up [offset, offset + length) of `volume` and refreshes the segments it finds.
   CacheLookup lookup(std::uint64_t volume, std::int64_t offset, std::int64_t length);
@@ -179,6 +179,9 @@ class ReadCache {
   std::vector<Node> nodes_;
   std::vector<std::int32_t> free_nodes_;
   std::vector<Slot> table_;  // size a power of two
+  // table_.size() - 1 (rehash sets both): a probe's and an eviction's one load, where the
+  // size took two and a shift.
+  std::size_t table_mask_ = 0;
   std::int64_t size_ = 0;            // nodes in use
   std::int32_t head_ = kNone, tail_ = kNone;  // head: most recently used
   sim::Slab<Fill> fills_;  // by fill id; 0 is taken at construction, never a fill
