@@ -130,8 +130,7 @@ void EventQueue::load_bucket(std::uint64_t bucket) {
     return key;
   }
   load_bucket(bucket);
-  if (far_.empty() || near_.top() < far_.top()) return near_.pop();
-  return pop_far();
+  return near_before_far() ? near_.pop() : pop_far();
 }
 
 void EventQueue::clear() {

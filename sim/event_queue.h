@@ -83,8 +83,7 @@ class EventQueue {
     AFASIM_ASSERT(size_ > 0, "EventQueue: pop of an empty queue");
     --size_;
     if (near_.empty() && wheel_size_ > 0) return pop_next_bucket();
-    if (far_.empty() || (!near_.empty() && near_.top() < far_.top())) return near_.pop();
-    return pop_far();
+    return near_before_far() ? near_.pop() : pop_far();
   }
   // Calls f(key) for every key, in no particular order.
   template <typename F>
@@ -155,8 +154,10 @@ class EventQueue {
   bool near_first() {
     AFASIM_ASSERT(size_ > 0, "EventQueue: the front of an empty queue");
     if (near_.empty() && wheel_size_ > 0) load_next_bucket();
-    return far_.empty() || (!near_.empty() && near_.top() < far_.top());
+    return near_before_far();
   }
+  // Whether the smallest key is near_'s, the wheel's next bucket not counted. REQUIRES: !empty().
+  bool near_before_far() const { return far_.empty() || (!near_.empty() && near_.top() < far_.top()); }
   // Pops far_'s top (REQUIRES: it is the smallest key), moving the cursor up to its bucket.
   EventKey pop_far();
   // The first non-empty bucket after the cursor's. REQUIRES: wheel_size_ > 0.
