@@ -20,32 +20,27 @@ Simulator::Simulator(std::uint64_t seed, Time start, std::uint64_t sequence_limi
     : seed_(seed), now_(start), sequence_limit_(sequence_limit), queue_(key_time(start)) {
   AFASIM_ASSERT(sequence_limit >= 1 && sequence_limit <= kSequenceLimit, "Simulator: sequence limit out of range");
   set_current_seed(seed);
-  slot_states_.reserve(1024);
 }
 
 [[gnu::hot]] std::uint32_t Simulator::schedule(Time t) {
   AFASIM_ASSERT(t >= now_, "event scheduled in the past");
-  const std::uint32_t slot = actions_.acquire(static_cast<std::uint32_t>(kSlotMask) + 1);
-  if (slot == slot_states_.size()) add_slot_state();
+  const std::uint32_t slot = events_.acquire(static_cast<std::uint32_t>(kSlotMask) + 1);
   if (next_sequence_ >= sequence_limit_) renumber();
   const Key key{key_time(t), next_sequence_++ << kSlotBits | slot};
-  slot_states_[slot].sequence_slot = key.sequence_slot;
+  events_[slot].sequence_slot = key.sequence_slot;
   queue_.push(key);
   ++live_events_;
   return slot;
 }
 
-// Out of schedule()'s line: the vector's reallocation, seldom needed, off the common path.
-[[gnu::cold, gnu::noinline]] void Simulator::add_slot_state() { slot_states_.emplace_back(); }
-
 bool Simulator::cancel(EventId id) {
-  if (!id.valid() || id.slot >= slot_states_.size()) return false;
-  SlotState& s = slot_states_[id.slot];
-  if (s.sequence_slot == SlotState::kFree || s.generation != id.generation) return false;
-  actions_[id.slot].reset();
-  s.sequence_slot = SlotState::kFree;  // the queued key no longer matches: it is skipped
-  ++s.generation;
-  actions_.release(id.slot);
+  if (!id.valid() || id.slot >= events_.size()) return false;
+  Event& e = events_[id.slot];
+  if (e.sequence_slot == Event::kFree || e.generation != id.generation) return false;
+  e.action.reset();
+  e.sequence_slot = Event::kFree;  // the queued key no longer matches: it is skipped
+  ++e.generation;
+  events_.release(id.slot);
   --live_events_;
   ++dead_keys_;
   return true;
@@ -70,7 +65,7 @@ void Simulator::renumber() {
   for (std::size_t i = 0; i < keys.size(); ++i) {  // in order: the sequence is the rank
     const std::uint64_t sequence_slot = static_cast<std::uint64_t>(i) << kSlotBits | keys[i].slot();
     queue_.push(Key{keys[i].time, sequence_slot});
-    slot_states_[keys[i].slot()].sequence_slot = sequence_slot;
+    events_[keys[i].slot()].sequence_slot = sequence_slot;
   }
   dead_keys_ = 0;
   next_sequence_ = keys.size();
@@ -87,16 +82,15 @@ Time Simulator::next_event_time() const {
   const Key key = queue_.pop();
   const std::uint32_t slot = key.slot();
   now_ = time_of(key.time);
-  SlotState& state = slot_states_[slot];
-  state.sequence_slot = SlotState::kFree;  // running: cancel() of it is refused
-  ++state.generation;
+  Event& e = events_[slot];
+  e.sequence_slot = Event::kFree;  // running: cancel() of it is refused
+  ++e.generation;
   --live_events_;
   ++executed_;
   // In place: the slot is released only below, and the slab never moves what it holds.
-  Action& action = actions_[slot];
-  action();
-  action.reset();
-  actions_.release(slot);
+  e.action();
+  e.action.reset();
+  events_.release(slot);
   return true;
 }
 

@@ -49,10 +49,10 @@ class Simulator {
   template <typename F>
   EventId at(Time t, F&& action) {
     const std::uint32_t slot = schedule(t);
-    Action& a = actions_[slot];
-    a.assign(std::forward<F>(action));
-    AFASIM_ASSERT(static_cast<bool>(a), "event with an empty action");
-    return EventId{slot, slot_states_[slot].generation};
+    Event& e = events_[slot];
+    e.action.assign(std::forward<F>(action));
+    AFASIM_ASSERT(static_cast<bool>(e.action), "event with an empty action");
+    return EventId{slot, e.generation};
   }
   // Schedules `action` `delay` after now(). REQUIRES: delay >= 0.
   template <typename F>
@@ -89,20 +89,24 @@ class Simulator {
   using Key = EventKey;
   static constexpr int kSlotBits = EventKey::kSlotBits;
   static constexpr std::uint64_t kSlotMask = EventKey::kSlotMask;
-  // What the slab knows of a slot besides its action: the key of its pending event (kFree
-  // when none; a queued key that differs is a cancelled event's) and the generation EventIds name.
-  struct SlotState {
+  // An event's slot: its action, the key of its pending event (kFree when none; a queued key
+  // that differs is a cancelled event's) and the generation EventIds name. One 64-byte line
+  // (the slab starts its chunks on a line): a popped event's slot is cold, and its action and
+  // state kept apart (a vector of states beside a slab of actions) cost two misses an event,
+  // three events a simulated read (docs/performance.md, "thirty-ninth session").
+  struct Event {
+    Action action;
     std::uint64_t sequence_slot = kFree;
     std::uint32_t generation = 0;
     static constexpr std::uint64_t kFree = UINT64_MAX;
   };
+  static_assert(sizeof(Event) == 64, "Simulator::Event: one cache line");
 
   // A slot for an event at `t`, its key in the queue; the caller puts the action in it.
   std::uint32_t schedule(Time t);
-  void add_slot_state();
   // Drops cancelled keys from the front of the queue.
   void skip_dead() const;
-  bool live(const Key& key) const { return slot_states_[key.slot()].sequence_slot == key.sequence_slot; }
+  bool live(const Key& key) const { return events_[key.slot()].sequence_slot == key.sequence_slot; }
   // Gives the pending events sequences 0..n-1 in the order they would run (cancelled keys go).
   void renumber();
 
@@ -117,8 +121,7 @@ class Simulator {
   mutable std::size_t dead_keys_ = 0;  // keys of cancelled events still in the queue
   // By slot. A slab: an action runs where it was built, and the events it schedules never move
   // it (a vector's growth would); a slot is handed out again only after its action has run.
-  Slab<Action> actions_;
-  std::vector<SlotState> slot_states_;  // by slot
+  Slab<Event> events_;
 };
 
 }  // namespace afasim::sim
