@@ -1,7 +1,5 @@
 #include "perf/resource.h"
 
-#include "sim/buggify.h"
-
 namespace afasim::perf {
 
 sim::Status ResourceOptions::validate() const {
@@ -14,26 +12,14 @@ sim::Status ResourceOptions::validate() const {
 }
 
 Resource::Resource(ResourceOptions options)
-    : servers_(std::max(options.servers, 1)),
-      bytes_per_second_(options.bytes_per_second),
+    : bytes_per_second_(options.bytes_per_second),
       ns_per_op_(options.ns_per_op),
       latency_ns_(options.latency_ns),
+      servers_(std::max(options.servers, 1)),
       link_(options.link),
       options_(std::move(options)) {
   AFASIM_ASSERT(options_.validate().is_ok(), "perf::Resource built from invalid options");
   if (servers_ > 1) more_free_at_.assign(static_cast<std::size_t>(servers_), 0);
-}
-
-[[gnu::hot]] sim::Time Resource::admit(sim::Time arrival, std::int64_t bytes, sim::Time extra_service_ns, std::int64_t /*address*/) {
-  // The contract that makes busy-until exact FIFO: work is presented in arrival order.
-  AFASIM_ASSERT(arrival >= last_arrival_, "perf::Resource: work presented out of arrival order (booked ahead)");
-  AFASIM_ASSERT(bytes >= 0 && extra_service_ns >= 0, "perf::Resource: negative work");
-  const sim::Time service = service_ns(bytes) + extra_service_ns;
-  // Fault points on (a simulation test): a link may lose a frame. Out of line, so that the
-  // path every run takes calls nothing (a call here cost ~10 instructions per admission in
-  // saved registers).
-  if (link_ && sim::Buggify::enabled()) [[unlikely]] return admit_dropping(arrival, bytes, service);
-  return book(arrival, bytes, service);
 }
 
 [[gnu::cold, gnu::noinline]] sim::Time Resource::admit_dropping(sim::Time arrival, std::int64_t bytes, sim::Time service) {
