@@ -19,7 +19,7 @@ using detail::mix64;
 
 namespace {
 
-// A die's operation kinds (Die::op_kind).
+// A die's operation kinds (DieOp::op_kind).
 constexpr std::uint8_t kOpNone = 0;
 constexpr std::uint8_t kOpProgram = 1;
 constexpr std::uint8_t kOpErase = 2;
@@ -155,10 +155,14 @@ void FlashSsd::derive_timing() {
 
 void FlashSsd::reset_state() {
   replica_unit_div_ = sim::Divisor(ftl_->scale() * kUnitBytes);
+  mapped_bits_ = ftl_->mapped_bits();
   cores_ = sim::Station(model_.controller.cores);
   dies_.assign(static_cast<std::size_t>(model_.dies()), Die{});
+  die_ops_.assign(dies_.size(), DieOp{});
+  die_data_ = dies_.data();
   channels_.assign(static_cast<std::size_t>(model_.geometry.channels),
                    Pipe(static_cast<double>(model_.nand.channel_bytes_per_second)));
+  channel_data_ = channels_.data();
   link_in_ = Pipe(static_cast<double>(model_.host.bytes_per_second()));
   link_out_ = Pipe(static_cast<double>(model_.host.bytes_per_second()));
   if (model_.controller.write_path_bytes_per_second > 0)
@@ -189,7 +193,7 @@ void FlashSsd::reset(StartState start) {
   if (start == StartState::kSteady) {
     slc_used_ = model_.nand.slc_cache_bytes;
     for (std::size_t d = 0; d < dies_.size(); ++d)
-      dies_[d].erase_debt = static_cast<double>(mix64(d + 1) % 1024) / 1024.0;
+      die_ops_[d].erase_debt = static_cast<double>(mix64(d + 1) % 1024) / 1024.0;
   }
 }
 
@@ -246,17 +250,22 @@ sim::Time FlashSsd::schedule_other(sim::Time arrival, Op op, std::int64_t offset
 
 [[gnu::hot]] void FlashSsd::prefetch_read(std::int64_t offset) const {
   const int d = die_of_page(page_div_.div(offset));
-  sim::prefetch(&dies_[static_cast<std::size_t>(d)]);
-  channels_[static_cast<std::size_t>(channels_div_.mod(d))].prefetch();
+  sim::prefetch(&die_data_[d]);
+  channel_data_[channels_div_.mod(d)].prefetch();
   link_out_.prefetch();
-  ftl_->prefetch_mapped(replica_unit_div_.div(offset));
+  // The mapped bit's word (a prefetch of an address past the bitmap, a unit beyond the
+  // replica's, loads nothing and never faults).
+  sim::prefetch(mapped_bits_ + static_cast<std::size_t>(replica_unit_div_.div(offset)) / 64);
 }
 
 // Inline into schedule_read, its only caller.
 [[gnu::always_inline]] inline sim::Time FlashSsd::read_on_die(int d, sim::Time t) {
-  Die& die = dies_[static_cast<std::size_t>(d)];
+  Die& die = die_data_[d];
   sim::Time start;
-  const bool op_last = die.op_kind != kOpNone && die.op_end == die.busy_until;
+  // Whether the last operation booked on the die is a program or erase. A die with none
+  // booked since the reset has op_end 0, so this differs from its op_end == busy_until only
+  // when busy_until is 0 too, and then busy_until <= t takes the first branch.
+  const bool op_last = die.op_end == die.busy_until;
   if (die.busy_until <= t) {
     start = t;
   } else if (op_last && die.op_start > t && std::max(t, die.read_until) + t_read_ <= die.op_start) {
@@ -268,8 +277,10 @@ sim::Time FlashSsd::schedule_other(sim::Time arrival, Op op, std::int64_t offset
     die.op_start += shift;
     die.op_end += shift;
     die.busy_until = die.op_end;
-  } else if (op_last && ((die.op_kind == kOpProgram && model_.nand.program_suspend) ||
-                         (die.op_kind == kOpErase && model_.nand.erase_suspend))) {
+  } else if (op_last && ((die_ops_[static_cast<std::size_t>(d)].op_kind == kOpProgram &&
+                          model_.nand.program_suspend) ||
+                         (die_ops_[static_cast<std::size_t>(d)].op_kind == kOpErase &&
+                          model_.nand.erase_suspend))) {
     // Suspend the operation in progress; back-to-back reads share one suspension.
     const sim::Time s = std::max(t, die.read_until);
     start = s + (s > die.read_until ? t_suspend_ : 0);
@@ -277,7 +288,9 @@ sim::Time FlashSsd::schedule_other(sim::Time arrival, Op op, std::int64_t offset
     die.busy_until = die.op_end;
     ++stats_.reads_suspended;
   } else {
-    if (op_last) ++(die.op_kind == kOpErase ? stats_.reads_waited_erase : stats_.reads_waited_program);
+    if (op_last)
+      ++(die_ops_[static_cast<std::size_t>(d)].op_kind == kOpErase ? stats_.reads_waited_erase
+                                                                    : stats_.reads_waited_program);
     start = die.busy_until;
   }
   const sim::Time end = start + t_read_;
@@ -297,7 +310,8 @@ sim::Time FlashSsd::channel_transfer(int channel, sim::Time at, std::int64_t byt
   sim::Time first_ready = sim::kTimeMax;
   sim::Time last_ready = t;
   std::int64_t last_bytes = length;
-  if (!ftl_->mapped(replica_unit_div_.div(offset)) && !ftl_->mapped(replica_unit_div_.div(offset + length - 1))) {
+  if (!ReplicaFtl::mapped_in(mapped_bits_, replica_unit_div_.div(offset)) &&
+      !ReplicaFtl::mapped_in(mapped_bits_, replica_unit_div_.div(offset + length - 1))) {
     // Never written (or trimmed): the controller answers zeros without touching the NAND.
     first_ready = last_ready = t;
   } else {
@@ -307,7 +321,7 @@ sim::Time FlashSsd::channel_transfer(int channel, sim::Time at, std::int64_t byt
       const std::int64_t chunk = std::min(offset + length, (page + 1) * page_bytes) - pos;
       const int d = die_of_page(page);
       const sim::Time sensed = read_on_die(d, t);
-      const sim::Time moved = channel_transfer(static_cast<int>(channels_div_.mod(d)), sensed, chunk);
+      const sim::Time moved = channel_data_[channels_div_.mod(d)].transfer(sensed, chunk);
       first_ready = std::min(first_ready, moved);
       if (moved >= last_ready) {
         last_ready = moved;
@@ -508,12 +522,13 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
   const int d = next_die_;
   next_die_ = (next_die_ + 1) % static_cast<int>(dies_.size());
   Die& die = dies_[static_cast<std::size_t>(d)];
+  DieOp& die_op = die_ops_[static_cast<std::size_t>(d)];
   const int channel = d % model_.geometry.channels;
   sim::Time start = std::max(ready, die.busy_until);
   std::uint8_t kind_code = kOpProgram;
   sim::Time erase_part = 0;
-  if (die.erase_debt >= 1.0) {
-    die.erase_debt -= 1.0;
+  if (die_op.erase_debt >= 1.0) {
+    die_op.erase_debt -= 1.0;
     erase_part = t_erase_;
     kind_code = kOpErase;
     ++stats_.block_erases;
@@ -532,7 +547,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       if (slc) slc_used_ += unit;
       stats_.host_program_bytes += unit;
       releases_.push(Release{end, unit});
-      if (!slc && ftl_->steady()) die.erase_debt += static_cast<double>(unit) * erase_per_byte_;
+      if (!slc && ftl_->steady()) die_op.erase_debt += static_cast<double>(unit) * erase_per_byte_;
       break;
     }
     case Unit::kGc: {
@@ -546,7 +561,7 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       const sim::Time loaded = channel_transfer(channel, sensed, 2 * unit, true);
       end = loaded + t_prog_;
       stats_.gc_program_bytes += unit;
-      die.erase_debt += static_cast<double>(unit) * erase_per_byte_;
+      die_op.erase_debt += static_cast<double>(unit) * erase_per_byte_;
       break;
     }
     case Unit::kFold: {
@@ -558,14 +573,14 @@ void FlashSsd::book_unit(Unit kind, sim::Time ready) {
       end = loaded + t_prog_;
       stats_.fold_program_bytes += unit;
       // The SLC blocks emptied and the TLC block filled are both erased once per cycle.
-      die.erase_debt += 2.0 * static_cast<double>(unit) * erase_per_byte_;
+      die_op.erase_debt += 2.0 * static_cast<double>(unit) * erase_per_byte_;
       break;
     }
     case Unit::kNone:
       AFASIM_ASSERT(false, "book_unit(kNone)");
       return;
   }
-  die.op_kind = kind_code;
+  die_op.op_kind = kind_code;
   die.op_start = op_start;
   die.op_end = end;
   die.busy_until = end;

@@ -69,7 +69,9 @@ struct FlashOptions {
 
 // What the drive did since it was created (or reset).
 struct FlashStats {
+  // The two a read always bumps first: FlashSsd keeps them in its read path's cache lines.
   std::int64_t reads = 0;
+  sim::Time read_wait_ns = 0;             // total time reads waited for their die
   std::int64_t writes = 0;
   std::int64_t host_write_bytes = 0;      // host bytes admitted into the buffer
   std::int64_t host_program_bytes = 0;    // host data programmed (SLC or direct)
@@ -79,7 +81,6 @@ struct FlashStats {
   std::int64_t reads_waited_program = 0;  // reads that waited for a program to end
   std::int64_t reads_waited_erase = 0;    // reads that waited for an erase to end
   std::int64_t reads_suspended = 0;       // reads that suspended a program or erase
-  sim::Time read_wait_ns = 0;             // total time reads waited for their die
   std::int64_t nand_program_bytes() const {
     return host_program_bytes + gc_program_bytes + fold_program_bytes;
   }
@@ -87,7 +88,7 @@ struct FlashStats {
   double write_amplification() const;
 };
 
-class FlashSsd {
+class alignas(64) FlashSsd {
  public:
   // kInvalidArgument naming what is inconsistent (config::Catalog checks each figure).
   static sim::Status validate(const config::SsdModel& model);
@@ -150,13 +151,18 @@ class FlashSsd {
   sim::Time read_command_ns() const { return read_cmd_ns_; }
 
  private:
-  struct Die {
+  // What a read reads of a die: 32 bytes on a 32-byte boundary, one cache line (a read's die
+  // is cold when it comes). The rest, which only the flusher and a read meeting a program or
+  // an erase use, is in DieOp.
+  struct alignas(32) Die {
     sim::Time busy_until = 0;  // end of the last operation booked on it
     sim::Time read_until = 0;  // end of the last read booked on it
-    sim::Time op_start = 0;    // the last program/erase booked: its start and end
+    sim::Time op_start = 0;    // the last program/erase booked: its start and end (0 if none)
     sim::Time op_end = 0;
-    std::uint8_t op_kind = 0;  // 0 none, 1 program, 2 erase
+  };
+  struct DieOp {
     double erase_debt = 0;     // block erases owed before further programs
+    std::uint8_t op_kind = 0;  // the last program/erase booked: 0 none, 1 program, 2 erase
   };
   enum class Unit { kNone, kHost, kGc, kFold };
   struct Release {
@@ -194,36 +200,53 @@ class FlashSsd {
   sim::Time channel_transfer(int channel, sim::Time at, std::int64_t bytes, bool background = false);
   void pop_releases(sim::Time t);
   void update_gc_rate();
-  double gc_ratio_ = 0;  // relocated bytes per host byte, from the replica
 
+  // --- What a read reads and writes of the object, in its first four cache lines ---
+  // With 256 I/Os in flight over many drives, a drive is cold when its next read comes: each
+  // line here is a miss per read, and the read path touches no other line of the object (but
+  // link_out_'s first, just after). Each field is the copy the read path uses; where it
+  // comes from is said beside it.
+  // Divisors of the read path (sim::Divisor): the NAND page, the replica's unit (scale × 4 KiB,
+  // set with the replica), the dies and the channels.
+  sim::Divisor page_div_, replica_unit_div_, dies_div_, channels_div_;
+  const std::uint64_t* mapped_bits_ = nullptr;  // ftl_->mapped_bits(), set with the replica
+  Die* die_data_ = nullptr;                     // dies_.data()
+  Pipe* channel_data_ = nullptr;                // channels_.data()
+  sim::Time read_cmd_ns_ = 0, read_ovh_ns_ = 0, t_read_ = 0;
+  sim::Time host_latency_ns_ = 0;     // model_.host.latency_ns
+  std::int64_t capacity_bytes_ = 0;   // model_.capacity_bytes
+  // What next_unit() reads (advance() on every read asks whether the flusher owes work).
+  double gc_debt_ = 0;             // bytes GC must still relocate
+  double gc_ratio_ = 0;            // relocated bytes per host byte, from the replica
+  std::int64_t host_pending_ = 0;  // admitted host bytes not yet booked
+  std::int64_t slc_used_ = 0;
+  std::int64_t tlc_unit_ = 0;       // program unit in the native mode
+  std::int64_t slc_unit_ = 0;       // program unit in SLC mode
+  std::int64_t slc_cache_bytes_ = 0;  // model_.nand.slc_cache_bytes
+  sim::Station cores_{1};
+  FlashStats stats_;  // reads and read_wait_ns here, the rest in the next line
+  Pipe link_out_;     // aligned: its own line, the line after the stats' first
+
+  // --- The rest ---
   std::unique_ptr<ReplicaFtl> ftl_;
   double latency_multiplier_ = 1;
 
   // Derived timing (derive_timing()).
-  sim::Time read_cmd_ns_ = 0, write_cmd_ns_ = 0, read_ovh_ns_ = 0, write_ovh_ns_ = 0;
-  sim::Time t_read_ = 0, t_prog_ = 0, t_erase_ = 0, t_suspend_ = 0;
+  sim::Time write_cmd_ns_ = 0, write_ovh_ns_ = 0;
+  sim::Time t_prog_ = 0, t_erase_ = 0, t_suspend_ = 0;
   sim::Time t_slc_prog_ = 0, t_slc_read_ = 0;
-  std::int64_t tlc_unit_ = 0;       // program unit in the native mode
-  std::int64_t slc_unit_ = 0;       // program unit in SLC mode
   std::int64_t units_per_page_ = 1;  // 4 KiB units per NAND page
   double erase_per_byte_ = 0;       // block erases per programmed byte
-  sim::Time host_latency_ns_ = 0;   // model_.host.latency_ns
-  std::int64_t capacity_bytes_ = 0;   // model_.capacity_bytes
-  std::int64_t slc_cache_bytes_ = 0;  // model_.nand.slc_cache_bytes
-  // Divisors of the read path (sim::Divisor): the NAND page, the replica's unit (scale × 4 KiB,
-  // set with the replica), the dies and the channels.
-  sim::Divisor page_div_, replica_unit_div_, dies_div_, channels_div_;
 
   // Resources.
-  sim::Station cores_{1};
   std::vector<Die> dies_;
+  std::vector<DieOp> die_ops_;  // per die, beside dies_
   std::vector<Pipe> channels_;
-  Pipe link_in_, link_out_, write_path_;
+  Pipe link_in_, write_path_;
   int next_die_ = 0;
 
   // Write buffer and flusher.
   std::int64_t buffer_used_ = 0;   // admitted host bytes not yet programmed
-  std::int64_t host_pending_ = 0;  // admitted host bytes not yet booked
   sim::Time last_admit_ = 0;       // the latest write's admission (admissions never go back)
   // When each pending write was admitted, oldest first: a unit is ready for a die when its
   // last byte is in the buffer, not when the latest write is (a closed loop at a full buffer
@@ -238,15 +261,11 @@ class FlashSsd {
   std::int64_t admitted_bytes_ = 0;  // host bytes admitted since the reset
   std::int64_t booked_bytes_ = 0;    // of them, booked onto a die
   std::priority_queue<Release, std::vector<Release>, std::greater<>> releases_;
-  std::int64_t slc_used_ = 0;
-  double gc_debt_ = 0;             // bytes GC must still relocate
   double gc_read_pages_per_byte_ = 0;
   double committed_nand_ = 0;
   std::int64_t ftl_carry_ = 0;     // real units written since the last replica sample
   std::int64_t bulk_cursor_ = 0;   // sequential stream position of add_bulk_writes
   std::int64_t bulk_replayed_ = 0; // replica units add_bulk_writes has replayed in all
-
-  FlashStats stats_;
 
   // Last: what a read uses of them is copied above (derive_timing()), so that the read path's
   // fields share the object's first cache lines.

@@ -7,8 +7,9 @@
 
 namespace afasim::ssd {
 
-Pipe::Pipe(double bytes_per_second, sim::Time keep) : ns_per_byte_(1e9 / bytes_per_second), keep_(keep) {
-  AFASIM_ASSERT(bytes_per_second > 0 && keep > 0, "Pipe: bad rate or keep");
+Pipe::Pipe(double bytes_per_second, sim::Time keep)
+    : keep_(static_cast<std::int32_t>(keep)), ns_per_byte_(1e9 / bytes_per_second) {
+  AFASIM_ASSERT(bytes_per_second > 0 && keep > 0 && keep <= INT32_MAX, "Pipe: bad rate or keep");
 }
 
 void Pipe::reset() {

@@ -31,10 +31,10 @@
 
 namespace afasim::ssd {
 
-class Pipe {
+class alignas(64) Pipe {
  public:
   static constexpr std::size_t kMaxSpans = 64;
-  // REQUIRES: bytes_per_second > 0, keep > 0.
+  // REQUIRES: bytes_per_second > 0, 0 < keep <= INT32_MAX ns (about 2.1 s).
   explicit Pipe(double bytes_per_second = 1e9, sim::Time keep = 2 * sim::kMillisecond);
   // When `bytes` made ready at `ready` have crossed the stage. REQUIRES: bytes >= 0, ready >= 0.
   sim::Time transfer(sim::Time ready, std::int64_t bytes, bool background = false) {
@@ -114,15 +114,19 @@ class Pipe {
   static sim::Time overlap(Spans& spans, sim::Time start, sim::Time end);
   void forget(Spans& spans) const;
 
-  double ns_per_byte_;
+  // What a foreground transfer of the last size reads (the inline path of transfer() and
+  // time_of()) comes first, in one cache line (the class is aligned to a line): a read's
+  // channel and host link are cold when it comes, one line each instead of two or three.
   // The last transfer size and its time_of (most transfers are of one size).
   std::int64_t memo_bytes_ = -1;
   sim::Time memo_need_ = 0;
-  sim::Time keep_;
   sim::Time latest_ = 0;      // latest foreground ready time seen
-  Spans fg_;                  // foreground busy spans
-  Spans all_;                 // busy spans of both classes (unless all_is_fg_)
+  std::int32_t keep_;         // ns; 32 bits (asserted) so that the flag below shares the line
   bool all_is_fg_ = true;     // no background transfer yet: all_ is fg_ (not kept apart)
+  Spans fg_;                  // foreground busy spans
+  // The rest: a background transfer, a new size, the busy spans of both classes.
+  double ns_per_byte_;
+  Spans all_;                 // busy spans of both classes (unless all_is_fg_)
   sim::Time overcommit_ns_ = 0;  // background time foreground transfers took, not yet repaid
 };
 

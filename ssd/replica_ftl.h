@@ -58,9 +58,14 @@ class ReplicaFtl {
   void trim(std::int64_t u);
   // From a bitmap of the map (1 bit per unit: a few KiB per drive that stay in the CPU
   // cache, where the map itself is read at random by every host read).
-  bool mapped(std::int64_t u) const {
+  bool mapped(std::int64_t u) const { return mapped_in(mapped_bits_.data(), u); }
+  // The bitmap mapped() reads, for a caller that keeps its address among its own hot fields
+  // (FlashSsd's read path, which then need not load the replica object): mapped_in(
+  // mapped_bits(), u) == mapped(u). Valid while the replica lives (its size never changes).
+  const std::uint64_t* mapped_bits() const { return mapped_bits_.data(); }
+  static bool mapped_in(const std::uint64_t* bits, std::int64_t u) {
     const auto i = static_cast<std::size_t>(u);
-    return (mapped_bits_[i / 64] >> (i % 64)) & 1u;
+    return (bits[i / 64] >> (i % 64)) & 1u;
   }
   // Hints for a caller that knows the units it will write next (a bulk replay): start
   // loading `u`'s map slot, and, once that has arrived, the reverse-map slot its old copy
