@@ -260,18 +260,21 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
   unit_ = job.min_block_bytes();
   AFASIM_ASSERT(unit_ > 0 && unit_ <= size_, "a resolved job has a block that fits its region");
   blocks_ = static_cast<std::uint64_t>(size_ / unit_);
+  sequential_ios_ = job.rw_sequential_ios;
+  skip_bytes_ = job.rw_skip_bytes;
   random_ = is_random(job.rw);
   trim_write_ = is_trim_write(job.rw);
   direction_drawn_ = direction_is_drawn(job.rw);
   if (!direction_drawn_) fixed_direction_ = fixed_direction(job.rw);
   for (int d = 0; d < kDirections; ++d) {
     const auto i = static_cast<std::size_t>(d);
-    fixed_size_[i] = fixed_block_size(job.bs[i]);
+    PerDirection& pd = direction_[i];
+    pd.fixed_size = fixed_block_size(job.bs[i]);
     // blockalign: fio draws over align-sized blocks (offset = b × ba). Its default is the
     // direction's smallest block: with bs=4k,64k the writes start on 64 KiB boundaries (review
     // 32: they started on any 4 KiB one).
-    align_[i] = job.block_align_bytes[i];
-    if (align_[i] == 0 && job.bs[i].min_bytes > unit_) align_[i] = job.bs[i].min_bytes;
+    pd.align = job.block_align_bytes[i];
+    if (pd.align == 0 && job.bs[i].min_bytes > unit_) pd.align = job.bs[i].min_bytes;
     all_random_[i] = job.percentage_random[i] >= 100;
   }
   if (random_) {
@@ -304,6 +307,7 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
     }
     skewed_ = job.distribution != RandomDistribution::kUniform;
   }
+  tracks_map_ = !touched_.empty();
 }
 
 [[gnu::hot]] std::uint64_t AccessPattern::random_block(Direction d) {
@@ -318,11 +322,11 @@ AccessPattern::AccessPattern(const FioJob& job, int clone, sim::Rng rng) : job_(
 
 [[gnu::hot]] std::int64_t AccessPattern::random_offset(Direction d, std::int64_t size_bytes) {
   std::int64_t offset = static_cast<std::int64_t>(random_block(d)) * unit_;
-  // The alignment (align_, set at construction). Larger than min_bs: rounding the min_bs block
+  // The alignment (PerDirection::align, set at construction). Larger than min_bs: rounding the min_bs block
   // down keeps the same range with every offset a multiple of it; smaller (blockalign=512 with
   // bs=4k, a misaligned workload): a uniform align-sized place within the drawn block, so
   // offsets fall between 4 KiB boundaries as fio's do.
-  const std::int64_t align = align_[static_cast<std::size_t>(index_of(d))];
+  const std::int64_t align = direction_[static_cast<std::size_t>(index_of(d))].align;
   if (align > 0 && align < unit_)
     offset += static_cast<std::int64_t>(rng_.uniform(static_cast<std::uint64_t>(unit_ / align))) * align;
   if (align > 0) offset = offset / align * align;
@@ -384,7 +388,8 @@ IoUnit AccessPattern::next_for(Direction direction) {
   io.direction = direction;
   const int d = index_of(io.direction);
   const auto i = static_cast<std::size_t>(d);
-  io.size_bytes = fixed_size_[i] != 0 ? fixed_size_[i] : choose_block_size(job_->bs[i], rng_);
+  PerDirection& pd = direction_[i];
+  io.size_bytes = pd.fixed_size != 0 ? pd.fixed_size : choose_block_size(job_->bs[i], rng_);
   AFASIM_ASSERT(io.size_bytes > 0 && io.size_bytes <= size_, "a block fits the region");
   std::int64_t offset;
   // percentage_random < 100: fio io_u.c draws 1..100 and goes random when it is <= the share.
@@ -393,22 +398,22 @@ IoUnit AccessPattern::next_for(Direction direction) {
       (all_random_[i] ||
        (job_->percentage_random[d] > 0 && static_cast<int>(rng_.uniform(100)) < job_->percentage_random[d]));
   if (draw_random) {
-    offset = touched_.empty() ? random_offset(io.direction, io.size_bytes) : tracked_random_offset(io.size_bytes);
-    sequential_left_ = job_->rw_sequential_ios - 1;
+    offset = !tracks_map_ ? random_offset(io.direction, io.size_bytes) : tracked_random_offset(io.size_bytes);
+    sequential_left_ = sequential_ios_ - 1;
   } else {
     if (random_ && sequential_left_ > 0) --sequential_left_;
-    offset = next_position_[d];
+    offset = pd.next_position;
     if (offset + io.size_bytes > size_) offset = 0;  // wrap at the end of the region
   }
-  const __int128 after = static_cast<__int128>(offset) + io.size_bytes + job_->rw_skip_bytes;
+  const __int128 after = static_cast<__int128>(offset) + io.size_bytes + skip_bytes_;
   // Past the end, a hole wraps to the start; a step back before the start wraps to the
   // region's end plus the step (fio io_u.c get_next_seq_offset: rw=read:-8k reads backwards).
   if (after >= size_) {
-    next_position_[d] = 0;
+    pd.next_position = 0;
   } else if (after < 0) {
-    next_position_[d] = size_ + job_->rw_skip_bytes;
+    pd.next_position = size_ + skip_bytes_;
   } else {
-    next_position_[d] = static_cast<std::int64_t>(after);
+    pd.next_position = static_cast<std::int64_t>(after);
   }
   io.offset_bytes = start_ + offset;
   return io;

@@ -200,8 +200,10 @@ class AccessPattern {
   std::int64_t tracked_random_offset(std::int64_t& size_bytes);
   void clear_touched();  // a new pass of the tracked random map
 
-  // What a uniform random I/O reads and writes, in the first two cache lines (a job over
-  // many files finds each file's pattern cold); the generators of the other laws after them.
+  // What a uniform random I/O reads and writes, first: a job over many files finds each file's
+  // pattern cold, and a read's part of it ends 144 bytes in (CloneFile puts it 48 bytes into a
+  // line: three lines in all, with the file's own fields); the generators of the other laws
+  // after them.
   const FioJob* job_;
   sim::Rng rng_;
   std::int64_t start_ = 0;
@@ -209,24 +211,34 @@ class AccessPattern {
   std::int64_t unit_ = 0;
   std::uint64_t blocks_ = 0;
   std::int64_t sequential_left_ = 0;  // I/Os before the next random draw (rw=randread:N)
+  // The job's rw=randread:N and rw=read:SIZE, kept here: draw() reads them on every I/O, and
+  // the job's line with them would be one more to load.
+  std::int64_t sequential_ios_ = 1;  // FioJob::rw_sequential_ios
+  std::int64_t skip_bytes_ = 0;      // FioJob::rw_skip_bytes
+  std::unique_ptr<BlockPermutation> permutation_;  // uniform with the random map, one block size
   bool skewed_ = false;  // zipf, pareto, normal or zoned: random_block's slow path
   // What next() and draw() would otherwise work out from the job on every I/O, decided once:
-  // whether the direction is drawn (else fixed_direction_), each direction's fixed block size
-  // (0: drawn), its offsets' alignment (blockalign, or the smallest block when larger than the
-  // job's min block: random_offset) and whether every I/O is random (percentage_random 100).
+  // whether the direction is drawn (else fixed_direction_), whether every I/O is random
+  // (percentage_random 100), whether the random map is tracked (touched_, below), and per
+  // direction (PerDirection) the fixed block size (0: drawn) and its offsets' alignment
+  // (blockalign, or the smallest block when larger than the job's min block: random_offset).
   bool random_ = false;       // is_random(job.rw)
   bool trim_write_ = false;   // is_trim_write(job.rw)
   bool direction_drawn_ = false;
-  Direction fixed_direction_ = Direction::kRead;
-  std::array<std::int64_t, kDirections> fixed_size_{};
-  std::array<std::int64_t, kDirections> align_{};
+  bool tracks_map_ = false;  // !touched_.empty()
   std::array<bool, kDirections> all_random_{};
-  std::unique_ptr<BlockPermutation> permutation_;  // uniform with the random map, one block size
+  Direction fixed_direction_ = Direction::kRead;
+  // One direction's state side by side, so that an I/O reads one 24-byte block of it.
+  struct PerDirection {
+    std::int64_t fixed_size = 0;
+    std::int64_t align = 0;
+    std::int64_t next_position = 0;  // relative to start_
+  };
+  std::array<PerDirection, kDirections> direction_{};
   // FioJob::tracks_random_map() (the random map with mixed sizes): a bit per block touched this
   // pass, the padding past the last block set (else empty); how many blocks were touched.
   std::vector<std::uint64_t> touched_;
   std::uint64_t touched_count_ = 0;
-  std::array<std::int64_t, kDirections> next_position_ = {0, 0, 0};  // relative to start_
   // trimwrite: the write after its trim (next() tests the job's rw first).
   std::optional<IoUnit> pending_write_;
   std::optional<ZipfGenerator> zipf_;

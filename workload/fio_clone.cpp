@@ -67,8 +67,8 @@ Direction rate_direction(const Clone& c, Direction d, Time now) {
   if (d == Direction::kTrim || !does_reads(j.rw) || !does_writes(j.rw)) return d;
   const Direction other = d == Direction::kRead ? Direction::kWrite : Direction::kRead;
   const int other_share = other == Direction::kRead ? j.rwmix_read_percent : 100 - j.rwmix_read_percent;
-  const Time due = c.next_allowed[static_cast<std::size_t>(index_of(d))];
-  const Time other_due = c.next_allowed[static_cast<std::size_t>(index_of(other))];
+  const Time due = c.direction[static_cast<std::size_t>(index_of(d))].next_allowed;
+  const Time other_due = c.direction[static_cast<std::size_t>(index_of(other))].next_allowed;
   if (due <= now || other_share == 0) return d;
   if (other_due <= now) return other;
   return due <= other_due ? d : other;
@@ -86,7 +86,7 @@ void FioSession::Impl::start_clone(Clone& c) {
   c.rate_window_start = c.measure_from;
   if (c.job->runtime_ns > 0) c.stop_at = c.measure_from + c.job->runtime_ns;
   c.rate_epoch = c.start;
-  c.next_allowed.fill(c.start);
+  for (CloneDirection& cd : c.direction) cd.next_allowed = c.start;
   c.result->start_ns = c.start;
   c.result->measure_from_ns = c.measure_from;
   start_latency_control(c);
@@ -96,8 +96,8 @@ void FioSession::Impl::start_clone(Clone& c) {
 bool FioSession::Impl::workload_done(Clone& c, Time now) const {
   // A replayed trace ends with its last I/O (fio), not at io_size.
   return now >= c.stop_at ||
-         (!c.iolog && !c.job->time_based && c.bytes_issued >= c.bytes_target) ||
-         (c.job->number_ios > 0 && c.ios_issued >= c.job->number_ios * c.job->loops);
+         (c.ends_at_bytes && c.bytes_issued >= c.bytes_target) ||
+         (c.counts_ios && c.ios_issued >= c.job->number_ios * c.job->loops);
 }
 
 [[gnu::hot]] void FioSession::Impl::pump(Clone& c) {
@@ -111,7 +111,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
         end_workload(c);
         continue;
       }
-      if (c.sync_due || opens_next_loop(c)) {
+      if (c.sync_due || (c.reopens_with_sync && opens_next_loop(c))) {
         issue_sync(c);
         continue;
       }
@@ -124,7 +124,7 @@ bool FioSession::Impl::workload_done(Clone& c, Time now) const {
       issue_next(c);
       if (c.latency) judge_latency_window(c);
       // backend.c handle_thinktime: every thinktime_blocks I/Os, drain, then idle.
-      if (j.thinktime_ns > 0 && ++c.think_count % j.thinktime_blocks == 0) c.pausing = true;
+      if (c.thinks && ++c.think_count % j.thinktime_blocks == 0) c.pausing = true;
     } else if (c.phase == ClonePhase::kVerifyWait) {
       if (c.in_flight > 0) break;  // every write has landed before the first read back
       c.phase = ClonePhase::kVerify;
@@ -315,7 +315,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
     start_rate_after_ramp(c);
     if (!file.ahead) file.ahead = file.pattern->next();
     const Direction d = rate_direction(c, file.ahead->direction, sim_.now());
-    const Time due = c.next_allowed[static_cast<std::size_t>(index_of(d))];
+    const Time due = c.direction[static_cast<std::size_t>(index_of(d))].next_allowed;
     if (due > sim_.now() && due >= c.stop_at) {  // fio rate_ddir: not due before the runtime ends
       idle_until_stop(c);
       return;
@@ -333,10 +333,10 @@ void FioSession::Impl::issue_sync(Clone& c) {
   target_.hint(next);
   const auto d = static_cast<std::size_t>(index_of(u.direction));
   // Rate limits: the I/O starts when its direction is due (now, if it is behind).
-  const Time earliest = c.next_allowed[d];
-  if (j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0) {
+  const Time earliest = c.direction[d].next_allowed;
+  if (c.paced && (j.rate_iops[d] > 0 || j.rate_bytes_per_second[d] > 0)) {
     advance_rate(c, u);
-    if (c.next_allowed[d] > kMaxJobTimeNs) {
+    if (c.direction[d].next_allowed > kMaxJobTimeNs) {
       fail_clone(c, EOVERFLOW, "rate: the job would run past 100 years of virtual time");
       return;
     }
@@ -359,9 +359,10 @@ void FioSession::Impl::issue_sync(Clone& c) {
   // fio do_io: a read is checked in the workload only when the job writes nothing (it reads
   // what an earlier job wrote); a mixed job's reads may find blocks it has not written yet,
   // and its writes are checked in the verify phase.
-  const bool checked_read = u.direction == Direction::kRead && !does_writes(j.rw);
-  if (j.verify && (u.direction == Direction::kWrite || checked_read))
-    return submit_verifying(c, io, what, earliest);
+  if (c.verifies) {
+    const bool checked_read = u.direction == Direction::kRead && !does_writes(j.rw);
+    if (u.direction == Direction::kWrite || checked_read) return submit_verifying(c, io, what, earliest);
+  }
   submit(c, io, what, earliest);
 }
 
@@ -388,10 +389,10 @@ void FioSession::Impl::advance_rate(Clone& c, const IoUnit& u) {
   if (j.rate_process == RateProcess::kPoisson) {
     const double ios_per_s = std::max(1.0, static_cast<double>(bps / min_bs));
     const double gap_ns = c.poisson_rng->exponential(1.0 / ios_per_s) * static_cast<double>(sim::kSecond);
-    c.next_allowed[d] += static_cast<Time>(std::min(gap_ns, static_cast<double>(kMaxJobTimeNs)));
+    c.direction[d].next_allowed += static_cast<Time>(std::min(gap_ns, static_cast<double>(kMaxJobTimeNs)));
   } else {
     c.rate_bytes[d] += u.size_bytes;
-    c.next_allowed[d] = c.rate_epoch + sim::transfer_time(c.rate_bytes[d], bps);
+    c.direction[d].next_allowed = c.rate_epoch + sim::transfer_time(c.rate_bytes[d], bps);
   }
 }
 
@@ -496,13 +497,13 @@ void FioSession::Impl::fail_clone(Clone& c, int error, std::string message, bool
   }
   const auto di = static_cast<std::size_t>(index_of(what.direction));
   c.result->record_io(what.direction, what.bytes, 0, done.latency());
-  c.first_io[di] = std::min(c.first_io[di], done.submit_time);
-  c.last_io[di] = std::max(c.last_io[di], now);
+  CloneDirection& cd = c.direction[di];
+  cd.first_io = std::min(cd.first_io, done.submit_time);
   flush_interval(c, now);
-  c.interval_bytes[di] += what.bytes;
-  c.interval_ios[di] += 1;
-  c.rate_window_ios[di] += 1;
-  c.rate_window_bytes[di] += what.bytes;
+  cd.interval_bytes += what.bytes;
+  cd.interval_ios += 1;
+  cd.rate_window_ios += 1;
+  cd.rate_window_bytes += what.bytes;
   if (c.logs) c.logs->record(now - c.start, what.direction, what.bytes, what.offset, 0, done.latency());
 }
 
@@ -535,10 +536,10 @@ void FioSession::Impl::notify(Clone& c, const IssuedIo& what, bool measured,
   while (now >= c.interval_start + kSampleInterval) {
     for (std::size_t d = 0; d < kDirections; ++d) {
       auto& ds = c.result->direction[d];
-      if (c.first_io[d] != sim::kTimeMax)
-        ds.record_interval(c.interval_bytes[d], c.interval_ios[d], kSampleInterval);
-      c.interval_bytes[d] = 0;
-      c.interval_ios[d] = 0;
+      CloneDirection& cd = c.direction[d];
+      if (cd.first_io != sim::kTimeMax) ds.record_interval(cd.interval_bytes, cd.interval_ios, kSampleInterval);
+      cd.interval_bytes = 0;
+      cd.interval_ios = 0;
     }
     c.interval_start += kSampleInterval;
   }

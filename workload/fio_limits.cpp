@@ -24,9 +24,9 @@ void FioSession::Impl::check_min_rate(Clone& c, Time now) {
   for (int d = 0; d < kDirections; ++d) {
     if (!does_direction(j.rw, static_cast<Direction>(d))) continue;
     const auto ios_per_s = static_cast<std::int64_t>(
-        static_cast<__int128>(c.rate_window_ios[d]) * sim::kSecond / window);
+        static_cast<__int128>(c.direction[static_cast<std::size_t>(d)].rate_window_ios) * sim::kSecond / window);
     const auto bytes_per_s = static_cast<std::int64_t>(
-        static_cast<__int128>(c.rate_window_bytes[d]) * sim::kSecond / window);
+        static_cast<__int128>(c.direction[static_cast<std::size_t>(d)].rate_window_bytes) * sim::kSecond / window);
     if (j.rate_iops_min[d] > 0 && ios_per_s < j.rate_iops_min[d]) {
       fail_clone(c, EIO, "min iops rate " + std::to_string(j.rate_iops_min[d]) + " not met, got " +
                              std::to_string(ios_per_s));
@@ -36,8 +36,10 @@ void FioSession::Impl::check_min_rate(Clone& c, Time now) {
     }
   }
   c.rate_window_start = now;
-  c.rate_window_ios.fill(0);
-  c.rate_window_bytes.fill(0);
+  for (CloneDirection& cd : c.direction) {
+    cd.rate_window_ios = 0;
+    cd.rate_window_bytes = 0;
+  }
 }
 
 void FioSession::Impl::start_latency_control(Clone& c) {
@@ -182,13 +184,14 @@ void FioSession::Impl::reset_for_final_run(Clone& c) {
   c.ramp_ios.fill(0);
   c.ramp_bytes.fill(0);
   c.interval_start = now;
-  c.interval_bytes.fill(0);
-  c.interval_ios.fill(0);
-  c.first_io.fill(sim::kTimeMax);
-  c.last_io.fill(0);
   c.rate_window_start = now;
-  c.rate_window_ios.fill(0);
-  c.rate_window_bytes.fill(0);
+  for (CloneDirection& cd : c.direction) {
+    cd.interval_bytes = 0;
+    cd.interval_ios = 0;
+    cd.first_io = sim::kTimeMax;
+    cd.rate_window_ios = 0;
+    cd.rate_window_bytes = 0;
+  }
   if (j.runtime_ns > 0) c.stop_at = std::min(now + j.runtime_ns, kMaxJobTimeNs);
   // Not the bytes issued against size=: fio's reset leaves io_issue_bytes, so the final run
   // gets what is left of size= (review 34: 4,381 I/Os of a 3,072-I/O job). It does zero

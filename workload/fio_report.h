@@ -71,10 +71,17 @@ struct SampleStats {
 };
 
 // One data direction of one clone (fio thread_stat, one ddir). Latencies in ns.
-struct DirectionStats {
+// Aligned to a cache line, with what record_io touches (the counts, slat_zero_ and clat_ns's
+// own fields) in the first two: each completion finds a clone's stats cold.
+struct alignas(64) DirectionStats {
   std::uint64_t io_count = 0;     // completed I/Os (fio total_ios)
   std::uint64_t io_bytes = 0;     // completed bytes
   sim::Time runtime_ns = 0;       // how long this direction ran, ramp_time excluded
+
+ private:
+  bool slat_zero_ = true;  // every slat so far was 0: slat_ and lat_ are not kept
+
+ public:
   sim::Histogram clat_ns;         // completion: accepted → completed
   SampleStats bw_kib_per_second;  // one sample per interval (fio default interval: 500 ms)
   SampleStats iops;
@@ -100,7 +107,6 @@ struct DirectionStats {
  private:
   // Starts recording slat and lat apart (the zeros and clat's samples so far first).
   void split_slat();
-  bool slat_zero_ = true;  // every slat so far was 0: slat_ and lat_ are not kept
   sim::Histogram slat_;
   sim::Histogram lat_;
 };
@@ -115,14 +121,15 @@ struct SyncStats {
   }
 };
 
-// What the engine records for one clone of one job.
-struct JobResult {
+// What the engine records for one clone of one job. Aligned to a cache line, the depth bins
+// (every submission) in the first with the indices, each direction's hot fields in the next two.
+struct alignas(64) JobResult {
   int job_index = 0;                                  // FioJob::job_index
   int clone = 0;                                      // 0..numjobs-1
+  DepthBins depth_bins;       // optional: left empty, the report omits I/O depths
   std::array<DirectionStats, kDirections> direction;  // index_of(Direction)
   LatencyBins clat_bins;                              // completion latencies of all directions
   SyncStats sync;             // flushes (fsync=, fdatasync=)
-  DepthBins depth_bins;       // optional: left empty, the report omits I/O depths
   sim::Time start_ns = 0;     // virtual time the clone started (after startdelay)
   sim::Time measure_from_ns = 0;  // when its ramp_time ended (start_ns without one)
   sim::Time end_ns = 0;       // virtual time it finished

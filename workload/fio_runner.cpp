@@ -141,6 +141,12 @@ sim::Status FioSession::Impl::build_clones(const std::map<std::string, controlle
                              written_at(file_, j, "read_iolog") + ": read_iolog: " + trace.status().message());
         cl.iolog = std::move(trace).value();
       }
+      cl.ends_at_bytes = !cl.iolog && !j.time_based;
+      cl.counts_ios = j.number_ios > 0;
+      cl.reopens_with_sync =
+          j.loops >= 2 && (j.fsync_every_writes != 0 || j.fdatasync_every_writes != 0) && !j.time_based && !cl.iolog;
+      cl.thinks = j.thinktime_ns > 0;
+      cl.verifies = j.verify;
       if (j.logs.any()) {
         auto logs = FioLogWriter::open(j.logs, options_.log_dir, cl.thread_number, log_paths_, options_.input_files);
         if (!logs.is_ok()) return logs.status();
