@@ -17,45 +17,6 @@ using namespace report_detail;
 
 // --- recording ---------------------------------------------------------------------------
 
-namespace {
-
-// stat.c io_u_mark_lat_{nsec,usec,msec}: the bin of a value under 1,000 (of ns, of µs, of ms)
-// is the first edge above it, 9 past the last edge. A table of all 1,000 answers: the scan of
-// the edges cost ~20 instructions per I/O.
-constexpr std::array<std::uint8_t, 1000> kLatencyBinOf = [] {
-  constexpr std::int64_t kEdges[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
-  std::array<std::uint8_t, 1000> bins{};
-  for (std::int64_t v = 0; v < 1000; ++v) {
-    std::uint8_t i = 0;
-    while (i < 9 && v >= kEdges[i]) ++i;
-    bins[static_cast<std::size_t>(v)] = i;
-  }
-  return bins;
-}();
-
-}  // namespace
-
-[[gnu::hot]] void LatencyBins::record(sim::Time latency_ns) {
-  AFASIM_ASSERT(latency_ns >= 0, "latency is non-negative");
-  if (latency_ns < 1000) {
-    ++nsec[kLatencyBinOf[static_cast<std::size_t>(latency_ns)]];
-    return;
-  }
-  const std::int64_t us = latency_ns / 1000;
-  if (us < 1000) {
-    ++usec[kLatencyBinOf[static_cast<std::size_t>(us)]];
-    return;
-  }
-  const std::int64_t ms = us / 1000;
-  if (ms >= 2000) {
-    ++msec[11];
-  } else if (ms >= 1000) {
-    ++msec[10];
-  } else {
-    ++msec[kLatencyBinOf[static_cast<std::size_t>(ms)]];
-  }
-}
-
 void LatencyBins::merge(const LatencyBins& other) {
   for (std::size_t i = 0; i < nsec.size(); ++i) nsec[i] += other.nsec[i];
   for (std::size_t i = 0; i < usec.size(); ++i) usec[i] += other.usec[i];
@@ -68,12 +29,6 @@ std::uint64_t LatencyBins::total() const {
   for (auto v : usec) t += v;
   for (auto v : msec) t += v;
   return t;
-}
-
-[[gnu::hot]] void DepthBins::record(int in_flight) {
-  AFASIM_ASSERT(in_flight >= 1, "an I/O is in flight when it is submitted");
-  // 1 | 2-3 | 4-7 | ... | 32-63 | >=64 (fio io_u.c io_u_mark_depth)
-  ++counts[std::min<std::size_t>(6, std::bit_width(static_cast<unsigned>(in_flight)) - 1)];
 }
 
 void DepthBins::merge(const DepthBins& other) {
@@ -116,18 +71,6 @@ void SampleStats::add_as_sum(const SampleStats& other) {
 double SampleStats::stddev() const {
   if (samples < 2) return 0;
   return std::sqrt(sum_squared_deviations / static_cast<double>(samples - 1));
-}
-
-[[gnu::hot]] void DirectionStats::record_io(std::int64_t bytes, sim::Time slat, sim::Time clat) {
-  AFASIM_ASSERT(bytes > 0 && slat >= 0 && clat >= 0, "a completed I/O has bytes and latencies");
-  ++io_count;
-  io_bytes += static_cast<std::uint64_t>(bytes);
-  if (slat != 0 && slat_zero_) split_slat();
-  clat_ns.record(clat);
-  if (!slat_zero_) {
-    slat_.record(slat);
-    lat_.record(slat + clat);
-  }
 }
 
 void DirectionStats::split_slat() {
@@ -174,11 +117,6 @@ void DirectionStats::record_interval(std::int64_t bytes, std::int64_t ios, sim::
 std::int64_t DirectionStats::runtime_ms() const {
   const std::int64_t ms = runtime_ns / sim::kMillisecond;
   return (ms == 0 && io_count > 0) ? 1 : ms;
-}
-
-void JobResult::record_io(Direction d, std::int64_t bytes, sim::Time slat, sim::Time clat) {
-  direction[index_of(d)].record_io(bytes, slat, clat);
-  clat_bins.record(clat);
 }
 
 // --- num2str -----------------------------------------------------------------------------

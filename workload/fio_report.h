@@ -17,13 +17,16 @@
 // Not thread-safe: values owned by the model thread; formatting is a pure function.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/assert.h"
 #include "sim/histogram.h"
 #include "sim/status.h"
 #include "sim/time.h"
@@ -141,6 +144,72 @@ struct alignas(64) JobResult {
   // Counts one completed I/O in its direction and in clat_bins.
   void record_io(Direction d, std::int64_t bytes, sim::Time slat_ns, sim::Time clat_ns);
 };
+
+// The recorders every I/O calls, here so that the engine's completion inlines them (a call
+// each cost ~8 instructions a read).
+
+namespace report_recording {
+
+// stat.c io_u_mark_lat_{nsec,usec,msec}: the bin of a value under 1,000 (of ns, of µs, of ms)
+// is the first edge above it, 9 past the last edge. A table of all 1,000 answers: the scan of
+// the edges cost ~20 instructions per I/O.
+inline constexpr std::array<std::uint8_t, 1000> kLatencyBinOf = [] {
+  constexpr std::int64_t kEdges[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
+  std::array<std::uint8_t, 1000> bins{};
+  for (std::int64_t v = 0; v < 1000; ++v) {
+    std::uint8_t i = 0;
+    while (i < 9 && v >= kEdges[i]) ++i;
+    bins[static_cast<std::size_t>(v)] = i;
+  }
+  return bins;
+}();
+
+}  // namespace report_recording
+
+inline void LatencyBins::record(sim::Time latency_ns) {
+  using report_recording::kLatencyBinOf;
+  AFASIM_ASSERT(latency_ns >= 0, "latency is non-negative");
+  if (latency_ns < 1000) {
+    ++nsec[kLatencyBinOf[static_cast<std::size_t>(latency_ns)]];
+    return;
+  }
+  const std::int64_t us = latency_ns / 1000;
+  if (us < 1000) {
+    ++usec[kLatencyBinOf[static_cast<std::size_t>(us)]];
+    return;
+  }
+  const std::int64_t ms = us / 1000;
+  if (ms >= 2000) {
+    ++msec[11];
+  } else if (ms >= 1000) {
+    ++msec[10];
+  } else {
+    ++msec[kLatencyBinOf[static_cast<std::size_t>(ms)]];
+  }
+}
+
+inline void DepthBins::record(int in_flight) {
+  AFASIM_ASSERT(in_flight >= 1, "an I/O is in flight when it is submitted");
+  // 1 | 2-3 | 4-7 | ... | 32-63 | >=64 (fio io_u.c io_u_mark_depth)
+  ++counts[std::min<std::size_t>(6, std::bit_width(static_cast<unsigned>(in_flight)) - 1)];
+}
+
+inline void DirectionStats::record_io(std::int64_t bytes, sim::Time slat, sim::Time clat) {
+  AFASIM_ASSERT(bytes > 0 && slat >= 0 && clat >= 0, "a completed I/O has bytes and latencies");
+  ++io_count;
+  io_bytes += static_cast<std::uint64_t>(bytes);
+  if (slat != 0 && slat_zero_) split_slat();
+  clat_ns.record(clat);
+  if (!slat_zero_) {
+    slat_.record(slat);
+    lat_.record(slat + clat);
+  }
+}
+
+inline void JobResult::record_io(Direction d, std::int64_t bytes, sim::Time slat, sim::Time clat) {
+  direction[index_of(d)].record_io(bytes, slat, clat);
+  clat_bins.record(clat);
+}
 
 // Everything a report needs.
 struct RunReport {
