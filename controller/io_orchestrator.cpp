@@ -284,9 +284,31 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
 }
 
 [[gnu::hot]] void IoOrchestrator::hint(const HostIo& io) {
-  if (io.op != IoOp::kWrite || io.offset_bytes < 0) return;
+  if (io.offset_bytes < 0) return;
+  if (io.op == IoOp::kRead) return hint_read(io);
+  if (io.op != IoOp::kWrite) return;
   cache_.prefetch(io.volume_id, io.offset_bytes / WriteCache::kBlockBytes);
   if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_write(c, io.volume_id, io.offset_bytes);
+}
+
+[[gnu::hot]] void IoOrchestrator::hint_read(const HostIo& io) {
+  // Step 2 of the read hinted before: its map entry has come in (or the map changed since:
+  // the entry is read as it is now, and a stale index is checked against the map's size).
+  if (hinted_read_.volume_id != 0) {
+    const pool::ThinMap::MapView map = ctx_.thin.map_view(hinted_read_.volume_id);
+    if (hinted_read_.index < map.extent_count)
+      if (const std::uint32_t id = map.extent_ids[hinted_read_.index]; id != pool::ThinMap::kNoExtent)
+        ctx_.thin.extents().prefetch(id);
+  }
+  // Step 1 of this one: its map entry's address, which takes no load but the view's.
+  hinted_read_.volume_id = 0;
+  const pool::ThinMap::MapView map = ctx_.thin.map_view(io.volume_id);
+  if (map.extent_ids == nullptr) return;
+  const std::int64_t index = ctx_.thin.extent_divisor(map.raid_type).div(io.offset_bytes);
+  if (index >= static_cast<std::int64_t>(map.extent_count)) return;
+  sim::prefetch(&map.extent_ids[index]);
+  hinted_read_ = HintedRead{io.volume_id, static_cast<std::uint32_t>(index)};
+  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
 }
 
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {
