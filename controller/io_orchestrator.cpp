@@ -288,7 +288,7 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   if (io.op == IoOp::kRead) return hint_read(io);
   if (io.op != IoOp::kWrite) return;
   cache_.prefetch(io.volume_id, io.offset_bytes / WriteCache::kBlockBytes);
-  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_write(c, io.volume_id, io.offset_bytes);
+  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_cache_slot(c, io.volume_id, io.offset_bytes);
 }
 
 [[gnu::hot]] void IoOrchestrator::hint_read(const HostIo& io) {
@@ -308,7 +308,9 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   if (index >= static_cast<std::int64_t>(map.extent_count)) return;
   sim::prefetch(&map.extent_ids[index]);
   hinted_read_ = HintedRead{io.volume_id, static_cast<std::uint32_t>(index)};
-  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_read(c, io.volume_id, io.offset_bytes);
+  // Its read-cache slot, a line of a table of megabytes (the stream detector's lines, a few per
+  // volume and warm, are the submit's prefetch's).
+  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_cache_slot(c, io.volume_id, io.offset_bytes);
 }
 
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {

@@ -70,8 +70,8 @@ class Timing {
     cr.cache.prefetch(volume, offset);
     cr.streams.prefetch(volume);
   }
-  // A write of `offset` of `volume` on `c` is coming: start loading its read-cache slot.
-  void prefetch_write(Id c, Id volume, std::int64_t offset) { resources(c).cache.prefetch(volume, offset); }
+  // A read or write of `offset` of `volume` on `c` is coming: start loading its read-cache slot.
+  void prefetch_cache_slot(Id c, Id volume, std::int64_t offset) { resources(c).cache.prefetch(volume, offset); }
   // Reads ahead [offset, +length) of `volume` (the caller's plan of it): its segments fill.
   // The part of a read-ahead window the controller's read cache does not hold or fill yet
   // (perf::ReadCache::unheld_span): {offset, 0} when none.
