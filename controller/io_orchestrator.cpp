@@ -265,6 +265,12 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   return ctx_.execute(bytes_plan_);
 }
 
+[[gnu::hot, gnu::always_inline]] inline void IoOrchestrator::prefetch_descriptor(const pool::ThinMap::MapView& map,
+                                                                             std::size_t index) {
+  if (index >= map.extent_count) return;
+  if (const std::uint32_t id = map.extent_ids[index]; id != pool::ThinMap::kNoExtent) ctx_.thin.extents().prefetch(id);
+}
+
 [[gnu::hot]] void IoOrchestrator::prefetch(const HostIo& io, Id owner) {
   if (io.op != IoOp::kRead) return;
   // The map entry through the pool's table of maps, not through the volume's runtime and thin
@@ -277,9 +283,7 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   // The first extent's descriptor, read by the RAID plan: a random read finds it cold.
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(map.raid_type);
   const auto index = static_cast<std::size_t>(ext_div.div(io.offset_bytes));
-  if (index >= map.extent_count) return;
-  if (const std::uint32_t first = map.extent_ids[index]; first != pool::ThinMap::kNoExtent)
-    ctx_.thin.extents().prefetch(first);
+  prefetch_descriptor(map, index);
   if (owner != 0) ctx_.timing.prefetch_read(owner, io.volume_id, io.offset_bytes);
 }
 
@@ -294,12 +298,7 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
 [[gnu::hot]] void IoOrchestrator::hint_read(const HostIo& io) {
   // Step 2 of the read hinted before: its map entry has come in (or the map changed since:
   // the entry is read as it is now, and a stale index is checked against the map's size).
-  if (hinted_read_.volume_id != 0) {
-    const pool::ThinMap::MapView map = ctx_.thin.map_view(hinted_read_.volume_id);
-    if (hinted_read_.index < map.extent_count)
-      if (const std::uint32_t id = map.extent_ids[hinted_read_.index]; id != pool::ThinMap::kNoExtent)
-        ctx_.thin.extents().prefetch(id);
-  }
+  if (hinted_read_.volume_id != 0) prefetch_descriptor(ctx_.thin.map_view(hinted_read_.volume_id), hinted_read_.index);
   // Step 1 of this one: its map entry's address, which takes no load but the view's.
   hinted_read_.volume_id = 0;
   const pool::ThinMap::MapView map = ctx_.thin.map_view(io.volume_id);

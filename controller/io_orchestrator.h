@@ -188,6 +188,9 @@ class IoOrchestrator : private qos::Dispatcher {
   // a tenth of the run's time (perf, docs/performance.md "thirty-ninth session"); a hint
   // comes about an I/O per clone (16 issues at 16 jobs) before its read.
   void hint_read(const HostIo& io);
+  // The extent descriptor of entry `index` of `map` (none when past its end or unallocated):
+  // prefetch()'s and hint_read()'s last step. Speed only.
+  void prefetch_descriptor(const pool::ThinMap::MapView& map, std::size_t index);
   // Plans (no bytes) and starts the read-ahead of [offset, +length) of `v`.
   void plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length);
   // Completes timed I/O `id` successfully at `at` and frees its slot.
