@@ -297,19 +297,30 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
 
 [[gnu::hot]] void IoOrchestrator::hint_read(const HostIo& io) {
   // Step 2 of the read hinted before: its map entry has come in (or the map changed since:
-  // the entry is read as it is now, and a stale index is checked against the map's size).
-  if (hinted_read_.volume_id != 0) prefetch_descriptor(ctx_.thin.map_view(hinted_read_.volume_id), hinted_read_.index);
-  // Step 1 of this one: its map entry's address, which takes no load but the view's.
+  // the entry is read as it is now, and a stale index is checked against the map's size), and
+  // its volume's runtime, so its owner is known without a wait: its read-cache slot and its
+  // volume's stream lines.
+  if (const HintedRead prior = hinted_read_; prior.volume_id != 0) {
+    prefetch_descriptor(ctx_.thin.map_view(prior.volume_id), prior.index);
+    if (const Id c = pair_.owner(prior.volume_id); c != 0) ctx_.timing.prefetch_read(c, prior.volume_id, prior.offset_bytes);
+  }
+  // Step 1 of this one: its map entry's address, which takes no load but the view's, and the
+  // lines of its volume the read will touch first (a volume among many finds them cold): its
+  // runtime (id, thin map, claims, counters; then the write cache's count), its thin volume,
+  // its QoS state.
   hinted_read_.volume_id = 0;
   const pool::ThinMap::MapView map = ctx_.thin.map_view(io.volume_id);
   if (map.extent_ids == nullptr) return;
   const std::int64_t index = ctx_.thin.extent_divisor(map.raid_type).div(io.offset_bytes);
   if (index >= static_cast<std::int64_t>(map.extent_count)) return;
   sim::prefetch(&map.extent_ids[index]);
-  hinted_read_ = HintedRead{io.volume_id, static_cast<std::uint32_t>(index)};
-  // Its read-cache slot, a line of a table of megabytes (the stream detector's lines, a few per
-  // volume and warm, are the submit's prefetch's).
-  if (const Id c = pair_.owner(io.volume_id); c != 0) ctx_.timing.prefetch_cache_slot(c, io.volume_id, io.offset_bytes);
+  hinted_read_ = HintedRead{io.volume_id, static_cast<std::uint32_t>(index), io.offset_bytes};
+  if (const VolumeRuntime* v = ctx_.volumes.find(io.volume_id); v != nullptr) {
+    sim::prefetch(v);
+    sim::prefetch(&v->cache);
+  }
+  sim::prefetch(ctx_.thin.find(io.volume_id));
+  if (qos_) qos_->prefetch(io.volume_id);
 }
 
 void IoOrchestrator::plan_read_ahead(VolumeRuntime& v, Id c, std::int64_t offset, std::int64_t length) {

@@ -79,10 +79,11 @@ class IoOrchestrator : private qos::Dispatcher {
   // simulated completion time, its submit_time the time of this call. A full QoS queue
   // refuses it (kUnavailable, completed at once). Never blocks; `done` never runs inside.
   void submit(const HostIo& io, IoCallback&& done);
-  // `io` will be submitted later (Array::hint; fio hints each file's next I/O as it issues
+  // `io` will be submitted later (Array::hint; fio hints a clone's next I/O as it issues
   // one): starts loading what it will touch first. A write: the write cache's index slot and
-  // the read cache's table slot of its first block. A read: its map entry and read-cache slot
-  // now, and its extent descriptor at the next hint (hint_read). Speed only.
+  // the read cache's table slot of its first block. A read: its map entry and its volume's
+  // lines now, and its extent descriptor, read-cache slot and stream lines at the next hint
+  // (hint_read). Speed only.
   void hint(const HostIo& io);
   // Straight to the data path, no QoS (the scheduler's dispatch, and QoS switched off).
   void execute(const HostIo& io, IoCallback&& done) { run(io, std::move(done), ctx_.sim.now()); }
@@ -182,8 +183,9 @@ class IoOrchestrator : private qos::Dispatcher {
   // `owner`: pair_.owner(io.volume_id), which the caller has looked up.
   void prefetch(const HostIo& io, Id owner);
   // hint() of a read, in two steps one hint apart so that neither waits for memory: this
-  // read's map entry and read-cache slot are prefetched, and the read hinted before has its
-  // extent descriptor prefetched from its map entry, loaded by now. A random read's plan
+  // read's map entry and its volume's lines are prefetched, and the read hinted before has its
+  // extent descriptor prefetched from its map entry, and its read-cache slot and its volume's
+  // stream lines from its owner, all loaded by now. A random read's plan
   // waited on that descriptor (and the prefetch at submit, prefetch(), on the map entry) for
   // a tenth of the run's time (perf, docs/performance.md "thirty-ninth session"); a hint
   // comes about an I/O per clone (16 issues at 16 jobs) before its read.
@@ -224,10 +226,12 @@ class IoOrchestrator : private qos::Dispatcher {
   raid::Plan plan_;  // the plan being built (one at a time: the model is single-threaded)
   raid::Plan ahead_plan_;  // a read-ahead's plan
   raid::Plan bytes_plan_;  // a cache hit's SSD reads of bytes the cache no longer holds (run_read)
-  // The read hint_read() last saw: its volume (0: none) and map index, for its second step.
+  // The read hint_read() last saw: its volume (0: none), map index and offset, for its second
+  // step.
   struct HintedRead {
     Id volume_id = 0;
     std::uint32_t index = 0;
+    std::int64_t offset_bytes = 0;
   } hinted_read_;
   std::deque<Parked> parked_;
   std::uint64_t lost_changes_saved_ = 0;  // LostBlocks::changes at save_lost_data_changes' last save

@@ -468,6 +468,8 @@ template <typename F>
   const std::int64_t length = r.ops.front().length;
   const Time now = sim_.now();
   const auto dp = static_cast<std::size_t>(datapac_of(r.ops.front().drive));
+  // The read-cache node the DMA's end marks filled (fill_done), cold after the SSD read.
+  cr.cache.prefetch_fill(r.fill);
   Time t = cr.backend_from[dp].admit(now, length);
   t = std::max(t, cr.memory.admit(now, length));
   t = std::max(t, cr.memory.admit(now, length));

@@ -10,6 +10,8 @@
 // volatile asm that takes the address is an effect the optimiser keeps.
 #pragma once
 
+#include <cstddef>
+
 namespace afasim::sim {
 
 // `write`: the line will be written (prefetchw where the CPU has it).
@@ -17,6 +19,12 @@ inline void prefetch(const void* p, bool write = false) {
   if (write) __builtin_prefetch(p, 1);
   else __builtin_prefetch(p, 0);
   asm volatile("" : : "r"(p));
+}
+
+// Every line of [p, p + bytes): a structure whose hot part spans several lines.
+inline void prefetch_range(const void* p, std::size_t bytes) {
+  const char* at = static_cast<const char*>(p);
+  for (std::size_t offset = 0; offset < bytes; offset += 64) prefetch(at + offset);
 }
 
 }  // namespace afasim::sim

@@ -325,12 +325,21 @@ void FioSession::Impl::issue_sync(Clone& c) {
   }
   const IoUnit u = take_unit(*file.pattern, file.ahead, other);
   ++file.units_drawn;
-  HostIo next;
-  next.op = op_of(file.ahead->direction);
-  next.volume_id = file.volume_id;
-  next.offset_bytes = file.ahead->offset_bytes;
-  next.length_bytes = file.ahead->size_bytes;
-  target_.hint(next);
+  // The target's hint is of the clone's next I/O: the unit drawn ahead of the file next_file()
+  // chose for it (this file again, with one). A job over many files hinted this file's next
+  // I/O, a round of its files away, when what the hint loaded was long gone (a file not yet
+  // drawn from is not hinted: a draw out of turn would be the same, but is not needed).
+  if (const CloneFile& upcoming = c.files[static_cast<std::size_t>(c.file)]; upcoming.ahead) {
+    // And the lines its own draw at that issue will read (the unit ahead, the pattern's
+    // generator, bounds and positions), cold in a job over many files.
+    sim::prefetch_range(&upcoming, kCloneFileDrawBytes);
+    HostIo next;
+    next.op = op_of(upcoming.ahead->direction);
+    next.volume_id = upcoming.volume_id;
+    next.offset_bytes = upcoming.ahead->offset_bytes;
+    next.length_bytes = upcoming.ahead->size_bytes;
+    target_.hint(next);
+  }
   const auto d = static_cast<std::size_t>(index_of(u.direction));
   // Rate limits: the I/O starts when its direction is due (now, if it is behind).
   const Time earliest = c.direction[d].next_allowed;

@@ -36,6 +36,10 @@ struct alignas(64) CloneFile {
   std::string volume_name;
   std::uint64_t verify_key = 0;  // fio_verify.h, when the job verifies
 };
+// The bytes of a CloneFile an I/O's draw reads first (its fields before the pattern, and the
+// pattern's generator, bounds and per-direction positions: workload/distribution.h), for the
+// prefetch of the file a clone issues to next.
+inline constexpr std::size_t kCloneFileDrawBytes = 256;
 
 // What one I/O in flight was, for its completion.
 struct IssuedIo {
