@@ -122,39 +122,38 @@ struct alignas(64) VolumeRuntime {
 // the ids in use, however far the id counter has gone).
 class VolumeTable {
  public:
-  VolumeRuntime* find(Id id) {
-    if (id <= 0) return nullptr;
-    auto* slot = volumes_.find(static_cast<std::uint64_t>(id));
-    return slot != nullptr ? slot->get() : nullptr;
-  }
+  VolumeRuntime* find(Id id) { return id > 0 ? volumes_.find_in_use(static_cast<std::uint64_t>(id)) : nullptr; }
   const VolumeRuntime* find(Id id) const { return const_cast<VolumeTable*>(this)->find(id); }
+  // Where volume `id`'s runtime is or would be, for a prefetch (null: no id of its page in
+  // use); reads nothing of the volume's own.
+  const VolumeRuntime* address(Id id) const { return id > 0 ? volumes_.find(static_cast<std::uint64_t>(id)) : nullptr; }
   VolumeRuntime& add(Id id) {
-    auto& slot = volumes_.acquire(static_cast<std::uint64_t>(id));
-    slot = std::make_unique<VolumeRuntime>();
-    slot->id = id;
-    return *slot;
+    VolumeRuntime& v = volumes_.acquire(static_cast<std::uint64_t>(id));
+    v = VolumeRuntime{};
+    v.id = id;
+    return v;
   }
   void remove(Id id) { volumes_.release(static_cast<std::uint64_t>(id)); }
   // f(VolumeRuntime&) for each attached volume, by id.
   template <typename F>
   void for_each(F&& f) {
-    volumes_.for_each([&](std::uint64_t, std::unique_ptr<VolumeRuntime>& v) { f(*v); });
+    volumes_.for_each([&](std::uint64_t, VolumeRuntime& v) { f(v); });
   }
   template <typename F>
   void for_each(F&& f) const {
-    volumes_.for_each([&](std::uint64_t, const std::unique_ptr<VolumeRuntime>& v) { f(static_cast<const VolumeRuntime&>(*v)); });
+    volumes_.for_each([&](std::uint64_t, const VolumeRuntime& v) { f(v); });
   }
   // The first attached volume, by id from `start` round to `start` - 1, for which
   // pred(VolumeRuntime&) is true; null if none (a round-robin cursor's walk).
   template <typename Pred>
   VolumeRuntime* find_cyclic(std::size_t start, Pred&& pred) {
-    const std::uint64_t id =
-        volumes_.find_cyclic(start, [&](std::uint64_t, std::unique_ptr<VolumeRuntime>& v) { return pred(*v); });
-    return id == decltype(volumes_)::kNone ? nullptr : volumes_.find(id)->get();
+    const std::uint64_t id = volumes_.find_cyclic(start, [&](std::uint64_t, VolumeRuntime& v) { return pred(v); });
+    return id == decltype(volumes_)::kNone ? nullptr : volumes_.find_in_use(id);
   }
 
  private:
-  sim::IdTable<std::unique_ptr<VolumeRuntime>> volumes_;
+  // The runtimes in the table's pages (a lookup is the page and the entry, no pointer between).
+  sim::IdTable<VolumeRuntime> volumes_;
 };
 
 using EventSink = std::function<void(Severity, std::string category, std::string object, std::string message)>;

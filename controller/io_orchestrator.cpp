@@ -279,7 +279,7 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   // the map entry's instead of one after the other.
   const pool::ThinMap::MapView map = ctx_.thin.map_view(io.volume_id);
   if (map.extent_ids == nullptr || io.offset_bytes < 0) return;
-  sim::prefetch(ctx_.thin.find(io.volume_id));
+  sim::prefetch(ctx_.thin.address(io.volume_id));
   // The first extent's descriptor, read by the RAID plan: a random read finds it cold.
   const sim::Divisor& ext_div = ctx_.thin.extent_divisor(map.raid_type);
   const auto index = static_cast<std::size_t>(ext_div.div(io.offset_bytes));
@@ -315,11 +315,11 @@ Status IoOrchestrator::read_around_cache(VolumeRuntime& v, const HostIo& io) {
   if (index >= static_cast<std::int64_t>(map.extent_count)) return;
   sim::prefetch(&map.extent_ids[index]);
   hinted_read_ = HintedRead{io.volume_id, static_cast<std::uint32_t>(index), io.offset_bytes};
-  if (const VolumeRuntime* v = ctx_.volumes.find(io.volume_id); v != nullptr) {
+  if (const VolumeRuntime* v = ctx_.volumes.address(io.volume_id); v != nullptr) {
     sim::prefetch(v);
     sim::prefetch(&v->cache);
   }
-  sim::prefetch(ctx_.thin.find(io.volume_id));
+  sim::prefetch(ctx_.thin.address(io.volume_id));
   if (qos_) qos_->prefetch(io.volume_id);
 }
 

@@ -33,7 +33,8 @@ Status ThinMap::attach(ThinVolume v, bool allocate_fixed) {
   v.map.clear();
   v.allocated = v.lost_extents = v.degraded_extents = v.degraded_members = 0;
   const auto id = static_cast<std::uint64_t>(v.id);
-  ThinVolume& attached = *(volumes_.acquire(id) = std::make_unique<ThinVolume>(std::move(v)));
+  ThinVolume& attached = volumes_.acquire(id);
+  attached = std::move(v);
   resize_map(attached, static_cast<std::size_t>((attached.capacity_bytes + ext - 1) / ext));
   if (attached.fixed && allocate_fixed) {
     for (std::size_t i = 0; i < attached.map.size(); ++i) {

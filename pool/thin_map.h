@@ -97,9 +97,12 @@ class ThinMap {
   void update_health(const raid::Extent& e, std::uint16_t was_missing, bool was_lost);
 
   ThinVolume* find(std::int64_t volume_id) {
-    if (volume_id <= 0) return nullptr;
-    auto* slot = volumes_.find(static_cast<std::uint64_t>(volume_id));
-    return slot != nullptr ? slot->get() : nullptr;
+    return volume_id > 0 ? volumes_.find_in_use(static_cast<std::uint64_t>(volume_id)) : nullptr;
+  }
+  // Where volume `volume_id`'s thin volume is or would be, for a prefetch (null: no id of its
+  // page in use); reads nothing of the volume's own.
+  const ThinVolume* address(std::int64_t volume_id) const {
+    return volume_id > 0 ? volumes_.find(static_cast<std::uint64_t>(volume_id)) : nullptr;
   }
   const ThinVolume* find(std::int64_t volume_id) const { return const_cast<ThinMap*>(this)->find(volume_id); }
   // Where a volume's map entries are, from a table by volume id kept beside the volumes:
@@ -123,7 +126,7 @@ class ThinMap {
   // Attached volumes, by id.
   template <typename F>
   void for_each_volume(F&& f) {
-    volumes_.for_each([&](std::uint64_t, std::unique_ptr<ThinVolume>& v) { f(*v); });
+    volumes_.for_each([&](std::uint64_t, ThinVolume& v) { f(v); });
   }
 
   raid::ExtentTable& extents() { return extents_; }
@@ -146,7 +149,7 @@ class ThinMap {
   ExtentAllocator allocator_;
   raid::ExtentTable extents_;
   // By volume id: the lookup is on every I/O's path.
-  sim::IdTable<std::unique_ptr<ThinVolume>> volumes_;
+  sim::IdTable<ThinVolume> volumes_;  // in the table's pages: a lookup loads no pointer
   sim::IdTable<MapView> map_views_;  // by volume id, as volumes_ (map_view(), resize_map())
   Listener listener_;
   std::function<void(std::uint32_t)> release_hook_;

@@ -5,6 +5,7 @@
 
 #include "qos/cost.h"
 #include "qos/scheduler_internal.h"
+#include "sim/prefetch.h"
 #include "sim/assert.h"
 
 namespace afasim::qos {
@@ -55,9 +56,11 @@ Scheduler::~Scheduler() {
 }
 
 [[gnu::hot]] Scheduler::Volume* Scheduler::find(VolumeId id) {
-  if (id < 1) return nullptr;
-  auto* slot = volumes_.find(static_cast<std::uint64_t>(id));
-  return slot != nullptr ? slot->get() : nullptr;
+  return id > 0 ? volumes_.find_in_use(static_cast<std::uint64_t>(id)) : nullptr;
+}
+
+void Scheduler::prefetch(VolumeId id) const {
+  if (id > 0) sim::prefetch(volumes_.find(static_cast<std::uint64_t>(id)), true);
 }
 
 [[gnu::hot]] const Scheduler::Volume* Scheduler::find(VolumeId id) const {

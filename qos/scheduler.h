@@ -37,7 +37,6 @@
 
 #include "qos/cost.h"
 #include "sim/id_table.h"
-#include "sim/prefetch.h"
 #include "sim/simulator.h"
 #include "sim/status.h"
 #include "sim/time.h"
@@ -175,9 +174,7 @@ class Scheduler {
   std::optional<int> resource_of(VolumeId id) const;
   // A request of volume `id` is coming (IoOrchestrator::hint_read): starts loading the line of
   // its state submit() writes. Nothing for an unknown volume. Speed only.
-  void prefetch(VolumeId id) const {
-    if (const auto* slot = id > 0 ? volumes_.find(static_cast<std::uint64_t>(id)) : nullptr) sim::prefetch(slot->get(), true);
-  }
+  void prefetch(VolumeId id) const;
 
   // Queues a request of `cost_units` (qos/cost.h) for volume `id` and dispatches what may go
   // now (possibly this one, before submit returns). `resource`: the one that serves the volume
@@ -288,7 +285,7 @@ class Scheduler {
   Dispatcher& dispatcher_;
   std::vector<Resource> resources_;
   // By volume id: the lookup is on every I/O's path.
-  sim::IdTable<std::unique_ptr<Volume>> volumes_;
+  sim::IdTable<Volume> volumes_;  // in the table's pages: a lookup loads no pointer
   std::int64_t volume_count_ = 0;
   std::uint64_t next_sequence_ = 0;
   std::int64_t queued_total_ = 0;

@@ -62,15 +62,15 @@ Status Scheduler::add_volume(VolumeId id, int resource, const Settings& settings
   AFASIM_RETURN_IF_ERROR(check_share(share_ppm));
   if (find(id) != nullptr)
     return sim::conflict("volume " + std::to_string(id) + " is already scheduled");
-  auto v = std::make_unique<Volume>();
+  Volume& v = volumes_.acquire(static_cast<std::uint64_t>(id));
+  v = Volume{};
   const Time now = sim_.now();
-  v->id = id;
-  v->resource = resource;
-  v->set_settings(settings);
-  v->share_ppm = share_ppm;
-  v->r_clock = v->m_clock = v->b_clock = now;
-  enlist(*v, 1);
-  volumes_.acquire(static_cast<std::uint64_t>(id)) = std::move(v);
+  v.id = id;
+  v.resource = resource;
+  v.set_settings(settings);
+  v.share_ppm = share_ppm;
+  v.r_clock = v.m_clock = v.b_clock = now;
+  enlist(v, 1);
   ++volume_count_;
   return Status::ok();
 }

@@ -9,7 +9,9 @@
 // live in pages of kPageSize ids, made when an id of theirs is acquired and freed when the
 // last one is released; the page table costs 8 bytes per kPageSize ids up to the largest.
 // A lookup is two dependent loads (the page, then the entry) where the vector had one; for a
-// thousand volumes the page table is a few cache lines that stay hot.
+// thousand volumes the page table is a few cache lines that stay hot. A table of objects holds
+// them in its pages (IdTable<VolumeRuntime>, not of unique_ptrs: a third load, of the pointer,
+// cold for a volume among many); they keep their address while in use, as a page does.
 //
 // An entry reads as T{} until acquired and again after release. Not thread-safe.
 #pragma once
@@ -35,6 +37,16 @@ class IdTable {
     return p < pages_.size() && pages_[p] ? &pages_[p]->entries[id & kMask] : nullptr;
   }
   const T* find(std::uint64_t id) const { return const_cast<IdTable*>(this)->find(id); }
+  // The entry of `id` while it is in use (acquired, not released since); else null. For a
+  // table of objects held in place (IdTable<Object>, not of pointers to them: one dependent
+  // load less a lookup, the entry's address known from the page's).
+  T* find_in_use(std::uint64_t id) {
+    const std::uint64_t p = id >> kPageBits;
+    if (p >= pages_.size() || !pages_[p]) return nullptr;
+    Page& page = *pages_[p];
+    return page.in_use.test(id & kMask) ? &page.entries[id & kMask] : nullptr;
+  }
+  const T* find_in_use(std::uint64_t id) const { return const_cast<IdTable*>(this)->find_in_use(id); }
   // The entry of `id`, in use until release(id) (acquiring it again changes nothing).
   T& acquire(std::uint64_t id) {
     const std::uint64_t p = id >> kPageBits;
@@ -91,8 +103,8 @@ class IdTable {
  private:
   static constexpr std::uint64_t kMask = kPageSize - 1;
   struct Page {
+    std::bitset<kPageSize> in_use;  // first: find_in_use reads it beside the entry, not after 16
     std::array<T, kPageSize> entries{};
-    std::bitset<kPageSize> in_use;
   };
   // The first id in [from, to) in use for which f(id, T&) is true, or kNone.
   template <typename F>

@@ -38,6 +38,9 @@ TEST_CASE("IdTable follows std::map through random acquires, releases and lookup
       const auto it = model.find(probe);
       REQUIRE((found != nullptr && *found) == (it != model.end()));
       if (it != model.end()) REQUIRE(**found == it->second);
+      // find_in_use answers from the page's in-use bits, not from the entry's value.
+      REQUIRE((table.find_in_use(probe) != nullptr) == (it != model.end()));
+      if (it != model.end()) REQUIRE(table.find_in_use(probe) == found);
     }
     REQUIRE(table.ids_in_use() == model.size());
     std::set<std::uint64_t> pages;
@@ -93,4 +96,21 @@ TEST_CASE("IdTable::for_each visits every id in use while its callback releases 
   CHECK(seen == std::vector<std::uint64_t>{1, 2, 15, 16, 40});
   CHECK(table.pages() == 0);
   CHECK(table.ids_in_use() == 0);
+}
+
+TEST_CASE("IdTable: objects held in place keep their address while in use, as ids around them come and go") {
+  // The data path's per-volume tables hold their objects in the pages (a lookup loads no
+  // pointer): a VolumeRuntime or a thin volume is referred to by address while in use.
+  IdTable<std::array<std::int64_t, 8>> table;
+  std::array<std::int64_t, 8>& kept = table.acquire(5);
+  kept[0] = 55;
+  for (std::uint64_t id = 6; id < 5'000; ++id) table.acquire(id)[0] = static_cast<std::int64_t>(id);  // the page table grows
+  for (std::uint64_t id = 6; id < 5'000; id += 2) table.release(id);
+  CHECK(table.find_in_use(5) == &kept);
+  CHECK(kept[0] == 55);
+  CHECK(table.find_in_use(6) == nullptr);   // released: its page (ids 0-15) is still there
+  CHECK(table.find(6) != nullptr);          // find() gives the entry's place all the same
+  CHECK(table.find(6)->at(0) == 0);         // reset to T{}
+  CHECK(table.find_in_use(7)->at(0) == 7);
+  CHECK(table.find_in_use(100'000) == nullptr);  // beyond the page table
 }
