@@ -93,6 +93,20 @@ void IoOrchestrator::fail_parked(const Status& status) {
   for (Parked& p : parked) p.done(IoCompletion{status, p.submitted, ctx_.sim.now()});
 }
 
+void IoOrchestrator::fail_parked(Id volume_id, const Status& status) {
+  // Taken out first: a callback may submit I/O that parks.
+  std::vector<Parked> gone;
+  for (auto it = parked_.begin(); it != parked_.end();) {
+    if (it->io.volume_id != volume_id) {
+      ++it;
+      continue;
+    }
+    gone.push_back(std::move(*it));
+    it = parked_.erase(it);
+  }
+  for (Parked& p : gone) p.done(IoCompletion{status, p.submitted, ctx_.sim.now()});
+}
+
 // ---------------------------------------------------------------------------------------
 // The route
 

@@ -89,7 +89,8 @@ class IoOrchestrator : private qos::Dispatcher {
   void execute(const HostIo& io, IoCallback&& done) { run(io, std::move(done), ctx_.sim.now()); }
   // Fails every request waiting in the QoS queues with `status`, now.
   void fail_queued(const sim::Status& status);
-  // A deleted volume: its QoS queue goes, what waited in it fails with `status`.
+  // A deleted volume: its QoS queue goes, what waited in it or was parked for an owner fails
+  // with `status`.
   void forget_volume(Id volume_id, const sim::Status& status);
   // The volume's QoS queue (and its reservation's share) goes to the controller that owns it
   // now; nothing when no controller does. Called as ownership changes, so that a volume idle
@@ -110,6 +111,8 @@ class IoOrchestrator : private qos::Dispatcher {
   void release_parked();
   // Fails every parked I/O with `status` (power loss).
   void fail_parked(const sim::Status& status);
+  // Fails the parked I/O of volume `volume_id` with `status` (the volume was deleted).
+  void fail_parked(Id volume_id, const sim::Status& status);
 
  private:
   // One request on its way through the data path.

@@ -78,6 +78,10 @@ void IoOrchestrator::forget_volume(Id volume_id, const Status& status) {
   for (std::uint64_t cookie : qos_->remove_volume(volume_id)) {
     refuse_io(take_pending(cookie), status);
   }
+  // And its I/O parked for a controller to own it (a takeover under way): no owner comes for a
+  // deleted volume, and release_parked put it back in the queue for ever (review 2026-12-07: an
+  // NBD client's I/O never completed and held its connection open).
+  fail_parked(volume_id, status);
 }
 
 IoCallback IoOrchestrator::take_pending(std::uint64_t cookie) {

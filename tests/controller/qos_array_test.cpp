@@ -525,3 +525,33 @@ TEST_CASE("a volume's reservation moves with its owner at a takeover and at fail
   CHECK(a.array->data_path().io().scheduler().reserved_share_ppm(0) == 508'893 + 318'059 + 127'224);
   CHECK(a.array->data_path().io().scheduler().reserved_share_ppm(1) == 508'893 + 318'059 + 127'224);
 }
+
+TEST_CASE("I/O parked for an owner during a takeover fails when its volume is deleted, instead of waiting for ever") {
+  // Review of 2026-12-07: I/O that arrived while no controller owned its volume waits in the
+  // parked queue; when the volume was deleted meanwhile, release_parked put it back each time
+  // it ran (no owner comes for a deleted volume), and the host's I/O never completed (an NBD
+  // client's connection stayed open for ever).
+  QosArray a;
+  const Id gone = a.volume("gone", {}, 1);
+  const Id kept = a.volume("kept", {}, 1);
+  a.sim.run_until(kSecond);
+  FaultSpec f{"controller_fail"};
+  f.controller = 1;
+  REQUIRE(a.array->inject_fault(f).is_ok());
+  REQUIRE(a.array->data_path().owner(gone) == 0);  // the takeover is under way
+  std::int64_t answered = 0;
+  const auto count = [&] { ++answered; };
+  for (int i = 0; i < 8; ++i) {
+    a.submit(gone, std::int64_t{i} << 20, count);
+    a.submit(kept, std::int64_t{i} << 20, count);
+  }
+  a.sim.run_until(a.sim.now() + 1'000'000);  // 1 ms: still no owner, the I/O waits
+  REQUIRE(a.array->data_path().owner(gone) == 0);
+  REQUIRE(answered + a.errors == 0);
+  REQUIRE(a.array->delete_volume(gone).is_ok());
+  a.sim.run_until(10 * kSecond);  // the takeover is long done
+  REQUIRE(a.array->data_path().owner(kept) == 2);
+  CHECK(answered == 8);  // the kept volume's, served by the survivor
+  CHECK(a.errors == 8);  // the deleted volume's, failed
+  for (const sim::Status& s : a.error_statuses) CHECK(s.code() == sim::Code::kNotFound);
+}
