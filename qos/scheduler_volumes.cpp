@@ -137,14 +137,19 @@ void Scheduler::move(Volume& v, int resource) {
   pump(resource);
 }
 
+// Empties `queue` into `cookies`, oldest first.
+void Scheduler::take_cookies(sim::Ring<Request>& queue, std::vector<std::uint64_t>& cookies) {
+  for (; !queue.empty(); queue.pop_front()) cookies.push_back(queue.front().cookie);
+}
+
 std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
   std::vector<std::uint64_t> cookies;
   Volume* v = find(id);
   if (v == nullptr) return cookies;
   unfile(*v, sim_.now());
   enlist(*v, -1);
-  for (const Request& r : v->queue) cookies.push_back(r.cookie);
   queued_total_ -= static_cast<std::int64_t>(v->queue.size());
+  take_cookies(v->queue, cookies);
   volumes_.release(static_cast<std::uint64_t>(id));
   --volume_count_;
   return cookies;
@@ -155,9 +160,8 @@ std::vector<std::uint64_t> Scheduler::drain_volume(VolumeId id) {
   Volume* v = find(id);
   if (v == nullptr || v->queue.empty()) return cookies;
   unfile(*v, sim_.now());  // its heap entries go stale; a pending wake-up finds nothing to do
-  for (const Request& r : v->queue) cookies.push_back(r.cookie);
   queued_total_ -= static_cast<std::int64_t>(v->queue.size());
-  v->queue.clear();
+  take_cookies(v->queue, cookies);
   v->queued = 0;
   return cookies;
 }
