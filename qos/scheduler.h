@@ -254,7 +254,6 @@ class Scheduler {
 
   Volume* find(VolumeId id);
   const Volume* find(VolumeId id) const;
-  static void take_cookies(sim::Ring<Request>& queue, std::vector<std::uint64_t>& cookies);
   // The head changed (or its settings did): compute its tags, file it as ready or limited.
   void file_head(Volume& v, sim::Time now);
   void unfile(Volume& v, sim::Time now);

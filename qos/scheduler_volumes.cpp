@@ -17,6 +17,16 @@ using detail::kNever;
 using sim::Status;
 using sim::Time;
 
+namespace {
+
+// Empties a volume's request queue into `cookies`, oldest first.
+template <typename Queue>
+void take_cookies(Queue& queue, std::vector<std::uint64_t>& cookies) {
+  for (; !queue.empty(); queue.pop_front()) cookies.push_back(queue.front().cookie);
+}
+
+}  // namespace
+
 Status validate(const Settings& s) {
   auto range = [](const char* field, const std::optional<std::int64_t>& v) -> Status {
     if (v && (*v < 0 || *v > kMaxSettingIops))
@@ -135,11 +145,6 @@ void Scheduler::move(Volume& v, int resource) {
   if (!v.queue.empty()) file_head(v, now);
   pump(old);
   pump(resource);
-}
-
-// Empties `queue` into `cookies`, oldest first.
-void Scheduler::take_cookies(sim::Ring<Request>& queue, std::vector<std::uint64_t>& cookies) {
-  for (; !queue.empty(); queue.pop_front()) cookies.push_back(queue.front().cookie);
 }
 
 std::vector<std::uint64_t> Scheduler::remove_volume(VolumeId id) {
