@@ -170,7 +170,8 @@ std::int64_t FieldReader::to_integer(const std::string& key, const json& v) cons
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();
     if (u > static_cast<std::uint64_t>(kMax)) {
-      throw ApiError(422, problem::kUnprocessable, name(key) + " is out of range: " + excerpt(v));
+      throw ApiError(422, problem::kUnprocessable,
+                     name(key) + " is out of range: " + excerpt(v) + " (more than 2^63 - 1)");
     }
     return static_cast<std::int64_t>(u);
   }
@@ -180,7 +181,10 @@ std::int64_t FieldReader::to_integer(const std::string& key, const json& v) cons
     // absurd one (422). Any other double is a wrong type (400).
     const double d = v.get<double>();
     if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) >= 9.2e18) {
-      throw ApiError(422, problem::kUnprocessable, name(key) + " is out of range: " + excerpt(v));
+      // Read as a double, it prints as 1.8446744073709552e+19: say what the bound is.
+      throw ApiError(422, problem::kUnprocessable,
+                     name(key) + " is out of range: " + excerpt(v) +
+                         " (beyond ±2^63; a number this large is shown as the nearest double)");
     }
     // A whole number written as 1e3 or 1000.0 (hostile round 16: "must be an integer, got a
     // non-integer number 1000.0" read as a contradiction).

@@ -133,6 +133,19 @@ std::string json_path_join(const std::string& path, const std::string& key) {
 sim::Result<json> parse_json_strict(std::string_view text, const JsonParseOptions& options,
                                     JsonParseError* error) {
   AFASIM_ASSERT(options.max_depth >= 1 && options.max_depth <= 10000, "max_depth out of range");
+  // nlohmann's lexer ends its input at a NUL byte, so that "{}\0anything" read as "{}" (review
+  // 41: a body's rest after a NUL, invalid UTF-8 included, was ignored). JSON has no raw NUL.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const std::string_view before = text.substr(0, nul);
+    const std::size_t line_start = before.rfind('\n') + 1;  // npos + 1 == 0
+    JsonParseError refused{JsonParseError::Kind::kSyntax, "",
+                           "parse error at line " + std::to_string(std::count(before.begin(), before.end(), '\n') + 1) +
+                               ", column " + std::to_string(nul - line_start + 1) +
+                               ": a NUL byte, which JSON text does not have"};
+    const std::string message = "invalid JSON: " + refused.message;
+    if (error != nullptr) *error = std::move(refused);
+    return sim::invalid_argument(message);
+  }
   Checker checker(options.max_depth);
   if (json::sax_parse(text.begin(), text.end(), &checker, json::input_format_t::json, /*strict=*/true,
                       /*ignore_comments=*/options.allow_comments)) {

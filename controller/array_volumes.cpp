@@ -386,6 +386,10 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
   }
   if (patch.capacity_bytes && *patch.capacity_bytes != v.capacity_bytes) {
     const std::int64_t n = *patch.capacity_bytes;
+    // Review 41: a failed volume (data lost, every I/O EIO) grew by 10 TiB of pool it could never use.
+    if (data_->volume_state(id) == VolumeState::kFailed)
+      return sim::conflict("volume \"" + v.name + "\" has failed (its data is lost, every I/O fails): it cannot "
+                           "grow; delete it, or create another");
     AFASIM_RETURN_IF_ERROR(check_growth(v, n));
     if (v.provisioning == Provisioning::kFixed) {
       const std::int64_t ext = extent_bytes(v.raid_type);

@@ -213,13 +213,24 @@ asio::awaitable<void> Connection::run() {
   }
   if (clean && !closed_) {
     // NBD_CMD_DISC, a half-close or server stop: every request already read is answered first.
+    // Not for ever: a request the array holds (a volume at max_iops 0) would keep the slot and
+    // its buffers after the client had gone (review 41: 16 closed clients locked a host out).
+    // No reply within --nbd-io-timeout of the last one ends the wait; the requests still run.
     flush_batch();
     while (!closed_ && requests_in_flight_ > 0) {
+      const auto before = requests_in_flight_;
       reader_waiting_ = true;
-      room_timer_.expires_at(asio::steady_timer::time_point::max());
+      room_timer_.expires_after(core_->options.io_timeout);
       error_code ec;
       co_await room_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       reader_waiting_ = false;
+      if (!ec && !closed_ && requests_in_flight_ == before) {
+        ++core_->connections_io_timed_out;
+        spdlog::warn("{}: the client closed its side; {} request(s) got no reply within {} s (--nbd-io-timeout): "
+                     "closing the connection, they still run in the array",
+                     label_, requests_in_flight_, std::chrono::duration<double>(core_->options.io_timeout).count());
+        break;
+      }
     }
   }
   close(disc_received_ ? "client disconnected (NBD_CMD_DISC)" : "connection ended");

@@ -359,19 +359,43 @@ sim::Result<SessionFile> read_session_file(const std::string& path) {
   auto opened = config::open_file_stream(path);  // a FIFO nobody writes: empty, not a hang
   if (!opened.is_ok()) return sim::not_found("cannot open the session record " + path + ": " + opened.status().message());
   std::istream& in = **opened;
-  // The magic first, so that a file that is not a record is refused before it is read whole:
-  // `afasim replay /dev/zero` read until memory ran out (2 GB in 15 s, never an answer).
-  std::string bytes(sizeof kMagic, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  if (bytes == std::string_view(kMagic, sizeof kMagic))
-    bytes.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  // Read as it is parsed, each piece once its size is known and checked, so that a stream that
+  // is not a record is refused at its first bad length instead of read whole: `afasim replay
+  // /dev/zero` read until memory ran out, and so did a magic followed by /dev/zero (review 41:
+  // 500 MB, then "out of memory").
+  std::string bytes;
+  const auto have = [&](std::size_t end) {  // the first `end` bytes, or all there are
+    if (bytes.size() >= end) return;
+    const std::size_t before = bytes.size();
+    bytes.resize(end);
+    in.read(bytes.data() + before, static_cast<std::streamsize>(end - before));
+    bytes.resize(before + static_cast<std::size_t>(in.gcount()));
+  };
+  const auto uint_at = [&](std::size_t at, int size) {  // little-endian, as ByteReader reads
+    std::uint64_t v = 0;
+    for (int i = size - 1; i >= 0; --i) v = v << 8 | static_cast<std::uint8_t>(bytes[at + static_cast<std::size_t>(i)]);
+    return v;
+  };
+  have(sizeof kMagic + 8);  // magic, version, the header's length
+  if (bytes.size() == sizeof kMagic + 8 && bytes.compare(0, sizeof kMagic, std::string_view(kMagic, sizeof kMagic)) == 0) {
+    const std::uint64_t length = uint_at(sizeof kMagic + 4, 4);
+    if (length <= kMaxHeaderBytes) have(sizeof kMagic + 12 + length);
+  }
   SessionFile out;
   std::size_t pos = 0;
   auto header = read_header(path, bytes, pos);
   if (!header) return header.status();
   out.header = std::move(header).value();
   for (;;) {
+    have(pos + 2);  // type, the kind's length
+    if (bytes.size() == pos + 2) {
+      const std::size_t fixed = 2 + static_cast<std::uint8_t>(bytes[pos + 1]) + 24;  // to the payload
+      have(pos + fixed);
+      if (bytes.size() == pos + fixed) {
+        const std::uint64_t length = uint_at(pos + fixed - 8, 8);
+        if (length <= kMaxPayloadBytes) have(pos + fixed + static_cast<std::size_t>(length) + 4);
+      }
+    }
     Record r;
     bool end = false;
     std::uint64_t count = 0;
@@ -385,6 +409,7 @@ sim::Result<SessionFile> read_session_file(const std::string& path) {
       return damaged(path, start,
                      "the end record counts " + std::to_string(count) + " records, the file holds " +
                          std::to_string(out.records.size()));
+    have(pos + 1);
     if (pos != bytes.size()) return damaged(path, pos, "bytes after the end record");
     return out;
   }

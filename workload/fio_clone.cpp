@@ -543,6 +543,14 @@ void FioSession::Impl::notify(Clone& c, const IssuedIo& what, bool measured,
 }
 
 [[gnu::hot]] void FioSession::Impl::flush_interval(Clone& c, Time now) {
+  // Past 1,024 empty intervals, the rest at once (review 41: thinktime=3650d took 121 s here).
+  if (const Time whole = (now - c.interval_start) / kSampleInterval; whole > 1024) {
+    flush_interval(c, c.interval_start + kSampleInterval);  // the interval that may hold I/O
+    for (std::size_t d = 0; d < kDirections; ++d)
+      if (c.direction[d].first_io != sim::kTimeMax) c.result->direction[d].record_idle_intervals(whole - 1);
+    c.interval_start += (whole - 1) * kSampleInterval;
+    return;
+  }
   while (now >= c.interval_start + kSampleInterval) {
     for (std::size_t d = 0; d < kDirections; ++d) {
       auto& ds = c.result->direction[d];

@@ -55,6 +55,21 @@ void SampleStats::add(std::uint64_t value) {
   sum_squared_deviations += delta * (v - mean);
 }
 
+void SampleStats::add_zeros(std::uint64_t count) {
+  if (count == 0) return;
+  if (samples == 0) {
+    *this = SampleStats{};
+    samples = count;
+    return;
+  }
+  min = 0;
+  const double n_a = static_cast<double>(samples), n_b = static_cast<double>(count), n = n_a + n_b;
+  const double delta = -mean;  // the zeros' mean less this mean
+  mean += delta * n_b / n;
+  sum_squared_deviations += delta * delta * n_a * n_b / n;
+  samples += count;
+}
+
 void SampleStats::add_as_sum(const SampleStats& other) {
   if (other.samples == 0) return;
   if (samples == 0) {
@@ -112,6 +127,12 @@ void DirectionStats::record_interval(std::int64_t bytes, std::int64_t ios, sim::
       static_cast<std::uint64_t>(static_cast<__int128>(ios) * sim::kSecond / interval);
   bw_kib_per_second.add(kib);
   iops.add(per_second);
+}
+
+void DirectionStats::record_idle_intervals(std::int64_t count) {
+  AFASIM_ASSERT(count >= 0, "a count of intervals is non-negative");
+  bw_kib_per_second.add_zeros(static_cast<std::uint64_t>(count));
+  iops.add_zeros(static_cast<std::uint64_t>(count));
 }
 
 std::int64_t DirectionStats::runtime_ms() const {

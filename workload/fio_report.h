@@ -67,6 +67,9 @@ struct SampleStats {
   double sum_squared_deviations = 0;  // Welford's S
 
   void add(std::uint64_t value);
+  // `count` samples of 0 at once (an idle spell's intervals): Chan et al.'s pairwise update
+  // of the mean and S, equal to `count` add(0) calls up to rounding, in O(1).
+  void add_zeros(std::uint64_t count);
   // fio's group_reporting sum (stat.c sum_stat with pure_sum): min, max, mean and S add up,
   // so the group's figures describe the summed bandwidth of its members.
   void add_as_sum(const SampleStats& other);
@@ -104,6 +107,8 @@ struct alignas(64) DirectionStats {
   // Adds one bandwidth and one IOPS sample for an interval in which `bytes` and `ios`
   // completed. REQUIRES: interval_ns > 0, bytes >= 0, ios >= 0.
   void record_interval(std::int64_t bytes, std::int64_t ios, sim::Time interval_ns);
+  // `count` intervals in which nothing completed (record_interval(0, 0, ...) `count` times).
+  void record_idle_intervals(std::int64_t count);
   // fio's runtime in ms (integer, at least 1 when anything completed).
   std::int64_t runtime_ms() const;
 

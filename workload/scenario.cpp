@@ -268,7 +268,14 @@ std::string Loader::inline_job_text(const json& v, const std::string& path) cons
       if (!v[i].is_string())
         r.fail(at_index(path, i),
                "must be a string (a line of the job file), got " + type_name(v[i]));
-      text += v[i].get<std::string>();
+      const std::string& line = v[i].get_ref<const std::string&>();
+      // One element, one line: fio's messages number lines, and a line break inside an
+      // element would move every later element's number (line N is element N-1).
+      if (line.find_first_of("\n\r") != std::string::npos)
+        r.fail(at_index(path, i),
+               "must be one line of the job file, without a line break; give each line its own "
+               "element, or the whole job file as one string");
+      text += line;
       text += '\n';
       if (text.size() > kMaxFileBytes) break;
     }
@@ -310,6 +317,14 @@ ScenarioWorkload Loader::workload(const json& w, const std::string& path) {
     if (!file.is_ok()) r.fail(out.source_key, file.status().message());
   }
   out.file = std::move(file).value();
+  // A relative read_iolog= is the scenario's, as fio_file is: beside the file it is written in
+  // (the scenario's folder for inline lines, the job file's for fio_file), so that a scenario
+  // and every sweep run of it reads the same trace from any current folder. "-" (standard
+  // input) stays as it is.
+  const std::string& written_in = inline_text ? r.file() : out.file.file_name;
+  for (FioJob& j : out.file.jobs)
+    if (!j.read_iolog.empty() && j.read_iolog != "-")
+      j.read_iolog = resolve_relative(written_in, j.read_iolog);
   if (w.contains("start_s"))
     out.start_ns = r.seconds(w.at("start_s"), join(path, "start_s"), false);
   if (w.contains("raid_type"))

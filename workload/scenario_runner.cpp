@@ -454,7 +454,12 @@ sim::Result<ScenarioReport> Runner::run() {
     Time row_end = row_start + s_.interval_ns;
     if (s_.duration_ns) row_end = std::min(row_end, *s_.duration_ns);
     while (sim_.now() < row_end) {
-      sim_.run_until(std::min(row_end, (sim_.now() / step + 1) * step));
+      // The next progress step, or the step of the next event when none is due before it: an
+      // idle spell (years of an empty array) costs one step, not one per 100 ms simulated.
+      const Time next_event = sim_.next_event_time();  // kTimeMax when none is queued
+      sim_.run_until(next_event >= row_end
+                         ? row_end
+                         : std::min(row_end, (std::max(sim_.now(), next_event) / step + 1) * step));
       if (!failure_.is_ok()) return failure_;
       progress();
     }

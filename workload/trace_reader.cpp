@@ -551,7 +551,7 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
   else return sim::invalid_argument("Type \"" + std::string(t[3]) + "\" is not Read or Write");
   const std::string_view host = unquote(t[1]);
   if (host.empty()) return sim::invalid_argument(bad("no Hostname"));
-  r.device = std::string(host) + "_" + std::string(t[2]);
+  r.device = std::string(host) + "_" + std::to_string(*integer(t[2]));  // "01" and "1": one disk
   r.offset_bytes = *offset;
   r.length_bytes = *size;
   const __int128 at_ns = static_cast<__int128>(*stamp) * 100;
@@ -582,7 +582,7 @@ Result<std::optional<TraceRecord>> TraceReader::parse_disksim(std::string_view l
     return sim::invalid_argument(bad("SIZE_BLOCKS \"" + std::string(t[3]) + "\" is more than 1 EiB (512-byte blocks)"));
   TraceRecord r;
   r.op = (*flags & 1) ? TraceOp::kRead : TraceOp::kWrite;
-  r.device = std::string(t[1]);
+  r.device = std::to_string(*integer(t[1]));  // "01" and "1": one device
   r.offset_bytes = *lba * kSectorBytes;
   r.length_bytes = *blocks * kSectorBytes;
   const __int128 at_ns = to_ns(*ms, 1e6);

@@ -320,8 +320,8 @@ sim::Result<RunPlan> plan_run(const VdbenchFile& f, const VdRun& rd, std::int64_
       if (s.to - s.from < largest)  // the line of the size: the rd's forxfersize, else the wd's
         return sim::invalid_argument(f.file_name + ":" + std::to_string(xfer ? rd.line : w->line) + ": range: wd=" +
                                      w->name + " covers " + std::to_string(s.to - s.from) +
-                                     " bytes of sd=" + sd->name + ", less than its largest transfer (" +
-                                     std::to_string(largest) + " bytes)");
+                                     " bytes of sd=" + sd->name + " (its " + std::to_string(size) + " bytes, the range's ends rounded "
+                                     "down to whole 4 KiB blocks), less than its largest transfer (" + std::to_string(largest) + " bytes)");
       p.streams.push_back(s);
       if (std::find(sds_used.begin(), sds_used.end(), sd_name) == sds_used.end()) {
         sds_used.push_back(sd_name);

@@ -810,6 +810,10 @@ TEST_CASE("users: roles change, the last admin stays, passwords never reach the 
   CHECK(fx.client_as("temp", "temporary-4").get("/system").status == 200);
   CHECK(fx.client_as("temp", "temporary-3").get("/system").status == 401);
   CHECK(admin.patch("/users/1", {{"role", "monitor"}}).status == 409);  // the last admin
+  // current_password without a password proves nothing and is refused, not ignored (review 41).
+  const Response stray = admin.patch("/users/1", {{"role", "admin"}, {"current_password", "not-checked"}});
+  CHECK(stray.status == 400);
+  CHECK(stray.body["detail"].get<std::string>().find("current_password goes with password") != std::string::npos);
   CHECK(admin.del("/users/1").status == 409);
   CHECK(admin.del("/users/" + id).status == 204);
   CHECK(fx.client_as("temp", "temporary-4").get("/system").status == 401);

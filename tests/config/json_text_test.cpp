@@ -56,6 +56,18 @@ TEST_CASE(
   CHECK(parse_json_strict("").status().message().rfind("invalid JSON: ", 0) == 0);
 }
 
+TEST_CASE("a NUL byte is refused where it is, not taken as the end of the text") {
+  // Review 41: nlohmann's lexer ends at a NUL, so {"name":"a"}\0,"max_iops":5} created "a"
+  // and the rest, invalid UTF-8 included, went unread.
+  using namespace std::string_literals;
+  JsonParseError e = refusal("{\"name\":\"a\"}\0,\"max_iops\":5}"s);
+  CHECK(e.kind == JsonParseError::Kind::kSyntax);
+  CHECK(e.message == "parse error at line 1, column 13: a NUL byte, which JSON text does not have");
+  CHECK(refusal("[1,\n 2]\0\xff\xfe"s).message.rfind("parse error at line 2, column 4: ", 0) == 0);
+  CHECK(parse_json_strict("{\"a\":\"\0\"}"s).status().message().find("invalid JSON: ") == 0);
+  CHECK(parse_json_strict("{\"a\":\"\\u0000\"}").is_ok());  // the escape is JSON's way to write one
+}
+
 TEST_CASE("a large array of objects reads whole, its refusals with their paths; a number beyond a double") {
   // Hostile round 36: {"x":[{},{},...]} (349,522 objects in a 1 MiB body) held a server
   // worker for 66 s in nlohmann's callback parser (O(n^2)); 0.15 s now (measured through

@@ -210,6 +210,12 @@ TEST_CASE("two failures in one RAID5 extent before the rebuild: errors, never wr
     INFO("replay with seed " << s << "; drives " << d1 + 1 << " and " << d2 + 1);
     CHECK(a.array->volume_state(r5) == VolumeState::kFailed);
     CHECK((a.array->volume_state(r10) == VolumeState::kFailed) == r10_pair_lost);
+    // A failed volume does not grow (review 41: it took pool space it could never use).
+    VolumePatch grow;
+    grow.capacity_bytes = 256 * sim::kMiB;
+    const auto grown = a.array->update_volume(r5, grow);
+    CHECK(grown.status().code() == sim::Code::kConflict);
+    CHECK(grown.status().message().find("has failed") != std::string::npos);
     a.sim->run_until(a.sim->now() + sim::kSecond);
     for (auto& v : a.vols) {
       a.read_errors = 0;

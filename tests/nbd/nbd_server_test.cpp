@@ -748,6 +748,39 @@ TEST_CASE("a client that stops reading replies is closed after the I/O timeout; 
   CHECK(other.read(0, 512).error == 0);
 }
 
+TEST_CASE("a client gone while the array holds its request gives up its slot after the I/O timeout") {
+  // Review 41: on EOF the connection waited for every request in flight to be answered; one
+  // the array holds (max_iops 0 holds a volume's I/O until the setting changes) kept the slot
+  // and its buffers for good, and 16 such clients locked their host out of NBD.
+  Served s(io_timeout_options());
+  controller::VolumePatch hold;
+  hold.max_iops = std::optional<std::int64_t>(0);
+  REQUIRE(s.on_model([&] { return s.array->update_volume(s.vol, hold); }).is_ok());
+  const auto start = std::chrono::steady_clock::now();
+  {
+    TestClient gone(s.port());
+    gone.connect("vol");
+    gone.send_request(kRead, 0, 4096);
+    gone.shutdown_send();
+  }  // closed both ways
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 0; }));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  INFO("closed after " << std::chrono::duration<double>(elapsed).count() << " s");
+  CHECK(elapsed >= kTestIoTimeout);
+  CHECK(elapsed < kTestIoCloseBy);
+  CHECK(s.server->stats().connections_io_timed_out == 1);
+  // A client that half-closes and waits is still answered when the array answers in time.
+  controller::VolumePatch release;
+  release.max_iops = std::optional<std::int64_t>();
+  REQUIRE(s.on_model([&] { return s.array->update_volume(s.vol, release); }).is_ok());
+  TestClient waiting(s.port());
+  waiting.connect("vol");
+  waiting.send_request(kRead, 0, 4096);
+  waiting.shutdown_send();
+  CHECK(waiting.read_reply().error == 0);
+  CHECK(waiting.closed_by_server());
+}
+
 TEST_CASE("a client that reads its replies slowly but within the I/O timeout is served") {
   // The deadline is per socket write of replies, not per connection: a reader that keeps
   // up with it is never cut off, however long it stays.

@@ -2,10 +2,14 @@
 // with the byte offset (the real-binary session tests are tests/integration/nbd/session_test.py).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <boost/crc.hpp>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "serve/session_record.h"
 
@@ -153,6 +157,38 @@ TEST_CASE("a file that does not start like a record is refused without being rea
   CHECK(s.status().code() == sim::Code::kInvalidArgument);
   CHECK(s.status().message() ==
         "/dev/zero is not an afasim session record (it does not start with AFASIMSR)");
+}
+
+TEST_CASE("a stream that starts like a record is refused at its first bad length, not read whole") {
+  // Review 41: the magic followed by /dev/zero read 500 MB before the header's length was
+  // looked at. A pipe fed up to 64 MB: the reader must stop after its first bytes, which the
+  // writer sees as the pipe closing under it long before the 64 MB.
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::string good = serve::encode_session(kHeader, some_records());
+  const std::uint32_t length = static_cast<std::uint8_t>(good[12]) | static_cast<std::uint8_t>(good[13]) << 8;
+  const std::string huge_header = good.substr(0, 12) + std::string("\xff\xff\xff\xff", 4);
+  const std::string header_then_zeros = good.substr(0, 16 + length + 4);  // records of zeros
+  for (const auto& [start, message] :
+       {std::pair{huge_header, std::string("a header of 4294967295 bytes")},
+        std::pair{header_then_zeros, std::string("record #1's checksum does not match")}}) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::size_t written = 0;
+    std::thread writer([&, fd = fds[1], start = start] {
+      const std::string zeros(1 << 16, '\0');
+      bool ok = ::write(fd, start.data(), start.size()) == static_cast<ssize_t>(start.size());
+      for (written = start.size(); ok && written < (64u << 20); written += zeros.size())
+        ok = ::write(fd, zeros.data(), zeros.size()) == static_cast<ssize_t>(zeros.size());
+      ::close(fd);
+    });
+    auto s = serve::read_session_file("/dev/fd/" + std::to_string(fds[0]));
+    ::close(fds[0]);  // the last reader: the writer's next write fails
+    writer.join();
+    REQUIRE_FALSE(s.is_ok());
+    CHECK(s.status().message().find(message) != std::string::npos);
+    CAPTURE(written);
+    CHECK(written < (8u << 20));
+  }
 }
 
 TEST_CASE("the recorder stamps each record with the virtual time and executed events; one at a time") {

@@ -157,6 +157,26 @@ TEST_CASE("thinktime pauses after every thinktime_blocks I/Os, once the queue ha
   CHECK(busy > 10 * thinking);
 }
 
+TEST_CASE("a long thinktime's idle intervals are bandwidth samples of zero, counted as one by one") {
+  // Review 41: thinktime=3650d spent 121 s adding one zero sample per 500 ms interval. Past 1,024
+  // empty intervals they are added at once; 400 s of thinking is 800 intervals (one by one),
+  // 600 s is 1,200 (at once); the two runs differ by exactly 2 × 200 s of 500 ms intervals.
+  const std::string job = "[r]\nfilename=v\nsize=64m\nrw=randread\nbs=4k\nnumber_ios=3\n";
+  const DirectionStats looped = dir(run(job + "thinktime=400s\n"), 0, Direction::kRead);
+  const DirectionStats batched = dir(run(job + "thinktime=600s\n"), 0, Direction::kRead);
+  REQUIRE(looped.io_count == 3);
+  REQUIRE(batched.io_count == 3);
+  CHECK(batched.bw_kib_per_second.samples - looped.bw_kib_per_second.samples == 800);
+  CHECK(batched.iops.samples - looped.iops.samples == 800);
+  // Each read alone in its interval: 4 KiB in 500 ms is 8 KiB/s; the rest are zeros. The last
+  // read's interval has not ended when the job does, and is no sample: 2 × 8 KiB/s in all.
+  for (const DirectionStats* d : {&looped, &batched}) {
+    CHECK(d->bw_kib_per_second.max == 8);
+    CHECK(d->bw_kib_per_second.min == 0);
+    CHECK(d->bw_kib_per_second.mean * static_cast<double>(d->bw_kib_per_second.samples) == doctest::Approx(16));
+  }
+}
+
 TEST_CASE("runtime= ends the job when a rate, a thinktime or an iolog wait would run past it") {
   // fio's rate_ddir and handle_thinktime bound a sleep by the runtime left (hostile round 15:
   // rate_iops=1 runtime=100ms ran 1 s with 2 I/Os; thinktime=10d runtime=1 ran ten days).

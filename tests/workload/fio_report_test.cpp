@@ -300,6 +300,30 @@ TEST_CASE("sample statistics use fio's sample stddev and its group sum") {
   CHECK(s.samples == 5);
 }
 
+TEST_CASE("an idle spell's zero samples added at once read as the same samples added one by one") {
+  // Review 41: a thinktime of years added one zero per 500 ms interval (121 s for 3650d).
+  for (const std::uint64_t zeros : {1, 7, 5000}) {
+    SampleStats one_by_one, at_once;
+    for (std::uint64_t v : {120, 80, 100, 3}) {
+      one_by_one.add(v);
+      at_once.add(v);
+    }
+    for (std::uint64_t i = 0; i < zeros; ++i) one_by_one.add(0);
+    at_once.add_zeros(zeros);
+    CAPTURE(zeros);
+    CHECK(at_once.samples == one_by_one.samples);
+    CHECK(at_once.min == 0);
+    CHECK(at_once.max == 120);
+    CHECK(at_once.mean == doctest::Approx(one_by_one.mean).epsilon(1e-12));
+    CHECK(at_once.stddev() == doctest::Approx(one_by_one.stddev()).epsilon(1e-12));
+  }
+  SampleStats empty;  // zeros first: no spread
+  empty.add_zeros(3);
+  CHECK(empty.samples == 3);
+  CHECK(empty.max == 0);
+  CHECK(empty.stddev() == 0);
+}
+
 TEST_CASE("group_reporting sums the clones of a group; without it each clone is reported") {
   RunReport report = sample_report();
   const auto entries = aggregate_entries(report);

@@ -434,6 +434,24 @@ TEST_CASE("fio_file is read relative to the scenario file; two workloads share a
   CHECK(r.volumes[0].created_by == "workloads[0]");
   CHECK(totals_of(r, "reader").direction[0].ios == 1024);  // 4 MiB of 4 KiB reads
   CHECK(totals_of(r, "writer").direction[1].ios == 8);
+  // A relative read_iolog= is beside the file that names it, whatever the current folder
+  // (review 41: it was opened from the current folder, another trace of the same name there
+  // replayed instead): the scenario's folder for inline lines, the job file's for fio_file.
+  std::ofstream(dir / "t.log") << "fio version 2 iolog\nv add\nv open\nv read 0 4096\nv read 4096 4096\nv close\n";
+  std::ofstream(dir / "jobs" / "t.log") << "fio version 2 iolog\nv add\nv open\nv write 0 4096\nv close\n";
+  std::ofstream(dir / "jobs" / "i.fio") << "[j]\nfilename=v\nsize=1m\nread_iolog=t.log\n";
+  std::ofstream(dir / "iolog.json") << "{" << kHead << R"(, "workloads": [
+      {"name": "inline", "fio": ["[i]", "filename=v", "size=1m", "read_iolog=t.log"]},
+      {"name": "file", "fio_file": "jobs/i.fio", "start_s": 1}]})";
+  auto with_iolog = load_scenario_file((dir / "iolog.json").string(), catalog());
+  REQUIRE_MESSAGE(with_iolog.is_ok(), with_iolog.status().message());
+  CHECK(with_iolog->workloads[0].file.jobs[0].read_iolog == (dir / "t.log").string());
+  CHECK(with_iolog->workloads[1].file.jobs[0].read_iolog == (dir / "jobs" / "t.log").string());
+  const ScenarioReport replayed = run_ok(*with_iolog);
+  CHECK(totals_of(replayed, "inline").direction[0].ios == 2);
+  CHECK(totals_of(replayed, "inline").direction[1].ios == 0);
+  CHECK(totals_of(replayed, "file").direction[0].ios == 0);
+  CHECK(totals_of(replayed, "file").direction[1].ios == 1);
   std::filesystem::remove_all(dir);
 }
 
@@ -669,6 +687,9 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: volumes[0].qos_policy: no QoS policy named \"gold\" in qos_policies"},
       {h + R"(, "qos_policies": [{"name": "p"}, {"name": "p"}]})",
        "t.json: qos_policies[1].name: duplicate QoS policy name \"p\""},
+      {h + R"(, "workloads": [{"name": "w", "fio": ["[w]", "filename=v\nsize=1g", "rw=read"]}]})",
+       "t.json: workloads[0].fio[1]: must be one line of the job file, without a line break; give each line its "
+       "own element, or the whole job file as one string"},
       {h + R"(, "workloads": [{"name": "w"}]})",
        "t.json: workloads[0]: needs \"fio\" (the job file's text) or \"fio_file\" (its path)"},
       {h + R"(, "workloads": [{"name": "w", "fio": "[w]\nsize=1g\n", "fio_file": "x.fio"}]})",

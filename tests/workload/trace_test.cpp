@@ -293,6 +293,17 @@ TEST_CASE("MSR Cambridge CSV: 100 ns timestamps, HOST_DISK devices, ResponseTime
   REQUIRE(q.size() == 1);
   CHECK(q[0].device == "hm_0");
   CHECK(q[0].op == TraceOp::kRead);
+  // A zero-padded DiskNumber is the same disk (review 41: "01" and "1" replayed as two volumes).
+  auto padded = reader("1,hm,01,Read,0,4096,1\n2,hm,1,Read,0,4096,1\n", TraceReaderOptions{TraceFormat::kMsrCsv, false});
+  const auto p = all(*padded);
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].device == "hm_1");
+  CHECK(p[1].device == "hm_1");
+  auto disksim = reader("0 007 0 8 1\n1 7 0 8 1\n", TraceReaderOptions{TraceFormat::kDiskSim, false});
+  const auto d = all(*disksim);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].device == "7");
+  CHECK(d[1].device == "7");
 }
 
 TEST_CASE("DiskSim ASCII: ms arrivals, 512-byte blocks, flags bit 0 = read; --map names the volume") {

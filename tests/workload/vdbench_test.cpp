@@ -271,7 +271,15 @@ TEST_CASE("an offered rate far above the device runs at the device's rate; a hug
       parse_vdbench_ok("sd=s,lun=x,size=64k\nwd=w,sd=s,xfersize=(4k,50,1g,50)\nrd=r,wd=w,iorate=max\n"), o);
   REQUIRE_FALSE(small.is_ok());
   CHECK(small.status().message() ==
-        "t.vdb:2: range: wd=w covers 65536 bytes of sd=s, less than its largest transfer (1073741824 bytes)");
+        "t.vdb:2: range: wd=w covers 65536 bytes of sd=s (its 65536 bytes, the range's ends rounded down to whole "
+        "4 KiB blocks), less than its largest transfer (1073741824 bytes)");
+  // Review 41: an sd of 1000 bytes had no range left after the rounding, and the message did not say why.
+  const auto tiny = workload::run_vdbench(*b.target, b.target->capacity_bytes(), b.sim,
+                                          parse_vdbench_ok("sd=s,lun=x,size=1000\nwd=w,sd=s,xfersize=512\nrd=r,wd=w,iorate=max\n"), o);
+  REQUIRE_FALSE(tiny.is_ok());
+  CHECK(tiny.status().message() ==
+        "t.vdb:2: range: wd=w covers 0 bytes of sd=s (its 1000 bytes, the range's ends rounded down to whole 4 KiB "
+        "blocks), less than its largest transfer (512 bytes)");
   // A size of a 0 % share never runs, so it need not fit; a forxfersize size is the rd's line.
   CHECK(workload::run_vdbench(*b.target, b.target->capacity_bytes(), b.sim,
                               parse_vdbench_ok("sd=s,lun=x,size=64k\nwd=w,sd=s,xfersize=(4k,100,1g,0)\n"
