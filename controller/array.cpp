@@ -564,8 +564,10 @@ PoolCapacity Array::pool_capacity(Id pool_id) const {
   c.raw_free_bytes = std::max<std::int64_t>(0, c.raw_usable_bytes - c.raw_allocated_bytes);
   for (raid::RaidType t : raid_types_offered(*p)) {
     c.usable_bytes[t] = capacity_model_.usable_from_raw(t, c.raw_usable_bytes);
-    // Free space counts whole extents only: a partial extent cannot be allocated.
-    c.free_bytes[t] = c.raw_free_bytes / data_->raw_bytes_per_extent(t) * extent_bytes(t);
+    // Free space counts whole extents only (a partial extent cannot be allocated), and only
+    // those the free chunks can hold on different SSDs (ExtentAllocator::placeable_extents).
+    c.free_bytes[t] = std::min(c.raw_free_bytes / data_->raw_bytes_per_extent(t), data_->placeable_extents(t, drives)) *
+                      extent_bytes(t);
   }
   return c;
 }

@@ -291,10 +291,10 @@ Status Array::admit_fixed(const Volume& v, std::int64_t extents, const std::stri
   // The capacity side of admission (pool/space.h): a fixed volume's extents must fit now.
   const std::int64_t raw = raw_bytes_for_extents(v.raid_type, extents);
   const PoolCapacity cap = pool_capacity(v.pool_id);
-  if (!pool::fits(raw, cap.raw_free_bytes))
+  const std::int64_t free = cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0;
+  if (!pool::fits(raw, cap.raw_free_bytes) || extents > free / extent_bytes(v.raid_type))
     return sim::no_space(needs + "; pool " + std::to_string(v.pool_id) + " has " +
-                         human_bytes(cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0) +
-                         " free for " + std::string(raid::raid_type_name(v.raid_type)));
+                         human_bytes(free) + " free for " + std::string(raid::raid_type_name(v.raid_type)));
   threshold_events(v.pool_id, cap.raw_allocated_bytes, cap.raw_allocated_bytes + raw, changes);
   return Status::ok();
 }

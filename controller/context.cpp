@@ -54,9 +54,10 @@ void report_volume_state(const ArrayContext& ctx, VolumeRuntime& v, const std::s
     // members of extents already degraded (review 29).
     if (now == VolumeState::kDegraded && v.thin->degraded_members > missing_before)
       ctx.emit(Severity::kWarning, "volume", object,
-               name + " degraded further: " + std::to_string(v.thin->degraded_members) + " member(s) of " +
-                   std::to_string(v.thin->degraded_extents) + " extent(s) missing, " + std::to_string(missing_before) +
-                   " before (" + why + "); " + raid + " redundancy covers them" +
+               name + " degraded further: " + std::to_string(v.thin->degraded_members) +
+                   " member(s) missing, up from " + std::to_string(missing_before) + ", in " +
+                   std::to_string(v.thin->degraded_extents) + " extent(s) (" + why + "); " + raid +
+                   " redundancy covers them" +
                    (rebuilding ? " until the rebuilds restore them" : ""));
     return;
   }

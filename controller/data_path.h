@@ -96,6 +96,9 @@ class DataPath : private raid::ScrubHost {
   const VolumeIoStats* volume_stats(Id volume_id) const;
   bool is_allocated(Id volume_id, std::int64_t offset_bytes) const { return thin_->is_allocated(volume_id, offset_bytes); }
   std::int64_t raw_usable_bytes(const std::vector<int>& drives) const { return thin_->raw_usable_bytes(drives); }
+  std::int64_t placeable_extents(raid::RaidType type, const std::vector<int>& drives) const {
+    return thin_->placeable_extents(type, drives);
+  }
   std::int64_t raw_allocated_bytes(const std::vector<int>& drives) const { return thin_->raw_allocated_bytes(drives); }
 
   // --- I/O ----------------------------------------------------------------------------

@@ -60,7 +60,8 @@ void WearLeveler::start() {
   started_ = true;
   last_tick_ = sim_.now();
   if (options_.policy != WearPolicy::kOff)
-    thin_.allocator().set_placement_score([this](int drive) { return placement_score(drive); });
+    thin_.allocator().set_placement_score([this](int drive) { return placement_score(drive); },
+                                          [this] { least_past_target_ = least_past_target(); });
   mover_.set_write_wakeup([this] {
     last_tick_ = sim_.now();
     arm(sim_.now() + options_.check_interval);
@@ -81,7 +82,8 @@ Status WearLeveler::set_options(const WearLevelingOptions& options) {
             : std::vector<double>(offsets_.size(), 0.0);
   if (started_) {
     if (options_.policy != WearPolicy::kOff)
-      thin_.allocator().set_placement_score([this](int drive) { return placement_score(drive); });
+      thin_.allocator().set_placement_score([this](int drive) { return placement_score(drive); },
+                                            [this] { least_past_target_ = least_past_target(); });
     else
       thin_.allocator().set_placement_score({});
   }
@@ -132,18 +134,11 @@ void WearLeveler::reset_age_order() {
                  : std::vector<double>(static_cast<std::size_t>(n), 0.0);
 }
 
-double WearLeveler::placement_score(int drive) const {
-  const pool::DriveSlot& slot = thin_.allocator().drive(drive);
-  const std::int64_t total = slot.normal_chunks + slot.spare_chunks;
-  const double fill =
-      total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
-  // A drive's wear past its target offset, none while it is below it: on a new staggered
-  // array every SSD is below its target and places by fill alone (the leveler opens the gap
-  // by moving heat), rather than every new extent going to the few oldest-ranked SSDs.
-  auto past_target = [&](int d) {
-    return std::max(
-        0.0, hw_.ssd(d).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(d)]);
-  };
+double WearLeveler::past_target(int drive) const {
+  return std::max(0.0, hw_.ssd(drive).wear().percent_endurance_used - offsets_[static_cast<std::size_t>(drive)]);
+}
+
+double WearLeveler::least_past_target() const {
   double least = 0;
   bool any = false;
   for (int d = 0; d < hw_.drive_count(); ++d) {
@@ -151,11 +146,23 @@ double WearLeveler::placement_score(int drive) const {
     least = any ? std::min(least, past_target(d)) : past_target(d);
     any = true;
   }
+  return least;
+}
+
+double WearLeveler::placement_score(int drive) const {
+  const pool::DriveSlot& slot = thin_.allocator().drive(drive);
+  const std::int64_t total = slot.normal_chunks + slot.spare_chunks;
+  const double fill =
+      total == 0 ? 1.0 : static_cast<double>(slot.used()) / static_cast<double>(total);
+  // A drive's wear past its target offset (past_target), none while it is below it: on a new
+  // staggered array every SSD is below its target and places by fill alone (the leveler opens
+  // the gap by moving heat), rather than every new extent going to the few oldest-ranked SSDs.
+  // The least of those over the drives in service is the allocator's prepare step's.
   const double a = past_target(drive);
   // Wear first, in steps of a quarter threshold (so that noise does not reorder drives),
   // each step worth 1.25 % of fill; capped at 10 % so that a drive with much endurance left
   // takes more new extents than the others but never runs 10 % fuller than they are.
-  const double steps = std::floor(4.0 * std::max(0.0, a - least) / options_.threshold_points);
+  const double steps = std::floor(4.0 * std::max(0.0, a - least_past_target_) / options_.threshold_points);
   return fill + std::min(0.10, 0.0125 * steps);
 }
 

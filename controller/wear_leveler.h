@@ -193,7 +193,11 @@ class WearLeveler {
   DriveWear drive_wear(int drive, const PooledLevel& pooled) const;
   double nand_per_host_byte() const;
   bool in_service(int drive) const;
+  // The allocator's placement score: fill, plus a step per quarter threshold of wear past
+  // the least worn drive's (least_past_target_, set by the allocator's prepare step).
   double placement_score(int drive) const;
+  double past_target(int drive) const;  // wear above the drive's target offset, points; ≥ 0
+  double least_past_target() const;     // the least past_target of the drives in service
   std::vector<std::array<double, pool::kMaxMembers>> heat_rates() const;
 
   sim::Simulator& sim_;
@@ -209,6 +213,7 @@ class WearLeveler {
   std::vector<Heat> heat_;      // by extent id
   std::vector<int> age_order_;  // staggered: youngest first
   std::vector<double> offsets_;
+  double least_past_target_ = 0;  // least_past_target() as of the allocator's last prepare
   std::vector<std::uint64_t> incarnations_;
   std::vector<ReplacementRecord> replacements_;
   std::int64_t ff_moves_ = 0;

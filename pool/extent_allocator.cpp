@@ -42,6 +42,7 @@ double ExtentAllocator::score(int drive) const {
 }
 
 std::vector<int> ExtentAllocator::best(const std::vector<int>& from, std::size_t count) const {
+  if (prepare_) prepare_();
   std::vector<std::pair<double, int>> ranked;
   ranked.reserve(from.size());
   for (int i : from) {
@@ -149,6 +150,7 @@ sim::Result<ChunkAddr> ExtentAllocator::allocate_replacement(const std::vector<C
     return sim::no_space("no SSD can take a rebuilt chunk" +
                          (datapac ? " in DataPac " + std::to_string(*datapac) : std::string()));
   // Prefer SSDs with spare left, then the lowest score.
+  if (prepare_) prepare_();
   auto key = [&](int i) {
     const DriveSlot& d = drives_[static_cast<std::size_t>(i)];
     return std::make_pair(d.free_spare_count == 0 ? 1 : 0, score(i));
@@ -182,6 +184,30 @@ std::int64_t ExtentAllocator::total_normal_chunks(const std::vector<int>& candid
     if (d.usable) n += d.normal_chunks;
   }
   return n;
+}
+
+std::int64_t ExtentAllocator::placeable_extents(const std::vector<int>& candidates, int distinct) const {
+  AFASIM_ASSERT(distinct >= 1, "an extent takes at least one chunk");
+  std::vector<std::int64_t> free;
+  std::int64_t total = 0;
+  for (int i : candidates) {
+    const DriveSlot& d = drives_[static_cast<std::size_t>(i)];
+    if (!d.usable || d.free_normal_count == 0) continue;
+    free.push_back(d.free_normal_count);
+    total += d.free_normal_count;
+  }
+  const auto holds = [&](std::int64_t k) {  // monotone: true up to the answer, false past it
+    std::int64_t chunks = 0;
+    for (std::int64_t f : free) chunks += std::min(f, k);
+    return chunks >= distinct * k;
+  };
+  std::int64_t lo = 0, hi = total / distinct;  // holds(lo); the answer is at most hi
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (holds(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 }  // namespace afasim::pool

@@ -136,6 +136,10 @@ class ThinMap {
   // Pool accounting (drives = the pool's drive indexes).
   std::int64_t raw_usable_bytes(const std::vector<int>& drives) const;
   std::int64_t raw_allocated_bytes(const std::vector<int>& drives) const;
+  // Extents of `type` the allocator can still place on `drives` (ExtentAllocator::
+  // placeable_extents): RAID 10 a member on each of its pairs' SSDs in each of the first two
+  // DataPacs (the allocator's two sides), RAID 5 its members on different SSDs.
+  std::int64_t placeable_extents(raid::RaidType type, const std::vector<int>& drives) const;
 
  private:
   std::uint32_t place(ThinVolume& v, std::int64_t index, const std::vector<ChunkAddr>& members,

@@ -586,6 +586,7 @@ TEST_CASE("a second SSD failure in a volume already degraded is an event: degrad
     REQUIRE(further.size() == 1);
     CHECK(further[0].severity == Severity::kWarning);
     CHECK(further[0].message.find("drive " + std::to_string(second + 1) + " failed") != std::string::npos);
+    CHECK(further[0].message.find(" member(s) missing, up from ") != std::string::npos);  // what "before" counted
     CHECK(events_with(a, "volume " + std::to_string(v) + " degraded: ").size() == 1);
   }
 }

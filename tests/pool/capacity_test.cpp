@@ -2,6 +2,7 @@
 
 #include "config/preset.h"
 #include "pool/capacity.h"
+#include "pool/extent_allocator.h"
 
 using namespace afasim;
 
@@ -80,4 +81,38 @@ TEST_CASE("a RAID type the system cannot place shows no capacity (hostile round 
   preset.datapacs.count = 1;  // RAID 10 mirrors across DataPacs
   CHECK(model.system(preset).usable_raid10_bytes == 0);
   CHECK(model.system(preset).usable_raid5_bytes == 0);  // 4 SSDs
+}
+
+// Review 41: after drive failures free_bytes counted chunks, not where they were, so a fixed
+// volume of the figure failed after seconds of work. placeable_extents is what the allocator
+// can really place: checked here against the allocator itself, run until it refuses.
+TEST_CASE("placeable extents: what the allocator places when the free chunks sit on too few SSDs") {
+  const pool::CapacityModel model(catalog().capacity());
+  const std::vector<int> datapacs{1, 1, 1, 1, 1, 2, 2, 2, 2, 2};
+  const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  for (const raid::RaidType type : {raid::RaidType::kRaid10, raid::RaidType::kRaid5}) {
+    pool::ExtentAllocator a(model, 20'000'000'000, datapacs);
+    const std::int64_t per_drive = a.drive(0).free_normal_count;
+    REQUIRE(per_drive > 100);
+    // RAID 10: drives 0-2 of DataPac 1 nearly full (a side keeps 2 empty SSDs of the 4 an
+    // extent needs); RAID 5: drives 0-5 (4 empty SSDs of 5). The rest empty.
+    const bool raid10 = type == raid::RaidType::kRaid10;
+    for (int d = 0; d < (raid10 ? 3 : 6); ++d)
+      for (std::int64_t i = 0; i < per_drive - 10; ++i) REQUIRE(a.allocate_on(d).is_ok());
+    const std::vector<int> side1{0, 1, 2, 3, 4}, side2{5, 6, 7, 8, 9};
+    const std::int64_t placeable =
+        raid10 ? std::min(a.placeable_extents(side1, 4), a.placeable_extents(side2, 4)) : a.placeable_extents(all, 5);
+    // By chunks alone (what free_bytes counted), many more.
+    const std::int64_t by_chunks = a.free_normal_chunks(all) / (raid10 ? 8 : 5);
+    CAPTURE(placeable);
+    CAPTURE(by_chunks);
+    CHECK(placeable < by_chunks);
+    std::int64_t placed = 0;
+    while (a.allocate(type, 4, all).is_ok()) ++placed;  // 4 pairs, or 4 data + parity
+    CHECK(placed == placeable);
+  }
+  pool::ExtentAllocator fresh(model, 20'000'000'000, datapacs);  // balanced: every chunk places
+  CHECK(fresh.placeable_extents(all, 5) == fresh.free_normal_chunks(all) / 5);
+  const std::vector<int> four{0, 1, 2, 5};
+  CHECK(fresh.placeable_extents(four, 5) == 0);  // fewer SSDs than members
 }
