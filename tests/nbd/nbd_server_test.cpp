@@ -678,6 +678,17 @@ NbdServerOptions io_timeout_options() {
   return o;
 }
 
+// The one connection since `start` is gone (connections_active drops when the Connection is
+// destroyed, and its requests and their buffers with it), closed by the I/O timeout, in time.
+void check_closed_by_io_timeout(Served& s, std::chrono::steady_clock::time_point start) {
+  REQUIRE(eventually([&] { return s.server->stats().connections_active == 0; }));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  INFO("closed after " << std::chrono::duration<double>(elapsed).count() << " s");
+  CHECK(elapsed >= kTestIoTimeout);
+  CHECK(elapsed < kTestIoCloseBy);
+  CHECK(s.server->stats().connections_io_timed_out == 1);
+}
+
 TEST_CASE("a WRITE whose payload stops arriving is closed after the I/O timeout and not applied") {
   // fix-nbd-timeouts base (8d7ce94): the idle timer was off once the header arrived and
   // nothing bounded the payload read, so the connection stayed open for good (64 of them
@@ -734,14 +745,7 @@ TEST_CASE("a client that stops reading replies is closed after the I/O timeout; 
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 4; ++i)
     c.send_request(kRead, static_cast<std::uint64_t>(i) * kReadBytes, kReadBytes);
-  // connections_active drops when the Connection is destroyed, and its requests and their
-  // buffers with it.
-  REQUIRE(eventually([&] { return s.server->stats().connections_active == 0; }));
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  INFO("closed after " << std::chrono::duration<double>(elapsed).count() << " s");
-  CHECK(elapsed >= kTestIoTimeout);
-  CHECK(elapsed < kTestIoCloseBy);
-  CHECK(s.server->stats().connections_io_timed_out == 1);
+  check_closed_by_io_timeout(s, start);
   CHECK(s.server->stats().connections_idle_closed == 0);
   TestClient other(s.port());  // the slot is free and the server serves on
   other.connect("vol");
@@ -763,12 +767,7 @@ TEST_CASE("a client gone while the array holds its request gives up its slot aft
     gone.send_request(kRead, 0, 4096);
     gone.shutdown_send();
   }  // closed both ways
-  REQUIRE(eventually([&] { return s.server->stats().connections_active == 0; }));
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  INFO("closed after " << std::chrono::duration<double>(elapsed).count() << " s");
-  CHECK(elapsed >= kTestIoTimeout);
-  CHECK(elapsed < kTestIoCloseBy);
-  CHECK(s.server->stats().connections_io_timed_out == 1);
+  check_closed_by_io_timeout(s, start);
   // A client that half-closes and waits is still answered when the array answers in time.
   controller::VolumePatch release;
   release.max_iops = std::optional<std::int64_t>();
