@@ -191,6 +191,9 @@ Reply AuthEndpoints::update_user(const Call& c) {
   if (current_password && !password)
     throw bad_request("current_password goes with password (it proves the one who changes their own password "
                       "knows it); without a new password there is nothing for it to prove");
+  if (current_password && current->name != c.user())
+    throw bad_request("current_password is for changing your own password; an admin sets another user's "
+                      "without it");
   std::string proof;
   if (password && current->name == c.user()) {
     if (!current_password) throw bad_request("changing your own password needs current_password (your password now)");

@@ -153,7 +153,8 @@ struct Auth::Impl {
   }
 
   sim::Status load(const std::string& text) {
-    json doc = json::parse(text, nullptr, false);
+    auto parsed = config::parse_json_strict(text);  // a NUL byte is no end of the file
+    json doc = parsed.is_ok() ? std::move(parsed).value() : json();
     auto bad = [&](const std::string& why) {
       return sim::invalid_argument(options.users_file + ": " + why);
     };

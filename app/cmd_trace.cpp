@@ -15,7 +15,6 @@
 #include "config/preset.h"
 #include "config/size.h"
 #include "controller/array.h"
-#include "pool/space.h"
 #include "workload/fio_job.h"
 #include "workload/trace_replay.h"
 
@@ -78,6 +77,19 @@ sim::Status fill_replay_options(const TraceCliOptions& o, workload::TraceReplayO
   return sim::Status::ok();
 }
 
+// --map names a device as written in the file ("hm_01"); the records name it canonically.
+sim::Status canonical_maps(workload::TraceFormat format, std::map<std::string, std::string>& maps) {
+  std::map<std::string, std::string> canonical;
+  for (const auto& [device, volume] : maps) {
+    auto [at, added] = canonical.emplace(workload::canonical_trace_device(format, device), volume);
+    if (!added && at->second != volume)
+      return sim::invalid_argument("--map " + device + "=" + volume + ": device " + device + " is " + at->first +
+                                   " of this trace, which another --map puts on " + at->second);
+  }
+  maps = std::move(canonical);
+  return sim::Status::ok();
+}
+
 // A --map for a device the replay never met is likely a typo: say so after the totals.
 void warn_unused_maps(const workload::TraceReplayOptions& replay, const workload::TraceReport& report) {
   for (const auto& [device, volume] : replay.device_map) {
@@ -100,9 +112,9 @@ sim::Status check_fixed_volume_fits(const controller::Array& array, const worklo
   const controller::PoolCapacity cap = array.pool_capacity(pool);
   const std::int64_t extent = array.extent_bytes(r.raid_type);
   const std::int64_t extents = (r.volume_size_bytes + extent - 1) / extent;
-  if (pool::fits(array.raw_bytes_for_extents(r.raid_type, extents), cap.raw_free_bytes)) return sim::Status::ok();
   const auto free = cap.free_bytes.find(r.raid_type);
   const std::int64_t has = free == cap.free_bytes.end() ? 0 : free->second;
+  if (extents <= has / extent) return sim::Status::ok();  // free_bytes: what the allocator can place
   return sim::invalid_argument("--volume-size: a fixed " + std::string(raid::raid_type_name(r.raid_type)) +
                                " volume of " + config::human_bytes(r.volume_size_bytes) + " does not fit: pool " +
                                std::to_string(pool) + " has " + config::human_bytes(has) + " free for " +
@@ -134,6 +146,8 @@ int run_trace_command(const TraceCliOptions& o) {
     return interrupted_exit_code();
   }
   if (!reader.is_ok()) return fail_command("trace", reader.status().message(), 2);
+  if (sim::Status st = canonical_maps((*reader)->format(), replay.device_map); !st.is_ok())
+    return fail_command("trace", st.message(), 2);
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return fail_command("trace", catalog.status().message(), 2);
   auto preset = catalog->system(o.system);

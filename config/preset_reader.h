@@ -146,12 +146,14 @@ class Reader {
 constexpr double kMaxBytes = 1e18;
 constexpr double kMaxRate = 1e15;
 
+// The strict reader (config/json_text.h): duplicate keys and NUL bytes refused, where
+// nlohmann alone kept the last of two keys and ended the text at a NUL (review 41).
 inline json parse_json(const std::string& file, const std::string& text) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(file, "", std::string("not valid JSON: ") + e.what());
-  }
+  JsonParseError e;
+  auto parsed = parse_json_strict(text, JsonParseOptions{}, &e);
+  if (!parsed.is_ok())
+    fail(file, e.path, e.kind == JsonParseError::Kind::kSyntax ? "not valid JSON: " + e.message : e.message);
+  return std::move(parsed).value();
 }
 
 inline void check_schema(const Reader& r, const json& j, const std::string& expected) {

@@ -293,8 +293,13 @@ Status Array::admit_fixed(const Volume& v, std::int64_t extents, const std::stri
   const PoolCapacity cap = pool_capacity(v.pool_id);
   const std::int64_t free = cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0;
   if (!pool::fits(raw, cap.raw_free_bytes) || extents > free / extent_bytes(v.raid_type))
-    return sim::no_space(needs + "; pool " + std::to_string(v.pool_id) + " has " +
-                         human_bytes(free) + " free for " + std::string(raid::raid_type_name(v.raid_type)));
+    return sim::no_space(needs + "; pool " + std::to_string(v.pool_id) + " has " + human_bytes(free) +
+                         // Rounded alike at one extent short (review 41: "needs 17.28 TiB ... has 17.28 TiB"):
+                         (human_bytes(free) == human_bytes(extents * extent_bytes(v.raid_type))
+                              ? " (" + std::to_string(free) + " bytes, " + std::to_string(extents * extent_bytes(v.raid_type)) +
+                                    " needed)"
+                              : std::string()) +
+                         " free for " + std::string(raid::raid_type_name(v.raid_type)));
   threshold_events(v.pool_id, cap.raw_allocated_bytes, cap.raw_allocated_bytes + raw, changes);
   return Status::ok();
 }
@@ -386,11 +391,11 @@ sim::Result<Volume> Array::update_volume(Id id, const VolumePatch& patch,
   }
   if (patch.capacity_bytes && *patch.capacity_bytes != v.capacity_bytes) {
     const std::int64_t n = *patch.capacity_bytes;
+    AFASIM_RETURN_IF_ERROR(check_growth(v, n));
     // Review 41: a failed volume (data lost, every I/O EIO) grew by 10 TiB of pool it could never use.
     if (data_->volume_state(id) == VolumeState::kFailed)
       return sim::conflict("volume \"" + v.name + "\" has failed (its data is lost, every I/O fails): it cannot "
                            "grow; delete it, or create another");
-    AFASIM_RETURN_IF_ERROR(check_growth(v, n));
     if (v.provisioning == Provisioning::kFixed) {
       const std::int64_t ext = extent_bytes(v.raid_type);
       const std::int64_t more = (n + ext - 1) / ext - data_->allocated_extents(id);

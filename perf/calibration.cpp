@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "config/json_text.h"
 #include "config/preset.h"
 
 namespace afasim::perf {
@@ -159,8 +160,10 @@ ModelParameters model_of(const std::string& path, const std::map<std::string, Pa
 }
 
 Calibration parse(const std::string& path, const std::string& text, const std::set<std::string>& sources) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) fail(path, "", "not a JSON object");
+  auto parsed = config::parse_json_strict(text);  // duplicate keys and NUL bytes refused
+  if (!parsed.is_ok()) fail(path, "", parsed.status().message());
+  const json j = std::move(parsed).value();
+  if (!j.is_object()) fail(path, "", "not a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "schema" && it.key() != "system" && it.key() != "comment" && it.key() != "training_figures" &&
         it.key() != "parameters")

@@ -266,7 +266,16 @@ bool ThinMap::is_allocated(std::int64_t volume_id, std::int64_t offset_bytes) co
 }
 
 std::int64_t ThinMap::raw_usable_bytes(const std::vector<int>& drives) const {
-  return allocator_.total_normal_chunks(drives) * allocator_.chunk_bytes();
+  // The normal chunks, and the spare chunks that hold rebuilt members: those count as
+  // allocated (raw_allocated_bytes), so that usable − allocated is the free normal chunks,
+  // what the allocator can still give (review 41: usable had left the rebuilt spare out,
+  // allocated had not, and free read 1.17 TiB where a thin volume then took 2 TiB).
+  std::int64_t chunks = allocator_.total_normal_chunks(drives);
+  for (int d : drives) {
+    const auto& slot = allocator_.drive(d);
+    if (slot.usable) chunks += slot.spare_chunks - slot.free_spare_count;
+  }
+  return chunks * allocator_.chunk_bytes();
 }
 
 std::int64_t ThinMap::raw_allocated_bytes(const std::vector<int>& drives) const {

@@ -133,7 +133,9 @@ class ThinMap {
   const raid::ExtentTable& extents() const { return extents_; }
   ExtentAllocator& allocator() { return allocator_; }
   const ExtentAllocator& allocator() const { return allocator_; }
-  // Pool accounting (drives = the pool's drive indexes).
+  // Pool accounting (drives = the pool's drive indexes): usable is the usable SSDs' normal
+  // chunks and their spare chunks that hold rebuilt members; allocated, their chunks in use;
+  // so usable − allocated is the free normal chunks, all that allocation takes from.
   std::int64_t raw_usable_bytes(const std::vector<int>& drives) const;
   std::int64_t raw_allocated_bytes(const std::vector<int>& drives) const;
   // Extents of `type` the allocator can still place on `drives` (ExtentAllocator::

@@ -91,11 +91,23 @@ sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
   return config::dump_json(document);
 }
 
+// A read_iolog= trace's contents, read in 1 MiB pieces (a trace may be gigabytes).
+std::string trace_digest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "unreadable";
+  std::uint64_t h = kFnvOffsetBasis;
+  std::string piece(1 << 20, '\0');
+  while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0)
+    h = fnv1a(h, piece.substr(0, static_cast<std::size_t>(in.gcount())));
+  return hex(h);
+}
+
 // What the runs read besides the sweep and base texts: the job files (fio_file) the base and
 // each point name, by content (not by path: the sweep file given as ./s.json or /tmp/s.json
 // is the same sweep), and a --config-dir folder's presets. In the fingerprint, so that rows
 // made before one of them was edited are not taken for this sweep's (hostile round 21: a
-// resumed sweep put an edited job's rows beside the old job's). Each file is read once; a
+// resumed sweep put an edited job's rows beside the old job's), and the traces their jobs
+// replay (read_iolog=, by content; review 41: an edited trace's rows joined the old one's). Each file is read once; a
 // point is parsed for the files it reads only when one of its fields is under /workloads
 // (the others read the base's). A point the loader refuses is the runner's to report.
 std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
@@ -112,7 +124,18 @@ std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
       inputs += "file " + it->second.second + "\n";
       return it->second.first;
     };
-    (void)workload::parse_scenario(config::dump_json(plan.document), plan.base.file_name, catalog, record);
+    std::map<std::string, std::string> digests;  // trace path: its digest, each read once
+    const auto traces = [&](const sim::Result<workload::Scenario>& s) {
+      if (!s.is_ok()) return;
+      for (const auto& w : s->workloads)
+        for (const auto& j : w.file.jobs) {
+          if (j.read_iolog.empty()) continue;
+          auto it = digests.find(j.read_iolog);
+          if (it == digests.end()) it = digests.emplace(j.read_iolog, trace_digest(j.read_iolog)).first;
+          inputs += "trace " + it->second + "\n";
+        }
+    };
+    traces(workload::parse_scenario(config::dump_json(plan.document), plan.base.file_name, catalog, record));
     for (std::size_t p = 0; p < plan.file.points.size(); ++p) {
       const auto& fields = plan.file.points[p].fields;
       const bool reads_other_files = std::any_of(fields.begin(), fields.end(), [](const FieldValue& f) {
@@ -121,7 +144,7 @@ std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
       if (!reads_other_files) continue;
       inputs += "point " + std::to_string(p) + "\n";
       if (auto text = point_text(plan, p); text.is_ok())
-        (void)workload::parse_scenario(*text, plan.base.file_name, catalog, record);
+        traces(workload::parse_scenario(*text, plan.base.file_name, catalog, record));
     }
   }
   if (!catalog.directory().empty()) inputs += config_dir_contents(catalog.directory());

@@ -211,8 +211,9 @@ constexpr double kMaxFigure = 1e18;
 
 sim::Result<SweepRow> row_from_line(const std::string& line, std::size_t points, SweepKind kind) {
   const std::span<const Figure> figures = figure_set(kind);
-  const json j = json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return sim::invalid_argument("not a JSON object");
+  const auto parsed = config::parse_json_strict(line);  // a NUL byte is no end of the line
+  if (!parsed.is_ok() || !parsed->is_object()) return sim::invalid_argument("not a JSON object");
+  const json& j = *parsed;
   SweepRow row;
   if (!j.contains("point") || !j["point"].is_number_unsigned() || j["point"].get<std::uint64_t>() >= points)
     return sim::invalid_argument("\"point\" is not a point of this sweep");

@@ -33,8 +33,10 @@ sim::Status not_a_header(const std::string& path) {
 }
 
 sim::Status check_header(const std::string& path, const std::string& line, const SweepPlan& plan) {
-  const nlohmann::json h = nlohmann::json::parse(line, nullptr, false);
-  if (h.is_discarded() || !h.is_object() || !h.contains("schema") || h["schema"] != kRowsSchema ||
+  const auto parsed = config::parse_json_strict(line);  // a NUL byte is no end of the line
+  if (!parsed.is_ok()) return not_a_header(path);
+  const nlohmann::json& h = *parsed;
+  if (!h.is_object() || !h.contains("schema") || h["schema"] != kRowsSchema ||
       !h.contains("fingerprint") || !h["fingerprint"].is_string())
     return not_a_header(path);
   const std::string theirs = h["fingerprint"].get<std::string>();

@@ -57,6 +57,8 @@ class Runner {
   Status stalled() const;
   void progress() const;
   void finish();
+  // The report's rows fit its bounds (kMaxTimelineRows, kMaxTimelineCells), known before the run.
+  Status check_row_budget(std::int64_t cells_per_row) const;
   // Fast-forward (wear.fast_forward): stops the workloads, then advances wear in epochs.
   Status fast_forward();
   void begin_wear_measurement();

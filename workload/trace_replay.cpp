@@ -1,6 +1,7 @@
 #include "workload/trace_replay.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cmath>
 #include <memory>
@@ -402,6 +403,17 @@ sim::Result<TraceReport> replay_trace(controller::Array& array, sim::Simulator& 
   if (options.interval_ns <= 0) return sim::invalid_argument("--interval must be > 0");
   Replayer replayer(array, sim, reader, options, on_row);
   return replayer.run();
+}
+
+std::string canonical_trace_device(TraceFormat format, std::string_view device) {
+  const std::size_t cut = format == TraceFormat::kMsrCsv ? device.rfind('_') : std::string_view::npos;
+  if (format != TraceFormat::kDiskSim && cut == std::string_view::npos) return std::string(device);
+  const std::string_view head = device.substr(0, cut == std::string_view::npos ? 0 : cut + 1);
+  const std::string_view digits = device.substr(head.size());
+  std::uint64_t number = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) return std::string(device);
+  return std::string(head) + std::to_string(number);
 }
 
 std::string trace_volume_name(std::string_view device) {

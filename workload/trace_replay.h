@@ -128,4 +128,9 @@ std::string trace_totals_json(const TraceReport& report);
 // "/dev/sdb" → "sdb", "8,0" → "dev8_0", "hm_0" → "hm_0", "3" → "dev3".
 std::string trace_volume_name(std::string_view device);
 
+// `device` as `format`'s records name it: MSR's HOST_DISK and DiskSim's DEVICE without
+// leading zeros in the number ("hm_01" is "hm_1", "007" is "7"), other formats' names as
+// they are. For --map's keys, which name devices as the user read them in the file.
+std::string canonical_trace_device(TraceFormat format, std::string_view device);
+
 }  // namespace afasim::workload

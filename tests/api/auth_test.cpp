@@ -805,6 +805,9 @@ TEST_CASE("users: roles change, the last admin stays, passwords never reach the 
   REQUIRE(again.status == 201);
   token.use_bearer(again.body["token"].get<std::string>());
   CHECK(token.get("/system").status == 200);
+  // An admin sets another user's password without current_password; one given is refused, not
+  // ignored unchecked (review 41).
+  CHECK(admin.patch("/users/" + id, {{"password", "temporary-4"}, {"current_password", "anything-1"}}).status == 400);
   CHECK(admin.patch("/users/" + id, {{"password", "temporary-4"}}).status == 200);  // no current_password for another user
   CHECK(token.get("/system").status == 401);
   CHECK(fx.client_as("temp", "temporary-4").get("/system").status == 200);

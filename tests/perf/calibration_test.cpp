@@ -88,7 +88,11 @@ TEST_CASE("calibration: a parameter needs exactly one provenance, a known source
             .find("memory_bytes_per_second: missing") != std::string::npos);
   CHECK(error_of(edited([](auto& j) { j["training_figures"][0]["metric"] = "furlongs"; })).find("unknown metric") !=
         std::string::npos);
-  CHECK(error_of("{not json").find("not a JSON object") != std::string::npos);
+  CHECK(error_of("{not json").find("invalid JSON: parse error at line 1") != std::string::npos);
+  CHECK(error_of("[1]").find("not a JSON object") != std::string::npos);
+  // Read strictly (review 41): a NUL byte ended the text there, and a duplicate key kept the last.
+  CHECK(error_of(std::string("{}\0 garbage", 11)).find("a NUL byte") != std::string::npos);
+  CHECK(error_of(R"({"schema": "x", "schema": "y"})").find("schema: duplicate key") != std::string::npos);
   CHECK(error_of(edited([](auto& j) { j["extra"] = 1; })).find("unknown field") != std::string::npos);
 }
 

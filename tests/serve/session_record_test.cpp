@@ -2,6 +2,7 @@
 // with the byte offset (the real-binary session tests are tests/integration/nbd/session_test.py).
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <boost/crc.hpp>
@@ -189,6 +190,28 @@ TEST_CASE("a stream that starts like a record is refused at its first bad length
     CAPTURE(written);
     CHECK(written < (8u << 20));
   }
+}
+
+TEST_CASE("a record claiming a payload the file does not hold costs the bytes it holds, not the claim") {
+  // Review 41: a 189-byte file whose record claimed 3 GiB took 3.1 GB of memory (the buffer
+  // was sized to the claim before reading) and 4-7 s before "cut short".
+  const std::string good = serve::encode_session(kHeader, some_records());
+  const std::uint32_t length = static_cast<std::uint8_t>(good[12]) | static_cast<std::uint8_t>(good[13]) << 8;
+  serve::ByteWriter w;
+  w.u8(static_cast<std::uint8_t>(RecordType::kRequest)).u8(4);
+  std::string record = w.take() + "rest";
+  record += serve::ByteWriter().i64(0).u64(0).u64(3ULL << 30).take() + "only a few bytes";
+  const std::string path = temp_path("claim.rec");
+  write_file(path, good.substr(0, 16 + length + 4) + record);
+  struct rusage before {};
+  getrusage(RUSAGE_SELF, &before);
+  auto s = serve::read_session_file(path);
+  struct rusage after {};
+  getrusage(RUSAGE_SELF, &after);
+  REQUIRE_FALSE(s.is_ok());
+  CHECK(s.status().message().find("record #1 is cut short") != std::string::npos);
+  CHECK(after.ru_maxrss - before.ru_maxrss < 256 * 1024);  // KiB: far below the 3 GiB claimed
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("the recorder stamps each record with the virtual time and executed events; one at a time") {

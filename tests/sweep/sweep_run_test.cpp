@@ -310,6 +310,17 @@ TEST_CASE("a resumed row with a negative figure, or a figure JSON cannot hold, i
                                                     : "rows.jsonl:2: figure iops is -";
     CHECK_MESSAGE(journal.status().message().find(expected) != std::string::npos, journal.status().message());
   }
+  // A NUL byte and what follows it are no part to skip (review 41: the row read as valid).
+  const std::size_t row_end = good.find('\n', good.find('\n') + 1);
+  REQUIRE(row_end != std::string::npos);
+  spit(out / "rows.jsonl", good.substr(0, row_end) + std::string("\0garbage", 8) + good.substr(row_end));
+  {
+    std::vector<SweepRow> done;
+    auto journal = RowJournal::open(out.string(), plan, &done);
+    REQUIRE(!journal.is_ok());
+    CHECK_MESSAGE(journal.status().message().find("rows.jsonl:2: not a JSON object") != std::string::npos,
+                  journal.status().message());
+  }
   spit(out / "rows.jsonl", good);  // the row as written reads back
   std::vector<SweepRow> done;
   REQUIRE(RowJournal::open(out.string(), plan, &done).is_ok());
@@ -355,6 +366,14 @@ TEST_CASE("a job file the base reads is in the fingerprint: rows of the job befo
   REQUIRE(!edited.is_ok());
   CHECK(edited.status().code() == sim::Code::kConflict);
   CHECK(edited.status().message().find("the job files or presets it reads") != std::string::npos);
+  // The trace a job replays (read_iolog=, beside the job file) is read by content too (review
+  // 41: a resumed sweep put an edited trace's rows beside the old trace's).
+  spit(dir / "t.log", "fio version 2 iolog\nv add\nv open\nv read 0 4096\nv close\n");
+  spit(dir / "job.fio", "[l]\nfilename=v\nsize=1g\nread_iolog=t.log\n");
+  const SweepPlan with_trace = plan_in(dir);
+  CHECK(plan_in(dir).fingerprint == with_trace.fingerprint);
+  spit(dir / "t.log", "fio version 2 iolog\nv add\nv open\nv read 0 4096\nv write 0 4096\nv close\n");
+  CHECK(plan_in(dir).fingerprint != with_trace.fingerprint);
   fs::remove_all(dir);
 }
 

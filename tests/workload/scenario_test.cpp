@@ -879,6 +879,13 @@ TEST_CASE("setup errors the array raises name the scenario key") {
   CHECK(cells.message() ==
         "t.json: report.interval_ms: 100000 rows of 200 volumes would pass 20000000 timeline "
         "cells; raise the interval");
+  // No duration: the run must reach its last timeline action, 10 years away at 1 s rows, known
+  // before it starts (review 41: refused only after a million rows, 3.7 s and 300 MB).
+  const auto far = setup(R"(, "volumes": [{"name": "v", "capacity": "1GiB"}],
+      "timeline": [{"at_s": 315360000, "set_volume": {"volume": "v", "max_iops": 5}}])");
+  CHECK(far.code() == sim::Code::kInvalidArgument);
+  CHECK(far.message() == "t.json: report.interval_ms: 315360000 rows of 1 volumes (to the last timeline action) "
+                         "would pass 1000000 timeline rows; raise the interval");
   const auto name = setup(R"(, "volumes": [{"name": "bad name", "capacity": "1GiB"}])");
   CHECK(name.message() ==
         "t.json: volumes[0]: volume name may hold only ASCII letters, digits, '-', '_' and '.': \"bad "

@@ -658,6 +658,16 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
   CHECK(unused.exit_code == 0);
   CHECK(unused.err == "afasim trace: warning: --map 9=x: device \"9\" is not in the replayed records\n");
   CHECK(run_cli("trace " + one + " --quiet --map 0=x").err.empty());
+  // A device number as the file writes it, leading zeros and all, maps the device the records
+  // name without them (review 41: --map 00=x no longer found device "0"); two such keys of one
+  // device onto different volumes are refused.
+  const auto padded = run_cli("trace " + one + " --quiet --map 00=x --output-format json");
+  CHECK(padded.exit_code == 0);
+  CHECK(padded.err.empty());
+  CHECK(padded.out.find("\"x\"") != std::string::npos);
+  const auto twice = run_cli("trace " + one + " --quiet --map 00=x --map 0=y");
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.err.find("is 0 of this trace, which another --map puts on") != std::string::npos);
   // A closed loop ignores the times: --speed beside --iodepth was dropped without a word
   // (hostile round 15).
   const auto both = run_cli("trace " + one + " --quiet --iodepth 4 --speed 2");
