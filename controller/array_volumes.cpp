@@ -292,12 +292,12 @@ Status Array::admit_fixed(const Volume& v, std::int64_t extents, const std::stri
   const std::int64_t raw = raw_bytes_for_extents(v.raid_type, extents);
   const PoolCapacity cap = pool_capacity(v.pool_id);
   const std::int64_t free = cap.free_bytes.count(v.raid_type) ? cap.free_bytes.at(v.raid_type) : 0;
-  if (!pool::fits(raw, cap.raw_free_bytes) || extents > free / extent_bytes(v.raid_type))
+  const std::int64_t needed = extents * extent_bytes(v.raid_type);
+  if (!pool::fits(raw, cap.raw_free_bytes) || needed > free)
     return sim::no_space(needs + "; pool " + std::to_string(v.pool_id) + " has " + human_bytes(free) +
                          // Rounded alike at one extent short (review 41: "needs 17.28 TiB ... has 17.28 TiB"):
-                         (human_bytes(free) == human_bytes(extents * extent_bytes(v.raid_type))
-                              ? " (" + std::to_string(free) + " bytes, " + std::to_string(extents * extent_bytes(v.raid_type)) +
-                                    " needed)"
+                         (human_bytes(free) == human_bytes(needed)
+                              ? " (" + std::to_string(free) + " bytes, " + std::to_string(needed) + " needed)"
                               : std::string()) +
                          " free for " + std::string(raid::raid_type_name(v.raid_type)));
   threshold_events(v.pool_id, cap.raw_allocated_bytes, cap.raw_allocated_bytes + raw, changes);

@@ -1,6 +1,7 @@
 #include "pool/extent_allocator.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/assert.h"
 
@@ -76,17 +77,9 @@ sim::Result<std::vector<ChunkAddr>> ExtentAllocator::allocate(raid::RaidType typ
                                                               const std::vector<int>& candidates) {
   std::vector<ChunkAddr> members;
   if (type == raid::RaidType::kRaid10) {
-    // Pairs straddle the DataPacs: the first DataPac id among the candidates holds the even
-    // members, the other one the odd members.
-    std::vector<int> datapacs;
-    for (int i : candidates)
-      if (std::find(datapacs.begin(), datapacs.end(), drives_[static_cast<std::size_t>(i)].datapac) == datapacs.end())
-        datapacs.push_back(drives_[static_cast<std::size_t>(i)].datapac);
-    std::sort(datapacs.begin(), datapacs.end());
-    if (datapacs.size() < 2) return sim::unprocessable("RAID10 mirrors across DataPacs; the pool has one");
+    // Pairs straddle the DataPacs: the even members on one side, the odd on the other.
     std::vector<int> side[2];
-    for (int i : candidates)
-      side[drives_[static_cast<std::size_t>(i)].datapac == datapacs[0] ? 0 : 1].push_back(i);
+    if (!mirror_sides(candidates, side)) return sim::unprocessable("RAID10 mirrors across DataPacs; the pool has one");
     const auto a = best(side[0], static_cast<std::size_t>(data_members));
     const auto b = best(side[1], static_cast<std::size_t>(data_members));
     if (a.empty() || b.empty())
@@ -184,6 +177,22 @@ std::int64_t ExtentAllocator::total_normal_chunks(const std::vector<int>& candid
     if (d.usable) n += d.normal_chunks;
   }
   return n;
+}
+
+bool ExtentAllocator::mirror_sides(const std::vector<int>& candidates, std::vector<int> (&side)[2]) const {
+  int first = std::numeric_limits<int>::max();
+  for (int i : candidates) first = std::min(first, drives_[static_cast<std::size_t>(i)].datapac);
+  for (int i : candidates) side[drives_[static_cast<std::size_t>(i)].datapac == first ? 0 : 1].push_back(i);
+  return !side[0].empty() && !side[1].empty();
+}
+
+std::int64_t ExtentAllocator::placeable_extents(raid::RaidType type, int data_members,
+                                                const std::vector<int>& candidates) const {
+  if (type != raid::RaidType::kRaid10)
+    return placeable_extents(candidates, type == raid::RaidType::kRaid5 ? data_members + 1 : data_members);
+  std::vector<int> side[2];
+  if (!mirror_sides(candidates, side)) return 0;
+  return std::min(placeable_extents(side[0], data_members), placeable_extents(side[1], data_members));
 }
 
 std::int64_t ExtentAllocator::placeable_extents(const std::vector<int>& candidates, int distinct) const {

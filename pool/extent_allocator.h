@@ -89,6 +89,8 @@ class ExtentAllocator {
   // free space sits on too few SSDs (after failures and rebuilds: review 41, free_bytes said
   // 5-10 GB more than a fixed volume could take, and the refusal came after seconds of work).
   std::int64_t placeable_extents(const std::vector<int>& candidates, int distinct) const;
+  // The same for extents of `type` as allocate() places them (RAID 10 on both mirror_sides).
+  std::int64_t placeable_extents(raid::RaidType type, int data_members, const std::vector<int>& candidates) const;
 
   // Lower is preferred. Default: fraction of the SSD's chunks in use. `prepare`, when given,
   // runs once before each placement asks for its drives' scores: what every score shares is
@@ -102,6 +104,9 @@ class ExtentAllocator {
 
  private:
   double score(int drive) const;
+  // RAID 10's two sides among `candidates`: the lowest DataPac id's SSDs, and the others'.
+  // False when the candidates are one DataPac.
+  bool mirror_sides(const std::vector<int>& candidates, std::vector<int> (&side)[2]) const;
   std::int32_t take(int drive, bool spare_first);
   // The `count` best usable drives among `from` that have a free normal chunk.
   std::vector<int> best(const std::vector<int>& from, std::size_t count) const;

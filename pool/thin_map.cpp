@@ -1,9 +1,7 @@
 #include "pool/thin_map.h"
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
-#include <limits>
 
 #include "sim/assert.h"
 
@@ -288,14 +286,7 @@ std::int64_t ThinMap::raw_allocated_bytes(const std::vector<int>& drives) const 
 }
 
 std::int64_t ThinMap::placeable_extents(raid::RaidType type, const std::vector<int>& drives) const {
-  const int members = engine_.layout(type).member_count();
-  if (type != raid::RaidType::kRaid10) return allocator_.placeable_extents(drives, members);
-  // As ExtentAllocator::allocate splits them: the lowest DataPac id, and the others.
-  int first = std::numeric_limits<int>::max();
-  for (int d : drives) first = std::min(first, allocator_.drive(d).datapac);
-  std::vector<int> side[2];
-  for (int d : drives) side[allocator_.drive(d).datapac == first ? 0 : 1].push_back(d);
-  return std::min(allocator_.placeable_extents(side[0], members / 2), allocator_.placeable_extents(side[1], members / 2));
+  return allocator_.placeable_extents(type, engine_.layout(type).data_members(), drives);
 }
 
 }  // namespace afasim::pool

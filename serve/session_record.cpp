@@ -377,14 +377,9 @@ sim::Result<SessionFile> read_session_file(const std::string& path) {
       if (bytes.size() < before + piece) return;  // the stream ended
     }
   };
-  const auto uint_at = [&](std::size_t at, int size) {  // little-endian, as ByteReader reads
-    std::uint64_t v = 0;
-    for (int i = size - 1; i >= 0; --i) v = v << 8 | static_cast<std::uint8_t>(bytes[at + static_cast<std::size_t>(i)]);
-    return v;
-  };
   have(sizeof kMagic + 8);  // magic, version, the header's length
   if (bytes.size() == sizeof kMagic + 8 && bytes.compare(0, sizeof kMagic, std::string_view(kMagic, sizeof kMagic)) == 0) {
-    const std::uint64_t length = uint_at(sizeof kMagic + 4, 4);
+    const std::uint64_t length = ByteReader(std::string_view(bytes).substr(sizeof kMagic + 4)).u32();
     if (length <= kMaxHeaderBytes) have(sizeof kMagic + 12 + length);
   }
   SessionFile out;
@@ -398,7 +393,7 @@ sim::Result<SessionFile> read_session_file(const std::string& path) {
       const std::size_t fixed = 2 + static_cast<std::uint8_t>(bytes[pos + 1]) + 24;  // to the payload
       have(pos + fixed);
       if (bytes.size() == pos + fixed) {
-        const std::uint64_t length = uint_at(pos + fixed - 8, 8);
+        const std::uint64_t length = ByteReader(std::string_view(bytes).substr(pos + fixed - 8)).u64();
         if (length <= kMaxPayloadBytes) have(pos + fixed + static_cast<std::size_t>(length) + 4);
       }
     }
