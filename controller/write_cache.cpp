@@ -131,18 +131,19 @@ bool WriteCache::lacks_bytes(VolumeRuntime& v, std::int64_t offset, std::int64_t
   return false;
 }
 
-Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan) {
+Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan, WriteBlocks& blocks) {
   // New blocks enter the cache; a partial one is filled from the SSDs first (the cache holds
   // whole blocks). The fill reads run before the host's bytes are copied in.
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   // Every block this call added, dropped again if a fill fails: one the write covers whole
   // would otherwise stay cached, clean, with bytes nobody wrote (review 31).
-  std::vector<std::int64_t> added;
+  boost::container::small_vector<std::int64_t, 4> added;  // inline: a heap block cost a 4K write ~200 instructions
   bool any_fill = false;
   for (std::int64_t b = io.offset_bytes / kBlockBytes; b * kBlockBytes < end; ++b) {
     const std::int64_t lo = std::max(io.offset_bytes, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
     const auto [entry, inserted] = blocks_.try_emplace(key(v.id, b));
     Block& blk = *entry;
+    blocks.push_back(&blk);
     if (!inserted) {
       if (Status st = refill(v, b, blk, hi - lo < kBlockBytes); !st.is_ok()) {
         for (std::int64_t f : added) drop_block(v, f, c);
@@ -172,10 +173,12 @@ Status WriteCache::fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::
 Status WriteCache::write_back(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan, std::int64_t& new_blocks) {
   const std::int64_t end = io.offset_bytes + io.length_bytes;
   const bool mirrored = pair_->mirror_reachable(c);
-  AFASIM_RETURN_IF_ERROR(fill_partial(v, c, io, plan));
-  for (std::int64_t b = io.offset_bytes / kBlockBytes; b * kBlockBytes < end; ++b) {
+  WriteBlocks blocks;
+  AFASIM_RETURN_IF_ERROR(fill_partial(v, c, io, plan, blocks));
+  const std::int64_t first = io.offset_bytes / kBlockBytes;
+  for (std::int64_t b = first; b * kBlockBytes < end; ++b) {
     const std::int64_t lo = std::max(io.offset_bytes, b * kBlockBytes), hi = std::min(end, (b + 1) * kBlockBytes);
-    Block& blk = blocks_.at(key(v.id, b));
+    Block& blk = *blocks[static_cast<std::size_t>(b - first)];
     if (blk.data) {
       if (io.write_data != nullptr)
         std::memcpy(blk.data.get() + (lo - b * kBlockBytes), io.write_data + (lo - io.offset_bytes),

@@ -20,6 +20,8 @@
 #include <optional>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "controller/context.h"
 #include "controller/io.h"
 #include "raid/plan.h"
@@ -211,7 +213,12 @@ class WriteCache {
   void enqueue(VolumeRuntime& v, Block& b, std::int64_t block, bool dirty);
   void compact_fifo(VolumeRuntime& v, sim::Ring<CacheFifoEntry>& fifo, bool dirty);
   void drop_block(VolumeRuntime& v, std::int64_t block, Id c);
-  sim::Status fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan);
+  // The write's blocks, in order (a StableMap's objects do not move): what fill_partial found
+  // or added, so that write_back does not search for them again.
+  using WriteBlocks = boost::container::small_vector<Block*, 4>;
+  // Adds the blocks of `io` not cached yet and plans the reads that fill partial ones; `blocks`
+  // gets every block of the write. On an error, the blocks it added are dropped again.
+  sim::Status fill_partial(VolumeRuntime& v, Id c, const HostIo& io, raid::Plan& plan, WriteBlocks& blocks);
   // Adds to `plan` the read of a whole cached block (its extent is allocated) into `out`.
   sim::Status plan_block_read(VolumeRuntime& v, std::int64_t block, std::uint8_t* out, raid::Plan& plan);
   // With a payload, a cached block without bytes (clean: mark_clean dropped them) gets a buffer
