@@ -61,6 +61,7 @@ Status DataPath::replace_drive(int drive) {
   thin_->allocator().reset_drive(drive);
   ctx_->emit(Severity::kInfo, "drive", ArrayContext::drive_object(drive),
              "drive " + std::to_string(drive + 1) + " replaced by a new SSD (empty, 0 % wear); new extents may use it");
+  rebuild_->space_added();
   return Status::ok();
 }
 

@@ -40,6 +40,14 @@ int Rebuilder::resume_interrupted() {
   return queued;
 }
 
+void Rebuilder::space_added() {
+  if (status_.active) {
+    space_added_ = true;
+    return;
+  }
+  resume_interrupted();
+}
+
 void Rebuilder::pause(const std::string& why) {
   if (!status_.active || paused_) return;
   paused_ = true;
@@ -234,8 +242,13 @@ void Rebuilder::complete() {
     ctx_.emit(Severity::kInfo, "rebuild", ArrayContext::drive_object(drive), buf);
   }
   status_.active = false;
-  status_.completed_ns = ctx_.sim.now();
-  start();
+  if (status_.lost_bytes == 0 && status_.failed_bytes == 0 && status_.stalled_bytes == 0)
+    status_.completed_ns = ctx_.sim.now();
+  if (space_added_) {
+    space_added_ = false;
+    resume_interrupted();  // this drive's stalled chunks too, behind the drives queued already
+  }
+  if (!status_.active) start();
 }
 
 bool Rebuilder::drop_stale_chunk() {

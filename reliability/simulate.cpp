@@ -73,14 +73,16 @@ sim::Result<Probe> measure_rebuild(const ReliabilityScenario& s, const config::C
   auto report = workload::run_scenario(*scenario, catalog);
   if (!report.is_ok()) return sim::Status(report.status().code(), s.file_name + ": rebuild.probe: " + report.status().message());
   const controller::RebuildStatus& rb = report->rebuild;
-  if (rb.completed_ns < 0 || rb.total_bytes <= 0)
-    return sim::invalid_argument(s.file_name + ": rebuild.probe: " + source.file_name +
-                                 ": no rebuild completed within its duration_s (a drive_fail early enough, and a "
-                                 "duration long enough for the rebuild, are needed)");
   if (rb.stalled_bytes > 0)
     return sim::invalid_argument(s.file_name + ": rebuild.probe: " + source.file_name + ": its rebuild stalled (" +
                                  std::to_string(rb.stalled_bytes) +
                                  " bytes found no SSD to take them): a rate needs a rebuild that completes");
+  // completed_ns is set only for a rebuild that rebuilt every chunk (none lost or unreadable).
+  if (rb.completed_ns < 0 || rb.total_bytes <= 0)
+    return sim::invalid_argument(s.file_name + ": rebuild.probe: " + source.file_name +
+                                 ": no rebuild completed within its duration_s (a drive_fail early enough, and a "
+                                 "duration long enough for the rebuild, are needed; one that lost extents does not "
+                                 "count)");
   const double seconds = sim::to_seconds(rb.completed_ns - rb.started_ns - rb.paused_ns);
   Probe p;
   p.bytes_per_second = static_cast<double>(rb.total_bytes) / seconds;

@@ -298,6 +298,25 @@ TEST_CASE("a rebuild cut short by a second failure in its extents says it ended,
   CHECK(mb_per_s <= 100.5);
 }
 
+TEST_CASE("a rebuild whose extents were all lost is 0 % done and has no completion time (hostile review 42)") {
+  // Every drive failed at once: the first drive's rebuild found only lost extents, and was
+  // reported "100 %" with a rebuild time of 0.000 s (a sweep's rebuild_s).
+  SimArray a(7);
+  const Id r5 = a.add_volume("r5", sim::kGiB, raid::RaidType::kRaid5, Provisioning::kFixed);
+  const int first = a.array->data_path().extent_records(r5).front().members[0].drive;
+  REQUIRE(a.array->inject_fault({"drive_fail", first + 1}).is_ok());
+  for (int d = 0; d < 40; ++d)
+    if (d != first) REQUIRE(a.array->inject_fault({"drive_fail", d + 1}).is_ok());
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  const controller::RebuildStatus& rb = a.array->data_path().rebuild_status();
+  CHECK_FALSE(rb.active);
+  CHECK(rb.drive == first);
+  CHECK(rb.total_bytes > 0);
+  CHECK(rb.lost_bytes == rb.total_bytes);
+  CHECK(rb.percent() == 0.0);
+  CHECK(rb.completed_ns == -1);
+}
+
 TEST_CASE("RAID10 survives losing one member of every pair: a whole DataPac's worth") {
   SimArray a(7);
   sim::Rng rng(7, "test.raid10.datapac");
@@ -335,6 +354,35 @@ TEST_CASE("RAID10 survives losing one member of every pair: a whole DataPac's wo
     CHECK(n == 1);  // once per drive, however many extents
     CHECK(incomplete[drive] == 1);
   }
+}
+
+TEST_CASE("a rebuild stalled for want of space starts again when drives are replaced (hostile review 42)") {
+  // A stalled RAID 10 rebuild stayed stalled after the failed DataPac's drives were replaced,
+  // until a restart; the next failure in the other DataPac then failed the volume.
+  SimArray a(7);
+  sim::Rng rng(7, "test.raid10.replaced");
+  a.add_volume("r10", 256 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  a.random_io(rng, 200);
+  for (int d = 20; d < 40; ++d) REQUIRE(a.array->inject_fault({"drive_fail", d + 1}).is_ok());
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  REQUIRE(a.array->data_path().rebuild_status().stalled_bytes > 0);
+  REQUIRE(a.array->volume_state(a.vols[0].id) == VolumeState::kDegraded);
+  for (int d = 20; d < 40; ++d) REQUIRE(a.array->inject_fault({"drive_replace", d + 1}).is_ok());
+  a.sim->run_until(a.sim->now() + 60 * sim::kSecond);
+  const controller::RebuildStatus& rb = a.array->data_path().rebuild_status();
+  CHECK_FALSE(rb.active);
+  CHECK(rb.stalled_bytes == 0);
+  CHECK(rb.completed_ns >= 0);
+  CHECK(rb.percent() == 100.0);
+  CHECK(a.array->volume_state(a.vols[0].id) == VolumeState::kOnline);
+  // Both copies again: a drive of the other DataPac may now fail without a byte lost.
+  REQUIRE(a.array->inject_fault({"drive_fail", 1}).is_ok());
+  CHECK(a.array->volume_state(a.vols[0].id) == VolumeState::kDegraded);
+  a.read_errors = 0;
+  for (std::int64_t off = 0; off < a.vols[0].bytes; off += sim::kMiB) a.read_check(a.vols[0], off, sim::kMiB);
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  CHECK(a.read_errors == 0);
+  CHECK(a.wrong_bytes == 0);
 }
 
 TEST_CASE("RAID5 read-modify-write over old data: a degraded read-back of every strip is bit-exact") {
