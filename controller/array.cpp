@@ -191,6 +191,10 @@ Status Array::start_qos(const QosOptions& options) {
 Status Array::on_extent_changed(DataPath::ExtentChange change, const ExtentRecord& r) {
   auto vit = volumes_.find(r.volume_id);
   if (vit == volumes_.end()) return sim::not_found("no volume " + std::to_string(r.volume_id));
+  if (fault_extents_ != nullptr && change == DataPath::ExtentChange::kUpdated) {
+    fault_extents_->put_extents.push_back(r);  // committed with the fault (inject_fault)
+    return Status::ok();
+  }
   ChangeSet c;
   if (change == DataPath::ExtentChange::kReleased) {
     c.delete_extents.emplace_back(r.volume_id, r.extent_index);
@@ -433,8 +437,10 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
   // is never handed out twice, even across restarts (docs/api.md "Faults").
   ChangeSet changes;
   fault_changes_ = &changes;
+  fault_extents_ = &changes;
   const Status st = apply_fault(spec);
   fault_changes_ = nullptr;
+  fault_extents_ = nullptr;
   FaultRecord r;
   if (st.is_ok()) {
     r.id = next_id("fault", changes);
@@ -446,7 +452,7 @@ sim::Result<FaultRecord> Array::inject_fault(const FaultSpec& spec) {
     r.result = "applied";
     put_hardware(changes);  // kept across restarts
   }
-  if (!changes.events.empty() || st.is_ok()) {
+  if (!changes.events.empty() || !changes.put_extents.empty() || st.is_ok()) {
     const Status committed = commit(changes);
     if (!committed.is_ok() && st.is_ok()) {
       // The fault took effect in the model but its events, the counter and the saved

@@ -485,6 +485,10 @@ class Array {
   std::unique_ptr<WearLeveler> wear_;  // after data_: destroyed before it
   std::vector<FaultRecord> faults_;    // this run's, oldest first (docs/api.md "Faults")
   ChangeSet* fault_changes_ = nullptr;  // set while inject_fault runs: its events' ChangeSet
+  // Set while inject_fault runs: the extents the fault changes go into its ChangeSet, one
+  // transaction, not one each (hostile review 42: a drive failure under 8 TiB of fixed
+  // volumes committed thousands of extents one by one and held the API for 10-40 s).
+  ChangeSet* fault_extents_ = nullptr;
   // DataPath::saved_state_changes when the hardware state was last saved: a media error the
   // model adds (a rebuild's unreadable block) or a write clears, or a lost write marked or
   // written again, is saved with the next event or extent change (hardware_if_changed).
