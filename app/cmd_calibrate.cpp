@@ -41,6 +41,9 @@ int run_calibrate(const CalibrateOptions& o) {
   if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
   if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
+  if (const sim::Status agree = perf::check_against_preset(calibration->model, *preset, "calibration/" + o.system + ".json");
+      !agree.is_ok())
+    return fail(agree.message(), 2);
   workload::CalibrationRunOptions run;
   run.seed = o.seed;
   run.only = o.only;

@@ -80,6 +80,7 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
       for (const std::string& name : {preset_.name, std::string(kFamilyCalibration)})
         if (!cal.is_ok() && cal.status().code() == sim::Code::kNotFound) cal = perf::load_calibration(name, dir);
     if (!cal.is_ok()) return cal.status();
+    AFASIM_RETURN_IF_ERROR(perf::check_against_preset(cal->model, preset_, "calibration/" + cal->system + ".json"));
     options_.model = std::make_shared<const perf::ModelParameters>(cal->model);
   }
   timing_ = std::make_unique<Timing>(sim_, *hw_, *options_.model, preset_.controllers.count, preset_.datapacs.count, chunk);

@@ -256,4 +256,33 @@ sim::Result<Calibration> load_calibration(const std::string& system, const std::
   return c;
 }
 
+sim::Status check_against_preset(const ModelParameters& m, const config::SystemPreset& preset,
+                                 const std::string& calibration_file) {
+  struct Pair {
+    const char* parameter;
+    std::int64_t calibration;
+    const char* preset_field;
+    std::int64_t preset;
+  };
+  const Pair pairs[] = {
+      {"cpu_cores", m.cpu_cores, "controllers.cpu_cores", preset.controllers.cpu_cores},
+      {"host_ports_per_controller", m.host_ports, "controllers.host_ports.count_per_controller",
+       preset.controllers.host_ports.count_per_controller},
+      {"host_port_bytes_per_second", m.host_port_bytes_per_second, "controllers.host_ports.payload_bytes_per_second",
+       preset.controllers.host_ports.payload_bytes_per_second},
+      {"backend_lanes_per_datapac", m.backend_lanes, "datapacs.backplane.lanes_per_controller",
+       preset.datapacs.backplane.lanes_per_controller},
+      {"backend_lane_bytes_per_second", m.backend_lane_bytes_per_second, "datapacs.backplane.lane_bytes_per_second",
+       preset.datapacs.backplane.lane_bytes_per_second},
+  };
+  for (const Pair& p : pairs)
+    if (p.calibration != p.preset)
+      return sim::invalid_argument(calibration_file + ": parameters." + p.parameter + " is " +
+                                   std::to_string(p.calibration) + " but system \"" + preset.name + "\" (" +
+                                   (preset.file.empty() ? "config/systems/" : preset.file + " or the file it extends") +
+                                   ") has " + p.preset_field + " " + std::to_string(p.preset) +
+                                   ": one figure in two files, make them agree");
+  return sim::Status::ok();
+}
+
 }  // namespace afasim::perf

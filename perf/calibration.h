@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "config/preset.h"
 #include "perf/cpu_costs.h"
 #include "perf/read_cache.h"
 #include "sim/status.h"
@@ -82,5 +83,14 @@ sim::Result<Calibration> parse_calibration(const std::string& path, const std::s
 // The embedded config/calibration/<system>.json (or from `config_dir` if not empty), checked
 // against the matching sources.json. kNotFound when the system has no calibration file.
 sim::Result<Calibration> load_calibration(const std::string& system, const std::string& config_dir = "");
+
+// The figures a calibration file repeats from the system preset it runs with — cores per
+// controller, host ports and their speed, SAS lanes and their speed — must agree: the timing
+// model reads the calibration's, QoS admission and the capacity reports the preset's (hostile
+// review 42: calibration cpu_cores 1 gave 32K IOPS while admission still promised 78,602 RAID 10
+// IOPS "on 6 cores"). kInvalidArgument naming the parameter, both values and both files;
+// `calibration_file` is the calibration's path as the message should show it.
+sim::Status check_against_preset(const ModelParameters& m, const config::SystemPreset& preset,
+                                 const std::string& calibration_file);
 
 }  // namespace afasim::perf

@@ -120,3 +120,25 @@ TEST_CASE("load_calibration: a system without a calibration file is kNotFound") 
   REQUIRE_FALSE(c.is_ok());
   CHECK(c.status().code() == sim::Code::kNotFound);
 }
+
+TEST_CASE("calibration: the figures it repeats from the system preset agree, or the pair is refused (hostile review 42)") {
+  // The timing model read the calibration's cpu_cores, QoS admission the preset's: at 1 core in
+  // the calibration the array served 32K IOPS and still promised reservations of 78,602.
+  const auto catalog = config::Catalog::embedded().value();
+  const auto cal = perf::load_calibration("ise-860-g3").value();
+  for (const char* system : {"ise-820-g3", "ise-850-g3", "ise-860-g3"}) {
+    INFO(system);
+    CHECK(perf::check_against_preset(cal.model, catalog.system(system).value(), "calibration/ise-860-g3.json").is_ok());
+  }
+  auto preset = catalog.system("ise-860-g3").value();
+  perf::ModelParameters m = cal.model;
+  m.cpu_cores = 1;
+  const sim::Status cores = perf::check_against_preset(m, preset, "calibration/ise-860-g3.json");
+  CHECK(cores.code() == sim::Code::kInvalidArgument);
+  CHECK(cores.message().rfind("calibration/ise-860-g3.json: parameters.cpu_cores is 1 but system \"ise-860-g3\"", 0) == 0);
+  CHECK(cores.message().find("has controllers.cpu_cores 6: one figure in two files") != std::string::npos);
+  preset.datapacs.backplane.lane_bytes_per_second = 1;
+  const sim::Status lanes = perf::check_against_preset(cal.model, preset, "calibration/ise-860-g3.json");
+  CHECK(lanes.message().find("parameters.backend_lane_bytes_per_second is 1200000000") != std::string::npos);
+  CHECK(lanes.message().find("datapacs.backplane.lane_bytes_per_second 1: ") != std::string::npos);
+}
