@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 
@@ -113,7 +114,10 @@ SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed,
           options.log_dir = plan.log_dir + "/point-" + std::to_string(point) + "-seed-" + std::to_string(seed);
         return workload::run_scenario(s, catalog, options);
       });
-  } catch (const std::exception& e) {  // out of memory, say: this run fails, the others go on
+  } catch (const std::bad_alloc&) {  // this run fails, the others go on
+    row.error = SweepRow::kOutOfMemoryError;
+    row.figures.assign(figure_set(plan.file.kind).size(), std::nullopt);
+  } catch (const std::exception& e) {
     row.error = std::string("the run threw: ") + e.what();
     row.figures.assign(figure_set(plan.file.kind).size(), std::nullopt);
   }

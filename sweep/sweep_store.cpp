@@ -203,6 +203,7 @@ RowJournal::~RowJournal() {
 }
 
 sim::Status RowJournal::append(const SweepRow& row) {
+  if (row.retry_on_resume()) return sim::Status::ok();
   const std::string line = row_to_line(row, kind_) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
     return sim::io_error("cannot append to " + path_ + ": " + std::strerror(errno));

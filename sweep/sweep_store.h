@@ -42,7 +42,8 @@ class RowJournal {
   RowJournal(const RowJournal&) = delete;
   RowJournal& operator=(const RowJournal&) = delete;
 
-  // Appends `row` as one line and flushes it. kIoError when the write fails.
+  // Appends `row` as one line and flushes it; a row to retry on resume (SweepRow::
+  // retry_on_resume) is not kept. kIoError when the write fails.
   sim::Status append(const SweepRow& row);
 
  private:

@@ -259,6 +259,32 @@ TEST_CASE("resume: a sweep cut short, its torn last line dropped, ends with the 
   fs::remove_all(dir);
 }
 
+TEST_CASE("a run that ran out of memory is reported but not journalled: a resume runs it again (hostile review 42)") {
+  // Under --jobs 1024 and a memory limit, 7 of 48 runs failed with std::bad_alloc, and every
+  // resume kept them failed: a shortage of that moment became the run's result.
+  const fs::path dir = folder_with("oom", kRaidAxis + R"(, "seeds": [1])");
+  const SweepPlan plan = plan_in(dir);
+  const fs::path out = dir / "out";
+  {
+    std::vector<SweepRow> done;
+    auto journal = RowJournal::open(out.string(), plan, &done);
+    REQUIRE(journal.is_ok());
+    SweepRow starved{0, 1, SweepRow::kOutOfMemoryError, {}};
+    SweepRow refused{1, 1, "base.json: volumes[0].raid_type: no", {}};
+    CHECK(starved.retry_on_resume());
+    CHECK_FALSE(refused.retry_on_resume());
+    REQUIRE((*journal)->append(starved).is_ok());
+    REQUIRE((*journal)->append(refused).is_ok());
+  }
+  std::vector<SweepRow> done;
+  REQUIRE(RowJournal::open(out.string(), plan, &done).is_ok());
+  REQUIRE(done.size() == 1);
+  CHECK(done[0].point == 1);
+  const RunsLeft left = runs_left(plan, done, plan.file.runs());
+  CHECK(left.todo == std::vector<std::size_t>{0});  // the starved run, again
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a rows.jsonl that is not a sweep's is refused untouched, with or without a final newline (hostile round 16)") {
   const fs::path dir = folder_with("foreign", kRaidAxis + R"(, "seeds": [1])");
   const SweepPlan plan = plan_in(dir);
