@@ -127,6 +127,7 @@ inline constexpr const char* kRequestTimeout = "urn:afasim:problem:request-timeo
 inline constexpr const char* kPayloadTooLarge = "urn:afasim:problem:payload-too-large";
 inline constexpr const char* kHeadersTooLarge = "urn:afasim:problem:headers-too-large";
 inline constexpr const char* kMisdirected = "urn:afasim:problem:misdirected-request";
+inline constexpr const char* kCrossSite = "urn:afasim:problem:cross-site-request";
 inline constexpr const char* kTooManyConnections = "urn:afasim:problem:too-many-connections";
 inline constexpr const char* kBusy = "urn:afasim:problem:busy";
 inline constexpr const char* kInternal = "urn:afasim:problem:internal";

@@ -99,6 +99,31 @@ static std::optional<Response> check_codings(const Request& r, unsigned http_ver
   return std::nullopt;
 }
 
+std::optional<Response> cross_site_refusal(const Request& r) {
+  if (r.method == "GET" || r.method == "HEAD" || r.method == "OPTIONS") return std::nullopt;
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::string why;
+  if (r.has_header("Sec-Fetch-Site")) {
+    const std::string site = lower(r.header("Sec-Fetch-Site"));
+    if (site == "cross-site" || site == "same-site") why = "Sec-Fetch-Site: " + site;
+  }
+  if (why.empty() && r.has_header("Origin")) {
+    std::string origin = lower(r.header("Origin"));
+    for (const char* scheme : {"http://", "https://"})
+      if (origin.rfind(scheme, 0) == 0) origin.erase(0, std::strlen(scheme));
+    if (origin != lower(r.header("Host"))) why = "Origin: " + r.header("Origin").substr(0, 100);
+  }
+  if (why.empty()) return std::nullopt;
+  return problem_response(403, problem::kCrossSite,
+                          "a browser sent this request from another site (" +
+                              nlohmann::json(why).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                              "); only GET and HEAD are served across sites",
+                          r.path);
+}
+
 std::optional<Response> precheck(Request& r, unsigned http_version, const ServerOptions& options) {
   if (!split_target(r)) {
     return problem_response(400, problem::kBadRequest,
@@ -141,6 +166,7 @@ std::optional<Response> precheck(Request& r, unsigned http_version, const Server
                                 " (an IP address, localhost, or a name given with --allowed-hosts)",
                             r.path);
   }
+  if (auto refused = cross_site_refusal(r)) return refused;
   return check_codings(r, http_version);
 }
 

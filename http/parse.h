@@ -27,8 +27,17 @@ Request to_request(boost::beast::http::request<boost::beast::http::string_body>&
 std::optional<Response> refusal_for(const boost::system::error_code& ec,
                                     const ServerOptions& options);
 
-// Splits the target and checks Host (HTTP/1.1 needs one; it must be allowed). The answer
-// to send instead of routing (400, 421), or nullopt to route the request.
+// A browser's request from another site that could change something: a method other than
+// GET, HEAD and OPTIONS with `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin`
+// whose host and port are not the request's Host (`null` included). The 403 to send, or
+// nullopt. Such a "simple" request needs no preflight, so any page a user opened could make
+// it with the Basic credentials the browser holds (hostile review 42: 64 cross-site POST
+// /sessions used up admin's sessions for 8 hours); curl and the CLI send neither header.
+std::optional<Response> cross_site_refusal(const Request& r);
+
+// Splits the target and checks Host (HTTP/1.1 needs one; it must be allowed) and
+// cross_site_refusal. The answer to send instead of routing (400, 403, 421), or nullopt to
+// route the request.
 std::optional<Response> precheck(Request& r, unsigned http_version, const ServerOptions& options);
 
 // Reads one request from `bytes` all at once, as a connection would (for tests and fuzzing).

@@ -396,5 +396,35 @@ TEST_CASE("host_allowed: IP literals, localhost and listed names; nothing else")
   CHECK(!host_allowed("[::1", {}));
 }
 
+
+TEST_CASE("a browser's request from another site may read but not change (hostile review 42)") {
+  // A cross-site "simple" POST needs no preflight: any page could spend the Basic credentials
+  // a browser holds (64 POST /sessions used up admin's sessions for 8 hours).
+  Router router;
+  router.add({"GET", "/things", [](Request&) { return Response(200, "{}", kJson); }});
+  router.add({"POST", "/things", [](Request&) { return Response(201, "{}", kJson); }});
+  Server server(quiet_options(), std::move(router));
+  REQUIRE(server.start().is_ok());
+  const int port = server.port();
+  const std::string host = "127.0.0.1:" + std::to_string(port);
+  const auto post = [&](const std::string& headers) {
+    return exchange(port, "POST /things HTTP/1.1\r\nHost: " + host + "\r\n" + headers + "Content-Length: 0\r\n\r\n", "}");
+  };
+  CHECK(status_of(post("")) == 201);  // curl, the CLI: neither header
+  CHECK(status_of(post("Origin: http://" + host + "\r\n")) == 201);  // the page itself
+  CHECK(status_of(post("Origin: HTTPS://" + host + "\r\nSec-Fetch-Site: same-origin\r\n")) == 201);
+  const std::string evil = post("Origin: http://evil.example\r\nContent-Type: text/plain\r\n");
+  CHECK(status_of(evil) == 403);
+  CHECK(evil.find("urn:afasim:problem:cross-site-request") != std::string::npos);
+  CHECK(evil.find("Origin: http://evil.example") != std::string::npos);
+  CHECK(status_of(post("Origin: null\r\n")) == 403);
+  CHECK(status_of(post("Origin: http://127.0.0.1:1\r\n")) == 403);  // another port: another origin
+  CHECK(status_of(post("Sec-Fetch-Site: cross-site\r\n")) == 403);
+  CHECK(status_of(post("Sec-Fetch-Site: same-site\r\n")) == 403);
+  // Reading across sites is the same-origin policy's business (no CORS headers are sent).
+  CHECK(status_of(exchange(port, "GET /things HTTP/1.1\r\nHost: " + host + "\r\nOrigin: http://evil.example\r\n\r\n",
+                           "}")) == 200);
+}
+
 }  // namespace
 }  // namespace afasim::http
