@@ -1,6 +1,7 @@
 #include "redfish/accounts.h"
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "api/rest_record.h"
@@ -47,11 +48,20 @@ std::string read_string(const json& body, const char* key) {
   return body[key].get<std::string>();
 }
 
+// Refuses every member of `body` not in `allowed`: one account_view serves is read-only here
+// (PropertyNotWritable, as a Volume's are; hostile review 42: it was PropertyUnknown), anything
+// else PropertyUnknown.
 void only(const json& body, std::initializer_list<const char*> allowed) {
+  static const std::set<std::string> kServed = {"Id", "Name", "UserName", "RoleId", "Enabled", "Locked",
+                                                "Password", "AccountTypes", "Links"};
   for (const auto& [key, value] : body.items()) {
     bool ok = key.rfind("@odata.", 0) == 0;
     for (const char* a : allowed) ok = ok || key == a;
-    if (!ok) throw unknown_property("", key);
+    if (ok) continue;
+    if (kServed.count(key))
+      throw RedfishError(400, "PropertyNotWritable",
+                         "The property " + key + " is a read-only property and cannot be assigned a value.", {"#/" + key});
+    throw unknown_property("", key);
   }
 }
 

@@ -127,6 +127,21 @@ controller::Provisioning read_provisioning(const json& body) {
                      {"#/ProvisioningPolicy"});
 }
 
+// A link or Oem id in the body that names nothing: 400 ResourceMissingAtURI naming the
+// property, as a malformed link is. The array's own refusal was 404 ResourceNotFound, which
+// reads as the collection posted to being gone (hostile review 42).
+void check_references(const Array& array, std::optional<Id> pool_id, std::optional<std::optional<Id>> qos_policy_id) {
+  if (pool_id && array.pool(*pool_id) == nullptr)
+    throw RedfishError(400, "ResourceMissingAtURI",
+                       "The resource at the URI " + storage_uri() + "/StoragePools/" + std::to_string(*pool_id) +
+                           " was not found.",
+                       {"#/Links/ProvidingStoragePool"});
+  if (qos_policy_id && *qos_policy_id && array.qos_policy(**qos_policy_id) == nullptr)
+    throw RedfishError(400, "ResourceMissingAtURI",
+                       "There is no QoS policy " + std::to_string(**qos_policy_id) + " (Oem/Afasim/QosPolicyId).",
+                       {"#/Oem/Afasim/QosPolicyId"});
+}
+
 void check_revision(const std::optional<IfMatch>& if_match, std::uint64_t current) {
   if (if_match && !if_match->matches(current))
     throw RedfishError(412, "PreconditionFailed",
@@ -157,6 +172,7 @@ json create_volume(Array& array, const json& body) {
   if (oem.burst_iops) spec.qos.burst_iops = *oem.burst_iops;
   if (oem.qos_policy_id) spec.qos_policy_id = *oem.qos_policy_id;
   if (oem.preferred_controller) spec.preferred_controller = *oem.preferred_controller;
+  check_references(array, spec.pool_id, oem.qos_policy_id);
   auto made = array.create_volume(spec);
   if (!made.is_ok()) throw from_status(made.status());
   return volume_view(array, *made);
@@ -176,6 +192,7 @@ json patch_volume(Array& array, const std::string& volume_id, const json& body, 
   patch.burst_iops = oem.burst_iops;
   patch.qos_policy_id = oem.qos_policy_id;
   patch.preferred_controller = oem.preferred_controller;
+  check_references(array, std::nullopt, oem.qos_policy_id);
   auto changed = array.update_volume(v->id, patch, v->revision);
   if (!changed.is_ok()) throw from_status(changed.status());
   return volume_view(array, *changed);

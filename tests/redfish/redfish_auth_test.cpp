@@ -355,6 +355,16 @@ TEST_CASE("Redfish PATCH Accounts/{id} Password: one's own only with Basic crede
   CHECK(password_works(s.port(), "bob", "bob-pass-3"));
   // A RoleId change with the admin's token needs no password.
   CHECK(call(s.port(), "PATCH", account, {{"RoleId", "Operator"}}, {"token", admin_token}).status == 200);
+  // A property the account serves but does not let change is PropertyNotWritable, as a
+  // Volume's are (hostile review 42: PropertyUnknown); one it does not serve PropertyUnknown.
+  for (const char* served : {"Id", "Name", "UserName", "Enabled", "Locked", "Links"}) {
+    CAPTURE(served);
+    const Answer a = call(s.port(), "PATCH", account, {{served, "x"}}, {"token", admin_token});
+    CHECK(a.status == 400);
+    CHECK(a.body["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.PropertyNotWritable");
+  }
+  CHECK(call(s.port(), "PATCH", account, {{"Colour", "red"}}, {"token", admin_token})
+            .body["error"]["@Message.ExtendedInfo"][0]["MessageId"] == "Base.1.22.PropertyUnknown");
 }
 
 namespace {

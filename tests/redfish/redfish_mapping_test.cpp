@@ -297,3 +297,25 @@ TEST_CASE("the front end's own errors under /redfish are in Redfish's error shap
   Service::reshape_error(r, host);
   CHECK(host.body == redfish_body);
 }
+
+TEST_CASE("a link or Oem id naming nothing is 400 ResourceMissingAtURI naming the property, not 404 (hostile review 42)") {
+  // The array's "no pool 99" came back as 404 ResourceNotFound, which reads as the Volumes
+  // collection being gone; a malformed link was already 400 ResourceMissingAtURI.
+  MappingFixture f;
+  const json pool_link = {{"@odata.id", "/redfish/v1/Storage/1/StoragePools/99"}};
+  const RedfishError pool = f.create_refusal({{"Name", "v"}, {"CapacityBytes", sim::kGiB}, {"Links", {{"ProvidingStoragePool", pool_link}}}});
+  CHECK(pool.status == 400);
+  CHECK(pool.message_id == "ResourceMissingAtURI");
+  CHECK(pool.related == std::vector<std::string>{"#/Links/ProvidingStoragePool"});
+  const RedfishError policy = f.create_refusal({{"Name", "v"}, {"CapacityBytes", sim::kGiB}, {"Oem", {{"Afasim", {{"QosPolicyId", 99}}}}}});
+  CHECK(policy.status == 400);
+  CHECK(policy.related == std::vector<std::string>{"#/Oem/Afasim/QosPolicyId"});
+  const controller::Volume v = f.make("v1", controller::Provisioning::kThin, raid::RaidType::kRaid10);
+  try {
+    patch_volume(*f.array, std::to_string(v.id), {{"Oem", {{"Afasim", {{"QosPolicyId", 99}}}}}}, std::nullopt);
+    FAIL("no error");
+  } catch (const RedfishError& e) {
+    CHECK(e.status == 400);
+    CHECK(e.message_id == "ResourceMissingAtURI");
+  }
+}
