@@ -71,7 +71,7 @@ ClientError refused(const httplib::Response& res, const std::string& url) {
 // `answered`: this client had answers from `url` before (a --follow whose array stopped): no
 // hint that it may be an HTTPS server.
 ClientError unreachable(const std::string& url, httplib::Error e, double waited_s, double timeout_s,
-                        bool answered = false) {
+                        bool answered = false, bool changes = false) {
   std::string why;
   switch (e) {
     case httplib::Error::Connection: why = "could not connect (is afasim serve running there?)"; break;
@@ -79,9 +79,12 @@ ClientError unreachable(const std::string& url, httplib::Error e, double waited_
       if (waited_s >= 0.9 * timeout_s) why = "no answer in time (--timeout)";
       else if (answered) why = "the connection closed without an answer (is the array stopping?)";
       else if (url.rfind("http://", 0) == 0)
-        why = "the connection closed without an answer (an HTTPS server? use https://... with "
-              "--cacert STATE/tls/afasim.crt for --tls self-signed)";
+        why = "the connection closed without an answer (the array stopped, or it is an HTTPS server: then use "
+              "https://... with --cacert STATE/tls/afasim.crt for --tls self-signed)";
       else why = "the connection closed without an answer";
+      // A change cut off after it was sent (hostile review 42: a server killed during a create
+      // gave the HTTPS hint alone).
+      if (changes) why += "; the request was sent, so the array may have applied it: check before retrying";
       break;
     case httplib::Error::Write: why = "the connection broke while sending"; break;
     case httplib::Error::SSLServerVerification:
@@ -361,7 +364,8 @@ httplib::Response ApiClient::exchange(const std::string& method, const std::stri
                                                        "check before retrying"
                                                      : ""));
   }
-  if (!sent) throw unreachable(options_.url, error, seconds_since(start), options_.timeout_seconds, answered_);
+  if (!sent)
+    throw unreachable(options_.url, error, seconds_since(start), options_.timeout_seconds, answered_, method != "GET");
   answered_ = true;
   answer.body = std::move(body_in);
   return answer;
@@ -401,9 +405,14 @@ json ApiClient::post(const std::string& path, const json& body) { return send("P
 json ApiClient::patch(const std::string& path, const json& body) { return send("PATCH", path, &body); }
 void ApiClient::del(const std::string& path) { send("DELETE", path, nullptr); }
 
-std::string ApiClient::get_text(const std::string& path) {
+std::string ApiClient::get_text(const std::string& path, const std::string& media_type) {
   httplib::Response res = exchange("GET", path, "");
   check_answer(res, options_.url);
+  const std::string type = res.get_header_value("Content-Type");
+  if (type.substr(0, type.find(';')) != media_type)
+    throw ClientError(kExitFailure, "GET " + full_path(path) + ": the answer is " +
+                                        (type.empty() ? std::string("of no Content-Type") : config::printable(type.substr(0, 100))) +
+                                        ", not " + media_type + " (is " + options_.url + " an afasim array?)");
   return std::move(res.body);
 }
 

@@ -74,8 +74,9 @@ class ApiClient {
   nlohmann::json post(const std::string& path, const nlohmann::json& body);
   nlohmann::json patch(const std::string& path, const nlohmann::json& body);
   void del(const std::string& path);
-  // The body as text (GET /metrics).
-  std::string get_text(const std::string& path);
+  // The body as text (GET /metrics). ClientError kExitFailure when its Content-Type is not
+  // `media_type` (a web page at --url printed its HTML and exit 0, hostile review 42).
+  std::string get_text(const std::string& path, const std::string& media_type);
   // Every item of a collection ("/volumes"), page after page (the API gives at most 1,000 at a
   // time; hostile round 24: `volume list` showed the first 1,000 of 4,096 without a word), as
   // one page: {"items", "total", "offset": 0, "limit": total}.

@@ -73,6 +73,14 @@ json size_value(const std::string& v) {
   return v;
 }
 
+// A controller flag: A or B (any case) as a name, 1 or 2 as an id (a JSON number: the array reads a
+// string as a name, so "2" was refused; hostile review 42). Anything else: exit 2.
+json controller_value(const std::string& v) {
+  if (v == "A" || v == "B" || v == "a" || v == "b") return std::string(1, static_cast<char>(std::toupper(v[0])));
+  if (v == "1" || v == "2") return v[0] - '0';
+  throw ClientError(kExitUsage, "--controller must be A, B, 1 or 2, got \"" + v + "\"");
+}
+
 struct QosFlags {
   std::optional<std::string> min, max, burst;
   void add(CLI::App* cmd) {
@@ -127,8 +135,8 @@ void add_volume(CLI::App* group, Group& g) {
     json body = {{"name", cr->name}, {"capacity_bytes", size_value(cr->size)}};
     if (!cr->raid.empty()) body["raid_type"] = cr->raid;
     if (!cr->provisioning.empty()) body["provisioning"] = cr->provisioning;
+    if (!cr->controller.empty()) body["preferred_controller"] = controller_value(cr->controller);
     if (!cr->pool.empty()) body["pool_id"] = c.resolve("pools", "pool", cr->pool);
-    if (!cr->controller.empty()) body["preferred_controller"] = cr->controller;
     if (!cr->policy.empty()) body["qos_policy_id"] = c.resolve("qos-policies", "QoS policy", cr->policy);
     cr->qos.into(body);
     print_created(c, "volume", c.post("/volumes", body));
@@ -140,7 +148,7 @@ void add_volume(CLI::App* group, Group& g) {
   create->add_option("--provisioning", cr->provisioning, "thin (default) or fixed")
       ->check(CLI::IsMember({"thin", "fixed"}));
   create->add_option("--pool", cr->pool, "Pool id or name (default: the only pool)");
-  create->add_option("--controller", cr->controller, "Preferred controller: A or B");
+  create->add_option("--controller", cr->controller, "Preferred controller: A, B, 1 or 2");
   create->add_option("--qos-policy", cr->policy, "QoS policy id or name");
   cr->qos.add(create);
 
@@ -154,7 +162,7 @@ void add_volume(CLI::App* group, Group& g) {
     json body = json::object();
     if (up->name) body["name"] = *up->name;
     if (up->size) body["capacity_bytes"] = size_value(*up->size);
-    if (up->controller) body["preferred_controller"] = *up->controller;
+    if (up->controller) body["preferred_controller"] = controller_value(*up->controller);
     up->qos.into(body);
     if (body.empty() && !up->policy) throw ClientError(kExitUsage, "volume update: nothing to change (see --help)");
     // Looked up once the flags are known good: a bad flag is exit 2 without a request.
@@ -166,7 +174,7 @@ void add_volume(CLI::App* group, Group& g) {
   update->add_option("REF", up->ref, "Id or name")->required();
   update->add_option("--name", up->name, "New name");
   update->add_option("--size", up->size, "New capacity (grow only)");
-  update->add_option("--controller", up->controller, "Preferred controller: A or B");
+  update->add_option("--controller", up->controller, "Preferred controller: A, B, 1 or 2");
   update->add_option("--qos-policy", up->policy, "QoS policy id or name, or none");
   up->qos.add(update);
 }
@@ -279,7 +287,7 @@ void add_mapping(CLI::App* group, Group& g) {
   });
   create->add_option("--volume", a->volume, "Volume id or name")->required();
   create->add_option("--host", a->host, "Host id or name")->required();
-  create->add_option("--lun", a->lun, "LUN (default: the host's lowest free one)");
+  create->add_option("--lun", a->lun, "LUN (default: the host's lowest free one)")->check(count_check(0, 16383));
   create->add_flag("--read-only", a->read_only, "Map read-only");
 }
 
@@ -340,7 +348,7 @@ void add_fault(CLI::App* group, Group& g) {
   CLI::App* inject = leaf(group, g, "inject", "Inject a fault now", [a](ApiClient& c) {
     json body = {{"type", a->type}};
     if (a->drive) body["drive"] = *a->drive;
-    if (a->controller) body["controller"] = *a->controller;
+    if (a->controller) body["controller"] = controller_value(*a->controller);
     if (a->multiplier) body["latency_multiplier"] = *a->multiplier;
     print_created(c, "fault", c.post("/faults", body));
   });
@@ -348,7 +356,7 @@ void add_fault(CLI::App* group, Group& g) {
                                       "corrupt_block, controller_fail, controller_restore, link_cut, link_restore, power_loss, "
                                       "power_restore, supercap_degrade, supercap_restore")
       ->required();
-  inject->add_option("--drive", a->drive, "Drive id (drive faults)");
+  inject->add_option("--drive", a->drive, "Drive id (drive faults)")->check(count_check(1, INT64_MAX));
   inject->add_option("--controller", a->controller, "Controller: A, B, 1 or 2 (controller faults)");
   // Checked here: JSON has no NaN or infinity, and nlohmann_json writes them as null, which
   // the array read as a missing field.
@@ -359,14 +367,17 @@ void add_fault(CLI::App* group, Group& g) {
     const std::string type = f["type"].get<std::string>();
     const std::string undo = inverse_fault(type);
     if (undo.empty())
-      throw ClientError(kExitRefused, "refused: fault " + std::to_string(*a->id) + " (" + type +
-                                          ") is itself a recovery; nothing undoes it");
+      throw ClientError(kExitRefused,
+                        "refused: fault " + std::to_string(*a->id) + " (" + type + ") " +
+                            (type == "corrupt_block" ? "has no opposite fault: a write over the block, or the "
+                                                       "scrub's or a read's repair, makes it readable again"
+                                                     : "is itself a recovery; nothing undoes it"));
     json body = {{"type", undo}};
     if (f.contains("drive")) body["drive"] = f["drive"];
     if (f.contains("controller")) body["controller"] = f["controller"];
     print_created(c, "fault", c.post("/faults", body));
   });
-  clear->add_option("ID", a->id, "The fault's id")->required();
+  clear->add_option("ID", a->id, "The fault's id")->required()->check(count_check(1, INT64_MAX));
 }
 
 // One line of `event list --follow`, in fixed columns under its header (a new user's tour:
@@ -445,7 +456,7 @@ void add_event(CLI::App* group, Group& g) {
       ->check(CLI::IsMember({"info", "warning", "error", "critical"}));
   list->add_option("--kind", a->kind, "Categories, comma-separated (drive,rebuild,alert,...)");
   list->add_option("--object", a->object, "volume/7, or volume/ for every volume");
-  list->add_option("--after", a->after, "Events after this id, oldest first");
+  list->add_option("--after", a->after, "Events after this id, oldest first")->check(count_check(0, INT64_MAX));
   list->add_option("--limit", a->limit, "At most this many (0-1000)")->check(count_check(0, 1000));
   list->add_flag("-f,--follow", a->follow, "Then print new events as they happen (Ctrl-C stops)");
 }
@@ -541,7 +552,12 @@ void add_client_commands(CLI::App& app, std::map<std::string, Runner>& runners) 
   auto metrics = std::make_shared<Group>();
   CLI::App* cmd = app.add_subcommand("metrics", "GET /metrics of a running array (Prometheus text format)");
   add_client_options(cmd, metrics->options);
-  metrics->action = [](ApiClient& c) { std::cout << c.get_text("/metrics"); };
+  metrics->action = [](ApiClient& c) {
+    // The Prometheus text format as the array writes it; there is no table or JSON of it.
+    if (c.options().output == "json")
+      throw ClientError(kExitUsage, "metrics: -o json: the metrics are Prometheus text, printed as they are (leave -o out)");
+    std::cout << c.get_text("/metrics", "text/plain");
+  };
   runners["metrics"] = [metrics] { return run_group(*metrics, "metrics"); };
 }
 

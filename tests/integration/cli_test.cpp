@@ -129,6 +129,14 @@ TEST_CASE("volume, qos-policy, host and mapping: create, list, show, update, del
   CHECK(has_line(created.out, "^created volume 1$"));
   CHECK(has_line(created.out, "^capacity_bytes +2 TiB$"));
   cli.ok("volume create logs --size 100GiB --raid raid5 --provisioning fixed --controller B");  // any case (new-user trial 17)
+  // A controller by id as well as by name: "2" went to the array as a string, which it
+  // refused for every volume (hostile review 42); anything else is exit 2, before a request.
+  CHECK(cli.ok("volume create by-id --size 1GiB --controller 2 -o json").j()["preferred_controller"] == 2);
+  CHECK(cli.ok("volume update by-id --controller a -o json").j()["preferred_controller"] == 1);
+  const Run third = cli("volume create c3 --size 1GiB --controller 3");
+  CHECK(third.code == 2);
+  CHECK(third.err.find("--controller must be A, B, 1 or 2, got \"3\"") != std::string::npos);
+  cli.ok("volume delete by-id");
   const std::string list = cli.ok("volume list").out;
   CHECK(has_line(list, "^ID +NAME +POOL +SIZE +RAID +PROV +ALLOCATED +STATE +OWNER +MIN +MAX +BURST +IOPS$"));
   CHECK(has_line(list, "^ *1 +db01 +1 +2 TiB +RAID10 +thin +0 B +online +1 +2000 +6000 +8000 +0$"));
@@ -202,6 +210,11 @@ TEST_CASE("pool, system, controller, fault, alert, event and metrics") {
   CHECK(again.err.find("refused (409") != std::string::npos);
   CHECK(cli.ok("fault clear 1 -o json").j()["type"] == "drive_replace");
   CHECK(cli("fault clear 2").code == 3);  // a replace undoes nothing
+  // A corrupted block has no opposite fault; it is not "a recovery" (hostile review 42).
+  const json corrupt = cli.ok("fault inject corrupt_block --drive 3 -o json").j();
+  const Run undo = cli("fault clear " + std::to_string(corrupt["id"].get<int>()));
+  CHECK(undo.code == 3);
+  CHECK(undo.err.find("(corrupt_block) has no opposite fault: a write over the block") != std::string::npos);
 
   cli.ok("fault inject supercap_degrade");
   CHECK(has_line(cli.ok("alert list").out, "^supercap_degraded +- +warning +"));
@@ -217,6 +230,10 @@ TEST_CASE("pool, system, controller, fault, alert, event and metrics") {
   const std::string metrics = cli.ok("metrics").out;
   CHECK(has_line(metrics, "^afasim_supercap_degraded 1$"));
   CHECK(has_line(metrics, "^afasim_drive_state\\{drive=\"7\",datapac=\"1\",slot=\"7\",state=\"healthy\"\\} 1$"));
+
+  // A controller fault by id (it was refused: "2" went as a string, hostile review 42).
+  CHECK(cli.ok("fault inject controller_fail --controller 2 -o json").j()["controller"] == 2);
+  CHECK(cli.ok("controller show 2 -o json").j()["state"] == "failed");
 }
 
 TEST_CASE("event list --follow prints new events as they happen") {
@@ -272,6 +289,35 @@ TEST_CASE("an error answer that is not afasim's is exit 1, naming the URL (hosti
   CHECK(r.code == 1);
   CHECK(r.err.find("HTTP 404: the answer is not an afasim problem document (is http://127.0.0.1:" +
                    std::to_string(port) + " an afasim array?)") != std::string::npos);
+}
+
+TEST_CASE("metrics: an answer that is not Prometheus text is exit 1; -o json is bad usage (hostile review 42)") {
+  httplib::Server web;
+  web.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("<html>a router's page</html>", "text/html");
+  });
+  int port = 0;
+  const Run page = run_against(web, "metrics", &port);
+  CHECK(page.code == 1);
+  CHECK(page.out.empty());
+  CHECK(page.err.find("GET /metrics: the answer is text/html, not text/plain (is http://127.0.0.1:") != std::string::npos);
+  httplib::Server other;
+  const Run json_output = run_against(other, "metrics -o json", &port);
+  CHECK(json_output.code == 2);
+  CHECK(json_output.err.find("-o json: the metrics are Prometheus text") != std::string::npos);
+}
+
+TEST_CASE("a change whose answer is cut off says the array may have applied it (hostile review 42)") {
+  // A server killed during a create gave "closed without an answer (an HTTPS server? ...)" only.
+  httplib::Server web;
+  web.Post("/api/v1/volumes", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content_provider(100, "application/json", [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
+  });
+  int port = 0;
+  const Run r = run_against(web, "volume create v --size 1GiB", &port);
+  CHECK(r.code == 4);
+  INFO(r.err);
+  CHECK(r.err.find("the request was sent, so the array may have applied it: check before retrying") != std::string::npos);
 }
 
 TEST_CASE("an endless answer is cut at 64 MiB (exit 1), a trickled one at --timeout (exit 4) (hostile round 16)") {
@@ -432,6 +478,20 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
         std::string::npos);
   CHECK(run_afasim(1, "fault inject drive_slow --drive 3 --multiplier 1e400", dir.path()).code ==
         2);
+  // Whole numbers beyond their range, or empty, are bad usage, echoed as typed: CLI11 folded
+  // 2^64 to 2^63-1 and '' to 0 (a mapping made at LUN 1 for --lun '', hostile review 42).
+  for (const char* args : {"mapping create --volume v --host h --lun 18446744073709551616",
+                           "mapping create --volume v --host h --lun ''", "mapping create --volume v --host h --lun 16384",
+                           "fault inject drive_slow --drive 18446744073709551616 --multiplier 2",
+                           "fault inject drive_fail --drive ''", "fault clear 18446744073709551616", "fault clear ''",
+                           "event list --after 18446744073709551616", "event list --after -1"}) {
+    CAPTURE(args);
+    const Run r = run_afasim(1, args, dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err.find("must be") != std::string::npos);
+  }
+  CHECK(run_afasim(1, "fault clear 18446744073709551616", dir.path()).err.find("got 18446744073709551616") !=
+        std::string::npos);
   for (const char* since : {"nan", "inf", "-1", "1e300"}) {
     CAPTURE(since);
     const Run r = run_afasim(1, std::string("event list --since ") + since, dir.path());
