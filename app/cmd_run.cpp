@@ -1,5 +1,6 @@
 // `afasim run SCENARIO`: a scenario file (docs/scenarios.md) in virtual time: a system,
 // volumes, fio workloads and a fault timeline, reported as tables or JSON.
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -80,7 +81,15 @@ int run_scenario_command(const RunOptions& o) {
   auto scenario = workload::parse_scenario_source(*source, *catalog);
   if (!scenario.is_ok()) return fail_command("run", scenario.status().message(), 2);
   if (o.seed) scenario->seed = *o.seed;
-  // Before a long run, not after it: the charts' files must be writable.
+  // Before a long run, not after it: the charts' files must be writable, and two (hostile
+  // review 42: the HTML was written over the SVG).
+  if (!o.svg.empty() && !o.html.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::absolute(o.svg, ec).lexically_normal() == fs::absolute(o.html, ec).lexically_normal() ||
+        fs::equivalent(o.svg, o.html, ec))
+      return fail_command("run", "--svg and --html name the same file, " + o.html + ": give each its own", 2);
+  }
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--svg", o.svg}, {"--html", o.html}}) {
     if (path.empty()) continue;
     if (const std::string bad = output_file_problem(path, {o.scenario}); !bad.empty())
@@ -94,9 +103,12 @@ int run_scenario_command(const RunOptions& o) {
   auto report = workload::run_scenario(*scenario, *catalog, run_options);
   if (!report.is_ok()) return fail_command("run", report.status().message(), exit_code_of(report.status().code()));
 
-  const std::string out = o.format == "json" ? workload::format_scenario_json(*report)
-                                             : workload::format_scenario_text(*report);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (o.format == "json") {
+    workload::write_scenario_json(*report, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
+  } else {
+    const std::string out = workload::format_scenario_text(*report);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
   std::fflush(stdout);
   if (!o.svg.empty())
     if (const std::string bad = write_output_file(o.svg, workload::format_scenario_svg(*report));

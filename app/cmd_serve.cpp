@@ -127,6 +127,10 @@ std::string check_flags(const ServeOptions& o, std::optional<HostPort>& listen, 
       return "--nbd-listen must be HOST:PORT with a port of 0 to 65535, or none, got \"" + o.nbd_listen + "\"";
   }
   if (!nbd_listen && o.nbd_socket.empty()) return "--nbd-listen none needs --nbd-socket PATH";
+  // One port for both: the second bind failed as "another program holds the port" (hostile
+  // review 42), when the holder was this server. Port 0 (any free one) may be given to both.
+  if (nbd_listen && listen->port != 0 && nbd_listen->port == listen->port && nbd_listen->host == listen->host)
+    return "--listen and --nbd-listen are the same address, " + o.listen + ": ReST and NBD each need their own port";
   if (o.speed && o.pace == "none") return "--speed applies to --pace realtime only";
   // It served plain NBD without a word (hostile round 25b): a refusal asked for is not dropped.
   if (o.nbd_tls == "require" && o.tls.empty() && o.tls_cert.empty())

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 #include <string>
 
 #include "config/size.h"
+#include "sim/assert.h"
 #include "workload/report_util.h"
 #include "workload/scenario_runner.h"
 #include "config/json_text.h"
@@ -487,9 +489,12 @@ ordered_json events_json(const ScenarioReport& r) {
   return events;
 }
 
-}  // namespace
+// Where write_scenario_json puts the timeline, row by row: a string no other member can
+// dump to unescaped (a user's text has its quotes escaped).
+// nlohmann writes the member's control characters as \u0001.
+constexpr const char* kTimelineMarker = R"("timeline": "\u0001afasim-timeline\u0001")";
 
-ordered_json scenario_to_json(const ScenarioReport& r) {
+ordered_json report_json(const ScenarioReport& r, bool timeline) {
   ordered_json j;
   j["schema"] = "afasim.scenario-report/1";
   j["afasim_version"] = r.afasim_version;
@@ -527,16 +532,54 @@ ordered_json scenario_to_json(const ScenarioReport& r) {
     actions.push_back(
         {{"key", a.key}, {"at_s", seconds(a.at_ns)}, {"action", a.description}, {"note", a.note}});
   j["actions"] = std::move(actions);
-  ordered_json rows = ordered_json::array();
-  for (const auto& row : r.timeline) rows.push_back(row_json(r, row));
-  j["timeline"] = std::move(rows);
+  if (timeline) {
+    ordered_json rows = ordered_json::array();
+    for (const auto& row : r.timeline) rows.push_back(row_json(r, row));
+    j["timeline"] = std::move(rows);
+  } else {
+    j["timeline"] = "\u0001afasim-timeline\u0001";
+  }
   j["events"] = events_json(r);
   j["wear"] = wear_json(r);
   return j;
 }
 
+}  // namespace
+
+ordered_json scenario_to_json(const ScenarioReport& r) { return report_json(r, true); }
+
+void write_scenario_json(const ScenarioReport& report, const std::function<void(std::string_view)>& write) {
+  // The rows dumped one at a time, as nlohmann would lay them out inside the report (members
+  // at 6 spaces): the whole tree of a 1,000,000-row timeline took ~3 GB (hostile review 42).
+  const std::string text = config::dump_json(report_json(report, false), 2);
+  const std::size_t at = text.find(kTimelineMarker);
+  AFASIM_ASSERT(at != std::string::npos, "write_scenario_json: the timeline marker is missing");
+  write(std::string_view(text).substr(0, at));
+  write("\"timeline\": ");
+  if (report.timeline.empty()) {
+    write("[]");
+  } else {
+    write("[\n");
+    std::string piece;
+    for (std::size_t i = 0; i < report.timeline.size(); ++i) {
+      const std::string row = config::dump_json(row_json(report, report.timeline[i]), 2);
+      piece.assign(i == 0 ? "    " : ",\n    ");
+      for (const char c : row) {
+        piece += c;
+        if (c == '\n') piece += "    ";
+      }
+      write(piece);
+    }
+    write("\n  ]");
+  }
+  write(std::string_view(text).substr(at + std::strlen(kTimelineMarker)));
+  write("\n");
+}
+
 std::string format_scenario_json(const ScenarioReport& report) {
-  return config::dump_json(scenario_to_json(report), 2) + "\n";
+  std::string out;
+  write_scenario_json(report, [&out](std::string_view s) { out += s; });
+  return out;
 }
 
 std::string format_scenario_text(const ScenarioReport& report) {

@@ -133,7 +133,9 @@ Status Runner::create_sessions() {
   for (const ScenarioWorkload& w : s_.workloads) {
     in_flight += jobs_in_flight(w.file);
     if (in_flight > kMaxJobsInFlight)
-      return sim::invalid_argument(job_prefix(w) + "iodepth: the workloads up to this one keep up to " +
+      // The workload named whether its jobs are inline or in a file (hostile review 42: an
+      // inline one's message said only "FILE: iodepth: ...").
+      return sim::invalid_argument(s_.file_name + ": " + w.source_key + ": iodepth: the workloads up to this one keep up to " +
                                    std::to_string(in_flight) + " I/Os in flight (numjobs x iodepth); afasim takes at "
                                    "most " + std::to_string(kMaxJobsInFlight) + " for all of them");
   }
@@ -490,7 +492,11 @@ sim::Result<ScenarioReport> Runner::run() {
           s_.file_name + ": the run passed " + std::to_string(rows) +
               " timeline rows without ending; set duration_s or raise report.interval_ms");
   }
-  if (s_.wear.fast_forward) AFASIM_RETURN_IF_ERROR(fast_forward());
+  if (s_.wear.fast_forward) {
+    AFASIM_RETURN_IF_ERROR(fast_forward());
+    // The run ends at wear.until_s, not at the measured part's end (hostile review 42).
+    report_.end_reason += ", then wear.until_s reached by the fast-forward";
+  }
   finish();
   return std::move(report_);
 }

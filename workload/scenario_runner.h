@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -180,6 +181,9 @@ std::string format_scenario_text(const ScenarioReport& report);
 // The same data as JSON ("schema": "afasim.scenario-report/1", docs/scenarios.md).
 nlohmann::ordered_json scenario_to_json(const ScenarioReport& report);
 std::string format_scenario_json(const ScenarioReport& report);  // 2-space indent, newline
+// The same text in pieces, the timeline a row at a time (memory: one row's JSON, not the
+// report's whole tree).
+void write_scenario_json(const ScenarioReport& report, const std::function<void(std::string_view)>& write);
 // Self-contained SVG charts stacked on one simulated-time axis (scenario_html.cpp): IOPS,
 // MB/s and latency p50/p99/max per volume (volumes whose lines cannot be told apart drawn
 // as one group: mean line, min-max band), rebuild progress and pool allocation, dirty write

@@ -867,8 +867,9 @@ TEST_CASE("setup errors the array raises name the scenario key") {
   };
   const auto flight = setup(R"(, "workloads": [)" + deep("a") + "," + deep("b") + "]");
   CHECK(flight.code() == sim::Code::kInvalidArgument);
-  CHECK(flight.message() == "t.json: iodepth: the workloads up to this one keep up to 1228800 I/Os in flight "
-                            "(numjobs x iodepth); afasim takes at most 1048576 for all of them");
+  // Naming the workload that passed the bound (hostile review 42: "t.json: iodepth:" alone).
+  CHECK(flight.message() == "t.json: workloads[1].fio: iodepth: the workloads up to this one keep up to 1228800 I/Os "
+                            "in flight (numjobs x iodepth); afasim takes at most 1048576 for all of them");
   // 100,000 rows of 200 volumes: past the 20,000,000 counts a report may hold.
   std::string many = R"(, "duration_s": 100000, "volumes": [)";
   for (int i = 0; i < 200; ++i)
@@ -988,6 +989,8 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
       {"serve --speed nan", "--speed: must be a number from 0.001 to 1000, got nan"},
       {"serve --speed 0", "--speed: must be a number from 0.001 to 1000, got 0"},
       {"serve --pace none --speed 5 --state /nonexistent/afasim", "--speed applies to --pace realtime only"},
+      {"serve --listen 127.0.0.1:18999 --nbd-listen 127.0.0.1:18999 --state /nonexistent/afasim",
+       "--listen and --nbd-listen are the same address, 127.0.0.1:18999: ReST and NBD each need their own port"},
       {"serve --destage-age -1", "--destage-age: must be a number from 0 to 3600, got -1"},
       {"serve --destage-age 1e9", "--destage-age: must be a number from 0 to 3600, got 1e9"},
       // Helper review, session 36: an empty value was taken as 0 (no age destage at all).
@@ -1015,6 +1018,9 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
        "afasim run: --svg: cannot write /proc/x.svg: "},  // the reason depends on the user
       {"run thin-fill --quiet --html /nonexistent/dir/x.html",
        "afasim run: --html: no folder /nonexistent/dir to write /nonexistent/dir/x.html into\n"},
+      // One file for both: the HTML was written over the SVG (hostile review 42).
+      {"run thin-fill --quiet --svg " + fresh + " --html " + folder + "/./fresh.svg",
+       "afasim run: --svg and --html name the same file, " + folder + "/./fresh.svg: give each its own\n"},
       {"calibrate --engine model --sweep none.fio --svg " + folder,
        "afasim calibrate: --svg: " + folder + " is a folder, not a file\n"},
       {"calibrate --engine model --svg " + fresh,

@@ -36,6 +36,8 @@ TEST_CASE(
                    << o.max_min_ratio.value_or(-1));
   CHECK(even.end_ns == 3 * sim::kYear);
   CHECK(even.wear.fast_forward);
+  // It ended at until_s: the reason says so (hostile review 42: "duration_s reached" alone).
+  CHECK(even.end_reason == "duration_s reached, then wear.until_s reached by the fast-forward");
   REQUIRE(e.max_min_ratio.has_value());
   REQUIRE(o.max_min_ratio.has_value());
   CHECK(*e.max_min_ratio <= 1.10);
@@ -167,6 +169,7 @@ TEST_CASE("without fast-forward the report still has the wear at the end") {
   REQUIRE_MESSAGE(s.is_ok(), s.status().to_string());
   const ScenarioReport r = run_ok(*s);
   CHECK_FALSE(r.wear.fast_forward);
+  CHECK(r.end_reason == "duration_s reached");
   CHECK(r.wear.drives.size() == 40);
   CHECK(r.wear.summary.max_percent > 0);
   // 32 MB stay far under the 4 GiB cache's destage watermark: the run's clean stop destages
