@@ -134,8 +134,10 @@ std::optional<Response> precheck(Request& r, unsigned http_version, const Server
   // One Host (RFC 9112 3.2: more than one is a 400) and at most one Authorization: with two,
   // a proxy that reads the last and this server, which read the first, disagreed about which
   // host was named and who was calling (hostile round 16); Redfish's X-Auth-Token likewise
-  // (round 24).
-  for (const char* name : {"Host", "Authorization", "X-Auth-Token"})
+  // (round 24). If-Match and OData-Version likewise: only the first line was read, so a
+  // second If-Match with a stale or malformed tag did not stop a change (hostile review 42);
+  // an If-Match list goes in one line.
+  for (const char* name : {"Host", "Authorization", "X-Auth-Token", "If-Match", "OData-Version"})
     if (r.headers.count(name) > 1)
       return problem_response(400, problem::kBadRequest,
                               std::string("the request has more than one ") + name + " header", r.path);

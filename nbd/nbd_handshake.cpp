@@ -30,7 +30,11 @@ asio::awaitable<bool> Connection::handshake() {
   const std::uint32_t client_flags = n::load_u32(buffered().data());
   consume(4);
   if ((client_flags & ~(n::kClientFlagFixedNewstyle | n::kClientFlagNoZeroes)) != 0) {
+    // Logged as every other handshake violation is (hostile review 42: closed without a word).
     ++core_->protocol_errors;
+    if (std::int64_t left_out = 0; core_->handshake_log.admit(left_out))
+      spdlog::warn("{}: handshake: unknown client flags 0x{:08x}; closing{}", label_, client_flags,
+                   serve::LogLimiter::suffix(left_out));
     close("unknown client flags");
     co_return false;
   }

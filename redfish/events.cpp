@@ -340,8 +340,8 @@ bool Events::attach_stream(std::shared_ptr<http::StreamSink> sink, const std::st
     // A reconnect from before the oldest event kept: say what is missing, once.
     if (!recent_.empty() && recent_.front().first > after + 1)
       catch_up = ": events " + std::to_string(after + 1) + ".." + std::to_string(recent_.front().first - 1) +
-                 " are not replayed (a stream keeps the last " + std::to_string(kRecentEvents) +
-                 " since the server started); GET /api/v1/events lists them\n\n";
+                 " are not replayed (a stream replays only events since the server started, the last " +
+                 std::to_string(kRecentEvents) + " of them); GET /api/v1/events lists them\n\n";
     for (const auto& [id, text] : recent_)
       if (id > after) catch_up += text;
     if (!catch_up.empty() && !sink->write(std::move(catch_up))) {

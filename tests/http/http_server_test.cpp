@@ -366,6 +366,16 @@ TEST_CASE("two Host or two Authorization headers are a 400, not the first one wi
   REQUIRE(both);
   CHECK(both->status == 400);
   CHECK(both->body.find("both an Authorization and an X-Auth-Token header") != std::string::npos);
+  // Two If-Match lines: only the first was read, so a stale second tag did not stop a change
+  // (hostile review 42); OData-Version likewise.
+  for (const char* name : {"If-Match", "OData-Version"}) {
+    CAPTURE(name);
+    auto twice = check(std::string("Host: localhost\r\n") + name + ": \"1\"\r\n" + name + ": bogus\r\n");
+    REQUIRE(twice);
+    CHECK(twice->status == 400);
+    CHECK(twice->body.find(std::string("more than one ") + name + " header") != std::string::npos);
+  }
+  CHECK(!check("Host: localhost\r\nIf-Match: \"1\", \"2\"\r\n"));  // a list in one line
 }
 
 TEST_CASE("a chunked request's trailer fields are refused, not merged into its header (hostile round 24)") {

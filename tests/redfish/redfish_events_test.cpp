@@ -211,8 +211,8 @@ TEST_CASE("an SSE reconnect from before the oldest event kept says which events 
   for (e.id = 1; e.id <= kept + 10; ++e.id) events.publish(e, *a.array);
   auto sink = std::make_shared<RecordingSink>();
   REQUIRE(events.attach_stream(sink, "127.0.0.1", {}, "admin", 3));
-  CHECK(sink->text.rfind(": events 4..10 are not replayed (a stream keeps the last " + std::to_string(kept) +
-                         " since the server started); GET /api/v1/events lists them\n\n",
+  CHECK(sink->text.rfind(": events 4..10 are not replayed (a stream replays only events since the server started, "
+                         "the last " + std::to_string(kept) + " of them); GET /api/v1/events lists them\n\n",
                          0) == 0);
   CHECK(sink->text.find("id: 11\n") != std::string::npos);
   CHECK(sink->text.find("id: 10\n") == std::string::npos);
