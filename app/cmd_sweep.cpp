@@ -97,6 +97,8 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   auto journal = sweep::RowJournal::open(o.out, *setup->plan, &setup->done);
   if (!journal.is_ok()) return fail(journal.status(), journal.status().code() == sim::Code::kIoError ? 1 : 2);
   setup->journal = std::move(journal).value();
+  // Before any run: a folder at a results name would fail the sweep at its end.
+  if (auto st = sweep::check_results_paths(o.out); !st.is_ok()) return fail(st, 2);
   note_resume(o, *setup->plan, setup->done);
   return 0;
 }
@@ -163,7 +165,7 @@ Runner add_sweep_command(CLI::App& app) {
                           ->capture_default_str();
   cmd->add_option("--max-runs", o->max_runs, "Start at most N runs, then stop (rerun to go on)")
       ->check(count_check(1, static_cast<std::int64_t>(sweep::kMaxSweepRuns)));
-  cmd->add_option("--seed-count", o->seed_count, "Only the first N of the file's seeds (a quick look first)")
+  cmd->add_option("--seed-count", o->seed_count, "Only the N smallest of the file's seeds (a quick look first)")
       ->check(count_check(1, static_cast<std::int64_t>(sweep::kMaxSweepSeeds)));
   cmd->add_option("--config-dir", o->config_dir, "Read presets from this folder instead of the built-in ones");
   cmd->add_flag("--quiet", o->quiet, "No progress lines on stderr");

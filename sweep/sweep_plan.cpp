@@ -88,7 +88,14 @@ sim::Result<std::string> point_text(const SweepPlan& plan, std::size_t point) {
   AFASIM_ASSERT(point < plan.file.points.size(), "a point the sweep does not have");
   nlohmann::json document = plan.document;
   AFASIM_RETURN_IF_ERROR(apply_point(document, plan, point, true));
-  return config::dump_json(document);
+  std::string text = config::dump_json(document);
+  // The base with this point's values, not the base file, is what outgrew the bound (hostile
+  // review 42: "base.json: larger than 4194304 bytes" for a 3 KB base).
+  if (text.size() > workload::kMaxScenarioFileBytes)
+    return sim::invalid_argument(plan.file.file_name + ": point " + std::to_string(point) + ": the base with its values is " +
+                                 std::to_string(text.size()) + " bytes, larger than a scenario may be (" +
+                                 std::to_string(workload::kMaxScenarioFileBytes) + ")");
+  return text;
 }
 
 // A read_iolog= trace's contents, read in 1 MiB pieces (a trace may be gigabytes).
@@ -186,6 +193,13 @@ sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& cata
   auto base = workload::read_scenario_source(workload::resolve_scenario_reference(plan.file.base, plan.file.file_name));
   if (!base.is_ok()) return sim::Status(base.status().code(), name + ": base: " + base.status().message());
   plan.base = std::move(base).value();
+  // A sweep file named as the base: its keys were refused one by one as a scenario's unknown
+  // keys (hostile review 42); say what it is.
+  if (const auto j = nlohmann::json::parse(plan.base.text, nullptr, false);
+      j.is_object() && j.contains("schema") && j["schema"] == "afasim.sweep/1")
+    return sim::invalid_argument(name + ": base: " + plan.base.file_name +
+                                 " is a sweep file (schema afasim.sweep/1); a base is a scenario (afasim.scenario/1 or "
+                                 "a reliability scenario)");
   if (reliability::is_reliability_text(plan.base.text)) {
     plan.file.kind = SweepKind::kReliability;
     auto checked = reliability::parse_reliability(plan.base.text, plan.base.file_name, catalog);

@@ -168,9 +168,11 @@ sim::Result<std::unique_ptr<RowJournal>> RowJournal::open(const std::string& dir
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
-    if (fd >= 0 || err == ELOOP || err == ENXIO)
-      return sim::invalid_argument(path + " is not a regular file (a symlink, a FIFO or a device); the sweep's "
-                                          "journal must be one: remove it, or give another --out");
+    // A folder there fails the open with EISDIR (hostile review 42: exit 1, "cannot open");
+    // it is the same mistake as a symlink or a FIFO.
+    if (fd >= 0 || err == ELOOP || err == ENXIO || err == EISDIR)
+      return sim::invalid_argument(path + " is not a regular file (a folder, a symlink, a FIFO or a device); the "
+                                          "sweep's journal must be one: remove it, or give another --out");
     return sim::io_error("cannot open " + path + ": " + std::strerror(err));
   }
   std::FILE* file = ::fdopen(fd, "ab");
@@ -210,11 +212,23 @@ sim::Status RowJournal::append(const SweepRow& row) {
   return sim::Status::ok();
 }
 
+sim::Status check_results_paths(const std::string& dir) {
+  for (const char* name : {"results.csv", "results.json", "summary.csv"}) {
+    const fs::path path = fs::path(dir) / name;
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(path, ec)))
+      return sim::invalid_argument(path.string() + " is a folder: the sweep writes its results there; remove it, "
+                                                   "or give another --out");
+  }
+  return sim::Status::ok();
+}
+
 sim::Status write_results(const std::string& dir, const SweepFile& file, const std::vector<SweepRow>& rows) {
   // All three written before any replaces the old: a failure (a full disk, memory) leaves the
   // last complete set, not a new results.csv beside an old results.json (hostile round 24).
   const fs::path csv = fs::path(dir) / "results.csv", json = fs::path(dir) / "results.json",
                  summary = fs::path(dir) / "summary.csv";
+  AFASIM_RETURN_IF_ERROR(check_results_paths(dir));
   // A failure removes the .tmp files already written as well: the old set stays, alone.
   sim::Status st = write_tmp(csv, [&](const TextSink& sink) { results_csv(file, rows, sink); });
   if (st.is_ok()) st = write_tmp(json, [&](const TextSink& sink) { results_json(file, rows, sink); });
@@ -224,7 +238,12 @@ sim::Status write_results(const std::string& dir, const SweepFile& file, const s
     for (const fs::path& path : {csv, json, summary}) fs::remove(path.string() + ".tmp", ec);
     return st;
   }
-  for (const fs::path& path : {csv, json, summary}) AFASIM_RETURN_IF_ERROR(rename_tmp(path));
+  for (const fs::path& path : {csv, json, summary}) {
+    if (st = rename_tmp(path); st.is_ok()) continue;
+    std::error_code ec;
+    for (const fs::path& left : {csv, json, summary}) fs::remove(left.string() + ".tmp", ec);
+    return st;
+  }
   return sim::Status::ok();
 }
 

@@ -55,9 +55,13 @@ class RowJournal {
   int lock_fd_;  // DIR itself, flocked
 };
 
+// kInvalidArgument when a folder stands at DIR/results.csv, results.json or summary.csv: no
+// rename can replace it (checked before a sweep runs, and again by write_results).
+sim::Status check_results_paths(const std::string& dir);
 // Writes DIR/results.csv, DIR/results.json and DIR/summary.csv from `rows` (table order),
 // each to a temporary file; once all three are written they are renamed over the old ones.
-// kIoError when one cannot be written (the old set stays).
+// kIoError when one cannot be written (the old set stays, and no .tmp file);
+// check_results_paths' error first.
 sim::Status write_results(const std::string& dir, const SweepFile& file, const std::vector<SweepRow>& rows);
 
 // Writes plot_svg(file, rows, figure) to `path` (a temporary file renamed over it).

@@ -285,6 +285,24 @@ TEST_CASE("a run that ran out of memory is reported but not journalled: a resume
   fs::remove_all(dir);
 }
 
+TEST_CASE("a point that makes the scenario too large names the point, not the base file (hostile review 42)") {
+  // "base.json: larger than 4194304 bytes" for a base of a few KB.
+  const fs::path dir = folder_with("large", R"("axes": [{"field": "/timeline/0/note", "values": [")" +
+                                               std::string(200000, 'n') + R"("]}], "seeds": [1])");
+  std::string base = kBase;  // 4,050,000 bytes, within the bound: a description and three notes of ~1 MB
+  base.insert(base.find("\"duration_s\""), "\"description\": \"" + std::string(1000000, 'd') + "\", ");
+  for (const char* at : {"0.2", "0.3", "0.4"})
+    base.insert(base.rfind("]"), std::string(", {\"at_s\": ") + at + R"(, "fault": {"type": "supercap_degrade"}, "note": ")" +
+                                    std::string(1000000, 'n') + "\"}");
+  REQUIRE(base.size() < workload::kMaxScenarioFileBytes);
+  spit(dir / "base.json", base);
+  const SweepPlan plan = plan_in(dir);
+  const SweepRow row = run_point(plan, 0, 1, catalog());
+  CHECK(row.error.find("sweep.json: point 0: the base with its values is ") != std::string::npos);
+  CHECK(row.error.find("larger than a scenario may be (4194304)") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a rows.jsonl that is not a sweep's is refused untouched, with or without a final newline (hostile round 16)") {
   const fs::path dir = folder_with("foreign", kRaidAxis + R"(, "seeds": [1])");
   const SweepPlan plan = plan_in(dir);
@@ -420,6 +438,14 @@ TEST_CASE("rows.jsonl must be a regular file; results go to new files, never thr
   REQUIRE(::mkfifo((dir / "out" / "rows.jsonl").c_str(), 0644) == 0);
   CHECK(!RowJournal::open((dir / "out").string(), plan, &done).is_ok());
   CHECK(slurp(dir / "elsewhere.jsonl").empty());
+  // A folder there is the same mistake (exit 2), not a failure to open (hostile review 42: exit 1).
+  fs::remove(dir / "out" / "rows.jsonl");
+  fs::create_directory(dir / "out" / "rows.jsonl");
+  auto folder = RowJournal::open((dir / "out").string(), plan, &done);
+  REQUIRE(!folder.is_ok());
+  CHECK(folder.status().code() == sim::Code::kInvalidArgument);
+  CHECK(folder.status().message().find("rows.jsonl is not a regular file (a folder,") != std::string::npos);
+  fs::remove(dir / "out" / "rows.jsonl");
 
   spit(dir / "victim.txt", "not afasim's");
   fs::create_symlink(dir / "victim.txt", dir / "out" / "results.csv.tmp");
@@ -427,6 +453,15 @@ TEST_CASE("rows.jsonl must be a regular file; results go to new files, never thr
   CHECK(slurp(dir / "victim.txt") == "not afasim's");
   CHECK(fs::is_regular_file(fs::symlink_status(dir / "out" / "results.csv")));
   CHECK(slurp(dir / "out" / "results.csv").starts_with("point,"));
+  // A folder at results.json: refused before anything is written, no .tmp left behind
+  // (hostile review 42: three .tmp files stayed after the failed rename).
+  fs::create_directory(dir / "out" / "results.json.d");
+  fs::remove(dir / "out" / "results.json");
+  fs::rename(dir / "out" / "results.json.d", dir / "out" / "results.json");
+  const sim::Status results_folder = write_results((dir / "out").string(), plan.file, {});
+  CHECK(results_folder.code() == sim::Code::kInvalidArgument);
+  CHECK(results_folder.message().find("results.json is a folder") != std::string::npos);
+  for (const char* tmp : {"results.csv.tmp", "results.json.tmp", "summary.csv.tmp"}) CHECK(!fs::exists(dir / "out" / tmp));
   fs::remove_all(dir);
 }
 
@@ -465,6 +500,10 @@ TEST_CASE("rows of another sweep are refused; a bad base or a pointer that names
   const std::string misspelt = prepare(R"("base": "base.json", "axes": [{"field": "/duraton_s", "values": [1, 2]}], "seeds": [1])");
   CHECK(misspelt.find(s + ": a field sets a key the scenario does not have (the fields of point 0: /duraton_s): ") == 0);
   CHECK(misspelt.find("duraton_s: unknown key (expected one of: ") != std::string::npos);
+  // A sweep file as the base says so (hostile review 42: its keys were unknown scenario keys).
+  spit(dir / "inner.json", R"({"schema": "afasim.sweep/1", "name": "i", "base": "base.json", )" + kRaidAxis + R"(, "seeds": [1]})");
+  const std::string nested = prepare(R"("base": "inner.json", )" + kRaidAxis + R"(, "seeds": [1])");
+  CHECK(nested.find("inner.json is a sweep file (schema afasim.sweep/1); a base is a scenario") != std::string::npos);
   // A value the loader refuses stays the point's own error: the plan is made.
   spit(dir / "sweep.json", R"({"schema": "afasim.sweep/1", "name": "x", "base": "base.json",
                               "axes": [{"field": "/duration_s", "values": [-1, 1]}], "seeds": [1]})");
