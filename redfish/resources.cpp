@@ -397,9 +397,17 @@ json storage_pool(const Array& array, const std::string& pool_id) {
     raid.push_back({{"SupportedRAIDType", std::string(raid::raid_type_name(t))}});
   j["SupportedRAIDTypes"] = raid;
   j["AllocatedVolumes"] = link(self + "/AllocatedVolumes");
-  bool lost = false;
+  // Critical while a volume of the pool has lost data (it read OK once its drives were
+  // replaced, hostile review 42); Warning while a drive is out or a volume is degraded.
+  bool lost = false, failed = false;
   for (int d : array.pool_drives(*p)) lost = lost || array.drives()[d].state != controller::DriveState::kHealthy;
-  j["Status"] = status("Enabled", lost ? "Warning" : "OK");
+  for (const auto& [vid, v] : array.volumes()) {
+    if (v.pool_id != p->id) continue;
+    const controller::VolumeState state = array.volume_state(vid);
+    failed = failed || state == controller::VolumeState::kFailed;
+    lost = lost || state == controller::VolumeState::kDegraded;
+  }
+  j["Status"] = status("Enabled", failed ? "Critical" : lost ? "Warning" : "OK");
   json datapacs = json::array();
   for (Id d : p->datapac_ids) datapacs.push_back(d);
   j["Oem"] = {{"Afasim", {

@@ -319,3 +319,26 @@ TEST_CASE("a link or Oem id naming nothing is 400 ResourceMissingAtURI naming th
     CHECK(e.message_id == "ResourceMissingAtURI");
   }
 }
+
+TEST_CASE("a pool holding a volume that lost data is Critical, whatever its drives (hostile review 42)") {
+  // Its drives replaced, the pool read OK/Enabled while a volume of it had failed.
+  MappingFixture f;
+  const controller::Volume v = f.make("v", controller::Provisioning::kFixed, raid::RaidType::kRaid5);
+  CHECK(storage_pool(*f.array, "1")["Status"] == status("Enabled", "OK"));
+  const auto records = f.array->data_path().extent_records(v.id);
+  const int d1 = records.front().members[0].drive, d2 = records.front().members[1].drive;
+  for (int d : {d1, d2}) {
+    controller::FaultSpec fail;
+    fail.type = "drive_fail";
+    fail.drive = d + 1;
+    REQUIRE(f.array->inject_fault(fail).is_ok());
+  }
+  REQUIRE(f.array->volume_state(v.id) == controller::VolumeState::kFailed);
+  for (int d : {d1, d2}) {
+    controller::FaultSpec replace;
+    replace.type = "drive_replace";
+    replace.drive = d + 1;
+    REQUIRE(f.array->inject_fault(replace).is_ok());
+  }
+  CHECK(storage_pool(*f.array, "1")["Status"] == status("Enabled", "Critical"));
+}
