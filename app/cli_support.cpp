@@ -52,7 +52,7 @@ namespace {
 
 // The first path option of `cmd` or its verbs given an empty value: `--record ''` or
 // `--config-dir ''` started as if it were absent, without a word (hostile round 18).
-std::string empty_path_option(const CLI::App& cmd) {
+const CLI::Option* empty_path_option(const CLI::App& cmd) {
   // And names an empty value would make mean "none": `fio --device ''` ran on the array
   // (hostile round 23), `capacity --system ''` printed every system, `calibrate --only ''`
   // ran every figure (hostile round 28).
@@ -63,11 +63,11 @@ std::string empty_path_option(const CLI::App& cmd) {
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || kPaths.count(opt->get_name()) == 0) continue;
     for (const std::string& value : opt->results())
-      if (value.empty()) return opt->get_name();
+      if (value.empty()) return opt;
   }
   for (const CLI::App* verb : cmd.get_subcommands())
-    if (std::string empty = empty_path_option(*verb); !empty.empty()) return empty;
-  return "";
+    if (const CLI::Option* empty = empty_path_option(*verb)) return empty;
+  return nullptr;
 }
 
 }  // namespace
@@ -116,9 +116,11 @@ std::variant<Runner, int> parse_cli(Cli& cli, int argc, const char* const* argv)
     return 2;
   }
   for (auto* sub : cli.app.get_subcommands()) {
-    if (const std::string empty = empty_path_option(*sub); !empty.empty()) {
-      std::fprintf(stderr, "afasim %s: %s: an empty value (leave the option out for its default)\n",
-                   sub->get_name().c_str(), empty.c_str());
+    if (const CLI::Option* empty = empty_path_option(*sub)) {
+      // A required option has no default to fall back on (hostile review 42: `sweep --out ''`
+      // was told to leave it out).
+      std::fprintf(stderr, "afasim %s: %s: an empty value (%s)\n", sub->get_name().c_str(), empty->get_name().c_str(),
+                   empty->get_required() ? "it needs one" : "leave the option out for its default");
       return 2;
     }
     auto it = cli.runners.find(sub->get_name());

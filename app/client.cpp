@@ -196,6 +196,10 @@ void check_ca_cert(const std::string& path, const std::string& url) {
 }
 
 void resolve_client_options(ClientOptions& o) {
+  // Both on the command line: the token was used and the password dropped without a word
+  // (hostile review 42). One from the environment beside a flag is fine: the flag is meant.
+  if (!o.token.empty() && (!o.password.empty() || !o.password_file.empty()))
+    throw ClientError(kExitUsage, "--token and --password (or --password-file) both given: send one credential");
   if (o.url.empty()) o.url = env("AFASIM_URL");
   if (o.url.empty()) o.url = "http://127.0.0.1:8080";
   if (o.user.empty()) o.user = env("AFASIM_USER");
@@ -207,6 +211,9 @@ void resolve_client_options(ClientOptions& o) {
     o.password = password_from_file(o.password_file);
   // A password without a user name is the admin's (the first start's user).
   if (o.user.empty() && !o.password.empty()) o.user = "admin";
+  // HTTP Basic joins the two with ':' (RFC 7617): such a name would be read as another.
+  if (o.user.find(':') != std::string::npos)
+    throw ClientError(kExitUsage, "--user (or AFASIM_USER) cannot hold ':': HTTP Basic credentials would split there");
   check_url(o.url);
   check_ca_cert(o.ca_cert, o.url);
   // The token goes into the Authorization header as it is: a line break in it would add

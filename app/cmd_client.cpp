@@ -245,6 +245,7 @@ void add_host(CLI::App* group, Group& g) {
     std::string ref, name;
     std::optional<std::string> new_name, description;
     std::vector<std::string> initiators;
+    bool no_initiators = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* create = leaf(group, g, "create", "Create a host", [a](ApiClient& c) {
@@ -259,7 +260,10 @@ void add_host(CLI::App* group, Group& g) {
     json body = json::object();
     if (a->new_name) body["name"] = *a->new_name;
     if (a->description) body["description"] = *a->description;
+    if (a->no_initiators && !a->initiators.empty())
+      throw ClientError(kExitUsage, "host update: --no-initiators and --initiator both given: choose one");
     if (!a->initiators.empty()) body["initiators"] = initiators(a->initiators);
+    if (a->no_initiators) body["initiators"] = json::array();
     if (body.empty()) throw ClientError(kExitUsage, "host update: nothing to change (see --help)");
     const auto id = c.resolve("hosts", "host", a->ref);
     print_object(c.options(), c.patch("/hosts/" + std::to_string(id), body));
@@ -268,6 +272,8 @@ void add_host(CLI::App* group, Group& g) {
   update->add_option("--name", a->new_name, "New name");
   update->add_option("--description", a->description, "Free text");
   update->add_option("--initiator", a->initiators, "TYPE:ADDRESS, repeatable: replaces the list");
+  // The list could not be emptied: --initiator '' is not TYPE:ADDRESS (hostile review 42).
+  update->add_flag("--no-initiators", a->no_initiators, "Empty the host's initiator list");
 }
 
 void add_mapping(CLI::App* group, Group& g) {

@@ -157,6 +157,8 @@ TEST_CASE("volume, qos-policy, host and mapping: create, list, show, update, del
                  "^created host 1$"));
   CHECK(has_line(cli.ok("host list").out, "^ *1 +esx01 +fc:21:00:00:24:ff:4b:8a:10 +0 +rack-3$"));
   CHECK(cli.ok("host update esx01 --initiator nbd:127.0.0.1 -o json").j()["initiators"][0]["type"] == "nbd");
+  CHECK(cli.ok("host update esx01 --no-initiators -o json").j()["initiators"].empty());  // hostile review 42
+  CHECK(cli.ok("host update esx01 --initiator nbd:127.0.0.1 -o json").j()["initiators"].size() == 1);
   CHECK(cli.ok("host show esx01 -o json").j()["description"] == "rack-3");
   CHECK(has_line(cli.ok("mapping create --volume db01 --host esx01 --lun 3").out, "^lun +3$"));
   CHECK(has_line(cli.ok("mapping list").out, "^ *1 +1 +1 +3 +read_write$"));
@@ -571,6 +573,14 @@ TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from 
   CHECK(endless.err ==
         "afasim volume: --password-file /dev/zero: its first line is longer than 1024 bytes, the "
         "longest password\n");
+  // Two credentials on the command line, or a name Basic cannot carry: bad usage, said before
+  // a request (hostile review 42: the token won silently; "a:b" was sent as user a).
+  const Run both = run_afasim(cli.serve.port(), "volume list --token afs_x --password pw", d);
+  CHECK(both.code == 2);
+  CHECK(both.err.find("--token and --password (or --password-file) both given") != std::string::npos);
+  const Run colon = run_afasim(cli.serve.port(), "volume list --user a:b --password pw", d);
+  CHECK(colon.code == 2);
+  CHECK(colon.err.find("--user (or AFASIM_USER) cannot hold ':'") != std::string::npos);
 }
 
 TEST_CASE("the client over HTTPS: --cacert with the certificate --tls self-signed made") {

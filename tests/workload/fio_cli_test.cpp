@@ -221,6 +221,14 @@ TEST_CASE("an empty option value, or more new volumes than the array holds, is r
   const auto only = run_cli("calibrate --only ''");
   CHECK(only.exit_code == 2);
   CHECK(only.err == "afasim calibrate: --only: an empty value (leave the option out for its default)\n");
+  // --ramp without --runtime was dropped without a word (hostile review 42).
+  const auto ramp = run_cli("calibrate --ramp 3600 --only 4k-randread-raid5-iops");
+  CHECK(ramp.exit_code == 2);
+  CHECK(ramp.err == "afasim calibrate: --ramp applies with --runtime only (the job files set their own ramp)\n");
+  // A required one has no default to fall back on (hostile review 42).
+  const auto out = run_cli("sweep raid-vs-rebuild-rate --out ''");
+  CHECK(out.exit_code == 2);
+  CHECK(out.err == "afasim sweep: --out: an empty value (it needs one)\n");
   // And a VDBench file that cannot be read says why, as the other commands' files do.
   const auto parm = run_cli("vdbench /nonexistent-afasim.vdb --device liqid-lqd4500");
   CHECK(parm.exit_code == 2);
