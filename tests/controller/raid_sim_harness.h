@@ -136,6 +136,14 @@ struct SimArray {
     return b;
   }
 
+  // Reads all of `v` in 1 MiB pieces and lets them complete (a second of simulated time);
+  // read_errors counts from 0 again.
+  void read_check_whole(Vol& v) {
+    read_errors = 0;
+    for (std::int64_t off = 0; off < v.bytes; off += sim::kMiB) read_check(v, off, sim::kMiB);
+    sim->run_until(sim->now() + sim::kSecond);
+  }
+
   void read_check(Vol& v, std::int64_t offset, std::int64_t len) {
     auto buf = buffer(len);
     std::vector<std::uint64_t> writers(v.last_writer.begin() + offset / kBlock,

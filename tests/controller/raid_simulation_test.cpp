@@ -326,9 +326,7 @@ TEST_CASE("RAID10 survives losing one member of every pair: a whole DataPac's wo
   DataPathOptions o;
   for (int d = 20; d < 40; ++d) REQUIRE(a.array->inject_fault({"drive_fail", d + 1}).is_ok());
   CHECK(a.array->volume_state(a.vols[0].id) == VolumeState::kDegraded);
-  a.read_errors = 0;
-  for (std::int64_t off = 0; off < a.vols[0].bytes; off += sim::kMiB) a.read_check(a.vols[0], off, sim::kMiB);
-  a.sim->run_until(a.sim->now() + sim::kSecond);
+  a.read_check_whole(a.vols[0]);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);
   // No SSD may take a rebuilt RAID 10 chunk (its pair must stay across DataPacs): each
@@ -378,9 +376,7 @@ TEST_CASE("a rebuild stalled for want of space starts again when drives are repl
   // Both copies again: a drive of the other DataPac may now fail without a byte lost.
   REQUIRE(a.array->inject_fault({"drive_fail", 1}).is_ok());
   CHECK(a.array->volume_state(a.vols[0].id) == VolumeState::kDegraded);
-  a.read_errors = 0;
-  for (std::int64_t off = 0; off < a.vols[0].bytes; off += sim::kMiB) a.read_check(a.vols[0], off, sim::kMiB);
-  a.sim->run_until(a.sim->now() + sim::kSecond);
+  a.read_check_whole(a.vols[0]);
   CHECK(a.read_errors == 0);
   CHECK(a.wrong_bytes == 0);
 }
