@@ -35,6 +35,7 @@
 #include "api/rest_server.h"
 #include "app/commands.h"
 #include "config/preset.h"
+#include "perf/calibration.h"
 #include "controller/array.h"
 #include "controller/telemetry.h"
 #include "serve/model_thread.h"
@@ -399,6 +400,16 @@ void publish_events(controller::Array& array, api::EventBus& event_bus, redfish:
   });
 }
 
+// The --system preset, and its calibration checked against it: before the state directory is
+// touched, so a calibration that disagrees is exit 2 naming the files (hostile review 42: exit
+// 1, the message under "state directory ...", and a state folder left behind).
+sim::Result<config::SystemPreset> serve_preset(const ServeOptions& o, const config::Catalog& catalog) {
+  auto preset = catalog.system(o.system);
+  if (!preset.is_ok()) return sim::Status(preset.status().code(), "--system: " + preset.status().message());
+  if (auto cal = perf::calibration_for(*preset, catalog.directory()); !cal.is_ok()) return cal.status();
+  return preset;
+}
+
 int run_serve(const ServeOptions& o) {
   // Before any thread (spdlog's flusher took a second SIGTERM mid-destage: hostile round 17).
   const sigset_t signals = block_stop_signals();
@@ -410,8 +421,8 @@ int run_serve(const ServeOptions& o) {
   if (!payload.is_ok()) return log_failure("--payload: " + payload.status().message(), 2);
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) return log_failure(catalog.status().message(), 2);
-  auto preset = catalog->system(o.system);
-  if (!preset.is_ok()) return log_failure("--system: " + preset.status().message(), 2);
+  auto preset = serve_preset(o, *catalog);
+  if (!preset.is_ok()) return log_failure(preset.status().message(), 2);
 
   // TLS before the state: a bad certificate or key is refused before the state directory,
   // its array and its admin user are made (--tls self-signed makes only STATE/tls).

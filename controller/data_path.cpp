@@ -70,17 +70,8 @@ Status DataPath::build(const pool::CapacityModel& capacity) {
   hw_ = std::move(hw).value();
   const std::int64_t chunk = capacity.params().chunk_bytes;
   if (!options_.model) {
-    // The folder's own file, its family file, then the embedded ones (a folder laid out before
-    // calibration/ was read here has none).
-    std::vector<std::string> dirs;
-    if (!options_.calibration_dir.empty()) dirs.push_back(options_.calibration_dir);
-    dirs.emplace_back();
-    sim::Result<perf::Calibration> cal = sim::not_found("no calibration");
-    for (const std::string& dir : dirs)
-      for (const std::string& name : {preset_.name, std::string(kFamilyCalibration)})
-        if (!cal.is_ok() && cal.status().code() == sim::Code::kNotFound) cal = perf::load_calibration(name, dir);
+    auto cal = perf::calibration_for(preset_, options_.calibration_dir);
     if (!cal.is_ok()) return cal.status();
-    AFASIM_RETURN_IF_ERROR(perf::check_against_preset(cal->model, preset_, "calibration/" + cal->system + ".json"));
     options_.model = std::make_shared<const perf::ModelParameters>(cal->model);
   }
   timing_ = std::make_unique<Timing>(sim_, *hw_, *options_.model, preset_.controllers.count, preset_.datapacs.count, chunk);

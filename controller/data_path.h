@@ -185,7 +185,6 @@ class DataPath : private raid::ScrubHost {
 
   // --- Parts, for the wear leveler and read-only views ------------------------------------
   // The performance model's timing of host I/O and destage (controller/timing.h).
-  static constexpr const char* kFamilyCalibration = "ise-860-g3";
   Timing& timing() { return *timing_; }
   const Timing& timing() const { return *timing_; }
   const ArrayContext& context() const { return *ctx_; }

@@ -285,4 +285,24 @@ sim::Status check_against_preset(const ModelParameters& m, const config::SystemP
   return sim::Status::ok();
 }
 
+sim::Result<Calibration> calibration_for(const config::SystemPreset& preset, const std::string& config_dir) {
+  // The folder's own file, its family file, then the embedded ones (a folder laid out before
+  // calibration/ was read has none).
+  std::vector<std::string> dirs;
+  if (!config_dir.empty()) dirs.push_back(config_dir);
+  dirs.emplace_back();
+  sim::Result<Calibration> cal = sim::not_found("no calibration");
+  std::string from;  // the folder it came from, "" for the embedded files
+  for (const std::string& dir : dirs)
+    for (const std::string& name : {preset.name, std::string(kFamilyCalibration)})
+      if (!cal.is_ok() && cal.status().code() == sim::Code::kNotFound) {
+        cal = load_calibration(name, dir);
+        from = dir;
+      }
+  if (!cal.is_ok()) return cal;
+  const std::string file = (from.empty() ? std::string("the built-in ") : from + "/") + "calibration/" + cal->system + ".json";
+  AFASIM_RETURN_IF_ERROR(check_against_preset(cal->model, preset, file));
+  return cal;
+}
+
 }  // namespace afasim::perf

@@ -93,4 +93,11 @@ sim::Result<Calibration> load_calibration(const std::string& system, const std::
 sim::Status check_against_preset(const ModelParameters& m, const config::SystemPreset& preset,
                                  const std::string& calibration_file);
 
+// The calibration a `preset` runs with: config_dir's calibration/<system>.json, then its
+// calibration/<kFamilyCalibration>.json (the G3 models share their controllers), then the
+// embedded ones, the first found; checked against the preset (check_against_preset).
+// kNotFound when none exists; the errors of load_calibration and check_against_preset.
+inline constexpr const char* kFamilyCalibration = "ise-860-g3";
+sim::Result<Calibration> calibration_for(const config::SystemPreset& preset, const std::string& config_dir);
+
 }  // namespace afasim::perf

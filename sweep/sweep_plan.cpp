@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "perf/calibration.h"
+
 #include "config/json_text.h"
 
 namespace afasim::sweep {
@@ -207,6 +209,10 @@ sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& cata
   } else {
     auto checked = workload::parse_scenario_source(plan.base, catalog);
     if (!checked.is_ok()) return sim::invalid_argument(name + ": base: " + checked.status().message());
+    // Before any run: a calibration that disagrees with its preset failed every run, one by
+    // one (hostile review 42).
+    if (auto cal = perf::calibration_for(checked->system, catalog.directory()); !cal.is_ok())
+      return sim::invalid_argument(name + ": base: " + plan.base.file_name + ": " + cal.status().message());
   }
   config::JsonParseOptions options;
   options.allow_comments = true;  // what the loader accepted, it parses the same way

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -105,6 +106,27 @@ TEST_CASE("--config-dir's calibration is the one the array runs (model review 17
   const auto run = run_cli("run drive-failure-short --quiet --config-dir " + dir.string());
   CHECK(run.exit_code == 2);
   CHECK(run.err.find("not a JSON object") != std::string::npos);
+  // A calibration whose cpu_cores disagrees with the preset's: sweep and serve refuse it before
+  // any run and before the state directory is made (hostile review 42: every sweep run failed
+  // one by one; serve exited 1 and left a state folder).
+  std::string one_core = text;
+  const std::string cores = "\"cpu_cores\":";
+  const std::size_t at = one_core.find("{\"value\": 6,", one_core.find(cores));
+  REQUIRE(at != std::string::npos);
+  one_core.replace(at, std::strlen("{\"value\": 6,"), "{\"value\": 1,");
+  write_temp("config/calibration/ise-860-g3.json", one_core);
+  const std::string disagree = "parameters.cpu_cores is 1 but system \"ise-860-g3\"";
+  const auto out_dir = afasim::workload::testing::cli_temp_dir() / "sweep-out";
+  const auto sweep = run_cli("sweep raid-vs-rebuild-rate --quiet --out " + out_dir.string() + " --config-dir " + dir.string());
+  CHECK(sweep.exit_code == 2);
+  CHECK(sweep.err.find(disagree) != std::string::npos);
+  CHECK(!std::filesystem::exists(out_dir / "rows.jsonl"));
+  const auto state = afasim::workload::testing::cli_temp_dir() / "serve-state";
+  std::filesystem::remove_all(state);
+  const auto serve = run_cli("serve --state " + state.string() + " --config-dir " + dir.string());
+  CHECK(serve.exit_code == 2);
+  CHECK((serve.err + serve.out).find(disagree) != std::string::npos);
+  CHECK(!std::filesystem::exists(state));
 }
 
 TEST_CASE("sequential readers beyond the stream detector's slots are not slower than random ones") {
