@@ -1,6 +1,7 @@
 // `afasim sweep SWEEP.json --out DIR`: many runs of one scenario, a point per combination of
 // field values and a run per seed, on a pool of worker threads, or over MPI ranks when an MPI
 // launcher started it (cmd_sweep_mpi.cpp) (docs/sweeps.md).
+#include <filesystem>
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -39,6 +40,11 @@ void note_resume(const SweepOptions& o, const sweep::SweepPlan& plan,
   const std::string journal = o.out + "/rows.jsonl";
   std::fprintf(stderr, "afasim sweep: resuming from %s: %zu of %zu runs have a row\n",
                journal.c_str(), sweep::runs_left(plan, done, 0).rows.size(), plan.file.runs());
+  if (const std::size_t twice = sweep::conflicting_rows(plan, done); twice > 0)
+    std::fprintf(stderr,
+                 "afasim sweep: note: %s holds %zu run%s more than once with different results (two sweeps "
+                 "on one folder, or an edited file?): the first row of each is used\n",
+                 journal.c_str(), twice, twice == 1 ? "" : "s");
   if (out.rows == 0) return;
   std::string seeds;
   for (std::size_t i = 0; i < out.seeds.size() && i < 10; ++i)
@@ -97,8 +103,15 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   auto journal = sweep::RowJournal::open(o.out, *setup->plan, &setup->done);
   if (!journal.is_ok()) return fail(journal.status(), journal.status().code() == sim::Code::kIoError ? 1 : 2);
   setup->journal = std::move(journal).value();
-  // Before any run: a folder at a results name would fail the sweep at its end.
+  // Before any run: a folder at a results or plot name would fail the sweep at its end.
   if (auto st = sweep::check_results_paths(o.out); !st.is_ok()) return fail(st, 2);
+  for (const std::string& figure : o.plots) {
+    const std::string path = o.out + "/plot-" + figure + ".svg";
+    std::error_code ec;
+    if (std::filesystem::is_directory(std::filesystem::symlink_status(path, ec)))
+      return fail(sim::invalid_argument(path + " is a folder: --plot " + figure + " writes its chart there; remove it, "
+                                        "or give another --out"), 2);
+  }
   note_resume(o, *setup->plan, setup->done);
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <new>
 #include <system_error>
@@ -70,6 +71,17 @@ RunsLeft runs_left(const SweepPlan& plan, std::vector<SweepRow> done, std::size_
   for (std::size_t run = 0; run < have.size() && left.todo.size() < max_runs; ++run)
     if (!have[run]) left.todo.push_back(run);
   return left;
+}
+
+std::size_t conflicting_rows(const SweepPlan& plan, const std::vector<SweepRow>& done) {
+  std::map<std::pair<std::size_t, std::uint64_t>, std::string> first;
+  std::size_t conflicts = 0;
+  for (const SweepRow& row : done) {
+    const std::string line = row_to_line(row, plan.file.kind);
+    const auto [it, added] = first.emplace(std::make_pair(row.point, row.seed), line);
+    if (!added && it->second != line) ++conflicts;
+  }
+  return conflicts;
 }
 
 RowsLeftOut rows_left_out(const SweepPlan& plan, const std::vector<SweepRow>& done) {

@@ -78,6 +78,10 @@ struct RowsLeftOut {
   std::vector<std::uint64_t> seeds;
 };
 RowsLeftOut rows_left_out(const SweepPlan& plan, const std::vector<SweepRow>& done);
+// How many runs `done` holds more than once with different results (rows.jsonl of two sweeps
+// on one folder, or an edited file): runs_left keeps the first of each, and the caller says
+// so (hostile review 42: the others were dropped without a word).
+std::size_t conflicting_rows(const SweepPlan& plan, const std::vector<SweepRow>& done);
 
 // The one run of `point` with `seed`: its row (failed rows carry the error). Never throws.
 SweepRow run_point(const SweepPlan& plan, std::size_t point, std::uint64_t seed, const config::Catalog& catalog);

@@ -249,6 +249,13 @@ TEST_CASE("resume: a sweep cut short, its torn last line dropped, ends with the 
   other_seeds[0].seed = 9;
   other_seeds[1].seed = 7;
   other_seeds[2].seed = 9;
+  // A run twice with different results is counted (hostile review 42: silently the first).
+  CHECK(conflicting_rows(plan, *rows) == 0);
+  std::vector<SweepRow> twice = *rows;
+  twice.push_back(twice[0]);
+  CHECK(conflicting_rows(plan, twice) == 0);  // the same row twice: no conflict
+  twice.back().error = "another result";
+  CHECK(conflicting_rows(plan, twice) == 1);
   const RowsLeftOut left_out = rows_left_out(plan, other_seeds);
   CHECK(left_out.rows == 3);
   CHECK(left_out.seeds == std::vector<std::uint64_t>{7, 9});
