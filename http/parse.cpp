@@ -110,12 +110,10 @@ std::optional<Response> cross_site_refusal(const Request& r) {
     const std::string site = lower(r.header("Sec-Fetch-Site"));
     if (site == "cross-site" || site == "same-site") why = "Sec-Fetch-Site: " + site;
   }
-  if (why.empty() && r.has_header("Origin")) {
-    std::string origin = lower(r.header("Origin"));
-    for (const char* scheme : {"http://", "https://"})
-      if (origin.rfind(scheme, 0) == 0) origin.erase(0, std::strlen(scheme));
-    if (origin != lower(r.header("Host"))) why = "Origin: " + r.header("Origin").substr(0, 100);
-  }
+  // The scheme counts too: an https page is another origin to an http server (review 42).
+  if (why.empty() && r.has_header("Origin") &&
+      lower(r.header("Origin")) != (r.tls ? "https://" : "http://") + lower(r.header("Host")))
+    why = "Origin: " + r.header("Origin").substr(0, 100);
   if (why.empty()) return std::nullopt;
   return problem_response(403, problem::kCrossSite,
                           "a browser sent this request from another site (" +
@@ -137,7 +135,7 @@ std::optional<Response> precheck(Request& r, unsigned http_version, const Server
   // (round 24). If-Match and OData-Version likewise: only the first line was read, so a
   // second If-Match with a stale or malformed tag did not stop a change (hostile review 42);
   // an If-Match list goes in one line.
-  for (const char* name : {"Host", "Authorization", "X-Auth-Token", "If-Match", "OData-Version"})
+  for (const char* name : {"Host", "Authorization", "X-Auth-Token", "If-Match", "OData-Version", "Origin", "Sec-Fetch-Site"})
     if (r.headers.count(name) > 1)
       return problem_response(400, problem::kBadRequest,
                               std::string("the request has more than one ") + name + " header", r.path);

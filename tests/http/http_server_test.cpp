@@ -422,7 +422,11 @@ TEST_CASE("a browser's request from another site may read but not change (hostil
   };
   CHECK(status_of(post("")) == 201);  // curl, the CLI: neither header
   CHECK(status_of(post("Origin: http://" + host + "\r\n")) == 201);  // the page itself
-  CHECK(status_of(post("Origin: HTTPS://" + host + "\r\nSec-Fetch-Site: same-origin\r\n")) == 201);
+  CHECK(status_of(post("Origin: HTTP://" + host + "\r\nSec-Fetch-Site: same-origin\r\n")) == 201);
+  CHECK(status_of(post("Origin: https://" + host + "\r\n")) == 403);  // another scheme: another origin
+  // One header each: with two, the first had counted (good, then evil).
+  CHECK(status_of(post("Origin: http://" + host + "\r\nOrigin: http://evil.example\r\n")) == 400);
+  CHECK(status_of(post("Sec-Fetch-Site: same-origin\r\nSec-Fetch-Site: cross-site\r\n")) == 400);
   const std::string evil = post("Origin: http://evil.example\r\nContent-Type: text/plain\r\n");
   CHECK(status_of(evil) == 403);
   CHECK(evil.find("urn:afasim:problem:cross-site-request") != std::string::npos);
