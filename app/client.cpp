@@ -200,11 +200,14 @@ void resolve_client_options(ClientOptions& o) {
   // (hostile review 42). One from the environment beside a flag is fine: the flag is meant.
   if (!o.token.empty() && (!o.password.empty() || !o.password_file.empty()))
     throw ClientError(kExitUsage, "--token and --password (or --password-file) both given: send one credential");
+  // A credential given as a flag wins over one in the environment (an AFASIM_TOKEN was sent
+  // instead of an explicit --password, hostile review 42).
+  const bool password_flag = !o.password.empty() || !o.password_file.empty();
   if (o.url.empty()) o.url = env("AFASIM_URL");
   if (o.url.empty()) o.url = "http://127.0.0.1:8080";
   if (o.user.empty()) o.user = env("AFASIM_USER");
   if (o.password.empty()) o.password = env("AFASIM_PASSWORD");
-  if (o.token.empty()) o.token = env("AFASIM_TOKEN");
+  if (o.token.empty() && !password_flag) o.token = env("AFASIM_TOKEN");
   if (o.password_file.empty()) o.password_file = env("AFASIM_PASSWORD_FILE");
   if (o.ca_cert.empty()) o.ca_cert = env("AFASIM_CACERT");
   if (o.password.empty() && !o.password_file.empty())
@@ -523,6 +526,7 @@ std::int64_t ApiClient::resolve(const std::string& collection, const std::string
   // the other (hostile round 21). Digits are an id unless an object has them as its name;
   // when one does and another object has them as its id, the REF is refused as ambiguous.
   // "id:N" is always the id N; digits with a leading zero ("007") are only ever a name.
+  if (ref.empty()) throw ClientError(kExitUsage, "an empty " + noun + " name or id: give one");
   if (ref.starts_with("id:")) {
     if (const auto forced = whole_number(ref.substr(3))) return *forced;
     throw ClientError(kExitUsage, "\"" + ref + "\": id: takes a whole number (id:12)");
@@ -533,6 +537,11 @@ std::int64_t ApiClient::resolve(const std::string& collection, const std::string
   static const std::set<std::string> kNamed = {"volumes", "pools", "hosts", "qos-policies"};
   if (!kNamed.contains(collection)) {  // mappings, faults: an id only
     if (id) return *id;
+    // Digits past 64 bits or with a leading zero are an id this command cannot take, not a
+    // name (hostile review 42: "has no name" for 18446744073709551616).
+    if (ref.find_first_not_of("0123456789") == std::string::npos)
+      throw ClientError(kExitUsage, "\"" + ref + "\" is not a " + noun + " id: ids are whole numbers from 1 to " +
+                                        std::to_string(INT64_MAX) + ", without leading zeros");
     throw ClientError(kExitUsage, "a " + noun + " has no name: give its id, not \"" + ref + "\"");
   }
   const json page = get("/" + collection + "?name=" + httplib::detail::encode_query_param(ref));

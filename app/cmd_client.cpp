@@ -127,7 +127,9 @@ void add_volume(CLI::App* group, Group& g) {
                         {"MAX", "effective_qos.max_iops"}, {"BURST", "effective_qos.burst_iops"},
                         {"IOPS", "qos_status.current_iops"}});
   struct Create {
-    std::string name, size, raid, provisioning, pool, controller, policy;
+    std::string name, size, raid, provisioning;
+    // Optional, not empty-as-absent: --controller '' let the array choose (hostile review 42).
+    std::optional<std::string> pool, controller, policy;
     QosFlags qos;
   };
   auto cr = std::make_shared<Create>();
@@ -135,9 +137,9 @@ void add_volume(CLI::App* group, Group& g) {
     json body = {{"name", cr->name}, {"capacity_bytes", size_value(cr->size)}};
     if (!cr->raid.empty()) body["raid_type"] = cr->raid;
     if (!cr->provisioning.empty()) body["provisioning"] = cr->provisioning;
-    if (!cr->controller.empty()) body["preferred_controller"] = controller_value(cr->controller);
-    if (!cr->pool.empty()) body["pool_id"] = c.resolve("pools", "pool", cr->pool);
-    if (!cr->policy.empty()) body["qos_policy_id"] = c.resolve("qos-policies", "QoS policy", cr->policy);
+    if (cr->controller) body["preferred_controller"] = controller_value(*cr->controller);
+    if (cr->pool) body["pool_id"] = c.resolve("pools", "pool", *cr->pool);
+    if (cr->policy) body["qos_policy_id"] = c.resolve("qos-policies", "QoS policy", *cr->policy);
     cr->qos.into(body);
     print_created(c, "volume", c.post("/volumes", body));
   });

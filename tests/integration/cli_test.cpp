@@ -133,6 +133,11 @@ TEST_CASE("volume, qos-policy, host and mapping: create, list, show, update, del
   // refused for every volume (hostile review 42); anything else is exit 2, before a request.
   CHECK(cli.ok("volume create by-id --size 1GiB --controller 2 -o json").j()["preferred_controller"] == 2);
   CHECK(cli.ok("volume update by-id --controller a -o json").j()["preferred_controller"] == 1);
+  // An empty value is a value: it let the array choose (hostile review 42).
+  for (const char* empty : {"--controller ''", "--pool ''", "--qos-policy ''"}) {
+    CAPTURE(empty);
+    CHECK(cli("volume create e --size 1GiB " + std::string(empty)).code == 2);
+  }
   const Run third = cli("volume create c3 --size 1GiB --controller 3");
   CHECK(third.code == 2);
   CHECK(third.err.find("--controller must be A, B, 1 or 2, got \"3\"") != std::string::npos);
@@ -494,6 +499,10 @@ TEST_CASE("exit codes: unreachable 4, usage 2") {
   }
   CHECK(run_afasim(1, "fault clear 18446744073709551616", dir.path()).err.find("got 18446744073709551616") !=
         std::string::npos);
+  // An id too large to be one is said to be that, not a name (hostile review 42).
+  const Run huge_id = run_afasim(1, "fault show 18446744073709551616", dir.path());
+  CHECK(huge_id.code == 2);
+  CHECK(huge_id.err.find("\"18446744073709551616\" is not a fault id: ids are whole numbers from 1 to") != std::string::npos);
   for (const char* since : {"nan", "inf", "-1", "1e300"}) {
     CAPTURE(since);
     const Run r = run_afasim(1, std::string("event list --since ") + since, dir.path());
@@ -578,6 +587,10 @@ TEST_CASE("credentials: none is 401 (exit 3), a monitor is 403 on changes, from 
   const Run both = run_afasim(cli.serve.port(), "volume list --token afs_x --password pw", d);
   CHECK(both.code == 2);
   CHECK(both.err.find("--token and --password (or --password-file) both given") != std::string::npos);
+  // A password flag wins over a token in the environment (it was the token, a 401).
+  CHECK(run_afasim(cli.serve.port(), "volume list --password-file " + quote(d + "/state/admin-password"), d,
+                   "AFASIM_TOKEN=afs_stale")
+            .code == 0);
   const Run colon = run_afasim(cli.serve.port(), "volume list --user a:b --password pw", d);
   CHECK(colon.code == 2);
   CHECK(colon.err.find("--user (or AFASIM_USER) cannot hold ':'") != std::string::npos);
