@@ -106,7 +106,8 @@ OemVolume read_oem_volume(const json& body) {
 }
 
 const std::set<std::string> kVolumeReadOnly = {"Id", "Capacity", "Status", "BlockSizeBytes", "Operations",
-                                               "Connections", "Connections@odata.count", "RAIDType", "ProvisioningPolicy"};
+                                               "Connections", "Connections@odata.count", "RAIDType", "ProvisioningPolicy",
+                                               "Links"};  // Links: served; set only at creation (review 42)
 
 raid::RaidType read_raid_type(const json& body) {
   const std::string s = read_string(body, "RAIDType");

@@ -191,6 +191,7 @@ def case_errors(rf):
     doc, headers = rf.json("POST", vols, {"Name": "etag", "CapacityBytes": GiB}, expect_status=201)
     path = headers["Location"]
     rf.error("PATCH", path, {"RAIDType": "RAID5"}, 400, "PropertyNotWritable")
+    rf.error("PATCH", path, {"Links": {}}, 400, "PropertyNotWritable")  # served, set at creation only (review 42)
     stale = doc["@odata.etag"]
     rf.json("PATCH", path, {"CapacityBytes": 2 * GiB}, headers={"If-Match": stale})
     rf.error("PATCH", path, {"CapacityBytes": 3 * GiB}, 412, "PreconditionFailed", headers={"If-Match": stale})
