@@ -24,6 +24,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "serve/connection_slots.h"
 #include "sim/assert.h"
 #include "sim/pacer.h"
 #include "sim/simulator.h"
@@ -118,6 +119,10 @@ class ModelThread {
 
  private:
   void run();
+  // Paced: runs the events due by the wall clock and moves virtual time up to it, for at most
+  // kCatchUpSliceNs (1 s) of wall time; past that virtual time slips (the pacer is anchored
+  // again where the model stands, and a warning says so) and the inbox is served.
+  void catch_up();
   // --pace none: hold virtual time at now() for the host (host_io_started).
   bool hold_for_host() const {
     return !pacer_.paced() && !inline_ && host_ios_in_flight_ == 0 && !host_quiet_ &&
@@ -138,6 +143,7 @@ class ModelThread {
 
   sim::Simulator& sim_;
   sim::Pacer pacer_;
+  LogLimiter slip_log_;  // catch_up's warnings
   std::mutex mu_;
   std::condition_variable wake_;        // model thread waits here
   std::condition_variable space_;       // producers wait here when the inbox is full

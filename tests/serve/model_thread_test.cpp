@@ -1,6 +1,6 @@
 // serve::ModelThread under --pace none: virtual time stays with a host that keeps sending,
 // moves on through background events when the host goes quiet, and is held again when the
-// host comes back (host_io_started).
+// host comes back (host_io_started). Paced: a model slower than --speed slips, not stalls.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -237,4 +237,35 @@ TEST_CASE("pace none: within a day of the 100-year ceiling, nothing runs without
   CHECK_FALSE(requested.load());
   CHECK(clock(sim, model) == kStart);
   model.stop();
+}
+
+TEST_CASE("paced: a model slower than --speed lets virtual time slip and still answers requests (hostile review 42)") {
+  // A large rebuild at --speed 100: each catch-up with the wall clock ran the whole backlog
+  // first, and a GET waited 80 s. Here a chain of events each taking 50 us of wall time, one
+  // virtual millisecond apart, at a speed that asks a million virtual seconds a wall second:
+  // the model never catches up. A request must still be answered, within the 1 s slice and
+  // one batch of events (the bound below is 10 times that: a liveness check, not a speed one).
+  sim::Simulator sim(1);
+  serve::ModelThread model(sim, sim::Pacer(sim::Pacer::Mode::kRealtime, 1e6));
+  std::function<void()> busy = [&] {
+    const std::int64_t until = serve::ModelThread::wall_now_ns() + 50'000;
+    while (serve::ModelThread::wall_now_ns() < until) {
+    }
+    sim.after(sim::kMillisecond, busy);
+  };
+  sim.after(sim::kMillisecond, busy);
+  model.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the backlog builds
+  std::atomic<bool> answered{false};
+  std::thread asker([&] {
+    try {
+      (void)clock(sim, model);
+      answered.store(true);
+    } catch (const serve::ModelStopped&) {  // stopped first: not answered
+    }
+  });
+  const bool in_time = wait_for(answered);
+  CHECK(in_time);
+  model.stop();  // (without the slip the request is never answered: stop() ends the call)
+  asker.join();
 }
