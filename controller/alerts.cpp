@@ -158,9 +158,14 @@ void AlertMonitor::evaluate() {
       continue;
     }
     const Alert& a = it->second;
-    char lasted[48];
-    std::snprintf(lasted, sizeof lasted, "resolved after %.1f s (was: ",
-                  sim::to_seconds(array_.simulator().now() - a.raised_ns));
+    // Gone because a worse alert of the same object took its place (a degraded volume that
+    // failed): not "resolved" (hostile review 42).
+    std::string by;
+    for (const auto& [key, other] : now)
+      if (key.second == a.object && key.first != a.kind && other.severity > a.severity) by = key.first;
+    char lasted[96];
+    std::snprintf(lasted, sizeof lasted, "%s%s after %.1f s (was: ", by.empty() ? "resolved" : "superseded by ",
+                  by.c_str(), sim::to_seconds(array_.simulator().now() - a.raised_ns));
     // Uncommitted (a full host disk), the event is still in the log in memory (Array::log_event):
     // the alert's state follows it, or the next second raised it again (45,730 "alert raised"
     // events in 33 s; hostile round 18).

@@ -277,6 +277,30 @@ TEST_CASE("alerts: a failed SSD raises drive_failed until it is replaced, and vo
   CHECK(events[2].severity == Severity::kInfo);
 }
 
+TEST_CASE("alerts: a degraded volume that fails clears its degraded alert as superseded, not resolved (hostile review 42)") {
+  TelemetryFixture f;
+  const Id a = f.volume("a");
+  auto t = f.telemetry();
+  f.sim.run_until(kSecond + 1);
+  const auto members = f.array->data_path().extent_records(a).front().members;
+  FaultSpec fail;
+  fail.type = "drive_fail";
+  fail.drive = members.front().drive + 1;
+  REQUIRE(f.array->inject_fault(fail).is_ok());
+  f.sim.run_until(f.sim.now() + 1);
+  for (std::size_t m = 1; m < members.size(); ++m) {
+    fail.drive = members[m].drive + 1;
+    REQUIRE(f.array->inject_fault(fail).is_ok());
+  }
+  f.sim.run_until(f.sim.now() + kSecond);
+  REQUIRE(f.array->volume_state(a) == VolumeState::kFailed);
+  std::string cleared;
+  for (const auto& e : f.alert_events())
+    if (e.message.rfind("alert cleared: volume_degraded: ", 0) == 0) cleared = e.message;
+  INFO(cleared);
+  CHECK(cleared.rfind("alert cleared: volume_degraded: superseded by volume_failed after ", 0) == 0);
+}
+
 TEST_CASE("alerts: one whose event the journal cannot take is raised once, not at every evaluation") {
   // Hostile round 18: the alert's state was left unchanged when its event's commit failed
   // (a full host disk), so each second's evaluation raised it again (45,730 events in 33 s).
