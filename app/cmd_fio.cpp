@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -23,6 +24,7 @@
 #include "config/size.h"
 #include "controller/array.h"
 #include "workload/fio_job.h"
+#include "workload/fio_logs.h"
 #include "workload/fio_report.h"
 #include "workload/device_target.h"
 #include "workload/fio_runner.h"
@@ -337,6 +339,39 @@ sim::Status check_verify_memory(const workload::FioJobFile& file) {
                                " of memory this process may use; give them a smaller size=");
 }
 
+// "" unless --output names a log file a job writes (hostile review 43: the report and the log
+// wrote over each other), else which.
+std::string output_is_log(const std::string& output, const workload::FioJobFile& file) {
+  if (output.empty()) return "";
+  const std::filesystem::path out = written_path(output);
+  int thread_number = 0;
+  for (const workload::FioJob& j : file.jobs)
+    for (int c = 0; c < j.numjobs; ++c) {
+      ++thread_number;
+      for (const std::string& log : workload::FioLogWriter::paths(j.logs, "", thread_number))
+        if (written_path(log) == out)
+          return output + " is the log file " + log + " job \"" + config::printable(j.name) +
+                 "\" writes: give one of them another name";
+    }
+  return "";
+}
+
+// The parse's warnings and notes, on stderr. A job that names no ioengine= runs at its
+// iodepth in afasim, and at 1 in fio (its default engine, psync, is synchronous): said once
+// (hostile review 43).
+void print_parse_messages(const workload::FioJobFile& file) {
+  for (const auto& w : file.warnings) std::fprintf(stderr, "afasim fio: warning: %s\n", config::printable(w, true).c_str());
+  for (const auto& n : file.notes) std::fprintf(stderr, "afasim fio: %s\n", config::printable(n, true).c_str());
+  for (const workload::FioJob& j : file.jobs)
+    if (j.ioengine.empty() && j.iodepth > 1) {
+      std::fprintf(stderr,
+                   "afasim fio: note: job \"%s\" names no ioengine: afasim keeps its iodepth=%d I/Os in flight, as "
+                   "libaio would; fio's default engine, psync, would keep one (docs/workloads.md \"I/O engines\")\n",
+                   config::printable(j.name, true).c_str(), j.iodepth);
+      return;
+    }
+}
+
 // fio's --warnings-fatal and --readonly against the parsed jobs; verify='s memory.
 sim::Status check_fio_flags(const FioOptions& o, const workload::FioJobFile& file) {
   AFASIM_RETURN_IF_ERROR(check_verify_memory(file));
@@ -366,8 +401,7 @@ int run_fio_command(const FioOptions& o) {
   }
   auto file = load_jobs(o, device_run ? device_run->target->capacity_bytes() : 0);
   if (!file.is_ok()) return fail_command("fio", file.status().message(), 2);
-  for (const auto& w : file->warnings)
-    std::fprintf(stderr, "afasim fio: warning: %s\n", config::printable(w, true).c_str());
+  print_parse_messages(*file);
   if (const sim::Status st = check_fio_flags(o, *file); !st.is_ok()) return fail_command("fio", st.message(), 2);
   if (o.parse_only) return 0;  // fio --parse-only: the job files parsed, nothing run
   // What the run reads may not be written over: --output or a log named like a job file, an
@@ -377,6 +411,7 @@ int run_fio_command(const FioOptions& o) {
     if (path != "-") inputs.push_back(path);
   if (const std::string bad = o.output.empty() ? "" : output_is_input(o.output, inputs); !bad.empty())
     return fail_command("fio", "--output: " + bad, 2);
+  if (const std::string bad = output_is_log(o.output, *file); !bad.empty()) return fail_command("fio", "--output: " + bad, 2);
   OutputFile out = open_output(o.output);
   if (!o.output.empty() && !out) {
     const int error = errno;

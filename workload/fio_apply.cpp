@@ -546,6 +546,8 @@ Status apply(JobState& s, const Entry& e, const ApplyContext& ctx) {
     case Opt::kRwmixRead:
     case Opt::kRwmixWrite:
       return apply_count_option(s, e);
+    case Opt::kIoengine:
+      return apply_ioengine(s, e);
     case Opt::kRuntime:
     case Opt::kRampTime:
     case Opt::kStartDelay:

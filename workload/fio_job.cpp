@@ -505,6 +505,7 @@ Result<JobState> resolve_job(const Section& section, const std::vector<const Ent
     if (const auto why = ignored_reason(e)) out.ignored.push_back({section.name, e.option, *why});
   }
   AFASIM_RETURN_IF_ERROR(finalize(s, out.file_name, out.warnings));
+  cap_sync_engine_depth(s, out.file_name, out.notes);
   return s;
 }
 

@@ -169,6 +169,12 @@ struct FioJob {
   std::array<int, kDirections> percentage_random = {100, 100, 100};
 
   int iodepth = 1;  // I/Os kept in flight per clone, 1..kMaxIodepth
+  // ioengine=: "" when not given (afasim's engine queues iodepth I/Os, as libaio does; fio's
+  // default, psync, would cap it at 1: docs/workloads.md), else the name as written. A
+  // synchronous engine (psync, sync, pvsync2, mmap, ...) keeps one I/O in flight per clone:
+  // iodepth is capped at 1 with fio's note, as fio does.
+  std::string ioengine;
+  bool sync_engine = false;
   int numjobs = 1;  // clones of this job, 1..kMaxClones
 
   // The volumes: `filename=a:b` (one volume per name, after the path rule of
@@ -312,6 +318,9 @@ struct FioJobFile {
   // Legal fio that probably does not mean what it says ("bs=4KiB" is 4000 bytes under
   // kb_base=1024, as in fio). Each is "FILE:LINE: OPTION: explanation".
   std::vector<std::string> warnings;
+  // What fio prints as a note, each "FILE:LINE: note: ..." (a synchronous ioengine's iodepth
+  // capped at 1): not a warning, --warnings-fatal passes them.
+  std::vector<std::string> notes;
 
   int group_count() const;  // number of reporting groups (max group_id + 1)
   int clone_count() const;  // sum of numjobs

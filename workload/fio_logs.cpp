@@ -69,22 +69,40 @@ const std::string* escaping_log_prefix(const LogOptions& logs) {
   return nullptr;
 }
 
+namespace {
+std::array<std::string, 6> log_paths(const LogOptions& logs, const std::string& dir, int thread_number) {
+  const std::string* prefixes[6] = {&logs.lat_prefix, &logs.lat_prefix,  &logs.lat_prefix,
+                                    &logs.bw_prefix,  &logs.iops_prefix, &logs.hist_prefix};
+  std::array<std::string, 6> paths;
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    if (prefixes[k]->empty()) continue;
+    // A relative name or path is under `dir` (the current folder when empty); an absolute one as it is.
+    const bool absolute = prefixes[k]->front() == '/';
+    paths[k] = (dir.empty() || absolute ? std::string() : dir + "/") +
+               log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
+  }
+  return paths;
+}
+}  // namespace
+
+std::vector<std::string> FioLogWriter::paths(const LogOptions& logs, const std::string& dir, int thread_number) {
+  std::vector<std::string> out;
+  for (std::string& p : log_paths(logs, dir, thread_number))
+    if (!p.empty()) out.push_back(std::move(p));
+  return out;
+}
+
 sim::Result<std::unique_ptr<FioLogWriter>> FioLogWriter::open(const LogOptions& logs,
                                                              const std::string& dir,
                                                              int thread_number,
                                                              std::set<std::string>& opened,
                                                              const std::vector<std::string>& inputs) {
   std::unique_ptr<FioLogWriter> w(new FioLogWriter(logs));
-  const std::string* prefixes[kLogKinds] = {&logs.lat_prefix, &logs.lat_prefix,
-                                            &logs.lat_prefix, &logs.bw_prefix,
-                                            &logs.iops_prefix, &logs.hist_prefix};
+  static_assert(kLogKinds == 6);
+  w->paths_ = log_paths(logs, dir, thread_number);
   // Every path first: none is emptied when one of them is refused (review, round 23).
   for (int k = 0; k < kLogKinds; ++k) {
-    if (prefixes[k]->empty()) continue;
-    // A relative name or path is under `dir` (the current folder when empty); an absolute one as it is.
-    const bool absolute = prefixes[k]->front() == '/';
-    w->paths_[k] = (dir.empty() || absolute ? std::string() : dir + "/") +
-                   log_name(*prefixes[k], kTypeNames[k], thread_number, logs.per_job);
+    if (w->paths_[k].empty()) continue;
     for (const std::string& input : inputs) {
       std::error_code ec;
       if (std::filesystem::equivalent(w->paths_[k], input, ec))

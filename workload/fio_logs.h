@@ -56,6 +56,9 @@ class FioLogWriter {
                                                         std::set<std::string>& opened,
                                                         const std::vector<std::string>& inputs = {});
 
+  // The files open() would write for that clone, in `dir` as open() names them.
+  static std::vector<std::string> paths(const LogOptions& logs, const std::string& dir, int thread_number);
+
   // One completed I/O, `elapsed_ns` after the clone started. Latencies in ns.
   void record(sim::Time elapsed_ns, Direction d, std::int64_t bytes, std::int64_t offset,
               sim::Time slat_ns, sim::Time clat_ns);

@@ -127,6 +127,10 @@ TEST_CASE("--config-dir's calibration is the one the array runs (model review 17
   CHECK(serve.exit_code == 2);
   CHECK((serve.err + serve.out).find(disagree) != std::string::npos);
   CHECK(!std::filesystem::exists(state));
+  // run names the calibration file, not the scenario's options (re-test of hostile review 42).
+  const auto scenario = run_cli("run drive-failure-short --quiet --config-dir " + dir.string());
+  CHECK(scenario.exit_code == 2);
+  CHECK(scenario.err.rfind("afasim run: " + (dir / "calibration" / "ise-860-g3.json").string() + ": parameters.cpu_cores is 1", 0) == 0);
 }
 
 TEST_CASE("sequential readers beyond the stream detector's slots are not slower than random ones") {
@@ -251,6 +255,10 @@ TEST_CASE("an empty option value, or more new volumes than the array holds, is r
   const auto out = run_cli("sweep raid-vs-rebuild-rate --out ''");
   CHECK(out.exit_code == 2);
   CHECK(out.err == "afasim sweep: --out: an empty value (it needs one)\n");
+  // `trace --format ''` detected the format as if it were left out (hostile review 43).
+  const auto format = run_cli("trace x.trace --format ''");
+  CHECK(format.exit_code == 2);
+  CHECK(format.err == "afasim trace: --format: an empty value (leave the option out for its default)\n");
   // And a VDBench file that cannot be read says why, as the other commands' files do.
   const auto parm = run_cli("vdbench /nonexistent-afasim.vdb --device liqid-lqd4500");
   CHECK(parm.exit_code == 2);
@@ -420,4 +428,48 @@ TEST_CASE("verify= that this machine's memory cannot hold, and '--size 1m' for -
   CHECK(spaced.exit_code == 2);
   CHECK(spaced.err.find("1m: cannot open the job file") != std::string::npos);
   CHECK(spaced.err.find("write --size=VALUE") != std::string::npos);
+}
+
+TEST_CASE("a synchronous ioengine keeps one I/O in flight, as fio caps it; no engine named says how afasim differs") {
+  // Hostile review 43: ioengine=psync iodepth=32 ran 187k IOPS at depth 32 where fio 3.33 prints
+  // "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be
+  // capped at 1" (init.c fixup_options) and runs at depth 1.
+  const std::string job =
+      "fio --quiet --output-format json --name=x --filename=v --rw=randread --bs=4k --size=1g --runtime=100ms "
+      "--time_based --norandommap";
+  const auto iops = [](const Cli& r) { return nlohmann::json::parse(r.out)["jobs"][0]["read"]["total_ios"].get<long>(); };
+  const Cli psync = run_cli(job + " --ioengine=psync --iodepth=32");
+  const Cli depth1 = run_cli(job + " --ioengine=libaio --iodepth=1");
+  const Cli libaio = run_cli(job + " --ioengine=libaio --iodepth=32");
+  REQUIRE(psync.exit_code == 0);
+  REQUIRE(depth1.exit_code == 0);
+  REQUIRE(libaio.exit_code == 0);
+  CHECK(iops(psync) == iops(depth1));  // the same I/Os: one in flight
+  CHECK(iops(libaio) > 4 * iops(depth1));
+  CHECK(psync.err ==
+        "afasim fio: <command line>:10: ioengine: note: both iodepth >= 1 and synchronous I/O engine are selected, "
+        "queue depth will be capped at 1 (ioengine=psync, as fio)\n");
+  CHECK(libaio.err.empty());
+  // A note, not a warning: fio's --warnings-fatal passes it.
+  CHECK(run_cli(job + " --ioengine=pvsync2 --iodepth=8 --warnings-fatal").exit_code == 0);
+  // No engine named: afasim queues as libaio would, and says so once.
+  const Cli unnamed = run_cli(job + " --iodepth=32 --numjobs=2");
+  CHECK(unnamed.exit_code == 0);
+  CHECK(iops(unnamed) > 4 * iops(depth1));
+  CHECK(unnamed.err ==
+        "afasim fio: note: job \"x\" names no ioengine: afasim keeps its iodepth=32 I/Os in flight, as libaio "
+        "would; fio's default engine, psync, would keep one (docs/workloads.md \"I/O engines\")\n");
+}
+
+TEST_CASE("--output that names a log file a job writes is refused before the run (hostile review 43)") {
+  // The report and the iops log wrote over each other: 1,686 of 1,774 log lines survived.
+  const std::string dir = afasim::workload::testing::cli_temp_dir().string();
+  const std::string job = write_temp("logged.fio", "[j]\nfilename=v\nsize=64m\nruntime=50ms\ntime_based\nrw=randread\n"
+                                                   "write_iops_log=" + dir + "/out\n");
+  const Cli r = run_cli("fio --quiet " + job + " --output " + dir + "/./out_iops.1.log");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "afasim fio: --output: " + dir + "/./out_iops.1.log is the log file " + dir +
+                     "/out_iops.1.log job \"j\" writes: give one of them another name\n");
+  CHECK(!std::filesystem::exists(dir + "/out_iops.1.log"));
+  CHECK(run_cli("fio --quiet " + job + " --output " + dir + "/report.txt").exit_code == 0);
 }

@@ -619,8 +619,15 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
        "bad.fio:4: random_distribution: \"zoned:50/50:50/50,\": a ',' with no zones after it"},
       {"[j]\nsize=1g\nruntime=2sec\n", "bad.fio:3: runtime: \"2sec\": fio 3.33 reads"},
       // fio's own examples (examples/*.fio): what afasim cannot run says why, as fio 3.33 names it.
-      {"[j]\nsize=1g\nioengine=net\nport=8888\n",
+      {"[j]\nsize=1g\nioengine=libaio\nport=8888\n",
        "bad.fio:4: port: not supported by afasim: an option of another fio I/O engine; afasim is the engine"},
+      // An engine that does no block I/O, or none of fio's (hostile review 43: both ran block I/O).
+      {"[j]\nsize=1g\nioengine=net\nport=8888\n",
+       "bad.fio:3: ioengine: \"net\" does no block I/O to a device; afasim simulates block I/O to volumes"},
+      {"[j]\nsize=1g\nioengine=cpuio\n", "bad.fio:3: ioengine: \"cpuio\" does no block I/O to a device"},
+      {"[j]\nsize=1g\nioengine=libaoi\n", "bad.fio:3: ioengine: \"libaoi\" is not an I/O engine of fio 3.33"},
+      {"[j]\nsize=1g\nioengine=external:/tmp/x.so\n",
+       "bad.fio:3: ioengine: \"external:/tmp/x.so\": an external engine's library cannot run in afasim"},
       {"[j]\nsize=1g\nlog_prio=1\n", "bad.fio:3: log_prio: not supported by afasim: I/O priorities are not simulated"},
       {"[j]\nsize=1g\nmax_open_zones=4\n", "bad.fio:3: max_open_zones: not supported by afasim: zoned block"},
       {"[j]\nsize=1g\nnot_a_fio_option=1\n", "bad.fio:3: not_a_fio_option: unknown option"},
@@ -1063,7 +1070,7 @@ TEST_CASE("a measured group whose writes the write cache absorbed says it measur
   // absorbed; after 10 s the cache still took 40 % of them; after 20 s it is full and the
   // writes go at the back end's rate. (An 8 s 70/30 run of a new user read 264,858 IOPS on
   // RAID 5 and 266,645 on RAID 10, both above the review's ~230,000.)
-  const std::string job = " --name=w --filename=v --size=64g --rw=randwrite --bs=4k --iodepth=32 --time_based";
+  const std::string job = " --name=w --filename=v --size=64g --rw=randwrite --bs=4k --ioengine=libaio --iodepth=32 --time_based";
   const auto short_run = run_cli("fio --quiet --raid-type RAID5 --output-format terse" + job + " --runtime=1s");
   CHECK(short_run.exit_code == 0);
   CHECK(short_run.err.rfind("afasim fio: note: group 0 ([w]): while it was measured the write caches' dirty data grew "
