@@ -59,7 +59,7 @@ const CLI::Option* empty_path_option(const CLI::App& cmd) {
   static const std::set<std::string> kPaths = {"--config-dir", "--record", "--state",         "--out",
                                                "--output",     "--html",   "--svg",           "--json",
                                                "--password-file", "--device", "--system",
-                                               "--nbd-socket", "--only"};
+                                               "--nbd-socket", "--only", "--format"};
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || kPaths.count(opt->get_name()) == 0) continue;
     for (const std::string& value : opt->results())
@@ -142,6 +142,21 @@ std::string output_is_input(const std::string& path, const std::vector<std::stri
     if (!input.empty() && std::filesystem::equivalent(path, input, ec))
       return path + " is " + input + ", which this command reads: give another file";
   return "";
+}
+
+std::filesystem::path written_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec).lexically_normal();
+  // A link is followed even when what it names does not exist yet (hostile re-test 42:
+  // `--svg L --html X`, L a link to the X the run was about to create); 40 hops, as the kernel.
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = (target.is_absolute() ? target : p.parent_path() / target).lexically_normal();
+  }
+  const fs::path resolved = fs::weakly_canonical(p, ec);
+  return ec ? p : resolved;
 }
 
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {

@@ -121,6 +121,25 @@ sim::Status check_fixed_volume_fits(const controller::Array& array, const worklo
                                std::string(raid::raid_type_name(r.raid_type)));
 }
 
+// A whole replay's exit code, said on stderr when not 0: 2 when no I/O was replayed (nothing
+// replayed is no result: hostile review 43, a header alone or every line bad under --skip-bad
+// exited 0), 1 when I/Os failed (as fio's exit code for a job with errors).
+int finished_exit_code(const TraceCliOptions& o, const workload::TraceReport& report) {
+  if (report.records == 0) {
+    std::fprintf(stderr, "afasim trace: %s: no I/O replayed: %s\n", config::printable(o.file).c_str(),
+                 report.bad_lines > 0 ? "every record line was bad (--skip-bad counted them; the first is named above)"
+                                      : "the trace holds no read, write, trim or flush (only headers, file actions "
+                                        "or events)");
+    return 2;
+  }
+  if (report.io_errors() > 0) {
+    std::fprintf(stderr, "afasim trace: %lld I/Os failed; the first: %s\n", static_cast<long long>(report.io_errors()),
+                 report.first_io_error.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 int run_trace_command(const TraceCliOptions& o) {
   workload::TraceReplayOptions replay;
   if (sim::Status st = fill_replay_options(o, replay); !st.is_ok()) return fail_command("trace", st.message(), 2);
@@ -178,12 +197,7 @@ int run_trace_command(const TraceCliOptions& o) {
                  stop_signal_name(interrupt_signal()));
     return interrupted_exit_code();
   }
-  if (report->io_errors() > 0) {  // as fio's exit code for a job with errors
-    std::fprintf(stderr, "afasim trace: %lld I/Os failed; the first: %s\n",
-                 static_cast<long long>(report->io_errors()), report->first_io_error.c_str());
-    return 1;
-  }
-  return 0;
+  return finished_exit_code(o, *report);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "workload/trace_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cerrno>
 #include <cmath>
@@ -10,15 +11,12 @@
 #include <vector>
 
 #include "config/file_text.h"
+#include "workload/trace_reader_internal.h"
 
 namespace afasim::workload {
-namespace {
+namespace trace_detail {
 
-using sim::Result;
-
-constexpr std::int64_t kSectorBytes = 512;
-
-std::vector<std::string_view> tokens(std::string_view line, char sep = 0) {
+std::vector<std::string_view> tokens(std::string_view line, char sep) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
   while (i < line.size()) {
@@ -84,9 +82,31 @@ bool looks_like_blkparse(const std::vector<std::string_view>& t) {
          integer(t[0].substr(comma + 1)) && integer(t[1]) && number(t[3]);
 }
 
+// fio's iolog header (iolog.c: "fio version 2 iolog" or "fio version 3 iolog", alone on its
+// line; blanks after it allowed): 2 or 3; 0 for a line that is no header; -1 for a line that
+// begins as one and is not (hostile review 43: "fio version 3 iologXYZ junk" was a v3 header).
+int fio_iolog_version(std::string_view line) {
+  if (!line.starts_with("fio version ")) return 0;
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+  if (line == "fio version 2 iolog") return 2;
+  if (line == "fio version 3 iolog") return 3;
+  return -1;
+}
+
+constexpr const char* kNotIologHeader =
+    "not a fio iolog header: fio writes \"fio version 2 iolog\" or \"fio version 3 iolog\" alone on the line";
+
 Result<TraceFormat> detect(std::string_view line, std::string_view name, std::int64_t line_no) {
-  if (line.rfind("fio version 2 iolog", 0) == 0) return TraceFormat::kFioIolog2;
-  if (line.rfind("fio version 3 iolog", 0) == 0) return TraceFormat::kFioIolog3;
+  switch (fio_iolog_version(line)) {
+    case 2:
+      return TraceFormat::kFioIolog2;
+    case 3:
+      return TraceFormat::kFioIolog3;
+    case -1:
+      return sim::invalid_argument(std::string(name) + ":" + std::to_string(line_no) + ": " + kNotIologHeader);
+    default:
+      break;
+  }
   const auto t = tokens(line);
   if (looks_like_blkparse(t)) return TraceFormat::kBlkparse;  // before MSR: "[a,b,c]" has commas
   const auto csv = tokens(line, ',');
@@ -117,7 +137,9 @@ sim::Status check_block_aligned(const TraceRecord& r) {
   return sim::Status::ok();
 }
 
-}  // namespace
+}  // namespace trace_detail
+
+using namespace trace_detail;
 
 std::string_view to_string(TraceFormat f) {
   static constexpr std::string_view kNames[] = {"fio-iolog-v2", "fio-iolog-v3", "blkparse",
@@ -126,10 +148,7 @@ std::string_view to_string(TraceFormat f) {
 }
 
 Result<TraceFormat> parse_trace_format(std::string_view name, std::string_view first_line) {
-  if (name == "fio") {
-    if (first_line.rfind("fio version 3 iolog", 0) == 0) return TraceFormat::kFioIolog3;
-    return TraceFormat::kFioIolog2;
-  }
+  if (name == "fio") return fio_iolog_version(first_line) == 3 ? TraceFormat::kFioIolog3 : TraceFormat::kFioIolog2;
   if (name == "blkparse") return TraceFormat::kBlkparse;
   if (name == "msr" || name == "snia") return TraceFormat::kMsrCsv;
   if (name == "disksim" || name == "mqsim") return TraceFormat::kDiskSim;
@@ -186,14 +205,15 @@ Result<std::unique_ptr<TraceReader>> TraceReader::from_stream(std::unique_ptr<st
   }
   if (options.format) {
     r->format_ = *options.format;
-    if (r->format_ == TraceFormat::kFioIolog2 && r->line_.rfind("fio version 3 iolog", 0) == 0)
-      r->format_ = TraceFormat::kFioIolog3;
+    if (r->format_ == TraceFormat::kFioIolog2 && fio_iolog_version(r->line_) == 3) r->format_ = TraceFormat::kFioIolog3;
   } else {
     auto f = detect(r->line_, r->name_, r->line_no_);
     if (!f.is_ok()) return f.status();
     r->format_ = *f;
   }
-  const bool header = r->line_.rfind("fio version ", 0) == 0;
+  const bool header = r->line_.starts_with("fio version ");
+  if (header && fio_iolog_version(r->line_) < 0)
+    return sim::invalid_argument(r->name_ + ":" + std::to_string(r->line_no_) + ": " + kNotIologHeader);
   // A fio iolog header under another --format: the records would be misread or dropped
   // (hostile round 32: --format blkparse on a fio iolog replayed 0 I/Os with success).
   if (header && r->format_ != TraceFormat::kFioIolog2 && r->format_ != TraceFormat::kFioIolog3)
@@ -228,6 +248,10 @@ Result<bool> TraceReader::read_line() {
     if (line_no_ == 1 && line_.rfind("\xEF\xBB\xBF", 0) == 0) line_.erase(0, 3);
     line_error_.clear();
     if (line_.find('\0') != std::string::npos) line_error_ = "a NUL byte in the line";
+    // A CR ends a line only before its '\n': one inside joins records (hostile review 43: a
+    // file with CR-only line ends replayed its first record, or none, with success).
+    if (const auto cr = line_.find('\r'); cr != std::string::npos && cr + 1 < line_.size())
+      line_error_ = "a carriage return inside the line (are its lines ended by CR alone? tr '\\r' '\\n' converts it)";
     return true;
   }
 }
@@ -270,9 +294,7 @@ std::optional<sim::Time> TraceReader::relative(__int128 time_ns) {
   return static_cast<sim::Time>(t);
 }
 
-namespace {
-constexpr const char* kBeyondSpan = "more than 31 years (10^18 ns) from the first record";
-// Why relative(ns) refused `ns`.
+namespace trace_detail {
 const char* beyond(__int128 ns) {
   return ns > TraceReader::kMaxTimeNs ? "a time past 2^63 ns (292 years) in the trace's own clock" : kBeyondSpan;
 }
@@ -286,7 +308,7 @@ __int128 to_ns(double value, double ns_per_unit) {
   if (!(ns < 0x1p63)) return TraceReader::kMaxTimeNs + 1;
   return static_cast<__int128>(std::round(ns));
 }
-}  // namespace
+}  // namespace trace_detail
 
 Result<std::optional<TraceRecord>> TraceReader::parse_line(std::string_view line) {
   switch (format_) {
@@ -349,9 +371,9 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
   const auto a = integer(t[2]);
   const auto b = integer(t[3]);
   for (int i = 0; i < 2; ++i)
-    if (*(i == 0 ? a : b) > kMaxBytes)
+    if (*(i == 0 ? a : b) > kMaxBytes)  // a v2 wait's delay: past 31 years (10^18 ns)
       return sim::invalid_argument(bad(std::string(names[i]) + " \"" + std::string(t[2 + static_cast<std::size_t>(i)]) +
-                                       "\" is past 1 EiB"));
+                                       (i == 0 && wait && !v3 ? "\" is more than 31 years (10^18 ns)" : "\" is past 1 EiB")));
   if (wait) {
     if (!v3) {  // v2: OFFSET is the delay in µs
       const __int128 clock = static_cast<__int128>(fio_clock_ns_) + static_cast<__int128>(*a) * sim::kMicrosecond;
@@ -381,146 +403,6 @@ Result<std::optional<TraceRecord>> TraceReader::parse_fio(std::string_view line)
   return std::optional<TraceRecord>(std::move(r));
 }
 
-namespace {
-// blkparse's closing summary begins at "CPU0 (8,0):" or "Total (8,0):" (blkparse.c
-// show_device_and_cpu_stats), or, with -s, at a process's "NAME (PID)" (show_process_stats).
-bool is_blkparse_summary_header(const std::vector<std::string_view>& t) {
-  if (t.size() < 2 || t[1].front() != '(') return false;
-  if (t[0] == "Total") return true;
-  if (t[0].size() > 3 && t[0].rfind("CPU", 0) == 0 && integer(t[0].substr(3))) return true;
-  return t.size() == 2 && t[1].size() > 2 && t[1].back() == ')' && integer(t[1].substr(1, t[1].size() - 2));
-}
-
-// The letters of blkparse's RWBS field (blkparse_fmt.c fill_rwbs, the kernel's blk_fill_rwbs):
-// F flush or FUA, R read, W write, D discard, E secure erase, N no data, A ahead, S sync, M meta.
-bool is_rwbs(std::string_view s) { return !s.empty() && s.find_first_not_of("FRWDENASM") == std::string_view::npos; }
-bool has(std::string_view rwbs, char c) { return rwbs.find(c) != std::string_view::npos; }
-}  // namespace
-
-// blkparse default output: Q lines are I/Os, C lines their recorded completions.
-Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view line) {
-  const auto t = tokens(line);
-  if (blk_summary_line_ == 0 && is_blkparse_summary_header(t)) blk_summary_line_ = line_no_;
-  if (blk_summary_line_ > 0) {  // the per-CPU and total summary after the events: free text
-    if (!looks_like_blkparse(t)) return std::optional<TraceRecord>{};
-    return sim::invalid_argument("an event line after the summary that begins at line " +
-                                 std::to_string(blk_summary_line_) + " (blkparse prints its summary last)");
-  }
-  if (!looks_like_blkparse(t)) {
-    // blkparse's device, CPU and sequence, then a time that is not one: name the time (hostile
-    // round 15: "-0.0001" and "inf" were "not a blkparse event line").
-    const auto comma = t.size() >= 7 ? t[0].find(',') : std::string_view::npos;
-    if (comma != std::string_view::npos && integer(t[0].substr(0, comma)) && integer(t[0].substr(comma + 1)) &&
-        integer(t[1]))
-      if (std::string problem = number_problem("SECONDS", t[3], false); !problem.empty())
-        return sim::invalid_argument(problem);
-    return sim::invalid_argument(bad("not a blkparse event line"));
-  }
-  const std::string_view action = t[5];
-  if (action != "Q" && action != "C") return std::optional<TraceRecord>{};
-  const std::string_view rwbs = t[6];
-  if (!is_rwbs(rwbs))
-    return sim::invalid_argument("RWBS \"" + std::string(rwbs) + "\" is not made of blkparse's letters F R W D E N A S M");
-  // The kernel sets one of W, D, E or R (blk_fill_rwbs): two of them say nothing replayable.
-  if ((has(rwbs, 'R') ? 1 : 0) + (has(rwbs, 'W') ? 1 : 0) + (has(rwbs, 'D') || has(rwbs, 'E') ? 1 : 0) > 1)
-    return sim::invalid_argument("RWBS \"" + std::string(rwbs) + "\" names more than one of read (R), write (W) and discard (D, E)");
-  if (t.size() < 8 || t[7].front() == '[') return blkparse_no_sector(t, action, rwbs);
-  return blkparse_ranged(t, action, rwbs);
-}
-
-// A Q or C line without SECTOR + COUNT: a flush ("Q FWS [kworker/0:1H]"), or no data (N).
-Result<std::optional<TraceRecord>> TraceReader::blkparse_no_sector(const std::vector<std::string_view>& t,
-                                                                   std::string_view action,
-                                                                   std::string_view rwbs) {
-  if (action != "Q") return std::optional<TraceRecord>{};
-  if (!has(rwbs, 'F')) {
-    if (has(rwbs, 'R') || has(rwbs, 'W') || has(rwbs, 'D') || has(rwbs, 'E'))
-      return sim::invalid_argument("a Q " + std::string(rwbs) + " line without SECTOR + COUNT");
-    return std::optional<TraceRecord>{};
-  }
-  const __int128 at_ns = to_ns(*number(t[3]), 1e9);
-  const auto at = relative(at_ns);
-  if (!at) return sim::invalid_argument(bad(beyond(at_ns)));
-  TraceRecord r;
-  r.op = TraceOp::kFlush;
-  r.device = std::string(t[0]);
-  r.time_ns = *at;
-  return std::optional<TraceRecord>(std::move(r));
-}
-
-// A Q line with SECTOR + COUNT is an I/O; a C line gives the response of the Q it completes.
-Result<std::optional<TraceRecord>> TraceReader::blkparse_ranged(const std::vector<std::string_view>& t,
-                                                                std::string_view action,
-                                                                std::string_view rwbs) {
-  const auto sector = integer(t[7]);
-  if (!sector || *sector > kMaxBytes / kSectorBytes)
-    return sim::invalid_argument("SECTOR \"" + std::string(t[7]) + "\" is not a sector number");
-  if (t.size() < 10 || t[8] != "+") return sim::invalid_argument(bad("want SECTOR + COUNT after the RWBS"));
-  const auto count = integer(t[9]);
-  if (!count || *count > kMaxBytes / kSectorBytes)
-    return sim::invalid_argument("COUNT \"" + std::string(t[9]) + "\" after '+' is not a sector count");
-  const __int128 relative_at_ns = to_ns(*number(t[3]), 1e9);
-  const auto relative_at = relative(relative_at_ns);
-  if (!relative_at) return sim::invalid_argument(bad(beyond(relative_at_ns)));
-  const sim::Time at = *relative_at;
-  const std::string key = std::string(t[0]) + " " + std::string(t[7]);
-  if (action == "C") return blkparse_completion(key, std::string(t[0]), at);
-  TraceRecord r;
-  if (has(rwbs, 'D') || has(rwbs, 'E')) r.op = TraceOp::kTrim;
-  else if (has(rwbs, 'R')) r.op = TraceOp::kRead;
-  else if (has(rwbs, 'W')) r.op = TraceOp::kWrite;
-  else if (has(rwbs, 'F')) r.op = TraceOp::kFlush;
-  else return std::optional<TraceRecord>{};  // N: no data
-  if (*count == 0) {
-    if (!has(rwbs, 'F')) return sim::invalid_argument("a Q " + std::string(rwbs) + " of 0 sectors");
-    r.op = TraceOp::kFlush;  // "FWS 0 + 0": a flush with no data
-  }
-  r.device = std::string(t[0]);
-  r.offset_bytes = r.op == TraceOp::kFlush ? 0 : *sector * kSectorBytes;
-  r.length_bytes = r.op == TraceOp::kFlush ? 0 : *count * kSectorBytes;
-  r.time_ns = at;
-  if (r.op == TraceOp::kWrite) {
-    const std::size_t op_at = rwbs.find('W');
-    r.preflush = rwbs.find('F') < op_at;
-    r.fua = rwbs.find('F', op_at) != std::string_view::npos;
-  }
-  if (queued_.size() >= max_pending_) abandon_older_half();
-  queued_[key] = at;
-  return std::optional<TraceRecord>(std::move(r));
-}
-
-// The queued requests that are waiting longest are given up: their Q time at or below the
-// median's (hostile round 32: new Q lines were no longer stored once the map was full, so every
-// later C of every device was unpaired and the recorded latencies stopped). Linear in the map,
-// once per kMaxPendingRequests / 2 Q lines.
-void TraceReader::abandon_older_half() {
-  std::vector<sim::Time> times;
-  times.reserve(queued_.size());
-  for (const auto& [key, at] : queued_) times.push_back(at);
-  auto middle = times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2);
-  std::nth_element(times.begin(), middle, times.end());
-  const sim::Time cut = *middle;
-  abandoned_ += static_cast<std::int64_t>(std::erase_if(queued_, [cut](const auto& q) { return q.second <= cut; }));
-}
-
-Result<std::optional<TraceRecord>> TraceReader::blkparse_completion(const std::string& key,
-                                                                    std::string device, sim::Time at) {
-  auto it = queued_.find(key);
-  // No Q before it, or one later than it (a C cannot precede its Q: its time says the pair
-  // is not one request): unpaired, not a response of 0 µs.
-  if (it == queued_.end() || at < it->second) {
-    ++unpaired_;
-    return std::optional<TraceRecord>{};
-  }
-  TraceRecord r;
-  r.is_io = false;
-  r.device = std::move(device);
-  r.time_ns = it->second;
-  r.recorded_latency_ns = at - it->second;
-  queued_.erase(it);
-  return std::optional<TraceRecord>(std::move(r));
-}
-
 // MSR Cambridge: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime (100 ns units).
 Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line) {
   const auto t = tokens(line, ',');
@@ -546,8 +428,13 @@ Result<std::optional<TraceRecord>> TraceReader::parse_msr(std::string_view line)
   };
   TraceRecord r;
   const std::string_view type = unquote(t[3]);
-  if (type == "Read" || type == "read") r.op = TraceOp::kRead;
-  else if (type == "Write" || type == "write") r.op = TraceOp::kWrite;
+  // MSR writes "Read" and "Write"; other exporters change the case (hostile review 43: "READ").
+  const auto is = [type](std::string_view word) {
+    return type.size() == word.size() &&
+           std::equal(type.begin(), type.end(), word.begin(), [](char a, char b) { return std::tolower(a) == b; });
+  };
+  if (is("read")) r.op = TraceOp::kRead;
+  else if (is("write")) r.op = TraceOp::kWrite;
   else return sim::invalid_argument("Type \"" + std::string(t[3]) + "\" is not Read or Write");
   const std::string_view host = unquote(t[1]);
   if (host.empty()) return sim::invalid_argument(bad("no Hostname"));

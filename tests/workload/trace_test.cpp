@@ -747,6 +747,9 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
       {"fio version 3 iolog\n0 /dev/sda write 0 -8\n", "LENGTH \"-8\" is negative (want a non-negative whole number of bytes)"},
       {"fio version 3 iolog\n0 /dev/sda read 5\n", "want FILE ACTION [OFFSET LENGTH] or FILE wait USEC, got 3 fields"},
       {"fio version 2 iolog\n/dev/sda wait -1 0\n", "delay (µs) \"-1\" is negative (want a non-negative whole number)"},
+      // Hostile review 43: a delay said "is past 1 EiB".
+      {"fio version 2 iolog\n/dev/sda wait 9223372036854775807 0\n",
+       "delay (µs) \"9223372036854775807\" is more than 31 years (10^18 ns)"},
       // Hostile round 37: it said "\"sync\" is not add, open or close".
       {"fio version 3 iolog\n400 /dev/sda sync\n",
        "\"sync\" needs OFFSET LENGTH (fio writes a sync as FILE sync 0 0); only add, open and close stand alone"},
@@ -771,6 +774,17 @@ TEST_CASE("trace messages name the field and what is wrong; a directory is no tr
   auto msr_next = msr->next();
   REQUIRE_FALSE(msr_next.is_ok());
   CHECK(msr_next.status().message() == "t.trace:2: Size \"0\": an I/O of 0 bytes (want 1 or more)");
+  // Hostile review 43: "READ" was refused where "Read" and "read" were taken; a sector past
+  // 1 EiB was "not a sector number".
+  auto upper = reader("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n0,hm,0,READ,0,4096,41286\n");
+  auto upper_next = upper->next();
+  REQUIRE(upper_next.is_ok());
+  REQUIRE(upper_next->has_value());
+  CHECK((*upper_next)->op == TraceOp::kRead);
+  auto far = reader("  8,16 3 1 0.04 4211 Q R 18014398509481984 + 16 [p]\n");
+  auto far_next = far->next();
+  REQUIRE_FALSE(far_next.is_ok());
+  CHECK(far_next.status().message() == "t.trace:1: SECTOR \"18014398509481984\" is past 1 EiB (512-byte sectors)");
   // blkparse RWBS with both R and W was replayed as a read (hostile round 13).
   auto rw = reader("  8,16 3 1 0.04 4211 Q RW 0 + 16 [p]\n");
   auto rw_next = rw->next();
@@ -801,7 +815,7 @@ TEST_CASE("bytes that are not UTF-8 in a trace or a job file do not abort --outp
   INFO(t.err);
   CHECK(t.exit_code == 0);
   CHECK(t.out.find("\"device\":\"\xef\xbf\xbd\"") != std::string::npos);  // U+FFFD
-  const std::string job = testing::write_temp("bad-utf8.fio", "[x]\nfilename=v\nsize=1m\ndescription=\xfe\nioengine=\xff\n");
+  const std::string job = testing::write_temp("bad-utf8.fio", "[x]\nfilename=v\nsize=1m\ndescription=\xfe\ncgroup=\xff\n");
   const auto f = testing::run_cli("fio " + job + " --output-format json --quiet");
   INFO(f.err);
   CHECK(f.exit_code == 0);
@@ -860,4 +874,42 @@ TEST_CASE("a device name with control characters prints as \\xNN in the text tot
   const std::string text = format_trace_totals(rep.report);
   CHECK(text.find("(device \\x1b]0;x\\x07)") != std::string::npos);
   CHECK(text.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("run-together lines, a header with more on its line, and a trace of no I/O are errors (hostile review 43)") {
+  // Each of these replayed one record or none, with exit 0.
+  const struct {
+    const char* name;
+    std::string text, message;
+  } bad[] = {
+      {"cr-only.txt", "  8,0 0 1 0.1 1 Q R 0 + 8 [p]\r  8,0 0 2 0.2 1 Q W 8 + 8 [p]\r",
+       "cr-only.txt:1: a carriage return inside the line (are its lines ended by CR alone?"},
+      {"glued.txt", "  8,0 0 1 0.1 1 Q R 0 + 8 [p]  8,0 0 2 0.2 1 Q W 8 + 8 [p]\n",
+       "glued.txt:1: \"[p]  8,0 0 2 0.2 1 Q W 8 + 8 [p]\" after the event: blkparse ends it with [PROCESS] or [ERROR] "
+       "alone"},
+      {"header.txt", "fio version 3 iologXYZ junk\n0 sdb read 0 4096\n",
+       "header.txt:1: not a fio iolog header: fio writes \"fio version 2 iolog\" or \"fio version 3 iolog\" alone"},
+      {"no-io.txt", "fio version 2 iolog\nsdb add\nsdb open\nsdb close\n",
+       "no-io.txt: no I/O replayed: the trace holds no read, write, trim or flush"},
+  };
+  for (const auto& b : bad) {
+    const std::string path = testing::write_temp(b.name, b.text);
+    const auto r = testing::run_cli("trace " + path + " --quiet");
+    INFO(b.name << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(std::filesystem::path(path).parent_path().string() + "/" + b.message) != std::string::npos);
+  }
+  // Every line bad under --skip-bad: counted, and still no result.
+  const std::string junk = testing::write_temp("all-bad.txt", "fio version 2 iolog\nsdb frob 0 4096\nsdb frob 1 2\n");
+  const auto skipped = testing::run_cli("trace " + junk + " --quiet --skip-bad");
+  CHECK(skipped.exit_code == 2);
+  CHECK(skipped.out.find("0 I/Os replayed, 2 bad lines skipped") != std::string::npos);
+  CHECK(skipped.err.find("no I/O replayed: every record line was bad") != std::string::npos);
+  // What blkparse does write still replays: a process name with a blank, a C line's [ERROR], CRLF.
+  const std::string good = testing::write_temp(
+      "good.txt", "  8,0 0 1 0.1 1 Q R 0 + 8 [Web Content]\r\n  8,0 0 2 0.2 0 C R 0 + 8 [0]\r\n");
+  const auto ok = testing::run_cli("trace " + good + " --quiet");
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("1 I/Os replayed") != std::string::npos);
 }
