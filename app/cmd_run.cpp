@@ -84,10 +84,7 @@ int run_scenario_command(const RunOptions& o) {
   // Before a long run, not after it: the charts' files must be writable, and two (hostile
   // review 42: the HTML was written over the SVG).
   if (!o.svg.empty() && !o.html.empty()) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::absolute(o.svg, ec).lexically_normal() == fs::absolute(o.html, ec).lexically_normal() ||
-        fs::equivalent(o.svg, o.html, ec))
+    if (written_path(o.svg) == written_path(o.html))
       return fail_command("run", "--svg and --html name the same file, " + o.html + ": give each its own", 2);
   }
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--svg", o.svg}, {"--html", o.html}}) {

@@ -118,6 +118,15 @@ int log_failure(const std::string& message, int code = 1) {
   return code;
 }
 
+// Whether a socket bound to `a` and one bound to `b`, on one port, would collide: the same
+// host, or either one every address of the machine (0.0.0.0, ::), or localhost beside an
+// address of its own.
+bool hosts_overlap(const std::string& a, const std::string& b) {
+  const auto wildcard = [](const std::string& h) { return h == "0.0.0.0" || h == "::" || h == "*"; };
+  const auto loopback = [](const std::string& h) { return h == "localhost" || h == "127.0.0.1" || h == "::1"; };
+  return a == b || wildcard(a) || wildcard(b) || (loopback(a) && loopback(b) && (a == "localhost" || b == "localhost"));
+}
+
 // Checks the flags that CLI11 cannot; "" when they are fine.
 std::string check_flags(const ServeOptions& o, std::optional<HostPort>& listen, std::optional<HostPort>& nbd_listen) {
   listen = parse_host_port(o.listen);
@@ -129,9 +138,11 @@ std::string check_flags(const ServeOptions& o, std::optional<HostPort>& listen, 
   }
   if (!nbd_listen && o.nbd_socket.empty()) return "--nbd-listen none needs --nbd-socket PATH";
   // One port for both: the second bind failed as "another program holds the port" (hostile
-  // review 42), when the holder was this server. Port 0 (any free one) may be given to both.
-  if (nbd_listen && listen->port != 0 && nbd_listen->port == listen->port && nbd_listen->host == listen->host)
-    return "--listen and --nbd-listen are the same address, " + o.listen + ": ReST and NBD each need their own port";
+  // review 42), when the holder was this server; a wildcard host holds the port on every
+  // address (its re-test: 0.0.0.0:P beside 127.0.0.1:P). Port 0 (any free one) may be given to both.
+  if (nbd_listen && listen->port != 0 && nbd_listen->port == listen->port && hosts_overlap(nbd_listen->host, listen->host))
+    return "--listen " + o.listen + " and --nbd-listen " + o.nbd_listen +
+           " take the same port on one address: ReST and NBD each need their own port";
   if (o.speed && o.pace == "none") return "--speed applies to --pace realtime only";
   // It served plain NBD without a word (hostile round 25b): a refusal asked for is not dropped.
   if (o.nbd_tls == "require" && o.tls.empty() && o.tls_cert.empty())

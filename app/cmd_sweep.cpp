@@ -104,14 +104,7 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   if (!journal.is_ok()) return fail(journal.status(), journal.status().code() == sim::Code::kIoError ? 1 : 2);
   setup->journal = std::move(journal).value();
   // Before any run: a folder at a results or plot name would fail the sweep at its end.
-  if (auto st = sweep::check_results_paths(o.out); !st.is_ok()) return fail(st, 2);
-  for (const std::string& figure : o.plots) {
-    const std::string path = o.out + "/plot-" + figure + ".svg";
-    std::error_code ec;
-    if (std::filesystem::is_directory(std::filesystem::symlink_status(path, ec)))
-      return fail(sim::invalid_argument(path + " is a folder: --plot " + figure + " writes its chart there; remove it, "
-                                        "or give another --out"), 2);
-  }
+  if (auto st = sweep::check_results_paths(o.out, o.plots); !st.is_ok()) return fail(st, 2);
   note_resume(o, *setup->plan, setup->done);
   return 0;
 }

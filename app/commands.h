@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -44,6 +45,9 @@ int fail_command(const char* command, const std::string& message, int code);
 // `inputs`: the files the command reads; an output that is one of them (by any name: a link,
 // ./x) is refused, not written over (hostile round 22: `vdbench P.vdb --svg P.vdb`).
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs = {});
+// The file a write to `path` lands in: absolute, links followed (a dangling one too, to what
+// it names), `.` and `..` resolved. Two outputs with one written_path are one file.
+std::filesystem::path written_path(const std::string& path);
 // Only the first check of output_file_problem: "" unless `path` is the same file as one of
 // `inputs` (a link to it included).
 std::string output_is_input(const std::string& path, const std::vector<std::string>& inputs);

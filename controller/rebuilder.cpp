@@ -96,6 +96,7 @@ void Rebuilder::start() {
     }
     if (extents_.empty()) continue;
     status_ = RebuildStatus{};
+    left_degraded_.clear();
     status_.active = true;
     status_.drive = drive;
     status_.total_bytes = static_cast<std::int64_t>(extents_.size()) * ctx_.raid.chunk_bytes();
@@ -175,18 +176,34 @@ bool Rebuilder::next_chunk() {
                                                                   datapac);
     if (!replacement.is_ok()) {
       // Said once per drive (a DataPac lost can stall thousands of extents); complete()
-      // gives the total.
+      // gives the total and names every volume left degraded.
       if (status_.stalled_bytes == 0)
         ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive),
                   "rebuild of drive " + std::to_string(drive + 1) + " stalled: " + replacement.status().message() +
-                      "; volume " + std::to_string(e.volume_id) + " stays degraded");
+                      "; volume " + std::to_string(e.volume_id) +
+                      " stays degraded (the rebuild's end names every volume left so)");
       status_.stalled_bytes += chunk;
+      left_degraded_.insert(e.volume_id);
       continue;
     }
     chunk_ = Chunk{id, e.volume_id, e.index, m, *replacement, 0};
     return true;
   }
   return false;
+}
+
+std::string Rebuilder::degraded_volumes_text() const {
+  constexpr std::size_t kNamed = 10;
+  std::string text = left_degraded_.size() == 1 ? "; volume " : "; volumes ";
+  std::size_t i = 0;
+  for (const std::uint64_t id : left_degraded_) {
+    if (i == kNamed) break;
+    if (i > 0) text += i + 1 == left_degraded_.size() ? " and " : ", ";
+    text += std::to_string(id);
+    ++i;
+  }
+  if (left_degraded_.size() > kNamed) text += " and " + std::to_string(left_degraded_.size() - kNamed) + " more";
+  return text + (left_degraded_.size() == 1 ? " stays degraded" : " stay degraded");
 }
 
 void Rebuilder::complete() {
@@ -215,9 +232,9 @@ void Rebuilder::complete() {
     }
     std::snprintf(buf, sizeof buf,
                   "rebuild of drive %d incomplete: %.2f GB rebuilt, %.2f GB could not be reconstructed (a surviving "
-                  "SSD could not be read)%s; those volumes stay degraded",
+                  "SSD could not be read)%s",
                   drive + 1, rebuilt / 1e9, status_.failed_bytes / 1e9, stalled.c_str());
-    ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf);
+    ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf + degraded_volumes_text());
   } else if (status_.lost_bytes > 0 && status_.stalled_bytes == 0) {
     std::snprintf(buf, sizeof buf,
                   "rebuild of drive %d ended: %.2f GB rebuilt in %.1f s, %.0f MB/s; %.2f GB of extents lost meanwhile "
@@ -228,9 +245,9 @@ void Rebuilder::complete() {
     // Not complete: what could not be placed stays degraded, and says so.
     std::snprintf(buf, sizeof buf,
                   "rebuild of drive %d incomplete: %.2f GB rebuilt, %.2f GB found no SSD to take it (no spare space "
-                  "where its RAID type may place it); those volumes stay degraded",
+                  "where its RAID type may place it)",
                   drive + 1, rebuilt / 1e9, status_.stalled_bytes / 1e9);
-    ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf);
+    ctx_.emit(Severity::kCritical, "rebuild", ArrayContext::drive_object(drive), buf + degraded_volumes_text());
   } else if (status_.unreadable_blocks > 0) {
     // Complete, every extent whole again, but not every block: say so beside the rate.
     std::string msg = buf;
@@ -314,6 +331,7 @@ void Rebuilder::switch_member(raid::Extent& e) {
   Status st = ctx_.raid.rebuild_member(e, rc.member, rc.replacement, unreadable);
   if (!st.is_ok()) {
     status_.failed_bytes += ctx_.raid.chunk_bytes();
+    left_degraded_.insert(e.volume_id);
     // Rows written before the failure hold this extent's bytes: a chunk goes back to the pool
     // empty, or the next rebuild onto it shows them where it writes nothing (review 31).
     (void)ctx_.raid.trim_chunk(rc.replacement);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,8 @@ class Rebuilder {
   // One error event naming the extent's blocks that were rebuilt as unreadable.
   void report_unreadable(const raid::Extent& e, const std::vector<std::int64_t>& unreadable);
   void report_progress();
+  // "; volume 3 stays degraded", "; volumes 3, 5 and 9 stay degraded" (the first 10 named).
+  std::string degraded_volumes_text() const;
 
   ArrayContext& ctx_;
   ControllerPair& pair_;
@@ -127,6 +130,7 @@ class Rebuilder {
   std::vector<int> queue_;               // failed drives waiting for their rebuild
   std::vector<std::uint32_t> extents_;   // extents left for the current drive
   std::optional<Chunk> chunk_;
+  std::set<std::uint64_t> left_degraded_;  // volumes with a chunk stalled or not reconstructed
   int progress_reported_ = 0;
   bool paused_ = false;       // the array lost power mid-rebuild
   std::uint64_t epoch_ = 0;   // bumped at each resume: older scheduled pieces are void

@@ -212,14 +212,17 @@ sim::Status RowJournal::append(const SweepRow& row) {
   return sim::Status::ok();
 }
 
-sim::Status check_results_paths(const std::string& dir) {
-  for (const char* name : {"results.csv", "results.json", "summary.csv"}) {
+sim::Status check_results_paths(const std::string& dir, const std::vector<std::string>& plots) {
+  const auto folder_at = [&](const std::string& name, const std::string& what) {
     const fs::path path = fs::path(dir) / name;
     std::error_code ec;
-    if (fs::is_directory(fs::symlink_status(path, ec)))
-      return sim::invalid_argument(path.string() + " is a folder: the sweep writes its results there; remove it, "
-                                                   "or give another --out");
-  }
+    if (!fs::is_directory(fs::symlink_status(path, ec))) return sim::Status::ok();
+    return sim::invalid_argument(path.string() + " is a folder: " + what + " there; remove it, or give another --out");
+  };
+  for (const char* name : {"results.csv", "results.json", "summary.csv"})
+    AFASIM_RETURN_IF_ERROR(folder_at(name, "the sweep writes its results"));
+  for (const std::string& figure : plots)
+    AFASIM_RETURN_IF_ERROR(folder_at("plot-" + figure + ".svg", "--plot " + figure + " writes its chart"));
   return sim::Status::ok();
 }
 

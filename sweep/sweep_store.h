@@ -55,9 +55,10 @@ class RowJournal {
   int lock_fd_;  // DIR itself, flocked
 };
 
-// kInvalidArgument when a folder stands at DIR/results.csv, results.json or summary.csv: no
-// rename can replace it (checked before a sweep runs, and again by write_results).
-sim::Status check_results_paths(const std::string& dir);
+// kInvalidArgument when a folder stands at DIR/results.csv, results.json or summary.csv, or at
+// DIR/plot-FIGURE.svg for one of `plots`: no rename or write can replace it (checked before a
+// sweep runs, and again by write_results).
+sim::Status check_results_paths(const std::string& dir, const std::vector<std::string>& plots = {});
 // Writes DIR/results.csv, DIR/results.json and DIR/summary.csv from `rows` (table order),
 // each to a temporary file; once all three are written they are renamed over the old ones.
 // kIoError when one cannot be written (the old set stays, and no .tmp file);

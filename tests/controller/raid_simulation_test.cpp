@@ -354,6 +354,28 @@ TEST_CASE("RAID10 survives losing one member of every pair: a whole DataPac's wo
   }
 }
 
+TEST_CASE("a stalled rebuild's end names every volume it leaves degraded (re-test of hostile review 42)") {
+  // The "stalled" event named the first volume only, and the end said "those volumes".
+  SimArray a(9);
+  a.add_volume("one", 256 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  a.add_volume("two", 256 * sim::kMiB, raid::RaidType::kRaid10, Provisioning::kFixed);
+  for (int d = 20; d < 40; ++d) REQUIRE(a.array->inject_fault({"drive_fail", d + 1}).is_ok());
+  a.sim->run_until(a.sim->now() + sim::kSecond);
+  const std::string both = "; volumes " + std::to_string(a.vols[0].id) + " and " + std::to_string(a.vols[1].id) +
+                           " stay degraded";
+  int naming_both = 0, incomplete = 0;
+  for (const auto& e : a.array->recent_events()) {
+    if (e.category != "rebuild" || e.message.find(" incomplete: ") == std::string::npos) continue;
+    ++incomplete;
+    INFO(e.message);
+    CHECK(e.message.find("stay") != std::string::npos);
+    if (e.message.size() >= both.size() && e.message.compare(e.message.size() - both.size(), both.size(), both) == 0)
+      ++naming_both;
+  }
+  CHECK(incomplete > 0);
+  CHECK(naming_both > 0);  // a drive held extents of both
+}
+
 TEST_CASE("a rebuild stalled for want of space starts again when drives are replaced (hostile review 42)") {
   // A stalled RAID 10 rebuild stayed stalled after the failed DataPac's drives were replaced,
   // until a restart; the next failure in the other DataPac then failed the volume.

@@ -362,9 +362,15 @@ TEST_CASE("a broken stream closes that connection only; the server keeps serving
     CHECK(bad.closed_by_server());
   }
   SUBCASE("unknown client flags") {
+    // Said in the log, as every other handshake violation (hostile review 42: closed without a word).
+    std::ostringstream log;
+    const auto before = spdlog::default_logger();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("nbd-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
     TestClient bad(s.port());
     bad.start(0xff);
     CHECK(bad.closed_by_server());
+    spdlog::set_default_logger(before);
+    CHECK(log.str().find("handshake: unknown client flags 0x000000ff; closing") != std::string::npos);
   }
   SUBCASE("a client that goes away mid-write") {
     TestClient bad(s.port());

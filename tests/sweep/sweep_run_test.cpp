@@ -469,6 +469,13 @@ TEST_CASE("rows.jsonl must be a regular file; results go to new files, never thr
   CHECK(results_folder.code() == sim::Code::kInvalidArgument);
   CHECK(results_folder.message().find("results.json is a folder") != std::string::npos);
   for (const char* tmp : {"results.csv.tmp", "results.json.tmp", "summary.csv.tmp"}) CHECK(!fs::exists(dir / "out" / tmp));
+  // A folder at a plot's name is refused up front, naming the plot; other plots pass.
+  fs::remove_all(dir / "out" / "results.json");
+  fs::create_directory(dir / "out" / "plot-iops.svg");
+  CHECK(check_results_paths((dir / "out").string(), {"latency"}).is_ok());
+  const sim::Status plot_folder = check_results_paths((dir / "out").string(), {"latency", "iops"});
+  CHECK(plot_folder.code() == sim::Code::kInvalidArgument);
+  CHECK(plot_folder.message().find("plot-iops.svg is a folder: --plot iops writes its chart there") != std::string::npos);
   fs::remove_all(dir);
 }
 

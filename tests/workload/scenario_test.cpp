@@ -990,7 +990,12 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
       {"serve --speed 0", "--speed: must be a number from 0.001 to 1000, got 0"},
       {"serve --pace none --speed 5 --state /nonexistent/afasim", "--speed applies to --pace realtime only"},
       {"serve --listen 127.0.0.1:18999 --nbd-listen 127.0.0.1:18999 --state /nonexistent/afasim",
-       "--listen and --nbd-listen are the same address, 127.0.0.1:18999: ReST and NBD each need their own port"},
+       "--listen 127.0.0.1:18999 and --nbd-listen 127.0.0.1:18999 take the same port on one address"},
+      // A wildcard holds the port on every address (re-test of hostile review 42: it failed at bind).
+      {"serve --listen 0.0.0.0:18999 --nbd-listen 127.0.0.1:18999 --state /nonexistent/afasim",
+       "--listen 0.0.0.0:18999 and --nbd-listen 127.0.0.1:18999 take the same port on one address"},
+      {"serve --listen 127.0.0.1:18999 --nbd-listen [::]:18999 --state /nonexistent/afasim",
+       "and --nbd-listen [::]:18999 take the same port"},
       {"serve --destage-age -1", "--destage-age: must be a number from 0 to 3600, got -1"},
       {"serve --destage-age 1e9", "--destage-age: must be a number from 0 to 3600, got 1e9"},
       // Helper review, session 36: an empty value was taken as 0 (no age destage at all).
@@ -1009,6 +1014,10 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
   const std::string folder = cli_temp_dir().string();
   const std::string fresh = folder + "/fresh.svg";
   const std::string kept = write_temp("kept.html", "an older report");
+  // A link to the file the run is about to create (re-test of hostile review 42).
+  const std::string link = folder + "/link.svg";
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink("fresh.svg", link);
   const struct {
     std::string args, message;
   } outputs[] = {
@@ -1021,6 +1030,8 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
       // One file for both: the HTML was written over the SVG (hostile review 42).
       {"run thin-fill --quiet --svg " + fresh + " --html " + folder + "/./fresh.svg",
        "afasim run: --svg and --html name the same file, " + folder + "/./fresh.svg: give each its own\n"},
+      {"run thin-fill --quiet --svg " + link + " --html " + fresh,
+       "afasim run: --svg and --html name the same file, " + fresh + ": give each its own\n"},
       {"calibrate --engine model --sweep none.fio --svg " + folder,
        "afasim calibrate: --svg: " + folder + " is a folder, not a file\n"},
       {"calibrate --engine model --svg " + fresh,
