@@ -41,10 +41,11 @@ struct TraceCliOptions {
 };
 
 // --map DEVICE=VOLUME, each checked now: a bad volume name is a usage error before the replay,
-// not a failure at the device's first record.
+// not a failure at the device's first record. A volume name holds no '=' (Array::check_name),
+// so the device is what precedes the last one: a trace's path may hold one (hostile review 43).
 sim::Status parse_maps(const std::vector<std::string>& maps, std::map<std::string, std::string>& out) {
   for (const std::string& m : maps) {
-    const auto eq = m.find('=');
+    const auto eq = m.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
       return sim::invalid_argument("--map " + m + ": want DEVICE=VOLUME");
     const std::string device = m.substr(0, eq);

@@ -125,6 +125,22 @@ sim::Result<std::unique_ptr<std::istream>> open_file_stream(const std::string& p
   return std::unique_ptr<std::istream>(std::make_unique<DescriptorStream>(*fd, stop));
 }
 
+namespace {
+// A whole UTF-8 sequence that prints as nothing, or reorders what follows it: the byte-order
+// mark (a second one inside a concatenated CSV was a field that read as "Timestamp": hostile
+// review 43), zero-width characters and marks, and the bidirectional embeddings, overrides and
+// isolates that can make a message read other than it is ("Trojan Source", CVE-2021-42574).
+bool invisible(std::string_view sequence) {
+  const auto b = [&sequence](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(sequence[k])); };
+  std::uint32_t cp = 0;
+  if (sequence.size() == 2) cp = (b(0) & 0x1f) << 6 | (b(1) & 0x3f);
+  else if (sequence.size() == 3) cp = (b(0) & 0x0f) << 12 | (b(1) & 0x3f) << 6 | (b(2) & 0x3f);
+  else return false;
+  return cp == 0xad || cp == 0x61c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+}  // namespace
+
 std::string printable(std::string_view text, bool keep_lines) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
@@ -152,10 +168,9 @@ std::string printable(std::string_view text, bool keep_lines) {
     if (!whole) {
       escape(c);
       ++i;
-    } else if (c == 0xc2 && byte(i + 1) <= 0x9f) {
-      escape(c);
-      escape(byte(i + 1));
-      i += 2;
+    } else if ((c == 0xc2 && byte(i + 1) <= 0x9f) || invisible(text.substr(i, length))) {
+      for (std::size_t k = 0; k < length; ++k) escape(byte(i + k));
+      i += length;
     } else {
       out.append(text.substr(i, length));
       i += length;

@@ -24,6 +24,14 @@ TEST_CASE("printable escapes control characters, C1 controls included, and keeps
   CHECK(printable(std::string("a\0b\x7f", 4)) == "a\\x00b\\x7f");
   CHECK(printable("\xc2\x9b" "2J") == "\\xc2\\x9b2J");  // U+009B, the 8-bit CSI
   CHECK(printable("delay (\xc2\xb5s)") == "delay (\xc2\xb5s)");  // µ stays
+  // What prints as nothing or reorders the line is escaped (hostile review 43: a second BOM in
+  // a field read "Timestamp"): the BOM, a zero-width space, a right-to-left override, a soft
+  // hyphen. An ordinary character of the same lengths stays.
+  CHECK(printable("\xef\xbb\xbfTimestamp") == "\\xef\\xbb\\xbfTimestamp");
+  CHECK(printable("a\xe2\x80\x8b" "b") == "a\\xe2\\x80\\x8b" "b");
+  CHECK(printable("x\xe2\x80\xaeyz") == "x\\xe2\\x80\\xaeyz");
+  CHECK(printable("co\xc2\xad" "op") == "co\\xc2\\xad" "op");
+  CHECK(printable("\xe2\x82\xac 5") == "\xe2\x82\xac 5");  // € stays
   CHECK(printable("\xc2") == "\\xc2");  // a cut sequence: not read past the end, escaped
   CHECK(printable("\x9b" "2J") == "\\x9b2J");  // a lone 8-bit CSI (review, round 23)
   CHECK(printable("\xe2\x82\xac \xf0\x9f\x92\xbe") == "\xe2\x82\xac \xf0\x9f\x92\xbe");  // € and a 4-byte one stay

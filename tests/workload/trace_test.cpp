@@ -665,6 +665,13 @@ TEST_CASE("afasim trace: --volume-size, --map and --interval are usage errors be
   CHECK(padded.exit_code == 0);
   CHECK(padded.err.empty());
   CHECK(padded.out.find("\"x\"") != std::string::npos);
+  // A device whose name holds '=' (a path): the volume is after the last one (hostile review 43).
+  const std::string eq = write_temp("eq.iolog", "fio version 2 iolog\n/dev/by-id/k=v add\n/dev/by-id/k=v read 0 4096\n");
+  const auto with_eq = run_cli("trace " + eq + " --quiet --map /dev/by-id/k=v=vol1 --output-format json");
+  INFO(with_eq.err);
+  CHECK(with_eq.exit_code == 0);
+  CHECK(with_eq.err.empty());
+  CHECK(with_eq.out.find("\"vol1\"") != std::string::npos);
   const auto twice = run_cli("trace " + one + " --quiet --map 00=x --map 0=y");
   CHECK(twice.exit_code == 2);
   CHECK(twice.err.find("is 0 of this trace, which another --map puts on") != std::string::npos);
