@@ -23,6 +23,9 @@ struct HostIo {
   std::int64_t offset_bytes = 0;
   std::int64_t length_bytes = 0;     // 0 only for kFlush
   bool fua = false;                  // write: durable before the reply
+  // hint() named this I/O before it came (its lines are on their way): the submit does not
+  // prefetch them again. Speed only.
+  bool hinted = false;
   const std::uint8_t* write_data = nullptr;  // kWrite: length_bytes bytes, or null
   std::uint8_t* read_buffer = nullptr;       // kRead: length_bytes bytes, or null
   // The controller the host sent it to (ALUA): 0 = its owner's optimized path.

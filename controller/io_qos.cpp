@@ -37,7 +37,7 @@ Status IoOrchestrator::start_qos(const QosOptions& options) {
 [[gnu::hot]] void IoOrchestrator::submit(const HostIo& io, IoCallback&& done) {
   // The owner looked up once for the prefetch and the gate (each looked it up again before).
   const Id owner = pair_.owner(io.volume_id);
-  prefetch(io, owner);  // the QoS gate's work below hides the memory latency of the read's plan
+  if (!io.hinted) prefetch(io, owner);  // the QoS gate's work below hides the memory latency of the read's plan
   if (!qos_options_.enabled || !pair_.mains_on()) {
     // No mains: the data path refuses it at once (it must not wait in a QoS queue to run after
     // the power comes back).

@@ -323,6 +323,8 @@ void FioSession::Impl::issue_sync(Clone& c) {
     if (d != file.ahead->direction) other = d;
     if (other && j.verify) file.switched.emplace_back(file.units_drawn, d);
   }
+  const bool hinted = file.ahead_hinted && file.ahead && !other;
+  file.ahead_hinted = false;
   const IoUnit u = take_unit(*file.pattern, file.ahead, other);
   ++file.units_drawn;
   // The target's hint is of the clone's next I/O: the unit drawn ahead of the file next_file()
@@ -339,6 +341,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
     next.offset_bytes = upcoming.ahead->offset_bytes;
     next.length_bytes = upcoming.ahead->size_bytes;
     target_.hint(next);
+    c.files[static_cast<std::size_t>(c.file)].ahead_hinted = true;
   }
   const auto d = static_cast<std::size_t>(index_of(u.direction));
   // Rate limits: the I/O starts when its direction is due (now, if it is behind).
@@ -357,6 +360,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
   io.volume_id = file.volume_id;
   io.offset_bytes = u.offset_bytes;
   io.length_bytes = u.size_bytes;
+  io.hinted = hinted;
   if (u.direction == Direction::kWrite) {
     io.fua = j.sync_writes;
     ++c.writes_issued;

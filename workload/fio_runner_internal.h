@@ -29,6 +29,7 @@ struct alignas(64) CloneFile {
   // The pattern's next unit, drawn one I/O early so that the target can start loading what it
   // will touch (IoTarget::hint); the pattern's own generator makes the sequence the same.
   std::optional<IoUnit> ahead;
+  bool ahead_hinted = false;  // `ahead` was given to the target's hint
   std::optional<AccessPattern> pattern;
   // verify=: the units (by index among those issued) where the rate gave the turn to the
   // other direction, and which, so that verification replays the same draws.
