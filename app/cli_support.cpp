@@ -159,9 +159,20 @@ std::filesystem::path written_path(const std::string& path) {
   return ec ? p : resolved;
 }
 
-std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
+std::string output_in_config_dir(const std::string& path, const std::string& config_dir) {
+  // The folder's presets are read by the command (hostile review 43: an SVG went over
+  // DIR/calibration/ise-860-g3.json and DIR/ssds/*.json).
+  if (config_dir.empty()) return "";
+  const std::filesystem::path out = written_path(path), dir = written_path(config_dir);
+  if (std::mismatch(dir.begin(), dir.end(), out.begin(), out.end()).first != dir.end()) return "";
+  return path + " is inside --config-dir " + config_dir + ", whose presets this command reads: write it elsewhere";
+}
+
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs,
+                                const std::string& config_dir) {
   namespace fs = std::filesystem;
   if (std::string same = output_is_input(path, inputs); !same.empty()) return same;
+  if (std::string inside = output_in_config_dir(path, config_dir); !inside.empty()) return inside;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (fs::is_directory(st)) return path + " is a folder, not a file";

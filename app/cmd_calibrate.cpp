@@ -58,7 +58,7 @@ int run_calibrate(const CalibrateOptions& o) {
   if (!o.sweep.empty()) {
     if (run.engine != workload::CalibrationEngine::kModel)
       return fail("--sweep runs on --engine model; for the array run `afasim fio` on the job file", 2);
-    if (const std::string bad = o.svg.empty() ? "" : output_file_problem(o.svg, {o.sweep}); !bad.empty())
+    if (const std::string bad = o.svg.empty() ? "" : output_file_problem(o.svg, {o.sweep}, o.config_dir); !bad.empty())
       return fail("--svg: " + bad, 2);
     auto points = workload::run_model_sweep(*calibration, o.sweep, o.raid, run);
     if (!points.is_ok()) return fail(points.status().message(), 2);

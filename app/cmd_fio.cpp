@@ -339,10 +339,13 @@ sim::Status check_verify_memory(const workload::FioJobFile& file) {
                                " of memory this process may use; give them a smaller size=");
 }
 
-// "" unless --output names a log file a job writes (hostile review 43: the report and the log
-// wrote over each other), else which.
-std::string output_is_log(const std::string& output, const workload::FioJobFile& file) {
+// "" unless --output names a file the run reads (`inputs`), a log file a job writes (hostile
+// review 43: the report and the log wrote over each other) or a file in --config-dir, else which.
+std::string output_problem(const FioOptions& o, const workload::FioJobFile& file, const std::vector<std::string>& inputs) {
+  const std::string& output = o.output;
   if (output.empty()) return "";
+  if (std::string bad = output_is_input(output, inputs); !bad.empty()) return bad;
+  if (std::string bad = output_in_config_dir(output, o.config_dir); !bad.empty()) return bad;
   const std::filesystem::path out = written_path(output);
   int thread_number = 0;
   for (const workload::FioJob& j : file.jobs)
@@ -409,9 +412,7 @@ int run_fio_command(const FioOptions& o) {
   std::vector<std::string> inputs = workload::fio_referenced_files(*file);
   for (const std::string& path : o.job_files)
     if (path != "-") inputs.push_back(path);
-  if (const std::string bad = o.output.empty() ? "" : output_is_input(o.output, inputs); !bad.empty())
-    return fail_command("fio", "--output: " + bad, 2);
-  if (const std::string bad = output_is_log(o.output, *file); !bad.empty()) return fail_command("fio", "--output: " + bad, 2);
+  if (const std::string bad = output_problem(o, *file, inputs); !bad.empty()) return fail_command("fio", "--output: " + bad, 2);
   OutputFile out = open_output(o.output);
   if (!o.output.empty() && !out) {
     const int error = errno;

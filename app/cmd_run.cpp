@@ -89,7 +89,7 @@ int run_scenario_command(const RunOptions& o) {
   }
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--svg", o.svg}, {"--html", o.html}}) {
     if (path.empty()) continue;
-    if (const std::string bad = output_file_problem(path, {o.scenario}); !bad.empty())
+    if (const std::string bad = output_file_problem(path, {o.scenario}, o.config_dir); !bad.empty())
       return fail_command("run", std::string(flag) + ": " + bad, 2);
   }
   for (const auto& w : scenario->warnings)

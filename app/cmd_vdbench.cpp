@@ -33,7 +33,7 @@ int run_vdbench_command(const VdbenchOptions& o) {
     return 2;
   }
   if (!o.svg.empty()) {  // a file that cannot be written fails now, not after the run
-    if (const std::string bad = output_file_problem(o.svg, {o.parm_file}); !bad.empty())
+    if (const std::string bad = output_file_problem(o.svg, {o.parm_file}, o.config_dir); !bad.empty())
       return fail_command("vdbench", "--svg: " + bad, 2);
   }
   workload::VdbenchRunOptions options;

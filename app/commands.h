@@ -44,7 +44,12 @@ int fail_command(const char* command, const std::string& message, int code);
 // write permission only, without opening it; /dev/full passes and fails at the write.
 // `inputs`: the files the command reads; an output that is one of them (by any name: a link,
 // ./x) is refused, not written over (hostile round 22: `vdbench P.vdb --svg P.vdb`).
-std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs = {});
+// "" unless `path` lies inside `config_dir` (the --config-dir a command reads presets from;
+// none when empty), else which.
+std::string output_in_config_dir(const std::string& path, const std::string& config_dir);
+// `config_dir`: the --config-dir the command reads presets from; an output inside it is refused.
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs = {},
+                                const std::string& config_dir = "");
 // The file a write to `path` lands in: absolute, links followed (a dangling one too, to what
 // it names), `.` and `..` resolved. Two outputs with one written_path are one file.
 std::filesystem::path written_path(const std::string& path);

@@ -120,6 +120,10 @@ void replay_io(controller::Array& array, ReplayConnections& conns, std::string_v
   limits.block_status = true;
   limits.max_payload_bytes = 256 << 20;  // the largest NbdServerOptions::max_payload_bytes
   std::vector<std::unique_ptr<detail::Request>> batch(count);
+  // A connection's batch holds at most its bytes in flight; a READ's buffer is allocated here,
+  // so a forged record of 64 READs of 256 MiB asked for 16 GiB (hostile review 43).
+  constexpr std::uint64_t kMaxBatchDataBytes = 256 << 20;
+  std::uint64_t data_bytes = 0;
   for (auto& req : batch) {
     req = std::make_unique<detail::Request>();
     n::RequestHeader& h = req->header;
@@ -133,6 +137,9 @@ void replay_io(controller::Array& array, ReplayConnections& conns, std::string_v
       throw std::invalid_argument("a recorded NBD request the server would have refused: " + why);
     req->mailbox = conns.mailbox(id);
     const bool carries_data = is_write(h) || h.type == static_cast<std::uint16_t>(n::Command::kRead);
+    if (carries_data && (data_bytes += h.length) > kMaxBatchDataBytes)
+      throw std::invalid_argument("an NBD batch of more than " + std::to_string(kMaxBatchDataBytes) +
+                                  " bytes of data, more than a connection holds in flight");
     if (carries_data) {
       req->data = std::make_unique<std::uint8_t[]>(h.length);
       req->data_capacity = h.length;

@@ -304,6 +304,26 @@ void FioSession::Impl::issue_sync(Clone& c) {
   submit(c, io, IssuedIo{Direction::kWrite, true, false, c.file, 0, 0}, sim_.now());
 }
 
+// Inline in issue_next, its one caller.
+[[gnu::hot, gnu::always_inline]] inline void FioSession::Impl::hint_next(Clone& c) {
+  // The target's hint is of the clone's next I/O: the unit drawn ahead of the file next_file()
+  // chose for it (this file again, with one). A job over many files hinted this file's next
+  // I/O, a round of its files away, when what the hint loaded was long gone (a file not yet
+  // drawn from is not hinted: a draw out of turn would be the same, but is not needed).
+  if (CloneFile& upcoming = c.files[static_cast<std::size_t>(c.file)]; upcoming.ahead) {
+    // And the lines its own draw at that issue will read (the unit ahead, the pattern's
+    // generator, bounds and positions), cold in a job over many files.
+    sim::prefetch_range(&upcoming, kCloneFileDrawBytes);
+    HostIo next;
+    next.op = op_of(upcoming.ahead->direction);
+    next.volume_id = upcoming.volume_id;
+    next.offset_bytes = upcoming.ahead->offset_bytes;
+    next.length_bytes = upcoming.ahead->size_bytes;
+    target_.hint(next);
+    upcoming.ahead_hinted = true;
+  }
+}
+
 [[gnu::hot]] void FioSession::Impl::issue_next(Clone& c) {
   const FioJob& j = *c.job;
   const int fi = next_file(c);
@@ -327,22 +347,7 @@ void FioSession::Impl::issue_sync(Clone& c) {
   file.ahead_hinted = false;
   const IoUnit u = take_unit(*file.pattern, file.ahead, other);
   ++file.units_drawn;
-  // The target's hint is of the clone's next I/O: the unit drawn ahead of the file next_file()
-  // chose for it (this file again, with one). A job over many files hinted this file's next
-  // I/O, a round of its files away, when what the hint loaded was long gone (a file not yet
-  // drawn from is not hinted: a draw out of turn would be the same, but is not needed).
-  if (const CloneFile& upcoming = c.files[static_cast<std::size_t>(c.file)]; upcoming.ahead) {
-    // And the lines its own draw at that issue will read (the unit ahead, the pattern's
-    // generator, bounds and positions), cold in a job over many files.
-    sim::prefetch_range(&upcoming, kCloneFileDrawBytes);
-    HostIo next;
-    next.op = op_of(upcoming.ahead->direction);
-    next.volume_id = upcoming.volume_id;
-    next.offset_bytes = upcoming.ahead->offset_bytes;
-    next.length_bytes = upcoming.ahead->size_bytes;
-    target_.hint(next);
-    c.files[static_cast<std::size_t>(c.file)].ahead_hinted = true;
-  }
+  hint_next(c);
   const auto d = static_cast<std::size_t>(index_of(u.direction));
   // Rate limits: the I/O starts when its direction is due (now, if it is behind).
   const Time earliest = c.direction[d].next_allowed;
@@ -565,40 +570,6 @@ void FioSession::Impl::notify(Clone& c, const IssuedIo& what, bool measured,
     }
     c.interval_start += kSampleInterval;
   }
-}
-
-void FioSession::Impl::finish_clone(Clone& c) {
-  c.finished = true;
-  c.issuing = false;
-  const Time now = sim_.now();
-  c.result->end_ns = now;
-  for (auto& ds : c.result->direction)
-    if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.measure_from);
-  // Ended inside its ramp_time: fio never zeroed the counts, and reports them over the time
-  // the job ran, with no latency samples (fio review 33: 512 reads in 256 ms reported as none).
-  for (std::size_t d = 0; d < kDirections && now < c.measure_from; ++d) {
-    auto& ds = c.result->direction[d];
-    ds.io_count = c.ramp_ios[d];
-    ds.io_bytes = c.ramp_bytes[d];
-    if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.start);
-  }
-  // A job that only writes, then verifies: fio times each direction over its own phase, the
-  // writes until the verify began, the reads from there (fio review 32: both had the whole job's
-  // time, so each direction's bandwidth read about half of fio's).
-  if (c.verify_from >= 0 && !does_reads(c.job->rw)) {
-    auto& writes = c.result->direction[static_cast<std::size_t>(index_of(Direction::kWrite))];
-    auto& reads = c.result->direction[static_cast<std::size_t>(index_of(Direction::kRead))];
-    if (writes.io_count > 0) writes.runtime_ns = std::max<Time>(1, c.verify_from - c.measure_from);
-    if (reads.io_count > 0) reads.runtime_ns = std::max<Time>(1, now - std::max(c.verify_from, c.measure_from));
-  }
-  if (c.logs && c.started)
-    if (sim::Status st = c.logs->finish(now - c.start); !st.is_ok()) fail_clone(c, EIO, st.message());
-  --clones_left_;
-  --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
-  if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
-  // exitall: a job that ends ends the others exit_what names (fio's td_exitall on thread exit).
-  if (exitall_ && c.started && !stopped_) exit_all(*c.job);
-  if (clones_left_ == 0 && stop_simulator_when_finished_) sim_.stop();
 }
 
 }  // namespace afasim::workload

@@ -475,4 +475,39 @@ sim::Result<RunReport> run_fio(IoTarget& target, std::int64_t capacity_bytes, si
   return run_session(session, sim, options);
 }
 
+void FioSession::Impl::finish_clone(Clone& c) {
+  using sim::Time;
+  c.finished = true;
+  c.issuing = false;
+  const Time now = sim_.now();
+  c.result->end_ns = now;
+  for (auto& ds : c.result->direction)
+    if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.measure_from);
+  // Ended inside its ramp_time: fio never zeroed the counts, and reports them over the time
+  // the job ran, with no latency samples (fio review 33: 512 reads in 256 ms reported as none).
+  for (std::size_t d = 0; d < kDirections && now < c.measure_from; ++d) {
+    auto& ds = c.result->direction[d];
+    ds.io_count = c.ramp_ios[d];
+    ds.io_bytes = c.ramp_bytes[d];
+    if (ds.io_count > 0) ds.runtime_ns = std::max<Time>(1, now - c.start);
+  }
+  // A job that only writes, then verifies: fio times each direction over its own phase, the
+  // writes until the verify began, the reads from there (fio review 32: both had the whole job's
+  // time, so each direction's bandwidth read about half of fio's).
+  if (c.verify_from >= 0 && !does_reads(c.job->rw)) {
+    auto& writes = c.result->direction[static_cast<std::size_t>(index_of(Direction::kWrite))];
+    auto& reads = c.result->direction[static_cast<std::size_t>(index_of(Direction::kRead))];
+    if (writes.io_count > 0) writes.runtime_ns = std::max<Time>(1, c.verify_from - c.measure_from);
+    if (reads.io_count > 0) reads.runtime_ns = std::max<Time>(1, now - std::max(c.verify_from, c.measure_from));
+  }
+  if (c.logs && c.started)
+    if (sim::Status st = c.logs->finish(now - c.start); !st.is_ok()) fail_clone(c, EIO, st.message());
+  --clones_left_;
+  --job_clones_left_[static_cast<std::size_t>(c.job->job_index)];
+  if (job_clones_left_[static_cast<std::size_t>(c.job->job_index)] == 0) start_ready_jobs();
+  // exitall: a job that ends ends the others exit_what names (fio's td_exitall on thread exit).
+  if (exitall_ && c.started && !stopped_) exit_all(*c.job);
+  if (clones_left_ == 0 && stop_simulator_when_finished_) sim_.stop();
+}
+
 }  // namespace afasim::workload

@@ -211,6 +211,8 @@ struct FioSession::Impl {
   bool issue_from_iolog(Clone& c);
   void issue_sync(Clone& c);
   void issue_next(Clone& c);
+  // Hands the target the clone's next I/O (IoTarget::hint) and marks it hinted.
+  void hint_next(Clone& c);
   void start_rate_after_ramp(Clone& c);
   void advance_rate(Clone& c, const IoUnit& u);
   void submit(Clone& c, const controller::HostIo& io, const IssuedIo& what, sim::Time earliest);

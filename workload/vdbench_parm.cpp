@@ -210,7 +210,12 @@ class Parser {
     }
     if (used != t.size() || !(d > 0)) fail(p.line, p.key, "\"" + text + "\" is not a size");
     if (d * mult > 1e18) fail(p.line, p.key, "\"" + text + "\" is too large (at most 10^18 bytes)");
-    return static_cast<std::int64_t>(std::llround(d * mult));
+    // Whole bytes: "0.2" rounded to 0 (a transfer of 0 bytes divided by zero; a size of 0 is
+    // the whole device) and "0.3k" to 307 (hostile review 43).
+    const double bytes = d * mult;
+    if (bytes < 1 || std::abs(bytes - std::round(bytes)) > 1e-6)
+      fail(p.line, p.key, "\"" + text + "\" is " + shortest(bytes) + " bytes, not a whole number of bytes");
+    return static_cast<std::int64_t>(std::llround(bytes));
   }
 
   sim::Time seconds(const Param& p, const std::string& text, double lo) const {
@@ -255,7 +260,7 @@ class Parser {
   // A transfer size: whole 512-byte sectors, at most kMaxTransferBytes (xfersize=4t ran 8
   // threads of 4 TiB transfers for 71 s and reported no I/O: hostile round 18).
   void check_transfer(const Param& p, std::int64_t bytes) const {
-    if (bytes % 512 != 0) fail(p.line, p.key, std::to_string(bytes) + " is not a multiple of 512");
+    if (bytes <= 0 || bytes % 512 != 0) fail(p.line, p.key, std::to_string(bytes) + " is not a multiple of 512");
     if (bytes > kMaxTransferBytes)
       fail(p.line, p.key, std::to_string(bytes) + " bytes is above afasim's largest transfer, 1 GiB (1073741824)");
   }

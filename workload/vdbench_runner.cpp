@@ -95,6 +95,10 @@ class Execution {
     }
     while ((issuing() || in_flight_ > 0) && sim_.step()) {
     }
+    // A run lasts its elapsed time even when its last arrival came early (iorate=1, say): the
+    // device idles to its end, and the next run starts after it (hostile review 43: the next
+    // run began at the last completion, and a slow rd meant as a pause gave no idle time).
+    if (!eof_ && sim_.now() < end_) sim_.run_until(end_);
     result.start = start_;
     result.elapsed = plan_.elapsed;
     result.interval = plan_.interval;

@@ -473,3 +473,24 @@ TEST_CASE("--output that names a log file a job writes is refused before the run
   CHECK(!std::filesystem::exists(dir + "/out_iops.1.log"));
   CHECK(run_cli("fio --quiet " + job + " --output " + dir + "/report.txt").exit_code == 0);
 }
+
+TEST_CASE("an output inside --config-dir is refused: the command reads its presets there (hostile review 43)") {
+  // calibrate --svg over DIR/calibration/ise-860-g3.json exited 0, and the next run found '<'.
+  const char* source = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  const auto dir = afasim::workload::testing::cli_temp_dir() / "config-out";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(std::filesystem::path(source) / "config", dir, std::filesystem::copy_options::recursive);
+  const std::string calibration = (dir / "calibration" / "ise-860-g3.json").string();
+  const std::string before = afasim::workload::testing::slurp(calibration);
+  const auto svg = run_cli("calibrate --engine model --sweep ise860-8k-7030-sweep.fio --runtime 0.01 --config-dir " +
+                           dir.string() + " --svg " + dir.string() + "/./calibration/ise-860-g3.json");
+  CHECK(svg.exit_code == 2);
+  CHECK(svg.err == "afasim calibrate: --svg: " + dir.string() + "/./calibration/ise-860-g3.json is inside --config-dir " +
+                       dir.string() + ", whose presets this command reads: write it elsewhere\n");
+  const auto output = run_cli("fio --quiet --name=x --filename=v --size=1m --config-dir " + dir.string() + " --output " +
+                              dir.string() + "/systems/ise-860-g3.json");
+  CHECK(output.exit_code == 2);
+  CHECK(output.err.find("is inside --config-dir") != std::string::npos);
+  CHECK(afasim::workload::testing::slurp(calibration) == before);
+}

@@ -93,6 +93,12 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
   const std::pair<std::string, std::string> cases[] = {
       {"sd=sd1,lun=x,compratio=2\nwd=w,sd=sd1\nrd=r,wd=w\n", "t.vdb:1: compratio: unknown or unsupported parameter of sd="},
       {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=4q\nrd=r,wd=w\n", "t.vdb:2: xfersize: \"4q\" is not a size"},
+      // Hostile review 43: 0.2 bytes rounded to 0 and divided by zero (SIGFPE); a size of 0.4
+      // became 0, the whole device; 0.3k became 307.
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=0.2\nrd=r,wd=w\n", "t.vdb:2: xfersize: \"0.2\" is 0.2 bytes, not a whole number of bytes"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forxfersize=(4k,1e-300)\n", "t.vdb:3: forxfersize: \"1e-300\" is 1e-300 bytes"},
+      {"sd=sd1,lun=x,size=0.4\nwd=w,sd=sd1\nrd=r,wd=w\n", "t.vdb:1: size: \"0.4\" is 0.4 bytes, not a whole number"},
+      {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=0.3k\nrd=r,wd=w\n", "t.vdb:2: xfersize: \"0.3k\" is 307.2 bytes"},
       // Hostile round 18: 4 TiB transfers ran for 71 s and reported no I/O.
       {"sd=sd1,lun=x\nwd=w,sd=sd1,xfersize=4t\nrd=r,wd=w\n",
        "t.vdb:2: xfersize: 4398046511104 bytes is above afasim's largest transfer, 1 GiB (1073741824)"},
@@ -295,4 +301,21 @@ TEST_CASE("an offered rate far above the device runs at the device's rate; a hug
   REQUIRE_FALSE(zero.is_ok());
   CHECK(zero.status().message() == "/dev/zero: larger than 1 MiB");
   CHECK(parse_vdbench_error(std::string("sd=sd1,lun=/dev/x\n\nwd=wd1,sd=sd1\0\n", 33)) == "t.vdb:3: a NUL byte in the line");
+}
+
+TEST_CASE("a run lasts its elapsed time when its arrivals end early: the next starts after it (hostile review 43)") {
+  // rd=slow at 1 I/O a second had its last arrival well before its end; the next run began at
+  // that arrival's completion, so a slow rd meant as a pause gave the device no idle time.
+  Bench b("memblaze-pblaze5-916-aic-3200gb");
+  const auto f = parse_vdbench_ok(
+      "sd=sd1,lun=/dev/nvme0n1,threads=4\n"
+      "wd=wd1,sd=sd1,xfersize=4k,rdpct=100,seekpct=100\n"
+      "rd=slow,wd=wd1,iorate=1,elapsed=1,interval=1\n"
+      "rd=fast,wd=wd1,iorate=max,elapsed=1,interval=1\n");
+  workload::VdbenchRunOptions o;
+  auto r = workload::run_vdbench(*b.target, b.target->capacity_bytes(), b.sim, f, o);
+  REQUIRE(r.is_ok());
+  REQUIRE(r->runs.size() == 2);
+  CHECK(r->runs[1].start >= r->runs[0].start + sim::kSecond);
+  CHECK(b.sim.now() >= r->runs[1].start + sim::kSecond);
 }

@@ -20,6 +20,7 @@ import signal
 import json
 import struct
 import subprocess
+import time
 import sys
 import urllib.error
 import urllib.request
@@ -174,6 +175,24 @@ def record_replay():
         rc, text = replay(ws.path("block-status.rec"), check=False)
         expect(rc == 1 and "diverged" in text and "assertion" not in text,
                "a BLOCK_STATUS past the volume's end in an edited record is a divergence, not an abort")
+
+        # Hostile review 43: a forged batch of 64 READs of 256 MiB allocated their buffers as the
+        # record was decoded (5.8 GB, then bad_alloc); a batch holds at most 256 MiB of data.
+        first = next(i for i, r in enumerate(records) if r[1] == "nbd.io")
+        p = records[first][4]
+        o = 8 + 8 + struct.unpack_from("<Q", p, 8)[0]   # connection id, export name
+        size_at = o + 32                               # volume, mapping, host, lun ids
+        p = p[:size_at] + struct.pack("<q", 1 << 50) + p[size_at + 8:]
+        o = size_at + 8 + 1                            # size, read_only
+        o += 8 + struct.unpack_from("<Q", p, o)[0]      # description
+        reads = b"".join(struct.pack("<HHQQI", 0, 0, i, i << 28, 1 << 28) for i in range(64))
+        edited = list(records)
+        edited[first] = records[first][:4] + (p[:o] + struct.pack("<I", 64) + reads,)
+        write_session(ws.path("big-reads.rec"), header, edited)
+        started = time.monotonic()
+        rc, text = replay(ws.path("big-reads.rec"), check=False)
+        expect(rc != 0 and "more than 268435456 bytes of data" in text and time.monotonic() - started < 30,
+               "a forged batch of 16 GiB of reads is refused as it is decoded, not allocated")
 
         # Hostile round 22: a final state that differs printed both whole states (about 3,000
         # lines each for this array); only the lines that differ are shown.
