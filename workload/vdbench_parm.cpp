@@ -30,6 +30,17 @@ constexpr std::int64_t kMaxTransferBytes = std::int64_t{1} << 30;
 constexpr std::int64_t kMaxIntervals = 1'000'000;      // per run
 constexpr std::int64_t kMaxRuns = 10'000;               // for-loop combinations and curve points
 constexpr std::size_t kMaxStorageDefinitions = 1'024;   // sds
+constexpr std::size_t kMaxWorkloadDefinitions = 1'024;  // wds
+// sd streams of one rd (each wd's sds, over its wds): an I/O may scan them, and 60,000 wds
+// named in one rd ran for minutes before an I/O (hostile review 43).
+constexpr std::size_t kMaxRunStreams = 4'096;
+
+// The runs an rd makes: its for-loops' combinations, and a curve's points after its max run.
+double runs_of(const VdRun& r) {
+  const auto n = [](std::size_t k) { return static_cast<double>(std::max<std::size_t>(1, k)); };
+  return n(r.forthreads.size()) * n(r.forxfersize.size()) * n(r.forrdpct.size()) * n(r.forseekpct.size()) *
+         (r.rate == VdRate::kCurve ? 1.0 + static_cast<double>(r.curve.size()) : 1.0);
+}
 
 // Thrown inside this file only; parse_vdbench turns it into a Status.
 struct ParmError : std::runtime_error {
@@ -392,7 +403,7 @@ class Parser {
         VdStorage s = sd_default;
         for (const auto& p : d.params) apply_sd(p, s);
         if (is_default) { sd_default = s; continue; }
-        if (std::count(sd_names.begin(), sd_names.end(), d.name)) fail(d.line, "sd", "\"" + d.name + "\" is defined twice");
+        check_new_name(d, sd_names, kMaxStorageDefinitions);
         s.name = d.name;
         s.line = d.line;
         sd_names.push_back(d.name);
@@ -401,7 +412,7 @@ class Parser {
         VdWorkload w = wd_default;
         for (const auto& p : d.params) apply_wd(p, w, sd_names);
         if (is_default) { wd_default = w; continue; }
-        if (std::count(wd_names.begin(), wd_names.end(), d.name)) fail(d.line, "wd", "\"" + d.name + "\" is defined twice");
+        check_new_name(d, wd_names, kMaxWorkloadDefinitions);
         if (w.sds.empty()) {
           if (sd_names.empty()) fail(d.line, "sd", "wd=" + d.name + " names no sd and none is defined");
           w.sds = sd_names;  // VDBench: all sds
@@ -450,16 +461,30 @@ class Parser {
  private:
   // Every run's results are kept to the end: for-loops multiply (a 16 KB file asked for 10^12
   // runs), so their number is bounded. Each sd is a stream each I/O may scan.
+  // A new sd or wd: not defined before, and not past `most` of its kind (checked as each comes:
+  // each name is compared with those before it).
+  void check_new_name(const Definition& d, const std::vector<std::string>& names, std::size_t most) const {
+    if (std::count(names.begin(), names.end(), d.name)) fail(d.line, d.kind, "\"" + d.name + "\" is defined twice");
+    if (names.size() == most) fail(d.line, d.kind, "more than " + std::to_string(most) + " " + d.kind + "s");
+  }
+
+  // Every interval of every run is a row kept to the end, so the file's rows are bounded as a
+  // run's are (hostile review 43: a 100-byte file's for-loops asked for terabytes).
   void check_bounds(const VdbenchFile& f) const {
-    if (f.sds.size() > kMaxStorageDefinitions)
-      fail(f.sds[kMaxStorageDefinitions].line, "sd", "more than " + std::to_string(kMaxStorageDefinitions) + " sds");
-    double runs = 0;
+    double runs = 0, rows = 0;
     for (const auto& r : f.rds) {
-      const auto n = [](std::size_t k) { return static_cast<double>(std::max<std::size_t>(1, k)); };
-      runs += n(r.forthreads.size()) * n(r.forxfersize.size()) * n(r.forrdpct.size()) * n(r.forseekpct.size()) *
-              (r.rate == VdRate::kCurve ? 1.0 + static_cast<double>(r.curve.size()) : 1.0);
+      runs += runs_of(r);
       if (runs > static_cast<double>(kMaxRuns))
         fail(r.line, "rd", "the runs its for-loops and curve make come to over " + std::to_string(kMaxRuns));
+      rows += runs_of(r) * static_cast<double>(r.elapsed / r.interval);
+      if (rows > static_cast<double>(kMaxIntervals))
+        fail(r.line, "rd", "the file's runs come to over " + std::to_string(kMaxIntervals) +
+                               " intervals in all (each is a row kept and printed)");
+      std::size_t streams = 0;
+      for (const auto& w : r.wds) streams += f.wd(w)->sds.size();
+      if (streams > kMaxRunStreams)
+        fail(r.line, "rd", "its wds name " + std::to_string(streams) + " sd streams in all; at most " +
+                               std::to_string(kMaxRunStreams));
     }
   }
 
@@ -497,9 +522,13 @@ sim::Result<VdbenchFile> parse_vdbench(const std::string& text, const std::strin
 sim::Status check_run_overrides(const VdbenchFile& file, sim::Time elapsed, sim::Time interval) {
   if (elapsed <= 0 && interval <= 0) return sim::Status::ok();
   const std::string flags = elapsed > 0 && interval > 0 ? "--elapsed / --interval" : elapsed > 0 ? "--elapsed" : "--interval";
+  double rows = 0;
   for (const VdRun& rd : file.rds) {
     const sim::Time e = elapsed > 0 ? elapsed : rd.elapsed;
     const sim::Time i = std::min(interval > 0 ? interval : rd.interval, e);  // one longer than the run is cut to it
+    if ((rows += runs_of(rd) * static_cast<double>(e / i)) > static_cast<double>(kMaxIntervals) && e / i <= kMaxIntervals)
+      return sim::invalid_argument(flags + ": the file's runs would come to over " + std::to_string(kMaxIntervals) +
+                                   " intervals in all (each is a row kept)");
     if (e / i > kMaxIntervals) {
       char detail[160];
       std::snprintf(detail, sizeof detail, " would run %lld intervals of %g s over %g s; at most %lld per run",

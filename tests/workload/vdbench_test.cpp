@@ -153,6 +153,22 @@ TEST_CASE("a malformed parameter file is refused with FILE:LINE: parameter: what
   CHECK(parse_vdbench_ok("sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forthreads=(" + threads + "),forrdpct=(1,2)\n").rds.size() == 1);
   for (int i = 0; i <= 1024; ++i) sds += "sd=s" + std::to_string(i) + ",lun=x\n";
   CHECK(parse_vdbench_error(sds + "wd=w,sd=s1\nrd=r,wd=w\n") == "t.vdb:1025: sd: more than 1024 sds");
+  // Hostile review 43: wds had no bound (60,000 of them parsed for minutes, each compared with
+  // those before it), nor the sd streams of one rd, nor a file's interval rows over its runs
+  // (each run was held to 1,000,000; for-loops multiplied them).
+  std::string wds;
+  for (int i = 0; i <= 1024; ++i) wds += "wd=w" + std::to_string(i) + ",sd=sd1\n";
+  CHECK(parse_vdbench_error("sd=sd1,lun=x\n" + wds + "rd=r,wd=w1\n") == "t.vdb:1026: wd: more than 1024 wds");
+  std::string all_sds;
+  for (int i = 0; i < 1024; ++i) all_sds += "sd=s" + std::to_string(i) + ",lun=x\n";
+  const std::string five = "wd=a,sd=s*\nwd=b,sd=s*\nwd=c,sd=s*\nwd=d,sd=s*\n";
+  CHECK(parse_vdbench_ok(all_sds + five + "rd=r,wd=(a,b,c,d)\n").rds.size() == 1);  // 4,096 streams
+  CHECK(parse_vdbench_error(all_sds + five + "wd=e,sd=s*\nrd=r,wd=(a,b,c,d,e)\n") ==
+        "t.vdb:1030: rd: its wds name 5120 sd streams in all; at most 4096");
+  const std::string rows = "sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,elapsed=1000,interval=0.001";
+  CHECK(parse_vdbench_ok(rows + "\n").rds.size() == 1);  // 1,000,000 rows
+  CHECK(parse_vdbench_error(rows + ",forrdpct=(0,25)\n") ==
+        "t.vdb:3: rd: the file's runs come to over 1000000 intervals in all (each is a row kept and printed)");
   // A long bad value is cut in the message (hostile round 25: 10,000 parentheses deep, a 20 KB line).
   const std::string deep = parse_vdbench_error("sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,forthreads=" +
                                                std::string(10000, '(') + "1" + std::string(10000, ')') + "\n");
