@@ -73,6 +73,7 @@ int run_calibrate(const CalibrateOptions& o) {
     }
     return 0;
   }
+  if (const sim::Status st = workload::check_calibration_figures(*calibration); !st.is_ok()) return fail(st.message(), 2);
   auto results = workload::run_calibration(*catalog, *preset, *calibration, run);
   // A --only that matches nothing is a bad option (2); a run that failed is 1.
   if (!results.is_ok()) {

@@ -412,8 +412,7 @@ RawSystems read_raw_systems(const std::map<std::string, std::string>& files,
   return raw;
 }
 
-// True if the dotted key path `key` ("controllers.host_ports.speed_gbps") names a member of
-// `node`.
+// True if the dotted key path `key` ("controllers.host_ports.speed_gbps") names a member of `node`.
 bool defines_key(const json* node, const std::string& key) {
   std::size_t pos = 0;
   for (;;) {
@@ -539,8 +538,7 @@ sim::Result<Catalog> Catalog::from_directory(const std::string& dir) {
   if (!fs::exists(dir, ec)) return sim::invalid_argument(dir + ": no such directory");
   if (!fs::is_directory(dir, ec)) return sim::invalid_argument(dir + ": not a directory");
   std::map<std::string, std::string> files;
-  // Every step with an error code: a symlink loop anywhere in the folder (systems/x.json ->
-  // x.json) threw filesystem_error out of the scan and killed every command (hostile round 28).
+  // Every step with an error code: a symlink loop (systems/x.json -> x.json) threw out of the scan (hostile round 28).
   fs::recursive_directory_iterator it(dir, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     const fs::directory_entry& entry = *it;
@@ -553,7 +551,9 @@ sim::Result<Catalog> Catalog::from_directory(const std::string& dir) {
     std::error_code file_ec;
     const bool regular = entry.is_regular_file(file_ec);
     if (file_ec) return sim::invalid_argument(entry.path().string() + ": " + file_ec.message());
-    if (!regular) continue;
+    if (!regular)  // it was skipped, and its preset then unknown (hostile review 43)
+      return sim::invalid_argument(entry.path().string() + ": " + (entry.is_directory(file_ec) ? "a folder" :
+                                   "not a regular file (a FIFO or a device?)") + " where a preset's JSON file belongs");
     auto text = read_file_text(entry.path().string(), kMaxPresetFileBytes);
     if (!text.is_ok()) return sim::invalid_argument(text.status().message());
     if (text->size() > kMaxPresetFileBytes)

@@ -1,5 +1,6 @@
 #include "perf/calibration.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -87,6 +88,17 @@ Parameter parse_parameter(const std::string& path, const std::string& name, cons
   out.value = p["value"].get<double>();
   if (out.value < 0) fail(path, field + "value", "must be >= 0");
   out.unit = string_at(path, p, "unit", field);
+  // The unit the model reads the value in, by the name's suffix (hostile review 43: "us" beside
+  // a value of 30 was read as 30 ns): the unit must say it first.
+  static constexpr std::pair<std::string_view, std::string_view> kUnits[] = {
+      {"_ns_per_kib", "ns per KiB"}, {"_ns", "ns"}, {"_bytes_per_second", "bytes/s"}, {"_bytes", "bytes"}};
+  for (const auto& [suffix, unit] : kUnits)
+    if (name.ends_with(suffix)) {
+      if (!out.unit.starts_with(unit) || (out.unit.size() > unit.size() && std::isalpha(static_cast<unsigned char>(out.unit[unit.size()]))))
+        fail(path, field + "unit", "\"" + out.unit + "\": the model reads " + name + " in " + std::string(unit) +
+                                       " (say so first, and give the value in it)");
+      break;
+    }
   out.source = string_at(path, p, "source", field, false);
   out.assumption = string_at(path, p, "assumption", field, false);
   if (p.contains("fitted_to")) {
@@ -171,6 +183,7 @@ Calibration parse(const std::string& path, const std::string& text, const std::s
   if (string_at(path, j, "schema", "") != "afasim.calibration/1") fail(path, "schema", "must be afasim.calibration/1");
   Calibration c;
   c.system = string_at(path, j, "system", "");
+  c.file = path;
   if (!j.contains("training_figures") || !j["training_figures"].is_array()) fail(path, "training_figures", "must be a list");
   std::set<std::string> ids;
   for (std::size_t i = 0; i < j["training_figures"].size(); ++i) {
@@ -250,9 +263,12 @@ sim::Result<Calibration> load_calibration(const std::string& system, const std::
     text = *t;
     sources_text = *s;
   }
-  auto c = parse_calibration(rel, text, source_keys(sources_text));
+  // Named with its folder, as the presets' errors are (hostile review 43: "calibration/x.json:
+  // invalid JSON" said not which folder's).
+  const std::string shown = config_dir.empty() ? rel : (std::filesystem::path(config_dir) / rel).string();
+  auto c = parse_calibration(shown, text, source_keys(sources_text));
   if (c.is_ok() && c->system != system)
-    return sim::invalid_argument(rel + ": system: \"" + c->system + "\" does not match the file name");
+    return sim::invalid_argument(shown + ": system: \"" + c->system + "\" does not match the file name");
   return c;
 }
 

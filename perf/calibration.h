@@ -69,6 +69,7 @@ struct ModelParameters {
 struct Calibration {
   static constexpr int kMaxFitted = 6;
   std::string system;
+  std::string file;  // where it was read, for messages: "calibration/ise-860-g3.json", or under --config-dir
   std::vector<TrainingFigure> figures;
   std::map<std::string, Parameter> parameters;  // by name, as in the file
   ModelParameters model;

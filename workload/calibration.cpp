@@ -154,6 +154,32 @@ sim::Result<double> run_model(const perf::Calibration& calibration, const perf::
 
 }  // namespace
 
+sim::Status check_calibration_figures(const perf::Calibration& c) {
+  for (std::size_t i = 0; i < c.figures.size(); ++i) {
+    const perf::TrainingFigure& f = c.figures[i];
+    const std::string field = c.file + ": training_figures[" + std::to_string(i) + "].";
+    auto parsed = shipped_job_file(f.workload);
+    if (!parsed.is_ok())
+      return sim::invalid_argument(field + "workload: \"" + f.workload + "\" is not a job file of config/workloads");
+    if (f.section.empty()) {
+      // The last group is the figure's unless its jobs are a section's ("write-lun0"): then
+      // the file measures several, and the figure must say which.
+      const auto last = std::find_if(parsed->jobs.begin(), parsed->jobs.end(),
+                                     [&](const FioJob& j) { return j.group_id == parsed->group_count() - 1; });
+      if (last != parsed->jobs.end() && last->name.find('-') != std::string::npos)
+        return sim::invalid_argument(field + "section: missing, and the last group of " + f.workload + " is section \"" +
+                                     last->name.substr(0, last->name.find('-')) +
+                                     "\"'s: name the group this figure reads");
+      continue;
+    }
+    if (std::none_of(parsed->jobs.begin(), parsed->jobs.end(),
+                     [&](const FioJob& j) { return j.name.rfind(f.section + "-", 0) == 0; }))
+      return sim::invalid_argument(field + "section: \"" + f.section + "\" names no group of " + f.workload +
+                                   " (no job's name begins \"" + f.section + "-\")");
+  }
+  return sim::Status::ok();
+}
+
 double figure_tolerance(perf::FigureMetric metric) {
   switch (metric) {
     case perf::FigureMetric::kIops:

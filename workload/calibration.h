@@ -53,6 +53,13 @@ struct CalibrationRunOptions {
   std::function<void(const std::string&)> progress;
 };
 
+// kInvalidArgument, naming the calibration file and field, unless every figure's job file is
+// one of config/workloads and its section names a group there (an empty section is the last
+// group, allowed only when that group's jobs are no section's: "lun0", not "write-lun0").
+// Checked before any figure runs (hostile review 43: a figure without its section measured the
+// writes without a word; a job file or section naming nothing failed only at its turn).
+sim::Status check_calibration_figures(const perf::Calibration& calibration);
+
 // Runs every figure of `calibration` on `preset` (those whose id contains options.only, when
 // it is set). kNotFound when a figure names a job file that is not among the shipped
 // workloads; kInvalidArgument when options.only matches no figure (naming the ids there are);

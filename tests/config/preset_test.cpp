@@ -2,12 +2,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 
+#include "config/file_text.h"
 #include "config/preset.h"
 
 using namespace afasim;
@@ -226,6 +229,22 @@ TEST_CASE("from_directory: a symlink loop, a dangling link or a file in place of
   REQUIRE_FALSE(dangling.is_ok());
   CHECK(dangling.status().message() == (dir / "ssds" / "gone.json").string() + ": No such file or directory");
   std::filesystem::remove(dir / "ssds" / "gone.json");
+  // A folder or a FIFO where a preset belongs was skipped: the preset was then unknown
+  // (hostile review 43).
+  const auto preset = dir / "systems" / "ise-860-g3.json";
+  const std::string kept = config::read_file_text(preset.string(), 1 << 20).value();
+  std::filesystem::remove(preset);
+  std::filesystem::create_directory(preset);
+  auto folder = config::Catalog::from_directory(dir.string());
+  REQUIRE_FALSE(folder.is_ok());
+  CHECK(folder.status().message() == preset.string() + ": a folder where a preset's JSON file belongs");
+  std::filesystem::remove(preset);
+  REQUIRE(::mkfifo(preset.c_str(), 0600) == 0);
+  auto fifo = config::Catalog::from_directory(dir.string());
+  REQUIRE_FALSE(fifo.is_ok());
+  CHECK(fifo.status().message() == preset.string() + ": not a regular file (a FIFO or a device?) where a preset's JSON file belongs");
+  std::filesystem::remove(preset);
+  std::ofstream(preset) << kept;
   CHECK(config::Catalog::from_directory(dir.string()).is_ok());
   auto file = config::Catalog::from_directory((dir / "sources.json").string());
   REQUIRE_FALSE(file.is_ok());

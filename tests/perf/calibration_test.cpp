@@ -94,6 +94,18 @@ TEST_CASE("calibration: a parameter needs exactly one provenance, a known source
   CHECK(error_of(std::string("{}\0 garbage", 11)).find("a NUL byte") != std::string::npos);
   CHECK(error_of(R"({"schema": "x", "schema": "y"})").find("schema: duplicate key") != std::string::npos);
   CHECK(error_of(edited([](auto& j) { j["extra"] = 1; })).find("unknown field") != std::string::npos);
+  // The unit the model reads a value in is said first (hostile review 43: "us" beside 30 was
+  // read as 30 ns); what follows it is free text.
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_host_read_ns"]["unit"] = "us per host read command"; })) ==
+        "calibration/x.json: parameters.cpu_host_read_ns.unit: \"us per host read command\": the model reads "
+        "cpu_host_read_ns in ns (say so first, and give the value in it)");
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["host_port_latency_ns"]["unit"] = "nsec"; })).find(
+            "the model reads host_port_latency_ns in ns") != std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["memory_bytes_per_second"]["unit"] = "MB/s"; })).find(
+            "in bytes/s") != std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_host_ns_per_kib"]["unit"] = "ns per MiB"; })).find(
+            "in ns per KiB") != std::string::npos);
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_host_read_ns"]["unit"] = "ns, as measured"; })).empty());
 }
 
 TEST_CASE("calibration: a published figure outside its metric's range is refused, naming the range") {

@@ -130,6 +130,29 @@ TEST_CASE("--only that matches no training figure is refused, naming the figures
   CHECK(results.status().message().find("4k-randread-raid10-stddev") != std::string::npos);
 }
 
+TEST_CASE("every figure's job file and group are checked before any run, naming the field (hostile review 43)") {
+  // A figure without its section measured the last group (the writes) without a word; a job
+  // file or section that named nothing failed only at its turn, naming neither file nor field.
+  perf::Calibration c = perf::load_calibration("ise-860-g3").value();
+  CHECK(workload::check_calibration_figures(c).is_ok());
+  std::size_t read = 0;
+  while (c.figures[read].id != "128k-seqread-raid5-mbps") ++read;
+  const std::string field = "calibration/ise-860-g3.json: training_figures[" + std::to_string(read) + "].";
+  perf::Calibration no_section = c;
+  no_section.figures[read].section.clear();
+  CHECK(workload::check_calibration_figures(no_section).message() ==
+        field + "section: missing, and the last group of ise860-128k-seq.fio is section \"write\"'s: name the group "
+                "this figure reads");
+  perf::Calibration bad_section = c;
+  bad_section.figures[read].section = "nosuch";
+  CHECK(workload::check_calibration_figures(bad_section).message() ==
+        field + "section: \"nosuch\" names no group of ise860-128k-seq.fio (no job's name begins \"nosuch-\")");
+  perf::Calibration bad_file = c;
+  bad_file.figures[read].workload = "nope.fio";
+  CHECK(workload::check_calibration_figures(bad_file).message() ==
+        field + "workload: \"nope.fio\" is not a job file of config/workloads");
+}
+
 TEST_CASE("the text table keeps its columns: a long id, an error past 10^6 %, each row its own line") {
   // Hostile round 22: a published figure of 1 IOPS against ~277,000 modelled printed a 300-digit
   // error that overran the row and glued the next row's id onto it.
