@@ -1,5 +1,6 @@
 // `afasim vdbench PARMFILE --device NAME`: a VDBench parameter file in virtual time against a
 // bare device (docs/vdbench.md).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ int run_vdbench_command(const VdbenchOptions& o) {
   if (!o.svg.empty()) {  // a file that cannot be written fails now, not after the run
     if (const std::string bad = output_file_problem(o.svg, {o.parm_file}, o.config_dir); !bad.empty())
       return fail_command("vdbench", "--svg: " + bad, 2);
+    // Said before the runs, not after them (hostile review 43).
+    if (std::none_of(file->rds.begin(), file->rds.end(), [](const workload::VdRun& r) { return r.rate == workload::VdRate::kCurve; }))
+      return fail_command("vdbench", "--svg: the file has no iorate=curve run to draw", 2);
   }
   workload::VdbenchRunOptions options;
   options.seed = o.seed;

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace afasim::workload {
 namespace {
@@ -123,6 +124,7 @@ class Parser {
     std::istringstream in(text);
     std::string raw;
     int line = 0;
+    bool continues = false;  // the last line read ended in ','
     while (std::getline(in, raw)) {
       ++line;
       // A UTF-8 byte-order mark, as Windows editors write it, is no part of the first line (it
@@ -133,9 +135,12 @@ class Parser {
       // A comment after the parameters: VDBench ignores what follows whitespace + '*'... keep
       // it simple and strict: '*' only starts comment lines.
       auto params = split(t, line);
+      // A line after one that ends in ',' continues its definition, whatever its first keyword
+      // (hostile review 43: "wd=wd1," then " sd=sd9" defined an sd9, and wd1 took every sd).
+      const bool continued = std::exchange(continues, t.back() == ',');
       if (params.empty()) continue;
       const std::string& first = params.front().key;
-      if (first == "sd" || first == "wd" || first == "rd") {
+      if ((first == "sd" || first == "wd" || first == "rd") && !(continued && !defs.empty())) {
         Definition d{first, params.front().value, line, {}};
         d.params.assign(params.begin() + 1, params.end());
         defs.push_back(std::move(d));

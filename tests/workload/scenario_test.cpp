@@ -948,6 +948,12 @@ TEST_CASE("an output file that is the command's own input is refused, not writte
   CHECK(replay.exit_code == 2);
   CHECK(replay.err.find("--record: " + record + " is " + record + ", which this command reads") != std::string::npos);
   CHECK(slurp(record) == "not a record");
+  // Hostile review 43: --svg on a file with no curve failed only after every run (exit 1).
+  const std::string flat = write_temp("flat.vdb", "sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=1000,interval=1\n");
+  const Cli no_curve = run_cli("vdbench " + flat + " --svg " + (cli_temp_dir() / "flat.svg").string() +
+                               " --device samsung-sm963-1920gb --quiet");
+  CHECK(no_curve.exit_code == 2);
+  CHECK(no_curve.err == "afasim vdbench: --svg: the file has no iorate=curve run to draw\n");
 }
 
 TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a crash") {

@@ -81,6 +81,17 @@ TEST_CASE("a parameter file with defaults, lists, distributions and continuation
   CHECK(r.forthreads == std::vector<int>{8, 32});
 }
 
+TEST_CASE("a line after one ending in ',' continues its definition, even when it begins with sd= (hostile review 43)") {
+  // "wd=wd1," then " sd=sd9" defined an sd9, and wd1 took every sd defined before it.
+  const auto f = parse_vdbench_ok("sd=sd1,lun=/dev/x\nsd=sd9,lun=/dev/y\nwd=wd1,\n  sd=sd9,xfersize=8k\nrd=r,wd=wd1\n");
+  REQUIRE(f.sds.size() == 2);
+  REQUIRE(f.wds.size() == 1);
+  CHECK(f.wds[0].sds == std::vector<std::string>{"sd9"});
+  CHECK(f.wds[0].xfersize.front().size_bytes == 8192);
+  // Without the comma, sd= begins a new definition, as before.
+  CHECK(parse_vdbench_ok("sd=sd1,lun=/dev/x\nwd=wd1,sd=sd1\nsd=sd2,lun=/dev/y\nrd=r,wd=wd1\n").sds.size() == 2);
+}
+
 TEST_CASE("a parameter file that starts with a UTF-8 byte-order mark parses as without it") {
   // Hostile round 25: the mark was read into the first line's "sd" ("unknown or unsupported
   // parameter", the mark invisible on a terminal).

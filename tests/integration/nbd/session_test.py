@@ -176,6 +176,11 @@ def record_replay():
         expect(rc == 1 and "diverged" in text and "assertion" not in text,
                "a BLOCK_STATUS past the volume's end in an edited record is a divergence, not an abort")
 
+        # Hostile review 43: --state naming a file said "is not empty".
+        rc, text = replay(ws.path("planted.rec"), "--state", ws.path("planted.rec"), check=False)
+        expect(rc == 2 and "is a file: a replay needs a new state directory" in text,
+               "replay --state naming a file says so")
+
         # Hostile review 43: a forged batch of 64 READs of 256 MiB allocated their buffers as the
         # record was decoded (5.8 GB, then bad_alloc); a batch holds at most 256 MiB of data.
         first = next(i for i, r in enumerate(records) if r[1] == "nbd.io")
