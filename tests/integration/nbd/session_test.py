@@ -67,6 +67,19 @@ def write_session(path, header, records):
     open(path, "wb").write(bytes(out))
 
 
+def first_batch_of_a_huge_export(records):
+    """The first NBD batch's index, its payload with the export's size made 1 PiB, and the
+    offset of its request count (nbd_record.cpp replay_io's layout)."""
+    first = next(i for i, r in enumerate(records) if r[1] == "nbd.io")
+    p = records[first][4]
+    o = 8 + 8 + struct.unpack_from("<Q", p, 8)[0]   # connection id, export name
+    size_at = o + 32                               # volume, mapping, host, lun ids
+    p = p[:size_at] + struct.pack("<q", 1 << 50) + p[size_at + 8:]
+    o = size_at + 8 + 1                            # size, read_only
+    o += 8 + struct.unpack_from("<Q", p, o)[0]      # description
+    return first, p, o
+
+
 def replay(*args, check=True):
     binary = os.environ["AFASIM_BINARY"]
     p = run([binary, "replay", *args], check=False, timeout=300)
@@ -157,13 +170,8 @@ def record_replay():
         # Hostile round 16: an edited record (checksums recomputed) whose export claims 1 PiB
         # and whose first request is a BLOCK_STATUS of 4 GiB past the volume's end passed the
         # replay's check against the recorded size and aborted on an assertion (exit 134).
-        first = next(i for i, r in enumerate(records) if r[1] == "nbd.io")
-        p = records[first][4]
-        o = 8 + 8 + struct.unpack_from("<Q", p, 8)[0]   # connection id, export name
-        size_at = o + 32                               # volume, mapping, host, lun ids
-        p = p[:size_at] + struct.pack("<q", 1 << 50) + p[size_at + 8:]
-        o = size_at + 8 + 1                            # size, read_only
-        o += 8 + struct.unpack_from("<Q", p, o)[0] + 4  # description, request count
+        first, p, o = first_batch_of_a_huge_export(records)
+        o += 4                                         # the request count
         kind, _, handle, _, length = struct.unpack_from("<HHQQI", p, o)
         rest = p[o + 24:]
         if kind == 1:  # a write: its payload goes with it
@@ -183,13 +191,7 @@ def record_replay():
 
         # Hostile review 43: a forged batch of 64 READs of 256 MiB allocated their buffers as the
         # record was decoded (5.8 GB, then bad_alloc); a batch holds at most 256 MiB of data.
-        first = next(i for i, r in enumerate(records) if r[1] == "nbd.io")
-        p = records[first][4]
-        o = 8 + 8 + struct.unpack_from("<Q", p, 8)[0]   # connection id, export name
-        size_at = o + 32                               # volume, mapping, host, lun ids
-        p = p[:size_at] + struct.pack("<q", 1 << 50) + p[size_at + 8:]
-        o = size_at + 8 + 1                            # size, read_only
-        o += 8 + struct.unpack_from("<Q", p, o)[0]      # description
+        first, p, o = first_batch_of_a_huge_export(records)
         reads = b"".join(struct.pack("<HHQQI", 0, 0, i, i << 28, 1 << 28) for i in range(64))
         edited = list(records)
         edited[first] = records[first][:4] + (p[:o] + struct.pack("<I", 64) + reads,)
