@@ -163,10 +163,19 @@ std::filesystem::path written_path(const std::string& path) {
 std::string output_in_config_dir(const std::string& path, const std::string& config_dir) {
   // The folder's presets are read by the command (hostile review 43: an SVG went over
   // DIR/calibration/ise-860-g3.json and DIR/ssds/*.json).
+  namespace fs = std::filesystem;
   if (config_dir.empty()) return "";
-  const std::filesystem::path out = written_path(path), dir = written_path(config_dir);
-  if (std::mismatch(dir.begin(), dir.end(), out.begin(), out.end()).first != dir.end()) return "";
-  return path + " is inside --config-dir " + config_dir + ", whose presets this command reads: write it elsewhere";
+  const fs::path out = written_path(path), dir = written_path(config_dir);
+  if (std::mismatch(dir.begin(), dir.end(), out.begin(), out.end()).first == dir.end())
+    return path + " is inside --config-dir " + config_dir + ", whose presets this command reads: write it elsewhere";
+  // A hard link to one of its files is that file (re-test of hostile review 43).
+  std::error_code ec;
+  if (!fs::is_regular_file(out, ec) || fs::hard_link_count(out, ec) < 2) return "";
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (std::error_code e; it->is_regular_file(e) && fs::equivalent(it->path(), out, e))
+      return path + " is " + it->path().string() + " of --config-dir " + config_dir +
+             ", whose presets this command reads: write it elsewhere";
+  return "";
 }
 
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs,

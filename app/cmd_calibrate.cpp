@@ -29,10 +29,9 @@ struct CalibrateOptions {
   bool quiet = false;
 };
 
-int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "afasim calibrate: %s\n", message.c_str());
-  return code;
-}
+// Escaped as every command's messages (re-test of hostile review 43: a calibration file's
+// U+202E reached the terminal).
+int fail(const std::string& message, int code) { return fail_command("calibrate", message, code); }
 
 int run_calibrate(const CalibrateOptions& o) {
   auto calibration = perf::load_calibration(o.system, o.config_dir);
@@ -41,7 +40,7 @@ int run_calibrate(const CalibrateOptions& o) {
   if (!catalog.is_ok()) return fail(catalog.status().message(), 2);
   auto preset = catalog->system(o.system);
   if (!preset.is_ok()) return fail("--system: " + preset.status().message(), 2);
-  if (const sim::Status agree = perf::check_against_preset(calibration->model, *preset, "calibration/" + o.system + ".json");
+  if (const sim::Status agree = perf::check_against_preset(calibration->model, *preset, calibration->file);
       !agree.is_ok())
     return fail(agree.message(), 2);
   workload::CalibrationRunOptions run;

@@ -472,7 +472,8 @@ Runner add_fio_command(CLI::App& app) {
   cmd->add_option("--output-format", o->output_format, "normal, terse, json, json+, or several: normal,json")
       ->capture_default_str();
   cmd->add_option("--output", o->output, "Write the report to this file instead of stdout");
-  cmd->add_option("--section", o->sections, "Run only this job section (repeatable), as fio's --section");
+  cmd->add_option("--section", o->sections, "Run only this job section (repeatable), as fio's --section")
+      ->allow_extra_args(false);  // one value an occurrence: "--section a job.fio" took the job file as a second section
   const std::string fio_flags = "fio's own flags";
   cmd->add_flag("--minimal", o->minimal, "As fio: terse output (--output-format=terse)")->group(fio_flags);
   cmd->add_flag("--append-terse", o->append_terse, "As fio: terse output after the others")->group(fio_flags);

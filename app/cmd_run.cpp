@@ -69,6 +69,17 @@ int run_reliability_command(const RunOptions& o, const workload::ScenarioSource&
   return 0;
 }
 
+// The files a run reads: the scenario, its workloads' fio_file job files, their includes and
+// read_iolog traces (re-test of hostile review 43: --html over a fio_file, --svg over a trace).
+std::vector<std::string> scenario_inputs(const RunOptions& o, const workload::Scenario& s) {
+  std::vector<std::string> inputs{o.scenario};
+  for (const workload::ScenarioWorkload& w : s.workloads) {
+    if (w.source_key.ends_with(".fio_file")) inputs.push_back(w.file.file_name);
+    for (std::string& f : workload::fio_referenced_files(w.file)) inputs.push_back(std::move(f));
+  }
+  return inputs;
+}
+
 int run_scenario_command(const RunOptions& o) {
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded()
                                       : config::Catalog::from_directory(o.config_dir);
@@ -84,12 +95,13 @@ int run_scenario_command(const RunOptions& o) {
   // Before a long run, not after it: the charts' files must be writable, and two (hostile
   // review 42: the HTML was written over the SVG).
   if (!o.svg.empty() && !o.html.empty()) {
-    if (written_path(o.svg) == written_path(o.html))
+    std::error_code ec;
+    if (written_path(o.svg) == written_path(o.html) || std::filesystem::equivalent(o.svg, o.html, ec))  // a hard link too
       return fail_command("run", "--svg and --html name the same file, " + o.html + ": give each its own", 2);
   }
   for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--svg", o.svg}, {"--html", o.html}}) {
     if (path.empty()) continue;
-    if (const std::string bad = output_file_problem(path, {o.scenario}, o.config_dir); !bad.empty())
+    if (const std::string bad = output_file_problem(path, scenario_inputs(o, *scenario), o.config_dir); !bad.empty())
       return fail_command("run", std::string(flag) + ": " + bad, 2);
   }
   for (const auto& w : scenario->warnings)

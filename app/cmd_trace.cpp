@@ -99,7 +99,7 @@ void warn_unused_maps(const workload::TraceReplayOptions& replay, const workload
                                   [&](const workload::TraceVolume& v) { return v.device == name; });
     if (!seen)
       std::fprintf(stderr, "afasim trace: warning: --map %s=%s: device \"%s\" is not in the replayed records\n",
-                   device.c_str(), volume.c_str(), device.c_str());
+                   config::printable(device).c_str(), volume.c_str(), config::printable(device).c_str());
   }
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "config/file_text.h"
 #include "config/json_text.h"
 #include "config/preset.h"
 
@@ -91,7 +92,8 @@ Parameter parse_parameter(const std::string& path, const std::string& name, cons
   // The unit the model reads the value in, by the name's suffix (hostile review 43: "us" beside
   // a value of 30 was read as 30 ns): the unit must say it first.
   static constexpr std::pair<std::string_view, std::string_view> kUnits[] = {
-      {"_ns_per_kib", "ns per KiB"}, {"_ns", "ns"}, {"_bytes_per_second", "bytes/s"}, {"_bytes", "bytes"}};
+      {"_ns_per_kib", "ns per KiB"}, {"_ns", "ns"}, {"_bytes_per_second", "bytes/s"}, {"_bytes", "bytes"},
+      {"_bytes_per_controller", "bytes"}};
   for (const auto& [suffix, unit] : kUnits)
     if (name.ends_with(suffix)) {
       if (!out.unit.starts_with(unit) || (out.unit.size() > unit.size() && std::isalpha(static_cast<unsigned char>(out.unit[unit.size()]))))
@@ -209,12 +211,21 @@ std::set<std::string> source_keys(const std::string& text) {
   return keys;
 }
 
+// kNotFound when nothing is at `path`; kInvalidArgument for what is no regular file of at most
+// 4 MiB (re-test of hostile review 43: a link to /dev/zero grew to 4 GB, a FIFO waited for
+// ever, a folder was "invalid JSON").
 sim::Result<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return sim::not_found(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  constexpr std::size_t kMaxBytes = 4 << 20;
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) return sim::not_found(path + ": cannot open");
+  if (!std::filesystem::is_regular_file(st))
+    return sim::invalid_argument(path + ": " + (std::filesystem::is_directory(st) ? "a folder" : "not a regular file") +
+                                 " where a JSON file belongs");
+  auto text = config::read_file_text(path, kMaxBytes);
+  if (!text.is_ok()) return sim::invalid_argument(text.status().message());
+  if (text->size() > kMaxBytes) return sim::invalid_argument(path + ": larger than " + std::to_string(kMaxBytes) + " bytes");
+  return text;
 }
 
 }  // namespace
@@ -257,6 +268,7 @@ sim::Result<Calibration> load_calibration(const std::string& system, const std::
   } else {
     const std::string path = (std::filesystem::path(config_dir) / rel).string();
     auto t = read_text(path);
+    if (!t.is_ok() && t.status().code() != sim::Code::kNotFound) return t.status();
     if (!t.is_ok()) return sim::not_found("no calibration for system \"" + system + "\" (" + path + ")");
     auto s = read_text((std::filesystem::path(config_dir) / "sources.json").string());
     if (!s.is_ok()) return s.status();

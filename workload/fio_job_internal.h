@@ -178,14 +178,15 @@ struct ApplyContext {
 std::optional<std::string> ignored_reason(const Entry& e);
 // fio 3.33's I/O engines (`fio --enghelp`) by what afasim makes of them: an asynchronous
 // block engine queues iodepth I/Os (as afasim does); a synchronous one keeps one in flight
-// (fio caps iodepth at 1); the others do no block I/O to a device (null, cpuio, net, exec,
-// file and directory operations) and an external library cannot run here: both refused.
+// (fio's backend.c caps iodepth at 1); the others do no block I/O to a device (null, cpuio,
+// net, exec, http, rdma, rados, file and directory operations) and an external library cannot
+// run here: both refused.
 enum class EngineKind { kAsync, kSync, kNotBlock, kExternal, kUnknown };
 EngineKind engine_kind(std::string_view name);
 // Applies ioengine=: the engine's name and whether it is synchronous, or the refusal.
 Status apply_ioengine(JobState& s, const Entry& e);
 // A synchronous engine keeps one I/O in flight: iodepth capped at 1 with fio's note
-// (init.c fixup_options), added to `notes` at the ioengine= line.
+// (backend.c), added to `notes` at the ioengine= line.
 void cap_sync_engine_depth(JobState& s, std::string_view file, std::vector<std::string>& notes);
 // The options whose value is a byte count or time (a blank after '=' is refused).
 bool is_numeric(Opt id);

@@ -343,23 +343,28 @@ const OptionDef* find_option(std::string_view name) {
 
 EngineKind engine_kind(std::string_view name) {
   if (name.starts_with("external:")) return EngineKind::kExternal;
+  // fio 3.33's engines/*.c: FIO_SYNCIO ones are synchronous (backend.c caps their iodepth);
+  // FIO_DISKLESSIO and network ones do no block I/O.
   static constexpr std::pair<std::string_view, EngineKind> kEngines[] = {
-      {"libaio", EngineKind::kAsync},     {"io_uring", EngineKind::kAsync},   {"io_uring_cmd", EngineKind::kAsync},
-      {"posixaio", EngineKind::kAsync},   {"solarisaio", EngineKind::kAsync}, {"windowsaio", EngineKind::kAsync},
-      {"nbd", EngineKind::kAsync},        {"rbd", EngineKind::kAsync},        {"rados", EngineKind::kAsync},
-      {"sg", EngineKind::kAsync},         {"xnvme", EngineKind::kAsync},      {"libblkio", EngineKind::kAsync},
-      {"rdma", EngineKind::kAsync},       {"gfapi_async", EngineKind::kAsync}, {"nfs", EngineKind::kAsync},
-      {"http", EngineKind::kAsync},       {"guasi", EngineKind::kAsync},      {"sync", EngineKind::kSync},
-      {"psync", EngineKind::kSync},       {"vsync", EngineKind::kSync},       {"pvsync", EngineKind::kSync},
-      {"pvsync2", EngineKind::kSync},     {"mmap", EngineKind::kSync},        {"splice", EngineKind::kSync},
-      {"pmemblk", EngineKind::kSync},     {"dev-dax", EngineKind::kSync},     {"libpmem", EngineKind::kSync},
-      {"gfapi", EngineKind::kSync},       {"libhdfs", EngineKind::kSync},     {"mtd", EngineKind::kSync},
-      {"binject", EngineKind::kSync},     {"libcufile", EngineKind::kSync},   {"null", EngineKind::kNotBlock},
-      {"cpuio", EngineKind::kNotBlock},   {"net", EngineKind::kNotBlock},     {"netsplice", EngineKind::kNotBlock},
-      {"exec", EngineKind::kNotBlock},    {"filecreate", EngineKind::kNotBlock}, {"filestat", EngineKind::kNotBlock},
-      {"filedelete", EngineKind::kNotBlock}, {"dircreate", EngineKind::kNotBlock}, {"dirstat", EngineKind::kNotBlock},
-      {"dirdelete", EngineKind::kNotBlock}, {"ftruncate", EngineKind::kNotBlock}, {"falloc", EngineKind::kNotBlock},
-      {"e4defrag", EngineKind::kNotBlock},
+      {"libaio", EngineKind::kAsync},     {"io_uring", EngineKind::kAsync},     {"io_uring_cmd", EngineKind::kAsync},
+      {"posixaio", EngineKind::kAsync},   {"solarisaio", EngineKind::kAsync},   {"windowsaio", EngineKind::kAsync},
+      {"nbd", EngineKind::kAsync},        {"rbd", EngineKind::kAsync},          {"xnvme", EngineKind::kAsync},
+      {"libblkio", EngineKind::kAsync},   {"gfapi_async", EngineKind::kAsync},  {"nfs", EngineKind::kAsync},
+      {"libiscsi", EngineKind::kAsync},   {"ime_aio", EngineKind::kAsync},      {"dfs", EngineKind::kAsync},
+      {"sync", EngineKind::kSync},        {"psync", EngineKind::kSync},         {"vsync", EngineKind::kSync},
+      {"pvsync", EngineKind::kSync},      {"pvsync2", EngineKind::kSync},       {"mmap", EngineKind::kSync},
+      {"splice", EngineKind::kSync},      {"sg", EngineKind::kSync},            {"pmemblk", EngineKind::kSync},
+      {"dev-dax", EngineKind::kSync},     {"libpmem", EngineKind::kSync},       {"gfapi", EngineKind::kSync},
+      {"libhdfs", EngineKind::kSync},     {"mtd", EngineKind::kSync},           {"libcufile", EngineKind::kSync},
+      {"libzbc", EngineKind::kSync},      {"ime_psync", EngineKind::kSync},     {"ime_psyncv", EngineKind::kSync},
+      {"null", EngineKind::kNotBlock},    {"cpuio", EngineKind::kNotBlock},     {"net", EngineKind::kNotBlock},
+      {"netsplice", EngineKind::kNotBlock}, {"exec", EngineKind::kNotBlock},    {"filecreate", EngineKind::kNotBlock},
+      {"filestat", EngineKind::kNotBlock}, {"filedelete", EngineKind::kNotBlock}, {"dircreate", EngineKind::kNotBlock},
+      {"dirstat", EngineKind::kNotBlock}, {"dirdelete", EngineKind::kNotBlock}, {"ftruncate", EngineKind::kNotBlock},
+      {"falloc", EngineKind::kNotBlock},  {"e4defrag", EngineKind::kNotBlock},  {"http", EngineKind::kNotBlock},
+      {"rdma", EngineKind::kNotBlock},    {"rados", EngineKind::kNotBlock},     {"librpma_apm_client", EngineKind::kNotBlock},
+      {"librpma_apm_server", EngineKind::kNotBlock}, {"librpma_gpspm_client", EngineKind::kNotBlock},
+      {"librpma_gpspm_server", EngineKind::kNotBlock},
   };
   for (const auto& [engine, kind] : kEngines)
     if (engine == name) return kind;

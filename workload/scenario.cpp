@@ -246,6 +246,9 @@ void Loader::workloads(const json& list) {
         r.fail(join(w.key, "name"),
                "duplicate workload name " + in_quotes(w.name) + " (also " + other.key + ")");
     for (const auto& warning : w.file.warnings) s.warnings.push_back(w.source_key + ": " + warning);
+    // fio's notes too: a synchronous engine's iodepth capped at 1 ran without a word (re-test
+    // of hostile review 43).
+    for (const auto& note : w.file.notes) s.warnings.push_back(w.source_key + ": " + note);
     s.workloads.push_back(std::move(w));
   }
 }

@@ -59,7 +59,11 @@ Result<std::optional<TraceRecord>> TraceReader::parse_blkparse(std::string_view 
   // is another line run into this one (hostile review 43: the records after it were dropped).
   if (const std::size_t tail = ranged ? 10 : 7; t.size() > tail) {
     const std::string_view rest(t[tail].data(), static_cast<std::size_t>(t.back().data() + t.back().size() - t[tail].data()));
-    if (rest.front() != '[' || rest.find(']') != rest.size() - 1)
+    // A process name may hold ']' ("[post]gres]"): refused only when what follows a ']' begins
+    // another event (re-test of hostile review 43).
+    const auto close = rest.find(']');
+    const std::string_view after = close == std::string_view::npos ? std::string_view{} : rest.substr(close + 1);
+    if (rest.front() != '[' || rest.back() != ']' || looks_like_blkparse(tokens(after)))
       return sim::invalid_argument("\"" + std::string(rest.substr(0, 40)) +
                                    "\" after the event: blkparse ends it with [PROCESS] or [ERROR] alone (two lines run into one?)");
   }

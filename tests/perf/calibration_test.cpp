@@ -106,6 +106,8 @@ TEST_CASE("calibration: a parameter needs exactly one provenance, a known source
   CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_host_ns_per_kib"]["unit"] = "ns per MiB"; })).find(
             "in ns per KiB") != std::string::npos);
   CHECK(error_of(edited([](auto& j) { j["parameters"]["cpu_host_read_ns"]["unit"] = "ns, as measured"; })).empty());
+  CHECK(error_of(edited([](auto& j) { j["parameters"]["read_cache_bytes_per_controller"]["unit"] = "KiB"; })).find(
+            "in bytes") != std::string::npos);
 }
 
 TEST_CASE("calibration: a published figure outside its metric's range is refused, naming the range") {

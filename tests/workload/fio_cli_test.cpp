@@ -457,6 +457,15 @@ TEST_CASE("a synchronous ioengine keeps one I/O in flight, as fio caps it; no en
         "afasim fio: <command line>:10: ioengine: note: both iodepth >= 1 and synchronous I/O engine are selected, "
         "queue depth will be capped at 1 (ioengine=psync, as fio)\n");
   CHECK(libaio.err.empty());
+  // sg is synchronous in fio 3.33 (engines/sg.c: FIO_SYNCIO), http does no block I/O (its re-test).
+  CHECK(run_cli(job + " --ioengine=sg --iodepth=4").err.find("(ioengine=sg, as fio)") != std::string::npos);
+  CHECK(run_cli(job + " --ioengine=http").exit_code == 2);
+  // --section before the job file, as fio is usually called: the file was taken for a section.
+  const std::string two = write_temp("two.fio", "[a]\nfilename=v\nsize=64m\nruntime=20ms\ntime_based\n"
+                                                "[b]\nfilename=w\nsize=64m\nruntime=20ms\ntime_based\n");
+  const Cli section = run_cli("fio --quiet --output-format terse --section=b " + two);
+  CHECK(section.exit_code == 0);
+  CHECK(section.out.rfind("3;fio-3.33;b;", 0) == 0);
   // A note, not a warning: fio's --warnings-fatal passes it.
   CHECK(run_cli(job + " --ioengine=pvsync2 --iodepth=8 --warnings-fatal").exit_code == 0);
   // No engine named: afasim queues as libaio would, and says so once.
@@ -500,4 +509,18 @@ TEST_CASE("an output inside --config-dir is refused: the command reads its prese
   CHECK(output.exit_code == 2);
   CHECK(output.err.find("is inside --config-dir") != std::string::npos);
   CHECK(afasim::workload::testing::slurp(calibration) == before);
+  // A hard link to a preset, outside the folder, is that preset (its re-test).
+  const auto linked = afasim::workload::testing::cli_temp_dir() / "linked-preset.json";
+  std::filesystem::remove(linked);
+  std::filesystem::create_hard_link(dir / "systems" / "ise-860-g3.json", linked);
+  const auto hard = run_cli("fio --quiet --name=x --filename=v --size=1m --config-dir " + dir.string() + " --output " +
+                            linked.string());
+  CHECK(hard.exit_code == 2);
+  CHECK(hard.err.find(" of --config-dir " + dir.string() + ", whose presets this command reads") != std::string::npos);
+  // A calibration that is no regular file is refused, not read for ever (/dev/zero grew to 4 GB).
+  std::filesystem::remove(calibration);
+  std::filesystem::create_symlink("/dev/zero", calibration);
+  const auto zero = run_cli("fio --quiet --name=x --filename=v --size=1m --config-dir " + dir.string());
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err == "afasim fio: " + calibration + ": not a regular file where a JSON file belongs\n");
 }

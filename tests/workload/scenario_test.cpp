@@ -948,6 +948,19 @@ TEST_CASE("an output file that is the command's own input is refused, not writte
   CHECK(replay.exit_code == 2);
   CHECK(replay.err.find("--record: " + record + " is " + record + ", which this command reads") != std::string::npos);
   CHECK(slurp(record) == "not a record");
+  // Its re-test: --html over a workload's fio_file was written (only the scenario was compared).
+  const std::string job = write_temp("own-job.fio", "[a]\nfilename=v\nsize=64m\nrw=randread\nioengine=psync\niodepth=8\n");
+  const std::string uses = write_temp("uses-job.json", std::string("{") + kHead +
+                                                           R"(, "duration_s": 0.1, "workloads": [{"name": "w", "fio_file": ")" +
+                                                           job + R"("}]})");
+  const Cli over_job = run_cli("run " + uses + " --quiet --html " + job);
+  CHECK(over_job.exit_code == 2);
+  CHECK(over_job.err.find("--html: " + job + " is " + job + ", which this command reads") != std::string::npos);
+  CHECK(slurp(job).starts_with("[a]"));
+  // And a synchronous engine's capped iodepth is said in a run as in afasim fio.
+  const Cli capped = run_cli("run " + uses + " --quiet");
+  CHECK(capped.exit_code == 0);
+  CHECK(capped.err.find("queue depth will be capped at 1 (ioengine=psync, as fio)") != std::string::npos);
   // Hostile review 43: --svg on a file with no curve failed only after every run (exit 1).
   const std::string flat = write_temp("flat.vdb", "sd=sd1,lun=x\nwd=w,sd=sd1\nrd=r,wd=w,iorate=max,elapsed=1000,interval=1\n");
   const Cli no_curve = run_cli("vdbench " + flat + " --svg " + (cli_temp_dir() / "flat.svg").string() +

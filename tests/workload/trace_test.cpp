@@ -914,9 +914,10 @@ TEST_CASE("run-together lines, a header with more on its line, and a trace of no
   CHECK(skipped.err.find("no I/O replayed: every record line was bad") != std::string::npos);
   // What blkparse does write still replays: a process name with a blank, a C line's [ERROR], CRLF.
   const std::string good = testing::write_temp(
-      "good.txt", "  8,0 0 1 0.1 1 Q R 0 + 8 [Web Content]\r\n  8,0 0 2 0.2 0 C R 0 + 8 [0]\r\n");
+      "good.txt", "  8,0 0 1 0.1 1 Q R 0 + 8 [Web Content]\r\n  8,0 0 2 0.2 0 C R 0 + 8 [0]\r\n"
+                  "  8,0 0 3 0.3 1 Q R 8 + 8 [post]gres]\n");
   const auto ok = testing::run_cli("trace " + good + " --quiet");
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
-  CHECK(ok.out.find("1 I/Os replayed") != std::string::npos);
+  CHECK(ok.out.find("2 I/Os replayed") != std::string::npos);
 }
