@@ -346,6 +346,7 @@ std::string output_problem(const FioOptions& o, const workload::FioJobFile& file
   if (output.empty()) return "";
   if (std::string bad = output_is_input(output, inputs); !bad.empty()) return bad;
   if (std::string bad = output_in_config_dir(output, o.config_dir); !bad.empty()) return bad;
+  if (std::error_code ec; std::filesystem::is_directory(output, ec)) return output + " is a folder, not a file";
   const std::filesystem::path out = written_path(output);
   int thread_number = 0;
   for (const workload::FioJob& j : file.jobs)

@@ -223,7 +223,7 @@ struct ScratchDir {
 sim::Status make_scratch(const ReplayOptions& o, ScratchDir& dir) {
   if (!o.scratch.empty()) {
     std::error_code ec;
-    if (fs::exists(o.scratch, ec) && !fs::is_directory(o.scratch, ec))
+    if (fs::exists(fs::symlink_status(o.scratch, ec)) && !fs::is_directory(o.scratch, ec))  // a dangling link too
       return sim::invalid_argument("--state " + o.scratch + " is a file: a replay needs a new state directory");
     if (fs::exists(o.scratch, ec) && !fs::is_empty(o.scratch, ec))
       return sim::invalid_argument("--state " + o.scratch + " is not empty: a replay needs a new state directory");

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
@@ -118,23 +121,52 @@ int log_failure(const std::string& message, int code = 1) {
   return code;
 }
 
-// Whether a socket bound to `a` and one bound to `b`, on one port, would collide: the same
-// host, or either one every address of the machine (0.0.0.0, ::), or localhost beside an
-// address of its own.
+// The address a listener on `host` binds, as IPv6 (an IPv4 one mapped): the first that
+// getaddrinfo gives for a passive socket, as the NBD listener resolves it; nullopt when none.
+std::optional<in6_addr> bound_address(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), "1", &hints, &found) != 0 || found == nullptr) return std::nullopt;
+  in6_addr a{};
+  if (found->ai_family == AF_INET6) {
+    a = reinterpret_cast<const sockaddr_in6*>(found->ai_addr)->sin6_addr;
+  } else {
+    a.s6_addr[10] = a.s6_addr[11] = 0xff;
+    std::memcpy(&a.s6_addr[12], &reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr, 4);
+  }
+  ::freeaddrinfo(found);
+  return a;
+}
+
+// Whether a socket bound to `a` and one bound to `b`, on one port, would collide: one address
+// (::ffff:127.0.0.1 is 127.0.0.1, 0:0::0 is ::), or either every address of the machine
+// (re-test of hostile review 43: those spellings passed the check and failed at the bind).
 bool hosts_overlap(const std::string& a, const std::string& b) {
-  const auto wildcard = [](const std::string& h) { return h == "0.0.0.0" || h == "::" || h == "*"; };
-  const auto loopback = [](const std::string& h) { return h == "localhost" || h == "127.0.0.1" || h == "::1"; };
-  return a == b || wildcard(a) || wildcard(b) || (loopback(a) && loopback(b) && (a == "localhost" || b == "localhost"));
+  const auto x = bound_address(a), y = bound_address(b);
+  if (!x || !y) return a == b;
+  const auto any = [](const in6_addr& v) {
+    static const in6_addr kAny4 = [] { in6_addr m{}; m.s6_addr[10] = m.s6_addr[11] = 0xff; return m; }();
+    return IN6_IS_ADDR_UNSPECIFIED(&v) || std::memcmp(&v, &kAny4, sizeof v) == 0;
+  };
+  return std::memcmp(&*x, &*y, sizeof *x) == 0 || any(*x) || any(*y);
 }
 
 // Checks the flags that CLI11 cannot; "" when they are fine.
 std::string check_flags(const ServeOptions& o, std::optional<HostPort>& listen, std::optional<HostPort>& nbd_listen) {
   listen = parse_host_port(o.listen);
   if (!listen) return "--listen must be HOST:PORT with a port of 0 to 65535, got \"" + o.listen + "\"";
+  // The ReST listener takes an IP address only: "0:P" failed at the bind, after the state
+  // folder and the admin were made (re-test of hostile review 43).
+  if (in6_addr v6{}; ::inet_pton(AF_INET, listen->host.c_str(), &v6) != 1 && ::inet_pton(AF_INET6, listen->host.c_str(), &v6) != 1)
+    return "--listen " + o.listen + ": the host must be an IP address (127.0.0.1, ::1, 0.0.0.0)";
   if (o.nbd_listen != "none") {
     nbd_listen = parse_host_port(o.nbd_listen);
     if (!nbd_listen)
       return "--nbd-listen must be HOST:PORT with a port of 0 to 65535, or none, got \"" + o.nbd_listen + "\"";
+    if (!bound_address(nbd_listen->host)) return "--nbd-listen " + o.nbd_listen + ": cannot resolve its host";
   }
   if (!nbd_listen && o.nbd_socket.empty()) return "--nbd-listen none needs --nbd-socket PATH";
   // One port for both: the second bind failed as "another program holds the port" (hostile

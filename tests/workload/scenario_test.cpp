@@ -1015,6 +1015,14 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
        "--listen 0.0.0.0:18999 and --nbd-listen 127.0.0.1:18999 take the same port on one address"},
       {"serve --listen 127.0.0.1:18999 --nbd-listen [::]:18999 --state /nonexistent/afasim",
        "and --nbd-listen [::]:18999 take the same port"},
+      // Other spellings of one address (its re-test: they failed at the bind, after the state
+      // folder was made), and a host the ReST listener cannot take.
+      {"serve --listen [::ffff:127.0.0.1]:18999 --nbd-listen 127.0.0.1:18999 --state /nonexistent/afasim",
+       "take the same port on one address"},
+      {"serve --listen [0:0::0]:18999 --nbd-listen 127.0.0.1:18999 --state /nonexistent/afasim",
+       "take the same port on one address"},
+      {"serve --listen 0:18999 --state /nonexistent/afasim",
+       "--listen 0:18999: the host must be an IP address (127.0.0.1, ::1, 0.0.0.0)"},
       {"serve --destage-age -1", "--destage-age: must be a number from 0 to 3600, got -1"},
       {"serve --destage-age 1e9", "--destage-age: must be a number from 0 to 3600, got 1e9"},
       // Helper review, session 36: an empty value was taken as 0 (no age destage at all).

@@ -188,6 +188,10 @@ def record_replay():
         rc, text = replay(ws.path("planted.rec"), "--state", ws.path("planted.rec"), check=False)
         expect(rc == 2 and "is a file: a replay needs a new state directory" in text,
                "replay --state naming a file says so")
+        os.symlink("/nonexistent/afasim-state", ws.path("dangling-state"))
+        rc, text = replay(ws.path("planted.rec"), "--state", ws.path("dangling-state"), check=False)
+        expect(rc == 2 and "is a file: a replay needs a new state directory" in text,
+               "and a dangling link is no new state directory either (exit 2, not 1)")
 
         # Hostile review 43: a forged batch of 64 READs of 256 MiB allocated their buffers as the
         # record was decoded (5.8 GB, then bad_alloc); a batch holds at most 256 MiB of data.
