@@ -32,16 +32,14 @@ std::string tb(std::int64_t bytes) {
 int run_capacity(const CapacityOptions& o) {
   auto catalog = load_catalog(o.config_dir);
   if (!catalog.is_ok()) {
-    std::fprintf(stderr, "afasim capacity: %s\n", catalog.status().message().c_str());
-    return 2;
+    return fail_command("capacity", catalog.status().message(), 2);  // escaped (hostile review 43)
   }
   const pool::CapacityModel model(catalog->capacity());
   std::vector<std::string> names = catalog->system_names();
   if (!o.system.empty()) {
     auto s = catalog->system(o.system);
     if (!s.is_ok()) {
-      std::fprintf(stderr, "afasim capacity: %s\n", s.status().message().c_str());
-      return 2;
+      return fail_command("capacity", s.status().message(), 2);  // escaped (hostile review 43)
     }
     names = {o.system};
   }

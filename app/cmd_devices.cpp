@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/device_run.h"
+#include "config/file_text.h"
 #include "config/preset.h"
 #include "ssd/device.h"
 
@@ -25,7 +26,7 @@ int run_devices(const DevicesOptions& o) {
   auto catalog = o.config_dir.empty() ? config::Catalog::embedded()
                                       : config::Catalog::from_directory(o.config_dir);
   if (!catalog.is_ok()) {
-    std::fprintf(stderr, "afasim devices: %s\n", catalog.status().message().c_str());
+    std::fprintf(stderr, "afasim devices: %s\n", config::printable(catalog.status().message()).c_str());
     return 2;
   }
   std::printf("%-34s %-9s %-64s %s\n", "NAME", "CAPACITY", "BUILD", "DATASHEET (seq R/W, 4K R/W IOPS)");
@@ -66,24 +67,24 @@ std::unique_ptr<DeviceRun> open_device_run(const std::string& who, const std::st
                                            std::uint64_t seed) {
   auto catalog = config_dir.empty() ? config::Catalog::embedded() : config::Catalog::from_directory(config_dir);
   if (!catalog.is_ok()) {
-    std::fprintf(stderr, "%s: %s\n", who.c_str(), catalog.status().message().c_str());
+    std::fprintf(stderr, "%s: %s\n", who.c_str(), config::printable(catalog.status().message()).c_str());
     return nullptr;
   }
   auto spec = catalog->device(device);
   if (!spec.is_ok()) {
-    std::fprintf(stderr, "%s: --device: %s\n", who.c_str(), spec.status().message().c_str());
+    std::fprintf(stderr, "%s: --device: %s\n", who.c_str(), config::printable(spec.status().message()).c_str());
     return nullptr;
   }
   auto state = ssd::parse_start_state(start);
   if (!state.is_ok()) {
-    std::fprintf(stderr, "%s: --device-state: %s\n", who.c_str(), state.status().message().c_str());
+    std::fprintf(stderr, "%s: --device-state: %s\n", who.c_str(), config::printable(state.status().message()).c_str());
     return nullptr;
   }
   ssd::DeviceOptions options;
   options.start = *state;
   auto dev = ssd::Device::create(*spec, options);
   if (!dev.is_ok()) {
-    std::fprintf(stderr, "%s: %s\n", who.c_str(), dev.status().message().c_str());
+    std::fprintf(stderr, "%s: %s\n", who.c_str(), config::printable(dev.status().message()).c_str());
     return nullptr;
   }
   auto run = std::make_unique<DeviceRun>(seed);

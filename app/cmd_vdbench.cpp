@@ -30,8 +30,7 @@ struct VdbenchOptions {
 int run_vdbench_command(const VdbenchOptions& o) {
   auto file = workload::load_vdbench_file(o.parm_file);
   if (!file.is_ok()) {
-    std::fprintf(stderr, "afasim vdbench: %s\n", file.status().message().c_str());
-    return 2;
+    return fail_command("vdbench", file.status().message(), 2);  // escaped (hostile review 43)
   }
   if (!o.svg.empty()) {  // a file that cannot be written fails now, not after the run
     if (const std::string bad = output_file_problem(o.svg, {o.parm_file}, o.config_dir); !bad.empty())
@@ -54,8 +53,7 @@ int run_vdbench_command(const VdbenchOptions& o) {
   auto report = workload::run_vdbench(*run->target, run->target->capacity_bytes(), run->sim,
                                       *file, options);
   if (!report.is_ok()) {
-    std::fprintf(stderr, "afasim vdbench: %s\n", report.status().message().c_str());
-    return 2;
+    return fail_command("vdbench", report.status().message(), 2);  // escaped (hostile review 43)
   }
   report->device = run->target->device_stats();
   const std::string out = o.output_format == "json" ? workload::format_vdbench_json(*report)

@@ -1021,6 +1021,9 @@ TEST_CASE("afasim run: bad input exits 2 with the message on stderr, never a cra
        "take the same port on one address"},
       {"serve --listen [0:0::0]:18999 --nbd-listen 127.0.0.1:18999 --state /nonexistent/afasim",
        "take the same port on one address"},
+      // A right-to-left override reached the terminal raw (re-test of hostile review 43).
+      {"capacity --system 'ise\xe2\x80\xae'", "no system preset \"ise\\xe2\\x80\\xae\" (known: "},
+      {"fio --device 'x\xe2\x80\xae' --name=a --size=1m", "no device \"x\\xe2\\x80\\xae\" (known: "},
       {"serve --listen 0:18999 --state /nonexistent/afasim",
        "--listen 0:18999: the host must be an IP address (127.0.0.1, ::1, 0.0.0.0)"},
       {"serve --destage-age -1", "--destage-age: must be a number from 0 to 3600, got -1"},
