@@ -147,9 +147,8 @@ std::optional<in6_addr> bound_address(const std::string& host) {
 bool hosts_overlap(const std::string& a, const std::string& b) {
   const auto x = bound_address(a), y = bound_address(b);
   if (!x || !y) return a == b;
-  const auto any = [](const in6_addr& v) {
-    static const in6_addr kAny4 = [] { in6_addr m{}; m.s6_addr[10] = m.s6_addr[11] = 0xff; return m; }();
-    return IN6_IS_ADDR_UNSPECIFIED(&v) || std::memcmp(&v, &kAny4, sizeof v) == 0;
+  const auto any = [](const in6_addr& v) {  // :: or 0.0.0.0 (mapped)
+    return IN6_IS_ADDR_UNSPECIFIED(&v) || (IN6_IS_ADDR_V4MAPPED(&v) && v.s6_addr32[3] == 0);
   };
   return std::memcmp(&*x, &*y, sizeof *x) == 0 || any(*x) || any(*y);
 }

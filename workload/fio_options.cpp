@@ -375,11 +375,12 @@ EngineKind engine_kind(std::string_view name) {
 // iodepth 32, ten times fio's IOPS; null and cpuio ran block I/O against the array).
 Status apply_ioengine(JobState& s, const Entry& e) {
   const std::string& name = e.option.value;
-  switch (engine_kind(name)) {
+  const EngineKind kind = engine_kind(name);
+  switch (kind) {
     case EngineKind::kAsync:
     case EngineKind::kSync:
       s.job.ioengine = name;
-      s.job.sync_engine = engine_kind(name) == EngineKind::kSync;
+      s.job.sync_engine = kind == EngineKind::kSync;
       return Status::ok();
     case EngineKind::kNotBlock:
       return sim::invalid_argument(quoted(name) + " does no block I/O to a device; afasim simulates block I/O to "
