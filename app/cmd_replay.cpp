@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <memory>
 #include <string>
 
@@ -168,6 +169,8 @@ class Replayer {
   }
 
   std::size_t matched() const { return next_; }
+  // True when the replay stopped at a record this afasim cannot read (its kind or payload).
+  bool bad_record() const { return bad_record_; }
 
  private:
   // Runs the events the session ran before `r` and moves the clock to its time.
@@ -194,13 +197,24 @@ class Replayer {
     auto h = handlers_.find(r.kind);
     if (h == handlers_.end()) {
       diverged_ = "record #" + std::to_string(next_ + 1) + " is a request of a kind this afasim cannot replay: " + r.kind;
+      bad_record_ = true;
       return;
     }
     try {
       h->second(r.payload);
+    } catch (const serve::ByteReader::Truncated& e) {
+      undecodable(r, e.what());
+    } catch (const std::invalid_argument& e) {  // what the handlers throw for a payload they cannot read
+      undecodable(r, e.what());
     } catch (const std::exception& e) {
       diverged_ = "cannot replay " + describe(r) + ": " + e.what();
     }
+  }
+
+  // A record that does not decode is a bad record file (exit 2), not a model that diverged.
+  void undecodable(const Record& r, const char* what) {
+    diverged_ = "record #" + std::to_string(next_ + 1) + " does not decode: " + describe(r) + ": " + what;
+    bad_record_ = true;
   }
 
   const std::vector<Record>& records_;
@@ -208,6 +222,7 @@ class Replayer {
   std::map<std::string, Handler> handlers_;
   std::size_t next_ = 0;
   std::string diverged_;
+  bool bad_record_ = false;
 };
 
 // A scratch state directory that is removed at the end unless kept.
@@ -303,6 +318,7 @@ int run_replay(const ReplayOptions& o) {
   if (out) {
     if (sim::Status st = out->finish(); !st.is_ok()) return fail_command("replay", st.message(), 1);
   }
+  if (replayer.bad_record()) return fail_command("replay", o.file + ": " + diverged, 2);
   if (!diverged.empty()) return fail_command("replay", "the replay diverged from " + o.file + ": " + diverged, 1);
   std::printf("afasim replay: %s: %zu records reproduced byte for byte (%s of virtual time)\n", o.file.c_str(),
               replayer.matched(), seconds(session->records.empty() ? 0 : session->records.back().time_ns).c_str());

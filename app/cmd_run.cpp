@@ -62,8 +62,10 @@ int run_reliability_command(const RunOptions& o, const workload::ScenarioSource&
   if (!o.quiet) run_options.progress = progress_printer("afasim run: ");
   auto report = reliability::run_reliability(*scenario, catalog, run_options);
   if (!report.is_ok()) return fail_command("run", report.status().message(), exit_code_of(report.status().code()));
+  // The text report repeats the scenario's name and description: invisible and bidirectional
+  // characters print as \xNN, as in every message (JSON escapes its own).
   const std::string out = o.format == "json" ? reliability::format_reliability_json(*report)
-                                             : reliability::format_reliability_text(*report);
+                                             : config::printable(reliability::format_reliability_text(*report), true);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   return 0;
@@ -115,7 +117,7 @@ int run_scenario_command(const RunOptions& o) {
   if (o.format == "json") {
     workload::write_scenario_json(*report, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
   } else {
-    const std::string out = workload::format_scenario_text(*report);
+    const std::string out = config::printable(workload::format_scenario_text(*report), true);
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);

@@ -180,7 +180,7 @@ int run_trace_command(const TraceCliOptions& o) {
   if (sim::Status st = check_fixed_volume_fits(**array, replay); !st.is_ok())
     return fail_command("trace", st.message(), 2);
   const bool json = o.output_format == "json";
-  if (!json) std::fputs(workload::format_trace_header(**reader, replay).c_str(), stdout);
+  if (!json) std::fputs(config::printable(workload::format_trace_header(**reader, replay), true).c_str(), stdout);
   auto on_row = [json](const workload::TraceRow& row) {
     const std::string line = json ? workload::trace_row_json(row) : workload::format_trace_row(row);
     std::fwrite(line.data(), 1, line.size(), stdout);

@@ -911,6 +911,23 @@ TEST_CASE("afasim run: a built-in scenario as JSON and SVG, exit 0; --seed repla
   CHECK(text.err.find("cannot read config/scenarios/thin-fill.json") != std::string::npos);
 }
 
+TEST_CASE("afasim run: the text report prints a name's invisible characters as \\xNN (review of hostile round 43)") {
+  // The header repeated the scenario's name and description raw: a U+202E turned the rest of
+  // the line around on a terminal, a U+200B hid in a name, a C1 CSI (U+009B) began an escape.
+  const char* source = std::getenv("AFASIM_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  json s = json::parse(slurp(std::string(source) + "/config/scenarios/qos-limit.json"));
+  s["name"] = "x\u202eevil\u200b";
+  s["description"] = "a \u009b31m description";
+  s["duration_s"] = 1;
+  const Cli r = run_cli("run " + write_temp("invisible.json", s.dump()) + " --quiet");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("afasim run: x\\xe2\\x80\\xaeevil\\xe2\\x80\\x8b ") == 0);
+  CHECK(r.out.find("a \\xc2\\x9b31m description") != std::string::npos);
+  CHECK(r.out.find("\u202e") == std::string::npos);
+  CHECK(r.out.find("\u009b") == std::string::npos);
+}
+
 TEST_CASE("afasim run reads its scenario once: from a pipe it runs (hostile round 37)") {
   // It read the file twice (is it a reliability scenario? then the scenario), and a pipe's
   // second read was empty: "invalid JSON ... unexpected end of input".

@@ -202,8 +202,22 @@ def record_replay():
         write_session(ws.path("big-reads.rec"), header, edited)
         started = time.monotonic()
         rc, text = replay(ws.path("big-reads.rec"), check=False)
-        expect(rc != 0 and "more than 268435456 bytes of data" in text and time.monotonic() - started < 30,
-               "a forged batch of 16 GiB of reads is refused as it is decoded, not allocated")
+        expect(rc == 2 and "more than 268435456 bytes of data" in text and time.monotonic() - started < 30,
+               "a forged batch of 16 GiB of reads is refused as it is decoded, not allocated (a bad record: exit 2)")
+
+        # Review of hostile round 43: a record whose payload does not decode was exit 1, "the
+        # replay diverged", as if the model had; it is a bad record file, exit 2, as the docs say.
+        edited = list(records)
+        edited[first] = records[first][:4] + (records[first][4][:5],)
+        write_session(ws.path("cut-payload.rec"), header, edited)
+        rc, text = replay(ws.path("cut-payload.rec"), check=False)
+        expect(rc == 2 and f"record #{first + 1} does not decode" in text and "diverged" not in text,
+               "a payload cut short is a bad record: exit 2")
+        edited[first] = records[first][:1] + ("nbd.teleport",) + records[first][2:]
+        write_session(ws.path("unknown-kind.rec"), header, edited)
+        rc, text = replay(ws.path("unknown-kind.rec"), check=False)
+        expect(rc == 2 and "a request of a kind this afasim cannot replay: nbd.teleport" in text,
+               "a request of an unknown kind is a bad record: exit 2")
 
         # Hostile round 22: a final state that differs printed both whole states (about 3,000
         # lines each for this array); only the lines that differ are shown.
