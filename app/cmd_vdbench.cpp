@@ -56,9 +56,12 @@ int run_vdbench_command(const VdbenchOptions& o) {
     return fail_command("vdbench", report.status().message(), 2);  // escaped (hostile review 43)
   }
   report->device = run->target->device_stats();
-  const std::string out = o.output_format == "json" ? workload::format_vdbench_json(*report)
-                                                    : config::printable(workload::format_vdbench_summary(*report), true);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (o.output_format == "json") {
+    workload::write_vdbench_json(*report, [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); });
+  } else {
+    const std::string out = config::printable(workload::format_vdbench_summary(*report), true);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
   if (!o.svg.empty()) {
     const std::string svg = workload::format_vdbench_svg(*report);
     if (svg.empty()) {

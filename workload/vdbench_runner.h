@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -90,6 +91,10 @@ sim::Result<VdbenchReport> run_vdbench(IoTarget& target, std::int64_t capacity_b
 std::string format_vdbench_summary(const VdbenchReport& report);
 // {"file", "target", "seed", "runs": [{"rd", "rate", ..., "intervals": [...], "avg": {...}}]}.
 std::string format_vdbench_json(const VdbenchReport& report);
+// The same JSON, handed to `sink` in pieces (at most a run's skeleton or 64 KiB of intervals
+// at a time): what `afasim vdbench --output-format json` writes, without the whole text or a
+// JSON tree of every interval in memory.
+void write_vdbench_json(const VdbenchReport& report, const std::function<void(std::string_view)>& sink);
 // Latency (ms) versus I/O rate of every curve sequence, one line per rd; the legend sits
 // beside the plot so it hides no data. Empty when the report has no curve run.
 std::string format_vdbench_svg(const VdbenchReport& report);
