@@ -41,6 +41,17 @@ std::uint64_t DepthBins::total() const {
   return t;
 }
 
+std::array<double, 7> DepthBins::percentages() const {
+  std::array<double, 7> pct{};
+  const std::uint64_t all = total();
+  if (all == 0) return pct;
+  for (std::size_t i = 0; i < pct.size(); ++i) {
+    pct[i] = 100.0 * static_cast<double>(counts[i]) / static_cast<double>(all);
+    if (pct[i] < 0.1 && counts[i] > 0) pct[i] = 0.1;
+  }
+  return pct;
+}
+
 void SampleStats::add(std::uint64_t value) {
   const double v = static_cast<double>(value);
   if (samples == 0) {

@@ -56,6 +56,9 @@ struct DepthBins {
   void record(int in_flight);  // REQUIRES: in_flight >= 1
   void merge(const DepthBins& other);
   std::uint64_t total() const;
+  // Each bin's share in percent, a non-empty bin's at least 0.1 (stat.c stat_calc_dist, which
+  // the normal, terse and JSON outputs share); all 0 when no I/O was counted.
+  std::array<double, 7> percentages() const;
 };
 
 // Statistics of periodic samples (fio's bw and iops samples): min, max, mean, sample stddev.

@@ -162,16 +162,11 @@ ordered_json entry_json(const ReportEntry& e, const GroupSummary& group, bool pl
   j["ctx"] = 0;
   j["majf"] = 0;
   j["minf"] = 0;
-  const std::uint64_t depth_total = e.depth_bins.total();
-  if (depth_total > 0) {
+  if (e.depth_bins.total() > 0) {
     ordered_json depth = ordered_json::object();
     static const char* kDepthKeys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
-    for (int i = 0; i < 7; ++i) {
-      double pct =
-          100.0 * static_cast<double>(e.depth_bins.counts[i]) / static_cast<double>(depth_total);
-      if (pct < 0.1 && e.depth_bins.counts[i] > 0) pct = 0.1;
-      depth[kDepthKeys[i]] = round6(pct);
-    }
+    const auto pct = e.depth_bins.percentages();
+    for (int i = 0; i < 7; ++i) depth[kDepthKeys[i]] = round6(pct[static_cast<std::size_t>(i)]);
     j["iodepth_level"] = std::move(depth);
     // One I/O per submission and per reaped completion: fio's bucket "4" (1 to 4) holds them all.
     for (const char* key : {"iodepth_submit", "iodepth_complete"}) {

@@ -206,14 +206,8 @@ std::string entry_block(const ReportEntry& e, const GroupSummary& group) {
     out += latency_bin_lines(e.clat_bins.msec.data(), 12, "msec", total);
   }
   out += "  cpu          : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0\n";  // the simulated host's: none
-  const std::uint64_t depth_total = e.depth_bins.total();
-  if (depth_total > 0) {
-    double pct[7];
-    for (int i = 0; i < 7; ++i) {
-      pct[i] =
-          100.0 * static_cast<double>(e.depth_bins.counts[i]) / static_cast<double>(depth_total);
-      if (pct[i] < 0.1 && e.depth_bins.counts[i] > 0) pct[i] = 0.1;
-    }
+  if (e.depth_bins.total() > 0) {
+    const auto pct = e.depth_bins.percentages();
     out += sprintf_string(
         "  IO depths    : 1=%3.1f%%, 2=%3.1f%%, 4=%3.1f%%, 8=%3.1f%%, 16=%3.1f%%, 32=%3.1f%%, "
         ">=64=%3.1f%%\n",
@@ -379,13 +373,8 @@ std::string terse_entry(const ReportEntry& e, const GroupSummary& group) {
     if (e.unified == UnifiedReporting::kBoth) out += terse_direction(e, e.mixed, agg[0] + agg[1] + agg[2]);
   }
   out += sprintf_string(";%f%%;%f%%;%llu;%llu;%llu", 0.0, 0.0, 0ULL, 0ULL, 0ULL);  // no CPU figures
-  const std::uint64_t depth_total = e.depth_bins.total();
-  for (int i = 0; i < 7; ++i) {
-    const double pct = depth_total ? 100.0 * static_cast<double>(e.depth_bins.counts[i]) /
-                                         static_cast<double>(depth_total)
-                                   : 0.0;
-    out += sprintf_string(";%3.1f%%", pct);
-  }
+  // fio review 44: the terse fields lacked the 0.1 % floor the normal output has.
+  for (const double pct : e.depth_bins.percentages()) out += sprintf_string(";%3.1f%%", pct);
   const std::uint64_t total = e.clat_bins.total();
   auto pct = [&](std::uint64_t n) {
     double v = total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0;
