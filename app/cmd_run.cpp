@@ -74,11 +74,8 @@ int run_reliability_command(const RunOptions& o, const workload::ScenarioSource&
 // The files a run reads: the scenario, its workloads' fio_file job files, their includes and
 // read_iolog traces (re-test of hostile review 43: --html over a fio_file, --svg over a trace).
 std::vector<std::string> scenario_inputs(const RunOptions& o, const workload::Scenario& s) {
-  std::vector<std::string> inputs{o.scenario};
-  for (const workload::ScenarioWorkload& w : s.workloads) {
-    if (w.source_key.ends_with(".fio_file")) inputs.push_back(w.file.file_name);
-    for (std::string& f : workload::fio_referenced_files(w.file)) inputs.push_back(std::move(f));
-  }
+  std::vector<std::string> inputs = workload::scenario_input_files(s);
+  inputs.insert(inputs.begin(), o.scenario);
   return inputs;
 }
 

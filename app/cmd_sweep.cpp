@@ -10,6 +10,7 @@
 
 #include "app/cmd_sweep.h"
 #include "app/commands.h"
+#include "config/json_text.h"
 #include "config/preset.h"
 #include "sweep/sweep_file.h"
 #include "sweep/sweep_mpi.h"
@@ -17,6 +18,7 @@
 #include "sweep/sweep_plot.h"
 #include "sweep/sweep_runner.h"
 #include "sweep/sweep_store.h"
+#include "workload/scenario.h"
 
 namespace afasim::app {
 namespace {
@@ -65,12 +67,34 @@ sim::Result<sweep::SweepPlan> plan_of(const SweepOptions& o, const config::Catal
   return sweep::prepare_sweep(std::move(file).value(), catalog);
 }
 
+// Nothing the sweep writes under --out may be a file it reads: the sweep file (review, round
+// 23: DIR/results.json as the sweep file was replaced by the results), the base scenario, its
+// job files, their includes and traces (hostile round 44: a base named DIR/results.json and a
+// job file named DIR/summary.csv were replaced, exit 0); nor may one lie under DIR/logs, where
+// the runs write their fio logs.
+sim::Status check_outputs_not_read(const SweepOptions& o, const sweep::SweepPlan& plan, const config::Catalog& catalog) {
+  std::vector<std::string> inputs{o.sweep_file, plan.base.file_name};
+  if (plan.file.kind == sweep::SweepKind::kScenario) {
+    auto base = workload::parse_scenario(config::dump_json(plan.document), plan.base.file_name, catalog, plan.base.read_file);
+    if (base.is_ok())
+      for (std::string& f : workload::scenario_input_files(*base)) inputs.push_back(std::move(f));
+  }
+  std::vector<std::string> outputs{"rows.jsonl", "results.csv", "results.json", "summary.csv"};
+  for (const std::string& figure : o.plots) outputs.push_back("plot-" + figure + ".svg");
+  for (const std::string& name : outputs)
+    if (std::string same = output_is_input(o.out + "/" + name, inputs); !same.empty())
+      return sim::invalid_argument("--out: " + same);
+  const std::filesystem::path logs = written_path(o.out + "/logs");
+  for (const std::string& input : inputs) {
+    const std::filesystem::path in = written_path(input);
+    if (std::mismatch(logs.begin(), logs.end(), in.begin(), in.end()).first == logs.end())
+      return sim::invalid_argument("--out: " + input + " is inside " + logs.string() +
+                                   ", where the runs write their fio logs: move it, or give another --out");
+  }
+  return sim::Status::ok();
+}
+
 int run_sweep_command(const SweepOptions& o) {
-  // The sweep file may not be one of what --out gets (review, round 23: DIR/results.json
-  // as the sweep file was replaced by the results).
-  for (const char* name : {"rows.jsonl", "results.csv", "results.json", "summary.csv"})
-    if (std::string same = output_is_input(o.out + "/" + name, {o.sweep_file}); !same.empty())
-      return fail_command("sweep", "--out: " + same, 2);
   if (sweep::mpi_launch_from_environment()) return run_sweep_over_mpi(o);
   SweepSetup setup;
   std::string message;
@@ -95,6 +119,7 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   if (!plan.is_ok()) return fail(plan.status(), 2);
   setup->plan = std::move(plan).value();
   setup->plan->log_dir = o.out + "/logs";
+  if (auto st = check_outputs_not_read(o, *setup->plan, *setup->catalog); !st.is_ok()) return fail(st, 2);
   for (const std::string& figure : o.plots) {  // before any run: a typo costs nothing
     if (auto st = sweep::check_figure(setup->plan->file.kind, figure); !st.is_ok())
       return fail(sim::invalid_argument("--plot " + st.message()), 2);

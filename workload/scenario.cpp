@@ -439,6 +439,15 @@ sim::Result<Scenario> parse_scenario_source(const ScenarioSource& source, const 
   return parse_scenario(source.text, source.file_name, catalog, source.read_file);
 }
 
+std::vector<std::string> scenario_input_files(const Scenario& s) {
+  std::vector<std::string> inputs;
+  for (const ScenarioWorkload& w : s.workloads) {
+    if (w.source_key.ends_with(".fio_file")) inputs.push_back(w.file.file_name);
+    for (std::string& f : fio_referenced_files(w.file)) inputs.push_back(std::move(f));
+  }
+  return inputs;
+}
+
 sim::Result<Scenario> load_scenario_file(const std::string& path, const config::Catalog& catalog) {
   auto source = read_scenario_file(path);
   if (!source.is_ok()) return source.status();

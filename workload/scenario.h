@@ -170,6 +170,10 @@ sim::Result<ScenarioSource> read_scenario_source(const std::string& path_or_name
 std::string resolve_scenario_reference(const std::string& reference, const std::string& referring_file);
 // parse_scenario of the source's text, name and reader.
 sim::Result<Scenario> parse_scenario_source(const ScenarioSource& source, const config::Catalog& catalog);
+// The files a run of `s` reads besides the scenario file: its workloads' fio_file job files,
+// their includes and read_iolog traces, as paths on disk (a built-in scenario's job files are
+// not on disk: no file has their names). What an output may not be written over.
+std::vector<std::string> scenario_input_files(const Scenario& s);
 
 // Reads `path` from disk and parses it (fio_file paths from disk too). kNotFound when the
 // file cannot be read; kInvalidArgument for a file over kMaxScenarioFileBytes or bad content.

@@ -564,6 +564,38 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   CHECK(self.exit_code == 2);
   CHECK(self.err.find("which this command reads: give another file") != std::string::npos);
   CHECK(slurp(dir / "self" / "results.json") == slurp(sweep));
+  // Nor the base scenario, its job files or anything under DIR/logs (hostile round 44: a base
+  // named DIR/results.json and a job file named DIR/summary.csv were replaced, exit 0).
+  fs::create_directories(dir / "own" / "logs");
+  spit(dir / "own" / "results.json", kBase);
+  spit(dir / "own-sweep.json", R"({"schema": "afasim.sweep/1", "name": "o", "base": "own/results.json",
+                                   "axes": [{"field": "/duration_s", "values": [1, 2]}], "seeds": [1]})");
+  const Cli base_out = afasim("sweep " + (dir / "own-sweep.json").string() + " --quiet --out " + (dir / "own").string(), dir);
+  CHECK(base_out.exit_code == 2);
+  CHECK(base_out.err.find("--out: " + (dir / "own").string() + "/results.json is " + (dir / "own" / "results.json").string() +
+                          ", which this command reads: give another file") != std::string::npos);
+  CHECK(slurp(dir / "own" / "results.json") == kBase);
+  std::string with_job = kBase;
+  const std::string inline_fio = with_job.substr(with_job.find("\"fio\": ["), with_job.find("]}]") + 1 - with_job.find("\"fio\": ["));
+  with_job.replace(with_job.find(inline_fio), inline_fio.size(), "\"fio_file\": \"own/summary.csv\"");
+  const std::string job = "[l]\nfilename=v\nsize=1g\nrw=randrw\nbs=8k\nrate_iops=1000\ntime_based\nruntime=1s\n";
+  spit(dir / "own" / "summary.csv", job);
+  spit(dir / "job-base.json", with_job);
+  spit(dir / "job-sweep.json", R"({"schema": "afasim.sweep/1", "name": "j", "base": "job-base.json",
+                                   "axes": [{"field": "/duration_s", "values": [1, 2]}], "seeds": [1]})");
+  const Cli job_out = afasim("sweep " + (dir / "job-sweep.json").string() + " --quiet --out " + (dir / "own").string(), dir);
+  CHECK(job_out.exit_code == 2);
+  CHECK(job_out.err.find("/summary.csv, which this command reads: give another file") != std::string::npos);
+  CHECK(slurp(dir / "own" / "summary.csv") == job);
+  fs::rename(dir / "own" / "summary.csv", dir / "own" / "logs" / "summary.csv");
+  spit(dir / "job-base.json", with_job.replace(with_job.find("own/summary.csv"), 15, "own/logs/summary.csv"));
+  const Cli logs_out = afasim("sweep " + (dir / "job-sweep.json").string() + " --quiet --out " + (dir / "own").string(), dir);
+  CHECK(logs_out.exit_code == 2);
+  CHECK(logs_out.err.find("/logs/summary.csv is inside " + (dir / "own" / "logs").string() +
+                          ", where the runs write their fio logs") != std::string::npos);
+  // Beside them, elsewhere: it runs.
+  const Cli elsewhere = afasim("sweep " + (dir / "job-sweep.json").string() + " --quiet --out " + (dir / "else").string(), dir);
+  CHECK_MESSAGE(elsewhere.exit_code == 0, elsewhere.err);
   // Half of it, then the rest on two workers: the same files as one go on one.
   const Cli half = afasim("sweep " + sweep + " --seed-count 2 --jobs 2 --max-runs 6 --out " + (dir / "two").string(), dir);
   CHECK_MESSAGE(half.exit_code == 0, half.err);
