@@ -277,13 +277,14 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
       return located(Location{file, job.line, "size"},
                      "missing: job " + quoted(job.name) + " on volume " + quoted(vol.name) +
                          " needs size= (afasim sizes each volume from its jobs' size=), or a size for such "
-                         "volumes: afasim fio --volume-size");
+                         "volumes: afasim fio --volume-size, or the volume declared in a scenario's volumes");
     }
     const bool pct_size = s.size->is_percent;
     return located(
         option_at(file, s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
         "a percentage needs the size of volume " + quoted(vol.name) +
-            ": give one job on it an absolute size= (and offset=), or the volumes a size: afasim fio --volume-size");
+            ": give one job on it an absolute size= (and offset=), or the volumes a size: afasim fio --volume-size, "
+            "or the volume declared in a scenario's volumes");
   }
   auto resolve = [&](const SizeOrPercent& v, bool align) {
     if (!v.is_percent) return v.bytes;
@@ -398,15 +399,18 @@ Status resolve_region(JobState& s, const FioJobFile& out,
 
 // Volumes first (from absolute regions, those left unsized `volume_bytes`, or every one
 // `device_bytes` when not 0), then every job's region against its volume.
-Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, std::int64_t device_bytes,
-                       std::int64_t volume_bytes) {
+Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, const FioParseOptions& options) {
+  const std::int64_t device_bytes = options.device_bytes, volume_bytes = options.volume_bytes;
   std::map<std::string, std::size_t> index;
   AFASIM_RETURN_IF_ERROR(size_volumes(out, states, index, device_bytes > 0));
   const auto unsized = std::count_if(out.volumes.begin(), out.volumes.end(), [](const FioVolume& v) { return v.size_bytes == 0; });
   if (volume_bytes > 0 && unsized == 0 && device_bytes == 0)  // review 33b: taken without a word
     out.warnings.push_back("--volume-size: every volume is sized by its jobs' size=; it changes nothing");
-  for (FioVolume& vol : out.volumes)
-    if (vol.size_bytes == 0) vol.size_bytes = volume_bytes;
+  for (FioVolume& vol : out.volumes) {
+    if (vol.size_bytes != 0) continue;
+    const auto declared = options.declared_volume_bytes.find(vol.name);
+    vol.size_bytes = declared != options.declared_volume_bytes.end() ? declared->second : volume_bytes;
+  }
   if (device_bytes > 0)
     for (FioVolume& vol : out.volumes) {
       vol.size_bytes = device_bytes;
@@ -571,7 +575,7 @@ Result<FioJobFile> parse_fio_job_file(std::string_view text, std::string_view fi
     return sim::invalid_argument(std::string(file_name) + ": no job sections" + (global ? " (only [global])" : ""));
   }
   warn_ineffective_distributions(states, out);
-  AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options.device_bytes, options.volume_bytes));
+  AFASIM_RETURN_IF_ERROR(resolve_volumes(out, states, options));
   for (auto& s : states) out.jobs.push_back(s.job);
   AFASIM_RETURN_IF_ERROR(resolve_groups(out, states, left_out));
   AFASIM_RETURN_IF_ERROR(check_steadystate_groups(out.jobs, out.file_name));

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -386,6 +387,9 @@ struct FioParseOptions {
   // fio's jobs on a whole device, filename=/dev/nvme0n1), as `afasim fio --volume-size`;
   // a job without size= then covers its volume. 0: such a volume is an error naming the job.
   std::int64_t volume_bytes = 0;
+  // Volumes sized elsewhere (a scenario's `volumes`), by name: one that no job sizes takes its
+  // size from here before `volume_bytes`, and a job without size= covers it.
+  std::map<std::string, std::int64_t> declared_volume_bytes;
 };
 inline constexpr int kMaxIncludeDepth = 8;
 // Included files one job file may read in all, and their bytes in all (each file is at most

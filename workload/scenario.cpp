@@ -303,10 +303,14 @@ ScenarioWorkload Loader::workload(const json& w, const std::string& path) {
     r.fail(path, inline_text ? "has both \"fio\" and \"fio_file\"; give one"
                              : "needs \"fio\" (the job file's text) or \"fio_file\" (its path)");
   sim::Result<FioJobFile> file = sim::invalid_argument("unset");
+  // A job without size= covers a volume `volumes` declares (hostile round 44: it was refused,
+  // pointing at afasim fio's --volume-size, which run does not have).
+  FioParseOptions options;
+  for (const ScenarioVolume& v : s.volumes) options.declared_volume_bytes[v.spec.name] = v.spec.capacity_bytes;
   if (inline_text) {
     out.source_key = join(path, "fio");
     // Labelled with its key, so fio's own "FILE:LINE: OPTION: ..." reads KEY:LINE: ...
-    file = parse_fio_job_file(inline_job_text(w.at("fio"), out.source_key), out.source_key);
+    file = parse_fio_job_file(inline_job_text(w.at("fio"), out.source_key), out.source_key, options);
     if (!file.is_ok()) throw LoadError(r.file() + ": " + file.status().message());
   } else {
     out.source_key = join(path, "fio_file");
@@ -316,7 +320,7 @@ ScenarioWorkload Loader::workload(const json& w, const std::string& path) {
     if (text->size() > kMaxFileBytes)
       r.fail(out.source_key,
              resolved + " is larger than " + std::to_string(kMaxFileBytes) + " bytes");
-    file = parse_fio_job_file(*text, resolved);
+    file = parse_fio_job_file(*text, resolved, options);
     if (!file.is_ok()) r.fail(out.source_key, file.status().message());
   }
   out.file = std::move(file).value();

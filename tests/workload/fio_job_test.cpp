@@ -651,7 +651,7 @@ TEST_CASE("bad and unsupported job files give FILE:LINE: OPTION: what is wrong")
       {"[j]\nfilesize=1000\n", "bad.fio:2: filesize: \"1000\" is 1000 bytes"},
       {"[j]\nrw=write\nfill_device=1\n", "bad.fio:1: size: missing: job \"j\" on volume \"j.0.0\" needs size= "
                                           "(afasim sizes each volume from its jobs' size=), or a size for such "
-                                          "volumes: afasim fio --volume-size"},
+                                          "volumes: afasim fio --volume-size, or the volume declared in a scenario's volumes"},
       {"[j]\nsize=1g\nrandom_distribution=zoned:50/100:50/\n",
        "bad.fio:3: random_distribution: \"50/100:50/\": the zones with a size leave 0 % for 1 without one"},
       {"[j]\nsize=1g\nrandom_distribution=zoned:50/60:50/50\n",

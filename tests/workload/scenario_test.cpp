@@ -414,6 +414,24 @@ TEST_CASE("timeline changes reach the array: set_volume and set_qos_policy, in t
   CHECK(b.preferred_controller == 2);
 }
 
+TEST_CASE("a job without size= covers a volume the scenario declares; an undeclared one still needs size=") {
+  // Hostile round 44: it was refused, pointing at afasim fio's --volume-size, which run lacks.
+  const std::string head = R"({"schema": "afasim.scenario/1", "name": "s", "duration_s": 1,
+    "volumes": [{"name": "db", "capacity": "3GiB", "raid_type": "RAID10"}],
+    "workloads": [{"name": "w", "fio": ["[j]", "filename=)";
+  const std::string tail = R"(", "rw=randread", "bs=4k", "size=50%", "offset=25%", "time_based", "runtime=1s",
+                                      "[k]", "filename=db", "rw=read", "bs=4k", "time_based", "runtime=1s"]}]})";
+  const Scenario s = parse_scenario_ok(head + "db" + tail);
+  const auto& jobs = s.workloads[0].file.jobs;
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0].size_bytes == 1536 * sim::kMiB);  // percentages of the declared 3 GiB
+  CHECK(jobs[0].offset_bytes == 768 * sim::kMiB);
+  CHECK(jobs[1].size_bytes == 3 * sim::kGiB);  // no size=: the whole volume
+  const auto undeclared = parse_text(head + "other" + tail);
+  REQUIRE_FALSE(undeclared.is_ok());
+  CHECK(undeclared.status().message().find("a percentage needs the size of volume \"other\"") != std::string::npos);
+}
+
 TEST_CASE("fio_file is read relative to the scenario file; two workloads share a volume") {
   const auto dir =
       std::filesystem::temp_directory_path() / ("afasim-scenario-" + std::to_string(getpid()));
