@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -178,6 +179,17 @@ std::string output_in_config_dir(const std::string& path, const std::string& con
   return "";
 }
 
+namespace {
+
+// FIFOs output_file_problem opened for writing, by path, kept open until write_output_file
+// writes them: closing the probe would hand the reader an end of file before the report.
+std::map<std::string, int>& held_fifos() {
+  static std::map<std::string, int> fds;
+  return fds;
+}
+
+}  // namespace
+
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs,
                                 const std::string& config_dir) {
   namespace fs = std::filesystem;
@@ -189,7 +201,19 @@ std::string output_file_problem(const std::string& path, const std::vector<std::
   const fs::path dir = fs::path(path).parent_path();
   if (!fs::exists(st) && !dir.empty() && !fs::is_directory(dir, ec))
     return "no folder " + dir.string() + " to write " + path + " into";
-  if (fs::exists(st) && !fs::is_regular_file(st)) {  // a device, a pipe: opening may block
+  if (fs::is_fifo(st)) {
+    // Written after the run: without a reader then, the write would wait forever (hostile
+    // round 44: `--html FIFO` hung after the report). Its reader must be there now; the FIFO is
+    // held open from here so that it stays.
+    if (held_fifos().contains(path)) return "";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+      return errno == ENXIO ? path + " is a FIFO with no reader: start its reader first, or give a file"
+                            : "cannot write " + path + ": " + std::strerror(errno);
+    held_fifos()[path] = fd;
+    return "";
+  }
+  if (fs::exists(st) && !fs::is_regular_file(st)) {  // a device: opening may block
     if (::access(path.c_str(), W_OK) != 0)
       return "cannot write " + path + ": " + std::strerror(errno);
     return "";
@@ -203,7 +227,16 @@ std::string output_file_problem(const std::string& path, const std::vector<std::
 }
 
 std::string write_output_file(const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  std::FILE* f = nullptr;
+  if (auto held = held_fifos().find(path); held != held_fifos().end()) {
+    const int fd = held->second;
+    held_fifos().erase(held);
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // the reader sets the pace
+    f = ::fdopen(fd, "wb");
+    if (f == nullptr) ::close(fd);
+  } else {
+    f = std::fopen(path.c_str(), "wb");
+  }
   if (f == nullptr) return "cannot write " + path + ": " + std::strerror(errno);
   const bool written =
       std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;

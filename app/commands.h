@@ -40,8 +40,10 @@ int fail_command(const char* command, const std::string& message, int code);
 // typo costs nothing: "" when it can, else why not ("/tmp is a folder, not a file", "no
 // folder /x to write /x/y.html into", "cannot write /proc/y: No such file or directory").
 // A file that did not exist is created to try and removed again; an existing one is left
-// as it was (a run that fails loses nothing). A device or pipe (/dev/stdout) is checked for
-// write permission only, without opening it; /dev/full passes and fails at the write.
+// as it was (a run that fails loses nothing). A device (/dev/stdout) is checked for write
+// permission only, without opening it; /dev/full passes and fails at the write. A FIFO must
+// have its reader now: it is opened and held open for write_output_file ("X is a FIFO with
+// no reader" else; a write after the run would wait forever).
 // `inputs`: the files the command reads; an output that is one of them (by any name: a link,
 // ./x) is refused, not written over (hostile round 22: `vdbench P.vdb --svg P.vdb`).
 // "" unless `path` lies inside `config_dir` (the --config-dir a command reads presets from;

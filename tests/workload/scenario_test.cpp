@@ -4,6 +4,8 @@
 #include "workload/scenario.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -962,6 +964,28 @@ TEST_CASE("afasim run reads its scenario once: from a pipe it runs (hostile roun
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(slurp(dir / "pipe.err") == "");
   CHECK(json::parse(slurp(dir / "pipe.out"))["timeline"].size() == 20);
+}
+
+TEST_CASE("afasim run --svg/--html to a FIFO: refused without a reader, written to one that reads") {
+  // Hostile round 44: with no reader the write after the run waited forever (timeout: 124).
+  const auto dir = cli_temp_dir();
+  const std::string fifo = (dir / "chart.fifo").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const Cli lonely = run_cli("run qos-limit --quiet --html " + fifo);
+  CHECK(lonely.exit_code == 2);
+  CHECK(lonely.err == "afasim run: --html: " + fifo + " is a FIFO with no reader: start its reader first, or give a file\n");
+  CHECK(lonely.out.empty());  // refused before the run
+  const char* binary = std::getenv("AFASIM_BINARY");
+  REQUIRE(binary != nullptr);
+  const std::string got = (dir / "from-fifo.svg").string();
+  const std::string cmd = "(cat " + fifo + " > " + got + " &) ; sleep 0.3; " + binary + " run qos-limit --quiet --svg " +
+                          fifo + " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  for (int i = 0; i < 50 && slurp(got).find("</svg>") == std::string::npos; ++i) ::usleep(100'000);  // cat's last write
+  CHECK(slurp(got).rfind("<svg", 0) == 0);
+  CHECK(slurp(got).find("</svg>") != std::string::npos);
 }
 
 TEST_CASE("an output file that is the command's own input is refused, not written over (hostile round 22)") {
