@@ -164,4 +164,13 @@ sim::Result<json> parse_json_strict(std::string_view text, const JsonParseOption
   return sim::invalid_argument(message);
 }
 
+std::string schema_hint(std::string_view schema) {
+  if (schema == "afasim.sweep/1") return " (a sweep file: afasim sweep FILE --out DIR)";
+  if (schema == "afasim.scenario/1" || schema == "afasim.reliability/1") return " (a scenario: afasim run FILE)";
+  for (std::string_view config : {"afasim.system/1", "afasim.ssd/2", "afasim.device/1", "afasim.calibration/1",
+                                  "afasim.capacity/1", "afasim.reliability-model/1", "afasim.sources/1"})
+    if (schema == config) return " (a configuration file, read through --config-dir)";
+  return "";
+}
+
 }  // namespace afasim::config

@@ -49,6 +49,13 @@ sim::Result<nlohmann::json> parse_json_strict(std::string_view text,
 // string, so that "/", "" or "a.b" cannot be mistaken for a path: initiators[0]["/"].
 std::string json_path_join(const std::string& path, const std::string& key);
 
+// What a document whose "schema" is `schema` is, for a command given the wrong kind of file:
+// " (a sweep file: afasim sweep FILE --out DIR)", " (a scenario: afasim run FILE)", " (a
+// configuration file, read through --config-dir)" for a preset's (config/), "" otherwise.
+// A loader checks the schema before any other key, so that a sweep file given to `afasim
+// run` is named as one, not by its first unknown key (hostile round 44: "axes: unknown key").
+std::string schema_hint(std::string_view schema);
+
 // `v` in the fewest digits that read back as exactly `v` ("1000.0000001", "1e-06", "1e+15"),
 // a whole number below 10^15 in plain digits ("1048576", "100000000000000"): a bound or a refused value in a message is never rounded into its neighbour
 // (printf's %g printed 1000.0000001 as "1000" beside "must be between 1 and 1000").

@@ -34,9 +34,13 @@ class Parser {
   }
 
   void top(const json& j, SweepFile& out) const {
+    // The schema before the keys (config::schema_hint).
+    if (j.is_object() && j.contains("schema") && j.at("schema").is_string() && j.at("schema") != kSweepSchema) {
+      const std::string schema = j.at("schema").get<std::string>();
+      fail("schema", "expected " + quoted(std::string(kSweepSchema)) + ", got " + quoted(schema) + config::schema_hint(schema));
+    }
     only_keys(j, "", {"schema", "name", "description", "base", "set", "axes", "points", "seeds"});
-    const std::string schema = required_text(j, "schema");
-    if (schema != kSweepSchema) fail("schema", "expected " + quoted(std::string(kSweepSchema)) + ", got " + quoted(schema));
+    required_text(j, "schema");
     out.name = required_text(j, "name");
     if (j.contains("description")) out.description = text(j.at("description"), "description");
     out.base = required_text(j, "base");

@@ -42,12 +42,15 @@ json parse_json(std::string_view text, const Reader& r) {
 }
 
 void Loader::top(const json& j) {
+  // The schema before the keys (config::schema_hint).
+  if (j.is_object() && j.contains("schema") && j.at("schema").is_string() && j.at("schema") != kScenarioSchema) {
+    const std::string schema = j.at("schema").get<std::string>();
+    r.fail("schema", "expected \"" + std::string(kScenarioSchema) + "\", got " + in_quotes(schema) + config::schema_hint(schema));
+  }
   r.object(j, "",
            {"schema", "name", "description", "system", "seed", "duration_s", "options",
             "qos_policies", "volumes", "workloads", "timeline", "report", "wear"});
-  const std::string schema = r.required_text(j, "", "schema");
-  if (schema != kScenarioSchema)
-    r.fail("schema", "expected \"" + std::string(kScenarioSchema) + "\", got " + in_quotes(schema));
+  r.required_text(j, "", "schema");
   s.name = r.required_text(j, "", "name", kMaxScenarioNameChars);
   if (j.contains("description")) s.description = r.text(j, "", "description");
   std::string system = config::Catalog::kDefaultSystem;

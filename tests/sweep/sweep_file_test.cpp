@@ -72,6 +72,9 @@ TEST_CASE("sweep file: every rule refused with FILE: KEY: what is wrong") {
   CHECK(refused(axes + seeds + R"(, "colour": 1)") == "s.json: colour: unknown key (known: schema, name, description, base, set, axes, points, seeds)");
   CHECK(parse_sweep_file(R"({"schema": "afasim.sweep/2", "name": "t", "base": "b"})", "s.json").status().message() ==
         "s.json: schema: expected \"afasim.sweep/1\", got \"afasim.sweep/2\"");
+  // The schema before the keys (hostile round 44: a scenario given to sweep said "duration_s: unknown key").
+  CHECK(parse_sweep_file(R"({"schema": "afasim.scenario/1", "name": "t", "duration_s": 1})", "s.json").status().message() ==
+        "s.json: schema: expected \"afasim.sweep/1\", got \"afasim.scenario/1\" (a scenario: afasim run FILE)");
   CHECK(parse_sweep_file(R"({"schema": "afasim.sweep/1", "base": "b"})", "s.json").status().message() == "s.json: name: required");
   CHECK(parse_sweep_file(R"({"schema": "afasim.sweep/1", "name": "t", "base": ""})", "s.json").status().message() ==
         "s.json: base: must not be empty");

@@ -652,6 +652,12 @@ TEST_CASE("bad scenarios are refused with FILE: KEY: what is wrong") {
        "t.json: name: holds a control character (U+0000) at character 2"},
       {R"({"schema": "afasim.scenario/2", "name": "t"})",
        "t.json: schema: expected \"afasim.scenario/1\", got \"afasim.scenario/2\""},
+      // The schema before the keys: a sweep file is named as one, not by "axes: unknown key"
+      // (hostile round 44); so is a preset.
+      {R"({"schema": "afasim.sweep/1", "name": "t", "base": "b", "axes": []})",
+       "t.json: schema: expected \"afasim.scenario/1\", got \"afasim.sweep/1\" (a sweep file: afasim sweep FILE --out DIR)"},
+      {R"({"schema": "afasim.system/1", "model": "ISE 860"})",
+       "t.json: schema: expected \"afasim.scenario/1\", got \"afasim.system/1\" (a configuration file, read through --config-dir)"},
       {h + R"(, "volumez": []})",
        "t.json: volumez: unknown key (expected one of: schema, name, description, ..."},
       {h + R"(, "name": "u"})", "t.json: name: duplicate key"},
