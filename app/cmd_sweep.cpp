@@ -120,9 +120,12 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   setup->plan = std::move(plan).value();
   setup->plan->log_dir = o.out + "/logs";
   if (auto st = check_outputs_not_read(o, *setup->plan, *setup->catalog); !st.is_ok()) return fail(st, 2);
-  for (const std::string& figure : o.plots) {  // before any run: a typo costs nothing
+  for (std::size_t i = 0; i < o.plots.size(); ++i) {  // before any run: a typo costs nothing
+    const std::string& figure = o.plots[i];
     if (auto st = sweep::check_figure(setup->plan->file.kind, figure); !st.is_ok())
       return fail(sim::invalid_argument("--plot " + st.message()), 2);
+    if (std::find(o.plots.begin(), o.plots.begin() + static_cast<std::ptrdiff_t>(i), figure) != o.plots.begin() + static_cast<std::ptrdiff_t>(i))
+      return fail(sim::invalid_argument("--plot " + figure + " is given twice"), 2);  // hostile round 44: drawn twice
   }
   if (!open_journal) return 0;
   auto journal = sweep::RowJournal::open(o.out, *setup->plan, &setup->done);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -41,6 +42,7 @@ class Parser {
     }
     only_keys(j, "", {"schema", "name", "description", "base", "set", "axes", "points", "seeds"});
     required_text(j, "schema");
+    no_control_characters(j, "");
     out.name = required_text(j, "name");
     if (j.contains("description")) out.description = text(j.at("description"), "description");
     out.base = required_text(j, "base");
@@ -66,6 +68,31 @@ class Parser {
       for (const char* n : known) names += (names.empty() ? "" : ", ") + std::string(n);
       fail(config::json_path_join(key, k), "unknown key (known: " + names + ")");
     }
+  }
+
+  // Every string of the file, keys too: a control character (an ESC) in a name or a value
+  // reached the results' CSV files raw, and a terminal that showed them (hostile round 44).
+  // Tabs and line breaks are text, as the scenario loader takes them.
+  void no_control_characters(const json& j, const std::string& key) const {
+    const auto check = [&](const std::string& s, const std::string& at) {
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto ch = static_cast<unsigned char>(s[i]);
+        if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f) {
+          char code[8];
+          std::snprintf(code, sizeof code, "U+%04X", ch);
+          fail(at, std::string("holds a control character (") + code + ") at character " + std::to_string(i + 1));
+        }
+      }
+    };
+    if (j.is_string()) check(j.get_ref<const std::string&>(), key);
+    if (j.is_array())
+      for (std::size_t i = 0; i < j.size(); ++i) no_control_characters(j[i], key + "[" + std::to_string(i) + "]");
+    if (j.is_object())
+      for (const auto& [k, v] : j.items()) {
+        const std::string at = config::json_path_join(key, k);
+        check(k, at);
+        no_control_characters(v, at);
+      }
   }
 
   std::string text(const json& v, const std::string& key) const {
@@ -161,7 +188,11 @@ class Parser {
   void points(const json& j, SweepFile& out) const {
     list(j, "points", kMaxSweepPoints);
     std::set<std::string> columns;
+    std::map<std::string, std::size_t> seen;  // a point's JSON (keys sorted): its index
     for (std::size_t i = 0; i < j.size(); ++i) {
+      // The same point twice ran twice (hostile round 44); as an axis' values, once is enough.
+      if (const auto [it, added] = seen.emplace(j[i].dump(), i); !added)
+        fail("points[" + std::to_string(i) + "]", "is also points[" + std::to_string(it->second) + "]");
       SweepPoint p;
       p.fields = field_object(j[i], "points[" + std::to_string(i) + "]");
       for (const FieldValue& f : p.fields) columns.insert(f.pointer.text);

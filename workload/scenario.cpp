@@ -124,9 +124,15 @@ void Loader::options(const json& o, const std::string& path) {
   }
   // The background scrub (docs/raid.md "Scrub"): on/off and its rate.
   if (o.contains("scrub")) d.scrub.enabled = r.boolean(o, path, "scrub");
-  if (o.contains("scrub_bytes_per_second"))
+  if (o.contains("scrub_bytes_per_second")) {
     d.scrub.bytes_per_second =
         r.size(o.at("scrub_bytes_per_second"), join(path, "scrub_bytes_per_second"), 1, true);
+    // A warning, not an error: a sweep may turn the scrub off in some points (hostile round 44:
+    // ignored without a word).
+    if (!d.scrub.enabled)
+      s.warnings.push_back(r.file() + ": " + join(path, "scrub_bytes_per_second") +
+                           ": the scrub is off (\"scrub\": true turns it on): this rate changes nothing");
+  }
 }
 
 void Loader::wear(const json& o, const std::string& path) {
@@ -158,6 +164,9 @@ void Loader::wear(const json& o, const std::string& path) {
         r.size(o.at("move_bytes_per_second"), join(path, "move_bytes_per_second"), 1, true);
   if (o.contains("sample_every_s"))
     s.wear.sample_every_ns = r.seconds(o.at("sample_every_s"), join(path, "sample_every_s"), true);
+  if (o.contains("sample_every_s") && !o.contains("fast_forward"))
+    s.warnings.push_back(r.file() + ": " + join(path, "sample_every_s") +
+                         ": wear is sampled during a fast_forward only, and this scenario has none: it changes nothing");
   if (o.contains("fast_forward")) {
     const json& f = o.at("fast_forward");
     const std::string fp = join(path, "fast_forward");
@@ -342,6 +351,15 @@ ScenarioWorkload Loader::workload(const json& w, const std::string& path) {
   if (w.contains("provisioning"))
     out.provisioning = r.choice<controller::Provisioning>(
         w, path, "provisioning", controller::parse_provisioning, kProvisioningNames);
+  // They make the volumes `volumes` does not declare (hostile round 44: ignored without a word
+  // when it declares every one).
+  const bool all_declared = std::all_of(out.file.volumes.begin(), out.file.volumes.end(), [&](const FioVolume& v) {
+    return std::any_of(s.volumes.begin(), s.volumes.end(), [&](const ScenarioVolume& d) { return d.spec.name == v.name; });
+  });
+  for (const char* key : {"raid_type", "provisioning"})
+    if (w.contains(key) && all_declared)
+      s.warnings.push_back(r.file() + ": " + join(path, key) +
+                           ": every volume its jobs use is declared in volumes, with its own; this changes nothing");
   return out;
 }
 

@@ -416,6 +416,26 @@ TEST_CASE("timeline changes reach the array: set_volume and set_qos_policy, in t
   CHECK(b.preferred_controller == 2);
 }
 
+TEST_CASE("settings that change nothing are warnings, not silently ignored (hostile round 44)") {
+  const std::string h = std::string("{") + kHead;
+  const std::string jobs = R"("fio": ["[j]", "filename=db", "size=1g", "rw=randread", "time_based", "runtime=1s"])";
+  const std::string volume = R"("volumes": [{"name": "db", "capacity": "1GiB"}])";
+  const Scenario quiet = parse_scenario_ok(h + R"(, "duration_s": 1, "options": {"scrub": true, "scrub_bytes_per_second": "50MB/s"},
+      "wear": {"sample_every_s": 86400, "fast_forward": {"until_s": 864000}}, )" + volume +
+                                           R"(, "workloads": [{"name": "w", "raid_type": "RAID5", )" +
+                                           R"("fio": ["[j]", "filename=other", "size=1g", "rw=randread"]}]})");
+  CHECK(quiet.warnings.empty());
+  const Scenario s = parse_scenario_ok(h + R"(, "options": {"scrub_bytes_per_second": "50MB/s"},
+      "wear": {"sample_every_s": 86400}, )" + volume + R"(, "workloads": [{"name": "w", "raid_type": "RAID5", )" + jobs + "}]}");
+  CHECK(s.warnings == std::vector<std::string>{
+                          "t.json: options.scrub_bytes_per_second: the scrub is off (\"scrub\": true turns it on): this "
+                          "rate changes nothing",
+                          "t.json: wear.sample_every_s: wear is sampled during a fast_forward only, and this scenario has "
+                          "none: it changes nothing",
+                          "t.json: workloads[0].raid_type: every volume its jobs use is declared in volumes, with its own; "
+                          "this changes nothing"});
+}
+
 TEST_CASE("a job without size= covers a volume the scenario declares; an undeclared one still needs size=") {
   // Hostile round 44: it was refused, pointing at afasim fio's --volume-size, which run lacks.
   const std::string head = R"({"schema": "afasim.scenario/1", "name": "s", "duration_s": 1,
