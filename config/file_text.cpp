@@ -114,8 +114,14 @@ sim::Result<std::string> read_descriptor(int fd, std::size_t max_bytes) {
 
 sim::Result<std::string> read_file_text(const std::string& path, std::size_t max_bytes) {
   auto fd = open_for_reading(path);
+  struct stat st {};
+  const bool fifo = fd.is_ok() && ::fstat(*fd, &st) == 0 && S_ISFIFO(st.st_mode);
   auto text = fd.is_ok() ? read_descriptor(*fd, max_bytes) : sim::Result<std::string>(fd.status());
   if (!text.is_ok()) return sim::Status(text.status().code(), "cannot read " + path + ": " + text.status().message());
+  // A named FIFO read before its writer came gives its end at once: say so, not "invalid JSON:
+  // unexpected end of input" or "no job sections" (hostile round 44).
+  if (fifo && text->empty())
+    return sim::invalid_argument("cannot read " + path + ": a FIFO with no writer (start its writer first) or an empty one");
   return text;
 }
 

@@ -273,18 +273,16 @@ Status resolve_clone_region(JobState& s, std::string_view file, const FioVolume&
   FioJob& job = s.job;
   const std::int64_t unit = job.min_block_bytes();
   if (vol.size_bytes == 0) {
-    if (!s.size) {
+    const std::string sized_elsewhere = "afasim fio --volume-size, or the volume declared in a scenario's volumes";
+    if (!s.size)
       return located(Location{file, job.line, "size"},
                      "missing: job " + quoted(job.name) + " on volume " + quoted(vol.name) +
-                         " needs size= (afasim sizes each volume from its jobs' size=), or a size for such "
-                         "volumes: afasim fio --volume-size, or the volume declared in a scenario's volumes");
-    }
+                         " needs size= (afasim sizes each volume from its jobs' size=), or a size for such volumes: " +
+                         sized_elsewhere);
     const bool pct_size = s.size->is_percent;
-    return located(
-        option_at(file, s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
-        "a percentage needs the size of volume " + quoted(vol.name) +
-            ": give one job on it an absolute size= (and offset=), or the volumes a size: afasim fio --volume-size, "
-            "or the volume declared in a scenario's volumes");
+    return located(option_at(file, s, pct_size ? Opt::kSize : Opt::kOffset, pct_size ? "size" : "offset"),
+                   "a percentage needs the size of volume " + quoted(vol.name) +
+                       ": give one job on it an absolute size= (and offset=), or the volumes a size: " + sized_elsewhere);
   }
   auto resolve = [&](const SizeOrPercent& v, bool align) {
     if (!v.is_percent) return v.bytes;
@@ -406,11 +404,9 @@ Status resolve_volumes(FioJobFile& out, std::vector<JobState>& states, const Fio
   const auto unsized = std::count_if(out.volumes.begin(), out.volumes.end(), [](const FioVolume& v) { return v.size_bytes == 0; });
   if (volume_bytes > 0 && unsized == 0 && device_bytes == 0)  // review 33b: taken without a word
     out.warnings.push_back("--volume-size: every volume is sized by its jobs' size=; it changes nothing");
-  for (FioVolume& vol : out.volumes) {
-    if (vol.size_bytes != 0) continue;
-    const auto declared = options.declared_volume_bytes.find(vol.name);
-    vol.size_bytes = declared != options.declared_volume_bytes.end() ? declared->second : volume_bytes;
-  }
+  for (FioVolume& vol : out.volumes)
+    if (const auto declared = options.declared_volume_bytes.find(vol.name); vol.size_bytes == 0)
+      vol.size_bytes = declared != options.declared_volume_bytes.end() ? declared->second : volume_bytes;
   if (device_bytes > 0)
     for (FioVolume& vol : out.volumes) {
       vol.size_bytes = device_bytes;

@@ -123,6 +123,16 @@ TEST_CASE("a FIFO read with a stop flag waits for its first writer, as cat does;
   auto unflagged = open_file_stream(fifo, nullptr);
   REQUIRE(unflagged.is_ok());
   CHECK_FALSE(std::getline(**unflagged, line));
+  // read_file_text (a scenario, a job file) says what the empty read was (hostile round 44:
+  // "invalid JSON: unexpected end of input"); with its writer it reads what it wrote.
+  const auto lonely = read_file_text(fifo, 1 << 20);
+  REQUIRE_FALSE(lonely.is_ok());
+  CHECK(lonely.status().message() == "cannot read " + fifo + ": a FIFO with no writer (start its writer first) or an empty one");
+  std::thread feeder([&fifo] { std::ofstream(fifo) << "{}\n"; });  // blocks until the read opens
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto fed = read_file_text(fifo, 1 << 20);
+  feeder.join();
+  CHECK((fed.is_ok() && *fed == "{}\n"));
   std::filesystem::remove(fifo);
 }
 

@@ -1094,7 +1094,8 @@ TEST_CASE("a measured group whose writes the write cache absorbed says it measur
   const auto steady = run_cli("fio --quiet --raid-type RAID5 --output-format terse" + job + " --runtime=2s --ramp_time=20s");
   CHECK(steady.exit_code == 0);
   CHECK(steady.err.empty());
-  const auto reads = run_cli("fio --quiet --output-format terse --name=r --filename=v --size=1g --rw=randread --runtime=1s --time_based");
+  const auto reads = run_cli("fio --quiet --output-format terse --provisioning fixed --name=r --filename=v --size=1g "
+                             "--rw=randread --runtime=1s --time_based");
   CHECK(reads.exit_code == 0);
   CHECK(reads.err.empty());
 }
