@@ -237,6 +237,15 @@ std::string write_output_file(const std::string& path, const std::string& text) 
   } else {
     f = std::fopen(path.c_str(), "wb");
   }
+  // A pipe whose reader has gone fails the write with EPIPE, said as any failed write is,
+  // instead of ending the process without a word (re-test of round 44: exit 141).
+  struct sigaction ignore {}, before {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &before);
+  struct Restore {
+    struct sigaction& to;
+    ~Restore() { ::sigaction(SIGPIPE, &to, nullptr); }
+  } restore{before};
   if (f == nullptr) return "cannot write " + path + ": " + std::strerror(errno);
   const bool written =
       std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;

@@ -10,7 +10,6 @@
 
 #include "app/cmd_sweep.h"
 #include "app/commands.h"
-#include "config/json_text.h"
 #include "config/preset.h"
 #include "sweep/sweep_file.h"
 #include "sweep/sweep_mpi.h"
@@ -18,7 +17,6 @@
 #include "sweep/sweep_plot.h"
 #include "sweep/sweep_runner.h"
 #include "sweep/sweep_store.h"
-#include "workload/scenario.h"
 
 namespace afasim::app {
 namespace {
@@ -72,13 +70,10 @@ sim::Result<sweep::SweepPlan> plan_of(const SweepOptions& o, const config::Catal
 // job files, their includes and traces (hostile round 44: a base named DIR/results.json and a
 // job file named DIR/summary.csv were replaced, exit 0); nor may one lie under DIR/logs, where
 // the runs write their fio logs.
-sim::Status check_outputs_not_read(const SweepOptions& o, const sweep::SweepPlan& plan, const config::Catalog& catalog) {
+sim::Status check_outputs_not_read(const SweepOptions& o, const sweep::SweepPlan& plan) {
+  // The points' own files too (re-test of round 44: a point's fio_file named DIR/results.csv).
   std::vector<std::string> inputs{o.sweep_file, plan.base.file_name};
-  if (plan.file.kind == sweep::SweepKind::kScenario) {
-    auto base = workload::parse_scenario(config::dump_json(plan.document), plan.base.file_name, catalog, plan.base.read_file);
-    if (base.is_ok())
-      for (std::string& f : workload::scenario_input_files(*base)) inputs.push_back(std::move(f));
-  }
+  inputs.insert(inputs.end(), plan.input_files.begin(), plan.input_files.end());
   std::vector<std::string> outputs{"rows.jsonl", "results.csv", "results.json", "summary.csv"};
   for (const std::string& figure : o.plots) outputs.push_back("plot-" + figure + ".svg");
   for (const std::string& name : outputs)
@@ -119,7 +114,7 @@ int set_up_sweep(const SweepOptions& o, bool open_journal, SweepSetup* setup, st
   if (!plan.is_ok()) return fail(plan.status(), 2);
   setup->plan = std::move(plan).value();
   setup->plan->log_dir = o.out + "/logs";
-  if (auto st = check_outputs_not_read(o, *setup->plan, *setup->catalog); !st.is_ok()) return fail(st, 2);
+  if (auto st = check_outputs_not_read(o, *setup->plan); !st.is_ok()) return fail(st, 2);
   for (std::size_t i = 0; i < o.plots.size(); ++i) {  // before any run: a typo costs nothing
     const std::string& figure = o.plots[i];
     if (auto st = sweep::check_figure(setup->plan->file.kind, figure); !st.is_ok())

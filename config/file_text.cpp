@@ -141,9 +141,13 @@ bool invisible(std::string_view sequence) {
   std::uint32_t cp = 0;
   if (sequence.size() == 2) cp = (b(0) & 0x1f) << 6 | (b(1) & 0x3f);
   else if (sequence.size() == 3) cp = (b(0) & 0x0f) << 12 | (b(1) & 0x3f) << 6 | (b(2) & 0x3f);
+  else if (sequence.size() == 4) cp = (b(0) & 0x07) << 18 | (b(1) & 0x3f) << 12 | (b(2) & 0x3f) << 6 | (b(3) & 0x3f);
   else return false;
-  return cp == 0xad || cp == 0x61c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
-         (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+  // And the line and paragraph separators (a line break a terminal may take), the Mongolian
+  // vowel separator, and the tag characters (invisible text: re-test of round 44).
+  return cp == 0xad || cp == 0x61c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+         (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff ||
+         (cp >= 0xe0000 && cp <= 0xe007f);
 }
 }  // namespace
 

@@ -77,10 +77,12 @@ class Parser {
     const auto check = [&](const std::string& s, const std::string& at) {
       for (std::size_t i = 0; i < s.size(); ++i) {
         const auto ch = static_cast<unsigned char>(s[i]);
-        if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f) {
+        // C1 controls (U+0080..U+009F, 0xc2 0x80..0x9f in UTF-8) too: an 8-bit CSI (re-test).
+        const bool c1 = ch == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+        if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f || c1) {
           char code[8];
-          std::snprintf(code, sizeof code, "U+%04X", ch);
-          fail(at, std::string("holds a control character (") + code + ") at character " + std::to_string(i + 1));
+          std::snprintf(code, sizeof code, "U+%04X", c1 ? static_cast<unsigned char>(s[i + 1]) : ch);
+          fail(at, std::string("holds a control character (") + code + ") at byte " + std::to_string(i + 1));
         }
       }
     };
@@ -188,10 +190,10 @@ class Parser {
   void points(const json& j, SweepFile& out) const {
     list(j, "points", kMaxSweepPoints);
     std::set<std::string> columns;
-    std::map<std::string, std::size_t> seen;  // a point's JSON (keys sorted): its index
+    std::map<json, std::size_t> seen;  // a point: its index; 1 and 1.0 are one value, as in axes
     for (std::size_t i = 0; i < j.size(); ++i) {
       // The same point twice ran twice (hostile round 44); as an axis' values, once is enough.
-      if (const auto [it, added] = seen.emplace(j[i].dump(), i); !added)
+      if (const auto [it, added] = seen.emplace(j[i], i); !added)
         fail("points[" + std::to_string(i) + "]", "is also points[" + std::to_string(it->second) + "]");
       SweepPoint p;
       p.fields = field_object(j[i], "points[" + std::to_string(i) + "]");

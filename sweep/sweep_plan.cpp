@@ -119,13 +119,14 @@ std::string trace_digest(const std::string& path) {
 // replay (read_iolog=, by content; review 41: an edited trace's rows joined the old one's). Each file is read once; a
 // point is parsed for the files it reads only when one of its fields is under /workloads
 // (the others read the base's). A point the loader refuses is the runner's to report.
-std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
+std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog, std::vector<std::string>* paths) {
   std::string inputs;
   if (plan.file.kind == SweepKind::kScenario) {
     std::map<std::string, std::pair<sim::Result<std::string>, std::string>> read;  // path: text, its FNV-1a
     const workload::ScenarioFileReader record = [&](const std::string& path) {
       auto it = read.find(path);
       if (it == read.end()) {
+        paths->push_back(path);
         auto text = plan.base.read_file(path);
         const std::string digest = text.is_ok() ? hex(fnv1a(kFnvOffsetBasis, *text)) : "unreadable";
         it = read.emplace(path, std::make_pair(std::move(text), digest)).first;
@@ -140,7 +141,10 @@ std::string inputs_read(const SweepPlan& plan, const config::Catalog& catalog) {
         for (const auto& j : w.file.jobs) {
           if (j.read_iolog.empty()) continue;
           auto it = digests.find(j.read_iolog);
-          if (it == digests.end()) it = digests.emplace(j.read_iolog, trace_digest(j.read_iolog)).first;
+          if (it == digests.end()) {
+            paths->push_back(j.read_iolog);
+            it = digests.emplace(j.read_iolog, trace_digest(j.read_iolog)).first;
+          }
           inputs += "trace " + it->second + "\n";
         }
     };
@@ -228,7 +232,9 @@ sim::Result<SweepPlan> prepare_sweep(SweepFile file, const config::Catalog& cata
     AFASIM_RETURN_IF_ERROR(apply_point(copy, plan, p, plan.file.points.size() > 1));
   }
   AFASIM_RETURN_IF_ERROR(check_point_keys(plan, catalog));
-  plan.fingerprint = fingerprint_of(plan, inputs_read(plan, catalog));
+  std::vector<std::string> paths;
+  plan.fingerprint = fingerprint_of(plan, inputs_read(plan, catalog, &paths));
+  plan.input_files = std::move(paths);
   return plan;
 }
 

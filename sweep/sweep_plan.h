@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "config/preset.h"
 #include "reliability/reliability_scenario.h"
@@ -35,6 +36,9 @@ struct SweepPlan {
   // the results of another (rows.jsonl's header, sweep_store.h). The seeds are not in it: a
   // sweep may be rerun with more seeds and keep the rows it has.
   std::string fingerprint;
+  // The job files (fio_file) and traces (read_iolog) the base and the points read, as paths:
+  // what nothing the sweep writes may be (afasim sweep --out).
+  std::vector<std::string> input_files;
   // Where the runs' fio log files (write_*_log) go: run (P, S) writes under
   // LOG_DIR/point-P-seed-S, so that no two runs write one file. Empty: the current folder
   // (tests); afasim sweep sets DIR/logs.

@@ -193,7 +193,7 @@ void FioLogWriter::write_avg_window(sim::Time at_ns, sim::Time length_ns) {
           w.latency_sum_ns[k] / static_cast<double>(w.ios) + 0.5);
       line(static_cast<LogKind>(kLat + k), at_ns, mean, dir, 0, 0);
     }
-    if (length_ns > 0) {  // stat.c __add_samples: KiB/s and IOPS over the window
+    if (length_ns > 0) {  // stat.c __add_samples: KiB/s and IOPS over the window (none: no rate sample)
       const auto per_second = [length_ns](std::uint64_t n) {
         return static_cast<std::uint64_t>(static_cast<unsigned __int128>(n) * sim::kSecond / static_cast<std::uint64_t>(length_ns));
       };
@@ -230,12 +230,16 @@ int FioLogWriter::files_per_clone(const LogOptions& logs) {
 
 sim::Status FioLogWriter::finish(sim::Time elapsed_ns) {
   if (logs_.avg_ns > 0) {
-    // The last, partial window is written at the clone's end, its rates over its own length,
-    // as fio's finalize_logs writes what the window holds at the end (fio review 44: the I/Os
-    // that drained 0.3 ms after a 3 s run were written at 3,500 ms as 64 KiB over a whole
-    // 500 ms window, a dip to 128 KiB/s that was not there).
+    // The last, partial window, as fio's finalize_logs writes what its windows hold at the
+    // end: the latencies at the clone's end; bw and iops only when the window lasted a whole
+    // log_avg_msec, less fio's LOG_MSEC_SLACK (1 ms), since fio takes a rate sample only
+    // then (stat.c __add_samples). fio review 44: the I/Os that drained 0.3 ms after a 3 s run
+    // were written at 3,500 ms as 64 KiB over a whole 500 ms window, a dip that was not there;
+    // over their 0.3 ms, a spike.
+    constexpr sim::Time kLogMsecSlackNs = sim::kMillisecond;
     close_avg_windows(elapsed_ns);
-    write_avg_window(elapsed_ns, elapsed_ns - (window_end_ns_ - logs_.avg_ns));
+    const sim::Time tail_ns = elapsed_ns - (window_end_ns_ - logs_.avg_ns);
+    write_avg_window(elapsed_ns, tail_ns >= logs_.avg_ns - kLogMsecSlackNs ? tail_ns : 0);
   }
   if (logs_.hist_ns > 0 && files_[kHist]) close_hist_windows(std::max(elapsed_ns, hist_end_ns_));
   sim::Status status;

@@ -82,7 +82,8 @@ class FioLogWriter {
   void line(LogKind kind, sim::Time elapsed_ns, std::uint64_t value, Direction d,
             std::int64_t bytes, std::int64_t offset);
   void close_avg_windows(sim::Time elapsed_ns);
-  // The window's lines, stamped `at_ns`; bw and iops per second of its `length_ns`.
+  // The window's lines, stamped `at_ns`; bw and iops per second of its `length_ns` (none
+  // when it is 0).
   void write_avg_window(sim::Time at_ns, sim::Time length_ns);
   void close_hist_windows(sim::Time elapsed_ns);
 

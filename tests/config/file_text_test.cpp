@@ -35,6 +35,11 @@ TEST_CASE("printable escapes control characters, C1 controls included, and keeps
   CHECK(printable("\xc2") == "\\xc2");  // a cut sequence: not read past the end, escaped
   CHECK(printable("\x9b" "2J") == "\\x9b2J");  // a lone 8-bit CSI (review, round 23)
   CHECK(printable("\xe2\x82\xac \xf0\x9f\x92\xbe") == "\xe2\x82\xac \xf0\x9f\x92\xbe");  // € and a 4-byte one stay
+  // The line and paragraph separators, the Mongolian vowel separator and a tag character
+  // (re-test of round 44: printed raw).
+  CHECK(printable("a\xe2\x80\xa8" "b\xe2\x80\xa9") == "a\\xe2\\x80\\xa8" "b\\xe2\\x80\\xa9");
+  CHECK(printable("\xe1\xa0\x8e") == "\\xe1\\xa0\\x8e");
+  CHECK(printable("x\xf3\xa0\x81\x81") == "x\\xf3\\xa0\\x81\\x81");  // U+E0041, TAG LATIN CAPITAL LETTER A
 }
 
 TEST_CASE("a stream whose pipe's writer is silent ends once its stop flag is set, with what came before") {

@@ -75,13 +75,16 @@ TEST_CASE("sweep file: every rule refused with FILE: KEY: what is wrong") {
   // Control characters anywhere in the file, and a point listed twice (hostile round 44: an
   // ESC in a value reached results.csv raw; the same point ran twice).
   CHECK(refused(seeds + R"(, "axes": [{"field": "/name", "values": ["ok", "x\u001by"]}])") ==
-        "s.json: axes[0].values[1]: holds a control character (U+001B) at character 2");
+        "s.json: axes[0].values[1]: holds a control character (U+001B) at byte 2");
   CHECK(refused(axes + seeds + R"(, "description": "a\u007f")") ==
-        "s.json: description: holds a control character (U+007F) at character 2");
+        "s.json: description: holds a control character (U+007F) at byte 2");
+  CHECK(refused(axes + seeds + R"(, "description": "a\u009b31m")") ==
+        "s.json: description: holds a control character (U+009B) at byte 2");
   CHECK(refused(seeds + R"(, "points": [{"/duration_s": 1}, {"/duration_s": 2}, {"/duration_s": 1}])") ==
         "s.json: points[2]: is also points[0]");
   CHECK(refused(seeds + R"(, "points": [{"/duration_s": 1, "/seed_x": 2}, {"/seed_x": 2, "/duration_s": 1}])") ==
         "s.json: points[1]: is also points[0]");
+  CHECK(refused(seeds + R"(, "points": [{"/duration_s": 1}, {"/duration_s": 1.0}])") == "s.json: points[1]: is also points[0]");
   // The schema before the keys (hostile round 44: a scenario given to sweep said "duration_s: unknown key").
   CHECK(parse_sweep_file(R"({"schema": "afasim.scenario/1", "name": "t", "duration_s": 1})", "s.json").status().message() ==
         "s.json: schema: expected \"afasim.sweep/1\", got \"afasim.scenario/1\" (a scenario: afasim run FILE)");

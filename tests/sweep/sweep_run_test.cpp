@@ -593,6 +593,14 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   CHECK(logs_out.exit_code == 2);
   CHECK(logs_out.err.find("/logs/summary.csv is inside " + (dir / "own" / "logs").string() +
                           ", where the runs write their fio logs") != std::string::npos);
+  // A point's own job file too (re-test of round 44: only the base's was checked).
+  spit(dir / "own" / "results.csv", job);
+  spit(dir / "point-sweep.json", R"({"schema": "afasim.sweep/1", "name": "p", "base": "job-base.json",
+                                     "points": [{"/workloads/0/fio_file": "own/results.csv"}], "seeds": [1]})");
+  const Cli point_out = afasim("sweep " + (dir / "point-sweep.json").string() + " --quiet --out " + (dir / "own").string(), dir);
+  CHECK(point_out.exit_code == 2);
+  CHECK(point_out.err.find("/results.csv, which this command reads: give another file") != std::string::npos);
+  CHECK(slurp(dir / "own" / "results.csv") == job);
   // Beside them, elsewhere: it runs.
   const Cli elsewhere = afasim("sweep " + (dir / "job-sweep.json").string() + " --quiet --out " + (dir / "else").string(), dir);
   CHECK_MESSAGE(elsewhere.exit_code == 0, elsewhere.err);

@@ -1012,6 +1012,15 @@ TEST_CASE("afasim run --svg/--html to a FIFO: refused without a reader, written 
   for (int i = 0; i < 50 && slurp(got).find("</svg>") == std::string::npos; ++i) ::usleep(100'000);  // cat's last write
   CHECK(slurp(got).rfind("<svg", 0) == 0);
   CHECK(slurp(got).find("</svg>") != std::string::npos);
+  // A reader that leaves before the chart is written: exit 1 with the reason, not a silent
+  // SIGPIPE (re-test of round 44: exit 141, nothing on stderr).
+  const std::string gone = "bash -c '" + std::string(binary) + " run qos-limit --quiet --svg >(sleep 0.1) >/dev/null 2>" +
+                           (dir / "gone.err").string() + "'";
+  const int left = std::system(gone.c_str());
+  REQUIRE(WIFEXITED(left));
+  CHECK(WEXITSTATUS(left) == 1);
+  CHECK(slurp(dir / "gone.err").find("afasim run: --svg: cannot write /dev/fd/") == 0);
+  CHECK(slurp(dir / "gone.err").find(": Broken pipe\n") != std::string::npos);
 }
 
 TEST_CASE("an output file that is the command's own input is refused, not written over (hostile round 22)") {
