@@ -8,8 +8,10 @@
 // kept: a restarted array boots with the mains on (docs/persistence.md). The scrub's settings
 // are kept beside it, in meta "scrub".
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "controller/array.h"
 #include "controller/data_path.h"
@@ -24,7 +26,14 @@ std::string Array::hardware_state() const {
     if (drives_[i].state == DriveState::kFailed) out << "drive " << id << " failed\n";
     if (drives_[i].state == DriveState::kRemoved) out << "drive " << id << " pulled\n";
     const double slow = data_->ssd(static_cast<int>(i)).latency_multiplier();
-    if (drives_[i].state == DriveState::kHealthy && slow != 1.0) out << "drive " << id << " slow " << slow << "\n";
+    if (drives_[i].state == DriveState::kHealthy && slow != 1.0) {
+      // The shortest text that reads back as exactly `slow` (hostile round 44: six digits
+      // saved 1.0000001 as 1, which the restart refused as "at normal speed", and 2.5000001
+      // came back as 2.5).
+      char text[32];
+      const auto end = std::to_chars(text, text + sizeof text, slow).ptr;
+      out << "drive " << id << " slow " << std::string_view(text, static_cast<std::size_t>(end - text)) << "\n";
+    }
   }
   // Media errors (corrupt_block) are the SSD's: their bytes stay corrupted across a power
   // cycle, so the mark must too, or the flipped bytes read back as data (hostile round 17).

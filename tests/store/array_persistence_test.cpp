@@ -332,6 +332,24 @@ TEST_CASE("failed and pulled drives, a failed controller, a degraded supercap an
                      "controller 2 failed, supercap degraded, link cut"));
 }
 
+TEST_CASE("a drive slowed by any factor the API takes comes back slowed by exactly it (hostile round 44)") {
+  // 1.0000001 was saved as "slow 1" and the restart refused it ("drive 3 is at normal speed"):
+  // the state directory no longer opened. 2.5000001 came back as 2.5.
+  TempDir dir;
+  {
+    Boot boot(dir.path());
+    for (const auto& [drive, factor] : {std::pair{3, 1.0000001}, {4, 2.5000001}, {5, 1.0 + 1e-15}}) {
+      FaultSpec slow = fault("drive_slow", drive);
+      slow.latency_multiplier = factor;
+      ok(boot.array->inject_fault(slow));
+    }
+  }
+  Boot again(dir.path());
+  CHECK(again.array->data_path().ssd(2).latency_multiplier() == 1.0000001);
+  CHECK(again.array->data_path().ssd(3).latency_multiplier() == 2.5000001);
+  CHECK(again.array->data_path().ssd(4).latency_multiplier() == 1.0 + 1e-15);
+}
+
 TEST_CASE("a drive replaced after a restart stays healthy through the next one") {
   TempDir dir;
   {
