@@ -30,9 +30,8 @@ json capacity_view(const PoolCapacity& c) {
 
 // Online while every controller is active, degraded with at least one, else offline.
 std::string system_state(const Array& array) {
-  std::size_t active = 0;
-  for (const auto& c : array.controllers()) active += c.state == ControllerState::kActive;
-  if (active == array.controllers().size()) return "online";
+  const std::size_t active = array.active_controllers();
+  if (active == array.controller_count()) return "online";
   return active > 0 ? "degraded" : "offline";
 }
 

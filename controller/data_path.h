@@ -115,6 +115,7 @@ class DataPath : private raid::ScrubHost {
   sim::Status degrade_supercap() { return pair_->degrade_supercap(); }
   sim::Status restore_supercap() { return pair_->restore_supercap(); }
   ControllerInfo controller_info(Id c) const { return pair_->info(c); }
+  ControllerState controller_state(Id c) const { return pair_->state(c); }
   PowerStatus power_status() const { return pair_->power_status(); }
   bool online() const { return pair_->online(); }
   bool mains_on() const { return pair_->mains_on(); }
