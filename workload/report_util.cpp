@@ -80,4 +80,28 @@ double nice_step(double max, int ticks) {
   return 10 * magnitude;
 }
 
+void write_json_array_member(std::string_view key, std::size_t column, std::size_t count,
+                             const std::function<std::string(std::size_t)>& element,
+                             const std::function<void(std::string_view)>& sink) {
+  std::string out = "\"" + std::string(key) + "\": ";
+  if (count == 0) {
+    sink(out + "[]");
+    return;
+  }
+  const std::string indent(column + 2, ' ');  // the elements, one level in
+  out += "[\n";
+  for (std::size_t i = 0; i < count; ++i) {
+    out += i == 0 ? indent : ",\n" + indent;
+    for (const char c : element(i)) {
+      out += c;
+      if (c == '\n') out += indent;
+    }
+    if (out.size() >= (1 << 16)) {
+      sink(out);
+      out.clear();
+    }
+  }
+  sink(out + "\n" + std::string(column, ' ') + "]");
+}
+
 }  // namespace afasim::workload::report

@@ -555,23 +555,8 @@ void write_scenario_json(const ScenarioReport& report, const std::function<void(
   const std::size_t at = text.find(kTimelineMarker);
   AFASIM_ASSERT(at != std::string::npos, "write_scenario_json: the timeline marker is missing");
   write(std::string_view(text).substr(0, at));
-  write("\"timeline\": ");
-  if (report.timeline.empty()) {
-    write("[]");
-  } else {
-    write("[\n");
-    std::string piece;
-    for (std::size_t i = 0; i < report.timeline.size(); ++i) {
-      const std::string row = config::dump_json(row_json(report, report.timeline[i]), 2);
-      piece.assign(i == 0 ? "    " : ",\n    ");
-      for (const char c : row) {
-        piece += c;
-        if (c == '\n') piece += "    ";
-      }
-      write(piece);
-    }
-    write("\n  ]");
-  }
+  report::write_json_array_member("timeline", 2, report.timeline.size(),
+                                  [&](std::size_t i) { return config::dump_json(row_json(report, report.timeline[i]), 2); }, write);
   write(std::string_view(text).substr(at + std::strlen(kTimelineMarker)));
   write("\n");
 }
