@@ -557,6 +557,10 @@ TEST_CASE("afasim sweep: the shipped raid-vs-rebuild-rate with 2 seeds, --jobs 1
   CHECK(bad_plot.exit_code == 2);
   CHECK(bad_plot.err.find("--plot colour: not a figure of this sweep") != std::string::npos);
   CHECK(!fs::exists(dir / "p" / "rows.jsonl"));  // refused before anything ran
+  // A figure asked for twice was drawn twice (hostile round 44).
+  const Cli twice = afasim("sweep " + sweep + " --plot rebuild_s --plot rebuild_s --out " + (dir / "t").string(), dir);
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.err.find("--plot rebuild_s is given twice") != std::string::npos);
   // The sweep file cannot be one of the outputs (review, round 23: DIR/results.json was replaced).
   fs::create_directories(dir / "self");
   fs::copy_file(sweep, dir / "self" / "results.json");
